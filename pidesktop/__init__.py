@@ -1,0 +1,3 @@
+"""pidesktop: a local-first desktop chat application."""
+
+__version__ = "0.1.0"

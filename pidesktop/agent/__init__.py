@@ -1,0 +1,1 @@
+"""The agent runtime: providers and the turn runner. Reaches the host only through the bus."""

@@ -1,0 +1,120 @@
+"""The application bootstrap: the one module that wires a host to a UI.
+
+Phased start-up: resolve the data root and take the installation lock, start
+the host thread, create the window, show it, then ask the host for data.
+Quitting stops the host thread (drain, close the database, join).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+from . import logs, paths
+from .bus import HostClient, HostThread
+from .host.core import opener
+from .locks import FileLock, LockHeld
+
+log = logging.getLogger("pidesktop.app")
+
+INSTANCE_LOCK = "instance.lock"
+
+
+def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_id: str | None = None,
+            theme: str | None = None) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    try:
+        location = paths.resolve(data_dir=data_dir)
+    except paths.StorageLocationError as exc:
+        return _refuse(str(exc))
+    instance_lock = None
+    if location.uses_installation_lock and screenshot is None:
+        try:
+            paths.ensure_private_dir(paths.anchor_dir())
+            instance_lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop GUI").acquire()
+        except LockHeld as exc:
+            return _refuse(f"pidesktop is already running ({exc.holder}). Switch to its window instead.")
+    try:
+        paths.prepare_data_root(location)
+        logs.configure(location.data_root, "app")
+    except OSError as exc:
+        log.warning("cannot prepare %s: %s", location.data_root, exc)  # the host reports it to the UI
+
+    _route_qt_messages_to_the_log()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    try:
+        return _run(app, location, screenshot, session_id, theme)
+    finally:
+        if instance_lock is not None:
+            instance_lock.release()
+
+
+def _run(app, location: paths.StorageLocation, screenshot: str | None, session_id: str | None,
+         theme_name: str | None) -> int:
+    import qasync
+
+    from .ui import theme as themes
+    from .ui.main_window import MainWindow
+    from .ui.resources import app_icon
+
+    app.setApplicationName("pidesktop")
+    app.setWindowIcon(app_icon())
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    host = HostThread(opener(location, role="pidesktop GUI")).start()
+    client = HostClient(host, loop)
+    theme = themes.pick(theme_name)
+    themes.apply(app, theme)
+    window = MainWindow(client, theme)
+    done = asyncio.Event()
+    app.aboutToQuit.connect(done.set)
+    exit_code = 0
+
+    async def main() -> None:
+        nonlocal exit_code
+        window.show()
+        await window.start()
+        if screenshot is not None:
+            if session_id:
+                window.sidebar.select(session_id)
+            await asyncio.sleep(0.2)  # let the first paint settle
+            exit_code = 0 if window.grab().save(screenshot) else 1
+            app.quit()
+            return
+        await done.wait()
+
+    try:
+        with loop:
+            loop.run_until_complete(main())
+    finally:
+        client.close()
+        host.stop()
+    return exit_code
+
+
+def _route_qt_messages_to_the_log() -> None:
+    """Qt's own warnings go to logs/app, not the terminal."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+    qt_log = logging.getLogger("pidesktop.qt")
+    qInstallMessageHandler(lambda kind, _context, message: qt_log.log(levels.get(kind, logging.WARNING), message))
+
+
+def _refuse(message: str) -> int:
+    """Say why we stop: on stderr always, in a dialog when there is a screen."""
+    print(f"pidesktop: {message}", file=sys.stderr)
+    headless = os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal")
+    has_screen = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if has_screen and not headless:
+        from PySide6.QtWidgets import QApplication, QMessageBox
+
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        QMessageBox.critical(None, "pidesktop", message)
+        del app
+    return 2

@@ -1,0 +1,65 @@
+"""Stable error codes and the one exception type that crosses the bus."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    PARSE_ERROR = "PARSE_ERROR"
+    INVALID_REQUEST = "INVALID_REQUEST"
+    METHOD_NOT_FOUND = "METHOD_NOT_FOUND"
+    INVALID_PARAMS = "INVALID_PARAMS"
+    INTERNAL = "INTERNAL"
+    NOT_FOUND = "NOT_FOUND"
+    CONFLICT = "CONFLICT"
+    IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
+    LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    PLAN_REQUIRES_INTERACTIVE_SESSION = "PLAN_REQUIRES_INTERACTIVE_SESSION"
+    STORAGE_UNAVAILABLE = "STORAGE_UNAVAILABLE"
+    SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"
+
+
+# JSON-RPC 2.0 numeric codes: the reserved ones where the meaning matches,
+# the -32000..-32099 server range for the rest.
+JSONRPC_CODES: dict[str, int] = {
+    ErrorCode.PARSE_ERROR: -32700,
+    ErrorCode.INVALID_REQUEST: -32600,
+    ErrorCode.METHOD_NOT_FOUND: -32601,
+    ErrorCode.INVALID_PARAMS: -32602,
+    ErrorCode.INTERNAL: -32603,
+    ErrorCode.NOT_FOUND: -32004,
+    ErrorCode.CONFLICT: -32009,
+    ErrorCode.IDEMPOTENCY_CONFLICT: -32008,
+    ErrorCode.LIMIT_EXCEEDED: -32005,
+    ErrorCode.PERMISSION_DENIED: -32003,
+    ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION: -32012,
+    ErrorCode.STORAGE_UNAVAILABLE: -32010,
+    ErrorCode.SCHEMA_INCOMPATIBLE: -32011,
+}
+
+
+class HostError(Exception):
+    """A failed command: a stable ``code`` and a message a person can act on."""
+
+    def __init__(self, code: str, message: str, data: dict | None = None):
+        super().__init__(f"{code}: {message}")
+        self.code = str(code)
+        self.message = message
+        self.data = data or {}
+
+    def to_jsonrpc(self) -> dict:
+        return {
+            "code": JSONRPC_CODES.get(self.code, -32000),
+            "message": f"{self.code}: {self.message}",
+            "data": {**self.data, "code": self.code},
+        }
+
+    @classmethod
+    def from_jsonrpc(cls, error: dict) -> "HostError":
+        data = dict(error.get("data") or {})
+        code = data.pop("code", ErrorCode.INTERNAL)
+        message = str(error.get("message", ""))
+        prefix = f"{code}: "
+        return cls(code, message[len(prefix):] if message.startswith(prefix) else message, data)

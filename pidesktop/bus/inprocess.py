@@ -1,0 +1,227 @@
+"""The in-process transport: one host thread, a FIFO queue, asyncio futures.
+
+The host thread takes commands one at a time; that FIFO *is* the
+single-writer rule. The UI awaits replies on its own (qasync) loop: the host
+settles the caller's future with ``loop.call_soon_threadsafe``, so no UI code
+ever blocks on the host, and events reach subscribers on the loop's thread.
+
+The bus knows nothing of the host's internals: it is handed an ``opener``, a
+callable run on the host thread that returns a dispatcher (``dispatch(method,
+params) -> dict`` and ``close()``). If opening fails, that failure is the
+answer to every command, so the UI can show the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .errors import ErrorCode, HostError
+
+log = logging.getLogger("pidesktop.bus")
+
+Reply = Callable[[dict | None, HostError | None], None]
+EventSink = Callable[[str, dict], None]
+_STOP = object()
+
+
+class Dispatcher(Protocol):
+    def dispatch(self, method: str, params: dict) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+Opener = Callable[[EventSink], Dispatcher]
+
+
+class HostThread:
+    """Owns the dispatcher on a dedicated thread and feeds it from a queue."""
+
+    def __init__(self, opener: Opener, name: str = "pidesktop-host"):
+        self._opener = opener
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._sinks: list[EventSink] = []
+        self._sinks_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._ready = threading.Event()
+        self._accepting = True
+        self.open_error: HostError | None = None
+
+    # -- lifecycle -------------------------------------------------------
+    def start(self) -> "HostThread":
+        self._thread.start()
+        return self
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the dispatcher is open (or failed to open)."""
+        return self._ready.wait(timeout)
+
+    def stop(self, timeout: float | None = 30) -> None:
+        """Drain queued commands, close the dispatcher and join the thread."""
+        if not self._accepting:
+            self._thread.join(timeout)
+            return
+        self._accepting = False
+        self._queue.put(_STOP)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    # -- commands and events ---------------------------------------------
+    def submit(self, method: str, params: dict, reply: Reply) -> None:
+        if not self._accepting:
+            reply(None, HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host is shutting down."))
+            return
+        self._queue.put((method, params, reply))
+
+    def subscribe(self, sink: EventSink) -> Callable[[], None]:
+        with self._sinks_lock:
+            self._sinks.append(sink)
+
+        def unsubscribe() -> None:
+            with self._sinks_lock:
+                if sink in self._sinks:
+                    self._sinks.remove(sink)
+
+        return unsubscribe
+
+    def _emit(self, topic: str, payload: dict) -> None:
+        with self._sinks_lock:
+            sinks = list(self._sinks)
+        for sink in sinks:
+            try:
+                sink(topic, payload)
+            except Exception:  # a broken subscriber must not stop the host
+                log.exception("event subscriber failed for %s", topic)
+
+    # -- the host thread ---------------------------------------------------
+    def _run(self) -> None:
+        dispatcher = self._open()
+        self._ready.set()
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _STOP:
+                    break
+                method, params, reply = item
+                self._answer(dispatcher, method, params, reply)
+        finally:
+            if dispatcher is not None:
+                try:
+                    dispatcher.close()
+                except Exception:
+                    log.exception("closing the host failed")
+
+    def _open(self) -> Dispatcher | None:
+        try:
+            return self._opener(self._emit)
+        except HostError as exc:
+            self.open_error = exc
+        except Exception as exc:  # noqa: BLE001 - any failure becomes the answer
+            log.exception("the host could not open its storage")
+            self.open_error = HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc) or type(exc).__name__)
+        log.error("host unavailable: %s", self.open_error)
+        return None
+
+    def _answer(self, dispatcher: Dispatcher | None, method: str, params: dict, reply: Reply) -> None:
+        result: dict | None = None
+        error: HostError | None = None
+        if dispatcher is None:
+            error = self.open_error
+        else:
+            try:
+                result = dispatcher.dispatch(method, params)
+            except HostError as exc:
+                error = exc
+            except Exception as exc:  # noqa: BLE001 - crosses the bus as a value
+                log.exception("command %s failed", method)
+                error = HostError(ErrorCode.INTERNAL, f"{method} failed unexpectedly: {exc}")
+        try:
+            reply(result, error)
+        except Exception:
+            log.exception("delivering the reply to %s failed", method)
+
+
+class HostClient:
+    """The UI-side handle: ``await client.call(method, params)``.
+
+    Replies and events are delivered on ``loop`` (the qasync loop of the UI
+    thread, or any asyncio loop). Without a loop (command-line tools) only
+    ``call_blocking`` works and events are delivered on the host thread.
+    """
+
+    def __init__(self, thread: HostThread, loop: asyncio.AbstractEventLoop | None = None):
+        self._thread = thread
+        self._loop = loop
+        self._subscribers: list[EventSink] = []
+        self._unsubscribe = thread.subscribe(self._forward_event)
+
+    async def call(self, method: str, params: dict | None = None) -> dict:
+        if self._loop is None:
+            raise RuntimeError("HostClient.call needs a loop; use call_blocking")
+        future: asyncio.Future = self._loop.create_future()
+
+        def reply(result: dict | None, error: HostError | None) -> None:
+            self._post(_settle, future, result, error)
+
+        self._thread.submit(method, dict(params or {}), reply)
+        return await future
+
+    def call_blocking(self, method: str, params: dict | None = None, timeout: float = 60) -> dict:
+        """For code that has no loop running (command-line tools, start-up)."""
+        done = threading.Event()
+        box: list[Any] = [None, None]
+
+        def reply(result: dict | None, error: HostError | None) -> None:
+            box[0], box[1] = result, error
+            done.set()
+
+        self._thread.submit(method, dict(params or {}), reply)
+        if not done.wait(timeout):
+            raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"The host did not answer {method} in {timeout:.0f} s.")
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    def subscribe(self, callback: EventSink) -> Callable[[], None]:
+        """``callback(topic, payload)`` runs on the loop's thread."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    def _forward_event(self, topic: str, payload: dict) -> None:
+        self._post(self._deliver, topic, payload)
+
+    def _deliver(self, topic: str, payload: dict) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(topic, payload)
+            except Exception:
+                log.exception("event handler failed for %s", topic)
+
+    def _post(self, fn: Callable, *args: Any) -> None:
+        if self._loop is None:
+            fn(*args)
+            return
+        try:
+            self._loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # the loop closed while the app was quitting
+            log.debug("dropped a delivery: the loop is closed")
+
+
+def _settle(future: asyncio.Future, result: dict | None, error: HostError | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)

@@ -1,0 +1,104 @@
+"""JSON-RPC 2.0 over stdin/stdout, one object per line (RPC-CORE.md).
+
+The same host thread and dispatcher as the GUI. Replies are written by the
+host thread as each command finishes; events go out as ``event``
+notifications. Bad input gets an error reply and the host keeps serving. End
+of stdin is an orderly shutdown: queued commands are drained, the database is
+closed, exit code 0. Nothing but protocol lines ever reaches stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, BinaryIO
+
+import orjson
+
+from .errors import ErrorCode, HostError
+from .inprocess import HostThread, Opener
+
+
+class StdioServer:
+    def __init__(self, opener: Opener, stdin: BinaryIO, stdout: BinaryIO):
+        self._stdin = stdin
+        self._stdout = stdout
+        self._write_lock = threading.Lock()
+        self._thread = HostThread(opener, name="pidesktop-host-stdio")
+        self._thread.subscribe(self._on_event)
+
+    def serve(self) -> int:
+        self._thread.start()
+        try:
+            for raw in self._stdin:
+                if raw.strip():
+                    self._handle_line(raw)
+        finally:
+            self._thread.stop()
+        return 0
+
+    def _handle_line(self, raw: bytes) -> None:
+        try:
+            message = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            self._write_error(None, HostError(ErrorCode.PARSE_ERROR, f"The line is not valid JSON: {exc}."))
+            return
+        if not isinstance(message, dict):
+            self._write_error(None, HostError(ErrorCode.INVALID_REQUEST, "A request must be a JSON object."))
+            return
+        request_id = message.get("id")
+        if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+            if "id" in message and request_id is not None:
+                self._write_error(None, HostError(ErrorCode.INVALID_REQUEST, "'id' must be a string or an integer."))
+                return
+            request_id = None
+        problem = _request_problem(message)
+        if problem is not None:
+            self._write_error(request_id, problem)
+            return
+        wants_reply = "id" in message and request_id is not None
+
+        def reply(result: dict | None, error: HostError | None) -> None:
+            if not wants_reply:
+                return
+            if error is not None:
+                self._write_error(request_id, error)
+            else:
+                self._write({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+        self._thread.submit(message["method"], message.get("params") or {}, reply)
+
+    def _on_event(self, topic: str, payload: dict) -> None:
+        self._write({"jsonrpc": "2.0", "method": "event", "params": {"topic": topic, "payload": payload}})
+
+    def _write_error(self, request_id: Any, error: HostError) -> None:
+        self._write({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
+
+    def _write(self, message: dict) -> None:
+        line = orjson.dumps(message, default=str) + b"\n"
+        with self._write_lock:
+            self._stdout.write(line)
+            self._stdout.flush()
+
+
+def _request_problem(message: dict) -> HostError | None:
+    if message.get("jsonrpc") != "2.0":
+        return HostError(ErrorCode.INVALID_REQUEST, "'jsonrpc' must be \"2.0\".")
+    method = message.get("method")
+    if method is None:
+        return HostError(ErrorCode.INVALID_REQUEST, "The request has no 'method'.")
+    if not isinstance(method, str) or not method:
+        return HostError(ErrorCode.INVALID_REQUEST, "'method' must be a non-empty string.")
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict):
+        return HostError(ErrorCode.INVALID_PARAMS, f"{method}: 'params' must be a JSON object.")
+    return None
+
+
+def run(opener: Opener) -> int:
+    """Serve on this process's stdin/stdout, keeping stdout for protocol lines only."""
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)  # anything else printed, even by C code, goes to stderr
+    sys.stdout = sys.stderr
+    return StdioServer(opener, sys.stdin.buffer, protocol_out).serve()

@@ -1,0 +1,22 @@
+"""``app.handshake``: the first call of every client."""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..bus.errors import ErrorCode, HostError
+from .commands import command
+from .context import HostContext
+from .params import Params
+from .schema import SCHEMA_VERSION
+
+PROTOCOL_VERSION = 1
+
+
+@command("app.handshake")
+def handshake(ctx: HostContext, p: Params) -> dict:
+    version = p.integer("protocolVersion")
+    if version != PROTOCOL_VERSION:
+        raise HostError(ErrorCode.INVALID_PARAMS,
+                        f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.")
+    return {"protocolVersion": PROTOCOL_VERSION, "schemaVersion": SCHEMA_VERSION,
+            "dataRoot": str(ctx.data_root), "hostVersion": __version__}

@@ -1,0 +1,26 @@
+"""What every command handler is given: the connection, the data root, events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import apsw
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class HostContext:
+    conn: apsw.Connection
+    data_root: Path
+    emit: Callable[[str, dict], None]
+    clock: Callable[[], int] = field(default=now_ms)
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.data_root / "sessions"

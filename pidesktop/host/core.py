@@ -1,0 +1,87 @@
+"""The host: the only owner of ``pi.sqlite`` and every file in the data root.
+
+``Host.open`` runs on the host thread: it takes the data root's writer lock,
+opens the database, runs the boot pass, and only then serves commands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from ..bus.errors import ErrorCode, HostError
+from ..locks import FileLock, LockHeld
+from ..paths import StorageLocation, prepare_data_root
+from . import commands, maintenance
+from . import handlers as _handlers  # noqa: F401 - registers every command
+from .context import HostContext
+from .db import DB_NAME, open_database
+from .params import Params
+
+log = logging.getLogger("pidesktop.host")
+
+WRITER_LOCK = "host.lock"
+
+
+class Host:
+    def __init__(self, ctx: HostContext, lock: FileLock):
+        self.ctx = ctx
+        self._lock = lock
+
+    @classmethod
+    def open(cls, location: StorageLocation, emit: Callable[[str, dict], None], role: str = "host") -> "Host":
+        try:
+            root = prepare_data_root(location)
+        except OSError as exc:
+            raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot create the data folder {location.data_root}: {exc}") from exc
+        lock = _take_writer_lock(root, role)
+        try:
+            conn = open_database(root / DB_NAME)
+        except BaseException:
+            lock.release()
+            raise
+        ctx = HostContext(conn=conn, data_root=root, emit=emit)
+        try:
+            maintenance.boot_pass(ctx)
+        except BaseException:
+            conn.close()
+            lock.release()
+            raise
+        log.info("host ready on %s", root)
+        return cls(ctx, lock)
+
+    def dispatch(self, method: str, params: dict) -> dict:
+        handler = commands.lookup(method)
+        if handler is None:
+            raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
+        return handler(self.ctx, Params(method, params))
+
+    def close(self) -> None:
+        try:
+            self.ctx.conn.close()
+        finally:
+            self._lock.release()
+        log.info("host closed")
+
+
+def opener(location: StorageLocation, role: str = "host") -> Callable:
+    """An opener for ``bus.HostThread``: opens a ``Host`` on the host thread."""
+
+    def open_host(emit: Callable[[str, dict], None]) -> Host:
+        return Host.open(location, emit, role)
+
+    return open_host
+
+
+def _take_writer_lock(root: Path, role: str) -> FileLock:
+    try:
+        return FileLock(root / WRITER_LOCK, role).acquire()
+    except LockHeld as exc:
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"The data folder {root} is already in use by {exc.holder}. "
+            f"Close that pidesktop first; two hosts must never write one database.",
+        ) from exc
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot lock the data folder {root}: {exc}") from exc

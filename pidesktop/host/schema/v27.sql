@@ -1,0 +1,393 @@
+-- pidesktop database, schema v27 (spec 004, section 4).
+-- Run once on a fresh, empty file after PRAGMA auto_vacuum = INCREMENTAL.
+-- Statements are the spec's own, in its order; additions are marked.
+
+CREATE TABLE kv (
+ns TEXT NOT NULL,
+key TEXT NOT NULL,
+value_json TEXT NOT NULL,
+updated_at INTEGER NOT NULL,
+PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+
+CREATE TABLE projects (
+id INTEGER PRIMARY KEY,
+path TEXT NOT NULL UNIQUE,
+name TEXT NOT NULL,
+pinned INTEGER NOT NULL DEFAULT 0,
+created_at INTEGER NOT NULL,
+last_opened_at INTEGER NOT NULL,
+worktree_setup_command TEXT -- v24: run once in a fresh isolated worktree
+);
+
+CREATE TABLE providers (
+id TEXT PRIMARY KEY,
+name TEXT NOT NULL,
+vendor_key TEXT NOT NULL DEFAULT 'custom',
+type TEXT NOT NULL DEFAULT 'openai_compatible',
+protocol TEXT NOT NULL DEFAULT 'openai_compatible',
+api_style TEXT,
+auth_kind TEXT NOT NULL DEFAULT 'api_key_and_base_url',
+base_url TEXT,
+enabled INTEGER NOT NULL DEFAULT 1,
+secret_ref TEXT,
+default_model_id TEXT,
+config_json TEXT NOT NULL DEFAULT '{}',
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+-- Owning plugin id for a row a plugin declared in `contributes.providers`
+-- (schema v17, ADR 0259). NULL is a user-owned row: the plugin refreshes its
+-- own fields on every load, while the user path may edit or delete only the
+-- rows it owns.
+owner_plugin_id TEXT
+);
+
+CREATE INDEX idx_providers_owner ON providers(owner_plugin_id)
+WHERE owner_plugin_id IS NOT NULL;
+
+CREATE TABLE models (
+provider_id TEXT NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
+model_id TEXT NOT NULL,
+display_name TEXT NOT NULL,
+source TEXT NOT NULL DEFAULT 'user', -- bundled | discovered | user
+capabilities_json TEXT NOT NULL DEFAULT '[]',
+context_window INTEGER,
+max_output_tokens INTEGER,
+deprecated INTEGER NOT NULL DEFAULT 0,
+discovery_state TEXT CHECK (discovery_state IN ('published', 'unlisted')),
+updated_at INTEGER NOT NULL,
+PRIMARY KEY (provider_id, model_id)
+) WITHOUT ROWID;
+
+CREATE TABLE sessions (
+id TEXT PRIMARY KEY,
+title TEXT NOT NULL DEFAULT '',
+project_id INTEGER REFERENCES projects(id) ON DELETE SET NULL,
+provider_id TEXT, -- loose ref, see below
+model_id TEXT,
+mode TEXT NOT NULL DEFAULT 'agent', -- plan | agent
+title_source TEXT NOT NULL DEFAULT 'legacy' -- legacy | default | manual | generated
+CHECK (title_source IN ('legacy', 'default', 'manual', 'generated')),
+thinking_level TEXT NOT NULL DEFAULT 'off'
+CHECK (thinking_level IN ('off', 'minimal', 'low', 'medium',
+'high', 'xhigh', 'max', 'omit')),
+permission_mode TEXT NOT NULL DEFAULT 'inherit' -- D115: inherit follows settings
+CHECK (permission_mode IN ('inherit', 'ask', 'accept-edits', 'auto')),
+fast_mode INTEGER NOT NULL DEFAULT 0 -- ADR 0334: session /fast switch
+CHECK (fast_mode IN (0, 1)),
+source TEXT, -- import origin: claude-code | codex | opencode | pi
+deleted_at INTEGER, -- plugin trash marker; null means active
+pinned INTEGER NOT NULL DEFAULT 0,
+last_seq INTEGER NOT NULL DEFAULT 0, -- current message count / ordinal allocator
+todo_revision INTEGER NOT NULL DEFAULT 0, -- v21: advances on every checklist write
+todo_updated_at INTEGER, -- v21: time of the last checklist write
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL
+);
+
+CREATE INDEX idx_sessions_updated_id ON sessions(updated_at DESC, id DESC);
+
+CREATE INDEX idx_sessions_project ON sessions(project_id) WHERE project_id IS NOT NULL;
+
+CREATE INDEX idx_sessions_deleted ON sessions(deleted_at) WHERE deleted_at IS NOT NULL;
+
+CREATE TABLE session_import_origins (
+plugin_id TEXT NOT NULL,
+source_id TEXT NOT NULL,
+external_id TEXT NOT NULL,
+session_id TEXT NOT NULL UNIQUE REFERENCES sessions(id) ON DELETE CASCADE,
+source_label TEXT,
+origin_json TEXT,
+created_at INTEGER NOT NULL,
+UNIQUE(plugin_id, source_id, external_id)
+);
+
+CREATE INDEX idx_session_import_origins_plugin
+ON session_import_origins(plugin_id, source_id, created_at DESC);
+
+CREATE TABLE turns (
+id TEXT PRIMARY KEY,
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+status TEXT NOT NULL DEFAULT 'running', -- running | completed | aborted | error
+provider_id TEXT, -- snapshot at run time, no FK
+model_id TEXT, -- snapshot at run time
+error_code TEXT,
+input_tokens INTEGER NOT NULL DEFAULT 0,
+output_tokens INTEGER NOT NULL DEFAULT 0,
+usage_json TEXT, -- full provider usage (cached breakdown, …)
+started_at INTEGER NOT NULL,
+ended_at INTEGER
+);
+
+CREATE INDEX idx_turns_session ON turns(session_id, started_at DESC);
+
+CREATE INDEX idx_turns_ended_at ON turns(ended_at DESC);
+
+CREATE TABLE plan_approvals (
+request_id TEXT PRIMARY KEY,
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+turn_id TEXT NOT NULL,
+tool_call_id TEXT NOT NULL UNIQUE,
+kind TEXT NOT NULL DEFAULT 'plan'
+CHECK (kind IN ('plan', 'goal')),
+plan_json TEXT NOT NULL, -- exact submitted Markdown snapshot
+title TEXT NOT NULL DEFAULT '',
+question TEXT NOT NULL DEFAULT '',
+status TEXT NOT NULL CHECK (status IN (
+'pending', 'approved', 'changes_requested', 'rejected',
+'expired', 'interrupted'
+)),
+action TEXT CHECK (action IN ('approve', 'request_changes', 'reject')),
+target_permission_mode TEXT CHECK (target_permission_mode IN ('ask', 'accept-edits', 'auto')),
+feedback TEXT,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+expires_at INTEGER,
+resolved_at INTEGER,
+error_code TEXT,
+artifact_relative_path TEXT,
+artifact_sha256 TEXT,
+artifact_size_bytes INTEGER,
+version INTEGER NOT NULL DEFAULT 1,
+execution_id TEXT UNIQUE,
+execution_state TEXT CHECK (execution_state IN (
+'queued', 'running', 'completed', 'interrupted'
+))
+);
+
+CREATE INDEX idx_plan_approvals_session
+ON plan_approvals(session_id, created_at DESC);
+
+CREATE INDEX idx_plan_approvals_pending
+ON plan_approvals(status, created_at DESC);
+
+CREATE UNIQUE INDEX idx_plan_approvals_one_pending_session
+ON plan_approvals(session_id) WHERE status = 'pending';
+
+CREATE INDEX idx_plan_approvals_execution_queue
+ON plan_approvals(execution_state, created_at DESC)
+WHERE execution_state IN ('queued', 'running');
+
+CREATE INDEX idx_plan_approvals_execution_id
+ON plan_approvals(execution_id) WHERE execution_id IS NOT NULL;
+
+CREATE TABLE turn_queue (
+id TEXT PRIMARY KEY,
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+principal TEXT NOT NULL,
+idempotency_key TEXT,
+input_hash TEXT NOT NULL,
+content TEXT NOT NULL,
+attachments_json TEXT,
+session_message_id TEXT,
+user_message_id TEXT,
+permission_mode TEXT NOT NULL,
+position INTEGER NOT NULL,
+priority INTEGER,
+voice_origin_json TEXT,
+created_at INTEGER NOT NULL
+);
+
+CREATE INDEX idx_turn_queue_session ON turn_queue(session_id, position);
+
+CREATE UNIQUE INDEX idx_turn_queue_idempotency
+ON turn_queue(session_id, principal, idempotency_key)
+WHERE idempotency_key IS NOT NULL;
+
+CREATE TABLE session_todo (
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+position INTEGER NOT NULL CHECK (position >= 0 AND position < 50),
+content TEXT NOT NULL,
+status TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed', 'cancelled')),
+priority TEXT NOT NULL DEFAULT 'medium' CHECK (priority IN ('high', 'medium', 'low')),
+updated_at INTEGER NOT NULL,
+PRIMARY KEY (session_id, position)
+);
+
+-- At most one item of a checklist is in progress (spec 004, schema v21).
+CREATE UNIQUE INDEX idx_session_todo_one_in_progress
+ON session_todo(session_id) WHERE status = 'in_progress';
+
+CREATE TABLE session_collaboration_links (
+session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+created_by_session_id TEXT NOT NULL,
+plugin_id TEXT NOT NULL,
+created_at INTEGER NOT NULL
+);
+
+CREATE TABLE session_collaboration_messages (
+id TEXT PRIMARY KEY,
+plugin_id TEXT NOT NULL,
+source_session_id TEXT NOT NULL,
+source_title TEXT NOT NULL,
+target_session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+target_title TEXT NOT NULL,
+kind TEXT NOT NULL CHECK(kind IN ('task', 'message', 'completion')),
+content TEXT NOT NULL,
+status TEXT NOT NULL CHECK(status IN
+('queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted')),
+notify_on_completion INTEGER NOT NULL DEFAULT 0,
+turn_id TEXT REFERENCES turns(id) ON DELETE SET NULL,
+reply_to_message_id TEXT,
+idempotency_key TEXT NOT NULL,
+remaining_hops INTEGER NOT NULL,
+permission_ceiling TEXT NOT NULL CHECK(permission_ceiling IN
+('ask', 'accept-edits', 'auto')),
+result TEXT,
+error TEXT,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+UNIQUE(plugin_id, source_session_id, idempotency_key)
+);
+
+CREATE UNIQUE INDEX idx_session_collaboration_turn
+ON session_collaboration_messages(turn_id) WHERE turn_id IS NOT NULL;
+
+CREATE UNIQUE INDEX idx_session_collaboration_receipt
+ON session_collaboration_messages(reply_to_message_id)
+WHERE kind = 'completion';
+
+CREATE TABLE messages (
+mid INTEGER PRIMARY KEY, -- stable rowid: FTS anchor, VACUUM-safe
+id TEXT NOT NULL UNIQUE, -- caller-facing uuid (optimistic UI); colliding provider toolCallIds remap to {sessionId}:{id} (D444)
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+turn_id TEXT REFERENCES turns(id) ON DELETE SET NULL,
+seq INTEGER NOT NULL, -- per-session ordinal
+role TEXT NOT NULL, -- user | assistant | tool | system
+tool_name TEXT, -- promoted for tool rows (filters, audit joins)
+is_error INTEGER NOT NULL DEFAULT 0,
+text TEXT, -- extracted plain text (search/preview); NULL for tool rows
+created_at INTEGER NOT NULL,
+UNIQUE (session_id, seq)
+);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+text,
+content='messages', content_rowid='mid',
+tokenize='trigram'
+);
+
+CREATE TRIGGER messages_ai AFTER INSERT ON messages WHEN new.text IS NOT NULL
+BEGIN INSERT INTO messages_fts(rowid, text) VALUES (new.mid, new.text); END;
+
+CREATE TRIGGER messages_ad AFTER DELETE ON messages WHEN old.text IS NOT NULL
+BEGIN INSERT INTO messages_fts(messages_fts, rowid, text)
+VALUES ('delete', old.mid, old.text); END;
+
+CREATE TRIGGER messages_au AFTER UPDATE OF text ON messages
+BEGIN
+INSERT INTO messages_fts(messages_fts, rowid, text)
+SELECT 'delete', old.mid, old.text WHERE old.text IS NOT NULL;
+INSERT INTO messages_fts(rowid, text)
+SELECT new.mid, new.text WHERE new.text IS NOT NULL;
+END;
+
+CREATE TABLE message_revisions (
+id TEXT PRIMARY KEY,
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+root_user_id TEXT NOT NULL, -- wire id of the root user message
+revision_index INTEGER NOT NULL, -- 1-based per (session, root)
+is_active INTEGER NOT NULL DEFAULT 0,
+message_count INTEGER NOT NULL DEFAULT 0, -- pager label, no payload parse
+created_at INTEGER NOT NULL,
+UNIQUE (session_id, root_user_id, revision_index)
+);
+
+CREATE INDEX idx_message_revisions_root
+ON message_revisions(session_id, root_user_id, revision_index);
+
+CREATE TABLE artifacts (
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+path TEXT NOT NULL, -- absolute, workspace-resolved
+op TEXT NOT NULL, -- write | edit | delete
+turn_id TEXT,
+updated_at INTEGER NOT NULL,
+PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
+
+CREATE INDEX idx_artifacts_time ON artifacts(updated_at DESC);
+
+CREATE TABLE scheduled_tasks (
+id TEXT PRIMARY KEY,
+title TEXT NOT NULL,
+prompt TEXT NOT NULL,
+cadence TEXT NOT NULL DEFAULT 'manual', -- manual | hourly | interval | daily | weekly
+enabled INTEGER NOT NULL DEFAULT 1,
+project_id INTEGER REFERENCES projects(id) ON DELETE SET NULL,
+config_json TEXT NOT NULL DEFAULT '{}', -- mode, cron expr, model override, notify policy
+last_run_at INTEGER,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE task_runs (
+id TEXT PRIMARY KEY,
+task_id TEXT NOT NULL REFERENCES scheduled_tasks(id) ON DELETE CASCADE,
+session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL, -- the run's transcript
+status TEXT NOT NULL DEFAULT 'running', -- running | completed | aborted | error
+error_code TEXT,
+started_at INTEGER NOT NULL,
+ended_at INTEGER
+);
+
+CREATE INDEX idx_task_runs ON task_runs(task_id, started_at DESC);
+
+CREATE TABLE secrets_meta (
+secret_ref TEXT PRIMARY KEY,
+owner_kind TEXT NOT NULL DEFAULT 'provider',
+owner_id TEXT,
+kind TEXT NOT NULL DEFAULT 'api_key',
+backend TEXT NOT NULL, -- file_fallback (safe_storage reserved)
+updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE audit_log (
+id INTEGER PRIMARY KEY,
+ts INTEGER NOT NULL,
+kind TEXT NOT NULL, -- tool_execute | tool_denied | …
+session_id TEXT,
+payload_json TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE INDEX idx_audit_ts ON audit_log(ts);
+
+CREATE INDEX idx_audit_session ON audit_log(session_id, ts)
+WHERE session_id IS NOT NULL;
+
+CREATE TABLE notifications (
+id TEXT PRIMARY KEY,
+kind TEXT NOT NULL
+CHECK (kind IN ('task.completed', 'task.failed')),
+session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+session_title TEXT NOT NULL, -- snapshot at terminal transition
+turn_id TEXT NOT NULL UNIQUE, -- exactly one inbox row per turn
+error_code TEXT, -- populated for task.failed when known
+created_at INTEGER NOT NULL,
+read_at INTEGER
+);
+
+CREATE INDEX idx_notifications_created
+ON notifications(created_at DESC);
+
+CREATE INDEX idx_notifications_unread
+ON notifications(created_at DESC) WHERE read_at IS NULL;
+
+
+-- v24 worktrees registry (ADR 0329). The spec names the table but not its
+-- columns; this is pidesktop's design. One row per isolated git worktree a
+-- session works in. The checkout itself lives outside the data root.
+CREATE TABLE worktrees (
+id TEXT PRIMARY KEY,
+project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+session_id TEXT UNIQUE REFERENCES sessions(id) ON DELETE SET NULL,
+path TEXT NOT NULL UNIQUE, -- normalized absolute checkout path
+branch TEXT NOT NULL,
+base_ref TEXT, -- commit or ref the branch started from
+status TEXT NOT NULL DEFAULT 'active'
+CHECK (status IN ('creating', 'active', 'removed', 'failed')),
+setup_state TEXT CHECK (setup_state IN ('pending', 'running', 'succeeded', 'failed', 'skipped')),
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL
+);
+
+CREATE INDEX idx_worktrees_project ON worktrees(project_id, created_at DESC);

@@ -1,0 +1,194 @@
+"""Session rows: create, list, rename, delete (spec 004, section 4.5).
+
+A session's content lives in its transcript file; the row carries its
+configuration, its ordinal counter (``last_seq``, exposed as ``messageCount``)
+and its place in the recent list (``updated_at``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+
+import apsw
+
+from ..bus.errors import ErrorCode, HostError
+from . import projects
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+MODES = ("agent", "plan", "goal")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit")
+TITLE_MAX = 80
+LIST_LIMIT_MAX = 500
+
+# Titles that mean "not chosen by the user yet", in every shipped locale,
+# compared trimmed and lowercased (spec 004, section 4.5).
+PLACEHOLDER_TITLES = frozenset({"", "new chat", "new session", "untitled", "untitled task",
+                                "新对话", "新聊天", "新会话", "未命名任务", "未命名"})
+
+# Session ids become file names: keep them to a safe alphabet.
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+# Files and folders a session owns besides its row (spec 004, sections 2 and 2.1).
+SESSION_FILES = (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")
+SESSION_DIRS = ("scratch", "visualizations", "review-changes")
+
+_SUMMARY_SQL = """
+SELECT s.id, s.title, s.title_source, s.project_id, p.path, s.provider_id, s.model_id, s.mode,
+       s.thinking_level, s.permission_mode, s.fast_mode, s.pinned, s.last_seq, s.source,
+       s.deleted_at, s.created_at, s.updated_at, t.id, t.status, t.error_code
+FROM sessions s
+LEFT JOIN projects p ON p.id = s.project_id
+LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE session_id = s.id
+                             ORDER BY started_at DESC LIMIT 1)
+"""
+
+
+def is_placeholder(title: str) -> bool:
+    return title.strip().lower() in PLACEHOLDER_TITLES
+
+
+def check_id(value: str, field: str = "sessionId") -> str:
+    if not _ID_RE.match(value):
+        raise invalid(f"'{field}' is not a valid session id: {value!r}.")
+    return value
+
+
+def session_id_param(p: Params) -> str:
+    return check_id(p.text("sessionId"))
+
+
+def summary(conn: apsw.Connection, session_id: str) -> dict:
+    row = conn.execute(_SUMMARY_SQL + " WHERE s.id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    return _to_summary(row)
+
+
+def require(conn: apsw.Connection, session_id: str) -> None:
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+
+
+def _to_summary(row: tuple) -> dict:
+    (sid, title, title_source, project_id, project_path, provider_id, model_id, mode, thinking,
+     permission, fast, pinned, last_seq, source, deleted_at, created, updated,
+     turn_id, turn_status, turn_error) = row
+    result = {
+        "id": sid, "title": title, "titleSource": title_source, "projectId": project_id,
+        "projectPath": project_path, "providerId": provider_id, "modelId": model_id, "mode": mode,
+        "thinkingLevel": thinking, "permissionMode": permission, "fastMode": bool(fast),
+        "pinned": bool(pinned), "messageCount": last_seq, "source": source, "deletedAt": deleted_at,
+        "createdAt": created, "updatedAt": updated,
+    }
+    if turn_id is not None:
+        result["lastTurn"] = {"id": turn_id, "status": turn_status, "errorCode": turn_error}
+    return result
+
+
+def validate_title(method: str, raw: str) -> str:
+    title = raw.strip()
+    if not 1 <= len(title) <= TITLE_MAX:
+        raise invalid(f"{method}: 'title' must be 1 to {TITLE_MAX} characters after trimming; it has {len(title)}.")
+    return title
+
+
+@command("session.create")
+def session_create(ctx: HostContext, p: Params) -> dict:
+    raw_title = p.text("title", required=False)
+    title = "" if raw_title is None or not raw_title.strip() else validate_title("session.create", raw_title)
+    mode = p.choice("mode", MODES, default="agent")
+    thinking = p.choice("thinkingLevel", THINKING_LEVELS, default="off")
+    project_path = p.text("projectPath", required=False)
+    provider_id = p.text("providerId", required=False)
+    model_id = p.text("modelId", required=False)
+    session_id = str(uuid.uuid4())
+    now = ctx.clock()
+    with ctx.conn:
+        project_id = projects.upsert(ctx.conn, project_path, now) if project_path is not None else None
+        ctx.conn.execute(
+            "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "
+            "thinking_level, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, title, "default" if is_placeholder(title) else "manual", project_id,
+             provider_id, model_id, mode, thinking, now, now),
+        )
+    session = summary(ctx.conn, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "created", "session": session})
+    return {"session": session}
+
+
+@command("session.list")
+def session_list(ctx: HostContext, p: Params) -> dict:
+    limit = p.integer("limit", required=False, default=100, minimum=1, maximum=LIST_LIMIT_MAX)
+    cursor = p.text("cursor", required=False)
+    project_id = p.integer("projectId", required=False)
+    include_deleted = p.boolean("includeDeleted")
+    where, args = [], []
+    if not include_deleted:
+        where.append("s.deleted_at IS NULL")
+    if project_id is not None:
+        where.append("s.project_id = ?")
+        args.append(project_id)
+    if cursor:
+        updated_at, after_id = _parse_cursor(cursor)
+        where.append("(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))")
+        args += [updated_at, updated_at, after_id]
+    sql = _SUMMARY_SQL
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
+    rows = ctx.conn.execute(sql, (*args, limit + 1)).fetchall()
+    sessions = [_to_summary(r) for r in rows[:limit]]
+    next_cursor = None
+    if len(rows) > limit:
+        last = sessions[-1]
+        next_cursor = f"{last['updatedAt']}:{last['id']}"
+    return {"sessions": sessions, "nextCursor": next_cursor}
+
+
+@command("session.rename")
+def session_rename(ctx: HostContext, p: Params) -> dict:
+    session_id = session_id_param(p)
+    title = validate_title("session.rename", p.text("title"))
+    with ctx.conn:
+        changed = ctx.conn.execute(
+            "UPDATE sessions SET title = ?, title_source = 'manual' WHERE id = ? RETURNING id",
+            (title, session_id),
+        ).fetchone()
+    if changed is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    session = summary(ctx.conn, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "renamed", "session": session})
+    return {"session": session}
+
+
+@command("session.delete")
+def session_delete(ctx: HostContext, p: Params) -> dict:
+    session_id = session_id_param(p)
+    with ctx.conn:
+        deleted = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
+    if deleted is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    remove_session_files(ctx, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted"})
+    return {"deleted": True}
+
+
+def remove_session_files(ctx: HostContext, session_id: str) -> None:
+    """After the row is gone: the transcript, its caches, revisions, checkpoint, scratch."""
+    for suffix in SESSION_FILES:
+        (ctx.sessions_dir / f"{session_id}{suffix}").unlink(missing_ok=True)
+    for folder in SESSION_DIRS:
+        target = ctx.data_root / folder / session_id
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+
+
+def _parse_cursor(cursor: str) -> tuple[int, str]:
+    head, sep, tail = cursor.partition(":")
+    if not sep or not head.lstrip("-").isdigit() or not tail:
+        raise invalid(f"session.list: 'cursor' is not a cursor this host handed out: {cursor!r}.")
+    return int(head), tail

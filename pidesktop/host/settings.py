@@ -1,0 +1,88 @@
+"""``settings.get`` / ``settings.set``: the ``kv(app, settings)`` blob.
+
+Reads normalise (spec 004, sections 4.1 and 7): ``largePasteThreshold`` falls
+back to 600 when missing, malformed or out of range; ``showThinking`` falls
+back to the legacy ``thinkingDisplayMode``; ``transcriptDisplayMode`` falls
+back to ``fully-folded``. Writes are validated, so a bad value is refused
+rather than stored. Keys this build does not know are kept as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import kv
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+NS, KEY = "app", "settings"
+PASTE_DEFAULT, PASTE_MIN, PASTE_MAX = 600, 1, 1_000_000
+DISPLAY_MODES = ("flat", "command-first", "fully-folded")
+THEMES = ("system", "light", "dark")
+LANGUAGES = ("system", "en", "zh_CN")
+
+
+def read(ctx: HostContext) -> dict:
+    stored = kv.get(ctx.conn, NS, KEY, {})
+    return normalise(stored if isinstance(stored, dict) else {})
+
+
+def normalise(stored: dict) -> dict:
+    settings = dict(stored)
+    paste = stored.get("largePasteThreshold")
+    if not _is_int(paste) or not PASTE_MIN <= paste <= PASTE_MAX:
+        settings["largePasteThreshold"] = PASTE_DEFAULT
+    if not isinstance(stored.get("showThinking"), bool):
+        settings["showThinking"] = stored.get("thinkingDisplayMode") != "compact"
+    if stored.get("transcriptDisplayMode") not in DISPLAY_MODES:
+        settings["transcriptDisplayMode"] = "fully-folded"
+    if stored.get("theme") not in THEMES:
+        settings["theme"] = "system"
+    if stored.get("language") not in LANGUAGES:
+        settings["language"] = "system"
+    return settings
+
+
+def validate_patch(patch: dict) -> None:
+    checks: dict[str, tuple[str, Any]] = {
+        "largePasteThreshold": (f"an integer from {PASTE_MIN} to {PASTE_MAX}",
+                                lambda v: _is_int(v) and PASTE_MIN <= v <= PASTE_MAX),
+        "showThinking": ("true or false", lambda v: isinstance(v, bool)),
+        "transcriptDisplayMode": ("one of " + ", ".join(DISPLAY_MODES), lambda v: v in DISPLAY_MODES),
+        "theme": ("one of " + ", ".join(THEMES), lambda v: v in THEMES),
+        "language": ("one of " + ", ".join(LANGUAGES), lambda v: v in LANGUAGES),
+    }
+    for key, value in patch.items():
+        if value is None or key not in checks:
+            continue
+        expected, ok = checks[key]
+        if not ok(value):
+            raise invalid(f"settings.set: patch.{key} must be {expected}; got {value!r}.")
+
+
+@command("settings.get")
+def settings_get(ctx: HostContext, p: Params) -> dict:
+    return {"settings": read(ctx)}
+
+
+@command("settings.set")
+def settings_set(ctx: HostContext, p: Params) -> dict:
+    patch = p.obj("patch")
+    validate_patch(patch)
+    with ctx.conn:
+        stored = kv.get(ctx.conn, NS, KEY, {})
+        merged = dict(stored) if isinstance(stored, dict) else {}
+        for key, value in patch.items():
+            if value is None:
+                merged.pop(key, None)  # null removes a key
+            else:
+                merged[key] = value
+        kv.put(ctx.conn, NS, KEY, merged, ctx.clock())
+    settings = normalise(merged)
+    ctx.emit("settings.changed", {"settings": settings, "keys": sorted(patch)})
+    return {"settings": settings}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

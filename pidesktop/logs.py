@@ -1,0 +1,55 @@
+"""NDJSON logs under the data root's ``logs/`` folder, rotated by size.
+
+One file per side (``host``, ``app``, ``agent``): ``logs/<side>/<side>.ndjson``.
+Nothing is ever written to stdout, which the stdio host reserves for protocol
+lines.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import time
+from pathlib import Path
+
+import orjson
+
+from .paths import ensure_private_dir
+
+MAX_BYTES = 5 * 1024 * 1024
+BACKUPS = 3
+
+
+class NdjsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update(fields)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry, default=str).decode()
+
+
+def configure(data_root: Path, side: str, level: int = logging.INFO) -> logging.Handler:
+    """Send the ``pidesktop`` loggers to ``logs/<side>/<side>.ndjson``."""
+    folder = data_root / "logs" / side
+    ensure_private_dir(folder)
+    handler = logging.handlers.RotatingFileHandler(
+        folder / f"{side}.ndjson", maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+    )
+    handler.setFormatter(NdjsonFormatter())
+    logger = logging.getLogger("pidesktop")
+    for old in [h for h in logger.handlers if getattr(h, "_pidesktop_side", None) == side]:
+        logger.removeHandler(old)
+        old.close()
+    handler._pidesktop_side = side  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+    return handler

@@ -1,0 +1,1 @@
+"""The Qt front end. Reaches the host only through ``pidesktop.bus``."""

@@ -1,0 +1,268 @@
+"""The main window: sidebar | conversation, with a status line for host errors.
+
+Every host call is awaited on the qasync loop; nothing here touches disk.
+Views change in response to host events (``session.changed``), so a change
+made elsewhere (another view, the stdio host of a test) shows up the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
+                               QStackedWidget, QStatusBar, QVBoxLayout, QWidget)
+
+from ..bus import HostClient, HostError
+from . import theme as themes
+from .resources import app_icon
+from .session_model import UNTITLED, SessionTreeModel
+from .sidebar import Sidebar
+from .tasks import spawn
+
+log = logging.getLogger("pidesktop.ui")
+
+SIDEBAR_WIDTH = 264
+PAGE_SIZE = 500
+
+
+class MainWindow(QMainWindow):
+    ready = Signal()  # sessions listed (or the host's failure shown)
+
+    def __init__(self, client: HostClient, theme: themes.Theme):
+        super().__init__()
+        self.client = client
+        self.theme = theme
+        self.current_session_id: str | None = None
+        self.host_error: HostError | None = None
+        self.confirm_box: QMessageBox | None = None
+        self.setWindowTitle("pidesktop")
+        self.setWindowIcon(app_icon())
+        self.resize(1280, 800)
+
+        self.model = SessionTreeModel(self)
+        self.model.renameRequested.connect(lambda sid, title: spawn(self.rename_session(sid, title)))
+        self.sidebar = Sidebar(self.model, theme)
+        self.sidebar.newChatRequested.connect(lambda: spawn(self.create_session()))
+        self.sidebar.sessionActivated.connect(self._open_session)
+        self.sidebar.deleteRequested.connect(self.confirm_delete)
+        self.conversation = self._build_conversation()
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(self.conversation)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([SIDEBAR_WIDTH, 1280 - SIDEBAR_WIDTH])
+        self.splitter.setHandleWidth(1)
+        self.setCentralWidget(self.splitter)
+        self.setStatusBar(QStatusBar())
+        self._build_actions()
+        self._unsubscribe = client.subscribe(self._on_event)
+
+    # -- building ------------------------------------------------------------
+    def _build_conversation(self) -> QWidget:
+        area = QWidget()
+        area.setObjectName("conversation")
+        area.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        header = QWidget()
+        header.setObjectName("header")
+        header_layout = QHBoxLayout(header)
+        header_layout.setContentsMargins(24, 12, 24, 12)
+        self.header_title = QLabel("")
+        self.header_title.setObjectName("headerTitle")
+        header_layout.addWidget(self.header_title, 1)
+
+        self.banner = QFrame()
+        self.banner.setObjectName("banner")
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.setContentsMargins(16, 12, 16, 12)
+        self.banner_text = QLabel()
+        self.banner_text.setWordWrap(True)
+        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        banner_layout.addWidget(self.banner_text)
+        self.banner.hide()
+
+        self.pages = QStackedWidget()
+        self.empty_page = _centered_message("Start a conversation",
+                                            "Press Ctrl+N or click “New chat” to begin.")
+        self.session_page = _centered_message("No messages yet",
+                                              "This conversation is empty. Its messages will appear here.")
+        self.pages.addWidget(self.empty_page)
+        self.pages.addWidget(self.session_page)
+
+        layout = QVBoxLayout(area)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(header)
+        banner_holder = QVBoxLayout()
+        banner_holder.setContentsMargins(24, 12, 24, 0)
+        banner_holder.addWidget(self.banner)
+        layout.addLayout(banner_holder)
+        layout.addWidget(self.pages, 1)
+        return area
+
+    def _build_actions(self) -> None:
+        self.new_chat_action = QAction("New chat", self)
+        self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
+        self.new_chat_action.triggered.connect(lambda: spawn(self.create_session()))
+        self.toggle_sidebar_action = QAction("Toggle sidebar", self)
+        self.toggle_sidebar_action.setShortcut(QKeySequence("Ctrl+B"))
+        self.toggle_sidebar_action.triggered.connect(lambda: self.sidebar.setVisible(not self.sidebar.isVisible()))
+        self.quit_action = QAction("Quit", self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)
+
+    # -- host work -------------------------------------------------------------
+    async def start(self) -> None:
+        """Phase two of start-up: ask the host for the session list."""
+        try:
+            await self.client.call("app.handshake", {"protocolVersion": 1})
+            await self.load_sessions()
+        except HostError as exc:
+            self.show_host_error(exc)
+        finally:
+            self.ready.emit()
+
+    async def load_sessions(self) -> None:
+        sessions: list[dict] = []
+        cursor = None
+        while True:
+            params = {"limit": PAGE_SIZE} | ({"cursor": cursor} if cursor else {})
+            page = await self.client.call("session.list", params)
+            sessions += page["sessions"]
+            cursor = page["nextCursor"]
+            if not cursor:
+                break
+        self.model.reset(sessions)
+        self._refresh_empty_state()
+
+    async def create_session(self) -> str | None:
+        self.new_chat_action.setEnabled(False)
+        self.sidebar.new_chat_button.setEnabled(False)
+        try:
+            result = await self.client.call("session.create", {})
+        except HostError as exc:
+            self.show_host_error(exc)
+            return None
+        finally:
+            self.new_chat_action.setEnabled(True)
+            self.sidebar.new_chat_button.setEnabled(True)
+        session = result["session"]
+        self.model.upsert(session)
+        self.sidebar.select(session["id"])
+        return session["id"]
+
+    async def rename_session(self, session_id: str, title: str) -> None:
+        try:
+            result = await self.client.call("session.rename", {"sessionId": session_id, "title": title})
+        except HostError as exc:
+            self.show_host_error(exc)
+            return
+        self.model.upsert(result["session"])
+
+    async def delete_session(self, session_id: str) -> None:
+        try:
+            await self.client.call("session.delete", {"sessionId": session_id})
+        except HostError as exc:
+            self.show_host_error(exc)
+            return
+        self._forget(session_id)
+
+    def confirm_delete(self, session_id: str) -> None:
+        """Ask first; the dialog is window-modal and opened with ``open()``, not ``exec()``."""
+        found = self.model.find(session_id)
+        if found is None:
+            return
+        group, row = found
+        title = group.sessions[row]["title"] or UNTITLED
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete chat",
+                          f"Delete “{title}”?", QMessageBox.StandardButton.Cancel, self)
+        box.setInformativeText("Its messages and files are removed from this computer. This cannot be undone.")
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def finished(_result: int) -> None:
+            self.confirm_box = None
+            if box.clickedButton() is delete_button:
+                spawn(self.delete_session(session_id))
+
+        box.finished.connect(finished)
+        self.confirm_box = box
+        box.open()
+
+    # -- events and view state --------------------------------------------------
+    def _on_event(self, topic: str, payload: dict) -> None:
+        if topic != "session.changed":
+            return
+        if payload.get("reason") == "deleted":
+            self._forget(payload["sessionId"])
+        elif "session" in payload:
+            self.model.upsert(payload["session"])
+            if payload["sessionId"] == self.current_session_id:
+                self._show_session(payload["session"])
+        self._refresh_empty_state()
+
+    def _open_session(self, session_id: str) -> None:
+        found = self.model.find(session_id)
+        if found is None:
+            return
+        group, row = found
+        self.current_session_id = session_id
+        self._show_session(group.sessions[row])
+
+    def _show_session(self, session: dict) -> None:
+        self.header_title.setText(session["title"] or UNTITLED)
+        self.pages.setCurrentWidget(self.session_page)
+
+    def _forget(self, session_id: str) -> None:
+        self.model.remove(session_id)
+        if self.current_session_id == session_id:
+            self.current_session_id = None
+            self.header_title.setText("")
+            self.sidebar.tree.setCurrentIndex(QModelIndex())
+        self._refresh_empty_state()
+
+    def _refresh_empty_state(self) -> None:
+        if self.current_session_id is None:
+            self.pages.setCurrentWidget(self.empty_page)
+
+    def show_host_error(self, error: HostError) -> None:
+        self.host_error = error
+        log.warning("host error shown: %s", error)
+        if error.code in ("STORAGE_UNAVAILABLE", "SCHEMA_INCOMPATIBLE"):
+            self.banner.setProperty("severity", "error")
+            self.banner_text.setText(f"<b>Your data can’t be opened.</b><br>{_escape(error.message)}")
+            self.banner.show()
+            self.new_chat_action.setEnabled(False)
+            self.sidebar.new_chat_button.setEnabled(False)
+        self.statusBar().showMessage(f"{error.code}: {error.message}", 15000)
+
+    def closeEvent(self, event) -> None:
+        self._unsubscribe()
+        super().closeEvent(event)
+
+
+def _centered_message(title: str, hint: str) -> QWidget:
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    layout.addStretch(1)
+    heading = QLabel(title)
+    heading.setObjectName("emptyTitle")
+    heading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    detail = QLabel(hint)
+    detail.setObjectName("emptyHint")
+    detail.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    detail.setWordWrap(True)
+    layout.addWidget(heading)
+    layout.addSpacing(8)
+    layout.addWidget(detail)
+    layout.addStretch(2)
+    return page
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,97 @@
+"""Light and dark themes (UX.md "Look"), following the system by default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str
+    sidebar: str
+    text: str
+    muted: str
+    accent: str
+    user_bubble: str
+    code_panel: str
+    border: str
+    hover: str
+    selected: str
+    danger: str
+
+
+LIGHT = Theme("light", "#FFFFFF", "#F7F7F8", "#1F2328", "#6B7280", "#2563EB", "#EEF2FF", "#F6F8FA",
+              "#E5E7EB", "#ECECEF", "#E3E8F5", "#DC2626")
+DARK = Theme("dark", "#1E1F22", "#17181A", "#E6E6E6", "#9CA3AF", "#60A5FA", "#2B3245", "#26282C",
+             "#2F3136", "#25272B", "#2B3245", "#F87171")
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    return hints.colorScheme() == Qt.ColorScheme.Dark
+
+
+def pick(preference: str | None) -> Theme:
+    """``light``, ``dark``, or ``system``/None (follow the platform)."""
+    if preference == "dark":
+        return DARK
+    if preference == "light":
+        return LIGHT
+    return DARK if system_prefers_dark() else LIGHT
+
+
+def apply(app: QApplication, theme: Theme) -> None:
+    palette = QPalette()
+    colors = {
+        QPalette.ColorRole.Window: theme.background,
+        QPalette.ColorRole.Base: theme.background,
+        QPalette.ColorRole.AlternateBase: theme.sidebar,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.Button: theme.sidebar,
+        QPalette.ColorRole.Highlight: theme.selected,
+        QPalette.ColorRole.HighlightedText: theme.text,
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+        QPalette.ColorRole.ToolTipBase: theme.background,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.Link: theme.accent,
+    }
+    for role, value in colors.items():
+        palette.setColor(role, QColor(value))
+    app.setPalette(palette)
+    app.setStyleSheet(stylesheet(theme))
+    app.setProperty("pidesktopTheme", theme.name)
+
+
+def stylesheet(t: Theme) -> str:
+    return f"""
+QMainWindow, QWidget#conversation {{ background: {t.background}; color: {t.text}; }}
+QWidget#sidebar {{ background: {t.sidebar}; border-right: 1px solid {t.border}; }}
+QTreeView#sessionTree {{ background: {t.sidebar}; border: none; outline: 0; }}
+QTreeView#sessionTree::item {{ padding: 0px; border-radius: 8px; }}
+QTreeView#sessionTree::branch {{ background: transparent; image: none; border: none; }}
+QPushButton#newChat {{
+    background: {t.background}; color: {t.text}; border: 1px solid {t.border};
+    border-radius: 8px; padding: 8px 12px; text-align: left; font-weight: 600;
+}}
+QPushButton#newChat:hover {{ background: {t.hover}; }}
+QLabel#headerTitle {{ font-size: 15px; font-weight: 600; }}
+QWidget#header {{ border-bottom: 1px solid {t.border}; }}
+QLabel#emptyTitle {{ font-size: 22px; font-weight: 600; color: {t.text}; }}
+QLabel#emptyHint {{ color: {t.muted}; font-size: 14px; }}
+QLabel#muted {{ color: {t.muted}; }}
+QFrame#banner {{ background: {t.user_bubble}; border: 1px solid {t.border}; border-radius: 8px; }}
+QFrame#banner[severity="error"] {{ border-color: {t.danger}; }}
+QStatusBar {{ color: {t.muted}; border-top: 1px solid {t.border}; }}
+QLineEdit {{ border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; }}
+QMenu {{ background: {t.background}; border: 1px solid {t.border}; padding: 4px; }}
+QMenu::item {{ padding: 6px 20px; border-radius: 6px; }}
+QMenu::item:selected {{ background: {t.hover}; color: {t.text}; }}
+QSplitter::handle {{ background: {t.border}; }}
+"""

@@ -1,0 +1,1 @@
+"""Pi Workflows state store (its own ``state.sqlite``) and its command line."""

@@ -1,0 +1,189 @@
+"""Shared fixtures: an isolated home, a temporary data root, real hosts.
+
+Every test runs with HOME and XDG_CONFIG_HOME inside its own temporary folder,
+so nothing reads or writes the real installation anchor or ~/.pi-desktop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import orjson
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from pidesktop import paths  # noqa: E402
+from pidesktop.bus import HostClient, HostError, HostThread  # noqa: E402
+from pidesktop.host.core import opener  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv(paths.ENV_DATA_DIR, raising=False)
+    return home
+
+
+@pytest.fixture
+def data_root(tmp_path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def location(data_root) -> paths.StorageLocation:
+    return paths.resolve(data_dir=data_root)
+
+
+class InProcessHost:
+    """A real host thread with a blocking client, and a record of its events."""
+
+    def __init__(self, location: paths.StorageLocation):
+        self.location = location
+        self.thread = HostThread(opener(location, role="test host")).start()
+        self.client = HostClient(self.thread)
+        self.events: list[tuple[str, dict]] = []
+        self._events_lock = threading.Lock()
+        self.thread.subscribe(self._record)
+        self.thread.wait_ready(30)
+
+    def _record(self, topic: str, payload: dict) -> None:
+        with self._events_lock:
+            self.events.append((topic, payload))
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        return self.client.call_blocking(method, params or {})
+
+    def error(self, method: str, params: dict | None = None) -> HostError:
+        with pytest.raises(HostError) as info:
+            self.call(method, params)
+        return info.value
+
+    def stop(self) -> None:
+        self.client.close()
+        self.thread.stop()
+
+
+@pytest.fixture
+def host(location):
+    running = InProcessHost(location)
+    yield running
+    running.stop()
+
+
+class StdioHost:
+    """``pidesktop host --stdio`` in a real subprocess."""
+
+    def __init__(self, data_root: Path, env: dict | None = None):
+        self.data_root = data_root
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pidesktop", "host", "--stdio", "--data-dir", str(data_root)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})}, cwd=REPO,
+        )
+        self._next_id = 0
+        self.events: list[dict] = []
+        self.raw_lines: list[bytes] = []
+
+    def send_raw(self, line: bytes) -> None:
+        self.proc.stdin.write(line if line.endswith(b"\n") else line + b"\n")
+        self.proc.stdin.flush()
+
+    def read_message(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise EOFError(f"host exited: {self.proc.stderr.read().decode(errors='replace')}")
+        self.raw_lines.append(line)
+        return orjson.loads(line)
+
+    def reply_to(self, request_id) -> dict:
+        """Read until the reply with ``request_id``, collecting events on the way."""
+        while True:
+            message = self.read_message()
+            if message.get("method") == "event":
+                self.events.append(message["params"])
+                continue
+            if message.get("id") == request_id:
+                return message
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        self._next_id += 1
+        body = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            body["params"] = params
+        self.send_raw(orjson.dumps(body))
+        return self.reply_to(self._next_id)
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        reply = self.request(method, params or {})
+        if "error" in reply:
+            raise HostError.from_jsonrpc(reply["error"])
+        return reply["result"]
+
+    def close(self, timeout: float = 30) -> int:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        rest = self.proc.stdout.read()
+        self.raw_lines += [line + b"\n" for line in rest.splitlines()]
+        code = self.proc.wait(timeout)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(30)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def stdio_host(data_root):
+    started: list[StdioHost] = []
+
+    def start(root: Path | None = None, env: dict | None = None) -> StdioHost:
+        host = StdioHost(root or data_root, env)
+        started.append(host)
+        return host
+
+    yield start
+    for host in started:
+        if host.proc.poll() is None:
+            host.kill()
+
+
+@pytest.fixture
+def qloop(qapp):
+    """A qasync loop on the test's QApplication; run coroutines with ``qloop.run_until_complete``."""
+    import qasync
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01):
+    """Poll ``predicate`` while the event loop keeps running."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(interval)

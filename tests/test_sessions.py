@@ -1,0 +1,124 @@
+"""session.create / list / rename / delete, projects and the workspace."""
+
+import time
+
+import pytest
+
+
+def make(host, **params):
+    return host.call("session.create", params)["session"]
+
+
+def test_create_defaults_and_placeholder_titles(host):
+    plain = make(host)
+    assert plain["title"] == "" and plain["titleSource"] == "default"
+    assert plain["mode"] == "agent" and plain["thinkingLevel"] == "off" and plain["messageCount"] == 0
+    assert make(host, title="  New chat ")["titleSource"] == "default"
+    assert make(host, title="新对话")["titleSource"] == "default"
+    named = make(host, title="  Trip notes  ", mode="plan", thinkingLevel="high", providerId="p", modelId="m")
+    assert (named["title"], named["titleSource"], named["mode"], named["thinkingLevel"]) == (
+        "Trip notes", "manual", "plan", "high")
+    assert (named["providerId"], named["modelId"]) == ("p", "m")
+
+
+def test_create_with_a_project_path_upserts_one_normalised_project(host):
+    a = make(host, projectPath="  /home/me/work/ ")
+    b = make(host, projectPath="/home/me/work")
+    c = make(host, projectPath="\\home\\me\\work\\\\")
+    assert a["projectId"] == b["projectId"] == c["projectId"]
+    assert a["projectPath"] == "/home/me/work"
+    projects = host.call("projects.list")["projects"]
+    assert [(p["path"], p["name"], p["sessionCount"]) for p in projects] == [("/home/me/work", "work", 3)]
+    assert make(host, projectPath=" /// ")["projectPath"] == "/"
+
+
+def test_blank_project_path_is_refused(host):
+    error = host.error("session.create", {"projectPath": "   "})
+    assert error.code == "INVALID_PARAMS" and "projectPath" in error.message
+    assert host.call("session.list")["sessions"] == []
+
+
+def test_list_is_newest_first_with_cursor_paging(host):
+    ids = []
+    for i in range(7):
+        ids.append(make(host, title=f"chat {i}")["id"])
+    seen, cursor = [], None
+    while True:
+        page = host.call("session.list", {"limit": 3} | ({"cursor": cursor} if cursor else {}))
+        assert len(page["sessions"]) <= 3
+        seen += [s["id"] for s in page["sessions"]]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    listed = host.call("session.list")["sessions"]
+    assert seen == [s["id"] for s in listed]
+    assert sorted(ids) == sorted(seen)
+    keys = [(s["updatedAt"], s["id"]) for s in listed]
+    assert keys == sorted(keys, reverse=True)
+
+
+def test_list_filters_by_project(host):
+    work = make(host, projectPath="/w")
+    make(host)
+    listed = host.call("session.list", {"projectId": work["projectId"]})["sessions"]
+    assert [s["id"] for s in listed] == [work["id"]]
+
+
+def test_rename_trims_validates_and_keeps_updated_at(host):
+    session = make(host, title="first")
+    time.sleep(0.01)
+    renamed = host.call("session.rename", {"sessionId": session["id"], "title": "  Better name  "})["session"]
+    assert renamed["title"] == "Better name" and renamed["titleSource"] == "manual"
+    assert renamed["updatedAt"] == session["updatedAt"]
+    eighty = "é" * 80
+    assert host.call("session.rename", {"sessionId": session["id"], "title": eighty})["session"]["title"] == eighty
+    for bad in ("", "   ", "x" * 81, "字" * 81):
+        error = host.error("session.rename", {"sessionId": session["id"], "title": bad})
+        assert error.code == "INVALID_PARAMS" and "'title'" in error.message
+    assert host.call("session.list")["sessions"][0]["title"] == eighty
+
+
+def test_rename_of_an_unknown_session_is_not_found(host):
+    assert host.error("session.rename", {"sessionId": "nope", "title": "x"}).code == "NOT_FOUND"
+    assert host.error("session.rename", {"sessionId": "../../etc", "title": "x"}).code == "INVALID_PARAMS"
+
+
+def test_delete_cascades_and_removes_the_session_files(host):
+    session = make(host, title="doomed")
+    keep = make(host, title="keep")
+    root = host.location.data_root
+    sid = session["id"]
+    files = [root / "sessions" / f"{sid}{suffix}" for suffix in
+                      (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")]
+    for path in files:
+        path.write_text("{}\n")
+    (root / "scratch" / sid).mkdir()
+    (root / "scratch" / sid / "pasted.txt").write_text("x")
+    other = root / "sessions" / f"{keep['id']}.jsonl"
+    other.write_text("keep\n")
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}
+    assert all(not p.exists() for p in files)
+    assert not (root / "scratch" / sid).exists()
+    assert other.read_text() == "keep\n"
+    assert [s["id"] for s in host.call("session.list")["sessions"]] == [keep["id"]]
+    assert host.error("session.delete", {"sessionId": sid}).code == "NOT_FOUND"
+    assert ("session.changed", {"sessionId": sid, "reason": "deleted"}) in host.events
+
+
+def test_workspace_get_and_set(host):
+    assert host.call("workspace.get") == {"currentProjectId": None, "project": None}
+    chosen = host.call("workspace.set", {"projectPath": "/srv/site/"})
+    assert chosen["project"]["path"] == "/srv/site"
+    assert host.call("workspace.get")["currentProjectId"] == chosen["currentProjectId"]
+    other = host.call("workspace.set", {"projectPath": "/srv/other"})
+    back = host.call("workspace.set", {"projectId": chosen["currentProjectId"]})
+    assert back["project"]["path"] == "/srv/site" and other["project"]["path"] == "/srv/other"
+    assert host.error("workspace.set", {"projectId": 999}).code == "NOT_FOUND"
+    assert host.call("workspace.set", {}) == {"currentProjectId": None, "project": None}
+
+
+@pytest.mark.parametrize("params,field", [({"limit": 0}, "limit"), ({"limit": 501}, "limit"),
+                                          ({"includeDeleted": "yes"}, "includeDeleted")])
+def test_list_params_are_validated(host, params, field):
+    error = host.error("session.list", params)
+    assert error.code == "INVALID_PARAMS" and field in error.message
