@@ -1,0 +1,133 @@
+"""Durable file primitives: appends, exclusive creation, atomic replacement, reads.
+
+A transcript must survive ``kill -9`` (or a power cut) at any instant, so:
+
+- appends are written then ``fsync``-ed before they are acknowledged;
+- a new file is ``fsync``-ed and so is its directory, so the name itself
+  survives;
+- a full rewrite goes to a sibling temporary file that is ``fsync``-ed and
+  renamed over the original, then the directory is ``fsync``-ed: readers see
+  either the old file or the new one, never a mix.
+
+Reads go through :class:`ReadCounter` so callers can observe how many bytes an
+operation really cost.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+FILE_MODE = 0o600  # transcripts are private conversations
+
+
+class ReadCounter:
+    """Counts the bytes read from transcript files."""
+
+    def __init__(self) -> None:
+        self.bytes_read = 0
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make entries created, renamed or removed in ``directory`` durable."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    try:
+        fd = os.open(directory, flags)
+    except (PermissionError, IsADirectoryError):
+        return  # platforms that cannot open a directory cannot fsync one either
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; nothing more we can do
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def create_exclusive(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data``; ``FileExistsError`` if it already exists."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(path)
+        raise
+    os.close(fd)
+    fsync_dir(path.parent)
+
+
+def append_durably(fd: int, data: bytes) -> None:
+    """Append ``data`` through an ``O_APPEND`` descriptor and wait until it is on disk."""
+    write_all(fd, data)
+    os.fsync(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` all at once, via a sibling temporary file.
+
+    ``durable=False`` skips the fsyncs, for files that are only caches.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp_name, path)
+    except BaseException:
+        _unlink_quietly(Path(temp_name))
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def read_at(fd: int, offset: int, size: int, counter: ReadCounter) -> bytes:
+    """Up to ``size`` bytes at ``offset`` (fewer only at end of file)."""
+    parts = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            break
+        parts.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    data = parts[0] if len(parts) == 1 else b"".join(parts)  # avoid a copy in the usual case
+    counter.bytes_read += len(data)
+    return data
+
+
+def read_to_end(fd: int, offset: int, counter: ReadCounter, chunk_size: int = 1 << 20):
+    """Yield the file's bytes from ``offset`` to its end, in chunks."""
+    while True:
+        chunk = os.pread(fd, chunk_size, offset)
+        if not chunk:
+            return
+        counter.bytes_read += len(chunk)
+        offset += len(chunk)
+        yield chunk
+
+
+def read_whole(fd: int, counter: ReadCounter) -> bytes:
+    """The file's entire content in one sequential read."""
+    size_hint = os.fstat(fd).st_size
+    data = read_at(fd, 0, size_hint, counter)
+    tail = b"".join(read_to_end(fd, len(data), counter))  # the file may have grown meanwhile
+    return data + tail if tail else data
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,415 @@
+"""TranscriptStore: the file layer for conversation transcripts.
+
+Each conversation is ``<sessions_dir>/<session_id>.jsonl``, the source of
+truth for its messages. The store writes it durably, reads it whole, and
+serves windows of it through a layout (kept in memory per session and on disk
+next to the transcript) so that a page costs the same whatever the length of
+the history.
+
+The store is meant for a single thread and a single writer per transcript.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import layout_cache
+from .files import ReadCounter, append_durably, atomic_write, create_exclusive, fsync_dir, read_to_end, read_whole
+from .layout import Layout, StaleLayout, ends_at_line_boundary, extend, read_lines, scan_bytes, scan_file
+from .lines import COMPACTION, MESSAGE, SESSION, scan_top_level
+from .records import InvalidRecord, decode_record, encode_record, now_rfc3339, parse_line, session_header
+from .windows import MessageNotFound, Window, WindowRequest, select
+
+log = logging.getLogger("pidesktop.host.transcripts")
+
+# Save the disk cache again once it lags this far behind: a reopen then
+# rescans at most this much tail.
+SAVE_AFTER_ENTRIES = 512
+SAVE_AFTER_BYTES = 4 << 20
+DIR_MODE = 0o700  # like every folder of the data root
+
+
+class TranscriptChanged(OSError):
+    """The transcript kept changing while it was being read."""
+
+
+@dataclass
+class Transcript:
+    header: dict[str, Any] | None
+    messages: list[tuple[int, dict[str, Any]]]
+    compactions: list[dict[str, Any]]
+    total: int = 0  # message lines, hidden duplicates included
+
+
+@dataclass
+class _Remembered:
+    layout: Layout
+    # What the disk cache holds (message count, prefix length); None: nothing usable.
+    saved: tuple[int, int] | None
+
+
+class TranscriptStore:
+    def __init__(self, sessions_dir: Path):
+        self.sessions_dir = Path(sessions_dir)
+        self._layouts: dict[str, _Remembered] = {}
+        self._reads = ReadCounter()
+
+    # -- names ---------------------------------------------------------------
+
+    def path(self, session_id: str) -> Path:
+        if (
+            not isinstance(session_id, str)
+            or not session_id
+            or session_id.startswith(".")
+            or any(char in session_id for char in "/\\\0")
+        ):
+            raise ValueError(f"not a usable session id: {session_id!r}")
+        return self.sessions_dir / f"{session_id}.jsonl"
+
+    def layout_path(self, session_id: str) -> Path:
+        return self.sessions_dir / f"{session_id}.jsonl.layout"
+
+    def exists(self, session_id: str) -> bool:
+        return self.path(session_id).is_file()
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes read from transcript files by this store so far."""
+        return self._reads.bytes_read
+
+    # -- writing -------------------------------------------------------------
+
+    def create(self, session_id: str, created_at: str) -> None:
+        """Create the transcript with its header; ``FileExistsError`` if it exists."""
+        path = self.path(session_id)
+        self._ensure_sessions_dir()
+        header = encode_record(session_header(session_id, created_at))
+        create_exclusive(path, header)
+        # A cache left by an earlier file of that name could match a reused inode.
+        layout_cache.remove(self.layout_path(session_id))
+        stat = os.stat(path)
+        self._layouts[session_id] = _Remembered(Layout(stat.st_dev, stat.st_ino, len(header)), (0, len(header)))
+
+    def append(self, session_id: str, record: dict[str, Any]) -> int | None:
+        """Append ``record`` durably; its message position, or None for other kinds.
+
+        An incomplete last line (left by a crash mid-append) is cut off first,
+        so the new record does not merge into it.
+        """
+        line = _encode_body_record(record)
+        kind, record_id = scan_top_level(line, 0, len(line) - 1)
+        path = self.path(session_id)
+        if not path.exists():
+            try:
+                self.create(session_id, now_rfc3339())
+            except FileExistsError:
+                pass
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        try:
+            layout = self._current_layout(session_id, fd, os.fstat(fd))
+            size = os.fstat(fd).st_size
+            if size > layout.prefix_len:
+                log.warning("discarding %d bytes of an incomplete last line of %s", size - layout.prefix_len, path)
+                os.ftruncate(fd, layout.prefix_len)
+            try:
+                append_durably(fd, line)
+            except BaseException:
+                self._layouts.pop(session_id, None)  # the file's end is unknown now
+                raise
+        finally:
+            os.close(fd)
+        layout.add(kind, layout.prefix_len, len(line), record_id)
+        layout.prefix_len += len(line)
+        self._save_if_lagging(session_id)
+        return layout.total - 1 if kind == MESSAGE else None
+
+    def rewrite(self, session_id: str, records: list[dict[str, Any]], header: dict[str, Any] | None = None) -> None:
+        """Replace the whole transcript atomically; keeps the current header when ``header`` is None."""
+        body = b"".join(_encode_body_record(record) for record in records)
+        if header is None:
+            header = self._read_header(session_id) or session_header(session_id, now_rfc3339())
+        header_line = encode_record({**header, "type": SESSION})
+        self._ensure_sessions_dir()
+        atomic_write(self.path(session_id), header_line + body)
+        self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
+
+    def delete(self, session_id: str) -> None:
+        """Remove the transcript and its layout cache, if present."""
+        path = self.path(session_id)
+        self._layouts.pop(session_id, None)
+        layout_cache.remove(self.layout_path(session_id))
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return
+        fsync_dir(path.parent)
+
+    # -- reading -------------------------------------------------------------
+
+    def read_all(self, session_id: str) -> Transcript:
+        """Everything in the transcript, from one sequential read; ``FileNotFoundError`` if missing."""
+        path = self.path(session_id)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = read_whole(fd, self._reads)
+            stat = os.fstat(fd)
+        finally:
+            os.close(fd)
+        others: list[tuple[str | None, int, int]] = []
+        layout = scan_bytes(data, stat, lambda kind, start, end: others.append((kind, start, end)))
+        self._adopt(session_id, layout)
+
+        view = memoryview(data)
+        name = path.name
+        header = None
+        for kind, start, end in others:
+            if kind == SESSION and start == 0:
+                header = decode_record(view[start:end], SESSION, None, name, start)
+            else:
+                _report_unreadable(view[start:end], kind, name, start)
+        if header is None and layout.prefix_len:
+            log.warning("%s does not start with a session header", name)
+
+        messages = []
+        offsets, lengths, ids = layout.message_offsets, layout.message_lengths, layout.message_ids
+        for position in range(layout.total):
+            if layout.is_hidden(position):
+                continue
+            offset = offsets[position]
+            record = decode_record(view[offset : offset + lengths[position]], MESSAGE, ids[position], name, offset)
+            if record is not None:
+                messages.append((position, record))
+        compactions = []
+        for offset, length, record_id in zip(layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids):
+            record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
+            if record is not None:
+                compactions.append(record)
+        return Transcript(header, messages, compactions, layout.total)
+
+    def window(
+        self,
+        session_id: str,
+        *,
+        before: int | None = None,
+        limit: int | None = None,
+        around: str | None = None,
+        start: int | None = None,
+    ) -> Window:
+        """A page of history plus every compaction; see :mod:`.windows` for the selection rules.
+
+        A transcript that does not exist yet reads as empty.
+        """
+        request = WindowRequest(before=before, limit=limit, around=around, start=start)
+        path = self.path(session_id)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            if around is not None:
+                raise MessageNotFound(around) from None
+            return Window([], 0, 0, 0, False, False, [])
+        try:
+            for attempt in range(2):
+                layout = self._current_layout(session_id, fd, os.fstat(fd), use_disk_cache=attempt == 0)
+                around_position = None
+                if around is not None:
+                    around_position = layout.last_position(around)
+                    if around_position is None:
+                        raise MessageNotFound(around)
+                first, end = select(request, layout.total, around_position)
+                try:
+                    message_lines = self._read_messages(fd, layout, range(first, end))
+                    compaction_lines = self._read_compactions(fd, layout)
+                except StaleLayout:
+                    self._drop_stale(session_id, path)
+                    continue
+                hidden = layout.hidden_between(first, end)
+                messages = []
+                for position, line in zip(range(first, end), message_lines):
+                    if position in hidden:
+                        continue
+                    record = decode_record(
+                        line, MESSAGE, layout.message_ids[position], path.name, layout.message_offsets[position]
+                    )
+                    if record is not None:
+                        messages.append((position, record))
+                compactions = self._decode_compactions(layout, compaction_lines, path.name)
+                return Window(messages, first, end, layout.total, first > 0, end < layout.total, compactions)
+        finally:
+            os.close(fd)
+        raise TranscriptChanged(f"{path} changed while being read")
+
+    def find(self, session_id: str, message_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The latest line carrying ``message_id`` and its position, read through the layout."""
+        path = self.path(session_id)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            for attempt in range(2):
+                layout = self._current_layout(session_id, fd, os.fstat(fd), use_disk_cache=attempt == 0)
+                position = layout.last_position(message_id)
+                if position is None:
+                    return None
+                try:
+                    (line,) = self._read_messages(fd, layout, [position])
+                except StaleLayout:
+                    self._drop_stale(session_id, path)
+                    continue
+                record = decode_record(line, MESSAGE, message_id, path.name, layout.message_offsets[position])
+                return None if record is None else (position, record)
+        finally:
+            os.close(fd)
+        raise TranscriptChanged(f"{path} changed while being read")
+
+    def message_count(self, session_id: str) -> int:
+        """Number of message lines (hidden duplicates included); 0 when the file does not exist."""
+        current = self.layout(session_id)
+        return 0 if current is None else current.total
+
+    # -- layouts -------------------------------------------------------------
+
+    def layout(self, session_id: str) -> Layout | None:
+        """The up-to-date layout of the transcript, or None if it does not exist."""
+        try:
+            fd = os.open(self.path(session_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            return self._current_layout(session_id, fd, os.fstat(fd))
+        finally:
+            os.close(fd)
+
+    def flush_layouts(self) -> None:
+        """Write every layout that the disk cache does not fully reflect."""
+        for session_id, remembered in list(self._layouts.items()):
+            current = (remembered.layout.total, remembered.layout.prefix_len)
+            if remembered.saved != current:
+                self._save(session_id, remembered)
+
+    def evict(self, session_id: str, *, save: bool = True) -> None:
+        """Forget the in-memory layout (after saving it, unless ``save`` is False)."""
+        remembered = self._layouts.pop(session_id, None)
+        if save and remembered is not None and remembered.saved != (remembered.layout.total, remembered.layout.prefix_len):
+            self._save(session_id, remembered)
+
+    def _current_layout(self, session_id: str, fd: int, stat: os.stat_result, *, use_disk_cache: bool = True) -> Layout:
+        remembered = self._layouts.get(session_id)
+        if remembered is not None and not remembered.layout.describes(stat):
+            remembered = None
+        boundary_checked = False
+        if remembered is None and use_disk_cache:
+            cached = layout_cache.load(self.layout_path(session_id), fd, stat, self._reads)
+            if cached is not None:
+                remembered = _Remembered(cached, (cached.total, cached.prefix_len))
+                boundary_checked = True  # loading checks that the prefix still ends a line
+        if remembered is not None and stat.st_size > remembered.layout.prefix_len:
+            if boundary_checked or ends_at_line_boundary(fd, remembered.layout.prefix_len, self._reads):
+                extend(remembered.layout, fd, self._reads)  # append-only growth: scan the tail only
+            else:
+                remembered = None
+        if remembered is None:
+            remembered = _Remembered(scan_file(fd, stat, self._reads), None)
+        self._layouts[session_id] = remembered
+        self._save_if_lagging(session_id)
+        return remembered.layout
+
+    def _adopt(self, session_id: str, layout: Layout) -> None:
+        remembered = self._layouts.get(session_id)
+        if remembered is None or remembered.layout != layout:
+            self._layouts[session_id] = _Remembered(layout, None)
+            self._save_if_lagging(session_id)
+
+    def _save_if_lagging(self, session_id: str) -> None:
+        remembered = self._layouts[session_id]
+        layout = remembered.layout
+        if (
+            remembered.saved is None
+            or layout.total - remembered.saved[0] >= SAVE_AFTER_ENTRIES
+            or layout.prefix_len - remembered.saved[1] >= SAVE_AFTER_BYTES
+        ):
+            self._save(session_id, remembered)
+
+    def _save(self, session_id: str, remembered: _Remembered) -> None:
+        layout_cache.save(self.layout_path(session_id), remembered.layout)
+        # Even when saving failed: retrying on every read would not help.
+        remembered.saved = (remembered.layout.total, remembered.layout.prefix_len)
+
+    def _drop_layouts(self, session_id: str) -> None:
+        self._layouts.pop(session_id, None)
+        layout_cache.remove(self.layout_path(session_id))
+
+    def _drop_stale(self, session_id: str, path: Path) -> None:
+        log.info("layout of %s is stale; rescanning", path)
+        self._drop_layouts(session_id)
+
+    def _read_messages(self, fd: int, layout: Layout, indexes) -> list[bytes]:
+        return read_lines(
+            fd, layout.message_offsets, layout.message_lengths, layout.message_ids, MESSAGE, indexes, self._reads
+        )
+
+    def _read_compactions(self, fd: int, layout: Layout) -> list[bytes]:
+        return read_lines(
+            fd,
+            layout.compaction_offsets,
+            layout.compaction_lengths,
+            layout.compaction_ids,
+            COMPACTION,
+            range(len(layout.compaction_offsets)),
+            self._reads,
+        )
+
+    @staticmethod
+    def _decode_compactions(layout: Layout, lines: list[bytes], source: str) -> list[dict[str, Any]]:
+        compactions = []
+        for line, offset, record_id in zip(lines, layout.compaction_offsets, layout.compaction_ids):
+            record = decode_record(line, COMPACTION, record_id, source, offset)
+            if record is not None:
+                compactions.append(record)
+        return compactions
+
+    def _ensure_sessions_dir(self) -> None:
+        if not self.sessions_dir.is_dir():
+            self.sessions_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            fsync_dir(self.sessions_dir.parent)  # so the new folder survives a crash too
+
+    def _read_header(self, session_id: str) -> dict[str, Any] | None:
+        """The current file's header, or None if there is no file or no valid header."""
+        try:
+            fd = os.open(self.path(session_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            first_line = b""
+            for chunk in read_to_end(fd, 0, self._reads, chunk_size=4096):
+                first_line += chunk
+                if b"\n" in chunk:
+                    break
+        finally:
+            os.close(fd)
+        first_line = first_line.partition(b"\n")[0]
+        if scan_top_level(first_line).type != SESSION:
+            return None
+        return decode_record(first_line, SESSION, None, self.path(session_id).name, 0)
+
+
+def _encode_body_record(record: dict[str, Any]) -> bytes:
+    if isinstance(record, dict) and record.get("type") == SESSION:
+        raise InvalidRecord("the session header is written by create() and rewrite(), not as a record")
+    return encode_record(record)
+
+
+def _report_unreadable(line: memoryview, kind: str | None, source: str, offset: int) -> None:
+    """Warn about a line no reader can use; lines of unknown types are skipped silently."""
+    if kind is not None:
+        return
+    try:
+        parse_line(line)
+    except Exception as error:
+        log.warning("skipping a line of %s at byte %d that is not valid JSON: %s", source, offset, error)
+    else:
+        log.warning("skipping a line of %s at byte %d without a string 'type'", source, offset)

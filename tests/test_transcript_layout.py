@@ -1,0 +1,258 @@
+"""Layouts: incremental growth, invalidation, stale offsets and the disk cache."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pidesktop.host.transcripts import Layout, TranscriptStore
+from pidesktop.host.transcripts import layout_cache
+from pidesktop.host.transcripts.records import encode_record
+
+SID = "s1"
+CREATED = "2026-07-26T09:00:00.000Z"
+
+
+def message(record_id: str, text: str) -> dict:
+    return {"type": "message", "id": record_id, "role": "user", "blocks": [{"type": "text", "text": text}]}
+
+
+@pytest.fixture
+def sessions(tmp_path):
+    return tmp_path / "sessions"
+
+
+def fill(store: TranscriptStore, count: int, text: str = "hello there") -> None:
+    store.create(SID, CREATED)
+    for i in range(count):
+        store.append(SID, message(f"m{i}", f"{text} {i}"))
+
+
+def test_growth_is_scanned_from_the_cached_prefix_only(sessions):
+    writer = TranscriptStore(sessions)
+    fill(writer, 300)
+    reader = TranscriptStore(sessions)
+    assert reader.message_count(SID) == 300
+    line = encode_record(message("m300", "new"))
+    writer.append(SID, message("m300", "new"))
+    before = reader.bytes_read
+    assert reader.message_count(SID) == 301
+    # One byte to check the old prefix still ends a line, then only the new line.
+    assert reader.bytes_read - before == 1 + len(line)
+
+
+def test_growth_since_the_disk_cache_is_scanned_from_its_prefix(sessions):
+    writer = TranscriptStore(sessions)
+    fill(writer, 300)
+    writer.flush_layouts()
+    writer.append(SID, message("m300", "new"))
+    line = encode_record(message("m300", "new"))
+    reader = TranscriptStore(sessions)
+    assert reader.message_count(SID) == 301
+    assert reader.bytes_read == 1 + len(line)
+
+
+def test_a_window_costs_its_page_not_the_history(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 2000, text="x" * 200)
+    store.append(SID, {"type": "compaction", "id": "cp1", "summary": "s"})
+    assert store.message_count(SID) == 2000
+    layout = store.layout(SID)
+    page = sum(layout.message_lengths[-10:]) + sum(layout.compaction_lengths)
+    before = store.bytes_read
+    window = store.window(SID, limit=10)
+    assert [p for p, _ in window.messages] == list(range(1990, 2000))
+    # The page, the compaction line, and one byte before each separately read run.
+    assert store.bytes_read - before <= page + 2
+    assert store.path(SID).stat().st_size > 100 * page
+
+
+def test_a_replaced_file_invalidates_the_cached_layout(sessions):
+    first = TranscriptStore(sessions)
+    fill(first, 20)
+    old = first.layout(SID)
+    TranscriptStore(sessions).rewrite(SID, [message("z1", "replaced"), message("z2", "content")])
+    window = first.window(SID, limit=10)
+    assert window.messages == [(0, message("z1", "replaced")), (1, message("z2", "content"))]
+    assert first.layout(SID).ino != old.ino
+    assert first.find(SID, "m3") is None
+
+
+def test_a_rewrite_drops_both_layers_after_the_rename(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 10)
+    store.flush_layouts()
+    store.rewrite(SID, [message("m9", "kept")])
+    assert not store.layout_path(SID).exists()
+    assert store.window(SID).messages == [(0, message("m9", "kept"))]
+
+
+def test_a_refused_rewrite_keeps_everything(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 10)
+    store.flush_layouts()
+    content = store.path(SID).read_bytes()
+    with pytest.raises(ValueError):
+        store.rewrite(SID, [message("m1", "ok"), {"type": "message", "id": "m2"}])
+    assert store.path(SID).read_bytes() == content
+    assert store.layout_path(SID).exists()
+
+
+def test_a_stale_offset_makes_the_read_rescan_and_still_return_correct_data(sessions, caplog):
+    store = TranscriptStore(sessions)
+    store.create(SID, CREATED)
+    for i in range(6):
+        store.append(SID, message(f"m{i}", ("short" if i % 2 else "a much longer text " * 3) + str(i)))
+    store.flush_layouts()
+    path = store.path(SID)
+    inode = path.stat().st_ino
+    # Swap two lines of different lengths in place: same inode, same size,
+    # but every cached offset from the first of them on now points mid-line.
+    lines = path.read_bytes().split(b"\n")
+    lines[1], lines[2] = lines[2], lines[1]
+    with open(path, "r+b") as f:
+        f.write(b"\n".join(lines))
+    assert path.stat().st_ino == inode
+    expected = TranscriptStore(sessions).read_all(SID).messages
+    assert [r["id"] for _, r in expected] == ["m1", "m0", "m2", "m3", "m4", "m5"]
+
+    with caplog.at_level(logging.INFO, logger="pidesktop.host.transcripts"):
+        window = store.window(SID, limit=6)
+    assert window.messages == expected
+    assert any("stale" in record.getMessage() for record in caplog.records)
+    assert store.find(SID, "m0") == (1, expected[1][1])
+    # A fresh store would have trusted the disk cache: it was dropped and rebuilt too.
+    assert TranscriptStore(sessions).window(SID, limit=6).messages == expected
+
+
+def test_a_stale_offset_found_by_find_rescans(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 5)
+    path = store.path(SID)
+    data = path.read_bytes().replace(b"hello there 1", b"hello  here 1")
+    data = data.replace(b'"id":"m3"', b'"id":"m7"')
+    with open(path, "r+b") as f:
+        f.write(data)
+    assert store.find(SID, "m3") is None
+    assert store.find(SID, "m7") == (3, message("m7", "hello there 3"))
+
+
+# -- the disk cache -----------------------------------------------------------------
+
+
+def test_the_cache_file_format(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 3)
+    store.flush_layouts()
+    data = store.layout_path(SID).read_bytes()
+    header, checksum, body = data.split(b"\n", 2)
+    assert header == b"pidesktop-layout v1"
+    assert len(checksum) == 32
+    fields = orjson.loads(body)
+    stat = store.path(SID).stat()
+    assert (fields["dev"], fields["ino"], fields["prefix_len"]) == (stat.st_dev, stat.st_ino, stat.st_size)
+    assert fields["message_count"] == 3 and fields["message_ids"] == ["m0", "m1", "m2"]
+    assert layout_cache.decode(data) == store.layout(SID)
+
+
+def test_a_valid_cache_spares_the_scan(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 500)
+    store.flush_layouts()
+    reader = TranscriptStore(sessions)
+    assert reader.message_count(SID) == 500
+    assert reader.bytes_read == 1  # only the newline before the cached prefix end
+
+
+def test_the_cache_is_saved_as_it_grows_and_when_evicted(sessions):
+    from pidesktop.host.transcripts.store import SAVE_AFTER_ENTRIES
+
+    store = TranscriptStore(sessions)
+    fill(store, SAVE_AFTER_ENTRIES + 5)
+    saved = layout_cache.decode(store.layout_path(SID).read_bytes())
+    assert saved.total == SAVE_AFTER_ENTRIES
+    store.evict(SID)
+    assert layout_cache.decode(store.layout_path(SID).read_bytes()) == TranscriptStore(sessions).layout(SID)
+
+
+def _craft(store: TranscriptStore, change) -> bytes:
+    """A cache with a valid checksum whose content ``change`` has tampered with."""
+    fields = orjson.loads(layout_cache.encode(store.layout(SID)).split(b"\n", 2)[2])
+    change(fields)
+    body = orjson.dumps(fields)
+    return layout_cache.HEADER + b"\n" + layout_cache._checksum(body) + b"\n" + body
+
+
+BAD_CACHES = {
+    "garbage": lambda store: b"\x00\xff garbage \n\n\n",
+    "empty": lambda store: b"",
+    "numeric header": lambda store: b"1\n2\n3\n",
+    "old version": lambda store: layout_cache.encode(store.layout(SID)).replace(b"layout v1", b"layout v0", 1),
+    "bad checksum": lambda store: layout_cache.encode(store.layout(SID))[:-3] + b"99}",
+    "foreign identity": lambda store: _craft(store, lambda f: f.update(ino=f["ino"] + 1)),
+    "prefix beyond the file": lambda store: _craft(store, lambda f: f.update(prefix_len=f["prefix_len"] + 10)),
+    "prefix not at a newline": lambda store: _craft(store, lambda f: f.update(prefix_len=f["prefix_len"] - 2)),
+    "count mismatch": lambda store: _craft(store, lambda f: f.update(message_count=3)),
+    "offsets not increasing": lambda store: _craft(
+        store, lambda f: f["message_offsets"].__setitem__(slice(0, 2), f["message_offsets"][1::-1])
+    ),
+    "offset out of range": lambda store: _craft(store, lambda f: f["message_offsets"].__setitem__(-1, 10**9)),
+    "wrong types": lambda store: _craft(store, lambda f: f["message_lengths"].__setitem__(0, "12")),
+    "missing field": lambda store: _craft(store, lambda f: f.pop("compaction_ids")),
+    "not an object": lambda store: _craft(store, lambda f: f.clear()) .replace(b"{}", b"[]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CACHES))
+def test_a_bad_cache_is_ignored_and_rebuilt(sessions, name):
+    store = TranscriptStore(sessions)
+    fill(store, 12)
+    expected = store.read_all(SID).messages
+    store.layout_path(SID).write_bytes(BAD_CACHES[name](store))
+    reader = TranscriptStore(sessions)
+    assert reader.window(SID, limit=5).messages == expected[-5:]
+    assert reader.read_all(SID).messages == expected
+    assert layout_cache.decode(store.layout_path(SID).read_bytes()) == store.layout(SID)
+
+
+def test_a_cache_that_cannot_be_read_or_written_is_only_logged(sessions, caplog):
+    store = TranscriptStore(sessions)
+    fill(store, 12)
+    expected = store.read_all(SID).messages
+    store.evict(SID, save=False)
+    store.layout_path(SID).unlink(missing_ok=True)
+    store.layout_path(SID).mkdir()  # neither readable nor replaceable as a file
+    with caplog.at_level(logging.WARNING, logger="pidesktop.host.transcripts"):
+        assert store.window(SID, limit=50).messages == expected
+        store.append(SID, message("m12", "more"))
+        store.flush_layouts()
+    assert any("layout cache" in record.getMessage() for record in caplog.records)
+    assert TranscriptStore(sessions).read_all(SID).messages[-1] == (12, message("m12", "more"))
+    assert [name for name in os.listdir(sessions) if name.endswith(".tmp")] == []
+
+
+def test_create_removes_a_leftover_cache(sessions):
+    store = TranscriptStore(sessions)
+    fill(store, 5)
+    store.flush_layouts()
+    store.path(SID).unlink()  # removed behind the store's back
+    store.create(SID, CREATED)
+    assert not store.layout_path(SID).exists()
+    assert TranscriptStore(sessions).window(SID).total == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", None]), max_size=40), st.data())
+def test_hidden_lines_are_the_same_whether_or_not_ids_are_indexed(ids, data):
+    layout = Layout(0, 0, message_offsets=list(range(len(ids))), message_lengths=[1] * len(ids), message_ids=ids)
+    start = data.draw(st.integers(min_value=0, max_value=len(ids)))
+    end = data.draw(st.integers(min_value=start, max_value=len(ids)))
+    nearby = layout.hidden_between(start, end)  # without an index: looks at the later lines only
+    assert {p for p in range(start, end) if layout.is_hidden(p)} == nearby  # builds the index
+    assert layout.hidden_between(start, end) == nearby  # with the index
+    assert nearby == {p for p in range(start, end) if ids[p] in ids[p + 1 :]}
