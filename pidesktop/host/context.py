@@ -9,6 +9,8 @@ from pathlib import Path
 
 import apsw
 
+from .transcripts import TranscriptStore
+
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -20,6 +22,10 @@ class HostContext:
     data_root: Path
     emit: Callable[[str, dict], None]
     clock: Callable[[], int] = field(default=now_ms)
+    transcripts: TranscriptStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.transcripts = TranscriptStore(self.data_root / "sessions")
 
     @property
     def sessions_dir(self) -> Path:

@@ -8,9 +8,11 @@ it interrupted, then retention runs and freed pages go back to the file system.
 from __future__ import annotations
 
 import logging
+import shutil
 
 import orjson
 
+from . import inflight, messages, sessions
 from .context import HostContext
 
 log = logging.getLogger("pidesktop.host.maintenance")
@@ -36,6 +38,9 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
         if report["turnsAborted"] or report["approvalsInterrupted"] or report["executionsInterrupted"]:
             conn.execute("INSERT INTO audit_log(ts, kind, payload_json) VALUES (?, 'boot_recovery', ?)",
                          (now, orjson.dumps(report).decode()))
+    report["sessionsRestored"] = restore_orphans(ctx, now)
+    report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
+    with conn:
         report["auditPruned"] = _changes(conn, "DELETE FROM audit_log WHERE ts < ?",
                                          (now - audit_retention_days * _DAY_MS,))
         report["taskRunsPruned"] = _changes(conn, (
@@ -45,6 +50,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
         report["notificationsPruned"] = _changes(conn, (
             "DELETE FROM notifications WHERE id NOT IN (SELECT id FROM notifications "
             "ORDER BY created_at DESC, id DESC LIMIT ?)"), (NOTIFICATIONS_KEEP,))
+    report["foldersSwept"] = sweep_orphan_folders(ctx)
     conn.execute("PRAGMA incremental_vacuum")
     log.info("boot pass done", extra={"fields": report})
     return report
@@ -54,3 +60,83 @@ def _changes(conn, sql: str, args: tuple) -> int:
     conn.execute(sql, args)
     return conn.changes()
 
+
+
+def restore_orphans(ctx: HostContext, now: int) -> int:
+    """D318: a transcript whose session row is gone gets its row and index back."""
+    known = {row[0] for row in ctx.conn.execute("SELECT id FROM sessions")}
+    restored = 0
+    for path in sorted(ctx.sessions_dir.glob("*.jsonl")):
+        session_id = path.name[: -len(".jsonl")]
+        if session_id in known or path.name.endswith(".revisions.jsonl"):
+            continue
+        try:
+            sessions.check_id(session_id)
+            sessions.restore_orphan(ctx, session_id, now)
+            restored += 1
+        except Exception:  # one unreadable file must not stop the host from starting
+            log.exception("could not restore orphaned transcript %s", path.name)
+    return restored
+
+
+def promote_checkpoints(ctx: HostContext, now: int) -> int:
+    """Settle every leftover in-flight checkpoint (D299/D327).
+
+    Its final row never landed: append it as complete when its turn had
+    completed, otherwise as an aborted assistant message under an aborted turn.
+    """
+    promoted = 0
+    for path in sorted(ctx.sessions_dir.glob("*.inflight.json")):
+        session_id = path.name[: -len(".inflight.json")]
+        checkpoint = inflight.read(ctx, session_id)
+        exists = ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if checkpoint is None or not exists:
+            log.warning("dropping in-flight checkpoint %s: %s", path.name,
+                        "unreadable" if checkpoint is None else "its session is gone")
+            path.unlink(missing_ok=True)
+            continue
+        message = dict(checkpoint["message"])
+        turn_id = checkpoint.get("turnId") if isinstance(checkpoint.get("turnId"), str) else None
+        status = _turn_status(ctx, session_id, turn_id, now)
+        meta = dict(message.get("meta") or {})
+        meta["status"] = "completed" if status == "completed" else "aborted"
+        if status != "completed":
+            meta["recoveredFrom"] = "inflight"
+        message["meta"] = meta
+        message.setdefault("role", "assistant")
+        message.setdefault("blocks", [])
+        try:
+            messages.append(ctx, session_id, message, turn_id)
+            promoted += 1
+        except Exception:
+            log.exception("could not promote in-flight checkpoint %s", path.name)
+        inflight.remove(ctx, session_id)
+    return promoted
+
+
+def _turn_status(ctx: HostContext, session_id: str, turn_id: str | None, now: int) -> str | None:
+    if turn_id is None:
+        return None
+    row = ctx.conn.execute("SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)).fetchone()
+    if row is None:
+        with ctx.conn:
+            ctx.conn.execute("INSERT INTO turns(id, session_id, status, started_at, ended_at) "
+                             "VALUES (?, ?, 'aborted', ?, ?)", (turn_id, session_id, now, now))
+        return "aborted"
+    return row[1] if row[0] == session_id else None
+
+
+def sweep_orphan_folders(ctx: HostContext) -> int:
+    """Remove per-session scratch/visualization/review folders whose session is gone (never by age)."""
+    known = {row[0] for row in ctx.conn.execute("SELECT id FROM sessions")}
+    swept = 0
+    for name in sessions.SESSION_DIRS:
+        base = ctx.data_root / name
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for child in base.iterdir():
+            if child.name in known or child.is_symlink() or not child.is_dir():
+                continue
+            shutil.rmtree(child, ignore_errors=True)
+            swept += 1
+    return swept

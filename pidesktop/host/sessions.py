@@ -7,6 +7,7 @@ and its place in the recent list (``updated_at``).
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import uuid
@@ -14,7 +15,7 @@ import uuid
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
-from . import projects
+from . import message_index, projects
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -31,6 +32,8 @@ PLACEHOLDER_TITLES = frozenset({"", "new chat", "new session", "untitled", "unti
 
 # Session ids become file names: keep them to a safe alphabet.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+log = logging.getLogger("pidesktop.host.sessions")
 
 # Files and folders a session owns besides its row (spec 004, sections 2 and 2.1).
 SESSION_FILES = (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")
@@ -179,12 +182,46 @@ def session_delete(ctx: HostContext, p: Params) -> dict:
 
 def remove_session_files(ctx: HostContext, session_id: str) -> None:
     """After the row is gone: the transcript, its caches, revisions, checkpoint, scratch."""
+    ctx.transcripts.delete(session_id)
     for suffix in SESSION_FILES:
         (ctx.sessions_dir / f"{session_id}{suffix}").unlink(missing_ok=True)
     for folder in SESSION_DIRS:
         target = ctx.data_root / folder / session_id
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target, ignore_errors=True)
+
+
+def ensure_row(ctx: HostContext, session_id: str, now: int) -> None:
+    """Make sure ``session_id`` has a row before a message is stored under it (D318).
+
+    A transcript whose row is gone is restored from the file, index and all; a
+    session with neither row nor file gets a stub row under that id, so a
+    pending append can still land.
+    """
+    if ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+        return
+    if ctx.transcripts.exists(session_id):
+        restore_orphan(ctx, session_id, now)
+        return
+    with ctx.conn:
+        ctx.conn.execute("INSERT INTO sessions(id, title, title_source, created_at, updated_at) "
+                         "VALUES (?, '', 'default', ?, ?)", (session_id, now, now))
+    log.warning("created a stub session row for %s so its message can be stored", session_id)
+
+
+def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
+    """Rebuild the row and index of a transcript whose session row is missing; returns its message count."""
+    transcript = ctx.transcripts.read_all(session_id)
+    header = transcript.header or {}
+    created = message_index.created_ms(header, now)
+    messages = [{k: v for k, v in record.items() if k != "type"} for _pos, record in transcript.messages]
+    updated = max([message_index.created_ms(m, created) for m in messages], default=created)
+    with ctx.conn:
+        ctx.conn.execute("INSERT INTO sessions(id, title, title_source, created_at, updated_at) "
+                         "VALUES (?, '', 'default', ?, ?)", (session_id, created, updated))
+        count = message_index.rebuild(ctx.conn, session_id, messages, now)
+    log.info("restored orphaned session %s from its transcript (%d messages)", session_id, count)
+    return count
 
 
 def _parse_cursor(cursor: str) -> tuple[int, str]:

@@ -1,0 +1,133 @@
+"""The ``messages`` table: the derived index of transcript lines (spec 004, section 4.7).
+
+One row per message with its ordinal, promoted filter columns and the plain
+text search sees. The transcript file is the truth; everything here can be
+rebuilt from it (``rebuild``), which is how replays after a failed index
+commit, rewrites and orphan restores heal the index.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+import apsw
+import orjson
+
+log = logging.getLogger("pidesktop.host.index")
+
+ROLES = ("user", "assistant", "tool", "system")
+
+
+def extract_text(message: dict[str, Any]) -> str | None:
+    """The final-answer text search and previews see; never thinking or tool output.
+
+    Tool rows and internal model-state system rows have no text.
+    """
+    role = message.get("role")
+    if role == "tool":
+        return None
+    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    if role == "system" and meta.get("modelSystem") is not None:
+        return None
+    parts = [block["text"] for block in message.get("blocks", [])
+             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)]
+    text = "\n\n".join(part for part in parts if part)
+    return text or None
+
+
+def tool_name(message: dict[str, Any]) -> str | None:
+    if isinstance(message.get("toolName"), str):
+        return message["toolName"]
+    for block in message.get("blocks", []):
+        if isinstance(block, dict) and block.get("type") == "tool_call" and isinstance(block.get("name"), str):
+            return block["name"]
+    return None
+
+
+def is_error(message: dict[str, Any]) -> bool:
+    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    if meta.get("status") == "error" or meta.get("error"):
+        return True
+    return any(isinstance(b, dict) and b.get("type") == "tool_call" and b.get("status") == "error"
+               for b in message.get("blocks", []))
+
+
+def created_ms(message: dict[str, Any], fallback: int) -> int:
+    value = message.get("createdAt")
+    if isinstance(value, str):
+        try:
+            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            pass
+    return fallback
+
+
+def rfc3339(ms: int) -> str:
+    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def valid_turn(conn: apsw.Connection, session_id: str, turn_id: str | None) -> str | None:
+    """``turn_id`` when that turn exists in this session; otherwise None and a warning (spec 004, section 5)."""
+    if turn_id is None:
+        return None
+    row = conn.execute("SELECT session_id FROM turns WHERE id = ?", (turn_id,)).fetchone()
+    if row is None or row[0] != session_id:
+        log.warning("message kept without its turn link: turn %s is %s", turn_id,
+                    "unknown" if row is None else "from another session",
+                    extra={"fields": {"sessionId": session_id, "turnId": turn_id}})
+        return None
+    return turn_id
+
+
+def insert(conn: apsw.Connection, session_id: str, message: dict[str, Any], turn_id: str | None, now: int) -> int:
+    """Allocate the next ``seq`` (O(1), RETURNING) and index ``message``; touches the session."""
+    (seq,) = conn.execute("UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? "
+                          "RETURNING last_seq", (now, session_id)).fetchone()
+    conn.execute(
+        "INSERT INTO messages(id, session_id, turn_id, seq, role, tool_name, is_error, text, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (message["id"], session_id, turn_id, seq, message["role"], tool_name(message), int(is_error(message)),
+         extract_text(message), created_ms(message, now)),
+    )
+    return seq
+
+
+def update_content(conn: apsw.Connection, message_id: str, message: dict[str, Any]) -> None:
+    """Refresh a row's derived columns in place (same mid, same seq); FTS follows by trigger."""
+    conn.execute("UPDATE messages SET role = ?, tool_name = ?, is_error = ?, text = ? WHERE id = ?",
+                 (message["role"], tool_name(message), int(is_error(message)), extract_text(message), message_id))
+
+
+def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any]], now: int) -> int:
+    """Replace the session's rows with ``messages`` (transcript order, deduplicated).
+
+    Each surviving message keeps its owning turn when that turn still belongs to
+    this session; ``last_seq`` is reseated to the message count. Run inside the
+    caller's transaction.
+    """
+    turns = dict(conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ?", (session_id,)).fetchall())
+    conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+    taken = {row[0] for row in conn.execute(
+        "SELECT id FROM messages WHERE session_id != ? AND id IN (SELECT value FROM json_each(?))",
+        (session_id, _json_ids(messages)))}
+    rows = []
+    for seq, message in enumerate(messages, start=1):
+        if message["id"] in taken:
+            log.warning("not indexing %s: the id belongs to another session", message["id"])
+            continue
+        turn = turns.get(message["id"])
+        rows.append((message["id"], session_id, valid_turn(conn, session_id, turn) if turn else None, seq,
+                     message["role"], tool_name(message), int(is_error(message)), extract_text(message),
+                     created_ms(message, now)))
+    conn.executemany(
+        "INSERT INTO messages(id, session_id, turn_id, seq, role, tool_name, is_error, text, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (len(messages), session_id))
+    return len(messages)
+
+
+def _json_ids(messages: list[dict[str, Any]]) -> str:
+    return orjson.dumps([m["id"] for m in messages]).decode()

@@ -1,0 +1,252 @@
+"""Transcript commands: ``session.appendMessage``, ``session.get``, ``session.appendCompaction``.
+
+Writes follow spec 004 section 5: the transcript line first (fsync'd), the
+index transaction second. A crash between the two costs one index row, never
+content; the next rewrite or replay heals it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+
+from ..bus.errors import ErrorCode, HostError
+from . import inflight, message_index, sessions
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+from .transcripts import MessageNotFound
+
+log = logging.getLogger("pidesktop.host.messages")
+
+MESSAGE_ID_MAX = 256
+WINDOW_LIMIT_MAX = 10_000
+# Keys of the UI projection that never belong in a stored record.
+_PROJECTION_KEYS = ("type", "seq", "index")
+
+
+# -- params ------------------------------------------------------------------------
+def message_param(p: Params, field: str = "message") -> dict[str, Any]:
+    """A wire ``Message`` as a transcript record (without its ``type``), or INVALID_PARAMS."""
+    raw = p.obj(field)
+    where = f"{p.method}: '{field}"
+    message_id = raw.get("id")
+    if not isinstance(message_id, str) or not message_id.strip() or len(message_id) > MESSAGE_ID_MAX:
+        raise invalid(f"{where}.id' must be a non-empty string of at most {MESSAGE_ID_MAX} characters.")
+    if raw.get("role") not in message_index.ROLES:
+        raise invalid(f"{where}.role' must be one of {', '.join(message_index.ROLES)}; got {raw.get('role')!r}.")
+    blocks = raw.get("blocks")
+    if not isinstance(blocks, list):
+        raise invalid(f"{where}.blocks' must be an array.")
+    for number, block in enumerate(blocks):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise invalid(f"{where}.blocks[{number}]' must be an object with a string 'type'.")
+    if "createdAt" in raw and not isinstance(raw["createdAt"], str):
+        raise invalid(f"{where}.createdAt' must be an RFC3339 string.")
+    if raw.get("meta") is not None and not isinstance(raw["meta"], dict):
+        raise invalid(f"{where}.meta' must be an object.")
+    record = {"id": message_id, "role": raw["role"]}
+    record.update((k, v) for k, v in raw.items() if k not in _PROJECTION_KEYS and k not in record)
+    return record
+
+
+def is_streaming(message: dict[str, Any]) -> bool:
+    meta = message.get("meta")
+    return isinstance(meta, dict) and meta.get("status") == "streaming"
+
+
+# -- session.appendMessage ------------------------------------------------------------
+@command("session.appendMessage")
+def append_message(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    message = message_param(p)
+    turn_id = p.text("turnId", required=False)
+    result = append(ctx, session_id, message, turn_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "message",
+                                 "messageId": result["message"]["id"],
+                                 "session": sessions.summary(ctx.conn, session_id)})
+    return result
+
+
+def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None) -> dict:
+    """Store one message durably and index it; idempotent for a replayed id."""
+    conn = ctx.conn
+    now = ctx.clock()
+    sessions.ensure_row(ctx, session_id, now)
+    message.setdefault("createdAt", message_index.rfc3339(now))
+    original_id = message["id"]
+    indexed = conn.execute("SELECT session_id, seq FROM messages WHERE id = ?", (original_id,)).fetchone()
+    if indexed is not None and indexed[0] != session_id:
+        message["id"] = f"{session_id}:{original_id}"  # D444: remap before any write
+        indexed = conn.execute("SELECT session_id, seq FROM messages WHERE id = ?", (message["id"],)).fetchone()
+    remapped = {"remappedId": message["id"]} if message["id"] != original_id else {}
+
+    if indexed is not None:
+        _settle_replay(ctx, session_id, message)
+        inflight.remove_if_message(ctx, session_id, message["id"])
+        return {"message": {"id": message["id"], "seq": indexed[1]}, **remapped}
+
+    if ctx.transcripts.find(session_id, message["id"]) is not None:
+        # An earlier append wrote the line but its index commit never landed:
+        # update the line(s) in place and rebuild the index from the file.
+        seq = _replace_lines_and_reindex(ctx, session_id, message, turn_id, now)
+    else:
+        ctx.transcripts.append(session_id, {"type": "message", **message})
+        with conn:
+            seq = message_index.insert(conn, session_id, message,
+                                       message_index.valid_turn(conn, session_id, turn_id), now)
+    inflight.remove_if_message(ctx, session_id, message["id"])
+    return {"message": {"id": message["id"], "seq": seq}, **remapped}
+
+
+def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
+    """A replay of an indexed id is a no-op, except a terminal assistant replacing its streaming row."""
+    if message["role"] != "assistant" or is_streaming(message):
+        return
+    found = ctx.transcripts.find(session_id, message["id"])
+    if found is None or not is_streaming(found[1]):
+        return
+    transcript = ctx.transcripts.read_all(session_id)
+    records = _records_with(transcript, message)
+    ctx.transcripts.rewrite(session_id, records)
+    with ctx.conn:
+        message_index.update_content(ctx.conn, message["id"], message)
+
+
+def _replace_lines_and_reindex(ctx: HostContext, session_id: str, message: dict[str, Any],
+                               turn_id: str | None, now: int) -> int:
+    transcript = ctx.transcripts.read_all(session_id)
+    records = _records_with(transcript, message)
+    ctx.transcripts.rewrite(session_id, records)
+    messages = [r for r in records if r.get("type") == "message"]
+    with ctx.conn:
+        message_index.rebuild(ctx.conn, session_id, [_strip_type(m) for m in messages], now)
+        link = message_index.valid_turn(ctx.conn, session_id, turn_id)
+        if link is not None:
+            ctx.conn.execute("UPDATE messages SET turn_id = ? WHERE id = ?", (link, message["id"]))
+        ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        (seq,) = ctx.conn.execute("SELECT seq FROM messages WHERE id = ?", (message["id"],)).fetchone()
+    return seq
+
+
+def _records_with(transcript, message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The transcript's records in file order with every line of ``message``'s id replaced."""
+    records: list[dict[str, Any]] = []
+    for _position, record in transcript.messages:
+        records.append({"type": "message", **message} if record["id"] == message["id"] else record)
+    return records + [c for c in transcript.compactions]
+
+
+def _strip_type(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "type"}
+
+
+# -- session.get ---------------------------------------------------------------------
+@command("session.get")
+def session_get(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    before = p.integer("messageBefore", required=False, minimum=0)
+    limit = p.integer("messageLimit", required=False, minimum=1, maximum=WINDOW_LIMIT_MAX)
+    content_limit = p.integer("contentLimit", required=False, minimum=1)
+    around = p.text("messageAround", required=False, nonempty=True)
+    after = p.integer("messageEnd", required=False, minimum=0)
+    start = p.integer("messageStart", required=False, minimum=0)
+    anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
+                                        ("messageEnd", after), ("messageStart", start)) if value is not None]
+    if len(anchors) > 1:
+        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.")
+    summary = sessions.summary(ctx.conn, session_id)
+    forward = after if after is not None else start
+    try:
+        window = ctx.transcripts.window(session_id, before=before, limit=limit, around=around, start=forward)
+    except MessageNotFound:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.") from None
+    seqs = _seqs(ctx, session_id, [record["id"] for _, record in window.messages])
+    messages = [project(record, position, seqs.get(record["id"]), content_limit)
+                for position, record in window.messages]
+    return {
+        "session": summary, "messages": messages, "messageStart": window.start, "messageEnd": window.end,
+        "hasMoreBefore": window.has_more_before, "hasMoreAfter": window.has_more_after,
+        "totalMessages": window.total, "compactions": live_compactions(ctx, session_id, window.compactions),
+    }
+
+
+def live_compactions(ctx: HostContext, session_id: str, compactions: list[dict]) -> list[dict]:
+    """Checkpoints whose ``throughMessageId`` anchor still exists, oldest first (spec 004, section 2.1)."""
+    if not compactions:
+        return []
+    layout = ctx.transcripts.layout(session_id)
+    kept = []
+    for record in compactions:
+        anchor = record.get("throughMessageId")
+        if anchor is None or (layout is not None and layout.last_position(anchor) is not None):
+            kept.append(_strip_type(record))
+    return kept
+
+
+def _seqs(ctx: HostContext, session_id: str, ids: list[str]) -> dict[str, int]:
+    """``seq`` of the window's messages, by the unique id index (one probe per id)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = ctx.conn.execute(f"SELECT id, seq, session_id FROM messages WHERE id IN ({marks})", ids).fetchall()
+    return {mid: seq for mid, seq, owner in rows if owner == session_id}
+
+
+def project(record: dict[str, Any], position: int, seq: int | None, content_limit: int | None) -> dict[str, Any]:
+    """The ``UiMessage``: the stored message plus ``seq`` and physical ``index``, capped for display only."""
+    ui = _strip_type(record)
+    ui["seq"] = seq
+    ui["index"] = position
+    if content_limit is not None:
+        ui["blocks"] = [_cap_block(block, content_limit) for block in record.get("blocks", [])]
+    return ui
+
+
+def _cap_block(block: Any, limit: int) -> Any:
+    if not isinstance(block, dict):
+        return block
+    capped = dict(block)
+    if block.get("type") in ("text", "thinking") and isinstance(block.get("text"), str) and len(block["text"]) > limit:
+        capped["text"] = block["text"][:limit]
+        capped["truncated"] = True
+    elif block.get("type") == "tool_call" and "result" in block:
+        result = block["result"]
+        text = result if isinstance(result, str) else _json_text(result)
+        if len(text) > limit:
+            capped["result"] = text[:limit]
+            capped["truncated"] = True
+    return capped
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+# -- session.appendCompaction -----------------------------------------------------------
+@command("session.appendCompaction")
+def append_compaction(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    compaction = p.obj("compaction")
+    for key in ("id", "throughMessageId"):
+        if not isinstance(compaction.get(key), str) or not compaction[key]:
+            raise invalid(f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.")
+    if "summary" in compaction and not isinstance(compaction["summary"], str):
+        raise invalid("session.appendCompaction: 'compaction.summary' must be a string.")
+    sessions.require(ctx.conn, session_id)
+    layout = ctx.transcripts.layout(session_id)
+    if layout is None or layout.last_position(compaction["throughMessageId"]) is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message "
+                                             f"{compaction['throughMessageId']!r} to anchor the checkpoint.")
+    if compaction["id"] in layout.compaction_ids:
+        return {"saved": True}  # a replay of a stored checkpoint
+    record = {k: v for k, v in compaction.items() if k != "type"}
+    record.setdefault("createdAt", message_index.rfc3339(ctx.clock()))
+    ctx.transcripts.append(session_id, {"type": "compaction", **record})
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "compaction"})
+    return {"saved": True}

@@ -1,0 +1,118 @@
+"""The durable inbox (spec 004, section 4.14).
+
+One row per terminal turn outcome the person did not already see. Rows are
+structured data only (no prose); a global cap keeps the newest 200. None of
+these commands touches sessions, turns or transcripts.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import apsw
+
+from ..bus.errors import ErrorCode, HostError
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+KEEP = 200
+KINDS = {"completed": "task.completed", "error": "task.failed"}
+
+_COLUMNS = "id, kind, session_id, session_title, turn_id, error_code, created_at, read_at"
+
+
+def to_wire(row: tuple) -> dict:
+    nid, kind, session_id, title, turn_id, error_code, created, read = row
+    return {"id": nid, "kind": kind, "sessionId": session_id, "sessionTitle": title, "turnId": turn_id,
+            "errorCode": error_code, "createdAt": created, "readAt": read}
+
+
+def unread_count(conn: apsw.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL").fetchone()[0]
+
+
+def insert_for_turn(conn: apsw.Connection, session_id: str, turn_id: str, status: str,
+                    error_code: str | None, now: int) -> dict | None:
+    """Insert the turn's one inbox row and prune to the cap; None when it already existed.
+
+    Runs inside the caller's transaction (the one that ends the turn).
+    """
+    kind = KINDS.get(status)
+    if kind is None:
+        return None
+    (title,) = conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    row = conn.execute(
+        f"INSERT INTO notifications(id, kind, session_id, session_title, turn_id, error_code, created_at) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(turn_id) DO NOTHING RETURNING {_COLUMNS}",
+        (str(uuid.uuid4()), kind, session_id, title, turn_id, error_code if status == "error" else None, now),
+    ).fetchone()
+    if row is None:
+        return None
+    prune(conn)
+    return to_wire(row)
+
+
+def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
+    conn.execute("DELETE FROM notifications WHERE id IN (SELECT id FROM notifications "
+                 "ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?)", (keep,))
+    return conn.changes()
+
+
+@command("notifications.list")
+def notifications_list(ctx: HostContext, p: Params) -> dict:
+    limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
+    unread_only = p.boolean("unreadOnly")
+    cursor = p.text("cursor", required=False)
+    where, args = [], []
+    if unread_only:
+        where.append("read_at IS NULL")
+    if cursor:
+        created, _, after_id = cursor.partition(":")
+        if not created.isdigit() or not after_id:
+            raise invalid(f"notifications.list: 'cursor' is not a cursor this host handed out: {cursor!r}.")
+        where.append("(created_at < ? OR (created_at = ? AND id < ?))")
+        args += [int(created), int(created), after_id]
+    sql = f"SELECT {_COLUMNS} FROM notifications"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+    rows = ctx.conn.execute(sql, (*args, limit + 1)).fetchall()
+    items = [to_wire(r) for r in rows[:limit]]
+    next_cursor = f"{items[-1]['createdAt']}:{items[-1]['id']}" if len(rows) > limit else None
+    return {"notifications": items, "unreadCount": unread_count(ctx.conn), "nextCursor": next_cursor}
+
+
+@command("notifications.markRead")
+def notifications_mark_read(ctx: HostContext, p: Params) -> dict:
+    nid = p.text("id", nonempty=True)
+    with ctx.conn:
+        ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL", (ctx.clock(), nid))
+        changed = ctx.conn.changes()
+        row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM notifications WHERE id = ?", (nid,)).fetchone()
+    if row is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no notification with id {nid!r}.")
+    notification = to_wire(row)
+    if changed:
+        ctx.emit("notification.changed", {"notification": notification, "unreadCount": unread_count(ctx.conn)})
+    return {"notification": notification}
+
+
+@command("notifications.markAllRead")
+def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict:
+    with ctx.conn:
+        ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL", (ctx.clock(),))
+        updated = ctx.conn.changes()
+    if updated:
+        ctx.emit("notification.changed", {"allRead": True, "unreadCount": 0})
+    return {"updated": updated}
+
+
+@command("notifications.clear")
+def notifications_clear(ctx: HostContext, p: Params) -> dict:
+    with ctx.conn:
+        ctx.conn.execute("DELETE FROM notifications")
+        deleted = ctx.conn.changes()
+    if deleted:
+        ctx.emit("notification.changed", {"cleared": True, "unreadCount": 0})
+    return {"deleted": deleted}

@@ -1,0 +1,211 @@
+"""Turns and the inbox through ``pidesktop host --stdio`` in a subprocess."""
+
+import hashlib
+
+import apsw
+import orjson
+
+
+def user(mid, text="do the thing"):
+    return {"id": mid, "role": "user", "blocks": [{"type": "text", "text": text}]}
+
+
+def answer(mid, text="done", status="completed"):
+    return {"id": mid, "role": "assistant", "blocks": [{"type": "text", "text": text}], "meta": {"status": status}}
+
+
+def run_turn(host, sid, n, status, notify=True, error_code=None):
+    host.call("session.appendMessage", {"sessionId": sid, "message": user(f"u{n}")})
+    turn = host.call("session.startTurn", {"sessionId": sid, "turnId": f"t{n}"})["turn"]
+    assert turn["status"] == "running"
+    host.call("session.appendMessage", {"sessionId": sid, "message": answer(f"a{n}"), "turnId": f"t{n}"})
+    params = {"sessionId": sid, "turnId": f"t{n}", "status": status, "createNotification": notify}
+    if error_code:
+        params["errorCode"] = error_code
+    return host.call("session.endTurn", params)
+
+
+def test_completed_error_aborted_create_one_one_zero(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {"title": "Inbox test"})["session"]["id"]
+    done = run_turn(host, sid, 1, "completed")
+    failed = run_turn(host, sid, 2, "error", error_code="rate_limited")
+    aborted = run_turn(host, sid, 3, "aborted")
+    assert done["notification"]["kind"] == "task.completed" and done["notification"]["sessionTitle"] == "Inbox test"
+    assert failed["notification"]["kind"] == "task.failed" and failed["notification"]["errorCode"] == "rate_limited"
+    assert "notification" not in aborted and aborted["turn"]["status"] == "aborted"
+    listed = host.call("notifications.list")
+    assert [n["turnId"] for n in listed["notifications"]] == ["t2", "t1"] and listed["unreadCount"] == 2
+    topics = [e["topic"] for e in host.events]
+    assert topics.count("notification.created") == 2
+    # a repeated terminal update changes nothing and never duplicates
+    again = host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
+                                          "createNotification": True})
+    assert "notification" not in again and again["turn"]["status"] == "completed"
+    assert host.call("notifications.list")["unreadCount"] == 2
+    summary = host.call("session.list")["sessions"][0]
+    assert summary["lastTurn"] == {"id": "t3", "status": "aborted", "errorCode": None}
+    assert host.close() == 0
+
+
+def test_no_notification_when_the_person_was_watching(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    result = run_turn(host, sid, 1, "completed", notify=False)
+    assert "notification" not in result
+    assert host.call("notifications.list")["notifications"] == []
+
+
+def test_the_201st_notification_prunes_the_oldest_and_the_cap_survives_restart(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    for n in range(201):
+        host.call("session.startTurn", {"sessionId": sid, "turnId": f"t{n}"})
+        host.call("session.endTurn", {"sessionId": sid, "turnId": f"t{n}", "status": "completed",
+                                      "createNotification": True})
+    turn_ids = set()
+    cursor = None
+    while True:
+        page = host.call("notifications.list", {"limit": 200} | ({"cursor": cursor} if cursor else {}))
+        turn_ids |= {n["turnId"] for n in page["notifications"]}
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert len(turn_ids) == 200 and "t0" not in turn_ids and "t200" in turn_ids
+    assert host.close() == 0
+    again = stdio_host()
+    assert again.call("notifications.list", {"limit": 200})["unreadCount"] == 200
+    assert again.close() == 0
+
+
+def file_digest(root):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((root / "sessions").glob("*"))}
+
+
+def turn_rows(root):
+    conn = apsw.Connection(str(root / "pi.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute("SELECT * FROM turns ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def test_mark_read_is_idempotent_and_inbox_commands_touch_nothing_else(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    run_turn(host, sid, 1, "completed")
+    run_turn(host, sid, 2, "error")
+    first = host.call("notifications.list")["notifications"][0]
+    host.close()
+    files, turns = file_digest(data_root), turn_rows(data_root)
+    host = stdio_host()
+    read = host.call("notifications.markRead", {"id": first["id"]})["notification"]
+    assert read["readAt"] is not None
+    again = host.call("notifications.markRead", {"id": first["id"]})["notification"]
+    assert again["readAt"] == read["readAt"]
+    assert [e["topic"] for e in host.events].count("notification.changed") == 1
+    assert host.call("notifications.list", {"unreadOnly": True})["unreadCount"] == 1
+    assert host.call("notifications.markAllRead") == {"updated": 1}
+    assert host.call("notifications.markAllRead") == {"updated": 0}
+    assert host.call("notifications.clear") == {"deleted": 2}
+    missing = host.request("notifications.markRead", {"id": first["id"]})
+    assert missing["error"]["data"]["code"] == "NOT_FOUND"
+    assert host.close() == 0
+    assert file_digest(data_root) == files
+    assert turn_rows(data_root) == turns
+
+
+def test_usage_records_merge_idempotently_and_do_not_revive(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    run_turn(host, sid, 1, "completed", notify=False)
+    records = [{"id": "op1", "inputTokens": 100, "outputTokens": 20, "costUsd": None},
+               {"id": "op2", "inputTokens": 5, "outputTokens": 1, "costUsd": 0}]
+    first = host.call("session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": records})
+    replay = host.call("session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": records})
+    assert first["added"] == 2 and replay["added"] == 0
+    turn = replay["turn"]
+    assert (turn["inputTokens"], turn["outputTokens"], turn["status"]) == (105, 21, "completed")
+    assert turn["usage"]["operations"]["op1"]["costUsd"] is None
+    assert turn["usage"]["operations"]["op2"]["costUsd"] == 0
+
+
+def test_session_delete_cascades_its_notifications(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    run_turn(host, sid, 1, "completed")
+    host.call("session.delete", {"sessionId": sid})
+    assert host.call("notifications.list") == {"notifications": [], "unreadCount": 0, "nextCursor": None}
+
+
+def test_inflight_checkpoint_rules(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1")})
+    host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+    checkpoint = data_root / "sessions" / f"{sid}.inflight.json"
+    empty = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": ""}]}
+    assert host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": empty}) == {
+        "saved": False}
+    assert not checkpoint.exists()
+    partial = answer("a1", "half an ans", "streaming")
+    assert host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})["saved"]
+    stored = orjson.loads(checkpoint.read_bytes())
+    assert stored["turnId"] == "t1" and stored["sessionId"] == sid and stored["message"]["id"] == "a1"
+    # completed end does not drop a checkpoint whose message is not indexed yet (D327)
+    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
+                                  "createNotification": False})
+    assert checkpoint.exists()
+    host.call("session.appendMessage", {"sessionId": sid, "message": answer("a1", "whole answer"),
+                                        "turnId": "t1"})
+    assert not checkpoint.exists()
+    late = host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})
+    assert late == {"saved": False} and not checkpoint.exists()
+
+
+def test_boot_promotes_a_leftover_checkpoint_of_a_completed_turn_as_complete(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1")})
+    host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+    host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1",
+                                              "message": answer("a1", "final words", "streaming")})
+    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
+                                  "createNotification": True})
+    host.kill()
+    again = stdio_host()
+    got = again.call("session.get", {"sessionId": sid})
+    assert [m["id"] for m in got["messages"]] == ["u1", "a1"]
+    assert got["messages"][1]["meta"]["status"] == "completed"
+    assert not (data_root / "sessions" / f"{sid}.inflight.json").exists()
+    assert again.call("search.query", {"query": "final words"})["total"] == 1
+
+
+def test_an_orphaned_transcript_is_restored_at_boot_and_searchable(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {"title": "soon orphaned"})["session"]["id"]
+    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1", "orchard of persimmons")})
+    assert host.close() == 0
+    conn = apsw.Connection(str(data_root / "pi.sqlite"))
+    conn.execute("PRAGMA foreign_keys = ON; DELETE FROM sessions WHERE id = ?", (sid,))
+    conn.close()
+    transcript = (data_root / "sessions" / f"{sid}.jsonl").read_bytes()
+    again = stdio_host()
+    assert [s["id"] for s in again.call("session.list")["sessions"]] == [sid]
+    hits = again.call("search.sessions", {"query": "persimmon"})["results"]
+    assert [h["sessionId"] for h in hits] == [sid] and hits[0]["matchCount"] == 1
+    assert (data_root / "sessions" / f"{sid}.jsonl").read_bytes() == transcript
+
+
+def test_boot_sweeps_orphan_scratch_folders_but_never_transcripts(stdio_host, data_root):
+    host = stdio_host()
+    sid = host.call("session.create", {})["session"]["id"]
+    assert host.close() == 0
+    (data_root / "scratch" / sid).mkdir()
+    (data_root / "scratch" / "gone-session").mkdir()
+    (data_root / "visualizations" / "gone-session").mkdir()
+    again = stdio_host()
+    again.call("app.handshake", {"protocolVersion": 1})
+    assert (data_root / "scratch" / sid).exists()
+    assert not (data_root / "scratch" / "gone-session").exists()
+    assert not (data_root / "visualizations" / "gone-session").exists()
