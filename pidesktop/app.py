@@ -68,7 +68,11 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     client = HostClient(host, loop)
     theme = themes.pick(theme_name)
     themes.apply(app, theme)
-    window = MainWindow(client, theme)
+    from .agent.runner import TurnRunner
+
+    runner = TurnRunner(client)
+    window = MainWindow(client, theme, runner)
+    runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     done = asyncio.Event()
     app.aboutToQuit.connect(done.set)
     exit_code = 0
@@ -90,6 +94,10 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         with loop:
             loop.run_until_complete(main())
     finally:
+        # Destroy the widgets while Qt is still whole, not at interpreter shutdown.
+        window.close()
+        window.deleteLater()
+        app.processEvents()
         client.close()
         host.stop()
     return exit_code

@@ -7,6 +7,7 @@ so nothing reads or writes the real installation anchor or ~/.pi-desktop.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -33,6 +34,21 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv(paths.ENV_DATA_DIR, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def collect_garbage_while_qt_lives():
+    """Free each test's Qt wrappers while the QApplication still exists.
+
+    Left to interpreter shutdown, PySide6 may release them after Qt is gone
+    and crash the process after every test has passed.
+    """
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture
@@ -173,6 +189,11 @@ def qloop(qapp):
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
     loop.close()
     asyncio.set_event_loop(None)
 

@@ -122,3 +122,25 @@ def test_workspace_get_and_set(host):
 def test_list_params_are_validated(host, params, field):
     error = host.error("session.list", params)
     assert error.code == "INVALID_PARAMS" and field in error.message
+
+
+def test_first_prompt_names_an_untitled_chat_but_never_a_renamed_one(host):
+    sid = make(host)["id"]
+    text = "  How do I make sourdough bread at home without a proofing box or any special tools?\nsecond line"
+    host.call("session.appendMessage", {"sessionId": sid, "message": {
+        "id": "u1", "role": "user", "blocks": [{"type": "text", "text": text}]}})
+    session = host.call("session.list")["sessions"][0]
+    assert session["title"] == "How do I make sourdough bread at home without a proofing…"
+    assert session["titleSource"] == "default"
+    host.call("session.appendMessage", {"sessionId": sid, "message": {
+        "id": "u2", "role": "user", "blocks": [{"type": "text", "text": "another question"}]}})
+    assert host.call("session.list")["sessions"][0]["title"].startswith("How do I make")
+    named = make(host, title="Mine")["id"]
+    host.call("session.appendMessage", {"sessionId": named, "message": {
+        "id": "n1", "role": "user", "blocks": [{"type": "text", "text": "ignored for the title"}]}})
+    renamed = make(host)["id"]
+    host.call("session.rename", {"sessionId": renamed, "title": "Chosen"})
+    host.call("session.appendMessage", {"sessionId": renamed, "message": {
+        "id": "r1", "role": "user", "blocks": [{"type": "text", "text": "ignored too"}]}})
+    titles = {s["id"]: s["title"] for s in host.call("session.list")["sessions"]}
+    assert titles[named] == "Mine" and titles[renamed] == "Chosen"

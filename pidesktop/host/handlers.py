@@ -1,3 +1,3 @@
 """Imports every module that registers commands, so the registry is complete."""
 
-from . import app_commands, messages, notifications, projects, search, sessions, settings, turns  # noqa: F401
+from . import app_commands, messages, models, notifications, projects, providers, search, sessions, settings, turns, queue  # noqa: F401,E501

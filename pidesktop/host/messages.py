@@ -97,6 +97,8 @@ def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: 
         with conn:
             seq = message_index.insert(conn, session_id, message,
                                        message_index.valid_turn(conn, session_id, turn_id), now)
+            if message["role"] == "user":
+                sessions.apply_fallback_title(conn, session_id, message)
     inflight.remove_if_message(ctx, session_id, message["id"])
     return {"message": {"id": message["id"], "seq": seq}, **remapped}
 

@@ -10,7 +10,6 @@ counted is exactly what the UI highlights.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import apsw
 
@@ -39,23 +38,44 @@ def uses_fts(query: str) -> bool:
     return not any(not ch.isascii() and (ch.lower() != ch or ch.upper() != ch) for ch in query)
 
 
-def matching_messages(conn: apsw.Connection, query: str, session_id: str | None = None) -> Iterator[tuple]:
-    """``(session_id, message_id, role, seq, text, created_at)`` of every verified match in live sessions."""
-    needle = query.lower()
-    scope = " AND m.session_id = ?" if session_id else ""
-    extra = (session_id,) if session_id else ()
-    columns = "m.session_id, m.id, m.role, m.seq, m.text, m.created_at"
-    live = "JOIN sessions s ON s.id = m.session_id AND s.deleted_at IS NULL"
+def _source(query: str) -> tuple[str, tuple]:
+    """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
     roles = "m.role IN ('user', 'assistant')"
     if uses_fts(query):
         phrase = '"' + query.replace('"', '""') + '"'
-        rows = conn.execute(
-            f"SELECT {columns} FROM messages_fts f JOIN messages m ON m.mid = f.rowid {live} "
-            f"WHERE messages_fts MATCH ? AND {roles}{scope}", (phrase, *extra))
-        return (row for row in rows if needle in row[4].lower())
-    return iter(conn.execute(
-        f"SELECT {columns} FROM messages m {live} WHERE m.text IS NOT NULL AND {roles} "
-        f"AND pi_contains(m.text, ?){scope}", (needle, *extra)))
+        return (f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
+                (phrase,))
+    return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
+
+
+def match_counts(conn: apsw.Connection, query: str) -> dict[str, int]:
+    """Matching messages per session, counted before any paging.
+
+    On the FTS path the trigram index answers a quoted phrase with the same
+    case-folded literal match the predicate applies, so counting needs no
+    message text; the predicate decides alone on the other path.
+    """
+    source, args = _source(query)
+    return dict(conn.execute(f"SELECT m.session_id, count(*) {source} GROUP BY m.session_id", args).fetchall())
+
+
+def matching_messages(conn: apsw.Connection, query: str, session_ids: list[str] | None = None,
+                      limit: int | None = None) -> list[tuple]:
+    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first."""
+    source, args = _source(query)
+    if session_ids is not None:
+        source += f" AND m.session_id IN ({','.join('?' * len(session_ids))})"
+        args = (*args, *session_ids)
+    source += " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)"
+    sql = f"SELECT m.session_id, m.id, m.role, m.seq, m.text, m.created_at {source} ORDER BY m.created_at DESC, m.seq DESC"
+    needle = query.lower()
+    verified = []
+    for row in conn.execute(sql, args):
+        if needle in row[4] or needle in row[4].lower():
+            verified.append(row)
+            if limit is not None and len(verified) >= limit:
+                break
+    return verified
 
 
 def snippet(text: str, query: str) -> dict:
@@ -118,29 +138,32 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
     offset = _offset_cursor(p)
     conn = ctx.conn
     needle = query.lower()
-    hits: dict[str, list[tuple]] = {}
-    for row in matching_messages(conn, query):
-        hits.setdefault(row[0], []).append(row)
-    named = {sid: (pi_title, pi_project) for sid, pi_title, pi_project in conn.execute(
+    counts = match_counts(conn, query)
+    named = {sid: (title_hit, project_hit) for sid, title_hit, project_hit in conn.execute(
         "SELECT s.id, pi_contains(s.title, ?), pi_contains(p.path, ?) FROM sessions s "
         "LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL "
         "AND (pi_contains(s.title, ?) OR pi_contains(p.path, ?))", (needle,) * 4)}
-    wanted = set(hits) | set(named)
+    wanted = set(counts) | set(named)
     if not wanted:
         return {"results": [], "nextCursor": None, "totalSessions": 0}
     ordered = [row for row in conn.execute(
         "SELECT s.id, s.title, p.path, s.updated_at FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
         "WHERE s.deleted_at IS NULL ORDER BY s.updated_at DESC, s.id DESC") if row[0] in wanted]
     page = ordered[offset: offset + limit]
+    snippets: dict[str, list[dict]] = {}
+    with_hits = [row[0] for row in page if counts.get(row[0])]
+    if with_hits:
+        for sid, mid, role, _seq, text, _created in matching_messages(conn, query, with_hits):
+            found = snippets.setdefault(sid, [])
+            if len(found) < SNIPPETS_PER_SESSION:
+                found.append({"messageId": mid, "role": role, **snippet(text, query)})
     results = []
     for sid, title, path, updated in page:
-        messages = sorted(hits.get(sid, []), key=lambda r: r[3], reverse=True)
+        title_hit, project_hit = named.get(sid, (0, 0))
         results.append({
             "sessionId": sid, "title": title, "projectPath": path, "updatedAt": updated,
-            "matchCount": len(messages), "titleMatch": bool(named.get(sid, (0, 0))[0]),
-            "projectMatch": bool(named.get(sid, (0, 0))[1]),
-            "snippets": [{"messageId": r[1], "role": r[2], **snippet(r[4], query)}
-                         for r in messages[:SNIPPETS_PER_SESSION]],
+            "matchCount": counts.get(sid, 0), "titleMatch": bool(title_hit), "projectMatch": bool(project_hit),
+            "snippets": snippets.get(sid, []),
         })
     more = offset + limit < len(ordered)
     return {"results": results, "nextCursor": f"o:{offset + limit}" if more else None,
@@ -152,9 +175,7 @@ def search_query(ctx: HostContext, p: Params) -> dict:
     query = _query_param(p)
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
-    rows = sorted(matching_messages(ctx.conn, query, session_id), key=lambda r: (r[5], r[3]), reverse=True)
-    results = []
-    for sid, mid, role, seq, text, created in rows[:limit]:
-        results.append({"sessionId": sid, "messageId": mid, "role": role, "seq": seq, "createdAt": created,
-                        "snippet": snippet(text, query)})
+    rows = matching_messages(ctx.conn, query, [session_id] if session_id else None)
+    results = [{"sessionId": sid, "messageId": mid, "role": role, "seq": seq, "createdAt": created,
+                "snippet": snippet(text, query)} for sid, mid, role, seq, text, created in rows[:limit]]
     return {"results": results, "total": len(rows)}

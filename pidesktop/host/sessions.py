@@ -191,6 +191,36 @@ def remove_session_files(ctx: HostContext, session_id: str) -> None:
             shutil.rmtree(target, ignore_errors=True)
 
 
+FALLBACK_TITLE_CHARS = 60
+
+
+def fallback_title(message: dict) -> str:
+    """The deterministic first-prompt title: its first line, cut at a word near 60 characters."""
+    text = message_index.extract_text(message) or ""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = " ".join(line.split())
+    if len(line) <= FALLBACK_TITLE_CHARS:
+        return line
+    cut = line[:FALLBACK_TITLE_CHARS]
+    if " " in cut[FALLBACK_TITLE_CHARS // 2:]:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict) -> None:
+    """Name an untitled chat after its first prompt, only while its title is still a placeholder.
+
+    Compare-and-set on ``title_source = 'default'``: a manual rename always wins.
+    """
+    row = conn.execute("SELECT title, title_source FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None or row[1] != "default" or not is_placeholder(row[0]):
+        return
+    title = fallback_title(message)
+    if title:
+        conn.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ? AND title_source = 'default'",
+                     (title, session_id, row[0]))
+
+
 def ensure_row(ctx: HostContext, session_id: str, now: int) -> None:
     """Make sure ``session_id`` has a row before a message is stored under it (D318).
 

@@ -17,23 +17,28 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QMessag
 from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
+from .composer import Composer
 from .session_model import UNTITLED, SessionTreeModel
 from .sidebar import Sidebar
 from .tasks import spawn
+from .transcript_model import TranscriptModel
+from .transcript_view import TranscriptView
 
 log = logging.getLogger("pidesktop.ui")
 
 SIDEBAR_WIDTH = 264
 PAGE_SIZE = 500
+COMPOSER_WIDTH = 808
 
 
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
-    def __init__(self, client: HostClient, theme: themes.Theme):
+    def __init__(self, client: HostClient, theme: themes.Theme, runner=None):
         super().__init__()
         self.client = client
         self.theme = theme
+        self.runner = runner
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -41,6 +46,8 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.resize(1280, 800)
 
+        self.transcript_model = TranscriptModel(client, self)
+        self.transcript_model.failed.connect(self.show_host_error)
         self.model = SessionTreeModel(self)
         self.model.renameRequested.connect(lambda sid, title: spawn(self.rename_session(sid, title)))
         self.sidebar = Sidebar(self.model, theme)
@@ -59,6 +66,8 @@ class MainWindow(QMainWindow):
         self.setStatusBar(QStatusBar())
         self._build_actions()
         self._unsubscribe = client.subscribe(self._on_event)
+        if runner is not None:
+            runner.listeners.append(self._on_turn)
 
     # -- building ------------------------------------------------------------
     def _build_conversation(self) -> QWidget:
@@ -85,11 +94,20 @@ class MainWindow(QMainWindow):
 
         self.pages = QStackedWidget()
         self.empty_page = _centered_message("Start a conversation",
-                                            "Press Ctrl+N or click “New chat” to begin.")
-        self.session_page = _centered_message("No messages yet",
-                                              "This conversation is empty. Its messages will appear here.")
+                                            "Type below, or press Ctrl+N for a new chat.")
+        self.transcript = TranscriptView(self.transcript_model, self.theme)
+        self.session_page = self.transcript
         self.pages.addWidget(self.empty_page)
-        self.pages.addWidget(self.session_page)
+        self.pages.addWidget(self.transcript)
+        self.composer = Composer()
+        self.composer.sendRequested.connect(lambda text: spawn(self.send_prompt(text), name="send-prompt"))
+        self.composer.stopRequested.connect(self.stop_reply)
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(24, 0, 24, 0)
+        composer_row.addStretch(1)
+        composer_row.addWidget(self.composer, 100)
+        composer_row.addStretch(1)
+        self.composer.setMaximumWidth(COMPOSER_WIDTH)
 
         layout = QVBoxLayout(area)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -100,6 +118,7 @@ class MainWindow(QMainWindow):
         banner_holder.addWidget(self.banner)
         layout.addLayout(banner_holder)
         layout.addWidget(self.pages, 1)
+        layout.addLayout(composer_row)
         return area
 
     def _build_actions(self) -> None:
@@ -204,25 +223,82 @@ class MainWindow(QMainWindow):
             self.model.upsert(payload["session"])
             if payload["sessionId"] == self.current_session_id:
                 self._show_session(payload["session"])
+                if payload.get("reason") == "message" and self.transcript_model.session_id == payload["sessionId"]:
+                    spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
         self._refresh_empty_state()
+
+    async def _show_new_message(self, message_id: str) -> None:
+        model = self.transcript_model
+        if model.row_of(message_id) >= 0 and not model.rows[model.row_of(message_id)]["live"]:
+            await model.refresh_message(message_id)
+        elif not model.has_more_after:
+            await model.load_newer("tail")
+
+    # -- chatting ------------------------------------------------------------------
+    async def send_prompt(self, text: str) -> None:
+        if self.runner is None:
+            return
+        session_id = self.current_session_id or await self.create_session()
+        if session_id is None:
+            return
+        if self.transcript_model.session_id != session_id:
+            await self.open_transcript(session_id)
+        self.composer.set_running(True)
+        try:
+            result = await self.runner.send(session_id, text)
+        except HostError as exc:
+            self.show_host_error(exc)
+            result = None
+        finally:
+            if session_id == self.current_session_id:
+                self.composer.set_running(self.runner.is_running(session_id))
+        if result and result.get("error"):
+            self.statusBar().showMessage(result["error"]["message"], 15000)
+
+    def stop_reply(self) -> None:
+        if self.runner is not None and self.current_session_id:
+            self.runner.stop(self.current_session_id)
+
+    def _on_turn(self, session_id: str, phase: str, message: dict | None) -> None:
+        if session_id != self.current_session_id:
+            return
+        if phase in ("started", "delta") and message is not None:
+            self.transcript_model.set_live(message)
+            self.composer.set_running(True)
+        elif phase == "finished" and message is None:
+            self.transcript_model.drop_live()  # nothing was stored: the partial row goes
+        elif phase == "idle":
+            self.composer.set_running(False)
 
     def _open_session(self, session_id: str) -> None:
         found = self.model.find(session_id)
         if found is None:
             return
         group, row = found
+        changed = self.current_session_id != session_id
         self.current_session_id = session_id
         self._show_session(group.sessions[row])
+        if changed:
+            spawn(self.open_transcript(session_id), name="open-transcript")
 
     def _show_session(self, session: dict) -> None:
         self.header_title.setText(session["title"] or UNTITLED)
         self.pages.setCurrentWidget(self.session_page)
+
+    async def open_transcript(self, session_id: str, around: str | None = None) -> None:
+        try:
+            await self.transcript_model.open(session_id, around)
+        except HostError as exc:
+            self.show_host_error(exc)
+            return
+        self.composer.set_running(self.runner is not None and self.runner.is_running(session_id))
 
     def _forget(self, session_id: str) -> None:
         self.model.remove(session_id)
         if self.current_session_id == session_id:
             self.current_session_id = None
             self.header_title.setText("")
+            self.transcript_model.clear()
             self.sidebar.tree.setCurrentIndex(QModelIndex())
         self._refresh_empty_state()
 

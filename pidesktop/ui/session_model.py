@@ -13,7 +13,9 @@ from itertools import count
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-SessionRole = Qt.ItemDataRole.UserRole + 1
+# Roles carry plain values; views read whole rows with ``session_at`` rather
+# than converting a dict through a QVariant on every paint.
+SessionIdRole = Qt.ItemDataRole.UserRole + 1
 IsGroupRole = Qt.ItemDataRole.UserRole + 2
 UPDATED_ROLE = Qt.ItemDataRole.UserRole + 3
 
@@ -193,8 +195,8 @@ class SessionTreeModel(QAbstractItemModel):
             return session["title"]
         if role == Qt.ItemDataRole.ToolTipRole:
             return session["title"] or UNTITLED
-        if role == SessionRole:
-            return session
+        if role == SessionIdRole:
+            return session["id"]
         if role == IsGroupRole:
             return False
         if role == UPDATED_ROLE:

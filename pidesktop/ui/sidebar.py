@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QLineEdit, QMenu, QPushButton,
                                QWidget)
 
 from . import theme as themes
-from .session_model import IsGroupRole, SessionRole, SessionTreeModel
+from .session_model import IsGroupRole, SessionTreeModel
 from .timefmt import relative
 
 SESSION_ROW_HEIGHT = 34
@@ -56,7 +56,7 @@ class SessionDelegate(QStyledItemDelegate):
             path = QPainterPath()
             path.addRoundedRect(rect, 8, 8)
             painter.fillPath(path, QColor(t.selected if selected else t.hover))
-        session = index.data(SessionRole) or {}
+        session = self._view.model().session_at(index) or {}
         when = relative(session.get("updatedAt", 0), int(time.time() * 1000))
         painter.setFont(option.font)
         metrics = painter.fontMetrics()

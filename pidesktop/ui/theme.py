@@ -94,4 +94,20 @@ QMenu {{ background: {t.background}; border: 1px solid {t.border}; padding: 4px;
 QMenu::item {{ padding: 6px 20px; border-radius: 6px; }}
 QMenu::item:selected {{ background: {t.hover}; color: {t.text}; }}
 QSplitter::handle {{ background: {t.border}; }}
+QListView#transcript {{ background: {t.background}; border: none; }}
+QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
+QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {t.text}; }}
+QPushButton#sendButton {{
+    background: {t.accent}; color: #FFFFFF; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
+}}
+QPushButton#stopButton {{
+    background: {t.text}; color: {t.background}; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
+}}
+QPushButton#jumpToLatest {{
+    background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 14px; padding: 6px 14px;
+}}
+QScrollBar:vertical {{ background: transparent; width: 10px; margin: 0; }}
+QScrollBar::handle:vertical {{ background: {t.border}; border-radius: 5px; min-height: 32px; }}
+QScrollBar::add-line:vertical, QScrollBar::sub-line:vertical {{ height: 0; }}
+QScrollBar::add-page:vertical, QScrollBar::sub-page:vertical {{ background: transparent; }}
 """

@@ -1,0 +1,229 @@
+"""The offline demo provider: no network, no model, an honest reply built from the prompt itself.
+
+It lets a new user see streaming, thinking, Markdown and code blocks before any
+provider is set up. The same messages always produce the same events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import orjson
+
+from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, Usage
+
+MODEL_ID = "offline-demo"
+TOKENS_PER_WORD = 1.3
+CODE_LINES_SHOWN = 30
+SNIPPET_CHARS = 200
+
+_FENCED = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:\n[ \t]*```|\Z)", re.S)
+_URL = re.compile(r"https?://[^\s<>()\"'`]+")
+_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
+# Strong signs of a language; plain prose rarely matches these.
+_LANGUAGE_SIGNS: list[tuple[str, re.Pattern]] = [
+    ("python", re.compile(r"^\s*(def|class)\s+\w+.*:\s*$|^\s*(import\s+\w+|from\s+[\w.]+\s+import\s)|\bprint\(", re.M)),
+    ("rust", re.compile(r"\bfn\s+\w+\s*\(|\blet\s+mut\s|\bimpl\s+\w+", re.M)),
+    ("go", re.compile(r"^\s*func\s+\w+\s*\(|^package\s+main\b", re.M)),
+    ("c", re.compile(r"^\s*#include\s*[<\"]|\bint\s+main\s*\(", re.M)),
+    ("javascript", re.compile(r"\bfunction\s*\w*\s*\(|\b(const|let)\s+\w+\s*=|=>|\bconsole\.log\(", re.M)),
+    ("sql", re.compile(r"^\s*(SELECT\b.*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|CREATE\s+TABLE)\b", re.M)),
+    ("html", re.compile(r"<(html|head|body|div|span|p|a|ul|li|script)\b[^>]*>", re.M)),
+    ("bash", re.compile(r"^\s*(\$ \S|#!/bin/(ba)?sh|sudo\s|apt(-get)?\s+install|pip\s+install|npm\s+install)", re.M)),
+]
+_CODE_PUNCTUATION = re.compile(r"[;{}]\s*$|^\s*[}\])]")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptFacts:
+    """What the demo can honestly say about a prompt."""
+
+    text: str
+    words: int
+    lines: int
+    first_sentence: str
+    urls: tuple[str, ...]
+    language: str | None
+    code: str
+
+    @classmethod
+    def of(cls, text: str) -> "PromptFacts":
+        language, code = find_code(text)
+        prose = _FENCED.sub(" ", text)
+        return cls(text, len(text.split()), len(text.splitlines()), first_sentence(prose),
+                   tuple(dict.fromkeys(url.rstrip(".,;:!?]") for url in _URL.findall(text))), language, code)
+
+
+class OfflineDemoProvider:
+    provider_id = "offline"
+    label = "Offline demo (no AI)"
+
+    def __init__(self, delay: float = 0.02):
+        self.delay = delay
+
+    def __repr__(self) -> str:
+        return f"OfflineDemoProvider(delay={self.delay!r})"
+
+    async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
+                     cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+        facts = PromptFacts.of(last_user_text(messages))
+        thinking, reply = thinking_text(facts), reply_markdown(facts)
+        for piece in word_pieces(thinking):
+            if not await self._pause(cancel):
+                return
+            yield ThinkingDelta(piece)
+        for piece in word_pieces(reply):
+            if not await self._pause(cancel):
+                return
+            yield TextDelta(piece)
+        prompt_words = sum(len(_message_text(message).split()) for message in messages)
+        input_tokens = math.ceil(prompt_words * TOKENS_PER_WORD)
+        output_tokens = math.ceil(len((thinking + " " + reply).split()) * TOKENS_PER_WORD)
+        yield Usage(input_tokens, output_tokens, {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                                                  "total_tokens": input_tokens + output_tokens, "estimated": True})
+        yield Finished("stop", MODEL_ID)
+
+    async def list_models(self) -> list[dict]:
+        return [{"id": MODEL_ID, "ownedBy": "pidesktop", "contextWindow": None}]
+
+    async def aclose(self) -> None:
+        pass
+
+    async def _pause(self, cancel: asyncio.Event | None) -> bool:
+        """Wait one beat; False when the caller asked us to stop."""
+        if cancel is not None and cancel.is_set():
+            return False
+        await asyncio.sleep(self.delay)
+        return cancel is None or not cancel.is_set()
+
+
+def last_user_text(messages: list[dict]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return _message_text(message)
+    return ""
+
+
+def _message_text(message: dict) -> str:
+    return "\n\n".join(block.get("text") or "" for block in message.get("blocks") or []
+                       if block.get("type") in ("text", "attachment") and block.get("text"))
+
+
+def find_code(text: str) -> tuple[str | None, str]:
+    """``(language, code)`` of the first fenced block, else of code-looking lines, else ``(None, "")``."""
+    fenced = _FENCED.search(text)
+    if fenced:
+        code = fenced.group(2).rstrip()
+        return (fenced.group(1).lower() or guess_language(code) or "text"), code
+    language = guess_language(text)
+    if language is None:
+        return None, ""
+    lines = text.splitlines()
+    marked = [i for i, line in enumerate(lines) if _looks_like_code(line)]
+    return language, "\n".join(lines[marked[0]: marked[-1] + 1]) if marked else text.strip()
+
+
+def guess_language(text: str) -> str | None:
+    for language, sign in _LANGUAGE_SIGNS:
+        if sign.search(text):
+            return language
+    stripped = text.strip()
+    if stripped and stripped[0] in "{[":
+        try:
+            orjson.loads(stripped)
+            return "json"
+        except orjson.JSONDecodeError:
+            pass
+    return None
+
+
+def _looks_like_code(line: str) -> bool:
+    if not line.strip():
+        return False
+    return (line.startswith(("    ", "\t")) or bool(_CODE_PUNCTUATION.search(line))
+            or any(sign.search(line) for _, sign in _LANGUAGE_SIGNS))
+
+
+def first_sentence(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    if not flat:
+        return ""
+    match = _SENTENCE.match(flat)
+    sentence = match.group(1) if match else flat
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+def thinking_text(facts: PromptFacts) -> str:
+    steps = [f"Looking at the prompt: {_count(facts.words, 'word')}, {_count(facts.lines, 'line')}."]
+    if facts.code:
+        steps.append(f"It contains {facts.language} code, so I will show it back in a fenced block.")
+    else:
+        steps.append("There is no code in it, so I will write a small Python snippet that counts its words.")
+    if facts.urls:
+        steps.append(f"It mentions {_count(len(facts.urls), 'link')}.")
+    steps.append("No model is connected, so I can describe the prompt but not answer it.")
+    return " ".join(steps)
+
+
+def reply_markdown(facts: PromptFacts) -> str:
+    summary = [
+        f"- **Size:** {_count(facts.words, 'word')} on {_count(facts.lines, 'line')}",
+        f"- **First sentence:** “{facts.first_sentence}”" if facts.first_sentence else "- **First sentence:** (none)",
+        "- **Links:** " + (", ".join(facts.urls[:5]) + (" …" if len(facts.urls) > 5 else "") if facts.urls else "none"),
+        f"- **Code:** {facts.language}, {_count(len(facts.code.splitlines()), 'line')}" if facts.code
+        else "- **Code:** none",
+    ]
+    if facts.code:
+        shown = facts.code.splitlines()[:CODE_LINES_SHOWN]
+        more = f" (the first {CODE_LINES_SHOWN} lines)" if len(facts.code.splitlines()) > CODE_LINES_SHOWN else ""
+        lead = f"The {facts.language} code from your message{more}, as it will look in a reply:"
+        language, code = facts.language, "\n".join(shown)
+    else:
+        lead = "Meanwhile, here is a small Python snippet that counts the words of your message:"
+        language, code = "python", word_count_snippet(facts.text)
+    fence = "`" * max(3, _longest_backtick_run(code) + 1)
+    return "\n".join([
+        "## Offline demo",
+        "",
+        "No AI model is connected, so this reply comes from the offline demo; "
+        "add a provider in **Settings > Providers** (OpenAI, OpenRouter, or a local server such as Ollama) "
+        "to get real answers.",
+        "",
+        "**Your message at a glance**",
+        "",
+        *summary,
+        "",
+        lead,
+        "",
+        f"{fence}{language}",
+        code,
+        fence,
+        "",
+    ])
+
+
+def word_count_snippet(prompt: str) -> str:
+    excerpt = prompt[:SNIPPET_CHARS]
+    note = f"  # the first {SNIPPET_CHARS} characters" if len(prompt) > SNIPPET_CHARS else ""
+    return "\n".join([
+        f"prompt = {excerpt!r}{note}",
+        "words = prompt.split()",
+        f'print(len(words), "words")  # prints: {len(excerpt.split())} words',
+    ])
+
+
+def word_pieces(text: str) -> list[str]:
+    """Word-sized pieces that join back into ``text`` exactly."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)

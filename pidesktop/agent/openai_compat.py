@@ -1,0 +1,527 @@
+"""Chat with any OpenAI-compatible ``/chat/completions`` endpoint (OpenAI, OpenRouter, Ollama, LM Studio, llama.cpp).
+
+Three parts, each usable alone: ``to_openai_messages`` turns stored messages
+into the chat format, ``events_from_chunk`` turns one streamed JSON chunk into
+stream events, and ``OpenAICompatibleProvider`` does the HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+
+from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
+from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from .sse import SSEDecoder, SSEEvent
+
+log = logging.getLogger(__name__)
+
+# The app's thinking levels mapped onto the widely supported reasoning_effort values.
+REASONING_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
+
+CONNECT_TIMEOUT = 10.0
+
+
+# --- stored messages -> chat messages ---------------------------------------------------------
+
+def to_openai_messages(messages: list[dict]) -> list[dict]:
+    """Stored messages as OpenAI chat messages.
+
+    Thinking is never sent back. Every tool call gets a ``tool`` message: its
+    stored result, or a note that it has none, because the API rejects a
+    conversation with an unanswered tool call. Assistant messages with nothing
+    to say (a failed turn) are left out.
+    """
+    converted: list[dict] = []
+    unanswered: dict[str, None] = {}  # tool call ids waiting for a result, in order
+    for message in messages:
+        role = message.get("role")
+        blocks = message.get("blocks") or []
+        if role == "tool":
+            for index, block in enumerate(blocks):
+                if block.get("type") == "tool_call" and block.get("result") is not None:
+                    call_id = _call_id(message, block, index)
+                    converted.append(_tool_message(call_id, block["result"]))
+                    unanswered.pop(call_id, None)
+            continue
+        _answer_unanswered(converted, unanswered)
+        if role in ("user", "system"):
+            converted.append({"role": role, "content": _joined_text(blocks)})
+        elif role == "assistant":
+            _append_assistant(converted, unanswered, message, blocks)
+    _answer_unanswered(converted, unanswered)
+    return converted
+
+
+def _append_assistant(converted: list[dict], unanswered: dict[str, None], message: dict, blocks: list[dict]) -> None:
+    text = _joined_text(blocks)
+    calls = [(index, block) for index, block in enumerate(blocks) if block.get("type") == "tool_call"]
+    if not text and not calls:
+        return
+    entry: dict = {"role": "assistant", "content": text or None}
+    if calls:
+        entry["tool_calls"] = [
+            {"id": _call_id(message, block, index), "type": "function",
+             "function": {"name": block.get("name") or "", "arguments": _arguments_text(block.get("args"))}}
+            for index, block in calls
+        ]
+    converted.append(entry)
+    for index, block in calls:
+        call_id = _call_id(message, block, index)
+        if block.get("result") is not None:
+            converted.append(_tool_message(call_id, block["result"]))
+        else:
+            unanswered[call_id] = None
+
+
+def _answer_unanswered(converted: list[dict], unanswered: dict[str, None]) -> None:
+    for call_id in unanswered:
+        converted.append(_tool_message(call_id, "(no result: the tool call did not complete)"))
+    unanswered.clear()
+
+
+def _joined_text(blocks: list[dict]) -> str:
+    parts = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            parts.append(block["text"])
+        elif kind == "attachment":
+            header = f"[attachment: {block.get('name') or 'unnamed'}]"
+            parts.append(f"{header}\n{block['text']}" if block.get("text") else header)
+    return "\n\n".join(parts)
+
+
+def _call_id(message: dict, block: dict, index: int) -> str:
+    return block.get("callId") or f"call_{message.get('id', 'm')}_{index}"
+
+
+def _arguments_text(args: object) -> str:
+    if args is None:
+        return "{}"
+    return args if isinstance(args, str) else orjson.dumps(args).decode()
+
+
+def _tool_message(call_id: str, result: object) -> dict:
+    content = result if isinstance(result, str) else orjson.dumps(result, default=str).decode()
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def request_body(model: str, chat_messages: list[dict], *, thinking_level: str = "off",
+                 tools: list[dict] | None = None) -> dict:
+    body: dict = {"model": model, "messages": chat_messages, "stream": True,
+                  "stream_options": {"include_usage": True}}
+    if thinking_level in REASONING_EFFORT:
+        body["reasoning_effort"] = REASONING_EFFORT[thinking_level]
+    if tools:
+        body["tools"] = tools
+    return body
+
+
+# --- streamed chunks -> events ----------------------------------------------------------------
+
+@dataclass
+class StreamState:
+    """What one stream has told us so far."""
+
+    model: str | None = None
+    finish_reason: str | None = None
+    done: bool = False
+    tool_ids: dict[int, str] = field(default_factory=dict)
+    last_tool_index: int = -1
+
+    @property
+    def finished(self) -> bool:
+        return self.done or self.finish_reason is not None
+
+    def tool_index(self, raw_index: object, call_id: str | None) -> int:
+        """The call's index; servers that omit it send whole calls, so a new id means a new call."""
+        if isinstance(raw_index, int) and not isinstance(raw_index, bool):
+            index = raw_index
+        elif call_id and self.tool_ids.get(self.last_tool_index) not in (None, call_id):
+            index = self.last_tool_index + 1
+        else:
+            index = max(self.last_tool_index, 0)
+        if call_id:
+            self.tool_ids[index] = call_id
+        self.last_tool_index = index
+        return index
+
+
+class ChunkShapeError(ValueError):
+    """A chunk that is JSON but not shaped like a chat-completion chunk."""
+
+
+def events_from_chunk(chunk: dict, state: StreamState) -> list[StreamEvent]:
+    """The events in one ``chat.completion.chunk``; records model and finish reason in ``state``."""
+    events: list[StreamEvent] = []
+    if isinstance(chunk.get("model"), str) and chunk["model"]:
+        state.model = chunk["model"]
+    choices = chunk.get("choices") or []
+    if not isinstance(choices, list):
+        raise ChunkShapeError("choices is not a list")
+    for choice in choices:
+        if not isinstance(choice, dict):
+            raise ChunkShapeError("a choice is not an object")
+        if choice.get("index", 0) != 0:
+            continue  # only one choice is ever requested
+        delta = choice.get("delta") or {}
+        if not isinstance(delta, dict):
+            raise ChunkShapeError("delta is not an object")
+        _delta_events(delta, state, events)
+        if choice.get("finish_reason"):
+            state.finish_reason = str(choice["finish_reason"])
+    usage = chunk.get("usage")
+    if isinstance(usage, dict):
+        events.append(usage_event(usage))
+    return events
+
+
+def _delta_events(delta: dict, state: StreamState, events: list[StreamEvent]) -> None:
+    # reasoning_content: DeepSeek, vLLM, llama.cpp; reasoning: Ollama, OpenRouter. Never both at once.
+    thinking = _text_field(delta, "reasoning_content") or _text_field(delta, "reasoning")
+    if thinking:
+        events.append(ThinkingDelta(thinking))
+    if content := _text_field(delta, "content"):
+        events.append(TextDelta(content))
+    if refusal := _text_field(delta, "refusal"):
+        events.append(RefusalDelta(refusal))
+    calls = delta.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise ChunkShapeError("tool_calls is not a list")
+    for call in calls:
+        if not isinstance(call, dict):
+            raise ChunkShapeError("a tool call is not an object")
+        function = call.get("function") or {}
+        if not isinstance(function, dict):
+            raise ChunkShapeError("a tool call's function is not an object")
+        call_id = call.get("id") or None
+        arguments = function.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
+            arguments = orjson.dumps(arguments).decode()  # a few local servers send an object
+        events.append(ToolCallDelta(state.tool_index(call.get("index"), call_id), call_id,
+                                    function.get("name") or None, arguments or ""))
+
+
+def _text_field(delta: dict, name: str) -> str:
+    value = delta.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ChunkShapeError(f"{name} is not a string")
+    return value
+
+
+def usage_event(usage: dict) -> Usage:
+    def count(*names: str) -> int:
+        for name in names:
+            if isinstance(usage.get(name), (int, float)):
+                return int(usage[name])
+        return 0
+
+    return Usage(count("prompt_tokens", "input_tokens"), count("completion_tokens", "output_tokens"), usage)
+
+
+def events_from_completion(completion: dict, state: StreamState) -> list[StreamEvent]:
+    """The events of a whole (non-streamed) completion, for servers that ignore ``stream: true``."""
+    choices = completion.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ChunkShapeError("no choices")
+    message = choices[0].get("message") or {}
+    if not isinstance(message, dict):
+        raise ChunkShapeError("message is not an object")
+    calls = message.get("tool_calls") or []
+    if isinstance(calls, list):
+        calls = [{**call, "index": index} for index, call in enumerate(calls) if isinstance(call, dict)]
+    chunk = {**completion, "choices": [{"index": 0, "delta": {**message, "tool_calls": calls},
+                                        "finish_reason": choices[0].get("finish_reason") or "stop"}]}
+    return events_from_chunk(chunk, state)
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+class _Cancelled(Exception):
+    """The caller's cancel event was set while we waited."""
+
+
+class _Secret:
+    """Holds the API key so that no repr, vars() dump or traceback local shows it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str | None):
+        self.value = value or None
+
+    def __repr__(self) -> str:
+        return "'***'" if self.value else "None"
+
+
+class OpenAICompatibleProvider:
+    """Streams chat completions from one base URL with one model."""
+
+    def __init__(self, *, base_url: str, api_key: str | None, model: str, label: str = "", timeout: float = 60.0,
+                 extra_headers: dict | None = None, client: httpx.AsyncClient | None = None):
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.label = label
+        self.timeout = timeout
+        self._key = _Secret(api_key)
+        self._extra_headers = dict(extra_headers or {})
+        self._client = client
+        self._owns_client = client is None
+        self.host, self.display_url = _where(self.base_url)
+
+    def __repr__(self) -> str:
+        return (f"OpenAICompatibleProvider(label={self.label!r}, base_url={self.display_url!r}, "
+                f"model={self.model!r}, api_key={'set' if self._key.value else 'none'})")
+
+    # -- public API --
+
+    async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
+                     cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+        body = request_body(self.model, to_openai_messages(messages), thinking_level=thinking_level, tools=tools)
+        client = self._http()
+        request = client.build_request("POST", f"{self.base_url}/chat/completions", content=orjson.dumps(body),
+                                       headers=self._headers("text/event-stream"), timeout=self._timeouts())
+        log.debug("chat request", extra={"fields": {"url": self.display_url, "model": self.model}})
+        try:
+            response = await _unless_cancelled(client.send(request, stream=True), cancel)
+        except _Cancelled:
+            return
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        try:
+            if response.status_code >= 400:
+                raise await self._status_error(response, cancel)
+            content_type = response.headers.get("content-type", "")
+            if "json" in content_type and "event-stream" not in content_type:
+                for event in await self._whole_completion(response, cancel):
+                    yield event
+                return
+            async for event in self._read_stream(response, cancel):
+                yield event
+        except _Cancelled:
+            return
+        finally:
+            await response.aclose()
+
+    async def list_models(self) -> list[dict]:
+        """``[{"id", "ownedBy", "contextWindow"}]`` from ``GET {base_url}/models``."""
+        url = f"{self.base_url}/models"
+        try:
+            response = await self._http().get(url, headers=self._headers("application/json"),
+                                              timeout=self._timeouts())
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        if response.status_code == 404:
+            # Here a 404 means the base URL is wrong, not that a model is missing.
+            raise ProviderError(ProviderErrorCode.BAD_REQUEST,
+                                f"{self.host} has no model list at {self.display_url}/models (404). "
+                                "Check the base URL in Settings > Providers.", 404)
+        if response.status_code >= 400:
+            raise self._error_for_status(response.status_code, response.content, response.headers)
+        try:
+            payload = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise self._bad_response("a model list that is not JSON") from None
+        items = payload.get("data", payload.get("models")) if isinstance(payload, dict) else payload
+        if not isinstance(items, list):
+            raise self._bad_response("a model list without a data array")
+        return [{"id": str(item["id"]), "ownedBy": item.get("owned_by"), "contextWindow": _context_window(item)}
+                for item in items if isinstance(item, dict) and item.get("id")]
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._owns_client:
+            await self._client.aclose()
+        if self._owns_client:
+            self._client = None
+
+    # -- reading --
+
+    async def _read_stream(self, response: httpx.Response, cancel: asyncio.Event | None) -> AsyncIterator[StreamEvent]:
+        state = StreamState()
+        decoder = SSEDecoder()
+        chunks = response.aiter_bytes()
+        try:
+            while True:
+                cut: Exception | None = None
+                try:
+                    chunk = await _unless_cancelled(anext(chunks, None), cancel)
+                except (httpx.RemoteProtocolError, httpx.ReadError, httpx.TimeoutException) as exc:
+                    chunk, cut = None, exc
+                if cut is not None:
+                    if state.finished:
+                        break  # the answer was complete; only the goodbye got lost
+                    if isinstance(cut, httpx.TimeoutException):
+                        raise self._timeout_error() from cut
+                    raise self._stream_cut() from cut
+                at_end = chunk is None
+                for sse in decoder.close() if at_end else decoder.feed(chunk):
+                    for event in self._interpret(sse, state, at_end):
+                        yield event
+                    if state.done:
+                        break
+                if state.done or at_end:
+                    break
+            if not state.finished:
+                raise self._stream_cut()
+            yield Finished(state.finish_reason, state.model)
+        finally:
+            await chunks.aclose()
+
+    def _interpret(self, sse: SSEEvent, state: StreamState, at_end: bool) -> list[StreamEvent]:
+        data = sse.data.strip()
+        if data == "[DONE]":
+            state.done = True
+            return []
+        if not data:
+            return []
+        try:
+            payload = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            if at_end and not state.finished:
+                raise self._stream_cut() from None  # a half-sent last line, not a malformed one
+            if at_end:
+                return []
+            raise self._bad_response(f"a chunk that is not JSON ({_excerpt(data)})") from None
+        if sse.event == "error" or (isinstance(payload, dict) and payload.get("error")):
+            error = payload.get("error", payload) if isinstance(payload, dict) else payload
+            raise error_in_stream(error, host=self.host, model=self.model, secret=self._key.value)
+        if not isinstance(payload, dict):
+            raise self._bad_response(f"a chunk that is not an object ({_excerpt(data)})")
+        try:
+            return events_from_chunk(payload, state)
+        except ChunkShapeError as exc:
+            raise self._bad_response(f"a chunk this app cannot read: {exc}") from None
+
+    async def _whole_completion(self, response: httpx.Response, cancel: asyncio.Event | None) -> list[StreamEvent]:
+        try:
+            body = await _unless_cancelled(response.aread(), cancel)
+        except httpx.TimeoutException as exc:
+            raise self._timeout_error() from exc
+        except httpx.HTTPError as exc:
+            raise self._stream_cut() from exc
+        try:
+            payload = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise self._bad_response("a body that is not JSON") from None
+        if not isinstance(payload, dict):
+            raise self._bad_response("a body that is not an object")
+        if payload.get("error"):
+            raise error_in_stream(payload["error"], host=self.host, model=self.model, secret=self._key.value)
+        state = StreamState()
+        try:
+            events = events_from_completion(payload, state)
+        except ChunkShapeError as exc:
+            raise self._bad_response(f"a completion this app cannot read: {exc}") from None
+        return [*events, Finished(state.finish_reason, state.model)]
+
+    # -- plumbing --
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self._timeouts())
+        return self._client
+
+    def _timeouts(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout))
+
+    def _headers(self, accept: str) -> dict:
+        headers = {"Accept": accept, "Content-Type": "application/json"}
+        if self._key.value:
+            headers["Authorization"] = f"Bearer {self._key.value}"
+        return {**headers, **self._extra_headers}
+
+    async def _status_error(self, response: httpx.Response, cancel: asyncio.Event | None) -> ProviderError:
+        try:
+            body = await _unless_cancelled(response.aread(), cancel)
+        except httpx.HTTPError:
+            body = b""
+        return self._error_for_status(response.status_code, body, response.headers)
+
+    def _error_for_status(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        return error_for_status(status, body, host=self.host, model=self.model,
+                                retry_after=headers.get("retry-after"), secret=self._key.value)
+
+    def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
+        if isinstance(exc, httpx.ConnectTimeout):
+            return ProviderError(ProviderErrorCode.TIMEOUT,
+                                 f"Could not reach {self.host} within {self._timeouts().connect:g} s. "
+                                 "Check the network and the base URL in Settings > Providers.")
+        if isinstance(exc, httpx.TimeoutException):
+            return self._timeout_error()
+        if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+            return ProviderError(ProviderErrorCode.CONNECTION_FAILED,
+                                 f"The base URL {self.display_url!r} is not a valid http(s) URL. "
+                                 "Fix it in Settings > Providers.")
+        return ProviderError(ProviderErrorCode.CONNECTION_FAILED,
+                             f"Could not connect to {self.display_url}. Check that the server is running "
+                             "and the base URL in Settings > Providers is right.")
+
+    def _timeout_error(self) -> ProviderError:
+        return ProviderError(ProviderErrorCode.TIMEOUT, f"{self.host} did not answer within {self.timeout:g} s.")
+
+    def _stream_cut(self) -> ProviderError:
+        return ProviderError(ProviderErrorCode.STREAM_CUT,
+                             f"The connection to {self.host} closed before the reply was finished.")
+
+    def _bad_response(self, what: str) -> ProviderError:
+        return ProviderError(ProviderErrorCode.BAD_RESPONSE,
+                             redact(f"{self.host} sent {what}. Is the base URL an OpenAI-compatible API?",
+                                    self._key.value))
+
+
+async def _unless_cancelled(awaitable: Awaitable, cancel: asyncio.Event | None):
+    """Await ``awaitable``, or raise ``_Cancelled`` as soon as ``cancel`` is set (cancelling the wait)."""
+    if cancel is None:
+        return await awaitable
+    if cancel.is_set():
+        if hasattr(awaitable, "close"):
+            awaitable.close()  # a coroutine we will never run
+        raise _Cancelled
+    work = asyncio.ensure_future(awaitable)
+    stop = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        if not work.done():
+            work.cancel()
+            await asyncio.wait({work})
+    if work.cancelled() or (cancel.is_set() and work.exception() is not None):
+        raise _Cancelled
+    return work.result()
+
+
+def _where(base_url: str) -> tuple[str, str]:
+    """``(host, url)`` to show in messages: no user:password, no query (some deployments put keys there)."""
+    parts = urlsplit(base_url)
+    if not parts.hostname:
+        return base_url, base_url
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    try:
+        host += f":{parts.port}" if parts.port else ""
+    except ValueError:
+        pass  # a malformed port; the request itself will report the bad URL
+    return host, f"{parts.scheme}://{host}{parts.path}"
+
+
+def _context_window(item: dict) -> int | None:
+    # OpenAI lists none; OpenRouter: context_length; LM Studio: max_context_length; vLLM: max_model_len.
+    for name in ("context_window", "context_length", "max_context_length", "max_model_len"):
+        if isinstance(item.get(name), int):
+            return item[name]
+    top = item.get("top_provider")
+    if isinstance(top, dict) and isinstance(top.get("context_length"), int):
+        return top["context_length"]
+    return None
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -1,0 +1,25 @@
+"""``ChatProvider``: what the turn runner may rely on, whichever provider it holds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Protocol, runtime_checkable
+
+from ..events import StreamEvent
+
+
+@runtime_checkable
+class ChatProvider(Protocol):
+    label: str
+
+    def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
+               cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+        """Yield events ending with ``Finished``, raise ``ProviderError``, or stop quietly once ``cancel`` is set."""
+        ...
+
+    async def list_models(self) -> list[dict]:
+        ...
+
+    async def aclose(self) -> None:
+        ...

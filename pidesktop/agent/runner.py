@@ -1,0 +1,235 @@
+"""The turn runner: one prompt in, one stored reply out, in the order spec 004 section 5 requires.
+
+1. the user line is appended (durable) before anything else;
+2. ``session.startTurn`` opens the turn;
+3. the provider streams; deltas only reach the screen, never storage, except
+   an in-flight checkpoint at most every 1.5 s while content arrives;
+4. at the end, one last checkpoint, then the final ``appendMessage``;
+5. ``session.endTurn`` with ``createNotification`` false only when the person
+   is looking at that very chat.
+
+Stop cancels the stream and keeps what arrived (``aborted``, no inbox row).
+A prompt sent while a turn runs waits in the host's queue and is sent after
+the running turn ends. Everything durable goes through the bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..bus import HostClient, HostError
+from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ReplyBuilder
+from .providers import ThinkingDelta, TextDelta, Usage
+
+log = logging.getLogger("pidesktop.agent.runner")
+
+CHECKPOINT_EVERY = 1.5
+OFFLINE_ID, OFFLINE_MODEL = "offline", "offline-demo"
+
+Listener = Callable[[str, str, dict | None], None]  # (session id, phase, message snapshot)
+
+
+@dataclass
+class ProviderChoice:
+    """An explicit provider for one run (``pidesktop chat --base-url``), bypassing the stored default."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    label: str = "custom"
+
+
+@dataclass
+class _Active:
+    turn_id: str
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task | None = None
+
+
+class TurnRunner:
+    def __init__(self, client: HostClient, *, checkpoint_every: float = CHECKPOINT_EVERY,
+                 offline_delay: float = 0.02, watched: Callable[[str], bool] = lambda session_id: False,
+                 override: ProviderChoice | None = None):
+        self.client = client
+        self.checkpoint_every = checkpoint_every
+        self.offline_delay = offline_delay
+        self.watched = watched
+        self.override = override
+        self.listeners: list[Listener] = []
+        self._active: dict[str, _Active] = {}
+
+    # -- public -------------------------------------------------------------------------
+    def is_running(self, session_id: str) -> bool:
+        return session_id in self._active
+
+    def stop(self, session_id: str) -> None:
+        active = self._active.get(session_id)
+        if active is not None:
+            active.cancel.set()
+
+    async def send(self, session_id: str, text: str) -> dict:
+        """Run a turn for ``text``, or queue it if a turn is running in that chat."""
+        if self.is_running(session_id):
+            result = await self.client.call("session.queuePush", {
+                "sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())})
+            return {"queued": result["entry"]}
+        return await self._turn(session_id, text)
+
+    async def wait_idle(self, session_id: str) -> None:
+        active = self._active.get(session_id)
+        if active is not None and active.task is not None:
+            await asyncio.shield(active.task)
+
+    # -- one turn --------------------------------------------------------------------
+    async def _turn(self, session_id: str, text: str) -> dict:
+        active = _Active(turn_id=str(uuid.uuid4()))
+        self._active[session_id] = active
+        active.task = asyncio.current_task()
+        try:
+            result = await self._run(session_id, text, active)
+        finally:
+            self._active.pop(session_id, None)
+        self._notify(session_id, "idle", None)
+        await self._drain_queue(session_id)
+        return result
+
+    async def _run(self, session_id: str, text: str, active: _Active) -> dict:
+        call = self.client.call
+        await call("session.appendMessage", {"sessionId": session_id, "message": {
+            "id": str(uuid.uuid4()), "role": "user", "blocks": [{"type": "text", "text": text}]}})
+        window = await call("session.get", {"sessionId": session_id})
+        session = window["session"]
+        provider, provider_id, model_id = await self._provider_for(session)
+        await call("session.startTurn", {"sessionId": session_id, "turnId": active.turn_id,
+                                         "providerId": provider_id, "modelId": model_id})
+        builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
+        self._notify(session_id, "started", builder.snapshot("streaming"))
+        status, error = "completed", None
+        thinking_started = thinking_seconds = None
+        last_checkpoint = time.monotonic()
+        try:
+            async for event in provider.stream(_context(window["messages"]), thinking_level=session["thinkingLevel"],
+                                               cancel=active.cancel):
+                builder.feed(event)
+                if isinstance(event, ThinkingDelta) and thinking_started is None:
+                    thinking_started = time.monotonic()
+                elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
+                    thinking_seconds = time.monotonic() - thinking_started
+                if isinstance(event, Usage):
+                    continue
+                self._notify(session_id, "delta", builder.snapshot("streaming"))
+                if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
+                    await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
+                    last_checkpoint = time.monotonic()
+            if active.cancel.is_set():
+                status = "aborted"
+        except ProviderError as exc:
+            status, error = "error", exc
+        except asyncio.CancelledError:
+            status = "aborted"
+        finally:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+        final = builder.snapshot(status)
+        meta = final.setdefault("meta", {})
+        if thinking_seconds is not None:
+            meta["thinkingSeconds"] = round(thinking_seconds, 1)
+        if error is not None:
+            meta["error"] = {"code": error.code, "message": error.message}
+        stored = None
+        if builder.has_content() or error is not None:
+            if status == "completed":
+                await self._checkpoint(session_id, active.turn_id, final)  # D327: before the final append
+            stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
+                                                          "turnId": active.turn_id})
+        usage = final.get("meta", {}).get("usage")
+        ended = await call("session.endTurn", {
+            "sessionId": session_id, "turnId": active.turn_id, "status": status,
+            "errorCode": error.code if error else None,
+            "createNotification": status != "aborted" and not self.watched(session_id),
+            "usage": _usage_summary(usage)})
+        self._notify(session_id, "finished", final if stored is not None else None)
+        return {"status": status, "turn": ended["turn"], "message": final,
+                "stored": stored, "error": {"code": error.code, "message": error.message} if error else None}
+
+    async def _checkpoint(self, session_id: str, turn_id: str, message: dict) -> None:
+        try:
+            await self.client.call("session.saveInflightMessage",
+                                   {"sessionId": session_id, "turnId": turn_id, "message": message})
+        except HostError as exc:  # a lost checkpoint costs at most one interval of text
+            log.warning("checkpoint failed: %s", exc)
+
+    async def _provider_for(self, session: dict) -> tuple[Any, str, str]:
+        if self.override is not None:
+            choice = self.override
+            return (OpenAICompatibleProvider(base_url=choice.base_url, api_key=choice.api_key, model=choice.model,
+                                             label=choice.label), "custom", choice.model)
+        provider_id, model_id = session.get("providerId"), session.get("modelId")
+        if not provider_id:
+            try:
+                default = await self.client.call("providers.list", {})
+                provider_id = default.get("defaultProviderId") or OFFLINE_ID
+                model_id = model_id or default.get("defaultModelId")
+            except HostError:
+                provider_id = OFFLINE_ID
+        if provider_id == OFFLINE_ID:
+            return OfflineDemoProvider(delay=self.offline_delay), OFFLINE_ID, OFFLINE_MODEL
+        creds = await self.client.call("providers.credentials", {"providerId": provider_id})
+        model = model_id or creds.get("defaultModelId")
+        if not model:
+            raise HostError("INVALID_PARAMS", f"No model is chosen for {creds.get('name', provider_id)}. "
+                                              f"Pick one in Settings > Providers.")
+        return (OpenAICompatibleProvider(base_url=creds["baseUrl"], api_key=creds.get("apiKey"), model=model,
+                                         label=creds.get("name", provider_id)), provider_id, model)
+
+    async def _drain_queue(self, session_id: str) -> None:
+        """After a terminal event, send the next waiting prompt (one at a time)."""
+        try:
+            entries = (await self.client.call("session.queueList", {"sessionId": session_id}))["entries"]
+        except HostError:
+            return
+        if not entries or self.is_running(session_id):
+            return
+        entry = entries[0]
+        await self.client.call("session.queueRemove", {"sessionId": session_id, "entryId": entry["id"]})
+        await self._turn(session_id, entry["content"])
+
+    def _notify(self, session_id: str, phase: str, message: dict | None) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(session_id, phase, message)
+            except Exception:
+                log.exception("turn listener failed")
+
+
+def _context(messages: list[dict]) -> list[dict]:
+    """What the model sees: the stored conversation without delegate rows or internal system state."""
+    context = []
+    for message in messages:
+        meta = message.get("meta") or {}
+        if meta.get("parentToolCallId") or meta.get("modelSystem") is not None:
+            continue
+        if message.get("role") == "assistant" and meta.get("status") == "streaming":
+            continue
+        context.append({k: v for k, v in message.items() if k not in ("seq", "index")})
+    return context
+
+
+def _usage_summary(usage: Any) -> dict | None:
+    if not isinstance(usage, dict):
+        return None
+    tokens_in = usage.get("prompt_tokens", usage.get("input_tokens", usage.get("inputTokens")))
+    tokens_out = usage.get("completion_tokens", usage.get("output_tokens", usage.get("outputTokens")))
+    summary = {"raw": usage}
+    if isinstance(tokens_in, int):
+        summary["inputTokens"] = tokens_in
+    if isinstance(tokens_out, int):
+        summary["outputTokens"] = tokens_out
+    return summary

@@ -1,0 +1,185 @@
+"""The model catalog of each provider (spec 004, 4.4).
+
+Rows come from three places (``source``): ``bundled`` with the app,
+``discovered`` from a provider's ``GET /v1/models``, and ``user`` entries.
+Discovery never touches a user row and never changes a bundled row's source.
+A discovered row the endpoint stops listing is kept and marked
+``discovery_state = 'unlisted'``; it is ``published`` again when it returns.
+"""
+
+from __future__ import annotations
+
+import apsw
+import orjson
+
+from ..bus.errors import ErrorCode, HostError
+from . import providers
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+MODEL_ID_MAX = providers.MODEL_ID_MAX
+DISPLAY_NAME_MAX = 200
+TOKENS_MAX = 100_000_000
+DISCOVERY_MAX = 10_000
+CAPABILITY_MAX = 64
+
+_SELECT = ("SELECT provider_id, model_id, display_name, source, capabilities_json, context_window, "
+           "max_output_tokens, deprecated, discovery_state, updated_at FROM models")
+
+
+def _to_model(row: tuple) -> dict:
+    (pid, mid, name, source, caps_json, window, max_out, deprecated, state, updated) = row
+    try:
+        caps = orjson.loads(caps_json)
+    except orjson.JSONDecodeError:
+        caps = []
+    return {
+        "providerId": pid, "modelId": mid, "displayName": name, "source": source,
+        "capabilities": caps if isinstance(caps, list) else [], "contextWindow": window,
+        "maxOutputTokens": max_out, "deprecated": bool(deprecated), "discoveryState": state,
+        "updatedAt": updated,
+    }
+
+
+def read(conn: apsw.Connection, provider_id: str, model_id: str) -> dict | None:
+    row = conn.execute(_SELECT + " WHERE provider_id = ? AND model_id = ?", (provider_id, model_id)).fetchone()
+    return None if row is None else _to_model(row)
+
+
+def _model_id(q: Params, name: str) -> str:
+    return q.text(name, strip=True, nonempty=True, max_chars=MODEL_ID_MAX)
+
+
+def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
+    raw = q.array(name, required=False)
+    if raw is None:
+        return None
+    caps: list[str] = []
+    for i, cap in enumerate(raw):
+        if not isinstance(cap, str) or not cap.strip() or len(cap) > CAPABILITY_MAX:
+            raise invalid(f"{method}: '{name}[{i}]' must be a non-empty string of at most {CAPABILITY_MAX} characters.")
+        if cap.strip() not in caps:
+            caps.append(cap.strip())
+    return caps
+
+
+@command("models.list")
+def models_list(ctx: HostContext, p: Params) -> dict:
+    provider_id = p.text("providerId", required=False)
+    if provider_id is not None:
+        providers.require(ctx.conn, provider_id)
+        rows = ctx.conn.execute(_SELECT + " WHERE provider_id = ?", (provider_id,)).fetchall()
+    else:
+        rows = ctx.conn.execute(_SELECT).fetchall()
+    rank = {pid: i for i, pid in enumerate(providers.display_order(ctx.conn))}
+    models = sorted((_to_model(r) for r in rows),
+                    key=lambda m: (rank.get(m["providerId"], len(rank)), m["displayName"].casefold(), m["modelId"]))
+    return {"models": models}
+
+
+@command("models.upsert")
+def models_upsert(ctx: HostContext, p: Params) -> dict:
+    provider_id = p.text("providerId")
+    q = providers.nested(p, "model")
+    model_id = _model_id(q, "model.modelId")
+    display = q.text("model.displayName", required=False, strip=True, nonempty=True, max_chars=DISPLAY_NAME_MAX)
+    window = q.integer("model.contextWindow", required=False, minimum=1, maximum=TOKENS_MAX)
+    max_out = q.integer("model.maxOutputTokens", required=False, minimum=1, maximum=TOKENS_MAX)
+    caps = _capabilities(p.method, q, "model.capabilities")
+    providers.require(ctx.conn, provider_id)
+    old = read(ctx.conn, provider_id, model_id) or {}
+    # Absent fields keep what the row had; the row becomes the user's, so
+    # discovery leaves it alone from now on (its discovery state is unknown).
+    with ctx.conn:
+        ctx.conn.execute(
+            "INSERT INTO models(provider_id, model_id, display_name, source, capabilities_json, context_window, "
+            "max_output_tokens, deprecated, discovery_state, updated_at) VALUES (?, ?, ?, 'user', ?, ?, ?, ?, NULL, ?) "
+            "ON CONFLICT(provider_id, model_id) DO UPDATE SET display_name = excluded.display_name, "
+            "source = 'user', capabilities_json = excluded.capabilities_json, "
+            "context_window = excluded.context_window, max_output_tokens = excluded.max_output_tokens, "
+            "discovery_state = NULL, updated_at = excluded.updated_at",
+            (provider_id, model_id, display or old.get("displayName") or model_id,
+             orjson.dumps(caps if caps is not None else old.get("capabilities", [])).decode(),
+             window if window is not None else old.get("contextWindow"),
+             max_out if max_out is not None else old.get("maxOutputTokens"),
+             int(old.get("deprecated", False)), ctx.clock()),
+        )
+    ctx.emit("models.changed", {"providerId": provider_id})
+    return {"model": read(ctx.conn, provider_id, model_id)}
+
+
+@command("models.delete")
+def models_delete(ctx: HostContext, p: Params) -> dict:
+    provider_id = p.text("providerId")
+    model_id = p.text("modelId")
+    providers.require(ctx.conn, provider_id)
+    with ctx.conn:
+        gone = ctx.conn.execute("DELETE FROM models WHERE provider_id = ? AND model_id = ? RETURNING model_id",
+                                (provider_id, model_id)).fetchone()
+    if gone is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Provider {provider_id!r} has no model {model_id!r}.")
+    ctx.emit("models.changed", {"providerId": provider_id})
+    return {"deleted": True}
+
+
+@command("models.applyDiscovery")
+def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
+    provider_id = p.text("providerId")
+    listed = _discovered_list(p)
+    providers.require(ctx.conn, provider_id)
+    now = ctx.clock()
+    added: list[str] = []
+    updated: list[str] = []
+    unlisted: list[str] = []
+    with ctx.conn:
+        existing = {r[0]: r[1:] for r in ctx.conn.execute(
+            "SELECT model_id, source, display_name, context_window, discovery_state FROM models "
+            "WHERE provider_id = ?", (provider_id,))}
+        for model_id, (display, window) in listed.items():
+            row = existing.get(model_id)
+            if row is None:
+                ctx.conn.execute(
+                    "INSERT INTO models(provider_id, model_id, display_name, source, context_window, "
+                    "discovery_state, updated_at) VALUES (?, ?, ?, 'discovered', ?, 'published', ?)",
+                    (provider_id, model_id, display or model_id, window, now))
+                added.append(model_id)
+                continue
+            source, old_display, old_window, state = row
+            if source == "user":
+                continue  # the user's entry wins, field for field
+            new_display = display or old_display
+            new_window = window if window is not None else old_window
+            if (new_display, new_window, state) != (old_display, old_window, "published"):
+                ctx.conn.execute(
+                    "UPDATE models SET display_name = ?, context_window = ?, discovery_state = 'published', "
+                    "updated_at = ? WHERE provider_id = ? AND model_id = ?",
+                    (new_display, new_window, now, provider_id, model_id))
+                updated.append(model_id)
+        for model_id, (source, _display, _window, state) in existing.items():
+            if source == "discovered" and model_id not in listed and state != "unlisted":
+                ctx.conn.execute(
+                    "UPDATE models SET discovery_state = 'unlisted', updated_at = ? "
+                    "WHERE provider_id = ? AND model_id = ?", (now, provider_id, model_id))
+                unlisted.append(model_id)
+    if added or updated or unlisted:
+        ctx.emit("models.changed", {"providerId": provider_id})
+    return {"added": sorted(added), "updated": sorted(updated), "unlisted": sorted(unlisted)}
+
+
+def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None]]:
+    """modelId -> (displayName, contextWindow), in list order; a repeated id keeps its first entry."""
+    raw = p.array("models")
+    if len(raw) > DISCOVERY_MAX:
+        raise invalid(f"{p.method}: 'models' has more than {DISCOVERY_MAX} entries.")
+    listed: dict[str, tuple[str | None, int | None]] = {}
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            raise invalid(f"{p.method}: 'models[{i}]' must be an object.")
+        prefix = f"models[{i}]"
+        q = Params(p.method, {f"{prefix}.{k}": v for k, v in entry.items()})
+        model_id = _model_id(q, f"{prefix}.modelId")
+        display = q.text(f"{prefix}.displayName", required=False, strip=True, max_chars=DISPLAY_NAME_MAX) or None
+        window = q.integer(f"{prefix}.contextWindow", required=False, minimum=1, maximum=TOKENS_MAX)
+        listed.setdefault(model_id, (display, window))
+    return listed

@@ -1,0 +1,148 @@
+"""The host-owned turn queue (spec 004, section 4.6b).
+
+Prompts sent while a turn runs wait here, at most eight per session. A
+position only grows, so removing an entry never reorders the rest; "send
+now" gives an entry a priority (``MAX(priority) + 1``), and promoted entries
+go first in the order they were promoted. The store never starts a turn:
+after a restart entries are held until the person resumes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import apsw
+import orjson
+
+from ..bus.errors import ErrorCode, HostError
+from . import sessions
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+MAX_ENTRIES = 8
+PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
+_COLUMNS = ("id, session_id, principal, idempotency_key, content, attachments_json, user_message_id, "
+            "permission_mode, position, priority, created_at")
+_ORDER = "ORDER BY priority IS NULL, priority, position"
+
+
+def to_wire(row: tuple) -> dict:
+    (eid, sid, principal, key, content, attachments, user_message_id, permission, position, priority,
+     created) = row
+    return {"id": eid, "sessionId": sid, "principal": principal, "idempotencyKey": key, "content": content,
+            "attachments": orjson.loads(attachments) if attachments else [], "userMessageId": user_message_id,
+            "permissionMode": permission, "position": position, "priority": priority, "createdAt": created}
+
+
+def entries(conn: apsw.Connection, session_id: str) -> list[dict]:
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM turn_queue WHERE session_id = ? {_ORDER}", (session_id,))
+    return [to_wire(r) for r in rows]
+
+
+def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM turn_queue WHERE id = ? AND session_id = ?",
+                       (entry_id, session_id)).fetchone()
+    if row is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no queued prompt {entry_id!r}.")
+    return to_wire(row)
+
+
+def _changed(ctx: HostContext, session_id: str) -> dict:
+    listed = entries(ctx.conn, session_id)
+    ctx.emit("queue.changed", {"sessionId": session_id, "entries": listed})
+    return {"entries": listed}
+
+
+@command("session.queuePush")
+def queue_push(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    content = p.text("content")
+    attachments = p.array("attachments", required=False) or []
+    principal = p.text("principal", required=False, default="desktop", nonempty=True)
+    key = p.text("idempotencyKey", required=False, nonempty=True)
+    permission = p.choice("permissionMode", PERMISSION_MODES, default="inherit")
+    user_message_id = p.text("userMessageId", required=False)
+    if not content.strip() and not attachments:
+        raise invalid("session.queuePush: 'content' must not be empty.")
+    attachments_json = orjson.dumps(attachments).decode()
+    input_hash = hashlib.sha256(orjson.dumps([content, attachments])).hexdigest()
+    sessions.require(ctx.conn, session_id)
+    with ctx.conn:
+        if key is not None:
+            row = ctx.conn.execute(
+                f"SELECT input_hash, {_COLUMNS} FROM turn_queue WHERE session_id = ? AND principal = ? "
+                "AND idempotency_key = ?", (session_id, principal, key)).fetchone()
+            if row is not None:
+                if row[0] != input_hash:
+                    raise HostError(ErrorCode.IDEMPOTENCY_CONFLICT,
+                                    f"Idempotency key {key!r} was already used for a different prompt.")
+                return {"entry": to_wire(row[1:]), "entries": entries(ctx.conn, session_id)}
+        (count, last) = ctx.conn.execute("SELECT count(*), COALESCE(MAX(position), 0) FROM turn_queue "
+                                         "WHERE session_id = ?", (session_id,)).fetchone()
+        if count >= MAX_ENTRIES:
+            raise HostError(ErrorCode.LIMIT_EXCEEDED,
+                            f"At most {MAX_ENTRIES} prompts can wait in one chat; send or remove one first.")
+        entry_id = str(uuid.uuid4())
+        ctx.conn.execute(
+            "INSERT INTO turn_queue(id, session_id, principal, idempotency_key, input_hash, content, "
+            "attachments_json, user_message_id, permission_mode, position, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (entry_id, session_id, principal, key, input_hash, content, attachments_json, user_message_id,
+             permission, last + 1, ctx.clock()))
+    entry = _entry(ctx.conn, session_id, entry_id)
+    return {"entry": entry, **_changed(ctx, session_id)}
+
+
+@command("session.queueList")
+def queue_list(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    sessions.require(ctx.conn, session_id)
+    return {"entries": entries(ctx.conn, session_id)}
+
+
+@command("session.queueRemove")
+def queue_remove(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    entry_id = p.text("entryId", nonempty=True)
+    with ctx.conn:
+        _entry(ctx.conn, session_id, entry_id)
+        ctx.conn.execute("DELETE FROM turn_queue WHERE id = ?", (entry_id,))
+    return {"removed": True, **_changed(ctx, session_id)}
+
+
+@command("session.queuePrioritize")
+def queue_prioritize(ctx: HostContext, p: Params) -> dict:
+    """"Send now": deliver this entry before every entry not promoted earlier."""
+    session_id = sessions.session_id_param(p)
+    entry_id = p.text("entryId", nonempty=True)
+    with ctx.conn:
+        entry = _entry(ctx.conn, session_id, entry_id)
+        if entry["priority"] is None:
+            ctx.conn.execute(
+                "UPDATE turn_queue SET priority = (SELECT COALESCE(MAX(priority), 0) + 1 FROM turn_queue "
+                "WHERE session_id = ?) WHERE id = ?", (session_id, entry_id))
+    return _changed(ctx, session_id)
+
+
+@command("session.queueReorder")
+def queue_reorder(ctx: HostContext, p: Params) -> dict:
+    """Swap an entry with its neighbour (``direction`` up or down) among the entries not promoted."""
+    session_id = sessions.session_id_param(p)
+    entry_id = p.text("entryId", nonempty=True)
+    direction = p.choice("direction", ("up", "down"), required=True)
+    with ctx.conn:
+        entry = _entry(ctx.conn, session_id, entry_id)
+        if entry["priority"] is not None:
+            raise HostError(ErrorCode.CONFLICT, "A prompt marked “send now” cannot be moved.")
+        compare, order = ("<", "DESC") if direction == "up" else (">", "ASC")
+        neighbour = ctx.conn.execute(
+            f"SELECT id, position FROM turn_queue WHERE session_id = ? AND priority IS NULL "
+            f"AND position {compare} ? ORDER BY position {order} LIMIT 1",
+            (session_id, entry["position"])).fetchone()
+        if neighbour is not None:
+            ctx.conn.execute("UPDATE turn_queue SET position = -1 WHERE id = ?", (entry_id,))
+            ctx.conn.execute("UPDATE turn_queue SET position = ? WHERE id = ?", (entry["position"], neighbour[0]))
+            ctx.conn.execute("UPDATE turn_queue SET position = ? WHERE id = ?", (neighbour[1], entry_id))
+    return _changed(ctx, session_id)

@@ -1,0 +1,120 @@
+"""The composer: a growing text box, Send that turns into Stop while a reply streams.
+
+Enter sends, Shift+Enter starts a new line; Esc stops a running reply.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout,
+                               QWidget)
+
+MAX_HEIGHT_FRACTION = 0.4
+MIN_LINES = 1
+
+
+class PromptEdit(QPlainTextEdit):
+    submitted = Signal()
+    stopRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("promptEdit")
+        self.setPlaceholderText("Message pidesktop…  (Enter to send, Shift+Enter for a new line)")
+        self.setTabChangesFocus(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.document().contentsChanged.connect(self.updateGeometry)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.max_height = 240
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+                event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier)):
+            self.submitted.emit()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.stopRequested.emit()
+            return
+        super().keyPressEvent(event)
+
+    def sizeHint(self) -> QSize:
+        lines = max(MIN_LINES, int(self.document().size().height()))
+        line_height = self.fontMetrics().lineSpacing()
+        height = min(self.max_height, lines * line_height + 2 * int(self.document().documentMargin()) + 6)
+        return QSize(super().sizeHint().width(), height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(100, self.fontMetrics().lineSpacing() + 14)
+
+
+class Composer(QWidget):
+    sendRequested = Signal(str)
+    stopRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.running = False
+        self.edit = PromptEdit()
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.clicked.connect(self._button_clicked)
+        self.model_label = QLabel("")
+        self.model_label.setObjectName("muted")
+        self.status_label = QLabel("")
+        self.status_label.setObjectName("muted")
+        self.edit.submitted.connect(self._submit)
+        self.edit.stopRequested.connect(self.stopRequested)
+
+        frame = QFrame()
+        frame.setObjectName("composerFrame")
+        inner = QVBoxLayout(frame)
+        inner.setContentsMargins(12, 10, 10, 8)
+        inner.setSpacing(6)
+        inner.addWidget(self.edit)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.model_label)
+        bottom.addStretch(1)
+        bottom.addWidget(self.status_label)
+        bottom.addWidget(self.send_button)
+        inner.addLayout(bottom)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 8, 0, 16)
+        layout.addWidget(frame)
+        self._refresh_button()
+
+    def set_running(self, running: bool) -> None:
+        self.running = running
+        self._refresh_button()
+
+    def set_model_label(self, text: str) -> None:
+        self.model_label.setText(text)
+
+    def set_max_height(self, pixels: int) -> None:
+        self.edit.max_height = max(60, pixels)
+        self.edit.updateGeometry()
+
+    def _refresh_button(self) -> None:
+        self.send_button.setText("Stop" if self.running else "Send")
+        self.send_button.setToolTip("Stop the reply (Esc)" if self.running else "Send (Enter)")
+        # The style sheet styles #sendButton and #stopButton differently.
+        self.send_button.setObjectName("stopButton" if self.running else "sendButton")
+        self.send_button.style().unpolish(self.send_button)
+        self.send_button.style().polish(self.send_button)
+
+    def _button_clicked(self) -> None:
+        if self.running:
+            self.stopRequested.emit()
+        else:
+            self._submit()
+
+    def _submit(self) -> None:
+        text = self.edit.toPlainText()
+        if not text.strip():
+            return
+        self.edit.clear()
+        self.sendRequested.emit(text)

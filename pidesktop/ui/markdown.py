@@ -1,0 +1,79 @@
+"""Markdown to the HTML subset ``QTextDocument`` draws well.
+
+markdown-it-py parses (CommonMark + tables + strikethrough; raw HTML is shown
+as text, never interpreted). Fenced code becomes a panel: a small language
+label over a monospace block on the theme's code background, highlighted by
+Pygments with inline styles (``QTextDocument`` has no class-based CSS).
+"""
+
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, guess_lexer
+from pygments.util import ClassNotFound
+
+from .theme import Theme
+
+_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+
+
+def _code_panel(code: str, language: str, theme: Theme) -> str:
+    style = "monokai" if theme.name == "dark" else "friendly"
+    body = _highlight(code, language, style)
+    label = html.escape(language) if language else "text"
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="10" '
+        f'style="background-color:{theme.code_panel}; border: 1px solid {theme.border}; margin-top: 6px; '
+        f'margin-bottom: 6px;">'
+        f'<tr><td><span style="color:{theme.muted}; font-size: small;">{label}</span>'
+        f'<pre style="margin: 4px 0 0 0;">{body}</pre></td></tr></table>'
+    )
+
+
+@lru_cache(maxsize=512)
+def _highlight(code: str, language: str, style: str) -> str:
+    try:
+        lexer = get_lexer_by_name(language) if language else guess_lexer(code)
+    except ClassNotFound:
+        return html.escape(code)
+    formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
+    return highlight(code, lexer, formatter).rstrip("\n")
+
+
+def to_html(markdown: str, theme: Theme) -> str:
+    """Render one message's Markdown as rich text for a ``QTextDocument``."""
+    tokens = _MD.parse(markdown)
+    renderer = _MD.renderer
+
+    def fence(tokens, idx, options, env):
+        token = tokens[idx]
+        language = token.info.strip().split(" ")[0] if token.info else ""
+        return _code_panel(token.content.rstrip("\n"), language, theme)
+
+    def code_block(tokens, idx, options, env):
+        return _code_panel(tokens[idx].content.rstrip("\n"), "", theme)
+
+    def code_inline(tokens, idx, options, env):
+        return (f'<code style="background-color:{theme.code_panel};">'
+                f"{html.escape(tokens[idx].content)}</code>")
+
+    rules = {"fence": fence, "code_block": code_block, "code_inline": code_inline}
+    saved = {name: renderer.rules.get(name) for name in rules}
+    renderer.rules.update(rules)
+    try:
+        body = renderer.render(tokens, _MD.options, {})
+    finally:
+        renderer.rules.update(saved)
+    return (f'<div style="color:{theme.text};">' + body.replace("<table>", '<table cellpadding="4" '
+            f'cellspacing="0" border="1" style="border-color:{theme.border}; border-style: solid;">') + "</div>")
+
+
+def plain_to_html(text: str, theme: Theme, color: str | None = None) -> str:
+    """Text shown exactly as typed (user prompts): escaped, line breaks kept."""
+    escaped = html.escape(text).replace("\n", "<br>")
+    return f'<div style="color:{color or theme.text}; white-space: pre-wrap;">{escaped}</div>'

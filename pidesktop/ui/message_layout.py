@@ -1,0 +1,256 @@
+"""How one transcript row is laid out and painted.
+
+A row is a stack of parts, each a ``QTextDocument`` at a known offset: a user
+prompt in a right-aligned bubble; for an assistant, a collapsible "Thought"
+line, the Markdown answer and one compact row per tool call; a compaction is a
+thin labelled divider. Layouts are cached per (row, width, theme, expanded),
+so scrolling repaints without re-parsing Markdown.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from PySide6.QtCore import QPointF, QRectF, QSizeF
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QPainter, QPainterPath, QTextDocument
+
+from . import markdown
+from .theme import Theme
+
+MAX_COLUMN = 760
+SIDE_MARGIN = 24
+ROW_GAP = 16
+BUBBLE_PAD = 12
+BUBBLE_MAX_FRACTION = 0.8
+TOOL_PAD = 8
+
+
+@dataclass
+class Part:
+    kind: str  # bubble | text | thinking | tool | divider | error
+    doc: QTextDocument
+    x: float
+    y: float
+    width: float
+    height: float
+    background: str | None = None
+    border: str | None = None
+    toggle: str | None = None  # what clicking this part expands or collapses
+
+
+@dataclass
+class RenderedRow:
+    height: float
+    parts: list[Part] = field(default_factory=list)
+
+
+def _doc(html: str, width: float, font: QFont, mono: bool = False) -> QTextDocument:
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if mono else font)
+    doc.setHtml(html)
+    doc.setTextWidth(max(40.0, width))
+    return doc
+
+
+def _column(width: int) -> tuple[float, float]:
+    column = min(MAX_COLUMN, max(200, width - 2 * SIDE_MARGIN))
+    return (width - column) / 2, column
+
+
+def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str]) -> RenderedRow:
+    x0, column = _column(width)
+    if row["kind"] == "compaction":
+        return _divider(row["compaction"], x0, column, theme, font)
+    message = row["message"]
+    if message.get("role") == "user":
+        return _user(message, x0, column, theme, font)
+    return _assistant(message, x0, column, theme, font, expanded, row.get("live", False))
+
+
+def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
+    label = "Earlier messages summarised"
+    html_text = (f'<p align="center" style="color:{theme.muted}; font-size: small;">'
+                 f'── {label} ──</p>')
+    doc = _doc(html_text, column, font)
+    height = doc.size().height()
+    return RenderedRow(height + ROW_GAP, [Part("divider", doc, x0, ROW_GAP / 2, column, height)])
+
+
+def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
+    text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
+    chips = [b.get("name", "attachment") for b in message.get("blocks", []) if b.get("type") == "attachment"]
+    if chips:
+        text = (text + "\n" if text else "") + "  ".join(f"📎 {name}" for name in chips)
+    limit = column * BUBBLE_MAX_FRACTION - 2 * BUBBLE_PAD
+    doc = _doc(markdown.plain_to_html(text, theme), limit, font)
+    ideal = min(limit, doc.idealWidth() + 1)
+    doc.setTextWidth(ideal)
+    size = doc.size()
+    bubble_w = size.width() + 2 * BUBBLE_PAD
+    part = Part("bubble", doc, x0 + column - bubble_w, ROW_GAP / 2, bubble_w, size.height() + 2 * BUBBLE_PAD,
+                background=theme.user_bubble)
+    return RenderedRow(part.height + ROW_GAP, [part])
+
+
+def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
+               expanded: frozenset[str], live: bool) -> RenderedRow:
+    parts: list[Part] = []
+    y = ROW_GAP / 2
+    mid = message.get("id", "")
+    blocks = message.get("blocks", [])
+    meta = message.get("meta") or {}
+    thinking = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "thinking" and b.get("text"))
+    if thinking and not meta.get("hideThinking"):
+        key = f"thinking:{mid}"
+        open_ = key in expanded
+        seconds = meta.get("thinkingSeconds")
+        title = "Thinking…" if live and not _has_text(blocks) else _thought_label(seconds)
+        arrow = "▾" if open_ else "▸"
+        body = (f'<div style="color:{theme.muted};">{arrow} {title}</div>')
+        if open_:
+            body += markdown.plain_to_html(thinking, theme, theme.muted)
+        doc = _doc(body, column, font)
+        h = doc.size().height()
+        parts.append(Part("thinking", doc, x0, y, column, h, toggle=key))
+        y += h + 6
+    text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
+    if text:
+        suffix = " ▍" if live else ""
+        doc = _doc(markdown.to_html(text + suffix, theme), column, font)
+        h = doc.size().height()
+        parts.append(Part("text", doc, x0, y, column, h))
+        y += h + 4
+    for number, block in enumerate(b for b in blocks if b.get("type") == "tool_call"):
+        key = f"tool:{mid}:{number}"
+        doc = _doc(_tool_html(block, theme, key in expanded), column - 2 * TOOL_PAD, font)
+        h = doc.size().height() + 2 * TOOL_PAD
+        parts.append(Part("tool", doc, x0, y, column, h, background=theme.code_panel, border=theme.border,
+                          toggle=key))
+        y += h + 6
+    error = meta.get("error") if isinstance(meta.get("error"), dict) else None
+    status = meta.get("status")
+    if error or status == "aborted":
+        note = (f"⚠ {error.get('message') or error.get('code')}" if error else "Stopped — the reply above is partial.")
+        color = theme.danger if error else theme.muted
+        doc = _doc(f'<div style="color:{color};">{_escape(note)}</div>', column, font)
+        h = doc.size().height()
+        parts.append(Part("error", doc, x0, y, column, h))
+        y += h + 4
+    if not parts:
+        doc = _doc(f'<div style="color:{theme.muted};">{"…" if live else "(empty reply)"}</div>', column, font)
+        h = doc.size().height()
+        parts.append(Part("text", doc, x0, y, column, h))
+        y += h
+    return RenderedRow(y + ROW_GAP / 2, parts)
+
+
+def _thought_label(seconds) -> str:
+    if not isinstance(seconds, (int, float)):
+        return "Thought"
+    return "Thought for a moment" if seconds < 1 else f"Thought for {seconds:.0f} s"
+
+
+def _has_text(blocks: list[dict]) -> bool:
+    return any(b.get("type") == "text" and b.get("text") for b in blocks)
+
+
+def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
+    name = _escape(str(block.get("name") or "tool"))
+    status = block.get("status") or "running"
+    mark = {"ok": "✓", "error": "✗", "denied": "⊘"}.get(status, "…")
+    color = theme.danger if status in ("error", "denied") else theme.muted
+    args = block.get("args")
+    summary = _summary(args)
+    duration = block.get("durationMs")
+    took = f" · {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else ""
+    arrow = "▾" if open_ else "▸"
+    head = (f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
+            f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
+            f'<span style="color:{color};">{mark}{took}</span>')
+    if not open_:
+        return f"<div>{head}</div>"
+    detail = f"<pre>{_escape(_pretty(args))}</pre>"
+    if "result" in block:
+        detail += f'<div style="color:{theme.muted};">result</div><pre>{_escape(_pretty(block["result"]))}</pre>'
+    return f"<div>{head}</div>{detail}"
+
+
+def _summary(args: Any) -> str:
+    if isinstance(args, dict):
+        for key in ("command", "path", "file_path", "query", "url", "city", "pattern"):
+            if isinstance(args.get(key), str):
+                value = args[key]
+                return value if len(value) <= 60 else value[:57] + "…"
+        text = _pretty(args).replace("\n", " ")
+    else:
+        text = str(args) if args is not None else ""
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        return str(value)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float, theme: Theme,
+              highlighted: bool = False) -> None:
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if highlighted:
+        painter.fillRect(QRectF(left, top, 10_000, rendered.height), QColor(theme.accent).lighter(190)
+                         if theme.name == "light" else QColor(theme.selected))
+    for part in rendered.parts:
+        x, y = left + part.x, top + part.y
+        if part.background:
+            path = QPainterPath()
+            path.addRoundedRect(QRectF(x, y, part.width, part.height), 8, 8)
+            painter.fillPath(path, QColor(part.background))
+            if part.border:
+                painter.setPen(QColor(part.border))
+                painter.drawPath(path)
+        pad = BUBBLE_PAD if part.kind == "bubble" else TOOL_PAD if part.kind == "tool" else 0
+        painter.save()
+        painter.translate(QPointF(x + pad, y + pad))
+        context = QAbstractTextDocumentLayout.PaintContext()
+        part.doc.documentLayout().draw(painter, context)
+        painter.restore()
+    painter.restore()
+
+
+class LayoutCache:
+    """Rendered rows by (key, width, theme, expanded); bounded, least recently used out first."""
+
+    def __init__(self, capacity: int = 600):
+        self._items: OrderedDict[tuple, RenderedRow] = OrderedDict()
+        self._capacity = capacity
+
+    def get(self, key: tuple) -> RenderedRow | None:
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+        return item
+
+    def put(self, key: tuple, value: RenderedRow) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self._capacity:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+def size_of(rendered: RenderedRow, width: int) -> QSizeF:
+    return QSizeF(width, rendered.height)

@@ -1,0 +1,264 @@
+"""The transcript as a list model that holds only the pages it has loaded.
+
+Opening a chat asks the host for the newest window; older pages are asked
+for by message position (``messageBefore``) when the reader nears the top,
+newer ones (``messageEnd``) after a jump into the middle. ``rowCount`` counts
+only what is loaded. A reply being streamed is one extra "live" row at the
+bottom until its stored message arrives.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from ..bus import HostClient, HostError
+from .tasks import spawn
+
+log = logging.getLogger("pidesktop.ui.transcript")
+
+# The row key only; views read whole rows with ``row_at`` rather than
+# converting a dict through a QVariant on every paint.
+KeyRole = Qt.ItemDataRole.UserRole + 1
+PAGE = 50
+CONTENT_LIMIT = 20_000
+
+_Index = QModelIndex | QPersistentModelIndex
+_revisions = itertools.count(1)
+
+
+def message_row(message: dict, live: bool = False) -> dict:
+    return {"kind": "message", "key": message["id"], "message": message, "index": message.get("index"),
+            "live": live, "rev": next(_revisions)}
+
+
+def compaction_row(compaction: dict) -> dict:
+    return {"kind": "compaction", "key": f"cp:{compaction['id']}", "compaction": compaction, "index": None,
+            "live": False, "rev": next(_revisions)}
+
+
+class TranscriptModel(QAbstractListModel):
+    pageLoaded = Signal(str)  # "open", "older", "newer", "tail"
+    failed = Signal(object)   # a HostError
+
+    def __init__(self, client: HostClient, parent=None):
+        super().__init__(parent)
+        self.client = client
+        self.session_id: str | None = None
+        self.rows: list[dict] = []
+        self.compactions: list[dict] = []
+        self.start = 0
+        self.end = 0
+        self.total = 0
+        self.has_more_before = False
+        self.has_more_after = False
+        self.loading: set[str] = set()  # one request in flight per direction
+        self.highlight_id: str | None = None
+        self._generation = 0  # bumps on every open, so late replies for another chat are ignored
+
+    # -- Qt ------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        if role == KeyRole:
+            return row["key"]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if row["kind"] == "compaction":
+                return "Earlier messages summarised"
+            blocks = row["message"].get("blocks", [])
+            return "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            role_name = row.get("message", {}).get("role", "divider")
+            return f"{role_name}: {self.data(index)}"
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- loading ------------------------------------------------------------------
+    def clear(self) -> None:
+        self._generation += 1
+        self.beginResetModel()
+        self.session_id = None
+        self.rows, self.compactions = [], []
+        self.start = self.end = self.total = 0
+        self.has_more_before = self.has_more_after = False
+        self.loading.clear()
+        self.highlight_id = None
+        self.endResetModel()
+
+    async def open(self, session_id: str, around: str | None = None) -> None:
+        """Load the newest page, or the page centred on ``around`` (a search hit)."""
+        self._generation += 1
+        generation = self._generation
+        params = {"sessionId": session_id, "messageLimit": PAGE, "contentLimit": CONTENT_LIMIT}
+        if around:
+            params["messageAround"] = around
+        self.loading = {"open"}
+        try:
+            window = await self.client.call("session.get", params)
+        finally:
+            if generation == self._generation:
+                self.loading.discard("open")
+        if generation != self._generation:
+            return
+        self.beginResetModel()
+        self.session_id = session_id
+        self.highlight_id = around
+        self.rows = []
+        self._take_window(window)
+        self.rows = self._rows_for(window["messages"])
+        self.endResetModel()
+        self.pageLoaded.emit("open")
+
+    async def load_older(self) -> int:
+        if not self.has_more_before or "older" in self.loading or self.session_id is None:
+            return 0
+        generation = self._generation
+        self.loading.add("older")
+        try:
+            window = await self.client.call("session.get", {
+                "sessionId": self.session_id, "messageBefore": self.start, "messageLimit": PAGE,
+                "contentLimit": CONTENT_LIMIT})
+        finally:
+            self.loading.discard("older")
+        if generation != self._generation:
+            return 0
+        new_rows = self._rows_for(window["messages"], skip=self._loaded_keys())
+        self.start = window["messageStart"]
+        self.has_more_before = window["hasMoreBefore"]
+        self.compactions = window["compactions"]
+        if new_rows:
+            self.beginInsertRows(QModelIndex(), 0, len(new_rows) - 1)
+            self.rows[0:0] = new_rows
+            self.endInsertRows()
+        self.pageLoaded.emit("older")
+        return len(new_rows)
+
+    async def load_newer(self, reason: str = "newer") -> int:
+        """The page after the last loaded message (forward paging, or new messages at the tail)."""
+        if self.session_id is None or reason in self.loading:
+            return 0
+        generation = self._generation
+        self.loading.add(reason)
+        try:
+            window = await self.client.call("session.get", {
+                "sessionId": self.session_id, "messageEnd": self.end, "messageLimit": PAGE,
+                "contentLimit": CONTENT_LIMIT})
+        finally:
+            self.loading.discard(reason)
+        if generation != self._generation:
+            return 0
+        self.end = window["messageEnd"]
+        self.total = window["totalMessages"]
+        self.has_more_after = window["hasMoreAfter"]
+        self.compactions = window["compactions"]
+        added = 0
+        for message in window["messages"]:
+            added += self._put_message(message)
+        self.pageLoaded.emit(reason)
+        return added
+
+    async def refresh_message(self, message_id: str) -> None:
+        """Re-read one message that changed in place (a streamed reply that settled)."""
+        if self.session_id is None:
+            return
+        generation = self._generation
+        window = await self.client.call("session.get", {
+            "sessionId": self.session_id, "messageAround": message_id, "messageLimit": 1,
+            "contentLimit": CONTENT_LIMIT})
+        if generation == self._generation:
+            for message in window["messages"]:
+                self._put_message(message)
+
+    def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:
+        return not parent.isValid() and self.has_more_after and "newer" not in self.loading
+
+    def fetchMore(self, parent: _Index = QModelIndex()) -> None:
+        self.load_in_background(self.load_newer("newer"), "transcript-fetch-more")
+
+    def load_in_background(self, coro, name: str) -> None:
+        """Qt asks synchronously; the host answers later. A failure is reported, not raised."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except HostError as exc:
+                self.failed.emit(exc)
+
+        spawn(guarded(), name=name)
+
+    # -- the live (streaming) row ---------------------------------------------------
+    def set_live(self, message: dict) -> None:
+        """Show or update the reply being streamed, at the bottom."""
+        for position, row in enumerate(self.rows):
+            if row["key"] == message["id"]:
+                if not row["live"]:
+                    return  # the stored message already arrived; never step back to a partial
+                self.rows[position] = message_row(message, live=True)
+                index = self.index(position)
+                self.dataChanged.emit(index, index)
+                return
+        position = len(self.rows)
+        self.beginInsertRows(QModelIndex(), position, position)
+        self.rows.append(message_row(message, live=True))
+        self.endInsertRows()
+
+    def drop_live(self) -> None:
+        for position in reversed(range(len(self.rows))):
+            if self.rows[position]["live"]:
+                self.beginRemoveRows(QModelIndex(), position, position)
+                del self.rows[position]
+                self.endRemoveRows()
+
+    # -- helpers ------------------------------------------------------------------------
+    def row_at(self, index: _Index) -> dict | None:
+        return self.rows[index.row()] if index.isValid() and 0 <= index.row() < len(self.rows) else None
+
+    def row_of(self, key: str) -> int:
+        return next((i for i, row in enumerate(self.rows) if row["key"] == key), -1)
+
+    def _loaded_keys(self) -> set[str]:
+        return {row["key"] for row in self.rows}
+
+    def _take_window(self, window: dict) -> None:
+        self.start, self.end = window["messageStart"], window["messageEnd"]
+        self.total = window["totalMessages"]
+        self.has_more_before, self.has_more_after = window["hasMoreBefore"], window["hasMoreAfter"]
+        self.compactions = window["compactions"]
+
+    def _rows_for(self, messages: list[dict], skip: set[str] | None = None) -> list[dict]:
+        """Message rows in order, each compaction divider placed after its boundary message."""
+        after: dict[str, list[dict]] = {}
+        for compaction in self.compactions:
+            after.setdefault(compaction.get("throughMessageId"), []).append(compaction)
+        rows = []
+        for message in messages:
+            if skip and message["id"] in skip:
+                continue
+            rows.append(message_row(message))
+            rows += [compaction_row(c) for c in after.get(message["id"], []) if not skip or f"cp:{c['id']}" not in skip]
+        return rows
+
+    def _put_message(self, message: dict) -> int:
+        """Replace a loaded (or live) row with the stored message, or append it; 1 if appended."""
+        position = self.row_of(message["id"])
+        if position >= 0:
+            self.rows[position] = message_row(message)
+            index = self.index(position)
+            self.dataChanged.emit(index, index)
+            return 0
+        rows = self._rows_for([message])
+        live_at = next((i for i, row in enumerate(self.rows) if row["live"]), len(self.rows))
+        self.beginInsertRows(QModelIndex(), live_at, live_at + len(rows) - 1)
+        self.rows[live_at:live_at] = rows
+        self.endInsertRows()
+        return 1

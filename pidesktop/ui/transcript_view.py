@@ -1,0 +1,213 @@
+"""The transcript view: a ``QListView`` over ``TranscriptModel`` with a painting delegate.
+
+Older pages load when the reader nears the top; the message that was at the
+top stays where it was (restored on a zero-delay timer once the rows are laid
+out). A guard keeps programmatic scrolling from triggering more loads. A
+"Jump to latest" button appears when the reader has scrolled away from the end.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import (QAbstractItemView, QListView, QPushButton, QStyledItemDelegate,
+                               QStyleOptionViewItem)
+
+from .message_layout import LayoutCache, RenderedRow, layout_row, paint_row
+from .theme import Theme
+from .transcript_model import TranscriptModel
+
+LOAD_OLDER_WITHIN = 400  # px from the top
+AT_BOTTOM_WITHIN = 48
+
+
+class TranscriptDelegate(QStyledItemDelegate):
+    def __init__(self, view: "TranscriptView", theme: Theme):
+        super().__init__(view)
+        self.view = view
+        self.theme = theme
+        self.cache = LayoutCache()
+
+    def rendered(self, index: QModelIndex, width: int) -> RenderedRow:
+        row = self.view.model().row_at(index)
+        mine = (f"thinking:{row['key']}", f"tool:{row['key']}:")
+        expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1]))
+        key = (row["key"], row["rev"], width, self.theme.name, expanded)
+        rendered = self.cache.get(key)
+        if rendered is None:
+            rendered = layout_row(row, width, self.theme, self.view.font(), expanded)
+            self.cache.put(key, rendered)
+        return rendered
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        width = self.view.viewport().width()
+        return QSize(width, int(self.rendered(index, width).height + 0.5))
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        rendered = self.rendered(index, self.view.viewport().width())
+        row = self.view.model().row_at(index)
+        highlighted = row["key"] == self.view.model().highlight_id
+        paint_row(painter, rendered, option.rect.top(), option.rect.left(), self.theme, highlighted)
+
+
+class TranscriptView(QListView):
+    nearTop = Signal()
+
+    def __init__(self, model: TranscriptModel, theme: Theme, parent=None):
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.expanded: set[str] = set()
+        self.setModel(model)
+        self.delegate = TranscriptDelegate(self, theme)
+        self.setItemDelegate(self.delegate)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.verticalScrollBar().setSingleStep(24)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setUniformItemSizes(False)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setFrameShape(QListView.Shape.NoFrame)
+        self.setMouseTracking(True)
+        self._programmatic = False
+        self._follow_tail = True
+        self.jump_button = QPushButton("↓  Jump to latest", self)
+        self.jump_button.setObjectName("jumpToLatest")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.hide()
+        self.jump_button.clicked.connect(self.jump_to_latest)
+        self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        model.modelReset.connect(self._after_reset)
+        model.rowsInserted.connect(self._rows_inserted)
+        model.dataChanged.connect(self._data_changed)
+        model.pageLoaded.connect(self._page_loaded)
+        self._anchor: tuple[str, int] | None = None
+
+    # -- theme and expansion ----------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        self.delegate.theme = theme
+        self.delegate.cache.clear()
+        self.scheduleDelayedItemsLayout()
+
+    def toggle(self, key: str) -> None:
+        self.expanded.symmetric_difference_update({key})
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
+    def mousePressEvent(self, event) -> None:
+        index = self.indexAt(event.position().toPoint())
+        if index.isValid():
+            rendered = self.delegate.rendered(index, self.viewport().width())
+            rect = self.visualRect(index)
+            y = event.position().y() - rect.top()
+            x = event.position().x() - rect.left()
+            for part in rendered.parts:
+                if part.toggle and part.y <= y <= part.y + part.height and part.x <= x <= part.x + part.width:
+                    self.toggle(part.toggle)
+                    return
+        super().mousePressEvent(event)
+
+    # -- paging ------------------------------------------------------------------------
+    def _scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._follow_tail = value >= bar.maximum() - AT_BOTTOM_WITHIN
+        self._place_jump_button()
+        if self._programmatic:
+            return
+        model: TranscriptModel = self.model()
+        if value <= LOAD_OLDER_WITHIN and model.has_more_before and "older" not in model.loading:
+            self._anchor = self._top_anchor()
+            model.load_in_background(model.load_older(), "transcript-load-older")
+            self.nearTop.emit()
+
+    def _top_anchor(self) -> tuple[str, int] | None:
+        index = self.indexAt(QPoint(8, 1))
+        if not index.isValid():
+            return None
+        return self.model().row_at(index)["key"], self.visualRect(index).top()
+
+    def _page_loaded(self, reason: str) -> None:
+        if reason == "older" and self._anchor is not None:
+            anchor, self._anchor = self._anchor, None
+            QTimer.singleShot(0, lambda: self._restore(anchor))
+        elif reason == "tail" and self._follow_tail:
+            QTimer.singleShot(0, self.scroll_to_end)
+
+    def _restore(self, anchor: tuple[str, int]) -> None:
+        """Put the message that was on top back where the reader saw it."""
+        key, offset = anchor
+        row = self.model().row_of(key)
+        if row < 0:
+            return
+        self.doItemsLayout()
+        self._programmatic = True
+        try:
+            index = self.model().index(row)
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + self.visualRect(index).top() - offset)
+        finally:
+            self._programmatic = False
+
+    def _after_reset(self) -> None:
+        self.delegate.cache.clear()
+        model: TranscriptModel = self.model()
+        QTimer.singleShot(0, self.center_highlight if model.highlight_id else self.scroll_to_end)
+
+    def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        if last == self.model().rowCount() - 1 and self._follow_tail:
+            QTimer.singleShot(0, self.scroll_to_end)
+
+    def _data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
+        self.scheduleDelayedItemsLayout()
+        if self._follow_tail and bottom_right.row() == self.model().rowCount() - 1:
+            QTimer.singleShot(0, self.scroll_to_end)
+
+    def scroll_to_end(self) -> None:
+        self._programmatic = True
+        try:
+            self.doItemsLayout()
+            self.scrollToBottom()
+            self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+        finally:
+            self._programmatic = False
+        self._follow_tail = True
+        self._place_jump_button()
+
+    def center_highlight(self) -> None:
+        model: TranscriptModel = self.model()
+        row = model.row_of(model.highlight_id or "")
+        if row < 0:
+            return
+        self._programmatic = True
+        try:
+            self.doItemsLayout()
+            self.scrollTo(model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
+        finally:
+            self._programmatic = False
+        self._follow_tail = False
+        self._place_jump_button()
+
+    def jump_to_latest(self) -> None:
+        model: TranscriptModel = self.model()
+        if model.has_more_after and model.session_id:
+            model.load_in_background(model.open(model.session_id), "transcript-jump-latest")
+        else:
+            self.scroll_to_end()
+
+    def _place_jump_button(self) -> None:
+        model: TranscriptModel = self.model()
+        show = (not self._follow_tail or model.has_more_after) and model.rowCount() > 0
+        self.jump_button.setVisible(show)
+        if show:
+            self.jump_button.adjustSize()
+            size = self.jump_button.size()
+            self.jump_button.move((self.viewport().width() - size.width()) // 2,
+                                  self.viewport().height() - size.height() - 12)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_jump_button()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._place_jump_button()
+        return super().event(event)

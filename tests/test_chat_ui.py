@@ -1,0 +1,143 @@
+"""Chatting in the window: the offline provider end to end, paging, stop, the transcript model."""
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+
+from pidesktop.agent.runner import TurnRunner
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.ui import theme as themes
+from pidesktop.ui.main_window import MainWindow
+from pidesktop.ui.transcript_model import TranscriptModel
+
+from .conftest import InProcessHost, wait_until
+
+
+@pytest.fixture
+def chat(qtbot, qloop, location):
+    thread = HostThread(opener(location, role="test GUI")).start()
+    client = HostClient(thread, qloop)
+    runner = TurnRunner(client, offline_delay=0.0)
+    win = MainWindow(client, themes.LIGHT, runner)
+    qtbot.addWidget(win)
+    win.resize(1100, 760)
+    win.show()
+    qloop.run_until_complete(win.start())
+    yield win
+    win.close()
+    client.close()
+    thread.stop()
+
+
+def run(qloop, predicate, timeout=15):
+    return qloop.run_until_complete(wait_until(predicate, timeout))
+
+
+def rows(window):
+    return [(r["message"]["role"] if r["kind"] == "message" else "divider") for r in window.transcript_model.rows]
+
+
+def test_typing_a_prompt_and_pressing_enter_gets_a_stored_offline_reply(chat, qtbot, qloop):
+    qtbot.keyClicks(chat.composer.edit, "What is a layout cache?")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    run(qloop, lambda: rows(chat) == ["user", "assistant"] and not chat.runner.is_running(chat.current_session_id)
+        and not chat.transcript_model.rows[-1]["live"])
+    sid = chat.current_session_id
+    stored = chat.client.call_blocking("session.get", {"sessionId": sid})
+    assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
+    reply = stored["messages"][1]
+    assert reply["meta"]["status"] == "completed"
+    assert "Offline demo" in "".join(b.get("text", "") for b in reply["blocks"])
+    assert chat.transcript_model.rows[1]["message"]["id"] == reply["id"]
+    assert chat.composer.edit.toPlainText() == ""
+    assert chat.composer.send_button.text() == "Send"
+    # the untitled chat was named after its first prompt
+    assert stored["session"]["title"] == "What is a layout cache?"
+    turn = stored["session"]["lastTurn"]
+    assert turn["status"] == "completed"
+
+
+def test_stop_keeps_the_partial_reply_and_creates_no_notification(chat, qtbot, qloop):
+    chat.runner.offline_delay = 0.05
+    qtbot.keyClicks(chat.composer.edit, "Tell me a long story please")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    run(qloop, lambda: chat.transcript_model.rows and chat.transcript_model.rows[-1]["live"]
+        and any(b.get("type") == "text" for b in chat.transcript_model.rows[-1]["message"]["blocks"]))
+    assert chat.composer.send_button.text() == "Stop"
+    qtbot.mouseClick(chat.composer.send_button, Qt.MouseButton.LeftButton)
+    sid = chat.current_session_id
+    run(qloop, lambda: not chat.runner.is_running(sid))
+    stored = chat.client.call_blocking("session.get", {"sessionId": sid})
+    assert stored["session"]["lastTurn"]["status"] == "aborted"
+    reply = stored["messages"][-1]
+    assert reply["meta"]["status"] == "aborted" and reply["blocks"]
+    assert chat.client.call_blocking("notifications.list")["notifications"] == []
+    run(qloop, lambda: not chat.transcript_model.rows[-1]["live"])
+
+
+def seed_long_session(location, count):
+    host = InProcessHost(location)
+    sid = host.call("session.create", {"title": "long"})["session"]["id"]
+    for i in range(count):
+        host.call("session.appendMessage", {"sessionId": sid, "message": {
+            "id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant",
+            "blocks": [{"type": "text", "text": f"message number {i} " + "words " * (i % 7 * 10)}]}})
+    host.stop()
+    return sid
+
+
+def test_scrolling_to_the_top_loads_the_older_page_and_keeps_the_reader_in_place(qtbot, qloop, location):
+    sid = seed_long_session(location, 130)
+    thread = HostThread(opener(location)).start()
+    win = MainWindow(HostClient(thread, qloop), themes.LIGHT)
+    qtbot.addWidget(win)
+    win.resize(1000, 700)
+    win.show()
+    qloop.run_until_complete(win.start())
+    win.sidebar.select(sid)
+    model = win.transcript_model
+    run(qloop, lambda: model.rowCount() == 50)
+    assert model.start == 80 and model.has_more_before
+    view = win.transcript
+    run(qloop, lambda: view.verticalScrollBar().maximum() > 0 and view.verticalScrollBar().value()
+        == view.verticalScrollBar().maximum())
+    anchor_row = 3
+    view.scrollTo(model.index(anchor_row), view.ScrollHint.PositionAtTop)
+    anchor_key = model.rows[anchor_row]["key"]
+    before_top = view.visualRect(model.index(anchor_row)).top()
+    run(qloop, lambda: model.rowCount() == 100)
+    qloop.run_until_complete(asyncio.sleep(0.1))
+    after = view.visualRect(model.index(model.row_of(anchor_key))).top()
+    assert abs(after - before_top) <= 2, (before_top, after)
+    assert model.start == 30
+    assert [r["message"]["id"] for r in model.rows[:2]] == ["m30", "m31"]
+    win.close()
+    thread.stop()
+
+
+def test_opening_around_a_message_pages_forward(qtbot, qloop, location):
+    sid = seed_long_session(location, 200)
+    thread = HostThread(opener(location)).start()
+    client = HostClient(thread, qloop)
+    model = TranscriptModel(client)
+    qloop.run_until_complete(model.open(sid, around="m100"))
+    assert model.highlight_id == "m100" and model.has_more_after and model.has_more_before
+    assert model.rows[25]["message"]["id"] == "m100"
+    assert model.canFetchMore()
+    qloop.run_until_complete(model.load_newer())
+    assert model.rowCount() == 100 and model.rows[-1]["message"]["id"] == "m174"
+    thread.stop()
+
+
+def test_transcript_model_passes_qt_model_tester(qtmodeltester, qloop, location):
+    sid = seed_long_session(location, 60)
+    thread = HostThread(opener(location)).start()
+    model = TranscriptModel(HostClient(thread, qloop))
+    qloop.run_until_complete(model.open(sid))
+    qtmodeltester.check(model)
+    qloop.run_until_complete(model.load_older())
+    model.set_live({"id": "live1", "role": "assistant", "blocks": [{"type": "text", "text": "hi"}]})
+    qtmodeltester.check(model)
+    thread.stop()
