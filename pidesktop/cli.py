@@ -3,6 +3,8 @@
     pidesktop                          open the app on the default data root
     pidesktop host --stdio [--data-dir PATH]
                                        serve the host as JSON-RPC on stdin/stdout
+    pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] PROMPT
+                                       one turn without a window; the reply goes to stdout
     pidesktop --screenshot PATH [--session ID] [--theme light|dark]
                                        render the main window offscreen and save a PNG
 """
@@ -23,6 +25,14 @@ def build_parser() -> argparse.ArgumentParser:
     host = sub.add_parser("host", help="run the host without a window")
     host.add_argument("--stdio", action="store_true", required=True, help="JSON-RPC 2.0 on stdin/stdout")
     host.add_argument("--data-dir", dest="host_data_dir", help="use this data folder")
+    chat = sub.add_parser("chat", help="send one prompt and print the reply (no window)")
+    chat.add_argument("prompt", help="what to ask")
+    chat.add_argument("--session", dest="chat_session", metavar="ID", help="continue this chat")
+    chat.add_argument("--base-url", help="an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+    chat.add_argument("--model", help="with --base-url: the model id")
+    chat.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
+    chat.add_argument("--show-thinking", action="store_true", help="print the model's thinking to stderr")
+    chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
     return parser
 
 
@@ -30,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
+    if args.command == "chat":
+        from .headless import run_chat
+
+        return run_chat(args.prompt, session_id=args.chat_session, base_url=args.base_url, model=args.model,
+                        api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
+                        show_thinking=args.show_thinking)
     from .app import run_gui  # Qt is imported only when a window is wanted
 
     return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)

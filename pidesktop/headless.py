@@ -1,0 +1,113 @@
+"""``pidesktop chat``: one turn without a window, same runtime and storage as the GUI.
+
+The reply streams to stdout (thinking to stderr with ``--show-thinking``);
+the session id goes to stderr so the conversation can be continued with
+``--session``. Exit 0 on a completed turn; 1 with a one-line reason on an
+error or stopped turn; 2 when the data folder cannot be used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+
+from . import logs, paths
+from .agent.runner import ProviderChoice, TurnRunner
+from .bus import HostClient, HostError, HostThread
+from .host.core import opener
+
+
+class _Printer:
+    """Writes only what is new in each streamed snapshot."""
+
+    def __init__(self, show_thinking: bool):
+        self.show_thinking = show_thinking
+        self.text = 0
+        self.thinking = 0
+
+    def __call__(self, session_id: str, phase: str, message: dict | None) -> None:
+        if message is None or phase not in ("delta", "finished"):
+            return
+        for block in message.get("blocks", []):
+            if block.get("type") == "text":
+                self.text = _emit(sys.stdout, block.get("text", ""), self.text)
+            elif block.get("type") == "thinking" and self.show_thinking:
+                self.thinking = _emit(sys.stderr, block.get("text", ""), self.thinking)
+
+    def finish(self) -> None:
+        if self.thinking:
+            sys.stderr.write("\n")
+        if self.text:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+
+def _emit(stream, text: str, done: int) -> int:
+    if len(text) > done:
+        stream.write(text[done:])
+        stream.flush()
+    return max(done, len(text))
+
+
+def run_chat(prompt: str, *, session_id: str | None = None, base_url: str | None = None, model: str | None = None,
+             api_key_env: str | None = None, data_dir: str | None = None, show_thinking: bool = False) -> int:
+    if base_url and not model:
+        print("pidesktop chat: --base-url needs --model", file=sys.stderr)
+        return 2
+    api_key = None
+    if api_key_env:
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            print(f"pidesktop chat: the environment variable {api_key_env} is not set", file=sys.stderr)
+            return 2
+    try:
+        location = paths.resolve(data_dir=data_dir)
+        paths.prepare_data_root(location)
+    except (paths.StorageLocationError, OSError) as exc:
+        print(f"pidesktop chat: {exc}", file=sys.stderr)
+        return 2
+    logs.configure(location.data_root, "agent")
+    override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url else None
+    host = HostThread(opener(location, role="pidesktop chat")).start()
+    try:
+        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking))
+    finally:
+        host.stop()
+
+
+async def _chat(host: HostThread, prompt: str, session_id: str | None, override: ProviderChoice | None,
+                show_thinking: bool) -> int:
+    client = HostClient(host, asyncio.get_running_loop())
+    runner = TurnRunner(client, override=override)
+    printer = _Printer(show_thinking)
+    runner.listeners.append(printer)
+    loop = asyncio.get_running_loop()
+    try:
+        try:
+            await client.call("app.handshake", {"protocolVersion": 1})
+            if session_id is None:
+                session_id = (await client.call("session.create", {}))["session"]["id"]
+            else:
+                await client.call("session.get", {"sessionId": session_id, "messageLimit": 1})
+        except HostError as exc:
+            print(f"pidesktop chat: {exc.message}", file=sys.stderr)
+            return 2
+        loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the reply, keeps it
+        try:
+            result = await runner.send(session_id, prompt)
+        except HostError as exc:
+            print(f"pidesktop chat: {exc.message}", file=sys.stderr)
+            return 1
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        printer.finish()
+        print(f"session: {session_id}", file=sys.stderr)
+        if result["status"] == "completed":
+            return 0
+        reason = result["error"]["message"] if result.get("error") else "the reply was stopped"
+        print(f"pidesktop chat: {reason}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
