@@ -71,7 +71,9 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     from .agent.runner import TurnRunner
 
     runner = TurnRunner(client)
-    window = MainWindow(client, theme, runner)
+    from .ui.prefs import Preferences
+
+    window = MainWindow(client, theme, runner, Preferences(location.ui_root))
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     done = asyncio.Event()
     app.aboutToQuit.connect(done.set)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
                                QStackedWidget, QStatusBar, QVBoxLayout, QWidget)
@@ -18,6 +18,7 @@ from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
 from .composer import Composer
+from .prefs import Preferences
 from .session_model import UNTITLED, SessionTreeModel
 from .sidebar import Sidebar
 from .tasks import spawn
@@ -34,11 +35,12 @@ COMPOSER_WIDTH = 808
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
-    def __init__(self, client: HostClient, theme: themes.Theme, runner=None):
+    def __init__(self, client: HostClient, theme: themes.Theme, runner=None, prefs: Preferences | None = None):
         super().__init__()
         self.client = client
         self.theme = theme
         self.runner = runner
+        self.prefs = prefs or Preferences(None)
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -48,7 +50,7 @@ class MainWindow(QMainWindow):
 
         self.transcript_model = TranscriptModel(client, self)
         self.transcript_model.failed.connect(self.show_host_error)
-        self.model = SessionTreeModel(self)
+        self.model = SessionTreeModel(self.prefs, self)
         self.model.renameRequested.connect(lambda sid, title: spawn(self.rename_session(sid, title)))
         self.sidebar = Sidebar(self.model, theme)
         self.sidebar.newChatRequested.connect(lambda: spawn(self.create_session()))
@@ -64,6 +66,7 @@ class MainWindow(QMainWindow):
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
         self.setStatusBar(QStatusBar())
+        self._restore_window_state()
         self._build_actions()
         self._unsubscribe = client.subscribe(self._on_event)
         if runner is not None:
@@ -295,6 +298,7 @@ class MainWindow(QMainWindow):
 
     def _forget(self, session_id: str) -> None:
         self.model.remove(session_id)
+        self.prefs.forget_session(session_id)
         if self.current_session_id == session_id:
             self.current_session_id = None
             self.header_title.setText("")
@@ -317,7 +321,30 @@ class MainWindow(QMainWindow):
             self.sidebar.new_chat_button.setEnabled(False)
         self.statusBar().showMessage(f"{error.code}: {error.message}", 15000)
 
+    def _restore_window_state(self) -> None:
+        state = self.prefs.data["window"]
+        geometry = state.get("geometry")
+        if isinstance(geometry, str):
+            try:
+                self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+            except (TypeError, ValueError):
+                pass
+        sizes = state.get("splitter")
+        if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(n, int) and n >= 0 for n in sizes):
+            self.splitter.setSizes(sizes)
+        if state.get("sidebarHidden") == 1:
+            self.sidebar.hide()
+
+    def _save_window_state(self) -> None:
+        self.prefs.data["window"] = {
+            "geometry": bytes(self.saveGeometry().toBase64()).decode(),
+            "splitter": self.splitter.sizes(),
+            "sidebarHidden": int(self.sidebar.isHidden()),
+        }
+        self.prefs.save()
+
     def closeEvent(self, event) -> None:
+        self._save_window_state()
         self._unsubscribe()
         super().closeEvent(event)
 

@@ -1,9 +1,11 @@
-"""The sidebar's model: sessions grouped by project, newest first.
+"""The sidebar's model: Pinned, then projects, then chats without a project.
 
-Two levels: group rows (one per project, then "Chats" for sessions without a
-project) and session rows. Groups carry a stable id in their indexes'
-``internalId`` so a session row's parent survives groups being added or
-removed around it.
+Two levels: group rows and session rows. Organisation (pin, archive, sort,
+manual project order) comes from the front-end preferences and is
+presentation only. Groups carry a stable id in their indexes' ``internalId``
+so a session row's parent survives groups being added or removed around it.
+A new or updated session moves with row inserts/removals; a change that
+reorders groups or follows a preference change relayouts the whole tree.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from itertools import count
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from .prefs import Preferences
+
 # Roles carry plain values; views read whole rows with ``session_at`` rather
 # than converting a dict through a QVariant on every paint.
 SessionIdRole = Qt.ItemDataRole.UserRole + 1
 IsGroupRole = Qt.ItemDataRole.UserRole + 2
-UPDATED_ROLE = Qt.ItemDataRole.UserRole + 3
+GroupKeyRole = Qt.ItemDataRole.UserRole + 3
 
 UNTITLED = "New chat"
 NO_PROJECT = "Chats"
+PINNED = "Pinned"
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -28,72 +33,160 @@ _Index = QModelIndex | QPersistentModelIndex
 @dataclass
 class _Group:
     uid: int
-    path: str | None  # the project path; None for sessions without a project
+    key: str  # "pinned", "project:<path>" or "chats"
+    path: str | None = None
     sessions: list[dict] = field(default_factory=list)
 
     @property
     def label(self) -> str:
+        if self.key == "pinned":
+            return PINNED
         if self.path is None:
             return NO_PROJECT
         return self.path.rstrip("/").rsplit("/", 1)[-1] or self.path
 
-    @property
-    def newest(self) -> tuple[int, str]:
-        return _recency(self.sessions[0]) if self.sessions else (0, "")
-
 
 class SessionTreeModel(QAbstractItemModel):
     renameRequested = Signal(str, str)  # session id, new title
+    relaidOut = Signal()  # after a whole-tree relayout (views restore selection/expansion)
 
-    def __init__(self, parent=None):
+    def __init__(self, prefs: Preferences | None = None, parent=None):
         super().__init__(parent)
+        self.prefs = prefs or Preferences(None)
+        self._sessions: dict[str, dict] = {}
         self._groups: list[_Group] = []
         self._uids = count(1)
+        self._uid_of: dict[str, int] = {}  # group key -> uid, stable across relayouts
 
-    # -- filling ---------------------------------------------------------
+    # -- organisation ------------------------------------------------------------------
+    def _group_key(self, session: dict) -> str | None:
+        """Where a session shows, or None when it is hidden (archived)."""
+        meta = self.prefs.session_meta(session["id"])
+        view = self.prefs.sidebar["sessionView"]
+        if meta.get("archived") and not view["archived"]:
+            return None
+        if meta.get("pinned"):
+            return "pinned"
+        path = session.get("projectPath")
+        if path is None:
+            return "chats"
+        if self.prefs.project_meta(path).get("archived") and not view["archived"]:
+            return None
+        return f"project:{path}"
+
+    def _session_key(self, session: dict) -> tuple:
+        sort = self.prefs.sidebar["sessionView"]["sort"]
+        if sort == "name":
+            return ((session["title"] or UNTITLED).casefold(), session["id"])
+        if sort == "created":
+            return (-session.get("createdAt", 0), session["id"])
+        if sort == "oldest":
+            return (session.get("createdAt", 0), session["id"])
+        return (-session["updatedAt"], _desc(session["id"]))
+
+    def _group_order(self, group: _Group) -> tuple:
+        if group.key == "pinned":
+            return (0,)
+        if group.key == "chats":
+            return (2,)
+        sort = self.prefs.sidebar["projectSort"]
+        meta = self.prefs.project_meta(group.path)
+        pinned = 0 if meta.get("pinned") else 1
+        if sort == "manual":
+            return (1, pinned, meta.get("order", 1 << 30), group.path)
+        if sort == "name":
+            return (1, pinned, group.label.casefold(), group.path)
+        created = [s.get("createdAt", 0) for s in group.sessions] or [0]
+        if sort == "created":
+            return (1, pinned, -max(created), group.path)
+        if sort == "oldest":
+            return (1, pinned, min(created), group.path)
+        newest = group.sessions[0]["updatedAt"] if group.sessions else 0
+        return (1, pinned, -newest, group.path)
+
+    def _layout(self) -> list[_Group]:
+        groups: dict[str, _Group] = {}
+        for session in self._sessions.values():
+            key = self._group_key(session)
+            if key is None:
+                continue
+            if key not in groups:
+                path = key[len("project:"):] if key.startswith("project:") else None
+                groups[key] = _Group(self._uid_for(key), key, path)
+            groups[key].sessions.append(session)
+        for group in groups.values():
+            group.sessions.sort(key=self._session_key)
+        return sorted(groups.values(), key=self._group_order)
+
+    def _uid_for(self, key: str) -> int:
+        if key not in self._uid_of:
+            self._uid_of[key] = next(self._uids)
+        return self._uid_of[key]
+
+    # -- filling ---------------------------------------------------------------------
     def reset(self, sessions: list[dict]) -> None:
+        self._sessions = {s["id"]: s for s in sessions}
+        self.relayout()
+
+    def relayout(self) -> None:
+        """Recompute the whole tree (after a preference change)."""
         self.beginResetModel()
-        self._groups = []
-        for session in sorted(sessions, key=_recency, reverse=True):
-            group = self._group_for(session.get("projectPath"))
-            if group is None:
-                group = _Group(next(self._uids), session.get("projectPath"))
-                self._groups.append(group)
-            group.sessions.append(session)
-        self._sort_groups_in_place()
+        self._groups = self._layout()
         self.endResetModel()
+        self.relaidOut.emit()
 
     def upsert(self, session: dict) -> None:
-        """Insert a new session or update one in place (moving it if its recency changed)."""
+        """Insert a new session or update one, moving it only if its place changed."""
+        old = self._sessions.get(session["id"])
+        self._sessions[session["id"]] = session
         found = self.find(session["id"])
+        key = self._group_key(session)
         if found is not None:
             group, row = found
-            old = group.sessions[row]
-            if old.get("projectPath") == session.get("projectPath") and _recency(old) == _recency(session):
+            if group.key == key and self._still_in_place(group, row, session):
                 group.sessions[row] = session
                 index = self.index(row, 0, self._group_index(group))
                 self.dataChanged.emit(index, index)
                 return
-            self.remove(session["id"])
-        group = self._group_for(session.get("projectPath"))
+            self._remove_row(group, row)
+        elif old is None and key is None:
+            return
+        if key is not None:
+            self._insert(session, key)
+        if [g.key for g in self._groups] != [g.key for g in sorted(self._groups, key=self._group_order)]:
+            self.relayout()
+
+    def remove(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+        found = self.find(session_id)
+        if found is not None:
+            self._remove_row(*found)
+
+    def _still_in_place(self, group: _Group, row: int, session: dict) -> bool:
+        key = self._session_key(session)
+        before = group.sessions[row - 1] if row > 0 else None
+        after = group.sessions[row + 1] if row + 1 < len(group.sessions) else None
+        return ((before is None or self._session_key(before) <= key)
+                and (after is None or key <= self._session_key(after)))
+
+    def _insert(self, session: dict, key: str) -> None:
+        group = next((g for g in self._groups if g.key == key), None)
         if group is None:
-            group = _Group(next(self._uids), session.get("projectPath"))
-            position = self._group_position(group, _recency(session))
+            path = key[len("project:"):] if key.startswith("project:") else None
+            group = _Group(self._uid_for(key), key, path, [session])
+            order = self._group_order(group)
+            position = sum(1 for g in self._groups if self._group_order(g) < order)
+            group.sessions = []
             self.beginInsertRows(QModelIndex(), position, position)
             self._groups.insert(position, group)
             self.endInsertRows()
-        row = 0
-        while row < len(group.sessions) and _recency(group.sessions[row]) > _recency(session):
-            row += 1
+        sort_key = self._session_key(session)
+        row = sum(1 for s in group.sessions if self._session_key(s) < sort_key)
         self.beginInsertRows(self._group_index(group), row, row)
         group.sessions.insert(row, session)
         self.endInsertRows()
 
-    def remove(self, session_id: str) -> None:
-        found = self.find(session_id)
-        if found is None:
-            return
-        group, row = found
+    def _remove_row(self, group: _Group, row: int) -> None:
         self.beginRemoveRows(self._group_index(group), row, row)
         del group.sessions[row]
         self.endRemoveRows()
@@ -103,7 +196,7 @@ class SessionTreeModel(QAbstractItemModel):
             del self._groups[position]
             self.endRemoveRows()
 
-    # -- lookups -----------------------------------------------------------
+    # -- lookups ------------------------------------------------------------------------
     def find(self, session_id: str) -> tuple[_Group, int] | None:
         for group in self._groups:
             for row, session in enumerate(group.sessions):
@@ -111,12 +204,27 @@ class SessionTreeModel(QAbstractItemModel):
                     return group, row
         return None
 
+    def session(self, session_id: str) -> dict | None:
+        return self._sessions.get(session_id)
+
     def index_of(self, session_id: str) -> QModelIndex:
         found = self.find(session_id)
         if found is None:
             return QModelIndex()
         group, row = found
         return self.index(row, 0, self._group_index(group))
+
+    def group_index(self, key: str) -> QModelIndex:
+        group = next((g for g in self._groups if g.key == key), None)
+        return self._group_index(group) if group is not None else QModelIndex()
+
+    def group_at(self, index: _Index) -> _Group | None:
+        if not index.isValid() or index.internalId() != 0 or index.row() >= len(self._groups):
+            return None
+        return self._groups[index.row()]
+
+    def project_paths(self) -> list[str]:
+        return [g.path for g in self._groups if g.key.startswith("project:")]
 
     def session_at(self, index: _Index) -> dict | None:
         if not index.isValid() or index.internalId() == 0:
@@ -129,20 +237,16 @@ class SessionTreeModel(QAbstractItemModel):
     def session_count(self) -> int:
         return sum(len(g.sessions) for g in self._groups)
 
-    # -- QAbstractItemModel ------------------------------------------------
+    # -- QAbstractItemModel ------------------------------------------------------------------
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
         if column != 0 or row < 0:
             return QModelIndex()
         if not parent.isValid():
-            if row >= len(self._groups):
-                return QModelIndex()
-            return self.createIndex(row, 0, 0)
+            return self.createIndex(row, 0, 0) if row < len(self._groups) else QModelIndex()
         if parent.internalId() != 0 or parent.row() >= len(self._groups):
             return QModelIndex()
         group = self._groups[parent.row()]
-        if row >= len(group.sessions):
-            return QModelIndex()
-        return self.createIndex(row, 0, group.uid)
+        return self.createIndex(row, 0, group.uid) if row < len(group.sessions) else QModelIndex()
 
     def parent(self, child: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not child.isValid() or child.internalId() == 0:
@@ -176,15 +280,17 @@ class SessionTreeModel(QAbstractItemModel):
         if not index.isValid():
             return None
         if index.internalId() == 0:
-            if index.row() >= len(self._groups):
+            group = self.group_at(index)
+            if group is None:
                 return None
-            group = self._groups[index.row()]
             if role == Qt.ItemDataRole.DisplayRole:
                 return group.label
             if role == Qt.ItemDataRole.ToolTipRole:
-                return group.path or "Chats that belong to no project"
+                return group.path or ("Pinned chats" if group.key == "pinned" else "Chats that belong to no project")
             if role == IsGroupRole:
                 return True
+            if role == GroupKeyRole:
+                return group.key
             return None
         session = self.session_at(index)
         if session is None:
@@ -199,12 +305,10 @@ class SessionTreeModel(QAbstractItemModel):
             return session["id"]
         if role == IsGroupRole:
             return False
-        if role == UPDATED_ROLE:
-            return session["updatedAt"]
         return None
 
     def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        """An edited title: shown at once, confirmed by the host (see ``renameRequested``)."""
+        """An edited title: confirmed by the host (see ``renameRequested``)."""
         session = self.session_at(index)
         if session is None or role != Qt.ItemDataRole.EditRole or not isinstance(value, str):
             return False
@@ -214,30 +318,14 @@ class SessionTreeModel(QAbstractItemModel):
         self.renameRequested.emit(session["id"], title)
         return True
 
-    # -- helpers -------------------------------------------------------------
-    def _group_for(self, path: str | None) -> _Group | None:
-        return next((g for g in self._groups if g.path == path), None)
-
+    # -- helpers -------------------------------------------------------------------------------
     def _group_by_uid(self, uid: int) -> _Group | None:
         return next((g for g in self._groups if g.uid == uid), None)
 
     def _group_index(self, group: _Group) -> QModelIndex:
         return self.createIndex(self._groups.index(group), 0, 0)
 
-    def _group_position(self, group: _Group, recency: tuple[int, str]) -> int:
-        """Projects by their newest session; "Chats" (no project) always last."""
-        if group.path is None:
-            return len(self._groups)
-        position = 0
-        while (position < len(self._groups) and self._groups[position].path is not None
-               and self._groups[position].newest > recency):
-            position += 1
-        return position
 
-    def _sort_groups_in_place(self) -> None:
-        self._groups.sort(key=lambda g: g.newest, reverse=True)
-        self._groups.sort(key=lambda g: g.path is None)  # stable: "Chats" last
-
-
-def _recency(session: dict) -> tuple[int, str]:
-    return session["updatedAt"], session["id"]
+def _desc(text: str) -> tuple:
+    """Sorts strings descending inside an ascending tuple (ties by id, newest id first)."""
+    return tuple(-ord(ch) for ch in text)

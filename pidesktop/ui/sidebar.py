@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath
-from PySide6.QtWidgets import (QAbstractItemView, QLineEdit, QMenu, QPushButton, QStyle,
-                               QStyledItemDelegate, QStyleOptionViewItem, QTreeView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle,
+                               QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QTreeView,
+                               QVBoxLayout, QWidget)
 
 from . import theme as themes
 from .session_model import IsGroupRole, SessionTreeModel
@@ -28,6 +28,7 @@ class SessionDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self.theme = theme
+        self.unread: set[str] = set()  # sessions with an unread inbox entry
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         height = GROUP_ROW_HEIGHT if index.data(IsGroupRole) else SESSION_ROW_HEIGHT
@@ -66,11 +67,19 @@ class SessionDelegate(QStyledItemDelegate):
         painter.drawText(inner, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
         status = (session.get("lastTurn") or {}).get("status")
-        if status == "error":
-            painter.setBrush(QColor(t.danger))
+        if status in ("error", "running"):
+            color = QColor(t.danger if status == "error" else t.accent)
+            if status == "running":  # a gentle pulse while a reply streams
+                color.setAlphaF(0.45 + 0.55 * abs(((time.monotonic() * 1.2) % 2) - 1))
+            painter.setBrush(color)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(title_rect.left(), title_rect.center().y() - 3, 6, 6)
             title_rect.setLeft(title_rect.left() + 12)
+        if session.get("id") in self.unread:
+            bold = QFont(option.font)
+            bold.setWeight(QFont.Weight.DemiBold)
+            painter.setFont(bold)
+            metrics = painter.fontMetrics()
         painter.setPen(QColor(t.text))
         title = metrics.elidedText(str(index.data()), Qt.TextElideMode.ElideRight, title_rect.width())
         painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
@@ -96,6 +105,7 @@ class Sidebar(QWidget):
         self.setObjectName("sidebar")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.model = model
+        self._selected_id: str | None = None
         self.new_chat_button = QPushButton("+  New chat")
         self.new_chat_button.setObjectName("newChat")
         self.new_chat_button.setToolTip("New chat (Ctrl+N)")
@@ -121,7 +131,11 @@ class Sidebar(QWidget):
         self.tree.clicked.connect(self._clicked)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         model.rowsInserted.connect(self._expand_new_groups)
-        model.modelReset.connect(self.tree.expandAll)
+        model.relaidOut.connect(self._after_relayout)
+        self._pulse = QTimer(self)
+        self._pulse.setInterval(80)
+        self._pulse.timeout.connect(self._repaint_running)
+        self._pulse.start()
 
         self.rename_action = QAction("Rename", self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
@@ -131,14 +145,35 @@ class Sidebar(QWidget):
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.delete_action.triggered.connect(self._delete_current)
-        self.tree.addActions([self.rename_action, self.delete_action])
+        self.pin_action = QAction("Pin", self)
+        self.pin_action.triggered.connect(lambda: self._toggle_session_flag("pinned"))
+        self.archive_action = QAction("Archive", self)
+        self.archive_action.triggered.connect(lambda: self._toggle_session_flag("archived"))
+        self.move_up_action = QAction("Move project up", self)
+        self.move_up_action.setShortcut(QKeySequence("Alt+Up"))
+        self.move_up_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.move_up_action.triggered.connect(lambda: self.move_current_project(-1))
+        self.move_down_action = QAction("Move project down", self)
+        self.move_down_action.setShortcut(QKeySequence("Alt+Down"))
+        self.move_down_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.move_down_action.triggered.connect(lambda: self.move_current_project(1))
+        self.tree.addActions([self.rename_action, self.delete_action, self.move_up_action, self.move_down_action])
+
+        self.view_button = QToolButton()
+        self.view_button.setObjectName("viewButton")
+        self.view_button.setText("⋯")
+        self.view_button.setToolTip("Sort and filter chats")
+        self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.view_button.setMenu(self._view_menu())
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 12, 0, 0)
         layout.setSpacing(8)
-        button_row = QVBoxLayout()
+        button_row = QHBoxLayout()
         button_row.setContentsMargins(12, 0, 12, 0)
-        button_row.addWidget(self.new_chat_button)
+        button_row.setSpacing(8)
+        button_row.addWidget(self.new_chat_button, 1)
+        button_row.addWidget(self.view_button)
         layout.addLayout(button_row)
         layout.addWidget(self.tree, 1)
 
@@ -168,25 +203,135 @@ class Sidebar(QWidget):
 
     def _show_menu(self, pos) -> None:
         index = self.tree.indexAt(pos)
-        if self.model.session_at(index) is None:
+        group = self.model.group_at(index)
+        menu = QMenu(self)
+        if group is not None and group.path is not None:
+            meta = self.model.prefs.project_meta(group.path)
+            self.tree.setCurrentIndex(index)
+            pin = menu.addAction("Unpin project" if meta.get("pinned") else "Pin project")
+            pin.triggered.connect(lambda: self._toggle_project_flag(group.path, "pinned"))
+            archive = menu.addAction("Unarchive project" if meta.get("archived") else "Archive project")
+            archive.triggered.connect(lambda: self._toggle_project_flag(group.path, "archived"))
+            menu.addSeparator()
+            menu.addAction(self.move_up_action)
+            menu.addAction(self.move_down_action)
+            menu.popup(self.tree.viewport().mapToGlobal(pos))
+            return
+        session = self.model.session_at(index)
+        if session is None:
             return
         self.tree.setCurrentIndex(index)
-        menu = QMenu(self)
+        meta = self.model.prefs.session_meta(session["id"])
+        self.pin_action.setText("Unpin" if meta.get("pinned") else "Pin")
+        self.archive_action.setText("Unarchive" if meta.get("archived") else "Archive")
         menu.addAction(self.rename_action)
+        menu.addAction(self.pin_action)
+        menu.addAction(self.archive_action)
         menu.addSeparator()
         menu.addAction(self.delete_action)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
 
+    def _view_menu(self) -> QMenu:
+        menu = QMenu(self)
+        prefs = self.model.prefs
+        sessions = menu.addMenu("Sort chats by")
+        for value, label in (("recent", "Recent activity"), ("created", "Newest first"),
+                             ("oldest", "Oldest first"), ("name", "Name")):
+            action = sessions.addAction(label)
+            action.setCheckable(True)
+            action.triggered.connect(lambda _=False, v=value: self._set_view("sessionView.sort", v))
+            sessions.aboutToShow.connect(lambda a=action, v=value: a.setChecked(
+                prefs.sidebar["sessionView"]["sort"] == v))
+        projects = menu.addMenu("Sort projects by")
+        for value, label in (("recent", "Recent activity"), ("created", "Newest first"), ("oldest", "Oldest first"),
+                             ("name", "Name"), ("manual", "Manual order (Alt+Up/Down)")):
+            action = projects.addAction(label)
+            action.setCheckable(True)
+            action.triggered.connect(lambda _=False, v=value: self._set_view("projectSort", v))
+            projects.aboutToShow.connect(lambda a=action, v=value: a.setChecked(prefs.sidebar["projectSort"] == v))
+        self.show_archived_action = menu.addAction("Show archived")
+        self.show_archived_action.setCheckable(True)
+        self.show_archived_action.setChecked(prefs.sidebar["sessionView"]["archived"])
+        self.show_archived_action.toggled.connect(lambda on: self._set_view("sessionView.archived", on))
+        return menu
+
+    def _set_view(self, key: str, value) -> None:
+        prefs = self.model.prefs
+        if key == "projectSort":
+            prefs.sidebar["projectSort"] = value
+        else:
+            prefs.sidebar["sessionView"][key.split(".", 1)[1]] = value
+        prefs.save()
+        self.model.relayout()
+
+    def _toggle_session_flag(self, flag: str) -> None:
+        session_id = self.current_session_id()
+        if session_id is None:
+            return
+        prefs = self.model.prefs
+        prefs.set_session_flag(session_id, flag, not prefs.session_meta(session_id).get(flag, False))
+        self.model.relayout()
+
+    def _toggle_project_flag(self, path: str, flag: str) -> None:
+        prefs = self.model.prefs
+        prefs.set_project_flag(path, flag, not prefs.project_meta(path).get(flag, False))
+        self.model.relayout()
+
+    def move_current_project(self, step: int) -> None:
+        """Manual project order: move the current project group one place up or down."""
+        group = self.model.group_at(self.tree.currentIndex())
+        if group is None or group.path is None:
+            return
+        paths = self.model.project_paths()
+        position = paths.index(group.path)
+        target = position + step
+        if not 0 <= target < len(paths):
+            return
+        paths[position], paths[target] = paths[target], paths[position]
+        self.model.prefs.set_project_order(paths)
+        self.model.relayout()
+        self.tree.setCurrentIndex(self.model.group_index(f"project:{group.path}"))
+
+    def _after_relayout(self) -> None:
+        """Re-apply collapse state from the preferences and keep the current chat selected."""
+        current = self._selected_id
+        blocked = self.tree.selectionModel().blockSignals(True)
+        try:
+            for row in range(self.model.rowCount()):
+                index = self.model.index(row, 0)
+                group = self.model.group_at(index)
+                collapsed = group is not None and group.path is not None and bool(
+                    self.model.prefs.project_meta(group.path).get("collapsed"))
+                self.tree.setExpanded(index, not collapsed)
+            if current:
+                index = self.model.index_of(current)
+                if index.isValid():
+                    self.tree.setCurrentIndex(index)
+        finally:
+            self.tree.selectionModel().blockSignals(blocked)
+
+    def _repaint_running(self) -> None:
+        if any((s.get("lastTurn") or {}).get("status") == "running" for s in self.model._sessions.values()):
+            self.tree.viewport().update()
+
     def _clicked(self, index: QModelIndex) -> None:
-        if index.data(IsGroupRole):
-            self.tree.setExpanded(index, not self.tree.isExpanded(index))
+        group = self.model.group_at(index)
+        if group is not None:
+            expanded = not self.tree.isExpanded(index)
+            self.tree.setExpanded(index, expanded)
+            if group.path is not None:
+                self.model.prefs.set_project_flag(group.path, "collapsed", not expanded)
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         session = self.model.session_at(current)
         if session is not None:
+            self._selected_id = session["id"]
             self.sessionActivated.emit(session["id"])
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
         if not parent.isValid():
             for row in range(first, last + 1):
-                self.tree.expand(self.model.index(row, 0))
+                index = self.model.index(row, 0)
+                group = self.model.group_at(index)
+                if group is None or not self.model.prefs.project_meta(group.path).get("collapsed"):
+                    self.tree.expand(index)
