@@ -190,6 +190,45 @@ class TranscriptStore:
                 compactions.append(record)
         return Transcript(header, messages, compactions, layout.total)
 
+    def read_records(self, session_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The header and every message and compaction record, interleaved in file order.
+
+        A repeated message id appears once, with its last line's content at that
+        line's place (keep-last), so a rewrite from these records keeps every
+        checkpoint where it was. ``FileNotFoundError`` if missing.
+        """
+        path = self.path(session_id)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = read_whole(fd, self._reads)
+            stat = os.fstat(fd)
+        finally:
+            os.close(fd)
+        others: list[tuple[str | None, int, int]] = []
+        layout = scan_bytes(data, stat, lambda kind, start, end: others.append((kind, start, end)))
+        self._adopt(session_id, layout)
+
+        view = memoryview(data)
+        name = path.name
+        header = None
+        for kind, start, end in others:
+            if kind == SESSION and start == 0:
+                header = decode_record(view[start:end], SESSION, None, name, start)
+        lines = [
+            (layout.message_offsets[position], layout.message_lengths[position], MESSAGE, layout.message_ids[position])
+            for position in range(layout.total)
+            if not layout.is_hidden(position)
+        ]
+        lines += zip(layout.compaction_offsets, layout.compaction_lengths,
+                     [COMPACTION] * len(layout.compaction_offsets), layout.compaction_ids)
+        lines.sort()
+        records = []
+        for offset, length, kind, record_id in lines:
+            record = decode_record(view[offset : offset + length], kind, record_id, name, offset)
+            if record is not None:
+                records.append(record)
+        return header, records
+
     def window(
         self,
         session_id: str,

@@ -1,0 +1,207 @@
+"""History edits of a live transcript: ``session.truncateFrom`` and ``session.replaceMessages``.
+
+Both end in the same rewrite (spec 004, section 5): the transcript file is
+replaced atomically (temp + rename) keeping every checkpoint whose
+``throughMessageId`` still exists, then one index transaction replaces the
+session's message rows and reseats ``last_seq``. A branch that leaves the
+transcript is archived in the revisions file before the rewrite, never after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import apsw
+
+from ..bus.errors import ErrorCode, HostError
+from . import inflight, message_index, revisions, sessions, turns
+from .commands import command
+from .context import HostContext
+from .messages import message_param
+from .params import Params, invalid
+
+MESSAGE = "message"
+COMPACTION = "compaction"
+
+
+# -- the shared rewrite -------------------------------------------------------------------
+def strip_type(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "type"}
+
+
+def as_record(message: dict[str, Any]) -> dict[str, Any]:
+    return {"type": MESSAGE, **strip_type(message)}
+
+
+def read(ctx: HostContext, session_id: str) -> tuple[dict | None, list[dict], list[dict]]:
+    """Header, records in file order and the (deduplicated) messages; empty when there is no file."""
+    try:
+        header, records = ctx.transcripts.read_records(session_id)
+    except FileNotFoundError:
+        return None, [], []
+    return header, records, [strip_type(r) for r in records if r.get("type") == MESSAGE]
+
+
+def position(messages: list[dict[str, Any]], message_id: str) -> int | None:
+    for number, message in enumerate(messages):
+        if message["id"] == message_id:
+            return number
+    return None
+
+
+def place_checkpoints(messages: list[dict[str, Any]], old_records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` as transcript records with the still-valid checkpoints of ``old_records`` in between.
+
+    A checkpoint whose ``throughMessageId`` is gone is dropped. A kept one stays
+    after the message it followed in the old file, never before its own anchor,
+    and the chain keeps its order (the newest checkpoint is the active one).
+    """
+    at = {message["id"]: number for number, message in enumerate(messages)}
+    slots: dict[int, list[dict[str, Any]]] = {}
+    previous = None
+    floor = -1
+    for record in old_records:
+        kind = record.get("type")
+        if kind == MESSAGE:
+            previous = record["id"]
+        elif kind == COMPACTION:
+            anchor = record.get("throughMessageId")
+            if anchor is not None and anchor not in at:
+                continue
+            slot = max(at.get(previous, -1), at.get(anchor, -1) if anchor is not None else -1, floor)
+            floor = slot
+            slots.setdefault(slot, []).append(record)
+    placed = list(slots.get(-1, []))
+    for number, message in enumerate(messages):
+        placed.append(as_record(message))
+        placed += slots.get(number, [])
+    return placed
+
+
+def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: list[dict[str, Any]],
+            old_records: list[dict[str, Any]], now: int,
+            in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
+    """File first (atomic), then one index transaction; returns the new message count."""
+    ctx.transcripts.rewrite(session_id, place_checkpoints(messages, old_records), header)
+    with ctx.conn:
+        count = message_index.rebuild(ctx.conn, session_id, [strip_type(m) for m in messages], now)
+        ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        if in_transaction is not None:
+            in_transaction(ctx.conn)
+    return count
+
+
+def changed(ctx: HostContext, session_id: str) -> None:
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "history",
+                                 "session": sessions.summary(ctx.conn, session_id)})
+
+
+# -- session.truncateFrom ----------------------------------------------------------------
+@command("session.truncateFrom")
+def truncate_from(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    message_id = p.text("messageId", nonempty=True)
+    sessions.require(ctx.conn, session_id)
+    header, records, messages = read(ctx, session_id)
+    cut = position(messages, message_id)
+    if cut is None:
+        # Spec 004 section 5: a cut is named by identity; never guess a position.
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {message_id!r}.")
+    now = ctx.clock()
+    aborted = _abort_running_turns(ctx, session_id, now)
+
+    kept = messages[:cut]
+    archived: list[revisions.RowChange] = []
+    root = _family_root(messages, cut)
+    if root is not None:
+        key = revisions.family_key(messages[root])
+        family = revisions.load_family(ctx, session_id, key)
+        change = revisions.archive_branch(ctx, session_id, key, messages[root:], now, family)
+        archived.append(change)
+        if root < cut:
+            # Regenerate: the root stays and the reply about to come is the
+            # family's next variant, so a later archive never lands on an old one.
+            following = max(family.indexes() | {change.index}) + 1
+            kept[root] = revisions.stamp(kept[root], following, following)
+
+    count = rewrite(ctx, session_id, header, kept, records, now,
+                    lambda conn: revisions.apply(conn, session_id, archived, now))
+    inflight.remove(ctx, session_id)
+    for turn_id in aborted:
+        ctx.emit("turn.changed", {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
+    changed(ctx, session_id)
+    return {"messageCount": count}
+
+
+def _family_root(messages: list[dict[str, Any]], cut: int) -> int | None:
+    """The user message a cut belongs to: the cut itself (edit) or the last user message before it (regenerate)."""
+    for number in range(cut, -1, -1):
+        if messages[number].get("role") == "user":
+            return number
+    return None
+
+
+def _abort_running_turns(ctx: HostContext, session_id: str, now: int) -> list[str]:
+    with ctx.conn:
+        rows = ctx.conn.execute("UPDATE turns SET status = 'aborted', ended_at = ? "
+                                "WHERE session_id = ? AND status = 'running' RETURNING id",
+                                (now, session_id)).fetchall()
+    return [row[0] for row in rows]
+
+
+# -- session.replaceMessages ---------------------------------------------------------------
+@command("session.replaceMessages")
+def replace_messages(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    new_messages = messages_param(p)
+    sessions.require(ctx.conn, session_id)
+    now = ctx.clock()
+    for message in new_messages:
+        message.setdefault("createdAt", message_index.rfc3339(now))
+    header, records, old_messages = read(ctx, session_id)
+    archived = archive_dropped_live_branches(ctx, session_id, old_messages, new_messages, now)
+    count = rewrite(ctx, session_id, header, new_messages, records, now,
+                    lambda conn: revisions.apply(conn, session_id, archived, now))
+    changed(ctx, session_id)
+    return {"messageCount": count}
+
+
+def messages_param(p: Params) -> list[dict[str, Any]]:
+    """``messages`` as records, each checked like ``session.appendMessage`` checks its message."""
+    raw = p.array("messages")
+    checked = []
+    seen: dict[str, int] = {}
+    for number, item in enumerate(raw):
+        field = f"messages[{number}]"
+        message = message_param(Params(p.method, {field: item}), field)
+        if message["id"] in seen:
+            raise invalid(f"{p.method}: '{field}.id' repeats the id of 'messages[{seen[message['id']]}]': "
+                          f"{message['id']!r}.")
+        seen[message["id"]] = number
+        checked.append(message)
+    return checked
+
+
+def archive_dropped_live_branches(ctx: HostContext, session_id: str, old: list[dict[str, Any]],
+                                  new: list[dict[str, Any]], now: int) -> list[revisions.RowChange]:
+    """Store, in full, every archived family's live branch whose root message the rewrite deletes.
+
+    Its ``revision_live`` line could no longer be resolved once the root is
+    gone (spec 004, section 2.1). Families never archived have nothing to strand.
+    """
+    keep = {message["id"] for message in new}
+    done: set[str] = set()
+    changes = []
+    for number, message in enumerate(old):
+        if message.get("role") != "user" or message["id"] in keep:
+            continue
+        key = revisions.family_key(message)
+        if key in done or revisions.find_root(old, key) != number:
+            continue
+        done.add(key)
+        family = revisions.load_family(ctx, session_id, key)
+        if not family.indexes():
+            continue
+        changes.append(revisions.archive_branch(ctx, session_id, key, old[number:], now, family))
+    return changes

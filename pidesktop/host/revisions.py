@@ -1,0 +1,348 @@
+"""Regenerate branches: ``sessions/<id>.revisions.jsonl`` and the ``message_revisions`` index.
+
+A branch is the transcript suffix rooted at a user message; the root's family
+key is its ``meta.revisionRootId`` or else its own id (spec 004, section 4.9).
+The file is append-only and never rewritten: the last line for a
+``(rootUserId, revisionIndex)`` wins. A branch still in the transcript is
+named by a constant-size ``revision_live`` line; a branch about to leave the
+transcript is first stored in full as a ``revision`` line (section 2.1), which
+is also the only kind a file from an older build holds. The index row carries
+what the pager shows (count, active flag) without parsing the file.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+import orjson
+
+from ..bus.errors import ErrorCode, HostError
+from ..paths import FILE_MODE, fsync_dir
+from . import message_index, sessions
+from .commands import command
+from .context import HostContext
+from .params import Params
+from .transcripts.files import write_all
+from .transcripts.records import is_valid_message
+
+log = logging.getLogger("pidesktop.host.revisions")
+
+REVISION = "revision"
+REVISION_LIVE = "revision_live"
+PAGER_FIELDS = ("revisionCount", "activeRevision")
+
+
+# -- the revisions file ---------------------------------------------------------------
+def path(ctx: HostContext, session_id: str) -> Path:
+    return ctx.sessions_dir / f"{session_id}.revisions.jsonl"
+
+
+def append_line(ctx: HostContext, session_id: str, record: dict[str, Any]) -> None:
+    """Append one line and fsync it; bytes already in the file are never touched."""
+    target = path(ctx, session_id)
+    line = orjson.dumps(record) + b"\n"
+    created = not target.exists()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line  # a torn last line stays a line of its own, skipped by readers
+        write_all(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(target.parent)
+
+
+def read_family(ctx: HostContext, session_id: str, key: str) -> dict[int, dict[str, Any]]:
+    """The family's records by revision index, last line winning; unusable lines are skipped."""
+    try:
+        data = path(ctx, session_id).read_bytes()
+    except FileNotFoundError:
+        return {}
+    # Cheap filter before parsing: a line of this family spells its key verbatim
+    # unless the key needs JSON escaping.
+    needle = key.encode() if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key else None
+    found: dict[int, dict[str, Any]] = {}
+    for line in data.split(b"\n"):
+        if not line.strip() or (needle is not None and needle not in line):
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue  # a torn line left by a crash mid-append
+        if _usable(record) and record["rootUserId"] == key:
+            found[record["revisionIndex"]] = record
+    return found
+
+
+def _usable(record: Any) -> bool:
+    if not isinstance(record, dict) or not isinstance(record.get("rootUserId"), str):
+        return False
+    index = record.get("revisionIndex")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 1:
+        return False
+    if record.get("type") == REVISION:
+        return isinstance(record.get("messages"), list)
+    return record.get("type") == REVISION_LIVE
+
+
+def stored_messages(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages of a ``revision`` line, as message dicts without ``type``."""
+    return [{k: v for k, v in m.items() if k != "type"}
+            for m in record.get("messages", []) if is_valid_message(m)]
+
+
+# -- families -----------------------------------------------------------------------
+def family_key(message: dict[str, Any]) -> str:
+    meta = message.get("meta")
+    root = meta.get("revisionRootId") if isinstance(meta, dict) else None
+    return root if isinstance(root, str) and root else message["id"]
+
+
+def find_root(messages: list[dict[str, Any]], key: str) -> int | None:
+    """Position of the family's live root user message: the one with that id or that ``revisionRootId``."""
+    for number, message in enumerate(messages):
+        if message.get("role") == "user" and (message["id"] == key or family_key(message) == key):
+            return number
+    return None
+
+
+@dataclass
+class Row:
+    index: int
+    active: bool
+    count: int
+    created: int
+
+
+@dataclass
+class Family:
+    key: str
+    records: dict[int, dict[str, Any]]
+    rows: dict[int, Row] = field(default_factory=dict)
+
+    def indexes(self) -> set[int]:
+        return set(self.records) | set(self.rows)
+
+    def active_index(self) -> int | None:
+        active = [row.index for row in self.rows.values() if row.active]
+        return max(active) if active else None
+
+    def next_index(self) -> int:
+        return max(self.indexes(), default=0) + 1
+
+
+def load_family(ctx: HostContext, session_id: str, key: str) -> Family:
+    rows = ctx.conn.execute("SELECT revision_index, is_active, message_count, created_at FROM message_revisions "
+                            "WHERE session_id = ? AND root_user_id = ? ORDER BY revision_index",
+                            (session_id, key)).fetchall()
+    return Family(key, read_family(ctx, session_id, key),
+                  {index: Row(index, bool(active), count, created) for index, active, count, created in rows})
+
+
+@dataclass
+class RowChange:
+    """An index row to write in the caller's transaction, after the file line is durable."""
+
+    key: str
+    index: int
+    count: int
+    active: bool
+
+
+def apply(conn: apsw.Connection, session_id: str, changes: list[RowChange], now: int) -> None:
+    """Upsert rows; a refresh keeps the row's ``created_at``; one active variant per family."""
+    for change in changes:
+        if change.active:
+            conn.execute("UPDATE message_revisions SET is_active = 0 WHERE session_id = ? AND root_user_id = ?",
+                         (session_id, change.key))
+        conn.execute(
+            "INSERT INTO message_revisions(id, session_id, root_user_id, revision_index, is_active, message_count, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id, root_user_id, revision_index) "
+            "DO UPDATE SET is_active = excluded.is_active, message_count = excluded.message_count",
+            (str(uuid.uuid4()), session_id, change.key, change.index, int(change.active), change.count, now))
+
+
+def unstamped(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` without the pager stamp, which is presentation, not branch content."""
+    meta = message.get("meta")
+    if not isinstance(meta, dict) or not any(name in meta for name in PAGER_FIELDS):
+        return message
+    rest = {k: v for k, v in meta.items() if k not in PAGER_FIELDS}
+    if rest:
+        return {**message, "meta": rest}
+    return {k: v for k, v in message.items() if k != "meta"}  # the stamp was all it carried
+
+
+def stamp(message: dict[str, Any], count: int, active: int) -> dict[str, Any]:
+    meta = dict(message.get("meta") or {})
+    meta["revisionCount"] = count
+    meta["activeRevision"] = active
+    return {**message, "meta": meta}
+
+
+def archive_branch(ctx: HostContext, session_id: str, key: str, branch: list[dict[str, Any]], now: int,
+                   family: Family) -> RowChange:
+    """Store the live ``branch`` in full before it leaves the transcript; its row becomes inactive.
+
+    It is written over the variant it is (the active one), or as a new variant
+    when it was never archived, so no earlier variant is overwritten (D307).
+    """
+    index = family.active_index() or family.next_index()
+    content = [unstamped(m) for m in branch]
+    stored = family.records.get(index)
+    if stored is None or stored.get("type") != REVISION or [unstamped(m) for m in stored_messages(stored)] != content:
+        append_line(ctx, session_id, {
+            "type": REVISION, "rootUserId": key, "revisionIndex": index,
+            "createdAt": message_index.rfc3339(now),
+            "messages": [{"type": "message", **m} for m in content],
+            "turns": _turn_links(ctx.conn, session_id, [m["id"] for m in branch]),
+        })
+    return RowChange(key, index, len(branch), active=False)
+
+
+def _turn_links(conn: apsw.Connection, session_id: str, ids: list[str]) -> dict[str, str]:
+    if not ids:
+        return {}
+    rows = conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL "
+                        "AND id IN (SELECT value FROM json_each(?))",
+                        (session_id, orjson.dumps(ids).decode())).fetchall()
+    return dict(rows)
+
+
+def _live(ctx: HostContext, session_id: str, key: str):
+    """Header, records, messages and the family's root position in the live transcript."""
+    from . import history  # history imports this module for its archive writers
+
+    header, records, messages = history.read(ctx, session_id)
+    return history, header, records, messages, find_root(messages, key)
+
+
+def _no_root(session_id: str, key: str) -> HostError:
+    return HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no user message {key!r} "
+                                          f"(or one whose revisionRootId is {key!r}).")
+
+
+# -- session.saveActiveRevision ----------------------------------------------------------
+@command("session.saveActiveRevision")
+def save_active_revision(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    requested = p.text("rootUserId", nonempty=True)
+    sessions.require(ctx.conn, session_id)
+    # Re-read at write time, so lines appended since the turn ended survive the stamp.
+    _history, header, records, messages, root = _live(ctx, session_id, requested)
+    if root is None:
+        raise _no_root(session_id, requested)
+    key = family_key(messages[root])
+    family = load_family(ctx, session_id, key)
+    index = family.active_index() or family.next_index()
+    now = ctx.clock()
+    append_line(ctx, session_id, {"type": REVISION_LIVE, "rootUserId": key, "revisionIndex": index,
+                                  "createdAt": message_index.rfc3339(now)})
+    count = len(messages) - root
+    _stamp_root_line(ctx, session_id, header, records, messages[root]["id"],
+                     max(family.indexes() | {index}), index)
+    with ctx.conn:
+        apply(ctx.conn, session_id, [RowChange(key, index, count, active=True)], now)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "revision", "rootUserId": key,
+                                 "revisionIndex": index, "session": sessions.summary(ctx.conn, session_id)})
+    return {"revision": {"rootUserId": key, "revisionIndex": index, "messageCount": count, "isActive": True}}
+
+
+def _stamp_root_line(ctx: HostContext, session_id: str, header: dict | None, records: list[dict[str, Any]],
+                     root_id: str, count: int, active: int) -> None:
+    """Rewrite only the root's own line; every other record is carried over as read."""
+    updated = []
+    for record in records:
+        if record.get("type") == "message" and record["id"] == root_id:
+            stamped = stamp(record, count, active)
+            if stamped == record:
+                return
+            record = stamped
+        updated.append(record)
+    ctx.transcripts.rewrite(session_id, updated, header)
+
+
+# -- session.activateRevision ----------------------------------------------------------------
+@command("session.activateRevision")
+def activate_revision(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    requested = p.text("rootUserId", nonempty=True)
+    index = p.integer("revisionIndex", minimum=1)
+    sessions.require(ctx.conn, session_id)
+    history, header, records, messages, root = _live(ctx, session_id, requested)
+    if root is None:
+        raise _no_root(session_id, requested)
+    key = family_key(messages[root])
+    family = load_family(ctx, session_id, key)
+    target = family.records.get(index)
+    if target is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no revision {index} of {key!r}.")
+    if family.active_index() == index:
+        return {"messageCount": len(messages)}  # already the live branch
+    if target["type"] == REVISION_LIVE:
+        # A reference resolves only while its branch is live; this one is not.
+        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} has no stored branch to restore.")
+    branch = stored_messages(target)
+    if not branch:
+        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} holds no messages.")
+
+    now = ctx.clock()
+    leaving = archive_branch(ctx, session_id, key, messages[root:], now, family)
+    count = max(family.indexes() | {leaving.index})
+    branch[0] = stamp(branch[0], count, index)
+    restored = _dedupe(messages[:root] + branch)
+    links = target.get("turns") if isinstance(target.get("turns"), dict) else {}
+
+    def index_rows(conn: apsw.Connection) -> None:
+        apply(conn, session_id, [leaving, RowChange(key, index, len(branch), active=True)], now)
+        for message in branch:
+            turn = message_index.valid_turn(conn, session_id, links.get(message["id"])) \
+                if isinstance(links.get(message["id"]), str) else None
+            if turn is not None:
+                conn.execute("UPDATE messages SET turn_id = ? WHERE id = ? AND session_id = ?",
+                             (turn, message["id"], session_id))
+
+    total = history.rewrite(ctx, session_id, header, restored, records, now, index_rows)
+    history.changed(ctx, session_id)
+    return {"messageCount": total}
+
+
+def _dedupe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep-last by id, as a transcript reader would."""
+    last = {message["id"]: number for number, message in enumerate(messages)}
+    return [message for number, message in enumerate(messages) if last[message["id"]] == number]
+
+
+# -- session.listRevisions ----------------------------------------------------------------
+@command("session.listRevisions")
+def list_revisions(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    requested = p.text("rootUserId", nonempty=True)
+    sessions.require(ctx.conn, session_id)
+    _history, _header, _records, messages, root = _live(ctx, session_id, requested)
+    key = family_key(messages[root]) if root is not None else requested
+    family = load_family(ctx, session_id, key)
+    live_count = len(messages) - root if root is not None else 0
+    listed = []
+    for index in sorted(family.indexes()):
+        row = family.rows.get(index)
+        if row is not None:
+            listed.append({"revisionIndex": index, "messageCount": row.count, "isActive": row.active,
+                           "createdAt": row.created})
+            continue
+        # A line whose index commit never landed: described from the file alone.
+        record = family.records[index]
+        count = len(stored_messages(record)) if record["type"] == REVISION else live_count
+        listed.append({"revisionIndex": index, "messageCount": count, "isActive": False,
+                       "createdAt": message_index.created_ms(record, 0)})
+    return {"rootUserId": key, "revisions": listed}
