@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import HostClient, HostError
+from .outbox import Outbox, OutboxFull
 from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ReplyBuilder
 from .providers import ThinkingDelta, TextDelta, Usage
 
@@ -55,8 +56,9 @@ class _Active:
 class TurnRunner:
     def __init__(self, client: HostClient, *, checkpoint_every: float = CHECKPOINT_EVERY,
                  offline_delay: float = 0.02, watched: Callable[[str], bool] = lambda session_id: False,
-                 override: ProviderChoice | None = None):
+                 override: ProviderChoice | None = None, outbox: Outbox | None = None):
         self.client = client
+        self.outbox = outbox
         self.checkpoint_every = checkpoint_every
         self.offline_delay = offline_delay
         self.watched = watched
@@ -147,8 +149,15 @@ class TurnRunner:
         if builder.has_content() or error is not None:
             if status == "completed":
                 await self._checkpoint(session_id, active.turn_id, final)  # D327: before the final append
-            stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
-                                                          "turnId": active.turn_id})
+            if self.outbox is not None:  # None while it waits in the queue; the turn still ends (D327)
+                try:
+                    stored = await self.outbox.append(session_id, final, active.turn_id)
+                except OutboxFull as exc:
+                    # Refused loudly; the reply stays in its in-flight checkpoint for recovery.
+                    status, error = "error", ProviderError("outbox_full", str(exc))
+            else:
+                stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
+                                                              "turnId": active.turn_id})
         usage = final.get("meta", {}).get("usage")
         ended = await call("session.endTurn", {
             "sessionId": session_id, "turnId": active.turn_id, "status": status,
