@@ -68,12 +68,15 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     client = HostClient(host, loop)
     theme = themes.pick(theme_name)
     themes.apply(app, theme)
+    from .agent.outbox import Outbox, dead_letter_file
     from .agent.runner import TurnRunner
 
-    runner = TurnRunner(client)
+    outbox = Outbox(client, dead_letter_file(location.ui_root))
+    runner = TurnRunner(client, outbox=outbox)
     from .ui.prefs import Preferences
 
     window = MainWindow(client, theme, runner, Preferences(location.ui_root))
+    window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     done = asyncio.Event()
     app.aboutToQuit.connect(done.set)
@@ -91,6 +94,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
             app.quit()
             return
         await done.wait()
+        await outbox.flush(5)
+        await outbox.aclose()
 
     try:
         with loop:

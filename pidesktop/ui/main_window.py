@@ -11,13 +11,16 @@ import logging
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
-                               QStackedWidget, QStatusBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
+                               QStackedWidget, QStatusBar, QSystemTrayIcon, QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
 from .composer import Composer
+from .inbox import BellButton, InboxPanel
+from .search_dialog import SearchDialog
+from .settings_dialog import SettingsDialog
 from .prefs import Preferences
 from .session_model import UNTITLED, SessionTreeModel
 from .sidebar import Sidebar
@@ -41,6 +44,12 @@ class MainWindow(QMainWindow):
         self.theme = theme
         self.runner = runner
         self.prefs = prefs or Preferences(None)
+        self.settings: dict = {}
+        self.forced_theme: str | None = None  # --theme on the command line wins over the setting
+        self.search_dialog: SearchDialog | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.tray: QSystemTrayIcon | None = None
+        self.tray_session_id: str | None = None
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -83,7 +92,15 @@ class MainWindow(QMainWindow):
         header_layout.setContentsMargins(24, 12, 24, 12)
         self.header_title = QLabel("")
         self.header_title.setObjectName("headerTitle")
+        self.model_chip = QLabel("")
+        self.model_chip.setObjectName("chip")
+        self.model_chip.setToolTip("The model that answers in this chat (Settings > Providers)")
+        self.bell = BellButton(self.theme)
+        self.bell.clicked.connect(self.toggle_inbox)
         header_layout.addWidget(self.header_title, 1)
+        header_layout.addWidget(self.model_chip)
+        header_layout.addSpacing(8)
+        header_layout.addWidget(self.bell)
 
         self.banner = QFrame()
         self.banner.setObjectName("banner")
@@ -122,6 +139,9 @@ class MainWindow(QMainWindow):
         layout.addLayout(banner_holder)
         layout.addWidget(self.pages, 1)
         layout.addLayout(composer_row)
+        self.inbox = InboxPanel(self.client, self.theme, area)
+        self.inbox.openSession.connect(self._open_from_inbox)
+        self.inbox.model.unreadChanged.connect(self._unread_changed)
         return area
 
     def _build_actions(self) -> None:
@@ -134,7 +154,21 @@ class MainWindow(QMainWindow):
         self.quit_action = QAction("Quit", self)
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.quit_action.triggered.connect(self.close)
-        for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action):
+        self.search_action = QAction("Search chats", self)
+        self.search_action.setShortcut(QKeySequence("Ctrl+K"))
+        self.search_action.triggered.connect(self.open_search)
+        self.inbox_action = QAction("Inbox", self)
+        self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
+        self.inbox_action.triggered.connect(self.toggle_inbox)
+        self.settings_action = QAction("Settings…", self)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.triggered.connect(self.open_settings)
+        self.stop_action = QAction("Stop reply", self)
+        self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self.stop_action.triggered.connect(self.stop_reply)
+        self.new_chat_action.setToolTip("New chat (Ctrl+N)")
+        for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action, self.search_action,
+                       self.inbox_action, self.settings_action, self.stop_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
 
@@ -144,6 +178,9 @@ class MainWindow(QMainWindow):
         try:
             await self.client.call("app.handshake", {"protocolVersion": 1})
             await self.load_sessions()
+            await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
+            await self.inbox.refresh()
+            await self.refresh_model_chip()
         except HostError as exc:
             self.show_host_error(exc)
         finally:
@@ -218,6 +255,11 @@ class MainWindow(QMainWindow):
 
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
+        self.inbox.handle_event(topic, payload)
+        if topic == "notification.created":
+            self._announce(payload["notification"])
+        if topic == "providers.changed":
+            spawn(self.refresh_model_chip(), name="model-chip")
         if topic != "session.changed":
             return
         if payload.get("reason") == "deleted":
@@ -272,6 +314,100 @@ class MainWindow(QMainWindow):
             self.transcript_model.drop_live()  # nothing was stored: the partial row goes
         elif phase == "idle":
             self.composer.set_running(False)
+
+    # -- inbox, search, settings -------------------------------------------------------
+    def toggle_inbox(self) -> None:
+        if self.inbox.isVisible():
+            self.inbox.dismiss()
+        else:
+            self.inbox.slide_in()
+
+    def _open_from_inbox(self, session_id: str) -> None:
+        self.sidebar.select(session_id)
+        self.inbox.dismiss()
+
+    def _unread_changed(self, count: int) -> None:
+        self.bell.set_count(count)
+        self.sidebar.delegate.unread = {row["sessionId"] for row in self.inbox.model.rows if row["readAt"] is None}
+        self.sidebar.tree.viewport().update()
+
+    def _announce(self, notification: dict) -> None:
+        """A system tray message when the window is not in front (UX: tell what finished)."""
+        if self.isActiveWindow() or not QSystemTrayIcon.isSystemTrayAvailable():
+            return
+        if self.tray is None:
+            self.tray = QSystemTrayIcon(app_icon(), self)
+            self.tray.messageClicked.connect(self._raise_window)
+            self.tray.show()
+        title = notification.get("sessionTitle") or "Untitled task"
+        failed = notification["kind"] == "task.failed"
+        self.tray_session_id = notification["sessionId"]
+        self.tray.showMessage("Task failed" if failed else "Task finished", title,
+                              QSystemTrayIcon.MessageIcon.Warning if failed else QSystemTrayIcon.MessageIcon.Information)
+
+    def _raise_window(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        if self.tray_session_id:
+            self.sidebar.select(self.tray_session_id)
+
+    def open_search(self) -> None:
+        if self.search_dialog is None:
+            self.search_dialog = SearchDialog.ask(self.client, self.theme, self)
+            self.search_dialog.chosen.connect(self._open_search_hit)
+        self.search_dialog.open()
+
+    def _open_search_hit(self, session_id: str, message_id: str) -> None:
+        self.sidebar.select(session_id)
+        if message_id:
+            spawn(self.open_transcript(session_id, around=message_id), name="open-search-hit")
+
+    def open_settings(self) -> None:
+        if self.settings_dialog is not None:
+            self.settings_dialog.raise_()
+            return
+        dialog = SettingsDialog.ask(self.client, self.theme, self)
+        dialog.destroyed.connect(lambda: setattr(self, "settings_dialog", None))
+        dialog.settingsChanged.connect(lambda settings: spawn(self.apply_settings(settings), name="apply-settings"))
+        dialog.providersChanged.connect(lambda: spawn(self.refresh_model_chip(), name="model-chip"))
+        self.settings_dialog = dialog
+        dialog.open()
+
+    async def apply_settings(self, settings: dict) -> None:
+        """Theme and display settings take effect at once."""
+        self.settings = settings
+        theme = themes.pick(self.forced_theme or settings.get("theme"))
+        if theme != self.theme:
+            self.set_theme(theme)
+        self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
+
+    def set_theme(self, theme: themes.Theme) -> None:
+        self.theme = theme
+        app = QApplication.instance()
+        if app is not None:
+            themes.apply(app, theme)
+        self.sidebar.set_theme(theme)
+        self.transcript.set_theme(theme)
+        self.inbox.set_theme(theme)
+        self.bell.set_theme(theme)
+        if self.search_dialog is not None:
+            self.search_dialog.set_theme(theme)
+        if self.settings_dialog is not None:
+            self.settings_dialog.apply_theme(theme)
+
+    async def refresh_model_chip(self) -> None:
+        try:
+            listed = await self.client.call("providers.list", {})
+        except HostError:
+            return
+        provider_id = listed.get("defaultProviderId")
+        if provider_id in (None, "offline"):
+            self.model_chip.setText("Offline demo (no AI)")
+            return
+        name = next((p["name"] for p in listed["providers"] if p["id"] == provider_id), provider_id)
+        model = listed.get("defaultModelId")
+        self.model_chip.setText(f"{name} · {model}" if model else name)
 
     def _open_session(self, session_id: str) -> None:
         found = self.model.find(session_id)

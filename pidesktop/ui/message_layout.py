@@ -61,14 +61,15 @@ def _column(width: int) -> tuple[float, float]:
     return (width - column) / 2, column
 
 
-def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str]) -> RenderedRow:
+def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str],
+               show_thinking: bool = True) -> RenderedRow:
     x0, column = _column(width)
     if row["kind"] == "compaction":
         return _divider(row["compaction"], x0, column, theme, font)
     message = row["message"]
     if message.get("role") == "user":
         return _user(message, x0, column, theme, font)
-    return _assistant(message, x0, column, theme, font, expanded, row.get("live", False))
+    return _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking)
 
 
 def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
@@ -97,14 +98,14 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
 
 
 def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
-               expanded: frozenset[str], live: bool) -> RenderedRow:
+               expanded: frozenset[str], live: bool, show_thinking: bool = True) -> RenderedRow:
     parts: list[Part] = []
     y = ROW_GAP / 2
     mid = message.get("id", "")
     blocks = message.get("blocks", [])
     meta = message.get("meta") or {}
     thinking = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "thinking" and b.get("text"))
-    if thinking and not meta.get("hideThinking"):
+    if thinking and show_thinking:
         key = f"thinking:{mid}"
         open_ = key in expanded
         seconds = meta.get("thinkingSeconds")

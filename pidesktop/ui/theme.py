@@ -94,6 +94,7 @@ QMenu {{ background: {t.background}; border: 1px solid {t.border}; padding: 4px;
 QMenu::item {{ padding: 6px 20px; border-radius: 6px; }}
 QMenu::item:selected {{ background: {t.hover}; color: {t.text}; }}
 QSplitter::handle {{ background: {t.border}; }}
+QLabel#chip {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; }}
 QListView#transcript {{ background: {t.background}; border: none; }}
 QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
 QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {t.text}; }}

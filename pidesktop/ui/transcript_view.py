@@ -32,10 +32,10 @@ class TranscriptDelegate(QStyledItemDelegate):
         row = self.view.model().row_at(index)
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:")
         expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1]))
-        key = (row["key"], row["rev"], width, self.theme.name, expanded)
+        key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking)
         rendered = self.cache.get(key)
         if rendered is None:
-            rendered = layout_row(row, width, self.theme, self.view.font(), expanded)
+            rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking)
             self.cache.put(key, rendered)
         return rendered
 
@@ -57,6 +57,7 @@ class TranscriptView(QListView):
         super().__init__(parent)
         self.setObjectName("transcript")
         self.expanded: set[str] = set()
+        self.show_thinking = True
         self.setModel(model)
         self.delegate = TranscriptDelegate(self, theme)
         self.setItemDelegate(self.delegate)
@@ -87,6 +88,13 @@ class TranscriptView(QListView):
         self.delegate.theme = theme
         self.delegate.cache.clear()
         self.scheduleDelayedItemsLayout()
+
+    def set_show_thinking(self, show: bool) -> None:
+        if show != self.show_thinking:
+            self.show_thinking = show
+            self.delegate.cache.clear()
+            self.scheduleDelayedItemsLayout()
+            self.viewport().update()
 
     def toggle(self, key: str) -> None:
         self.expanded.symmetric_difference_update({key})

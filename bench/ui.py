@@ -1,0 +1,174 @@
+"""How long the UI thread stalls during everyday work, offscreen.
+
+A 1 ms QTimer heartbeat runs on the UI thread; every gap between its ticks
+beyond 1 ms is a stall a person would feel as a frozen window. For each
+scenario this prints p50, p99 and max stall (target p99 <= 16 ms, max <= 50 ms):
+
+- opening a 100k-message chat (newest window);
+- scrolling back 2,000 messages (40 older pages);
+- streaming a reply at 100 tokens/s for 5 s;
+- the sidebar loading 10,000 chats;
+
+and, as the baseline in the same run, loading the whole 100k transcript into
+the model at once (what apps without windowed reads do).
+
+    QT_QPA_PLATFORM=offscreen python bench/ui.py [--messages 100000] [--sessions 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import qasync  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from transcripts import write_session  # noqa: E402
+from transcripts_files import text_pool  # noqa: E402
+
+from pidesktop import paths  # noqa: E402
+from pidesktop.bus import HostClient, HostThread  # noqa: E402
+from pidesktop.host.core import opener  # noqa: E402
+from pidesktop.ui import theme as themes  # noqa: E402
+from pidesktop.ui.main_window import MainWindow  # noqa: E402
+from pidesktop.ui.transcript_model import message_row  # noqa: E402
+
+
+class Heartbeat:
+    def __init__(self) -> None:
+        self.gaps: list[float] = []
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(1)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(max(0.0, (now - self._last) * 1000 - 1))
+        self._last = now
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> dict:
+        self.timer.stop()
+        gaps = sorted(self.gaps) or [0.0]
+        return {"p50": statistics.median(gaps), "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
+                "max": gaps[-1], "ticks": len(gaps)}
+
+
+async def settle(seconds: float = 0.05) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Heartbeat) -> list[tuple[str, dict]]:
+    results = []
+    model = window.transcript_model
+    view = window.transcript
+
+    beat.start()
+    await window.load_sessions()
+    await settle()
+    results.append((f"sidebar loads {window.model.session_count()} chats", beat.stop()))
+
+    beat.start()
+    started = time.perf_counter()
+    window.sidebar.select(big)
+    while model.session_id != big:
+        await asyncio.sleep(0.001)
+    await settle()
+    opened = time.perf_counter() - started
+    results.append((f"open 100k chat (newest {model.rowCount()} in {opened * 1000:.0f} ms)", beat.stop()))
+
+    beat.start()
+    target = model.start - 2000
+    while model.start > max(0, target):
+        view.verticalScrollBar().setValue(0)
+        before = model.start
+        while model.start == before and model.has_more_before:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.005)
+    await settle()
+    results.append((f"scroll back 2,000 messages ({model.rowCount()} rows loaded)", beat.stop()))
+
+    view.scroll_to_end()
+    beat.start()
+    message = {"id": "bench-live", "role": "assistant", "blocks": [{"type": "text", "text": ""}],
+               "meta": {"status": "streaming"}}
+    words = "streaming tokens arrive one by one and the view keeps up with them".split()
+    for i in range(500):  # 100 tokens/s for 5 s
+        message = {**message, "blocks": [{"type": "text", "text": message["blocks"][0]["text"] + words[i % len(words)] + " "}]}
+        model.set_live(message)
+        await asyncio.sleep(0.01)
+    await settle()
+    results.append(("stream a reply at 100 tokens/s", beat.stop()))
+    model.drop_live()
+
+    beat.start()
+    started = time.perf_counter()
+    window_all = await client.call("session.get", {"sessionId": big, "contentLimit": 20000})
+    model.beginResetModel()
+    model.rows = [message_row(m) for m in window_all["messages"]]
+    model.endResetModel()
+    view.scroll_to_end()
+    await settle()
+    whole = time.perf_counter() - started
+    results.append((f"BASELINE: whole transcript into the model ({whole:.1f} s)", beat.stop()))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pidesktop-uibench-") as tmp:
+        root = Path(tmp) / "data"
+        rng = random.Random(7)
+        write_session(root, "big", args.messages, rng, text_pool(rng))
+        location = paths.resolve(data_dir=root)
+        seed = HostThread(opener(location)).start()
+        seeder = HostClient(seed)
+        for i in range(args.sessions - 1):
+            seeder.call_blocking("session.create", {"title": f"Chat number {i}",
+                                                    **({"projectPath": f"/work/p{i % 40}"} if i % 3 else {})})
+        seed.stop()
+
+        app = QApplication.instance() or QApplication([])
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        host = HostThread(opener(location)).start()
+        client = HostClient(host, loop)
+        themes.apply(app, themes.LIGHT)
+        window = MainWindow(client, themes.LIGHT)
+        window.resize(1280, 800)
+        window.show()
+        beat = Heartbeat()
+        try:
+            results = loop.run_until_complete(scenarios(window, client, "big", beat))
+        finally:
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+            host.stop()
+        print(f"UI-thread stalls (ms) beyond a 1 ms heartbeat; target p99 <= 16, max <= 50")
+        print(f"{'scenario':<62} {'p50':>7} {'p99':>7} {'max':>8} {'ticks':>7}")
+        for name, r in results:
+            print(f"{name:<62} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>8.1f} {r['ticks']:>7}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Refresh a provider's model list: ask the provider's ``GET /models``, hand the answer to the host.
+
+This is the one place outside a chat turn that fetches a provider's
+credentials. The key goes straight into the provider object and dies with
+it; it is never stored on a widget, logged or returned.
+"""
+
+from __future__ import annotations
+
+from .providers import OpenAICompatibleProvider
+from ..bus import HostClient
+
+# The host's limits for ``models.applyDiscovery``; entries outside them would fail the whole call.
+MODEL_ID_MAX = 200
+TOKENS_MAX = 100_000_000
+DISCOVERY_MAX = 10_000
+
+
+async def refresh_models(client: HostClient, provider_id: str) -> dict:
+    """``{added, updated, unlisted}`` from ``models.applyDiscovery``.
+
+    Raises ``ProviderError`` when the provider cannot be reached or answers
+    badly, ``HostError`` when the host refuses.
+    """
+    listed = await _fetch(client, provider_id)
+    return await client.call("models.applyDiscovery", {"providerId": provider_id, "models": discovered(listed)})
+
+
+async def _fetch(client: HostClient, provider_id: str) -> list[dict]:
+    credentials = await client.call("providers.credentials", {"providerId": provider_id})
+    provider = OpenAICompatibleProvider(base_url=credentials["baseUrl"], api_key=credentials.get("apiKey"),
+                                        model="", label=credentials.get("name") or "")
+    del credentials  # from here on only the provider object holds the key
+    try:
+        return await provider.list_models()
+    finally:
+        await provider.aclose()
+
+
+def discovered(listed: list[dict]) -> list[dict]:
+    """``list_models`` entries as ``applyDiscovery`` entries, leaving out what the host would reject."""
+    models: list[dict] = []
+    for item in listed:
+        model_id = str(item.get("id") or "").strip()
+        if not model_id or len(model_id) > MODEL_ID_MAX:
+            continue
+        entry: dict = {"modelId": model_id}
+        window = item.get("contextWindow")
+        if isinstance(window, int) and not isinstance(window, bool) and 1 <= window <= TOKENS_MAX:
+            entry["contextWindow"] = window
+        models.append(entry)
+        if len(models) == DISCOVERY_MAX:
+            break
+    return models

@@ -1,0 +1,165 @@
+"""Settings > General: look, language and transcript options.
+
+Every control writes its one key with ``settings.set`` the moment it changes,
+so there is no Save button and nothing to lose. The host normalises and
+validates; when it refuses, its message shows under the form and the control
+goes back to the stored value.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QPainter, QPalette, QPen
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QLabel, QSpinBox, QVBoxLayout,
+                               QWidget)
+
+from ..bus import HostClient, HostError
+from .tasks import spawn
+
+THEMES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
+LANGUAGES = (("system", "System"), ("en", "English"), ("zh_CN", "简体中文"))
+DISPLAY_MODES = (("flat", "Flat"), ("command-first", "Commands first"), ("fully-folded", "Fully folded"))
+PASTE_MIN, PASTE_MAX = 1, 1_000_000
+FIELD_WIDTH = 240
+CHEVRON_INSET = 16  # from the right edge to the chevron's centre
+
+
+class GeneralPage(QWidget):
+    settingsChanged = Signal(dict)  # the normalised settings the host returned
+
+    def __init__(self, client: HostClient, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.client = client
+        self.settings: dict = {}
+
+        title = QLabel("General")
+        title.setObjectName("pageTitle")
+        self.theme_combo = _choices(THEMES)
+        self.language_combo = _choices(LANGUAGES)
+        self.display_mode_combo = _choices(DISPLAY_MODES)
+        self.show_thinking_check = QCheckBox("Show thinking")
+        self.paste_spin = QSpinBox()
+        self.paste_spin.setRange(PASTE_MIN, PASTE_MAX)
+        self.paste_spin.setSuffix(" characters")
+        self.paste_spin.setGroupSeparatorShown(True)
+        self.paste_spin.setFixedWidth(FIELD_WIDTH)
+        # A styled spin box ignores its horizontal padding; line the number up with the combo texts.
+        self.paste_spin.lineEdit().setTextMargins(7, 0, 0, 0)
+        # Save once the number is finished, not on every keystroke.
+        self.paste_spin.setKeyboardTracking(False)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("formError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label.hide()
+
+        # A grid, not QFormLayout: it centres each label on its field.
+        form = QGridLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setHorizontalSpacing(16)
+        form.setVerticalSpacing(8)
+        form.setColumnStretch(1, 1)
+        rows = (("Theme", self.theme_combo), ("Language", self.language_combo),
+                ("Replies", self.show_thinking_check), ("Transcript", self.display_mode_combo),
+                ("Large paste threshold", self.paste_spin))
+        for row, (label, field) in enumerate(rows):
+            form.addWidget(QLabel(label), row, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            form.addWidget(field, row, 1, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(16)
+        layout.addWidget(title)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addStretch(1)
+
+        self.theme_combo.currentIndexChanged.connect(lambda: self._changed("theme", self.theme_combo.currentData()))
+        self.language_combo.currentIndexChanged.connect(
+            lambda: self._changed("language", self.language_combo.currentData()))
+        self.display_mode_combo.currentIndexChanged.connect(
+            lambda: self._changed("transcriptDisplayMode", self.display_mode_combo.currentData()))
+        self.show_thinking_check.toggled.connect(lambda on: self._changed("showThinking", bool(on)))
+        self.paste_spin.valueChanged.connect(lambda value: self._changed("largePasteThreshold", int(value)))
+
+    # -- host work ---------------------------------------------------------------
+    async def load(self) -> None:
+        try:
+            result = await self.client.call("settings.get", {})
+        except HostError as exc:
+            self.show_error(exc.message)
+            return
+        self._show(result["settings"])
+
+    async def save(self, key: str, value) -> None:
+        try:
+            result = await self.client.call("settings.set", {"patch": {key: value}})
+        except HostError as exc:
+            self.show_error(exc.message)
+            self._show(self.settings)  # back to what is stored
+            return
+        self.show_error("")
+        self._show(result["settings"])
+        self.settingsChanged.emit(result["settings"])
+
+    # -- view --------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.setVisible(bool(message))
+
+    def _changed(self, key: str, value) -> None:
+        if self.settings.get(key) != value:
+            spawn(self.save(key, value), name=f"settings-set-{key}")
+
+    def _show(self, settings: dict) -> None:
+        """Put ``settings`` into the controls without writing them back."""
+        self.settings = dict(settings)
+        controls = (self.theme_combo, self.language_combo, self.display_mode_combo, self.show_thinking_check,
+                    self.paste_spin)
+        for control in controls:
+            control.blockSignals(True)
+        try:
+            _select(self.theme_combo, settings.get("theme"))
+            _select(self.language_combo, settings.get("language"))
+            _select(self.display_mode_combo, settings.get("transcriptDisplayMode"))
+            self.show_thinking_check.setChecked(bool(settings.get("showThinking", True)))
+            threshold = settings.get("largePasteThreshold")
+            if isinstance(threshold, int):
+                self.paste_spin.setValue(threshold)
+        finally:
+            for control in controls:
+                control.blockSignals(False)
+
+
+class ChoiceBox(QComboBox):
+    """A combo box that draws its own chevron.
+
+    A styled combo box (rounded border) loses the platform's arrow, and an
+    image would not follow the theme, so the chevron is painted in the text
+    colour over the space the stylesheet keeps free on the right.
+    """
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        role = QPalette.ColorRole.Text if self.isEnabled() else QPalette.ColorRole.PlaceholderText
+        color = self.palette().color(role)
+        painter.setPen(QPen(color, 1.5))
+        x = self.width() - CHEVRON_INSET
+        y = self.height() / 2
+        painter.drawPolyline([QPointF(x - 4, y - 2), QPointF(x, y + 2), QPointF(x + 4, y - 2)])
+
+
+def _choices(options: tuple[tuple[str, str], ...]) -> QComboBox:
+    combo = ChoiceBox()
+    for value, label in options:
+        combo.addItem(label, value)
+    combo.setFixedWidth(FIELD_WIDTH)
+    return combo
+
+
+def _select(combo: QComboBox, value) -> None:
+    index = combo.findData(value)
+    if index >= 0:
+        combo.setCurrentIndex(index)

@@ -1,0 +1,616 @@
+"""Settings > Providers: the services chats can use, in display order, and an editor for one of them.
+
+The list mirrors ``providers.list`` with the built-in offline demo pinned on
+top. The editor writes nothing until Save, except the actions that say what
+they do (Remove key, Use as default, Delete…, Refresh models). An API key
+typed here goes to the host with Save and is cleared from the field at once;
+the field never shows a stored key, only that one exists.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QListWidgetItem, QMessageBox, QPushButton, QSizePolicy,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from ..agent.providers import PRESETS, ProviderError
+from ..bus import HostClient, HostError
+from ..agent.model_refresh import refresh_models
+from .settings_general import ChoiceBox
+from .tasks import spawn
+
+OFFLINE_ID = "offline"
+OFFLINE_MODEL = "offline-demo"
+OFFLINE_NAME = "Offline demo (no AI)"
+CUSTOM_PRESET = "custom"
+PRESET_CHOICES = [(preset.id, preset.name) for preset in PRESETS.values()] + [(CUSTOM_PRESET, "Custom")]
+KEY_NOTE = ("Keys are encrypted on this computer with a key stored next to them, "
+            "so any program running as your user can read them.")
+STORED_KEY = "•••••• stored"
+LIST_WIDTH = 216
+ROW_HEIGHT = 48
+# The host names the field it refuses (``'provider.baseUrl'``); this is where that field is on screen.
+FIELD_NAMES = {"provider.name": "name", "provider.baseUrl": "url", "apiKey": "key"}
+
+
+class ProvidersPage(QWidget):
+    providersChanged = Signal()  # something was stored: a provider, the order or the default
+
+    def __init__(self, client: HostClient, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.client = client
+        self.providers: list[dict] = []
+        self.default_provider_id = OFFLINE_ID
+        self.default_model_id: str | None = OFFLINE_MODEL
+        self.selected_id: str | None = OFFLINE_ID  # None while a new provider is being drafted
+        self.confirm_box: QMessageBox | None = None
+
+        title = QLabel("Providers")
+        title.setObjectName("pageTitle")
+        self.add_button = QPushButton("Add provider")
+        self.add_button.clicked.connect(self.start_draft)
+        header = QHBoxLayout()
+        header.addWidget(title, 1)
+        header.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        body = QHBoxLayout()
+        body.setSpacing(16)
+        body.addLayout(self._build_list_column())
+        self.editor = QStackedWidget()
+        self.offline_panel = self._build_offline_panel()
+        self.form_panel = self._build_form_panel()
+        self.editor.addWidget(self.offline_panel)
+        self.editor.addWidget(self.form_panel)
+        body.addWidget(self.editor, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(16)
+        layout.addLayout(header)
+        layout.addLayout(body, 1)
+
+    # -- building ----------------------------------------------------------------
+    def _build_list_column(self) -> QVBoxLayout:
+        self.provider_list = QListWidget()
+        self.provider_list.setObjectName("providerList")
+        self.provider_list.setFixedWidth(LIST_WIDTH)
+        self.provider_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.provider_list.currentRowChanged.connect(self._on_row_changed)
+        self.up_button = QPushButton("Up")
+        self.down_button = QPushButton("Down")
+        self.up_button.setToolTip("Move the selected provider up")
+        self.down_button.setToolTip("Move the selected provider down")
+        self.up_button.clicked.connect(lambda: spawn(self.move_selected(-1), name="providers-reorder"))
+        self.down_button.clicked.connect(lambda: spawn(self.move_selected(1), name="providers-reorder"))
+        buttons = QHBoxLayout()
+        buttons.setSpacing(8)
+        buttons.addWidget(self.up_button)
+        buttons.addWidget(self.down_button)
+        buttons.addStretch(1)
+        column = QVBoxLayout()
+        column.setSpacing(8)
+        column.addWidget(self.provider_list, 1)
+        column.addLayout(buttons)
+        return column
+
+    def _build_offline_panel(self) -> QWidget:
+        panel = QWidget()
+        heading = QLabel(OFFLINE_NAME)
+        heading.setObjectName("sectionTitle")
+        about = QLabel("Built in. It answers with a demo reply made from your own message, without an AI model "
+                       "or the network, so you can try pidesktop before adding a provider. "
+                       "It cannot be edited or deleted.")
+        about.setObjectName("muted")
+        about.setWordWrap(True)
+        self.offline_default_button = QPushButton("Use as default")
+        self.offline_default_button.clicked.connect(
+            lambda: spawn(self.use_as_default(OFFLINE_ID), name="providers-default"))
+        self.offline_notice = _notice()
+        row = QHBoxLayout()
+        row.addWidget(self.offline_default_button)
+        row.addStretch(1)
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(heading)
+        layout.addWidget(about)
+        layout.addSpacing(8)
+        layout.addLayout(row)
+        layout.addWidget(self.offline_notice)
+        layout.addStretch(1)
+        return panel
+
+    def _build_form_panel(self) -> QWidget:
+        panel = QWidget()
+        self.editor_title = QLabel()
+        self.editor_title.setObjectName("sectionTitle")
+        self.preset_combo = ChoiceBox()
+        for preset_id, name in PRESET_CHOICES:
+            self.preset_combo.addItem(name, preset_id)
+        self.preset_combo.currentIndexChanged.connect(self._apply_preset)
+        self.name_edit = QLineEdit()
+        self.name_edit.setMaxLength(80)
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("https://…/v1")
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled, False)
+        self.remove_key_button = QPushButton("Remove key")
+        self.remove_key_button.clicked.connect(lambda: spawn(self.remove_key(), name="providers-remove-key"))
+        key_row = QHBoxLayout()
+        key_row.setSpacing(8)
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.remove_key_button)
+        self.key_note = QLabel(KEY_NOTE)
+        self.key_note.setObjectName("muted")
+        self.key_note.setWordWrap(True)
+        self.enabled_check = QCheckBox("Enabled")
+        self.model_combo = ChoiceBox()
+        self.model_combo.setEditable(True)  # custom model ids are allowed
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.lineEdit().setPlaceholderText("None")
+        self.model_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.refresh_button = QPushButton("Refresh models")
+        self.refresh_button.clicked.connect(lambda: spawn(self.refresh(), name="providers-refresh-models"))
+        model_row = QHBoxLayout()
+        model_row.setSpacing(8)
+        model_row.addWidget(self.model_combo, 1)
+        model_row.addWidget(self.refresh_button)
+
+        # A grid, not QFormLayout: it centres each label on its field.
+        self.form = QGridLayout()
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.form.setHorizontalSpacing(16)
+        self.form.setVerticalSpacing(8)
+        self.form.setColumnStretch(1, 1)
+        self.preset_label = _form_row(self.form, "Preset", self.preset_combo)
+        _form_row(self.form, "Name", self.name_edit)
+        _form_row(self.form, "Base URL", self.url_edit)
+        _form_row(self.form, "API key", key_row)
+        _form_row(self.form, "", self.key_note)
+        _form_row(self.form, "", self.enabled_check)
+        _form_row(self.form, "Default model", model_row)
+        self.notice = _notice()
+
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("primary")
+        self.save_button.clicked.connect(lambda: spawn(self.save(), name="providers-save"))
+        self.default_button = QPushButton("Use as default")
+        self.default_button.clicked.connect(
+            lambda: spawn(self.use_as_default(self.selected_id), name="providers-default"))
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("danger")
+        self.delete_button.clicked.connect(self.confirm_delete)
+        for edit in (self.name_edit, self.url_edit, self.key_edit):
+            edit.returnPressed.connect(self.save_button.click)
+            edit.textEdited.connect(lambda _text, e=edit: _mark_invalid(e, False))
+        actions = QHBoxLayout()
+        actions.setSpacing(8)
+        actions.addWidget(self.save_button)
+        actions.addWidget(self.default_button)
+        actions.addStretch(1)
+        actions.addWidget(self.delete_button)
+
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(self.editor_title)
+        layout.addSpacing(8)
+        layout.addLayout(self.form)
+        layout.addWidget(self.notice)
+        layout.addStretch(1)
+        layout.addLayout(actions)
+        return panel
+
+    # -- host work -----------------------------------------------------------------
+    async def load(self) -> None:
+        try:
+            await self._fetch()
+        except HostError as exc:
+            self._rebuild_list()
+            self._show_selected()
+            self.show_notice(exc.message, error=True)
+            return
+        self._rebuild_list()
+        self._show_selected()
+
+    async def save(self) -> None:
+        params = self._upsert_params()
+        self.save_button.setEnabled(False)
+        try:
+            result = await self.client.call("providers.upsert", params)
+        except HostError as exc:
+            self._show_refusal(exc)
+            return
+        finally:
+            self.save_button.setEnabled(True)
+        self.key_edit.clear()  # the key lives in the host's store now, not here
+        provider = result["provider"]
+        created = self.selected_id is None
+        self.selected_id = provider["id"]
+        await self._reload()
+        self.show_notice("Provider added." if created else "Saved.")
+        self.providersChanged.emit()
+
+    async def remove_key(self) -> None:
+        provider = self._selected_provider()
+        if provider is None:
+            return
+        # The stored name and URL go along unchanged, so unsaved edits in the form are not saved by accident.
+        params = {"provider": {"id": provider["id"], "name": provider["name"], "baseUrl": provider["baseUrl"]},
+                  "apiKey": None}
+        try:
+            await self.client.call("providers.upsert", params)
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        self.key_edit.clear()
+        await self._reload(keep_form=True)
+        self.show_notice("API key removed.")
+        self.providersChanged.emit()
+
+    async def use_as_default(self, provider_id: str | None) -> None:
+        if provider_id is None:
+            return
+        if provider_id == OFFLINE_ID:
+            params = {"providerId": None}
+        else:
+            params = {"providerId": provider_id, "modelId": self.model_combo.currentText().strip() or None}
+        try:
+            result = await self.client.call("providers.setDefault", params)
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        self.default_provider_id = result["defaultProviderId"]
+        self.default_model_id = result["defaultModelId"]
+        self._rebuild_list()
+        model = f" with {self.default_model_id}" if self.default_model_id and provider_id != OFFLINE_ID else ""
+        self.show_notice(f"New chats use {self._name_of(provider_id)}{model}.")
+        self.providersChanged.emit()
+
+    async def move_selected(self, step: int) -> None:
+        order = [p["id"] for p in self.providers]
+        if self.selected_id not in order:
+            return
+        index = order.index(self.selected_id)
+        target = index + step
+        if not 0 <= target < len(order):
+            return
+        order[index], order[target] = order[target], order[index]
+        try:
+            result = await self.client.call("providers.reorder", {"order": order})
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        self.providers = result["providers"]
+        self._rebuild_list()
+        self._update_buttons()
+        self.providersChanged.emit()
+
+    async def delete(self, provider_id: str) -> None:
+        try:
+            await self.client.call("providers.delete", {"providerId": provider_id})
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        if self.selected_id == provider_id:
+            self.selected_id = OFFLINE_ID
+        await self._reload()
+        self.show_notice("Provider deleted.")
+        self.providersChanged.emit()
+
+    async def refresh(self) -> None:
+        provider_id = self.selected_id
+        if provider_id is None or provider_id == OFFLINE_ID:
+            return
+        self.refresh_button.setEnabled(False)
+        self.refresh_button.setText("Refreshing…")
+        self.show_notice("")
+        try:
+            result = await refresh_models(self.client, provider_id)
+        except ProviderError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        finally:
+            self.refresh_button.setText("Refresh models")
+            self.refresh_button.setEnabled(True)
+        if self.selected_id == provider_id:
+            await self.load_models(provider_id)
+            self.show_notice(_discovery_summary(result, self.model_combo.count()))
+
+    async def load_models(self, provider_id: str) -> None:
+        try:
+            result = await self.client.call("models.list", {"providerId": provider_id})
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        if provider_id != self.selected_id:
+            return  # the user moved on while the list was on its way
+        typed = self.model_combo.currentText()
+        self.model_combo.clear()
+        for model in result["models"]:
+            self.model_combo.addItem(model["modelId"])
+            if model.get("displayName") and model["displayName"] != model["modelId"]:
+                self.model_combo.setItemData(self.model_combo.count() - 1, model["displayName"],
+                                             Qt.ItemDataRole.ToolTipRole)
+        self.model_combo.setCurrentIndex(-1)
+        self.model_combo.setEditText(typed)
+
+    async def _fetch(self) -> None:
+        result = await self.client.call("providers.list", {})
+        self.providers = result["providers"]
+        self.default_provider_id = result["defaultProviderId"]
+        self.default_model_id = result["defaultModelId"]
+
+    async def _reload(self, keep_form: bool = False) -> None:
+        try:
+            await self._fetch()
+        except HostError as exc:
+            self.show_notice(exc.message, error=True)
+            return
+        if self.selected_id is not None and self._selected_provider() is None:
+            self.selected_id = OFFLINE_ID
+        self._rebuild_list()
+        if keep_form:
+            self._show_key_state(self._selected_provider())
+        else:
+            self._show_selected()
+
+    # -- confirmation ------------------------------------------------------------------
+    def confirm_delete(self) -> None:
+        """Ask first; the box is opened with ``open()``, so no event loop is nested."""
+        provider = self._selected_provider()
+        if provider is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete provider", f"Delete “{provider['name']}”?",
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setInformativeText("Its model list and stored API key are removed from this computer. "
+                               "Chats that used it keep their messages.")
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        provider_id = provider["id"]
+
+        def finished(_result: int) -> None:
+            self.confirm_box = None
+            if box.clickedButton() is delete_button:
+                spawn(self.delete(provider_id), name="providers-delete")
+
+        box.finished.connect(finished)
+        self.confirm_box = box
+        box.open()
+
+    # -- view ------------------------------------------------------------------------------
+    def start_draft(self) -> None:
+        """A new provider in the editor; nothing is stored until Save."""
+        self.selected_id = None
+        self.provider_list.blockSignals(True)
+        self.provider_list.setCurrentRow(-1)
+        self.provider_list.blockSignals(False)
+        self.preset_combo.blockSignals(True)
+        self.preset_combo.setCurrentIndex(0)
+        self.preset_combo.blockSignals(False)
+        self._show_selected()
+        self._apply_preset()
+        self.name_edit.setFocus()
+
+    def show_notice(self, message: str, error: bool = False) -> None:
+        for label in (self.notice, self.offline_notice):
+            label.setText(message)
+            label.setProperty("severity", "error" if error else "info")
+            label.style().unpolish(label)
+            label.style().polish(label)
+            label.setVisible(bool(message))
+
+    def clear_secrets(self) -> None:
+        """Forget a typed, unsaved key (the dialog is closing)."""
+        self.key_edit.clear()
+
+    def _on_row_changed(self, row: int) -> None:
+        item = self.provider_list.item(row)
+        if item is None:
+            return
+        self.selected_id = item.data(Qt.ItemDataRole.UserRole)
+        self._show_selected()
+
+    def _rebuild_list(self) -> None:
+        self.provider_list.blockSignals(True)
+        self.provider_list.clear()
+        entries = [(OFFLINE_ID, OFFLINE_NAME, "Built in · no network", True)]
+        entries += [(p["id"], p["name"], p["baseUrl"], p["enabled"]) for p in self.providers]
+        for provider_id, name, detail, enabled in entries:
+            item = QListWidgetItem()
+            item.setData(Qt.ItemDataRole.UserRole, provider_id)
+            item.setSizeHint(QSize(0, ROW_HEIGHT))
+            self.provider_list.addItem(item)
+            self.provider_list.setItemWidget(
+                item, _ProviderRow(name, detail, default=provider_id == self.default_provider_id, enabled=enabled))
+            if provider_id == self.selected_id:
+                self.provider_list.setCurrentItem(item)
+        self.provider_list.blockSignals(False)
+
+    def _show_selected(self) -> None:
+        for edit in (self.name_edit, self.url_edit, self.key_edit):
+            _mark_invalid(edit, False)
+        self.key_edit.clear()  # never carry a typed key over to another provider
+        self.show_notice("")
+        if self.selected_id == OFFLINE_ID:
+            self.editor.setCurrentWidget(self.offline_panel)
+            self._update_buttons()
+            return
+        self.editor.setCurrentWidget(self.form_panel)
+        provider = self._selected_provider()
+        drafting = provider is None
+        for widget in (self.preset_label, self.preset_combo):
+            widget.setVisible(drafting)
+        self.remove_key_button.setVisible(not drafting)
+        self.delete_button.setVisible(not drafting)
+        if drafting:
+            self.editor_title.setText("New provider")
+            self.enabled_check.setChecked(True)
+            self.model_combo.clear()
+            self.model_combo.setEditText("")
+        else:
+            self.editor_title.setText(provider["name"])
+            self.name_edit.setText(provider["name"])
+            self.url_edit.setText(provider["baseUrl"])
+            self.enabled_check.setChecked(bool(provider["enabled"]))
+            self.model_combo.clear()
+            self.model_combo.setEditText(provider.get("defaultModelId") or "")
+            spawn(self.load_models(provider["id"]), name="providers-models")
+        self._show_key_state(provider)
+        self._update_buttons()
+
+    def _show_key_state(self, provider: dict | None) -> None:
+        has_key = bool(provider and provider.get("hasKey"))
+        if has_key:
+            self.key_edit.setPlaceholderText(STORED_KEY)
+            self.key_edit.setToolTip("Leave empty to keep the stored key; type a new one to replace it.")
+        else:
+            self.key_edit.setPlaceholderText(_key_placeholder(provider, PRESETS.get(self.preset_combo.currentData())))
+            self.key_edit.setToolTip("")
+        self.remove_key_button.setEnabled(has_key)
+
+    def _update_buttons(self) -> None:
+        ids = [p["id"] for p in self.providers]
+        index = ids.index(self.selected_id) if self.selected_id in ids else -1
+        self.up_button.setEnabled(index > 0)
+        self.down_button.setEnabled(0 <= index < len(ids) - 1)
+        saved = index >= 0
+        self.default_button.setEnabled(saved)
+        self.refresh_button.setEnabled(saved)
+        self.refresh_button.setToolTip("" if saved else "Save the provider first.")
+
+    def _apply_preset(self) -> None:
+        if self.selected_id is not None:
+            return  # presets only fill in a new provider
+        preset = PRESETS.get(self.preset_combo.currentData())
+        self.name_edit.setText(preset.name if preset else "")
+        self.url_edit.setText(preset.base_url if preset else "")
+        self._show_key_state(None)
+
+    def _upsert_params(self) -> dict:
+        provider: dict = {"name": self.name_edit.text(), "baseUrl": self.url_edit.text(),
+                          "enabled": self.enabled_check.isChecked(),
+                          "defaultModelId": self.model_combo.currentText().strip() or None}
+        if self.selected_id is None:
+            preset = PRESETS.get(self.preset_combo.currentData())
+            provider["vendorKey"] = preset.vendor_key if preset else CUSTOM_PRESET
+        else:
+            provider["id"] = self.selected_id
+        params: dict = {"provider": provider}
+        if self.key_edit.text():
+            params["apiKey"] = self.key_edit.text()  # empty means: keep the stored key
+        return params
+
+    def _show_refusal(self, error: HostError) -> None:
+        # The host's message names the field ('provider.baseUrl'); show it as is, minus the command name.
+        message = error.message.removeprefix("providers.upsert: ")
+        self.show_notice(message, error=True)
+        for field, name in FIELD_NAMES.items():
+            if f"'{field}'" in error.message or f"{field} " in error.message:
+                _mark_invalid(getattr(self, f"{name}_edit"), True)
+
+    def _selected_provider(self) -> dict | None:
+        return next((p for p in self.providers if p["id"] == self.selected_id), None)
+
+    def _name_of(self, provider_id: str) -> str:
+        if provider_id == OFFLINE_ID:
+            return OFFLINE_NAME
+        return next((p["name"] for p in self.providers if p["id"] == provider_id), provider_id)
+
+
+class _ProviderRow(QWidget):
+    """One list row: name and base URL, with Default and Off marks on the right."""
+
+    def __init__(self, name: str, detail: str, default: bool, enabled: bool):
+        super().__init__()
+        self.name_label = _ElidedLabel(name)
+        self.name_label.setObjectName("rowTitle")
+        self.detail_label = _ElidedLabel(detail)
+        self.detail_label.setObjectName("muted")
+        text = QVBoxLayout()
+        text.setContentsMargins(0, 0, 0, 0)
+        text.setSpacing(0)
+        text.addWidget(self.name_label)
+        text.addWidget(self.detail_label)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(8)
+        layout.addLayout(text, 1)
+        self.default_badge = _badge("Default", "badge") if default else None
+        self.off_badge = _badge("Off", "offBadge") if not enabled else None
+        for badge in (self.off_badge, self.default_badge):
+            if badge is not None:
+                layout.addWidget(badge, 0, Qt.AlignmentFlag.AlignVCenter)
+
+
+class _ElidedLabel(QLabel):
+    """A one-line label that elides instead of widening the list."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width()))
+
+
+def _form_row(grid: QGridLayout, label: str, field) -> QLabel | None:
+    """Add ``label: field`` as the grid's next row; a row without a label is a note under the field above."""
+    row = grid.rowCount()
+    caption = None
+    if label:
+        caption = QLabel(label)
+        grid.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if isinstance(field, QWidget):
+        grid.addWidget(field, row, 1)
+    else:
+        grid.addLayout(field, row, 1)
+    return caption
+
+
+def _key_placeholder(provider: dict | None, preset) -> str:
+    if provider is not None:
+        return "Not set"
+    if preset is not None and not preset.needs_key:
+        return "Optional for local servers"
+    return "Paste your API key"
+
+
+def _badge(text: str, name: str) -> QLabel:
+    badge = QLabel(text)
+    badge.setObjectName(name)
+    return badge
+
+
+def _notice() -> QLabel:
+    label = QLabel()
+    label.setObjectName("notice")
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.hide()
+    return label
+
+
+def _mark_invalid(edit: QLineEdit, invalid: bool) -> None:
+    if bool(edit.property("invalid")) == invalid:
+        return
+    edit.setProperty("invalid", invalid)
+    edit.style().unpolish(edit)
+    edit.style().polish(edit)
+
+
+def _discovery_summary(result: dict, listed: int) -> str:
+    parts = [f"{len(result['added'])} new"] if result["added"] else []
+    if result["unlisted"]:
+        parts.append(f"{len(result['unlisted'])} no longer listed")
+    detail = f" ({', '.join(parts)})" if parts else ""
+    return f"{listed} model{'s' if listed != 1 else ''} available{detail}."

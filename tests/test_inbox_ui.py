@@ -1,0 +1,244 @@
+"""The inbox panel, its model and the bell, against a real host on the offscreen platform."""
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.ui import theme as themes
+from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
+
+from .conftest import InProcessHost, wait_until
+
+
+def finish_turn(call, title: str, n: int, status: str, error_code: str | None = None) -> str:
+    sid = call("session.create", {"title": title} if title else {})["session"]["id"]
+    call("session.startTurn", {"sessionId": sid, "turnId": f"turn-{n}"})
+    params = {"sessionId": sid, "turnId": f"turn-{n}", "status": status, "createNotification": True}
+    if error_code:
+        params["errorCode"] = error_code
+    call("session.endTurn", params)
+    time.sleep(0.005)  # distinct createdAt, so "newest first" is decided by time
+    return sid
+
+
+@pytest.fixture
+def seeded(location):
+    """A failed turn, then a completed one, stored before the window's host starts."""
+    seed = InProcessHost(location)
+    failed = finish_turn(seed.call, "Deploy the site", 1, "error", "rate_limited")
+    done = finish_turn(seed.call, "Write the tests", 2, "completed")
+    seed.stop()
+    return {"failed": failed, "done": done}
+
+
+@pytest.fixture
+def gui_host(qloop, location):
+    thread = HostThread(opener(location, role="test GUI")).start()
+    client = HostClient(thread, qloop)
+    yield thread, client
+    client.close()
+    thread.stop()
+
+
+@pytest.fixture
+def inbox(qtbot, gui_host):
+    _thread, client = gui_host
+    panel = InboxPanel(client, themes.LIGHT)
+    bell = BellButton(themes.LIGHT)
+    panel.model.unreadChanged.connect(bell.set_count)
+    qtbot.addWidget(panel)
+    qtbot.addWidget(bell)
+    panel.resize(360, 480)
+    panel.show()
+    panel.bell = bell
+    yield panel
+    panel.close()
+
+
+def run(qloop, predicate):
+    return qloop.run_until_complete(wait_until(predicate))
+
+
+def host_inbox(panel) -> dict:
+    return panel.client.call_blocking("notifications.list")
+
+
+def click_row(qtbot, panel, row: int) -> None:
+    index = panel.model.index(row)
+    qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=panel.list.visualRect(index).center())
+
+
+def test_lists_newest_first_with_kinds_and_an_unread_badge(seeded, inbox, qloop, qtmodeltester):
+    qloop.run_until_complete(inbox.refresh())
+    model = inbox.model
+    rows = [model.row_at(model.index(r)) for r in range(model.rowCount())]
+    assert [(r["sessionId"], r["kind"]) for r in rows] == [(seeded["done"], "task.completed"),
+                                                          (seeded["failed"], "task.failed")]
+    assert rows[1]["errorCode"] == "rate_limited"
+    assert [model.index(r).data() for r in range(2)] == ["Write the tests", "Deploy the site"]
+    assert model.unread_count == 2
+    assert inbox.bell.badge() == "2"
+    assert inbox.pages.currentWidget() is inbox.list
+    assert not inbox.error_label.isVisible()
+    qtmodeltester.check(model)
+
+
+def test_clicking_a_row_opens_its_session_and_marks_it_read(seeded, inbox, qtbot, qloop):
+    qloop.run_until_complete(inbox.refresh())
+    with qtbot.waitSignal(inbox.openSession) as opened:
+        click_row(qtbot, inbox, 1)
+    assert opened.args == [seeded["failed"]]
+    run(qloop, lambda: inbox.model.unread_count == 1)
+    assert inbox.model.rows[1]["readAt"] is not None and inbox.model.rows[0]["readAt"] is None
+    assert inbox.bell.badge() == "1"
+    stored = host_inbox(inbox)
+    assert stored["unreadCount"] == 1
+    assert [n["readAt"] is None for n in stored["notifications"]] == [True, False]
+
+
+def test_mark_all_read_then_clear_after_confirming(seeded, inbox, qtbot, qloop):
+    qloop.run_until_complete(inbox.refresh())
+    qtbot.mouseClick(inbox.mark_all_button, Qt.MouseButton.LeftButton)
+    run(qloop, lambda: inbox.model.unread_count == 0)
+    assert host_inbox(inbox)["unreadCount"] == 0
+    assert inbox.bell.badge() == ""
+    assert not inbox.mark_all_button.isEnabled()
+
+    qtbot.mouseClick(inbox.clear_button, Qt.MouseButton.LeftButton)
+    box = inbox.confirm_box
+    assert box is not None and box.isVisible()
+    confirm = next(b for b in box.buttons() if b.text() == "Clear")
+    qtbot.mouseClick(confirm, Qt.MouseButton.LeftButton)
+    run(qloop, lambda: inbox.model.rowCount() == 0)
+    assert host_inbox(inbox)["notifications"] == []
+    assert inbox.empty_label.isVisible() and inbox.empty_label.text() == EMPTY_TEXT
+    assert not inbox.clear_button.isEnabled()
+
+
+def test_cancelling_clear_keeps_everything(seeded, inbox, qtbot, qloop):
+    qloop.run_until_complete(inbox.refresh())
+    qtbot.mouseClick(inbox.clear_button, Qt.MouseButton.LeftButton)
+    box = inbox.confirm_box
+    qtbot.mouseClick(box.button(box.StandardButton.Cancel), Qt.MouseButton.LeftButton)
+    run(qloop, lambda: inbox.confirm_box is None)
+    assert inbox.model.rowCount() == 2 and len(host_inbox(inbox)["notifications"]) == 2
+
+
+def test_a_created_event_inserts_the_row_without_a_reload(seeded, inbox, qloop):
+    qloop.run_until_complete(inbox.refresh())
+    unsubscribe = inbox.client.subscribe(inbox.model.handle_event)
+    resets, inserted = [], []
+    inbox.model.modelReset.connect(lambda: resets.append(1))
+    inbox.model.rowsInserted.connect(lambda parent, first, last: inserted.append((first, last)))
+    try:
+        sid = finish_turn(inbox.client.call_blocking, "", 3, "completed")
+        run(qloop, lambda: inbox.model.rowCount() == 3)
+    finally:
+        unsubscribe()
+    assert inbox.model.rows[0]["sessionId"] == sid
+    assert inbox.model.index(0).data() == "Untitled task"
+    assert inbox.model.unread_count == 3 and inbox.bell.badge() == "3"
+    assert inserted == [(0, 0)] and resets == []
+
+
+def test_a_read_elsewhere_updates_the_row_in_place(seeded, inbox, qloop):
+    qloop.run_until_complete(inbox.refresh())
+    unsubscribe = inbox.client.subscribe(inbox.handle_event)
+    try:
+        first = inbox.model.rows[0]["id"]
+        inbox.client.call_blocking("notifications.markRead", {"id": first})
+        run(qloop, lambda: inbox.model.unread_count == 1)
+        assert inbox.model.rows[0]["readAt"] is not None
+        inbox.client.call_blocking("notifications.clear")
+        run(qloop, lambda: inbox.model.rowCount() == 0)  # a bulk change reloads
+    finally:
+        unsubscribe()
+    assert inbox.bell.badge() == ""
+
+
+def test_pages_load_by_cursor(location, qtbot, qloop, qtmodeltester):
+    seed = InProcessHost(location)
+    for n in range(60):
+        finish_turn(seed.call, f"Task {n}", n, "completed")
+    seed.stop()
+    thread = HostThread(opener(location)).start()
+    panel = InboxPanel(HostClient(thread, qloop), themes.DARK)
+    qtbot.addWidget(panel)
+    try:
+        qloop.run_until_complete(panel.refresh())
+        model = panel.model
+        assert model.rowCount() == 50 and model.canFetchMore()
+        model.fetchMore()
+        assert not model.canFetchMore()  # one page in flight at a time
+        run(qloop, lambda: model.rowCount() == 60)
+        assert not model.canFetchMore()
+        assert model.index(0).data() == "Task 59" and model.index(59).data() == "Task 0"
+        assert model.unread_count == 60
+        qtmodeltester.check(model)
+    finally:
+        panel.close()
+        thread.stop()
+
+
+def test_a_host_failure_is_one_line_in_the_panel(seeded, gui_host, inbox, qloop):
+    gui_host[0].stop()  # the host goes away: every call now fails
+    qloop.run_until_complete(inbox.refresh())
+    assert inbox.error_label.isVisible()
+    assert inbox.error_label.text() == "The host is shutting down."
+    assert "\n" not in inbox.error_label.text() and "Traceback" not in inbox.error_label.text()
+
+
+def test_escape_closes_the_panel(inbox, qtbot):
+    closed = []
+    inbox.closeRequested.connect(lambda: closed.append(1))
+    qtbot.keyClick(inbox.list, Qt.Key.Key_Escape)
+    assert closed == [1] and not inbox.isVisible()
+
+
+def test_slides_in_docked_to_the_right_of_its_parent(seeded, qtbot, qloop, location):
+    from PySide6.QtWidgets import QWidget
+
+    thread = HostThread(opener(location)).start()
+    area = QWidget()
+    qtbot.addWidget(area)
+    area.resize(900, 600)
+    area.show()
+    panel = InboxPanel(HostClient(thread, qloop), themes.LIGHT, area)
+    assert not panel.isVisible()
+    try:
+        panel.slide_in()
+        run(qloop, lambda: panel.model.rowCount() == 2 and panel.x() == 900 - panel.width())
+        assert panel.height() == 600 and panel.isVisible()
+        area.resize(1000, 700)
+        run(qloop, lambda: panel.geometry().right() == 999 and panel.height() == 700)
+    finally:
+        area.close()
+        thread.stop()
+
+
+def test_bell_badge_text():
+    assert [badge_text(n) for n in (1, 9, 99, 100, 5000)] == ["1", "9", "99", "99+", "99+"]
+
+
+def test_bell_hides_its_badge_at_zero(qtbot):
+    bell = BellButton(themes.DARK)
+    qtbot.addWidget(bell)
+    bell.set_count(150)
+    assert bell.badge() == "99+" and bell.toolTip() == "Inbox (Ctrl+Shift+I)"
+    bell.set_count(0)
+    assert bell.badge() == ""
+    bell.set_theme(themes.LIGHT)
+    assert not bell.grab().isNull()
+
+
+@pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])
+def test_paints_in_both_themes(seeded, inbox, qloop, theme, tmp_path):
+    inbox.set_theme(theme)
+    inbox.bell.set_theme(theme)
+    qloop.run_until_complete(inbox.refresh())
+    inbox.list.setCurrentIndex(inbox.model.index(0))
+    assert inbox.grab().save(str(tmp_path / f"inbox-{theme.name}.png"))
+    assert inbox.bell.grab().save(str(tmp_path / f"bell-{theme.name}.png"))
