@@ -75,13 +75,27 @@ class TurnRunner:
         if active is not None:
             active.cancel.set()
 
-    async def send(self, session_id: str, text: str) -> dict:
-        """Run a turn for ``text``, or queue it if a turn is running in that chat."""
+    async def send(self, session_id: str, text: str, *, revision_root_id: str | None = None) -> dict:
+        """Run a turn for ``text``, or queue it if a turn is running in that chat.
+
+        ``revision_root_id`` keeps an edited prompt in its original regenerate
+        family (``meta.revisionRootId``), so the pager shows every variant.
+        """
         if self.is_running(session_id):
             result = await self.client.call("session.queuePush", {
                 "sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())})
             return {"queued": result["entry"]}
-        return await self._turn(session_id, text)
+        user = {"id": str(uuid.uuid4()), "role": "user", "blocks": [{"type": "text", "text": text}]}
+        if revision_root_id:
+            user["meta"] = {"revisionRootId": revision_root_id}
+        return await self._turn(session_id, user)
+
+    async def regenerate(self, session_id: str, reply_id: str) -> dict:
+        """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
+        if self.is_running(session_id):
+            raise HostError("CONFLICT", "Wait for the running reply to finish (or stop it) first.")
+        await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
+        return await self._turn(session_id, None)
 
     async def wait_idle(self, session_id: str) -> None:
         active = self._active.get(session_id)
@@ -89,22 +103,23 @@ class TurnRunner:
             await asyncio.shield(active.task)
 
     # -- one turn --------------------------------------------------------------------
-    async def _turn(self, session_id: str, text: str) -> dict:
+    async def _turn(self, session_id: str, user: dict | None) -> dict:
         active = _Active(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active
         active.task = asyncio.current_task()
         try:
-            result = await self._run(session_id, text, active)
+            result = await self._run(session_id, user, active)
         finally:
             self._active.pop(session_id, None)
         self._notify(session_id, "idle", None)
         await self._drain_queue(session_id)
         return result
 
-    async def _run(self, session_id: str, text: str, active: _Active) -> dict:
+    async def _run(self, session_id: str, user: dict | None, active: _Active) -> dict:
+        """One turn; ``user`` is the prompt to append first, or None to answer the last one again."""
         call = self.client.call
-        await call("session.appendMessage", {"sessionId": session_id, "message": {
-            "id": str(uuid.uuid4()), "role": "user", "blocks": [{"type": "text", "text": text}]}})
+        if user is not None:
+            await call("session.appendMessage", {"sessionId": session_id, "message": user})
         window = await call("session.get", {"sessionId": session_id})
         session = window["session"]
         provider, provider_id, model_id = await self._provider_for(session)
@@ -164,9 +179,25 @@ class TurnRunner:
             "errorCode": error.code if error else None,
             "createNotification": status != "aborted" and not self.watched(session_id),
             "usage": _usage_summary(usage)})
+        # Only a regenerated or edited prompt has variants to page through; stamping
+        # every new prompt would rewrite the whole transcript after every turn.
+        branching = user is None or bool((user.get("meta") or {}).get("revisionRootId"))
+        if status == "completed" and stored is not None and branching:
+            await self._archive_branch(session_id, window["messages"], user)
         self._notify(session_id, "finished", final if stored is not None else None)
         return {"status": status, "turn": ended["turn"], "message": final,
                 "stored": stored, "error": {"code": error.code, "message": error.message} if error else None}
+
+    async def _archive_branch(self, session_id: str, history: list[dict], user: dict | None) -> None:
+        """Record the finished branch as the live revision of its prompt (spec 004, 4.9)."""
+        root = user or next((m for m in reversed(history) if m.get("role") == "user"), None)
+        if root is None:
+            return
+        family = (root.get("meta") or {}).get("revisionRootId") or root["id"]
+        try:
+            await self.client.call("session.saveActiveRevision", {"sessionId": session_id, "rootUserId": family})
+        except HostError as exc:  # the pager loses a variant label, never content
+            log.warning("could not archive the finished branch: %s", exc)
 
     async def _checkpoint(self, session_id: str, turn_id: str, message: dict) -> None:
         try:
@@ -208,7 +239,7 @@ class TurnRunner:
             return
         entry = entries[0]
         await self.client.call("session.queueRemove", {"sessionId": session_id, "entryId": entry["id"]})
-        await self._turn(session_id, entry["content"])
+        await self.send(session_id, entry["content"])
 
     def _notify(self, session_id: str, phase: str, message: dict | None) -> None:
         for listener in list(self.listeners):

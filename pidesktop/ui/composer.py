@@ -91,6 +91,15 @@ class Composer(QWidget):
         self.running = running
         self._refresh_button()
 
+    def set_editing(self, text: str | None) -> None:
+        """Editing an earlier prompt: its text in the box, a note saying so; None ends it."""
+        if text is None:
+            self.status_label.setText("")
+            return
+        self.status_label.setText("Editing an earlier message — Send replaces it and what followed")
+        self.edit.setPlainText(text)
+        self.edit.setFocus()
+
     def set_model_label(self, text: str) -> None:
         self.model_label.setText(text)
 

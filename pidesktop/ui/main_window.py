@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self.settings_dialog: SettingsDialog | None = None
         self.tray: QSystemTrayIcon | None = None
         self.tray_session_id: str | None = None
+        self.editing: dict | None = None  # the prompt being edited for a resend
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -116,6 +117,7 @@ class MainWindow(QMainWindow):
         self.empty_page = _centered_message("Start a conversation",
                                             "Type below, or press Ctrl+N for a new chat.")
         self.transcript = TranscriptView(self.transcript_model, self.theme)
+        self.transcript.actionTriggered.connect(self._message_action)
         self.session_page = self.transcript
         self.pages.addWidget(self.empty_page)
         self.pages.addWidget(self.transcript)
@@ -262,14 +264,23 @@ class MainWindow(QMainWindow):
             spawn(self.refresh_model_chip(), name="model-chip")
         if topic != "session.changed":
             return
-        if payload.get("reason") == "deleted":
-            self._forget(payload["sessionId"])
-        elif "session" in payload:
+        session_id = payload["sessionId"]
+        reason = payload.get("reason")
+        if reason == "deleted":
+            self._forget(session_id)
+            return
+        if "session" in payload:
             self.model.upsert(payload["session"])
-            if payload["sessionId"] == self.current_session_id:
-                self._show_session(payload["session"])
-                if payload.get("reason") == "message" and self.transcript_model.session_id == payload["sessionId"]:
-                    spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
+        if session_id != self.current_session_id:
+            return
+        if "session" in payload:
+            self._show_session(payload["session"])
+        if self.transcript_model.session_id != session_id:
+            return
+        if reason == "message":
+            spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
+        elif reason in ("history", "revision") and not (self.runner is not None and self.runner.is_running(session_id)):
+            spawn(self.open_transcript(session_id), name="transcript-reload")
         self._refresh_empty_state()
 
     async def _show_new_message(self, message_id: str) -> None:
@@ -288,9 +299,16 @@ class MainWindow(QMainWindow):
             return
         if self.transcript_model.session_id != session_id:
             await self.open_transcript(session_id)
+        editing, self.editing = self.editing, None
+        self.composer.set_editing(None)
         self.composer.set_running(True)
         try:
-            result = await self.runner.send(session_id, text)
+            if editing is not None:  # edit and resend: cut from the old prompt, keep it as a revision
+                await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": editing["id"]})
+                family = (editing.get("meta") or {}).get("revisionRootId") or editing["id"]
+                result = await self.runner.send(session_id, text, revision_root_id=family)
+            else:
+                result = await self.runner.send(session_id, text)
         except HostError as exc:
             self.show_host_error(exc)
             result = None
@@ -299,6 +317,77 @@ class MainWindow(QMainWindow):
                 self.composer.set_running(self.runner.is_running(session_id))
         if result and result.get("error"):
             self.statusBar().showMessage(result["error"]["message"], 15000)
+
+    def _message_action(self, action: str, message_id: str) -> None:
+        spawn(self.message_action(action, message_id), name=f"message-{action}")
+
+    async def message_action(self, action: str, message_id: str) -> None:
+        """Copy, edit, regenerate, fork, delete, or page revisions of one message."""
+        session_id = self.current_session_id
+        if session_id is None:
+            return
+        try:
+            message = await self._full_message(session_id, message_id)
+            if action == "copy":
+                text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
+                QApplication.clipboard().setText(text)
+                self.statusBar().showMessage("Copied to the clipboard", 3000)
+            elif action == "edit":
+                self.editing = message
+                self.composer.set_editing("".join(b.get("text", "") for b in message["blocks"] if b.get("type") == "text"))
+            elif action == "regenerate" and self.runner is not None:
+                self.composer.set_running(True)
+                try:
+                    await self.runner.regenerate(session_id, message_id)
+                finally:
+                    self.composer.set_running(False)
+                await self.open_transcript(session_id)
+            elif action == "fork":
+                forked = await self.client.call("session.fork", {"sessionId": session_id,
+                                                                 "throughMessageId": message_id})
+                self.model.upsert(forked["session"])
+                self.sidebar.select(forked["session"]["id"])
+            elif action == "delete":
+                self.confirm_delete_message(session_id, message_id)
+            elif action in ("revision-prev", "revision-next"):
+                meta = message.get("meta") or {}
+                step = -1 if action == "revision-prev" else 1
+                await self.client.call("session.activateRevision", {
+                    "sessionId": session_id, "rootUserId": meta.get("revisionRootId") or message_id,
+                    "revisionIndex": meta["activeRevision"] + step})
+                await self.open_transcript(session_id)
+        except HostError as exc:
+            self.show_host_error(exc)
+
+    async def _full_message(self, session_id: str, message_id: str) -> dict:
+        """The stored message, uncapped (the view may hold a capped projection)."""
+        window = await self.client.call("session.get", {"sessionId": session_id, "messageAround": message_id,
+                                                        "messageLimit": 1})
+        return window["messages"][0]
+
+    def confirm_delete_message(self, session_id: str, message_id: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete message", "Delete this message?",
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setInformativeText("It is removed from the conversation. A reply it started is kept as a revision.")
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+
+        def finished(_result: int) -> None:
+            self.confirm_box = None
+            if box.clickedButton() is delete_button:
+                spawn(self._delete_message(session_id, message_id), name="delete-message")
+
+        box.finished.connect(finished)
+        self.confirm_box = box
+        box.open()
+
+    async def _delete_message(self, session_id: str, message_id: str) -> None:
+        try:
+            full = await self.client.call("session.get", {"sessionId": session_id})
+            kept = [{k: v for k, v in m.items() if k not in ("seq", "index")}
+                    for m in full["messages"] if m["id"] != message_id]
+            await self.client.call("session.replaceMessages", {"sessionId": session_id, "messages": kept})
+        except HostError as exc:
+            self.show_host_error(exc)
 
     def stop_reply(self) -> None:
         if self.runner is not None and self.current_session_id:
@@ -312,6 +401,8 @@ class MainWindow(QMainWindow):
             self.composer.set_running(True)
         elif phase == "finished" and message is None:
             self.transcript_model.drop_live()  # nothing was stored: the partial row goes
+        elif phase == "finished":
+            self.transcript_model.settle_live()
         elif phase == "idle":
             self.composer.set_running(False)
 

@@ -20,6 +20,8 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontDatab
 from . import markdown
 from .theme import Theme
 
+ACTIONS_HEIGHT = 24
+ACTION_GAP = 4
 MAX_COLUMN = 760
 SIDE_MARGIN = 24
 ROW_GAP = 16
@@ -42,9 +44,21 @@ class Part:
 
 
 @dataclass
+class Action:
+    """A small text button under a message: copy, edit, regenerate, fork, delete, pager arrows."""
+
+    name: str
+    label: str
+    rect: QRectF
+    always: bool = False  # the revision pager stays visible; the rest show on hover
+    enabled: bool = True
+
+
+@dataclass
 class RenderedRow:
     height: float
     parts: list[Part] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
 
 
 def _doc(html: str, width: float, font: QFont, mono: bool = False) -> QTextDocument:
@@ -94,7 +108,20 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
     bubble_w = size.width() + 2 * BUBBLE_PAD
     part = Part("bubble", doc, x0 + column - bubble_w, ROW_GAP / 2, bubble_w, size.height() + 2 * BUBBLE_PAD,
                 background=theme.user_bubble)
-    return RenderedRow(part.height + ROW_GAP, [part])
+    y = part.y + part.height + ACTION_GAP
+    meta = message.get("meta") or {}
+    actions = _action_row([("copy", "Copy"), ("edit", "Edit"), ("fork", "Fork"), ("delete", "Delete")],
+                          x0 + column, y, font, align_right=True)
+    count, active = meta.get("revisionCount"), meta.get("activeRevision")
+    if isinstance(count, int) and count > 1 and isinstance(active, int):
+        left = min(a.rect.left() for a in actions) - 12
+        pager = _action_row([("revision-prev", "‹"), ("revision-label", f"{active} / {count}"),
+                             ("revision-next", "›")], left, y, font, align_right=True, always=True)
+        pager[0].enabled = active > 1
+        pager[2].enabled = active < count
+        pager[1].enabled = False
+        actions = pager + actions
+    return RenderedRow(y + ACTIONS_HEIGHT + ROW_GAP / 2, [part], actions)
 
 
 def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
@@ -146,7 +173,28 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
         y += h
-    return RenderedRow(y + ROW_GAP / 2, parts)
+    if live:
+        return RenderedRow(y + ROW_GAP / 2, parts)
+    actions = _action_row([("copy", "Copy"), ("regenerate", "Regenerate"), ("fork", "Fork"), ("delete", "Delete")],
+                          x0, y + ACTION_GAP, font)
+    return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
+
+
+def _action_row(items: list[tuple[str, str]], x: float, y: float, font: QFont, align_right: bool = False,
+                always: bool = False) -> list[Action]:
+    """Lay out small text buttons left to right from ``x`` (or ending at ``x``)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    small = QFont(font)
+    small.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+    metrics = QFontMetricsF(small)
+    widths = [metrics.horizontalAdvance(label) + 16 for _name, label in items]
+    start = x - sum(widths) if align_right else x
+    actions = []
+    for (name, label), width in zip(items, widths):
+        actions.append(Action(name, label, QRectF(start, y, width, ACTIONS_HEIGHT - 2), always))
+        start += width
+    return actions
 
 
 def _thought_label(seconds) -> str:
@@ -206,7 +254,8 @@ def _escape(text: str) -> str:
 
 
 def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float, theme: Theme,
-              highlighted: bool = False) -> None:
+              highlighted: bool = False, hovered: bool = False, hover_action: str | None = None,
+              font: QFont | None = None) -> None:
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     if highlighted:
@@ -227,6 +276,23 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
         context = QAbstractTextDocumentLayout.PaintContext()
         part.doc.documentLayout().draw(painter, context)
         painter.restore()
+    if rendered.actions and font is not None:
+        small = QFont(font)
+        small.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+        painter.setFont(small)
+        for action in rendered.actions:
+            if not (hovered or action.always):
+                continue
+            rect = action.rect.translated(left, top)
+            if action.enabled and action.name == hover_action:
+                path = QPainterPath()
+                path.addRoundedRect(rect, 6, 6)
+                painter.fillPath(path, QColor(theme.hover))
+            color = QColor(theme.text if action.name == hover_action else theme.muted)
+            if not action.enabled and action.name != "revision-label":
+                color.setAlphaF(0.35)
+            painter.setPen(color)
+            painter.drawText(rect, 0x84, action.label)  # AlignCenter
     painter.restore()
 
 

@@ -9,10 +9,11 @@ bottom until its stored message arrives.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from ..bus import HostClient, HostError
 from .tasks import spawn
@@ -24,6 +25,14 @@ log = logging.getLogger("pidesktop.ui.transcript")
 KeyRole = Qt.ItemDataRole.UserRole + 1
 PAGE = 50
 CONTENT_LIMIT = 20_000
+# Rows are laid out a few at a time, so no single event-loop tick lays out a
+# whole page of Markdown (about 1 ms a message).
+INSERT_CHUNK = 8
+FIRST_PAINT_ROWS = 12
+# At most this many rows stay loaded: paging further drops rows at the far end,
+# so each relayout stays cheap however far the reader scrolls.
+MAX_ROWS = 240
+LIVE_UPDATE_MS = 50
 
 _Index = QModelIndex | QPersistentModelIndex
 _revisions = itertools.count(1)
@@ -42,6 +51,8 @@ def compaction_row(compaction: dict) -> dict:
 class TranscriptModel(QAbstractListModel):
     pageLoaded = Signal(str)  # "open", "older", "newer", "tail"
     failed = Signal(object)   # a HostError
+    rowsPrepended = Signal()  # a chunk of older rows went in above: keep the reader's place
+    aboutToDropTop = Signal()  # rows above the reader are about to go
 
     def __init__(self, client: HostClient, parent=None):
         super().__init__(parent)
@@ -57,6 +68,11 @@ class TranscriptModel(QAbstractListModel):
         self.loading: set[str] = set()  # one request in flight per direction
         self.highlight_id: str | None = None
         self._generation = 0  # bumps on every open, so late replies for another chat are ignored
+        self._pending_live: dict | None = None
+        self._live_timer = QTimer(self)
+        self._live_timer.setInterval(LIVE_UPDATE_MS)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.timeout.connect(self._flush_live)
 
     # -- Qt ------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
@@ -85,6 +101,7 @@ class TranscriptModel(QAbstractListModel):
 
     # -- loading ------------------------------------------------------------------
     def clear(self) -> None:
+        self.settle_live()
         self._generation += 1
         self.beginResetModel()
         self.session_id = None
@@ -97,6 +114,7 @@ class TranscriptModel(QAbstractListModel):
 
     async def open(self, session_id: str, around: str | None = None) -> None:
         """Load the newest page, or the page centred on ``around`` (a search hit)."""
+        self.settle_live()
         self._generation += 1
         generation = self._generation
         params = {"sessionId": session_id, "messageLimit": PAGE, "contentLimit": CONTENT_LIMIT}
@@ -110,14 +128,16 @@ class TranscriptModel(QAbstractListModel):
                 self.loading.discard("open")
         if generation != self._generation:
             return
+        rows = self._rows_for_window(window)
+        first = len(rows) if around else max(0, len(rows) - FIRST_PAINT_ROWS)
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
-        self.rows = []
         self._take_window(window)
-        self.rows = self._rows_for(window["messages"])
+        self.rows = rows[first:]
         self.endResetModel()
         self.pageLoaded.emit("open")
+        await self._prepend(rows[:first], generation)
 
     async def load_older(self) -> int:
         if not self.has_more_before or "older" in self.loading or self.session_id is None:
@@ -132,14 +152,16 @@ class TranscriptModel(QAbstractListModel):
             self.loading.discard("older")
         if generation != self._generation:
             return 0
-        new_rows = self._rows_for(window["messages"], skip=self._loaded_keys())
-        self.start = window["messageStart"]
-        self.has_more_before = window["hasMoreBefore"]
-        self.compactions = window["compactions"]
-        if new_rows:
-            self.beginInsertRows(QModelIndex(), 0, len(new_rows) - 1)
-            self.rows[0:0] = new_rows
-            self.endInsertRows()
+        self.loading.add("older")
+        try:
+            self.compactions = window["compactions"]
+            new_rows = self._rows_for(window["messages"], skip=self._loaded_keys())
+            self.start = window["messageStart"]
+            self.has_more_before = window["hasMoreBefore"]
+            await self._prepend(new_rows, generation)
+            self._drop_bottom()
+        finally:
+            self.loading.discard("older")
         self.pageLoaded.emit("older")
         return len(new_rows)
 
@@ -164,6 +186,8 @@ class TranscriptModel(QAbstractListModel):
         added = 0
         for message in window["messages"]:
             added += self._put_message(message)
+        if reason == "newer":
+            self._drop_top()
         self.pageLoaded.emit(reason)
         return added
 
@@ -198,7 +222,19 @@ class TranscriptModel(QAbstractListModel):
 
     # -- the live (streaming) row ---------------------------------------------------
     def set_live(self, message: dict) -> None:
-        """Show or update the reply being streamed, at the bottom."""
+        """Show or update the reply being streamed; updates are coalesced to one per LIVE_UPDATE_MS."""
+        first = self._pending_live is None and not self._live_timer.isActive()
+        self._pending_live = message
+        if first:
+            self._flush_live()
+            self._live_timer.start()
+
+    def _flush_live(self) -> None:
+        message, self._pending_live = self._pending_live, None
+        if message is not None:
+            self._apply_live(message)
+
+    def _apply_live(self, message: dict) -> None:
         for position, row in enumerate(self.rows):
             if row["key"] == message["id"]:
                 if not row["live"]:
@@ -212,7 +248,13 @@ class TranscriptModel(QAbstractListModel):
         self.rows.append(message_row(message, live=True))
         self.endInsertRows()
 
+    def settle_live(self) -> None:
+        """The reply ended: forget a snapshot still waiting for its update slot."""
+        self._pending_live = None
+        self._live_timer.stop()
+
     def drop_live(self) -> None:
+        self.settle_live()
         for position in reversed(range(len(self.rows))):
             if self.rows[position]["live"]:
                 self.beginRemoveRows(QModelIndex(), position, position)
@@ -234,6 +276,53 @@ class TranscriptModel(QAbstractListModel):
         self.total = window["totalMessages"]
         self.has_more_before, self.has_more_after = window["hasMoreBefore"], window["hasMoreAfter"]
         self.compactions = window["compactions"]
+
+    def _rows_for_window(self, window: dict) -> list[dict]:
+        self.compactions = window["compactions"]
+        return self._rows_for(window["messages"])
+
+    async def _prepend(self, rows: list[dict], generation: int) -> None:
+        """Insert rows above the loaded ones, nearest first, a chunk per event-loop tick."""
+        end = len(rows)
+        while end > 0 and generation == self._generation:
+            start = max(0, end - INSERT_CHUNK)
+            self.beginInsertRows(QModelIndex(), 0, end - start - 1)
+            self.rows[0:0] = rows[start:end]
+            self.endInsertRows()
+            self.rowsPrepended.emit()
+            end = start
+            await asyncio.sleep(0)
+
+    def _drop_bottom(self) -> None:
+        """Keep at most MAX_ROWS: forget the newest rows; forward paging brings them back."""
+        excess = len(self.rows) - MAX_ROWS
+        if excess <= 0 or any(row["live"] for row in self.rows):
+            return
+        cut = len(self.rows) - excess
+        first_gone = next((r["index"] for r in self.rows[cut:] if r["index"] is not None), None)
+        if first_gone is None:
+            return
+        self.beginRemoveRows(QModelIndex(), cut, len(self.rows) - 1)
+        del self.rows[cut:]
+        self.endRemoveRows()
+        self.end = first_gone
+        self.has_more_after = True
+
+    def _drop_top(self) -> None:
+        """Keep at most MAX_ROWS after paging forward: forget the oldest rows."""
+        excess = len(self.rows) - MAX_ROWS
+        if excess <= 0:
+            return
+        kept_start = next((r["index"] for r in self.rows[excess:] if r["index"] is not None), None)
+        if kept_start is None:
+            return
+        self.aboutToDropTop.emit()
+        self.beginRemoveRows(QModelIndex(), 0, excess - 1)
+        del self.rows[:excess]
+        self.endRemoveRows()
+        self.start = kept_start
+        self.has_more_before = True
+        self.rowsPrepended.emit()  # same bookkeeping for the view: restore the anchor
 
     def _rows_for(self, messages: list[dict], skip: set[str] | None = None) -> list[dict]:
         """Message rows in order, each compaction divider placed after its boundary message."""

@@ -8,6 +8,7 @@ out). A guard keeps programmatic scrolling from triggering more loads. A
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QListView, QPushButton, QStyledItemDelegate,
@@ -27,37 +28,53 @@ class TranscriptDelegate(QStyledItemDelegate):
         self.view = view
         self.theme = theme
         self.cache = LayoutCache()
+        self.heights: dict[tuple, float] = {}
 
-    def rendered(self, index: QModelIndex, width: int) -> RenderedRow:
+    def _key(self, index: QModelIndex, width: int) -> tuple[dict, tuple, frozenset]:
         row = self.view.model().row_at(index)
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:")
         expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1]))
-        key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking)
+        return row, (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking), expanded
+
+    def rendered(self, index: QModelIndex, width: int) -> RenderedRow:
+        row, key, expanded = self._key(index, width)
         rendered = self.cache.get(key)
         if rendered is None:
             rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking)
             self.cache.put(key, rendered)
+            self.heights[key] = rendered.height
         return rendered
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        """Heights are remembered apart from the (bounded) layouts, so a relayout of
+        thousands of loaded rows never lays out their text again."""
         width = self.view.viewport().width()
-        return QSize(width, int(self.rendered(index, width).height + 0.5))
+        _row, key, _expanded = self._key(index, width)
+        height = self.heights.get(key)
+        if height is None:
+            height = self.rendered(index, width).height
+        return QSize(width, int(height + 0.5))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         rendered = self.rendered(index, self.view.viewport().width())
         row = self.view.model().row_at(index)
         highlighted = row["key"] == self.view.model().highlight_id
-        paint_row(painter, rendered, option.rect.top(), option.rect.left(), self.theme, highlighted)
+        hovered = row["key"] == self.view.hover_key
+        paint_row(painter, rendered, option.rect.top(), option.rect.left(), self.theme, highlighted,
+                  hovered, self.view.hover_action if hovered else None, self.view.font())
 
 
 class TranscriptView(QListView):
     nearTop = Signal()
+    actionTriggered = Signal(str, str)  # action name, message id
 
     def __init__(self, model: TranscriptModel, theme: Theme, parent=None):
         super().__init__(parent)
         self.setObjectName("transcript")
         self.expanded: set[str] = set()
         self.show_thinking = True
+        self.hover_key: str | None = None
+        self.hover_action: str | None = None
         self.setModel(model)
         self.delegate = TranscriptDelegate(self, theme)
         self.setItemDelegate(self.delegate)
@@ -81,18 +98,26 @@ class TranscriptView(QListView):
         model.rowsInserted.connect(self._rows_inserted)
         model.dataChanged.connect(self._data_changed)
         model.pageLoaded.connect(self._page_loaded)
+        model.rowsPrepended.connect(self._after_prepend)
+        model.aboutToDropTop.connect(self._before_drop_top)
         self._anchor: tuple[str, int] | None = None
+
+    def _later(self, fn) -> None:
+        """Run ``fn`` after the pending layout, unless the view is gone by then."""
+        QTimer.singleShot(0, lambda: fn() if shiboken6.isValid(self) else None)
 
     # -- theme and expansion ----------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
         self.delegate.theme = theme
         self.delegate.cache.clear()
+        self.delegate.heights.clear()
         self.scheduleDelayedItemsLayout()
 
     def set_show_thinking(self, show: bool) -> None:
         if show != self.show_thinking:
             self.show_thinking = show
             self.delegate.cache.clear()
+            self.delegate.heights.clear()
             self.scheduleDelayedItemsLayout()
             self.viewport().update()
 
@@ -101,7 +126,43 @@ class TranscriptView(QListView):
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
 
+    def _hit(self, pos) -> tuple[QModelIndex, float, float]:
+        index = self.indexAt(pos.toPoint())
+        if not index.isValid():
+            return index, 0.0, 0.0
+        rect = self.visualRect(index)
+        return index, pos.x() - rect.left(), pos.y() - rect.top()
+
+    def action_at(self, pos) -> tuple[str | None, str | None]:
+        """(action name, message id) under ``pos``, if any."""
+        index, x, y = self._hit(pos)
+        if not index.isValid():
+            return None, None
+        row = self.model().row_at(index)
+        rendered = self.delegate.rendered(index, self.viewport().width())
+        for action in rendered.actions:
+            if action.enabled and action.rect.contains(x, y):
+                return action.name, row["key"]
+        return None, row["key"]
+
+    def mouseMoveEvent(self, event) -> None:
+        action, key = self.action_at(event.position())
+        if (key, action) != (self.hover_key, self.hover_action):
+            self.hover_key, self.hover_action = key, action
+            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if action else Qt.CursorShape.ArrowCursor)
+            self.viewport().update()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self.hover_key = self.hover_action = None
+        self.viewport().update()
+        super().leaveEvent(event)
+
     def mousePressEvent(self, event) -> None:
+        action, key = self.action_at(event.position())
+        if action and key:
+            self.actionTriggered.emit(action, key)
+            return
         index = self.indexAt(event.position().toPoint())
         if index.isValid():
             rendered = self.delegate.rendered(index, self.viewport().width())
@@ -134,11 +195,22 @@ class TranscriptView(QListView):
         return self.model().row_at(index)["key"], self.visualRect(index).top()
 
     def _page_loaded(self, reason: str) -> None:
-        if reason == "older" and self._anchor is not None:
+        if reason in ("older", "newer") and self._anchor is not None:
             anchor, self._anchor = self._anchor, None
-            QTimer.singleShot(0, lambda: self._restore(anchor))
+            self._later(lambda: self._restore(anchor))
         elif reason == "tail" and self._follow_tail:
-            QTimer.singleShot(0, self.scroll_to_end)
+            self._later(self.scroll_to_end)
+
+    def _after_prepend(self) -> None:
+        """Rows went in (or out) above the reader: keep what they were reading where it was."""
+        if self._anchor is not None:
+            self._restore(self._anchor)
+        elif self._follow_tail:
+            self.scroll_to_end()
+
+    def _before_drop_top(self) -> None:
+        if self._anchor is None:
+            self._anchor = self._top_anchor()
 
     def _restore(self, anchor: tuple[str, int]) -> None:
         """Put the message that was on top back where the reader saw it."""
@@ -157,17 +229,18 @@ class TranscriptView(QListView):
 
     def _after_reset(self) -> None:
         self.delegate.cache.clear()
+        self.delegate.heights.clear()
         model: TranscriptModel = self.model()
-        QTimer.singleShot(0, self.center_highlight if model.highlight_id else self.scroll_to_end)
+        self._later(self.center_highlight if model.highlight_id else self.scroll_to_end)
 
     def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         if last == self.model().rowCount() - 1 and self._follow_tail:
-            QTimer.singleShot(0, self.scroll_to_end)
+            self._later(self.scroll_to_end)
 
     def _data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
         self.scheduleDelayedItemsLayout()
         if self._follow_tail and bottom_right.row() == self.model().rowCount() - 1:
-            QTimer.singleShot(0, self.scroll_to_end)
+            self._later(self.scroll_to_end)
 
     def scroll_to_end(self) -> None:
         self._programmatic = True

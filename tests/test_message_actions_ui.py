@@ -1,0 +1,97 @@
+"""Per-message actions in the transcript: copy, regenerate with the pager, edit and resend, fork, delete."""
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from pidesktop.agent.runner import TurnRunner
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.ui import theme as themes
+from pidesktop.ui.main_window import MainWindow
+
+from .conftest import wait_until
+
+
+@pytest.fixture
+def chat(qtbot, qloop, location):
+    thread = HostThread(opener(location)).start()
+    client = HostClient(thread, qloop)
+    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
+    qtbot.addWidget(win)
+    win.resize(1100, 760)
+    win.show()
+    qloop.run_until_complete(win.start())
+    qloop.run_until_complete(win.send_prompt("first question"))
+    yield win
+    win.close()
+    client.close()
+    thread.stop()
+
+
+def run(qloop, coro_or_predicate):
+    if callable(coro_or_predicate):
+        return qloop.run_until_complete(wait_until(coro_or_predicate, 15))
+    return qloop.run_until_complete(coro_or_predicate)
+
+
+def stored(win):
+    return win.client.call_blocking("session.get", {"sessionId": win.current_session_id})["messages"]
+
+
+def test_copy_puts_the_full_text_on_the_clipboard(chat, qloop):
+    reply = stored(chat)[1]
+    run(qloop, chat.message_action("copy", reply["id"]))
+    assert QApplication.clipboard().text().startswith("## Offline demo")
+
+
+def test_regenerate_keeps_the_old_reply_as_a_revision_and_pages_between_them(chat, qloop):
+    first_reply = stored(chat)[1]
+    run(qloop, chat.message_action("regenerate", first_reply["id"]))
+    messages = stored(chat)
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[1]["id"] != first_reply["id"]
+    root = messages[0]
+    assert (root["meta"]["revisionCount"], root["meta"]["activeRevision"]) == (2, 2)
+    run(qloop, lambda: chat.transcript_model.rowCount() == 2)
+    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0), chat.transcript.viewport().width())
+    assert [a.label for a in rendered.actions if a.always] == ["‹", "2 / 2", "›"]
+    run(qloop, chat.message_action("revision-prev", root["id"]))
+    back = stored(chat)
+    assert back[1]["id"] == first_reply["id"] and back[0]["meta"]["activeRevision"] == 1
+
+
+def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, qloop):
+    prompt = stored(chat)[0]
+    run(qloop, chat.message_action("edit", prompt["id"]))
+    assert chat.composer.edit.toPlainText() == "first question"
+    assert "Editing" in chat.composer.status_label.text()
+    chat.composer.edit.setPlainText("better question")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    run(qloop, lambda: not chat.runner.is_running(chat.current_session_id)
+        and [m["blocks"][0].get("text") for m in stored(chat)][:1] == ["better question"])
+    messages = stored(chat)
+    assert len(messages) == 2 and messages[0]["meta"]["revisionRootId"] == prompt["id"]
+    revisions = chat.client.call_blocking("session.listRevisions", {"sessionId": chat.current_session_id,
+                                                                    "rootUserId": prompt["id"]})["revisions"]
+    assert len(revisions) == 2
+
+
+def test_fork_from_a_message_opens_the_new_chat(chat, qloop):
+    source = chat.current_session_id
+    prompt = stored(chat)[0]
+    run(qloop, chat.message_action("fork", prompt["id"]))
+    run(qloop, lambda: chat.current_session_id != source)
+    forked = stored(chat)
+    assert [m["role"] for m in forked] == ["user"]
+    assert forked[0]["blocks"] == prompt["blocks"] and forked[0]["id"] != prompt["id"]
+
+
+def test_delete_asks_then_removes_the_message(chat, qtbot, qloop):
+    reply = stored(chat)[1]
+    run(qloop, chat.message_action("delete", reply["id"]))
+    box = chat.confirm_box
+    delete = next(b for b in box.buttons() if b.text() == "Delete")
+    qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
+    run(qloop, lambda: [m["role"] for m in stored(chat)] == ["user"])
+    run(qloop, lambda: chat.transcript_model.rowCount() == 1)
