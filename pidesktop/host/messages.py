@@ -192,8 +192,9 @@ def _seqs(ctx: HostContext, session_id: str, ids: list[str]) -> dict[str, int]:
     """``seq`` of the window's messages, by the unique id index (one probe per id)."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    rows = ctx.conn.execute(f"SELECT id, seq, session_id FROM messages WHERE id IN ({marks})", ids).fetchall()
+    # One JSON array parameter: a whole transcript can exceed SQLite's variable limit.
+    rows = ctx.conn.execute("SELECT id, seq, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                            (orjson.dumps(ids).decode(),)).fetchall()
     return {mid: seq for mid, seq, owner in rows if owner == session_id}
 
 
