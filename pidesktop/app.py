@@ -89,7 +89,11 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         if screenshot is not None:
             if session_id:
                 window.sidebar.select(session_id)
-            await asyncio.sleep(0.2)  # let the first paint settle
+                for _ in range(200):  # the newest page, laid out, scrolled to its end
+                    if window.transcript_model.session_id == session_id and not window.transcript_model.loading:
+                        break
+                    await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # let the first paint and the remaining rows settle
             exit_code = 0 if window.grab().save(screenshot) else 1
             app.quit()
             return

@@ -1,0 +1,144 @@
+"""Regenerate docs/screenshots/: the main window in the states the README shows.
+
+    QT_QPA_PLATFORM=offscreen python tools/screenshots.py [--out docs/screenshots]
+
+Seeds a throwaway data folder with a few realistic chats (the offline demo
+answers), then renders each state offscreen at 1280x800.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import qasync  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from pidesktop import paths  # noqa: E402
+from pidesktop.agent.runner import TurnRunner  # noqa: E402
+from pidesktop.bus import HostClient, HostThread  # noqa: E402
+from pidesktop.host.core import opener  # noqa: E402
+from pidesktop.ui import theme as themes  # noqa: E402
+from pidesktop.ui.main_window import MainWindow  # noqa: E402
+
+ANSWER = """Here is a compact way to read a large JSONL file **without loading it whole**:
+
+1. Keep a byte offset for every line (a *layout*).
+2. Seek to the first line of the page you need.
+3. Parse only those lines.
+
+```python
+def read_page(path, offsets, start, count):
+    with open(path, "rb") as f:
+        f.seek(offsets[start])
+        return [json.loads(f.readline()) for _ in range(count)]
+```
+
+| approach | cost to open |
+|---|---|
+| parse everything | grows with the chat |
+| seek + page | the page only |
+"""
+
+
+async def seed(client: HostClient) -> dict[str, str]:
+    ids = {}
+    runner = TurnRunner(client, offline_delay=0.0)
+    long_chat = (await client.call("session.create", {"title": "Reading huge JSONL files",
+                                                      "projectPath": "/home/ana/pidesktop"}))["session"]["id"]
+    for n in range(30):
+        await client.call("session.appendMessage", {"sessionId": long_chat, "message": {
+            "id": f"q{n}", "role": "user", "blocks": [{"type": "text", "text": f"Question {n}: how do I page through a long file?"}]}})
+        await client.call("session.appendMessage", {"sessionId": long_chat, "message": {
+            "id": f"a{n}", "role": "assistant", "blocks": [
+                {"type": "thinking", "text": "The reader wants constant-time page reads."},
+                {"type": "text", "text": ANSWER},
+                *([{"type": "tool_call", "callId": f"c{n}", "name": "Bash", "args": {"command": "wc -l chat.jsonl"},
+                    "status": "ok", "result": "100000 chat.jsonl", "durationMs": 412}] if n % 3 == 0 else [])],
+            "meta": {"status": "completed", "thinkingSeconds": 3}}})
+    ids["long"] = long_chat
+    for title, prompt, project in (("Trip to Kyoto", "Plan three calm days in Kyoto in November.", None),
+                                   ("Weekly report", "Summarise this week's release notes.", "/home/ana/work"),
+                                   (None, "What is a layout cache?", None)):
+        sid = (await client.call("session.create", {**({"title": title} if title else {}),
+                                                    **({"projectPath": project} if project else {})}))["session"]["id"]
+        await runner.send(sid, prompt)
+        ids[title or "untitled"] = sid
+    failing = (await client.call("session.create", {"title": "Draft the launch email"}))["session"]["id"]
+    await client.call("session.startTurn", {"sessionId": failing, "turnId": "t-failed"})
+    await client.call("session.endTurn", {"sessionId": failing, "turnId": "t-failed", "status": "error",
+                                          "errorCode": "rate_limited", "createNotification": True})
+    return ids
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "screenshots"))
+    out = Path(parser.parse_args().out)
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication([])
+    app.setQuitOnLastWindowClosed(False)  # one window per theme, closed in turn
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory(prefix="pidesktop-shots-") as tmp:
+        location = paths.resolve(data_dir=Path(tmp) / "data")
+        host = HostThread(opener(location)).start()
+        client = HostClient(host, loop)
+
+        async def shoot() -> None:
+            ids = await seed(client)
+            for theme in (themes.LIGHT, themes.DARK):
+                themes.apply(app, theme)
+                window = MainWindow(client, theme, TurnRunner(client, offline_delay=0.0))
+                window.forced_theme = theme.name
+                window.resize(1280, 800)
+                window.show()
+                await window.start()
+                await asyncio.sleep(0.2)
+                window.grab().save(str(out / f"empty-{theme.name}.png"))
+                window.sidebar.select(ids["Trip to Kyoto"])
+                await asyncio.sleep(0.6)
+                window.grab().save(str(out / f"chat-{theme.name}.png"))
+                window.sidebar.select(ids["long"])
+                await asyncio.sleep(0.8)
+                window.transcript.verticalScrollBar().setValue(0)
+                await asyncio.sleep(0.8)
+                window.transcript.verticalScrollBar().setValue(window.transcript.verticalScrollBar().maximum() // 3)
+                await asyncio.sleep(0.3)
+                window.grab().save(str(out / f"long-scrolled-back-{theme.name}.png"))
+                window.toggle_inbox()
+                await asyncio.sleep(0.6)
+                window.grab().save(str(out / f"inbox-{theme.name}.png"))
+                window.toggle_inbox()
+                window.open_search()
+                window.search_dialog.field.setText("layout")
+                await asyncio.sleep(0.8)
+                window.search_dialog.grab().save(str(out / f"search-{theme.name}.png"))
+                window.search_dialog.close()
+                window.open_settings()
+                await asyncio.sleep(0.6)
+                window.settings_dialog.show_page("Providers")
+                await asyncio.sleep(0.3)
+                window.settings_dialog.grab().save(str(out / f"settings-{theme.name}.png"))
+                window.settings_dialog.close()
+                window.close()
+                window.deleteLater()
+                await asyncio.sleep(0.1)
+
+        try:
+            loop.run_until_complete(shoot())
+        finally:
+            client.close()
+            host.stop()
+    print(f"screenshots written to {out}")
+
+
+if __name__ == "__main__":
+    main()
