@@ -97,6 +97,11 @@ class TurnRunner:
         await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
         return await self._turn(session_id, None)
 
+    async def resume(self, session_id: str) -> None:
+        """Send the waiting prompts of a chat, one turn at a time (nothing is replayed on its own)."""
+        if not self.is_running(session_id):
+            await self._drain_queue(session_id)
+
     async def wait_idle(self, session_id: str) -> None:
         active = self._active.get(session_id)
         if active is not None and active.task is not None:
