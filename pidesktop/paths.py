@@ -22,6 +22,8 @@ from pathlib import Path
 import orjson
 import platformdirs
 
+from .durable import atomic_write, fsync_dir  # noqa: F401 - fsync_dir is part of this module's API
+
 ENV_DATA_DIR = "PI_DESKTOP_DATA_DIR"
 POINTER_FILE = "storage-location.json"
 DEFAULT_ROOT_NAME = ".pi-desktop"
@@ -93,16 +95,7 @@ def write_pointer(selected_root: Path) -> None:
     """Atomically point the installation at ``selected_root`` (flushed first)."""
     anchor = anchor_dir()
     ensure_private_dir(anchor)
-    body = orjson.dumps({"version": 1, "root": str(selected_root)})
-    tmp = anchor / (POINTER_FILE + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        os.write(fd, body)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, anchor / POINTER_FILE)
-    fsync_dir(anchor)
+    atomic_write(anchor / POINTER_FILE, orjson.dumps({"version": 1, "root": str(selected_root)}))
 
 
 def prepare_data_root(location: StorageLocation) -> Path:
@@ -120,15 +113,6 @@ def ensure_private_dir(path: Path) -> None:
     """mkdir -p with mode 0700 on every folder this call creates, and on ``path``."""
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     os.chmod(path, DIR_MODE)
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename or create inside ``path`` durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _absolute(raw: str) -> Path:

@@ -43,7 +43,8 @@ from typing import Any
 import orjson
 
 from ..bus import ErrorCode, HostClient, HostError
-from ..paths import FILE_MODE, ensure_private_dir
+from ..durable import atomic_write
+from ..paths import ensure_private_dir
 
 log = logging.getLogger("pidesktop.agent.outbox")
 
@@ -128,16 +129,9 @@ class DeadLetters:
     def _save(self) -> None:
         if self.path is None:
             return
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             ensure_private_dir(self.path.parent)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-            try:
-                os.write(fd, orjson.dumps(self._records))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
+            atomic_write(self.path, orjson.dumps(self._records))
         except (OSError, TypeError):  # the records stay in memory; a later change tries again
             log.exception("could not write the outbox dead-letter file %s", self.path)
 

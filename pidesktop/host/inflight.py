@@ -8,13 +8,12 @@ message id removes it; boot promotes a leftover whose final row never landed.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..paths import FILE_MODE, fsync_dir
+from ..durable import atomic_write
 from .context import HostContext
 
 log = logging.getLogger("pidesktop.host.inflight")
@@ -43,18 +42,8 @@ def read(ctx: HostContext, session_id: str) -> dict[str, Any] | None:
 
 def write(ctx: HostContext, session_id: str, turn_id: str | None, message: dict[str, Any], saved_at: str) -> None:
     """Replace the checkpoint atomically: temp file, fsync, rename."""
-    target = path(ctx, session_id)
-    body = orjson.dumps({"schema": SCHEMA, "sessionId": session_id, "turnId": turn_id,
-                         "savedAt": saved_at, "message": message})
-    tmp = target.with_name(target.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        os.write(fd, body)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
-    fsync_dir(target.parent)
+    atomic_write(path(ctx, session_id), orjson.dumps({"schema": SCHEMA, "sessionId": session_id, "turnId": turn_id,
+                                                      "savedAt": saved_at, "message": message}))
 
 
 def remove(ctx: HostContext, session_id: str) -> None:

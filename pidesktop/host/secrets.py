@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from ..bus.errors import ErrorCode, HostError
 from ..paths import ensure_private_dir
 from .context import HostContext
-from .transcripts.files import atomic_write, fsync_dir, write_all
+from ..durable import atomic_write, fsync_dir, write_all
 
 log = logging.getLogger("pidesktop.host.secrets")
 

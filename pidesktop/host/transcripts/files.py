@@ -16,8 +16,9 @@ operation really cost.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from ...durable import _unlink_quietly, atomic_write, fsync_dir, write_all  # noqa: F401 - re-exported
 
 FILE_MODE = 0o600  # transcripts are private conversations
 
@@ -27,28 +28,6 @@ class ReadCounter:
 
     def __init__(self) -> None:
         self.bytes_read = 0
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make entries created, renamed or removed in ``directory`` durable."""
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-    try:
-        fd = os.open(directory, flags)
-    except (PermissionError, IsADirectoryError):
-        return  # platforms that cannot open a directory cannot fsync one either
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on directories; nothing more we can do
-    finally:
-        os.close(fd)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def create_exclusive(path: Path, data: bytes) -> None:
@@ -69,27 +48,6 @@ def append_durably(fd: int, data: bytes) -> None:
     """Append ``data`` through an ``O_APPEND`` descriptor and wait until it is on disk."""
     write_all(fd, data)
     os.fsync(fd)
-
-
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` all at once, via a sibling temporary file.
-
-    ``durable=False`` skips the fsyncs, for files that are only caches.
-    """
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp_name, path)
-    except BaseException:
-        _unlink_quietly(Path(temp_name))
-        raise
-    if durable:
-        fsync_dir(path.parent)
 
 
 def read_at(fd: int, offset: int, size: int, counter: ReadCounter) -> bytes:
@@ -124,10 +82,3 @@ def read_whole(fd: int, counter: ReadCounter) -> bytes:
     data = read_at(fd, 0, size_hint, counter)
     tail = b"".join(read_to_end(fd, len(data), counter))  # the file may have grown meanwhile
     return data + tail if tail else data
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

@@ -1,0 +1,67 @@
+"""Durable small-file writes shared by every part of pidesktop.
+
+A file that must survive a crash is replaced through a sibling temporary file
+that is fsync-ed and renamed over the original, then the directory is
+fsync-ed: readers see the old bytes or the new, never a mix, and the rename
+itself survives a power cut.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+FILE_MODE = 0o600
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make entries created, renamed or removed in ``directory`` durable."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    try:
+        fd = os.open(directory, flags)
+    except (PermissionError, IsADirectoryError):
+        return  # platforms that cannot open a directory cannot fsync one either
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; nothing more we can do
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` all at once, via a sibling temporary file.
+
+    ``durable=False`` skips the fsyncs, for files that are only caches.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        try:
+            write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp_name, path)
+    except BaseException:
+        _unlink_quietly(Path(temp_name))
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
