@@ -9,13 +9,16 @@ transcript is archived in the revisions file before the rewrite, never after.
 
 from __future__ import annotations
 
+import uuid
+
 from collections.abc import Callable
 from typing import Any
 
 import apsw
+import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, revisions, sessions, turns
+from . import inflight, kv, message_index, revisions, sessions, turns
 from .commands import command
 from .context import HostContext
 from .messages import message_param
@@ -79,17 +82,52 @@ def place_checkpoints(messages: list[dict[str, Any]], old_records: list[dict[str
     return placed
 
 
+PENDING_NS = "rewrite"  # kv namespace of rewrites whose index transaction has not committed yet
+
+
 def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: list[dict[str, Any]],
             old_records: list[dict[str, Any]], now: int,
             in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
-    """File first (atomic), then one index transaction; returns the new message count."""
+    """File first (atomic), then one index transaction; returns the new message count.
+
+    A crash between the rename and the index commit would leave the index (and
+    the revision rows) describing the old file. So a marker naming this rewrite
+    is committed first and the new header carries the same id; the boot pass
+    finds the marker, sees which file is in place, and finishes the job.
+    """
+    rewrite_id = uuid.uuid4().hex
+    header = dict(header) if header else {"type": "session", "schema": 2, "sessionId": session_id,
+                                          "createdAt": message_index.rfc3339(now)}
+    header["rewriteId"] = rewrite_id
+    with ctx.conn:
+        kv.put(ctx.conn, PENDING_NS, session_id, {"rewriteId": rewrite_id}, now)
     ctx.transcripts.rewrite(session_id, place_checkpoints(messages, old_records), header)
     with ctx.conn:
         count = message_index.rebuild(ctx.conn, session_id, [strip_type(m) for m in messages], now)
         ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         if in_transaction is not None:
             in_transaction(ctx.conn)
+        kv.delete(ctx.conn, PENDING_NS, session_id)
     return count
+
+
+def finish_interrupted(ctx: HostContext, now: int) -> int:
+    """Boot: complete rewrites that crashed between their file rename and their index commit."""
+    finished = 0
+    for (session_id, value) in ctx.conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (PENDING_NS,)).fetchall():
+        marker = orjson.loads(value)
+        try:
+            header, _records, messages = read(ctx, session_id)
+        except Exception:  # an unreadable transcript: leave the old index, drop the marker
+            header, messages = None, []
+        with ctx.conn:
+            if header is not None and header.get("rewriteId") == marker.get("rewriteId") and \
+                    ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+                message_index.rebuild(ctx.conn, session_id, messages, now)
+                revisions.reconcile(ctx, session_id, messages)
+                finished += 1
+            kv.delete(ctx.conn, PENDING_NS, session_id)
+    return finished
 
 
 def changed(ctx: HostContext, session_id: str) -> None:

@@ -12,7 +12,7 @@ import shutil
 
 import orjson
 
-from . import inflight, messages, sessions
+from . import history, inflight, messages, sessions
 from .context import HostContext
 
 log = logging.getLogger("pidesktop.host.maintenance")
@@ -38,6 +38,8 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
         if report["turnsAborted"] or report["approvalsInterrupted"] or report["executionsInterrupted"]:
             conn.execute("INSERT INTO audit_log(ts, kind, payload_json) VALUES (?, 'boot_recovery', ?)",
                          (now, orjson.dumps(report).decode()))
+    report["rewritesFinished"] = history.finish_interrupted(ctx, now)
+    report["tempFilesRemoved"] = sweep_temp_files(ctx)
     report["sessionsRestored"] = restore_orphans(ctx, now)
     report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
     with conn:
@@ -60,6 +62,19 @@ def _changes(conn, sql: str, args: tuple) -> int:
     conn.execute(sql, args)
     return conn.changes()
 
+
+
+def sweep_temp_files(ctx: HostContext) -> int:
+    """Remove temporary files a crash left in ``sessions/`` mid-rewrite (``.<name>.<random>.tmp``).
+
+    They are never a transcript: a rewrite's file only counts once renamed.
+    """
+    removed = 0
+    for temp in ctx.sessions_dir.glob(".*.tmp"):
+        if temp.is_file() and not temp.is_symlink():
+            temp.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def restore_orphans(ctx: HostContext, now: int) -> int:

@@ -172,6 +172,42 @@ def apply(conn: apsw.Connection, session_id: str, changes: list[RowChange], now:
             (str(uuid.uuid4()), session_id, change.key, change.index, int(change.active), change.count, now))
 
 
+def reconcile(ctx: HostContext, session_id: str, messages: list[dict[str, Any]]) -> None:
+    """Make the index rows agree with the files after an interrupted rewrite.
+
+    The live roots' pager stamps say which variant is active; every stored
+    ``revision`` line has a row with its message count. Runs inside the
+    caller's transaction.
+    """
+    stamps = {}
+    for message in messages:
+        meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+        if message.get("role") == "user" and isinstance(meta.get("activeRevision"), int):
+            stamps[family_key(message)] = meta["activeRevision"]
+    families: dict[str, dict[int, dict[str, Any]]] = {}
+    try:
+        data = path(ctx, session_id).read_bytes()
+    except FileNotFoundError:
+        data = b""
+    for line in data.split(b"\n"):
+        try:
+            record = orjson.loads(line) if line.strip() else None
+        except orjson.JSONDecodeError:
+            continue
+        if _usable(record):
+            families.setdefault(record["rootUserId"], {})[record["revisionIndex"]] = record
+    now = ctx.clock()
+    for key in set(families) | set(stamps):
+        active = stamps.get(key)
+        ctx.conn.execute("UPDATE message_revisions SET is_active = (revision_index = ?) "
+                         "WHERE session_id = ? AND root_user_id = ?", (active if active is not None else -1,
+                                                                       session_id, key))
+        for index, record in families.get(key, {}).items():
+            if record.get("type") != REVISION:
+                continue
+            apply(ctx.conn, session_id, [RowChange(key, index, len(stored_messages(record)), index == active)], now)
+
+
 def unstamped(message: dict[str, Any]) -> dict[str, Any]:
     """``message`` without the pager stamp, which is presentation, not branch content."""
     meta = message.get("meta")
