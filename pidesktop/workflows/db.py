@@ -1,0 +1,289 @@
+"""Opening ``state.sqlite``: creation, verification, writer pragmas, read-only mode.
+
+A file is first judged by its raw header (SQLite magic, application id, user
+version) without SQLite touching it, then through a read-only handle that
+checks ``schema_meta``, the compiled DDL digest and the exact schema shape.
+Anything else is refused and left as it was. A new database is built under a
+temporary name and linked into place, so no other process ever sees a
+half-created file.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import apsw
+
+from . import paths, schema
+from .errors import IncompatibleState, MissingState, OlderLiveState, StorageError
+
+# Spec 000, "Database settings": every writer enables exactly these.
+WRITER_PRAGMAS = (
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = FULL",
+    "PRAGMA busy_timeout = 5000",
+)
+# The bounded checkpoint and journal size: checkpoint every 1000 pages (about
+# 4 MB) and truncate a WAL left larger than 64 MiB after a checkpoint.
+WAL_AUTOCHECKPOINT_PAGES = 1000
+JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
+BOUND_PRAGMAS = (
+    f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}",
+    f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}",
+)
+READER_PRAGMAS = ("PRAGMA query_only = ON", "PRAGMA busy_timeout = 5000")
+
+_HEADER_MAGIC = b"SQLite format 3\x00"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Store:
+    """One open connection to the state database.
+
+    ``clock`` returns milliseconds since the epoch; lease expiry and every
+    recorded time come from it, so tests can move time without sleeping.
+    """
+
+    def __init__(self, conn: apsw.Connection, path: Path, *, readonly: bool,
+                 clock: Callable[[], int] | None = None):
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self.clock = clock or now_ms
+        # None until this connection has compared the full shape itself,
+        # which the first write transaction does.
+        self.schema_cookie: int | None = None
+
+    def now(self) -> int:
+        return int(self.clock())
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def verify_schema_in_transaction(self) -> None:
+        """The write contract's "verify the exact schema" step.
+
+        The application id and user version are re-read; the full shape is
+        compared again whenever SQLite's schema cookie moved since it was last
+        verified on this connection.
+        """
+        conn = self.conn
+        if conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID or \
+                conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION:
+            raise IncompatibleState(_incompatible_message(self.path, ["application id or user version changed"]))
+        cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+        if cookie != self.schema_cookie:
+            found = schema.problems(conn)
+            if found:
+                raise IncompatibleState(_incompatible_message(self.path, found), found)
+            self.schema_cookie = cookie
+
+
+def open_writer(path: str | os.PathLike | None = None, *, create: bool = True,
+                clock: Callable[[], int] | None = None) -> Store:
+    """Open the database for writing, creating it first when ``create`` allows."""
+    target = paths.resolve(path)
+    if not target.exists():
+        if not create:
+            raise MissingState(f"There is no Pi Workflows state database at {target}.")
+        create_database(target)
+    check_file(target)
+    if paths.is_default_location(target):
+        paths.ensure_private_dir(target.parent, tighten=True)
+    try:
+        conn = apsw.Connection(str(target), flags=apsw.SQLITE_OPEN_READWRITE)
+    except apsw.Error as exc:
+        raise StorageError(f"Cannot open {target} for writing: {exc}") from exc
+    try:
+        for pragma in WRITER_PRAGMAS + BOUND_PRAGMAS:
+            conn.execute(pragma).fetchall()
+        store = Store(conn, target, readonly=False, clock=clock)
+    except BaseException:
+        conn.close()
+        raise
+    _tighten_file_mode(target)
+    return store
+
+
+def open_reader(path: str | os.PathLike | None = None, *, clock: Callable[[], int] | None = None,
+                verify: bool = True) -> Store:
+    """Open read-only (SQLite read-only mode and ``query_only``). Never creates the file."""
+    target = paths.resolve(path)
+    if not target.exists():
+        raise MissingState(f"There is no Pi Workflows state database at {target}. Nothing was created.")
+    if verify:
+        check_file(target)
+    conn = _readonly_connection(target)
+    return Store(conn, target, readonly=True, clock=clock)
+
+
+def create_database(target: Path) -> bool:
+    """Create a new database at ``target``; False when another process created it first."""
+    found = paths.older_live_state(target)
+    if found:
+        raise OlderLiveState(_older_state_message(target, found), [str(p) for p in found])
+    try:
+        paths.ensure_private_dir(target.parent, tighten=paths.is_default_location(target))
+    except OSError as exc:
+        raise StorageError(f"Cannot create the folder {target.parent}: {exc}") from exc
+    temp = target.with_name(f".{target.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        _build(temp)
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            return False
+        paths.fsync_dir(target.parent)
+        return True
+    except OSError as exc:
+        raise StorageError(f"Cannot create {target}: {exc}") from exc
+    finally:
+        for leftover in [temp, *paths.sidecars(temp)]:
+            try:
+                leftover.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _build(temp: Path) -> None:
+    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, paths.FILE_MODE))
+    conn = apsw.Connection(str(temp), flags=apsw.SQLITE_OPEN_READWRITE)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(schema.ddl())
+            conn.executemany("INSERT INTO schema_meta (key, value) VALUES (?, ?)", schema.meta_rows(now_ms()))
+            conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("PRAGMA synchronous = FULL")
+        # WAL is recorded in the header, so the file is linked into place
+        # already in the mode every writer expects.
+        conn.execute("PRAGMA journal_mode = WAL").fetchall()
+    finally:
+        conn.close()
+    fd = os.open(temp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_file(target: Path) -> None:
+    """Refuse ``target`` unless it is this schema. Reads only; writes nothing."""
+    header = read_header(target)
+    problems = header_problems(header)
+    if problems:
+        raise IncompatibleState(_incompatible_message(target, problems), problems)
+    found = _probe(target, wal=header[18] == 2)
+    if found:
+        raise IncompatibleState(_incompatible_message(target, found), found)
+
+
+def read_header(target: Path) -> bytes:
+    try:
+        with open(target, "rb") as handle:
+            return handle.read(100)
+    except OSError as exc:
+        raise StorageError(f"Cannot read {target}: {exc}") from exc
+
+
+def header_problems(header: bytes) -> list[str]:
+    if len(header) < 100 or not header.startswith(_HEADER_MAGIC):
+        return ["it is not a SQLite database"]
+    found = []
+    version = int.from_bytes(header[60:64], "big")
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id != schema.APPLICATION_ID:
+        found.append(f"application id is {app_id:#010x}, expected {schema.APPLICATION_ID:#010x}")
+    if version != schema.SCHEMA_VERSION:
+        found.append(f"user version is {version}, expected {schema.SCHEMA_VERSION}")
+    return found
+
+
+def _probe(target: Path, *, wal: bool) -> list[str]:
+    """Schema problems seen through a read-only handle.
+
+    A WAL file with no -wal or -shm beside it has no open connection and no
+    unmerged pages, so it is read as immutable: nothing, not even a -shm file,
+    is created beside a file that may turn out to be refused. If sidecars
+    appear while it is read, the verdict is taken again normally.
+    """
+    dormant = wal and not any(p.exists() for p in paths.sidecars(target))
+    if dormant:
+        found = _probe_with(target, immutable=True)
+        if not found or not any(p.exists() for p in paths.sidecars(target)):
+            return found
+    return _probe_with(target, immutable=False)
+
+
+def _probe_with(target: Path, *, immutable: bool) -> list[str]:
+    try:
+        conn = _readonly_connection(target, immutable=immutable)
+    except StorageError:
+        raise
+    try:
+        return schema.problems(conn)
+    except apsw.Error as exc:
+        return [f"it cannot be read as a database ({exc})"]
+    finally:
+        conn.close()
+
+
+def _readonly_connection(target: Path, *, immutable: bool = False) -> apsw.Connection:
+    uri = f"file:{quote(str(target))}?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        for pragma in READER_PRAGMAS:
+            conn.execute(pragma).fetchall()
+    except apsw.Error as exc:
+        raise StorageError(f"Cannot open {target} read-only: {exc}") from exc
+    return conn
+
+
+def _tighten_file_mode(target: Path) -> None:
+    try:
+        if target.stat().st_mode & 0o777 != paths.FILE_MODE:
+            os.chmod(target, paths.FILE_MODE)
+    except OSError:
+        pass
+
+
+def _incompatible_message(target: Path, problems: list[str]) -> str:
+    shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+    return (
+        f"{target} is not a Pi Workflows state database this version can use: {shown}. "
+        f"Nothing was changed. Pi Workflows does not import, repair or delete alpha state: "
+        f"to clear the incompatible alpha state, move {target.name} (with any -wal and -shm "
+        f"files beside it) out of {target.parent}, or delete it if you no longer need it, "
+        f"then run `pi-workflows state init`."
+    )
+
+
+def _older_state_message(target: Path, found: list[Path]) -> str:
+    names = ", ".join(p.name + ("/" if p.is_dir() else "") for p in found)
+    return (
+        f"Older Pi Workflows live state is present in {target.parent} ({names}). "
+        f"Pi Workflows does not import, reinterpret or delete it, and will not create a new "
+        f"state database beside it. Move those entries out of {target.parent} (or delete them "
+        f"if you no longer need them), then run `pi-workflows state init` again."
+    )
