@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(VENV)/bin/pyside6-lrelease -silent resources/i18n/pidesktop_zh_CN.ts -qm resources/i18n/pidesktop_zh_CN.qm
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -21,7 +21,7 @@ class PromptEdit(QPlainTextEdit):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("promptEdit")
-        self.setPlaceholderText("Message pidesktop…  (Enter to send, Shift+Enter for a new line)")
+        self.setPlaceholderText(self.tr("Message pidesktop…  (Enter to send, Shift+Enter for a new line)"))
         self.setTabChangesFocus(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
@@ -58,10 +58,10 @@ class Composer(QWidget):
         self.setObjectName("composer")
         self.running = False
         self.edit = PromptEdit()
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("sendButton")
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.send_button.clicked.connect(self._button_clicked)
         self.model_label = QLabel("")
         self.model_label.setObjectName("muted")
@@ -96,7 +96,7 @@ class Composer(QWidget):
         if text is None:
             self.status_label.setText("")
             return
-        self.status_label.setText("Editing an earlier message — Send replaces it and what followed")
+        self.status_label.setText(self.tr("Editing an earlier message — Send replaces it and what followed"))
         self.edit.setPlainText(text)
         self.edit.setFocus()
 
@@ -108,8 +108,8 @@ class Composer(QWidget):
         self.edit.updateGeometry()
 
     def _refresh_button(self) -> None:
-        self.send_button.setText("Stop" if self.running else "Send")
-        self.send_button.setToolTip("Stop the reply (Esc)" if self.running else "Send (Enter)")
+        self.send_button.setText(self.tr("Stop") if self.running else self.tr("Send"))
+        self.send_button.setToolTip(self.tr("Stop the reply (Esc)") if self.running else self.tr("Send (Enter)"))
         # The style sheet styles #sendButton and #stopButton differently.
         self.send_button.setObjectName("stopButton" if self.running else "sendButton")
         self.send_button.style().unpolish(self.send_button)

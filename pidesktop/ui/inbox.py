@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import (QAbstractListModel, QEasingCurve, QEvent, QModelIndex, QObject, QPersistentModelIndex,
-                            QPoint, QPropertyAnimation, QRect, QRectF, QSize, Qt, Signal)
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QEasingCurve, QEvent,
+                            QModelIndex, QObject, QPersistentModelIndex, QPoint, QPropertyAnimation, QRect, QRectF,
+                            QSize, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEffect, QHBoxLayout, QLabel, QListView,
                                QMessageBox, QPushButton, QStackedWidget, QStyle, QStyledItemDelegate,
@@ -27,8 +28,9 @@ PAGE = 50
 MAX_PAGE = 200  # the host's largest page (and its cap on stored notifications)
 PANEL_WIDTH = 360
 ROW_HEIGHT = 56
-UNTITLED_TASK = "Untitled task"
-EMPTY_TEXT = "Nothing here yet — finished tasks you didn't watch show up here."
+# English source texts, shown through ``_tr`` (translation context "Inbox").
+UNTITLED_TASK = QT_TRANSLATE_NOOP("Inbox", "Untitled task")
+EMPTY_TEXT = QT_TRANSLATE_NOOP("Inbox", "Nothing here yet — finished tasks you didn't watch show up here.")
 
 # Roles carry plain values; views read whole rows with ``row_at``.
 NotificationIdRole = Qt.ItemDataRole.UserRole + 1
@@ -38,15 +40,21 @@ UnreadRole = Qt.ItemDataRole.UserRole + 3
 _Index = QModelIndex | QPersistentModelIndex
 
 
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Inbox", text)
+
+
 def title_of(notification: dict) -> str:
-    return notification.get("sessionTitle") or UNTITLED_TASK
+    return notification.get("sessionTitle") or _tr(UNTITLED_TASK)
 
 
 def status_of(notification: dict) -> str:
     if notification.get("kind") == "task.failed":
         code = notification.get("errorCode")
-        return f"Failed · {code}" if code else "Failed"
-    return "Completed"
+        if code:
+            return QCoreApplication.translate("Inbox", "Failed · %1").replace("%1", str(code))
+        return QCoreApplication.translate("Inbox", "Failed")
+    return QCoreApplication.translate("Inbox", "Completed")
 
 
 def badge_text(count: int) -> str:
@@ -83,7 +91,7 @@ class InboxModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{title_of(row)}\n{status_of(row)}"
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            state = "Unread. " if row.get("readAt") is None else ""
+            state = self.tr("Unread. ") if row.get("readAt") is None else ""
             return f"{state}{title_of(row)}: {status_of(row)}"
         if role == NotificationIdRole:
             return row["id"]
@@ -235,15 +243,16 @@ class BellButton(QToolButton):
         self.theme = theme
         self.count = 0
         self.setObjectName("inboxBell")
-        self.setToolTip("Inbox (Ctrl+Shift+I)")
-        self.setAccessibleName("Inbox")
+        self.setToolTip(self.tr("Inbox (Ctrl+Shift+I)"))
+        self.setAccessibleName(self.tr("Inbox"))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setFixedSize(self.WIDTH, self.HEIGHT)
         self.setAutoRaise(True)
 
     def set_count(self, count: int) -> None:
         self.count = max(0, int(count))
-        self.setAccessibleName(f"Inbox, {self.count} unread" if self.count else "Inbox")
+        self.setAccessibleName(self.tr("Inbox, %1 unread").replace("%1", str(self.count)) if self.count
+                              else self.tr("Inbox"))
         self.update()
 
     def badge(self) -> str:
@@ -397,17 +406,17 @@ class InboxPanel(QFrame):
         self.model.rowsInserted.connect(self._update_state)
         self.model.failed.connect(self.show_error)
 
-        title = QLabel("Inbox")
+        self.title_label = title = QLabel(self.tr("Inbox"))
         title.setObjectName("inboxTitle")
-        self.mark_all_button = _text_button("Mark all read", "Mark every notification as read")
+        self.mark_all_button = _text_button(self.tr("Mark all read"), self.tr("Mark every notification as read"))
         self.mark_all_button.clicked.connect(
             lambda: spawn(self._run(self.model.mark_all_read()), name="inbox-read-all"))
-        self.clear_button = _text_button("Clear", "Remove every notification")
+        self.clear_button = _text_button(self.tr("Clear"), self.tr("Remove every notification"))
         self.clear_button.clicked.connect(self.confirm_clear)
         self.close_button = QToolButton()
         self.close_button.setObjectName("inboxClose")
         self.close_button.setText("✕")
-        self.close_button.setToolTip("Close (Esc)")
+        self.close_button.setToolTip(self.tr("Close (Esc)"))
         self.close_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.close_button.setAutoRaise(True)
         self.close_button.clicked.connect(self.dismiss)
@@ -438,7 +447,7 @@ class InboxPanel(QFrame):
         self.list.clicked.connect(self.open_row)
         self.list.installEventFilter(self)
 
-        self.empty_label = QLabel(EMPTY_TEXT)
+        self.empty_label = QLabel(_tr(EMPTY_TEXT))
         self.empty_label.setObjectName("inboxEmpty")
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -529,10 +538,10 @@ class InboxPanel(QFrame):
 
     def confirm_clear(self) -> None:
         """Ask first; the box is window-modal and opened with ``open()``."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "Clear inbox", "Clear every notification?",
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Clear inbox"), self.tr("Clear every notification?"),
                           QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText("Your chats stay as they are; only this list is emptied.")
-        clear_button = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
+        box.setInformativeText(self.tr("Your chats stay as they are; only this list is emptied."))
+        clear_button = box.addButton(self.tr("Clear"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
         def finished(_result: int) -> None:

@@ -22,7 +22,7 @@ from .inbox import BellButton, InboxPanel
 from .search_dialog import SearchDialog
 from .settings_dialog import SettingsDialog
 from .prefs import Preferences
-from .session_model import UNTITLED, SessionTreeModel
+from .session_model import SessionTreeModel, display_title
 from .sidebar import Sidebar
 from .tasks import spawn
 from .transcript_model import TranscriptModel
@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.header_title.setObjectName("headerTitle")
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
-        self.model_chip.setToolTip("The model that answers in this chat (Settings > Providers)")
+        self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
         self.bell = BellButton(self.theme)
         self.bell.clicked.connect(self.toggle_inbox)
         header_layout.addWidget(self.header_title, 1)
@@ -114,8 +114,8 @@ class MainWindow(QMainWindow):
         self.banner.hide()
 
         self.pages = QStackedWidget()
-        self.empty_page = _centered_message("Start a conversation",
-                                            "Type below, or press Ctrl+N for a new chat.")
+        self.empty_page = _centered_message(self.tr("Start a conversation"),
+                                            self.tr("Type below, or press Ctrl+N for a new chat."))
         self.transcript = TranscriptView(self.transcript_model, self.theme)
         self.transcript.actionTriggered.connect(self._message_action)
         self.session_page = self.transcript
@@ -147,28 +147,28 @@ class MainWindow(QMainWindow):
         return area
 
     def _build_actions(self) -> None:
-        self.new_chat_action = QAction("New chat", self)
+        self.new_chat_action = QAction(self.tr("New chat"), self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_chat_action.triggered.connect(lambda: spawn(self.create_session()))
-        self.toggle_sidebar_action = QAction("Toggle sidebar", self)
+        self.toggle_sidebar_action = QAction(self.tr("Toggle sidebar"), self)
         self.toggle_sidebar_action.setShortcut(QKeySequence("Ctrl+B"))
         self.toggle_sidebar_action.triggered.connect(lambda: self.sidebar.setVisible(not self.sidebar.isVisible()))
-        self.quit_action = QAction("Quit", self)
+        self.quit_action = QAction(self.tr("Quit"), self)
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.quit_action.triggered.connect(self.close)
-        self.search_action = QAction("Search chats", self)
+        self.search_action = QAction(self.tr("Search chats"), self)
         self.search_action.setShortcut(QKeySequence("Ctrl+K"))
         self.search_action.triggered.connect(self.open_search)
-        self.inbox_action = QAction("Inbox", self)
+        self.inbox_action = QAction(self.tr("Inbox"), self)
         self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         self.inbox_action.triggered.connect(self.toggle_inbox)
-        self.settings_action = QAction("Settings…", self)
+        self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.open_settings)
-        self.stop_action = QAction("Stop reply", self)
+        self.stop_action = QAction(self.tr("Stop reply"), self)
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         self.stop_action.triggered.connect(self.stop_reply)
-        self.new_chat_action.setToolTip("New chat (Ctrl+N)")
+        self.new_chat_action.setToolTip(self.tr("New chat (Ctrl+N)"))
         for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action, self.search_action,
                        self.inbox_action, self.settings_action, self.stop_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -239,11 +239,12 @@ class MainWindow(QMainWindow):
         if found is None:
             return
         group, row = found
-        title = group.sessions[row]["title"] or UNTITLED
-        box = QMessageBox(QMessageBox.Icon.Warning, "Delete chat",
-                          f"Delete “{title}”?", QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText("Its messages and files are removed from this computer. This cannot be undone.")
-        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        title = display_title(group.sessions[row])
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete chat"),
+                          self.tr("Delete “%1”?").replace("%1", title), QMessageBox.StandardButton.Cancel, self)
+        box.setInformativeText(self.tr("Its messages and files are removed from this computer. "
+                                       "This cannot be undone."))
+        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
         def finished(_result: int) -> None:
@@ -331,7 +332,7 @@ class MainWindow(QMainWindow):
             if action == "copy":
                 text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
                 QApplication.clipboard().setText(text)
-                self.statusBar().showMessage("Copied to the clipboard", 3000)
+                self.statusBar().showMessage(self.tr("Copied to the clipboard"), 3000)
             elif action == "edit":
                 self.editing = message
                 self.composer.set_editing("".join(b.get("text", "") for b in message["blocks"] if b.get("type") == "text"))
@@ -366,10 +367,11 @@ class MainWindow(QMainWindow):
         return window["messages"][0]
 
     def confirm_delete_message(self, session_id: str, message_id: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Delete message", "Delete this message?",
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete message"), self.tr("Delete this message?"),
                           QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText("It is removed from the conversation. A reply it started is kept as a revision.")
-        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setInformativeText(self.tr("It is removed from the conversation. "
+                                       "A reply it started is kept as a revision."))
+        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
 
         def finished(_result: int) -> None:
             self.confirm_box = None
@@ -430,10 +432,10 @@ class MainWindow(QMainWindow):
             self.tray = QSystemTrayIcon(app_icon(), self)
             self.tray.messageClicked.connect(self._raise_window)
             self.tray.show()
-        title = notification.get("sessionTitle") or "Untitled task"
+        title = notification.get("sessionTitle") or self.tr("Untitled task")
         failed = notification["kind"] == "task.failed"
         self.tray_session_id = notification["sessionId"]
-        self.tray.showMessage("Task failed" if failed else "Task finished", title,
+        self.tray.showMessage(self.tr("Task failed") if failed else self.tr("Task finished"), title,
                               QSystemTrayIcon.MessageIcon.Warning if failed else QSystemTrayIcon.MessageIcon.Information)
 
     def _raise_window(self) -> None:
@@ -466,8 +468,9 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     async def apply_settings(self, settings: dict) -> None:
-        """Theme and display settings take effect at once."""
+        """Theme and display settings take effect at once; the language at the next start."""
         self.settings = settings
+        self._remember_language(settings.get("language"))
         theme = themes.pick(self.forced_theme or settings.get("theme"))
         if theme != self.theme:
             self.set_theme(theme)
@@ -494,7 +497,7 @@ class MainWindow(QMainWindow):
             return
         provider_id = listed.get("defaultProviderId")
         if provider_id in (None, "offline"):
-            self.model_chip.setText("Offline demo (no AI)")
+            self.model_chip.setText(self.tr("Offline demo (no AI)"))
             return
         name = next((p["name"] for p in listed["providers"] if p["id"] == provider_id), provider_id)
         model = listed.get("defaultModelId")
@@ -512,7 +515,7 @@ class MainWindow(QMainWindow):
             spawn(self.open_transcript(session_id), name="open-transcript")
 
     def _show_session(self, session: dict) -> None:
-        self.header_title.setText(session["title"] or UNTITLED)
+        self.header_title.setText(display_title(session))
         self.pages.setCurrentWidget(self.session_page)
 
     async def open_transcript(self, session_id: str, around: str | None = None) -> None:
@@ -542,7 +545,8 @@ class MainWindow(QMainWindow):
         log.warning("host error shown: %s", error)
         if error.code in ("STORAGE_UNAVAILABLE", "SCHEMA_INCOMPATIBLE"):
             self.banner.setProperty("severity", "error")
-            self.banner_text.setText(f"<b>Your data can’t be opened.</b><br>{_escape(error.message)}")
+            heading = _escape(self.tr("Your data can’t be opened."))
+            self.banner_text.setText(f"<b>{heading}</b><br>{_escape(error.message)}")
             self.banner.show()
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
@@ -563,11 +567,20 @@ class MainWindow(QMainWindow):
             self.sidebar.hide()
 
     def _save_window_state(self) -> None:
+        language = self.prefs.data["window"].get("language")
         self.prefs.data["window"] = {
             "geometry": bytes(self.saveGeometry().toBase64()).decode(),
             "splitter": self.splitter.sizes(),
             "sidebarHidden": int(self.sidebar.isHidden()),
+            **({"language": language} if isinstance(language, str) else {}),
         }
+        self.prefs.save()
+
+    def _remember_language(self, language) -> None:
+        """Keep the language setting where start-up can read it before the host answers."""
+        if not isinstance(language, str) or self.prefs.data["window"].get("language") == language:
+            return
+        self.prefs.data["window"]["language"] = language
         self.prefs.save()
 
     def closeEvent(self, event) -> None:

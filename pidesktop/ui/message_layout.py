@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from PySide6.QtCore import QPointF, QRectF, QSizeF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSizeF
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QPainter, QPainterPath, QTextDocument
 
 from . import markdown
@@ -28,6 +28,15 @@ ROW_GAP = 16
 BUBBLE_PAD = 12
 BUBBLE_MAX_FRACTION = 0.8
 TOOL_PAD = 8
+# The buttons under a message: English source texts, shown translated (context "MessageLayout").
+USER_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
+                ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),
+                ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
+                ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
+                 ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
+                 ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
+                 ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
 
 
 @dataclass
@@ -87,7 +96,7 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
 
 
 def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
-    label = "Earlier messages summarised"
+    label = _escape(QCoreApplication.translate("MessageLayout", "Earlier messages summarised"))
     html_text = (f'<p align="center" style="color:{theme.muted}; font-size: small;">'
                  f'── {label} ──</p>')
     doc = _doc(html_text, column, font)
@@ -97,7 +106,8 @@ def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFo
 
 def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
     text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
-    chips = [b.get("name", "attachment") for b in message.get("blocks", []) if b.get("type") == "attachment"]
+    unnamed = QCoreApplication.translate("MessageLayout", "attachment")
+    chips = [b.get("name", unnamed) for b in message.get("blocks", []) if b.get("type") == "attachment"]
     if chips:
         text = (text + "\n" if text else "") + "  ".join(f"📎 {name}" for name in chips)
     limit = column * BUBBLE_MAX_FRACTION - 2 * BUBBLE_PAD
@@ -110,8 +120,7 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
                 background=theme.user_bubble)
     y = part.y + part.height + ACTION_GAP
     meta = message.get("meta") or {}
-    actions = _action_row([("copy", "Copy"), ("edit", "Edit"), ("fork", "Fork"), ("delete", "Delete")],
-                          x0 + column, y, font, align_right=True)
+    actions = _action_row(_translated(USER_ACTIONS), x0 + column, y, font, align_right=True)
     count, active = meta.get("revisionCount"), meta.get("activeRevision")
     if isinstance(count, int) and count > 1 and isinstance(active, int):
         left = min(a.rect.left() for a in actions) - 12
@@ -136,9 +145,12 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         key = f"thinking:{mid}"
         open_ = key in expanded
         seconds = meta.get("thinkingSeconds")
-        title = "Thinking…" if live and not _has_text(blocks) else _thought_label(seconds)
+        if live and not _has_text(blocks):
+            title = QCoreApplication.translate("MessageLayout", "Thinking…")
+        else:
+            title = _thought_label(seconds)
         arrow = "▾" if open_ else "▸"
-        body = (f'<div style="color:{theme.muted};">{arrow} {title}</div>')
+        body = (f'<div style="color:{theme.muted};">{arrow} {_escape(title)}</div>')
         if open_:
             body += markdown.plain_to_html(thinking, theme, theme.muted)
         doc = _doc(body, column, font)
@@ -162,21 +174,22 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     error = meta.get("error") if isinstance(meta.get("error"), dict) else None
     status = meta.get("status")
     if error or status == "aborted":
-        note = (f"⚠ {error.get('message') or error.get('code')}" if error else "Stopped — the reply above is partial.")
+        note = (f"⚠ {error.get('message') or error.get('code')}" if error
+                else QCoreApplication.translate("MessageLayout", "Stopped — the reply above is partial."))
         color = theme.danger if error else theme.muted
         doc = _doc(f'<div style="color:{color};">{_escape(note)}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("error", doc, x0, y, column, h))
         y += h + 4
     if not parts:
-        doc = _doc(f'<div style="color:{theme.muted};">{"…" if live else "(empty reply)"}</div>', column, font)
+        empty = "…" if live else _escape(QCoreApplication.translate("MessageLayout", "(empty reply)"))
+        doc = _doc(f'<div style="color:{theme.muted};">{empty}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
         y += h
     if live:
         return RenderedRow(y + ROW_GAP / 2, parts)
-    actions = _action_row([("copy", "Copy"), ("regenerate", "Regenerate"), ("fork", "Fork"), ("delete", "Delete")],
-                          x0, y + ACTION_GAP, font)
+    actions = _action_row(_translated(REPLY_ACTIONS), x0, y + ACTION_GAP, font)
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
 
 
@@ -197,10 +210,16 @@ def _action_row(items: list[tuple[str, str]], x: float, y: float, font: QFont, a
     return actions
 
 
+def _translated(items: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    return [(name, QCoreApplication.translate("MessageLayout", label)) for name, label in items]
+
+
 def _thought_label(seconds) -> str:
     if not isinstance(seconds, (int, float)):
-        return "Thought"
-    return "Thought for a moment" if seconds < 1 else f"Thought for {seconds:.0f} s"
+        return QCoreApplication.translate("MessageLayout", "Thought")
+    if seconds < 1:
+        return QCoreApplication.translate("MessageLayout", "Thought for a moment")
+    return QCoreApplication.translate("MessageLayout", "Thought for %1 s").replace("%1", f"{seconds:.0f}")
 
 
 def _has_text(blocks: list[dict]) -> bool:
@@ -224,7 +243,8 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
         return f"<div>{head}</div>"
     detail = f"<pre>{_escape(_pretty(args))}</pre>"
     if "result" in block:
-        detail += f'<div style="color:{theme.muted};">result</div><pre>{_escape(_pretty(block["result"]))}</pre>'
+        label = _escape(QCoreApplication.translate("MessageLayout", "result"))
+        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{_escape(_pretty(block["result"]))}</pre>'
     return f"<div>{head}</div>{detail}"
 
 

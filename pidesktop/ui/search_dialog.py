@@ -12,14 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Coroutine
 
-from PySide6.QtCore import (QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, QRect,
-                            QRectF, QSize, Qt, QTimer, Signal)
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QObject,
+                            QPersistentModelIndex, QRect, QRectF, QSize, Qt, QTimer, Signal)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QListView,
                                QStackedWidget, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout,
                                QWidget)
 
 from ..bus import HostClient, HostError
+from .i18n import arg
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -27,8 +28,9 @@ from .timefmt import relative
 PAGE = 20
 QUERY_MAX = 500  # the host refuses longer queries
 DEBOUNCE_MS = 150
-UNTITLED = "New chat"
-HINT_TEXT = "Type to search all your chats"
+# English source texts, shown through ``_tr`` (translation context "Search").
+UNTITLED = QT_TRANSLATE_NOOP("Search", "New chat")
+HINT_TEXT = QT_TRANSLATE_NOOP("Search", "Type to search all your chats")
 
 # Row geometry, on an 8 px grid.
 PAD = 8
@@ -42,15 +44,21 @@ MatchCountRole = Qt.ItemDataRole.UserRole + 2
 _Index = QModelIndex | QPersistentModelIndex
 
 
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Search", text)
+
+
 def no_match_text(query: str) -> str:
-    return f"No chats match “{query}”"
+    return QCoreApplication.translate("Search", "No chats match “%1”").replace("%1", query)
 
 
 def matches_text(result: dict) -> str:
     count = result.get("matchCount") or 0
     if not count:
         return ""
-    return f"{count} match" if count == 1 else f"{count} matches"
+    if count == 1:
+        return QCoreApplication.translate("Search", "1 match")
+    return QCoreApplication.translate("Search", "%1 matches").replace("%1", str(count))
 
 
 def project_name(path: str | None) -> str:
@@ -134,9 +142,10 @@ class SearchModel(QAbstractListModel):
         if row is None:
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return row.get("title") or UNTITLED
+            return row.get("title") or _tr(UNTITLED)
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{row.get('title') or UNTITLED}, {matches_text(row) or 'matches its name'}"
+            found = matches_text(row) or self.tr("matches its name")
+            return f"{row.get('title') or _tr(UNTITLED)}, {found}"
         if role == SessionIdRole:
             return row["sessionId"]
         if role == MatchCountRole:
@@ -266,7 +275,7 @@ class SearchDelegate(QStyledItemDelegate):
         line = QRect(inner.left(), y, inner.width(), TITLE_LINE)
         painter.setPen(QColor(t.muted))
         painter.drawText(line, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
-        title = row.get("title") or UNTITLED
+        title = row.get("title") or _tr(UNTITLED)
         marks = title_highlights(title, self.view.model().query) if row.get("titleMatch") else []
         self._paint_runs(painter, snippet_segments(title, marks), line.adjusted(0, 0, -(time_width + 16), 0),
                          (bold, bold), (t.text, t.text))
@@ -291,8 +300,8 @@ class SearchDelegate(QStyledItemDelegate):
         painter.setFont(font)
         metrics = painter.fontMetrics()
         parts = [p for p in (matches_text(row), project_name(row.get("projectPath"))) if p]
-        markers = [name for name, hit in (("title", row.get("titleMatch")), ("project", row.get("projectMatch")))
-                   if hit]
+        markers = [name for name, hit in ((self.tr("title"), row.get("titleMatch")),
+                                          (self.tr("project"), row.get("projectMatch"))) if hit]
         marker_width = sum(metrics.horizontalAdvance(m) + 12 + 8 for m in markers)
         text = metrics.elidedText("  ·  ".join(parts), Qt.TextElideMode.ElideRight,
                                   max(0, rect.width() - marker_width))
@@ -356,7 +365,7 @@ class SearchDialog(QDialog):
         self.client = client
         self.theme = theme
         self.setObjectName("searchDialog")
-        self.setWindowTitle("Search chats")
+        self.setWindowTitle(self.tr("Search chats"))
         self.resize(640, 520)
         self._choose_first = False  # Enter came before the results for the typed text
         self.model = SearchModel(client, self)
@@ -366,7 +375,7 @@ class SearchDialog(QDialog):
 
         self.field = SearchField()
         self.field.setObjectName("searchField")
-        self.field.setPlaceholderText("Search chats…")
+        self.field.setPlaceholderText(self.tr("Search chats…"))
         self.field.setClearButtonEnabled(True)
         self.field.setMaxLength(QUERY_MAX)
         self.field.textChanged.connect(self._text_changed)
@@ -392,7 +401,7 @@ class SearchDialog(QDialog):
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.clicked.connect(self.choose)
 
-        self.empty_label = QLabel(HINT_TEXT)
+        self.empty_label = QLabel(_tr(HINT_TEXT))
         self.empty_label.setObjectName("searchEmpty")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
@@ -403,7 +412,7 @@ class SearchDialog(QDialog):
 
         self.status_label = QLabel()
         self.status_label.setObjectName("searchStatus")
-        self.keys_label = QLabel("↑↓ to move  ·  Enter to open  ·  Esc to close")
+        self.keys_label = QLabel(self.tr("↑↓ to move  ·  Enter to open  ·  Esc to close"))
         self.keys_label.setObjectName("searchKeys")
         footer = QHBoxLayout()
         footer.setContentsMargins(16, 8, 16, 8)
@@ -497,7 +506,7 @@ class SearchDialog(QDialog):
 
     def _searched(self, query: str) -> None:
         if not query:
-            self.empty_label.setText(HINT_TEXT)
+            self.empty_label.setText(_tr(HINT_TEXT))
         elif not self.model.rows:
             self.empty_label.setText(no_match_text(query))
         has_rows = bool(self.model.rows)
@@ -517,9 +526,11 @@ class SearchDialog(QDialog):
         if not model.query or not model.rows:
             self.status_label.setText("")
         elif model.total > len(model.rows):
-            self.status_label.setText(f"{len(model.rows)} of {model.total} chats")
+            self.status_label.setText(arg(self.tr("%1 of %2 chats"), len(model.rows), model.total))
+        elif model.total == 1:
+            self.status_label.setText(self.tr("1 chat"))
         else:
-            self.status_label.setText("1 chat" if model.total == 1 else f"{model.total} chats")
+            self.status_label.setText(self.tr("%1 chats").replace("%1", str(model.total)))
 
 
 def _soft(color: str) -> QColor:

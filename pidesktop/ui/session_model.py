@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import count
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractItemModel, QCoreApplication, QModelIndex,
+                            QPersistentModelIndex, Qt, Signal)
 
 from .prefs import Preferences
 
@@ -23,11 +24,24 @@ SessionIdRole = Qt.ItemDataRole.UserRole + 1
 IsGroupRole = Qt.ItemDataRole.UserRole + 2
 GroupKeyRole = Qt.ItemDataRole.UserRole + 3
 
-UNTITLED = "New chat"
-NO_PROJECT = "Chats"
-PINNED = "Pinned"
+# English source texts; shown through ``QCoreApplication.translate`` with this context.
+CONTEXT = "SessionTreeModel"
+UNTITLED = QT_TRANSLATE_NOOP("SessionTreeModel", "New chat")
+NO_PROJECT = QT_TRANSLATE_NOOP("SessionTreeModel", "Chats")
+PINNED = QT_TRANSLATE_NOOP("SessionTreeModel", "Pinned")
 
 _Index = QModelIndex | QPersistentModelIndex
+
+# Computed once: Qt asks for flags on every row after a reset, and combining
+# enum members in Python each time costs more than the rest of the call.
+GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
+SESSION_FLAGS = (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+                 | Qt.ItemFlag.ItemNeverHasChildren)
+
+
+def display_title(session: dict) -> str:
+    """A session's title as shown: the host's title, or "New chat" (translated) while it has none."""
+    return session.get("title") or QCoreApplication.translate(CONTEXT, UNTITLED)
 
 
 @dataclass
@@ -40,9 +54,9 @@ class _Group:
     @property
     def label(self) -> str:
         if self.key == "pinned":
-            return PINNED
+            return QCoreApplication.translate(CONTEXT, PINNED)
         if self.path is None:
-            return NO_PROJECT
+            return QCoreApplication.translate(CONTEXT, NO_PROJECT)
         return self.path.rstrip("/").rsplit("/", 1)[-1] or self.path
 
 
@@ -77,7 +91,7 @@ class SessionTreeModel(QAbstractItemModel):
     def _session_key(self, session: dict) -> tuple:
         sort = self.prefs.sidebar["sessionView"]["sort"]
         if sort == "name":
-            return ((session["title"] or UNTITLED).casefold(), session["id"])
+            return (display_title(session).casefold(), session["id"])
         if sort == "created":
             return (-session.get("createdAt", 0), session["id"])
         if sort == "oldest":
@@ -272,9 +286,7 @@ class SessionTreeModel(QAbstractItemModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == 0:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+        return GROUP_FLAGS if index.internalId() == 0 else SESSION_FLAGS
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -286,7 +298,8 @@ class SessionTreeModel(QAbstractItemModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return group.label
             if role == Qt.ItemDataRole.ToolTipRole:
-                return group.path or ("Pinned chats" if group.key == "pinned" else "Chats that belong to no project")
+                return group.path or (self.tr("Pinned chats") if group.key == "pinned"
+                                      else self.tr("Chats that belong to no project"))
             if role == IsGroupRole:
                 return True
             if role == GroupKeyRole:
@@ -296,11 +309,11 @@ class SessionTreeModel(QAbstractItemModel):
         if session is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return session["title"] or UNTITLED
+            return display_title(session)
         if role == Qt.ItemDataRole.EditRole:
             return session["title"]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return session["title"] or UNTITLED
+            return display_title(session)
         if role == SessionIdRole:
             return session["id"]
         if role == IsGroupRole:
@@ -326,6 +339,9 @@ class SessionTreeModel(QAbstractItemModel):
         return self.createIndex(self._groups.index(group), 0, 0)
 
 
-def _desc(text: str) -> tuple:
-    """Sorts strings descending inside an ascending tuple (ties by id, newest id first)."""
-    return tuple(-ord(ch) for ch in text)
+_INVERT = {code: 0x10FFFF - code for code in range(0x20, 0x7F)}
+
+
+def _desc(text: str) -> str:
+    """Sorts ASCII ids descending inside an ascending key (ties by id, highest id first)."""
+    return text.translate(_INVERT)

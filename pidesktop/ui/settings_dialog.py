@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QPushButton, QStackedWidget, QVBoxLayout, QWidget)
@@ -24,7 +24,9 @@ from .tasks import spawn
 DIALOG_SIZE = (820, 560)
 NAV_WIDTH = 176
 NAV_ROW_HEIGHT = 40
-PAGES = ("General", "Providers", "Data")
+# Page names: the keys of ``show_page``, shown translated.
+PAGES = (QT_TRANSLATE_NOOP("SettingsDialog", "General"), QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
+         QT_TRANSLATE_NOOP("SettingsDialog", "Data"))
 
 
 class SettingsDialog(QDialog):
@@ -36,7 +38,7 @@ class SettingsDialog(QDialog):
         self.client = client
         self.loading: asyncio.Task | None = None
         self.setObjectName("settingsDialog")
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(*DIALOG_SIZE)
 
@@ -47,7 +49,7 @@ class SettingsDialog(QDialog):
         self.nav.setObjectName("settingsNav")
         self.nav.setFixedWidth(NAV_WIDTH)
         for name in PAGES:
-            item = QListWidgetItem(name)
+            item = QListWidgetItem(self.tr(name))
             item.setSizeHint(QSize(0, NAV_ROW_HEIGHT))
             self.nav.addItem(item)
         self.pages = QStackedWidget()
@@ -111,18 +113,18 @@ class DataPage(QWidget):
         super().__init__(parent)
         self.client = client
         self.data_root: str | None = None
-        title = QLabel("Data")
+        title = QLabel(self.tr("Data"))
         title.setObjectName("pageTitle")
-        caption = QLabel("Data folder")
+        caption = QLabel(self.tr("Data folder"))
         caption.setObjectName("sectionTitle")
         self.path_label = QLabel("…")
         self.path_label.setObjectName("path")
         self.path_label.setWordWrap(True)
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_button = QPushButton("Open folder")
+        self.open_button = QPushButton(self.tr("Open folder"))
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_folder)
-        later = QLabel("Moving the data folder and maintenance tools come in a later version.")
+        later = QLabel(self.tr("Moving the data folder and maintenance tools come in a later version."))
         later.setObjectName("muted")
         later.setWordWrap(True)
         row = QHBoxLayout()

@@ -8,17 +8,22 @@ goes back to the stored value.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt, Signal
 from PySide6.QtGui import QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QLabel, QSpinBox, QVBoxLayout,
                                QWidget)
 
 from ..bus import HostClient, HostError
+from . import i18n
 from .tasks import spawn
 
-THEMES = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
-LANGUAGES = (("system", "System"), ("en", "English"), ("zh_CN", "简体中文"))
-DISPLAY_MODES = (("flat", "Flat"), ("command-first", "Commands first"), ("fully-folded", "Fully folded"))
+# Labels are English source texts, shown translated (context "GeneralPage"); a language keeps its own name.
+THEMES = (("system", QT_TRANSLATE_NOOP("GeneralPage", "System")), ("light", QT_TRANSLATE_NOOP("GeneralPage", "Light")),
+          ("dark", QT_TRANSLATE_NOOP("GeneralPage", "Dark")))
+LANGUAGES = (("system", QT_TRANSLATE_NOOP("GeneralPage", "System")), ("en", "English"), ("zh_CN", "简体中文"))
+DISPLAY_MODES = (("flat", QT_TRANSLATE_NOOP("GeneralPage", "Flat")),
+                 ("command-first", QT_TRANSLATE_NOOP("GeneralPage", "Commands first")),
+                 ("fully-folded", QT_TRANSLATE_NOOP("GeneralPage", "Fully folded")))
 PASTE_MIN, PASTE_MAX = 1, 1_000_000
 FIELD_WIDTH = 240
 CHEVRON_INSET = 16  # from the right edge to the chevron's centre
@@ -32,15 +37,15 @@ class GeneralPage(QWidget):
         self.client = client
         self.settings: dict = {}
 
-        title = QLabel("General")
+        title = QLabel(self.tr("General"))
         title.setObjectName("pageTitle")
         self.theme_combo = _choices(THEMES)
         self.language_combo = _choices(LANGUAGES)
         self.display_mode_combo = _choices(DISPLAY_MODES)
-        self.show_thinking_check = QCheckBox("Show thinking")
+        self.show_thinking_check = QCheckBox(self.tr("Show thinking"))
         self.paste_spin = QSpinBox()
         self.paste_spin.setRange(PASTE_MIN, PASTE_MAX)
-        self.paste_spin.setSuffix(" characters")
+        self.paste_spin.setSuffix(self.tr(" characters"))
         self.paste_spin.setGroupSeparatorShown(True)
         self.paste_spin.setFixedWidth(FIELD_WIDTH)
         # A styled spin box ignores its horizontal padding; line the number up with the combo texts.
@@ -52,6 +57,10 @@ class GeneralPage(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
+        self.language_note = QLabel(self.tr("The new language is used the next time pidesktop starts."))
+        self.language_note.setObjectName("muted")
+        self.language_note.setWordWrap(True)
+        self.language_note.hide()
 
         # A grid, not QFormLayout: it centres each label on its field.
         form = QGridLayout()
@@ -59,10 +68,14 @@ class GeneralPage(QWidget):
         form.setHorizontalSpacing(16)
         form.setVerticalSpacing(8)
         form.setColumnStretch(1, 1)
-        rows = (("Theme", self.theme_combo), ("Language", self.language_combo),
-                ("Replies", self.show_thinking_check), ("Transcript", self.display_mode_combo),
-                ("Large paste threshold", self.paste_spin))
+        rows = ((self.tr("Theme"), self.theme_combo), (self.tr("Language"), self.language_combo),
+                ("", self.language_note),
+                (self.tr("Replies"), self.show_thinking_check), (self.tr("Transcript"), self.display_mode_combo),
+                (self.tr("Large paste threshold"), self.paste_spin))
         for row, (label, field) in enumerate(rows):
+            if not label:  # a note under the field above, as wide as the column
+                form.addWidget(field, row, 1)
+                continue
             form.addWidget(QLabel(label), row, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             form.addWidget(field, row, 1, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
@@ -121,6 +134,8 @@ class GeneralPage(QWidget):
         try:
             _select(self.theme_combo, settings.get("theme"))
             _select(self.language_combo, settings.get("language"))
+            # Texts are read when widgets are built: a new language shows after a restart.
+            self.language_note.setVisible(i18n.resolve(settings.get("language")) != i18n.active())
             _select(self.display_mode_combo, settings.get("transcriptDisplayMode"))
             self.show_thinking_check.setChecked(bool(settings.get("showThinking", True)))
             threshold = settings.get("largePasteThreshold")
@@ -154,7 +169,7 @@ class ChoiceBox(QComboBox):
 def _choices(options: tuple[tuple[str, str], ...]) -> QComboBox:
     combo = ChoiceBox()
     for value, label in options:
-        combo.addItem(label, value)
+        combo.addItem(QCoreApplication.translate("GeneralPage", label), value)
     combo.setFixedWidth(FIELD_WIDTH)
     return combo
 

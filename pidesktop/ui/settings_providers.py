@@ -9,7 +9,7 @@ the field never shows a stored key, only that one exists.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QMessageBox, QPushButton, QSizePolicy,
@@ -18,17 +18,20 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, Q
 from ..agent.providers import PRESETS, ProviderError
 from ..bus import HostClient, HostError
 from ..agent.model_refresh import refresh_models
+from .i18n import arg
 from .settings_general import ChoiceBox
 from .tasks import spawn
 
 OFFLINE_ID = "offline"
 OFFLINE_MODEL = "offline-demo"
-OFFLINE_NAME = "Offline demo (no AI)"
+# English source texts, shown through ``_tr`` (translation context "ProvidersPage").
+OFFLINE_NAME = QT_TRANSLATE_NOOP("ProvidersPage", "Offline demo (no AI)")
 CUSTOM_PRESET = "custom"
-PRESET_CHOICES = [(preset.id, preset.name) for preset in PRESETS.values()] + [(CUSTOM_PRESET, "Custom")]
-KEY_NOTE = ("Keys are encrypted on this computer with a key stored next to them, "
-            "so any program running as your user can read them.")
-STORED_KEY = "•••••• stored"
+PRESET_CHOICES = ([(preset.id, preset.name) for preset in PRESETS.values()]
+                  + [(CUSTOM_PRESET, QT_TRANSLATE_NOOP("ProvidersPage", "Custom"))])
+KEY_NOTE = QT_TRANSLATE_NOOP("ProvidersPage", "Keys are encrypted on this computer with a key stored next to them, "
+                                              "so any program running as your user can read them.")
+STORED_KEY = QT_TRANSLATE_NOOP("ProvidersPage", "•••••• stored")
 LIST_WIDTH = 216
 ROW_HEIGHT = 48
 # The host names the field it refuses (``'provider.baseUrl'``); this is where that field is on screen.
@@ -47,9 +50,9 @@ class ProvidersPage(QWidget):
         self.selected_id: str | None = OFFLINE_ID  # None while a new provider is being drafted
         self.confirm_box: QMessageBox | None = None
 
-        title = QLabel("Providers")
+        title = QLabel(self.tr("Providers"))
         title.setObjectName("pageTitle")
-        self.add_button = QPushButton("Add provider")
+        self.add_button = QPushButton(self.tr("Add provider"))
         self.add_button.clicked.connect(self.start_draft)
         header = QHBoxLayout()
         header.addWidget(title, 1)
@@ -77,10 +80,10 @@ class ProvidersPage(QWidget):
         self.provider_list.setFixedWidth(LIST_WIDTH)
         self.provider_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.provider_list.currentRowChanged.connect(self._on_row_changed)
-        self.up_button = QPushButton("Up")
-        self.down_button = QPushButton("Down")
-        self.up_button.setToolTip("Move the selected provider up")
-        self.down_button.setToolTip("Move the selected provider down")
+        self.up_button = QPushButton(self.tr("Up"))
+        self.down_button = QPushButton(self.tr("Down"))
+        self.up_button.setToolTip(self.tr("Move the selected provider up"))
+        self.down_button.setToolTip(self.tr("Move the selected provider down"))
         self.up_button.clicked.connect(lambda: spawn(self.move_selected(-1), name="providers-reorder"))
         self.down_button.clicked.connect(lambda: spawn(self.move_selected(1), name="providers-reorder"))
         buttons = QHBoxLayout()
@@ -96,14 +99,14 @@ class ProvidersPage(QWidget):
 
     def _build_offline_panel(self) -> QWidget:
         panel = QWidget()
-        heading = QLabel(OFFLINE_NAME)
+        heading = QLabel(_tr(OFFLINE_NAME))
         heading.setObjectName("sectionTitle")
-        about = QLabel("Built in. It answers with a demo reply made from your own message, without an AI model "
-                       "or the network, so you can try pidesktop before adding a provider. "
-                       "It cannot be edited or deleted.")
+        about = QLabel(self.tr("Built in. It answers with a demo reply made from your own message, without an AI "
+                               "model or the network, so you can try pidesktop before adding a provider. "
+                               "It cannot be edited or deleted."))
         about.setObjectName("muted")
         about.setWordWrap(True)
-        self.offline_default_button = QPushButton("Use as default")
+        self.offline_default_button = QPushButton(self.tr("Use as default"))
         self.offline_default_button.clicked.connect(
             lambda: spawn(self.use_as_default(OFFLINE_ID), name="providers-default"))
         self.offline_notice = _notice()
@@ -127,7 +130,7 @@ class ProvidersPage(QWidget):
         self.editor_title.setObjectName("sectionTitle")
         self.preset_combo = ChoiceBox()
         for preset_id, name in PRESET_CHOICES:
-            self.preset_combo.addItem(name, preset_id)
+            self.preset_combo.addItem(_tr(name), preset_id)
         self.preset_combo.currentIndexChanged.connect(self._apply_preset)
         self.name_edit = QLineEdit()
         self.name_edit.setMaxLength(80)
@@ -136,22 +139,22 @@ class ProvidersPage(QWidget):
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled, False)
-        self.remove_key_button = QPushButton("Remove key")
+        self.remove_key_button = QPushButton(self.tr("Remove key"))
         self.remove_key_button.clicked.connect(lambda: spawn(self.remove_key(), name="providers-remove-key"))
         key_row = QHBoxLayout()
         key_row.setSpacing(8)
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.remove_key_button)
-        self.key_note = QLabel(KEY_NOTE)
+        self.key_note = QLabel(_tr(KEY_NOTE))
         self.key_note.setObjectName("muted")
         self.key_note.setWordWrap(True)
-        self.enabled_check = QCheckBox("Enabled")
+        self.enabled_check = QCheckBox(self.tr("Enabled"))
         self.model_combo = ChoiceBox()
         self.model_combo.setEditable(True)  # custom model ids are allowed
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.lineEdit().setPlaceholderText("None")
+        self.model_combo.lineEdit().setPlaceholderText(self.tr("None"))
         self.model_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.refresh_button = QPushButton("Refresh models")
+        self.refresh_button = QPushButton(self.tr("Refresh models"))
         self.refresh_button.clicked.connect(lambda: spawn(self.refresh(), name="providers-refresh-models"))
         model_row = QHBoxLayout()
         model_row.setSpacing(8)
@@ -164,22 +167,22 @@ class ProvidersPage(QWidget):
         self.form.setHorizontalSpacing(16)
         self.form.setVerticalSpacing(8)
         self.form.setColumnStretch(1, 1)
-        self.preset_label = _form_row(self.form, "Preset", self.preset_combo)
-        _form_row(self.form, "Name", self.name_edit)
-        _form_row(self.form, "Base URL", self.url_edit)
-        _form_row(self.form, "API key", key_row)
+        self.preset_label = _form_row(self.form, self.tr("Preset"), self.preset_combo)
+        _form_row(self.form, self.tr("Name"), self.name_edit)
+        _form_row(self.form, self.tr("Base URL"), self.url_edit)
+        _form_row(self.form, self.tr("API key"), key_row)
         _form_row(self.form, "", self.key_note)
         _form_row(self.form, "", self.enabled_check)
-        _form_row(self.form, "Default model", model_row)
+        _form_row(self.form, self.tr("Default model"), model_row)
         self.notice = _notice()
 
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("primary")
         self.save_button.clicked.connect(lambda: spawn(self.save(), name="providers-save"))
-        self.default_button = QPushButton("Use as default")
+        self.default_button = QPushButton(self.tr("Use as default"))
         self.default_button.clicked.connect(
             lambda: spawn(self.use_as_default(self.selected_id), name="providers-default"))
-        self.delete_button = QPushButton("Delete…")
+        self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("danger")
         self.delete_button.clicked.connect(self.confirm_delete)
         for edit in (self.name_edit, self.url_edit, self.key_edit):
@@ -230,7 +233,7 @@ class ProvidersPage(QWidget):
         created = self.selected_id is None
         self.selected_id = provider["id"]
         await self._reload()
-        self.show_notice("Provider added." if created else "Saved.")
+        self.show_notice(self.tr("Provider added.") if created else self.tr("Saved."))
         self.providersChanged.emit()
 
     async def remove_key(self) -> None:
@@ -247,7 +250,7 @@ class ProvidersPage(QWidget):
             return
         self.key_edit.clear()
         await self._reload(keep_form=True)
-        self.show_notice("API key removed.")
+        self.show_notice(self.tr("API key removed."))
         self.providersChanged.emit()
 
     async def use_as_default(self, provider_id: str | None) -> None:
@@ -265,8 +268,11 @@ class ProvidersPage(QWidget):
         self.default_provider_id = result["defaultProviderId"]
         self.default_model_id = result["defaultModelId"]
         self._rebuild_list()
-        model = f" with {self.default_model_id}" if self.default_model_id and provider_id != OFFLINE_ID else ""
-        self.show_notice(f"New chats use {self._name_of(provider_id)}{model}.")
+        if self.default_model_id and provider_id != OFFLINE_ID:
+            notice = arg(self.tr("New chats use %1 with %2."), self._name_of(provider_id), self.default_model_id)
+        else:
+            notice = self.tr("New chats use %1.").replace("%1", self._name_of(provider_id))
+        self.show_notice(notice)
         self.providersChanged.emit()
 
     async def move_selected(self, step: int) -> None:
@@ -297,7 +303,7 @@ class ProvidersPage(QWidget):
         if self.selected_id == provider_id:
             self.selected_id = OFFLINE_ID
         await self._reload()
-        self.show_notice("Provider deleted.")
+        self.show_notice(self.tr("Provider deleted."))
         self.providersChanged.emit()
 
     async def refresh(self) -> None:
@@ -305,7 +311,7 @@ class ProvidersPage(QWidget):
         if provider_id is None or provider_id == OFFLINE_ID:
             return
         self.refresh_button.setEnabled(False)
-        self.refresh_button.setText("Refreshing…")
+        self.refresh_button.setText(self.tr("Refreshing…"))
         self.show_notice("")
         try:
             result = await refresh_models(self.client, provider_id)
@@ -316,7 +322,7 @@ class ProvidersPage(QWidget):
             self.show_notice(exc.message, error=True)
             return
         finally:
-            self.refresh_button.setText("Refresh models")
+            self.refresh_button.setText(self.tr("Refresh models"))
             self.refresh_button.setEnabled(True)
         if self.selected_id == provider_id:
             await self.load_models(provider_id)
@@ -366,11 +372,12 @@ class ProvidersPage(QWidget):
         provider = self._selected_provider()
         if provider is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Warning, "Delete provider", f"Delete “{provider['name']}”?",
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete provider"),
+                          self.tr("Delete “%1”?").replace("%1", provider["name"]),
                           QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText("Its model list and stored API key are removed from this computer. "
-                               "Chats that used it keep their messages.")
-        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setInformativeText(self.tr("Its model list and stored API key are removed from this computer. "
+                                       "Chats that used it keep their messages."))
+        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         provider_id = provider["id"]
 
@@ -419,7 +426,7 @@ class ProvidersPage(QWidget):
     def _rebuild_list(self) -> None:
         self.provider_list.blockSignals(True)
         self.provider_list.clear()
-        entries = [(OFFLINE_ID, OFFLINE_NAME, "Built in · no network", True)]
+        entries = [(OFFLINE_ID, _tr(OFFLINE_NAME), self.tr("Built in · no network"), True)]
         entries += [(p["id"], p["name"], p["baseUrl"], p["enabled"]) for p in self.providers]
         for provider_id, name, detail, enabled in entries:
             item = QListWidgetItem()
@@ -449,7 +456,7 @@ class ProvidersPage(QWidget):
         self.remove_key_button.setVisible(not drafting)
         self.delete_button.setVisible(not drafting)
         if drafting:
-            self.editor_title.setText("New provider")
+            self.editor_title.setText(self.tr("New provider"))
             self.enabled_check.setChecked(True)
             self.model_combo.clear()
             self.model_combo.setEditText("")
@@ -467,8 +474,8 @@ class ProvidersPage(QWidget):
     def _show_key_state(self, provider: dict | None) -> None:
         has_key = bool(provider and provider.get("hasKey"))
         if has_key:
-            self.key_edit.setPlaceholderText(STORED_KEY)
-            self.key_edit.setToolTip("Leave empty to keep the stored key; type a new one to replace it.")
+            self.key_edit.setPlaceholderText(_tr(STORED_KEY))
+            self.key_edit.setToolTip(self.tr("Leave empty to keep the stored key; type a new one to replace it."))
         else:
             self.key_edit.setPlaceholderText(_key_placeholder(provider, PRESETS.get(self.preset_combo.currentData())))
             self.key_edit.setToolTip("")
@@ -482,7 +489,7 @@ class ProvidersPage(QWidget):
         saved = index >= 0
         self.default_button.setEnabled(saved)
         self.refresh_button.setEnabled(saved)
-        self.refresh_button.setToolTip("" if saved else "Save the provider first.")
+        self.refresh_button.setToolTip("" if saved else self.tr("Save the provider first."))
 
     def _apply_preset(self) -> None:
         if self.selected_id is not None:
@@ -519,7 +526,7 @@ class ProvidersPage(QWidget):
 
     def _name_of(self, provider_id: str) -> str:
         if provider_id == OFFLINE_ID:
-            return OFFLINE_NAME
+            return _tr(OFFLINE_NAME)
         return next((p["name"] for p in self.providers if p["id"] == provider_id), provider_id)
 
 
@@ -541,8 +548,9 @@ class _ProviderRow(QWidget):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(8)
         layout.addLayout(text, 1)
-        self.default_badge = _badge("Default", "badge") if default else None
-        self.off_badge = _badge("Off", "offBadge") if not enabled else None
+        translate = QCoreApplication.translate
+        self.default_badge = _badge(translate("ProvidersPage", "Default"), "badge") if default else None
+        self.off_badge = _badge(translate("ProvidersPage", "Off"), "offBadge") if not enabled else None
         for badge in (self.off_badge, self.default_badge):
             if badge is not None:
                 layout.addWidget(badge, 0, Qt.AlignmentFlag.AlignVCenter)
@@ -579,10 +587,10 @@ def _form_row(grid: QGridLayout, label: str, field) -> QLabel | None:
 
 def _key_placeholder(provider: dict | None, preset) -> str:
     if provider is not None:
-        return "Not set"
+        return QCoreApplication.translate("ProvidersPage", "Not set")
     if preset is not None and not preset.needs_key:
-        return "Optional for local servers"
-    return "Paste your API key"
+        return QCoreApplication.translate("ProvidersPage", "Optional for local servers")
+    return QCoreApplication.translate("ProvidersPage", "Paste your API key")
 
 
 def _badge(text: str, name: str) -> QLabel:
@@ -608,9 +616,20 @@ def _mark_invalid(edit: QLineEdit, invalid: bool) -> None:
     edit.style().polish(edit)
 
 
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ProvidersPage", text)
+
+
 def _discovery_summary(result: dict, listed: int) -> str:
-    parts = [f"{len(result['added'])} new"] if result["added"] else []
+    translate = QCoreApplication.translate
+    parts = [arg(translate("ProvidersPage", "%1 new"), len(result["added"]))] if result["added"] else []
     if result["unlisted"]:
-        parts.append(f"{len(result['unlisted'])} no longer listed")
-    detail = f" ({', '.join(parts)})" if parts else ""
-    return f"{listed} model{'s' if listed != 1 else ''} available{detail}."
+        parts.append(arg(translate("ProvidersPage", "%1 no longer listed"), len(result["unlisted"])))
+    if listed == 1:
+        available = translate("ProvidersPage", "1 model available")
+    else:
+        available = arg(translate("ProvidersPage", "%1 models available"), listed)
+    if not parts:
+        return arg(translate("ProvidersPage", "%1."), available)
+    separator = translate("ProvidersPage", ", ", "between the items of a short list")
+    return arg(translate("ProvidersPage", "%1 (%2)."), available, separator.join(parts))

@@ -88,7 +88,7 @@ class SessionDelegate(QStyledItemDelegate):
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:
         editor = QLineEdit(parent)
         editor.setMaxLength(80)
-        editor.setPlaceholderText("Chat title")
+        editor.setPlaceholderText(self.tr("Chat title"))
         return editor
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -106,9 +106,9 @@ class Sidebar(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.model = model
         self._selected_id: str | None = None
-        self.new_chat_button = QPushButton("+  New chat")
+        self.new_chat_button = QPushButton("+  " + self.tr("New chat"))
         self.new_chat_button.setObjectName("newChat")
-        self.new_chat_button.setToolTip("New chat (Ctrl+N)")
+        self.new_chat_button.setToolTip(self.tr("New chat (Ctrl+N)"))
         self.new_chat_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_chat_button.clicked.connect(self.newChatRequested)
 
@@ -137,23 +137,23 @@ class Sidebar(QWidget):
         self._pulse.timeout.connect(self._repaint_running)
         self._pulse.start()
 
-        self.rename_action = QAction("Rename", self)
+        self.rename_action = QAction(self.tr("Rename"), self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
         self.rename_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.rename_action.triggered.connect(self.rename_current)
-        self.delete_action = QAction("Delete…", self)
+        self.delete_action = QAction(self.tr("Delete…"), self)
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.delete_action.triggered.connect(self._delete_current)
-        self.pin_action = QAction("Pin", self)
+        self.pin_action = QAction(self.tr("Pin"), self)
         self.pin_action.triggered.connect(lambda: self._toggle_session_flag("pinned"))
-        self.archive_action = QAction("Archive", self)
+        self.archive_action = QAction(self.tr("Archive"), self)
         self.archive_action.triggered.connect(lambda: self._toggle_session_flag("archived"))
-        self.move_up_action = QAction("Move project up", self)
+        self.move_up_action = QAction(self.tr("Move project up"), self)
         self.move_up_action.setShortcut(QKeySequence("Alt+Up"))
         self.move_up_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.move_up_action.triggered.connect(lambda: self.move_current_project(-1))
-        self.move_down_action = QAction("Move project down", self)
+        self.move_down_action = QAction(self.tr("Move project down"), self)
         self.move_down_action.setShortcut(QKeySequence("Alt+Down"))
         self.move_down_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.move_down_action.triggered.connect(lambda: self.move_current_project(1))
@@ -162,7 +162,7 @@ class Sidebar(QWidget):
         self.view_button = QToolButton()
         self.view_button.setObjectName("viewButton")
         self.view_button.setText("⋯")
-        self.view_button.setToolTip("Sort and filter chats")
+        self.view_button.setToolTip(self.tr("Sort and filter chats"))
         self.view_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.view_button.setMenu(self._view_menu())
 
@@ -208,9 +208,10 @@ class Sidebar(QWidget):
         if group is not None and group.path is not None:
             meta = self.model.prefs.project_meta(group.path)
             self.tree.setCurrentIndex(index)
-            pin = menu.addAction("Unpin project" if meta.get("pinned") else "Pin project")
+            pin = menu.addAction(self.tr("Unpin project") if meta.get("pinned") else self.tr("Pin project"))
             pin.triggered.connect(lambda: self._toggle_project_flag(group.path, "pinned"))
-            archive = menu.addAction("Unarchive project" if meta.get("archived") else "Archive project")
+            archive = menu.addAction(self.tr("Unarchive project") if meta.get("archived")
+                                     else self.tr("Archive project"))
             archive.triggered.connect(lambda: self._toggle_project_flag(group.path, "archived"))
             menu.addSeparator()
             menu.addAction(self.move_up_action)
@@ -222,8 +223,8 @@ class Sidebar(QWidget):
             return
         self.tree.setCurrentIndex(index)
         meta = self.model.prefs.session_meta(session["id"])
-        self.pin_action.setText("Unpin" if meta.get("pinned") else "Pin")
-        self.archive_action.setText("Unarchive" if meta.get("archived") else "Archive")
+        self.pin_action.setText(self.tr("Unpin") if meta.get("pinned") else self.tr("Pin"))
+        self.archive_action.setText(self.tr("Unarchive") if meta.get("archived") else self.tr("Archive"))
         menu.addAction(self.rename_action)
         menu.addAction(self.pin_action)
         menu.addAction(self.archive_action)
@@ -234,22 +235,23 @@ class Sidebar(QWidget):
     def _view_menu(self) -> QMenu:
         menu = QMenu(self)
         prefs = self.model.prefs
-        sessions = menu.addMenu("Sort chats by")
-        for value, label in (("recent", "Recent activity"), ("created", "Newest first"),
-                             ("oldest", "Oldest first"), ("name", "Name")):
+        sessions = menu.addMenu(self.tr("Sort chats by"))
+        for value, label in (("recent", self.tr("Recent activity")), ("created", self.tr("Newest first")),
+                             ("oldest", self.tr("Oldest first")), ("name", self.tr("Name"))):
             action = sessions.addAction(label)
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, v=value: self._set_view("sessionView.sort", v))
             sessions.aboutToShow.connect(lambda a=action, v=value: a.setChecked(
                 prefs.sidebar["sessionView"]["sort"] == v))
-        projects = menu.addMenu("Sort projects by")
-        for value, label in (("recent", "Recent activity"), ("created", "Newest first"), ("oldest", "Oldest first"),
-                             ("name", "Name"), ("manual", "Manual order (Alt+Up/Down)")):
+        projects = menu.addMenu(self.tr("Sort projects by"))
+        for value, label in (("recent", self.tr("Recent activity")), ("created", self.tr("Newest first")),
+                             ("oldest", self.tr("Oldest first")), ("name", self.tr("Name")),
+                             ("manual", self.tr("Manual order (Alt+Up/Down)"))):
             action = projects.addAction(label)
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, v=value: self._set_view("projectSort", v))
             projects.aboutToShow.connect(lambda a=action, v=value: a.setChecked(prefs.sidebar["projectSort"] == v))
-        self.show_archived_action = menu.addAction("Show archived")
+        self.show_archived_action = menu.addAction(self.tr("Show archived"))
         self.show_archived_action.setCheckable(True)
         self.show_archived_action.setChecked(prefs.sidebar["sessionView"]["archived"])
         self.show_archived_action.toggled.connect(lambda on: self._set_view("sessionView.archived", on))

@@ -86,7 +86,7 @@ class TranscriptModel(QAbstractListModel):
             return row["key"]
         if role == Qt.ItemDataRole.DisplayRole:
             if row["kind"] == "compaction":
-                return "Earlier messages summarised"
+                return self.tr("Earlier messages summarised")
             blocks = row["message"].get("blocks", [])
             return "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
         if role == Qt.ItemDataRole.AccessibleTextRole:

@@ -88,7 +88,7 @@ class TranscriptView(QListView):
         self.setMouseTracking(True)
         self._programmatic = False
         self._follow_tail = True
-        self.jump_button = QPushButton("↓  Jump to latest", self)
+        self.jump_button = QPushButton("↓  " + self.tr("Jump to latest"), self)
         self.jump_button.setObjectName("jumpToLatest")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.jump_button.hide()
