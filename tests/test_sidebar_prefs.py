@@ -144,3 +144,19 @@ def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, location, tmp
     qloop.run_until_complete(wait_until(lambda: again.splitter.sizes()[0] == 300))
     again.close()
     thread.stop()
+
+
+def test_pages_extend_the_tree_like_one_reset_would(qtmodeltester):
+    from pidesktop.ui.session_model import SessionTreeModel
+
+    sessions = [{"id": f"s{i:05d}", "title": f"t{i}", "projectPath": [None, "/a", "/b", f"/p{i % 7}"][i % 4],
+                 "updatedAt": 10_000 - i, "createdAt": i} for i in range(900)]
+    whole = SessionTreeModel()
+    whole.reset(sessions)
+    paged = SessionTreeModel()
+    paged.reset(sessions[:100])
+    for start in range(100, 900, 250):
+        paged.extend(sessions[start:start + 250])
+    qtmodeltester.check(paged)
+    assert layout(paged) == layout(whole)
+    assert paged.session_count() == 900

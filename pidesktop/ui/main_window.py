@@ -7,6 +7,7 @@ made elsewhere (another view, the stdio host of a test) shows up the same way.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal
@@ -31,7 +32,8 @@ from .transcript_view import TranscriptView
 log = logging.getLogger("pidesktop.ui")
 
 SIDEBAR_WIDTH = 264
-PAGE_SIZE = 500
+PAGE_SIZE = 250
+FIRST_PAGE = 100
 COMPOSER_WIDTH = 808
 
 
@@ -189,17 +191,16 @@ class MainWindow(QMainWindow):
             self.ready.emit()
 
     async def load_sessions(self) -> None:
-        sessions: list[dict] = []
-        cursor = None
-        while True:
-            params = {"limit": PAGE_SIZE} | ({"cursor": cursor} if cursor else {})
-            page = await self.client.call("session.list", params)
-            sessions += page["sessions"]
-            cursor = page["nextCursor"]
-            if not cursor:
-                break
-        self.model.reset(sessions)
+        """The newest chats at once, the rest a page at a time (no single long stall)."""
+        page = await self.client.call("session.list", {"limit": FIRST_PAGE})
+        self.model.reset(page["sessions"])
         self._refresh_empty_state()
+        cursor = page["nextCursor"]
+        while cursor:
+            page = await self.client.call("session.list", {"limit": PAGE_SIZE, "cursor": cursor})
+            self.model.extend(page["sessions"])
+            cursor = page["nextCursor"]
+            await asyncio.sleep(0)  # let the window paint between pages
 
     async def create_session(self) -> str | None:
         self.new_chat_action.setEnabled(False)

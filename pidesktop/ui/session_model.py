@@ -149,6 +149,46 @@ class SessionTreeModel(QAbstractItemModel):
         self.endResetModel()
         self.relaidOut.emit()
 
+    def extend(self, sessions: list[dict]) -> None:
+        """Add a further page of sessions without a reset.
+
+        ``session.list`` pages come newest first, so with the default sort each
+        group grows at its end and takes one row insert per group per page.
+        """
+        fresh = [s for s in sessions if s["id"] not in self._sessions]
+        by_group: dict[str, list[dict]] = {}
+        for session in fresh:
+            self._sessions[session["id"]] = session
+            key = self._group_key(session)
+            if key is not None:
+                by_group.setdefault(key, []).append(session)
+        for key, items in by_group.items():
+            items.sort(key=self._session_key)
+            group = next((g for g in self._groups if g.key == key), None)
+            if group is None:
+                group = self._insert_group(key, items[0])
+            if group.sessions and self._session_key(items[0]) < self._session_key(group.sessions[-1]):
+                for session in items:  # out of order for this sort: place each one
+                    self._insert(session, key)
+                continue
+            first = len(group.sessions)
+            self.beginInsertRows(self._group_index(group), first, first + len(items) - 1)
+            group.sessions.extend(items)
+            self.endInsertRows()
+        if [g.key for g in self._groups] != [g.key for g in sorted(self._groups, key=self._group_order)]:
+            self.relayout()
+
+    def _insert_group(self, key: str, first_session: dict) -> _Group:
+        path = key[len("project:"):] if key.startswith("project:") else None
+        group = _Group(self._uid_for(key), key, path, [first_session])
+        order = self._group_order(group)
+        position = sum(1 for g in self._groups if self._group_order(g) < order)
+        group.sessions = []
+        self.beginInsertRows(QModelIndex(), position, position)
+        self._groups.insert(position, group)
+        self.endInsertRows()
+        return group
+
     def upsert(self, session: dict) -> None:
         """Insert a new session or update one, moving it only if its place changed."""
         old = self._sessions.get(session["id"])
@@ -186,14 +226,7 @@ class SessionTreeModel(QAbstractItemModel):
     def _insert(self, session: dict, key: str) -> None:
         group = next((g for g in self._groups if g.key == key), None)
         if group is None:
-            path = key[len("project:"):] if key.startswith("project:") else None
-            group = _Group(self._uid_for(key), key, path, [session])
-            order = self._group_order(group)
-            position = sum(1 for g in self._groups if self._group_order(g) < order)
-            group.sessions = []
-            self.beginInsertRows(QModelIndex(), position, position)
-            self._groups.insert(position, group)
-            self.endInsertRows()
+            group = self._insert_group(key, session)
         sort_key = self._session_key(session)
         row = sum(1 for s in group.sessions if self._session_key(s) < sort_key)
         self.beginInsertRows(self._group_index(group), row, row)
