@@ -16,6 +16,7 @@ from . import logs, paths
 from .bus import HostClient, HostThread
 from .host.core import opener
 from .locks import FileLock, LockHeld
+from .storage import recovery
 
 log = logging.getLogger("pidesktop.app")
 
@@ -37,6 +38,13 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
             instance_lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop GUI").acquire()
         except LockHeld as exc:
             return _refuse(f"pidesktop is already running ({exc.holder}). Switch to its window instead.")
+    try:
+        # A data-folder move interrupted by a crash is finished before any host opens a root.
+        location = recovery.before_host_start(location)
+    except recovery.RecoveryError as exc:
+        if instance_lock is not None:
+            instance_lock.release()
+        return _refuse(str(exc))
     try:
         paths.prepare_data_root(location)
         logs.configure(location.data_root, "app")
@@ -60,8 +68,15 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     from .ui.main_window import MainWindow
     from .ui.resources import app_icon
 
+    from .ui import i18n
+    from .ui.prefs import Preferences
+
     app.setApplicationName("pidesktop")
     app.setWindowIcon(app_icon())
+    prefs = Preferences(location.ui_root)
+    # Widgets read their texts when built, before the host's settings arrive: the language comes from the
+    # copy of the setting the window keeps in its preferences (the system's language until there is one).
+    i18n.install(app, prefs.data["window"].get("language"))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     host = HostThread(opener(location, role="pidesktop GUI")).start()
@@ -73,9 +88,7 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
 
     outbox = Outbox(client, dead_letter_file(location.ui_root))
     runner = TurnRunner(client, outbox=outbox)
-    from .ui.prefs import Preferences
-
-    window = MainWindow(client, theme, runner, Preferences(location.ui_root))
+    window = MainWindow(client, theme, runner, prefs)
     window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     done = asyncio.Event()

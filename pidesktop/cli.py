@@ -7,12 +7,17 @@
                                        one turn without a window; the reply goes to stdout
     pidesktop --screenshot PATH [--session ID] [--theme light|dark]
                                        render the main window offscreen and save a PNG
+    pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
+                                       look after the data folder (see docs/storage.md)
+    pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from .storage import commands as storage_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="PATH", help="render the main window offscreen to PATH and exit")
     parser.add_argument("--session", metavar="ID", help="with --screenshot: open this session")
     parser.add_argument("--theme", choices=("light", "dark"), help="force a theme")
+    parser.add_argument("--relocate-data", nargs=2, metavar=("OLD", "NEW"),
+                        help="rewrite the paths in the copied data folder NEW from OLD to NEW, then exit")
     sub = parser.add_subparsers(dest="command")
     host = sub.add_parser("host", help="run the host without a window")
     host.add_argument("--stdio", action="store_true", required=True, help="JSON-RPC 2.0 on stdin/stdout")
@@ -33,11 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
     chat.add_argument("--show-thinking", action="store_true", help="print the model's thinking to stderr")
     chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
+    storage_commands.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.relocate_data:
+        return storage_commands.relocate_data(*args.relocate_data)
+    if args.command == "data":
+        return storage_commands.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":
@@ -55,11 +67,13 @@ def _run_stdio_host(data_dir: str | None) -> int:
     from . import logs, paths
     from .bus import stdio
     from .host.core import opener
+    from .storage import recovery
 
     try:
         location = paths.resolve(data_dir=data_dir)
+        location = recovery.before_host_start(location)  # a pending move finishes before any host opens
         paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
+    except (paths.StorageLocationError, recovery.RecoveryError, OSError) as exc:
         print(f"pidesktop host: {exc}", file=sys.stderr)
         return 2
     logs.configure(location.data_root, "host")

@@ -32,7 +32,7 @@ from .transcript_view import TranscriptView
 log = logging.getLogger("pidesktop.ui")
 
 SIDEBAR_WIDTH = 264
-PAGE_SIZE = 250
+PAGE_SIZE = 100
 FIRST_PAGE = 100
 COMPOSER_WIDTH = 808
 

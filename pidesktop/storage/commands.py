@@ -1,0 +1,264 @@
+"""The ``pidesktop data ...`` and ``pidesktop --relocate-data`` commands: argument handling and output.
+
+Exit codes: 0 done; 1 the job ran and found or hit a problem (``verify``
+found inconsistencies, a copy or cleanup failed); 2 refused before anything
+changed (a precondition, a bad argument, confirmation missing); 130 cancelled
+with Ctrl-C. Reports go to stdout, progress and errors to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+import orjson
+
+from .. import paths
+from ..locks import FileLock, LockHeld
+from .errors import Cancelled, MaintenanceError, Refused
+from .progress import StderrProgress
+
+OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
+INSTANCE_LOCK = "instance.lock"  # the GUI's single-instance lock in the anchor
+
+
+def add_parser(sub) -> None:
+    data = sub.add_parser("data", help="look after the local data folder (status, verify, backup, move, clean up)")
+    data.add_argument("--data-dir", dest="data_data_dir", help="use this data folder")
+    cmds = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
+    status = cmds.add_parser("status", help="where the data is, sizes per category, schema and counts")
+    status.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify = cmds.add_parser("verify", help="check the database and transcripts (exit 1 on problems)")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    backup = cmds.add_parser("backup", help="write a checked copy of the database to an absolute path")
+    backup.add_argument("path", help="absolute path of the new backup file")
+    move = cmds.add_parser("move", help="move the data folder to DEST (offline; the old one is kept)")
+    move.add_argument("dest", nargs="?", help="the new storage location; omit to finish a pending move")
+    move.add_argument("--abandon", action="store_true", help="forget a pending move and stay where you are")
+    cache = cmds.add_parser("clean-cache", help="empty the cache folders (nothing else)")
+    cache.add_argument("--dry-run", action="store_true", help="only show what the caches hold")
+    backups = cmds.add_parser("clean-backups", help="list or delete old data folders kept after a move")
+    backups.add_argument("ids", nargs="*", metavar="ID", help="kept folders to delete")
+    backups.add_argument("--all", action="store_true", help="delete every kept folder")
+    backups.add_argument("--yes", action="store_true", help="confirm the deletion")
+
+
+def run(args) -> int:
+    handler = {"status": _status, "verify": _verify, "backup": _backup, "move": _move,
+               "clean-cache": _clean_cache, "clean-backups": _clean_backups}[args.data_command]
+    try:
+        return handler(args)
+    except Refused as exc:
+        return _say(exc, REFUSED)
+    except Cancelled as exc:
+        return _say(exc, CANCELLED)
+    except MaintenanceError as exc:
+        return _say(exc, PROBLEM)
+    except paths.StorageLocationError as exc:
+        return _say(exc, REFUSED)
+
+
+def relocate_data(old: str, new: str) -> int:
+    """``--relocate-data OLD NEW``: relocate an already-copied data root in place."""
+    from .fsutil import absolute, overlaps
+    from .locking import writer_lock
+    from .relocate import relocate
+
+    old_root, new_root = absolute(old), absolute(new)
+    if overlaps(old_root, new_root):
+        return _say(f"{old_root} and {new_root} overlap; relocation needs a copy in a separate folder.", REFUSED)
+    if not new_root.is_dir():
+        return _say(f"There is no copied data folder at {new_root}.", REFUSED)
+    ui = new_root.parent / "ui" if new_root.name == "data" else None
+    try:
+        with writer_lock(new_root, "pidesktop --relocate-data"):
+            report = relocate(old_root, new_root, old_ui_root=old_root.parent / "ui" if ui else None,
+                              new_ui_root=ui if ui and ui.is_dir() else None)
+    except Refused as exc:
+        return _say(exc, REFUSED)
+    except MaintenanceError as exc:
+        return _say(exc, PROBLEM)
+    print(f"relocated {report.fields_changed} fields in {len(report.files_rewritten)} files; "
+          f"database rows: {report.rows_changed or 'none'}")
+    return OK
+
+
+# -- commands ---------------------------------------------------------------------------
+def _location(args) -> paths.StorageLocation:
+    return paths.resolve(data_dir=args.data_data_dir or getattr(args, "data_dir", None))
+
+
+def _status(args) -> int:
+    from .status import status
+
+    report = status(_location(args))
+    if args.json:
+        return _print_json(report)
+    print(f"data folder   {report['dataRoot']}  ({report['resolvedBy']})")
+    print(f"front end     {report['uiRoot']}")
+    print(f"schema        v{report['schemaVersion']}" if report["schemaVersion"] else "schema        (no database)")
+    for name, value in report["counts"].items():
+        print(f"{name:<13} {value}")
+    for name, size in report["categories"].items():
+        print(f"{name:<13} {_human(size['bytes']):>10}  {size['files']} files")
+    print(f"{'total':<13} {_human(report['dataBytes']):>10}   free {_human(report['freeBytes'])}")
+    if report.get("inUseBy"):
+        print(f"in use by     {report['inUseBy']}")
+    if report.get("pendingMove"):
+        print(f"pending move  to {report['pendingMove']['destination']}")
+    for kept in report.get("keptBackups") or []:
+        print(f"kept backup   {kept['id']}  {', '.join(kept['paths'])}")
+    return OK
+
+
+def _verify(args) -> int:
+    from .verify import verify
+
+    report = verify(_location(args).data_root)
+    if args.json:
+        _print_json({"dataRoot": str(report.data_root), "ok": report.ok, "problems": report.problems,
+                     "recoverable": report.recoverable, "sessions": report.sessions, "messages": report.messages})
+    else:
+        for problem in report.problems:
+            print(f"problem: {problem}")
+        for note in report.recoverable:
+            print(f"recoverable: {note}")
+        print(f"{'ok' if report.ok else 'PROBLEMS FOUND'}: {report.sessions} sessions, "
+              f"{report.messages} indexed messages checked in {report.data_root}")
+    return OK if report.ok else PROBLEM
+
+
+def _backup(args) -> int:
+    from .backup import backup
+
+    result = backup(_location(args).data_root, args.path)
+    print(f"backed up schema v{result.schema_version} ({_human(result.bytes)}) to {result.path}")
+    return OK
+
+
+def _move(args) -> int:
+    from . import move, recovery
+
+    if args.data_data_dir or args.data_dir or os.environ.get(paths.ENV_DATA_DIR, "").strip():
+        raise Refused(f"This data folder is pinned by --data-dir or {paths.ENV_DATA_DIR}; moving it is "
+                      f"turned off for such folders. Unset it to move this installation's data folder.")
+    with _instance_lock(), _cancel_on_interrupt() as cancel:
+        progress = StderrProgress()
+        if args.abandon:
+            job = recovery.abandon_pending()
+            print(f"abandoned the move to {job.destination}; the data folder stays {job.source_data_root}"
+                  if job else "no move is pending")
+            return OK
+        if args.dest is None:
+            if recovery.pending() is None:
+                raise Refused("No move is pending; give the destination: `pidesktop data move DEST`.")
+            result = move.resume(recovery.pending(), progress=progress, cancel=cancel, keep_journal=False)
+        else:
+            result = move.run(args.dest, progress=progress, cancel=cancel)
+    print(f"the data folder is now {result.data_root}; the old one is kept as backup {result.kept.id} "
+          f"(`pidesktop data clean-backups` deletes it)")
+    return OK
+
+
+def _clean_cache(args) -> int:
+    from . import cache
+
+    location = _location(args)
+    if args.dry_run:
+        for folder in cache.sizes(location):
+            print(f"{_human(folder.bytes):>10}  {folder.files:>6} files  {folder.path}  ({folder.state})")
+        return OK
+    report = cache.clean(location)
+    for folder in report.folders:
+        note = "" if folder.state == cache.PRESENT else f"  skipped: {folder.state}"
+        print(f"{_human(folder.bytes):>10}  {folder.files:>6} files  {folder.path}{note}")
+    for failure in report.failures:
+        print(f"failed: {failure}", file=sys.stderr)
+    print(f"freed {_human(report.freed_bytes)}" + ("" if report.ok else "; some entries could not be removed, "
+                                                       "run it again to retry"))
+    return OK if report.ok else PROBLEM
+
+
+def _clean_backups(args) -> int:
+    from . import cleanup
+
+    if args.data_data_dir or args.data_dir:
+        raise Refused("Kept data folders belong to the installation; run this without --data-dir.")
+    kept = cleanup.list_kept()
+    chosen = [info for info in kept if args.all or info.entry.id in args.ids]
+    unknown = set(args.ids) - {info.entry.id for info in kept}
+    if unknown:
+        raise Refused(f"No kept data folder has the id {', '.join(sorted(unknown))}.")
+    if not chosen:
+        for info in kept:
+            state = "" if info.present else "  (already gone)"
+            print(f"{info.entry.id}  {_human(info.bytes):>10}  {', '.join(map(str, info.entry.paths))}{state}")
+            for problem in info.problems:
+                print(f"    cannot delete: {problem}")
+        print("no kept data folders" if not kept else "delete with: pidesktop data clean-backups ID --yes")
+        return OK
+    if not args.yes:
+        for info in chosen:
+            print(f"would delete {', '.join(map(str, info.entry.paths))} ({_human(info.bytes)})")
+        raise Refused("Add --yes to delete these folders.")
+    status = OK
+    for info in chosen:
+        result = cleanup.delete(info.entry.id)
+        for path in result.deleted:
+            print(f"deleted {path}")
+        for path in result.already_gone:
+            print(f"already gone {path}")
+        for failure in result.failures:
+            print(f"failed: {failure}", file=sys.stderr)
+            status = PROBLEM
+    return status
+
+
+# -- helpers ----------------------------------------------------------------------------
+class _instance_lock:
+    """The GUI's single-instance lock, so no window starts on a root we are moving."""
+
+    def __enter__(self):
+        paths.ensure_private_dir(paths.anchor_dir())
+        try:
+            self.lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop data move").acquire()
+        except LockHeld as exc:
+            raise Refused(f"pidesktop is running ({exc.holder}). Close pidesktop first, then try again.") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
+
+
+class _cancel_on_interrupt:
+    """Ctrl-C sets a cancellation event the job checks between files, instead of killing it mid-write."""
+
+    def __enter__(self) -> threading.Event:
+        self.event = threading.Event()
+        self.previous = signal.signal(signal.SIGINT, lambda *_: self.event.set())
+        return self.event
+
+    def __exit__(self, *exc) -> None:
+        signal.signal(signal.SIGINT, self.previous)
+
+
+def _say(message: Any, code: int) -> int:
+    print(f"pidesktop: {message}", file=sys.stderr)
+    return code
+
+
+def _print_json(value: Any) -> int:
+    print(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+    return OK
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -1,0 +1,138 @@
+"""``pidesktop data verify``: is the data root consistent?
+
+Checks, all read-only and safe beside a running host:
+
+- the database passes ``integrity_check`` and ``foreign_key_check`` and has
+  the schema version this build reads;
+- every indexed message (a ``messages`` row) is a readable message line of
+  its session's transcript, and every ``message_revisions`` row has its line
+  in the session's revisions file. The index is read before the files, and a
+  host writes a file before its index, so a concurrent append cannot cause a
+  false report;
+- a transcript without a session row is reported as *recoverable*, not as a
+  problem: the next start restores its row and index from the file (spec 004,
+  section 8).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import apsw
+import orjson
+
+from ..host.db import DB_NAME
+from ..host.schema import SCHEMA_VERSION
+from ..host.transcripts.lines import MESSAGE, scan_top_level
+from ..host.transcripts.records import is_valid_message, parse_line
+from .sqlite_ro import integrity_problems, open_readonly, user_version
+
+_SHOW = 5  # ids listed per problem
+
+
+@dataclass
+class VerifyReport:
+    data_root: Path
+    problems: list[str] = field(default_factory=list)
+    recoverable: list[str] = field(default_factory=list)
+    sessions: int = 0
+    messages: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(data_root: Path) -> VerifyReport:
+    report = VerifyReport(data_root)
+    db = data_root / DB_NAME
+    if not db.is_file():
+        report.problems.append(f"There is no database at {db}.")
+        return report
+    try:
+        conn = open_readonly(db)
+    except apsw.Error as exc:
+        report.problems.append(f"Cannot open {db}: {exc}")
+        return report
+    try:
+        report.problems += integrity_problems(conn)
+        version = user_version(conn)
+        if version != SCHEMA_VERSION:
+            report.problems.append(f"{db} has schema v{version}; this version reads v{SCHEMA_VERSION}.")
+            return report
+        with conn:  # one read snapshot for every index query
+            sessions = [row[0] for row in conn.execute("SELECT id FROM sessions")]
+            indexed = defaultdict(list)
+            for session_id, message_id in conn.execute("SELECT session_id, id FROM messages ORDER BY session_id, seq"):
+                indexed[session_id].append(message_id)
+            revisions = defaultdict(set)
+            for session_id, root, index in conn.execute(
+                    "SELECT session_id, root_user_id, revision_index FROM message_revisions"):
+                revisions[session_id].add((root, index))
+    except apsw.Error as exc:
+        report.problems.append(f"Reading {db} failed: {exc}")
+        return report
+    finally:
+        conn.close()
+    report.sessions = len(sessions)
+    report.messages = sum(len(ids) for ids in indexed.values())
+    folder = data_root / "sessions"
+    for session_id, ids in indexed.items():
+        _check_transcript(report, folder / f"{session_id}.jsonl", session_id, ids)
+    for session_id, rows in revisions.items():
+        _check_revisions(report, folder / f"{session_id}.revisions.jsonl", session_id, rows)
+    known = set(sessions)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.jsonl")):
+            session_id = path.name[: -len(".jsonl")]
+            if path.name.endswith(".revisions.jsonl") or session_id in known:
+                continue
+            report.recoverable.append(f"{path} has no session row; the next start restores it from the file.")
+    return report
+
+
+def _check_transcript(report: VerifyReport, path: Path, session_id: str, ids: list[str]) -> None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        report.problems.append(f"Session {session_id} has {len(ids)} indexed messages but no transcript {path}.")
+        return
+    except OSError as exc:
+        report.problems.append(f"Cannot read {path}: {exc}")
+        return
+    readable = set()
+    for line in data.split(b"\n")[:-1]:  # the part after the last newline is a torn line: readers skip it
+        kind, message_id = scan_top_level(line)
+        if kind != MESSAGE or message_id is None:
+            continue
+        try:
+            record = parse_line(line)
+        except orjson.JSONDecodeError:
+            continue
+        if is_valid_message(record) and record.get("id") == message_id:
+            readable.add(message_id)
+    missing = [message_id for message_id in ids if message_id not in readable]
+    if missing:
+        shown = ", ".join(missing[:_SHOW]) + (" ..." if len(missing) > _SHOW else "")
+        report.problems.append(f"Session {session_id}: {len(missing)} indexed messages are not in {path}: {shown}")
+
+
+def _check_revisions(report: VerifyReport, path: Path, session_id: str, rows: set[tuple[str, int]]) -> None:
+    found = set()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    for line in data.split(b"\n"):
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            found.add((record.get("rootUserId"), record.get("revisionIndex")))
+    missing = sorted(rows - found)
+    if missing:
+        shown = ", ".join(f"{root}#{index}" for root, index in missing[:_SHOW])
+        report.problems.append(f"Session {session_id}: {len(missing)} indexed revisions are not in {path}: {shown}")
