@@ -95,3 +95,20 @@ def test_delete_asks_then_removes_the_message(chat, qtbot, qloop):
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
     run(qloop, lambda: [m["role"] for m in stored(chat)] == ["user"])
     run(qloop, lambda: chat.transcript_model.rowCount() == 1)
+
+
+def test_sidebar_fork_copies_the_whole_chat(chat, qloop):
+    source = chat.current_session_id
+    chat.sidebar.fork_action.trigger()
+    run(qloop, lambda: chat.current_session_id not in (None, source))
+    assert [m["role"] for m in stored(chat)] == ["user", "assistant"]
+
+
+def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
+    sid = chat.current_session_id
+    chat.client.call_blocking("session.queuePush", {"sessionId": sid, "content": "queued while away"})
+    run(qloop, lambda: not chat.queue_strip.isHidden())
+    assert chat.queue_strip.resume_button.isVisible()
+    chat.queue_strip.resume_button.click()
+    run(qloop, lambda: chat.queue_strip.isHidden() and len(stored(chat)) == 4)
+    assert stored(chat)[2]["blocks"][0]["text"] == "queued while away"

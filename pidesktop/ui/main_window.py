@@ -19,6 +19,7 @@ from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
 from .composer import Composer
+from .queue_strip import QueueStrip
 from .inbox import BellButton, InboxPanel
 from .search_dialog import SearchDialog
 from .settings_dialog import SettingsDialog
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         self.sidebar.newChatRequested.connect(lambda: spawn(self.create_session()))
         self.sidebar.sessionActivated.connect(self._open_session)
         self.sidebar.deleteRequested.connect(self.confirm_delete)
+        self.sidebar.forkRequested.connect(lambda sid: spawn(self.fork_session(sid), name="fork-session"))
         self.conversation = self._build_conversation()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -126,10 +128,18 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.sendRequested.connect(lambda text: spawn(self.send_prompt(text), name="send-prompt"))
         self.composer.stopRequested.connect(self.stop_reply)
+        self.queue_strip = QueueStrip(self.client)
+        self.queue_strip.setMaximumWidth(COMPOSER_WIDTH)
+        self.queue_strip.resumeRequested.connect(self.resume_queue)
+        self.queue_strip.failed.connect(self.show_host_error)
+        composer_column = QVBoxLayout()
+        composer_column.setSpacing(0)
+        composer_column.addWidget(self.queue_strip)
+        composer_column.addWidget(self.composer)
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(24, 0, 24, 0)
         composer_row.addStretch(1)
-        composer_row.addWidget(self.composer, 100)
+        composer_row.addLayout(composer_column, 100)
         composer_row.addStretch(1)
         self.composer.setMaximumWidth(COMPOSER_WIDTH)
 
@@ -260,6 +270,7 @@ class MainWindow(QMainWindow):
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
         self.inbox.handle_event(topic, payload)
+        self.queue_strip.handle_event(topic, payload)
         if topic == "notification.created":
             self._announce(payload["notification"])
         if topic == "providers.changed":
@@ -361,6 +372,16 @@ class MainWindow(QMainWindow):
         except HostError as exc:
             self.show_host_error(exc)
 
+    async def fork_session(self, session_id: str) -> None:
+        """A copy of the whole chat as a new one, opened at once."""
+        try:
+            forked = await self.client.call("session.fork", {"sessionId": session_id})
+        except HostError as exc:
+            self.show_host_error(exc)
+            return
+        self.model.upsert(forked["session"])
+        self.sidebar.select(forked["session"]["id"])
+
     async def _full_message(self, session_id: str, message_id: str) -> dict:
         """The stored message, uncapped (the view may hold a capped projection)."""
         window = await self.client.call("session.get", {"sessionId": session_id, "messageAround": message_id,
@@ -402,12 +423,14 @@ class MainWindow(QMainWindow):
         if phase in ("started", "delta") and message is not None:
             self.transcript_model.set_live(message)
             self.composer.set_running(True)
+            self.queue_strip.set_running(True)
         elif phase == "finished" and message is None:
             self.transcript_model.drop_live()  # nothing was stored: the partial row goes
         elif phase == "finished":
             self.transcript_model.settle_live()
         elif phase == "idle":
             self.composer.set_running(False)
+            self.queue_strip.set_running(False)
 
     # -- inbox, search, settings -------------------------------------------------------
     def toggle_inbox(self) -> None:
@@ -525,7 +548,19 @@ class MainWindow(QMainWindow):
         except HostError as exc:
             self.show_host_error(exc)
             return
-        self.composer.set_running(self.runner is not None and self.runner.is_running(session_id))
+        running = self.runner is not None and self.runner.is_running(session_id)
+        self.composer.set_running(running)
+        self.queue_strip.set_running(running)
+        await self.queue_strip.show_session(session_id)
+
+    async def _resume_queue(self, session_id: str) -> None:
+        if self.runner is not None:
+            await self.runner.resume(session_id)
+
+    def resume_queue(self) -> None:
+        """Send the prompts that waited through a restart, one turn at a time."""
+        if self.current_session_id:
+            spawn(self._resume_queue(self.current_session_id), name="resume-queue")
 
     def _forget(self, session_id: str) -> None:
         self.model.remove(session_id)

@@ -99,6 +99,7 @@ class Sidebar(QWidget):
     sessionActivated = Signal(str)
     newChatRequested = Signal()
     deleteRequested = Signal(str)
+    forkRequested = Signal(str)
 
     def __init__(self, model: SessionTreeModel, theme: themes.Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -149,6 +150,9 @@ class Sidebar(QWidget):
         self.pin_action.triggered.connect(lambda: self._toggle_session_flag("pinned"))
         self.archive_action = QAction(self.tr("Archive"), self)
         self.archive_action.triggered.connect(lambda: self._toggle_session_flag("archived"))
+        self.fork_action = QAction(self.tr("Fork"), self)
+        self.fork_action.setToolTip(self.tr("Copy this chat into a new one"))
+        self.fork_action.triggered.connect(self._fork_current)
         self.move_up_action = QAction(self.tr("Move project up"), self)
         self.move_up_action.setShortcut(QKeySequence("Alt+Up"))
         self.move_up_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -228,6 +232,7 @@ class Sidebar(QWidget):
         menu.addAction(self.rename_action)
         menu.addAction(self.pin_action)
         menu.addAction(self.archive_action)
+        menu.addAction(self.fork_action)
         menu.addSeparator()
         menu.addAction(self.delete_action)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
@@ -265,6 +270,11 @@ class Sidebar(QWidget):
             prefs.sidebar["sessionView"][key.split(".", 1)[1]] = value
         prefs.save()
         self.model.relayout()
+
+    def _fork_current(self) -> None:
+        session_id = self.current_session_id()
+        if session_id:
+            self.forkRequested.emit(session_id)
 
     def _toggle_session_flag(self, flag: str) -> None:
         session_id = self.current_session_id()

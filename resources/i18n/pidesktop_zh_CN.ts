@@ -846,6 +846,14 @@
         <translation>归档</translation>
     </message>
     <message>
+        <source>Fork</source>
+        <translation>创建分支</translation>
+    </message>
+    <message>
+        <source>Copy this chat into a new one</source>
+        <translation>将此对话复制为新对话</translation>
+    </message>
+    <message>
         <source>Move project up</source>
         <translation>上移项目</translation>
     </message>
