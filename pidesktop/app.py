@@ -39,12 +39,25 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
         except LockHeld as exc:
             return _refuse(f"pidesktop is already running ({exc.holder}). Switch to its window instead.")
     try:
-        # A data-folder move interrupted by a crash is finished before any host opens a root.
-        location = recovery.before_host_start(location)
+        # A pending data-folder move (scheduled in Settings, or interrupted by a crash) is finished before any
+        # host opens a root, in a progress window; a missing default root asks what to do. None: the person quit.
+        if screenshot is None and _needs_startup_window(location):
+            from PySide6.QtWidgets import QApplication
+
+            from .ui import startup_progress
+
+            startup_app = QApplication.instance() or QApplication(sys.argv[:1])  # kept: the main window reuses it
+            location = startup_progress.prepare(location, theme)
+        else:
+            location = recovery.before_host_start(location)
     except recovery.RecoveryError as exc:
         if instance_lock is not None:
             instance_lock.release()
         return _refuse(str(exc))
+    if location is None:
+        if instance_lock is not None:
+            instance_lock.release()
+        return 0
     try:
         paths.prepare_data_root(location)
         logs.configure(location.data_root, "app")
@@ -125,6 +138,13 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         client.close()
         host.stop()
     return exit_code
+
+
+def _needs_startup_window(location: paths.StorageLocation) -> bool:
+    """A move is pending or the default data root has gone missing (never for a pinned root)."""
+    if location.source == "env":
+        return False
+    return recovery.pending() is not None or recovery.check_default_root().state == "missing"
 
 
 def _route_qt_messages_to_the_log() -> None:

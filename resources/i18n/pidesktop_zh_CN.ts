@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>BackupDialog</name>
+    <message>
+        <source>Back up database</source>
+        <translation>备份数据库</translation>
+    </message>
+    <message>
+        <source>Writes a consistent copy of the chat database (pi.sqlite), readable only by you. It is checked before it is kept. pidesktop keeps running meanwhile.</source>
+        <translation>写入聊天数据库（pi.sqlite）的一致副本，仅你本人可读。副本在保留前会经过检查。期间 pidesktop 可照常运行。</translation>
+    </message>
+    <message>
+        <source>Full path of the new backup file</source>
+        <translation>新备份文件的完整路径</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>备份</translation>
+    </message>
+    <message>
+        <source>SQLite database (*.sqlite *.db)</source>
+        <translation>SQLite 数据库 (*.sqlite *.db)</translation>
+    </message>
+    <message>
+        <source>Backed up and verified: %1 (%2).</source>
+        <translation>已备份并校验：%1（%2）。</translation>
+    </message>
+</context>
+<context>
     <name>BellButton</name>
     <message>
         <source>Inbox (Ctrl+Shift+I)</source>
@@ -14,6 +45,120 @@
     <message>
         <source>Inbox, %1 unread</source>
         <translation>收件箱，%1 条未读</translation>
+    </message>
+</context>
+<context>
+    <name>CacheDialog</name>
+    <message>
+        <source>Clean caches</source>
+        <translation>清理缓存</translation>
+    </message>
+    <message>
+        <source>Only these folders are emptied. Chats, attachments, secrets and settings are never touched; pidesktop rebuilds what it needs.</source>
+        <translation>只会清空这些文件夹。对话、附件、密钥和设置绝不会被动到；pidesktop 会按需重建。</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件数</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Clean…</source>
+        <translation>清理…</translation>
+    </message>
+    <message>
+        <source>Total: %1</source>
+        <translation>合计：%1</translation>
+    </message>
+    <message>
+        <source>pidesktop is using this data folder, so its caches can only be emptied while it is closed: quit pidesktop and run `pidesktop data clean-cache`.</source>
+        <translation>pidesktop 正在使用此数据文件夹，缓存只能在它关闭时清空：请退出 pidesktop，然后运行 `pidesktop data clean-cache`。</translation>
+    </message>
+    <message>
+        <source>%1 (window state)</source>
+        <translation>%1（窗口状态）</translation>
+    </message>
+    <message>
+        <source>%1 — a link, skipped</source>
+        <translation>%1 —— 是链接，已跳过</translation>
+    </message>
+    <message>
+        <source>%1 — not a folder, skipped</source>
+        <translation>%1 —— 不是文件夹，已跳过</translation>
+    </message>
+    <message>
+        <source>Empty the cache folders and free %1?</source>
+        <translation>要清空缓存文件夹并释放 %1 吗？</translation>
+    </message>
+    <message>
+        <source>Clean</source>
+        <translation>清理</translation>
+    </message>
+    <message>
+        <source>Freed %1 (%2 files).</source>
+        <translation>已释放 %1（%2 个文件）。</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Freed %1, but some entries could not be removed:</source>
+        <translation>已释放 %1，但有些条目无法删除：</translation>
+    </message>
+</context>
+<context>
+    <name>ChoosePage</name>
+    <message>
+        <source>Choose a new place for your data</source>
+        <translation>为你的数据选择新位置</translation>
+    </message>
+    <message>
+        <source>Your chats, attachments and settings are now in %1.</source>
+        <translation>你的对话、附件和设置目前位于 %1。</translation>
+    </message>
+    <message>
+        <source>An empty folder, or a new folder name, e.g. /mnt/big/pidesktop</source>
+        <translation>一个空文件夹或新文件夹名，例如 /mnt/big/pidesktop</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>pidesktop copies everything there, checks the copy, and then uses it. The current folder is kept as a backup until you remove it.</source>
+        <translation>pidesktop 会把所有内容复制过去、检查副本，然后改用它。当前文件夹会作为备份保留，直到你删除它。</translation>
+    </message>
+    <message>
+        <source>New folder</source>
+        <translation>新文件夹</translation>
+    </message>
+    <message>
+        <source>This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir); it cannot be moved from here.</source>
+        <translation>此数据文件夹由 PI_DESKTOP_DATA_DIR（或 --data-dir）指定，无法在这里移动。</translation>
+    </message>
+    <message>
+        <source>Enter the full path of the folder, starting with /.</source>
+        <translation>请输入以 / 开头的文件夹完整路径。</translation>
+    </message>
+    <message>
+        <source>This folder holds an earlier, unfinished copy of your data; the move picks up from there.</source>
+        <translation>此文件夹里有一份之前未完成的数据副本，移动会从那里继续。</translation>
+    </message>
+    <message>
+        <source>This empty folder can be used.</source>
+        <translation>可以使用这个空文件夹。</translation>
+    </message>
+    <message>
+        <source>This folder will be created.</source>
+        <translation>将创建此文件夹。</translation>
     </message>
 </context>
 <context>
@@ -40,6 +185,39 @@
     </message>
 </context>
 <context>
+    <name>ConfirmPage</name>
+    <message>
+        <source>Ready to move</source>
+        <translation>准备移动</translation>
+    </message>
+    <message>
+        <source>pidesktop will restart to move your data.</source>
+        <translation>pidesktop 将重新启动以移动你的数据。</translation>
+    </message>
+    <message>
+        <source>When you press Restart and move:
+1. pidesktop closes.
+2. It starts again and copies your data, showing the progress. Chats are not available until the copy is checked.
+3. It opens the new folder. If anything goes wrong, it keeps using the current one.
+
+The current folder is kept as a backup; remove it later with Settings &gt; Data &gt; Remove old copies.</source>
+        <translation>按下“重启并移动”后：
+1. pidesktop 关闭。
+2. 它重新启动并复制你的数据，同时显示进度。副本检查完成前无法使用对话。
+3. 它打开新文件夹。如果出现任何问题，会继续使用当前文件夹。
+
+当前文件夹会作为备份保留；之后可在“设置 &gt; 数据 &gt; 删除旧副本”中删除。</translation>
+    </message>
+    <message>
+        <source>From: %1
+To: %2
+Size: %3</source>
+        <translation>从：%1
+到：%2
+大小：%3</translation>
+    </message>
+</context>
+<context>
     <name>DataPage</name>
     <message>
         <source>Data</source>
@@ -54,8 +232,64 @@
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <source>Moving the data folder and maintenance tools come in a later version.</source>
-        <translation>移动数据文件夹和维护工具将在后续版本中提供。</translation>
+        <source>Move data folder…</source>
+        <translation>移动数据文件夹…</translation>
+    </message>
+    <message>
+        <source>Maintenance</source>
+        <translation>维护</translation>
+    </message>
+    <message>
+        <source>Verify data</source>
+        <translation>校验数据</translation>
+    </message>
+    <message>
+        <source>Back up database…</source>
+        <translation>备份数据库…</translation>
+    </message>
+    <message>
+        <source>Clean caches…</source>
+        <translation>清理缓存…</translation>
+    </message>
+    <message>
+        <source>Remove old copies…</source>
+        <translation>删除旧副本…</translation>
+    </message>
+    <message>
+        <source>Workflows…</source>
+        <translation>工作流…</translation>
+    </message>
+    <message>
+        <source>Check the database and transcripts for problems.</source>
+        <translation>检查数据库和对话记录是否有问题。</translation>
+    </message>
+    <message>
+        <source>Save a checked copy of the chat database.</source>
+        <translation>保存一份经过检查的聊天数据库副本。</translation>
+    </message>
+    <message>
+        <source>Free space used by caches pidesktop can rebuild.</source>
+        <translation>释放 pidesktop 可重建的缓存所占空间。</translation>
+    </message>
+    <message>
+        <source>Delete data folders kept after a move.</source>
+        <translation>删除移动后保留的数据文件夹。</translation>
+    </message>
+    <message>
+        <source>Status, check and backup of the Pi Workflows state.</source>
+        <translation>Pi Workflows 状态库的状态、检查与备份。</translation>
+    </message>
+    <message>
+        <source>Not available for a data folder set by PI_DESKTOP_DATA_DIR.</source>
+        <translation>由 PI_DESKTOP_DATA_DIR 指定的数据文件夹不可用此功能。</translation>
+    </message>
+    <message>
+        <source>This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir), so it is managed by whoever set it: pidesktop does not move it or clean it up. Unset it to manage this installation&apos;s own data folder here.</source>
+        <translation>此数据文件夹由 PI_DESKTOP_DATA_DIR（或 --data-dir）指定，由设置它的人管理：pidesktop 不会移动或清理它。取消该设置后，即可在这里管理本安装自己的数据文件夹。</translation>
+    </message>
+    <message>
+        <source>A move to %1 is waiting: it runs the next time pidesktop starts.</source>
+        <translation>移动到 %1 的操作正在等待：将在 pidesktop 下次启动时执行。</translation>
     </message>
 </context>
 <context>
@@ -290,6 +524,17 @@
     </message>
 </context>
 <context>
+    <name>Maintenance</name>
+    <message>
+        <source>The file system refused: %1%2. Check the folder&apos;s permissions and free space, then try again.</source>
+        <translation>文件系统拒绝了操作：%1%2。请检查文件夹权限和剩余空间，然后重试。</translation>
+    </message>
+    <message>
+        <source>Something unexpected went wrong (%1). Nothing was changed; the details are in the log.</source>
+        <translation>发生了意外错误（%1）。没有任何更改；详情见日志。</translation>
+    </message>
+</context>
+<context>
     <name>MessageLayout</name>
     <message>
         <source>Copy</source>
@@ -346,6 +591,209 @@
     <message>
         <source>result</source>
         <translation>结果</translation>
+    </message>
+</context>
+<context>
+    <name>MissingRootWindow</name>
+    <message>
+        <source>Your data folder is missing</source>
+        <translation>找不到你的数据文件夹</translation>
+    </message>
+    <message>
+        <source>pidesktop kept its data in %1, but that folder is gone. If it is on a disk that is not connected, quit, connect it and start pidesktop again.</source>
+        <translation>pidesktop 的数据原本在 %1，但该文件夹已不存在。如果它在未连接的磁盘上，请退出、连接磁盘后重新启动 pidesktop。</translation>
+    </message>
+    <message>
+        <source>Create a fresh data folder</source>
+        <translation>新建数据文件夹</translation>
+    </message>
+    <message>
+        <source>Select an existing one…</source>
+        <translation>选择已有文件夹…</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Select your data folder</source>
+        <translation>选择你的数据文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>MoveProgressWindow</name>
+    <message>
+        <source>Looking at your data…</source>
+        <translation>正在查看你的数据…</translation>
+    </message>
+    <message>
+        <source>Copying files…</source>
+        <translation>正在复制文件…</translation>
+    </message>
+    <message>
+        <source>Checking the copy…</source>
+        <translation>正在检查副本…</translation>
+    </message>
+    <message>
+        <source>Updating paths in the copy…</source>
+        <translation>正在更新副本中的路径…</translation>
+    </message>
+    <message>
+        <source>Checking the copied database…</source>
+        <translation>正在检查复制的数据库…</translation>
+    </message>
+    <message>
+        <source>Switching to the new folder…</source>
+        <translation>正在切换到新文件夹…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Less than a minute left</source>
+        <translation>剩余不到一分钟</translation>
+    </message>
+    <message>
+        <source>About %1 min left</source>
+        <translation>大约还剩 %1 分钟</translation>
+    </message>
+    <message>
+        <source>About %1 h left</source>
+        <translation>大约还剩 %1 小时</translation>
+    </message>
+    <message>
+        <source>Moving your data folder</source>
+        <translation>正在移动你的数据文件夹</translation>
+    </message>
+    <message>
+        <source>From %1
+to %2</source>
+        <translation>从 %1
+到 %2</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Your chats open as soon as the copy has been checked. Until then, your data stays where it was.</source>
+        <translation>副本检查完成后就会打开你的对话。在此之前，你的数据仍留在原处。</translation>
+    </message>
+    <message>
+        <source>Cancel move</source>
+        <translation>取消移动</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Keep current folder</source>
+        <translation>保留当前文件夹</translation>
+    </message>
+    <message>
+        <source>Forget this move and open your data where it is now.</source>
+        <translation>放弃这次移动，在当前位置打开你的数据。</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 files</source>
+        <translation>%1 / %2 个文件</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>The move did not finish</source>
+        <translation>移动没有完成</translation>
+    </message>
+    <message>
+        <source>Your data is still in the current folder. Fix the problem and retry, or keep using the current folder.</source>
+        <translation>你的数据仍在当前文件夹中。请解决问题后重试，或继续使用当前文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>OldCopiesDialog</name>
+    <message>
+        <source>Remove old copies</source>
+        <translation>删除旧副本</translation>
+    </message>
+    <message>
+        <source>After a move, pidesktop keeps the old data folder as a backup. Delete it once you are sure the new one has everything.</source>
+        <translation>移动之后，pidesktop 会保留旧的数据文件夹作为备份。确认新文件夹内容齐全后再删除它。</translation>
+    </message>
+    <message>
+        <source>Old folder</source>
+        <translation>旧文件夹</translation>
+    </message>
+    <message>
+        <source>Moved</source>
+        <translation>移动时间</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>There are no old copies.</source>
+        <translation>没有旧副本。</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>(already gone)</source>
+        <translation>（已不存在）</translation>
+    </message>
+    <message>
+        <source>Moved to %1</source>
+        <translation>已移动到 %1</translation>
+    </message>
+    <message>
+        <source>Delete these folders (%1) for good?
+
+%2
+
+This cannot be undone.</source>
+        <translation>要永久删除这些文件夹（%1）吗？
+
+%2
+
+此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Are you sure? Your current data folder is not affected, but the old copy cannot be recovered.</source>
+        <translation>确定吗？当前数据文件夹不受影响，但旧副本将无法恢复。</translation>
+    </message>
+    <message>
+        <source>Delete for good</source>
+        <translation>永久删除</translation>
+    </message>
+    <message>
+        <source>Deleted %1 folders.</source>
+        <translation>已删除 %1 个文件夹。</translation>
+    </message>
+    <message>
+        <source>Retry…</source>
+        <translation>重试…</translation>
+    </message>
+    <message>
+        <source>Some folders could not be deleted; the copy stays listed so you can retry:</source>
+        <translation>有些文件夹无法删除；该副本仍保留在列表中，你可以重试：</translation>
     </message>
 </context>
 <context>
@@ -703,6 +1151,49 @@
     </message>
 </context>
 <context>
+    <name>ReviewPage</name>
+    <message>
+        <source>What will be moved</source>
+        <translation>将要移动的内容</translation>
+    </message>
+    <message>
+        <source>Everything in the data folder is copied and checked file by file.</source>
+        <translation>数据文件夹中的所有内容都会被复制，并逐个文件检查。</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件数</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Counting…</source>
+        <translation>正在统计…</translation>
+    </message>
+    <message>
+        <source>In all: %1 in %2 files.</source>
+        <translation>总计：%1，共 %2 个文件。</translation>
+    </message>
+    <message>
+        <source>%1 chats, %2 messages.</source>
+        <translation>%1 个对话，%2 条消息。</translation>
+    </message>
+    <message>
+        <source>Not enough room: %1 is free there, the move needs %2. Go back and choose another place.</source>
+        <translation>空间不足：那里剩余 %1，移动需要 %2。请返回并选择其他位置。</translation>
+    </message>
+    <message>
+        <source>%1 free at the new place.</source>
+        <translation>新位置剩余 %1。</translation>
+    </message>
+</context>
+<context>
     <name>Search</name>
     <message>
         <source>New chat</source>
@@ -923,6 +1414,92 @@
     </message>
 </context>
 <context>
+    <name>StorageWizard</name>
+    <message>
+        <source>Chat database</source>
+        <translation>聊天数据库</translation>
+    </message>
+    <message>
+        <source>Transcripts</source>
+        <translation>对话记录</translation>
+    </message>
+    <message>
+        <source>Attachments</source>
+        <translation>附件</translation>
+    </message>
+    <message>
+        <source>Secrets</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Synced configuration</source>
+        <translation>同步的配置</translation>
+    </message>
+    <message>
+        <source>Plugins</source>
+        <translation>插件</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Caches</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <source>Scratch files</source>
+        <translation>临时文件</translation>
+    </message>
+    <message>
+        <source>Visualizations</source>
+        <translation>可视化</translation>
+    </message>
+    <message>
+        <source>Review snapshots</source>
+        <translation>审阅快照</translation>
+    </message>
+    <message>
+        <source>Crash reports</source>
+        <translation>崩溃报告</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Window state</source>
+        <translation>窗口状态</translation>
+    </message>
+    <message>
+        <source>Move data folder</source>
+        <translation>移动数据文件夹</translation>
+    </message>
+    <message>
+        <source>Restart and move</source>
+        <translation>重启并移动</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>ToolDialog</name>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>TranscriptModel</name>
     <message>
         <source>Earlier messages summarised</source>
@@ -934,6 +1511,120 @@
     <message>
         <source>Jump to latest</source>
         <translation>跳到最新</translation>
+    </message>
+</context>
+<context>
+    <name>VerifyDialog</name>
+    <message>
+        <source>Verify data</source>
+        <translation>校验数据</translation>
+    </message>
+    <message>
+        <source>Checks the database and that every indexed message can be read from its transcript. Nothing is changed.</source>
+        <translation>检查数据库，以及每条已索引的消息能否从其对话记录中读取。不会做任何更改。</translation>
+    </message>
+    <message>
+        <source>Verify again</source>
+        <translation>再次校验</translation>
+    </message>
+    <message>
+        <source>%1 chats, %2 messages checked.</source>
+        <translation>已检查 %1 个对话、%2 条消息。</translation>
+    </message>
+    <message>
+        <source>No problems found.</source>
+        <translation>未发现问题。</translation>
+    </message>
+    <message>
+        <source>Problems found: %1.</source>
+        <translation>发现问题：%1 个。</translation>
+    </message>
+    <message>
+        <source>Recoverable (pidesktop restores these at the next start):</source>
+        <translation>可恢复（pidesktop 会在下次启动时恢复）：</translation>
+    </message>
+</context>
+<context>
+    <name>WorkflowsDialog</name>
+    <message>
+        <source>Workflows</source>
+        <translation>工作流</translation>
+    </message>
+    <message>
+        <source>The Pi Workflows state database keeps runs, decisions and leases. This only reads it.</source>
+        <translation>Pi Workflows 状态数据库保存运行、决定和租约。这里只读取它。</translation>
+    </message>
+    <message>
+        <source>Item</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <source>Full path of the new backup file</source>
+        <translation>新备份文件的完整路径</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>Back up…</source>
+        <translation>备份…</translation>
+    </message>
+    <message>
+        <source>There is no workflows database yet. It is created the first time Pi Workflows runs.</source>
+        <translation>还没有工作流数据库。它会在 Pi Workflows 首次运行时创建。</translation>
+    </message>
+    <message>
+        <source>The workflows database is not one this version can read (%1 problems). Verify shows them.</source>
+        <translation>此版本无法读取该工作流数据库（%1 个问题）。校验可显示详情。</translation>
+    </message>
+    <message>
+        <source>Database size</source>
+        <translation>数据库大小</translation>
+    </message>
+    <message>
+        <source>Runs: %1</source>
+        <translation>运行：%1</translation>
+    </message>
+    <message>
+        <source>Decisions: %1</source>
+        <translation>决定：%1</translation>
+    </message>
+    <message>
+        <source>Active leases</source>
+        <translation>有效租约</translation>
+    </message>
+    <message>
+        <source>Stale leases</source>
+        <translation>过期租约</translation>
+    </message>
+    <message>
+        <source>Unsettled effects</source>
+        <translation>未结算的副作用</translation>
+    </message>
+    <message>
+        <source>The workflows database is ready.</source>
+        <translation>工作流数据库已就绪。</translation>
+    </message>
+    <message>
+        <source>Verified: no problems found.</source>
+        <translation>已校验：未发现问题。</translation>
+    </message>
+    <message>
+        <source>Problems found:</source>
+        <translation>发现问题：</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>备份</translation>
+    </message>
+    <message>
+        <source>Backed up and verified: %1 (%2).</source>
+        <translation>已备份并校验：%1（%2）。</translation>
     </message>
 </context>
 </TS>
