@@ -320,7 +320,7 @@ def test_clean_caches_waits_while_a_host_uses_the_root(qtbot, qloop, location):
         qtbot.addWidget(dialog)
         dialog.open()
         run(qloop, lambda: dialog.report.isVisible())
-        assert not dialog.clean_button.isEnabled() and "pidesktop data clean-cache" in dialog.report.text()
+        assert "restarts" in dialog.report.text() and dialog.clean_button.text().startswith("Restart")
     finally:
         host.stop()
 
@@ -437,3 +437,34 @@ def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, 
     finally:
         client.close()
         thread.stop()
+
+
+def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monkeypatch):
+    """The running app holds the folder: the dialog records the request and restarts; start-up cleans."""
+    from pidesktop.storage import cache_request, recovery
+    from pidesktop.ui.maintenance import CacheDialog
+
+    from .conftest import InProcessHost, wait_until
+
+    location = paths.resolve()  # the default root: settings-driven maintenance applies to it
+    host = InProcessHost(location)
+    cache_dir = location.data_root / "cache"
+    (cache_dir / "models.json").write_text("x" * 5000)
+    (location.data_root / "sessions" / "keep.jsonl").write_text("keep\n")
+    restarts = []
+    monkeypatch.setattr(CacheDialog, "relaunch", staticmethod(lambda: restarts.append(True)))
+    try:
+        dialog = CacheDialog(location)
+        qtbot.addWidget(dialog)
+        dialog.open()
+        qloop.run_until_complete(wait_until(lambda: dialog.clean_button.isEnabled()))
+        assert "Restart" in dialog.clean_button.text()
+        dialog.run()
+        assert restarts == [True] and cache_request.pending(location)
+    finally:
+        host.stop()
+    recovery.before_host_start(location)  # what the next launch does before its host starts
+    assert not (cache_dir / "models.json").exists()
+    assert (location.data_root / "sessions" / "keep.jsonl").read_text() == "keep\n"
+    assert not cache_request.pending(location)
+    assert cache_request.last_report()["freedBytes"] >= 5000

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .. import paths
 from ..host.db import DB_NAME
-from . import journal, move
+from . import cache_request, journal, move
 from .errors import MaintenanceError, RecoveryError
 from .fsutil import absolute, read_json, write_json_atomic
 from .journal import PendingMove
@@ -72,6 +72,8 @@ def before_host_start(location: paths.StorageLocation, progress: Progress | None
             raise RecoveryError(str(exc)) from exc
     if location.source == "default" and location.data_root.is_dir():
         _note_default_root_in_use()
+    if location.data_root.is_dir():
+        cache_request.run_if_requested(location)
     return location
 
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDi
 
 from .. import paths
 from ..storage import backup as db_backup
-from ..storage import cache, cleanup, verify
+from ..storage import cache, cache_request, cleanup, verify
 from ..storage.errors import MaintenanceError
 from ..storage.locking import is_in_use
 from ..workflows import backup as wf_backup
@@ -31,6 +31,7 @@ from ..workflows import status as wf_status
 from ..workflows.errors import StateError
 from . import i18n
 from . import theme as themes
+from .relaunch import relaunch_pidesktop
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.maintenance")
@@ -354,12 +355,21 @@ class CacheDialog(ToolDialog):
             self.table.addTopLevelItem(item)
         total = sum(folder.bytes for folder in self.folders)
         self.total.setText(i18n.arg(self.tr("Total: %1"), human_size(total)))
-        if holder is not None:
-            self.clean_button.setEnabled(False)
-            self.show_report(self.tr("pidesktop is using this data folder, so its caches can only be emptied while "
-                                     "it is closed: quit pidesktop and run `pidesktop data clean-cache`."), "info")
+        self.in_use = holder is not None
+        last = cache_request.last_report()
+        if self.in_use:
+            self.clean_button.setText(self.tr("Restart and clean…"))
+            self.clean_button.setEnabled(total > 0)
+            self.show_report(self.tr("pidesktop is using this data folder, so its caches are emptied while it "
+                                     "restarts, before your chats open again."), "info")
         else:
             self.clean_button.setEnabled(total > 0)
+        if last is not None and last.get("dataRoot") == str(self.location.data_root) and self.cleaned is None:
+            text = i18n.arg(self.tr("The last cleanup freed %1 (%2 files)."), human_size(last.get("freedBytes", 0)),
+                            last.get("removedFiles", 0))
+            if last.get("failures"):
+                text += "\n" + self.tr("Some entries could not be removed:") + "\n" + "\n".join(last["failures"][:8])
+            self.show_report(text, "error" if last.get("failures") else "ok")
 
     def _describe(self, folder: cache.CacheFolder) -> str:
         for root in (self.location.data_root, self.location.ui_root):
@@ -385,7 +395,14 @@ class CacheDialog(ToolDialog):
                 i18n.arg(self.tr("Empty the cache folders and free %1?"), human_size(total)),
                 self.tr("Clean"), self.run)
 
+    # Replaceable (tests): how the app restarts after recording a cleanup request.
+    relaunch = staticmethod(relaunch_pidesktop)
+
     def run(self) -> None:
+        if getattr(self, "in_use", False):
+            cache_request.request(self.location)  # done at the next start, before the host opens
+            type(self).relaunch()
+            return
         self.start(self._clean(), "clean-caches")
 
     async def _clean(self) -> None:

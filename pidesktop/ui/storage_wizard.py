@@ -14,10 +14,8 @@ a backup.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from ..storage.fsutil import now_ms
 from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
+from .relaunch import relaunch_pidesktop
 from .maintenance import _right, _tree, current_theme, error_text, human_size, set_severity, stylesheet
 from .tasks import spawn
 
@@ -71,26 +70,6 @@ def schedule_move(destination: str | os.PathLike) -> PendingMove:
                       plan.selected_root, plan.destination, "copy", now, now)
     journal.write(job)
     return job
-
-
-def relaunch_pidesktop() -> None:
-    """Quit (the ordered shutdown drains and joins the host), then start pidesktop again.
-
-    The new process is started once this one has released the installation
-    lock, from an exit handler, so it never meets "pidesktop is already running".
-    """
-    atexit.register(_start_again, sys.executable, os.getcwd())
-    app = QApplication.instance()
-    if app is not None:
-        app.quit()
-
-
-def _start_again(python: str, cwd: str) -> None:
-    try:
-        subprocess.Popen([python, "-m", "pidesktop"], cwd=cwd, start_new_session=True, close_fds=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError as exc:  # the move is journalled: it runs whenever pidesktop is started next
-        print(f"pidesktop: could not restart ({exc}); start pidesktop to move the data folder.", file=sys.stderr)
 
 
 class StorageWizard(QWizard):

@@ -78,8 +78,20 @@
         <translation>合计：%1</translation>
     </message>
     <message>
-        <source>pidesktop is using this data folder, so its caches can only be emptied while it is closed: quit pidesktop and run `pidesktop data clean-cache`.</source>
-        <translation>pidesktop 正在使用此数据文件夹，缓存只能在它关闭时清空：请退出 pidesktop，然后运行 `pidesktop data clean-cache`。</translation>
+        <source>Restart and clean…</source>
+        <translation>重启并清理…</translation>
+    </message>
+    <message>
+        <source>pidesktop is using this data folder, so its caches are emptied while it restarts, before your chats open again.</source>
+        <translation>pidesktop 正在使用此数据文件夹，因此缓存会在重启时、对话重新打开之前清空。</translation>
+    </message>
+    <message>
+        <source>The last cleanup freed %1 (%2 files).</source>
+        <translation>上次清理释放了 %1（%2 个文件）。</translation>
+    </message>
+    <message>
+        <source>Some entries could not be removed:</source>
+        <translation>有些项目无法删除：</translation>
     </message>
     <message>
         <source>%1 (window state)</source>

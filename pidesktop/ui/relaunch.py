@@ -1,0 +1,30 @@
+"""Restarting pidesktop after a cold maintenance job was recorded (a move, a cache cleanup)."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+
+from PySide6.QtWidgets import QApplication
+
+
+def relaunch_pidesktop() -> None:
+    """Quit (the ordered shutdown drains and joins the host), then start pidesktop again.
+
+    The new process is started once this one has released the installation
+    lock, from an exit handler, so it never meets "pidesktop is already running".
+    """
+    atexit.register(_start_again, sys.executable, os.getcwd())
+    app = QApplication.instance()
+    if app is not None:
+        app.quit()
+
+
+def _start_again(python: str, cwd: str) -> None:
+    try:
+        subprocess.Popen([python, "-m", "pidesktop"], cwd=cwd, start_new_session=True, close_fds=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError as exc:  # the move is journalled: it runs whenever pidesktop is started next
+        print(f"pidesktop: could not restart ({exc}); start pidesktop to move the data folder.", file=sys.stderr)
