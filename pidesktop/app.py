@@ -42,11 +42,9 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
         # A pending data-folder move (scheduled in Settings, or interrupted by a crash) is finished before any
         # host opens a root, in a progress window; a missing default root asks what to do. None: the person quit.
         if screenshot is None and _needs_startup_window(location):
-            from PySide6.QtWidgets import QApplication
-
             from .ui import startup_progress
 
-            startup_app = QApplication.instance() or QApplication(sys.argv[:1])  # kept: the main window reuses it
+            QApplication.instance() or QApplication(sys.argv[:1])  # created now, reused by the main window
             location = startup_progress.prepare(location, theme)
         else:
             location = recovery.before_host_start(location)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QEasingCurve, QEvent,
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QEasingCurve, QEvent,
                             QModelIndex, QObject, QPersistentModelIndex, QPoint, QPropertyAnimation, QRect, QRectF,
                             QSize, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEff
                                QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
+from .paged_model import PagedListModel
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -65,23 +66,16 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class InboxModel(QAbstractListModel):
+class InboxModel(PagedListModel):
+    task_name = "inbox-load-more"
     unreadChanged = Signal(int)
-    failed = Signal(object)  # a HostError from a load started in the background
 
     def __init__(self, client: HostClient, parent: QObject | None = None):
-        super().__init__(parent)
-        self.client = client
-        self.rows: list[dict] = []
+        super().__init__(client, parent)
         self.unread_count = 0
-        self.next_cursor: str | None = None
-        self._loading_more = False
         self._generation = 0  # bumps on every reload, so a late page of an older listing is dropped
 
     # -- Qt ------------------------------------------------------------------
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         row = self.row_at(index)
         if row is None:
@@ -101,25 +95,7 @@ class InboxModel(QAbstractListModel):
             return row.get("readAt") is None
         return None
 
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if self.row_at(index) is None:
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:
-        return not parent.isValid() and self.next_cursor is not None and not self._loading_more
-
-    def fetchMore(self, parent: _Index = QModelIndex()) -> None:
-        if self.canFetchMore(parent):
-            self._loading_more = True  # set now: views ask again before the task starts
-            spawn(self._background(self.load_more()), name="inbox-load-more")
-
     # -- lookups ---------------------------------------------------------------
-    def row_at(self, index: _Index) -> dict | None:
-        if not index.isValid() or index.parent().isValid() or not 0 <= index.row() < len(self.rows):
-            return None
-        return self.rows[index.row()]
-
     def row_of(self, notification_id: str) -> int:
         return next((i for i, row in enumerate(self.rows) if row["id"] == notification_id), -1)
 
@@ -226,11 +202,6 @@ class InboxModel(QAbstractListModel):
             self.unread_count = count
             self.unreadChanged.emit(count)
 
-    async def _background(self, work) -> None:
-        try:
-            await work
-        except HostError as exc:
-            self.failed.emit(exc)
 
 
 class BellButton(QToolButton):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Coroutine
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractListModel, QCoreApplication, QModelIndex, QObject,
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QObject,
                             QPersistentModelIndex, QRect, QRectF, QSize, Qt, QTimer, Signal)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QListView,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, 
 
 from ..bus import HostClient, HostError
 from .i18n import arg
+from .paged_model import PagedListModel
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -119,24 +120,17 @@ def row_height(result: dict) -> int:
     return PAD + TITLE_LINE + META_LINE + snippets * SNIPPET_LINE + PAD + (PAD if snippets else 0)
 
 
-class SearchModel(QAbstractListModel):
+class SearchModel(PagedListModel):
+    task_name = "search-load-more"
     searched = Signal(str)   # results for this query are in (possibly none)
-    failed = Signal(object)  # a HostError
 
     def __init__(self, client: HostClient, parent: QObject | None = None):
-        super().__init__(parent)
-        self.client = client
+        super().__init__(client, parent)
         self.query = ""
-        self.rows: list[dict] = []
-        self.next_cursor: str | None = None
         self.total = 0
-        self._loading_more = False
         self._generation = 0  # bumps per query: a reply for an older one is ignored
 
     # -- Qt ------------------------------------------------------------------
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         row = self.row_at(index)
         if row is None:
@@ -151,24 +145,6 @@ class SearchModel(QAbstractListModel):
         if role == MatchCountRole:
             return int(row.get("matchCount") or 0)
         return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if self.row_at(index) is None:
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:
-        return not parent.isValid() and self.next_cursor is not None and not self._loading_more
-
-    def fetchMore(self, parent: _Index = QModelIndex()) -> None:
-        if self.canFetchMore(parent):
-            self._loading_more = True  # set now: views ask again before the task starts
-            spawn(self._background(self.load_more()), name="search-load-more")
-
-    def row_at(self, index: _Index) -> dict | None:
-        if not index.isValid() or index.parent().isValid() or not 0 <= index.row() < len(self.rows):
-            return None
-        return self.rows[index.row()]
 
     # -- host work ---------------------------------------------------------------
     def forget_pending(self) -> None:
@@ -226,11 +202,6 @@ class SearchModel(QAbstractListModel):
         self.endResetModel()
         self.searched.emit(query)
 
-    async def _background(self, work) -> None:
-        try:
-            await work
-        except HostError as exc:
-            self.failed.emit(exc)
 
 
 class SearchDelegate(QStyledItemDelegate):
