@@ -112,3 +112,22 @@ def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
     chat.queue_strip.resume_button.click()
     run(qloop, lambda: chat.queue_strip.isHidden() and len(stored(chat)) == 4)
     assert stored(chat)[2]["blocks"][0]["text"] == "queued while away"
+
+
+def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
+    from pidesktop.ui import transcript_model
+
+    monkeypatch.setattr(transcript_model, "CONTENT_LIMIT", 200)
+    sid = chat.current_session_id
+    long_text = "word " * 400
+    chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
+        "id": "long-1", "role": "assistant", "blocks": [{"type": "text", "text": long_text}]}})
+    run(qloop, chat.open_transcript(sid))
+    row = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]
+    assert row["message"]["blocks"][0]["truncated"] and len(row["message"]["blocks"][0]["text"]) == 200
+    index = chat.transcript_model.index(chat.transcript_model.row_of("long-1"))
+    rendered = chat.transcript.delegate.rendered(index, chat.transcript.viewport().width())
+    assert any(a.name == "show-full" and a.always for a in rendered.actions)
+    run(qloop, chat.message_action("show-full", "long-1"))
+    full = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]["message"]["blocks"][0]
+    assert full["text"] == long_text and "truncated" not in full

@@ -355,6 +355,8 @@ class MainWindow(QMainWindow):
                 finally:
                     self.composer.set_running(False)
                 await self.open_transcript(session_id)
+            elif action == "show-full":
+                self.transcript_model.show_full(message)
             elif action == "fork":
                 forked = await self.client.call("session.fork", {"sessionId": session_id,
                                                                  "throughMessageId": message_id})

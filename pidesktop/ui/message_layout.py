@@ -33,6 +33,7 @@ USER_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
                 ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),
                 ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
                 ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+SHOW_FULL = ("show-full", QT_TRANSLATE_NOOP("MessageLayout", "Show full message"))
 REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
                  ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
                  ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
@@ -120,7 +121,8 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
                 background=theme.user_bubble)
     y = part.y + part.height + ACTION_GAP
     meta = message.get("meta") or {}
-    actions = _action_row(_translated(USER_ACTIONS), x0 + column, y, font, align_right=True)
+    actions = _action_row(_translated(USER_ACTIONS + ((SHOW_FULL,) if _capped(message) else ())),
+                          x0 + column, y, font, align_right=True)
     count, active = meta.get("revisionCount"), meta.get("activeRevision")
     if isinstance(count, int) and count > 1 and isinstance(active, int):
         left = min(a.rect.left() for a in actions) - 12
@@ -189,7 +191,10 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         y += h
     if live:
         return RenderedRow(y + ROW_GAP / 2, parts)
-    actions = _action_row(_translated(REPLY_ACTIONS), x0, y + ACTION_GAP, font)
+    actions = _action_row(_translated(REPLY_ACTIONS + ((SHOW_FULL,) if _capped(message) else ())),
+                          x0, y + ACTION_GAP, font)
+    for action in actions:
+        action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
 
 
@@ -220,6 +225,11 @@ def _thought_label(seconds) -> str:
     if seconds < 1:
         return QCoreApplication.translate("MessageLayout", "Thought for a moment")
     return QCoreApplication.translate("MessageLayout", "Thought for %1 s").replace("%1", f"{seconds:.0f}")
+
+
+def _capped(message: dict) -> bool:
+    """Some block was cut for display (``contentLimit``); the stored message is whole."""
+    return any(isinstance(b, dict) and b.get("truncated") for b in message.get("blocks", []))
 
 
 def _has_text(blocks: list[dict]) -> bool:

@@ -248,6 +248,14 @@ class TranscriptModel(QAbstractListModel):
         self.rows.append(message_row(message, live=True))
         self.endInsertRows()
 
+    def show_full(self, message: dict) -> None:
+        """Replace a capped row with the whole stored message (fetched uncapped by the caller)."""
+        position = self.row_of(message["id"])
+        if position >= 0 and not self.rows[position]["live"]:
+            self.rows[position] = message_row(message)
+            index = self.index(position)
+            self.dataChanged.emit(index, index)
+
     def settle_live(self) -> None:
         """The reply ended: forget a snapshot still waiting for its update slot."""
         self._pending_live = None

@@ -565,6 +565,10 @@ Size: %3</source>
         <translation>删除</translation>
     </message>
     <message>
+        <source>Show full message</source>
+        <translation>显示完整消息</translation>
+    </message>
+    <message>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
