@@ -139,10 +139,19 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
 
 
 def _needs_startup_window(location: paths.StorageLocation) -> bool:
-    """A move is pending or the default data root has gone missing (never for a pinned root)."""
-    if location.source == "env":
+    """A move is pending or the default data root has gone missing (never for a pinned root).
+
+    Only with a screen a person can answer on: offscreen or without a display the
+    same work runs with progress on stderr, and a failure is a refusal with its reason.
+    """
+    if location.source == "env" or not _interactive_screen():
         return False
     return recovery.pending() is not None or recovery.check_default_root().state == "missing"
+
+
+def _interactive_screen() -> bool:
+    headless = os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal")
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and not headless
 
 
 def _route_qt_messages_to_the_log() -> None:
@@ -159,9 +168,7 @@ def _route_qt_messages_to_the_log() -> None:
 def _refuse(message: str) -> int:
     """Say why we stop: on stderr always, in a dialog when there is a screen."""
     print(f"pidesktop: {message}", file=sys.stderr)
-    headless = os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal")
-    has_screen = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    if has_screen and not headless:
+    if _interactive_screen():
         from PySide6.QtWidgets import QApplication, QMessageBox
 
         app = QApplication.instance() or QApplication(sys.argv[:1])

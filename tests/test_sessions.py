@@ -144,3 +144,19 @@ def test_first_prompt_names_an_untitled_chat_but_never_a_renamed_one(host):
         "id": "r1", "role": "user", "blocks": [{"type": "text", "text": "ignored too"}]}})
     titles = {s["id"]: s["title"] for s in host.call("session.list")["sessions"]}
     assert titles[named] == "Mine" and titles[renamed] == "Chosen"
+
+
+def test_update_changes_model_thinking_and_mode_but_not_recency(host):
+    session = make(host, title="tune me")
+    updated = host.call("session.update", {"sessionId": session["id"], "providerId": "p1", "modelId": "m1",
+                                           "thinkingLevel": "high", "mode": "plan", "fastMode": True})["session"]
+    assert (updated["providerId"], updated["modelId"], updated["thinkingLevel"], updated["mode"],
+            updated["fastMode"]) == ("p1", "m1", "high", "plan", True)
+    assert updated["updatedAt"] == session["updatedAt"]
+    cleared = host.call("session.update", {"sessionId": session["id"], "providerId": None, "modelId": None})
+    assert cleared["session"]["providerId"] is None and cleared["session"]["thinkingLevel"] == "high"
+    for bad, field in (({"thinkingLevel": "huge"}, "thinkingLevel"), ({"mode": "chat"}, "mode"),
+                       ({"fastMode": "yes"}, "fastMode"), ({}, "at least one")):
+        error = host.error("session.update", {"sessionId": session["id"], **bad})
+        assert error.code == "INVALID_PARAMS" and field in error.message
+    assert host.error("session.update", {"sessionId": "nope", "mode": "agent"}).code == "NOT_FOUND"

@@ -168,6 +168,40 @@ def session_rename(ctx: HostContext, p: Params) -> dict:
     return {"session": session}
 
 
+PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
+
+
+@command("session.update")
+def session_update(ctx: HostContext, p: Params) -> dict:
+    """Change a chat's model, thinking level, mode, permission mode or fast mode (next turn on)."""
+    session_id = session_id_param(p)
+    changes: dict[str, object] = {}
+    if "providerId" in p.raw:
+        changes["provider_id"] = p.text("providerId", required=False)
+    if "modelId" in p.raw:
+        changes["model_id"] = p.text("modelId", required=False)
+    if p.has("thinkingLevel"):
+        changes["thinking_level"] = p.choice("thinkingLevel", THINKING_LEVELS, required=True)
+    if p.has("mode"):
+        changes["mode"] = p.choice("mode", MODES, required=True)
+    if p.has("permissionMode"):
+        changes["permission_mode"] = p.choice("permissionMode", PERMISSION_MODES, required=True)
+    if p.has("fastMode"):
+        changes["fast_mode"] = int(p.boolean("fastMode", required=True))
+    if not changes:
+        raise invalid("session.update: give at least one of providerId, modelId, thinkingLevel, mode, "
+                      "permissionMode, fastMode.")
+    assignments = ", ".join(f"{column} = ?" for column in changes)
+    with ctx.conn:
+        updated = ctx.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ? RETURNING id",
+                                   (*changes.values(), session_id)).fetchone()
+    if updated is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    session = summary(ctx.conn, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated", "session": session})
+    return {"session": session}
+
+
 @command("session.delete")
 def session_delete(ctx: HostContext, p: Params) -> dict:
     session_id = session_id_param(p)
