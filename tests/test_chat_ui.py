@@ -141,3 +141,19 @@ def test_transcript_model_passes_qt_model_tester(qtmodeltester, qloop, location)
     model.set_live({"id": "live1", "role": "assistant", "blocks": [{"type": "text", "text": "hi"}]})
     qtmodeltester.check(model)
     thread.stop()
+
+
+def test_the_thinking_picker_stores_the_level_on_the_chat(chat, qtbot, qloop):
+    picker = chat.composer.thinking
+    picker.setCurrentIndex(picker.findData("high"))
+    picker.activated.emit(picker.currentIndex())  # what choosing an entry does
+    qtbot.keyClicks(chat.composer.edit, "think hard")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    run(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
+    sid = chat.current_session_id
+    assert chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"][
+        "thinkingLevel"] == "high"
+    picker.setCurrentIndex(picker.findData("off"))
+    picker.activated.emit(picker.currentIndex())
+    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+        "session"]["thinkingLevel"] == "off")

@@ -5,9 +5,10 @@ Enter sends, Shift+Enter starts a new line; Esc stops a running reply.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout,
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy,
+                               QVBoxLayout,
                                QWidget)
 
 MAX_HEIGHT_FRACTION = 0.4
@@ -49,9 +50,21 @@ class PromptEdit(QPlainTextEdit):
         return QSize(100, self.fontMetrics().lineSpacing() + 14)
 
 
+# Thinking levels a person picks from (spec 004, 4.5), English source texts shown translated.
+THINKING_LEVELS = (("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
+                   ("minimal", QT_TRANSLATE_NOOP("Composer", "Thinking: minimal")),
+                   ("low", QT_TRANSLATE_NOOP("Composer", "Thinking: low")),
+                   ("medium", QT_TRANSLATE_NOOP("Composer", "Thinking: medium")),
+                   ("high", QT_TRANSLATE_NOOP("Composer", "Thinking: high")),
+                   ("xhigh", QT_TRANSLATE_NOOP("Composer", "Thinking: extra high")),
+                   ("max", QT_TRANSLATE_NOOP("Composer", "Thinking: max")),
+                   ("omit", QT_TRANSLATE_NOOP("Composer", "Thinking: model default")))
+
+
 class Composer(QWidget):
     sendRequested = Signal(str)
     stopRequested = Signal()
+    thinkingChanged = Signal(str)  # the level the person picked for this chat
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -65,6 +78,12 @@ class Composer(QWidget):
         self.send_button.clicked.connect(self._button_clicked)
         self.model_label = QLabel("")
         self.model_label.setObjectName("muted")
+        self.thinking = QComboBox()
+        self.thinking.setObjectName("thinkingPicker")
+        self.thinking.setToolTip(self.tr("How much the model thinks before it answers (this chat)"))
+        for value, label in THINKING_LEVELS:
+            self.thinking.addItem(QCoreApplication.translate("Composer", label), value)
+        self.thinking.activated.connect(lambda row: self.thinkingChanged.emit(self.thinking.itemData(row)))
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
@@ -77,6 +96,7 @@ class Composer(QWidget):
         inner.setSpacing(6)
         inner.addWidget(self.edit)
         bottom = QHBoxLayout()
+        bottom.addWidget(self.thinking)
         bottom.addWidget(self.model_label)
         bottom.addStretch(1)
         bottom.addWidget(self.status_label)
@@ -86,6 +106,12 @@ class Composer(QWidget):
         layout.setContentsMargins(0, 8, 0, 16)
         layout.addWidget(frame)
         self._refresh_button()
+
+    def set_thinking(self, level: str) -> None:
+        """Show the chat's stored level (without emitting thinkingChanged)."""
+        row = self.thinking.findData(level)
+        if row >= 0:
+            self.thinking.setCurrentIndex(row)
 
     def set_running(self, running: bool) -> None:
         self.running = running

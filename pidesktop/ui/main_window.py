@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.tray: QSystemTrayIcon | None = None
         self.tray_session_id: str | None = None
         self.editing: dict | None = None  # the prompt being edited for a resend
+        self.pending_thinking: str | None = None  # picked before the chat exists
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.sendRequested.connect(lambda text: spawn(self.send_prompt(text), name="send-prompt"))
         self.composer.stopRequested.connect(self.stop_reply)
+        self.composer.thinkingChanged.connect(lambda level: spawn(self.set_thinking(level), name="set-thinking"))
         self.queue_strip = QueueStrip(self.client)
         self.queue_strip.setMaximumWidth(COMPOSER_WIDTH)
         self.queue_strip.resumeRequested.connect(self.resume_queue)
@@ -216,7 +218,9 @@ class MainWindow(QMainWindow):
         self.new_chat_action.setEnabled(False)
         self.sidebar.new_chat_button.setEnabled(False)
         try:
-            result = await self.client.call("session.create", {})
+            params = {"thinkingLevel": self.pending_thinking} if self.pending_thinking else {}
+            self.pending_thinking = None
+            result = await self.client.call("session.create", params)
         except HostError as exc:
             self.show_host_error(exc)
             return None
@@ -540,7 +544,18 @@ class MainWindow(QMainWindow):
         if changed:
             spawn(self.open_transcript(session_id), name="open-transcript")
 
+    async def set_thinking(self, level: str) -> None:
+        """The thinking level picked in the composer, stored on the chat for its next turns."""
+        if self.current_session_id is None:
+            self.pending_thinking = level  # applied to the chat the next prompt creates
+            return
+        try:
+            await self.client.call("session.update", {"sessionId": self.current_session_id, "thinkingLevel": level})
+        except HostError as exc:
+            self.show_host_error(exc)
+
     def _show_session(self, session: dict) -> None:
+        self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.header_title.setText(display_title(session))
         self.pages.setCurrentWidget(self.session_page)
 

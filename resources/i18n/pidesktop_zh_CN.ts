@@ -176,12 +176,48 @@
 <context>
     <name>Composer</name>
     <message>
+        <source>Thinking: off</source>
+        <translation>思考：关闭</translation>
+    </message>
+    <message>
+        <source>Thinking: minimal</source>
+        <translation>思考：最少</translation>
+    </message>
+    <message>
+        <source>Thinking: low</source>
+        <translation>思考：低</translation>
+    </message>
+    <message>
+        <source>Thinking: medium</source>
+        <translation>思考：中</translation>
+    </message>
+    <message>
+        <source>Thinking: high</source>
+        <translation>思考：高</translation>
+    </message>
+    <message>
+        <source>Thinking: extra high</source>
+        <translation>思考：很高</translation>
+    </message>
+    <message>
+        <source>Thinking: max</source>
+        <translation>思考：最高</translation>
+    </message>
+    <message>
+        <source>Thinking: model default</source>
+        <translation>思考：模型默认</translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <source>How much the model thinks before it answers (this chat)</source>
+        <translation>模型回答前思考的程度（仅此对话）</translation>
     </message>
     <message>
         <source>Editing an earlier message — Send replaces it and what followed</source>
