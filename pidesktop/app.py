@@ -108,6 +108,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
 
     async def main() -> None:
         nonlocal exit_code
+        if screenshot is not None:
+            window.resize(1280, 800)  # the documented size, whatever the saved geometry says
         window.show()
         await window.start()
         if screenshot is not None:

@@ -96,6 +96,11 @@ QMenu::item:selected {{ background: {t.hover}; color: {t.text}; }}
 QSplitter::handle {{ background: {t.border}; }}
 QToolButton#viewButton {{ border: 1px solid {t.border}; border-radius: 8px; padding: 6px 10px; color: {t.text}; }}
 QToolButton#viewButton::menu-indicator {{ image: none; width: 0; }}
+QComboBox#thinkingPicker {{
+    border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; color: {t.muted}; background: {t.background};
+}}
+QComboBox#thinkingPicker:hover {{ color: {t.text}; background: {t.hover}; }}
+QComboBox#thinkingPicker::drop-down {{ border: none; width: 0px; }}
 QLabel#chip {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; }}
 QListView#transcript {{ background: {t.background}; border: none; }}
 QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
