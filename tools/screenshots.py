@@ -137,6 +137,7 @@ def main() -> None:
         finally:
             client.close()
             host.stop()
+            loop.close()  # joins the worker threads the maintenance pages used
     print(f"screenshots written to {out}")
 
 
