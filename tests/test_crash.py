@@ -67,6 +67,7 @@ def test_kill_during_appends_never_loses_an_acknowledged_message(tmp_path):
         sid = setup.call("session.create", {"title": "crash"})["session"]["id"]
         setup.stop()
         host = StdioHost(root)
+        host.call("app.handshake", {"protocolVersion": 1})  # the clock starts once the host serves, however slow its start
         pump = Pump(host)
         sent = {}
         deadline = time.monotonic() + rng.uniform(0.05, 0.6)
