@@ -150,8 +150,8 @@ class TranscriptStore:
 
     # -- reading -------------------------------------------------------------
 
-    def read_all(self, session_id: str) -> Transcript:
-        """Everything in the transcript, from one sequential read; ``FileNotFoundError`` if missing."""
+    def _read_whole(self, session_id: str, report_unreadable: bool) -> tuple[memoryview, Layout, dict | None, str]:
+        """One sequential read of the file: its bytes, a fresh layout (adopted) and the header."""
         path = self.path(session_id)
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -162,15 +162,19 @@ class TranscriptStore:
         others: list[tuple[str | None, int, int]] = []
         layout = scan_bytes(data, stat, lambda kind, start, end: others.append((kind, start, end)))
         self._adopt(session_id, layout)
-
         view = memoryview(data)
         name = path.name
         header = None
         for kind, start, end in others:
             if kind == SESSION and start == 0:
                 header = decode_record(view[start:end], SESSION, None, name, start)
-            else:
+            elif report_unreadable:
                 _report_unreadable(view[start:end], kind, name, start)
+        return view, layout, header, name
+
+    def read_all(self, session_id: str) -> Transcript:
+        """Everything in the transcript, from one sequential read; ``FileNotFoundError`` if missing."""
+        view, layout, header, name = self._read_whole(session_id, report_unreadable=True)
         if header is None and layout.prefix_len:
             log.warning("%s does not start with a session header", name)
 
@@ -197,23 +201,7 @@ class TranscriptStore:
         line's place (keep-last), so a rewrite from these records keeps every
         checkpoint where it was. ``FileNotFoundError`` if missing.
         """
-        path = self.path(session_id)
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = read_whole(fd, self._reads)
-            stat = os.fstat(fd)
-        finally:
-            os.close(fd)
-        others: list[tuple[str | None, int, int]] = []
-        layout = scan_bytes(data, stat, lambda kind, start, end: others.append((kind, start, end)))
-        self._adopt(session_id, layout)
-
-        view = memoryview(data)
-        name = path.name
-        header = None
-        for kind, start, end in others:
-            if kind == SESSION and start == 0:
-                header = decode_record(view[start:end], SESSION, None, name, start)
+        view, layout, header, name = self._read_whole(session_id, report_unreadable=False)
         lines = [
             (layout.message_offsets[position], layout.message_lengths[position], MESSAGE, layout.message_ids[position])
             for position in range(layout.total)
