@@ -16,11 +16,12 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QEasingCurve, Q
                             QSize, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEffect, QHBoxLayout, QLabel, QListView,
-                               QMessageBox, QPushButton, QStackedWidget, QStyle, QStyledItemDelegate,
+                               QMessageBox, QPushButton, QStackedWidget, QStyledItemDelegate,
                                QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
 from .paged_model import PagedListModel
+from .painting import paint_row_card
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -312,13 +313,7 @@ class InboxDelegate(QStyledItemDelegate):
         t = self.theme
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        card = option.rect.adjusted(8, 2, -8, -2)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
-        if selected or hovered:
-            back = QPainterPath()
-            back.addRoundedRect(QRectF(card), 8, 8)
-            painter.fillPath(back, QColor(t.selected if selected else t.hover))
+        paint_row_card(painter, option, t)
         unread = row.get("readAt") is None
         failed = row.get("kind") == "task.failed"
         # The dot lines up with the header's "Inbox" 16 px in.

@@ -16,12 +16,13 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QO
                             QPersistentModelIndex, QRect, QRectF, QSize, Qt, QTimer, Signal)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QListView,
-                               QStackedWidget, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout,
+                               QStackedWidget, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout,
                                QWidget)
 
 from ..bus import HostClient, HostError
 from .i18n import arg
 from .paged_model import PagedListModel
+from .painting import paint_row_card
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -223,13 +224,7 @@ class SearchDelegate(QStyledItemDelegate):
         t = self.theme
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        card = option.rect.adjusted(8, 2, -8, -2)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
-        if selected or hovered:
-            back = QPainterPath()
-            back.addRoundedRect(QRectF(card), 8, 8)
-            painter.fillPath(back, QColor(t.selected if selected else t.hover))
+        paint_row_card(painter, option, t)
         # Text starts 16 px in, in line with the search field above.
         inner = option.rect.adjusted(16, PAD, -16, -PAD)
         body = QFont(option.font)
