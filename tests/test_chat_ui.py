@@ -157,3 +157,27 @@ def test_the_thinking_picker_stores_the_level_on_the_chat(chat, qtbot, qloop):
     picker.activated.emit(picker.currentIndex())
     run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
         "session"]["thinkingLevel"] == "off")
+
+
+def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloop):
+    provider = chat.client.call_blocking("providers.upsert", {"provider": {
+        "name": "Local llama", "baseUrl": "http://127.0.0.1:9/v1"}})["provider"]
+    chat.client.call_blocking("models.upsert", {"providerId": provider["id"], "model": {"modelId": "llama-3"}})
+    picker = chat.composer.model_picker
+    from pidesktop.ui.composer import model_key
+
+    run(qloop, lambda: picker.findData(model_key(provider["id"], "llama-3")) >= 0)
+    assert picker.itemText(0).startswith("Default model")
+    sid = chat.client.call_blocking("session.create", {})["session"]["id"]
+    run(qloop, lambda: chat.model.find(sid) is not None)  # the sidebar hears of it through an event
+    chat.sidebar.select(sid)
+    run(qloop, lambda: chat.current_session_id == sid)
+    row = picker.findData(model_key(provider["id"], "llama-3"))
+    picker.setCurrentIndex(row)
+    picker.activated.emit(row)
+    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+        "session"]["modelId"] == "llama-3")
+    picker.setCurrentIndex(0)
+    picker.activated.emit(0)
+    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+        "session"]["modelId"] is None)

@@ -61,10 +61,18 @@ THINKING_LEVELS = (("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
                    ("omit", QT_TRANSLATE_NOOP("Composer", "Thinking: model default")))
 
 
+KEY_SEPARATOR = "\x1f"  # item data is a plain string: Qt keeps it exactly, unlike a tuple
+
+
+def model_key(provider_id: str, model_id: str) -> str:
+    return f"{provider_id}{KEY_SEPARATOR}{model_id}"
+
+
 class Composer(QWidget):
     sendRequested = Signal(str)
     stopRequested = Signal()
     thinkingChanged = Signal(str)  # the level the person picked for this chat
+    modelChanged = Signal(str, str)  # provider id ("" = the default), model id
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -84,6 +92,11 @@ class Composer(QWidget):
         for value, label in THINKING_LEVELS:
             self.thinking.addItem(QCoreApplication.translate("Composer", label), value)
         self.thinking.activated.connect(lambda row: self.thinkingChanged.emit(self.thinking.itemData(row)))
+        self.model_picker = QComboBox()
+        self.model_picker.setObjectName("thinkingPicker")  # the same chip look
+        self.model_picker.setToolTip(self.tr("The model that answers in this chat"))
+        self.model_picker.activated.connect(self._model_picked)
+        self.set_models([], "")
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
@@ -96,6 +109,7 @@ class Composer(QWidget):
         inner.setSpacing(6)
         inner.addWidget(self.edit)
         bottom = QHBoxLayout()
+        bottom.addWidget(self.model_picker)
         bottom.addWidget(self.thinking)
         bottom.addWidget(self.model_label)
         bottom.addStretch(1)
@@ -106,6 +120,26 @@ class Composer(QWidget):
         layout.setContentsMargins(0, 8, 0, 16)
         layout.addWidget(frame)
         self._refresh_button()
+
+    def set_models(self, choices: list[tuple[str, str, str]], default_label: str) -> None:
+        """``choices``: (provider id, model id, label); the first entry is always "Default (...)"."""
+        current = self.model_picker.currentData()
+        self.model_picker.clear()
+        self.model_picker.addItem(self.tr("Default model") + (f" ({default_label})" if default_label else ""),
+                                  model_key("", ""))
+        for provider_id, model_id, label in choices:
+            self.model_picker.addItem(label, model_key(provider_id, model_id))
+        if current is not None:
+            self.show_model(*current.split(KEY_SEPARATOR, 1))
+
+    def show_model(self, provider_id: str | None, model_id: str | None) -> None:
+        """Show the chat's stored choice (without emitting modelChanged)."""
+        row = self.model_picker.findData(model_key(provider_id or "", model_id or ""))
+        self.model_picker.setCurrentIndex(max(0, row))
+
+    def _model_picked(self, row: int) -> None:
+        provider_id, model_id = self.model_picker.itemData(row).split(KEY_SEPARATOR, 1)
+        self.modelChanged.emit(provider_id, model_id)
 
     def set_thinking(self, level: str) -> None:
         """Show the chat's stored level (without emitting thinkingChanged)."""

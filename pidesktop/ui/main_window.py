@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.tray_session_id: str | None = None
         self.editing: dict | None = None  # the prompt being edited for a resend
         self.pending_thinking: str | None = None  # picked before the chat exists
+        self.pending_model: dict | None = None
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -130,6 +131,8 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(lambda text: spawn(self.send_prompt(text), name="send-prompt"))
         self.composer.stopRequested.connect(self.stop_reply)
         self.composer.thinkingChanged.connect(lambda level: spawn(self.set_thinking(level), name="set-thinking"))
+        self.composer.modelChanged.connect(lambda provider, model: spawn(self.set_model(provider, model),
+                                                                         name="set-model"))
         self.queue_strip = QueueStrip(self.client)
         self.queue_strip.setMaximumWidth(COMPOSER_WIDTH)
         self.queue_strip.resumeRequested.connect(self.resume_queue)
@@ -219,7 +222,8 @@ class MainWindow(QMainWindow):
         self.sidebar.new_chat_button.setEnabled(False)
         try:
             params = {"thinkingLevel": self.pending_thinking} if self.pending_thinking else {}
-            self.pending_thinking = None
+            params.update({k: v for k, v in (self.pending_model or {}).items() if v})
+            self.pending_thinking = self.pending_model = None
             result = await self.client.call("session.create", params)
         except HostError as exc:
             self.show_host_error(exc)
@@ -277,7 +281,7 @@ class MainWindow(QMainWindow):
         self.queue_strip.handle_event(topic, payload)
         if topic == "notification.created":
             self._announce(payload["notification"])
-        if topic == "providers.changed":
+        if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
         if topic != "session.changed":
             return
@@ -528,10 +532,26 @@ class MainWindow(QMainWindow):
         provider_id = listed.get("defaultProviderId")
         if provider_id in (None, "offline"):
             self.model_chip.setText(self.tr("Offline demo (no AI)"))
-            return
-        name = next((p["name"] for p in listed["providers"] if p["id"] == provider_id), provider_id)
-        model = listed.get("defaultModelId")
-        self.model_chip.setText(f"{name} · {model}" if model else name)
+        else:
+            name = next((p["name"] for p in listed["providers"] if p["id"] == provider_id), provider_id)
+            model = listed.get("defaultModelId")
+            self.model_chip.setText(f"{name} · {model}" if model else name)
+        await self._fill_model_picker(listed)
+
+    async def _fill_model_picker(self, listed: dict) -> None:
+        """Every enabled provider's known models, for the composer's model picker."""
+        try:
+            models = (await self.client.call("models.list", {}))["models"]
+        except HostError:
+            models = []
+        names = {p["id"]: p["name"] for p in listed["providers"] if p.get("enabled", True)}
+        choices = [(m["providerId"], m["modelId"], f"{names[m['providerId']]} · {m['displayName'] or m['modelId']}")
+                   for m in models if m["providerId"] in names]
+        for provider in listed["providers"]:  # a default model typed in Settings may not be in the catalog
+            key = (provider["id"], provider.get("defaultModelId"))
+            if provider["id"] in names and key[1] and key not in {(c[0], c[1]) for c in choices}:
+                choices.append((key[0], key[1], f"{provider['name']} · {key[1]}"))
+        self.composer.set_models(choices, self.model_chip.text())
 
     def _open_session(self, session_id: str) -> None:
         found = self.model.find(session_id)
@@ -543,6 +563,17 @@ class MainWindow(QMainWindow):
         self._show_session(group.sessions[row])
         if changed:
             spawn(self.open_transcript(session_id), name="open-transcript")
+
+    async def set_model(self, provider_id: str, model_id: str) -> None:
+        """The model picked in the composer for this chat; "" goes back to the default model."""
+        params = {"providerId": provider_id or None, "modelId": model_id or None}
+        if self.current_session_id is None:
+            self.pending_model = params
+            return
+        try:
+            await self.client.call("session.update", {"sessionId": self.current_session_id, **params})
+        except HostError as exc:
+            self.show_host_error(exc)
 
     async def set_thinking(self, level: str) -> None:
         """The thinking level picked in the composer, stored on the chat for its next turns."""
@@ -556,6 +587,7 @@ class MainWindow(QMainWindow):
 
     def _show_session(self, session: dict) -> None:
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
+        self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
         self.pages.setCurrentWidget(self.session_page)
 

@@ -220,6 +220,14 @@
         <translation>模型回答前思考的程度（仅此对话）</translation>
     </message>
     <message>
+        <source>The model that answers in this chat</source>
+        <translation>在此对话中回答的模型</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>默认模型</translation>
+    </message>
+    <message>
         <source>Editing an earlier message — Send replaces it and what followed</source>
         <translation>正在编辑之前的消息——发送后将替换这条消息及其后的内容</translation>
     </message>
