@@ -74,7 +74,6 @@ class InboxModel(PagedListModel):
     def __init__(self, client: HostClient, parent: QObject | None = None):
         super().__init__(client, parent)
         self.unread_count = 0
-        self._generation = 0  # bumps on every reload, so a late page of an older listing is dropped
 
     # -- Qt ------------------------------------------------------------------
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -117,27 +116,9 @@ class InboxModel(PagedListModel):
         self._set_unread(reply["unreadCount"])
 
     async def load_more(self) -> None:
-        generation = self._generation
-        cursor = self.next_cursor
-        if cursor is None:
-            self._loading_more = False
-            return
-        self._loading_more = True
-        try:
-            reply = await self.client.call("notifications.list", {"limit": PAGE, "cursor": cursor})
-        finally:
-            if generation == self._generation:
-                self._loading_more = False
-        if generation != self._generation:
-            return
-        known = {row["id"] for row in self.rows}
-        fresh = [n for n in reply["notifications"] if n["id"] not in known]
-        if fresh:
-            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(fresh) - 1)
-            self.rows.extend(fresh)
-            self.endInsertRows()
-        self.next_cursor = reply.get("nextCursor")
-        self._set_unread(reply["unreadCount"])
+        reply = await self._next_page("notifications.list", {"limit": PAGE}, "notifications", "id")
+        if reply is not None:
+            self._set_unread(reply["unreadCount"])
 
     async def mark_read(self, notification_id: str) -> None:
         reply = await self.client.call("notifications.markRead", {"id": notification_id})

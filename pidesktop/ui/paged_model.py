@@ -27,9 +27,37 @@ class PagedListModel(QAbstractListModel):
         self.rows: list[dict] = []
         self.next_cursor: str | None = None
         self._loading_more = False
+        self._generation = 0  # bumps on every reload: a late page of an older listing is dropped
 
     async def load_more(self) -> None:  # pragma: no cover - every subclass defines its next page
         raise NotImplementedError
+
+    async def _next_page(self, method: str, params: dict, items_key: str, id_key: str) -> dict | None:
+        """Fetch the page after ``next_cursor`` and append the rows not loaded yet.
+
+        Returns the reply for the caller's own extras, or None when there was
+        no next page or the listing was reloaded meanwhile.
+        """
+        generation, cursor = self._generation, self.next_cursor
+        if cursor is None:
+            self._loading_more = False
+            return None
+        self._loading_more = True
+        try:
+            reply = await self.client.call(method, {**params, "cursor": cursor})
+        finally:
+            if generation == self._generation:
+                self._loading_more = False
+        if generation != self._generation:
+            return None
+        known = {row[id_key] for row in self.rows}
+        fresh = [item for item in reply[items_key] if item[id_key] not in known]
+        if fresh:
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(fresh) - 1)
+            self.rows.extend(fresh)
+            self.endInsertRows()
+        self.next_cursor = reply.get("nextCursor")
+        return reply
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)

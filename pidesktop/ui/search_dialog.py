@@ -129,7 +129,6 @@ class SearchModel(PagedListModel):
         super().__init__(client, parent)
         self.query = ""
         self.total = 0
-        self._generation = 0  # bumps per query: a reply for an older one is ignored
 
     # -- Qt ------------------------------------------------------------------
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -170,26 +169,9 @@ class SearchModel(PagedListModel):
         self._apply(generation, query, reply)
 
     async def load_more(self) -> None:
-        generation, cursor = self._generation, self.next_cursor
-        if cursor is None:
-            self._loading_more = False
-            return
-        self._loading_more = True
-        try:
-            reply = await self.client.call("search.sessions", {"query": self.query, "limit": PAGE, "cursor": cursor})
-        finally:
-            if generation == self._generation:
-                self._loading_more = False
-        if generation != self._generation:
-            return
-        known = {row["sessionId"] for row in self.rows}
-        fresh = [r for r in reply["results"] if r["sessionId"] not in known]
-        if fresh:
-            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(fresh) - 1)
-            self.rows.extend(fresh)
-            self.endInsertRows()
-        self.next_cursor = reply.get("nextCursor")
-        self.total = reply.get("totalSessions", self.total)
+        reply = await self._next_page("search.sessions", {"query": self.query, "limit": PAGE}, "results", "sessionId")
+        if reply is not None:
+            self.total = reply.get("totalSessions", self.total)
 
     def _apply(self, generation: int, query: str, reply: dict) -> None:
         if generation != self._generation:
