@@ -19,7 +19,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, effects, leases, resources, write
+from . import blobs, effects, resources, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -84,18 +84,12 @@ def create(store, provider: str, channel_ref: str, *, project_id: str | None = N
 
 
 def claim(store, channel_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
-    resource = channel_resource(channel_id)
-    held = leases.acquire(store, resource, owner_id, ttl_ms=ttl_ms)
-    return write.Permit(resource, resources.revision(store.conn, resource), held)
+    return write.claim_lease(store, channel_resource(channel_id), owner_id, ttl_ms=ttl_ms)
 
 
 def _command(permit: write.Permit, operation: str, event_type: str, payload: Any = None,
              extra_blobs=()) -> write.Command:
-    if permit.claim is None:
-        raise TransitionRejected("this command needs the channel owner's claim")
-    return write.Command(operation, permit.claim.actor, permit.resource_id, permit.revision,
-                         owner=permit.resource_id, claim=permit.claim, event_type=event_type,
-                         event_payload=payload, blobs=tuple(extra_blobs))
+    return write.owner_command(permit, operation, event_type, payload, extra_blobs, owner_name="channel")
 
 
 def _active(tx: write.Tx, permit: write.Permit) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, leases, resources, runs, write
+from . import blobs, resources, runs, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -70,18 +70,12 @@ def create(store, project_id: str, name: str, spec: dict, *, actor: Actor = CONT
 
 
 def claim(store, controller_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
-    resource = controller_resource(controller_id)
-    held = leases.acquire(store, resource, owner_id, ttl_ms=ttl_ms)
-    return write.Permit(resource, resources.revision(store.conn, resource), held)
+    return write.claim_lease(store, controller_resource(controller_id), owner_id, ttl_ms=ttl_ms)
 
 
 def _owner_command(permit: write.Permit, operation: str, event_type: str, payload: Any = None,
                    extra_blobs=()) -> write.Command:
-    if permit.claim is None:
-        raise TransitionRejected("this command needs the controller owner's claim")
-    return write.Command(operation, permit.claim.actor, permit.resource_id, permit.revision,
-                         owner=permit.resource_id, claim=permit.claim, event_type=event_type,
-                         event_payload=payload, blobs=tuple(extra_blobs))
+    return write.owner_command(permit, operation, event_type, payload, extra_blobs, owner_name="controller")
 
 
 def _phase(tx: write.Tx, permit: write.Permit) -> tuple[str, str]:

@@ -35,6 +35,7 @@ from .errors import (
     OwnershipRejected,
     RevisionConflict,
     StorageError,
+    TransitionRejected,
 )
 from .ownership import OWNER_KIND, Actor, is_owner_class, verify_actor
 
@@ -192,6 +193,22 @@ def execute(store, command: Command, *, apply: Callable[[Tx, Any], Any],
         _rollback(conn)
         raise
     return Result(value, tx.revision, tx.generation)
+
+
+def claim_lease(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> Permit:
+    """Take the resource's lease and hand back a permit at its current revision."""
+    held = leases.acquire(store, resource_id, owner_id, ttl_ms=ttl_ms)
+    return Permit(resource_id, resources.revision(store.conn, resource_id), held)
+
+
+def owner_command(permit: Permit, operation: str, event_type: str, payload: Any = None, extra_blobs=(),
+                  *, owner_name: str) -> Command:
+    """A command only the lease holder may run (``owner_name`` says whose claim, in the refusal)."""
+    if permit.claim is None:
+        raise TransitionRejected(f"this command needs the {owner_name} owner's claim")
+    return Command(operation, permit.claim.actor, permit.resource_id, permit.revision,
+                   owner=permit.resource_id, claim=permit.claim, event_type=event_type,
+                   event_payload=payload, blobs=tuple(extra_blobs))
 
 
 def refresh(conn: apsw.Connection, permit: Permit) -> Permit:
