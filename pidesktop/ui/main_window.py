@@ -509,6 +509,7 @@ class MainWindow(QMainWindow):
         if theme != self.theme:
             self.set_theme(theme)
         self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
+        self.transcript.set_display_mode(settings.get("transcriptDisplayMode"))
 
     def set_theme(self, theme: themes.Theme) -> None:
         self.theme = theme

@@ -2,9 +2,11 @@
 
 A row is a stack of parts, each a ``QTextDocument`` at a known offset: a user
 prompt in a right-aligned bubble; for an assistant, a collapsible "Thought"
-line, the Markdown answer and one compact row per tool call; a compaction is a
-thin labelled divider. Layouts are cached per (row, width, theme, expanded),
-so scrolling repaints without re-parsing Markdown.
+line, then its text and tool calls in order, runs of calls folded into activity
+groups as the display mode says (``activity``); a subagent's rows are indented
+under a guide line; a compaction is a thin labelled divider. Layouts are
+cached per (row, width, theme, expanded, mode), so scrolling repaints without
+re-parsing Markdown.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import orjson
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSizeF
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QPainter, QPainterPath, QTextDocument
 
-from . import markdown
+from . import activity, markdown
 from .theme import Theme
 
 ACTIONS_HEIGHT = 24
@@ -28,11 +30,15 @@ ROW_GAP = 16
 BUBBLE_PAD = 12
 BUBBLE_MAX_FRACTION = 0.8
 TOOL_PAD = 8
+GROUP_INDENT = 16  # the calls inside an opened activity group
+NEST_INDENT = 28   # a subagent's rows, under the Task call that spawned them
 # The buttons under a message: English source texts, shown translated (context "MessageLayout").
 USER_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
                 ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),
                 ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
                 ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+# A subagent's rows belong to its Task call: they can be copied, not edited one by one.
+NESTED_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),)
 SHOW_FULL = ("show-full", QT_TRANSLATE_NOOP("MessageLayout", "Show full message"))
 REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
                  ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
@@ -42,7 +48,7 @@ REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
 
 @dataclass
 class Part:
-    kind: str  # bubble | text | thinking | tool | divider | error
+    kind: str  # bubble | text | thinking | tool | group | divider | error
     doc: QTextDocument
     x: float
     y: float
@@ -69,6 +75,19 @@ class RenderedRow:
     height: float
     parts: list[Part] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
+    guide_x: float | None = None  # a nested (subagent) row draws a vertical guide here
+
+
+@dataclass(frozen=True)
+class Nesting:
+    """A subagent's row (``meta.parentToolCallId``), drawn under its Task call."""
+
+    agent: str
+    first: bool      # the first row of this delegate's run: it carries the agent's name
+    hidden: bool     # its Task call is loaded and folded
+
+
+HIDDEN_ROW = RenderedRow(0.0)
 
 
 def _doc(html: str, width: float, font: QFont, mono: bool = False) -> QTextDocument:
@@ -86,14 +105,42 @@ def _column(width: int) -> tuple[float, float]:
 
 
 def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str],
-               show_thinking: bool = True) -> RenderedRow:
+               show_thinking: bool = True, mode: str = activity.DEFAULT_MODE,
+               nesting: Nesting | None = None) -> RenderedRow:
     x0, column = _column(width)
     if row["kind"] == "compaction":
         return _divider(row["compaction"], x0, column, theme, font)
+    if nesting is not None and nesting.hidden:
+        return HIDDEN_ROW
     message = row["message"]
+    top = 0.0
+    header: Part | None = None
+    if nesting is not None:
+        x0, column = x0 + NEST_INDENT, column - NEST_INDENT
+        if nesting.first:
+            label = _escape(QCoreApplication.translate("MessageLayout", "Subagent %1").replace("%1", nesting.agent))
+            doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">↳ {label}</div>', column, font)
+            header = Part("text", doc, x0, ROW_GAP / 2, column, doc.size().height())
+            top = header.height + 2
     if message.get("role") == "user":
-        return _user(message, x0, column, theme, font)
-    return _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking)
+        rendered = _user(message, x0, column, theme, font, nested=nesting is not None)
+    else:
+        rendered = _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking,
+                              mode, nested=nesting is not None)
+    if nesting is None:
+        return rendered
+    return _nested(rendered, header, top, x0 - NEST_INDENT / 2)
+
+
+def _nested(rendered: RenderedRow, header: Part | None, top: float, guide_x: float) -> RenderedRow:
+    """Shift a laid-out row down under its header and mark it with the nesting guide."""
+    if top:
+        for part in rendered.parts:
+            part.y += top
+        for action in rendered.actions:
+            action.rect.translate(0, top)
+    parts = ([header] if header else []) + rendered.parts
+    return RenderedRow(rendered.height + top, parts, rendered.actions, guide_x)
 
 
 def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
@@ -105,7 +152,7 @@ def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFo
     return RenderedRow(height + ROW_GAP, [Part("divider", doc, x0, ROW_GAP / 2, column, height)])
 
 
-def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
+def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False) -> RenderedRow:
     text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
     unnamed = QCoreApplication.translate("MessageLayout", "attachment")
     chips = [b.get("name", unnamed) for b in message.get("blocks", []) if b.get("type") == "attachment"]
@@ -121,7 +168,8 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
                 background=theme.user_bubble)
     y = part.y + part.height + ACTION_GAP
     meta = message.get("meta") or {}
-    actions = _action_row(_translated(USER_ACTIONS + ((SHOW_FULL,) if _capped(message) else ())),
+    items = NESTED_ACTIONS if nested else USER_ACTIONS
+    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())),
                           x0 + column, y, font, align_right=True)
     count, active = meta.get("revisionCount"), meta.get("activeRevision")
     if isinstance(count, int) and count > 1 and isinstance(active, int):
@@ -136,7 +184,8 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont) ->
 
 
 def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
-               expanded: frozenset[str], live: bool, show_thinking: bool = True) -> RenderedRow:
+               expanded: frozenset[str], live: bool, show_thinking: bool = True,
+               mode: str = activity.DEFAULT_MODE, nested: bool = False) -> RenderedRow:
     parts: list[Part] = []
     y = ROW_GAP / 2
     mid = message.get("id", "")
@@ -159,20 +208,19 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         h = doc.size().height()
         parts.append(Part("thinking", doc, x0, y, column, h, toggle=key))
         y += h + 6
-    text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
-    if text:
-        suffix = " ▍" if live else ""
-        doc = _doc(markdown.to_html(text + suffix, theme), column, font)
-        h = doc.size().height()
-        parts.append(Part("text", doc, x0, y, column, h))
-        y += h + 4
-    for number, block in enumerate(b for b in blocks if b.get("type") == "tool_call"):
-        key = f"tool:{mid}:{number}"
-        doc = _doc(_tool_html(block, theme, key in expanded), column - 2 * TOOL_PAD, font)
-        h = doc.size().height() + 2 * TOOL_PAD
-        parts.append(Part("tool", doc, x0, y, column, h, background=theme.code_panel, border=theme.border,
-                          toggle=key))
-        y += h + 6
+    pieces = activity.segments(mid, blocks, mode)
+    last_text = max((i for i, piece in enumerate(pieces) if piece.kind == "text"), default=-1)
+    for position, piece in enumerate(pieces):
+        if piece.kind == "text":
+            suffix = " ▍" if live and position == last_text else ""
+            doc = _doc(markdown.to_html(piece.text + suffix, theme), column, font)
+            h = doc.size().height()
+            parts.append(Part("text", doc, x0, y, column, h))
+            y += h + 8
+        elif piece.kind == "tool":
+            y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded)
+        else:
+            y = _group_part(parts, mid, piece, x0, y, column, theme, font, expanded)
     error = meta.get("error") if isinstance(meta.get("error"), dict) else None
     status = meta.get("status")
     if error or status == "aborted":
@@ -191,11 +239,54 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         y += h
     if live:
         return RenderedRow(y + ROW_GAP / 2, parts)
-    actions = _action_row(_translated(REPLY_ACTIONS + ((SHOW_FULL,) if _capped(message) else ())),
+    items = NESTED_ACTIONS if nested else REPLY_ACTIONS
+    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())),
                           x0, y + ACTION_GAP, font)
     for action in actions:
         action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
+
+
+def _tool_part(parts: list[Part], mid: str, tool: tuple[int, dict], x: float, y: float, width: float,
+               theme: Theme, font: QFont, expanded: frozenset[str]) -> float:
+    number, block = tool
+    key = f"tool:{mid}:{number}"
+    doc = _doc(_tool_html(block, theme, key in expanded), width - 2 * TOOL_PAD, font)
+    h = doc.size().height() + 2 * TOOL_PAD
+    parts.append(Part("tool", doc, x, y, width, h, background=theme.code_panel, border=theme.border, toggle=key))
+    return y + h + 6
+
+
+def _group_part(parts: list[Part], mid: str, group: activity.Segment, x: float, y: float, width: float,
+                theme: Theme, font: QFont, expanded: frozenset[str]) -> float:
+    """One folded line for a run of tool calls; opened, the calls follow it, indented."""
+    open_ = group.key in expanded
+    doc = _doc(_group_html(group, theme, open_), width - 2 * TOOL_PAD, font)
+    h = doc.size().height() + 2 * TOOL_PAD
+    parts.append(Part("group", doc, x, y, width, h, background=theme.code_panel, border=theme.border,
+                      toggle=group.key))
+    y += h + 6
+    if open_:
+        for tool in group.tools:
+            y = _tool_part(parts, mid, tool, x + GROUP_INDENT, y, width - GROUP_INDENT, theme, font, expanded)
+    return y
+
+
+def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
+    names, seconds, worst = activity.group_summary(group.tools)
+    steps = QCoreApplication.translate("MessageLayout", "%n steps", None, len(group.tools))
+    listed = ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in names)
+    mark = {"ok": "✓", "error": "✗"}.get(worst, "…")
+    color = theme.danger if worst == "error" else theme.muted
+    took = f" · {seconds:.1f} s" if seconds is not None else ""
+    arrow = "▾" if open_ else "▸"
+    return (f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{_escape(steps)}</b> '
+            f'<span style="color:{theme.muted};">{_escape(_clip(listed, 70))}</span> '
+            f'<span style="color:{color};">{mark}{took}</span></div>')
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _action_row(items: list[tuple[str, str]], x: float, y: float, font: QFont, align_right: bool = False,
@@ -260,7 +351,7 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
 
 def _summary(args: Any) -> str:
     if isinstance(args, dict):
-        for key in ("command", "path", "file_path", "query", "url", "city", "pattern"):
+        for key in ("description", "command", "path", "file_path", "query", "url", "city", "pattern"):
             if isinstance(args.get(key), str):
                 value = args[key]
                 return value if len(value) <= 60 else value[:57] + "…"
@@ -291,6 +382,8 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
     if highlighted:
         painter.fillRect(QRectF(left, top, 10_000, rendered.height), QColor(theme.accent).lighter(190)
                          if theme.name == "light" else QColor(theme.selected))
+    if rendered.guide_x is not None:
+        painter.fillRect(QRectF(left + rendered.guide_x - 1, top, 2, rendered.height), QColor(theme.border))
     for part in rendered.parts:
         x, y = left + part.x, top + part.y
         if part.background:
@@ -300,7 +393,7 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
             if part.border:
                 painter.setPen(QColor(part.border))
                 painter.drawPath(path)
-        pad = BUBBLE_PAD if part.kind == "bubble" else TOOL_PAD if part.kind == "tool" else 0
+        pad = BUBBLE_PAD if part.kind == "bubble" else TOOL_PAD if part.kind in ("tool", "group") else 0
         painter.save()
         painter.translate(QPointF(x + pad, y + pad))
         context = QAbstractTextDocumentLayout.PaintContext()

@@ -73,6 +73,9 @@ class TranscriptModel(QAbstractListModel):
         self._live_timer.setInterval(LIVE_UPDATE_MS)
         self._live_timer.setSingleShot(True)
         self._live_timer.timeout.connect(self._flush_live)
+        self._owners: dict[str, tuple[str, int]] | None = None  # tool call id -> (row key, call number)
+        for changed in (self.rowsInserted, self.rowsRemoved, self.modelReset, self.dataChanged):
+            changed.connect(self._forget_owners)
 
     # -- Qt ------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
@@ -268,6 +271,40 @@ class TranscriptModel(QAbstractListModel):
                 self.beginRemoveRows(QModelIndex(), position, position)
                 del self.rows[position]
                 self.endRemoveRows()
+
+    # -- subagent rows ------------------------------------------------------------------
+    def parent_call(self, position: int) -> tuple[str, str, bool] | None:
+        """(Task call id, agent name, first of its run) when the row at ``position`` is a subagent's."""
+        meta = self._meta(position)
+        call = meta.get("parentToolCallId")
+        if not isinstance(call, str) or not call:
+            return None
+        first = self._meta(position - 1).get("parentToolCallId") != call
+        agent = meta.get("agentName")
+        return call, agent if isinstance(agent, str) and agent else "agent", first
+
+    def task_call(self, call_id: str) -> tuple[str, int] | None:
+        """The loaded assistant row holding the Task call ``call_id``, and that call's number."""
+        if self._owners is None:
+            owners = {}
+            for row in self.rows:
+                if row["kind"] != "message":
+                    continue
+                calls = (b for b in row["message"].get("blocks", []) if b.get("type") == "tool_call")
+                for number, block in enumerate(calls):
+                    if isinstance(block.get("callId"), str):
+                        owners[block["callId"]] = (row["key"], number)
+            self._owners = owners
+        return self._owners.get(call_id)
+
+    def _meta(self, position: int) -> dict:
+        if not 0 <= position < len(self.rows) or self.rows[position]["kind"] != "message":
+            return {}
+        meta = self.rows[position]["message"].get("meta")
+        return meta if isinstance(meta, dict) else {}
+
+    def _forget_owners(self, *_args) -> None:
+        self._owners = None
 
     # -- helpers ------------------------------------------------------------------------
     def row_at(self, index: _Index) -> dict | None:

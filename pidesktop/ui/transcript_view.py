@@ -14,7 +14,8 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QListView, QPushButton, QStyledItemDelegate,
                                QStyleOptionViewItem)
 
-from .message_layout import LayoutCache, RenderedRow, layout_row, paint_row
+from . import activity
+from .message_layout import LayoutCache, Nesting, RenderedRow, layout_row, paint_row
 from .theme import Theme
 from .transcript_model import TranscriptModel
 
@@ -30,17 +31,31 @@ class TranscriptDelegate(QStyledItemDelegate):
         self.cache = LayoutCache()
         self.heights: dict[tuple, float] = {}
 
-    def _key(self, index: QModelIndex, width: int) -> tuple[dict, tuple, frozenset]:
+    def _key(self, index: QModelIndex, width: int) -> tuple[dict, tuple, frozenset, Nesting | None]:
         row = self.view.model().row_at(index)
-        mine = (f"thinking:{row['key']}", f"tool:{row['key']}:")
-        expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1]))
-        return row, (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking), expanded
+        mine = (f"thinking:{row['key']}", f"tool:{row['key']}:", f"group:{row['key']}:")
+        expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1:]))
+        nesting = self._nesting(index.row())
+        key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking,
+               self.view.display_mode, nesting)
+        return row, key, expanded, nesting
+
+    def _nesting(self, position: int) -> Nesting | None:
+        model: TranscriptModel = self.view.model()
+        parent = model.parent_call(position)
+        if parent is None:
+            return None
+        call, agent, first = parent
+        owner = model.task_call(call)
+        hidden = owner is not None and f"tool:{owner[0]}:{owner[1]}" not in self.view.expanded
+        return Nesting(agent, first, hidden)
 
     def rendered(self, index: QModelIndex, width: int) -> RenderedRow:
-        row, key, expanded = self._key(index, width)
+        row, key, expanded, nesting = self._key(index, width)
         rendered = self.cache.get(key)
         if rendered is None:
-            rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking)
+            rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking,
+                                  self.view.display_mode, nesting)
             self.cache.put(key, rendered)
             self.heights[key] = rendered.height
         return rendered
@@ -49,7 +64,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         """Heights are remembered apart from the (bounded) layouts, so a relayout of
         thousands of loaded rows never lays out their text again."""
         width = self.view.viewport().width()
-        _row, key, _expanded = self._key(index, width)
+        _row, key, _expanded, _nesting = self._key(index, width)
         height = self.heights.get(key)
         if height is None:
             height = self.rendered(index, width).height
@@ -73,6 +88,7 @@ class TranscriptView(QListView):
         self.setObjectName("transcript")
         self.expanded: set[str] = set()
         self.show_thinking = True
+        self.display_mode = activity.DEFAULT_MODE
         self.hover_key: str | None = None
         self.hover_action: str | None = None
         self.setModel(model)
@@ -121,7 +137,20 @@ class TranscriptView(QListView):
             self.scheduleDelayedItemsLayout()
             self.viewport().update()
 
+    def set_display_mode(self, mode: object) -> None:
+        mode = activity.normalize_mode(mode)
+        if mode != self.display_mode:
+            self.display_mode = mode
+            self.delegate.cache.clear()
+            self.delegate.heights.clear()
+            self.scheduleDelayedItemsLayout()
+            self.viewport().update()
+
     def toggle(self, key: str) -> None:
+        if key in self.expanded and key.startswith("group:"):
+            # Folding a group folds what was opened inside it, subagent rows included.
+            calls = "tool:" + key[len("group:"):key.rindex(":")] + ":"
+            self.expanded = {k for k in self.expanded if not k.startswith(calls)}
         self.expanded.symmetric_difference_update({key})
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
