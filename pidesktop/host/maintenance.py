@@ -12,7 +12,7 @@ import shutil
 
 import orjson
 
-from . import history, inflight, messages, sessions
+from . import attachments, history, inflight, messages, sessions
 from .context import HostContext
 
 log = logging.getLogger("pidesktop.host.maintenance")
@@ -40,6 +40,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
                          (now, orjson.dumps(report).decode()))
     report["rewritesFinished"] = history.finish_interrupted(ctx, now)
     report["tempFilesRemoved"] = sweep_temp_files(ctx)
+    report["incomingAttachmentsRemoved"] = sweep_incoming_attachments(ctx)
     report["sessionsRestored"] = restore_orphans(ctx, now)
     report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
     with conn:
@@ -72,6 +73,19 @@ def sweep_temp_files(ctx: HostContext) -> int:
     removed = 0
     for temp in ctx.sessions_dir.glob(".*.tmp"):
         if temp.is_file() and not temp.is_symlink():
+            temp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def sweep_incoming_attachments(ctx: HostContext) -> int:
+    """Remove ``attachments/.incoming-*`` files a crash left mid-import.
+
+    They are never a blob: only a complete, fsync-ed copy is renamed to its digest.
+    """
+    removed = 0
+    for temp in attachments.directory(ctx).glob(f"{attachments.TEMP_PREFIX}*"):
+        if temp.is_file() or temp.is_symlink():
             temp.unlink(missing_ok=True)
             removed += 1
     return removed
