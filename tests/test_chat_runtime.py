@@ -17,14 +17,14 @@ from .conftest import REPO, InProcessHost
 from .sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, sse_server, usage_chunk  # noqa: F401
 
 
-def run_turn(host, server, prompt="What's the weather?", **runner_options):
+def run_turn(host, server, prompt="What's the weather?", mode=None, **runner_options):
     """One turn through the runner with a provider pointed at ``server``."""
 
     async def scenario():
         client = HostClient(host.thread, asyncio.get_running_loop())
         runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model="gpt-test",
                                                             api_key="sk-test-key"), **runner_options)
-        session_id = (await client.call("session.create", {}))["session"]["id"]
+        session_id = (await client.call("session.create", {**({"mode": mode} if mode else {})}))["session"]["id"]
         try:
             result = await runner.send(session_id, prompt)
         finally:
@@ -60,6 +60,21 @@ def test_plain_text_recording_is_stored_as_streamed(host, sse_server):
     request = sse_server.requests[-1]
     assert request.headers["authorization"] == "Bearer sk-test-key"
     assert request.json["messages"][-1] == {"role": "user", "content": "What's the weather?"}
+    assert [m["role"] for m in request.json["messages"]] == ["user"]  # Agent mode adds nothing
+
+
+@pytest.mark.parametrize("mode,words", [("plan", "numbered steps"), ("goal", "how success will be checked")])
+def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_server, mode, words):
+    sse_server.stream([fixture_bytes("plain-text")])
+    sid, result = run_turn(host, sse_server, "Move the blog to a new host", mode=mode)
+    assert result["status"] == "completed"
+    sent = sse_server.requests[-1].json["messages"]
+    assert sent[0]["role"] == "system" and words in sent[0]["content"]
+    assert sent[1] == {"role": "user", "content": "Move the blog to a new host"}
+    # the instruction is sent, never stored
+    assert [m["role"] for m in stored(host, sid)["messages"]] == ["user", "assistant"]
+    transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_text()
+    assert words not in transcript
 
 
 @pytest.mark.parametrize("name,calls", [

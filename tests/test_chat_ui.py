@@ -181,3 +181,28 @@ def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloo
     picker.activated.emit(0)
     run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
         "session"]["modelId"] is None)
+
+
+def test_the_mode_picker_stores_the_mode_and_shows_each_chats_own(chat, qtbot, qloop):
+    picker = chat.composer.mode_picker
+    assert [picker.itemData(i) for i in range(picker.count())] == ["agent", "plan", "goal"]
+    assert picker.currentData() == "agent"
+    picker.activated.emit(picker.findData("plan"))  # picked before the chat exists
+    qtbot.keyClicks(chat.composer.edit, "plan my week")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    run(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
+    planned = chat.current_session_id
+
+    def mode(sid):
+        return chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["mode"]
+
+    assert mode(planned) == "plan"
+    other = chat.client.call_blocking("session.create", {})["session"]["id"]
+    run(qloop, lambda: chat.model.find(other) is not None)
+    chat.sidebar.select(other)
+    run(qloop, lambda: chat.current_session_id == other and picker.currentData() == "agent")
+    picker.activated.emit(picker.findData("goal"))
+    run(qloop, lambda: mode(other) == "goal")
+    assert "outcome" in picker.toolTip()
+    chat.sidebar.select(planned)
+    run(qloop, lambda: chat.current_session_id == planned and picker.currentData() == "plan")

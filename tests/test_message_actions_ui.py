@@ -54,7 +54,7 @@ def test_regenerate_keeps_the_old_reply_as_a_revision_and_pages_between_them(cha
     root = messages[0]
     assert (root["meta"]["revisionCount"], root["meta"]["activeRevision"]) == (2, 2)
     run(qloop, lambda: chat.transcript_model.rowCount() == 2)
-    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0), chat.transcript.viewport().width())
+    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0))
     assert [a.label for a in rendered.actions if a.always] == ["‹", "2 / 2", "›"]
     run(qloop, chat.message_action("revision-prev", root["id"]))
     back = stored(chat)
@@ -126,7 +126,7 @@ def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
     row = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]
     assert row["message"]["blocks"][0]["truncated"] and len(row["message"]["blocks"][0]["text"]) == 200
     index = chat.transcript_model.index(chat.transcript_model.row_of("long-1"))
-    rendered = chat.transcript.delegate.rendered(index, chat.transcript.viewport().width())
+    rendered = chat.transcript.delegate.rendered(index)
     assert any(a.name == "show-full" and a.always for a in rendered.actions)
     run(qloop, chat.message_action("show-full", "long-1"))
     full = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]["message"]["blocks"][0]

@@ -127,3 +127,15 @@ def test_identity_and_models():
     assert (source.provider_id, source.label) == ("offline", "Offline demo (no AI)")
     assert isinstance(source, ChatProvider)
     assert asyncio.run(source.list_models())[0]["id"] == "offline-demo"
+
+
+def test_plan_and_goal_mode_are_named_under_the_heading():
+    from pidesktop.agent.modes import with_mode
+
+    agent = joined(stream(with_mode(user(PROSE), "agent")), TextDelta)
+    assert "mode." not in agent
+    planned = joined(stream(with_mode(user(PROSE), "plan")), TextDelta)
+    heading, _, rest = planned.partition("\n\n")
+    assert heading.startswith("## ") and rest.startswith("> **Plan mode.**")
+    assert "> **Goal mode.**" in joined(stream(with_mode(user(PROSE), "goal")), TextDelta)
+    assert "> **" not in joined(stream(with_mode(user(PROSE), "weird")), TextDelta)

@@ -113,7 +113,7 @@ def height(window, key):
 def kinds(window, key):
     view = window.transcript
     index = window.transcript_model.index(window.transcript_model.row_of(key))
-    return [part.kind for part in view.delegate.rendered(index, view.viewport().width()).parts]
+    return [part.kind for part in view.delegate.rendered(index).parts]
 
 
 def open_chat(chat, qloop):  # noqa: F811
@@ -134,11 +134,10 @@ def test_subagent_rows_stay_folded_under_their_task_call_until_it_is_opened(chat
     view.toggle("tool:a1:4")
     assert height(chat, "s1") > 0 and height(chat, "s2") > 0
     index = chat.transcript_model.index(chat.transcript_model.row_of("s1"))
-    nested = view.delegate.rendered(index, view.viewport().width())
+    nested = view.delegate.rendered(index)
     assert nested.guide_x is not None
     assert "code-reviewer" in nested.parts[0].doc.toPlainText()  # the first row names the agent
-    second = view.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("s2")),
-                                    view.viewport().width())
+    second = view.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("s2")))
     assert "code-reviewer" not in second.parts[0].doc.toPlainText()
     assert [a.name for a in nested.actions] == ["copy"]  # no edit/regenerate on a delegate's row
     view.toggle("group:a1:0")  # folding the group folds the Task call and its rows again
@@ -154,7 +153,7 @@ def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):  
     run(qloop, lambda: chat.transcript_model.row_of("o1") >= 0)
     assert height(chat, "o1") > 0
     index = chat.transcript_model.index(0)
-    assert chat.transcript.delegate.rendered(index, chat.transcript.viewport().width()).guide_x is not None
+    assert chat.transcript.delegate.rendered(index).guide_x is not None
 
 
 def test_the_display_mode_setting_regroups_the_open_chat(chat, qloop):  # noqa: F811

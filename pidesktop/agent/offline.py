@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import orjson
 
+from ..sizes import human_size
+from . import modes
 from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, Usage
 
 MODEL_ID = "offline-demo"
@@ -49,13 +51,15 @@ class PromptFacts:
     urls: tuple[str, ...]
     language: str | None
     code: str
+    attachments: tuple[str, ...] = ()  # "name (kind, size)" of each attached file
 
     @classmethod
-    def of(cls, text: str) -> "PromptFacts":
+    def of(cls, text: str, attachments: tuple[str, ...] = ()) -> "PromptFacts":
         language, code = find_code(text)
         prose = _FENCED.sub(" ", text)
         return cls(text, len(text.split()), len(text.splitlines()), first_sentence(prose),
-                   tuple(dict.fromkeys(url.rstrip(".,;:!?]") for url in _URL.findall(text))), language, code)
+                   tuple(dict.fromkeys(url.rstrip(".,;:!?]") for url in _URL.findall(text))), language, code,
+                   attachments)
 
 
 class OfflineDemoProvider:
@@ -70,8 +74,8 @@ class OfflineDemoProvider:
 
     async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
                      cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
-        facts = PromptFacts.of(last_user_text(messages))
-        thinking, reply = thinking_text(facts), reply_markdown(facts)
+        facts = PromptFacts.of(last_user_text(messages), last_user_attachments(messages))
+        thinking, reply = thinking_text(facts), with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
         for piece in word_pieces(thinking):
             if not await self._pause(cancel):
                 return
@@ -101,11 +105,44 @@ class OfflineDemoProvider:
         return cancel is None or not cancel.is_set()
 
 
+def mode_note(mode: str) -> str:
+    """In Plan or Goal mode the demo says what a connected model would be asked to do."""
+    if mode == "plan":
+        return ("> **Plan mode.** A connected model is asked to answer with a step-by-step plan for you to "
+                "approve before any work starts.\n\n")
+    if mode == "goal":
+        return ("> **Goal mode.** A connected model is asked to agree on the outcome and how to check it "
+                "before any work starts.\n\n")
+    return ""
+
+
+def with_note(reply: str, note: str) -> str:
+    """The note goes right under the reply's heading."""
+    heading, _, rest = reply.partition("\n\n")
+    return f"{heading}\n\n{note}{rest}" if note else reply
+
+
 def last_user_text(messages: list[dict]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
             return _message_text(message)
     return ""
+
+
+def last_user_attachments(messages: list[dict]) -> tuple[str, ...]:
+    """``name (kind, size)`` for each attachment of the last prompt; the demo names them, it cannot open them."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return tuple(describe_attachment(block) for block in message.get("blocks") or []
+                         if isinstance(block, dict) and block.get("type") == "attachment")
+    return ()
+
+
+def describe_attachment(block: dict) -> str:
+    details = [block.get("kind") or "file"]
+    if isinstance(block.get("size"), int):
+        details.append(human_size(block["size"]))
+    return f"{block.get('name') or 'unnamed'} ({', '.join(details)})"
 
 
 def _message_text(message: dict) -> str:
@@ -165,6 +202,8 @@ def thinking_text(facts: PromptFacts) -> str:
         steps.append("There is no code in it, so I will write a small Python snippet that counts its words.")
     if facts.urls:
         steps.append(f"It mentions {_count(len(facts.urls), 'link')}.")
+    if facts.attachments:
+        steps.append(f"It comes with {_count(len(facts.attachments), 'attachment')}, which I can name but not read.")
     steps.append("No model is connected, so I can describe the prompt but not answer it.")
     return " ".join(steps)
 
@@ -177,6 +216,8 @@ def reply_markdown(facts: PromptFacts) -> str:
         f"- **Code:** {facts.language}, {_count(len(facts.code.splitlines()), 'line')}" if facts.code
         else "- **Code:** none",
     ]
+    if facts.attachments:
+        summary.append("- **Attachments:** " + ", ".join(facts.attachments))
     if facts.code:
         shown = facts.code.splitlines()[:CODE_LINES_SHOWN]
         more = f" (the first {CODE_LINES_SHOWN} lines)" if len(facts.code.splitlines()) > CODE_LINES_SHOWN else ""

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
+from ..sizes import human_size
 from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
 from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from .sse import SSEDecoder, SSEEvent
@@ -51,7 +52,9 @@ def to_openai_messages(messages: list[dict]) -> list[dict]:
                     unanswered.pop(call_id, None)
             continue
         _answer_unanswered(converted, unanswered)
-        if role in ("user", "system"):
+        if role == "user":
+            converted.append({"role": role, "content": _user_content(blocks)})
+        elif role == "system":
             converted.append({"role": role, "content": _joined_text(blocks)})
         elif role == "assistant":
             _append_assistant(converted, unanswered, message, blocks)
@@ -86,6 +89,21 @@ def _answer_unanswered(converted: list[dict], unanswered: dict[str, None]) -> No
     unanswered.clear()
 
 
+def _user_content(blocks: list[dict]) -> str | list[dict]:
+    """A plain string, or content parts (text first, then each image) when images travel inline."""
+    images = [url for url in map(_data_url, blocks) if url]
+    text = _joined_text(blocks)
+    if not images:
+        return text
+    return [{"type": "text", "text": text}, *({"type": "image_url", "image_url": {"url": url}} for url in images)]
+
+
+def _data_url(block: dict) -> str | None:
+    inline = block.get("inline") if block.get("type") == "attachment" else None
+    url = inline.get("dataUrl") if isinstance(inline, dict) else None
+    return url if isinstance(url, str) else None
+
+
 def _joined_text(blocks: list[dict]) -> str:
     parts = []
     for block in blocks:
@@ -93,9 +111,21 @@ def _joined_text(blocks: list[dict]) -> str:
         if kind == "text" and block.get("text"):
             parts.append(block["text"])
         elif kind == "attachment":
-            header = f"[attachment: {block.get('name') or 'unnamed'}]"
-            parts.append(f"{header}\n{block['text']}" if block.get("text") else header)
+            parts.append(_attachment_text(block))
     return "\n\n".join(parts)
+
+
+def _attachment_text(block: dict) -> str:
+    """An attachment as the model reads it: its text under a header, or a header naming it (and its size)."""
+    name = block.get("name") or "unnamed"
+    inline = block.get("inline") if isinstance(block.get("inline"), dict) else {}
+    text = block.get("text") or inline.get("text")
+    if text:
+        return f"[attachment: {name}]\n{text}"
+    size = block.get("size")
+    if _data_url(block) or not isinstance(size, int) or isinstance(size, bool):
+        return f"[attachment: {name}]"
+    return f"[attachment: {name}, {human_size(size)}]"
 
 
 def _call_id(message: dict, block: dict, index: int) -> str:

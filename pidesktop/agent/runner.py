@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import HostClient, HostError
+from . import attachment_content, modes
 from .outbox import Outbox, OutboxFull
 from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ReplyBuilder
 from .providers import ThinkingDelta, TextDelta, Usage
@@ -75,17 +76,24 @@ class TurnRunner:
         if active is not None:
             active.cancel.set()
 
-    async def send(self, session_id: str, text: str, *, revision_root_id: str | None = None) -> dict:
-        """Run a turn for ``text``, or queue it if a turn is running in that chat.
+    async def send(self, session_id: str, text: str, *, attachments: list[dict] | None = None,
+                   revision_root_id: str | None = None) -> dict:
+        """Run a turn for ``text`` and ``attachments``, or queue them if a turn is running in that chat.
 
-        ``revision_root_id`` keeps an edited prompt in its original regenerate
-        family (``meta.revisionRootId``), so the pager shows every variant.
+        ``attachments`` are stored attachment blocks (``attachments.import``
+        results); they follow the text in the prompt. ``revision_root_id``
+        keeps an edited prompt in its original regenerate family
+        (``meta.revisionRootId``), so the pager shows every variant.
         """
+        blocks = prompt_blocks(text, attachments)
         if self.is_running(session_id):
-            result = await self.client.call("session.queuePush", {
-                "sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())})
+            params = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
+            attached = [block for block in blocks if block["type"] == "attachment"]
+            if attached:
+                params["attachments"] = attached
+            result = await self.client.call("session.queuePush", params)
             return {"queued": result["entry"]}
-        user = {"id": str(uuid.uuid4()), "role": "user", "blocks": [{"type": "text", "text": text}]}
+        user = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
         if revision_root_id:
             user["meta"] = {"revisionRootId": revision_root_id}
         return await self._turn(session_id, user)
@@ -136,7 +144,10 @@ class TurnRunner:
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         try:
-            async for event in provider.stream(_context(window["messages"]), thinking_level=session["thinkingLevel"],
+            context = modes.with_mode(_context(window["messages"]), session.get("mode"))
+            if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
+                context = await attachment_content.hydrate(self.client, context)
+            async for event in provider.stream(context, thinking_level=session["thinkingLevel"],
                                                cancel=active.cancel):
                 builder.feed(event)
                 if isinstance(event, ThinkingDelta) and thinking_started is None:
@@ -244,7 +255,7 @@ class TurnRunner:
             return
         entry = entries[0]
         await self.client.call("session.queueRemove", {"sessionId": session_id, "entryId": entry["id"]})
-        await self.send(session_id, entry["content"])
+        await self.send(session_id, entry["content"], attachments=entry.get("attachments") or None)
 
     def _notify(self, session_id: str, phase: str, message: dict | None) -> None:
         for listener in list(self.listeners):
@@ -252,6 +263,26 @@ class TurnRunner:
                 listener(session_id, phase, message)
             except Exception:
                 log.exception("turn listener failed")
+
+
+def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
+    """A prompt's blocks: its text (unless blank), then its attachment blocks, or INVALID_PARAMS."""
+    if attachments is not None and not isinstance(attachments, list):
+        raise HostError("INVALID_PARAMS", f"attachments must be a list of attachment blocks, "
+                                          f"not {type(attachments).__name__}.")
+    attached = [_attachment_block(number, block) for number, block in enumerate(attachments or [])]
+    if not text.strip() and not attached:
+        raise HostError("INVALID_PARAMS", "The prompt is empty: type a message or attach a file.")
+    return ([{"type": "text", "text": text}] if text.strip() else []) + attached
+
+
+def _attachment_block(number: int, block: Any) -> dict:
+    if not isinstance(block, dict) or block.get("type") != "attachment":
+        raise HostError("INVALID_PARAMS", f"attachments[{number}] must be an object with type \"attachment\".")
+    if not isinstance(block.get("ref"), str) or not block["ref"]:
+        raise HostError("INVALID_PARAMS", f"attachments[{number}].ref must be a non-empty string.")
+    # Content fetched for the model (``inline``) is transient and is never stored.
+    return {key: value for key, value in block.items() if key != "inline"}
 
 
 def _context(messages: list[dict]) -> list[dict]:

@@ -1,23 +1,35 @@
 """The composer: a growing text box, Send that turns into Stop while a reply streams.
 
-Enter sends, Shift+Enter starts a new line; Esc stops a running reply.
+Enter sends, Shift+Enter starts a new line; Esc stops a running reply. Files
+dropped or pasted, pictures pasted, and text longer than the large-paste
+threshold become attachment chips above the prompt.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy,
-                               QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+                               QSizePolicy, QToolButton, QVBoxLayout, QWidget)
+
+from ..bus import HostClient
+from .attachment_tray import AttachmentTray
 
 MAX_HEIGHT_FRACTION = 0.4
 MIN_LINES = 1
+PASTE_THRESHOLD_DEFAULT = 600  # the host's default for largePasteThreshold
+
+
+def local_files(mime: QMimeData) -> list[str]:
+    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()] if mime.hasUrls() else []
 
 
 class PromptEdit(QPlainTextEdit):
     submitted = Signal()
     stopRequested = Signal()
+    filesDropped = Signal(list)     # local paths, dropped or pasted
+    imagePasted = Signal(QImage)
+    longTextPasted = Signal(str)    # longer than paste_threshold characters
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -29,6 +41,22 @@ class PromptEdit(QPlainTextEdit):
         self.document().contentsChanged.connect(self.updateGeometry)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.max_height = 240
+        self.paste_threshold = PASTE_THRESHOLD_DEFAULT
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(local_files(source)) or source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Paste and drop: files and pictures become attachments, a very long text too."""
+        files = local_files(source)
+        if files:
+            self.filesDropped.emit(files)
+        elif source.hasImage():
+            self.imagePasted.emit(QImage(source.imageData()))
+        elif source.hasText() and len(source.text()) > self.paste_threshold:
+            self.longTextPasted.emit(source.text())
+        else:
+            super().insertFromMimeData(source)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -61,6 +89,15 @@ THINKING_LEVELS = (("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
                    ("omit", QT_TRANSLATE_NOOP("Composer", "Thinking: model default")))
 
 
+# Operating modes (spec 004, sessions.mode): Plan and Goal negotiate a contract before any work.
+MODES = (("agent", QT_TRANSLATE_NOOP("Composer", "Agent")),
+         ("plan", QT_TRANSLATE_NOOP("Composer", "Plan")),
+         ("goal", QT_TRANSLATE_NOOP("Composer", "Goal")))
+MODE_TIPS = {"agent": QT_TRANSLATE_NOOP("Composer", "Agent: answers and works on the request directly"),
+             "plan": QT_TRANSLATE_NOOP("Composer", "Plan: proposes a step-by-step plan for you to approve first"),
+             "goal": QT_TRANSLATE_NOOP("Composer", "Goal: agrees on the outcome and how to check it first")}
+
+
 KEY_SEPARATOR = "\x1f"  # item data is a plain string: Qt keeps it exactly, unlike a tuple
 
 
@@ -69,16 +106,29 @@ def model_key(provider_id: str, model_id: str) -> str:
 
 
 class Composer(QWidget):
-    sendRequested = Signal(str)
+    sendRequested = Signal(str, list)  # the prompt, its attachment blocks
     stopRequested = Signal()
     thinkingChanged = Signal(str)  # the level the person picked for this chat
+    modeChanged = Signal(str)  # agent | plan | goal
     modelChanged = Signal(str, str)  # provider id ("" = the default), model id
 
-    def __init__(self, parent=None):
+    def __init__(self, client: HostClient | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("composer")
+        self.setAcceptDrops(True)
         self.running = False
         self.edit = PromptEdit()
+        self.tray = AttachmentTray(client)
+        self.tray.changed.connect(self._tray_changed)
+        self.edit.filesDropped.connect(self.tray.add_files)
+        self.edit.imagePasted.connect(self.tray.add_image)
+        self.edit.longTextPasted.connect(self.tray.add_text)
+        self.attach_button = QToolButton()
+        self.attach_button.setObjectName("attachButton")
+        self.attach_button.setText(self.tr("Attach"))
+        self.attach_button.setToolTip(self.tr("Attach files (or drop them here)"))
+        self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.attach_button.clicked.connect(self.pick_files)
         self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("sendButton")
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -92,6 +142,15 @@ class Composer(QWidget):
         for value, label in THINKING_LEVELS:
             self.thinking.addItem(QCoreApplication.translate("Composer", label), value)
         self.thinking.activated.connect(lambda row: self.thinkingChanged.emit(self.thinking.itemData(row)))
+        self.mode_picker = QComboBox()
+        self.mode_picker.setObjectName("thinkingPicker")  # the same chip look
+        for value, label in MODES:
+            self.mode_picker.addItem(QCoreApplication.translate("Composer", label), value)
+            self.mode_picker.setItemData(self.mode_picker.count() - 1,
+                                         QCoreApplication.translate("Composer", MODE_TIPS[value]),
+                                         Qt.ItemDataRole.ToolTipRole)
+        self.mode_picker.activated.connect(self._mode_picked)
+        self._mode_picked(0, emit=False)
         self.model_picker = QComboBox()
         self.model_picker.setObjectName("thinkingPicker")  # the same chip look
         self.model_picker.setToolTip(self.tr("The model that answers in this chat"))
@@ -107,8 +166,14 @@ class Composer(QWidget):
         inner = QVBoxLayout(frame)
         inner.setContentsMargins(12, 10, 10, 8)
         inner.setSpacing(6)
+        inner.addWidget(self.tray)
         inner.addWidget(self.edit)
+        for picker in (self.mode_picker, self.model_picker, self.thinking):
+            # Full width when there is room; in a narrow window the row shrinks them (text elided).
+            picker.setMinimumWidth(56)
         bottom = QHBoxLayout()
+        bottom.addWidget(self.attach_button)
+        bottom.addWidget(self.mode_picker)
         bottom.addWidget(self.model_picker)
         bottom.addWidget(self.thinking)
         bottom.addWidget(self.model_label)
@@ -147,18 +212,51 @@ class Composer(QWidget):
         if row >= 0:
             self.thinking.setCurrentIndex(row)
 
+    def set_mode(self, mode: str) -> None:
+        """Show the chat's stored mode (without emitting modeChanged)."""
+        row = self.mode_picker.findData(mode)
+        self._mode_picked(max(0, row), emit=False)
+
+    def _mode_picked(self, row: int, emit: bool = True) -> None:
+        self.mode_picker.setCurrentIndex(row)
+        value = self.mode_picker.itemData(row)
+        self.mode_picker.setToolTip(QCoreApplication.translate("Composer", MODE_TIPS[value]))
+        if emit:
+            self.modeChanged.emit(value)
+
     def set_running(self, running: bool) -> None:
         self.running = running
         self._refresh_button()
 
-    def set_editing(self, text: str | None) -> None:
-        """Editing an earlier prompt: its text in the box, a note saying so; None ends it."""
+    def set_editing(self, text: str | None, attachments: list[dict] | None = None) -> None:
+        """Editing an earlier prompt: its text and attachments in the box, a note saying so; None ends it."""
         if text is None:
             self.status_label.setText("")
             return
         self.status_label.setText(self.tr("Editing an earlier message — Send replaces it and what followed"))
         self.edit.setPlainText(text)
+        self.tray.set_blocks(attachments or [])
         self.edit.setFocus()
+
+    def pick_files(self) -> None:
+        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"))
+        if paths:
+            self.tray.add_files(paths)
+
+    def dragEnterEvent(self, event) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        self.edit.insertFromMimeData(event.mimeData())
+        event.acceptProposedAction()
+
+    def _tray_changed(self) -> None:
+        if not self.tray.pending() and self.status_label.text() == self._waiting_text():
+            self.status_label.setText("")
+
+    def _waiting_text(self) -> str:
+        return self.tr("Adding attachments… Send when they are ready.")
 
     def set_model_label(self, text: str) -> None:
         self.model_label.setText(text)
@@ -183,7 +281,12 @@ class Composer(QWidget):
 
     def _submit(self) -> None:
         text = self.edit.toPlainText()
-        if not text.strip():
+        if self.tray.pending():
+            self.status_label.setText(self._waiting_text())
+            return
+        attachments = self.tray.blocks()
+        if not text.strip() and not attachments:
             return
         self.edit.clear()
-        self.sendRequested.emit(text)
+        self.tray.clear()
+        self.sendRequested.emit(text, attachments)

@@ -54,8 +54,7 @@ class MainWindow(QMainWindow):
         self.tray: QSystemTrayIcon | None = None
         self.tray_session_id: str | None = None
         self.editing: dict | None = None  # the prompt being edited for a resend
-        self.pending_thinking: str | None = None  # picked before the chat exists
-        self.pending_model: dict | None = None
+        self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.confirm_box: QMessageBox | None = None
@@ -127,10 +126,13 @@ class MainWindow(QMainWindow):
         self.session_page = self.transcript
         self.pages.addWidget(self.empty_page)
         self.pages.addWidget(self.transcript)
-        self.composer = Composer()
-        self.composer.sendRequested.connect(lambda text: spawn(self.send_prompt(text), name="send-prompt"))
+        self.composer = Composer(self.client)
+        self.composer.sendRequested.connect(lambda text, attachments: spawn(self.send_prompt(text, attachments),
+                                                                            name="send-prompt"))
+        self.composer.tray.failed.connect(self.show_host_error)
         self.composer.stopRequested.connect(self.stop_reply)
         self.composer.thinkingChanged.connect(lambda level: spawn(self.set_thinking(level), name="set-thinking"))
+        self.composer.modeChanged.connect(lambda mode: spawn(self.set_mode(mode), name="set-mode"))
         self.composer.modelChanged.connect(lambda provider, model: spawn(self.set_model(provider, model),
                                                                          name="set-model"))
         self.queue_strip = QueueStrip(self.client)
@@ -221,9 +223,8 @@ class MainWindow(QMainWindow):
         self.new_chat_action.setEnabled(False)
         self.sidebar.new_chat_button.setEnabled(False)
         try:
-            params = {"thinkingLevel": self.pending_thinking} if self.pending_thinking else {}
-            params.update({k: v for k, v in (self.pending_model or {}).items() if v})
-            self.pending_thinking = self.pending_model = None
+            params = {k: v for k, v in self.pending_changes.items() if v}
+            self.pending_changes = {}
             result = await self.client.call("session.create", params)
         except HostError as exc:
             self.show_host_error(exc)
@@ -312,7 +313,7 @@ class MainWindow(QMainWindow):
             await model.load_newer("tail")
 
     # -- chatting ------------------------------------------------------------------
-    async def send_prompt(self, text: str) -> None:
+    async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:
         if self.runner is None:
             return
         session_id = self.current_session_id or await self.create_session()
@@ -327,9 +328,9 @@ class MainWindow(QMainWindow):
             if editing is not None:  # edit and resend: cut from the old prompt, keep it as a revision
                 await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": editing["id"]})
                 family = (editing.get("meta") or {}).get("revisionRootId") or editing["id"]
-                result = await self.runner.send(session_id, text, revision_root_id=family)
+                result = await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
             else:
-                result = await self.runner.send(session_id, text)
+                result = await self.runner.send(session_id, text, attachments=attachments)
         except HostError as exc:
             self.show_host_error(exc)
             result = None
@@ -355,7 +356,9 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(self.tr("Copied to the clipboard"), 3000)
             elif action == "edit":
                 self.editing = message
-                self.composer.set_editing("".join(b.get("text", "") for b in message["blocks"] if b.get("type") == "text"))
+                blocks = message["blocks"]
+                self.composer.set_editing("".join(b.get("text", "") for b in blocks if b.get("type") == "text"),
+                                          [b for b in blocks if b.get("type") == "attachment"])
             elif action == "regenerate" and self.runner is not None:
                 self.composer.set_running(True)
                 try:
@@ -510,6 +513,9 @@ class MainWindow(QMainWindow):
             self.set_theme(theme)
         self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
         self.transcript.set_display_mode(settings.get("transcriptDisplayMode"))
+        threshold = settings.get("largePasteThreshold")
+        if isinstance(threshold, int) and threshold > 0:
+            self.composer.edit.paste_threshold = threshold
 
     def set_theme(self, theme: themes.Theme) -> None:
         self.theme = theme
@@ -567,27 +573,28 @@ class MainWindow(QMainWindow):
 
     async def set_model(self, provider_id: str, model_id: str) -> None:
         """The model picked in the composer for this chat; "" goes back to the default model."""
-        params = {"providerId": provider_id or None, "modelId": model_id or None}
+        await self._change_session({"providerId": provider_id or None, "modelId": model_id or None})
+
+    async def set_thinking(self, level: str) -> None:
+        """The thinking level picked in the composer, stored on the chat for its next turns."""
+        await self._change_session({"thinkingLevel": level})
+
+    async def set_mode(self, mode: str) -> None:
+        """Agent, Plan or Goal, picked in the composer, stored on the chat for its next turns."""
+        await self._change_session({"mode": mode})
+
+    async def _change_session(self, params: dict) -> None:
         if self.current_session_id is None:
-            self.pending_model = params
+            self.pending_changes.update(params)  # applied to the chat the next prompt creates
             return
         try:
             await self.client.call("session.update", {"sessionId": self.current_session_id, **params})
         except HostError as exc:
             self.show_host_error(exc)
 
-    async def set_thinking(self, level: str) -> None:
-        """The thinking level picked in the composer, stored on the chat for its next turns."""
-        if self.current_session_id is None:
-            self.pending_thinking = level  # applied to the chat the next prompt creates
-            return
-        try:
-            await self.client.call("session.update", {"sessionId": self.current_session_id, "thinkingLevel": level})
-        except HostError as exc:
-            self.show_host_error(exc)
-
     def _show_session(self, session: dict) -> None:
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
+        self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
         self.pages.setCurrentWidget(self.session_page)

@@ -32,6 +32,7 @@ from ..workflows.errors import StateError
 from . import i18n
 from . import theme as themes
 from .relaunch import relaunch_pidesktop
+from ..sizes import human_size
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.maintenance")
@@ -40,18 +41,6 @@ DIALOG_WIDTH = 620
 
 
 # -- shared pieces -------------------------------------------------------------------------
-def human_size(size: int) -> str:
-    """Bytes for a person: ``0 B``, ``812 KB``, ``1.4 GB`` (decimal units, like file managers)."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1000 or unit == "TB":
-            if unit == "B":
-                return f"{int(value)} B"
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-        value /= 1000
-    return f"{size} B"
-
-
 def error_text(exc: BaseException) -> str:
     """A sentence a person can act on. Storage errors already are; anything else is summarised and logged."""
     if isinstance(exc, (MaintenanceError, StateError)):

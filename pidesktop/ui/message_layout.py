@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSizeF
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QPainter, QPainterPath, QTextDocument
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSizeF, QUrl
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QImage, QPainter, QPainterPath,
+                           QTextDocument)
 
 from . import activity, markdown
+from ..sizes import human_size
 from .theme import Theme
 
 ACTIONS_HEIGHT = 24
@@ -90,9 +93,12 @@ class Nesting:
 HIDDEN_ROW = RenderedRow(0.0)
 
 
-def _doc(html: str, width: float, font: QFont, mono: bool = False) -> QTextDocument:
+def _doc(html: str, width: float, font: QFont, mono: bool = False,
+         resources: Mapping[str, QImage] | None = None) -> QTextDocument:
     doc = QTextDocument()
     doc.setDocumentMargin(0)
+    for name, image in (resources or {}).items():
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
     doc.setDefaultFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if mono else font)
     doc.setHtml(html)
     doc.setTextWidth(max(40.0, width))
@@ -106,7 +112,7 @@ def _column(width: int) -> tuple[float, float]:
 
 def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str],
                show_thinking: bool = True, mode: str = activity.DEFAULT_MODE,
-               nesting: Nesting | None = None) -> RenderedRow:
+               nesting: Nesting | None = None, images: Mapping[str, Any] | None = None) -> RenderedRow:
     x0, column = _column(width)
     if row["kind"] == "compaction":
         return _divider(row["compaction"], x0, column, theme, font)
@@ -123,7 +129,7 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
             header = Part("text", doc, x0, ROW_GAP / 2, column, doc.size().height())
             top = header.height + 2
     if message.get("role") == "user":
-        rendered = _user(message, x0, column, theme, font, nested=nesting is not None)
+        rendered = _user(message, x0, column, theme, font, nested=nesting is not None, images=images)
     else:
         rendered = _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking,
                               mode, nested=nesting is not None)
@@ -152,14 +158,17 @@ def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFo
     return RenderedRow(height + ROW_GAP, [Part("divider", doc, x0, ROW_GAP / 2, column, height)])
 
 
-def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False) -> RenderedRow:
-    text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
-    unnamed = QCoreApplication.translate("MessageLayout", "attachment")
-    chips = [b.get("name", unnamed) for b in message.get("blocks", []) if b.get("type") == "attachment"]
-    if chips:
-        text = (text + "\n" if text else "") + "  ".join(f"📎 {name}" for name in chips)
+def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False,
+          images: Mapping[str, Any] | None = None) -> RenderedRow:
+    blocks = message.get("blocks", [])
+    text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    attachments = [b for b in blocks if b.get("type") == "attachment"]
+    html_text = markdown.plain_to_html(text, theme) if text else ""
+    resources: dict[str, QImage] = {}
+    if attachments:
+        html_text += _attachments_html(attachments, theme, images or {}, resources)
     limit = column * BUBBLE_MAX_FRACTION - 2 * BUBBLE_PAD
-    doc = _doc(markdown.plain_to_html(text, theme), limit, font)
+    doc = _doc(html_text, limit, font, resources=resources)
     ideal = min(limit, doc.idealWidth() + 1)
     doc.setTextWidth(ideal)
     size = doc.size()
@@ -247,6 +256,31 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
 
 
+def _attachments_html(attachments: list[dict], theme: Theme, images: Mapping[str, Any],
+                      resources: dict[str, QImage]) -> str:
+    """Image previews where they are loaded, a name chip for everything else."""
+    pictures, chips = [], []
+    unnamed = QCoreApplication.translate("MessageLayout", "attachment")
+    for block in attachments:
+        name = _escape(str(block.get("name") or unnamed))
+        image = images.get(block.get("ref", ""))
+        if block.get("kind") == "image" and isinstance(image, QImage):
+            key = f"pidesktop-preview:{len(resources)}"
+            resources[key] = image
+            pictures.append(f'<img src="{key}" width="{image.width()}" height="{image.height()}" title="{name}">')
+            continue
+        size = human_size(block["size"]) if isinstance(block.get("size"), int) else ""
+        chips.append(f'<td style="background:{theme.background}; padding: 4px 8px;">{name}'
+                     + (f'<span style="color:{theme.muted};"> · {size}</span>' if size else "") + "</td>")
+    html_text = ""
+    if pictures:
+        html_text += "<p>" + "&nbsp;".join(pictures) + "</p>"
+    if chips:  # one small card per file, like the chips in the composer
+        rows = "".join(f"<tr>{chip}</tr>" for chip in chips)
+        html_text += f'<table cellspacing="4">{rows}</table>'
+    return html_text
+
+
 def _tool_part(parts: list[Part], mid: str, tool: tuple[int, dict], x: float, y: float, width: float,
                theme: Theme, font: QFont, expanded: frozenset[str]) -> float:
     number, block = tool
@@ -274,7 +308,8 @@ def _group_part(parts: list[Part], mid: str, group: activity.Segment, x: float, 
 
 def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     names, seconds, worst = activity.group_summary(group.tools)
-    steps = QCoreApplication.translate("MessageLayout", "%n steps", None, len(group.tools))
+    # A group holds two calls or more, so the plural always reads right.
+    steps = QCoreApplication.translate("MessageLayout", "%1 steps").replace("%1", str(len(group.tools)))
     listed = ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in names)
     mark = {"ok": "✓", "error": "✗"}.get(worst, "…")
     color = theme.danger if worst == "error" else theme.muted

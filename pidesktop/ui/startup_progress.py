@@ -30,7 +30,8 @@ from ..storage import recovery
 from ..storage.errors import MaintenanceError
 from . import i18n
 from . import theme as themes
-from .maintenance import error_text, human_size, set_severity, stylesheet
+from .maintenance import error_text, set_severity, stylesheet
+from ..sizes import human_size
 
 log = logging.getLogger("pidesktop.ui.startup")
 

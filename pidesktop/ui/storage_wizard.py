@@ -29,7 +29,8 @@ from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
 from .relaunch import relaunch_pidesktop
-from .maintenance import _right, _tree, current_theme, error_text, human_size, set_severity, stylesheet
+from .maintenance import _right, _tree, current_theme, error_text, set_severity, stylesheet
+from ..sizes import human_size
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.storage_wizard")

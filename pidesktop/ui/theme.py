@@ -105,6 +105,12 @@ QLabel#chip {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 10
 QListView#transcript {{ background: {t.background}; border: none; }}
 QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
 QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {t.text}; }}
+QFrame#attachmentChip {{ background: {t.code_panel}; border: 1px solid {t.border}; border-radius: 8px; }}
+QLabel#chipLabel {{ color: {t.text}; }}
+QToolButton#chipRemove {{ border: none; color: {t.muted}; padding: 0 4px; }}
+QToolButton#chipRemove:hover {{ color: {t.text}; }}
+QToolButton#attachButton {{ border: 1px solid {t.border}; border-radius: 10px; padding: 1px 8px; color: {t.muted}; }}
+QToolButton#attachButton:hover {{ background: {t.hover}; color: {t.text}; }}
 QPushButton#sendButton {{
     background: {t.accent}; color: #FFFFFF; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
 }}

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
@@ -25,10 +27,10 @@ log = logging.getLogger("pidesktop.ui.transcript")
 KeyRole = Qt.ItemDataRole.UserRole + 1
 PAGE = 50
 CONTENT_LIMIT = 20_000
-# Rows are laid out a few at a time, so no single event-loop tick lays out a
-# whole page of Markdown (about 1 ms a message).
-INSERT_CHUNK = 8
-FIRST_PAINT_ROWS = 12
+# Rows go in a few at a time, each laid out (``prepare``) before it is inserted,
+# until this much of an event-loop tick is spent: a page of Markdown costs about
+# 2 ms a message, so no tick lays out a whole page.
+INSERT_BUDGET_S = 0.006
 # At most this many rows stay loaded: paging further drops rows at the far end,
 # so each relayout stays cheap however far the reader scrolls.
 MAX_ROWS = 240
@@ -73,6 +75,8 @@ class TranscriptModel(QAbstractListModel):
         self._live_timer.setInterval(LIVE_UPDATE_MS)
         self._live_timer.setSingleShot(True)
         self._live_timer.timeout.connect(self._flush_live)
+        # The view lays a row out before it goes in, so inserting is cheap and the cost is timed.
+        self.prepare: Callable[[dict], None] = lambda _row: None
         self._owners: dict[str, tuple[str, int]] | None = None  # tool call id -> (row key, call number)
         for changed in (self.rowsInserted, self.rowsRemoved, self.modelReset, self.dataChanged):
             changed.connect(self._forget_owners)
@@ -132,7 +136,9 @@ class TranscriptModel(QAbstractListModel):
         if generation != self._generation:
             return
         rows = self._rows_for_window(window)
-        first = len(rows) if around else max(0, len(rows) - FIRST_PAINT_ROWS)
+        # A search hit opens the whole page at once (centred on the hit); the newest
+        # page fills in from the bottom, a budget of rows per tick.
+        first = len(rows) if around else len(rows) - self._fits_budget(rows, len(rows))
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
@@ -326,17 +332,29 @@ class TranscriptModel(QAbstractListModel):
         self.compactions = window["compactions"]
         return self._rows_for(window["messages"])
 
+    def _fits_budget(self, rows: list[dict], end: int) -> int:
+        """Prepare rows backwards from ``end`` until the tick's budget is spent; how many (at least one)."""
+        started = time.perf_counter()
+        count = 0
+        while count < end and (count == 0 or time.perf_counter() - started < INSERT_BUDGET_S):
+            self.prepare(rows[end - count - 1])
+            count += 1
+        return count
+
     async def _prepend(self, rows: list[dict], generation: int) -> None:
-        """Insert rows above the loaded ones, nearest first, a chunk per event-loop tick."""
+        """Insert rows above the loaded ones: laid out first, a budget per event-loop tick,
+        then inserted together, so the view relays out and repaints once, not once a chunk."""
         end = len(rows)
-        while end > 0 and generation == self._generation:
-            start = max(0, end - INSERT_CHUNK)
-            self.beginInsertRows(QModelIndex(), 0, end - start - 1)
-            self.rows[0:0] = rows[start:end]
+        while end > 0:
+            end -= self._fits_budget(rows, end)
+            await asyncio.sleep(0)
+            if generation != self._generation:
+                return
+        if rows:
+            self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
+            self.rows[0:0] = rows
             self.endInsertRows()
             self.rowsPrepended.emit()
-            end = start
-            await asyncio.sleep(0)
 
     def _drop_bottom(self) -> None:
         """Keep at most MAX_ROWS: forget the newest rows; forward paging brings them back."""

@@ -17,9 +17,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QListView, QPushButton, QStyle
 from . import activity
 from .message_layout import LayoutCache, Nesting, RenderedRow, layout_row, paint_row
 from .theme import Theme
+from .thumbnails import Thumbnails
 from .transcript_model import TranscriptModel
 
 LOAD_OLDER_WITHIN = 400  # px from the top
+HEIGHTS_KEPT = 20_000  # remembered row heights, far more than are ever loaded at once
 AT_BOTTOM_WITHIN = 48
 
 
@@ -30,15 +32,31 @@ class TranscriptDelegate(QStyledItemDelegate):
         self.theme = theme
         self.cache = LayoutCache()
         self.heights: dict[tuple, float] = {}
+        # row key -> (rev, view state, height): a relayout of every loaded row is one
+        # lookup a row while nothing about the view changed. Subagent rows, whose
+        # look depends on other rows, always take the full path.
+        self.known: dict[str, tuple[int, tuple, int]] = {}
 
-    def _key(self, index: QModelIndex, width: int) -> tuple[dict, tuple, frozenset, Nesting | None]:
-        row = self.view.model().row_at(index)
+    def forget(self) -> None:
+        self.cache.clear()
+        self.heights.clear()
+        self.known.clear()
+
+    def _state(self, width: int) -> tuple:
+        view = self.view
+        return width, self.theme.name, view.show_thinking, view.display_mode, view.layout_version
+
+    def _key(self, row: dict, nesting: Nesting | None, width: int) -> tuple[tuple, frozenset]:
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:", f"group:{row['key']}:")
         expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1:]))
-        nesting = self._nesting(index.row())
         key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking,
-               self.view.display_mode, nesting)
-        return row, key, expanded, nesting
+               self.view.display_mode, nesting, self._previews_known(row))
+        return key, expanded
+
+    def _previews_known(self, row: dict) -> tuple[str, ...]:
+        """The image refs of this row whose preview has arrived: a row is laid out again when one does."""
+        refs = _image_refs(row)
+        return tuple(ref for ref in refs if self.view.thumbnails.get(ref) is not None) if refs else ()
 
     def _nesting(self, position: int) -> Nesting | None:
         model: TranscriptModel = self.view.model()
@@ -50,33 +68,63 @@ class TranscriptDelegate(QStyledItemDelegate):
         hidden = owner is not None and f"tool:{owner[0]}:{owner[1]}" not in self.view.expanded
         return Nesting(agent, first, hidden)
 
-    def rendered(self, index: QModelIndex, width: int) -> RenderedRow:
-        row, key, expanded, nesting = self._key(index, width)
+    def _render(self, row: dict, nesting: Nesting | None, width: int) -> RenderedRow:
+        key, expanded = self._key(row, nesting, width)
         rendered = self.cache.get(key)
         if rendered is None:
+            images = {ref: self.view.thumbnails.get(ref) for ref in _image_refs(row)}
             rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking,
-                                  self.view.display_mode, nesting)
+                                  self.view.display_mode, nesting, images)
             self.cache.put(key, rendered)
+            if len(self.heights) > HEIGHTS_KEPT:
+                self.heights.clear()
             self.heights[key] = rendered.height
         return rendered
+
+    def rendered(self, index: QModelIndex) -> RenderedRow:
+        return self._render(self.view.model().row_at(index), self._nesting(index.row()), self.view.layout_width())
+
+    def prepare(self, row: dict) -> None:
+        """Lay a row out before the model inserts it (subagent rows wait: they depend on their neighbours)."""
+        if row["kind"] == "message" and (row["message"].get("meta") or {}).get("parentToolCallId"):
+            return
+        self._render(row, None, self.view.layout_width())
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         """Heights are remembered apart from the (bounded) layouts, so a relayout of
         thousands of loaded rows never lays out their text again."""
-        width = self.view.viewport().width()
-        _row, key, _expanded, _nesting = self._key(index, width)
+        width = self.view.layout_width()
+        row = self.view.model().row_at(index)
+        state = self._state(width)
+        known = self.known.get(row["key"])
+        if known is not None and known[0] == row["rev"] and known[1] == state:
+            return QSize(width, known[2])
+        nesting = self._nesting(index.row())
+        key, _expanded = self._key(row, nesting, width)
         height = self.heights.get(key)
         if height is None:
-            height = self.rendered(index, width).height
-        return QSize(width, int(height + 0.5))
+            height = self._render(row, nesting, width).height
+        pixels = int(height + 0.5)
+        if nesting is None:
+            if len(self.known) > HEIGHTS_KEPT:
+                self.known.clear()
+            self.known[row["key"]] = (row["rev"], state, pixels)
+        return QSize(width, pixels)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        rendered = self.rendered(index, self.view.viewport().width())
+        rendered = self.rendered(index)
         row = self.view.model().row_at(index)
         highlighted = row["key"] == self.view.model().highlight_id
         hovered = row["key"] == self.view.hover_key
         paint_row(painter, rendered, option.rect.top(), option.rect.left(), self.theme, highlighted,
                   hovered, self.view.hover_action if hovered else None, self.view.font())
+
+
+def _image_refs(row: dict) -> list[str]:
+    if row["kind"] != "message" or row["message"].get("role") != "user":
+        return []
+    return [b["ref"] for b in row["message"].get("blocks", [])
+            if b.get("type") == "attachment" and b.get("kind") == "image" and isinstance(b.get("ref"), str)]
 
 
 class TranscriptView(QListView):
@@ -89,11 +137,15 @@ class TranscriptView(QListView):
         self.expanded: set[str] = set()
         self.show_thinking = True
         self.display_mode = activity.DEFAULT_MODE
+        self.layout_version = 0  # bumps when an expansion or a preview changes some row's height
+        self.thumbnails = Thumbnails(model.client, self)
+        self.thumbnails.ready.connect(self._preview_arrived)
         self.hover_key: str | None = None
         self.hover_action: str | None = None
         self.setModel(model)
         self.delegate = TranscriptDelegate(self, theme)
         self.setItemDelegate(self.delegate)
+        model.prepare = self.delegate.prepare
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalScrollBar().setSingleStep(24)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -125,24 +177,33 @@ class TranscriptView(QListView):
     # -- theme and expansion ----------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
         self.delegate.theme = theme
-        self.delegate.cache.clear()
-        self.delegate.heights.clear()
+        self.delegate.forget()
         self.scheduleDelayedItemsLayout()
 
     def set_show_thinking(self, show: bool) -> None:
         if show != self.show_thinking:
             self.show_thinking = show
-            self.delegate.cache.clear()
-            self.delegate.heights.clear()
+            self.delegate.forget()
             self.scheduleDelayedItemsLayout()
             self.viewport().update()
+
+    def layout_width(self) -> int:
+        """The width rows are laid out for: as if the scroll bar were shown, so its
+        appearing (once the first rows overflow) never lays every row out again."""
+        scroll_bar = self.verticalScrollBar()
+        reserve = 0 if scroll_bar.isVisible() else scroll_bar.sizeHint().width()
+        return max(1, self.viewport().width() - reserve)
+
+    def _preview_arrived(self, _ref: str) -> None:
+        self.layout_version += 1
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
 
     def set_display_mode(self, mode: object) -> None:
         mode = activity.normalize_mode(mode)
         if mode != self.display_mode:
             self.display_mode = mode
-            self.delegate.cache.clear()
-            self.delegate.heights.clear()
+            self.delegate.forget()
             self.scheduleDelayedItemsLayout()
             self.viewport().update()
 
@@ -152,6 +213,7 @@ class TranscriptView(QListView):
             calls = "tool:" + key[len("group:"):key.rindex(":")] + ":"
             self.expanded = {k for k in self.expanded if not k.startswith(calls)}
         self.expanded.symmetric_difference_update({key})
+        self.layout_version += 1
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
 
@@ -168,7 +230,7 @@ class TranscriptView(QListView):
         if not index.isValid():
             return None, None
         row = self.model().row_at(index)
-        rendered = self.delegate.rendered(index, self.viewport().width())
+        rendered = self.delegate.rendered(index)
         for action in rendered.actions:
             if action.enabled and action.rect.contains(x, y):
                 return action.name, row["key"]
@@ -194,7 +256,7 @@ class TranscriptView(QListView):
             return
         index = self.indexAt(event.position().toPoint())
         if index.isValid():
-            rendered = self.delegate.rendered(index, self.viewport().width())
+            rendered = self.delegate.rendered(index)
             rect = self.visualRect(index)
             y = event.position().y() - rect.top()
             x = event.position().x() - rect.left()
@@ -257,8 +319,8 @@ class TranscriptView(QListView):
             self._programmatic = False
 
     def _after_reset(self) -> None:
-        self.delegate.cache.clear()
-        self.delegate.heights.clear()
+        # Layouts stay cached: they are keyed by row revision, and the first rows of
+        # the new chat were laid out just before the reset.
         model: TranscriptModel = self.model()
         self._later(self.center_highlight if model.highlight_id else self.scroll_to_end)
 

@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>AttachmentTray</name>
+    <message>
+        <source>Pasted text</source>
+        <translation>粘贴的文本</translation>
+    </message>
+    <message>
+        <source>Pasted text (%1 lines).txt</source>
+        <translation>粘贴的文本（%1 行）.txt</translation>
+    </message>
+    <message>
+        <source>Pasted image.png</source>
+        <translation>粘贴的图片.png</translation>
+    </message>
+    <message>
+        <source>The pasted image could not be read.</source>
+        <translation>无法读取粘贴的图片。</translation>
+    </message>
+</context>
+<context>
     <name>BackupDialog</name>
     <message>
         <source>Back up database</source>
@@ -127,6 +146,17 @@
     </message>
 </context>
 <context>
+    <name>Chip</name>
+    <message>
+        <source>Remove this attachment</source>
+        <translation>移除此附件</translation>
+    </message>
+    <message>
+        <source>Adding %1…</source>
+        <translation>正在添加 %1…</translation>
+    </message>
+</context>
+<context>
     <name>ChoosePage</name>
     <message>
         <source>Choose a new place for your data</source>
@@ -208,6 +238,38 @@
         <translation>思考：模型默认</translation>
     </message>
     <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Goal</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Agent: answers and works on the request directly</source>
+        <translation>智能体：直接回答并处理请求</translation>
+    </message>
+    <message>
+        <source>Plan: proposes a step-by-step plan for you to approve first</source>
+        <translation>计划：先提出分步计划，经你批准后再执行</translation>
+    </message>
+    <message>
+        <source>Goal: agrees on the outcome and how to check it first</source>
+        <translation>目标：先商定结果以及如何检验</translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation>附件</translation>
+    </message>
+    <message>
+        <source>Attach files (or drop them here)</source>
+        <translation>添加文件（或拖放到这里）</translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -230,6 +292,14 @@
     <message>
         <source>Editing an earlier message — Send replaces it and what followed</source>
         <translation>正在编辑之前的消息——发送后将替换这条消息及其后的内容</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>添加文件</translation>
+    </message>
+    <message>
+        <source>Adding attachments… Send when they are ready.</source>
+        <translation>正在添加附件…完成后再发送。</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -617,6 +687,10 @@ Size: %3</source>
         <translation>重新生成</translation>
     </message>
     <message>
+        <source>Subagent %1</source>
+        <translation>子智能体 %1</translation>
+    </message>
+    <message>
         <source>Earlier messages summarised</source>
         <translation>较早的消息已汇总为摘要</translation>
     </message>
@@ -635,6 +709,10 @@ Size: %3</source>
     <message>
         <source>(empty reply)</source>
         <translation>（空回复）</translation>
+    </message>
+    <message>
+        <source>%1 steps</source>
+        <translation>%1 个步骤</translation>
     </message>
     <message>
         <source>Thought</source>
