@@ -136,8 +136,10 @@ class TranscriptModel(QAbstractListModel):
         if generation != self._generation:
             return
         rows = self._rows_for_window(window)
-        # A search hit opens the whole page at once (centred on the hit); the newest
-        # page fills in from the bottom, a budget of rows per tick.
+        # A search hit opens its whole page at once, centred on the hit, once every
+        # row is laid out; the newest page shows its last rows at once, then the rest.
+        if around and not await self._prepare_all(rows, generation):
+            return
         first = len(rows) if around else len(rows) - self._fits_budget(rows, len(rows))
         self.beginResetModel()
         self.session_id = session_id
@@ -188,13 +190,20 @@ class TranscriptModel(QAbstractListModel):
             self.loading.discard(reason)
         if generation != self._generation:
             return 0
+        self.compactions = window["compactions"]
+        fresh = self._rows_by_message([m for m in window["messages"] if self.row_of(m["id"]) < 0])
+        self.loading.add(reason)
+        try:  # new rows are laid out before they go in, like older pages
+            if not await self._prepare_all([row for rows in fresh.values() for row in rows], generation):
+                return 0
+        finally:
+            self.loading.discard(reason)
         self.end = window["messageEnd"]
         self.total = window["totalMessages"]
         self.has_more_after = window["hasMoreAfter"]
-        self.compactions = window["compactions"]
         added = 0
         for message in window["messages"]:
-            added += self._put_message(message)
+            added += self._put_message(message, fresh.get(message["id"]))
         if reason == "newer":
             self._drop_top()
         self.pageLoaded.emit(reason)
@@ -341,16 +350,20 @@ class TranscriptModel(QAbstractListModel):
             count += 1
         return count
 
-    async def _prepend(self, rows: list[dict], generation: int) -> None:
-        """Insert rows above the loaded ones: laid out first, a budget per event-loop tick,
-        then inserted together, so the view relays out and repaints once, not once a chunk."""
+    async def _prepare_all(self, rows: list[dict], generation: int) -> bool:
+        """Lay out every row, a budget per event-loop tick; False if another chat was opened meanwhile."""
         end = len(rows)
         while end > 0:
             end -= self._fits_budget(rows, end)
             await asyncio.sleep(0)
             if generation != self._generation:
-                return
-        if rows:
+                return False
+        return True
+
+    async def _prepend(self, rows: list[dict], generation: int) -> None:
+        """Insert rows above the loaded ones: laid out first, a budget per event-loop tick,
+        then inserted together, so the view relays out and repaints once, not once a chunk."""
+        if rows and await self._prepare_all(rows, generation):
             self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
             self.rows[0:0] = rows
             self.endInsertRows()
@@ -400,15 +413,20 @@ class TranscriptModel(QAbstractListModel):
             rows += [compaction_row(c) for c in after.get(message["id"], []) if not skip or f"cp:{c['id']}" not in skip]
         return rows
 
-    def _put_message(self, message: dict) -> int:
-        """Replace a loaded (or live) row with the stored message, or append it; 1 if appended."""
+    def _rows_by_message(self, messages: list[dict]) -> dict[str, list[dict]]:
+        """Each message's rows (its own, then the compaction dividers that follow it)."""
+        return {message["id"]: self._rows_for([message]) for message in messages}
+
+    def _put_message(self, message: dict, rows: list[dict] | None = None) -> int:
+        """Replace a loaded (or live) row with the stored message, or append it (as ``rows``
+        when they were built and laid out already); 1 if appended."""
         position = self.row_of(message["id"])
         if position >= 0:
             self.rows[position] = message_row(message)
             index = self.index(position)
             self.dataChanged.emit(index, index)
             return 0
-        rows = self._rows_for([message])
+        rows = rows or self._rows_for([message])
         live_at = next((i for i, row in enumerate(self.rows) if row["live"]), len(self.rows))
         self.beginInsertRows(QModelIndex(), live_at, live_at + len(rows) - 1)
         self.rows[live_at:live_at] = rows
