@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from pidesktop.bus import HostClient, HostThread
+from pidesktop.bus import HostClient, HostError, HostThread
 from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
@@ -154,3 +154,22 @@ def test_screenshot_command_renders_and_quits_cleanly(tmp_path):
     assert result.stderr == ""
     assert shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_host_error_is_one_line_in_the_status_bar_with_details_behind_it(window, qtbot, qloop):
+    assert window.details_button.isHidden()
+    qloop.run_until_complete(window.rename_session("no-such-session", "New name"))
+    assert window.host_error is not None and window.host_error.code == "NOT_FOUND"
+    assert "NOT_FOUND" in window.statusBar().currentMessage()
+    assert not window.details_button.isHidden()
+    window.show_host_error(HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.",
+                                     {"path": "/tmp/photos"}))
+    qtbot.mouseClick(window.details_button, Qt.MouseButton.LeftButton)
+    dialog = window.error_dialog
+    assert dialog is not None and dialog.isVisible()
+    text = dialog.text.toPlainText()
+    # newest first, each with its code and message, the host's data included
+    assert text.index("INVALID_PARAMS") < text.index("NOT_FOUND")
+    assert "'path' is a folder" in text and '"path": "/tmp/photos"' in text
+    assert window.details_button.isHidden()  # seen: the button goes until the next error
+    dialog.close()

@@ -12,13 +12,14 @@ import logging
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
-                               QStackedWidget, QStatusBar, QSystemTrayIcon, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton,
+                               QSplitter, QStackedWidget, QStatusBar, QSystemTrayIcon, QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
 from .composer import Composer
+from .error_details import ErrorDetailsDialog, ErrorLog
 from .queue_strip import QueueStrip
 from .inbox import BellButton, InboxPanel
 from .search_dialog import SearchDialog
@@ -57,6 +58,8 @@ class MainWindow(QMainWindow):
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
+        self.error_log = ErrorLog()
+        self.error_dialog: ErrorDetailsDialog | None = None
         self.confirm_box: QMessageBox | None = None
         self.setWindowTitle("pidesktop")
         self.setWindowIcon(app_icon())
@@ -81,6 +84,14 @@ class MainWindow(QMainWindow):
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
         self.setStatusBar(QStatusBar())
+        self.details_button = QPushButton(self.tr("Details…"))
+        self.details_button.setObjectName("statusDetails")
+        self.details_button.setFlat(True)
+        self.details_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.details_button.setToolTip(self.tr("Show what went wrong, in full"))
+        self.details_button.clicked.connect(self.open_error_details)
+        self.statusBar().addPermanentWidget(self.details_button)
+        self.details_button.hide()
         self._restore_window_state()
         self._build_actions()
         self._unsubscribe = client.subscribe(self._on_event)
@@ -338,7 +349,8 @@ class MainWindow(QMainWindow):
             if session_id == self.current_session_id:
                 self.composer.set_running(self.runner.is_running(session_id))
         if result and result.get("error"):
-            self.statusBar().showMessage(result["error"]["message"], 15000)
+            error = result["error"]
+            self._announce_error(HostError(error["code"], error["message"]))
 
     def _message_action(self, action: str, message_id: str) -> None:
         spawn(self.message_action(action, message_id), name=f"message-{action}")
@@ -643,7 +655,18 @@ class MainWindow(QMainWindow):
             self.banner.show()
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
-        self.statusBar().showMessage(f"{error.code}: {error.message}", 15000)
+        self._announce_error(error, f"{error.code}: {error.message}")
+
+    def _announce_error(self, error: HostError, line: str | None = None) -> None:
+        """One line in the status bar for a while; the whole error stays behind "Details"."""
+        self.error_log.add(error)
+        self.statusBar().showMessage(line or error.message, 15000)
+        self.details_button.show()
+
+    def open_error_details(self) -> None:
+        self.details_button.hide()
+        self.error_dialog = ErrorDetailsDialog(self.error_log, self)
+        self.error_dialog.open()
 
     def _restore_window_state(self) -> None:
         state = self.prefs.data["window"]

@@ -89,6 +89,7 @@ QLabel#muted {{ color: {t.muted}; }}
 QFrame#banner {{ background: {t.user_bubble}; border: 1px solid {t.border}; border-radius: 8px; }}
 QFrame#banner[severity="error"] {{ border-color: {t.danger}; }}
 QStatusBar {{ color: {t.muted}; border-top: 1px solid {t.border}; }}
+QPushButton#statusDetails {{ color: {t.accent}; border: none; padding: 0 8px; text-decoration: underline; }}
 QLineEdit {{ border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; }}
 QMenu {{ background: {t.background}; border: 1px solid {t.border}; padding: 4px; }}
 QMenu::item {{ padding: 6px 20px; border-radius: 6px; }}

@@ -419,6 +419,21 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>ErrorDetailsDialog</name>
+    <message>
+        <source>Error details</source>
+        <translation>错误详情</translation>
+    </message>
+    <message>
+        <source>What went wrong, newest first. Nothing here was sent anywhere; copy it into a bug report if you like.</source>
+        <translation>出了什么问题（最新的在前）。这些内容不会发送到任何地方；需要时可复制到问题报告中。</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+</context>
+<context>
     <name>GeneralPage</name>
     <message>
         <source>System</source>
@@ -552,6 +567,14 @@ Size: %3</source>
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <source>Show what went wrong, in full</source>
+        <translation>查看完整的错误信息</translation>
+    </message>
     <message>
         <source>The model that answers in this chat (Settings &gt; Providers)</source>
         <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
