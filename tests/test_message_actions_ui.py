@@ -1,12 +1,14 @@
 """Per-message actions in the transcript: copy, regenerate with the pager, edit and resend, fork, delete."""
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
+from pidesktop.ui import markdown
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 
@@ -131,3 +133,41 @@ def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
     run(qloop, chat.message_action("show-full", "long-1"))
     full = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]["message"]["blocks"][0]
     assert full["text"] == long_text and "truncated" not in full
+
+
+def test_a_code_panel_has_a_copy_link_that_copies_exactly_its_code(chat, qloop):
+    # the offline reply to "first question" ends with a Python snippet in a fenced block
+    view = chat.transcript
+    model = chat.transcript_model
+    reply_row = next(i for i, r in enumerate(model.rows) if r["kind"] == "message" and r["message"]["role"] == "assistant")
+    index = model.index(reply_row)
+    view.scrollTo(index)
+    rendered = view.delegate.rendered(index)
+    part = next(p for p in rendered.parts if p.source and "```" in p.source)
+    # find the Copy link's place in the laid-out document
+    layout = part.doc.documentLayout()
+    rect = view.visualRect(index)
+    spot = None
+    for y in range(0, int(part.height), 3):
+        for x in range(int(part.width) - 1, int(part.width) - 120, -3):
+            if layout.anchorAt(QPointF(x, y)).startswith("pidesktop-copy:"):
+                spot = QPointF(rect.left() + part.x + x, rect.top() + part.y + y)
+                break
+        if spot:
+            break
+    assert spot is not None, "the code panel shows a Copy link"
+    found_part, href = view.link_at(spot)
+    assert found_part is part and href == "pidesktop-copy:0"
+    QApplication.clipboard().setText("")
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot.toPoint())
+    code = markdown.code_blocks(part.source)[0]
+    assert QApplication.clipboard().text() == code and code.startswith("prompt = ")
+    assert "copied" in chat.statusBar().currentMessage()
+
+
+def test_code_blocks_are_listed_in_the_order_their_links_are_numbered():
+    text = "intro\n\n```python\nprint(1)\n```\n\n    indented\n\n```\nplain\n```"
+    assert markdown.code_blocks(text) == ["print(1)", "indented", "plain"]
+    rendered = markdown.to_html(text, themes.LIGHT, "Copy")
+    assert [rendered.index(f"pidesktop-copy:{n}") for n in range(3)] == sorted(
+        rendered.index(f"pidesktop-copy:{n}") for n in range(3))

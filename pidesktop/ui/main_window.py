@@ -134,6 +134,8 @@ class MainWindow(QMainWindow):
                                             self.tr("Type below, or press Ctrl+N for a new chat."))
         self.transcript = TranscriptView(self.transcript_model, self.theme)
         self.transcript.actionTriggered.connect(self._message_action)
+        self.transcript.codeCopied.connect(
+            lambda: self.statusBar().showMessage(self.tr("Code copied to the clipboard"), 3000))
         self.session_page = self.transcript
         self.pages.addWidget(self.empty_page)
         self.pages.addWidget(self.transcript)

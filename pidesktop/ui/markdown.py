@@ -22,7 +22,10 @@ from .theme import Theme
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 
 
-def _code_panel(code: str, language: str, theme: Theme) -> str:
+COPY_LINK = "pidesktop-copy:"  # href of a code panel's Copy link; the number is the block's position
+
+
+def _code_panel(code: str, language: str, theme: Theme, number: int, copy_label: str) -> str:
     style = "monokai" if theme.name == "dark" else "friendly"
     body = _highlight(code, language, style)
     label = html.escape(language) if language else "text"
@@ -30,9 +33,17 @@ def _code_panel(code: str, language: str, theme: Theme) -> str:
         f'<table width="100%" cellspacing="0" cellpadding="10" '
         f'style="background-color:{theme.code_panel}; border: 1px solid {theme.border}; margin-top: 6px; '
         f'margin-bottom: 6px;">'
-        f'<tr><td><span style="color:{theme.muted}; font-size: small;">{label}</span>'
+        f'<tr><td><table width="100%" cellspacing="0" cellpadding="0"><tr>'
+        f'<td><span style="color:{theme.muted}; font-size: small;">{label}</span></td>'
+        f'<td align="right"><a href="{COPY_LINK}{number}" style="color:{theme.muted}; font-size: small; '
+        f'text-decoration: none;">{html.escape(copy_label)}</a></td></tr></table>'
         f'<pre style="margin: 4px 0 0 0;">{body}</pre></td></tr></table>'
     )
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """The code of each fenced or indented block, in order (what the Copy links copy)."""
+    return [token.content.rstrip("\n") for token in _MD.parse(markdown) if token.type in ("fence", "code_block")]
 
 
 @lru_cache(maxsize=512)
@@ -45,18 +56,19 @@ def _highlight(code: str, language: str, style: str) -> str:
     return highlight(code, lexer, formatter).rstrip("\n")
 
 
-def to_html(markdown: str, theme: Theme) -> str:
+def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
     """Render one message's Markdown as rich text for a ``QTextDocument``."""
     tokens = _MD.parse(markdown)
     renderer = _MD.renderer
+    panels = iter(range(len(tokens)))  # numbers the code panels in order, as code_blocks() lists them
 
     def fence(tokens, idx, options, env):
         token = tokens[idx]
         language = token.info.strip().split(" ")[0] if token.info else ""
-        return _code_panel(token.content.rstrip("\n"), language, theme)
+        return _code_panel(token.content.rstrip("\n"), language, theme, next(panels), copy_label)
 
     def code_block(tokens, idx, options, env):
-        return _code_panel(tokens[idx].content.rstrip("\n"), "", theme)
+        return _code_panel(tokens[idx].content.rstrip("\n"), "", theme, next(panels), copy_label)
 
     def code_inline(tokens, idx, options, env):
         return (f'<code style="background-color:{theme.code_panel};">'

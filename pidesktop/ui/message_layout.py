@@ -60,6 +60,12 @@ class Part:
     background: str | None = None
     border: str | None = None
     toggle: str | None = None  # what clicking this part expands or collapses
+    source: str | None = None  # the Markdown a text part was made from (its code panels' Copy links)
+
+    @property
+    def pad(self) -> float:
+        """Where the text starts inside the part's box."""
+        return BUBBLE_PAD if self.kind == "bubble" else TOOL_PAD if self.kind in ("tool", "group") else 0
 
 
 @dataclass
@@ -222,9 +228,10 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     for position, piece in enumerate(pieces):
         if piece.kind == "text":
             suffix = " ▍" if live and position == last_text else ""
-            doc = _doc(markdown.to_html(piece.text + suffix, theme), column, font)
+            copy = QCoreApplication.translate("MessageLayout", "Copy")
+            doc = _doc(markdown.to_html(piece.text + suffix, theme, copy), column, font)
             h = doc.size().height()
-            parts.append(Part("text", doc, x0, y, column, h))
+            parts.append(Part("text", doc, x0, y, column, h, source=piece.text))
             y += h + 8
         elif piece.kind == "tool":
             y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded)
@@ -428,9 +435,8 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
             if part.border:
                 painter.setPen(QColor(part.border))
                 painter.drawPath(path)
-        pad = BUBBLE_PAD if part.kind == "bubble" else TOOL_PAD if part.kind in ("tool", "group") else 0
         painter.save()
-        painter.translate(QPointF(x + pad, y + pad))
+        painter.translate(QPointF(x + part.pad, y + part.pad))
         context = QAbstractTextDocumentLayout.PaintContext()
         part.doc.documentLayout().draw(painter, context)
         painter.restore()

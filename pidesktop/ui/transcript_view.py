@@ -9,13 +9,13 @@ out). A guard keeps programmatic scrolling from triggering more loads. A
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import (QAbstractItemView, QListView, QPushButton, QStyledItemDelegate,
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QPainter
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QListView, QPushButton, QStyledItemDelegate,
                                QStyleOptionViewItem)
 
-from . import activity
-from .message_layout import LayoutCache, Nesting, RenderedRow, layout_row, paint_row
+from . import activity, markdown
+from .message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
 from .theme import Theme
 from .thumbnails import Thumbnails
 from .transcript_model import TranscriptModel
@@ -130,6 +130,7 @@ def _image_refs(row: dict) -> list[str]:
 class TranscriptView(QListView):
     nearTop = Signal()
     actionTriggered = Signal(str, str)  # action name, message id
+    codeCopied = Signal()
 
     def __init__(self, model: TranscriptModel, theme: Theme, parent=None):
         super().__init__(parent)
@@ -142,6 +143,7 @@ class TranscriptView(QListView):
         self.thumbnails.ready.connect(self._preview_arrived)
         self.hover_key: str | None = None
         self.hover_action: str | None = None
+        self.hover_link = ""
         self.setModel(model)
         self.delegate = TranscriptDelegate(self, theme)
         self.setItemDelegate(self.delegate)
@@ -236,11 +238,35 @@ class TranscriptView(QListView):
                 return action.name, row["key"]
         return None, row["key"]
 
+    def link_at(self, pos) -> tuple[Part | None, str]:
+        """The text part under ``pos`` and the link (href) there, if any."""
+        index, x, y = self._hit(pos)
+        if not index.isValid():
+            return None, ""
+        for part in self.delegate.rendered(index).parts:
+            if part.x <= x <= part.x + part.width and part.y <= y <= part.y + part.height:
+                return part, part.doc.documentLayout().anchorAt(QPointF(x - part.x - part.pad, y - part.y - part.pad))
+        return None, ""
+
+    def follow_link(self, part: Part, href: str) -> None:
+        """A code panel's Copy link copies that block; a web link opens in the browser."""
+        if href.startswith(markdown.COPY_LINK) and part.source is not None:
+            blocks = markdown.code_blocks(part.source)
+            number = int(href[len(markdown.COPY_LINK):] or -1)
+            if 0 <= number < len(blocks):
+                QApplication.clipboard().setText(blocks[number])
+                self.codeCopied.emit()
+        elif QUrl(href).scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(QUrl(href))
+
     def mouseMoveEvent(self, event) -> None:
         action, key = self.action_at(event.position())
-        if (key, action) != (self.hover_key, self.hover_action):
-            self.hover_key, self.hover_action = key, action
-            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if action else Qt.CursorShape.ArrowCursor)
+        _part, href = self.link_at(event.position())
+        if (key, action, href) != (self.hover_key, self.hover_action, self.hover_link):
+            self.hover_key, self.hover_action, self.hover_link = key, action, href
+            pointing = bool(action or href)
+            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if pointing else Qt.CursorShape.ArrowCursor)
+            self.viewport().setToolTip(href if href and not href.startswith(markdown.COPY_LINK) else "")
             self.viewport().update()
         super().mouseMoveEvent(event)
 
@@ -253,6 +279,10 @@ class TranscriptView(QListView):
         action, key = self.action_at(event.position())
         if action and key:
             self.actionTriggered.emit(action, key)
+            return
+        part, href = self.link_at(event.position())
+        if part is not None and href:
+            self.follow_link(part, href)
             return
         index = self.indexAt(event.position().toPoint())
         if index.isValid():

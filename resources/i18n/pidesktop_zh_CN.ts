@@ -588,6 +588,10 @@ Size: %3</source>
         <translation>在下方输入，或按 Ctrl+N 新建对话。</translation>
     </message>
     <message>
+        <source>Code copied to the clipboard</source>
+        <translation>代码已复制到剪贴板</translation>
+    </message>
+    <message>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
