@@ -19,12 +19,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import qasync  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from pidesktop import paths  # noqa: E402
 from pidesktop.agent.runner import TurnRunner  # noqa: E402
 from pidesktop.bus import HostClient, HostThread  # noqa: E402
 from pidesktop.host.core import opener  # noqa: E402
+from pidesktop.ui import i18n  # noqa: E402
 from pidesktop.ui import theme as themes  # noqa: E402
 from pidesktop.ui.main_window import MainWindow  # noqa: E402
 
@@ -64,6 +66,7 @@ async def seed(client: HostClient) -> dict[str, str]:
                     "status": "ok", "result": "100000 chat.jsonl", "durationMs": 412}] if n % 3 == 0 else [])],
             "meta": {"status": "completed", "thinkingSeconds": 3}}})
     ids["long"] = long_chat
+    ids["agentic"] = await seed_agentic(client)
     for title, prompt, project in (("Trip to Kyoto", "Plan three calm days in Kyoto in November.", None),
                                    ("Weekly report", "Summarise this week's release notes.", "/home/ana/work"),
                                    (None, "What is a layout cache?", None)):
@@ -76,6 +79,64 @@ async def seed(client: HostClient) -> dict[str, str]:
     await client.call("session.endTurn", {"sessionId": failing, "turnId": "t-failed", "status": "error",
                                           "errorCode": "rate_limited", "createNotification": True})
     return ids
+
+
+def tool(call_id: str, name: str, args: dict, ms: int, status: str = "ok", result: str = "ok") -> dict:
+    return {"type": "tool_call", "callId": call_id, "name": name, "args": args, "status": status,
+            "result": result, "durationMs": ms}
+
+
+async def seed_agentic(client: HostClient) -> str:
+    """A chat with a run of tool calls (folded into one group) and a subagent's rows under its Task call."""
+    sid = (await client.call("session.create", {"title": "Fix the flaky paging test",
+                                                "projectPath": "/home/ana/pidesktop"}))["session"]["id"]
+    messages = [
+        {"id": "fx-u1", "role": "user", "blocks": [{"type": "text", "text": "The paging test fails one run in "
+                                                                              "ten. Find out why."}]},
+        {"id": "fx-a1", "role": "assistant", "meta": {"status": "completed"}, "blocks": [
+            {"type": "text", "text": "I'll read the test and the model first."},
+            tool("fx-r1", "Read", {"path": "tests/test_paging.py"}, 40),
+            tool("fx-g1", "Grep", {"pattern": "rowsPrepended"}, 120, result="3 matches"),
+            tool("fx-b1", "Bash", {"command": "pytest tests/test_paging.py -x -q"}, 5400, "error", "1 failed"),
+            tool("fx-t1", "Task", {"description": "Review the anchor restore", "subagent_type": "code-reviewer"},
+                 21000, result="The anchor is restored before the rows are laid out."),
+            {"type": "text", "text": "Found it: the anchor is restored **before** the new rows are laid out, "
+                                     "so `visualRect` is stale. Restoring it on a zero-delay timer fixes "
+                                     "the test in 200 runs out of 200."}]},
+        {"id": "fx-s1", "role": "user", "meta": {"parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
+         "blocks": [{"type": "text", "text": "Review how the view restores its anchor after a prepend."}]},
+        {"id": "fx-s2", "role": "assistant",
+         "meta": {"status": "completed", "parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
+         "blocks": [tool("fx-sr1", "Read", {"path": "pidesktop/ui/transcript_view.py"}, 20),
+                    {"type": "text", "text": "`_restore` runs before `doItemsLayout`, so the rectangle it "
+                                             "reads is from the old layout."}]},
+    ]
+    for message in messages:
+        await client.call("session.appendMessage", {"sessionId": sid, "message": message})
+    return sid
+
+
+def sample_files(folder: Path) -> list[str]:
+    """A picture and a text file to attach."""
+    image = QImage(1200, 700, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    gradient = QLinearGradient(0, 0, 1200, 700)
+    gradient.setColorAt(0, QColor("#1d4ed8"))
+    gradient.setColorAt(1, QColor("#f59e0b"))
+    painter.fillRect(image.rect(), gradient)
+    painter.end()
+    image.save(str(folder / "kyoto-sunset.jpg"), "JPEG")
+    (folder / "itinerary.md").write_text("# Kyoto\n\n- Day 1: Arashiyama\n- Day 2: Fushimi Inari\n")
+    return [str(folder / "kyoto-sunset.jpg"), str(folder / "itinerary.md")]
+
+
+async def seed_attachments(client: HostClient, files: list[str]) -> str:
+    """A chat whose first prompt carries a picture and a text file."""
+    sid = (await client.call("session.create", {}))["session"]["id"]
+    blocks = [(await client.call("attachments.import", {"path": path}))["attachment"] for path in files]
+    await TurnRunner(client, offline_delay=0.0).send(sid, "Which colours would suit a poster of this?",
+                                                     attachments=blocks)
+    return sid
 
 
 def main() -> None:
@@ -94,6 +155,8 @@ def main() -> None:
 
         async def shoot() -> None:
             ids = await seed(client)
+            files = sample_files(Path(tmp))
+            ids["attachments"] = await seed_attachments(client, files)
             for theme in (themes.LIGHT, themes.DARK):
                 themes.apply(app, theme)
                 window = MainWindow(client, theme, TurnRunner(client, offline_delay=0.0))
@@ -106,6 +169,24 @@ def main() -> None:
                 window.sidebar.select(ids["Trip to Kyoto"])
                 await asyncio.sleep(0.6)
                 window.grab().save(str(out / f"chat-{theme.name}.png"))
+                window.sidebar.select(ids["agentic"])
+                await asyncio.sleep(0.6)
+                window.transcript.toggle("group:fx-a1:0")
+                window.transcript.toggle("tool:fx-a1:3")
+                await asyncio.sleep(0.3)
+                window.transcript.scroll_to_end()
+                await asyncio.sleep(0.2)
+                window.grab().save(str(out / f"activity-{theme.name}.png"))
+                window.sidebar.select(ids["attachments"])
+                await asyncio.sleep(0.8)
+                window.composer.tray.add_files(files[1:])
+                window.composer.edit.setPlainText("And a title for it?")
+                await asyncio.sleep(0.5)
+                window.transcript.verticalScrollBar().setValue(0)
+                await asyncio.sleep(0.2)
+                window.grab().save(str(out / f"attachments-{theme.name}.png"))
+                window.composer.tray.clear()
+                window.composer.edit.clear()
                 window.sidebar.select(ids["long"])
                 await asyncio.sleep(0.8)
                 window.transcript.verticalScrollBar().setValue(0)
@@ -131,6 +212,21 @@ def main() -> None:
                 window.close()
                 window.deleteLater()
                 await asyncio.sleep(0.1)
+            # The Chinese UI (needs a CJK font, e.g. Debian's fonts-noto-cjk).
+            i18n.install(app, "zh_CN")
+            themes.apply(app, themes.LIGHT)
+            window = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
+            window.forced_theme = "light"
+            window.resize(1280, 800)
+            window.show()
+            await window.start()
+            window.sidebar.select(ids["agentic"])
+            await asyncio.sleep(0.8)
+            window.grab().save(str(out / "chinese-light.png"))
+            window.close()
+            window.deleteLater()
+            i18n.remove(app)
+            await asyncio.sleep(0.1)
 
         try:
             loop.run_until_complete(shoot())

@@ -78,6 +78,22 @@ class PromptEdit(QPlainTextEdit):
         return QSize(100, self.fontMetrics().lineSpacing() + 14)
 
 
+class ChipCombo(QComboBox):
+    """A picker drawn as a chip: as wide as the choice it shows, not its longest choice."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("thinkingPicker")  # the chip look in the style sheet
+        self.currentIndexChanged.connect(self.updateGeometry)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance(self.currentText()) + 32), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(56, super().minimumSizeHint().height())
+
+
 # Thinking levels a person picks from (spec 004, 4.5), English source texts shown translated.
 THINKING_LEVELS = (("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
                    ("minimal", QT_TRANSLATE_NOOP("Composer", "Thinking: minimal")),
@@ -136,14 +152,12 @@ class Composer(QWidget):
         self.send_button.clicked.connect(self._button_clicked)
         self.model_label = QLabel("")
         self.model_label.setObjectName("muted")
-        self.thinking = QComboBox()
-        self.thinking.setObjectName("thinkingPicker")
+        self.thinking = ChipCombo()
         self.thinking.setToolTip(self.tr("How much the model thinks before it answers (this chat)"))
         for value, label in THINKING_LEVELS:
             self.thinking.addItem(QCoreApplication.translate("Composer", label), value)
         self.thinking.activated.connect(lambda row: self.thinkingChanged.emit(self.thinking.itemData(row)))
-        self.mode_picker = QComboBox()
-        self.mode_picker.setObjectName("thinkingPicker")  # the same chip look
+        self.mode_picker = ChipCombo()
         for value, label in MODES:
             self.mode_picker.addItem(QCoreApplication.translate("Composer", label), value)
             self.mode_picker.setItemData(self.mode_picker.count() - 1,
@@ -151,8 +165,7 @@ class Composer(QWidget):
                                          Qt.ItemDataRole.ToolTipRole)
         self.mode_picker.activated.connect(self._mode_picked)
         self._mode_picked(0, emit=False)
-        self.model_picker = QComboBox()
-        self.model_picker.setObjectName("thinkingPicker")  # the same chip look
+        self.model_picker = ChipCombo()
         self.model_picker.setToolTip(self.tr("The model that answers in this chat"))
         self.model_picker.activated.connect(self._model_picked)
         self.set_models([], "")
@@ -168,9 +181,6 @@ class Composer(QWidget):
         inner.setSpacing(6)
         inner.addWidget(self.tray)
         inner.addWidget(self.edit)
-        for picker in (self.mode_picker, self.model_picker, self.thinking):
-            # Full width when there is room; in a narrow window the row shrinks them (text elided).
-            picker.setMinimumWidth(56)
         bottom = QHBoxLayout()
         bottom.addWidget(self.attach_button)
         bottom.addWidget(self.mode_picker)

@@ -320,11 +320,15 @@ def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     listed = ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in names)
     mark = {"ok": "✓", "error": "✗"}.get(worst, "…")
     color = theme.danger if worst == "error" else theme.muted
-    took = f" · {seconds:.1f} s" if seconds is not None else ""
+    took = f" · {_duration(seconds)}" if seconds is not None else ""
     arrow = "▾" if open_ else "▸"
     return (f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{_escape(steps)}</b> '
             f'<span style="color:{theme.muted};">{_escape(_clip(listed, 70))}</span> '
             f'<span style="color:{color};">{mark}{took}</span></div>')
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 def _clip(text: str, limit: int) -> str:
@@ -377,7 +381,7 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     args = block.get("args")
     summary = _summary(args)
     duration = block.get("durationMs")
-    took = f" · {duration / 1000:.1f} s" if isinstance(duration, (int, float)) else ""
+    took = f" · {_duration(duration / 1000)}" if isinstance(duration, (int, float)) else ""
     arrow = "▾" if open_ else "▸"
     head = (f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
             f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
