@@ -198,6 +198,26 @@ def qloop(qapp):
     asyncio.set_event_loop(None)
 
 
+@pytest.fixture
+def chat(qtbot, qloop, location):
+    """A started main window on its own host thread, answering with the offline demo."""
+    from pidesktop.agent.runner import TurnRunner
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.main_window import MainWindow
+
+    thread = HostThread(opener(location, role="test GUI")).start()
+    client = HostClient(thread, qloop)
+    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
+    qtbot.addWidget(win)
+    win.resize(1100, 760)
+    win.show()
+    qloop.run_until_complete(win.start())
+    yield win
+    win.close()
+    client.close()
+    thread.stop()
+
+
 async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01):
     """Poll ``predicate`` while the event loop keeps running."""
     deadline = asyncio.get_running_loop().time() + timeout

@@ -3,36 +3,15 @@
 import hashlib
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from pidesktop.agent.runner import TurnRunner
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.thumbnails import PREVIEW, decode_preview
 
 from .conftest import wait_until
-
-
-@pytest.fixture
-def chat(qtbot, qloop, location):
-    thread = HostThread(opener(location)).start()
-    client = HostClient(thread, qloop)
-    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
-    yield win
-    win.close()
-    client.close()
-    thread.stop()
 
 
 def run(qloop, predicate):

@@ -2,10 +2,8 @@
 
 import asyncio
 
-import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
@@ -13,22 +11,6 @@ from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.transcript_model import TranscriptModel
 
 from .conftest import InProcessHost, wait_until
-
-
-@pytest.fixture
-def chat(qtbot, qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    runner = TurnRunner(client, offline_delay=0.0)
-    win = MainWindow(client, themes.LIGHT, runner)
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
-    yield win
-    win.close()
-    client.close()
-    thread.stop()
 
 
 def run(qloop, predicate, timeout=15):

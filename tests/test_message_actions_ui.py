@@ -5,30 +5,17 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from pidesktop.agent.runner import TurnRunner
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import markdown
 from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
 
 from .conftest import wait_until
 
 
 @pytest.fixture
-def chat(qtbot, qloop, location):
-    thread = HostThread(opener(location)).start()
-    client = HostClient(thread, qloop)
-    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
-    qloop.run_until_complete(win.send_prompt("first question"))
-    yield win
-    win.close()
-    client.close()
-    thread.stop()
+def chat(chat, qloop):
+    """The window with one offline exchange in a new chat."""
+    qloop.run_until_complete(chat.send_prompt("first question"))
+    return chat
 
 
 def run(qloop, coro_or_predicate):

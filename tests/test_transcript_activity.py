@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui import activity
 
-from .test_chat_ui import chat, run  # noqa: F401  (the window fixture)
+from .test_chat_ui import run
 
 
 def tool(cid, name, status="ok", ms=100):
@@ -116,14 +116,14 @@ def kinds(window, key):
     return [part.kind for part in view.delegate.rendered(index).parts]
 
 
-def open_chat(chat, qloop):  # noqa: F811
+def open_chat(chat, qloop):
     sid = seed(chat.client)
     qloop.run_until_complete(chat.open_transcript(sid))
     run(qloop, lambda: chat.transcript_model.row_of("u2") >= 0)
     return sid
 
 
-def test_subagent_rows_stay_folded_under_their_task_call_until_it_is_opened(chat, qloop):  # noqa: F811
+def test_subagent_rows_stay_folded_under_their_task_call_until_it_is_opened(chat, qloop):
     open_chat(chat, qloop)
     view = chat.transcript
     assert kinds(chat, "a1") == ["text", "group", "text"]
@@ -144,7 +144,7 @@ def test_subagent_rows_stay_folded_under_their_task_call_until_it_is_opened(chat
     assert height(chat, "s1") == 0
 
 
-def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):  # noqa: F811
+def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):
     sid = chat.client.call_blocking("session.create", {"title": "Orphans"})["session"]["id"]
     chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
         "id": "o1", "role": "assistant", "blocks": [{"type": "text", "text": "From a delegate."}],
@@ -156,7 +156,7 @@ def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):  
     assert chat.transcript.delegate.rendered(index).guide_x is not None
 
 
-def test_the_display_mode_setting_regroups_the_open_chat(chat, qloop):  # noqa: F811
+def test_the_display_mode_setting_regroups_the_open_chat(chat, qloop):
     open_chat(chat, qloop)
     chat.client.call_blocking("settings.set", {"patch": {"transcriptDisplayMode": "flat"}})
     settings = chat.client.call_blocking("settings.get", {})["settings"]
