@@ -13,6 +13,7 @@ and, as the baseline in the same run, loading the whole 100k transcript into
 the model at once (what apps without windowed reads do).
 
     QT_QPA_PLATFORM=offscreen python bench/ui.py [--messages 100000] [--sessions 10000]
+        [--only sidebar open scroll stream baseline]
 """
 
 from __future__ import annotations
@@ -74,15 +75,31 @@ async def settle(seconds: float = 0.05) -> None:
     await asyncio.sleep(seconds)
 
 
-async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Heartbeat) -> list[tuple[str, dict]]:
+SCENARIOS = ("sidebar", "open", "scroll", "stream", "baseline")
+
+
+async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Heartbeat,
+                    only: set[str] | None = None) -> list[tuple[str, dict]]:
+    """Each scenario in order; ``only`` keeps the named ones and stops after the last of them.
+
+    The ones left out still run unmeasured when a later one needs them (each
+    scenario starts where the one before left the window).
+    """
     results = []
     model = window.transcript_model
     view = window.transcript
+    last = max(SCENARIOS.index(name) for name in only) if only else len(SCENARIOS) - 1
+
+    def keep(name: str, label: str, stats: dict) -> bool:
+        if only is None or name in only:
+            results.append((label, stats))
+        return SCENARIOS.index(name) >= last
 
     beat.start()
     await window.load_sessions()
     await settle()
-    results.append((f"sidebar loads {window.model.session_count()} chats", beat.stop()))
+    if keep("sidebar", f"sidebar loads {window.model.session_count()} chats", beat.stop()):
+        return results
 
     beat.start()
     started = time.perf_counter()
@@ -91,7 +108,8 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
         await asyncio.sleep(0.001)
     await settle()
     opened = time.perf_counter() - started
-    results.append((f"open 100k chat (newest {model.rowCount()} in {opened * 1000:.0f} ms)", beat.stop()))
+    if keep("open", f"open 100k chat (newest {model.rowCount()} in {opened * 1000:.0f} ms)", beat.stop()):
+        return results
 
     beat.start()
     target = model.start - 2000
@@ -106,7 +124,8 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
         while "older" in model.loading:
             await asyncio.sleep(0.001)
     await settle()
-    results.append((f"scroll back 2,000 messages ({model.rowCount()} rows loaded)", beat.stop()))
+    if keep("scroll", f"scroll back 2,000 messages ({model.rowCount()} rows loaded)", beat.stop()):
+        return results
 
     view.scroll_to_end()
     beat.start()
@@ -118,8 +137,10 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
         model.set_live(message)
         await asyncio.sleep(0.01)
     await settle()
-    results.append(("stream a reply at 100 tokens/s", beat.stop()))
+    stream_stats = beat.stop()
     model.drop_live()
+    if keep("stream", "stream a reply at 100 tokens/s", stream_stats):
+        return results
 
     beat.start()
     started = time.perf_counter()
@@ -130,7 +151,7 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
     view.scroll_to_end()
     await settle()
     whole = time.perf_counter() - started
-    results.append((f"BASELINE: whole transcript into the model ({whole:.1f} s)", beat.stop()))
+    keep("baseline", f"BASELINE: whole transcript into the model ({whole:.1f} s)", beat.stop())
     return results
 
 
@@ -138,7 +159,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--only", nargs="+", choices=SCENARIOS, metavar="SCENARIO",
+                        help=f"measure only these ({', '.join(SCENARIOS)})")
     args = parser.parse_args()
+    only = set(args.only) if args.only else None
     with tempfile.TemporaryDirectory(prefix="pidesktop-uibench-") as tmp:
         root = Path(tmp) / "data"
         rng = random.Random(7)
@@ -162,7 +186,7 @@ def main() -> None:
         window.show()
         beat = Heartbeat()
         try:
-            results = loop.run_until_complete(scenarios(window, client, "big", beat))
+            results = loop.run_until_complete(scenarios(window, client, "big", beat, only))
         finally:
             window.close()
             window.deleteLater()

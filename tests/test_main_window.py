@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -91,7 +92,9 @@ def test_ctrl_n_creates_a_chat(window, qtbot, qloop):
 def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location):
     seed = InProcessHost(location)
     seed.call("session.create", {"title": "older loose"})
+    time.sleep(0.005)  # distinct updatedAt: chats made in the same millisecond are ordered by id
     seed.call("session.create", {"title": "work item", "projectPath": "/home/me/work"})
+    time.sleep(0.005)
     seed.call("session.create", {"title": "newer loose"})
     seed.stop()
     thread = HostThread(opener(location)).start()

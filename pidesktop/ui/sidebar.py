@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu,
                                QVBoxLayout, QWidget)
 
 from . import theme as themes
-from .session_model import IsGroupRole, SessionTreeModel
+from .session_model import SessionTreeModel, display_title
 from .timefmt import relative
 
 # One height for every row: with uniform heights Qt asks for a size once, not
@@ -24,47 +24,71 @@ from .timefmt import relative
 ROW_HEIGHT = 34
 
 
+# Combined once, not per painted row: arithmetic on Python enum flags costs microseconds.
+LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+SELECTED = QStyle.StateFlag.State_Selected
+HOVERED = QStyle.StateFlag.State_MouseOver
+
+
 class SessionDelegate(QStyledItemDelegate):
+    """Repaints the visible rows after every page while the sidebar loads, so a
+    row reads its session dict once and never goes through ``data()``."""
+
     def __init__(self, view: QTreeView, theme: themes.Theme):
         super().__init__(view)
         self._view = view
         self.theme = theme
         self.unread: set[str] = set()  # sessions with an unread inbox entry
+        self._colors: dict[str, QColor] = {}
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)
 
+    def _color(self, name: str) -> QColor:
+        color = self._colors.get(name)
+        if color is None:
+            color = self._colors[name] = QColor(name)
+        return color
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        t = self.theme
+        model = self._view.model()
+        session = model.session_at(index)
+        group = model.group_at(index) if session is None else None
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = option.rect.adjusted(8, 1, -8, -1)
-        if index.data(IsGroupRole):
-            font = QFont(option.font)
-            font.setPointSizeF(font.pointSizeF() * 0.9)
-            font.setWeight(QFont.Weight.DemiBold)
-            painter.setFont(font)
-            painter.setPen(QColor(t.muted))
-            arrow = "▾" if self._view.isExpanded(index) else "▸"
-            text_rect = rect.adjusted(4, 6, -4, 0)
-            painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             f"{arrow}  {index.data()}")
-            painter.restore()
-            return
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
-        if selected or hovered:
+        if session is not None:
+            self._paint_session(painter, option, session, rect)
+        elif group is not None:
+            self._paint_group(painter, option, index, rect, group.label)
+        painter.restore()
+
+    def _paint_group(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, rect: QRect,
+                     label: str) -> None:
+        font = QFont(option.font)
+        font.setPointSizeF(font.pointSizeF() * 0.9)
+        font.setWeight(QFont.Weight.DemiBold)
+        painter.setFont(font)
+        painter.setPen(self._color(self.theme.muted))
+        arrow = "▾" if self._view.isExpanded(index) else "▸"
+        painter.drawText(rect.adjusted(4, 6, -4, 0), LEFT, f"{arrow}  {label}")
+
+    def _paint_session(self, painter: QPainter, option: QStyleOptionViewItem, session: dict, rect: QRect) -> None:
+        t = self.theme
+        state = option.state
+        selected = bool(state & SELECTED)
+        if selected or state & HOVERED:
             path = QPainterPath()
             path.addRoundedRect(rect, 8, 8)
-            painter.fillPath(path, QColor(t.selected if selected else t.hover))
-        session = self._view.model().session_at(index) or {}
+            painter.fillPath(path, self._color(t.selected if selected else t.hover))
         when = relative(session.get("updatedAt", 0), int(time.time() * 1000))
         painter.setFont(option.font)
         metrics = painter.fontMetrics()
         time_width = metrics.horizontalAdvance(when) + 4
         inner = rect.adjusted(12, 0, -10, 0)
-        painter.setPen(QColor(t.muted))
-        painter.drawText(inner, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
+        painter.setPen(self._color(t.muted))
+        painter.drawText(inner, RIGHT, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
         status = (session.get("lastTurn") or {}).get("status")
         if status in ("error", "running"):
@@ -75,15 +99,14 @@ class SessionDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(title_rect.left(), title_rect.center().y() - 3, 6, 6)
             title_rect.setLeft(title_rect.left() + 12)
-        if session.get("id") in self.unread:
+        if session["id"] in self.unread:
             bold = QFont(option.font)
             bold.setWeight(QFont.Weight.DemiBold)
             painter.setFont(bold)
             metrics = painter.fontMetrics()
-        painter.setPen(QColor(t.text))
-        title = metrics.elidedText(str(index.data()), Qt.TextElideMode.ElideRight, title_rect.width())
-        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
-        painter.restore()
+        painter.setPen(self._color(t.text))
+        title = metrics.elidedText(display_title(session), Qt.TextElideMode.ElideRight, title_rect.width())
+        painter.drawText(title_rect, LEFT, title)
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:
         editor = QLineEdit(parent)
@@ -323,7 +346,7 @@ class Sidebar(QWidget):
             self.tree.selectionModel().blockSignals(blocked)
 
     def _repaint_running(self) -> None:
-        if any((s.get("lastTurn") or {}).get("status") == "running" for s in self.model._sessions.values()):
+        if self.model.has_running():
             self.tree.viewport().update()
 
     def _clicked(self, index: QModelIndex) -> None:
