@@ -151,9 +151,13 @@ def test_the_cache_file_format(sessions):
     store.flush_layouts()
     data = store.layout_path(SID).read_bytes()
     header, checksum, body = data.split(b"\n", 2)
-    assert header == b"pidesktop-layout v1"
+    assert header == b"pidesktop-layout v2"
     assert len(checksum) == 32
-    fields = orjson.loads(body)
+    head, _, payload = body.partition(b"\n")
+    assert orjson.loads(head)["id_chunks"] == {"message": [len(b'["m0","m1","m2"]')], "compaction": []}
+    first = store.layout(SID).message_offsets[0]
+    assert payload[:8] == first.to_bytes(8, "little")  # the first offset, a little-endian int64
+    fields = layout_cache.decode_fields(data)
     stat = store.path(SID).stat()
     assert (fields["dev"], fields["ino"], fields["prefix_len"]) == (stat.st_dev, stat.st_ino, stat.st_size)
     assert fields["message_count"] == 3 and fields["message_ids"] == ["m0", "m1", "m2"]
@@ -182,9 +186,14 @@ def test_the_cache_is_saved_as_it_grows_and_when_evicted(sessions):
 
 def _craft(store: TranscriptStore, change) -> bytes:
     """A cache with a valid checksum whose content ``change`` has tampered with."""
-    fields = orjson.loads(layout_cache.encode(store.layout(SID)).split(b"\n", 2)[2])
+    fields = layout_cache.fields_of(store.layout(SID))
     change(fields)
-    body = orjson.dumps(fields)
+    return layout_cache.encode_fields(fields)
+
+
+def _resealed(store: TranscriptStore, change) -> bytes:
+    """A cache whose body bytes ``change`` has altered, with the checksum made to match."""
+    body = change(layout_cache.encode(store.layout(SID)).split(b"\n", 2)[2])
     return layout_cache.HEADER + b"\n" + layout_cache._checksum(body) + b"\n" + body
 
 
@@ -192,8 +201,8 @@ BAD_CACHES = {
     "garbage": lambda store: b"\x00\xff garbage \n\n\n",
     "empty": lambda store: b"",
     "numeric header": lambda store: b"1\n2\n3\n",
-    "old version": lambda store: layout_cache.encode(store.layout(SID)).replace(b"layout v1", b"layout v0", 1),
-    "bad checksum": lambda store: layout_cache.encode(store.layout(SID))[:-3] + b"99}",
+    "old version": lambda store: layout_cache.encode(store.layout(SID)).replace(b"layout v2", b"layout v1", 1),
+    "bad checksum": lambda store: layout_cache.encode(store.layout(SID))[:-3] + b"99]",
     "foreign identity": lambda store: _craft(store, lambda f: f.update(ino=f["ino"] + 1)),
     "prefix beyond the file": lambda store: _craft(store, lambda f: f.update(prefix_len=f["prefix_len"] + 10)),
     "prefix not at a newline": lambda store: _craft(store, lambda f: f.update(prefix_len=f["prefix_len"] - 2)),
@@ -202,9 +211,13 @@ BAD_CACHES = {
         store, lambda f: f["message_offsets"].__setitem__(slice(0, 2), f["message_offsets"][1::-1])
     ),
     "offset out of range": lambda store: _craft(store, lambda f: f["message_offsets"].__setitem__(-1, 10**9)),
-    "wrong types": lambda store: _craft(store, lambda f: f["message_lengths"].__setitem__(0, "12")),
-    "missing field": lambda store: _craft(store, lambda f: f.pop("compaction_ids")),
-    "not an object": lambda store: _craft(store, lambda f: f.clear()) .replace(b"{}", b"[]"),
+    "wrong types": lambda store: _craft(store, lambda f: f["message_ids"].__setitem__(0, 12)),
+    "id count mismatch": lambda store: _craft(store, lambda f: f["message_ids"].pop()),
+    "payload cut short": lambda store: _resealed(store, lambda body: body[:-5]),
+    "missing field": lambda store: _resealed(store, lambda body: body.replace(b'"compaction_count":0,', b"", 1)),
+    "not an object": lambda store: _resealed(store, lambda body: b"[]" + body[body.index(b"\n"):]),
+    "ids not a list": lambda store: _resealed(store, lambda body: body[:body.rindex(b"[")] + b'{"a":1}'[:len(
+        body) - body.rindex(b"[")].ljust(len(body) - body.rindex(b"["), b" ")),
 }
 
 
@@ -256,3 +269,25 @@ def test_hidden_lines_are_the_same_whether_or_not_ids_are_indexed(ids, data):
     assert {p for p in range(start, end) if layout.is_hidden(p)} == nearby  # builds the index
     assert layout.hidden_between(start, end) == nearby  # with the index
     assert nearby == {p for p in range(start, end) if ids[p] in ids[p + 1 :]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 5000), st.one_of(st.none(), st.text(max_size=12))), max_size=60))
+def test_cache_fields_survive_the_round_trip_across_id_chunks(entries):
+    from pidesktop.host.transcripts import layout_cache as cache
+
+    offsets, position = [], 0
+    for length, _id in entries:
+        offsets.append(position)
+        position += length
+    fields = {"dev": 3, "ino": 9, "prefix_len": position,
+              "message_offsets": offsets, "message_lengths": [e[0] for e in entries],
+              "message_ids": [e[1] for e in entries], "message_count": len(entries),
+              "compaction_offsets": [], "compaction_lengths": [], "compaction_ids": [], "compaction_count": 0}
+    original = cache.ID_CHUNK
+    cache.ID_CHUNK = 7  # many chunks from a short list
+    try:
+        data = cache.encode_fields(fields)
+    finally:
+        cache.ID_CHUNK = original
+    assert cache.decode_fields(data) == fields

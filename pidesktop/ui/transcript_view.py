@@ -35,16 +35,25 @@ class TranscriptDelegate(QStyledItemDelegate):
         # row key -> (rev, view state, height): a relayout of every loaded row is one
         # lookup a row while nothing about the view changed. Subagent rows, whose
         # look depends on other rows, always take the full path.
-        self.known: dict[str, tuple[int, tuple, int]] = {}
+        self.known: dict[str, tuple[int, tuple, QSize]] = {}
+        self._state: tuple | None = None
+
+    def state_changed(self) -> None:
+        self._state = None
 
     def forget(self) -> None:
+        self._state = None
         self.cache.clear()
         self.heights.clear()
         self.known.clear()
 
-    def _state(self, width: int) -> tuple:
-        view = self.view
-        return width, self.theme.name, view.show_thinking, view.display_mode, view.layout_version
+    def state(self) -> tuple:
+        """Everything about the view a row's height depends on, rebuilt only when one of them changes."""
+        if self._state is None:
+            view = self.view
+            self._state = (view.layout_width(), self.theme.name, view.show_thinking, view.display_mode,
+                           view.layout_version)
+        return self._state
 
     def _key(self, row: dict, nesting: Nesting | None, width: int) -> tuple[tuple, frozenset]:
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:", f"group:{row['key']}:")
@@ -93,23 +102,23 @@ class TranscriptDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         """Heights are remembered apart from the (bounded) layouts, so a relayout of
         thousands of loaded rows never lays out their text again."""
-        width = self.view.layout_width()
-        row = self.view.model().row_at(index)
-        state = self._state(width)
+        row = self.view.model().rows[index.row()]
+        state = self._state or self.state()
         known = self.known.get(row["key"])
-        if known is not None and known[0] == row["rev"] and known[1] == state:
-            return QSize(width, known[2])
+        if known is not None and known[0] == row["rev"] and known[1] is state:
+            return known[2]
+        width = state[0]
         nesting = self._nesting(index.row())
         key, _expanded = self._key(row, nesting, width)
         height = self.heights.get(key)
         if height is None:
             height = self._render(row, nesting, width).height
-        pixels = int(height + 0.5)
+        size = QSize(width, int(height + 0.5))
         if nesting is None:
             if len(self.known) > HEIGHTS_KEPT:
                 self.known.clear()
-            self.known[row["key"]] = (row["rev"], state, pixels)
-        return QSize(width, pixels)
+            self.known[row["key"]] = (row["rev"], state, size)
+        return size
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         rendered = self.rendered(index)
@@ -139,6 +148,7 @@ class TranscriptView(QListView):
         self.show_thinking = True
         self.display_mode = activity.DEFAULT_MODE
         self.layout_version = 0  # bumps when an expansion or a preview changes some row's height
+        self._layout_width: int | None = None
         self.thumbnails = Thumbnails(model.client, self)
         self.thumbnails.ready.connect(self._preview_arrived)
         self.hover_key: str | None = None
@@ -192,14 +202,20 @@ class TranscriptView(QListView):
     def layout_width(self) -> int:
         """The width rows are laid out for: as if the scroll bar were shown, so its
         appearing (once the first rows overflow) never lays every row out again."""
-        scroll_bar = self.verticalScrollBar()
-        reserve = 0 if scroll_bar.isVisible() else scroll_bar.sizeHint().width()
-        return max(1, self.viewport().width() - reserve)
+        if self._layout_width is None:
+            extent = self.verticalScrollBar().sizeHint().width()
+            self._layout_width = max(1, self.width() - 2 * self.frameWidth() - extent)
+        return self._layout_width
 
-    def _preview_arrived(self, _ref: str) -> None:
+    def _relayout(self) -> None:
+        """Something a row's height depends on changed: heights are asked for again."""
         self.layout_version += 1
+        self.delegate.state_changed()
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
+
+    def _preview_arrived(self, _ref: str) -> None:
+        self._relayout()
 
     def set_display_mode(self, mode: object) -> None:
         mode = activity.normalize_mode(mode)
@@ -215,9 +231,7 @@ class TranscriptView(QListView):
             calls = "tool:" + key[len("group:"):key.rindex(":")] + ":"
             self.expanded = {k for k in self.expanded if not k.startswith(calls)}
         self.expanded.symmetric_difference_update({key})
-        self.layout_version += 1
-        self.scheduleDelayedItemsLayout()
-        self.viewport().update()
+        self._relayout()
 
     def _hit(self, pos) -> tuple[QModelIndex, float, float]:
         index = self.indexAt(pos.toPoint())
@@ -406,6 +420,8 @@ class TranscriptView(QListView):
                                   self.viewport().height() - size.height() - 12)
 
     def resizeEvent(self, event) -> None:
+        self._layout_width = None
+        self.delegate.state_changed()
         super().resizeEvent(event)
         self._place_jump_button()
 
