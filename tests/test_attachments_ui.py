@@ -180,3 +180,16 @@ def test_previews_fit_the_bound_and_keep_the_aspect(qapp, width, height):
 
 def test_undecodable_bytes_have_no_preview(qapp):
     assert decode_preview(b"not an image at all") is None
+
+
+def test_files_dropped_on_the_transcript_area_join_the_composer(chat, qloop, tmp_path):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QDropEvent
+
+    (tmp_path / "plan.txt").write_text("the plan")
+    mime = files(tmp_path / "plan.txt")
+    drop = QDropEvent(QPointF(300, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
+                      Qt.KeyboardModifier.NoModifier)
+    chat.dropEvent(drop)
+    run(qloop, lambda: ready(chat))
+    assert [b["name"] for b in chat.composer.tray.blocks()] == ["plan.txt"]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainW
 from ..bus import HostClient, HostError
 from . import theme as themes
 from .resources import app_icon
-from .composer import Composer
+from .composer import Composer, local_files
 from .error_details import ErrorDetailsDialog, ErrorLog
 from .queue_strip import QueueStrip
 from .inbox import BellButton, InboxPanel
@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([SIDEBAR_WIDTH, 1280 - SIDEBAR_WIDTH])
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
+        self.setAcceptDrops(True)
         self.setStatusBar(QStatusBar())
         self.details_button = QPushButton(self.tr("Details…"))
         self.details_button.setObjectName("statusDetails")
@@ -700,6 +701,14 @@ class MainWindow(QMainWindow):
             return
         self.prefs.data["window"]["language"] = language
         self.prefs.save()
+
+    # -- files dropped anywhere on the window go to the composer ---------------------
+    def dragEnterEvent(self, event) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        self.composer.dropEvent(event)
 
     def closeEvent(self, event) -> None:
         self._save_window_state()
