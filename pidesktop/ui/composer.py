@@ -88,7 +88,7 @@ class ChipCombo(QComboBox):
 
     def sizeHint(self) -> QSize:
         hint = super().sizeHint()
-        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance(self.currentText()) + 32), hint.height())
+        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance(self.currentText()) + 26), hint.height())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(56, super().minimumSizeHint().height())
