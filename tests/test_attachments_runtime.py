@@ -51,6 +51,11 @@ def stored_files(root: Path) -> dict[str, bytes]:
             if p.is_file() and p.parent.name != "attachments"}
 
 
+def stored_form(block: dict) -> dict:
+    """What a prompt keeps of an import result: the digest is already in the ref."""
+    return {key: value for key, value in block.items() if key != "sha256"}
+
+
 def data_url(mime: str, data: bytes) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
@@ -72,7 +77,7 @@ def test_an_image_reaches_the_model_as_a_data_url_and_storage_keeps_only_its_ref
 
     got = host.call("session.get", {"sessionId": sid})
     prompt = got["messages"][0]
-    assert prompt["blocks"] == [{"type": "text", "text": "What is in this picture?"}, image]
+    assert prompt["blocks"] == [{"type": "text", "text": "What is in this picture?"}, stored_form(image)]
     encoded = base64.b64encode(png)
     assert encoded.decode() not in orjson.dumps(got).decode()
     transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
@@ -100,7 +105,7 @@ def test_text_attachments_reach_the_model_as_text_and_others_by_name(host, sse_s
         "[attachment: Pasted text.txt]\n" + "pasted line\n" * 3,
         "[attachment: report.pdf, 13 KB]", "[attachment: big.log, 307 KB]"])}
     blocks = host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"]
-    assert blocks[1:] == [notes, pasted, report, big_log]
+    assert blocks[1:] == [stored_form(b) for b in (notes, pasted, report, big_log)]
     transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
     assert b"ship it" not in transcript and b"pasted line" not in transcript
 
@@ -121,14 +126,14 @@ def test_a_prompt_queued_with_attachments_keeps_them_when_it_is_sent(host, sse_s
         return queued, listed
 
     sid, (queued, listed) = run(host, scenario)
-    assert queued["queued"]["attachments"] == [image] and queued["queued"]["content"] == ""
-    assert [e["attachments"] for e in listed] == [[image]]
+    assert queued["queued"]["attachments"] == [stored_form(image)] and queued["queued"]["content"] == ""
+    assert [e["attachments"] for e in listed] == [[stored_form(image)]]
     assert len(sse_server.requests) == 2
     sent = sse_server.requests[-1].json["messages"][-1]
     assert sent["content"][1] == {"type": "image_url", "image_url": {"url": data_url("image/png", png)}}
     got = host.call("session.get", {"sessionId": sid})
     assert [m["role"] for m in got["messages"]] == ["user", "assistant", "user", "assistant"]
-    assert got["messages"][2]["blocks"] == [image]  # no empty text block
+    assert got["messages"][2]["blocks"] == [stored_form(image)]  # no empty text block
     assert host.call("session.queueList", {"sessionId": sid})["entries"] == []
 
 
@@ -176,7 +181,7 @@ def test_an_inline_key_given_by_the_caller_is_never_stored(host, tmp_path):
         return await runner_for(client).send(sid, "hi", attachments=[smuggled])
 
     sid, _result = run(host, scenario)
-    assert host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"][1] == image
+    assert host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"][1] == stored_form(image)
     assert b"inline" not in (host.location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
 
 

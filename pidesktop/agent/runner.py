@@ -265,6 +265,9 @@ class TurnRunner:
                 log.exception("turn listener failed")
 
 
+STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "size", "text"})
+
+
 def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
     """A prompt's blocks: its text (unless blank), then its attachment blocks, or INVALID_PARAMS."""
     if attachments is not None and not isinstance(attachments, list):
@@ -281,8 +284,9 @@ def _attachment_block(number: int, block: Any) -> dict:
         raise HostError("INVALID_PARAMS", f"attachments[{number}] must be an object with type \"attachment\".")
     if not isinstance(block.get("ref"), str) or not block["ref"]:
         raise HostError("INVALID_PARAMS", f"attachments[{number}].ref must be a non-empty string.")
-    # Content fetched for the model (``inline``) is transient and is never stored.
-    return {key: value for key, value in block.items() if key != "inline"}
+    # A prompt stores only what names the attachment (spec 004, 4.7): content fetched
+    # for the model (``inline``) is transient, and the digest is already in the ref.
+    return {key: value for key, value in block.items() if key in STORED_ATTACHMENT_KEYS}
 
 
 def _context(messages: list[dict]) -> list[dict]:
