@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .storage import commands as storage_commands
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_chat(args.prompt, session_id=args.chat_session, base_url=args.base_url, model=args.model,
                         api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
                         show_thinking=args.show_thinking)
+    if args.screenshot:
+        # The picture is rendered offscreen, also on a machine without a display.
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from .app import run_gui  # Qt is imported only when a window is wanted
 
     return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)
