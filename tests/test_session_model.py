@@ -7,8 +7,10 @@ import pytest
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
+from pidesktop.ui import theme as themes
 from pidesktop.ui.prefs import Preferences
 from pidesktop.ui.session_model import SessionTreeModel
+from pidesktop.ui.sidebar import Sidebar
 
 
 def layout(model):
@@ -40,11 +42,27 @@ def test_the_tree_shape_is_answered_in_cpp():
         assert getattr(SessionTreeModel, name) is getattr(QStandardItemModel, name), name
 
 
-@pytest.mark.parametrize("seed", range(3))
+SORTS = ["recent", "created", "oldest", "name"]
+PROJECT_SORTS = ["recent", "created", "oldest", "name", "manual"]
+
+
+def view_state(model, view):
+    """What a reorder must keep: the current chat and which groups are expanded, by key."""
+    expanded = {model.group_at(model.index(r, 0)).key: view.isExpanded(model.index(r, 0))
+                for r in range(model.rowCount())}
+    current = model.session_at(view.currentIndex())
+    return (current or {}).get("id"), expanded
+
+
+@pytest.mark.parametrize("seed", range(6))
 def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
     rng = random.Random(seed)
     prefs = Preferences(None)
+    prefs.sidebar["sessionView"]["sort"] = SORTS[seed % 4]
+    prefs.sidebar["projectSort"] = PROJECT_SORTS[seed % 5]
     model = SessionTreeModel(prefs)
+    relaid = []
+    model.relaidOut.connect(lambda: relaid.append(1))
     view = QTreeView()
     view.setModel(model)
     sessions = sorted((session(rng, n) for n in range(120)), key=lambda s: -s["updatedAt"])
@@ -52,25 +70,92 @@ def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
     for start in range(30, 120, 40):
         model.extend(sessions[start:start + 40])
     qtmodeltester.check(model)
-    for step in range(120):
+    fresh = 200
+    for step in range(160):
+        if rng.random() < 0.3 and model.session_count():
+            ids = list(model._sessions)
+            view.setCurrentIndex(model.index_of(rng.choice(ids)))
+        for row in range(model.rowCount()):
+            if rng.random() < 0.2:
+                view.setExpanded(model.index(row, 0), rng.random() < 0.5)
+        before = view_state(model, view)
+        del relaid[:]
+        touched = None
         roll = rng.random()
-        if roll < 0.5:
-            model.upsert(session(rng, rng.randrange(140)))  # new, moved, or changed in place
-        elif roll < 0.7:
-            model.remove(f"s{rng.randrange(140):03d}")
-        elif roll < 0.8:
-            prefs.sidebar["sessionView"]["sort"] = rng.choice(["recent", "created", "oldest", "name"])
-            prefs.sidebar["projectSort"] = rng.choice(["recent", "created", "oldest", "name", "manual"])
+        if roll < 0.35:
+            touched = f"s{rng.randrange(140):03d}"
+            model.upsert({**session(rng, int(touched[1:])), "id": touched})  # new, moved, or changed in place
+        elif roll < 0.5:
+            touched = f"s{rng.randrange(140):03d}"
+            model.remove(touched)
+        elif roll < 0.65:  # a further page: under "created"/"oldest" it can move projects
+            page = [session(rng, fresh + n) for n in range(rng.randrange(1, 6))]
+            fresh += len(page)
+            model.extend(page)
+        elif roll < 0.85:  # reorders groups and/or sessions only: sorted in place
+            prefs.sidebar["sessionView"]["sort"] = rng.choice(SORTS)
+            prefs.sidebar["projectSort"] = rng.choice(PROJECT_SORTS)
+            if rng.random() < 0.3:
+                paths = model.project_paths()
+                rng.shuffle(paths)
+                prefs.set_project_order(paths)
             model.relayout()
+            assert not relaid, step
         else:
             prefs.set_session_flag(f"s{rng.randrange(120):03d}", rng.choice(["pinned", "archived"]), True)
             model.relayout()
         # Group by group: a removal leaves the groups' order as it was until the next change.
         assert dict(layout(model)) == dict(whole(prefs, model)), step
-        if not 0.5 <= roll < 0.7:
+        if not 0.35 <= roll < 0.5:
             assert layout(model) == whole(prefs, model), step
+        if not relaid:  # rows moved, not rebuilt: the view keeps its state
+            current, expanded = view_state(model, view)
+            if before[0] is not None and before[0] != touched:
+                assert current == before[0], step
+            assert {k: v for k, v in expanded.items() if k in before[1]} == {
+                k: v for k, v in before[1].items() if k in expanded}, step
         running = {s["id"] for s in model._sessions.values() if (s.get("lastTurn") or {}).get("status") == "running"}
         assert model.has_running() == bool(running)
     gc.collect()  # rows must not depend on a Python wrapper staying alive
     assert dict(layout(model)) == dict(whole(prefs, model))
     view.deleteLater()
+
+
+def chat(number, project, created, updated):
+    return {"id": f"c{number:03d}", "title": f"chat {number}", "projectPath": project,
+            "createdAt": created, "updatedAt": updated}
+
+
+@pytest.mark.parametrize("project_sort", ["created", "oldest"])
+def test_a_page_that_moves_a_project_keeps_the_sidebar_state(qtbot, project_sort):
+    prefs = Preferences(None)
+    prefs.sidebar["projectSort"] = project_sort
+    model = SessionTreeModel(prefs)
+    relaid = []
+    model.relaidOut.connect(lambda: relaid.append(1))
+    bar = Sidebar(model, themes.LIGHT)
+    qtbot.addWidget(bar)
+    model.reset([chat(1, "/p/a", 60, 100), chat(6, "/p/a", 20, 95), chat(2, "/p/b", 40, 90), chat(3, None, 10, 80)])
+    bar.select("c002")
+    bar.tree.setExpanded(model.group_index("project:/p/a"), False)
+    del relaid[:]
+    activated = []
+    bar.sessionActivated.connect(activated.append)
+    order = model.project_paths()
+    assert order == ["/p/a", "/p/b"]
+    # /p/b gains the newest and the oldest chat: it moves, whichever end the sort reads
+    model.extend([chat(4, "/p/b", 90, 70), chat(5, "/p/b", 5, 60)])
+    assert model.project_paths() == order[::-1]
+    assert not relaid and not activated
+    assert bar.current_session_id() == "c002"
+    assert bar.tree.selectionModel().isSelected(model.index_of("c002"))
+    assert not bar.tree.isExpanded(model.group_index("project:/p/a"))
+    assert bar.tree.isExpanded(model.group_index("project:/p/b"))
+    # sort-mode changes reorder groups and rows in place too
+    bar._set_view("sessionView.sort", "name")
+    bar._set_view("projectSort", "name")
+    assert model.project_paths() == ["/p/a", "/p/b"]
+    assert not relaid and not activated
+    assert bar.current_session_id() == "c002"
+    assert not bar.tree.isExpanded(model.group_index("project:/p/a"))
+    assert bar.tree.isExpanded(model.group_index("project:/p/b"))

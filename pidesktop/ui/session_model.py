@@ -2,9 +2,11 @@
 
 Two levels: group rows and session rows. Organisation (pin, archive, sort,
 manual project order) comes from the front-end preferences and is
-presentation only. A new or updated session moves with row inserts/removals;
-a change that reorders groups or follows a preference change relayouts the
-whole tree.
+presentation only. A new or updated session moves with row inserts/removals.
+A change that only reorders groups, or sessions within their groups, sorts
+the rows in place: one layout change, so views keep expansion, selection and
+the current row. Only a preference change that moves sessions between groups
+(pin, archive, show archived) rebuilds the whole tree (``relaidOut``).
 
 The tree's shape lives in C++ (``QStandardItemModel``): ``QTreeView`` walks
 every row through ``index()`` and ``flags()`` each time rows are added, and
@@ -28,6 +30,10 @@ from .prefs import Preferences
 SessionIdRole = Qt.ItemDataRole.UserRole + 1
 IsGroupRole = Qt.ItemDataRole.UserRole + 2
 GroupKeyRole = Qt.ItemDataRole.UserRole + 3
+# Target positions, set just before an in-place sort. Two roles: sorting the
+# root also sorts every group's rows (by the same role), which must keep them.
+_GroupOrderRole = Qt.ItemDataRole.UserRole + 4
+_SessionOrderRole = Qt.ItemDataRole.UserRole + 5
 
 # English source texts; shown through ``QCoreApplication.translate`` with this context.
 CONTEXT = "SessionTreeModel"
@@ -104,8 +110,12 @@ class SessionTreeModel(QStandardItemModel):
         self._running: set[str] = set()  # ids of sessions whose last turn is still running
 
     # -- organisation ------------------------------------------------------------------
-    def _group_key(self, session: dict) -> str | None:
-        """Where a session shows, or None when it is hidden (archived)."""
+    def _group_key(self, session: dict, projects: dict[str, str | None] | None = None) -> str | None:
+        """Where a session shows, or None when it is hidden (archived).
+
+        ``projects`` memoises each project's key over a whole layout: reading a
+        project's preferences per session was most of a relayout at 10,000 chats.
+        """
         meta = self.prefs.session_meta(session["id"])
         view = self.prefs.sidebar["sessionView"]
         if meta.get("archived") and not view["archived"]:
@@ -115,9 +125,12 @@ class SessionTreeModel(QStandardItemModel):
         path = session.get("projectPath")
         if path is None:
             return "chats"
-        if self.prefs.project_meta(path).get("archived") and not view["archived"]:
-            return None
-        return f"project:{path}"
+        if projects is not None and path in projects:
+            return projects[path]
+        key = None if self.prefs.project_meta(path).get("archived") and not view["archived"] else f"project:{path}"
+        if projects is not None:
+            projects[path] = key
+        return key
 
     def _session_key(self, session: dict) -> tuple:
         sort = self.prefs.sidebar["sessionView"]["sort"]
@@ -147,14 +160,11 @@ class SessionTreeModel(QStandardItemModel):
         newest = group.sessions[0]["updatedAt"] if group.sessions else 0
         return (1, pinned, -newest, group.path)
 
-    def _groups_in_order(self) -> bool:
-        orders = [self._group_order(g) for g in self._groups]
-        return all(a <= b for a, b in zip(orders, orders[1:]))
-
     def _layout(self) -> list[_Group]:
         groups: dict[str, _Group] = {}
+        projects: dict[str, str | None] = {}
         for session in self._sessions.values():
-            key = self._group_key(session)
+            key = self._group_key(session, projects)
             if key is None:
                 continue
             if key not in groups:
@@ -168,11 +178,20 @@ class SessionTreeModel(QStandardItemModel):
     def reset(self, sessions: list[dict]) -> None:
         self._sessions = {s["id"]: s for s in sessions}
         self._running = {s["id"] for s in sessions if _is_running(s)}
-        self.relayout()
+        self._rebuild(self._layout())  # rows may show other dicts now: rebuilt, not sorted
 
     def relayout(self) -> None:
-        """Recompute the whole tree (after a preference change): one reset, then the groups in one insert."""
-        self._groups = self._layout()
+        """Recompute the tree after a preference change: sorted in place when every
+        session stays in its group, else rebuilt."""
+        groups = self._layout()
+        if self._same_groups(groups):
+            self._sort_in_place(groups)
+        else:
+            self._rebuild(groups)
+
+    def _rebuild(self, groups: list[_Group]) -> None:
+        """One reset, then the groups in one insert; views restore their state on ``relaidOut``."""
+        self._groups = groups
         self._group_of = {g.key: g for g in self._groups}
         items = []
         for group in self._groups:
@@ -185,6 +204,65 @@ class SessionTreeModel(QStandardItemModel):
         if items:
             self.invisibleRootItem().appendRows(items)
         self.relaidOut.emit()
+
+    def _same_groups(self, groups: list[_Group]) -> bool:
+        """Whether ``groups`` hold the shown groups' sessions, each group in any order."""
+        if len(groups) != len(self._groups):
+            return False
+        for group in groups:
+            shown = self._group_of.get(group.key)
+            if shown is None or len(shown.sessions) != len(group.sessions):
+                return False
+            if {s["id"] for s in shown.sessions} != {s["id"] for s in group.sessions}:
+                return False
+        return True
+
+    def _sort_in_place(self, groups: list[_Group]) -> None:
+        """Reorder rows to ``groups`` (same groups, same sessions) in one layout change.
+
+        ``QStandardItem.sortChildren`` moves the items and their persistent
+        indexes in C++; a group row taken and reinserted would drop the view's
+        expansion and move its current row instead.
+        """
+        resorted = []
+        for group in groups:
+            shown = self._group_of[group.key]
+            if shown.sessions != group.sessions:  # the same dicts: compared by identity until one differs
+                resorted.append((shown, group.sessions))
+        moved = [self._group_of[g.key] for g in groups] != self._groups
+        if not resorted and not moved:
+            for group in groups:  # same rows; the dicts may be newer
+                self._group_of[group.key].sessions = group.sessions
+            return
+        self.layoutAboutToBeChanged.emit()
+        blocked = self.blockSignals(True)  # one layout change, not one per sorted group nor per order set
+        try:
+            for shown, sessions in resorted:
+                rank = {s["id"]: r for r, s in enumerate(sessions)}
+                item = self._group_item(shown)
+                for row, session in enumerate(shown.sessions):
+                    item.child(row).setData(rank[session["id"]], _SessionOrderRole)
+                self.setSortRole(_SessionOrderRole)
+                item.sortChildren(0)
+            if moved:
+                position = {g.key: p for p, g in enumerate(groups)}
+                root = self.invisibleRootItem()
+                for row, shown in enumerate(self._groups):
+                    root.child(row).setData(position[shown.key], _GroupOrderRole)
+                self.setSortRole(_GroupOrderRole)
+                root.sortChildren(0)
+        finally:
+            self.blockSignals(blocked)
+        for group in groups:
+            self._group_of[group.key].sessions = group.sessions
+        self._groups = [self._group_of[g.key] for g in groups]
+        self.layoutChanged.emit()
+
+    def _reorder_groups(self) -> None:
+        """Put the groups back in order after their sessions changed (a page, an update)."""
+        ordered = sorted(self._groups, key=self._group_order)
+        if ordered != self._groups:
+            self._sort_in_place([_Group(g.key, g.path, g.sessions) for g in ordered])
 
     def extend(self, sessions: list[dict]) -> None:
         """Add a further page of sessions without a reset.
@@ -212,8 +290,7 @@ class SessionTreeModel(QStandardItemModel):
                 continue
             group.sessions.extend(items)
             self._group_item(group).appendRows([_session_item(s) for s in items])
-        if not self._groups_in_order():
-            self.relayout()
+        self._reorder_groups()
 
     def _insert_group(self, key: str, first_session: dict) -> _Group:
         """An empty group at the place its first session gives it."""
@@ -249,8 +326,7 @@ class SessionTreeModel(QStandardItemModel):
             return
         if key is not None:
             self._insert(session, key)
-        if not self._groups_in_order():
-            self.relayout()
+        self._reorder_groups()
 
     def remove(self, session_id: str) -> None:
         found = self.find(session_id)
