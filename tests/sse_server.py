@@ -52,7 +52,7 @@ class ReceivedRequest:
 
 class ScriptedServer:
     def __init__(self) -> None:
-        self.scripts: dict[str, Script] = {}
+        self.scripts: dict[str, Script | list[Script]] = {}
         self.requests: list[ReceivedRequest] = []
         self.stopping = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -73,6 +73,17 @@ class ScriptedServer:
     def serve(self, path: str, script: Script) -> Script:
         self.scripts[path] = script
         return script
+
+    def serve_in_turn(self, path: str, *scripts: Script) -> None:
+        """Answer ``path`` with each script once, in order; the last one keeps answering."""
+        self.scripts[path] = list(scripts)
+
+    def _next(self, path: str) -> Script | None:
+        found = self.scripts.get(path)
+        if isinstance(found, list):
+            with self._lock:
+                return found.pop(0) if len(found) > 1 else found[0]
+        return found
 
     def stream(self, chunks: list[bytes], **options) -> Script:
         """Serve ``chunks`` as the answer to ``POST /v1/chat/completions``."""
@@ -148,7 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         owner.requests.append(ReceivedRequest(self.command, self.path,
                                               {k.lower(): v for k, v in self.headers.items()}, body))
-        script = owner.scripts.get(self.path) or Script(
+        script = owner._next(self.path) or Script(
             status=404, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "no route"}}'],
             framing="length")
         try:

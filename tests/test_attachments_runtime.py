@@ -16,7 +16,7 @@ from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient, HostError
 
 from .conftest import wait_until
-from .sse_server import chunk, fixture_bytes, sse_body, sse_server  # noqa: F401
+from .sse_server import Script, chunk, fixture_bytes, sse_body, sse_server  # noqa: F401
 from .test_attachments import tiny_png
 
 
@@ -209,3 +209,36 @@ def test_hydrate_copies_and_caps(host, tmp_path):
     assert ["inline" in b for b in blocks] == [False, True, False, False, False]
     assert hydrated[1] is messages[1]
     assert hydrated[2]["blocks"][0]["inline"] == {"text": "ok"}
+
+
+def test_a_model_that_refuses_pictures_is_asked_again_with_them_named(host, sse_server, tmp_path):
+    png = tiny_png(3, 2)
+    image = import_file(host, tmp_path / "chart.png", png)
+    refusal = Script(status=400, headers={"Content-Type": "application/json"}, framing="length",
+                     chunks=[b'{"error": {"message": "image input is not supported by this model"}}'])
+    sse_server.serve_in_turn("/v1/chat/completions", refusal, Script(chunks=[fixture_bytes("plain-text")]))
+
+    async def scenario(client, sid):
+        return await runner_for(client, sse_server).send(sid, "Describe the chart", attachments=[image])
+
+    sid, result = run(host, scenario)
+    assert result["status"] == "completed" and result["error"] is None
+    first, second = (request.json["messages"][-1] for request in sse_server.requests[-2:])
+    assert first["content"][1]["type"] == "image_url"
+    assert second == {"role": "user", "content": f"Describe the chart\n\n[attachment: chart.png, {len(png)} B]"}
+    reply = host.call("session.get", {"sessionId": sid})["messages"][1]
+    assert reply["meta"]["imagesNotSent"] is True and reply["meta"]["status"] == "completed"
+
+
+def test_a_refusal_without_pictures_is_not_retried(host, sse_server, tmp_path):
+    notes = host.call("attachments.importText", {"text": "plain notes", "name": "notes.txt"})["attachment"]
+    sse_server.serve_in_turn("/v1/chat/completions", Script(
+        status=400, headers={"Content-Type": "application/json"}, framing="length",
+        chunks=[b'{"error": {"message": "bad request"}}']), Script(chunks=[fixture_bytes("plain-text")]))
+
+    async def scenario(client, sid):
+        return await runner_for(client, sse_server).send(sid, "Read this", attachments=[notes])
+
+    _sid, result = run(host, scenario)
+    assert result["status"] == "error" and result["error"]["code"] == "bad_request"
+    assert len(sse_server.requests) == 1

@@ -193,3 +193,14 @@ def test_files_dropped_on_the_transcript_area_join_the_composer(chat, qloop, tmp
     chat.dropEvent(drop)
     run(qloop, lambda: ready(chat))
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["plan.txt"]
+
+
+def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
+    sid = chat.client.call_blocking("session.create", {})["session"]["id"]
+    chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
+        "id": "r1", "role": "assistant", "blocks": [{"type": "text", "text": "A bar chart."}],
+        "meta": {"status": "completed", "imagesNotSent": True}}})
+    qloop.run_until_complete(chat.open_transcript(sid))
+    run(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
+    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("r1")))
+    assert any("sent by name only" in part.doc.toPlainText() for part in rendered.parts)

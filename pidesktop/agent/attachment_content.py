@@ -104,3 +104,23 @@ async def read_capped(client: Any, ref: str, cap: int) -> bytes | None:
         offset = len(data)
         if chunk["eof"] or not chunk["data"]:
             return bytes(data)
+
+
+def has_images(messages: list[dict]) -> bool:
+    """Whether some prompt carries a picture inline (a data URL) for the model."""
+    return any(isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
+               for message in messages if message.get("role") == "user" for block in message.get("blocks") or [])
+
+
+def without_images(messages: list[dict]) -> list[dict]:
+    """Copies with every picture named instead of sent (for a model that refused pictures)."""
+    out = []
+    for message in messages:
+        blocks = message.get("blocks") or []
+        if message.get("role") == "user" and any(isinstance(b, dict) and "dataUrl" in (b.get("inline") or {})
+                                                 for b in blocks):
+            blocks = [{k: v for k, v in b.items() if k != "inline"}
+                      if isinstance(b, dict) and "dataUrl" in (b.get("inline") or {}) else b for b in blocks]
+            message = {**message, "blocks": blocks}
+        out.append(message)
+    return out

@@ -26,7 +26,7 @@ from typing import Any
 from ..bus import HostClient, HostError
 from . import attachment_content, modes
 from .outbox import Outbox, OutboxFull
-from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ReplyBuilder
+from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ProviderErrorCode, ReplyBuilder
 from .providers import ThinkingDelta, TextDelta, Usage
 
 log = logging.getLogger("pidesktop.agent.runner")
@@ -141,13 +141,14 @@ class TurnRunner:
         builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(session_id, "started", builder.snapshot("streaming"))
         status, error = "completed", None
+        fallback = ImageFallback()
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         try:
             context = modes.with_mode(_context(window["messages"]), session.get("mode"))
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
                 context = await attachment_content.hydrate(self.client, context)
-            async for event in provider.stream(context, thinking_level=session["thinkingLevel"],
+            async for event in fallback.stream(provider, context, thinking_level=session["thinkingLevel"],
                                                cancel=active.cancel):
                 builder.feed(event)
                 if isinstance(event, ThinkingDelta) and thinking_started is None:
@@ -174,6 +175,8 @@ class TurnRunner:
         meta = final.setdefault("meta", {})
         if thinking_seconds is not None:
             meta["thinkingSeconds"] = round(thinking_seconds, 1)
+        if fallback.images_named:
+            meta["imagesNotSent"] = True  # the reply says so under it
         if error is not None:
             meta["error"] = {"code": error.code, "message": error.message}
         stored = None
@@ -263,6 +266,31 @@ class TurnRunner:
                 listener(session_id, phase, message)
             except Exception:
                 log.exception("turn listener failed")
+
+
+class ImageFallback:
+    """Send pictures; if the server refuses the request outright, ask once more with them named only.
+
+    A text-only model answers a request carrying an image with a 4xx before any
+    reply streams (``BAD_REQUEST``), so retrying without the pictures cannot
+    repeat or lose part of a reply.
+    """
+
+    def __init__(self) -> None:
+        self.images_named = False
+
+    async def stream(self, provider: Any, context: list[dict], **options):
+        try:
+            async for event in provider.stream(context, **options):
+                yield event
+            return
+        except ProviderError as exc:
+            if exc.code != ProviderErrorCode.BAD_REQUEST or not attachment_content.has_images(context):
+                raise
+            log.info("the model refused a request with pictures; asking again with them named only")
+        self.images_named = True
+        async for event in provider.stream(attachment_content.without_images(context), **options):
+            yield event
 
 
 STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "size", "text"})

@@ -237,6 +237,13 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
             y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded)
         else:
             y = _group_part(parts, mid, piece, x0, y, column, theme, font, expanded)
+    if meta.get("imagesNotSent"):
+        note = QCoreApplication.translate("MessageLayout", "This model did not accept pictures, so they were "
+                                                           "sent by name only.")
+        doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">{_escape(note)}</div>', column, font)
+        h = doc.size().height()
+        parts.append(Part("text", doc, x0, y, column, h))
+        y += h + 4
     error = meta.get("error") if isinstance(meta.get("error"), dict) else None
     status = meta.get("status")
     if error or status == "aborted":

@@ -722,6 +722,10 @@ Size: %3</source>
         <translation>较早的消息已汇总为摘要</translation>
     </message>
     <message>
+        <source>This model did not accept pictures, so they were sent by name only.</source>
+        <translation>此模型不接受图片，因此只发送了图片的名称。</translation>
+    </message>
+    <message>
         <source>attachment</source>
         <translation>附件</translation>
     </message>
