@@ -31,31 +31,10 @@ from pidesktop.workflows.errors import (
 )
 from pidesktop.workflows.ownership import Actor
 
-from .test_workflows_support import Clock, count, open_store, project_and_definition, running_run, snapshot
+from .test_workflows_support import count, running_run, snapshot
 
 HUMAN = Actor("human", "person-1")
 
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "workflows" / "state.sqlite"
-
-
-@pytest.fixture
-def store(path, clock):
-    opened = open_store(path, clock)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def flow(store, tmp_path):
-    return project_and_definition(store, tmp_path)
 
 
 def apply_pending(store, permit):

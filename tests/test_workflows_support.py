@@ -1,4 +1,4 @@
-"""Shared builders for the Pi Workflows state tests (no tests here)."""
+"""Shared builders and fixtures for the Pi Workflows state tests (no tests here)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 import apsw
+import pytest
 
 from pidesktop.workflows import db, definitions, projects, runs, schema
 
@@ -67,3 +68,27 @@ def snapshot(path: Path) -> str:
 
 def count(store, table: str, where: str = "1", params=()) -> int:
     return store.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params).fetchone()[0]
+
+
+# -- fixtures (imported by the test modules) ---------------------------------------
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "workflows" / "state.sqlite"
+
+
+@pytest.fixture
+def store(path, clock):
+    opened = open_store(path, clock)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def flow(store, tmp_path):
+    return project_and_definition(store, tmp_path)

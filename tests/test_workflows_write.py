@@ -31,29 +31,8 @@ from pidesktop.workflows.errors import (
 )
 from pidesktop.workflows.ownership import CONTROL, Actor
 
-from .test_workflows_support import Clock, count, open_store, project_and_definition, running_run, snapshot
+from .test_workflows_support import count, running_run, snapshot
 
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "workflows" / "state.sqlite"
-
-
-@pytest.fixture
-def store(path, clock):
-    opened = open_store(path, clock)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def flow(store, tmp_path):
-    return project_and_definition(store, tmp_path)
 
 
 # -- every check rolls the whole command back ---------------------------------------------------
