@@ -50,11 +50,7 @@ def backup(path: str | os.PathLike | None, dest: str | os.PathLike) -> dict:
     except OSError as exc:
         raise StorageError(f"Cannot write the backup {destination}: {exc}") from exc
     finally:
-        for leftover in [temp, *paths.sidecars(temp)]:
-            try:
-                leftover.unlink()
-            except FileNotFoundError:
-                pass
+        paths.remove_with_sidecars(temp)
     report["path"] = str(destination)
     return {"ok": True, "source": str(source.path), "destination": str(destination), "pages": pages,
             "bytes": destination.stat().st_size, "verify": report}

@@ -153,11 +153,7 @@ def create_database(target: Path) -> bool:
     except OSError as exc:
         raise StorageError(f"Cannot create {target}: {exc}") from exc
     finally:
-        for leftover in [temp, *paths.sidecars(temp)]:
-            try:
-                leftover.unlink()
-            except FileNotFoundError:
-                pass
+        paths.remove_with_sidecars(temp)
 
 
 def _build(temp: Path) -> None:

@@ -71,6 +71,15 @@ def sidecars(path: Path) -> list[Path]:
     return [path.with_name(path.name + suffix) for suffix in SIDECAR_SUFFIXES]
 
 
+def remove_with_sidecars(path: Path) -> None:
+    """Delete a scratch database and its ``-wal``/``-shm``/``-journal``, whichever exist."""
+    for leftover in [path, *sidecars(path)]:
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def older_live_state(path: Path) -> list[Path]:
     """Entries beside ``path`` that are older live storage, sorted.
 
