@@ -41,6 +41,19 @@ DIALOG_WIDTH = 620
 
 
 # -- shared pieces -------------------------------------------------------------------------
+def path_row(placeholder: str, browse: Callable[[], None]) -> tuple[QLineEdit, QHBoxLayout]:
+    """A path field with a "Choose…" button beside it that calls ``browse``."""
+    edit = QLineEdit()
+    edit.setPlaceholderText(placeholder)
+    button = QPushButton(QCoreApplication.translate("Maintenance", "Choose…"))
+    button.setAutoDefault(False)
+    button.clicked.connect(browse)
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return edit, row
+
+
 def error_text(exc: BaseException) -> str:
     """A sentence a person can act on. Storage errors already are; anything else is summarised and logged."""
     if isinstance(exc, (MaintenanceError, StateError)):
@@ -265,16 +278,9 @@ class BackupDialog(ToolDialog):
                          theme, parent)
         self.location = location
         self.result: db_backup.BackupResult | None = None
-        self.path_edit = QLineEdit()
         stamp = datetime.now().strftime("%Y-%m-%d")
+        self.path_edit, row = path_row(self.tr("Full path of the new backup file"), self.browse)
         self.path_edit.setText(str(Path.home() / f"pidesktop-backup-{stamp}.sqlite"))
-        self.path_edit.setPlaceholderText(self.tr("Full path of the new backup file"))
-        browse = QPushButton(self.tr("Choose…"))
-        browse.setAutoDefault(False)
-        browse.clicked.connect(self.browse)
-        row = QHBoxLayout()
-        row.addWidget(self.path_edit, 1)
-        row.addWidget(browse)
         self.body.addLayout(row)
         self.backup_button = self.add_button(self.tr("Back up"), self.run, "primary")
 

@@ -19,8 +19,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeWidgetItem,
-                               QVBoxLayout, QWidget, QWizard, QWizardPage)
+from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage
 
 from .. import paths
 from ..storage import inventory, journal, move, status
@@ -29,7 +28,7 @@ from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
 from .relaunch import relaunch_pidesktop
-from .maintenance import _right, _tree, current_theme, error_text, set_severity, stylesheet
+from .maintenance import _right, _tree, current_theme, error_text, path_row, set_severity, stylesheet
 from ..sizes import human_size
 from .tasks import spawn
 
@@ -152,14 +151,8 @@ class ChoosePage(QWizardPage):
         self.heading = _heading(self.tr("Choose a new place for your data"),
                                 i18n.arg(self.tr("Your chats, attachments and settings are now in %1."),
                                          location.data_root))
-        self.path_edit = QLineEdit()
-        self.path_edit.setPlaceholderText(self.tr("An empty folder, or a new folder name, e.g. /mnt/big/pidesktop"))
-        browse = QPushButton(self.tr("Choose…"))
-        browse.setAutoDefault(False)
-        browse.clicked.connect(self.browse)
-        row = QHBoxLayout()
-        row.addWidget(self.path_edit, 1)
-        row.addWidget(browse)
+        self.path_edit, row = path_row(
+            self.tr("An empty folder, or a new folder name, e.g. /mnt/big/pidesktop"), self.browse)
         self.verdict = QLabel()
         self.verdict.setObjectName("report")
         self.verdict.setWordWrap(True)

@@ -35,10 +35,6 @@
         <translation>新备份文件的完整路径</translation>
     </message>
     <message>
-        <source>Choose…</source>
-        <translation>选择…</translation>
-    </message>
-    <message>
         <source>Back up</source>
         <translation>备份</translation>
     </message>
@@ -169,10 +165,6 @@
     <message>
         <source>An empty folder, or a new folder name, e.g. /mnt/big/pidesktop</source>
         <translation>一个空文件夹或新文件夹名，例如 /mnt/big/pidesktop</translation>
-    </message>
-    <message>
-        <source>Choose…</source>
-        <translation>选择…</translation>
     </message>
     <message>
         <source>pidesktop copies everything there, checks the copy, and then uses it. The current folder is kept as a backup until you remove it.</source>
@@ -678,6 +670,10 @@ Size: %3</source>
 </context>
 <context>
     <name>Maintenance</name>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
     <message>
         <source>The file system refused: %1%2. Check the folder&apos;s permissions and free space, then try again.</source>
         <translation>文件系统拒绝了操作：%1%2。请检查文件夹权限和剩余空间，然后重试。</translation>
