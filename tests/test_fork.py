@@ -3,17 +3,8 @@
 import apsw
 import orjson
 
-
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(host, sid, message, **params):
-    return host.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
-
-
-def transcript(host, sid):
-    return host.location.data_root / "sessions" / f"{sid}.jsonl"
+from .host_helpers import append, msg
+from .host_helpers import transcript_path as transcript
 
 
 def records(host, sid):

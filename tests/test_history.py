@@ -5,25 +5,8 @@ import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
 
-
-def new_session(host, **params):
-    return host.call("session.create", params)["session"]["id"]
-
-
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(host, sid, message, **params):
-    return host.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
-
-
-def transcript_path(host, sid):
-    return host.location.data_root / "sessions" / f"{sid}.jsonl"
-
-
-def lines(host, sid):
-    return [orjson.loads(line) for line in transcript_path(host, sid).read_bytes().splitlines()]
+from .host_helpers import append, msg, new_session, transcript_path
+from .host_helpers import transcript_lines as lines
 
 
 def index_rows(host, sid):

@@ -1,26 +1,7 @@
 """session.appendMessage / session.get / session.appendCompaction through a real host."""
 
-import orjson
-import pytest
-
-from pidesktop.bus import HostError
-
-
-def new_session(host, **params):
-    return host.call("session.create", params)["session"]["id"]
-
-
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(host, sid, message, **params):
-    return host.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
-
-
-def lines(host, sid):
-    path = host.location.data_root / "sessions" / f"{sid}.jsonl"
-    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+from .host_helpers import append, msg, new_session
+from .host_helpers import transcript_lines as lines
 
 
 def test_append_writes_the_line_then_indexes_it(host):

@@ -4,29 +4,13 @@ import apsw
 import orjson
 
 from .conftest import InProcessHost
+from .host_helpers import append, msg, new_session, transcript_lines
 
 PAGER = ("revisionCount", "activeRevision")
 
 
-def new_session(host, **params):
-    return host.call("session.create", params)["session"]["id"]
-
-
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(host, sid, message, **params):
-    return host.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
-
-
 def revisions_path(host, sid):
     return host.location.data_root / "sessions" / f"{sid}.revisions.jsonl"
-
-
-def transcript_lines(host, sid):
-    path = host.location.data_root / "sessions" / f"{sid}.jsonl"
-    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
 
 
 def live(host, sid):
