@@ -106,9 +106,13 @@ async def read_capped(client: Any, ref: str, cap: int) -> bytes | None:
             return bytes(data)
 
 
+def _carries_image(block: object) -> bool:
+    return isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
+
+
 def has_images(messages: list[dict]) -> bool:
     """Whether some prompt carries a picture inline (a data URL) for the model."""
-    return any(isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
+    return any(_carries_image(block)
                for message in messages if message.get("role") == "user" for block in message.get("blocks") or [])
 
 
@@ -117,10 +121,8 @@ def without_images(messages: list[dict]) -> list[dict]:
     out = []
     for message in messages:
         blocks = message.get("blocks") or []
-        if message.get("role") == "user" and any(isinstance(b, dict) and "dataUrl" in (b.get("inline") or {})
-                                                 for b in blocks):
-            blocks = [{k: v for k, v in b.items() if k != "inline"}
-                      if isinstance(b, dict) and "dataUrl" in (b.get("inline") or {}) else b for b in blocks]
+        if message.get("role") == "user" and any(map(_carries_image, blocks)):
+            blocks = [{k: v for k, v in b.items() if k != "inline"} if _carries_image(b) else b for b in blocks]
             message = {**message, "blocks": blocks}
         out.append(message)
     return out
