@@ -251,7 +251,7 @@ def test_read_of_a_blob_that_is_not_stored_is_not_found(host):
 
 # -- boot sweep -------------------------------------------------------------------------------
 def test_boot_removes_interrupted_imports_and_keeps_blobs(location, caplog):
-    caplog.set_level(logging.INFO, logger="pidesktop.host.maintenance")
+    caplog.set_level(logging.INFO, logger="pidesktop.host.boot")
     folder = location.data_root / "attachments"
     folder.mkdir(parents=True)
     data = b"kept blob"

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox, QWizard
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots
 from pidesktop.storage.old_roots import KeptRoot
-from pidesktop.ui import maintenance
+from pidesktop.ui import data_tools as maintenance
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MissingRootWindow, MoveProgressWindow
 from pidesktop.ui.storage_wizard import StorageWizard, schedule_move
@@ -442,7 +442,7 @@ def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, 
 def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monkeypatch):
     """The running app holds the folder: the dialog records the request and restarts; start-up cleans."""
     from pidesktop.storage import cache_request, recovery
-    from pidesktop.ui.maintenance import CacheDialog
+    from pidesktop.ui.data_tools import CacheDialog
 
     from .conftest import InProcessHost, wait_until
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..bus.errors import ErrorCode, HostError
 from ..locks import FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
-from . import commands, maintenance, search
+from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import HostContext
 from .db import DB_NAME, open_database
@@ -44,7 +44,7 @@ class Host:
         search.register_functions(conn)
         ctx = HostContext(conn=conn, data_root=root, emit=emit)
         try:
-            maintenance.boot_pass(ctx)
+            boot.boot_pass(ctx)
         except BaseException:
             conn.close()
             lock.release()

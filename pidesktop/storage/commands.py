@@ -18,7 +18,7 @@ import orjson
 
 from .. import paths
 from ..locks import FileLock, LockHeld
-from .errors import Cancelled, MaintenanceError, Refused
+from .errors import Cancelled, StorageJobError, Refused
 from .progress import StderrProgress
 
 OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
@@ -55,7 +55,7 @@ def run(args) -> int:
         return _say(exc, REFUSED)
     except Cancelled as exc:
         return _say(exc, CANCELLED)
-    except MaintenanceError as exc:
+    except StorageJobError as exc:
         return _say(exc, PROBLEM)
     except paths.StorageLocationError as exc:
         return _say(exc, REFUSED)
@@ -79,7 +79,7 @@ def relocate_data(old: str, new: str) -> int:
                               new_ui_root=ui if ui and ui.is_dir() else None)
     except Refused as exc:
         return _say(exc, REFUSED)
-    except MaintenanceError as exc:
+    except StorageJobError as exc:
         return _say(exc, PROBLEM)
     print(f"relocated {report.fields_changed} fields in {len(report.files_rewritten)} files; "
           f"database rows: {report.rows_changed or 'none'}")

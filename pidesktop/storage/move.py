@@ -41,7 +41,7 @@ from .. import paths
 from ..host.core import WRITER_LOCK
 from . import inventory, journal, marker, old_roots, validate
 from .copy import Pair, TreeCopy
-from .errors import Cancelled, Failed, MaintenanceError, Refused
+from .errors import Cancelled, Failed, StorageJobError, Refused
 from .fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
 from .journal import PendingMove
 from .locking import writer_lock
@@ -187,7 +187,7 @@ def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_j
         except Cancelled:
             journal.clear()  # the user chose to stay where they are
             raise
-        except MaintenanceError:
+        except StorageJobError:
             if not keep_journal:
                 journal.clear()
             raise

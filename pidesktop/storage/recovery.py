@@ -22,7 +22,7 @@ from pathlib import Path
 from .. import paths
 from ..host.db import DB_NAME
 from . import cache_request, journal, move
-from .errors import MaintenanceError, RecoveryError
+from .errors import StorageJobError, RecoveryError
 from .fsutil import absolute, read_json, write_json_atomic
 from .journal import PendingMove
 from .progress import Progress, StderrProgress
@@ -44,7 +44,7 @@ def resume_pending(progress: Progress | None = None, cancel: threading.Event | N
         return None
     try:
         return move.resume(job, progress=progress, cancel=cancel, keep_journal=True)
-    except MaintenanceError as exc:
+    except StorageJobError as exc:
         raise RecoveryError(f"An interrupted move of the data folder to {job.destination} could not be "
                             f"completed: {exc}") from exc
 

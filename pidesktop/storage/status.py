@@ -11,7 +11,7 @@ from .. import paths
 from ..host.core import WRITER_LOCK
 from ..host.db import DB_NAME
 from . import inventory, journal, old_roots
-from .errors import MaintenanceError
+from .errors import StorageJobError
 from .locking import is_in_use
 from .sqlite_ro import open_readonly, user_version
 
@@ -38,7 +38,7 @@ def status(location: paths.StorageLocation) -> dict[str, Any]:
             pending = journal.read()
             report["pendingMove"] = pending.to_json() if pending else None
             report["keptBackups"] = [item.to_json() for item in old_roots.entries()]
-        except MaintenanceError as exc:
+        except StorageJobError as exc:
             report["anchorProblem"] = str(exc)
     return report
 

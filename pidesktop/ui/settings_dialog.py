@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QGridLayout
 from .. import paths
 from ..bus import HostClient, HostError
 from ..storage import recovery
-from ..storage.errors import MaintenanceError
+from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
 from .settings_general import GeneralPage
@@ -201,7 +201,7 @@ class DataPage(QWidget):
         try:
             installed = await asyncio.to_thread(paths.resolve)
             pending = await asyncio.to_thread(recovery.pending)
-        except (paths.StorageLocationError, MaintenanceError) as exc:
+        except (paths.StorageLocationError, StorageJobError) as exc:
             installed, pending = None, None
             self._notice(str(exc))
         if installed is not None and str(installed.data_root) == self.data_root:
@@ -244,27 +244,27 @@ class DataPage(QWidget):
         return self._open(StorageWizard(self.location, self._theme(), self))
 
     def open_verify(self) -> QWidget:
-        from .maintenance import VerifyDialog
+        from .data_tools import VerifyDialog
 
         return self._open(VerifyDialog(self.location, self._theme(), self))
 
     def open_backup(self) -> QWidget:
-        from .maintenance import BackupDialog
+        from .data_tools import BackupDialog
 
         return self._open(BackupDialog(self.location, self._theme(), self))
 
     def open_caches(self) -> QWidget:
-        from .maintenance import CacheDialog
+        from .data_tools import CacheDialog
 
         return self._open(CacheDialog(self.location, self._theme(), self))
 
     def open_old_copies(self) -> QWidget:
-        from .maintenance import OldCopiesDialog
+        from .data_tools import OldCopiesDialog
 
         return self._open(OldCopiesDialog(self.location, self._theme(), self))
 
     def open_workflows(self) -> QWidget:
-        from .maintenance import WorkflowsDialog
+        from .data_tools import WorkflowsDialog
 
         return self._open(WorkflowsDialog(self._theme(), self))
 

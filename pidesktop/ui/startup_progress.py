@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QHBoxLayout, 
 
 from .. import paths
 from ..storage import recovery
-from ..storage.errors import MaintenanceError
+from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
-from .maintenance import error_text, set_severity, stylesheet
+from .data_tools import error_text, set_severity, stylesheet
 from ..sizes import human_size
 
 log = logging.getLogger("pidesktop.ui.startup")
@@ -211,7 +211,7 @@ class MoveProgressWindow(StartupWindow):
     def _work(self) -> paths.StorageLocation:
         try:
             recovery.resume_pending(self._report, self.cancel_event)
-        except MaintenanceError:
+        except StorageJobError:
             if self.cancel_event.is_set() and recovery.pending() is None:
                 log.info("the data folder move was cancelled at start-up; the current folder stays")
             else:

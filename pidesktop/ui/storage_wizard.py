@@ -28,7 +28,7 @@ from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
 from .relaunch import relaunch_pidesktop
-from .maintenance import _right, _tree, current_theme, error_text, path_row, set_severity, stylesheet
+from .data_tools import _right, _tree, current_theme, error_text, path_row, set_severity, stylesheet
 from ..sizes import human_size
 from .tasks import spawn
 

@@ -15,7 +15,7 @@ import orjson
 from . import attachments, history, inflight, messages, sessions
 from .context import HostContext
 
-log = logging.getLogger("pidesktop.host.maintenance")
+log = logging.getLogger("pidesktop.host.boot")
 
 AUDIT_RETENTION_DAYS = 90
 TASK_RUNS_KEEP = 100

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDi
 from .. import paths
 from ..storage import backup as db_backup
 from ..storage import cache, cache_request, cleanup, verify
-from ..storage.errors import MaintenanceError
+from ..storage.errors import StorageJobError
 from ..storage.locking import is_in_use
 from ..workflows import backup as wf_backup
 from ..workflows import status as wf_status
@@ -35,7 +35,7 @@ from .relaunch import relaunch_pidesktop
 from ..sizes import human_size
 from .tasks import spawn
 
-log = logging.getLogger("pidesktop.ui.maintenance")
+log = logging.getLogger("pidesktop.ui.data_tools")
 
 DIALOG_WIDTH = 620
 
@@ -56,7 +56,7 @@ def path_row(placeholder: str, browse: Callable[[], None]) -> tuple[QLineEdit, Q
 
 def error_text(exc: BaseException) -> str:
     """A sentence a person can act on. Storage errors already are; anything else is summarised and logged."""
-    if isinstance(exc, (MaintenanceError, StateError)):
+    if isinstance(exc, (StorageJobError, StateError)):
         return str(exc)
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
