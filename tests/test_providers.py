@@ -71,7 +71,7 @@ def test_upsert_creates_with_defaults_and_updates_in_place(host):
 ])
 def test_upsert_validation_names_the_field_and_writes_nothing(host, params, field):
     error = host.error("providers.upsert", params)
-    assert error.code == "INVALID_PARAMS" and f"'{field}'" in error.message
+    assert error.code == "INVALID_PARAMS" and error.data["field"] == field
     assert ids(host) == [] and not host.events
     assert list((host.location.data_root / "secrets").iterdir()) == []
 
@@ -80,7 +80,8 @@ def test_a_bad_field_on_update_leaves_the_row_as_it_was(host):
     row = add(host, "Keep", api_key="k1")
     error = host.error("providers.upsert", {"provider": {"id": row["id"], "name": "Changed", "baseUrl": "x"},
                                             "apiKey": "k2"})
-    assert error.code == "INVALID_PARAMS" and "provider.baseUrl" in error.message
+    assert error.code == "INVALID_PARAMS" and error.data["field"] == "provider.baseUrl"
+    assert error.message == "The base URL must start with http:// or https://, like http://localhost:11434/v1."
     assert host.call("providers.list")["providers"] == [row]
     assert host.call("providers.credentials", {"providerId": row["id"]})["apiKey"] == "k1"
 
@@ -129,7 +130,7 @@ def test_display_order_saved_ids_first_then_creation_order_and_stale_ids_ignored
         assert ids(again) == ["d", "c", "b"]
         for bad, field in ((["d", "nope"], "order[1]"), (["d", "d"], "order[1]"), ([3], "order[0]")):
             error = again.error("providers.reorder", {"order": bad})
-            assert error.code == "INVALID_PARAMS" and field in error.message
+            assert error.code == "INVALID_PARAMS" and field in error.message and error.data["field"] == field
         assert again.error("providers.reorder", {}).code == "INVALID_PARAMS"
         assert ids(again) == ["d", "c", "b"]
         assert [p["id"] for p in again.call("providers.reorder", {"order": []})["providers"]] == ["b", "c", "d"]
@@ -309,7 +310,7 @@ def test_apply_discovery_keeps_bundled_source_and_is_validated_first(host):
                            ([{"modelId": "ok"}, "x"], "models[1]"),
                            ([{"modelId": "ok", "contextWindow": -1}], "models[0].contextWindow")):
             error = again.error("models.applyDiscovery", {"providerId": "bun", "models": bad})
-            assert error.code == "INVALID_PARAMS" and field in error.message
+            assert error.code == "INVALID_PARAMS" and field in error.message and error.data["field"] == field
         assert states(again, "bun") == before
         assert again.error("models.applyDiscovery", {"providerId": "nope", "models": []}).code == "NOT_FOUND"
     finally:

@@ -167,7 +167,7 @@ def _name_param(p: Params, default: str) -> str:
 def import_file(ctx: HostContext, p: Params) -> dict:
     path = p.text("path", nonempty=True)
     if not os.path.isabs(path):
-        raise invalid(f"attachments.import: 'path' must be an absolute path, not {path!r}.")
+        raise invalid(f"attachments.import: 'path' must be an absolute path, not {path!r}.", "path")
     name = _name_param(p, os.path.basename(path.rstrip(os.sep)) or path)
     fd = _open_source(path)
     try:
@@ -216,7 +216,7 @@ def _store_source(ctx: HostContext, path: str, fd: int) -> Stored:
     except _ReadFailed as exc:
         raise invalid(f"{where} could not be read: {exc.error.strerror or exc.error}.") from None
     except _TooLarge:
-        raise invalid(f"{where} is larger than the 2 GiB attachment limit.") from None
+        raise invalid(f"{where} is larger than the 2 GiB attachment limit.", "text") from None
     except OSError as exc:
         raise _storage_error(ctx, exc) from exc
 
@@ -231,13 +231,14 @@ def _storage_error(ctx: HostContext, exc: OSError) -> HostError:
 def import_text(ctx: HostContext, p: Params) -> dict:
     text = p.text("text")
     if not text.strip():
-        raise invalid("attachments.importText: field 'text' must not be empty.")
+        raise invalid("attachments.importText: field 'text' must not be empty.", "text")
     name = _name_param(p, PASTED_TEXT_NAME)
     data = text.encode("utf-8", errors="replace")  # a lone surrogate cannot be UTF-8
     try:
         stored = store(directory(ctx), _bytes_chunks(data))
     except _TooLarge:
-        raise invalid("attachments.importText: field 'text' is larger than the 2 GiB attachment limit.") from None
+        raise invalid("attachments.importText: field 'text' is larger than the 2 GiB attachment limit.",
+                      "text") from None
     except OSError as exc:
         raise _storage_error(ctx, exc) from exc
     return {"attachment": block(stored, name, mime="text/plain")}
@@ -247,7 +248,7 @@ def import_text(ctx: HostContext, p: Params) -> dict:
 def ref_param(p: Params) -> str:
     ref = p.text("ref")
     if not _REF.fullmatch(ref):
-        raise invalid(f"{p.method}: 'ref' must look like attachments/<64 lowercase hex digits>; got {ref!r}.")
+        raise invalid(f"{p.method}: 'ref' must look like attachments/<64 lowercase hex digits>; got {ref!r}.", "ref")
     return ref
 
 
@@ -269,7 +270,7 @@ def read(ctx: HostContext, p: Params) -> dict:
             raise HostError(ErrorCode.NOT_FOUND, f"Attachment {ref} is not stored (not a file).")
         size = info.st_size
         if offset > size:
-            raise invalid(f"attachments.read: 'offset' {offset} is past the end of {ref} ({size} bytes).")
+            raise invalid(f"attachments.read: 'offset' {offset} is past the end of {ref} ({size} bytes).", "offset")
         data = _read_at(fd, offset, length)
     finally:
         os.close(fd)

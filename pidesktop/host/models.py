@@ -58,7 +58,8 @@ def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
     caps: list[str] = []
     for i, cap in enumerate(raw):
         if not isinstance(cap, str) or not cap.strip() or len(cap) > CAPABILITY_MAX:
-            raise invalid(f"{method}: '{name}[{i}]' must be a non-empty string of at most {CAPABILITY_MAX} characters.")
+            raise invalid(f"{method}: '{name}[{i}]' must be a non-empty string of at most {CAPABILITY_MAX} characters.",
+                          f"{name}[{i}]")
         if cap.strip() not in caps:
             caps.append(cap.strip())
     return caps
@@ -171,11 +172,11 @@ def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None]]:
     """modelId -> (displayName, contextWindow), in list order; a repeated id keeps its first entry."""
     raw = p.array("models")
     if len(raw) > DISCOVERY_MAX:
-        raise invalid(f"{p.method}: 'models' has more than {DISCOVERY_MAX} entries.")
+        raise invalid(f"{p.method}: 'models' has more than {DISCOVERY_MAX} entries.", "models")
     listed: dict[str, tuple[str | None, int | None]] = {}
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict):
-            raise invalid(f"{p.method}: 'models[{i}]' must be an object.")
+            raise invalid(f"{p.method}: 'models[{i}]' must be an object.", f"models[{i}]")
         prefix = f"models[{i}]"
         q = Params(p.method, {f"{prefix}.{k}": v for k, v in entry.items()})
         model_id = _model_id(q, f"{prefix}.modelId")

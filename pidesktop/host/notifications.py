@@ -70,7 +70,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict:
     if cursor:
         created, _, after_id = cursor.partition(":")
         if not created.isdigit() or not after_id:
-            raise invalid(f"notifications.list: 'cursor' is not a cursor this host handed out: {cursor!r}.")
+            raise invalid(f"notifications.list: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
         where.append("(created_at < ? OR (created_at = ? AND id < ?))")
         args += [int(created), int(created), after_id]
     sql = f"SELECT {_COLUMNS} FROM notifications"

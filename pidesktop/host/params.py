@@ -1,9 +1,9 @@
 """Reading command params with errors that name the field.
 
 Every handler reads its params through ``Params`` before it writes anything,
-so bad input is answered with ``INVALID_PARAMS`` naming the field and nothing
-is stored. Unknown extra fields are ignored: callers may send optional fields
-a newer host understands.
+so bad input is answered with ``INVALID_PARAMS`` naming the field (in the
+message and in ``data["field"]``) and nothing is stored. Unknown extra fields
+are ignored: callers may send optional fields a newer host understands.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from ..bus.errors import ErrorCode, HostError
 _MISSING = object()
 
 
-def invalid(message: str) -> HostError:
-    return HostError(ErrorCode.INVALID_PARAMS, message)
+def invalid(message: str, field: str | None = None) -> HostError:
+    """``INVALID_PARAMS``; ``field`` (a dotted path such as ``provider.baseUrl``) goes to ``data["field"]``
+    so a form can mark the refused input without reading the message."""
+    return HostError(ErrorCode.INVALID_PARAMS, message, {"field": field} if field else None)
 
 
 class Params:
@@ -32,12 +34,12 @@ class Params:
         value = self.raw.get(name, _MISSING)
         if value is _MISSING or value is None:
             if required:
-                raise invalid(f"{self.method}: missing required field '{name}'.")
+                raise invalid(f"{self.method}: missing required field '{name}'.", name)
             return _MISSING
         return value
 
     def _wrong(self, name: str, expected: str, value: Any) -> HostError:
-        return invalid(f"{self.method}: field '{name}' must be {expected}, not {_kind(value)}.")
+        return invalid(f"{self.method}: field '{name}' must be {expected}, not {_kind(value)}.", name)
 
     def has(self, name: str) -> bool:
         return self.raw.get(name) is not None
@@ -52,9 +54,9 @@ class Params:
         if strip:
             value = value.strip()
         if nonempty and not value:
-            raise invalid(f"{self.method}: field '{name}' must not be empty.")
+            raise invalid(f"{self.method}: field '{name}' must not be empty.", name)
         if max_chars is not None and len(value) > max_chars:
-            raise invalid(f"{self.method}: field '{name}' is longer than {max_chars} characters.")
+            raise invalid(f"{self.method}: field '{name}' is longer than {max_chars} characters.", name)
         return value
 
     def integer(self, name: str, *, required: bool = True, default: int | None = None,
@@ -65,9 +67,9 @@ class Params:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._wrong(name, "an integer", value)
         if minimum is not None and value < minimum:
-            raise invalid(f"{self.method}: field '{name}' must be at least {minimum}, not {value}.")
+            raise invalid(f"{self.method}: field '{name}' must be at least {minimum}, not {value}.", name)
         if maximum is not None and value > maximum:
-            raise invalid(f"{self.method}: field '{name}' must be at most {maximum}, not {value}.")
+            raise invalid(f"{self.method}: field '{name}' must be at most {maximum}, not {value}.", name)
         return value
 
     def boolean(self, name: str, *, required: bool = False, default: bool = False) -> bool:
@@ -82,7 +84,7 @@ class Params:
                default: str | None = None) -> str | None:
         value = self.text(name, required=required, default=default)
         if value is not None and value not in choices:
-            raise invalid(f"{self.method}: field '{name}' must be one of {', '.join(choices)}; got {value!r}.")
+            raise invalid(f"{self.method}: field '{name}' must be one of {', '.join(choices)}; got {value!r}.", name)
         return value
 
     def obj(self, name: str, *, required: bool = True) -> dict | None:

@@ -29,7 +29,7 @@ def upsert(conn: apsw.Connection, raw_path: str, now: int, field: str = "project
     """The project id for ``raw_path``, creating the row if needed; touches last_opened_at."""
     path = normalise_path(raw_path)
     if not path:
-        raise invalid(f"'{field}' must name a folder; it is empty.")
+        raise invalid(f"'{field}' must name a folder; it is empty.", field)
     name = path.rstrip("/").rsplit("/", 1)[-1] or path
     row = conn.execute(
         "INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, ?, ?, ?) "

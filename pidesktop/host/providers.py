@@ -137,28 +137,37 @@ def _refuse_plugin_row(provider_id: str, owner: str | None, action: str) -> None
 
 # -- validation ---------------------------------------------------------------------------------
 
-def validate_base_url(method: str, field: str, raw: str) -> str:
+def validate_base_url(raw: str, field: str = "provider.baseUrl", subject: str = "The base URL") -> str:
+    """The trimmed URL, or ``INVALID_PARAMS`` with a plain sentence about ``subject`` and ``data.field``."""
     url = raw.strip()
+    example = "like http://localhost:11434/v1"
     try:
         parts = urlsplit(url)
         host = parts.hostname
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
-        raise invalid(f"{method}: '{field}' is not a valid URL.") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise invalid(f"{method}: '{field}' must be an http:// or https:// URL with a host.")
+        raise invalid(f"{subject} is not a valid web address; it should look {example}.", field) from None
+    if parts.scheme not in ("http", "https"):
+        raise invalid(f"{subject} must start with http:// or https://, {example}.", field)
+    if not host:
+        raise invalid(f"{subject} must name a server after http:// or https://, {example}.", field)
     if parts.username is not None or parts.password is not None:
         # Credentials in the URL would end up in SQLite; they belong in apiKey.
-        raise invalid(f"{method}: '{field}' must not contain a user name or password; put the key in 'apiKey'.")
-    if len(url) > URL_MAX or any(ch.isspace() for ch in url):
-        raise invalid(f"{method}: '{field}' must be at most {URL_MAX} characters with no spaces.")
+        raise invalid(f"{subject} must not contain a user name or password; give the key as the API key "
+                      "instead.", field)
+    if any(ch.isspace() for ch in url):
+        raise invalid(f"{subject} must not contain spaces.", field)
+    if len(url) > URL_MAX:
+        raise invalid(f"{subject} must be at most {URL_MAX} characters long.", field)
     return url
 
 
-def _validate_name(method: str, raw: str) -> str:
+def _validate_name(raw: str) -> str:
     name = raw.strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise invalid(f"{method}: 'provider.name' must be 1 to {NAME_MAX} characters after trimming; it has {len(name)}.")
+    if not name:
+        raise invalid("The name must not be empty.", "provider.name")
+    if len(name) > NAME_MAX:
+        raise invalid(f"The name must be at most {NAME_MAX} characters long; it has {len(name)}.", "provider.name")
     return name
 
 
@@ -171,16 +180,17 @@ def _validate_api_key(p: Params) -> tuple[bool, str | None]:
     # Messages here never quote the value.
     value = p.text("apiKey", strip=True, max_chars=API_KEY_MAX)
     if not value:
-        raise invalid(f"{p.method}: 'apiKey' must not be empty; send null to remove the stored key.")
+        raise invalid("The API key must not be empty; to remove the stored key, send null instead.", "apiKey")
     if any(unicodedata.category(ch) == "Cc" for ch in value):
-        raise invalid(f"{p.method}: 'apiKey' must not contain control characters or line breaks.")
+        raise invalid("The API key must not contain line breaks or other control characters.", "apiKey")
     return True, value
 
 
-def _validate_config(method: str, q: Params) -> dict | None:
+def _validate_config(q: Params) -> dict | None:
     config = q.obj("provider.config", required=False)
     if config is not None and len(orjson.dumps(config)) > CONFIG_MAX_BYTES:
-        raise invalid(f"{method}: 'provider.config' is larger than {CONFIG_MAX_BYTES} bytes.")
+        raise invalid(f"The provider's settings (config) must be at most {CONFIG_MAX_BYTES // 1024} KiB.",
+                      "provider.config")
     return config
 
 
@@ -201,20 +211,19 @@ def providers_list(ctx: HostContext, p: Params) -> dict:
 
 @command("providers.upsert")
 def providers_upsert(ctx: HostContext, p: Params) -> dict:
-    method = p.method
     q = nested(p, "provider")
     given_id = q.text("provider.id", required=False, strip=True)
     if given_id is not None and (not _ID_RE.match(given_id) or given_id == OFFLINE_PROVIDER):
-        raise invalid(f"{method}: 'provider.id' must be 1-64 letters, digits, '.', '_' or '-' "
-                      f"(and not {OFFLINE_PROVIDER!r}); got {given_id!r}.")
-    name = _validate_name(method, q.text("provider.name"))
-    base_url = validate_base_url(method, "provider.baseUrl", q.text("provider.baseUrl"))
+        raise invalid(f"A provider id must be 1 to 64 letters, digits, '.', '_' or '-', and not "
+                      f"{OFFLINE_PROVIDER!r}; got {given_id!r}.", "provider.id")
+    name = _validate_name(q.text("provider.name"))
+    base_url = validate_base_url(q.text("provider.baseUrl"))
     vendor = q.text("provider.vendorKey", required=False, strip=True, nonempty=True, max_chars=64)
     enabled = q.boolean("provider.enabled", default=None)
     model_given = "provider.defaultModelId" in q.raw
     default_model_id = q.text("provider.defaultModelId", required=False, strip=True, nonempty=True,
                               max_chars=MODEL_ID_MAX)
-    config = _validate_config(method, q)
+    config = _validate_config(q)
     key_given, api_key = _validate_api_key(p)
 
     provider_id = given_id or _new_id(name)
@@ -293,11 +302,11 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict:
     seen: set[str] = set()
     for i, pid in enumerate(order):
         if not isinstance(pid, str):
-            raise invalid(f"{p.method}: 'order[{i}]' must be a provider id string.")
+            raise invalid(f"{p.method}: 'order[{i}]' must be a provider id string.", f"order[{i}]")
         if pid not in existing:
-            raise invalid(f"{p.method}: 'order[{i}]' is not a provider id: {pid!r}.")
+            raise invalid(f"{p.method}: 'order[{i}]' is not a provider id: {pid!r}.", f"order[{i}]")
         if pid in seen:
-            raise invalid(f"{p.method}: 'order[{i}]' repeats the provider id {pid!r}.")
+            raise invalid(f"{p.method}: 'order[{i}]' repeats the provider id {pid!r}.", f"order[{i}]")
         seen.add(pid)
     with ctx.conn:
         kv.put(ctx.conn, NS, ORDER_KEY, list(order), ctx.clock())
@@ -308,13 +317,14 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict:
 @command("providers.setDefault")
 def providers_set_default(ctx: HostContext, p: Params) -> dict:
     if "providerId" not in p.raw:
-        raise invalid(f"{p.method}: missing required field 'providerId' (send null for the offline model).")
+        raise invalid(f"{p.method}: missing required field 'providerId' (send null for the offline model).",
+                      "providerId")
     provider_id = p.text("providerId", required=False)
     model_id = p.text("modelId", required=False, strip=True, nonempty=True, max_chars=MODEL_ID_MAX)
     if provider_id is None or provider_id == OFFLINE_PROVIDER:
         if model_id not in (None, OFFLINE_MODEL):
             raise invalid(f"{p.method}: the offline provider has only the model {OFFLINE_MODEL!r}; "
-                          f"'modelId' was {model_id!r}.")
+                          f"'modelId' was {model_id!r}.", "modelId")
         chosen = {"providerId": OFFLINE_PROVIDER, "modelId": OFFLINE_MODEL}
     else:
         row = ctx.conn.execute("SELECT default_model_id FROM providers WHERE id = ?", (provider_id,)).fetchone()

@@ -65,7 +65,7 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
     permission = p.choice("permissionMode", PERMISSION_MODES, default="inherit")
     user_message_id = p.text("userMessageId", required=False)
     if not content.strip() and not attachments:
-        raise invalid("session.queuePush: 'content' must not be empty.")
+        raise invalid("session.queuePush: 'content' must not be empty.", "content")
     attachments_json = orjson.dumps(attachments).decode()
     input_hash = hashlib.sha256(orjson.dumps([content, attachments])).hexdigest()
     sessions.require(ctx.conn, session_id)

@@ -118,7 +118,7 @@ def _lower_with_origin(text: str) -> tuple[str, list[int]]:
 def _query_param(p: Params) -> str:
     query = p.text("query", strip=True, max_chars=QUERY_MAX)
     if not query:
-        raise invalid(f"{p.method}: 'query' must not be empty.")
+        raise invalid(f"{p.method}: 'query' must not be empty.", "query")
     return query
 
 
@@ -127,7 +127,7 @@ def _offset_cursor(p: Params) -> int:
     if cursor is None:
         return 0
     if not cursor.startswith("o:") or not cursor[2:].isdigit():
-        raise invalid(f"{p.method}: 'cursor' is not a cursor this host handed out: {cursor!r}.")
+        raise invalid(f"{p.method}: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
     return int(cursor[2:])
 
 

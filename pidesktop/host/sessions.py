@@ -56,7 +56,7 @@ def is_placeholder(title: str) -> bool:
 
 def check_id(value: str, field: str = "sessionId") -> str:
     if not _ID_RE.match(value):
-        raise invalid(f"'{field}' is not a valid session id: {value!r}.")
+        raise invalid(f"'{field}' is not a valid session id: {value!r}.", field)
     return value
 
 
@@ -95,7 +95,8 @@ def _to_summary(row: tuple) -> dict:
 def validate_title(method: str, raw: str) -> str:
     title = raw.strip()
     if not 1 <= len(title) <= TITLE_MAX:
-        raise invalid(f"{method}: 'title' must be 1 to {TITLE_MAX} characters after trimming; it has {len(title)}.")
+        raise invalid(f"{method}: 'title' must be 1 to {TITLE_MAX} characters after trimming; it has {len(title)}.",
+                      "title")
     return title
 
 
@@ -291,5 +292,5 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
 def _parse_cursor(cursor: str) -> tuple[int, str]:
     head, sep, tail = cursor.partition(":")
     if not sep or not head.lstrip("-").isdigit() or not tail:
-        raise invalid(f"session.list: 'cursor' is not a cursor this host handed out: {cursor!r}.")
+        raise invalid(f"session.list: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
     return int(head), tail

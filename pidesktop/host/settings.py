@@ -58,7 +58,7 @@ def validate_patch(patch: dict) -> None:
             continue
         expected, ok = checks[key]
         if not ok(value):
-            raise invalid(f"settings.set: patch.{key} must be {expected}; got {value!r}.")
+            raise invalid(f"settings.set: patch.{key} must be {expected}; got {value!r}.", f"patch.{key}")
 
 
 @command("settings.get")
