@@ -168,6 +168,19 @@ class ToolDialog(QDialog):
         self.report.setText(text)
         set_severity(self.report, severity)
         self.report.show()
+        self.fit_height()
+
+    def fit_height(self) -> None:
+        """Grow to the height the wrapped lines need at the current width.
+
+        A dialog's minimum size ignores height-for-width, so a word-wrapped
+        label shown after the dialog opened would otherwise be squeezed to a
+        sliver of its lines.
+        """
+        self.layout().activate()
+        needed = self.heightForWidth(self.width())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     def start(self, coro, name: str) -> asyncio.Task:
         self.task = spawn(coro, name=name)
@@ -264,6 +277,7 @@ class VerifyDialog(ToolDialog):
         if lines:
             self.details.setText("\n".join(lines))
             self.details.show()
+            self.fit_height()
 
 
 # -- Back up database ----------------------------------------------------------------------
