@@ -76,3 +76,57 @@ def test_backup_result_line_is_not_squeezed(qtbot, qloop, location, theme, keep_
     assert dialog.report.text().startswith("Backed up and verified")
     assert shows_whole_report(dialog)
     shot(dialog, f"fixes-backup-{theme.name}")
+
+
+# -- 3. the move wizard names the folder the data ends in, and the next start confirms it -----
+@pytest.fixture
+def movable(isolated_home):
+    """The installation's own (movable) data root, with one chat."""
+    from pidesktop import paths
+
+    location = paths.resolve()
+    one_chat(location)
+    return location
+
+
+def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, movable, tmp_path, monkeypatch, keep_running):
+    from PySide6.QtWidgets import QWizard
+
+    from pidesktop.ui.storage_wizard import StorageWizard
+
+    monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: None))
+    wizard = StorageWizard(movable, themes.LIGHT)
+    qtbot.addWidget(wizard)
+    wizard.open()
+    destination = tmp_path / "big-disk" / "moved"
+    wizard.choose.path_edit.setText(str(destination))
+    qloop.run_until_complete(wait_until(lambda: wizard.choose.plan is not None))
+    wizard.next()
+    qloop.run_until_complete(wait_until(lambda: wizard.review.ready))
+    wizard.next()
+    assert wizard.currentPage() is wizard.confirm
+    summary = wizard.confirm.summary.text()
+    assert f"To: {destination / 'data'}\n" in summary, summary
+    assert f"From: {movable.data_root}\n" in summary
+    assert wizard.button(QWizard.WizardButton.FinishButton).isEnabled()
+    shot(wizard, "fixes-move-confirm-light")
+
+
+def test_the_first_start_after_a_move_says_where_the_data_lives_once(qtbot, movable, tmp_path):
+    from pidesktop import paths
+    from pidesktop.ui.startup_progress import MoveProgressWindow
+    from pidesktop.ui.storage_wizard import completed_move_notice, schedule_move
+
+    assert completed_move_notice(movable) is None  # nothing was moved
+    destination = tmp_path / "moved"
+    schedule_move(destination)
+    window = MoveProgressWindow(movable, themes.LIGHT)
+    qtbot.addWidget(window)
+    window.begin()
+    qtbot.waitUntil(lambda: window.result_location is not None or window.error is not None, timeout=60_000)
+    assert window.error is None
+    moved = paths.resolve()
+    assert moved.data_root == destination / "data"
+    assert completed_move_notice(moved) == f"Your data now lives in {destination / 'data'}."
+    assert completed_move_notice(moved) is None  # once
+    assert completed_move_notice(paths.resolve()) is None

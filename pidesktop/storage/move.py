@@ -66,6 +66,11 @@ class MovePlan:
     retry: bool  # the destination holds an earlier attempt from this source
 
 
+def data_root_at(destination: Path) -> Path:
+    """The data folder a move to ``destination`` ends in (its front-end folder is the sibling ``ui``)."""
+    return destination / "data"
+
+
 @dataclass(frozen=True)
 class MoveResult:
     destination: Path
@@ -206,7 +211,7 @@ def _finish(job: PendingMove, report: RelocationReport | None, copied_bytes: int
     old_roots.add(kept)
     journal.clear()
     progress("done", 0, 0, 1, 1, str(job.destination))
-    return MoveResult(job.destination, job.destination / "data", job.destination / "ui", job.job_id,
+    return MoveResult(job.destination, data_root_at(job.destination), job.destination / "ui", job.job_id,
                       copied_bytes, copied_files, report, kept)
 
 

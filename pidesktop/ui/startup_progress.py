@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QHBoxLayout, 
                                QVBoxLayout, QWidget)
 
 from .. import paths
-from ..storage import recovery
+from ..storage import move, recovery
 from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
@@ -134,7 +134,7 @@ class MoveProgressWindow(StartupWindow):
         title = QLabel(self.tr("Moving your data folder"))
         title.setObjectName("pageTitle")
         where = QLabel(i18n.arg(self.tr("From %1\nto %2"), self.job.source_data_root if self.job else "",
-                                self.job.destination if self.job else ""))
+                                move.data_root_at(self.job.destination) if self.job else ""))
         where.setObjectName("muted")
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -1,4 +1,4 @@
-"""Settings > Data > Move data folder…: a wizard that schedules a cold move.
+"""Settings > Data > Move data folder…: a wizard that schedules a cold move, and its confirmation.
 
 Pages: choose a folder (checked with ``storage.move.preflight`` as it is
 typed; Next stays disabled with the reason shown until it is acceptable) →
@@ -8,7 +8,8 @@ anchor and restarts pidesktop: the host holds the data folder's writer lock
 while the app runs, so the copy runs at the next start, before any host opens
 a data folder, with a progress window (``startup_progress``). The old folder
 stays active until the verified copy is published, and is kept afterwards as
-a backup.
+a backup. The first start in the new folder says once where the data now
+lives (``completed_move_notice``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage
 
 from .. import paths
-from ..storage import inventory, journal, move, status
+from ..storage import inventory, journal, move, old_roots, status
+from ..storage.errors import StorageJobError
 from ..storage.fsutil import now_ms
 from ..storage.journal import PendingMove
 from . import i18n
@@ -36,6 +38,8 @@ log = logging.getLogger("pidesktop.ui.storage_wizard")
 
 CHECK_DELAY_MS = 250  # preflight once typing pauses
 WIZARD_SIZE = (660, 520)
+ANNOUNCED_FILE = "announced-move.txt"  # in the front-end folder: the id of the move already confirmed
+ANNOUNCE_WITHIN_MS = 7 * 86_400_000  # an older move is not news
 
 # Categories of ``inventory.by_category``, shown translated (context "StorageWizard").
 CATEGORY_NAMES = {
@@ -71,6 +75,38 @@ def schedule_move(destination: str | os.PathLike) -> PendingMove:
     return job
 
 
+def completed_move_notice(location: paths.StorageLocation, now: int | None = None) -> str | None:
+    """"Your data now lives in …", once, at the first start after a move into ``location`` finished.
+
+    A finished move is recorded in the kept-roots list (``storage.old_roots``)
+    with the folder it moved to. When the newest such record points at the
+    data folder in use and has not been confirmed yet, its id is written to
+    ``ANNOUNCED_FILE`` in the front-end folder and the sentence returned;
+    otherwise None. Small file reads only, so it may run on the UI thread.
+    """
+    if location.source == "env":
+        return None
+    try:
+        entry = next((kept for kept in reversed(old_roots.entries())
+                      if move.data_root_at(kept.moved_to) == location.data_root), None)
+    except StorageJobError:
+        return None
+    if entry is None or (now if now is not None else now_ms()) - entry.moved_at > ANNOUNCE_WITHIN_MS:
+        return None
+    marker = location.ui_root / ANNOUNCED_FILE
+    try:
+        if marker.read_text(encoding="utf-8").strip() == entry.id:
+            return None
+    except OSError:
+        pass
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(entry.id + "\n", encoding="utf-8")
+    except OSError as exc:  # said again at the next start; better than never
+        log.warning("could not note the move confirmation in %s: %s", marker, exc)
+    return i18n.arg(QCoreApplication.translate("StorageWizard", "Your data now lives in %1."), location.data_root)
+
+
 class StorageWizard(QWizard):
     """Choose → review → confirm. Show with ``open()``; it deletes itself when closed."""
 
@@ -104,6 +140,11 @@ class StorageWizard(QWizard):
     @property
     def destination(self) -> Path | None:
         return self.choose.plan.destination if self.choose.plan else None
+
+    @property
+    def new_data_root(self) -> Path | None:
+        """Where the data will live after the move: a folder inside the chosen one."""
+        return move.data_root_at(self.destination) if self.destination is not None else None
 
     def accept(self) -> None:
         """Finish: journal the move on a worker thread, then restart."""
@@ -352,9 +393,8 @@ class ConfirmPage(QWizardPage):
 
     def initializePage(self) -> None:
         wizard: StorageWizard = self.wizard()
-        self.summary.setText(i18n.arg(self.tr("From: %1\nTo: %2\nSize: %3"), wizard.location.data_root.parent
-                                      if wizard.location.source == "pointer" else wizard.location.data_root,
-                                      wizard.destination, human_size(wizard.review.total_bytes)))
+        self.summary.setText(i18n.arg(self.tr("From: %1\nTo: %2\nSize: %3"), wizard.location.data_root,
+                                      wizard.new_data_root, human_size(wizard.review.total_bytes)))
         set_severity(self.summary, "info")
         self.error.hide()
 
