@@ -8,6 +8,7 @@ stream events, and ``OpenAICompatibleProvider`` does the HTTP.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
@@ -334,8 +335,9 @@ class OpenAICompatibleProvider:
                 for event in await self._whole_completion(response, cancel):
                     yield event
                 return
-            async for event in self._read_stream(response, cancel):
-                yield event
+            async with contextlib.aclosing(self._read_stream(response, cancel)) as events:
+                async for event in events:
+                    yield event
         except _Cancelled:
             return
         finally:
@@ -375,6 +377,14 @@ class OpenAICompatibleProvider:
     # -- reading --
 
     async def _read_stream(self, response: httpx.Response, cancel: asyncio.Event | None) -> AsyncIterator[StreamEvent]:
+        """The events of an event-stream body; the response is closed here, whatever ends the reading.
+
+        httpx reads the body through a chain of async generators, and closing the
+        outermost one leaves the inner ones to the garbage collector. Closing the
+        response first makes their clean-up a no-op; otherwise a collector running
+        outside this task (qasync installs no async-generator hooks) makes httpcore
+        print ``Exception ignored ... RuntimeError`` after every reply.
+        """
         state = StreamState()
         decoder = SSEDecoder()
         chunks = response.aiter_bytes()
@@ -403,6 +413,7 @@ class OpenAICompatibleProvider:
                 raise self._stream_cut()
             yield Finished(state.finish_reason, state.model)
         finally:
+            await response.aclose()  # first: see the docstring
             await chunks.aclose()
 
     def _interpret(self, sse: SSEEvent, state: StreamState, at_end: bool) -> list[StreamEvent]:

@@ -16,6 +16,7 @@ the running turn ends. Everything durable goes through the bus.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -148,19 +149,21 @@ class TurnRunner:
             context = modes.with_mode(_context(window["messages"]), session.get("mode"))
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
                 context = await attachment_content.hydrate(self.client, context)
-            async for event in fallback.stream(provider, context, thinking_level=session["thinkingLevel"],
-                                               cancel=active.cancel):
-                builder.feed(event)
-                if isinstance(event, ThinkingDelta) and thinking_started is None:
-                    thinking_started = time.monotonic()
-                elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
-                    thinking_seconds = time.monotonic() - thinking_started
-                if isinstance(event, Usage):
-                    continue
-                self._notify(session_id, "delta", builder.snapshot("streaming"))
-                if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
-                    await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
-                    last_checkpoint = time.monotonic()
+            # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
+            events = fallback.stream(provider, context, thinking_level=session["thinkingLevel"], cancel=active.cancel)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    builder.feed(event)
+                    if isinstance(event, ThinkingDelta) and thinking_started is None:
+                        thinking_started = time.monotonic()
+                    elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
+                        thinking_seconds = time.monotonic() - thinking_started
+                    if isinstance(event, Usage):
+                        continue
+                    self._notify(session_id, "delta", builder.snapshot("streaming"))
+                    if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
+                        await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
+                        last_checkpoint = time.monotonic()
             if active.cancel.is_set():
                 status = "aborted"
         except ProviderError as exc:
@@ -281,16 +284,19 @@ class ImageFallback:
 
     async def stream(self, provider: Any, context: list[dict], **options):
         try:
-            async for event in provider.stream(context, **options):
-                yield event
+            async with contextlib.aclosing(provider.stream(context, **options)) as events:
+                async for event in events:
+                    yield event
             return
         except ProviderError as exc:
             if exc.code != ProviderErrorCode.BAD_REQUEST or not attachment_content.has_images(context):
                 raise
             log.info("the model refused a request with pictures; asking again with them named only")
         self.images_named = True
-        async for event in provider.stream(attachment_content.without_images(context), **options):
-            yield event
+        named_only = attachment_content.without_images(context)
+        async with contextlib.aclosing(provider.stream(named_only, **options)) as events:
+            async for event in events:
+                yield event
 
 
 STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "size", "text"})
