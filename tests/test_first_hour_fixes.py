@@ -130,3 +130,36 @@ def test_the_first_start_after_a_move_says_where_the_data_lives_once(qtbot, mova
     assert completed_move_notice(moved) == f"Your data now lives in {destination / 'data'}."
     assert completed_move_notice(moved) is None  # once
     assert completed_move_notice(paths.resolve()) is None
+
+
+# -- 4. search snippets read as text, not markdown ------------------------------------------
+def test_snippets_drop_markdown_markers_and_keep_the_hit_marked():
+    from pidesktop.ui.search_dialog import plain_snippet, snippet_segments
+
+    text = "…ready. **Links:** none; see [the notes](https://x.example/n) and `pip install` *now*"
+    hit = text.index("Links")
+    plain, marks = plain_snippet(text, [[hit, hit + 5]])
+    assert plain == "…ready. Links: none; see the notes and pip install now"
+    assert snippet_segments(plain, marks) == [("…ready. ", False), ("Links", True),
+                                              (": none; see the notes and pip install now", False)]
+    # markers cut by the snippet window, and what only looks like markup
+    assert plain_snippet("an unclosed **bold tail", [])[0] == "an unclosed bold tail"
+    assert plain_snippet("2 * 3 * 4, snake_case_name, a_b", [])[0] == "2 * 3 * 4, snake_case_name, a_b"
+    assert plain_snippet("# Plan\n> quoted\n* item", [])[0] == "Plan\nquoted\nitem"
+
+
+def test_search_results_paint_plain_snippets(qtbot, theme):
+    from pidesktop.ui.search_dialog import SearchDialog
+
+    dialog = SearchDialog(None, theme)
+    qtbot.addWidget(dialog)
+    text = "**Status:** done. **Links:** none. The `deploy` step is *manual*."
+    hit = text.index("deploy")
+    dialog.model._apply(dialog.model._generation, "deploy", {"results": [{
+        "sessionId": "s1", "title": "Release checklist", "matchCount": 1, "updatedAt": 0,
+        "snippets": [{"messageId": "m1", "role": "assistant", "text": text, "highlights": [[hit, hit + 6]]}]}],
+        "nextCursor": None, "totalSessions": 1})
+    dialog.resize(640, 300)
+    dialog.show()
+    qtbot.wait(30)
+    shot(dialog, f"fixes-search-{theme.name}")

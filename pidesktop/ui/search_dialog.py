@@ -9,6 +9,7 @@ reports the choice as ``chosen(sessionId, messageId)``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Coroutine
 
@@ -72,6 +73,52 @@ def project_name(path: str | None) -> str:
 def first_message_id(result: dict) -> str:
     snippets = result.get("snippets") or []
     return snippets[0]["messageId"] if snippets else ""
+
+
+# Markdown markup a snippet shows as text: what each pattern's groups mark is dropped, the rest is kept.
+_MARKUP = [
+    re.compile(r"(?m)^[ \t]{0,3}(#{1,6}[ \t]+)"),            # heading
+    re.compile(r"(?m)^[ \t]{0,3}((?:>[ \t]?)+)"),             # quote
+    re.compile(r"(?m)^[ \t]*([*+][ \t]+)"),                   # "* item" (a "- item" reads as text)
+    re.compile(r"(!?\[)[^\]\n]*(\]\([^)\s]*\))"),              # [text](url), ![alt](url)
+    re.compile(r"(\*\*|~~)"),                                  # strong, strikethrough (even unpaired: cut)
+    re.compile(r"(?<!\w)(__)|(__)(?!\w)"),                     # strong with underscores, not snake__case
+    re.compile(r"(`+)"),                                       # code spans and fences
+    re.compile(r"(?<![\w*])(\*)(?=\S)[^*\n]*?(?<=\S)(\*)(?![\w*])"),  # *emphasis*
+    re.compile(r"(?<!\w)(_)(?=\S)[^_\n]*?(?<=\S)(_)(?!\w)"),        # _emphasis_
+]
+
+
+def plain_snippet(text: str, highlights: list) -> tuple[str, list[list[int]]]:
+    """``text`` without its markdown markers, and ``highlights`` moved to match.
+
+    Snippets are cut from the raw markdown of a message; shown as they are,
+    ``**Links:** none`` reads as code. A highlight that covered only markers
+    is dropped.
+    """
+    drop = bytearray(len(text))
+    for pattern in _MARKUP:
+        for match in pattern.finditer(text):
+            for group in range(1, (pattern.groups or 0) + 1):
+                a, b = match.span(group)
+                if a >= 0:
+                    drop[a:b] = b"\x01" * (b - a)
+    if not any(drop):
+        return text, highlights
+    new_index = []  # new_index[i]: position of old character i in the new text (or where it would be)
+    kept: list[str] = []
+    for ch, gone in zip(text, drop):
+        new_index.append(len(kept))
+        if not gone:
+            kept.append(ch)
+    new_index.append(len(kept))
+    moved = []
+    for a, b in highlights:
+        a, b = max(0, min(len(text), int(a))), max(0, min(len(text), int(b)))
+        na, nb = new_index[a], new_index[b]
+        if nb > na:
+            moved.append([na, nb])
+    return "".join(kept), moved
 
 
 def snippet_segments(text: str, highlights: list) -> list[tuple[str, bool]]:
@@ -237,7 +284,7 @@ class SearchDelegate(QStyledItemDelegate):
             rect = QRect(inner.left(), y, inner.width(), SNIPPET_LINE)
             # A thin rule marks the snippets as quotes from the chat.
             painter.fillRect(QRect(rect.left(), rect.top() + 4, 2, rect.height() - 8), QColor(t.border))
-            segments = snippet_segments(snippet.get("text", ""), snippet.get("highlights") or [])
+            segments = snippet_segments(*plain_snippet(snippet.get("text", ""), snippet.get("highlights") or []))
             self._paint_runs(painter, segments, rect.adjusted(12, 0, 0, 0), (body, bold), (t.muted, t.text))
             y += SNIPPET_LINE
         painter.restore()
