@@ -163,3 +163,48 @@ def test_search_results_paint_plain_snippets(qtbot, theme):
     dialog.show()
     qtbot.wait(30)
     shot(dialog, f"fixes-search-{theme.name}")
+
+
+# -- 5. the offline demo thinks only when asked; a streaming reply never shows raw markers ---
+def test_the_offline_demo_thinks_only_when_thinking_is_on():
+    import asyncio
+
+    from pidesktop.agent.offline import OfflineDemoProvider
+    from pidesktop.agent.providers import TextDelta, ThinkingDelta
+
+    messages = [{"id": "u", "role": "user", "blocks": [{"type": "text", "text": "hello there"}]}]
+
+    async def kinds(level: str) -> set:
+        return {type(event) async for event in OfflineDemoProvider(delay=0).stream(messages, thinking_level=level)}
+
+    assert ThinkingDelta not in asyncio.run(kinds("off")) and TextDelta in asyncio.run(kinds("off"))
+    assert ThinkingDelta in asyncio.run(kinds("medium"))
+
+
+def _row_text(message: dict, live: bool) -> str:
+    from PySide6.QtGui import QFont
+
+    from pidesktop.ui.message_layout import layout_row
+
+    rendered = layout_row({"kind": "message", "message": message, "live": live}, 800, themes.LIGHT, QFont(),
+                          frozenset())
+    return "\n".join(part.doc.toPlainText() for part in rendered.parts)
+
+
+@pytest.mark.parametrize("partial", ["- **Size:** 15 words\n- **First sen", "Run `pip inst", "It is *very",
+                                     "Done **", "Say __hi"])
+def test_a_streaming_reply_does_not_flash_unclosed_markers(qapp, partial):
+    message = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": partial}]}
+    shown = _row_text(message, live=True)
+    assert not any(marker in shown for marker in ("**", "`", "*", "__")), shown
+    assert "▍" in shown
+
+
+def test_a_finished_reply_keeps_its_text_as_written(qapp):
+    from pidesktop.ui.markdown import close_open_markers
+
+    message = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "a lone ** stays"}]}
+    assert "**" in _row_text(message, live=False)
+    fenced = "Code:\n\n```python\nprint('**')"
+    assert close_open_markers(fenced) == fenced  # an open fence runs to the end by itself
+    assert close_open_markers("2 * 3 and snake_case") == "2 * 3 and snake_case"

@@ -6,10 +6,9 @@ import io
 import math
 import re
 
-from pidesktop.agent.offline import find_code
-from pidesktop.agent.providers import (
-    ChatProvider, Finished, OfflineDemoProvider, TextDelta, ThinkingDelta, Usage,
-)
+from pidesktop.agent.events import Finished, TextDelta, ThinkingDelta, Usage
+from pidesktop.agent.offline import OfflineDemoProvider, find_code
+from pidesktop.agent.provider import ChatProvider
 
 from .sse_server import collect
 
@@ -37,7 +36,7 @@ def test_same_input_same_events():
 
 
 def test_thinking_then_text_then_usage_then_finished():
-    events = stream(user(PROSE))
+    events = stream(user(PROSE), thinking_level="low")
     kinds = [type(e) for e in events]
     first_text = kinds.index(TextDelta)
     assert set(kinds[:first_text]) == {ThinkingDelta}
@@ -91,7 +90,7 @@ def test_usage_estimates_tokens_from_words():
 
 
 def test_an_empty_conversation_still_gets_a_reply():
-    events = stream([])
+    events = stream([], thinking_level="low")
     assert "0 words, 0 lines" in joined(events, ThinkingDelta) and isinstance(events[-1], Finished)
 
 

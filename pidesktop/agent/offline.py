@@ -1,7 +1,8 @@
 """The offline demo provider: no network, no model, an honest reply built from the prompt itself.
 
-It lets a new user see streaming, thinking, Markdown and code blocks before any
-provider is set up. The same messages always produce the same events.
+It lets a new user see streaming, thinking (when the chat's thinking level is
+not off), Markdown and code blocks before any provider is set up. The same
+messages always produce the same events.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class OfflineDemoProvider:
     async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
                      cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
         facts = PromptFacts.of(last_user_text(messages), last_user_attachments(messages))
-        thinking, reply = thinking_text(facts), with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
+        reply = with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
+        thinking = thinking_text(facts) if thinking_level != "off" else ""  # like a model: no thinking when off
         for piece in word_pieces(thinking):
             if not await self._pause(cancel):
                 return

@@ -9,6 +9,7 @@ Pygments with inline styles (``QTextDocument`` has no class-based CSS).
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -83,6 +84,67 @@ def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
         renderer.rules.update(saved)
     return (f'<div style="color:{theme.text};">' + body.replace("<table>", '<table cellpadding="4" '
             f'cellspacing="0" border="1" style="border-color:{theme.border}; border-style: solid;">') + "</div>")
+
+
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
+_TAIL_TOKEN = re.compile(r"`+|\*\*|__|~~|\*|_")
+
+
+def close_open_markers(markdown: str) -> str:
+    """A reply still streaming, with the emphasis and code markers of its last paragraph closed for now.
+
+    Until its closing marker arrives, ``**bold`` would show its asterisks;
+    closed provisionally it reads as bold from the first letter. A marker
+    with nothing after it yet is left out. An open code fence needs nothing:
+    it runs to the end of the text anyway.
+    """
+    fences = _FENCE.findall(markdown)
+    if fences:
+        opened: str | None = None
+        for fence in fences:
+            if opened is None:
+                opened = fence
+            elif fence[0] == opened[0] and len(fence) >= len(opened):
+                opened = None
+        if opened is not None:
+            return markdown
+    start = markdown.rfind("\n\n") + 1
+    head, tail = markdown[:start], markdown[start:]
+    stack: list[tuple[str, int]] = []  # open markers and where they start in ``tail``
+    code: tuple[str, int] | None = None
+    for match in _TAIL_TOKEN.finditer(tail):
+        token, at = match.group(), match.start()
+        if code is not None:
+            if token == code[0]:
+                code = None
+            continue
+        if token.startswith("`"):
+            code = (token, at)
+            continue
+        before = tail[at - 1] if at else "\n"
+        after = tail[match.end()] if match.end() < len(tail) else ""
+        if token in ("*", "_", "**", "__") and before == "\n" and after in (" ", "\t"):
+            continue  # a list bullet
+        if token in ("_", "__") and before.isalnum() and (after.isalnum() or not after):
+            continue  # inside a word: snake_case
+        if stack and stack[-1][0] == token and not before.isspace():
+            stack.pop()
+        elif after and not after.isspace():
+            stack.append((token, at))
+        elif not after:
+            stack.append((token, at))  # just typed: dropped below
+    if code is not None:
+        stack.append(code)
+    if not stack:
+        return markdown
+    body = tail.rstrip()
+    closers = []
+    for token, at in reversed(stack):
+        if body[at + len(token):].strip() == "":
+            body = body[:at].rstrip() if at else ""  # nothing after the marker yet: leave it out
+        else:
+            closers.append(token)
+    return head + body + "".join(closers)
 
 
 def plain_to_html(text: str, theme: Theme, color: str | None = None) -> str:

@@ -227,9 +227,11 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     last_text = max((i for i, piece in enumerate(pieces) if piece.kind == "text"), default=-1)
     for position, piece in enumerate(pieces):
         if piece.kind == "text":
-            suffix = " ▍" if live and position == last_text else ""
+            streaming = live and position == last_text
+            # While it streams, an emphasis or code marker whose end has not arrived is closed for now.
+            text = markdown.close_open_markers(piece.text) + " ▍" if streaming else piece.text
             copy = QCoreApplication.translate("MessageLayout", "Copy")
-            doc = _doc(markdown.to_html(piece.text + suffix, theme, copy), column, font)
+            doc = _doc(markdown.to_html(text, theme, copy), column, font)
             h = doc.size().height()
             parts.append(Part("text", doc, x0, y, column, h, source=piece.text))
             y += h + 8
