@@ -2,7 +2,10 @@
 
 Phased start-up: resolve the data root and take the installation lock, start
 the host thread, create the window, show it, then ask the host for data.
-Quitting stops the host thread (drain, close the database, join).
+Quitting (Ctrl+Q, closing the window, a restart after a data move) is an
+ordered shutdown on the still-running event loop: flush the reply outbox,
+close it, close the window, then stop the host thread (drain, close the
+database, join).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
         if screenshot is None and _needs_startup_window(location):
             from .ui import startup_progress
 
-            QApplication.instance() or QApplication(sys.argv[:1])  # created now, reused by the main window
+            _qt_application()  # created now, reused by the main window
             location = startup_progress.prepare(location, theme)
         else:
             location = recovery.before_host_start(location)
@@ -63,7 +66,7 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
         log.warning("cannot prepare %s: %s", location.data_root, exc)  # the host reports it to the UI
 
     _route_qt_messages_to_the_log()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = _qt_application()
     try:
         return _run(app, location, screenshot, session_id, theme)
     finally:
@@ -103,7 +106,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     done = asyncio.Event()
-    app.aboutToQuit.connect(done.set)
+    # Qt ends its event loop on the first quit request; the shutdown below needs it running.
+    app.quit_requested = done.set
     exit_code = 0
 
     async def main() -> None:
@@ -121,16 +125,17 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
                     await asyncio.sleep(0.01)
             await asyncio.sleep(0.3)  # let the first paint and the remaining rows settle
             exit_code = 0 if window.grab().save(screenshot) else 1
-            app.quit()
-            return
+            return  # the loop stops when main() returns
         await done.wait()
         await outbox.flush(5)
         await outbox.aclose()
+        window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit
 
     try:
         with loop:
             loop.run_until_complete(main())
     finally:
+        app.quit_requested = None
         # Destroy the widgets while Qt is still whole, not at interpreter shutdown.
         window.close()
         window.deleteLater()
@@ -138,6 +143,28 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         client.close()
         host.stop()
     return exit_code
+
+
+def _qt_application():
+    """The one QApplication; quit requests made to it wait for the ordered shutdown (see ``_run``)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    class Application(QApplication):
+        # While set, Qt's quit requests (the last window closed, QApplication.quit()) call this instead of
+        # ending the event loop at once; the shutdown then runs on the live loop and ends it by returning.
+        quit_requested = None
+
+        def event(self, event) -> bool:
+            if event.type() == QEvent.Type.Quit and self.quit_requested is not None:
+                self.quit_requested()
+                return True
+            return super().event(event)
+
+    app = QApplication.instance()
+    if app is None:
+        app = Application(sys.argv[:1])
+    return app
 
 
 def _needs_startup_window(location: paths.StorageLocation) -> bool:
