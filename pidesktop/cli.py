@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 
-from .storage import commands as storage_commands
+from .storage import cli as storage_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,16 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
     chat.add_argument("--show-thinking", action="store_true", help="print the model's thinking to stderr")
     chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
-    storage_commands.add_parser(sub)
+    storage_cli.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.relocate_data:
-        return storage_commands.relocate_data(*args.relocate_data)
+        return storage_cli.relocate_data(*args.relocate_data)
     if args.command == "data":
-        return storage_commands.run(args)
+        return storage_cli.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":

@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pidesktop.agent.providers import ProviderError
+from pidesktop.agent.errors import ProviderError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared/fixtures/openai-sse"
 FIXTURE_NAMES = ("plain-text", "single-tool-call", "parallel-tool-calls")

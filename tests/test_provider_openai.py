@@ -6,11 +6,12 @@ import time
 import orjson
 import pytest
 
-from pidesktop.agent.openai_compat import StreamState, events_from_chunk, request_body
-from pidesktop.agent.providers import (
-    PRESETS, Finished, OpenAICompatibleProvider, ProviderError, RefusalDelta, TextDelta, ThinkingDelta,
-    ToolCallDelta, Usage, to_openai_messages,
+from pidesktop.agent.errors import ProviderError
+from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.agent.openai_compat import (
+    OpenAICompatibleProvider, StreamState, events_from_chunk, request_body, to_openai_messages,
 )
+from pidesktop.agent.presets import PRESETS
 
 from .sse_server import (  # noqa: F401  (sse_server is a fixture)
     FIXTURE_NAMES, HELLO, Script, chunk, closed_port, collect, fixture_bytes, split_every, split_randomly,

@@ -5,9 +5,9 @@ import asyncio
 import orjson
 import pytest
 
-from pidesktop.agent.providers import (
-    Finished, OpenAICompatibleProvider, RefusalDelta, ReplyBuilder, TextDelta, ThinkingDelta, ToolCallDelta, Usage,
-)
+from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.agent.openai_compat import OpenAICompatibleProvider
+from pidesktop.agent.reply import ReplyBuilder
 
 from .sse_server import collect, fixture_bytes, split_randomly, sse_server  # noqa: F401  (fixture)
 

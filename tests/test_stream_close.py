@@ -29,7 +29,7 @@ READER = textwrap.dedent("""
     from PySide6.QtCore import QCoreApplication
     import qasync
     from pidesktop.agent.openai_compat import OpenAICompatibleProvider
-    from pidesktop.agent.providers import ProviderError
+    from pidesktop.agent.errors import ProviderError
     from pidesktop.agent.runner import ImageFallback
 
     base_url, how = sys.argv[1], sys.argv[2]

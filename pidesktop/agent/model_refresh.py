@@ -7,7 +7,7 @@ it; it is never stored on a widget, logged or returned.
 
 from __future__ import annotations
 
-from .providers import OpenAICompatibleProvider
+from .openai_compat import OpenAICompatibleProvider
 from ..bus import HostClient
 
 # The host's limits for ``models.applyDiscovery``; entries outside them would fail the whole call.

@@ -1,4 +1,4 @@
-"""``ChatProvider``: what the turn runner may rely on, whichever provider it holds."""
+"""The provider protocol: ``ChatProvider`` is what the turn runner may rely on, whichever provider it holds."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol, runtime_checkable
 
-from ..events import StreamEvent
+from .events import StreamEvent
 
 
 @runtime_checkable

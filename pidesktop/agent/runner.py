@@ -26,9 +26,12 @@ from typing import Any
 
 from ..bus import HostClient, HostError
 from . import attachment_content, modes
+from .errors import ProviderError, ProviderErrorCode
+from .events import TextDelta, ThinkingDelta, Usage
+from .offline import OfflineDemoProvider
+from .openai_compat import OpenAICompatibleProvider
 from .outbox import Outbox, OutboxFull
-from .providers import OfflineDemoProvider, OpenAICompatibleProvider, ProviderError, ProviderErrorCode, ReplyBuilder
-from .providers import ThinkingDelta, TextDelta, Usage
+from .reply import ReplyBuilder
 
 log = logging.getLogger("pidesktop.agent.runner")
 

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, Q
                                QListWidget, QListWidgetItem, QMessageBox, QPushButton, QSizePolicy,
                                QStackedWidget, QVBoxLayout, QWidget)
 
-from ..agent.providers import PRESETS, ProviderError
+from ..agent.errors import ProviderError
+from ..agent.presets import PRESETS
 from ..bus import HostClient, HostError
 from ..agent.model_refresh import refresh_models
 from .i18n import arg
