@@ -28,8 +28,7 @@ INSTANCE_LOCK = "instance.lock"
 
 def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_id: str | None = None,
             theme: str | None = None) -> int:
-    from PySide6.QtWidgets import QApplication
-
+    _route_qt_messages_to_the_log()  # before the first QApplication: it is what fails without the xcb libraries
     try:
         location = paths.resolve(data_dir=data_dir)
     except paths.StorageLocationError as exc:
@@ -65,7 +64,6 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
     except OSError as exc:
         log.warning("cannot prepare %s: %s", location.data_root, exc)  # the host reports it to the UI
 
-    _route_qt_messages_to_the_log()
     app = _qt_application()
     try:
         return _run(app, location, screenshot, session_id, theme)
@@ -183,15 +181,59 @@ def _interactive_screen() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and not headless
 
 
+# Shown under Qt's own words when its xcb platform plugin cannot start (the usual first-run failure on Linux).
+XCB_PACKAGES = {
+    "Debian/Ubuntu": "sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 "
+                     "libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libx11-xcb1 "
+                     "libegl1 libgl1 libfontconfig1 libdbus-1-3",
+    "Fedora": "sudo dnf install xcb-util-cursor libxkbcommon-x11 xcb-util-wm xcb-util-image xcb-util-keysyms "
+              "xcb-util-renderutil libX11-xcb mesa-libEGL mesa-libGL fontconfig dbus-libs",
+}
+
+
 def _route_qt_messages_to_the_log() -> None:
-    """Qt's own warnings go to logs/app, not the terminal."""
+    """Qt's own messages go to logs/app; its critical and fatal ones reach stderr too, with their reasons.
+
+    A fatal message is the last thing Qt says before it aborts the process, so
+    it is printed at once, after the platform messages (``qt.qpa.*``) that led
+    to it, and, when the platform plugin is what failed, a hint naming the
+    system packages that plugin needs.
+    """
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
     levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
               QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
               QtMsgType.QtFatalMsg: logging.CRITICAL}
     qt_log = logging.getLogger("pidesktop.qt")
-    qInstallMessageHandler(lambda kind, _context, message: qt_log.log(levels.get(kind, logging.WARNING), message))
+    platform_lines: list[str] = []  # what the platform plugin said so far: the reason behind a fatal message
+
+    def handle(kind, context, message: str) -> None:
+        level = levels.get(kind, logging.WARNING)
+        category = getattr(context, "category", None) or ""
+        if category.startswith("qt.qpa") and level >= logging.INFO:
+            platform_lines[:] = [*platform_lines[-9:], f"{category}: {message}"]
+        if level >= logging.ERROR:
+            _print_qt_failure(message, platform_lines)
+        qt_log.log(level, message)
+
+    qInstallMessageHandler(handle)
+
+
+def _print_qt_failure(message: str, platform_lines: list[str]) -> None:
+    lines = [f"pidesktop: Qt: {message.strip()}"]
+    if "platform plugin" in message:
+        lines += [f"  {line}" for line in platform_lines]
+        said = "\n".join([message, *platform_lines])
+        if "xcb" in said:
+            lines.append("pidesktop: the window needs Qt's xcb platform plugin and the system libraries it loads:")
+            lines += [f"  {system}: {command}" for system, command in XCB_PACKAGES.items()]
+        if "could not connect to display" in said:
+            lines.append(f"pidesktop: no X display could be opened (DISPLAY={os.environ.get('DISPLAY', '')!r}); "
+                         "without one, use `pidesktop chat` or `pidesktop data`.")
+    try:
+        print("\n".join(lines), file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass  # no terminal to tell; the log still has it
 
 
 def _refuse(message: str) -> int:
