@@ -114,11 +114,6 @@ class TurnRunner:
         if not self.is_running(session_id):
             await self._drain_queue(session_id)
 
-    async def wait_idle(self, session_id: str) -> None:
-        active = self._active.get(session_id)
-        if active is not None and active.task is not None:
-            await asyncio.shield(active.task)
-
     # -- one turn --------------------------------------------------------------------
     async def _turn(self, session_id: str, user: dict | None) -> dict:
         active = _Active(turn_id=str(uuid.uuid4()))

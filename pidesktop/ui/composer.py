@@ -268,13 +268,6 @@ class Composer(QWidget):
     def _waiting_text(self) -> str:
         return self.tr("Adding attachments… Send when they are ready.")
 
-    def set_model_label(self, text: str) -> None:
-        self.model_label.setText(text)
-
-    def set_max_height(self, pixels: int) -> None:
-        self.edit.max_height = max(60, pixels)
-        self.edit.updateGeometry()
-
     def _refresh_button(self) -> None:
         self.send_button.setText(self.tr("Stop") if self.running else self.tr("Send"))
         self.send_button.setToolTip(self.tr("Stop the reply (Esc)") if self.running else self.tr("Send (Enter)"))

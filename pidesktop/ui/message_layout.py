@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSizeF, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QUrl
 from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QImage, QPainter, QPainterPath,
                            QTextDocument)
 
@@ -494,7 +494,3 @@ class LayoutCache:
 
     def clear(self) -> None:
         self._items.clear()
-
-
-def size_of(rendered: RenderedRow, width: int) -> QSizeF:
-    return QSizeF(width, rendered.height)

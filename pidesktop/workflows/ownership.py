@@ -55,7 +55,6 @@ OPERATIONS: dict[str, frozenset[str]] = {
     "project.register": _CONTROL,
     "definition.register": _CONTROL,
     "run.create": _CONTROL,
-    "run.request_cancel": _CONTROL,
     "run.claim": _RUN,
     "run.attempt": _RUN,
     "run.update": _RUN,

@@ -56,9 +56,3 @@ def get(conn: apsw.Connection, project_id: str) -> Project:
     if row is None:
         raise NotFound(f"no project {project_id}")
     return Project(row[0], row[1])
-
-
-def by_path(conn: apsw.Connection, path: str | os.PathLike) -> Project | None:
-    row = conn.execute("SELECT project_id, canonical_path FROM projects WHERE canonical_path = ?",
-                       (canonical_path(path),)).fetchone()
-    return None if row is None else Project(row[0], row[1])

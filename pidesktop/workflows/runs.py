@@ -238,24 +238,6 @@ def finish(store, permit: write.Permit, *, outcome: str, output: Any = None, err
     ), adopt=adopt, check=check, apply=apply).value
 
 
-def request_cancellation(store, run_id: str, *, expected_revision: int, actor: Actor = CONTROL) -> RunOutcome:
-    """A control command: ask the owner to cancel. Terminal or already requested: adopts."""
-    def adopt(tx):
-        row = tx.one("SELECT status, cancel_requested_at FROM runs WHERE run_id = ?", (run_id,))
-        if row is not None and (row[0] in TERMINAL or row[1] is not None):
-            return RunOutcome(run_id, row[0], resources.revision(tx.conn, run_resource(run_id)), adopted=True)
-        return None
-
-    def apply(tx, _):
-        tx.run("UPDATE runs SET cancel_requested_at = ?, updated_at = ? WHERE run_id = ?", (tx.now, tx.now, run_id))
-        return RunOutcome(run_id, _status(tx, run_id), tx.revision)
-
-    return write.execute(store, write.Command(
-        "run.request_cancel", actor, run_resource(run_id), expected_revision,
-        event_type="run.cancel_requested",
-    ), adopt=adopt, apply=apply).value
-
-
 def post_update(store, permit: write.Permit, update_type: str, body: Any, *,
                 attempt_id: str | None = None) -> write.Permit:
     """Append a workflow update (progress, a message for the user) to the run."""
