@@ -24,7 +24,7 @@ from pidesktop.bus import HostClient, HostError, HostThread  # noqa: E402
 from pidesktop.host.core import opener  # noqa: E402
 
 # The Workflows state fixtures (clock, path, store, flow), shared by its test modules.
-pytest_plugins = ["tests.test_workflows_support"]
+pytest_plugins = ["tests.workflows_support"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

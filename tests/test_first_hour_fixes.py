@@ -208,3 +208,78 @@ def test_a_finished_reply_keeps_its_text_as_written(qapp):
     fenced = "Code:\n\n```python\nprint('**')"
     assert close_open_markers(fenced) == fenced  # an open fence runs to the end by itself
     assert close_open_markers("2 * 3 and snake_case") == "2 * 3 and snake_case"
+
+
+# -- 6. a reply cut off by a crash says so, unlike one the person stopped -------------------
+def _crash_mid_reply(location) -> str:
+    """A turn that started, checkpointed part of its reply and never ended (the process died)."""
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "Story"})["session"]["id"]
+        host.call("session.appendMessage", {"sessionId": sid, "message": {
+            "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "write me a story"}]}})
+        host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+        host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": {
+            "id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
+            "meta": {"status": "streaming"}}})
+        return sid
+    finally:
+        host.stop()  # no endTurn, no final append: what a kill -9 leaves
+
+
+def test_the_boot_pass_marks_a_reply_cut_off_by_a_crash(location):
+    sid = _crash_mid_reply(location)
+    host = InProcessHost(location)  # reopening runs the boot pass
+    try:
+        got = host.call("session.get", {"sessionId": sid})
+        assert got["session"]["lastTurn"]["status"] == "aborted"
+        recovered = got["messages"][-1]
+        assert recovered["id"] == "a1" and recovered["blocks"][0]["text"] == "Once upon a"
+        assert recovered["meta"]["status"] == "aborted" and recovered["meta"]["stopReason"] == "crash"
+        assert "error" not in recovered["meta"]  # aborted, not failed
+        # Spec 004 (4.14, acceptance list): aborted turns are never a notification source.
+        assert host.call("notifications.list")["notifications"] == []
+    finally:
+        host.stop()
+
+
+def test_a_stopped_reply_is_not_marked_as_a_crash(location):
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "Story"})["session"]["id"]
+        host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+        host.call("session.appendMessage", {"sessionId": sid, "turnId": "t1", "message": {
+            "id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once"}],
+            "meta": {"status": "aborted"}}})
+        host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "aborted",
+                                      "createNotification": False})
+    finally:
+        host.stop()
+    again = InProcessHost(location)
+    try:
+        meta = again.call("session.get", {"sessionId": sid})["messages"][-1]["meta"]
+        assert meta["status"] == "aborted" and "stopReason" not in meta
+        assert again.call("notifications.list")["notifications"] == []
+    finally:
+        again.stop()
+
+
+def test_the_transcript_labels_a_crash_apart_from_a_stop(qapp):
+    crashed = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
+               "meta": {"status": "aborted", "recoveredFrom": "inflight", "stopReason": "crash"}}
+    stopped = {"id": "a2", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
+               "meta": {"status": "aborted"}}
+    assert "Interrupted — pidesktop quit or crashed while this reply was being written." in _row_text(crashed, False)
+    assert "Stopped — the reply above is partial." in _row_text(stopped, False)
+    assert "Interrupted" not in _row_text(stopped, False)
+
+
+def test_inbox_rows_read_as_sentences_not_codes(qapp):
+    from pidesktop.ui.inbox import status_of
+
+    crash = status_of({"kind": "task.failed", "errorCode": "aborted_by_crash"})
+    assert crash == "The reply was cut off because pidesktop quit or crashed while it was being written."
+    assert status_of({"kind": "task.failed", "errorCode": "rate_limited"}).startswith("The provider is limiting")
+    assert status_of({"kind": "task.failed", "errorCode": "something_new"}) == "The reply failed."
+    assert "·" not in crash and "_" not in status_of({"kind": "task.failed", "errorCode": "outbox_full"})
+    assert status_of({"kind": "task.completed"}) == "Completed"

@@ -18,7 +18,7 @@ from pidesktop.workflows import backup, channels, db, decisions, delivery, effec
 from pidesktop.workflows.ownership import Actor
 
 from .conftest import REPO
-from .test_workflows_support import project_and_definition, running_run
+from .workflows_support import project_and_definition, running_run
 
 SCRIPT = Path(sys.executable).parent / "pi-workflows"
 

@@ -12,7 +12,7 @@ import pytest
 from pidesktop.workflows import db, paths, schema
 from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState
 
-from .test_workflows_support import open_store
+from .workflows_support import open_store
 
 SPEC_TABLES = {
     "schema_meta", "projects", "blobs", "resources", "leases", "events", "workflow_definitions", "runs",

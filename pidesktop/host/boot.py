@@ -112,7 +112,10 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
     """Settle every leftover in-flight checkpoint (D299/D327).
 
     Its final row never landed: append it as complete when its turn had
-    completed, otherwise as an aborted assistant message under an aborted turn.
+    completed, otherwise as an aborted assistant message under an aborted turn,
+    marked ``meta.stopReason: "crash"`` so the transcript can tell it from a
+    reply the person stopped. No notification: aborted turns are not an inbox
+    source (spec 004, section 4.14 and the acceptance list).
     """
     promoted = 0
     for path in sorted(ctx.sessions_dir.glob("*.inflight.json")):
@@ -131,6 +134,7 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
         meta["status"] = "completed" if status == "completed" else "aborted"
         if status != "completed":
             meta["recoveredFrom"] = "inflight"
+            meta["stopReason"] = "crash"  # a Stop appends its own final row; only a quit or crash leaves this
         message["meta"] = meta
         message.setdefault("role", "assistant")
         message.setdefault("blocks", [])

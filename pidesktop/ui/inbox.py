@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEff
 from ..bus import HostClient, HostError
 from .paged_model import PagedListModel
 from .painting import paint_row_card
+from .plain_errors import sentence_for_code
 from .tasks import spawn
 from .theme import Theme
 from .timefmt import relative
@@ -51,10 +52,11 @@ def title_of(notification: dict) -> str:
 
 
 def status_of(notification: dict) -> str:
+    """The row's second line: "Completed", or what went wrong as a sentence (never a code)."""
     if notification.get("kind") == "task.failed":
         code = notification.get("errorCode")
         if code:
-            return QCoreApplication.translate("Inbox", "Failed · %1").replace("%1", str(code))
+            return sentence_for_code(str(code), QCoreApplication.translate("Inbox", "The reply failed."))
         return QCoreApplication.translate("Inbox", "Failed")
     return QCoreApplication.translate("Inbox", "Completed")
 

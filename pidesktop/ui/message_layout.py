@@ -250,7 +250,7 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     status = meta.get("status")
     if error or status == "aborted":
         note = (f"⚠ {error.get('message') or error.get('code')}" if error
-                else QCoreApplication.translate("MessageLayout", "Stopped — the reply above is partial."))
+                else _stopped_note(meta))
         color = theme.danger if error else theme.muted
         doc = _doc(f'<div style="color:{color};">{_escape(note)}</div>', column, font)
         h = doc.size().height()
@@ -363,6 +363,14 @@ def _action_row(items: list[tuple[str, str]], x: float, y: float, font: QFont, a
 
 def _translated(items: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
     return [(name, QCoreApplication.translate("MessageLayout", label)) for name, label in items]
+
+
+def _stopped_note(meta: dict) -> str:
+    """Under an aborted reply: stopped by the person, or cut off by a quit or crash (recovered at start-up)."""
+    if meta.get("stopReason") == "crash" or meta.get("recoveredFrom") == "inflight":
+        return QCoreApplication.translate("MessageLayout", "Interrupted — pidesktop quit or crashed while this "
+                                                           "reply was being written.")
+    return QCoreApplication.translate("MessageLayout", "Stopped — the reply above is partial.")
 
 
 def _thought_label(seconds) -> str:
