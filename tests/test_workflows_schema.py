@@ -9,7 +9,7 @@ import threading
 import apsw
 import pytest
 
-from pidesktop.workflows import db, paths, schema
+from pidesktop.workflows import db, paths, projects, schema
 from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState
 
 from .workflows_support import open_store
@@ -201,10 +201,22 @@ def test_older_live_state_blocks_creation_and_is_left_alone(tmp_path, older):
 
 
 def test_an_existing_database_opens_beside_unrelated_files(tmp_path):
+    """Host files never count as older live state, and older live state is checked only on creation."""
     path = tmp_path / "state.sqlite"
-    db.open_writer(path).close()
-    (tmp_path / "hosts").mkdir()
-    open_store(path).close()
+    with db.open_writer(path) as store:
+        project = projects.register(store, tmp_path / "project")
+    hosts = tmp_path / "hosts"
+    hosts.mkdir()
+    (hosts / "0123abcd.lock").write_text("host-a")
+    (hosts / "0123abcd.children.json").write_text("[]")
+    assert paths.older_live_state(path) == []
+    (tmp_path / "runs").mkdir()  # would refuse a new database here, but this one exists
+    before = listing(tmp_path) + listing(hosts) + listing(tmp_path / "runs")
+    with open_store(path) as store:
+        assert projects.get(store.conn, project.project_id) == project  # the same database, not a new one
+        assert schema.problems(store.conn) == []
+    assert listing(tmp_path) + listing(hosts) + listing(tmp_path / "runs") == before
+    assert (hosts / "0123abcd.lock").read_text() == "host-a"
 
 
 def test_concurrent_creation_yields_one_database(tmp_path):
