@@ -1,10 +1,10 @@
-"""History edits of a live transcript: ``session.truncateFrom`` and ``session.replaceMessages``.
+"""History edits of a live transcript: ``session.truncateFrom``, ``session.replaceMessages``, ``session.deleteMessage``.
 
-Both end in the same rewrite (spec 004, section 5): the transcript file is
+All end in the same rewrite (spec 004, section 5): the transcript file is
 replaced atomically (temp + rename) keeping every checkpoint whose
-``throughMessageId`` still exists, then one index transaction replaces the
-session's message rows and reseats ``last_seq``. A branch that leaves the
-transcript is archived in the revisions file before the rewrite, never after.
+``throughMessageId`` still exists, then one index transaction brings the
+session's message rows in step and reseats ``last_seq``. A branch that leaves
+the transcript is archived in the revisions file before the rewrite, never after.
 """
 
 from __future__ import annotations
@@ -88,12 +88,26 @@ PENDING_NS = "rewrite"  # kv namespace of rewrites whose index transaction has n
 def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: list[dict[str, Any]],
             old_records: list[dict[str, Any]], now: int,
             in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
+    """The transcript becomes ``messages`` (checkpoints placed from ``old_records``); returns the new count."""
+    return commit_rewrite(
+        ctx, session_id, header, now,
+        lambda new_header: ctx.transcripts.rewrite(session_id, place_checkpoints(messages, old_records), new_header),
+        lambda conn: message_index.rebuild(conn, session_id, [strip_type(m) for m in messages], now),
+        in_transaction)
+
+
+def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: int,
+                   write_file: Callable[[dict], None], reindex: Callable[[apsw.Connection], int],
+                   in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
     """File first (atomic), then one index transaction; returns the new message count.
 
-    A crash between the rename and the index commit would leave the index (and
-    the revision rows) describing the old file. So a marker naming this rewrite
-    is committed first and the new header carries the same id; the boot pass
-    finds the marker, sees which file is in place, and finishes the job.
+    ``write_file(header)`` replaces the transcript with ``header`` as its first
+    line; ``reindex(conn)`` brings the message rows in step with the new file
+    and returns the count. A crash between the rename and the index commit
+    would leave the index (and the revision rows) describing the old file. So
+    a marker naming this rewrite is committed first and the new header carries
+    the same id; the boot pass finds the marker, sees which file is in place,
+    and finishes the job.
     """
     rewrite_id = uuid.uuid4().hex
     header = dict(header) if header else {"type": "session", "schema": 2, "sessionId": session_id,
@@ -101,9 +115,9 @@ def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: li
     header["rewriteId"] = rewrite_id
     with ctx.conn:
         kv.put(ctx.conn, PENDING_NS, session_id, {"rewriteId": rewrite_id}, now)
-    ctx.transcripts.rewrite(session_id, place_checkpoints(messages, old_records), header)
+    write_file(header)
     with ctx.conn:
-        count = message_index.rebuild(ctx.conn, session_id, [strip_type(m) for m in messages], now)
+        count = reindex(ctx.conn)
         ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         if in_transaction is not None:
             in_transaction(ctx.conn)
@@ -243,3 +257,97 @@ def archive_dropped_live_branches(ctx: HostContext, session_id: str, old: list[d
             continue
         changes.append(revisions.archive_branch(ctx, session_id, key, old[number:], now, family))
     return changes
+
+
+# -- session.deleteMessage -----------------------------------------------------------------
+REPLY_BATCH = 64  # messages read per step while looking for the end of a deleted prompt's reply
+
+
+@command("session.deleteMessage")
+def delete_message(ctx: HostContext, p: Params) -> dict:
+    """Take one message out of the transcript; a user message takes the reply it started with it.
+
+    That reply (every message after the prompt up to the next user message) is
+    what the prompt's turn produced, and without its prompt it would read as an
+    answer to the message before. The prompt and its reply are stored in full
+    as a ``revision`` of the prompt's family before they leave (over the
+    family's active variant, else as a new inactive one), so nothing the
+    person got back is lost and no ``revision_live`` line is stranded (spec
+    004, section 2.1). The transcript is rewritten in one streaming pass; the
+    index loses the removed rows and closes the gap.
+    """
+    session_id = sessions.session_id_param(p)
+    message_id = p.text("messageId", nonempty=True)
+    sessions.require(ctx.conn, session_id)
+    layout = ctx.transcripts.layout(session_id)
+    position = layout.last_position(message_id) if layout is not None else None
+    if position is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {message_id!r}.")
+    removed, compactions = _prompt_and_reply(ctx, session_id, position)
+    gone = {message["id"] for message in removed}
+    # A checkpoint whose boundary leaves (or had already left) goes too, as in every rewrite.
+    dropped = {record["id"] for record in compactions
+               if record.get("throughMessageId") is not None
+               and (record["throughMessageId"] in gone or layout.last_position(record["throughMessageId"]) is None)}
+    in_step = message_index.in_step(ctx.conn, session_id, layout.visible_count())
+    header = ctx.transcripts.header(session_id)
+    now = ctx.clock()
+
+    archived: list[revisions.RowChange] = []
+    if removed[0].get("role") == "user":
+        root = removed[0]
+        key = revisions.family_key(root)
+        family = revisions.load_family(ctx, session_id, key)
+        if len(removed) > 1 or family.indexes():
+            # Another live message opening the family holds its active variant: this branch is a new one.
+            elsewhere = key != root["id"] and layout.last_position(key) is not None
+            archived.append(revisions.archive_branch(ctx, session_id, key, removed, now, family,
+                                                     family.next_index() if elsewhere else None))
+
+    def keep(kind: str | None, record_id: str | None) -> bool:
+        if kind == MESSAGE:
+            return record_id not in gone
+        return kind != COMPACTION or record_id not in dropped
+
+    def reindex(conn: apsw.Connection) -> int:
+        if in_step:
+            return message_index.remove(conn, session_id, sorted(gone))
+        # The index had already drifted from the file (a lost commit): rebuild it whole, which heals it.
+        fresh = ctx.transcripts.read_all(session_id)
+        return message_index.rebuild(conn, session_id, [strip_type(m) for _, m in fresh.messages], now)
+
+    count = commit_rewrite(ctx, session_id, header, now,
+                           lambda new_header: ctx.transcripts.rewrite_filtered(session_id, keep, new_header),
+                           reindex, lambda conn: revisions.apply(conn, session_id, archived, now))
+    changed(ctx, session_id)
+    revision = None
+    if archived:
+        change = archived[0]
+        revision = {"rootUserId": change.key, "revisionIndex": change.index, "messageCount": change.count,
+                    "isActive": False}
+    return {"messageCount": count, "removedMessageIds": [message["id"] for message in removed],
+            "revision": revision}
+
+
+def _prompt_and_reply(ctx: HostContext, session_id: str, position: int) -> tuple[list[dict], list[dict]]:
+    """The message at ``position`` plus, for a user message, the reply after it; and every checkpoint.
+
+    Read through the layout a few lines at a time, never the whole history.
+    """
+    window = ctx.transcripts.window(session_id, start=position, limit=REPLY_BATCH)
+    compactions = window.compactions
+    if not window.messages or window.messages[0][0] != position:  # the line is not a readable record
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no readable message at position {position}.")
+    removed = [strip_type(window.messages[0][1])]
+    if removed[0].get("role") != "user":
+        return removed, compactions
+    messages = window.messages[1:]
+    while True:
+        for _position, record in messages:
+            if record.get("role") == "user":
+                return removed, compactions
+            removed.append(strip_type(record))
+        if not window.has_more_after:
+            return removed, compactions
+        window = ctx.transcripts.window(session_id, start=window.end, limit=REPLY_BATCH)
+        messages = window.messages

@@ -129,5 +129,40 @@ def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any
     return len(messages)
 
 
+def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
+    """Delete the rows of ``ids`` and close the gap they leave; returns the new message count.
+
+    For a rewrite that only took messages out of a transcript whose rows were
+    in step with it (``seq`` 1..n in file order): the rows after the first one
+    removed move down, so ``seq`` stays dense and ``last_seq`` is reseated to
+    the count, as :func:`rebuild` leaves them, without touching the rows before
+    it or any surviving row's text (FTS follows the deletes by trigger). Run
+    inside the caller's transaction.
+    """
+    wanted = orjson.dumps(ids).decode()
+    (first,) = conn.execute("SELECT min(seq) FROM messages WHERE session_id = ? "
+                            "AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)).fetchone()
+    if first is not None:
+        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
+                     (session_id, wanted))
+        # UNIQUE(session_id, seq) is checked row by row: the rows that move step
+        # aside to negative numbers first, then take their places in order.
+        conn.execute("UPDATE messages SET seq = -seq WHERE session_id = ? AND seq > ?", (session_id, first))
+        conn.execute("UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER (ORDER BY seq DESC) "
+                     "AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved WHERE messages.mid = moved.mid",
+                     (first - 1, session_id))
+    (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (count, session_id))
+    return count
+
+
+def in_step(conn: apsw.Connection, session_id: str, messages: int) -> bool:
+    """True when the session has ``messages`` rows numbered 1..``messages`` and ``last_seq`` agrees."""
+    rows, top = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM messages WHERE session_id = ?",
+                             (session_id,)).fetchone()
+    row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return rows == top == messages and row is not None and row[0] == messages
+
+
 def _json_ids(messages: list[dict[str, Any]]) -> str:
     return orjson.dumps([m["id"] for m in messages]).decode()

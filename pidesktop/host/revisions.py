@@ -227,13 +227,14 @@ def stamp(message: dict[str, Any], count: int, active: int) -> dict[str, Any]:
 
 
 def archive_branch(ctx: HostContext, session_id: str, key: str, branch: list[dict[str, Any]], now: int,
-                   family: Family) -> RowChange:
+                   family: Family, index: int | None = None) -> RowChange:
     """Store the live ``branch`` in full before it leaves the transcript; its row becomes inactive.
 
     It is written over the variant it is (the active one), or as a new variant
     when it was never archived, so no earlier variant is overwritten (D307).
+    ``index`` names the variant instead, for a branch that is not the active one.
     """
-    index = family.active_index() or family.next_index()
+    index = index or family.active_index() or family.next_index()
     content = [unstamped(m) for m in branch]
     stored = family.records.get(index)
     if stored is None or stored.get("type") != REVISION or [unstamped(m) for m in stored_messages(stored)] != content:

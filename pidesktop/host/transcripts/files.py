@@ -16,7 +16,11 @@ operation really cost.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from ...durable import _unlink_quietly, atomic_write, fsync_dir, write_all  # noqa: F401 - re-exported
 
@@ -41,6 +45,28 @@ def create_exclusive(path: Path, data: bytes) -> None:
         _unlink_quietly(path)
         raise
     os.close(fd)
+    fsync_dir(path.parent)
+
+
+@contextmanager
+def atomic_stream(path: Path, buffer_size: int = 1 << 20) -> Iterator[BinaryIO]:
+    """Write the replacement of ``path`` piece by piece, then swap it in as :func:`atomic_write` does.
+
+    The same sibling temporary file (``.<name>.<random>.tmp``, mode 0600, swept
+    at boot if a crash leaves it), ``fsync``, ``os.replace`` and directory
+    ``fsync``, for content too large to hold in memory at once. An exception
+    inside the block removes the temporary file and leaves ``path`` as it was.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with open(fd, "wb", buffering=buffer_size) as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        _unlink_quietly(Path(temp_name))
+        raise
     fsync_dir(path.parent)
 
 

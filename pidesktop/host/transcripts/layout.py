@@ -73,6 +73,10 @@ class Layout:
         """Position of the last message line carrying ``message_id``."""
         return self._positions().get(message_id)
 
+    def visible_count(self) -> int:
+        """Number of message lines no later line hides: the distinct message ids."""
+        return len(self._positions())
+
     def is_hidden(self, position: int) -> bool:
         """True when a later line repeats this line's id (the later one wins)."""
         return self._positions().get(self.message_ids[position]) != position

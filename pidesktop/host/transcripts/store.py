@@ -15,12 +15,14 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from . import layout_cache
-from .files import ReadCounter, append_durably, atomic_write, create_exclusive, fsync_dir, read_to_end, read_whole
+from .files import (ReadCounter, append_durably, atomic_stream, atomic_write, create_exclusive, fsync_dir,
+                    read_to_end, read_whole)
 from .layout import Layout, StaleLayout, ends_at_line_boundary, extend, read_lines, scan_bytes, scan_file
-from .lines import COMPACTION, MESSAGE, SESSION, scan_top_level
+from .lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
 from .records import InvalidRecord, decode_record, encode_record, now_rfc3339, parse_line, session_header
 from .windows import MessageNotFound, Window, WindowRequest, select
 
@@ -136,6 +138,53 @@ class TranscriptStore:
         self._ensure_sessions_dir()
         atomic_write(self.path(session_id), header_line + body)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
+
+    def rewrite_filtered(self, session_id: str, keep: Callable[[str | None, str | None], bool],
+                         header: dict[str, Any]) -> None:
+        """Replace the transcript in one streaming pass, leaving out the lines ``keep`` refuses.
+
+        Reads the file line by line and writes ``header``, then every complete
+        line for which ``keep(type, id)`` (the line's top-level values, as the
+        layout classifies them) is true, byte for byte, through the same
+        atomic replacement as :meth:`rewrite`; nothing is held in memory but
+        the line at hand. The old header and a torn trailing line are not
+        copied. The layout of the new file is built on the way and replaces
+        both old layers once the rename has succeeded, so the next read does
+        not rescan. ``FileNotFoundError`` if there is no transcript.
+        """
+        path = self.path(session_id)
+        header_line = encode_record({**header, "type": SESSION})
+        with open(path, "rb", buffering=1 << 20) as source, atomic_stream(path) as out:
+            out.write(header_line)
+            offset = len(header_line)
+            stat = os.fstat(out.fileno())
+            layout = Layout(stat.st_dev, stat.st_ino)
+            first = True
+            for line in source:
+                if line[-1:] != b"\n":
+                    break  # a torn last line: no reader counts it
+                end = len(line) - 1
+                match = WRITER_LINE_START.match(line, 0, end)
+                if match is not None and match.group(2) is not None:
+                    kind, record_id = match.group(1).decode("utf-8", "replace"), match.group(2).decode("utf-8", "replace")
+                else:
+                    kind, record_id = scan_top_level(line, 0, end)
+                if first:
+                    first = False
+                    if kind == SESSION:
+                        continue  # replaced by ``header``
+                if not keep(kind, record_id):
+                    continue
+                out.write(line)
+                layout.add(kind, offset, len(line), record_id, track=False)
+                offset += len(line)
+            layout.prefix_len = offset
+        self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
+        self._layouts[session_id] = _Remembered(layout, None)
+
+    def header(self, session_id: str) -> dict[str, Any] | None:
+        """The transcript's header, or None if there is no file or no valid header."""
+        return self._read_header(session_id)
 
     def delete(self, session_id: str) -> None:
         """Remove the transcript and its layout cache, if present."""
