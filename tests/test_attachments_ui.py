@@ -11,11 +11,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui.thumbnails import PREVIEW, decode_preview
 
-from .conftest import wait_until
-
-
-def run(qloop, predicate):
-    return qloop.run_until_complete(wait_until(predicate, 15))
+from .conftest import spin_until
 
 
 def picture(path: Path, width=800, height=500) -> bytes:
@@ -44,11 +40,11 @@ def test_dropped_files_become_chips_and_are_sent_with_the_prompt(chat, qtbot, ql
     data = picture(tmp_path / "chart.png")
     (tmp_path / "notes.txt").write_text("plain notes")
     chat.composer.edit.insertFromMimeData(files(tmp_path / "chart.png", tmp_path / "notes.txt"))
-    run(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
+    spin_until(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
     assert chat.composer.edit.toPlainText() == ""  # a drop never pastes the path as text
     chat.composer.edit.setPlainText("What is in these?")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
+    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
         and not chat.runner.is_running(chat.current_session_id))
     prompt = stored(chat)[0]
     attachments = [b for b in prompt["blocks"] if b["type"] == "attachment"]
@@ -61,9 +57,9 @@ def test_dropped_files_become_chips_and_are_sent_with_the_prompt(chat, qtbot, ql
 def test_a_prompt_of_attachments_only_can_be_sent(chat, qtbot, qloop, tmp_path):
     (tmp_path / "a.txt").write_text("x")
     chat.composer.edit.insertFromMimeData(files(tmp_path / "a.txt"))
-    run(qloop, lambda: ready(chat))
+    spin_until(qloop, lambda: ready(chat))
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
+    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
     assert [b["type"] for b in stored(chat)[0]["blocks"]] == ["attachment"]
 
 
@@ -71,12 +67,12 @@ def test_a_removed_chip_is_not_sent(chat, qtbot, qloop, tmp_path):
     (tmp_path / "keep.txt").write_text("keep")
     (tmp_path / "drop.txt").write_text("drop")
     chat.composer.edit.insertFromMimeData(files(tmp_path / "keep.txt", tmp_path / "drop.txt"))
-    run(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
+    spin_until(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
     doomed = next(c for c in chat.composer.tray.chips.values() if c.block["name"] == "drop.txt")
     doomed.removeRequested.emit(doomed.chip_id)
     chat.composer.edit.setPlainText("one file")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
+    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
     assert [b["name"] for b in stored(chat)[0]["blocks"] if b["type"] == "attachment"] == ["keep.txt"]
 
 
@@ -89,7 +85,7 @@ def test_a_long_paste_becomes_a_text_attachment_and_a_short_one_stays_text(chat,
     long = QMimeData()
     long.setText("a line of log output\n" * 50)
     chat.composer.edit.insertFromMimeData(long)
-    run(qloop, lambda: ready(chat))
+    spin_until(qloop, lambda: ready(chat))
     assert chat.composer.edit.toPlainText() == "short words"
     block = chat.composer.tray.blocks()[0]
     assert block["mimeType"] == "text/plain" and block["size"] == len(long.text().encode())
@@ -111,7 +107,7 @@ def test_a_pasted_picture_is_stored_as_png_and_its_temp_file_removed(chat, qloop
     image.fill(QColor("red"))
     mime.setImageData(image)
     chat.composer.edit.insertFromMimeData(mime)
-    run(qloop, lambda: ready(chat))
+    spin_until(qloop, lambda: ready(chat))
     block = chat.composer.tray.blocks()[0]
     assert block["kind"] == "image" and block["mimeType"] == "image/png"
     assert not list(tmp_path.glob("pidesktop-paste-*"))
@@ -121,23 +117,23 @@ def test_a_folder_dropped_is_refused_with_its_name_and_leaves_no_chip(chat, qloo
     folder = tmp_path / "photos"
     folder.mkdir()
     chat.composer.edit.insertFromMimeData(files(folder))
-    run(qloop, lambda: not chat.composer.tray.chips and chat.host_error is not None)
+    spin_until(qloop, lambda: not chat.composer.tray.chips and chat.host_error is not None)
     assert chat.host_error.code == "INVALID_PARAMS"
     assert "photos" in chat.host_error.message
-    assert "photos" in chat.statusBar().currentMessage()
+    assert "photos" in chat.notice.label.text()
 
 
 def test_the_transcript_previews_images_and_lists_files(chat, qloop, tmp_path):
     picture(tmp_path / "wide.png", 1600, 400)
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4 " + b"x" * 5000)
     chat.composer.edit.insertFromMimeData(files(tmp_path / "wide.png", tmp_path / "report.pdf"))
-    run(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
+    spin_until(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
     chat.composer._submit()
-    run(qloop, lambda: chat.current_session_id and chat.transcript_model.rowCount() >= 2
+    spin_until(qloop, lambda: chat.current_session_id and chat.transcript_model.rowCount() >= 2
         and not chat.runner.is_running(chat.current_session_id))
     view = chat.transcript
     index = chat.transcript_model.index(0)
-    run(qloop, lambda: view.thumbnails._done)
+    spin_until(qloop, lambda: view.thumbnails._done)
     bubble = view.delegate.rendered(index).parts[0]
     assert bubble.height >= 60 + 2 * 12  # the 60 px preview is inside the bubble
     assert view.delegate.sizeHint(QStyleOptionViewItem(), index).height() > bubble.height
@@ -151,12 +147,12 @@ def test_the_transcript_previews_images_and_lists_files(chat, qloop, tmp_path):
 def test_edit_and_resend_keeps_the_attachments_of_the_prompt(chat, qloop, tmp_path):
     (tmp_path / "spec.txt").write_text("spec")
     chat.composer.edit.insertFromMimeData(files(tmp_path / "spec.txt"))
-    run(qloop, lambda: ready(chat))
+    spin_until(qloop, lambda: ready(chat))
     chat.composer.edit.setPlainText("read this")
     chat.composer._submit()
-    run(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
+    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
         and not chat.runner.is_running(chat.current_session_id))
-    qloop.run_until_complete(chat.message_action("edit", stored(chat)[0]["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("edit", stored(chat)[0]["id"]))
     assert chat.composer.edit.toPlainText() == "read this"
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["spec.txt"]
 
@@ -191,7 +187,7 @@ def test_files_dropped_on_the_transcript_area_join_the_composer(chat, qloop, tmp
     drop = QDropEvent(QPointF(300, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
                       Qt.KeyboardModifier.NoModifier)
     chat.dropEvent(drop)
-    run(qloop, lambda: ready(chat))
+    spin_until(qloop, lambda: ready(chat))
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["plan.txt"]
 
 
@@ -201,6 +197,6 @@ def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
         "id": "r1", "role": "assistant", "blocks": [{"type": "text", "text": "A bar chart."}],
         "meta": {"status": "completed", "imagesNotSent": True}}})
     qloop.run_until_complete(chat.open_transcript(sid))
-    run(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
+    spin_until(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
     rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("r1")))
     assert any("sent by name only" in part.doc.toPlainText() for part in rendered.parts)

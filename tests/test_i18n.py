@@ -12,15 +12,13 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences
 from pidesktop.ui.timefmt import relative
 
-from .conftest import REPO, wait_until
+from .conftest import REPO, spin_until
 
 TS = i18n.catalogue("zh_CN", ".ts")
 
@@ -38,13 +36,9 @@ def language(qapp):
 
 
 @pytest.fixture
-def host(qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    client.call_blocking("session.create", {"title": "Trip to Kyoto"})
-    yield client
-    client.close()
-    thread.stop()
+def host(host_client):
+    host_client.call_blocking("session.create", {"title": "Trip to Kyoto"})
+    return host_client
 
 
 @pytest.fixture
@@ -86,7 +80,7 @@ def texts(window: MainWindow, qloop) -> dict:
         "page titles": sorted(label.text() for label in dialog.findChildren(QLabel, "pageTitle")),
     }
     dialog.close()
-    qloop.run_until_complete(wait_until(lambda: window.settings_dialog is None))
+    spin_until(qloop, lambda: window.settings_dialog is None)
     return shown
 
 
@@ -139,8 +133,8 @@ def test_qt_standard_buttons_follow_the_language(language, make_window, qtbot, q
     window = make_window()
     session_id = window.client.call_blocking("session.list")["sessions"][0]["id"]
     window.sidebar.select(session_id)
-    window.confirm_delete(session_id)
-    box = window.confirm_box
+    window.chats.confirm_delete(session_id)
+    box = window.chats.confirm_box
     assert box.text() == "要删除“Trip to Kyoto”吗？"
     assert box.button(box.StandardButton.Cancel).text() == "取消"  # from Qt's own qtbase catalogue
     assert "删除" in [button.text() for button in box.buttons()]
@@ -261,9 +255,9 @@ def test_settings_say_a_new_language_needs_a_restart(monkeypatch, language, make
     general = dialog.general
     assert not general.language_note.isVisible()
     general.language_combo.setCurrentIndex(general.language_combo.findData("zh_CN"))
-    qloop.run_until_complete(wait_until(lambda: general.language_note.isVisible()))
+    spin_until(qloop, lambda: general.language_note.isVisible())
     assert window.client.call_blocking("settings.get")["settings"]["language"] == "zh_CN"
-    qloop.run_until_complete(wait_until(lambda: window.settings.get("language") == "zh_CN"))
+    spin_until(qloop, lambda: window.settings.get("language") == "zh_CN")
     general.language_combo.setCurrentIndex(general.language_combo.findData("en"))
-    qloop.run_until_complete(wait_until(lambda: not general.language_note.isVisible()))
+    spin_until(qloop, lambda: not general.language_note.isVisible())
     dialog.close()

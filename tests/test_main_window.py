@@ -9,32 +9,22 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
-from pidesktop.bus import HostClient, HostError, HostThread
-from pidesktop.host.core import opener
+from pidesktop.bus import HostError
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
 
-from .conftest import REPO, InProcessHost, wait_until
+from .conftest import REPO, InProcessHost, spin_until
 
 
 @pytest.fixture
-def window(qtbot, qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    win = MainWindow(client, themes.LIGHT)
+def window(qtbot, qloop, host_client):
+    win = MainWindow(host_client, themes.LIGHT)
     qtbot.addWidget(win)
     win.show()
     qloop.run_until_complete(win.start())
     yield win
     win.close()
-    client.close()
-    thread.stop()
-    assert not thread.alive
-
-
-def run(qloop, predicate):
-    return qloop.run_until_complete(wait_until(predicate))
 
 
 def host_sessions(window):
@@ -48,48 +38,57 @@ def test_empty_window_invites_a_first_chat(window):
 
 
 def test_create_rename_and_delete_a_session(window, qtbot, qloop):
-    qtbot.mouseClick(window.sidebar.new_chat_button, Qt.MouseButton.LeftButton)
-    run(qloop, lambda: window.model.session_count() == 1)
+    qloop.run_until_complete(window.chats.create_session())
+    spin_until(qloop, lambda: window.model.session_count() == 1)
     [session] = host_sessions(window)
     assert window.sidebar.current_session_id() == session["id"]
-    assert window.pages.currentWidget() is window.session_page
+    assert window.pages.currentWidget() is window.empty_page  # nothing written yet: the first-start page
     assert window.header_title.text() == "New chat"
 
     # rename inline: F2 opens the editor, Enter commits
     window.sidebar.tree.setFocus()
     window.sidebar.rename_action.trigger()
-    editor = run(qloop, lambda: window.sidebar.tree.viewport().findChild(QLineEdit))
+    editor = spin_until(qloop, lambda: window.sidebar.tree.viewport().findChild(QLineEdit))
     editor.setText("  Kyoto itinerary ")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
-    run(qloop, lambda: host_sessions(window)[0]["title"] == "Kyoto itinerary")
-    run(qloop, lambda: window.header_title.text() == "Kyoto itinerary")
+    spin_until(qloop, lambda: host_sessions(window)[0]["title"] == "Kyoto itinerary")
+    spin_until(qloop, lambda: window.header_title.text() == "Kyoto itinerary")
     index = window.model.index_of(session["id"])
     assert index.data() == "Kyoto itinerary"
 
     # delete asks first; Cancel keeps it
     window.sidebar.delete_action.trigger()
-    box = window.confirm_box
+    box = window.chats.confirm_box
     assert box is not None and "Kyoto itinerary" in box.text()
     qtbot.mouseClick(box.button(box.StandardButton.Cancel), Qt.MouseButton.LeftButton)
-    qloop.run_until_complete(wait_until(lambda: window.confirm_box is None))
+    spin_until(qloop, lambda: window.chats.confirm_box is None)
     assert len(host_sessions(window)) == 1
 
     window.sidebar.delete_action.trigger()
-    box = window.confirm_box
+    box = window.chats.confirm_box
     delete = next(b for b in box.buttons() if b.text() == "Delete")
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
-    run(qloop, lambda: window.model.session_count() == 0)
+    spin_until(qloop, lambda: window.model.session_count() == 0)
     assert host_sessions(window) == []
     assert window.pages.currentWidget() is window.empty_page
 
 
-def test_ctrl_n_creates_a_chat(window, qtbot, qloop):
+def test_ctrl_n_never_piles_up_empty_chats(window, qtbot, qloop):
+    for _ in range(3):
+        qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    spin_until(qloop, lambda: window.pages.currentWidget() is window.empty_page)
+    assert host_sessions(window) == []  # the chat is made by the first prompt
+    assert window.current_session_id is None
+
+    blank = window.client.call_blocking("session.create", {})["session"]  # e.g. left by an older version
+    spin_until(qloop, lambda: window.model.session_count() == 1)
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    run(qloop, lambda: window.model.session_count() == 1)
-    assert len(host_sessions(window)) == 1
+    spin_until(qloop, lambda: window.current_session_id == blank["id"])  # reused, not another one
+    assert [s["id"] for s in host_sessions(window)] == [blank["id"]]
+    assert window.pages.currentWidget() is window.empty_page
 
 
-def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location):
+def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location, loop_hosts):
     seed = InProcessHost(location)
     seed.call("session.create", {"title": "older loose"})
     time.sleep(0.005)  # distinct updatedAt: chats made in the same millisecond are ordered by id
@@ -97,8 +96,7 @@ def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location):
     time.sleep(0.005)
     seed.call("session.create", {"title": "newer loose"})
     seed.stop()
-    thread = HostThread(opener(location)).start()
-    win = MainWindow(HostClient(thread, qloop), themes.DARK)
+    win = MainWindow(loop_hosts.start(), themes.DARK)
     qtbot.addWidget(win)
     qloop.run_until_complete(win.start())
     model = win.model
@@ -107,24 +105,22 @@ def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location):
     chats = model.index(1, 0)
     assert [model.index(r, 0, chats).data() for r in range(model.rowCount(chats))] == ["newer loose", "older loose"]
     win.close()
-    thread.stop()
 
 
 def test_events_from_elsewhere_update_the_sidebar(window, qloop):
     window.client.call_blocking("session.create", {"title": "made elsewhere"})
-    run(qloop, lambda: window.model.session_count() == 1)
+    spin_until(qloop, lambda: window.model.session_count() == 1)
     sid = host_sessions(window)[0]["id"]
     window.client.call_blocking("session.delete", {"sessionId": sid})
-    run(qloop, lambda: window.model.session_count() == 0)
+    spin_until(qloop, lambda: window.model.session_count() == 0)
 
 
-def test_storage_failure_is_shown_to_the_person(qtbot, qloop, location):
+def test_storage_failure_is_shown_to_the_person(qtbot, qloop, location, loop_hosts):
     from pidesktop.paths import prepare_data_root
 
     root = prepare_data_root(location)
     (root / "pi.sqlite").mkdir()
-    thread = HostThread(opener(location)).start()
-    win = MainWindow(HostClient(thread, qloop), themes.LIGHT)
+    win = MainWindow(loop_hosts.start(), themes.LIGHT)
     qtbot.addWidget(win)
     win.show()
     qloop.run_until_complete(win.start())
@@ -132,7 +128,6 @@ def test_storage_failure_is_shown_to_the_person(qtbot, qloop, location):
     assert "pi.sqlite" in win.banner_text.text()
     assert not win.sidebar.new_chat_button.isEnabled()
     win.close()
-    thread.stop()
 
 
 def test_session_model_passes_qt_model_tester(qtmodeltester):
@@ -159,20 +154,23 @@ def test_screenshot_command_renders_and_quits_cleanly(tmp_path):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_host_error_is_one_line_in_the_status_bar_with_details_behind_it(window, qtbot, qloop):
-    assert window.details_button.isHidden()
-    qloop.run_until_complete(window.rename_session("no-such-session", "New name"))
-    assert window.host_error is not None and window.host_error.code == "NOT_FOUND"
-    assert "NOT_FOUND" in window.statusBar().currentMessage()
-    assert not window.details_button.isHidden()
-    window.show_host_error(HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.",
-                                     {"path": "/tmp/photos"}))
-    qtbot.mouseClick(window.details_button, Qt.MouseButton.LeftButton)
+def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloop):
+    assert window.notice.isHidden()  # no empty strip waiting for errors
+    window.chats.rename("no-such-session", "New name")
+    spin_until(qloop, lambda: window.host_error is not None)
+    assert window.host_error.code == "NOT_FOUND"
+    line = window.notice.label.text()
+    assert "NOT_FOUND" not in line and "no-such-session" not in line  # a sentence, not the code
+    assert "no longer there" in line
+    assert window.notice.details_button.isVisible()
+    window.report_error(HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.",
+                                  {"path": "/tmp/photos"}))
+    qtbot.mouseClick(window.notice.details_button, Qt.MouseButton.LeftButton)
     dialog = window.error_dialog
     assert dialog is not None and dialog.isVisible()
     text = dialog.text.toPlainText()
     # newest first, each with its code and message, the host's data included
     assert text.index("INVALID_PARAMS") < text.index("NOT_FOUND")
     assert "'path' is a folder" in text and '"path": "/tmp/photos"' in text
-    assert window.details_button.isHidden()  # seen: the button goes until the next error
+    assert window.notice.isHidden()  # seen: the line goes until the next error
     dialog.close()

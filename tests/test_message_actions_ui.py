@@ -8,20 +8,14 @@ from PySide6.QtWidgets import QApplication
 from pidesktop.ui import markdown
 from pidesktop.ui import theme as themes
 
-from .conftest import wait_until
+from .conftest import spin_until
 
 
 @pytest.fixture
 def chat(chat, qloop):
     """The window with one offline exchange in a new chat."""
-    qloop.run_until_complete(chat.send_prompt("first question"))
+    qloop.run_until_complete(chat.chats.send_prompt("first question"))
     return chat
-
-
-def run(qloop, coro_or_predicate):
-    if callable(coro_or_predicate):
-        return qloop.run_until_complete(wait_until(coro_or_predicate, 15))
-    return qloop.run_until_complete(coro_or_predicate)
 
 
 def stored(win):
@@ -30,34 +24,34 @@ def stored(win):
 
 def test_copy_puts_the_full_text_on_the_clipboard(chat, qloop):
     reply = stored(chat)[1]
-    run(qloop, chat.message_action("copy", reply["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("copy", reply["id"]))
     assert QApplication.clipboard().text().startswith("## Offline demo")
 
 
 def test_regenerate_keeps_the_old_reply_as_a_revision_and_pages_between_them(chat, qloop):
     first_reply = stored(chat)[1]
-    run(qloop, chat.message_action("regenerate", first_reply["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("regenerate", first_reply["id"]))
     messages = stored(chat)
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert messages[1]["id"] != first_reply["id"]
     root = messages[0]
     assert (root["meta"]["revisionCount"], root["meta"]["activeRevision"]) == (2, 2)
-    run(qloop, lambda: chat.transcript_model.rowCount() == 2)
+    spin_until(qloop, lambda: chat.transcript_model.rowCount() == 2)
     rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0))
     assert [a.label for a in rendered.actions if a.always] == ["‹", "2 / 2", "›"]
-    run(qloop, chat.message_action("revision-prev", root["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("revision-prev", root["id"]))
     back = stored(chat)
     assert back[1]["id"] == first_reply["id"] and back[0]["meta"]["activeRevision"] == 1
 
 
 def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, qloop):
     prompt = stored(chat)[0]
-    run(qloop, chat.message_action("edit", prompt["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("edit", prompt["id"]))
     assert chat.composer.edit.toPlainText() == "first question"
-    assert "Editing" in chat.composer.status_label.text()
+    assert chat.composer.edit_bar.isVisible() and "Editing" in chat.composer.edit_bar_label.text()
     chat.composer.edit.setPlainText("better question")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: not chat.runner.is_running(chat.current_session_id)
+    spin_until(qloop, lambda: not chat.runner.is_running(chat.current_session_id)
         and [m["blocks"][0].get("text") for m in stored(chat)][:1] == ["better question"])
     messages = stored(chat)
     assert len(messages) == 2 and messages[0]["meta"]["revisionRootId"] == prompt["id"]
@@ -69,8 +63,8 @@ def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, q
 def test_fork_from_a_message_opens_the_new_chat(chat, qloop):
     source = chat.current_session_id
     prompt = stored(chat)[0]
-    run(qloop, chat.message_action("fork", prompt["id"]))
-    run(qloop, lambda: chat.current_session_id != source)
+    qloop.run_until_complete(chat.chats.run_message_action("fork", prompt["id"]))
+    spin_until(qloop, lambda: chat.current_session_id != source)
     forked = stored(chat)
     assert [m["role"] for m in forked] == ["user"]
     assert forked[0]["blocks"] == prompt["blocks"] and forked[0]["id"] != prompt["id"]
@@ -78,28 +72,28 @@ def test_fork_from_a_message_opens_the_new_chat(chat, qloop):
 
 def test_delete_asks_then_removes_the_message(chat, qtbot, qloop):
     reply = stored(chat)[1]
-    run(qloop, chat.message_action("delete", reply["id"]))
-    box = chat.confirm_box
+    qloop.run_until_complete(chat.chats.run_message_action("delete", reply["id"]))
+    box = chat.chats.confirm_box
     delete = next(b for b in box.buttons() if b.text() == "Delete")
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
-    run(qloop, lambda: [m["role"] for m in stored(chat)] == ["user"])
-    run(qloop, lambda: chat.transcript_model.rowCount() == 1)
+    spin_until(qloop, lambda: [m["role"] for m in stored(chat)] == ["user"])
+    spin_until(qloop, lambda: chat.transcript_model.rowCount() == 1)
 
 
 def test_sidebar_fork_copies_the_whole_chat(chat, qloop):
     source = chat.current_session_id
     chat.sidebar.fork_action.trigger()
-    run(qloop, lambda: chat.current_session_id not in (None, source))
+    spin_until(qloop, lambda: chat.current_session_id not in (None, source))
     assert [m["role"] for m in stored(chat)] == ["user", "assistant"]
 
 
 def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
     sid = chat.current_session_id
     chat.client.call_blocking("session.queuePush", {"sessionId": sid, "content": "queued while away"})
-    run(qloop, lambda: not chat.queue_strip.isHidden())
+    spin_until(qloop, lambda: not chat.queue_strip.isHidden())
     assert chat.queue_strip.resume_button.isVisible()
     chat.queue_strip.resume_button.click()
-    run(qloop, lambda: chat.queue_strip.isHidden() and len(stored(chat)) == 4)
+    spin_until(qloop, lambda: chat.queue_strip.isHidden() and len(stored(chat)) == 4)
     assert stored(chat)[2]["blocks"][0]["text"] == "queued while away"
 
 
@@ -111,13 +105,13 @@ def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
     long_text = "word " * 400
     chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
         "id": "long-1", "role": "assistant", "blocks": [{"type": "text", "text": long_text}]}})
-    run(qloop, chat.open_transcript(sid))
+    qloop.run_until_complete(chat.open_transcript(sid))
     row = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]
     assert row["message"]["blocks"][0]["truncated"] and len(row["message"]["blocks"][0]["text"]) == 200
     index = chat.transcript_model.index(chat.transcript_model.row_of("long-1"))
     rendered = chat.transcript.delegate.rendered(index)
     assert any(a.name == "show-full" and a.always for a in rendered.actions)
-    run(qloop, chat.message_action("show-full", "long-1"))
+    qloop.run_until_complete(chat.chats.run_message_action("show-full", "long-1"))
     full = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]["message"]["blocks"][0]
     assert full["text"] == long_text and "truncated" not in full
 
@@ -149,7 +143,7 @@ def test_a_code_panel_has_a_copy_link_that_copies_exactly_its_code(chat, qloop):
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=spot.toPoint())
     code = markdown.code_blocks(part.source)[0]
     assert QApplication.clipboard().text() == code and code.startswith("prompt = ")
-    assert "copied" in chat.statusBar().currentMessage()
+    assert "copied" in chat.notice.label.text()
 
 
 def test_code_blocks_are_listed_in_the_order_their_links_are_numbered():

@@ -100,11 +100,19 @@ def notifications_mark_read(ctx: HostContext, p: Params) -> dict:
 
 @command("notifications.markAllRead")
 def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict:
+    """Every unread notification, or with ``sessionId`` only that chat's (reading a chat reads them)."""
+    session_id = p.text("sessionId", required=False, nonempty=True)
     with ctx.conn:
-        ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL", (ctx.clock(),))
+        if session_id is None:
+            ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL", (ctx.clock(),))
+        else:
+            ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND session_id = ?",
+                             (ctx.clock(), session_id))
         updated = ctx.conn.changes()
+        unread = unread_count(ctx.conn)
     if updated:
-        ctx.emit("notification.changed", {"allRead": True, "unreadCount": 0})
+        scope = {"allRead": True} if session_id is None else {"sessionId": session_id}
+        ctx.emit("notification.changed", {**scope, "unreadCount": unread})
     return {"updated": updated}
 
 

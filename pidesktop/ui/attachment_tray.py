@@ -18,9 +18,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from ..bus import HostClient, HostError
+from ..bus import ErrorCode, HostClient, HostError
 from ..sizes import human_size
-from .tasks import spawn
+from .ops import task_op
 
 _ids = itertools.count(1)
 
@@ -32,6 +32,7 @@ class Chip(QFrame):
         super().__init__(parent)
         self.setObjectName("attachmentChip")
         self.chip_id = chip_id
+        self.name = name
         self.block: dict | None = None  # the host's attachment block once it is stored
         self.label = QLabel()
         self.label.setObjectName("chipLabel")
@@ -66,7 +67,7 @@ class AttachmentTray(QWidget):
     """A row of chips above the prompt; hidden while empty."""
 
     changed = Signal()
-    failed = Signal(object)  # a HostError naming what could not be added
+    failed = Signal(object, str)  # a HostError, and the sentence that names what could not be added
 
     def __init__(self, client: HostClient | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -118,7 +119,8 @@ class AttachmentTray(QWidget):
         if not image.save(temp, "PNG"):
             os.unlink(temp)
             self._remove(chip.chip_id)
-            self.failed.emit(HostError("INVALID_PARAMS", self.tr("The pasted image could not be read.")))
+            sentence = self.tr("The pasted image could not be read.")
+            self.failed.emit(HostError(ErrorCode.INVALID_PARAMS, sentence), sentence)
             return
         self._store(chip, "attachments.import", {"path": temp, "name": name}, cleanup=temp)
 
@@ -131,21 +133,23 @@ class AttachmentTray(QWidget):
         return chip
 
     def _store(self, chip: Chip, method: str, params: dict, cleanup: str | None = None) -> None:
-        async def store() -> None:
+        async def store() -> dict:
             try:
-                result = await self.client.call(method, params)
-            except HostError as exc:
-                self._remove(chip.chip_id)
-                self.failed.emit(exc)
-                return
+                return await self.client.call(method, params)
             finally:
                 if cleanup:
                     Path(cleanup).unlink(missing_ok=True)
+
+        def stored(result: dict) -> None:
             if chip.chip_id in self.chips:  # not removed while it was being added
                 chip.show_ready(result["attachment"])
                 self._changed()
 
-        spawn(store(), name="attachment-import")
+        def refused(error: HostError) -> None:
+            self._remove(chip.chip_id)
+            self.failed.emit(error, self.tr("“%1” could not be added. Details says why.").replace("%1", chip.name))
+
+        task_op(store, parent=self, name="attachment-import", success=stored, failure=refused).run()
 
     def _remove(self, chip_id: int) -> None:
         chip = self.chips.pop(chip_id, None)

@@ -8,7 +8,7 @@ threshold become attachment chips above the prompt.
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QKeyEvent
+from PySide6.QtGui import QImage, QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
@@ -26,7 +26,7 @@ def local_files(mime: QMimeData) -> list[str]:
 
 class PromptEdit(QPlainTextEdit):
     submitted = Signal()
-    stopRequested = Signal()
+    escapePressed = Signal()
     filesDropped = Signal(list)     # local paths, dropped or pasted
     imagePasted = Signal(QImage)
     longTextPasted = Signal(str)    # longer than paste_threshold characters
@@ -64,7 +64,7 @@ class PromptEdit(QPlainTextEdit):
             self.submitted.emit()
             return
         if event.key() == Qt.Key.Key_Escape:
-            self.stopRequested.emit()
+            self.escapePressed.emit()  # the window decides: close the inbox, end an edit, or stop the reply
             return
         super().keyPressEvent(event)
 
@@ -123,7 +123,9 @@ def model_key(provider_id: str, model_id: str) -> str:
 
 class Composer(QWidget):
     sendRequested = Signal(str, list)  # the prompt, its attachment blocks
-    stopRequested = Signal()
+    stopRequested = Signal()  # the Stop button
+    escapePressed = Signal()  # Esc in the prompt
+    editCancelled = Signal()  # Cancel on the "editing an earlier message" bar
     thinkingChanged = Signal(str)  # the level the person picked for this chat
     modeChanged = Signal(str)  # agent | plan | goal
     modelChanged = Signal(str, str)  # provider id ("" = the default), model id
@@ -150,8 +152,6 @@ class Composer(QWidget):
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.send_button.clicked.connect(self._button_clicked)
-        self.model_label = QLabel("")
-        self.model_label.setObjectName("muted")
         self.thinking = ChipCombo()
         self.thinking.setToolTip(self.tr("How much the model thinks before it answers (this chat)"))
         for value, label in THINKING_LEVELS:
@@ -172,23 +172,42 @@ class Composer(QWidget):
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
-        self.edit.stopRequested.connect(self.stopRequested)
+        self.edit.escapePressed.connect(self.escapePressed)
+        self.edit_bar = QFrame()
+        self.edit_bar.setObjectName("editBar")
+        edit_bar_layout = QHBoxLayout(self.edit_bar)
+        edit_bar_layout.setContentsMargins(8, 4, 4, 4)
+        self.edit_bar_label = QLabel(self.tr("Editing an earlier message. Send replaces it and what followed; "
+                                             "the old version stays as a revision."))
+        self.edit_bar_label.setObjectName("muted")
+        self.edit_bar_label.setWordWrap(True)
+        self.edit_cancel = QPushButton(self.tr("Cancel"))
+        self.edit_cancel.setObjectName("editCancel")
+        self.edit_cancel.setFlat(True)
+        self.edit_cancel.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.edit_cancel.setToolTip(self.tr("Stop editing and keep the conversation as it is (Esc)"))
+        self.edit_cancel.clicked.connect(self.editCancelled)
+        edit_bar_layout.addWidget(self.edit_bar_label, 1)
+        edit_bar_layout.addWidget(self.edit_cancel, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.edit_bar.hide()
+        self.status_label.setWordWrap(True)
+        self.status_label.hide()
 
         frame = QFrame()
         frame.setObjectName("composerFrame")
         inner = QVBoxLayout(frame)
         inner.setContentsMargins(12, 10, 10, 8)
         inner.setSpacing(6)
+        inner.addWidget(self.edit_bar)
         inner.addWidget(self.tray)
         inner.addWidget(self.edit)
+        inner.addWidget(self.status_label)
         bottom = QHBoxLayout()
         bottom.addWidget(self.attach_button)
         bottom.addWidget(self.mode_picker)
         bottom.addWidget(self.model_picker)
         bottom.addWidget(self.thinking)
-        bottom.addWidget(self.model_label)
         bottom.addStretch(1)
-        bottom.addWidget(self.status_label)
         bottom.addWidget(self.send_button)
         inner.addLayout(bottom)
         layout = QVBoxLayout(self)
@@ -239,14 +258,42 @@ class Composer(QWidget):
         self._refresh_button()
 
     def set_editing(self, text: str | None, attachments: list[dict] | None = None) -> None:
-        """Editing an earlier prompt: its text and attachments in the box, a note saying so; None ends it."""
+        """Editing an earlier prompt: its text and attachments in the box, a bar saying so; None ends it."""
+        self.edit_bar.setVisible(text is not None)
         if text is None:
-            self.status_label.setText("")
             return
-        self.status_label.setText(self.tr("Editing an earlier message — Send replaces it and what followed"))
+        self.put_draft(text, attachments or [])
+        self.focus_prompt()
+
+    @property
+    def editing(self) -> bool:
+        return not self.edit_bar.isHidden()
+
+    def take_draft(self) -> tuple[str, list[dict]]:
+        """What the person has typed and attached so far; the box is left empty."""
+        draft = (self.edit.toPlainText(), self.tray.blocks())
+        self.edit.clear()
+        self.tray.clear()
+        return draft
+
+    def put_draft(self, text: str, attachments: list[dict]) -> None:
         self.edit.setPlainText(text)
-        self.tray.set_blocks(attachments or [])
-        self.edit.setFocus()
+        self.edit.moveCursor(QTextCursor.MoveOperation.End)
+        self.tray.set_blocks(attachments)
+
+    def give_back(self, text: str, attachments: list[dict], reason: str) -> None:
+        """A prompt that could not be sent goes back into the box (before anything typed since), with why."""
+        typed, typed_attachments = self.take_draft()
+        joined = text if not typed.strip() else f"{text}\n\n{typed}"
+        self.put_draft(joined, [*attachments, *typed_attachments])
+        self.show_status(reason)
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setVisible(bool(text))
+
+    def focus_prompt(self) -> None:
+        self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def pick_files(self) -> None:
         paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"))
@@ -263,7 +310,7 @@ class Composer(QWidget):
 
     def _tray_changed(self) -> None:
         if not self.tray.pending() and self.status_label.text() == self._waiting_text():
-            self.status_label.setText("")
+            self.show_status("")
 
     def _waiting_text(self) -> str:
         return self.tr("Adding attachments… Send when they are ready.")
@@ -285,11 +332,12 @@ class Composer(QWidget):
     def _submit(self) -> None:
         text = self.edit.toPlainText()
         if self.tray.pending():
-            self.status_label.setText(self._waiting_text())
+            self.show_status(self._waiting_text())
             return
         attachments = self.tray.blocks()
         if not text.strip() and not attachments:
             return
+        self.show_status("")
         self.edit.clear()
         self.tray.clear()
         self.sendRequested.emit(text, attachments)

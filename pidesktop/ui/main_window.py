@@ -1,8 +1,11 @@
-"""The main window: sidebar | conversation, with a status line for host errors.
+"""The main window: the shell around sidebar | conversation.
 
-Every host call is awaited on the qasync loop; nothing here touches disk.
-Views change in response to host events (``session.changed``), so a change
-made elsewhere (another view, the stdio host of a test) shows up the same way.
+It builds the widgets, routes host events to the views, opens the inbox,
+search and settings, and keeps the window's preferences. What a person does
+to chats lives in ``chat_controller``; the tray in ``tray``; the model
+picker's choices in ``model_choices``. Views change in response to host
+events (``session.changed``), so a change made elsewhere (another view, the
+stdio host of a test) shows up the same way. Nothing here touches disk.
 """
 
 from __future__ import annotations
@@ -10,26 +13,32 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton,
-                               QSplitter, QStackedWidget, QStatusBar, QSystemTrayIcon, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
-from ..bus import HostClient, HostError
+from ..bus import ErrorCode, HostClient, HostError
+from . import plain_errors
 from . import theme as themes
-from .resources import app_icon
+from .chat_controller import ChatController
 from .composer import Composer, local_files
 from .error_details import ErrorDetailsDialog, ErrorLog
-from .queue_strip import QueueStrip
 from .inbox import BellButton, InboxPanel
-from .search_dialog import SearchDialog
-from .settings_dialog import SettingsDialog
+from .model_choices import chip_text, model_choices
+from .notice_line import NoticeLine
+from .ops import host_op, task_op
 from .prefs import Preferences
+from .queue_strip import QueueStrip
+from .resources import app_icon
+from .search_dialog import SearchDialog
 from .session_model import SessionTreeModel, display_title
+from .settings_dialog import SettingsDialog
 from .sidebar import Sidebar
 from .tasks import spawn
 from .transcript_model import TranscriptModel
 from .transcript_view import TranscriptView
+from .tray import TrayNotifier
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -52,29 +61,29 @@ class MainWindow(QMainWindow):
         self.forced_theme: str | None = None  # --theme on the command line wins over the setting
         self.search_dialog: SearchDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
-        self.tray: QSystemTrayIcon | None = None
-        self.tray_session_id: str | None = None
-        self.editing: dict | None = None  # the prompt being edited for a resend
-        self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.error_log = ErrorLog()
         self.error_dialog: ErrorDetailsDialog | None = None
-        self.confirm_box: QMessageBox | None = None
         self.setWindowTitle("pidesktop")
         self.setWindowIcon(app_icon())
         self.resize(1280, 800)
 
         self.transcript_model = TranscriptModel(client, self)
-        self.transcript_model.failed.connect(self.show_host_error)
+        self.transcript_model.failed.connect(self.report_error)
         self.model = SessionTreeModel(self.prefs, self)
-        self.model.renameRequested.connect(lambda sid, title: spawn(self.rename_session(sid, title)))
         self.sidebar = Sidebar(self.model, theme)
-        self.sidebar.newChatRequested.connect(lambda: spawn(self.create_session()))
         self.sidebar.sessionActivated.connect(self._open_session)
-        self.sidebar.deleteRequested.connect(self.confirm_delete)
-        self.sidebar.forkRequested.connect(lambda sid: spawn(self.fork_session(sid), name="fork-session"))
+        self.sidebar.tree.clicked.connect(self._session_clicked)
+        self.sidebar.tree.activated.connect(self._session_clicked)
         self.conversation = self._build_conversation()
+        self.chats = ChatController(self)
+        self.tray = TrayNotifier(self, self.sidebar.select)
+        self.model.renameRequested.connect(self.chats.rename)
+        self.sidebar.newChatRequested.connect(self.chats.new_chat)
+        self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
+        self.sidebar.forkRequested.connect(self.chats.fork)
+        self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.sidebar)
@@ -84,20 +93,9 @@ class MainWindow(QMainWindow):
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
         self.setAcceptDrops(True)
-        self.setStatusBar(QStatusBar())
-        self.details_button = QPushButton(self.tr("Details…"))
-        self.details_button.setObjectName("statusDetails")
-        self.details_button.setFlat(True)
-        self.details_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.details_button.setToolTip(self.tr("Show what went wrong, in full"))
-        self.details_button.clicked.connect(self.open_error_details)
-        self.statusBar().addPermanentWidget(self.details_button)
-        self.details_button.hide()
         self._restore_window_state()
         self._build_actions()
         self._unsubscribe = client.subscribe(self._on_event)
-        if runner is not None:
-            runner.listeners.append(self._on_turn)
 
     # -- building ------------------------------------------------------------
     def _build_conversation(self) -> QWidget:
@@ -134,27 +132,21 @@ class MainWindow(QMainWindow):
         self.empty_page = _centered_message(self.tr("Start a conversation"),
                                             self.tr("Type below, or press Ctrl+N for a new chat."))
         self.transcript = TranscriptView(self.transcript_model, self.theme)
-        self.transcript.actionTriggered.connect(self._message_action)
-        self.transcript.codeCopied.connect(
-            lambda: self.statusBar().showMessage(self.tr("Code copied to the clipboard"), 3000))
+        self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
         self.session_page = self.transcript
         self.pages.addWidget(self.empty_page)
         self.pages.addWidget(self.transcript)
         self.composer = Composer(self.client)
-        self.composer.sendRequested.connect(lambda text, attachments: spawn(self.send_prompt(text, attachments),
-                                                                            name="send-prompt"))
-        self.composer.tray.failed.connect(self.show_host_error)
-        self.composer.stopRequested.connect(self.stop_reply)
-        self.composer.thinkingChanged.connect(lambda level: spawn(self.set_thinking(level), name="set-thinking"))
-        self.composer.modeChanged.connect(lambda mode: spawn(self.set_mode(mode), name="set-mode"))
-        self.composer.modelChanged.connect(lambda provider, model: spawn(self.set_model(provider, model),
-                                                                         name="set-model"))
+        self.composer.tray.failed.connect(self.report_error)
         self.queue_strip = QueueStrip(self.client)
         self.queue_strip.setMaximumWidth(COMPOSER_WIDTH)
-        self.queue_strip.resumeRequested.connect(self.resume_queue)
-        self.queue_strip.failed.connect(self.show_host_error)
+        self.queue_strip.failed.connect(self.report_error)
+        self.notice = NoticeLine()
+        self.notice.setMaximumWidth(COMPOSER_WIDTH)
+        self.notice.detailsRequested.connect(self.open_error_details)
         composer_column = QVBoxLayout()
         composer_column.setSpacing(0)
+        composer_column.addWidget(self.notice)
         composer_column.addWidget(self.queue_strip)
         composer_column.addWidget(self.composer)
         composer_row = QHBoxLayout()
@@ -179,10 +171,24 @@ class MainWindow(QMainWindow):
         self.inbox.model.unreadChanged.connect(self._unread_changed)
         return area
 
+    def _connect_composer(self) -> None:
+        chats = self.chats
+        self.transcript.actionTriggered.connect(chats.message_action)
+        self.composer.sendRequested.connect(lambda text, attachments: spawn(chats.send_prompt(text, attachments),
+                                                                            name="send-prompt"))
+        self.composer.stopRequested.connect(chats.stop_reply)
+        self.composer.escapePressed.connect(self.escape)
+        self.composer.editCancelled.connect(chats.end_edit)
+        self.composer.thinkingChanged.connect(lambda level: chats.change_session({"thinkingLevel": level}))
+        self.composer.modeChanged.connect(lambda mode: chats.change_session({"mode": mode}))
+        self.composer.modelChanged.connect(lambda provider, model: chats.change_session(
+            {"providerId": provider or None, "modelId": model or None}))  # "" goes back to the default model
+        self.queue_strip.resumeRequested.connect(chats.resume_queue)
+
     def _build_actions(self) -> None:
         self.new_chat_action = QAction(self.tr("New chat"), self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.new_chat_action.triggered.connect(lambda: spawn(self.create_session()))
+        self.new_chat_action.triggered.connect(self.chats.new_chat)
         self.toggle_sidebar_action = QAction(self.tr("Toggle sidebar"), self)
         self.toggle_sidebar_action.setShortcut(QKeySequence("Ctrl+B"))
         self.toggle_sidebar_action.triggered.connect(lambda: self.sidebar.setVisible(not self.sidebar.isVisible()))
@@ -198,28 +204,28 @@ class MainWindow(QMainWindow):
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.open_settings)
-        self.stop_action = QAction(self.tr("Stop reply"), self)
+        self.stop_action = QAction(self.tr("Close the inbox, stop editing, or stop the reply"), self)
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.stop_action.triggered.connect(self.stop_reply)
+        self.stop_action.triggered.connect(self.escape)
         self.new_chat_action.setToolTip(self.tr("New chat (Ctrl+N)"))
         for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action, self.search_action,
                        self.inbox_action, self.settings_action, self.stop_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
 
-    # -- host work -------------------------------------------------------------
+    # -- start-up ----------------------------------------------------------------
     async def start(self) -> None:
         """Phase two of start-up: ask the host for the session list."""
-        try:
+        async def load() -> None:
             await self.client.call("app.handshake", {"protocolVersion": 1})
             await self.load_sessions()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
             await self.refresh_model_chip()
-        except HostError as exc:
-            self.show_host_error(exc)
-        finally:
-            self.ready.emit()
+
+        await task_op(load, parent=self, name="start")
+        self.composer.focus_prompt()
+        self.ready.emit()
 
     async def load_sessions(self) -> None:
         """The newest chats at once, the rest a page at a time (no single long stall)."""
@@ -233,69 +239,12 @@ class MainWindow(QMainWindow):
             cursor = page["nextCursor"]
             await asyncio.sleep(0)  # let the window paint between pages
 
-    async def create_session(self) -> str | None:
-        self.new_chat_action.setEnabled(False)
-        self.sidebar.new_chat_button.setEnabled(False)
-        try:
-            params = {k: v for k, v in self.pending_changes.items() if v}
-            self.pending_changes = {}
-            result = await self.client.call("session.create", params)
-        except HostError as exc:
-            self.show_host_error(exc)
-            return None
-        finally:
-            self.new_chat_action.setEnabled(True)
-            self.sidebar.new_chat_button.setEnabled(True)
-        session = result["session"]
-        self.model.upsert(session)
-        self.sidebar.select(session["id"])
-        return session["id"]
-
-    async def rename_session(self, session_id: str, title: str) -> None:
-        try:
-            result = await self.client.call("session.rename", {"sessionId": session_id, "title": title})
-        except HostError as exc:
-            self.show_host_error(exc)
-            return
-        self.model.upsert(result["session"])
-
-    async def delete_session(self, session_id: str) -> None:
-        try:
-            await self.client.call("session.delete", {"sessionId": session_id})
-        except HostError as exc:
-            self.show_host_error(exc)
-            return
-        self._forget(session_id)
-
-    def confirm_delete(self, session_id: str) -> None:
-        """Ask first; the dialog is window-modal and opened with ``open()``, not ``exec()``."""
-        found = self.model.find(session_id)
-        if found is None:
-            return
-        group, row = found
-        title = display_title(group.sessions[row])
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete chat"),
-                          self.tr("Delete “%1”?").replace("%1", title), QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText(self.tr("Its messages and files are removed from this computer. "
-                                       "This cannot be undone."))
-        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-
-        def finished(_result: int) -> None:
-            self.confirm_box = None
-            if box.clickedButton() is delete_button:
-                spawn(self.delete_session(session_id))
-
-        box.finished.connect(finished)
-        self.confirm_box = box
-        box.open()
-
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
         if topic == "notification.created":
-            self._announce(payload["notification"])
+            self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
         if topic != "session.changed":
@@ -315,9 +264,8 @@ class MainWindow(QMainWindow):
             return
         if reason == "message":
             spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
-        elif reason in ("history", "revision") and not (self.runner is not None and self.runner.is_running(session_id)):
-            spawn(self.open_transcript(session_id), name="transcript-reload")
-        self._refresh_empty_state()
+        elif reason in ("history", "revision"):
+            self.chats.history_changed(session_id)
 
     async def _show_new_message(self, message_id: str) -> None:
         model = self.transcript_model
@@ -326,139 +274,15 @@ class MainWindow(QMainWindow):
         elif not model.has_more_after:
             await model.load_newer("tail")
 
-    # -- chatting ------------------------------------------------------------------
-    async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:
-        if self.runner is None:
-            return
-        session_id = self.current_session_id or await self.create_session()
-        if session_id is None:
-            return
-        if self.transcript_model.session_id != session_id:
-            await self.open_transcript(session_id)
-        editing, self.editing = self.editing, None
-        self.composer.set_editing(None)
-        self.composer.set_running(True)
-        try:
-            if editing is not None:  # edit and resend: cut from the old prompt, keep it as a revision
-                await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": editing["id"]})
-                family = (editing.get("meta") or {}).get("revisionRootId") or editing["id"]
-                result = await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
-            else:
-                result = await self.runner.send(session_id, text, attachments=attachments)
-        except HostError as exc:
-            self.show_host_error(exc)
-            result = None
-        finally:
-            if session_id == self.current_session_id:
-                self.composer.set_running(self.runner.is_running(session_id))
-        if result and result.get("error"):
-            error = result["error"]
-            self._announce_error(HostError(error["code"], error["message"]))
-
-    def _message_action(self, action: str, message_id: str) -> None:
-        spawn(self.message_action(action, message_id), name=f"message-{action}")
-
-    async def message_action(self, action: str, message_id: str) -> None:
-        """Copy, edit, regenerate, fork, delete, or page revisions of one message."""
-        session_id = self.current_session_id
-        if session_id is None:
-            return
-        try:
-            message = await self._full_message(session_id, message_id)
-            if action == "copy":
-                text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
-                QApplication.clipboard().setText(text)
-                self.statusBar().showMessage(self.tr("Copied to the clipboard"), 3000)
-            elif action == "edit":
-                self.editing = message
-                blocks = message["blocks"]
-                self.composer.set_editing("".join(b.get("text", "") for b in blocks if b.get("type") == "text"),
-                                          [b for b in blocks if b.get("type") == "attachment"])
-            elif action == "regenerate" and self.runner is not None:
-                self.composer.set_running(True)
-                try:
-                    await self.runner.regenerate(session_id, message_id)
-                finally:
-                    self.composer.set_running(False)
-                await self.open_transcript(session_id)
-            elif action == "show-full":
-                self.transcript_model.show_full(message)
-            elif action == "fork":
-                forked = await self.client.call("session.fork", {"sessionId": session_id,
-                                                                 "throughMessageId": message_id})
-                self.model.upsert(forked["session"])
-                self.sidebar.select(forked["session"]["id"])
-            elif action == "delete":
-                self.confirm_delete_message(session_id, message_id)
-            elif action in ("revision-prev", "revision-next"):
-                meta = message.get("meta") or {}
-                step = -1 if action == "revision-prev" else 1
-                await self.client.call("session.activateRevision", {
-                    "sessionId": session_id, "rootUserId": meta.get("revisionRootId") or message_id,
-                    "revisionIndex": meta["activeRevision"] + step})
-                await self.open_transcript(session_id)
-        except HostError as exc:
-            self.show_host_error(exc)
-
-    async def fork_session(self, session_id: str) -> None:
-        """A copy of the whole chat as a new one, opened at once."""
-        try:
-            forked = await self.client.call("session.fork", {"sessionId": session_id})
-        except HostError as exc:
-            self.show_host_error(exc)
-            return
-        self.model.upsert(forked["session"])
-        self.sidebar.select(forked["session"]["id"])
-
-    async def _full_message(self, session_id: str, message_id: str) -> dict:
-        """The stored message, uncapped (the view may hold a capped projection)."""
-        window = await self.client.call("session.get", {"sessionId": session_id, "messageAround": message_id,
-                                                        "messageLimit": 1})
-        return window["messages"][0]
-
-    def confirm_delete_message(self, session_id: str, message_id: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete message"), self.tr("Delete this message?"),
-                          QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText(self.tr("It is removed from the conversation. "
-                                       "A reply it started is kept as a revision."))
-        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-
-        def finished(_result: int) -> None:
-            self.confirm_box = None
-            if box.clickedButton() is delete_button:
-                spawn(self._delete_message(session_id, message_id), name="delete-message")
-
-        box.finished.connect(finished)
-        self.confirm_box = box
-        box.open()
-
-    async def _delete_message(self, session_id: str, message_id: str) -> None:
-        try:
-            full = await self.client.call("session.get", {"sessionId": session_id})
-            kept = [{k: v for k, v in m.items() if k not in ("seq", "index")}
-                    for m in full["messages"] if m["id"] != message_id]
-            await self.client.call("session.replaceMessages", {"sessionId": session_id, "messages": kept})
-        except HostError as exc:
-            self.show_host_error(exc)
-
-    def stop_reply(self) -> None:
-        if self.runner is not None and self.current_session_id:
-            self.runner.stop(self.current_session_id)
-
-    def _on_turn(self, session_id: str, phase: str, message: dict | None) -> None:
-        if session_id != self.current_session_id:
-            return
-        if phase in ("started", "delta") and message is not None:
-            self.transcript_model.set_live(message)
-            self.composer.set_running(True)
-            self.queue_strip.set_running(True)
-        elif phase == "finished" and message is None:
-            self.transcript_model.drop_live()  # nothing was stored: the partial row goes
-        elif phase == "finished":
-            self.transcript_model.settle_live()
-        elif phase == "idle":
-            self.composer.set_running(False)
-            self.queue_strip.set_running(False)
+    def escape(self) -> None:
+        """Esc: close the inbox if it is open, else end an edit, else stop the reply."""
+        if self.inbox.isVisible():
+            self.inbox.dismiss()
+            self.composer.focus_prompt()
+        elif self.chats.editing is not None:
+            self.chats.end_edit()
+        else:
+            self.chats.stop_reply()
 
     # -- inbox, search, settings -------------------------------------------------------
     def toggle_inbox(self) -> None:
@@ -475,27 +299,7 @@ class MainWindow(QMainWindow):
         self.bell.set_count(count)
         self.sidebar.delegate.unread = {row["sessionId"] for row in self.inbox.model.rows if row["readAt"] is None}
         self.sidebar.tree.viewport().update()
-
-    def _announce(self, notification: dict) -> None:
-        """A system tray message when the window is not in front (UX: tell what finished)."""
-        if self.isActiveWindow() or not QSystemTrayIcon.isSystemTrayAvailable():
-            return
-        if self.tray is None:
-            self.tray = QSystemTrayIcon(app_icon(), self)
-            self.tray.messageClicked.connect(self._raise_window)
-            self.tray.show()
-        title = notification.get("sessionTitle") or self.tr("Untitled task")
-        failed = notification["kind"] == "task.failed"
-        self.tray_session_id = notification["sessionId"]
-        self.tray.showMessage(self.tr("Task failed") if failed else self.tr("Task finished"), title,
-                              QSystemTrayIcon.MessageIcon.Warning if failed else QSystemTrayIcon.MessageIcon.Information)
-
-    def _raise_window(self) -> None:
-        self.showNormal()
-        self.raise_()
-        self.activateWindow()
-        if self.tray_session_id:
-            self.sidebar.select(self.tray_session_id)
+        self._mark_read(self.current_session_id)  # a reply finished in the chat being read
 
     def open_search(self) -> None:
         if self.search_dialog is None:
@@ -507,6 +311,7 @@ class MainWindow(QMainWindow):
         self.sidebar.select(session_id)
         if message_id:
             spawn(self.open_transcript(session_id, around=message_id), name="open-search-hit")
+        self.composer.focus_prompt()
 
     def open_settings(self) -> None:
         if self.settings_dialog is not None:
@@ -547,100 +352,76 @@ class MainWindow(QMainWindow):
             self.settings_dialog.apply_theme(theme)
 
     async def refresh_model_chip(self) -> None:
-        try:
-            listed = await self.client.call("providers.list", {})
-        except HostError:
+        listed = await host_op(self.client, "providers.list", parent=self, failure=lambda _e: None)
+        if listed is None:
             return
-        provider_id = listed.get("defaultProviderId")
-        if provider_id in (None, "offline"):
-            self.model_chip.setText(self.tr("Offline demo (no AI)"))
-        else:
-            name = next((p["name"] for p in listed["providers"] if p["id"] == provider_id), provider_id)
-            model = listed.get("defaultModelId")
-            self.model_chip.setText(f"{name} · {model}" if model else name)
-        await self._fill_model_picker(listed)
-
-    async def _fill_model_picker(self, listed: dict) -> None:
-        """Every enabled provider's known models, for the composer's model picker."""
-        try:
-            models = (await self.client.call("models.list", {}))["models"]
-        except HostError:
-            models = []
-        names = {p["id"]: p["name"] for p in listed["providers"] if p.get("enabled", True)}
-        choices = [(m["providerId"], m["modelId"], f"{names[m['providerId']]} · {m['displayName'] or m['modelId']}")
-                   for m in models if m["providerId"] in names]
-        for provider in listed["providers"]:  # a default model typed in Settings may not be in the catalog
-            key = (provider["id"], provider.get("defaultModelId"))
-            if provider["id"] in names and key[1] and key not in {(c[0], c[1]) for c in choices}:
-                choices.append((key[0], key[1], f"{provider['name']} · {key[1]}"))
-        self.composer.set_models(choices, self.model_chip.text())
+        self.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
+        models = await host_op(self.client, "models.list", parent=self, failure=lambda _e: None)
+        self.composer.set_models(model_choices(listed, (models or {}).get("models", [])), self.model_chip.text())
 
     def _open_session(self, session_id: str) -> None:
-        found = self.model.find(session_id)
-        if found is None:
+        session = self.model.session(session_id)
+        if session is None:
             return
-        group, row = found
         changed = self.current_session_id != session_id
-        self.current_session_id = session_id
-        self._show_session(group.sessions[row])
+        if changed:
+            self.chats.switch_to(session_id)
+        self._show_session(session)
         if changed:
             spawn(self.open_transcript(session_id), name="open-transcript")
+        self._mark_read(session_id)
 
-    async def set_model(self, provider_id: str, model_id: str) -> None:
-        """The model picked in the composer for this chat; "" goes back to the default model."""
-        await self._change_session({"providerId": provider_id or None, "modelId": model_id or None})
+    def _session_clicked(self, index: QModelIndex) -> None:
+        """A chat picked with the mouse or Enter: the cursor goes to the composer (arrow keys stay in the list)."""
+        if self.model.session_at(index) is not None:
+            self.composer.focus_prompt()
 
-    async def set_thinking(self, level: str) -> None:
-        """The thinking level picked in the composer, stored on the chat for its next turns."""
-        await self._change_session({"thinkingLevel": level})
+    def show_session_page(self, session: dict) -> None:
+        self._show_session(session)
 
-    async def set_mode(self, mode: str) -> None:
-        """Agent, Plan or Goal, picked in the composer, stored on the chat for its next turns."""
-        await self._change_session({"mode": mode})
-
-    async def _change_session(self, params: dict) -> None:
-        if self.current_session_id is None:
-            self.pending_changes.update(params)  # applied to the chat the next prompt creates
-            return
-        try:
-            await self.client.call("session.update", {"sessionId": self.current_session_id, **params})
-        except HostError as exc:
-            self.show_host_error(exc)
+    def show_no_session(self) -> None:
+        self.header_title.setText("")
+        self.transcript_model.clear()
+        self.pages.setCurrentWidget(self.empty_page)
 
     def _show_session(self, session: dict) -> None:
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
-        self.pages.setCurrentWidget(self.session_page)
+        # a chat nobody has written in yet looks like the first start
+        self.pages.setCurrentWidget(self.session_page if session.get("messageCount") else self.empty_page)
 
     async def open_transcript(self, session_id: str, around: str | None = None) -> None:
-        try:
+        async def open_it() -> bool:
             await self.transcript_model.open(session_id, around)
-        except HostError as exc:
-            self.show_host_error(exc)
+            return True
+
+        if not await task_op(open_it, parent=self, name="open-transcript"):
             return
         running = self.runner is not None and self.runner.is_running(session_id)
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
         await self.queue_strip.show_session(session_id)
 
-    async def _resume_queue(self, session_id: str) -> None:
-        if self.runner is not None:
-            await self.runner.resume(session_id)
+    def _mark_read(self, session_id: str | None) -> None:
+        """Reading a chat (shown, window active) reads its notifications."""
+        if session_id is None or not self.isActiveWindow() or session_id not in self.sidebar.delegate.unread:
+            return
+        host_op(self.client, "notifications.markAllRead", {"sessionId": session_id}, parent=self).run()
 
-    def resume_queue(self) -> None:
-        """Send the prompts that waited through a restart, one turn at a time."""
-        if self.current_session_id:
-            spawn(self._resume_queue(self.current_session_id), name="resume-queue")
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self._mark_read(self.current_session_id)
+        super().changeEvent(event)
 
     def _forget(self, session_id: str) -> None:
         self.model.remove(session_id)
         self.prefs.forget_session(session_id)
+        self.chats.drafts.pop(session_id, None)
         if self.current_session_id == session_id:
-            self.current_session_id = None
-            self.header_title.setText("")
-            self.transcript_model.clear()
+            self.chats.switch_to(None)
+            self.show_no_session()
             self.sidebar.tree.setCurrentIndex(QModelIndex())
         self._refresh_empty_state()
 
@@ -648,26 +429,30 @@ class MainWindow(QMainWindow):
         if self.current_session_id is None:
             self.pages.setCurrentWidget(self.empty_page)
 
-    def show_host_error(self, error: HostError) -> None:
+    # -- what went wrong ----------------------------------------------------------------
+    def report_error(self, error: HostError, sentence: str = "") -> None:
+        """Where every operation's failure goes (``ops.report``): one sentence, the rest behind Details.
+
+        ``sentence`` says it better than the code can (a view that knows which file or field it was)."""
         self.host_error = error
-        log.warning("host error shown: %s", error)
-        if error.code in ("STORAGE_UNAVAILABLE", "SCHEMA_INCOMPATIBLE"):
+        self.error_log.add(error)
+        log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
+        if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE):
             self.banner.setProperty("severity", "error")
             heading = _escape(self.tr("Your data can’t be opened."))
-            self.banner_text.setText(f"<b>{heading}</b><br>{_escape(error.message)}")
+            # the host's own words name the file that failed: worth showing in this one place
+            self.banner_text.setText(f"<b>{heading}</b><br>{_escape(plain_errors.sentence(error))}"
+                                     f"<br><small>{_escape(error.message)}</small>")
             self.banner.show()
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
-        self._announce_error(error, f"{error.code}: {error.message}")
+        self.notice.show_error(sentence or plain_errors.sentence(error))
 
-    def _announce_error(self, error: HostError, line: str | None = None) -> None:
-        """One line in the status bar for a while; the whole error stays behind "Details"."""
-        self.error_log.add(error)
-        self.statusBar().showMessage(line or error.message, 15000)
-        self.details_button.show()
+    def show_note(self, text: str) -> None:
+        self.notice.show_note(text)
 
     def open_error_details(self) -> None:
-        self.details_button.hide()
+        self.notice.clear()
         self.error_dialog = ErrorDetailsDialog(self.error_log, self)
         self.error_dialog.open()
 

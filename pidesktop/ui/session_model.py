@@ -371,6 +371,10 @@ class SessionTreeModel(QStandardItemModel):
     def session(self, session_id: str) -> dict | None:
         return self._sessions.get(session_id)
 
+    def shown_sessions(self) -> list[dict]:
+        """Every chat the sidebar shows, in its order."""
+        return [session for group in self._groups for session in group.sessions]
+
     def has_running(self) -> bool:
         """Whether any session's last turn is still running (the sidebar pulses its dot)."""
         return bool(self._running)

@@ -88,8 +88,14 @@ QLabel#emptyHint {{ color: {t.muted}; font-size: 14px; }}
 QLabel#muted {{ color: {t.muted}; }}
 QFrame#banner {{ background: {t.user_bubble}; border: 1px solid {t.border}; border-radius: 8px; }}
 QFrame#banner[severity="error"] {{ border-color: {t.danger}; }}
-QStatusBar {{ color: {t.muted}; border-top: 1px solid {t.border}; }}
-QPushButton#statusDetails {{ color: {t.accent}; border: none; padding: 0 8px; text-decoration: underline; }}
+QFrame#noticeLine {{ background: {t.user_bubble}; border: 1px solid {t.border}; border-radius: 8px; }}
+QFrame#noticeLine[kind="error"] {{ border-color: {t.danger}; }}
+QLabel#noticeText {{ color: {t.text}; }}
+QPushButton#noticeDetails {{ color: {t.accent}; border: none; padding: 0 4px; text-decoration: underline; }}
+QToolButton#noticeClose {{ border: none; color: {t.muted}; padding: 0 4px; }}
+QToolButton#noticeClose:hover {{ color: {t.text}; }}
+QFrame#editBar {{ background: {t.user_bubble}; border-radius: 8px; }}
+QPushButton#editCancel {{ color: {t.accent}; border: none; padding: 0 4px; text-decoration: underline; }}
 QLineEdit {{ border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; }}
 QMenu {{ background: {t.background}; border: 1px solid {t.border}; padding: 4px; }}
 QMenu::item {{ padding: 6px 20px; border-radius: 6px; }}

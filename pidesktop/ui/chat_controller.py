@@ -1,0 +1,316 @@
+"""What a person does to chats and their messages, and what a running reply shows.
+
+The main window is the shell; this controller is the chat logic behind it:
+new chat, rename, delete, fork, sending (with edit-and-resend), the per-message
+actions of the transcript, per-chat drafts, and the turn runner's progress.
+Every host call is an operation (``ops``); mutations are applied from the
+host's ``session.changed`` event, so a reply is used only for what the event
+does not say (which chat to select).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from ..bus import HostError
+from . import plain_errors
+from .ops import host_op, task_op
+from .session_model import display_title
+from .tasks import spawn
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+Draft = tuple[str, list[dict]]
+
+
+@dataclass
+class Editing:
+    """An earlier prompt being edited for a resend, in one chat."""
+
+    session_id: str
+    message: dict
+    before: Draft = field(default=("", []))  # what the composer held when the edit began
+
+
+def is_blank(session: dict) -> bool:
+    """A chat nobody has written in yet: no messages, no title of its own."""
+    return not session.get("messageCount") and not (session.get("title") or "").strip() \
+        and not session.get("archived")
+
+
+def joined(first: Draft, second: Draft) -> Draft:
+    """Two drafts as one, nothing dropped."""
+    texts = [text for text in (first[0], second[0]) if text.strip()]
+    return "\n\n".join(texts), [*first[1], *second[1]]
+
+
+class ChatController(QObject):
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.window = window
+        self.client = window.client
+        self.runner = window.runner
+        self.editing: Editing | None = None
+        self.drafts: dict[str | None, Draft] = {}  # per chat, kept while the window is open
+        self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
+        self.confirm_box: QMessageBox | None = None
+        self._reload_when_idle: set[str] = set()
+        if self.runner is not None:
+            self.runner.listeners.append(self.on_turn)
+
+    # -- chats ---------------------------------------------------------------------
+    def new_chat(self) -> None:
+        """Ctrl+N: reuse a blank chat if there is one; otherwise the empty page, the chat is made on send."""
+        w = self.window
+        blank = next((s for s in w.model.shown_sessions() if is_blank(s)), None)
+        if blank is not None:
+            w.sidebar.select(blank["id"])
+            w.show_session_page(blank)
+        else:
+            w.sidebar.tree.setCurrentIndex(w.sidebar.tree.model().index(-1, -1))
+            self.switch_to(None)
+            w.show_no_session()
+        w.composer.focus_prompt()
+
+    async def create_session(self) -> str | None:
+        params = {k: v for k, v in self.pending_changes.items() if v}
+        result = await host_op(self.client, "session.create", params, parent=self.window,
+                               busy=(self.window.new_chat_action, self.window.sidebar.new_chat_button))
+        if result is None:
+            return None
+        self.pending_changes = {}
+        session_id = result["session"]["id"]
+        self.window.sidebar.select(session_id)  # the row is there: the event came before the reply
+        return session_id
+
+    def rename(self, session_id: str, title: str) -> None:
+        host_op(self.client, "session.rename", {"sessionId": session_id, "title": title},
+                parent=self.window).run()
+
+    def confirm_delete(self, session_id: str) -> None:
+        """Ask first; the box is window-modal and opened with ``open()``, not ``exec()``."""
+        session = self.window.model.session(session_id)
+        if session is None:
+            return
+        self._confirm(self.tr("Delete chat"), self.tr("Delete “%1”?").replace("%1", display_title(session)),
+                      self.tr("Its messages and files are removed from this computer. This cannot be undone."),
+                      lambda: host_op(self.client, "session.delete", {"sessionId": session_id},
+                                      parent=self.window).run())
+
+    def fork(self, session_id: str, through_message_id: str | None = None) -> None:
+        """A copy of the chat (up to a message) as a new one, opened at once."""
+        params = {"sessionId": session_id}
+        if through_message_id:
+            params["throughMessageId"] = through_message_id
+        host_op(self.client, "session.fork", params, parent=self.window,
+                success=lambda result: self.window.sidebar.select(result["session"]["id"])).run()
+
+    def change_session(self, params: dict) -> None:
+        """A model, thinking level or mode picked in the composer: stored on the chat for its next turns."""
+        session_id = self.window.current_session_id
+        if session_id is None:
+            self.pending_changes.update(params)  # applied to the chat the next prompt creates
+            return
+        host_op(self.client, "session.update", {"sessionId": session_id, **params}, parent=self.window).run()
+
+    # -- switching chats: drafts and edit mode stay with their chat ------------------------
+    def switch_to(self, session_id: str | None) -> None:
+        """The window moves from its current chat to ``session_id``."""
+        w = self.window
+        previous = w.current_session_id
+        if previous == session_id and w.current_session_id is not None:
+            return
+        draft = w.composer.take_draft()
+        if self.editing is not None:  # leaving ends the edit; what was typed stays with its chat
+            draft = joined(self.editing.before, draft)
+            self.editing = None
+            w.composer.set_editing(None)
+        if draft[0].strip() or draft[1]:
+            self.drafts[previous] = draft
+        else:
+            self.drafts.pop(previous, None)
+        w.composer.show_status("")
+        w.current_session_id = session_id
+        text, attachments = self.drafts.pop(session_id, ("", []))
+        w.composer.put_draft(text, attachments)
+
+    # -- sending ----------------------------------------------------------------------
+    async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:
+        """Send what the composer held; if it cannot be sent, it goes back into the composer with the reason."""
+        w = self.window
+        attachments = attachments or []
+        if self.runner is None:
+            return
+        editing = self.editing if self.editing and self.editing.session_id == w.current_session_id else None
+        session_id = w.current_session_id or await self.create_session()
+        if session_id is None:
+            w.composer.give_back(text, attachments, self.tr("Not sent: the chat could not be created."))
+            return
+        if w.transcript_model.session_id != session_id:
+            await w.open_transcript(session_id)
+        if editing is not None:
+            self.end_edit(restore=False)
+            w.composer.put_draft(*editing.before)
+        w.composer.set_running(True)
+
+        async def deliver() -> dict:
+            if editing is None:
+                return await self.runner.send(session_id, text, attachments=attachments)
+            # edit and resend: cut from the old prompt (kept as a revision), then send in its family
+            await self.client.call("session.truncateFrom", {"sessionId": session_id,
+                                                            "messageId": editing.message["id"]})
+            family = (editing.message.get("meta") or {}).get("revisionRootId") or editing.message["id"]
+            return await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
+
+        def not_sent(error: HostError) -> None:
+            if session_id == w.current_session_id:
+                w.composer.give_back(text, attachments, self.tr("Not sent: %1").replace(
+                    "%1", plain_errors.sentence(error)))
+            w.report_error(error)
+
+        result = await task_op(deliver, parent=w, name="send-prompt", failure=not_sent)
+        if session_id == w.current_session_id:
+            w.composer.set_running(self.runner.is_running(session_id))
+            w.composer.focus_prompt()
+        if result and result.get("error"):  # stored, but the provider failed: the reply says so
+            error = result["error"]
+            w.report_error(HostError(error["code"], error["message"],
+                                     {k: v for k, v in error.items() if k not in ("code", "message")}))
+
+    # -- edit mode ---------------------------------------------------------------------
+    def start_edit(self, session_id: str, message: dict) -> None:
+        composer = self.window.composer
+        before = self.editing.before if self.editing is not None else composer.take_draft()
+        self.editing = Editing(session_id, message, before)
+        blocks = message.get("blocks", [])
+        composer.set_editing("".join(b.get("text", "") for b in blocks if b.get("type") == "text"),
+                             [b for b in blocks if b.get("type") == "attachment"])
+
+    def end_edit(self, restore: bool = True) -> None:
+        """Esc or Cancel: the composer goes back to what it held before the edit began."""
+        if self.editing is None:
+            return
+        before, self.editing = self.editing.before, None
+        composer = self.window.composer
+        composer.set_editing(None)
+        if restore:
+            composer.take_draft()
+            composer.put_draft(*before)
+        composer.focus_prompt()
+
+    # -- per-message actions -------------------------------------------------------------
+    def message_action(self, action: str, message_id: str) -> Awaitable[None]:
+        """Copy, edit, regenerate, fork, delete, or page revisions of one message (a started task)."""
+        return spawn(self.run_message_action(action, message_id), name=f"message-{action}")
+
+    async def run_message_action(self, action: str, message_id: str) -> None:
+        session_id = self.window.current_session_id
+        if session_id is None:
+            return
+        handler: Callable[[str, dict], Awaitable[None] | None] | None = {
+            "copy": self._copy, "edit": self.start_edit, "regenerate": self._regenerate,
+            "show-full": lambda _sid, message: self.window.transcript_model.show_full(message),
+            "fork": lambda sid, message: self.fork(sid, message["id"]),
+            "delete": lambda sid, message: self.confirm_delete_message(sid, message["id"]),
+            "revision-prev": lambda sid, message: self._page_revision(sid, message, -1),
+            "revision-next": lambda sid, message: self._page_revision(sid, message, 1),
+        }.get(action)
+        if handler is None:
+            return
+        message = await host_op(self.client, "session.get", {"sessionId": session_id, "messageAround": message_id,
+                                                             "messageLimit": 1}, parent=self.window)
+        if message is None or session_id != self.window.current_session_id:
+            return
+        done = handler(session_id, message["messages"][0])  # the stored message, uncapped
+        if done is not None:
+            await done
+
+    def _copy(self, _session_id: str, message: dict) -> None:
+        text = "\n\n".join(b.get("text", "") for b in message.get("blocks", []) if b.get("type") == "text")
+        QApplication.clipboard().setText(text)
+        self.window.show_note(self.tr("Copied to the clipboard"))
+
+    async def _regenerate(self, session_id: str, message: dict) -> None:
+        if self.runner is None:
+            return
+        composer = self.window.composer
+        composer.set_running(True)
+        await task_op(lambda: self.runner.regenerate(session_id, message["id"]), parent=self.window,
+                      name="regenerate")
+        if session_id == self.window.current_session_id:
+            composer.set_running(self.runner.is_running(session_id))
+        await self.window.open_transcript(session_id)
+
+    async def _page_revision(self, session_id: str, message: dict, step: int) -> None:
+        meta = message.get("meta") or {}
+        done = await host_op(self.client, "session.activateRevision", {
+            "sessionId": session_id, "rootUserId": meta.get("revisionRootId") or message["id"],
+            "revisionIndex": meta["activeRevision"] + step}, parent=self.window)
+        if done is not None:
+            await self.window.open_transcript(session_id)
+
+    def confirm_delete_message(self, session_id: str, message_id: str) -> None:
+        self._confirm(self.tr("Delete message"), self.tr("Delete this message?"),
+                      self.tr("It is removed from the conversation. A reply it started is kept as a revision."),
+                      lambda: host_op(self.client, "session.deleteMessage",
+                                      {"sessionId": session_id, "messageId": message_id}, parent=self.window).run())
+
+    def _confirm(self, title: str, text: str, detail: str, on_yes: Callable[[], object]) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel, self.window)
+        box.setObjectName("confirmBox")
+        box.setInformativeText(detail)
+        delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def finished(_result: int) -> None:
+            self.confirm_box = None
+            if box.clickedButton() is delete_button:
+                on_yes()
+
+        box.finished.connect(finished)
+        self.confirm_box = box
+        box.open()
+
+    # -- a running reply -----------------------------------------------------------------
+    def on_turn(self, session_id: str, phase: str, message: dict | None) -> None:
+        w = self.window
+        if phase == "idle" and session_id in self._reload_when_idle:
+            self._reload_when_idle.discard(session_id)
+            if session_id == w.current_session_id:  # history changed while the reply ran (edit, revisions)
+                spawn(w.open_transcript(session_id), name="transcript-reload")
+        if session_id != w.current_session_id:
+            return
+        if phase in ("started", "delta") and message is not None:
+            w.transcript_model.set_live(message)
+            w.composer.set_running(True)
+            w.queue_strip.set_running(True)
+        elif phase == "finished" and message is None:
+            w.transcript_model.drop_live()  # nothing was stored: the partial row goes
+        elif phase == "finished":
+            w.transcript_model.settle_live()
+        elif phase == "idle":
+            w.composer.set_running(False)
+            w.queue_strip.set_running(False)
+
+    def history_changed(self, session_id: str) -> None:
+        """The transcript was rewritten (edit, delete, revisions): reload now, or when its reply ends."""
+        if self.runner is not None and self.runner.is_running(session_id):
+            self._reload_when_idle.add(session_id)
+        else:
+            spawn(self.window.open_transcript(session_id), name="transcript-reload")
+
+    def stop_reply(self) -> None:
+        if self.runner is not None and self.window.current_session_id:
+            self.runner.stop(self.window.current_session_id)
+
+    def resume_queue(self) -> None:
+        """Send the prompts that waited through a restart, one turn at a time."""
+        session_id = self.window.current_session_id
+        if session_id and self.runner is not None:
+            task_op(lambda: self.runner.resume(session_id), parent=self.window, name="resume-queue").run()
