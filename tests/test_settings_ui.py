@@ -200,7 +200,7 @@ def test_a_bad_base_url_shows_the_host_message_and_stores_nothing(qtbot, qloop, 
     click(qtbot, page.save_button)
     run(qloop, lambda: page.notice.isVisible())
     assert page.notice.property("severity") == "error"
-    assert "'provider.baseUrl' must be an http:// or https:// URL" in page.notice.text()
+    assert page.notice.text().startswith("The base URL must start with http:// or https://")
     assert page.url_edit.property("invalid") is True
     assert providers_list(client)["providers"] == []
     assert page.selected_id is None  # still drafting: the user can fix it

@@ -2,9 +2,13 @@
 
 The list mirrors ``providers.list`` with the built-in offline demo pinned on
 top. The editor writes nothing until Save, except the actions that say what
-they do (Remove key, Use as default, Delete…, Refresh models). An API key
-typed here goes to the host with Save and is cleared from the field at once;
-the field never shows a stored key, only that one exists.
+they do (Remove key, Use as default, Delete…, Refresh models). Save fetches
+the provider's models; a refresh that finds models for a provider without a
+default model stores the first one as its default, so the field never stays
+empty while there is something to choose. An API key typed here goes to the
+host with Save and is cleared from the field at once; the field never shows a
+stored key, only that one exists. A refusal marks the field the host names in
+``data.field``.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, Q
                                QListWidget, QListWidgetItem, QMessageBox, QPushButton, QSizePolicy,
                                QStackedWidget, QVBoxLayout, QWidget)
 
+from ..agent.model_refresh import refresh_models
 from ..agent.errors import ProviderError
 from ..agent.presets import PRESETS
-from ..bus import HostClient, HostError
-from ..agent.model_refresh import refresh_models
+from ..bus import ErrorCode, HostClient, HostError
 from .i18n import arg
+from .ops import host_op, task_op
+from .plain_errors import sentence
 from .settings_general import ChoiceBox
-from .tasks import spawn
 
 OFFLINE_ID = "offline"
 OFFLINE_MODEL = "offline-demo"
@@ -35,8 +40,17 @@ KEY_NOTE = QT_TRANSLATE_NOOP("ProvidersPage", "Keys are encrypted on this comput
 STORED_KEY = QT_TRANSLATE_NOOP("ProvidersPage", "•••••• stored")
 LIST_WIDTH = 216
 ROW_HEIGHT = 48
-# The host names the field it refuses (``'provider.baseUrl'``); this is where that field is on screen.
-FIELD_NAMES = {"provider.name": "name", "provider.baseUrl": "url", "apiKey": "key"}
+MODEL_CHARS = 12  # the model field's minimum width in characters; a long list must not widen the dialog
+# What a person reads when the host refuses a field (``error.data["field"]``), in their language.
+REFUSALS = {
+    "provider.name": QT_TRANSLATE_NOOP("ProvidersPage", "Give the provider a name of at most 80 characters."),
+    "provider.baseUrl": QT_TRANSLATE_NOOP("ProvidersPage", "The base URL must start with http:// or https://, like "
+                                                           "http://localhost:11434/v1, with no spaces, user name or "
+                                                           "password in it."),
+    "apiKey": QT_TRANSLATE_NOOP("ProvidersPage", "The API key was not accepted. Paste it again, without line "
+                                                 "breaks."),
+    "provider.defaultModelId": QT_TRANSLATE_NOOP("ProvidersPage", "The model name must be at most 200 characters."),
+}
 
 
 class ProvidersPage(QWidget):
@@ -85,8 +99,8 @@ class ProvidersPage(QWidget):
         self.down_button = QPushButton(self.tr("Down"))
         self.up_button.setToolTip(self.tr("Move the selected provider up"))
         self.down_button.setToolTip(self.tr("Move the selected provider down"))
-        self.up_button.clicked.connect(lambda: spawn(self.move_selected(-1), name="providers-reorder"))
-        self.down_button.clicked.connect(lambda: spawn(self.move_selected(1), name="providers-reorder"))
+        self.up_button.clicked.connect(lambda: self.move_selected(-1))
+        self.down_button.clicked.connect(lambda: self.move_selected(1))
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
         buttons.addWidget(self.up_button)
@@ -108,8 +122,7 @@ class ProvidersPage(QWidget):
         about.setObjectName("muted")
         about.setWordWrap(True)
         self.offline_default_button = QPushButton(self.tr("Use as default"))
-        self.offline_default_button.clicked.connect(
-            lambda: spawn(self.use_as_default(OFFLINE_ID), name="providers-default"))
+        self.offline_default_button.clicked.connect(lambda: self.use_as_default(OFFLINE_ID).run())
         self.offline_notice = _notice()
         row = QHBoxLayout()
         row.addWidget(self.offline_default_button)
@@ -141,7 +154,7 @@ class ProvidersPage(QWidget):
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled, False)
         self.remove_key_button = QPushButton(self.tr("Remove key"))
-        self.remove_key_button.clicked.connect(lambda: spawn(self.remove_key(), name="providers-remove-key"))
+        self.remove_key_button.clicked.connect(lambda: self.remove_key().run())
         key_row = QHBoxLayout()
         key_row.setSpacing(8)
         key_row.addWidget(self.key_edit, 1)
@@ -150,17 +163,27 @@ class ProvidersPage(QWidget):
         self.key_note.setObjectName("muted")
         self.key_note.setWordWrap(True)
         self.enabled_check = QCheckBox(self.tr("Enabled"))
+        # As wide as the fields above it, so a long model id stays in view; custom ids may be typed.
         self.model_combo = ChoiceBox()
-        self.model_combo.setEditable(True)  # custom model ids are allowed
+        self.model_combo.setObjectName("modelCombo")
+        self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_combo.setMinimumContentsLength(MODEL_CHARS)
         self.model_combo.lineEdit().setPlaceholderText(self.tr("None"))
         self.model_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.model_combo.editTextChanged.connect(lambda _text: self._update_buttons())
+        self.model_combo.editTextChanged.connect(lambda _text: _mark_invalid(self.model_combo, False))
         self.refresh_button = QPushButton(self.tr("Refresh models"))
-        self.refresh_button.clicked.connect(lambda: spawn(self.refresh(), name="providers-refresh-models"))
-        model_row = QHBoxLayout()
-        model_row.setSpacing(8)
-        model_row.addWidget(self.model_combo, 1)
-        model_row.addWidget(self.refresh_button)
+        self.refresh_button.clicked.connect(lambda: self.refresh().run())
+        # Why Refresh models cannot run yet, in words rather than only in a tooltip.
+        self.models_note = QLabel(self.tr("Models are fetched when you save."))
+        self.models_note.setObjectName("muted")
+        self.models_note.setWordWrap(True)
+        refresh_row = QHBoxLayout()
+        refresh_row.setSpacing(8)
+        refresh_row.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignLeft)
+        refresh_row.addWidget(self.models_note, 1)
 
         # A grid, not QFormLayout: it centres each label on its field.
         self.form = QGridLayout()
@@ -174,15 +197,15 @@ class ProvidersPage(QWidget):
         _form_row(self.form, self.tr("API key"), key_row)
         _form_row(self.form, "", self.key_note)
         _form_row(self.form, "", self.enabled_check)
-        _form_row(self.form, self.tr("Default model"), model_row)
+        _form_row(self.form, self.tr("Default model"), self.model_combo)
+        _form_row(self.form, "", refresh_row)
         self.notice = _notice()
 
         self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("primary")
-        self.save_button.clicked.connect(lambda: spawn(self.save(), name="providers-save"))
+        self.save_button.clicked.connect(lambda: self.save().run())
         self.default_button = QPushButton(self.tr("Use as default"))
-        self.default_button.clicked.connect(
-            lambda: spawn(self.use_as_default(self.selected_id), name="providers-default"))
+        self.default_button.clicked.connect(lambda: self.use_as_default(self.selected_id).run())
         self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("danger")
         self.delete_button.clicked.connect(self.confirm_delete)
@@ -208,75 +231,69 @@ class ProvidersPage(QWidget):
         return panel
 
     # -- host work -----------------------------------------------------------------
+    # Each action is an operation (``ops``): its buttons are disabled while it runs and
+    # a failure is shown on this page, in a sentence, with the host's own words in the tooltip.
     async def load(self) -> None:
-        try:
-            await self._fetch()
-        except HostError as exc:
-            self._rebuild_list()
-            self._show_selected()
-            self.show_notice(exc.message, error=True)
-            return
+        await host_op(self.client, "providers.list", parent=self, success=self._listed, failure=self._failed)
         self._rebuild_list()
         self._show_selected()
 
-    async def save(self) -> None:
+    def save(self):
+        """Store the form; then fetch the provider's models, so the model field has something to offer."""
         params = self._upsert_params()
-        self.save_button.setEnabled(False)
-        try:
-            result = await self.client.call("providers.upsert", params)
-        except HostError as exc:
-            self._show_refusal(exc)
-            return
-        finally:
-            self.save_button.setEnabled(True)
-        self.key_edit.clear()  # the key lives in the host's store now, not here
-        provider = result["provider"]
         created = self.selected_id is None
-        self.selected_id = provider["id"]
-        await self._reload()
-        self.show_notice(self.tr("Provider added.") if created else self.tr("Saved."))
-        self.providersChanged.emit()
 
-    async def remove_key(self) -> None:
-        provider = self._selected_provider()
-        if provider is None:
-            return
+        async def saved(result: dict) -> None:
+            self.key_edit.clear()  # the key lives in the host's store now, not here
+            provider_id = result["provider"]["id"]
+            self.selected_id = provider_id
+            await self._reload()
+            done = self.tr("Provider added.") if created else self.tr("Saved.")
+            self.show_notice(done)
+            self.providersChanged.emit()
+            await self.refresh(before=done)
+
+        return host_op(self.client, "providers.upsert", params, parent=self, success=saved,
+                       failure=self._show_refusal, busy=[self.save_button])
+
+    def remove_key(self):
+        provider = self._selected_provider() or {}
         # The stored name and URL go along unchanged, so unsaved edits in the form are not saved by accident.
-        params = {"provider": {"id": provider["id"], "name": provider["name"], "baseUrl": provider["baseUrl"]},
-                  "apiKey": None}
-        try:
-            await self.client.call("providers.upsert", params)
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        self.key_edit.clear()
-        await self._reload(keep_form=True)
-        self.show_notice(self.tr("API key removed."))
-        self.providersChanged.emit()
+        params = {"provider": {"id": provider.get("id"), "name": provider.get("name"),
+                               "baseUrl": provider.get("baseUrl")}, "apiKey": None}
 
-    async def use_as_default(self, provider_id: str | None) -> None:
-        if provider_id is None:
-            return
-        if provider_id == OFFLINE_ID:
-            params = {"providerId": None}
+        async def removed(_result: dict) -> None:
+            self.key_edit.clear()
+            await self._reload(keep_form=True)
+            self.show_notice(self.tr("API key removed."))
+            self.providersChanged.emit()
+
+        return host_op(self.client, "providers.upsert", params, parent=self, success=removed,
+                       failure=self._failed, busy=[self.remove_key_button])
+
+    def use_as_default(self, provider_id: str | None):
+        if provider_id == OFFLINE_ID or provider_id is None:
+            params: dict = {"providerId": None}
         else:
             params = {"providerId": provider_id, "modelId": self.model_combo.currentText().strip() or None}
-        try:
-            result = await self.client.call("providers.setDefault", params)
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        self.default_provider_id = result["defaultProviderId"]
-        self.default_model_id = result["defaultModelId"]
-        self._rebuild_list()
-        if self.default_model_id and provider_id != OFFLINE_ID:
-            notice = arg(self.tr("New chats use %1 with %2."), self._name_of(provider_id), self.default_model_id)
-        else:
-            notice = self.tr("New chats use %1.").replace("%1", self._name_of(provider_id))
-        self.show_notice(notice)
-        self.providersChanged.emit()
 
-    async def move_selected(self, step: int) -> None:
+        def chosen(result: dict) -> None:
+            self.default_provider_id = result["defaultProviderId"]
+            self.default_model_id = result["defaultModelId"]
+            self._rebuild_list()
+            self._update_buttons()
+            if self.default_model_id and self.default_provider_id != OFFLINE_ID:
+                notice = arg(self.tr("New chats use %1 with %2."), self._name_of(self.default_provider_id),
+                             self.default_model_id)
+            else:
+                notice = self.tr("New chats use %1.").replace("%1", self._name_of(self.default_provider_id))
+            self.show_notice(notice)
+            self.providersChanged.emit()
+
+        return host_op(self.client, "providers.setDefault", params, parent=self, success=chosen,
+                       failure=self._failed, busy=[self.default_button, self.offline_default_button])
+
+    def move_selected(self, step: int) -> None:
         order = [p["id"] for p in self.providers]
         if self.selected_id not in order:
             return
@@ -285,87 +302,121 @@ class ProvidersPage(QWidget):
         if not 0 <= target < len(order):
             return
         order[index], order[target] = order[target], order[index]
-        try:
-            result = await self.client.call("providers.reorder", {"order": order})
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        self.providers = result["providers"]
-        self._rebuild_list()
-        self._update_buttons()
-        self.providersChanged.emit()
 
-    async def delete(self, provider_id: str) -> None:
-        try:
-            await self.client.call("providers.delete", {"providerId": provider_id})
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        if self.selected_id == provider_id:
-            self.selected_id = OFFLINE_ID
-        await self._reload()
-        self.show_notice(self.tr("Provider deleted."))
-        self.providersChanged.emit()
+        def moved(result: dict) -> None:
+            self.providers = result["providers"]
+            self._rebuild_list()
+            self._update_buttons()
+            self.providersChanged.emit()
 
-    async def refresh(self) -> None:
+        def refused(error: HostError) -> None:
+            self._failed(error)
+            self._update_buttons()
+
+        host_op(self.client, "providers.reorder", {"order": order}, parent=self, success=moved, failure=refused,
+                busy=[self.up_button, self.down_button]).run()
+
+    def delete(self, provider_id: str):
+        async def deleted(_result: dict) -> None:
+            if self.selected_id == provider_id:
+                self.selected_id = OFFLINE_ID
+            await self._reload()
+            self.show_notice(self.tr("Provider deleted."))
+            self.providersChanged.emit()
+
+        return host_op(self.client, "providers.delete", {"providerId": provider_id}, parent=self,
+                       success=deleted, failure=self._failed, busy=[self.delete_button])
+
+    def refresh(self, before: str = ""):
+        """Ask the selected provider for its models; ``before`` is a notice to keep in front of the outcome."""
         provider_id = self.selected_id
-        if provider_id is None or provider_id == OFFLINE_ID:
-            return
-        self.refresh_button.setEnabled(False)
-        self.refresh_button.setText(self.tr("Refreshing…"))
-        self.show_notice("")
-        try:
-            result = await refresh_models(self.client, provider_id)
-        except ProviderError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        finally:
-            self.refresh_button.setText(self.tr("Refresh models"))
-            self.refresh_button.setEnabled(True)
-        if self.selected_id == provider_id:
-            await self.load_models(provider_id)
-            self.show_notice(_discovery_summary(result, self.model_combo.count()))
 
-    async def load_models(self, provider_id: str) -> None:
-        try:
-            result = await self.client.call("models.list", {"providerId": provider_id})
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
-            return
-        if provider_id != self.selected_id:
-            return  # the user moved on while the list was on its way
-        typed = self.model_combo.currentText()
+        async def fetch() -> dict | None:
+            if provider_id is None or provider_id == OFFLINE_ID:
+                return None
+            self.refresh_button.setText(self.tr("Refreshing…"))
+            try:
+                return await refresh_models(self.client, provider_id)
+            except ProviderError as exc:  # the provider's own sentence: it names the server and what to check
+                raise HostError(exc.code, exc.message, {"status": exc.status} if exc.status else None) from exc
+            finally:
+                self.refresh_button.setText(self.tr("Refresh models"))
+
+        async def fetched(result: dict | None) -> None:
+            if result is None or self.selected_id != provider_id:
+                return  # the user moved on while the list was on its way
+            models = await self.load_models(provider_id)
+            if models and not self.model_combo.currentText().strip():
+                await self._choose_default_model(provider_id, models)
+            self.show_notice(_joined(before, _discovery_summary(result, self.model_combo.count())))
+
+        def failed(error: HostError) -> None:
+            if self.selected_id == provider_id:
+                reason = error.message if error.code not in _HOST_CODES else sentence(error)
+                self.show_notice(_joined(before, reason), error=True, details=error.message)
+
+        return task_op(fetch, parent=self, name="providers-refresh-models", success=fetched, failure=failed,
+                       busy=[self.refresh_button])
+
+    async def load_models(self, provider_id: str) -> list[dict]:
+        """Fill the model field with the provider's stored models, keeping what it shows."""
+        result = await host_op(self.client, "models.list", {"providerId": provider_id}, parent=self,
+                               failure=self._failed)
+        if result is None or provider_id != self.selected_id:
+            return []  # failed, or the user moved on while the list was on its way
+        shown = self.model_combo.currentText()
+        self.model_combo.blockSignals(True)
         self.model_combo.clear()
         for model in result["models"]:
             self.model_combo.addItem(model["modelId"])
             if model.get("displayName") and model["displayName"] != model["modelId"]:
                 self.model_combo.setItemData(self.model_combo.count() - 1, model["displayName"],
                                              Qt.ItemDataRole.ToolTipRole)
-        self.model_combo.setCurrentIndex(-1)
-        self.model_combo.setEditText(typed)
+        self.model_combo.setCurrentIndex(self.model_combo.findText(shown))
+        self.model_combo.setEditText(shown)
+        self.model_combo.lineEdit().setCursorPosition(0)  # the start of a long id, not its tail
+        self.model_combo.blockSignals(False)
+        self._update_buttons()
+        return result["models"]
 
-    async def _fetch(self) -> None:
-        result = await self.client.call("providers.list", {})
+    async def _choose_default_model(self, provider_id: str, models: list[dict]) -> None:
+        """A provider without a default model gets one: the first model it lists. Stored at once, like the list."""
+        provider = self._selected_provider()
+        if provider is None:
+            return
+        listed = [m["modelId"] for m in models]
+        stored = provider.get("defaultModelId")
+        model_id = stored if stored in listed else listed[0]
+        self.model_combo.setCurrentIndex(listed.index(model_id))
+        self.model_combo.lineEdit().setCursorPosition(0)
+        if stored == model_id:
+            return
+        params = {"provider": {"id": provider_id, "name": provider["name"], "baseUrl": provider["baseUrl"],
+                               "defaultModelId": model_id}}
+        if await host_op(self.client, "providers.upsert", params, parent=self, failure=self._failed) is not None:
+            await self._reload(keep_form=True)
+            self.providersChanged.emit()
+
+    def _listed(self, result: dict) -> None:
         self.providers = result["providers"]
         self.default_provider_id = result["defaultProviderId"]
         self.default_model_id = result["defaultModelId"]
 
     async def _reload(self, keep_form: bool = False) -> None:
-        try:
-            await self._fetch()
-        except HostError as exc:
-            self.show_notice(exc.message, error=True)
+        if await host_op(self.client, "providers.list", parent=self, success=self._listed,
+                         failure=self._failed) is None:
             return
         if self.selected_id is not None and self._selected_provider() is None:
             self.selected_id = OFFLINE_ID
         self._rebuild_list()
         if keep_form:
             self._show_key_state(self._selected_provider())
+            self._update_buttons()
         else:
             self._show_selected()
+
+    def _failed(self, error: HostError) -> None:
+        self.show_notice(sentence(error), error=True, details=error.message)
 
     # -- confirmation ------------------------------------------------------------------
     def confirm_delete(self) -> None:
@@ -385,7 +436,7 @@ class ProvidersPage(QWidget):
         def finished(_result: int) -> None:
             self.confirm_box = None
             if box.clickedButton() is delete_button:
-                spawn(self.delete(provider_id), name="providers-delete")
+                self.delete(provider_id).run()
 
         box.finished.connect(finished)
         self.confirm_box = box
@@ -405,9 +456,11 @@ class ProvidersPage(QWidget):
         self._apply_preset()
         self.name_edit.setFocus()
 
-    def show_notice(self, message: str, error: bool = False) -> None:
+    def show_notice(self, message: str, error: bool = False, details: str = "") -> None:
+        """One line under the form; ``details`` (the host's own words) is its tooltip."""
         for label in (self.notice, self.offline_notice):
             label.setText(message)
+            label.setToolTip(details)
             label.setProperty("severity", "error" if error else "info")
             label.style().unpolish(label)
             label.style().polish(label)
@@ -454,8 +507,8 @@ class ProvidersPage(QWidget):
         drafting = provider is None
         for widget in (self.preset_label, self.preset_combo):
             widget.setVisible(drafting)
-        self.remove_key_button.setVisible(not drafting)
         self.delete_button.setVisible(not drafting)
+        _mark_invalid(self.model_combo, False)
         if drafting:
             self.editor_title.setText(self.tr("New provider"))
             self.enabled_check.setChecked(True)
@@ -468,7 +521,8 @@ class ProvidersPage(QWidget):
             self.enabled_check.setChecked(bool(provider["enabled"]))
             self.model_combo.clear()
             self.model_combo.setEditText(provider.get("defaultModelId") or "")
-            spawn(self.load_models(provider["id"]), name="providers-models")
+            self.model_combo.lineEdit().setCursorPosition(0)
+            task_op(lambda: self.load_models(provider["id"]), parent=self, name="providers-models").run()
         self._show_key_state(provider)
         self._update_buttons()
 
@@ -480,7 +534,9 @@ class ProvidersPage(QWidget):
         else:
             self.key_edit.setPlaceholderText(_key_placeholder(provider, PRESETS.get(self.preset_combo.currentData())))
             self.key_edit.setToolTip("")
+        # Only a stored key can be removed; without one the button would do nothing.
         self.remove_key_button.setEnabled(has_key)
+        self.remove_key_button.setVisible(has_key)
 
     def _update_buttons(self) -> None:
         ids = [p["id"] for p in self.providers]
@@ -488,9 +544,17 @@ class ProvidersPage(QWidget):
         self.up_button.setEnabled(index > 0)
         self.down_button.setEnabled(0 <= index < len(ids) - 1)
         saved = index >= 0
+        # "Use as default" is offered unless it would change nothing: this provider with this model
+        # already answers new chats (an empty model field means the provider's own default).
+        model = self.model_combo.currentText().strip()
+        provider = self._selected_provider() or {}
+        is_default = saved and self.selected_id == self.default_provider_id and (
+            not model or model == (self.default_model_id or provider.get("defaultModelId")))
         self.default_button.setEnabled(saved)
+        self.default_button.setVisible(saved and not is_default)
+        self.offline_default_button.setVisible(self.default_provider_id != OFFLINE_ID)
         self.refresh_button.setEnabled(saved)
-        self.refresh_button.setToolTip("" if saved else self.tr("Save the provider first."))
+        self.models_note.setVisible(not saved)
 
     def _apply_preset(self) -> None:
         if self.selected_id is not None:
@@ -515,12 +579,16 @@ class ProvidersPage(QWidget):
         return params
 
     def _show_refusal(self, error: HostError) -> None:
-        # The host's message names the field ('provider.baseUrl'); show it as is, minus the command name.
-        message = error.message.removeprefix("providers.upsert: ")
-        self.show_notice(message, error=True)
-        for field, name in FIELD_NAMES.items():
-            if f"'{field}'" in error.message or f"{field} " in error.message:
-                _mark_invalid(getattr(self, f"{name}_edit"), True)
+        """Mark the field the host refused (``data.field``) and say in a sentence what it needs."""
+        field = (error.data or {}).get("field")
+        widget = {"provider.name": self.name_edit, "provider.baseUrl": self.url_edit, "apiKey": self.key_edit,
+                  "provider.defaultModelId": self.model_combo}.get(field)
+        if widget is None:
+            self._failed(error)
+            return
+        _mark_invalid(widget, True)
+        widget.setFocus()
+        self.show_notice(_tr(REFUSALS[field]), error=True, details=error.message)
 
     def _selected_provider(self) -> dict | None:
         return next((p for p in self.providers if p["id"] == self.selected_id), None)
@@ -609,7 +677,7 @@ def _notice() -> QLabel:
     return label
 
 
-def _mark_invalid(edit: QLineEdit, invalid: bool) -> None:
+def _mark_invalid(edit: QWidget, invalid: bool) -> None:
     if bool(edit.property("invalid")) == invalid:
         return
     edit.setProperty("invalid", invalid)
@@ -619,6 +687,13 @@ def _mark_invalid(edit: QLineEdit, invalid: bool) -> None:
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("ProvidersPage", text)
+
+
+_HOST_CODES = frozenset(ErrorCode)
+
+
+def _joined(*sentences: str) -> str:
+    return " ".join(text for text in sentences if text)
 
 
 def _discovery_summary(result: dict, listed: int) -> str:
