@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath
+from PySide6.QtCore import QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
@@ -22,6 +22,14 @@ from .timefmt import relative
 # One height for every row: with uniform heights Qt asks for a size once, not
 # once per row, which keeps a 10,000-chat sidebar instant.
 ROW_HEIGHT = 34
+CLOCK_MS = 30_000  # how often the rows' relative times move on (all rows at once)
+FORK_SUFFIX = " (fork)"  # what session.fork appends to a copied chat's title
+FORK_MARK_WIDTH = 12  # the branch mark drawn before a fork's title, plus its gap
+
+
+def is_fork(session: dict) -> bool:
+    """A chat made by Fork: the host names it "<title> (fork)" (or says ``forkedFrom`` when it knows)."""
+    return bool(session.get("forkedFrom")) or (session.get("title") or "").endswith(FORK_SUFFIX)
 
 
 # Combined once, not per painted row: arithmetic on Python enum flags costs microseconds.
@@ -41,6 +49,13 @@ class SessionDelegate(QStyledItemDelegate):
         self.theme = theme
         self.unread: set[str] = set()  # sessions with an unread inbox entry
         self._colors: dict[str, QColor] = {}
+        # One clock for every paint until the next full refresh: a row repainted in part (a hover, a
+        # popup closing over it) must draw the same time text, or the old and new labels overlap.
+        self.now_ms = int(time.time() * 1000)
+
+    def tick(self) -> None:
+        """Move the relative times on; the caller repaints the whole viewport."""
+        self.now_ms = int(time.time() * 1000)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)
@@ -82,7 +97,7 @@ class SessionDelegate(QStyledItemDelegate):
             path = QPainterPath()
             path.addRoundedRect(rect, 8, 8)
             painter.fillPath(path, self._color(t.selected if selected else t.hover))
-        when = relative(session.get("updatedAt", 0), int(time.time() * 1000))
+        when = relative(session.get("updatedAt", 0), self.now_ms)
         painter.setFont(option.font)
         metrics = painter.fontMetrics()
         time_width = metrics.horizontalAdvance(when) + 4
@@ -104,9 +119,31 @@ class SessionDelegate(QStyledItemDelegate):
             bold.setWeight(QFont.Weight.DemiBold)
             painter.setFont(bold)
             metrics = painter.fontMetrics()
+        shown = display_title(session)
+        if is_fork(session):
+            # The "(fork)" suffix is the first thing elision cuts; a mark before the title always shows.
+            if shown.endswith(FORK_SUFFIX):
+                shown = shown[: -len(FORK_SUFFIX)]
+            self._paint_fork_mark(painter, title_rect.left(), title_rect.center().y())
+            title_rect.setLeft(title_rect.left() + FORK_MARK_WIDTH + 6)
         painter.setPen(self._color(t.text))
-        title = metrics.elidedText(display_title(session), Qt.TextElideMode.ElideRight, title_rect.width())
+        title = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, title_rect.width())
         painter.drawText(title_rect, LEFT, title)
+
+    def _paint_fork_mark(self, painter: QPainter, left: int, middle: int) -> None:
+        """A small branch: a stem with a second line leaving it, drawn (no font has one everywhere)."""
+        pen = QPen(self._color(self.theme.muted), 1.4)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        x0, x1, top, bottom = left + 3.0, left + 9.0, middle - 5.0, middle + 5.0
+        painter.drawEllipse(QPointF(x0, bottom), 1.6, 1.6)
+        painter.drawEllipse(QPointF(x0, top), 1.6, 1.6)
+        painter.drawEllipse(QPointF(x1, top), 1.6, 1.6)
+        painter.drawLine(QPointF(x0, top + 1.6), QPointF(x0, bottom - 1.6))
+        branch = QPainterPath(QPointF(x1, top + 1.6))
+        branch.cubicTo(QPointF(x1, middle + 1), QPointF(x0, middle - 1), QPointF(x0, middle + 2.5))
+        painter.drawPath(branch)
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:
         editor = QLineEdit(parent)
@@ -160,6 +197,10 @@ class Sidebar(QWidget):
         self._pulse.setInterval(80)
         self._pulse.timeout.connect(self._repaint_running)
         self._pulse.start()
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_MS)
+        self._clock.timeout.connect(self._tick)
+        self._clock.start()
 
         self.rename_action = QAction(self.tr("Rename"), self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
@@ -344,6 +385,10 @@ class Sidebar(QWidget):
                     self.tree.setCurrentIndex(index)
         finally:
             self.tree.selectionModel().blockSignals(blocked)
+
+    def _tick(self) -> None:
+        self.delegate.tick()
+        self.tree.viewport().update()
 
     def _repaint_running(self) -> None:
         if self.model.has_running():
