@@ -362,3 +362,27 @@ def test_the_time_label_does_not_change_between_partial_repaints(qtbot, monkeypa
     painted.clear()
     paint_row()
     assert set(painted) == {"1m"}  # a tick moves every row on at once
+
+
+# -- 9. the attach-files picker opens at home (then the last folder), at a useful size ------
+def test_the_file_picker_opens_at_home_then_the_last_folder(qapp, isolated_home, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog
+
+    from pidesktop.ui.attachment_tray import PICKER_SIZE, FilePicker
+
+    monkeypatch.setattr(FilePicker, "last_folder", None)
+    seen = []
+    picked = tmp_path / "photos" / "cat.png"
+    picked.parent.mkdir()
+    picked.write_bytes(b"png")
+
+    def fake_exec(dialog):
+        seen.append((dialog.directory().absolutePath(), (dialog.width(), dialog.height())))
+        monkeypatch.setattr(QFileDialog, "selectedFiles", lambda self: [str(picked)])
+        return 1
+
+    monkeypatch.setattr(QFileDialog, "exec", fake_exec)
+    assert FilePicker.choose(None, "Attach files")[0] == [str(picked)]
+    assert seen[0] == (str(isolated_home), PICKER_SIZE)
+    FilePicker.choose(None, "Attach files")
+    assert seen[1][0] == str(picked.parent)

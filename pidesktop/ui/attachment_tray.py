@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from ..bus import ErrorCode, HostClient, HostError
 from ..sizes import human_size
@@ -61,6 +61,30 @@ class Chip(QFrame):
 
 def _elided(name: str, limit: int = 32) -> str:
     return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+PICKER_SIZE = (900, 560)  # wide enough for the name, size, type and date columns
+
+
+class FilePicker:
+    """The attach-files dialog: opens in the folder used last (the home folder at first), at a useful size."""
+
+    last_folder: str | None = None
+
+    @classmethod
+    def choose(cls, parent: QWidget | None, title: str) -> tuple[list[str], str]:
+        """The chosen files and the name filter, like ``QFileDialog.getOpenFileNames``."""
+        start = cls.last_folder if cls.last_folder and os.path.isdir(cls.last_folder) else str(Path.home())
+        dialog = QFileDialog(parent, title, start)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setViewMode(QFileDialog.ViewMode.Detail)
+        dialog.resize(*PICKER_SIZE)
+        if not dialog.exec():
+            return [], ""
+        paths = dialog.selectedFiles()
+        if paths:
+            cls.last_folder = os.path.dirname(paths[0])
+        return paths, dialog.selectedNameFilter()
 
 
 class AttachmentTray(QWidget):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import HostClient
-from .attachment_tray import AttachmentTray
+from .attachment_tray import AttachmentTray, FilePicker
 
 MAX_HEIGHT_FRACTION = 0.4
 MIN_LINES = 1
@@ -296,7 +296,7 @@ class Composer(QWidget):
         self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def pick_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Attach files"))
+        paths, _filter = FilePicker.choose(self, self.tr("Attach files"))
         if paths:
             self.tray.add_files(paths)
 
