@@ -140,17 +140,20 @@ def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
     inside the caller's transaction.
     """
     wanted = orjson.dumps(ids).decode()
-    (first,) = conn.execute("SELECT min(seq) FROM messages WHERE session_id = ? "
-                            "AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)).fetchone()
-    if first is not None:
+    first, last, removed = conn.execute("SELECT min(seq), max(seq), count(*) FROM messages WHERE session_id = ? "
+                                        "AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)).fetchone()
+    if removed:
         conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
                      (session_id, wanted))
         # UNIQUE(session_id, seq) is checked row by row: the rows that move step
-        # aside to negative numbers first, then take their places in order.
+        # aside to negative numbers first, then take their places.
         conn.execute("UPDATE messages SET seq = -seq WHERE session_id = ? AND seq > ?", (session_id, first))
-        conn.execute("UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER (ORDER BY seq DESC) "
-                     "AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved WHERE messages.mid = moved.mid",
-                     (first - 1, session_id))
+        if last - first + 1 == removed:  # one run of rows left (a message, or a prompt and its reply)
+            conn.execute("UPDATE messages SET seq = -seq - ? WHERE session_id = ? AND seq < 0", (removed, session_id))
+        else:
+            conn.execute("UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER "
+                         "(ORDER BY seq DESC) AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved "
+                         "WHERE messages.mid = moved.mid", (first - 1, session_id))
     (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
     conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (count, session_id))
     return count
