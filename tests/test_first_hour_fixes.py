@@ -170,7 +170,7 @@ def test_the_offline_demo_thinks_only_when_thinking_is_on():
     import asyncio
 
     from pidesktop.agent.offline import OfflineDemoProvider
-    from pidesktop.agent.providers import TextDelta, ThinkingDelta
+    from pidesktop.agent.events import TextDelta, ThinkingDelta
 
     messages = [{"id": "u", "role": "user", "blocks": [{"type": "text", "text": "hello there"}]}]
 
@@ -386,3 +386,29 @@ def test_the_file_picker_opens_at_home_then_the_last_folder(qapp, isolated_home,
     assert seen[0] == (str(isolated_home), PICKER_SIZE)
     FilePicker.choose(None, "Attach files")
     assert seen[1][0] == str(picked.parent)
+
+
+def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme):
+    from PySide6.QtWidgets import QMessageBox
+
+    from pidesktop.bus import HostError
+    from pidesktop.ui.data_tools import style_message_box
+    from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+
+    log = ErrorLog()
+    log.add(HostError("storage_unavailable", "disk gone")) if hasattr(log, "add") else None
+    dialog = ErrorDetailsDialog(log)
+    qtbot.addWidget(dialog)
+    assert "QPushButton#primary" in dialog.styleSheet() or "pageTitle" in dialog.styleSheet()
+    dialog.show()
+    qtbot.wait(20)
+    shot(dialog, f"fixes-error-details-{theme.name}")
+    box = QMessageBox(QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?",
+                      QMessageBox.StandardButton.Cancel)
+    delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+    style_message_box(box, theme)
+    qtbot.addWidget(box)
+    assert delete.objectName() == "danger" and box.styleSheet()
+    box.show()
+    qtbot.wait(20)
+    shot(box, f"fixes-delete-box-{theme.name}")

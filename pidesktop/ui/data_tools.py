@@ -208,6 +208,16 @@ def confirm(parent: QWidget, title: str, text: str, action: str, on_yes: Callabl
     return box
 
 
+def style_message_box(box: QMessageBox, theme: themes.Theme | None = None) -> QMessageBox:
+    """Give a question box (Delete…, Clear inbox…) the look of the app's dialogs instead of Qt's default."""
+    theme = theme or current_theme(box.parentWidget())
+    for button in box.buttons():
+        if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
+            button.setObjectName("danger")
+    box.setStyleSheet(stylesheet(theme) + f"QMessageBox QLabel {{ color: {theme.text}; }}")
+    return box
+
+
 def _tree(headers: list[str]) -> QTreeWidget:
     tree = QTreeWidget()
     tree.setHeaderLabels(headers)

@@ -58,8 +58,11 @@ class ErrorDetailsDialog(QDialog):
         self.setObjectName("errorDetails")
         self.setWindowTitle(self.tr("Error details"))
         self.resize(640, 420)
+        heading = QLabel(self.tr("Error details"))
+        heading.setObjectName("pageTitle")
         intro = QLabel(self.tr("What went wrong, newest first. Nothing here was sent anywhere; "
                                "copy it into a bug report if you like."))
+        intro.setObjectName("muted")
         intro.setWordWrap(True)
         self.text = QPlainTextEdit(log.text())
         self.text.setReadOnly(True)
@@ -69,6 +72,14 @@ class ErrorDetailsDialog(QDialog):
         buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 20, 24, 16)
+        layout.setSpacing(10)
+        layout.addWidget(heading)
         layout.addWidget(intro)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
+        from .data_tools import current_theme, stylesheet  # the look of the other dialogs
+
+        theme = current_theme(parent)
+        self.setStyleSheet(stylesheet(theme) + f"QPlainTextEdit {{ background: {theme.code_panel}; "
+                           f"color: {theme.text}; border: 1px solid {theme.border}; border-radius: 8px; }}")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEff
 
 from ..bus import HostClient, HostError
 from .paged_model import PagedListModel
+from .data_tools import style_message_box
 from .painting import paint_row_card
 from .plain_errors import sentence_for_code
 from .tasks import spawn
@@ -491,6 +492,7 @@ class InboxPanel(QFrame):
                           QMessageBox.StandardButton.Cancel, self)
         box.setInformativeText(self.tr("Your chats stay as they are; only this list is emptied."))
         clear_button = box.addButton(self.tr("Clear"), QMessageBox.ButtonRole.DestructiveRole)
+        style_message_box(box, self.theme if isinstance(getattr(self, "theme", None), Theme) else None)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
         def finished(_result: int) -> None:
