@@ -2,20 +2,23 @@
 
 Every control writes its one key with ``settings.set`` the moment it changes,
 so there is no Save button and nothing to lose. The host normalises and
-validates; when it refuses, its message shows under the form and the control
-goes back to the stored value.
+validates; when it refuses, a sentence shows under the form (the host's words
+in its tooltip) and the control goes back to the stored value. A new language
+needs a restart, which the page offers next to the note that says so.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt, Signal
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QLabel, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
 from . import i18n
-from .tasks import spawn
+from .ops import host_op
+from .plain_errors import sentence
+from .relaunch import relaunch_pidesktop
 
 # Labels are English source texts, shown translated (context "GeneralPage"); a language keeps its own name.
 THEMES = (("system", QT_TRANSLATE_NOOP("GeneralPage", "System")), ("light", QT_TRANSLATE_NOOP("GeneralPage", "Light")),
@@ -31,6 +34,9 @@ CHEVRON_INSET = 16  # from the right edge to the chevron's centre
 
 class GeneralPage(QWidget):
     settingsChanged = Signal(dict)  # the normalised settings the host returned
+
+    # Replaceable (tests): how "Restart now" quits and starts pidesktop again, as the data-move wizard does.
+    relaunch = staticmethod(relaunch_pidesktop)
 
     def __init__(self, client: HostClient, parent: QWidget | None = None):
         super().__init__(parent)
@@ -60,7 +66,18 @@ class GeneralPage(QWidget):
         self.language_note = QLabel(self.tr("The new language is used the next time pidesktop starts."))
         self.language_note.setObjectName("muted")
         self.language_note.setWordWrap(True)
-        self.language_note.hide()
+        self.restart_button = QPushButton(self.tr("Restart now"))
+        self.restart_button.setToolTip(self.tr("Quit pidesktop and start it again in the new language"))
+        self.restart_button.clicked.connect(self.restart)
+        self.language_row = QWidget()
+        note_row = QHBoxLayout(self.language_row)
+        note_row.setContentsMargins(0, 0, 0, 4)
+        note_row.setSpacing(16)
+        self.language_note.setFixedWidth(FIELD_WIDTH)  # as wide as the fields, the button beside it
+        note_row.addWidget(self.language_note)
+        note_row.addWidget(self.restart_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        note_row.addStretch(1)
+        self.language_row.hide()
 
         # A grid, not QFormLayout: it centres each label on its field.
         form = QGridLayout()
@@ -69,7 +86,7 @@ class GeneralPage(QWidget):
         form.setVerticalSpacing(8)
         form.setColumnStretch(1, 1)
         rows = ((self.tr("Theme"), self.theme_combo), (self.tr("Language"), self.language_combo),
-                ("", self.language_note),
+                ("", self.language_row),
                 (self.tr("Replies"), self.show_thinking_check), (self.tr("Transcript"), self.display_mode_combo),
                 (self.tr("Large paste threshold"), self.paste_spin))
         for row, (label, field) in enumerate(rows):
@@ -97,32 +114,39 @@ class GeneralPage(QWidget):
 
     # -- host work ---------------------------------------------------------------
     async def load(self) -> None:
-        try:
-            result = await self.client.call("settings.get", {})
-        except HostError as exc:
-            self.show_error(exc.message)
-            return
-        self._show(result["settings"])
+        await host_op(self.client, "settings.get", parent=self, success=lambda result: self._show(result["settings"]),
+                      failure=self._failed)
 
-    async def save(self, key: str, value) -> None:
-        try:
-            result = await self.client.call("settings.set", {"patch": {key: value}})
-        except HostError as exc:
-            self.show_error(exc.message)
+    def save(self, key: str, value):
+        def saved(result: dict) -> None:
+            self.show_error("")
+            self._show(result["settings"])
+            self.settingsChanged.emit(result["settings"])
+
+        def refused(error: HostError) -> None:
+            self._failed(error)
             self._show(self.settings)  # back to what is stored
-            return
-        self.show_error("")
-        self._show(result["settings"])
-        self.settingsChanged.emit(result["settings"])
+
+        return host_op(self.client, "settings.set", {"patch": {key: value}}, parent=self, success=saved,
+                       failure=refused)
+
+    def restart(self) -> None:
+        """Quit and start again, so the new language is used; the setting is stored already."""
+        self.restart_button.setEnabled(False)
+        type(self).relaunch()
 
     # -- view --------------------------------------------------------------------
-    def show_error(self, message: str) -> None:
+    def show_error(self, message: str, details: str = "") -> None:
         self.error_label.setText(message)
+        self.error_label.setToolTip(details)
         self.error_label.setVisible(bool(message))
+
+    def _failed(self, error: HostError) -> None:
+        self.show_error(sentence(error), error.message)
 
     def _changed(self, key: str, value) -> None:
         if self.settings.get(key) != value:
-            spawn(self.save(key, value), name=f"settings-set-{key}")
+            self.save(key, value).run()
 
     def _show(self, settings: dict) -> None:
         """Put ``settings`` into the controls without writing them back."""
@@ -135,7 +159,7 @@ class GeneralPage(QWidget):
             _select(self.theme_combo, settings.get("theme"))
             _select(self.language_combo, settings.get("language"))
             # Texts are read when widgets are built: a new language shows after a restart.
-            self.language_note.setVisible(i18n.resolve(settings.get("language")) != i18n.active())
+            self.language_row.setVisible(i18n.resolve(settings.get("language")) != i18n.active())
             _select(self.display_mode_combo, settings.get("transcriptDisplayMode"))
             self.show_thinking_check.setChecked(bool(settings.get("showThinking", True)))
             threshold = settings.get("largePasteThreshold")

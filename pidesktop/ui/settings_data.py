@@ -1,0 +1,185 @@
+"""Settings > Data: where the data lives, moving it, and the maintenance tools.
+
+The folder comes from the host (``app.handshake``); whether this installation
+manages it (and may move or clean it) comes from the installation anchor. Each
+tool opens its own dialog, built when it is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from .. import paths
+from ..bus import HostClient, HostError
+from ..storage import recovery
+from ..storage.errors import StorageJobError
+from . import i18n
+from . import theme as themes
+from .ops import host_op
+from .plain_errors import sentence
+
+
+class DataPage(QWidget):
+    """Where the data lives, moving it, and the maintenance tools (each opens its own dialog)."""
+
+    TOOL_BUTTON_WIDTH = 190
+
+    def __init__(self, client: HostClient, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.client = client
+        self.data_root: str | None = None
+        self.location: paths.StorageLocation | None = None
+        self.tool: QWidget | None = None  # the last dialog opened from here
+        title = QLabel(self.tr("Data"))
+        title.setObjectName("pageTitle")
+        caption = QLabel(self.tr("Data folder"))
+        caption.setObjectName("sectionTitle")
+        self.path_label = QLabel("…")
+        self.path_label.setObjectName("path")
+        self.path_label.setWordWrap(True)
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.open_button = QPushButton(self.tr("Open folder"))
+        self.open_button.clicked.connect(self.open_folder)
+        self.move_button = QPushButton(self.tr("Move data folder…"))
+        self.move_button.clicked.connect(self.open_move_wizard)
+        self.note = QLabel()
+        self.note.setObjectName("notice")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        tools_title = QLabel(self.tr("Maintenance"))
+        tools_title.setObjectName("sectionTitle")
+        self.verify_button = QPushButton(self.tr("Verify data"))
+        self.backup_button = QPushButton(self.tr("Back up database…"))
+        self.cache_button = QPushButton(self.tr("Clean caches…"))
+        self.old_copies_button = QPushButton(self.tr("Remove old copies…"))
+        self.workflows_button = QPushButton(self.tr("Workflows…"))
+        tools = (
+            (self.verify_button, self.tr("Check the database and transcripts for problems."), self.open_verify),
+            (self.backup_button, self.tr("Save a checked copy of the chat database."), self.open_backup),
+            (self.cache_button, self.tr("Free space used by caches pidesktop can rebuild."), self.open_caches),
+            (self.old_copies_button, self.tr("Delete data folders kept after a move."), self.open_old_copies),
+            (self.workflows_button, self.tr("Status, check and backup of the Pi Workflows state."),
+             self.open_workflows),
+        )
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(16)
+        grid.setVerticalSpacing(8)
+        grid.setColumnStretch(1, 1)
+        for row, (button, text, slot) in enumerate(tools):
+            button.setMinimumWidth(self.TOOL_BUTTON_WIDTH)
+            button.clicked.connect(slot)
+            hint = QLabel(text)
+            hint.setObjectName("muted")
+            hint.setWordWrap(True)
+            grid.addWidget(button, row, 0)
+            grid.addWidget(hint, row, 1)
+        for button in self._needs_location():
+            button.setEnabled(False)
+        row = QHBoxLayout()
+        row.addWidget(self.open_button)
+        row.addWidget(self.move_button)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(title)
+        layout.addSpacing(8)
+        layout.addWidget(caption)
+        layout.addWidget(self.path_label)
+        layout.addLayout(row)
+        layout.addWidget(self.note)
+        layout.addSpacing(16)
+        layout.addWidget(tools_title)
+        layout.addLayout(grid)
+        layout.addStretch(1)
+
+    def _needs_location(self) -> tuple[QPushButton, ...]:
+        return (self.open_button, self.move_button, self.verify_button, self.backup_button, self.cache_button,
+                self.old_copies_button)
+
+    async def load(self) -> None:
+        result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self,
+                               failure=self._failed)
+        if result is None:
+            return
+        self.data_root = result["dataRoot"]
+        self.path_label.setText(self.data_root)
+        try:
+            installed = await asyncio.to_thread(paths.resolve)
+            pending = await asyncio.to_thread(recovery.pending)
+        except (paths.StorageLocationError, StorageJobError) as exc:
+            installed, pending = None, None
+            self._notice(str(exc))
+        if installed is not None and str(installed.data_root) == self.data_root:
+            self.location = installed
+        else:  # chosen by PI_DESKTOP_DATA_DIR or --data-dir for this run
+            self.location = paths.StorageLocation(Path(self.data_root), Path(self.data_root) / "ui", "env")
+        for button in self._needs_location():
+            button.setEnabled(True)
+        if self.location.source == "env":
+            for button in (self.move_button, self.cache_button, self.old_copies_button):
+                button.setEnabled(False)
+                button.setToolTip(self.tr("Not available for a data folder set by PI_DESKTOP_DATA_DIR."))
+            self._notice(self.tr("This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir), so it "
+                                 "is managed by whoever set it: pidesktop does not move it or clean it up. Unset "
+                                 "it to manage this installation's own data folder here."))
+        elif pending is not None:
+            self.move_button.setEnabled(False)
+            self._notice(i18n.arg(self.tr("A move to %1 is waiting: it runs the next time pidesktop starts."),
+                                  pending.destination))
+
+    def _failed(self, error: HostError) -> None:
+        self.path_label.setText(sentence(error))
+        self.path_label.setToolTip(error.message)
+
+    def _notice(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.show()
+
+    def _theme(self) -> themes.Theme:
+        return getattr(self.window(), "theme", None) or themes.LIGHT
+
+    def _open(self, dialog: QWidget) -> QWidget:
+        self.tool = dialog
+        dialog.open()
+        return dialog
+
+    def open_folder(self) -> None:
+        if self.data_root:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(self.data_root))
+
+    def open_move_wizard(self) -> QWidget:
+        from .storage_wizard import StorageWizard
+
+        return self._open(StorageWizard(self.location, self._theme(), self))
+
+    def open_verify(self) -> QWidget:
+        from .data_tools import VerifyDialog
+
+        return self._open(VerifyDialog(self.location, self._theme(), self))
+
+    def open_backup(self) -> QWidget:
+        from .data_tools import BackupDialog
+
+        return self._open(BackupDialog(self.location, self._theme(), self))
+
+    def open_caches(self) -> QWidget:
+        from .data_tools import CacheDialog
+
+        return self._open(CacheDialog(self.location, self._theme(), self))
+
+    def open_old_copies(self) -> QWidget:
+        from .data_tools import OldCopiesDialog
+
+        return self._open(OldCopiesDialog(self.location, self._theme(), self))
+
+    def open_workflows(self) -> QWidget:
+        from .data_tools import WorkflowsDialog
+
+        return self._open(WorkflowsDialog(self._theme(), self))
