@@ -201,24 +201,60 @@ def qloop(qapp):
     asyncio.set_event_loop(None)
 
 
+class LoopHosts:
+    """Real host threads, each with a client on the test's qasync loop; all closed and stopped after the test."""
+
+    def __init__(self, loop, location: paths.StorageLocation):
+        self._loop = loop
+        self._location = location
+        self._started: list[tuple[HostThread, HostClient]] = []
+
+    def start(self, location: paths.StorageLocation | None = None) -> HostClient:
+        """A new host thread on ``location`` (the test's own by default) and a client for it."""
+        thread = HostThread(opener(location or self._location, role="test GUI")).start()
+        client = HostClient(thread, self._loop)
+        self._started.append((thread, client))
+        return client
+
+    def thread_of(self, client: HostClient) -> HostThread:
+        return next(thread for thread, started in self._started if started is client)
+
+    def stop_all(self) -> None:
+        for thread, client in reversed(self._started):
+            client.close()
+            thread.stop()
+            assert not thread.alive
+        self._started.clear()
+
+
 @pytest.fixture
-def chat(qtbot, qloop, location):
+def loop_hosts(qloop, location):
+    """Starts hosts on demand: for a test that seeds its data root first, or needs a second one."""
+    hosts = LoopHosts(qloop, location)
+    yield hosts
+    hosts.stop_all()
+
+
+@pytest.fixture
+def host_client(loop_hosts) -> HostClient:
+    """A client on the test's qasync loop for a host thread on the test's data root."""
+    return loop_hosts.start()
+
+
+@pytest.fixture
+def chat(qtbot, qloop, host_client):
     """A started main window on its own host thread, answering with the offline demo."""
     from pidesktop.agent.runner import TurnRunner
     from pidesktop.ui import theme as themes
     from pidesktop.ui.main_window import MainWindow
 
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0))
+    win = MainWindow(host_client, themes.LIGHT, TurnRunner(host_client, offline_delay=0.0))
     qtbot.addWidget(win)
     win.resize(1100, 760)
     win.show()
     qloop.run_until_complete(win.start())
     yield win
     win.close()
-    client.close()
-    thread.stop()
 
 
 async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01):
@@ -231,3 +267,16 @@ async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01):
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         await asyncio.sleep(interval)
+
+
+def spin_until(qloop, predicate, timeout: float = 15.0):
+    """Run the qasync loop until ``predicate()`` is truthy (at most ``timeout`` s); returns its value."""
+    return qloop.run_until_complete(wait_until(predicate, timeout))
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where a test saves its screenshots: inside its tmp_path, or $PIDESKTOP_SHOTS to keep them."""
+    folder = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -4,17 +4,11 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.transcript_model import TranscriptModel
 
-from .conftest import InProcessHost, wait_until
-
-
-def run(qloop, predicate, timeout=15):
-    return qloop.run_until_complete(wait_until(predicate, timeout))
+from .conftest import InProcessHost, spin_until
 
 
 def rows(window):
@@ -24,7 +18,7 @@ def rows(window):
 def test_typing_a_prompt_and_pressing_enter_gets_a_stored_offline_reply(chat, qtbot, qloop):
     qtbot.keyClicks(chat.composer.edit, "What is a layout cache?")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: rows(chat) == ["user", "assistant"] and not chat.runner.is_running(chat.current_session_id)
+    spin_until(qloop, lambda: rows(chat) == ["user", "assistant"] and not chat.runner.is_running(chat.current_session_id)
         and not chat.transcript_model.rows[-1]["live"])
     sid = chat.current_session_id
     stored = chat.client.call_blocking("session.get", {"sessionId": sid})
@@ -45,18 +39,18 @@ def test_stop_keeps_the_partial_reply_and_creates_no_notification(chat, qtbot, q
     chat.runner.offline_delay = 0.05
     qtbot.keyClicks(chat.composer.edit, "Tell me a long story please")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.transcript_model.rows and chat.transcript_model.rows[-1]["live"]
+    spin_until(qloop, lambda: chat.transcript_model.rows and chat.transcript_model.rows[-1]["live"]
         and any(b.get("type") == "text" for b in chat.transcript_model.rows[-1]["message"]["blocks"]))
     assert chat.composer.send_button.text() == "Stop"
     qtbot.mouseClick(chat.composer.send_button, Qt.MouseButton.LeftButton)
     sid = chat.current_session_id
-    run(qloop, lambda: not chat.runner.is_running(sid))
+    spin_until(qloop, lambda: not chat.runner.is_running(sid))
     stored = chat.client.call_blocking("session.get", {"sessionId": sid})
     assert stored["session"]["lastTurn"]["status"] == "aborted"
     reply = stored["messages"][-1]
     assert reply["meta"]["status"] == "aborted" and reply["blocks"]
     assert chat.client.call_blocking("notifications.list")["notifications"] == []
-    run(qloop, lambda: not chat.transcript_model.rows[-1]["live"])
+    spin_until(qloop, lambda: not chat.transcript_model.rows[-1]["live"])
 
 
 def seed_long_session(location, count):
@@ -70,59 +64,52 @@ def seed_long_session(location, count):
     return sid
 
 
-def test_scrolling_to_the_top_loads_the_older_page_and_keeps_the_reader_in_place(qtbot, qloop, location):
+def test_scrolling_to_the_top_loads_the_older_page_and_keeps_the_reader_in_place(qtbot, qloop, location, loop_hosts):
     sid = seed_long_session(location, 130)
-    thread = HostThread(opener(location)).start()
-    win = MainWindow(HostClient(thread, qloop), themes.LIGHT)
+    win = MainWindow(loop_hosts.start(), themes.LIGHT)
     qtbot.addWidget(win)
     win.resize(1000, 700)
     win.show()
     qloop.run_until_complete(win.start())
     win.sidebar.select(sid)
     model = win.transcript_model
-    run(qloop, lambda: model.rowCount() == 50)
+    spin_until(qloop, lambda: model.rowCount() == 50)
     assert model.start == 80 and model.has_more_before
     view = win.transcript
-    run(qloop, lambda: view.verticalScrollBar().maximum() > 0 and view.verticalScrollBar().value()
+    spin_until(qloop, lambda: view.verticalScrollBar().maximum() > 0 and view.verticalScrollBar().value()
         == view.verticalScrollBar().maximum())
     anchor_row = 3
     view.scrollTo(model.index(anchor_row), view.ScrollHint.PositionAtTop)
     anchor_key = model.rows[anchor_row]["key"]
     before_top = view.visualRect(model.index(anchor_row)).top()
-    run(qloop, lambda: model.rowCount() == 100)
+    spin_until(qloop, lambda: model.rowCount() == 100)
     qloop.run_until_complete(asyncio.sleep(0.1))
     after = view.visualRect(model.index(model.row_of(anchor_key))).top()
     assert abs(after - before_top) <= 2, (before_top, after)
     assert model.start == 30
     assert [r["message"]["id"] for r in model.rows[:2]] == ["m30", "m31"]
     win.close()
-    thread.stop()
 
 
-def test_opening_around_a_message_pages_forward(qtbot, qloop, location):
+def test_opening_around_a_message_pages_forward(qtbot, qloop, location, loop_hosts):
     sid = seed_long_session(location, 200)
-    thread = HostThread(opener(location)).start()
-    client = HostClient(thread, qloop)
-    model = TranscriptModel(client)
+    model = TranscriptModel(loop_hosts.start())
     qloop.run_until_complete(model.open(sid, around="m100"))
     assert model.highlight_id == "m100" and model.has_more_after and model.has_more_before
     assert model.rows[25]["message"]["id"] == "m100"
     assert model.canFetchMore()
     qloop.run_until_complete(model.load_newer())
     assert model.rowCount() == 100 and model.rows[-1]["message"]["id"] == "m174"
-    thread.stop()
 
 
-def test_transcript_model_passes_qt_model_tester(qtmodeltester, qloop, location):
+def test_transcript_model_passes_qt_model_tester(qtmodeltester, qloop, location, loop_hosts):
     sid = seed_long_session(location, 60)
-    thread = HostThread(opener(location)).start()
-    model = TranscriptModel(HostClient(thread, qloop))
+    model = TranscriptModel(loop_hosts.start())
     qloop.run_until_complete(model.open(sid))
     qtmodeltester.check(model)
     qloop.run_until_complete(model.load_older())
     model.set_live({"id": "live1", "role": "assistant", "blocks": [{"type": "text", "text": "hi"}]})
     qtmodeltester.check(model)
-    thread.stop()
 
 
 def test_the_thinking_picker_stores_the_level_on_the_chat(chat, qtbot, qloop):
@@ -131,13 +118,13 @@ def test_the_thinking_picker_stores_the_level_on_the_chat(chat, qtbot, qloop):
     picker.activated.emit(picker.currentIndex())  # what choosing an entry does
     qtbot.keyClicks(chat.composer.edit, "think hard")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
+    spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
     sid = chat.current_session_id
     assert chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"][
         "thinkingLevel"] == "high"
     picker.setCurrentIndex(picker.findData("off"))
     picker.activated.emit(picker.currentIndex())
-    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
         "session"]["thinkingLevel"] == "off")
 
 
@@ -148,20 +135,20 @@ def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloo
     picker = chat.composer.model_picker
     from pidesktop.ui.composer import model_key
 
-    run(qloop, lambda: picker.findData(model_key(provider["id"], "llama-3")) >= 0)
+    spin_until(qloop, lambda: picker.findData(model_key(provider["id"], "llama-3")) >= 0)
     assert picker.itemText(0).startswith("Default model")
     sid = chat.client.call_blocking("session.create", {})["session"]["id"]
-    run(qloop, lambda: chat.model.find(sid) is not None)  # the sidebar hears of it through an event
+    spin_until(qloop, lambda: chat.model.find(sid) is not None)  # the sidebar hears of it through an event
     chat.sidebar.select(sid)
-    run(qloop, lambda: chat.current_session_id == sid)
+    spin_until(qloop, lambda: chat.current_session_id == sid)
     row = picker.findData(model_key(provider["id"], "llama-3"))
     picker.setCurrentIndex(row)
     picker.activated.emit(row)
-    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
         "session"]["modelId"] == "llama-3")
     picker.setCurrentIndex(0)
     picker.activated.emit(0)
-    run(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
+    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
         "session"]["modelId"] is None)
 
 
@@ -172,7 +159,7 @@ def test_the_mode_picker_stores_the_mode_and_shows_each_chats_own(chat, qtbot, q
     picker.activated.emit(picker.findData("plan"))  # picked before the chat exists
     qtbot.keyClicks(chat.composer.edit, "plan my week")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
+    spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
     planned = chat.current_session_id
 
     def mode(sid):
@@ -180,11 +167,11 @@ def test_the_mode_picker_stores_the_mode_and_shows_each_chats_own(chat, qtbot, q
 
     assert mode(planned) == "plan"
     other = chat.client.call_blocking("session.create", {})["session"]["id"]
-    run(qloop, lambda: chat.model.find(other) is not None)
+    spin_until(qloop, lambda: chat.model.find(other) is not None)
     chat.sidebar.select(other)
-    run(qloop, lambda: chat.current_session_id == other and picker.currentData() == "agent")
+    spin_until(qloop, lambda: chat.current_session_id == other and picker.currentData() == "agent")
     picker.activated.emit(picker.findData("goal"))
-    run(qloop, lambda: mode(other) == "goal")
+    spin_until(qloop, lambda: mode(other) == "goal")
     assert "outcome" in picker.toolTip()
     chat.sidebar.select(planned)
-    run(qloop, lambda: chat.current_session_id == planned and picker.currentData() == "plan")
+    spin_until(qloop, lambda: chat.current_session_id == planned and picker.currentData() == "plan")

@@ -5,12 +5,10 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, spin_until
 
 
 def finish_turn(call, title: str, n: int, status: str, error_code: str | None = None) -> str:
@@ -35,18 +33,8 @@ def seeded(location):
 
 
 @pytest.fixture
-def gui_host(qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    yield thread, client
-    client.close()
-    thread.stop()
-
-
-@pytest.fixture
-def inbox(qtbot, gui_host):
-    _thread, client = gui_host
-    panel = InboxPanel(client, themes.LIGHT)
+def inbox(qtbot, host_client):
+    panel = InboxPanel(host_client, themes.LIGHT)
     bell = BellButton(themes.LIGHT)
     panel.model.unreadChanged.connect(bell.set_count)
     qtbot.addWidget(panel)
@@ -56,10 +44,6 @@ def inbox(qtbot, gui_host):
     panel.bell = bell
     yield panel
     panel.close()
-
-
-def run(qloop, predicate):
-    return qloop.run_until_complete(wait_until(predicate))
 
 
 def host_inbox(panel) -> dict:
@@ -91,7 +75,7 @@ def test_clicking_a_row_opens_its_session_and_marks_it_read(seeded, inbox, qtbot
     with qtbot.waitSignal(inbox.openSession) as opened:
         click_row(qtbot, inbox, 1)
     assert opened.args == [seeded["failed"]]
-    run(qloop, lambda: inbox.model.unread_count == 1)
+    spin_until(qloop, lambda: inbox.model.unread_count == 1)
     assert inbox.model.rows[1]["readAt"] is not None and inbox.model.rows[0]["readAt"] is None
     assert inbox.bell.badge() == "1"
     stored = host_inbox(inbox)
@@ -102,7 +86,7 @@ def test_clicking_a_row_opens_its_session_and_marks_it_read(seeded, inbox, qtbot
 def test_mark_all_read_then_clear_after_confirming(seeded, inbox, qtbot, qloop):
     qloop.run_until_complete(inbox.refresh())
     qtbot.mouseClick(inbox.mark_all_button, Qt.MouseButton.LeftButton)
-    run(qloop, lambda: inbox.model.unread_count == 0)
+    spin_until(qloop, lambda: inbox.model.unread_count == 0)
     assert host_inbox(inbox)["unreadCount"] == 0
     assert inbox.bell.badge() == ""
     assert not inbox.mark_all_button.isEnabled()
@@ -112,7 +96,7 @@ def test_mark_all_read_then_clear_after_confirming(seeded, inbox, qtbot, qloop):
     assert box is not None and box.isVisible()
     confirm = next(b for b in box.buttons() if b.text() == "Clear")
     qtbot.mouseClick(confirm, Qt.MouseButton.LeftButton)
-    run(qloop, lambda: inbox.model.rowCount() == 0)
+    spin_until(qloop, lambda: inbox.model.rowCount() == 0)
     assert host_inbox(inbox)["notifications"] == []
     assert inbox.empty_label.isVisible() and inbox.empty_label.text() == EMPTY_TEXT
     assert not inbox.clear_button.isEnabled()
@@ -123,7 +107,7 @@ def test_cancelling_clear_keeps_everything(seeded, inbox, qtbot, qloop):
     qtbot.mouseClick(inbox.clear_button, Qt.MouseButton.LeftButton)
     box = inbox.confirm_box
     qtbot.mouseClick(box.button(box.StandardButton.Cancel), Qt.MouseButton.LeftButton)
-    run(qloop, lambda: inbox.confirm_box is None)
+    spin_until(qloop, lambda: inbox.confirm_box is None)
     assert inbox.model.rowCount() == 2 and len(host_inbox(inbox)["notifications"]) == 2
 
 
@@ -135,7 +119,7 @@ def test_a_created_event_inserts_the_row_without_a_reload(seeded, inbox, qloop):
     inbox.model.rowsInserted.connect(lambda parent, first, last: inserted.append((first, last)))
     try:
         sid = finish_turn(inbox.client.call_blocking, "", 3, "completed")
-        run(qloop, lambda: inbox.model.rowCount() == 3)
+        spin_until(qloop, lambda: inbox.model.rowCount() == 3)
     finally:
         unsubscribe()
     assert inbox.model.rows[0]["sessionId"] == sid
@@ -150,22 +134,21 @@ def test_a_read_elsewhere_updates_the_row_in_place(seeded, inbox, qloop):
     try:
         first = inbox.model.rows[0]["id"]
         inbox.client.call_blocking("notifications.markRead", {"id": first})
-        run(qloop, lambda: inbox.model.unread_count == 1)
+        spin_until(qloop, lambda: inbox.model.unread_count == 1)
         assert inbox.model.rows[0]["readAt"] is not None
         inbox.client.call_blocking("notifications.clear")
-        run(qloop, lambda: inbox.model.rowCount() == 0)  # a bulk change reloads
+        spin_until(qloop, lambda: inbox.model.rowCount() == 0)  # a bulk change reloads
     finally:
         unsubscribe()
     assert inbox.bell.badge() == ""
 
 
-def test_pages_load_by_cursor(location, qtbot, qloop, qtmodeltester):
+def test_pages_load_by_cursor(location, qtbot, qloop, qtmodeltester, loop_hosts):
     seed = InProcessHost(location)
     for n in range(60):
         finish_turn(seed.call, f"Task {n}", n, "completed")
     seed.stop()
-    thread = HostThread(opener(location)).start()
-    panel = InboxPanel(HostClient(thread, qloop), themes.DARK)
+    panel = InboxPanel(loop_hosts.start(), themes.DARK)
     qtbot.addWidget(panel)
     try:
         qloop.run_until_complete(panel.refresh())
@@ -173,18 +156,17 @@ def test_pages_load_by_cursor(location, qtbot, qloop, qtmodeltester):
         assert model.rowCount() == 50 and model.canFetchMore()
         model.fetchMore()
         assert not model.canFetchMore()  # one page in flight at a time
-        run(qloop, lambda: model.rowCount() == 60)
+        spin_until(qloop, lambda: model.rowCount() == 60)
         assert not model.canFetchMore()
         assert model.index(0).data() == "Task 59" and model.index(59).data() == "Task 0"
         assert model.unread_count == 60
         qtmodeltester.check(model)
     finally:
         panel.close()
-        thread.stop()
 
 
-def test_a_host_failure_is_one_line_in_the_panel(seeded, gui_host, inbox, qloop):
-    gui_host[0].stop()  # the host goes away: every call now fails
+def test_a_host_failure_is_one_line_in_the_panel(seeded, loop_hosts, inbox, qloop):
+    loop_hosts.thread_of(inbox.client).stop()  # the host goes away: every call now fails
     qloop.run_until_complete(inbox.refresh())
     assert inbox.error_label.isVisible()
     assert inbox.error_label.text() == "The host is shutting down."
@@ -198,25 +180,23 @@ def test_escape_closes_the_panel(inbox, qtbot):
     assert closed == [1] and not inbox.isVisible()
 
 
-def test_slides_in_docked_to_the_right_of_its_parent(seeded, qtbot, qloop, location):
+def test_slides_in_docked_to_the_right_of_its_parent(seeded, qtbot, qloop, loop_hosts):
     from PySide6.QtWidgets import QWidget
 
-    thread = HostThread(opener(location)).start()
     area = QWidget()
     qtbot.addWidget(area)
     area.resize(900, 600)
     area.show()
-    panel = InboxPanel(HostClient(thread, qloop), themes.LIGHT, area)
+    panel = InboxPanel(loop_hosts.start(), themes.LIGHT, area)
     assert not panel.isVisible()
     try:
         panel.slide_in()
-        run(qloop, lambda: panel.model.rowCount() == 2 and panel.x() == 900 - panel.width())
+        spin_until(qloop, lambda: panel.model.rowCount() == 2 and panel.x() == 900 - panel.width())
         assert panel.height() == 600 and panel.isVisible()
         area.resize(1000, 700)
-        run(qloop, lambda: panel.geometry().right() == 999 and panel.height() == 700)
+        spin_until(qloop, lambda: panel.geometry().right() == 999 and panel.height() == 700)
     finally:
         area.close()
-        thread.stop()
 
 
 def test_bell_badge_text():

@@ -3,11 +3,9 @@
 from PySide6.QtWidgets import QLabel, QToolButton
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui.queue_strip import QueueStrip
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, spin_until
 
 
 def seed_queue(location, prompts):
@@ -27,10 +25,9 @@ def button(row, text):
     return next(b for b in row.findChildren(QToolButton) if b.text() == text)
 
 
-def test_held_prompts_are_listed_and_can_be_reordered_promoted_and_removed(qtbot, qloop, location):
+def test_held_prompts_are_listed_and_can_be_reordered_promoted_and_removed(qtbot, qloop, location, loop_hosts):
     sid = seed_queue(location, ["first", "second", "third"])
-    thread = HostThread(opener(location)).start()
-    client = HostClient(thread, qloop)
+    client = loop_hosts.start()
     strip = QueueStrip(client)
     qtbot.addWidget(strip)
     client.subscribe(strip.handle_event)
@@ -39,20 +36,18 @@ def test_held_prompts_are_listed_and_can_be_reordered_promoted_and_removed(qtbot
     assert labels(strip) == ["first", "second", "third"]
     assert strip.title.text() == "3 prompt(s) waiting" and not strip.resume_button.isHidden()
     button(strip._rows[2], "↑").click()
-    qloop.run_until_complete(wait_until(lambda: labels(strip) == ["first", "third", "second"]))
+    spin_until(qloop, lambda: labels(strip) == ["first", "third", "second"])
     button(strip._rows[2], "Send now").click()
-    qloop.run_until_complete(wait_until(lambda: labels(strip) == ["second", "first", "third"]))
+    spin_until(qloop, lambda: labels(strip) == ["second", "first", "third"])
     button(strip._rows[1], "✕").click()
-    qloop.run_until_complete(wait_until(lambda: labels(strip) == ["second", "third"]))
+    spin_until(qloop, lambda: labels(strip) == ["second", "third"])
     stored = client.call_blocking("session.queueList", {"sessionId": sid})["entries"]
     assert [e["content"] for e in stored] == ["second", "third"]
-    thread.stop()
 
 
-def test_resume_sends_the_held_prompts_one_turn_at_a_time(qtbot, qloop, location):
+def test_resume_sends_the_held_prompts_one_turn_at_a_time(qtbot, qloop, location, loop_hosts):
     sid = seed_queue(location, ["alpha", "beta"])
-    thread = HostThread(opener(location)).start()
-    client = HostClient(thread, qloop)
+    client = loop_hosts.start()
     runner = TurnRunner(client, offline_delay=0.0)
     qloop.run_until_complete(runner.resume(sid))
     messages = client.call_blocking("session.get", {"sessionId": sid})["messages"]
@@ -60,4 +55,3 @@ def test_resume_sends_the_held_prompts_one_turn_at_a_time(qtbot, qloop, location
     assert prompts == ["alpha", "beta"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     assert client.call_blocking("session.queueList", {"sessionId": sid})["entries"] == []
-    thread.stop()

@@ -6,14 +6,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import (HINT_TEXT, SearchDialog, no_match_text, snippet_segments,
                                         title_highlights)
 from pidesktop.ui.tasks import spawn
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, spin_until
 
 
 def seed_session(call, title: str, texts: list[str], project: str | None = None) -> str:
@@ -42,28 +40,20 @@ def chats(location):
 
 
 @pytest.fixture
-def dialog(qtbot, qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
+def dialog(qtbot, host_client):
     window = QWidget()  # the dialog's parent, as the main window would be; it stays open
     qtbot.addWidget(window)
     window.show()
-    found = SearchDialog.ask(client, themes.LIGHT, window)
+    found = SearchDialog.ask(host_client, themes.LIGHT, window)
     found.open()
     yield found
     found.close()
     window.close()
-    client.close()
-    thread.stop()
-
-
-def run(qloop, predicate):
-    return qloop.run_until_complete(wait_until(predicate))
 
 
 def search_for(qtbot, qloop, dialog, text: str) -> None:
     qtbot.keyClicks(dialog.field, text)
-    run(qloop, lambda: dialog.model.query == text)
+    spin_until(qloop, lambda: dialog.model.query == text)
 
 
 def rows(dialog) -> list[dict]:
@@ -118,7 +108,7 @@ def test_enter_right_after_typing_opens_the_first_result_for_the_typed_text(chat
     qtbot.keyClicks(dialog.field, "milk")
     with qtbot.waitSignal(dialog.chosen, timeout=5000) as chosen:
         qtbot.keyClick(dialog.field, Qt.Key.Key_Return)  # the list still shows "temple"
-        run(qloop, lambda: not dialog.isVisible())
+        spin_until(qloop, lambda: not dialog.isVisible())
     assert chosen.args == [chats["groceries"], f"{chats['groceries']}-m0"]
 
 
@@ -128,7 +118,7 @@ def test_no_matches_shows_the_empty_state(chats, dialog, qtbot, qloop):
     assert dialog.empty_label.isVisible() and dialog.empty_label.text() == no_match_text("zanzibar")
     assert dialog.empty_label.text() == "No chats match “zanzibar”"
     dialog.field.clear()
-    run(qloop, lambda: dialog.empty_label.text() == HINT_TEXT)
+    spin_until(qloop, lambda: dialog.empty_label.text() == HINT_TEXT)
 
 
 def test_typing_fast_searches_only_the_last_query(chats, dialog, qtbot, qloop):
@@ -138,7 +128,7 @@ def test_typing_fast_searches_only_the_last_query(chats, dialog, qtbot, qloop):
     for _ in "temple":
         qtbot.keyClick(dialog.field, Qt.Key.Key_Backspace)
     qtbot.keyClicks(dialog.field, "milk")
-    run(qloop, lambda: searched)
+    spin_until(qloop, lambda: searched)
     assert searched == ["milk"]
     assert [r["sessionId"] for r in rows(dialog)] == [chats["groceries"]]
 
@@ -148,18 +138,17 @@ def test_a_reply_for_an_older_query_is_ignored(chats, dialog, qtbot, qloop):
     dialog.model.searched.connect(searched.append)
     older = spawn(dialog.model.search("temple"))  # in flight when the text changes
     dialog.field.setText("milk")
-    run(qloop, lambda: searched)
+    spin_until(qloop, lambda: searched)
     assert older.done() and searched == ["milk"]
     assert [r["sessionId"] for r in rows(dialog)] == [chats["groceries"]]
 
 
-def test_more_results_load_when_the_keyboard_reaches_the_end(location, qtbot, qloop, qtmodeltester):
+def test_more_results_load_when_the_keyboard_reaches_the_end(location, qtbot, qloop, qtmodeltester, loop_hosts):
     seed = InProcessHost(location)
     for n in range(25):
         seed_session(seed.call, f"Chat {n}", [f"a needle in haystack {n}"])
     seed.stop()
-    thread = HostThread(opener(location)).start()
-    found = SearchDialog.ask(HostClient(thread, qloop), themes.DARK, None)
+    found = SearchDialog.ask(loop_hosts.start(), themes.DARK, None)
     qtbot.addWidget(found)
     found.open()
     try:
@@ -168,13 +157,12 @@ def test_more_results_load_when_the_keyboard_reaches_the_end(location, qtbot, ql
         assert found.status_label.text() == "20 of 25 chats"
         for _ in range(20):
             qtbot.keyClick(found.field, Qt.Key.Key_Down)
-        run(qloop, lambda: found.model.rowCount() == 25)
+        spin_until(qloop, lambda: found.model.rowCount() == 25)
         assert not found.model.canFetchMore() and found.status_label.text() == "25 chats"
         assert len({r["sessionId"] for r in rows(found)}) == 25
         qtmodeltester.check(found.model)
     finally:
         found.close()
-        thread.stop()
 
 
 def test_escape_closes(dialog, qtbot):

@@ -1,32 +1,23 @@
 """The Settings dialog against a real host: General, Providers (with a real model server) and Data."""
 
-from pathlib import Path
-
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
 
-from .conftest import wait_until
+from .conftest import spin_until
 from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
 
-SHOTS = Path("/tmp/pidesktop-shots")
 KEY = "sk-test-9f8e7d6c5b4a"
 
 
 @pytest.fixture
-def client(qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    yield client
-    client.close()
-    thread.stop()
+def client(host_client):
+    return host_client
 
 
 @pytest.fixture
@@ -45,10 +36,6 @@ def open_settings(qloop, client):
     for dialog in opened:
         if shiboken6.isValid(dialog):
             dialog.close()
-
-
-def run(qloop, predicate, timeout=10):
-    return qloop.run_until_complete(wait_until(predicate, timeout))
 
 
 def click(qtbot, button):
@@ -88,7 +75,7 @@ def add_provider(qtbot, qloop, page, preset="openai", name=None, url=None, key=N
         qtbot.keyClicks(page.key_edit, key)
     before = len(page.providers)
     click(qtbot, page.save_button)
-    run(qloop, lambda: len(page.providers) == before + 1 or page.notice.property("severity") == "error")
+    spin_until(qloop, lambda: len(page.providers) == before + 1 or page.notice.property("severity") == "error")
     return page.selected_id
 
 
@@ -103,18 +90,18 @@ def test_general_changes_are_stored_at_once_and_shown_again(qtbot, qloop, client
     dialog.settingsChanged.connect(emitted.append)
 
     page.theme_combo.setCurrentIndex(page.theme_combo.findData("dark"))
-    run(qloop, lambda: stored_settings(client)["theme"] == "dark")
+    spin_until(qloop, lambda: stored_settings(client)["theme"] == "dark")
     page.language_combo.setCurrentIndex(page.language_combo.findData("zh_CN"))
-    run(qloop, lambda: stored_settings(client)["language"] == "zh_CN")
+    spin_until(qloop, lambda: stored_settings(client)["language"] == "zh_CN")
     click(qtbot, page.show_thinking_check)
-    run(qloop, lambda: stored_settings(client)["showThinking"] is False)
+    spin_until(qloop, lambda: stored_settings(client)["showThinking"] is False)
     page.display_mode_combo.setCurrentIndex(page.display_mode_combo.findData("command-first"))
-    run(qloop, lambda: stored_settings(client)["transcriptDisplayMode"] == "command-first")
+    spin_until(qloop, lambda: stored_settings(client)["transcriptDisplayMode"] == "command-first")
     page.paste_spin.lineEdit().selectAll()
     qtbot.keyClicks(page.paste_spin.lineEdit(), "2500")
     qtbot.keyClick(page.paste_spin.lineEdit(), Qt.Key.Key_Return)
-    run(qloop, lambda: stored_settings(client)["largePasteThreshold"] == 2500)
-    run(qloop, lambda: emitted and emitted[-1]["largePasteThreshold"] == 2500)
+    spin_until(qloop, lambda: stored_settings(client)["largePasteThreshold"] == 2500)
+    spin_until(qloop, lambda: emitted and emitted[-1]["largePasteThreshold"] == 2500)
     assert emitted[-1]["theme"] == "dark"
     assert not page.error_label.isVisible()
     dialog.close()
@@ -136,12 +123,12 @@ def test_threshold_outside_the_host_range_cannot_be_entered(qtbot, qloop, client
     assert spin.value() == 1
     spin.setValue(5_000_000)
     assert spin.value() == 1_000_000
-    run(qloop, lambda: stored_settings(client)["largePasteThreshold"] == 1_000_000)
+    spin_until(qloop, lambda: stored_settings(client)["largePasteThreshold"] == 1_000_000)
     spin.lineEdit().selectAll()
     qtbot.keyClicks(spin.lineEdit(), "0")  # the validator refuses it: nothing changes
     qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
     assert spin.value() in (1, 1_000_000)
-    run(qloop, lambda: 1 <= stored_settings(client)["largePasteThreshold"] <= 1_000_000)
+    spin_until(qloop, lambda: 1 <= stored_settings(client)["largePasteThreshold"] <= 1_000_000)
 
 
 # -- Providers ---------------------------------------------------------------------
@@ -165,7 +152,7 @@ def test_adding_from_a_preset_stores_the_key_and_forgets_it(qtbot, qloop, client
     assert page.key_note.isVisible() and page.key_note.text() == KEY_NOTE
     qtbot.keyClicks(page.key_edit, KEY)
     click(qtbot, page.save_button)
-    run(qloop, lambda: len(page.providers) == 1)
+    spin_until(qloop, lambda: len(page.providers) == 1)
 
     [stored] = providers_list(client)["providers"]
     assert (stored["name"], stored["baseUrl"], stored["vendorKey"], stored["hasKey"]) == (
@@ -182,11 +169,11 @@ def test_adding_from_a_preset_stores_the_key_and_forgets_it(qtbot, qloop, client
     # empty key field on Save keeps the stored key; Remove key sends apiKey: null
     page.name_edit.setText("OpenAI (work)")
     click(qtbot, page.save_button)
-    run(qloop, lambda: providers_list(client)["providers"][0]["name"] == "OpenAI (work)")
+    spin_until(qloop, lambda: providers_list(client)["providers"][0]["name"] == "OpenAI (work)")
     assert providers_list(client)["providers"][0]["hasKey"] is True
     click(qtbot, page.remove_key_button)
-    run(qloop, lambda: providers_list(client)["providers"][0]["hasKey"] is False)
-    run(qloop, lambda: page.key_edit.placeholderText() != STORED_KEY)
+    spin_until(qloop, lambda: providers_list(client)["providers"][0]["hasKey"] is False)
+    spin_until(qloop, lambda: page.key_edit.placeholderText() != STORED_KEY)
     assert not page.remove_key_button.isEnabled()
 
 
@@ -198,7 +185,7 @@ def test_a_bad_base_url_shows_the_host_message_and_stores_nothing(qtbot, qloop, 
     page.name_edit.setText("Mine")
     page.url_edit.setText("ftp://x")
     click(qtbot, page.save_button)
-    run(qloop, lambda: page.notice.isVisible())
+    spin_until(qloop, lambda: page.notice.isVisible())
     assert page.notice.property("severity") == "error"
     assert page.notice.text().startswith("The base URL must start with http:// or https://")
     assert page.url_edit.property("invalid") is True
@@ -214,11 +201,11 @@ def test_reorder_with_up_and_down(qtbot, qloop, client, open_settings):
     assert page.selected_id == second
     assert not page.down_button.isEnabled()
     click(qtbot, page.up_button)
-    run(qloop, lambda: [p["id"] for p in providers_list(client)["providers"]] == [second, first])
-    run(qloop, lambda: row_ids(page) == [OFFLINE_ID, second, first])
+    spin_until(qloop, lambda: [p["id"] for p in providers_list(client)["providers"]] == [second, first])
+    spin_until(qloop, lambda: row_ids(page) == [OFFLINE_ID, second, first])
     assert page.provider_list.currentRow() == 1  # the moved row stays selected
     click(qtbot, page.down_button)
-    run(qloop, lambda: [p["id"] for p in providers_list(client)["providers"]] == [first, second])
+    spin_until(qloop, lambda: [p["id"] for p in providers_list(client)["providers"]] == [first, second])
 
 
 def test_delete_asks_first(qtbot, qloop, client, open_settings):
@@ -228,14 +215,14 @@ def test_delete_asks_first(qtbot, qloop, client, open_settings):
     box = page.confirm_box
     assert box is not None and "OpenRouter" in box.text()
     qtbot.mouseClick(box.button(box.StandardButton.Cancel), Qt.MouseButton.LeftButton)
-    run(qloop, lambda: page.confirm_box is None)
+    spin_until(qloop, lambda: page.confirm_box is None)
     assert len(providers_list(client)["providers"]) == 1
 
     click(qtbot, page.delete_button)
     box = page.confirm_box
     qtbot.mouseClick(next(b for b in box.buttons() if b.text() == "Delete"), Qt.MouseButton.LeftButton)
-    run(qloop, lambda: providers_list(client)["providers"] == [])
-    run(qloop, lambda: row_ids(page) == [OFFLINE_ID])
+    spin_until(qloop, lambda: providers_list(client)["providers"] == [])
+    spin_until(qloop, lambda: row_ids(page) == [OFFLINE_ID])
     assert page.selected_id == OFFLINE_ID and page.editor.currentWidget() is page.offline_panel
     assert provider_id not in row_ids(page)
 
@@ -248,17 +235,17 @@ def test_use_as_default_for_a_provider_and_for_the_offline_demo(qtbot, qloop, cl
     provider_id = add_provider(qtbot, qloop, page, "ollama")
     page.model_combo.setEditText("llama3.2")
     click(qtbot, page.default_button)
-    run(qloop, lambda: providers_list(client)["defaultProviderId"] == provider_id)
+    spin_until(qloop, lambda: providers_list(client)["defaultProviderId"] == provider_id)
     assert providers_list(client)["defaultModelId"] == "llama3.2"
-    run(qloop, lambda: page.provider_list.itemWidget(page.provider_list.item(1)).default_badge is not None)
+    spin_until(qloop, lambda: page.provider_list.itemWidget(page.provider_list.item(1)).default_badge is not None)
     assert page.provider_list.itemWidget(page.provider_list.item(0)).default_badge is None
 
     select(page, OFFLINE_ID)
     assert page.editor.currentWidget() is page.offline_panel
     click(qtbot, page.offline_default_button)
-    run(qloop, lambda: providers_list(client)["defaultProviderId"] == OFFLINE_ID)
+    spin_until(qloop, lambda: providers_list(client)["defaultProviderId"] == OFFLINE_ID)
     assert providers_list(client)["defaultModelId"] == "offline-demo"
-    run(qloop, lambda: page.provider_list.itemWidget(page.provider_list.item(0)).default_badge is not None)
+    spin_until(qloop, lambda: page.provider_list.itemWidget(page.provider_list.item(0)).default_badge is not None)
     assert changed
 
 
@@ -269,7 +256,7 @@ def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, 
     provider_id = add_provider(qtbot, qloop, page, "custom", name="Local", url=sse_server.base_url, key=KEY)
     assert providers_list(client)["providers"][0]["baseUrl"] == sse_server.base_url
     click(qtbot, page.refresh_button)
-    run(qloop, lambda: page.model_combo.count() == 2)
+    spin_until(qloop, lambda: page.model_combo.count() == 2)
     models = client.call_blocking("models.list", {"providerId": provider_id})["models"]
     assert [(m["modelId"], m["source"], m["contextWindow"]) for m in models] == [
         ("m-1", "discovered", None), ("m-2", "discovered", 32768)]
@@ -284,7 +271,7 @@ def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse
     page = providers_page(open_settings())
     add_provider(qtbot, qloop, page, "custom", name="Nowhere", url=f"{sse_server.url}/nothing/v1")
     click(qtbot, page.refresh_button)
-    run(qloop, lambda: page.notice.property("severity") == "error" and page.notice.isVisible())
+    spin_until(qloop, lambda: page.notice.property("severity") == "error" and page.notice.isVisible())
     assert "404" in page.notice.text() and "base URL" in page.notice.text()
     assert page.refresh_button.isEnabled() and page.refresh_button.text() == "Refresh models"
 
@@ -301,24 +288,27 @@ def test_data_page_shows_the_data_folder(open_settings, location):
 
 # -- Screenshots -----------------------------------------------------------------------
 
-def shot(dialog, name):
-    QApplication.processEvents()  # let pending layout changes land first
-    assert dialog.grab().save(str(SHOTS / f"{name}.png"))
+@pytest.fixture
+def shot(shots):
+    def save(dialog, name):
+        QApplication.processEvents()  # let pending layout changes land first
+        assert dialog.grab().save(str(shots / f"{name}.png"))
+
+    return save
 
 
 @pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def test_screenshots_of_every_page(qtbot, qloop, client, open_settings, theme):
+def test_screenshots_of_every_page(qtbot, qloop, client, open_settings, theme, shot):
     app = QApplication.instance()
     themes.apply(app, theme)
     try:
-        SHOTS.mkdir(parents=True, exist_ok=True)
         dialog = open_settings(theme)
         page = providers_page(dialog)
         add_provider(qtbot, qloop, page, "openai", key=KEY)
         add_provider(qtbot, qloop, page, "ollama")
         page.enabled_check.setChecked(False)
         click(qtbot, page.save_button)
-        run(qloop, lambda: page.providers[-1]["enabled"] is False)
+        spin_until(qloop, lambda: page.providers[-1]["enabled"] is False)
         select(page, page.providers[0]["id"])
         qloop.run_until_complete(page.use_as_default(page.providers[0]["id"]))
         for name in ("General", "Providers", "Data"):
@@ -333,7 +323,7 @@ def test_screenshots_of_every_page(qtbot, qloop, client, open_settings, theme):
         page.name_edit.setText("Mine")
         page.url_edit.setText("ftp://x")
         click(qtbot, page.save_button)
-        run(qloop, lambda: page.notice.isVisible())
+        spin_until(qloop, lambda: page.notice.isVisible())
         shot(dialog, f"settings-error-{theme.name}")
     finally:
         app.setStyleSheet("")

@@ -5,13 +5,11 @@ import time
 
 import pytest
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences, normalise
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, spin_until
 
 
 def seed(location):
@@ -26,17 +24,15 @@ def seed(location):
 
 
 @pytest.fixture
-def sidebar_window(qtbot, qloop, location, tmp_path):
+def sidebar_window(qtbot, qloop, location, tmp_path, loop_hosts):
     ids = seed(location)
-    thread = HostThread(opener(location)).start()
     prefs = Preferences(tmp_path / "ui")
-    win = MainWindow(HostClient(thread, qloop), themes.LIGHT, prefs=prefs)
+    win = MainWindow(loop_hosts.start(), themes.LIGHT, prefs=prefs)
     qtbot.addWidget(win)
     win.show()
     qloop.run_until_complete(win.start())
     yield win, ids, prefs
     win.close()
-    thread.stop()
 
 
 def layout(model):
@@ -127,10 +123,9 @@ def test_slash_variants_of_a_project_path_are_one_entry():
     assert prefs["sidebar"]["openProjectPaths"] == ["/x"]
 
 
-def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, location, tmp_path):
-    thread = HostThread(opener(location)).start()
+def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, tmp_path, host_client):
     prefs = Preferences(tmp_path / "ui")
-    win = MainWindow(HostClient(thread, qloop), themes.LIGHT, prefs=prefs)
+    win = MainWindow(host_client, themes.LIGHT, prefs=prefs)
     qtbot.addWidget(win)
     win.resize(900, 600)
     win.show()
@@ -138,12 +133,11 @@ def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, location, tmp
     win.close()
     stored = Preferences(tmp_path / "ui").data["window"]
     assert stored["splitter"][0] == 300
-    again = MainWindow(HostClient(thread, qloop), themes.LIGHT, prefs=Preferences(tmp_path / "ui"))
+    again = MainWindow(host_client, themes.LIGHT, prefs=Preferences(tmp_path / "ui"))
     qtbot.addWidget(again)
     again.show()
-    qloop.run_until_complete(wait_until(lambda: again.splitter.sizes()[0] == 300))
+    spin_until(qloop, lambda: again.splitter.sizes()[0] == 300)
     again.close()
-    thread.stop()
 
 
 def test_pages_extend_the_tree_like_one_reset_would(qtmodeltester):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import stat
-from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QMessageBox, QWizard
@@ -17,18 +15,14 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MissingRootWindow, MoveProgressWindow
 from pidesktop.ui.storage_wizard import StorageWizard, schedule_move
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, spin_until
 
-SHOTS = Path(os.environ.get("PIDESKTOP_SHOTS", "/tmp/pidesktop-shots"))
+@pytest.fixture
+def shot(shots):
+    def save(widget, name: str) -> None:
+        widget.grab().save(str(shots / f"{name}.png"))
 
-
-def shot(widget, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    widget.grab().save(str(SHOTS / f"{name}.png"))
-
-
-def run(qloop, predicate, timeout=15):
-    return qloop.run_until_complete(wait_until(predicate, timeout))
+    return save
 
 
 def text_of(message: str) -> dict:
@@ -104,11 +98,11 @@ def qtbot_app_widgets():
 def set_destination(qloop, wizard: StorageWizard, value: str) -> None:
     page = wizard.choose
     page.path_edit.setText(value)
-    run(qloop, lambda: page.checked_text == value.strip())
+    spin_until(qloop, lambda: page.checked_text == value.strip())
 
 
 def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, default_location, tmp_path, monkeypatch,
-                                                          theme):
+                                                          theme, shot):
     relaunched = []
     monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: relaunched.append(True)))
     wizard = StorageWizard(default_location, theme)
@@ -138,7 +132,7 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, default_
 
     wizard.next()
     review = wizard.review
-    run(qloop, lambda: review.ready)
+    spin_until(qloop, lambda: review.ready)
     rows = {review.table.topLevelItem(i).text(0): review.table.topLevelItem(i).text(2)
             for i in range(review.table.topLevelItemCount())}
     assert "Chat database" in rows and "Transcripts" in rows
@@ -154,7 +148,7 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, default_
     assert wizard.confirm.heading.subtitle.text() == "pidesktop will restart to move your data."
     shot(wizard, f"move-wizard-confirm-{theme.name}")
     wizard.button(QWizard.WizardButton.FinishButton).click()
-    run(qloop, lambda: relaunched)
+    spin_until(qloop, lambda: relaunched)
     pending = journal.read()
     assert pending is not None and pending.destination == destination
     assert pending.source_data_root == default_location.data_root
@@ -192,7 +186,7 @@ def test_the_startup_window_runs_a_pending_move(qtbot, default_location, tmp_pat
     assert kept and kept[0].paths[0] == default_location.data_root and default_location.data_root.is_dir()
 
 
-def test_the_startup_window_shows_a_failure_and_retries(qtbot, default_location, tmp_path, theme):
+def test_the_startup_window_shows_a_failure_and_retries(qtbot, default_location, tmp_path, theme, shot):
     destination = tmp_path / "stick"
     schedule_move(destination)
     destination.mkdir()
@@ -215,7 +209,7 @@ def test_the_startup_window_shows_a_failure_and_retries(qtbot, default_location,
     assert window.result_location.data_root == destination / "data"
 
 
-def test_the_startup_window_paints_progress(qtbot, default_location, tmp_path, theme):
+def test_the_startup_window_paints_progress(qtbot, default_location, tmp_path, theme, shot):
     window = MoveProgressWindow.__new__(MoveProgressWindow)
     schedule_move(tmp_path / "dest")
     window = MoveProgressWindow(default_location, theme)
@@ -231,7 +225,7 @@ def test_the_startup_window_paints_progress(qtbot, default_location, tmp_path, t
     journal.clear()
 
 
-def test_a_missing_default_root_offers_fresh_or_existing(qtbot, default_location, tmp_path, theme):
+def test_a_missing_default_root_offers_fresh_or_existing(qtbot, default_location, tmp_path, theme, shot):
     from pidesktop.storage import recovery
 
     recovery.before_host_start(default_location)  # records that the default root is in use
@@ -253,43 +247,43 @@ def test_a_missing_default_root_offers_fresh_or_existing(qtbot, default_location
 
 
 # -- maintenance ---------------------------------------------------------------------------------
-def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, location, theme):
+def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, location, theme, shot):
     ids = populate(location)
     dialog = maintenance.VerifyDialog(location, theme)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.report.isVisible())
     assert dialog.report.text().startswith("No problems found.") and "2 chats, 4 messages" in dialog.report.text()
     shot(dialog, f"maintenance-verify-{theme.name}")
 
     (location.data_root / "sessions" / f"{ids[0]}.jsonl").write_bytes(b"")
     dialog.again_button.click()
-    run(qloop, lambda: dialog.report.isVisible() and dialog.result is not None and not dialog.result.ok)
+    spin_until(qloop, lambda: dialog.report.isVisible() and dialog.result is not None and not dialog.result.ok)
     assert "Problems found: 1." in dialog.report.text()
     assert ids[0] in dialog.details.text() and "indexed messages" in dialog.details.text()
     shot(dialog, f"maintenance-verify-problem-{theme.name}")
 
 
-def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot, qloop, location, tmp_path, theme):
+def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot, qloop, location, tmp_path, theme, shot):
     populate(location)
     dialog = maintenance.BackupDialog(location, theme)
     qtbot.addWidget(dialog)
     dialog.open()
     dialog.path_edit.setText("backups/pi.sqlite")
     dialog.backup_button.click()
-    run(qloop, lambda: dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.report.isVisible())
     assert "must be absolute" in dialog.report.text() and dialog.result is None
     target = tmp_path / "pi-backup.sqlite"
     dialog.path_edit.setText(str(target))
     dialog.backup_button.click()
-    run(qloop, lambda: dialog.result is not None)
+    spin_until(qloop, lambda: dialog.result is not None)
     assert target.is_file() and stat.S_IMODE(target.stat().st_mode) == 0o600
     assert dialog.report.text().startswith("Backed up and verified") and str(target) in dialog.report.text()
     assert dialog.result.rows["sessions"] == 2
     shot(dialog, f"maintenance-backup-{theme.name}")
 
 
-def test_clean_caches_shows_sizes_and_empties_only_the_caches(qtbot, qloop, location, theme):
+def test_clean_caches_shows_sizes_and_empties_only_the_caches(qtbot, qloop, location, theme, shot):
     populate(location)
     root = location.data_root
     (root / "cache" / "thumbs").mkdir(parents=True, exist_ok=True)
@@ -299,14 +293,14 @@ def test_clean_caches_shows_sizes_and_empties_only_the_caches(qtbot, qloop, loca
     dialog = maintenance.CacheDialog(location, theme)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.folders and dialog.clean_button.isEnabled())
+    spin_until(qloop, lambda: dialog.folders and dialog.clean_button.isEnabled())
     first = dialog.table.topLevelItem(0)
     assert first.text(0) == "cache/" and first.text(1) == "2" and first.text(2) == "200 KB"
     assert "200 KB" in dialog.total.text()
     shot(dialog, f"maintenance-caches-{theme.name}")
     dialog.clean_button.click()
     press_yes(qtbot, "Clean")
-    run(qloop, lambda: dialog.cleaned is not None and dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.cleaned is not None and dialog.report.isVisible())
     assert "Freed 200 KB (2 files)" in dialog.report.text()
     assert (root / "cache").is_dir() and list((root / "cache").iterdir()) == []
     assert (root / "attachments" / "keep.bin").read_bytes() == b"keep"
@@ -319,13 +313,13 @@ def test_clean_caches_waits_while_a_host_uses_the_root(qtbot, qloop, location):
         dialog = maintenance.CacheDialog(location, themes.LIGHT)
         qtbot.addWidget(dialog)
         dialog.open()
-        run(qloop, lambda: dialog.report.isVisible())
+        spin_until(qloop, lambda: dialog.report.isVisible())
         assert "restarts" in dialog.report.text() and dialog.clean_button.text().startswith("Restart")
     finally:
         host.stop()
 
 
-def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, theme):
+def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, theme, shot):
     old_data, old_ui = tmp_path / "old" / "data", tmp_path / "old" / "ui"
     for folder in (old_data, old_ui):
         (folder / "sessions").mkdir(parents=True)
@@ -335,7 +329,7 @@ def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, t
     dialog = maintenance.OldCopiesDialog(location, theme)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.kept and dialog.delete_button.isEnabled())
+    spin_until(qloop, lambda: dialog.kept and dialog.delete_button.isEnabled())
     item = dialog.table.topLevelItem(0)
     assert str(old_data) in item.text(0) and item.text(2) == "60 KB"
     shot(dialog, f"maintenance-old-copies-{theme.name}")
@@ -343,13 +337,13 @@ def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, t
     press_yes(qtbot, "Delete")
     assert old_data.is_dir()  # one confirmation is not enough
     press_yes(qtbot, "Delete for good")
-    run(qloop, lambda: dialog.result is not None and dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.result is not None and dialog.report.isVisible())
     assert not old_data.exists() and not old_ui.exists()
     assert old_roots.entries() == []
     assert dialog.empty.isVisible() and "Deleted 2 folders" in dialog.report.text()
 
 
-def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_path, monkeypatch):
+def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_path, monkeypatch, shot):
     from pidesktop.storage import cleanup
 
     old_data, old_ui = tmp_path / "old" / "data", tmp_path / "old" / "ui"
@@ -367,9 +361,9 @@ def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_
     dialog = maintenance.OldCopiesDialog(paths.resolve(), themes.LIGHT)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.delete_button.isEnabled())
+    spin_until(qloop, lambda: dialog.delete_button.isEnabled())
     dialog.delete(dialog.kept[0].entry.id)
-    run(qloop, lambda: dialog.result is not None and dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.result is not None and dialog.report.isVisible())
     assert "could not be deleted" in dialog.report.text() and "Permission denied" in dialog.report.text()
     assert dialog.delete_button.text() == "Retry…" and dialog.delete_button.isEnabled()
     assert not old_data.exists() and old_roots.entries()
@@ -377,16 +371,16 @@ def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_
 
     monkeypatch.setattr(cleanup, "remove_entry", real_remove)
     dialog.delete(dialog.kept[0].entry.id)
-    run(qloop, lambda: not old_roots.entries())
+    spin_until(qloop, lambda: not old_roots.entries())
     assert not old_ui.exists()
 
 
-def test_workflows_shows_missing_then_the_status(qtbot, qloop, tmp_path, monkeypatch, theme):
+def test_workflows_shows_missing_then_the_status(qtbot, qloop, tmp_path, monkeypatch, theme, shot):
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     dialog = maintenance.WorkflowsDialog(theme)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.report.isVisible())
+    spin_until(qloop, lambda: dialog.report.isVisible())
     assert "no workflows database yet" in dialog.report.text()
     assert not dialog.verify_button.isEnabled()
     shot(dialog, f"maintenance-workflows-missing-{theme.name}")
@@ -397,46 +391,38 @@ def test_workflows_shows_missing_then_the_status(qtbot, qloop, tmp_path, monkeyp
     dialog = maintenance.WorkflowsDialog(theme)
     qtbot.addWidget(dialog)
     dialog.open()
-    run(qloop, lambda: dialog.verify_button.isEnabled())
+    spin_until(qloop, lambda: dialog.verify_button.isEnabled())
     assert "ready" in dialog.report.text() and dialog.table.topLevelItemCount() >= 4
     dialog.verify_button.click()
-    run(qloop, lambda: "Verified" in dialog.report.text())
+    spin_until(qloop, lambda: "Verified" in dialog.report.text())
     shot(dialog, f"maintenance-workflows-{theme.name}")
     dialog.backup_button.click()
     target = tmp_path / "wf-backup.sqlite"
     dialog.backup_edit.setText(str(target))
     dialog.backup_button.click()
-    run(qloop, lambda: "Backed up" in dialog.report.text())
+    spin_until(qloop, lambda: "Backed up" in dialog.report.text())
     assert target.is_file()
 
 
-def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, location, theme):
-    from pidesktop.bus import HostClient, HostThread
-    from pidesktop.host.core import opener
+def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, host_client, theme, shot):
     from pidesktop.ui.settings_dialog import SettingsDialog
 
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    try:
-        dialog = SettingsDialog.ask(client, theme)
-        qtbot.addWidget(dialog)
-        dialog.open()
-        qloop.run_until_complete(dialog.loading)
-        dialog.show_page("Data")
-        page = dialog.data
-        assert page.location.source == "env"
-        assert not page.move_button.isEnabled() and not page.cache_button.isEnabled()
-        assert not page.old_copies_button.isEnabled()
-        assert page.verify_button.isEnabled() and page.backup_button.isEnabled()
-        assert "PI_DESKTOP_DATA_DIR" in page.note.text()
-        shot(dialog, f"maintenance-data-page-{theme.name}")
-        tool = page.open_verify()
-        run(qloop, lambda: tool.report.isVisible())
-        tool.close()
-        dialog.close()
-    finally:
-        client.close()
-        thread.stop()
+    dialog = SettingsDialog.ask(host_client, theme)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    dialog.show_page("Data")
+    page = dialog.data
+    assert page.location.source == "env"
+    assert not page.move_button.isEnabled() and not page.cache_button.isEnabled()
+    assert not page.old_copies_button.isEnabled()
+    assert page.verify_button.isEnabled() and page.backup_button.isEnabled()
+    assert "PI_DESKTOP_DATA_DIR" in page.note.text()
+    shot(dialog, f"maintenance-data-page-{theme.name}")
+    tool = page.open_verify()
+    spin_until(qloop, lambda: tool.report.isVisible())
+    tool.close()
+    dialog.close()
 
 
 def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monkeypatch):
@@ -444,7 +430,7 @@ def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monk
     from pidesktop.storage import cache_request, recovery
     from pidesktop.ui.data_tools import CacheDialog
 
-    from .conftest import InProcessHost, wait_until
+    from .conftest import InProcessHost
 
     location = paths.resolve()  # the default root: settings-driven maintenance applies to it
     host = InProcessHost(location)
@@ -457,7 +443,7 @@ def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monk
         dialog = CacheDialog(location)
         qtbot.addWidget(dialog)
         dialog.open()
-        qloop.run_until_complete(wait_until(lambda: dialog.clean_button.isEnabled()))
+        spin_until(qloop, lambda: dialog.clean_button.isEnabled())
         assert "Restart" in dialog.clean_button.text()
         dialog.run()
         assert restarts == [True] and cache_request.pending(location)

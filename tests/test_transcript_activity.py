@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui import activity
 
-from .test_chat_ui import run
+from .conftest import spin_until
 
 
 def tool(cid, name, status="ok", ms=100):
@@ -119,7 +119,7 @@ def kinds(window, key):
 def open_chat(chat, qloop):
     sid = seed(chat.client)
     qloop.run_until_complete(chat.open_transcript(sid))
-    run(qloop, lambda: chat.transcript_model.row_of("u2") >= 0)
+    spin_until(qloop, lambda: chat.transcript_model.row_of("u2") >= 0)
     return sid
 
 
@@ -150,7 +150,7 @@ def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):
         "id": "o1", "role": "assistant", "blocks": [{"type": "text", "text": "From a delegate."}],
         "meta": {"status": "completed", "parentToolCallId": "gone", "agentName": "helper"}}})
     qloop.run_until_complete(chat.open_transcript(sid))
-    run(qloop, lambda: chat.transcript_model.row_of("o1") >= 0)
+    spin_until(qloop, lambda: chat.transcript_model.row_of("o1") >= 0)
     assert height(chat, "o1") > 0
     index = chat.transcript_model.index(0)
     assert chat.transcript.delegate.rendered(index).guide_x is not None
