@@ -1,0 +1,283 @@
+"""A private X display with a window manager, and the real app in it, driven with xdotool.
+
+``XDisplay`` starts Xvfb on a free display number (``-displayfd``: the server
+picks it and tells us) and openbox on it, so windows get focus and decorations
+the way they do on a desktop. ``App`` runs ``python -m pidesktop`` in that
+display as a subprocess (Qt's xcb platform, not offscreen) with its own home,
+XDG folders and data folder under the test's tmp_path. Every wait has a
+deadline; ``close()`` kills whatever is still running.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = ("Xvfb", "openbox", "xdotool", "import", "convert")
+SCREEN = (1280, 800)
+
+T = TypeVar("T")
+
+
+def missing_tools() -> str | None:
+    """Why the real-window tests cannot run here, or None."""
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        return (f"needs {', '.join(missing)} (Debian: apt-get install xvfb openbox xdotool imagemagick x11-utils)")
+    return None
+
+
+def wait_for(check: Callable[[], T], timeout: float, what: str, every: float = 0.1) -> T:
+    """Poll ``check`` until it returns something true; AssertionError naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(every)
+
+
+class XDisplay:
+    """Xvfb + openbox on a display number of their own."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.processes: list[subprocess.Popen] = []
+        self.display = ""
+
+    def start(self) -> "XDisplay":
+        read_end, write_end = os.pipe()
+        xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp",
+             "-noreset"],
+            pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=open(self.workdir / "xvfb.log", "wb"))
+        self.processes.append(xvfb)
+        os.close(write_end)
+        try:
+            number = _read_line(read_end, timeout=15)
+        finally:
+            os.close(read_end)
+        if not number:
+            raise AssertionError(f"Xvfb did not report a display number (see {self.workdir / 'xvfb.log'})")
+        self.display = f":{number}"
+        wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env(), stdout=subprocess.DEVNULL,
+                              stderr=open(self.workdir / "openbox.log", "wb"))
+        self.processes.append(wm)
+        wait_for(self._window_manager_is_up, 15, "openbox to manage the display")
+        return self
+
+    def env(self, **extra: str) -> dict:
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("QT_", "WAYLAND_"))}
+        env.pop("XAUTHORITY", None)
+        env["DISPLAY"] = self.display
+        env.update(extra)
+        return env
+
+    def run(self, *args: str, timeout: float = 10, check: bool = True) -> str:
+        result = subprocess.run(args, env=self.env(), capture_output=True, text=True, timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} failed ({result.returncode}): {result.stderr.strip()}")
+        return result.stdout
+
+    def xdotool(self, *args: str, check: bool = True) -> str:
+        return self.run("xdotool", *args, check=check)
+
+    def key(self, *keys: str) -> None:
+        for key in keys:
+            self.xdotool("key", "--clearmodifiers", key)
+            time.sleep(0.15)
+
+    def type(self, text: str) -> None:
+        self.xdotool("type", "--delay", "30", text)
+
+    def screenshot(self, path: Path) -> "Shot":
+        """The whole screen as a PNG at ``path`` (to look at) and as pixels (to compare)."""
+        self.run("import", "-window", "root", str(path), timeout=30)
+        ppm = subprocess.run(["convert", str(path), "ppm:-"], capture_output=True, timeout=30, check=True).stdout
+        return Shot.from_ppm(ppm, path)
+
+    def xcb_problem(self) -> str | None:
+        """Why Qt's xcb platform cannot open a window on this display, or None."""
+        probe = subprocess.run([sys.executable, "-c", "from PySide6.QtGui import QGuiApplication; "
+                                                      "QGuiApplication(['probe'])"],
+                               env=self.env(QT_QPA_PLATFORM="xcb"), capture_output=True, text=True, timeout=60)
+        if probe.returncode == 0:
+            return None
+        return probe.stderr.strip()[-400:] or f"exit status {probe.returncode}"
+
+    def active_window(self) -> str:
+        return self.xdotool("getactivewindow", check=False).strip()
+
+    def window_name(self, window: str) -> str:
+        return self.xdotool("getwindowname", window, check=False).strip()
+
+    def visible_windows(self, pid: int) -> list[str]:
+        return self.xdotool("search", "--onlyvisible", "--pid", str(pid), check=False).split()
+
+    def geometry(self, window: str) -> tuple[int, int, int, int]:
+        """x, y, width, height of ``window`` on the screen."""
+        values = dict(line.split("=", 1) for line in
+                      self.xdotool("getwindowgeometry", "--shell", window).split() if "=" in line)
+        return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
+
+    def close(self) -> None:
+        for process in reversed(self.processes):
+            _stop(process)
+        self.processes.clear()
+
+    def _window_manager_is_up(self) -> bool:
+        if any(process.poll() is not None for process in self.processes):
+            raise AssertionError(f"Xvfb or openbox exited early (see the logs in {self.workdir})")
+        check = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True,
+                               text=True) if shutil.which("xprop") else None
+        if check is None:  # no xprop: give openbox a moment
+            time.sleep(1.0)
+            return True
+        return "window id" in check.stdout
+
+
+class Shot:
+    """A screenshot's pixels (RGB), to find what changed between two of them."""
+
+    def __init__(self, width: int, height: int, rgb: bytes, path: Path):
+        self.width, self.height, self.rgb, self.path = width, height, rgb, path
+
+    @classmethod
+    def from_ppm(cls, ppm: bytes, path: Path) -> "Shot":
+        fields, offset = [], 0
+        while len(fields) < 4:  # magic, width, height, maxval; "#" comments are not written by convert
+            while ppm[offset:offset + 1].isspace():
+                offset += 1
+            end = offset
+            while not ppm[end:end + 1].isspace():
+                end += 1
+            fields.append(ppm[offset:end])
+            offset = end
+        assert fields[0] == b"P6" and fields[3] == b"255", fields
+        width, height = int(fields[1]), int(fields[2])
+        return cls(width, height, ppm[offset + 1:offset + 1 + width * height * 3], path)
+
+    def changed(self, other: "Shot", box: tuple[int, int, int, int]) -> list[tuple[int, int]]:
+        """The (x, y) in ``box`` (left, top, right, bottom) whose colour differs between the two shots."""
+        left, top, right, bottom = box
+        points = []
+        for y in range(top, bottom):
+            start, end = (y * self.width + left) * 3, (y * self.width + right) * 3
+            mine, theirs = self.rgb[start:end], other.rgb[start:end]
+            if mine == theirs:
+                continue
+            points += [(left + i // 3, y) for i in range(0, end - start, 3) if mine[i:i + 3] != theirs[i:i + 3]]
+        return points
+
+
+def column_groups(points: list[tuple[int, int]], gap: int = 6) -> list[tuple[int, int, int, int]]:
+    """``points`` split where no point lies in ``gap`` or more adjacent columns: (left, top, right, bottom) each."""
+    groups: list[list[tuple[int, int]]] = []
+    for point in sorted(points):
+        if groups and point[0] - groups[-1][-1][0] < gap:
+            groups[-1].append(point)
+        else:
+            groups.append([point])
+    return [(group[0][0], min(y for _, y in group), group[-1][0], max(y for _, y in group)) for group in groups]
+
+
+class App:
+    """``python -m pidesktop`` in an ``XDisplay``, with a home and a data folder of its own."""
+
+    def __init__(self, display: XDisplay, root: Path, *args: str):
+        self.display = display
+        self.root = root
+        self.home = root / "home"
+        self.data = root / "data"
+        for folder in (self.home, self.home / ".config", self.home / ".cache", self.home / ".local/share",
+                       root / "runtime"):
+            folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(root / "runtime", 0o700)
+        self.stdout_path = root / "app.stdout"
+        self.stderr_path = root / "app.stderr"
+        env = display.env(HOME=str(self.home), XDG_CONFIG_HOME=str(self.home / ".config"),
+                          XDG_CACHE_HOME=str(self.home / ".cache"), XDG_DATA_HOME=str(self.home / ".local/share"),
+                          XDG_RUNTIME_DIR=str(root / "runtime"), PYTHONPATH=str(REPO), LANG="C.UTF-8",
+                          LC_ALL="C.UTF-8", LANGUAGE="en", PYTHONFAULTHANDLER="1")
+        env.pop("PI_DESKTOP_DATA_DIR", None)
+        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pidesktop", "--data-dir", str(self.data), *args], cwd=root, env=env,
+            stdin=subprocess.DEVNULL, stdout=open(self.stdout_path, "wb"), stderr=open(self.stderr_path, "wb"),
+            start_new_session=True)
+        self.window = ""
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def wait_for_window(self, timeout: float = 60) -> str:
+        def shown() -> str | None:
+            if self.process.poll() is not None:
+                raise AssertionError(f"pidesktop exited ({self.process.returncode}) before showing a window:\n"
+                                     f"{self.stderr}")
+            for window in self.display.visible_windows(self.process.pid):
+                if self.display.window_name(window) == "pidesktop":
+                    return window
+            return None
+
+        self.window = wait_for(shown, timeout, "the pidesktop window")
+        return self.window
+
+    def focus(self) -> None:
+        """Make the main window the active one, as a click on its title bar would."""
+        self.display.xdotool("windowactivate", "--sync", self.window, check=False)
+        wait_for(lambda: self.display.active_window() == self.window, 10, "the main window to be active")
+
+    def wait(self, timeout: float = 30) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}") from None
+
+    def close(self) -> None:
+        _stop(self.process, group=True)
+
+
+def _read_line(fd: int, timeout: float) -> str:
+    import select
+
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not data.endswith(b"\n") and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        piece = os.read(fd, 64)
+        if not piece:
+            break
+        data += piece
+    return data.decode().strip()
+
+
+def _stop(process: subprocess.Popen, group: bool = False) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.terminate()
+        process.wait(5)
+    except (subprocess.TimeoutExpired, ProcessLookupError, PermissionError):
+        try:
+            os.killpg(process.pid, signal.SIGKILL) if group else process.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait(5)
