@@ -100,6 +100,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
 
     outbox = Outbox(client, dead_letter_file(location.ui_root))
     runner = TurnRunner(client, outbox=outbox)
+    from .ui.storage_wizard import completed_move_notice
+
     window = MainWindow(client, theme, runner, prefs)
     window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
@@ -114,6 +116,9 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
             window.resize(1280, 800)  # the documented size, whatever the saved geometry says
         window.show()
         await window.start()
+        moved = completed_move_notice(location) if screenshot is None else None
+        if moved:  # the first start after a data move says where the data is now
+            window.show_note(moved, 30_000)
         if screenshot is not None:
             if session_id:
                 window.sidebar.select(session_id)

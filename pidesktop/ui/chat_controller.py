@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..bus import HostError
 from . import plain_errors
+from .data_tools import style_message_box
 from .ops import host_op, task_op
 from .session_model import display_title
 from .tasks import spawn
@@ -267,6 +268,7 @@ class ChatController(QObject):
         box.setInformativeText(detail)
         delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        style_message_box(box)
 
         def finished(_result: int) -> None:
             self.confirm_box = None

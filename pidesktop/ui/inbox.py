@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEff
                                QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import HostClient, HostError
+from .ops import task_op
 from .paged_model import PagedListModel
 from .data_tools import style_message_box
 from .painting import paint_row_card
@@ -428,12 +429,7 @@ class InboxPanel(QFrame):
     # -- public ------------------------------------------------------------------
     async def refresh(self) -> None:
         """Ask the host for the newest page; a failure becomes the panel's one-line message."""
-        try:
-            await self.model.load()
-        except HostError as exc:
-            self.show_error(exc)
-            return
-        self.error_label.hide()
+        await self._run(self.model.load())
 
     def handle_event(self, topic: str, payload: dict) -> None:
         self.model.handle_event(topic, payload)
@@ -529,12 +525,9 @@ class InboxPanel(QFrame):
         return QRect(parent.width() - PANEL_WIDTH, 0, PANEL_WIDTH, parent.height())
 
     async def _run(self, work) -> None:
-        try:
-            await work
-        except HostError as exc:
-            self.show_error(exc)
-            return
-        self.error_label.hide()
+        """Inbox work as an operation: a failure is the panel's one line, success clears it."""
+        await task_op(lambda: work, parent=self, name="inbox", failure=self.show_error,
+                      success=lambda _result: self.error_label.hide())
 
     def _update_state(self, *_args) -> None:
         self.pages.setCurrentWidget(self.list if self.model.rowCount() else self.empty_label)

@@ -26,7 +26,7 @@ from .composer import Composer, local_files
 from .error_details import ErrorDetailsDialog, ErrorLog
 from .inbox import BellButton, InboxPanel
 from .model_choices import chip_text, model_choices
-from .notice_line import NoticeLine
+from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
 from .prefs import Preferences
 from .queue_strip import QueueStrip
@@ -448,8 +448,8 @@ class MainWindow(QMainWindow):
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
 
-    def show_note(self, text: str) -> None:
-        self.notice.show_note(text)
+    def show_note(self, text: str, ms: int = NOTE_MS) -> None:
+        self.notice.show_note(text, ms)
 
     def open_error_details(self) -> None:
         self.notice.clear()

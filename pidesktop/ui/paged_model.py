@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from ..bus import HostClient, HostError
+from ..bus import HostClient
+from .ops import task_op
 from .tasks import spawn
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -79,7 +80,4 @@ class PagedListModel(QAbstractListModel):
         return self.rows[index.row()]
 
     async def _background(self, work) -> None:
-        try:
-            await work
-        except HostError as exc:
-            self.failed.emit(exc)
+        await task_op(lambda: work, parent=self, name=self.task_name, failure=self.failed.emit)

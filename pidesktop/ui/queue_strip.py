@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from ..bus import HostClient, HostError
-from .tasks import spawn
+from ..bus import HostClient
+from .ops import host_op
 
 
 class QueueStrip(QFrame):
@@ -46,10 +46,9 @@ class QueueStrip(QFrame):
         self.session_id = session_id
         entries: list[dict] = []
         if session_id is not None:
-            try:
-                entries = (await self.client.call("session.queueList", {"sessionId": session_id}))["entries"]
-            except HostError as exc:
-                self.failed.emit(exc)
+            listed = await host_op(self.client, "session.queueList", {"sessionId": session_id}, parent=self,
+                                   failure=self.failed.emit)
+            entries = listed["entries"] if listed else []
         if session_id == self.session_id:
             self.set_entries(entries)
 
@@ -109,15 +108,12 @@ class QueueStrip(QFrame):
         button.setText(text)
         button.setToolTip(tip)
         button.setAutoRaise(True)
-        button.clicked.connect(lambda: spawn(self._act(method, entry["id"], extra), name=method))
+        button.clicked.connect(lambda: self._act(method, entry["id"], extra))
         return button
 
-    async def _act(self, method: str, entry_id: str, extra: dict) -> None:
+    def _act(self, method: str, entry_id: str, extra: dict) -> None:
         if self.session_id is None:
             return
-        try:
-            result = await self.client.call(method, {"sessionId": self.session_id, "entryId": entry_id, **extra})
-        except HostError as exc:
-            self.failed.emit(exc)
-            return
-        self.set_entries(result.get("entries", self.entries))
+        host_op(self.client, method, {"sessionId": self.session_id, "entryId": entry_id, **extra}, parent=self,
+                success=lambda result: self.set_entries(result.get("entries", self.entries)),
+                failure=self.failed.emit).run()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, 
                                QWidget)
 
 from ..bus import HostClient, HostError
+from .ops import task_op
 from .i18n import arg
 from .paged_model import PagedListModel
 from .painting import paint_row_card
@@ -494,10 +495,7 @@ class SearchDialog(QDialog):
         spawn(self._search(self.field.text()), name="search-sessions")
 
     async def _search(self, text: str) -> None:
-        try:
-            await self.model.search(text)
-        except HostError as exc:
-            self.show_error(exc)
+        await task_op(lambda: self.model.search(text), parent=self, name="search-sessions", failure=self.show_error)
 
     def _searched(self, query: str) -> None:
         if not query:

@@ -14,7 +14,8 @@ from collections import OrderedDict
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader
 
-from ..bus import HostClient, HostError
+from ..bus import HostClient
+from .ops import task_op
 from .tasks import spawn
 
 PREVIEW = QSize(240, 180)
@@ -59,11 +60,12 @@ class Thumbnails(QObject):
         return None
 
     async def _load(self, ref: str) -> None:
-        try:
+        async def read_and_decode():
             data = await self._read(ref)
-            image = await asyncio.get_running_loop().run_in_executor(None, decode_preview, data) if data else None
-        except HostError:
-            image = None
+            return await asyncio.get_running_loop().run_in_executor(None, decode_preview, data) if data else None
+
+        try:  # a picture that cannot be read shows as unavailable, not as an error
+            image = await task_op(read_and_decode, parent=self, name="thumbnail", failure=lambda _error: None)
         finally:
             self._loading.discard(ref)
         self._done[ref] = image if image is not None else UNAVAILABLE

@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
-from ..bus import HostClient, HostError
-from .tasks import spawn
+from ..bus import HostClient
+from .ops import task_op
 
 log = logging.getLogger("pidesktop.ui.transcript")
 
@@ -230,13 +230,7 @@ class TranscriptModel(QAbstractListModel):
     def load_in_background(self, coro, name: str) -> None:
         """Qt asks synchronously; the host answers later. A failure is reported, not raised."""
 
-        async def guarded() -> None:
-            try:
-                await coro
-            except HostError as exc:
-                self.failed.emit(exc)
-
-        spawn(guarded(), name=name)
+        task_op(lambda: coro, parent=self, name=name, failure=self.failed.emit).run()
 
     # -- the live (streaming) row ---------------------------------------------------
     def set_live(self, message: dict) -> None:
