@@ -68,16 +68,14 @@ def draft(qtbot, page, name="Local", url="http://127.0.0.1:9/v1", preset="custom
 
 def save(qtbot, qloop, page):
     """Save, and wait for all of it: the models fetched after it too (or the reason they were not)."""
-    page.show_notice("")
     click(qtbot, page.save_button)
-    run(qloop, lambda: page.notice.property("severity") == "error" or "available" in page.notice.text())
+    qloop.run_until_complete(page.running)
     return page.selected_id
 
 
 def test_a_refusal_marks_the_field_the_host_names_in_data(qtbot, qloop, host_client, page):
     draft(qtbot, page, url="htp:/x")
-    click(qtbot, page.save_button)
-    run(qloop, lambda: page.notice.isVisible())
+    save(qtbot, qloop, page)
     assert page.url_edit.property("invalid") is True and page.name_edit.property("invalid") is not True
     assert page.notice.property("severity") == "error"
     # a sentence for a person, not the host's field path; the host's words stay behind the tooltip
@@ -143,7 +141,8 @@ def test_refresh_shows_the_providers_own_default_model(qtbot, qloop, host_client
     assert len(sse_server.requests) == save_clicked + 1 and page.model_combo.currentText() == "m-1"
     run(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
     click(qtbot, page.refresh_button)
-    run(qloop, lambda: len(sse_server.requests) == save_clicked + 2 and page.refresh_button.isEnabled())
+    qloop.run_until_complete(page.running)
+    assert len(sse_server.requests) == save_clicked + 2
     assert page.model_combo.currentText() == "m-1"
 
 
@@ -154,11 +153,11 @@ def test_remove_key_shows_only_when_a_key_is_stored(qtbot, qloop, host_client, p
     assert not page.remove_key_button.isVisible()
     qtbot.keyClicks(page.key_edit, "sk-test-1234")
     click(qtbot, page.save_button)
-    run(qloop, lambda: stored(host_client)["providers"][0]["hasKey"])
-    run(qloop, lambda: page.remove_key_button.isVisible())
+    qloop.run_until_complete(page.running)
+    assert stored(host_client)["providers"][0]["hasKey"] and page.remove_key_button.isVisible()
     click(qtbot, page.remove_key_button)
-    run(qloop, lambda: not stored(host_client)["providers"][0]["hasKey"])
-    run(qloop, lambda: not page.remove_key_button.isVisible())
+    qloop.run_until_complete(page.running)
+    assert not stored(host_client)["providers"][0]["hasKey"] and not page.remove_key_button.isVisible()
 
 
 def test_use_as_default_is_not_offered_where_it_would_change_nothing(qtbot, qloop, host_client, page):
@@ -197,7 +196,7 @@ def test_buttons_are_disabled_while_their_operation_runs(qtbot, qloop, page):
     page.client.call = watched
     try:
         click(qtbot, page.save_button)
-        run(qloop, lambda: len(page.providers) == 1)
+        qloop.run_until_complete(page.running)
     finally:
         page.client.call = real
     assert ("providers.upsert", False) in seen
@@ -225,8 +224,7 @@ def test_screenshots(qtbot, qloop, host_client, theme, sse_server):  # noqa: F81
         QApplication.processEvents()
         assert dialog.grab().save(str(SHOTS / f"providers-saved-{theme.name}.png"))
         draft(qtbot, page, url="htp:/x")
-        click(qtbot, page.save_button)
-        run(qloop, lambda: page.notice.property("severity") == "error")
+        save(qtbot, qloop, page)
         QApplication.processEvents()
         assert dialog.grab().save(str(SHOTS / f"providers-refused-{theme.name}.png"))
     finally:

@@ -13,6 +13,8 @@ stored key, only that one exists. A refusal marks the field the host names in
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
@@ -64,6 +66,7 @@ class ProvidersPage(QWidget):
         self.default_model_id: str | None = OFFLINE_MODEL
         self.selected_id: str | None = OFFLINE_ID  # None while a new provider is being drafted
         self.confirm_box: QMessageBox | None = None
+        self.running: asyncio.Task | None = None  # the last operation a button started (tests wait for it)
 
         title = QLabel(self.tr("Providers"))
         title.setObjectName("pageTitle")
@@ -99,8 +102,8 @@ class ProvidersPage(QWidget):
         self.down_button = QPushButton(self.tr("Down"))
         self.up_button.setToolTip(self.tr("Move the selected provider up"))
         self.down_button.setToolTip(self.tr("Move the selected provider down"))
-        self.up_button.clicked.connect(lambda: self.move_selected(-1))
-        self.down_button.clicked.connect(lambda: self.move_selected(1))
+        self.up_button.clicked.connect(lambda: self._start(self.move_selected(-1)))
+        self.down_button.clicked.connect(lambda: self._start(self.move_selected(1)))
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
         buttons.addWidget(self.up_button)
@@ -122,7 +125,7 @@ class ProvidersPage(QWidget):
         about.setObjectName("muted")
         about.setWordWrap(True)
         self.offline_default_button = QPushButton(self.tr("Use as default"))
-        self.offline_default_button.clicked.connect(lambda: self.use_as_default(OFFLINE_ID).run())
+        self.offline_default_button.clicked.connect(lambda: self._start(self.use_as_default(OFFLINE_ID)))
         self.offline_notice = _notice()
         row = QHBoxLayout()
         row.addWidget(self.offline_default_button)
@@ -154,7 +157,7 @@ class ProvidersPage(QWidget):
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled, False)
         self.remove_key_button = QPushButton(self.tr("Remove key"))
-        self.remove_key_button.clicked.connect(lambda: self.remove_key().run())
+        self.remove_key_button.clicked.connect(lambda: self._start(self.remove_key()))
         key_row = QHBoxLayout()
         key_row.setSpacing(8)
         key_row.addWidget(self.key_edit, 1)
@@ -175,7 +178,7 @@ class ProvidersPage(QWidget):
         self.model_combo.editTextChanged.connect(lambda _text: self._update_buttons())
         self.model_combo.editTextChanged.connect(lambda _text: _mark_invalid(self.model_combo, False))
         self.refresh_button = QPushButton(self.tr("Refresh models"))
-        self.refresh_button.clicked.connect(lambda: self.refresh().run())
+        self.refresh_button.clicked.connect(lambda: self._start(self.refresh()))
         # Why Refresh models cannot run yet, in words rather than only in a tooltip.
         self.models_note = QLabel(self.tr("Models are fetched when you save."))
         self.models_note.setObjectName("muted")
@@ -203,9 +206,9 @@ class ProvidersPage(QWidget):
 
         self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("primary")
-        self.save_button.clicked.connect(lambda: self.save().run())
+        self.save_button.clicked.connect(lambda: self._start(self.save()))
         self.default_button = QPushButton(self.tr("Use as default"))
-        self.default_button.clicked.connect(lambda: self.use_as_default(self.selected_id).run())
+        self.default_button.clicked.connect(lambda: self._start(self.use_as_default(self.selected_id)))
         self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("danger")
         self.delete_button.clicked.connect(self.confirm_delete)
@@ -293,14 +296,12 @@ class ProvidersPage(QWidget):
         return host_op(self.client, "providers.setDefault", params, parent=self, success=chosen,
                        failure=self._failed, busy=[self.default_button, self.offline_default_button])
 
-    def move_selected(self, step: int) -> None:
+    def move_selected(self, step: int):
         order = [p["id"] for p in self.providers]
-        if self.selected_id not in order:
-            return
-        index = order.index(self.selected_id)
+        index = order.index(self.selected_id) if self.selected_id in order else -1
         target = index + step
-        if not 0 <= target < len(order):
-            return
+        if index < 0 or not 0 <= target < len(order):
+            return None
         order[index], order[target] = order[target], order[index]
 
         def moved(result: dict) -> None:
@@ -313,8 +314,8 @@ class ProvidersPage(QWidget):
             self._failed(error)
             self._update_buttons()
 
-        host_op(self.client, "providers.reorder", {"order": order}, parent=self, success=moved, failure=refused,
-                busy=[self.up_button, self.down_button]).run()
+        return host_op(self.client, "providers.reorder", {"order": order}, parent=self, success=moved,
+                       failure=refused, busy=[self.up_button, self.down_button])
 
     def delete(self, provider_id: str):
         async def deleted(_result: dict) -> None:
@@ -397,6 +398,10 @@ class ProvidersPage(QWidget):
             await self._reload(keep_form=True)
             self.providersChanged.emit()
 
+    def _start(self, op) -> None:
+        if op is not None:
+            self.running = op.run()
+
     def _listed(self, result: dict) -> None:
         self.providers = result["providers"]
         self.default_provider_id = result["defaultProviderId"]
@@ -436,7 +441,7 @@ class ProvidersPage(QWidget):
         def finished(_result: int) -> None:
             self.confirm_box = None
             if box.clickedButton() is delete_button:
-                self.delete(provider_id).run()
+                self._start(self.delete(provider_id))
 
         box.finished.connect(finished)
         self.confirm_box = box
