@@ -412,3 +412,33 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme):
     box.show()
     qtbot.wait(20)
     shot(box, f"fixes-delete-box-{theme.name}")
+
+
+def test_the_next_start_is_told_which_replies_a_crash_cut_off(location):
+    sid = _crash_mid_reply(location)
+    host = InProcessHost(location)
+    try:
+        hello = host.call("app.handshake", {"protocolVersion": 1})
+        assert hello["interruptedReplies"] == [{"sessionId": sid, "sessionTitle": "Story", "messageId": "a1"}]
+    finally:
+        host.stop()
+    again = InProcessHost(location)  # told once: the start after that has nothing to say
+    try:
+        assert again.call("app.handshake", {"protocolVersion": 1})["interruptedReplies"] == []
+    finally:
+        again.stop()
+
+
+def test_the_window_says_a_reply_was_cut_off_by_a_crash(qtbot, qloop, location, loop_hosts):
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.main_window import MainWindow
+
+    _crash_mid_reply(location)  # before the window's host starts
+    win = MainWindow(loop_hosts.start(), themes.LIGHT)
+    qtbot.addWidget(win)
+    win.show()
+    qloop.run_until_complete(win.start())
+    assert win.notice.isVisible()
+    assert "“Story” was cut off" in win.notice.label.text()
+    assert not win.notice.details_button.isVisible()  # news, not an error
+    win.close()

@@ -28,7 +28,7 @@ def test_the_documented_one_liner(tmp_path):
     reply = orjson.loads(out.stdout)
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {
         "protocolVersion": 1, "schemaVersion": 27, "dataRoot": str(tmp_path / "root"),
-        "hostVersion": reply["result"]["hostVersion"]}}
+        "hostVersion": reply["result"]["hostVersion"], "interruptedReplies": []}}
 
 
 BAD_INPUT = [

@@ -19,4 +19,5 @@ def handshake(ctx: HostContext, p: Params) -> dict:
         raise HostError(ErrorCode.INVALID_PARAMS,
                         f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.")
     return {"protocolVersion": PROTOCOL_VERSION, "schemaVersion": SCHEMA_VERSION,
-            "dataRoot": str(ctx.data_root), "hostVersion": __version__}
+            "dataRoot": str(ctx.data_root), "hostVersion": __version__,
+            "interruptedReplies": list(ctx.interrupted_replies)}

@@ -141,6 +141,10 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
         try:
             messages.append(ctx, session_id, message, turn_id)
             promoted += 1
+            if status != "completed":
+                (title,) = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                ctx.interrupted_replies.append({"sessionId": session_id, "sessionTitle": title or "",
+                                                "messageId": message.get("id")})
         except Exception:
             log.exception("could not promote in-flight checkpoint %s", path.name)
         inflight.remove(ctx, session_id)

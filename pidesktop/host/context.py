@@ -22,6 +22,8 @@ class HostContext:
     data_root: Path
     emit: Callable[[str, dict], None]
     clock: Callable[[], int] = field(default=now_ms)
+    # replies a quit or crash cut off, found by this start's boot pass (told once, in app.handshake)
+    interrupted_replies: list[dict] = field(default_factory=list)
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

@@ -217,7 +217,8 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         """Phase two of start-up: ask the host for the session list."""
         async def load() -> None:
-            await self.client.call("app.handshake", {"protocolVersion": 1})
+            hello = await self.client.call("app.handshake", {"protocolVersion": 1})
+            self._tell_interrupted(hello.get("interruptedReplies") or [])
             await self.load_sessions()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
@@ -447,6 +448,19 @@ class MainWindow(QMainWindow):
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
+
+    def _tell_interrupted(self, replies: list[dict]) -> None:
+        """Replies a quit or crash cut off (the boot pass kept them as far as they got): say so once."""
+        if not replies:
+            return
+        if len(replies) == 1:
+            title = replies[0].get("sessionTitle") or self.tr("New chat")
+            text = self.tr("The reply in “%1” was cut off when pidesktop last quit or crashed. "
+                           "It is kept as far as it got.").replace("%1", title)
+        else:
+            text = self.tr("%n replies were cut off when pidesktop last quit or crashed. "
+                           "They are kept as far as they got.", "", len(replies))
+        self.show_note(text, 30_000)
 
     def show_note(self, text: str, ms: int = NOTE_MS) -> None:
         self.notice.show_note(text, ms)
