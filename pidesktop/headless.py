@@ -3,7 +3,9 @@
 The reply streams to stdout (thinking to stderr with ``--show-thinking``);
 the session id goes to stderr so the conversation can be continued with
 ``--session``. Exit 0 on a completed turn; 1 with a one-line reason on an
-error or stopped turn; 2 when the data folder cannot be used.
+error or stopped turn; 2 when the command line or the data folder cannot be
+used. A new chat whose first turn fails before any reply arrives is deleted
+again: nothing of a run that never reached the model is left behind.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import sys
 
 from . import logs, paths
 from .agent.runner import ProviderChoice, TurnRunner
-from .bus import HostClient, HostError, HostThread
+from .bus import ErrorCode, HostClient, HostError, HostThread
 from .host.core import opener
+from .host.providers import validate_base_url
 
 
 class _Printer:
@@ -56,6 +59,12 @@ def run_chat(prompt: str, *, session_id: str | None = None, base_url: str | None
     if base_url and not model:
         print("pidesktop chat: --base-url needs --model", file=sys.stderr)
         return 2
+    if base_url:
+        try:  # the same rules as a provider's base URL in Settings, said about the option
+            base_url = validate_base_url(base_url, field="--base-url", subject=f"--base-url {base_url!r}")
+        except HostError as exc:
+            print(f"pidesktop chat: {exc.message}", file=sys.stderr)
+            return 2
     api_key = None
     if api_key_env:
         api_key = os.environ.get(api_key_env)
@@ -84,30 +93,71 @@ async def _chat(host: HostThread, prompt: str, session_id: str | None, override:
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
     loop = asyncio.get_running_loop()
+    created = session_id is None
     try:
         try:
             await client.call("app.handshake", {"protocolVersion": 1})
-            if session_id is None:
+            if created:
                 session_id = (await client.call("session.create", {}))["session"]["id"]
             else:
                 await client.call("session.get", {"sessionId": session_id, "messageLimit": 1})
         except HostError as exc:
-            print(f"pidesktop chat: {exc.message}", file=sys.stderr)
+            print(f"pidesktop chat: {_unavailable(exc)}", file=sys.stderr)
             return 2
         loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the reply, keeps it
         try:
             result = await runner.send(session_id, prompt)
         except HostError as exc:
-            print(f"pidesktop chat: {exc.message}", file=sys.stderr)
-            return 1
+            result = {"status": "error", "error": {"message": exc.message}, "message": None}
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         printer.finish()
-        print(f"session: {session_id}", file=sys.stderr)
         if result["status"] == "completed":
+            print(f"session: {session_id}", file=sys.stderr)
             return 0
         reason = result["error"]["message"] if result.get("error") else "the reply was stopped"
+        if override is not None:
+            reason = _about_options(reason)
+        if created and not _has_reply(result.get("message")):
+            # Nothing came back: a chat holding only the prompt (under the app's default model,
+            # not the one asked for) would only be clutter, so it goes again, and the line says so.
+            try:
+                await client.call("session.delete", {"sessionId": session_id})
+            except HostError as exc:
+                print(f"pidesktop chat: could not remove the new chat again: {exc.message}", file=sys.stderr)
+            else:
+                print(f"pidesktop chat: {reason} No reply arrived, so no chat was kept.", file=sys.stderr)
+                return 1
         print(f"pidesktop chat: {reason}", file=sys.stderr)
+        print(f"session: {session_id}", file=sys.stderr)
         return 1
     finally:
         client.close()
+
+
+def _has_reply(message: dict | None) -> bool:
+    """Whether the model answered anything at all (text, thinking or a tool call)."""
+    for block in (message or {}).get("blocks", []):
+        if block.get("type") in ("text", "thinking") and block.get("text"):
+            return True
+        if block.get("type") not in ("text", "thinking"):
+            return True
+    return False
+
+
+def _about_options(reason: str) -> str:
+    """A provider's advice points at Settings; with --base-url the endpoint came from the command line."""
+    return (reason.replace("Open Settings > Providers.", "Check the key given with --api-key-env.")
+            .replace("the base URL in Settings > Providers", "the --base-url value")
+            .replace("the model and base URL in Settings > Providers", "--model and --base-url")
+            .replace("the model in Settings > Providers", "--model")
+            .replace("Fix it in Settings > Providers.", "Fix --base-url."))
+
+
+def _unavailable(error: HostError) -> str:
+    """The host's reason, with what to do when the app (or another host) has the data folder open."""
+    holder = error.data.get("inUseBy") if error.code == ErrorCode.STORAGE_UNAVAILABLE else None
+    if not holder:
+        return error.message
+    return (f"the data folder is in use by {holder}. The app and `pidesktop chat` share one data folder: "
+            f"close the app first, or pass --data-dir with another folder to chat apart from it.")

@@ -83,6 +83,7 @@ def _take_writer_lock(root: Path, role: str) -> FileLock:
             ErrorCode.STORAGE_UNAVAILABLE,
             f"The data folder {root} is already in use by {exc.holder}. "
             f"Close that pidesktop first; two hosts must never write one database.",
+            {"inUseBy": str(exc.holder)},
         ) from exc
     except OSError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot lock the data folder {root}: {exc}") from exc
