@@ -19,6 +19,10 @@
         <source>The pasted image could not be read.</source>
         <translation>无法读取粘贴的图片。</translation>
     </message>
+    <message>
+        <source>“%1” could not be added. Details says why.</source>
+        <translation>无法添加“%1”。原因见详情。</translation>
+    </message>
 </context>
 <context>
     <name>BackupDialog</name>
@@ -139,6 +143,49 @@
     <message>
         <source>Freed %1, but some entries could not be removed:</source>
         <translation>已释放 %1，但有些条目无法删除：</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “%1”?</source>
+        <translation>要删除“%1”吗？</translation>
+    </message>
+    <message>
+        <source>Its messages and files are removed from this computer. This cannot be undone.</source>
+        <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Not sent: the chat could not be created.</source>
+        <translation>未发送：无法创建对话。</translation>
+    </message>
+    <message>
+        <source>Not sent: %1</source>
+        <translation>未发送：%1</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation>已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Delete message</source>
+        <translation>删除消息</translation>
+    </message>
+    <message>
+        <source>Delete this message?</source>
+        <translation>要删除这条消息吗？</translation>
+    </message>
+    <message>
+        <source>It is removed from the conversation. A reply it started is kept as a revision.</source>
+        <translation>这条消息将从对话中移除。由它引出的回复会作为修订版本保留。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
     </message>
 </context>
 <context>
@@ -278,12 +325,20 @@
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <source>Default model</source>
-        <translation>默认模型</translation>
+        <source>Editing an earlier message. Send replaces it and what followed; the old version stays as a revision.</source>
+        <translation>正在编辑之前的消息。发送后将替换它及其后的内容；旧版本会作为修订版本保留。</translation>
     </message>
     <message>
-        <source>Editing an earlier message — Send replaces it and what followed</source>
-        <translation>正在编辑之前的消息——发送后将替换这条消息及其后的内容</translation>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop editing and keep the conversation as it is (Esc)</source>
+        <translation>停止编辑，保持对话原样（Esc）</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>默认模型</translation>
     </message>
     <message>
         <source>Attach files</source>
@@ -468,6 +523,14 @@ Size: %3</source>
         <translation>新语言将在下次启动 pidesktop 时生效。</translation>
     </message>
     <message>
+        <source>Restart now</source>
+        <translation>立即重启</translation>
+    </message>
+    <message>
+        <source>Quit pidesktop and start it again in the new language</source>
+        <translation>退出 pidesktop 并以新语言重新启动</translation>
+    </message>
+    <message>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
@@ -499,8 +562,8 @@ Size: %3</source>
         <translation>这里还没有内容——你没在看时完成的任务会显示在这里。</translation>
     </message>
     <message>
-        <source>Failed · %1</source>
-        <translation>失败 · %1</translation>
+        <source>The reply failed.</source>
+        <translation>回复失败。</translation>
     </message>
     <message>
         <source>Failed</source>
@@ -560,14 +623,6 @@ Size: %3</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <source>Details…</source>
-        <translation>详情…</translation>
-    </message>
-    <message>
-        <source>Show what went wrong, in full</source>
-        <translation>查看完整的错误信息</translation>
-    </message>
-    <message>
         <source>The model that answers in this chat (Settings &gt; Providers)</source>
         <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
     </message>
@@ -608,56 +663,22 @@ Size: %3</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <source>Stop reply</source>
-        <translation>停止回复</translation>
+        <source>Close the inbox, stop editing, or stop the reply</source>
+        <translation>关闭收件箱、停止编辑或停止回复</translation>
+    </message>
+    <message>
+        <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
+        <translation>“%1”中的回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.</source>
+        <translation>
+            <numerusform>%n 条回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</numerusform>
+        </translation>
     </message>
     <message>
         <source>New chat (Ctrl+N)</source>
         <translation>新对话（Ctrl+N）</translation>
-    </message>
-    <message>
-        <source>Delete chat</source>
-        <translation>删除对话</translation>
-    </message>
-    <message>
-        <source>Delete “%1”?</source>
-        <translation>要删除“%1”吗？</translation>
-    </message>
-    <message>
-        <source>Its messages and files are removed from this computer. This cannot be undone.</source>
-        <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <source>Copied to the clipboard</source>
-        <translation>已复制到剪贴板</translation>
-    </message>
-    <message>
-        <source>Delete message</source>
-        <translation>删除消息</translation>
-    </message>
-    <message>
-        <source>Delete this message?</source>
-        <translation>要删除这条消息吗？</translation>
-    </message>
-    <message>
-        <source>It is removed from the conversation. A reply it started is kept as a revision.</source>
-        <translation>这条消息将从对话中移除。由它引出的回复会作为修订版本保留。</translation>
-    </message>
-    <message>
-        <source>Untitled task</source>
-        <translation>未命名任务</translation>
-    </message>
-    <message>
-        <source>Task failed</source>
-        <translation>任务失败</translation>
-    </message>
-    <message>
-        <source>Task finished</source>
-        <translation>任务已完成</translation>
     </message>
     <message>
         <source>Offline demo (no AI)</source>
@@ -740,6 +761,10 @@ Size: %3</source>
     <message>
         <source>%1 steps</source>
         <translation>%1 个步骤</translation>
+    </message>
+    <message>
+        <source>Interrupted — pidesktop quit or crashed while this reply was being written.</source>
+        <translation>已中断——写入这条回复时 pidesktop 退出或崩溃了。</translation>
     </message>
     <message>
         <source>Thought</source>
@@ -887,6 +912,21 @@ to %2</source>
     </message>
 </context>
 <context>
+    <name>NoticeLine</name>
+    <message>
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <source>Show what went wrong, in full</source>
+        <translation>查看完整的错误信息</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>OldCopiesDialog</name>
     <message>
         <source>Remove old copies</source>
@@ -962,6 +1002,93 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>PlainErrors</name>
+    <message>
+        <source>That chat or message is no longer there; it may have been deleted elsewhere.</source>
+        <translation>该对话或消息已不存在，可能已在别处被删除。</translation>
+    </message>
+    <message>
+        <source>That was not accepted, and nothing was changed. Details says which value.</source>
+        <translation>未被接受，没有任何更改。详情中说明了是哪个值。</translation>
+    </message>
+    <message>
+        <source>That was not accepted, and nothing was changed. Details says why.</source>
+        <translation>未被接受，没有任何更改。原因见详情。</translation>
+    </message>
+    <message>
+        <source>Something else changed this at the same moment. Nothing was lost; try again.</source>
+        <translation>同一时刻有其他操作更改了它。没有丢失任何内容，请重试。</translation>
+    </message>
+    <message>
+        <source>That is more than the app takes at once. Nothing was changed; Details names the limit.</source>
+        <translation>超出了应用一次能处理的量。没有任何更改；详情中写明了限制。</translation>
+    </message>
+    <message>
+        <source>Your data folder refused the change. Check its permissions; Details names the file.</source>
+        <translation>数据文件夹拒绝了这次更改。请检查它的权限；详情中写明了文件。</translation>
+    </message>
+    <message>
+        <source>Your data folder can’t be reached right now. Check that its disk is attached, then try again.</source>
+        <translation>目前无法访问数据文件夹。请确认所在磁盘已连接，然后重试。</translation>
+    </message>
+    <message>
+        <source>Your data was written by a different version of pidesktop, which this one can’t open.</source>
+        <translation>你的数据由另一个版本的 pidesktop 写入，当前版本无法打开。</translation>
+    </message>
+    <message>
+        <source>This part of the app is not available in this version.</source>
+        <translation>此版本中没有这项功能。</translation>
+    </message>
+    <message>
+        <source>Something unexpected went wrong. Nothing was changed; Details has the report.</source>
+        <translation>发生了意外错误。没有任何更改；详情中有报告。</translation>
+    </message>
+    <message>
+        <source>The provider rejected the API key. Check it in Settings &gt; Providers.</source>
+        <translation>服务商拒绝了 API 密钥。请在“设置 &gt; 服务商”中检查。</translation>
+    </message>
+    <message>
+        <source>The provider does not know this model. Pick another one in the composer or in Settings &gt; Providers.</source>
+        <translation>服务商不认识这个模型。请在输入框或“设置 &gt; 服务商”中选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The provider is limiting requests. Try again in a moment.</source>
+        <translation>服务商正在限制请求。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The provider is having trouble right now. Try again in a moment.</source>
+        <translation>服务商目前出现问题。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The provider refused the request. Details has its reason.</source>
+        <translation>服务商拒绝了请求。原因见详情。</translation>
+    </message>
+    <message>
+        <source>Could not reach the provider. Check its address in Settings &gt; Providers and that it is running.</source>
+        <translation>无法连接服务商。请在“设置 &gt; 服务商”中检查地址，并确认它正在运行。</translation>
+    </message>
+    <message>
+        <source>The provider took too long to answer. Try again.</source>
+        <translation>服务商响应超时。请重试。</translation>
+    </message>
+    <message>
+        <source>The provider sent an answer the app could not read.</source>
+        <translation>服务商返回了应用无法读取的内容。</translation>
+    </message>
+    <message>
+        <source>The provider stopped the reply with an error. Details has its reason.</source>
+        <translation>服务商因错误中止了回复。原因见详情。</translation>
+    </message>
+    <message>
+        <source>The connection dropped before the reply was finished.</source>
+        <translation>回复完成前连接已断开。</translation>
+    </message>
+    <message>
+        <source>The reply was cut off because pidesktop quit or crashed while it was being written.</source>
+        <translation>写入回复时 pidesktop 退出或崩溃，回复被中断。</translation>
+    </message>
+</context>
+<context>
     <name>PromptEdit</name>
     <message>
         <source>Message pidesktop…  (Enter to send, Shift+Enter for a new line)</source>
@@ -985,6 +1112,22 @@ This cannot be undone.</source>
     <message>
         <source>•••••• stored</source>
         <translation>•••••• 已保存</translation>
+    </message>
+    <message>
+        <source>Give the provider a name of at most 80 characters.</source>
+        <translation>请为服务商起一个不超过 80 个字符的名称。</translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https://, like http://localhost:11434/v1, with no spaces, user name or password in it.</source>
+        <translation>基础 URL 必须以 http:// 或 https:// 开头，例如 http://localhost:11434/v1，且不能包含空格、用户名或密码。</translation>
+    </message>
+    <message>
+        <source>The API key was not accepted. Paste it again, without line breaks.</source>
+        <translation>API 密钥未被接受。请重新粘贴，不要带换行。</translation>
+    </message>
+    <message>
+        <source>The model name must be at most 200 characters.</source>
+        <translation>模型名称不能超过 200 个字符。</translation>
     </message>
     <message>
         <source>Providers</source>
@@ -1033,6 +1176,10 @@ This cannot be undone.</source>
     <message>
         <source>Refresh models</source>
         <translation>刷新模型</translation>
+    </message>
+    <message>
+        <source>Models are fetched when you save.</source>
+        <translation>保存时会获取模型列表。</translation>
     </message>
     <message>
         <source>Preset</source>
@@ -1117,10 +1264,6 @@ This cannot be undone.</source>
     <message>
         <source>Leave empty to keep the stored key; type a new one to replace it.</source>
         <translation>留空则保留已保存的密钥；输入新密钥即可替换。</translation>
-    </message>
-    <message>
-        <source>Save the provider first.</source>
-        <translation>请先保存提供商。</translation>
     </message>
     <message>
         <source>Default</source>
@@ -1637,6 +1780,10 @@ This cannot be undone.</source>
         <translation>窗口状态</translation>
     </message>
     <message>
+        <source>Your data now lives in %1.</source>
+        <translation>你的数据现在位于 %1。</translation>
+    </message>
+    <message>
         <source>Move data folder</source>
         <translation>移动数据文件夹</translation>
     </message>
@@ -1676,6 +1823,21 @@ This cannot be undone.</source>
     <message>
         <source>Jump to latest</source>
         <translation>跳到最新</translation>
+    </message>
+</context>
+<context>
+    <name>TrayNotifier</name>
+    <message>
+        <source>Untitled task</source>
+        <translation>未命名任务</translation>
+    </message>
+    <message>
+        <source>Task failed</source>
+        <translation>任务失败</translation>
+    </message>
+    <message>
+        <source>Task finished</source>
+        <translation>任务已完成</translation>
     </message>
 </context>
 <context>
