@@ -9,6 +9,7 @@ the transcript is archived in the revisions file before the rewrite, never after
 
 from __future__ import annotations
 
+import threading
 import uuid
 
 from collections.abc import Callable
@@ -98,7 +99,8 @@ def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: li
 
 def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: int,
                    write_file: Callable[[dict], None], reindex: Callable[[apsw.Connection], int],
-                   in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
+                   in_transaction: Callable[[apsw.Connection], None] | None = None, *,
+                   reindex_reads_file: bool = True) -> int:
     """File first (atomic), then one index transaction; returns the new message count.
 
     ``write_file(header)`` replaces the transcript with ``header`` as its first
@@ -108,6 +110,11 @@ def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: 
     a marker naming this rewrite is committed first and the new header carries
     the same id; the boot pass finds the marker, sees which file is in place,
     and finishes the job.
+
+    When ``reindex`` does not read the new file (``reindex_reads_file=False``),
+    the file is written on a short-lived thread while the index transaction
+    does its work, and the transaction commits only once the file is in place:
+    the order on disk is the same, the two costs overlap instead of adding up.
     """
     rewrite_id = uuid.uuid4().hex
     header = dict(header) if header else {"type": "session", "schema": 2, "sessionId": session_id,
@@ -115,14 +122,43 @@ def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: 
     header["rewriteId"] = rewrite_id
     with ctx.conn:
         kv.put(ctx.conn, PENDING_NS, session_id, {"rewriteId": rewrite_id}, now)
-    write_file(header)
+    if reindex_reads_file:
+        write_file(header)
+        file_written = None
+    else:
+        file_written = _alongside(write_file, header)
     with ctx.conn:
-        count = reindex(ctx.conn)
-        ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-        if in_transaction is not None:
-            in_transaction(ctx.conn)
-        kv.delete(ctx.conn, PENDING_NS, session_id)
+        try:
+            count = reindex(ctx.conn)
+            ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+            if in_transaction is not None:
+                in_transaction(ctx.conn)
+            kv.delete(ctx.conn, PENDING_NS, session_id)
+        finally:
+            if file_written is not None:
+                file_written()  # joins; a failed write raises here and the transaction rolls back
     return count
+
+
+def _alongside(fn: Callable[..., None], *args) -> Callable[[], None]:
+    """Start ``fn(*args)`` on a thread; the returned function waits for it and re-raises its failure."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            fn(*args)
+        except BaseException as error:  # noqa: BLE001 - handed back to the host thread
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="pidesktop-rewrite", daemon=True)
+    worker.start()
+
+    def wait() -> None:
+        worker.join()
+        if failure:
+            raise failure[0]
+
+    return wait
 
 
 def finish_interrupted(ctx: HostContext, now: int) -> int:
@@ -304,11 +340,6 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
             archived.append(revisions.archive_branch(ctx, session_id, key, removed, now, family,
                                                      family.next_index() if elsewhere else None))
 
-    def keep(kind: str | None, record_id: str | None) -> bool:
-        if kind == MESSAGE:
-            return record_id not in gone
-        return kind != COMPACTION or record_id not in dropped
-
     def reindex(conn: apsw.Connection) -> int:
         if in_step:
             return message_index.remove(conn, session_id, sorted(gone))
@@ -317,8 +348,9 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
         return message_index.rebuild(conn, session_id, [strip_type(m) for _, m in fresh.messages], now)
 
     count = commit_rewrite(ctx, session_id, header, now,
-                           lambda new_header: ctx.transcripts.rewrite_filtered(session_id, keep, new_header),
-                           reindex, lambda conn: revisions.apply(conn, session_id, archived, now))
+                           lambda new_header: ctx.transcripts.rewrite_dropping(session_id, gone, dropped, new_header),
+                           reindex, lambda conn: revisions.apply(conn, session_id, archived, now),
+                           reindex_reads_file=not in_step)
     changed(ctx, session_id)
     revision = None
     if archived:

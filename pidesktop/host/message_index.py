@@ -145,18 +145,35 @@ def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
     if removed:
         conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
                      (session_id, wanted))
-        # UNIQUE(session_id, seq) is checked row by row: the rows that move step
-        # aside to negative numbers first, then take their places.
-        conn.execute("UPDATE messages SET seq = -seq WHERE session_id = ? AND seq > ?", (session_id, first))
-        if last - first + 1 == removed:  # one run of rows left (a message, or a prompt and its reply)
-            conn.execute("UPDATE messages SET seq = -seq - ? WHERE session_id = ? AND seq < 0", (removed, session_id))
-        else:
+        # One run of rows left (a message, or a prompt and its reply): the rest moves down in one pass.
+        if not (last - first + 1 == removed and _shift_down(conn, session_id, last, removed)):
+            # Otherwise, as UNIQUE(session_id, seq) is checked row by row, the rows
+            # that move step aside to negative numbers first, then take their places.
+            conn.execute("UPDATE messages SET seq = -seq WHERE session_id = ? AND seq > ?", (session_id, first))
             conn.execute("UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER "
                          "(ORDER BY seq DESC) AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved "
                          "WHERE messages.mid = moved.mid", (first - 1, session_id))
     (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
     conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (count, session_id))
     return count
+
+
+def _shift_down(conn: apsw.Connection, session_id: str, after: int, by: int) -> bool:
+    """Move the rows after ``after`` down by ``by`` in one pass; False (and nothing changed) if SQLite refused.
+
+    Every row is rewritten once instead of twice (each carries its text, so a
+    pass costs about as much as the file itself). The slots below are free, and
+    SQLite walks the (session_id, seq) index upwards, so each row lands on a
+    slot its predecessor has left; should it ever visit them in another order,
+    the UNIQUE check refuses, the savepoint rolls back and the caller takes the
+    two-pass way.
+    """
+    try:
+        with conn:  # a savepoint inside the caller's transaction
+            conn.execute("UPDATE messages SET seq = seq - ? WHERE session_id = ? AND seq > ?", (by, session_id, after))
+        return True
+    except apsw.ConstraintError:
+        return False
 
 
 def in_step(conn: apsw.Connection, session_id: str, messages: int) -> bool:

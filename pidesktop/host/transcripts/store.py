@@ -15,10 +15,9 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
-from . import layout_cache
+from . import cut, layout_cache
 from .files import (ReadCounter, append_durably, atomic_stream, atomic_write, create_exclusive, fsync_dir,
                     read_to_end, read_whole)
 from .layout import Layout, StaleLayout, ends_at_line_boundary, extend, read_lines, scan_bytes, scan_file
@@ -33,6 +32,7 @@ log = logging.getLogger("pidesktop.host.transcripts")
 SAVE_AFTER_ENTRIES = 512
 SAVE_AFTER_BYTES = 4 << 20
 DIR_MODE = 0o700  # like every folder of the data root
+COPY_BLOCK = 1 << 20  # bytes a rewrite that only cuts lines out copies at a time
 
 
 class TranscriptChanged(OSError):
@@ -139,48 +139,40 @@ class TranscriptStore:
         atomic_write(self.path(session_id), header_line + body)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
 
-    def rewrite_filtered(self, session_id: str, keep: Callable[[str | None, str | None], bool],
+    def rewrite_dropping(self, session_id: str, message_ids: set[str], compaction_ids: set[str],
                          header: dict[str, Any]) -> None:
-        """Replace the transcript in one streaming pass, leaving out the lines ``keep`` refuses.
+        """Replace the transcript by itself without the message lines of ``message_ids`` (every copy of
+        a repeated id) and the checkpoint lines of ``compaction_ids``, in one pass of large blocks.
 
-        Reads the file line by line and writes ``header``, then every complete
-        line for which ``keep(type, id)`` (the line's top-level values, as the
-        layout classifies them) is true, byte for byte, through the same
-        atomic replacement as :meth:`rewrite`; nothing is held in memory but
-        the line at hand. The old header and a torn trailing line are not
-        copied. The layout of the new file is built on the way and replaces
-        both old layers once the rename has succeeded, so the next read does
-        not rescan. ``FileNotFoundError`` if there is no transcript.
+        The layout says where those lines are, so the rest of the file is copied
+        byte for byte as a few ranges (1 MiB at a time) instead of line by line,
+        and the new layout is the old one moved, not a rescan. ``header`` comes
+        first; the old header and a torn trailing line are not copied. The same
+        atomic replacement as :meth:`rewrite`. ``FileNotFoundError`` if there is
+        no transcript.
         """
         path = self.path(session_id)
         header_line = encode_record({**header, "type": SESSION})
-        with open(path, "rb", buffering=1 << 20) as source, atomic_stream(path) as out:
-            out.write(header_line)
-            offset = len(header_line)
-            stat = os.fstat(out.fileno())
-            layout = Layout(stat.st_dev, stat.st_ino)
-            first = True
-            for line in source:
-                if line[-1:] != b"\n":
-                    break  # a torn last line: no reader counts it
-                end = len(line) - 1
-                match = WRITER_LINE_START.match(line, 0, end)
-                if match is not None and match.group(2) is not None:
-                    kind, record_id = match.group(1).decode("utf-8", "replace"), match.group(2).decode("utf-8", "replace")
-                else:
-                    kind, record_id = scan_top_level(line, 0, end)
-                if first:
-                    first = False
-                    if kind == SESSION:
-                        continue  # replaced by ``header``
-                if not keep(kind, record_id):
-                    continue
-                out.write(line)
-                layout.add(kind, offset, len(line), record_id, track=False)
-                offset += len(line)
-            layout.prefix_len = offset
+        with open(path, "rb") as source:
+            fd = source.fileno()
+            layout = self._current_layout(session_id, fd, os.fstat(fd))
+            first = source.readline()
+            start = len(first) if first.endswith(b"\n") and _classify(first)[0] == SESSION else 0
+            ranges = cut.kept_ranges(start, layout.prefix_len, cut.cuts_for(layout, message_ids, compaction_ids))
+            with atomic_stream(path) as out:
+                out.write(header_line)
+                for range_start, range_end in ranges:
+                    offset = range_start
+                    while offset < range_end:
+                        block = os.pread(fd, min(COPY_BLOCK, range_end - offset), offset)
+                        if not block:
+                            raise TranscriptChanged(f"{path} got shorter while it was being rewritten")
+                        out.write(block)
+                        offset += len(block)
+                stat = os.fstat(out.fileno())
+                moved = cut.moved_layout(layout, ranges, len(header_line), stat.st_dev, stat.st_ino)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
-        self._layouts[session_id] = _Remembered(layout, None)
+        self._layouts[session_id] = _Remembered(moved, None)
 
     def header(self, session_id: str) -> dict[str, Any] | None:
         """The transcript's header, or None if there is no file or no valid header."""
@@ -489,3 +481,12 @@ def _report_unreadable(line: memoryview, kind: str | None, source: str, offset: 
         log.warning("skipping a line of %s at byte %d that is not valid JSON: %s", source, offset, error)
     else:
         log.warning("skipping a line of %s at byte %d without a string 'type'", source, offset)
+
+
+def _classify(line: bytes) -> tuple[str | None, str | None]:
+    """The top-level type and id of one complete line (its ``\\n`` included)."""
+    end = len(line) - 1
+    match = WRITER_LINE_START.match(line, 0, end)
+    if match is not None and match.group(2) is not None:
+        return match.group(1).decode("utf-8", "replace"), match.group(2).decode("utf-8", "replace")
+    return scan_top_level(line, 0, end)
