@@ -103,3 +103,18 @@ def test_kept_ranges_cover_exactly_what_no_cut_covers(cuts):
     cut = {i for a, b in spans for i in range(a, b)}
     assert covered == set(range(5, end)) - cut
     assert all(a < b for a, b in kept) and kept == sorted(kept)
+
+
+def test_a_shift_sqlite_refuses_changes_nothing_and_says_so():
+    import apsw
+
+    from pidesktop.host.message_index import _shift_down
+
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE TABLE messages(mid INTEGER PRIMARY KEY, session_id TEXT, seq INTEGER, "
+                 "UNIQUE(session_id, seq))")
+    conn.execute("INSERT INTO messages(session_id, seq) VALUES ('s', 1), ('s', 2), ('s', 4), ('s', 5)")
+    with conn:
+        assert _shift_down(conn, "s", 3, 1)  # slot 3 is free: 4 and 5 move down
+        assert not _shift_down(conn, "s", 1, 1)  # 2 onto 1 collides: refused inside its savepoint
+    assert [seq for (seq,) in conn.execute("SELECT seq FROM messages ORDER BY seq")] == [1, 2, 3, 4]
