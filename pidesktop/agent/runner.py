@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bus import HostClient, HostError
+from ..bus import ErrorCode, HostClient, HostError
 from . import attachment_content, modes
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -105,7 +105,7 @@ class TurnRunner:
     async def regenerate(self, session_id: str, reply_id: str) -> dict:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
-            raise HostError("CONFLICT", "Wait for the running reply to finish (or stop it) first.")
+            raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
         await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
         return await self._turn(session_id, None)
 
@@ -244,7 +244,7 @@ class TurnRunner:
         creds = await self.client.call("providers.credentials", {"providerId": provider_id})
         model = model_id or creds.get("defaultModelId")
         if not model:
-            raise HostError("INVALID_PARAMS", f"No model is chosen for {creds.get('name', provider_id)}. "
+            raise HostError(ErrorCode.INVALID_PARAMS, f"No model is chosen for {creds.get('name', provider_id)}. "
                                               f"Pick one in Settings > Providers.")
         return (OpenAICompatibleProvider(base_url=creds["baseUrl"], api_key=creds.get("apiKey"), model=model,
                                          label=creds.get("name", provider_id)), provider_id, model)
@@ -303,19 +303,19 @@ STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "
 def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
     """A prompt's blocks: its text (unless blank), then its attachment blocks, or INVALID_PARAMS."""
     if attachments is not None and not isinstance(attachments, list):
-        raise HostError("INVALID_PARAMS", f"attachments must be a list of attachment blocks, "
+        raise HostError(ErrorCode.INVALID_PARAMS, f"attachments must be a list of attachment blocks, "
                                           f"not {type(attachments).__name__}.")
     attached = [_attachment_block(number, block) for number, block in enumerate(attachments or [])]
     if not text.strip() and not attached:
-        raise HostError("INVALID_PARAMS", "The prompt is empty: type a message or attach a file.")
+        raise HostError(ErrorCode.INVALID_PARAMS, "The prompt is empty: type a message or attach a file.")
     return ([{"type": "text", "text": text}] if text.strip() else []) + attached
 
 
 def _attachment_block(number: int, block: Any) -> dict:
     if not isinstance(block, dict) or block.get("type") != "attachment":
-        raise HostError("INVALID_PARAMS", f"attachments[{number}] must be an object with type \"attachment\".")
+        raise HostError(ErrorCode.INVALID_PARAMS, f"attachments[{number}] must be an object with type \"attachment\".")
     if not isinstance(block.get("ref"), str) or not block["ref"]:
-        raise HostError("INVALID_PARAMS", f"attachments[{number}].ref must be a non-empty string.")
+        raise HostError(ErrorCode.INVALID_PARAMS, f"attachments[{number}].ref must be a non-empty string.")
     # A prompt stores only what names the attachment (spec 004, 4.7): content fetched
     # for the model (``inline``) is transient, and the digest is already in the ref.
     return {key: value for key, value in block.items() if key in STORED_ATTACHMENT_KEYS}
