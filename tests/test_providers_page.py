@@ -1,33 +1,21 @@
 """Settings > Providers as a new user meets it: the refused field, the model field, Refresh models,
 the buttons that only show when they do something. A real host; models come from a real HTTP server."""
 
-from pathlib import Path
 
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from pidesktop.bus import HostClient, HostError, HostThread
-from pidesktop.host.core import opener
+from pidesktop.bus import HostError
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import OFFLINE_ID
 
-from .conftest import wait_until
+from .conftest import spin_until
 from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
 
-SHOTS = Path("/tmp/pidesktop-shots")
 MODELS = b'{"data":[{"id":"m-1"},{"id":"m-2","context_length":32768}]}'
-
-
-@pytest.fixture
-def host_client(qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    yield client
-    client.close()
-    thread.stop()
 
 
 @pytest.fixture
@@ -40,10 +28,6 @@ def page(qloop, host_client):
     yield dialog.providers
     if shiboken6.isValid(dialog):
         dialog.close()
-
-
-def run(qloop, predicate, timeout=10):
-    return qloop.run_until_complete(wait_until(predicate, timeout))
 
 
 def click(qtbot, button):
@@ -115,10 +99,10 @@ def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, ho
     serve_models(sse_server)
     draft(qtbot, page, url=sse_server.base_url)
     provider_id = save(qtbot, qloop, page)
-    run(qloop, lambda: page.model_combo.count() == 2)  # no click on Refresh models
+    spin_until(qloop, lambda: page.model_combo.count() == 2)  # no click on Refresh models
     assert [r.path for r in sse_server.requests] == ["/v1/models"]
     assert page.refresh_button.isEnabled() and not page.models_note.isVisible()
-    run(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
+    spin_until(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
     assert page.model_combo.currentText() == "m-1" and page.model_combo.currentIndex() == 0
     assert page.model_combo.lineEdit().cursorPosition() == 0  # a long id shows its start
     assert page.notice.text() == "Provider added. 2 models available (2 new)."
@@ -130,7 +114,7 @@ def test_refresh_shows_the_providers_own_default_model(qtbot, qloop, host_client
     draft(qtbot, page, url=sse_server.base_url)
     page.model_combo.setEditText("m-2")
     save(qtbot, qloop, page)
-    run(qloop, lambda: page.model_combo.count() == 2)
+    spin_until(qloop, lambda: page.model_combo.count() == 2)
     assert page.model_combo.currentText() == "m-2"
     assert stored(host_client)["providers"][0]["defaultModelId"] == "m-2"
 
@@ -139,7 +123,7 @@ def test_refresh_shows_the_providers_own_default_model(qtbot, qloop, host_client
     save_clicked = len(sse_server.requests)
     save(qtbot, qloop, page)
     assert len(sse_server.requests) == save_clicked + 1 and page.model_combo.currentText() == "m-1"
-    run(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
+    spin_until(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
     click(qtbot, page.refresh_button)
     qloop.run_until_complete(page.running)
     assert len(sse_server.requests) == save_clicked + 2
@@ -170,8 +154,8 @@ def test_use_as_default_is_not_offered_where_it_would_change_nothing(qtbot, qloo
     provider_id = save(qtbot, qloop, page)
     page.model_combo.setEditText("m-1")
     click(qtbot, page.default_button)
-    run(qloop, lambda: stored(host_client)["defaultProviderId"] == provider_id)
-    run(qloop, lambda: not page.default_button.isVisible())
+    spin_until(qloop, lambda: stored(host_client)["defaultProviderId"] == provider_id)
+    spin_until(qloop, lambda: not page.default_button.isVisible())
     page.model_combo.setEditText("m-2")  # another model for new chats: offered again
     assert page.default_button.isVisible()
     page.model_combo.setEditText("m-1")
@@ -180,8 +164,8 @@ def test_use_as_default_is_not_offered_where_it_would_change_nothing(qtbot, qloo
     page.provider_list.setCurrentRow(0)
     assert page.offline_default_button.isVisible()
     click(qtbot, page.offline_default_button)
-    run(qloop, lambda: stored(host_client)["defaultProviderId"] == OFFLINE_ID)
-    run(qloop, lambda: not page.offline_default_button.isVisible())
+    spin_until(qloop, lambda: stored(host_client)["defaultProviderId"] == OFFLINE_ID)
+    spin_until(qloop, lambda: not page.offline_default_button.isVisible())
 
 
 def test_buttons_are_disabled_while_their_operation_runs(qtbot, qloop, page):
@@ -204,11 +188,10 @@ def test_buttons_are_disabled_while_their_operation_runs(qtbot, qloop, page):
 
 
 @pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def test_screenshots(qtbot, qloop, host_client, theme, sse_server):  # noqa: F811
+def test_screenshots(qtbot, qloop, host_client, theme, sse_server, shots):  # noqa: F811
     serve_models(sse_server, b'{"data":[{"id":"accounts/example/models/a-rather-long-model-name-v2"},{"id":"m-2"}]}')
     app = QApplication.instance()
     themes.apply(app, theme)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     dialog = SettingsDialog.ask(host_client, theme)
     try:
         dialog.open()
@@ -217,16 +200,16 @@ def test_screenshots(qtbot, qloop, host_client, theme, sse_server):  # noqa: F81
         page = dialog.providers
         draft(qtbot, page)
         QApplication.processEvents()
-        assert dialog.grab().save(str(SHOTS / f"providers-draft-{theme.name}.png"))
+        assert dialog.grab().save(str(shots / f"providers-draft-{theme.name}.png"))
         page.url_edit.setText(sse_server.base_url)
         save(qtbot, qloop, page)
-        run(qloop, lambda: page.model_combo.count() == 2 and "models available" in page.notice.text())
+        spin_until(qloop, lambda: page.model_combo.count() == 2 and "models available" in page.notice.text())
         QApplication.processEvents()
-        assert dialog.grab().save(str(SHOTS / f"providers-saved-{theme.name}.png"))
+        assert dialog.grab().save(str(shots / f"providers-saved-{theme.name}.png"))
         draft(qtbot, page, url="htp:/x")
         save(qtbot, qloop, page)
         QApplication.processEvents()
-        assert dialog.grab().save(str(SHOTS / f"providers-refused-{theme.name}.png"))
+        assert dialog.grab().save(str(shots / f"providers-refused-{theme.name}.png"))
     finally:
         dialog.close()
         app.setStyleSheet("")

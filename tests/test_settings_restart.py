@@ -4,8 +4,6 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 
-from pidesktop.bus import HostClient, HostThread
-from pidesktop.host.core import opener
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
 from pidesktop.ui.relaunch import relaunch_pidesktop
@@ -13,16 +11,7 @@ from pidesktop.ui.settings_data import DataPage
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_general import GeneralPage
 
-from .conftest import wait_until
-
-
-@pytest.fixture
-def host_client(qloop, location):
-    thread = HostThread(opener(location, role="test GUI")).start()
-    client = HostClient(thread, qloop)
-    yield client
-    client.close()
-    thread.stop()
+from .conftest import spin_until
 
 
 @pytest.fixture
@@ -44,7 +33,7 @@ def test_restart_now_sits_next_to_the_language_note_and_relaunches(qtbot, qloop,
     page = dialog.general
     assert not page.restart_button.isVisible()
     page.language_combo.setCurrentIndex(page.language_combo.findData("zh_CN"))
-    qloop.run_until_complete(wait_until(lambda: page.restart_button.isVisible()))
+    spin_until(qloop, lambda: page.restart_button.isVisible())
     assert page.language_note.isVisible() and page.restart_button.text() == "Restart now"
     # the language is stored before the restart is offered
     assert host_client.call_blocking("settings.get")["settings"]["language"] == "zh_CN"
@@ -53,7 +42,7 @@ def test_restart_now_sits_next_to_the_language_note_and_relaunches(qtbot, qloop,
     assert not page.restart_button.isEnabled()  # one restart at a time
 
     page.language_combo.setCurrentIndex(page.language_combo.findData("en"))
-    qloop.run_until_complete(wait_until(lambda: not page.restart_button.isVisible()))
+    spin_until(qloop, lambda: not page.restart_button.isVisible())
 
 
 def test_the_data_page_lives_in_its_own_module(dialog, location):

@@ -4,12 +4,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from .conftest import wait_until
+from .conftest import spin_until
 
 
-def run(qloop, coro_or_predicate, timeout: float = 15):
+def run(qloop, coro_or_predicate):
+    """Wait for a condition, or run a coroutine to its end."""
     if callable(coro_or_predicate):
-        return qloop.run_until_complete(wait_until(coro_or_predicate, timeout))
+        return spin_until(qloop, coro_or_predicate)
     return qloop.run_until_complete(coro_or_predicate)
 
 
