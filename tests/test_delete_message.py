@@ -2,7 +2,6 @@
 
 import random
 import shutil
-import time
 
 import apsw
 import orjson
@@ -12,8 +11,8 @@ from pidesktop.host.transcripts import TranscriptStore
 from .host_helpers import append, msg, new_session, transcript_path
 from .host_helpers import transcript_lines as lines
 from .test_history import checkpoint, conversation, found, index_rows
-from .test_history_stdio import (AFTER_MIDDLE, MIDDLE, Replies, big_template, db_rows, integrity_ok, marker,
-                                 reference, send, start_ready, transcript_ids, without_rewrite_id)
+from .test_history_stdio import (AFTER_MIDDLE, MIDDLE, big_template, db_rows, integrity_ok, killed_during, marker,
+                                 reference, transcript_ids, without_rewrite_id)
 
 
 def delete(host, sid, mid):
@@ -280,16 +279,9 @@ def test_kill_during_a_delete_leaves_the_old_or_new_transcript_and_the_index_hea
     rng.shuffle(strata)
     for trial, stratum in enumerate(strata):
         root = tmp_path / f"trial{trial}"
-        shutil.copytree(template, root)
         delay = ref["duration"] * (stratum + rng.random()) / TRIALS
         where = f"trial {trial}, kill after {delay * 1e3:.1f} ms of {ref['duration'] * 1e3:.1f} ms"
-        h = start_ready(stdio_host, root, sid)
-        replies = Replies(h)
-        send(h, 99, command)
-        time.sleep(delay)
-        h.kill()
-        replies.thread.join(5)
-        acknowledged = "result" in replies.got.get(99, {})
+        acknowledged = killed_during(stdio_host, template, root, sid, command, delay)
         assert integrity_ok(root), where
         data = (root / "sessions" / f"{sid}.jsonl").read_bytes()
         assert without_rewrite_id(data) in (without_rewrite_id(old), without_rewrite_id(new)), where

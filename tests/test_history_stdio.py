@@ -410,6 +410,19 @@ def send(h: StdioHost, request_id: int, command: dict) -> float:
     return started
 
 
+def killed_during(start, template: Path, root: Path, sid: str, command: dict, delay: float) -> bool:
+    """A copy of ``template`` at ``root`` whose host is SIGKILLed ``delay`` s after ``command`` was sent;
+    True when the reply had arrived by then."""
+    shutil.copytree(template, root)
+    h = start_ready(start, root, sid)
+    replies = Replies(h)
+    send(h, 99, command)
+    time.sleep(delay)
+    h.kill()
+    replies.thread.join(5)
+    return "result" in replies.got.get(99, {})
+
+
 def reference(start, template: Path, work: Path, sid: str, command: dict) -> dict:
     """The command run to completion once: its reply, duration, transcript and index afterwards."""
     root = work / "reference"
@@ -454,17 +467,10 @@ def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_he
         for stratum in strata:
             trial += 1
             root = tmp_path / name / f"trial{trial}"
-            shutil.copytree(template, root)
             # A random instant in each seventh of the measured duration, so every phase gets hit.
             delay = ref["duration"] * (stratum + rng.random()) / TRIALS
             where = f"{name} trial {trial}, kill after {delay * 1e3:.1f} ms of {ref['duration'] * 1e3:.1f} ms"
-            h = start_ready(stdio_host, root, sid)
-            replies = Replies(h)
-            send(h, 99, command)
-            time.sleep(delay)
-            h.kill()
-            replies.thread.join(5)
-            acknowledged = "result" in replies.got.get(99, {})
+            acknowledged = killed_during(stdio_host, template, root, sid, command, delay)
             outcomes["acknowledged"] += acknowledged
             assert integrity_ok(root), where
 
