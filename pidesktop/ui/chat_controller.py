@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QModelIndex, QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..bus import HostError
@@ -72,9 +72,8 @@ class ChatController(QObject):
         blank = next((s for s in w.model.shown_sessions() if is_blank(s)), None)
         if blank is not None:
             w.sidebar.select(blank["id"])
-            w.show_session_page(blank)
         else:
-            w.sidebar.tree.setCurrentIndex(w.sidebar.tree.model().index(-1, -1))
+            w.sidebar.tree.setCurrentIndex(QModelIndex())
             self.switch_to(None)
             w.show_no_session()
         w.composer.focus_prompt()

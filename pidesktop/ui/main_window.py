@@ -377,9 +377,6 @@ class MainWindow(QMainWindow):
         if self.model.session_at(index) is not None:
             self.composer.focus_prompt()
 
-    def show_session_page(self, session: dict) -> None:
-        self._show_session(session)
-
     def show_no_session(self) -> None:
         self.header_title.setText("")
         self.transcript_model.clear()
