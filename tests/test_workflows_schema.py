@@ -92,11 +92,12 @@ def test_modes_are_0700_for_the_folder_and_0600_for_the_file(agent_dir):
     folder = agent_dir / "workflows"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE((folder / "state.sqlite").stat().st_mode) == 0o600
+    # Modes the user set afterwards are the user's: a writer never changes them.
     os.chmod(folder / "state.sqlite", 0o644)
     os.chmod(folder, 0o755)
     db.open_writer().close()
-    assert stat.S_IMODE((folder / "state.sqlite").stat().st_mode) == 0o600
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "state.sqlite").stat().st_mode) == 0o644
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
     lock, registry = paths.host_files("/src/app")
     assert lock.parent == folder / "hosts" and lock.name.endswith(".lock") and not lock.parent.exists()
 

@@ -83,6 +83,11 @@ def _init(db_path: str | None) -> int:
     store = db.open_writer(target, create=True)
     store.close()
     print(f"{target} {'is ready (it already existed)' if existed else 'was created'}.")
+    for path in (target.parent, target):
+        if path.stat().st_mode & 0o077:
+            print(f"note: {path} is open to other users ({paths.describe_mode(path)}); Pi Workflows does not "
+                  f"change the mode of what it did not create (private is 0700 for the folder, 0600 for the file).",
+                  file=sys.stderr)
     return EXIT_OK
 
 
@@ -106,7 +111,9 @@ def _status_lines(report: dict) -> list[str]:
         return lines
     lines.append(f"  file size: {report['fileBytes']} bytes (WAL {report['walBytes']} bytes)")
     if report["state"] == "incompatible":
-        lines.append(f"  incompatible schema ({report['problemCount']} problems); run `pi-workflows state verify`")
+        lines.append(f"  incompatible schema ({report['problemCount']} problems; `pi-workflows state verify` "
+                     f"lists them); nothing was changed")
+        lines.append(f"  {report['instruction']}")
         return lines
     lines.append(f"  schema: ok (application id {report['schema']['applicationId']}, "
                  f"user version {report['schema']['userVersion']})")
@@ -148,6 +155,8 @@ def _verify(db_path: str | None, as_json: bool) -> int:
         for problem in report["schemaProblems"]:
             print(f"    {problem}")
         print("verified: ok" if report["ok"] else "verified: PROBLEMS FOUND")
+        if "instruction" in report:
+            print(f"Nothing was changed. {report['instruction']}")
     if report["ok"]:
         return EXIT_OK
     return EXIT_CHECK_FAILED if report["schemaOk"] else EXIT_INCOMPATIBLE

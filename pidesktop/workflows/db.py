@@ -96,27 +96,37 @@ class Store:
 
 def open_writer(path: str | os.PathLike | None = None, *, create: bool = True,
                 clock: Callable[[], int] | None = None) -> Store:
-    """Open the database for writing, creating it first when ``create`` allows."""
+    """Open the database for writing, creating it first when ``create`` allows.
+
+    An existing file and its folder keep their modes: a writer that cannot
+    write there fails with a ``StorageError`` naming the path and its mode,
+    before SQLite creates anything.
+    """
     target = paths.resolve(path)
     if not target.exists():
         if not create:
             raise MissingState(f"There is no Pi Workflows state database at {target}.")
         create_database(target)
     check_file(target)
-    if paths.is_default_location(target):
-        paths.ensure_private_dir(target.parent, tighten=True)
+    require_access(target, write=True)
     try:
         conn = apsw.Connection(str(target), flags=apsw.SQLITE_OPEN_READWRITE)
     except apsw.Error as exc:
-        raise StorageError(f"Cannot open {target} for writing: {exc}") from exc
+        raise _storage_error(target, "open it for writing", exc) from exc
     try:
+        if conn.readonly("main"):
+            raise StorageError(f"Cannot write {target}: SQLite opened it read-only "
+                               f"({paths.describe_mode(target)}); permission denied.")
         for pragma in WRITER_PRAGMAS + BOUND_PRAGMAS:
             conn.execute(pragma).fetchall()
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()  # maps the -shm now, not mid-command
         store = Store(conn, target, readonly=False, clock=clock)
+    except apsw.Error as exc:
+        conn.close()
+        raise _storage_error(target, "open it for writing", exc) from exc
     except BaseException:
         conn.close()
         raise
-    _tighten_file_mode(target)
     return store
 
 
@@ -128,8 +138,62 @@ def open_reader(path: str | os.PathLike | None = None, *, clock: Callable[[], in
         raise MissingState(f"There is no Pi Workflows state database at {target}. Nothing was created.")
     if verify:
         check_file(target)
+    require_access(target, write=False)
     conn = _readonly_connection(target)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+    except apsw.Error as exc:
+        conn.close()
+        raise _storage_error(target, "read it", exc) from exc
     return Store(conn, target, readonly=True, clock=clock)
+
+
+def require_access(target: Path, *, write: bool) -> None:
+    """Refuse, before SQLite touches anything, what this process cannot do with ``target``.
+
+    A writer needs to read and write the file and its existing ``-wal`` and
+    ``-shm``, and to create and remove them in the folder. A reader of a WAL
+    file needs both sidecars readable, or SQLite creates the missing ones:
+    that needs a writable folder, and a file this process may write (the
+    sidecars take the file's mode and this process's owner, so a reader that
+    could not write the file would lock its writers out).
+    """
+    uid = os.geteuid()
+    doing = "write" if write else "read"
+    if not os.access(target, os.R_OK | (os.W_OK if write else 0)):
+        raise StorageError(
+            f"Cannot {doing} {target}: permission denied ({paths.describe_mode(target)}; this process runs as "
+            f"uid {uid}), so it is not {'writable' if write else 'readable'} here. Nothing was changed.")
+    wal, shm = target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")
+    for sidecar in (wal, shm):
+        if sidecar.exists() and not os.access(sidecar, os.R_OK | os.W_OK):
+            raise StorageError(
+                f"Cannot {doing} {target}: permission denied on {sidecar} ({paths.describe_mode(sidecar)}; this "
+                f"process runs as uid {uid}); SQLite must read and write it. Nothing was changed.")
+    needs_folder = write or (_is_wal(target) and not (wal.exists() and shm.exists()))
+    if not needs_folder:
+        return
+    folder = target.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StorageError(
+            f"Cannot {doing} {target}: the folder {folder} is not writable ({paths.describe_mode(folder)}; this "
+            f"process runs as uid {uid}): permission denied. SQLite must create {target.name}-wal and "
+            f"{target.name}-shm beside the database. Nothing was changed.")
+    if not write and not os.access(target, os.W_OK):
+        raise StorageError(
+            f"Cannot read {target} safely: it is not writable by this process ({paths.describe_mode(target)}; "
+            f"uid {uid}): permission denied. Reading it would create {target.name}-wal and {target.name}-shm "
+            f"owned by uid {uid} with the file's mode, which would lock its writers out. Nothing was changed.")
+
+
+def _is_wal(target: Path) -> bool:
+    header = read_header(target)
+    return len(header) > 18 and header[18] == 2
+
+
+def _storage_error(target: Path, doing: str, exc: BaseException) -> StorageError:
+    return StorageError(f"Cannot {doing}: {target} ({paths.describe_mode(target)}, folder "
+                        f"{paths.describe_mode(target.parent)}; this process runs as uid {os.geteuid()}): {exc}")
 
 
 def create_database(target: Path) -> bool:
@@ -138,7 +202,7 @@ def create_database(target: Path) -> bool:
     if found:
         raise OlderLiveState(_older_state_message(target, found), [str(p) for p in found])
     try:
-        paths.ensure_private_dir(target.parent, tighten=paths.is_default_location(target))
+        paths.ensure_private_dir(target.parent)
     except OSError as exc:
         raise StorageError(f"Cannot create the folder {target.parent}: {exc}") from exc
     temp = target.with_name(f".{target.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
@@ -217,19 +281,29 @@ def header_problems(header: bytes) -> list[str]:
 
 
 def _probe(target: Path, *, wal: bool) -> list[str]:
-    """Schema problems seen through a read-only handle.
+    """Schema problems seen through a read-only handle that creates nothing.
 
-    A WAL file with no -wal or -shm beside it has no open connection and no
-    unmerged pages, so it is read as immutable: nothing, not even a -shm file,
-    is created beside a file that may turn out to be refused. If sidecars
-    appear while it is read, the verdict is taken again normally.
+    A WAL file without both its -wal and -shm has no open connection, so it
+    is read as immutable: not even a -shm file is created beside a file that
+    may turn out to be refused (a lone -wal is left for its writer to
+    recover). If both sidecars appear while it is read, a writer is at work
+    and the verdict is taken again through a normal read-only handle, which
+    then creates nothing either.
     """
-    dormant = wal and not any(p.exists() for p in paths.sidecars(target))
-    if dormant:
+    if wal and not _live(target):
         found = _probe_with(target, immutable=True)
-        if not found or not any(p.exists() for p in paths.sidecars(target)):
+        if not found or not _live(target):
             return found
     return _probe_with(target, immutable=False)
+
+
+def _live(target: Path) -> bool:
+    return all(target.with_name(target.name + suffix).exists() for suffix in ("-wal", "-shm"))
+
+
+def untouched_connection(target: Path) -> apsw.Connection:
+    """A read-only handle on a refused file that creates nothing beside it (immutable unless live)."""
+    return _readonly_connection(target, immutable=not _live(target) and _is_wal(target))
 
 
 def _probe_with(target: Path, *, immutable: bool) -> list[str]:
@@ -256,22 +330,20 @@ def _readonly_connection(target: Path, *, immutable: bool = False) -> apsw.Conne
     return conn
 
 
-def _tighten_file_mode(target: Path) -> None:
-    try:
-        if target.stat().st_mode & 0o777 != paths.FILE_MODE:
-            os.chmod(target, paths.FILE_MODE)
-    except OSError:
-        pass
+def clear_instruction(target: Path) -> str:
+    """What to do about an incompatible file: Pi Workflows never clears it itself."""
+    return (
+        f"Pi Workflows does not import, repair or delete alpha state: to clear the incompatible alpha state, "
+        f"move {target.name} (with any -wal and -shm files beside it) out of {target.parent}, or delete it if "
+        f"you no longer need it, then run `pi-workflows state init`."
+    )
 
 
 def _incompatible_message(target: Path, problems: list[str]) -> str:
     shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
     return (
         f"{target} is not a Pi Workflows state database this version can use: {shown}. "
-        f"Nothing was changed. Pi Workflows does not import, repair or delete alpha state: "
-        f"to clear the incompatible alpha state, move {target.name} (with any -wal and -shm "
-        f"files beside it) out of {target.parent}, or delete it if you no longer need it, "
-        f"then run `pi-workflows state init`."
+        f"Nothing was changed. {clear_instruction(target)}"
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
@@ -102,12 +103,32 @@ def older_live_state(path: Path) -> list[Path]:
     return sorted(found)
 
 
-def ensure_private_dir(path: Path, *, tighten: bool) -> None:
-    """Create ``path`` (and parents) with mode 0700; ``tighten`` also fixes an existing one."""
-    existed = path.is_dir()
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    if tighten or not existed:
-        os.chmod(path, DIR_MODE)
+def ensure_private_dir(path: Path) -> bool:
+    """Create ``path`` with mode 0700 (parents as the umask says); True if this call created it.
+
+    A folder that already exists keeps its mode, whoever made it: a folder the
+    user made read-only, or a symlink to one, is not this code's to change.
+    """
+    if path.is_dir():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=DIR_MODE)
+    except FileExistsError:
+        if path.is_dir():  # another process made it first: theirs, not ours
+            return False
+        raise
+    os.chmod(path, DIR_MODE)  # mkdir's mode passes through the umask
+    return True
+
+
+def describe_mode(path: Path) -> str:
+    """``mode 0500, owner uid 1000`` for a message; what is known of a path's permissions."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return f"cannot stat it: {exc.strerror or exc}"
+    return f"mode {stat.S_IMODE(info.st_mode):04o}, owner uid {info.st_uid}"
 
 
 def fsync_dir(path: Path) -> None:

@@ -30,7 +30,8 @@ def summary(path: str | os.PathLike | None = None, *, now: int | None = None) ->
     try:
         store = db.open_reader(target)
     except IncompatibleState as exc:
-        report.update(state="incompatible", problemCount=len(exc.problems))
+        report.update(state="incompatible", problemCount=len(exc.problems),
+                      instruction=db.clear_instruction(target))
         return report
     try:
         now = store.now() if now is None else now
@@ -104,23 +105,43 @@ def verify(path: str | os.PathLike | None = None) -> dict:
     """``integrity_check``, ``foreign_key_check`` and the schema shape, read-only.
 
     ``ok`` is true only when all three pass. ``schemaOk`` false means the file
-    is not (or no longer) this schema.
+    is not (or no longer) this schema; then ``instruction`` says how to clear
+    it, and the file is read through a handle that creates nothing beside it
+    (no ``-wal``, no ``-shm``). A compatible file is opened like any reader,
+    so a folder or file this process may not use is a ``StorageError``.
     """
     target = paths.resolve(path)
     if not target.exists():
         raise MissingState(f"There is no Pi Workflows state database at {target}. Nothing was created.")
     report = {"path": str(target), "ok": False, "schemaOk": False, "integrity": [], "foreignKeys": [],
               "schemaProblems": []}
-    header = db.read_header(target)
-    header_problems = db.header_problems(header)
-    if header_problems and header_problems[0] == "it is not a SQLite database":
-        report["schemaProblems"] = header_problems
+    try:
+        db.check_file(target)
+    except IncompatibleState as exc:
+        report["schemaProblems"] = exc.problems
+        report["instruction"] = db.clear_instruction(target)
+        if exc.problems != ["it is not a SQLite database"]:
+            conn = db.untouched_connection(target)
+            try:
+                _checks(conn, report)
+            finally:
+                conn.close()
         return report
     store = db.open_reader(target, verify=False)
     try:
-        conn = store.conn
-        report["schemaProblems"] = header_problems or schema.problems(conn)
+        report["schemaProblems"] = schema.problems(store.conn)
         report["schemaOk"] = not report["schemaProblems"]
+        if not report["schemaOk"]:
+            report["instruction"] = db.clear_instruction(target)
+        _checks(store.conn, report)
+    finally:
+        store.close()
+    report["ok"] = report["schemaOk"] and report["integrity"] == ["ok"] and not report["foreignKeys"]
+    return report
+
+
+def _checks(conn: apsw.Connection, report: dict) -> None:
+    try:
         report["integrity"] = [row[0] for row in conn.execute("PRAGMA integrity_check")]
         report["foreignKeys"] = [
             {"table": r[0], "rowid": r[1], "parent": r[2], "constraint": r[3]}
@@ -128,7 +149,3 @@ def verify(path: str | os.PathLike | None = None) -> dict:
         ]
     except apsw.Error as exc:
         report["integrity"].append(f"cannot be checked: {exc}")
-    finally:
-        store.close()
-    report["ok"] = report["schemaOk"] and report["integrity"] == ["ok"] and not report["foreignKeys"]
-    return report
