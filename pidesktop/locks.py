@@ -23,6 +23,9 @@ from pathlib import Path
 import orjson
 
 
+WRITER_LOCK = "host.lock"  # the writer lock's file name in a data root
+
+
 class LockHeld(Exception):
     """Someone else holds the lock; ``holder`` describes them."""
 

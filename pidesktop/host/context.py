@@ -24,6 +24,8 @@ class HostContext:
     clock: Callable[[], int] = field(default=now_ms)
     # replies a quit or crash cut off, found by this start's boot pass (told once, in app.handshake)
     interrupted_replies: list[dict] = field(default_factory=list)
+    # run by Host.close, newest first, before the database closes (job threads stop here)
+    on_close: list[Callable[[], None]] = field(default_factory=list)
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bus.errors import ErrorCode, HostError
-from ..locks import FileLock, LockHeld
+from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
@@ -21,7 +21,7 @@ from .params import Params
 
 log = logging.getLogger("pidesktop.host")
 
-WRITER_LOCK = "host.lock"
+__all__ = ["WRITER_LOCK", "Host", "opener"]
 
 
 class Host:
@@ -59,6 +59,11 @@ class Host:
         return handler(self.ctx, Params(method, params))
 
     def close(self) -> None:
+        for closer in reversed(self.ctx.on_close):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - the database must still close
+                log.exception("a close hook failed")
         try:
             self.ctx.conn.close()
         finally:

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..host.core import WRITER_LOCK
-from ..locks import FileLock, LockHeld
+from ..locks import WRITER_LOCK, FileLock, LockHeld
 from .errors import Refused
 
 

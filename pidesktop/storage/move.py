@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from ..host.core import WRITER_LOCK
+from ..locks import WRITER_LOCK
 from . import inventory, journal, marker, old_roots, validate
 from .copy import Pair, TreeCopy
 from .errors import Cancelled, Failed, StorageJobError, Refused

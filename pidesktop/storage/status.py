@@ -8,7 +8,7 @@ from typing import Any
 import apsw
 
 from .. import paths
-from ..host.core import WRITER_LOCK
+from ..locks import WRITER_LOCK
 from ..host.db import DB_NAME
 from . import inventory, journal, old_roots
 from .errors import StorageJobError
@@ -20,18 +20,21 @@ COUNTED = (("sessions", "sessions"), ("messages", "messages"), ("projects", "pro
            ("notifications", "notifications"))
 
 
-def status(location: paths.StorageLocation) -> dict[str, Any]:
+def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]:
+    """The report; ``scan=False`` leaves out the walk of both folders (``categories``, ``dataBytes``,
+    ``uiBytes`` are then absent), which is the only part whose cost grows with the number of files."""
     root = location.data_root
-    data_tree = inventory.scan(root, exclude_top=frozenset({WRITER_LOCK}))
-    ui_tree = inventory.scan(location.ui_root)
     report: dict[str, Any] = {
         "dataRoot": str(root), "uiRoot": str(location.ui_root), "resolvedBy": location.source,
         "anchor": str(paths.anchor_dir()), "exists": root.is_dir(),
-        "categories": inventory.by_category(data_tree),
-        "dataBytes": data_tree.bytes, "uiBytes": ui_tree.bytes,
         "freeBytes": inventory.free_bytes(root), "inUseBy": is_in_use(root) if root.is_dir() else None,
         "schemaVersion": None, "counts": {},
     }
+    if scan:
+        data_tree = inventory.scan(root, exclude_top=frozenset({WRITER_LOCK}))
+        ui_tree = inventory.scan(location.ui_root)
+        report.update({"categories": inventory.by_category(data_tree), "dataBytes": data_tree.bytes,
+                       "uiBytes": ui_tree.bytes})
     report.update(_database(root / DB_NAME))
     if location.source != "env":
         try:

@@ -17,6 +17,7 @@ Checks, all read-only and safe beside a running host:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,14 @@ from ..host.transcripts.records import is_valid_message, parse_line
 from .sqlite_ro import integrity_problems, open_readonly, user_version
 
 _SHOW = 5  # ids listed per problem
+
+# ``progress(phase, done, total)``: phases ``database``, ``transcripts``, ``revisions``, ``files``.
+# It may raise (``errors.Cancelled``) to stop the check between two files.
+StepProgress = Callable[[str, int, int], None]
+
+
+def _quiet(phase: str, done: int, total: int) -> None:
+    return None
 
 
 @dataclass
@@ -45,7 +54,8 @@ class VerifyReport:
         return not self.problems
 
 
-def verify(data_root: Path) -> VerifyReport:
+def verify(data_root: Path, progress: StepProgress | None = None) -> VerifyReport:
+    step = progress or _quiet
     report = VerifyReport(data_root)
     db = data_root / DB_NAME
     if not db.is_file():
@@ -57,6 +67,7 @@ def verify(data_root: Path) -> VerifyReport:
         report.problems.append(f"Cannot open {db}: {exc}")
         return report
     try:
+        step("database", 0, 1)
         report.problems += integrity_problems(conn)
         version = user_version(conn)
         if version != SCHEMA_VERSION:
@@ -76,20 +87,27 @@ def verify(data_root: Path) -> VerifyReport:
         return report
     finally:
         conn.close()
+    step("database", 1, 1)
     report.sessions = len(sessions)
     report.messages = sum(len(ids) for ids in indexed.values())
     folder = data_root / "sessions"
-    for session_id, ids in indexed.items():
+    for done, (session_id, ids) in enumerate(indexed.items()):
+        step("transcripts", done, len(indexed))
         _check_transcript(report, folder / f"{session_id}.jsonl", session_id, ids)
-    for session_id, rows in revisions.items():
+    step("transcripts", len(indexed), len(indexed))
+    for done, (session_id, rows) in enumerate(revisions.items()):
+        step("revisions", done, len(revisions))
         _check_revisions(report, folder / f"{session_id}.revisions.jsonl", session_id, rows)
+    step("revisions", len(revisions), len(revisions))
     known = set(sessions)
+    step("files", 0, 1)
     if folder.is_dir():
         for path in sorted(folder.glob("*.jsonl")):
             session_id = path.name[: -len(".jsonl")]
             if path.name.endswith(".revisions.jsonl") or session_id in known:
                 continue
             report.recoverable.append(f"{path} has no session row; the next start restores it from the file.")
+    step("files", 1, 1)
     return report
 
 

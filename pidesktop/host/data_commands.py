@@ -1,0 +1,319 @@
+"""``data.*``: maintenance of the data root while the host runs (status, verify, back up, caches, old copies).
+
+Every long piece runs as a *job* on a thread the host owns, so the host thread
+keeps serving other commands meanwhile. A job command checks its params on
+the host thread and answers at once with ``{job, kind}``; the job then
+reports ``data.progress {job, kind, phase, done, total}`` and ends with one
+``data.finished {job, kind, status, result | error}`` (``status`` is
+``done``, ``failed`` or ``cancelled``). ``data.cancel {job}`` stops a job
+between two steps.
+
+Why threads and not chunks: the work is the storage layer's own cold code
+(``pidesktop.storage``: verify, backup, status, cache sizes, kept-root
+cleanup), which the command line runs when no host is there. Those functions
+only *read* the database, each through its own read-only connection (a WAL
+reader never blocks the host's writer, and the host's commits never tear its
+snapshot), and only the storage layer's allowlisted folders are removed. So
+they are safe beside the host thread, and running them as they are keeps one
+copy of each. Chunking them into host-thread slices would have meant a second,
+resumable copy of every one. No job ever uses the host's write connection.
+
+The running jobs are stopped (cancelled and joined) when the host closes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..bus.errors import ErrorCode, HostError
+from ..storage import backup as db_backup
+from ..storage import cache, cache_request, cleanup, old_roots, verify
+from ..storage import status as data_status
+from ..storage.errors import Cancelled, Refused, StorageJobError
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+log = logging.getLogger("pidesktop.host.data")
+
+PROGRESS = "data.progress"
+FINISHED = "data.finished"
+PROGRESS_INTERVAL = 0.1  # seconds between two progress events of one phase
+CLOSE_WAIT = 10.0  # seconds the host waits for a cancelled job when it closes
+
+
+@dataclass
+class Job:
+    id: str
+    kind: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+
+
+class Jobs:
+    """The data jobs of one host: at most one of each kind at a time."""
+
+    def __init__(self, ctx: HostContext):
+        self.ctx = ctx
+        self._lock = threading.Lock()
+        self.running: dict[str, Job] = {}
+        self._closed = False
+
+    def start(self, kind: str, work: Callable[[Callable[[str, int, int], None]], dict]) -> dict:
+        with self._lock:
+            if self._closed:
+                raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host is shutting down.")
+            busy = next((job for job in self.running.values() if job.kind == kind), None)
+            if busy is not None:
+                raise HostError(ErrorCode.CONFLICT, f"A data {kind} job is already running ({busy.id}); wait "
+                                f"for it to finish or cancel it.", {"job": busy.id})
+            job = Job(f"job-{uuid.uuid4().hex[:12]}", kind)
+            job.thread = threading.Thread(target=self._run, args=(job, work), name=f"pidesktop-data-{kind}",
+                                          daemon=True)
+            self.running[job.id] = job
+        job.thread.start()
+        return {"job": job.id, "kind": kind}
+
+    def cancel(self, job_id: str) -> bool:
+        with self._lock:
+            job = self.running.get(job_id)
+        if job is None:
+            return False
+        job.cancel.set()
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            jobs = list(self.running.values())
+        for job in jobs:
+            job.cancel.set()
+        deadline = time.monotonic() + CLOSE_WAIT
+        for job in jobs:
+            if job.thread is not None:
+                job.thread.join(max(0.0, deadline - time.monotonic()))
+                if job.thread.is_alive():
+                    log.warning("data job %s (%s) still running as the host closes", job.id, job.kind)
+
+    def _run(self, job: Job, work: Callable) -> None:
+        base = {"job": job.id, "kind": job.kind}
+        last = {"phase": None, "at": 0.0}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if job.cancel.is_set():
+                raise Cancelled("Cancelled.")
+            now = time.monotonic()
+            if phase == last["phase"] and done < total and now - last["at"] < PROGRESS_INTERVAL:
+                return
+            last["phase"], last["at"] = phase, now
+            self._emit(PROGRESS, {**base, "phase": phase, "done": done, "total": total})
+
+        try:
+            result = work(progress)
+            finished = {**base, "status": "done", "result": result}
+        except Cancelled:
+            finished = {**base, "status": "cancelled"}
+        except HostError as exc:
+            finished = {**base, "status": "failed", "error": _error(exc)}
+        except Refused as exc:
+            finished = {**base, "status": "failed", "error": _error(HostError(ErrorCode.CONFLICT, str(exc)))}
+        except (StorageJobError, OSError) as exc:
+            finished = {**base, "status": "failed",
+                        "error": _error(HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)))}
+        except Exception as exc:  # noqa: BLE001 - crosses the bus as a value
+            log.exception("data job %s (%s) failed", job.id, job.kind)
+            finished = {**base, "status": "failed",
+                        "error": _error(HostError(ErrorCode.INTERNAL, f"data.{job.kind} failed unexpectedly: {exc}"))}
+        with self._lock:
+            self.running.pop(job.id, None)
+        self._emit(FINISHED, finished)
+
+    def _emit(self, topic: str, payload: dict) -> None:
+        try:
+            self.ctx.emit(topic, payload)
+        except Exception:  # noqa: BLE001 - a job must always reach its end
+            log.exception("emitting %s failed", topic)
+
+
+def _error(exc: HostError) -> dict:
+    return {"code": exc.code, "message": exc.message, "data": exc.data}
+
+
+_JOBS: dict[int, Jobs] = {}
+_JOBS_LOCK = threading.Lock()
+
+
+def jobs_of(ctx: HostContext) -> Jobs:
+    """This host's job table, made on first use and stopped when the host closes."""
+    with _JOBS_LOCK:
+        jobs = _JOBS.get(id(ctx))
+        if jobs is None or jobs.ctx is not ctx:
+            jobs = _JOBS[id(ctx)] = Jobs(ctx)
+
+            def close() -> None:
+                jobs.close()
+                with _JOBS_LOCK:
+                    if _JOBS.get(id(ctx)) is jobs:
+                        del _JOBS[id(ctx)]
+
+            ctx.on_close.append(close)
+        return jobs
+
+
+def location_of(ctx: HostContext) -> paths.StorageLocation:
+    """The storage location this host serves: the installation's own when it is that one, else a pinned root."""
+    try:
+        installed = paths.resolve()
+    except paths.StorageLocationError:
+        installed = None
+    if installed is not None and installed.data_root == ctx.data_root:
+        return installed
+    return paths.StorageLocation(ctx.data_root, ctx.data_root / "ui", "env")
+
+
+# -- commands --------------------------------------------------------------------------------------
+@command("data.status")
+def status(ctx: HostContext, params: Params) -> dict:
+    scan = params.boolean("scan", default=True)
+    location = location_of(ctx)
+
+    def work(progress) -> dict:
+        progress("status", 0, 1)
+        report = data_status.status(location, scan=scan)
+        progress("status", 1, 1)
+        return report
+
+    return jobs_of(ctx).start("status", work)
+
+
+@command("data.verify")
+def verify_data(ctx: HostContext, params: Params) -> dict:
+    root = ctx.data_root
+
+    def work(progress) -> dict:
+        report = verify.verify(root, progress)
+        return {"ok": report.ok, "sessions": report.sessions, "messages": report.messages,
+                "problems": list(report.problems), "recoverable": list(report.recoverable)}
+
+    return jobs_of(ctx).start("verify", work)
+
+
+@command("data.backup")
+def backup(ctx: HostContext, params: Params) -> dict:
+    raw = params.text("path")
+    try:
+        target = db_backup.check_target(raw, example=False)
+    except Refused as exc:
+        raise _bad_path(str(exc)) from None
+    if _inside(target, ctx.data_root):
+        raise _bad_path(f"{target} is inside the data folder {ctx.data_root}; a backup belongs somewhere else.")
+    root = ctx.data_root
+
+    def work(progress) -> dict:
+        result = db_backup.backup(root, target, progress)
+        return {"path": str(result.path), "bytes": result.bytes, "schemaVersion": result.schema_version,
+                "rows": result.rows}
+
+    return jobs_of(ctx).start("backup", work)
+
+
+@command("data.caches")
+def caches(ctx: HostContext, params: Params) -> dict:
+    location = location_of(ctx)
+
+    def work(progress) -> dict:
+        progress("caches", 0, 1)
+        folders = cache.sizes(location)
+        last = cache_request.last_report()
+        if last is not None and last.get("dataRoot") != str(location.data_root):
+            last = None
+        progress("caches", 1, 1)
+        return {"dataRoot": str(location.data_root), "uiRoot": str(location.ui_root),
+                "folders": [{"path": str(f.path), "area": "ui" if _inside(f.path, location.ui_root) else "data",
+                             "state": f.state, "bytes": f.bytes, "files": f.files} for f in folders],
+                "totalBytes": sum(f.bytes for f in folders),
+                "cleanPending": cache_request.pending(location), "lastClean": last}
+
+    return jobs_of(ctx).start("caches", work)
+
+
+@command("data.cleanCaches")
+def clean_caches(ctx: HostContext, params: Params) -> dict:
+    """Cache cleanup is a cold operation (spec 004, section 2): recorded now, done at the next start."""
+    location = location_of(ctx)
+    try:
+        cache_request.request(location)
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
+                        f"Cannot record the cache cleanup in {paths.anchor_dir()}: {exc}") from exc
+    return {"scheduled": True, "dataRoot": str(location.data_root)}
+
+
+@command("data.keptRoots")
+def kept_roots(ctx: HostContext, params: Params) -> dict:
+    location = location_of(ctx)
+
+    def work(progress) -> dict:
+        progress("measure", 0, 1)
+        found = cleanup.list_kept(location)
+        progress("measure", 1, 1)
+        return {"keptRoots": [{**info.entry.to_json(), "bytes": info.bytes, "present": info.present,
+                               "problems": list(info.problems)} for info in found]}
+
+    return jobs_of(ctx).start("keptRoots", work)
+
+
+@command("data.removeKeptRoot")
+def remove_kept_root(ctx: HostContext, params: Params) -> dict:
+    entry_id = params.text("id", strip=True, nonempty=True)
+    try:
+        known = [entry.id for entry in old_roots.entries()]
+    except StorageJobError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)) from exc
+    if entry_id not in known:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no kept data folder with id {entry_id!r}.",
+                        {"field": "id"})
+    location = location_of(ctx)
+
+    def work(progress) -> dict:
+        progress("delete", 0, 1)
+        result = cleanup.delete(entry_id, location)
+        progress("delete", 1, 1)
+        return {"id": result.id, "ok": result.ok, "deleted": [str(p) for p in result.deleted],
+                "alreadyGone": [str(p) for p in result.already_gone], "failures": list(result.failures)}
+
+    return jobs_of(ctx).start("removeKeptRoot", work)
+
+
+@command("data.cancel")
+def cancel(ctx: HostContext, params: Params) -> dict:
+    job_id = params.text("job", nonempty=True)
+    return {"cancelled": jobs_of(ctx).cancel(job_id)}
+
+
+def _bad_path(reason: str) -> HostError:
+    """``INVALID_PARAMS`` about ``path``; ``data.sentence`` is the reason alone, for a dialog's report line."""
+    error = invalid(f"data.backup: field 'path': {reason}", "path")
+    error.data["sentence"] = reason
+    return error
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def running(ctx: HostContext) -> dict[str, Any]:
+    """The jobs running now (tests)."""
+    return {job.id: job.kind for job in jobs_of(ctx).running.values()}
