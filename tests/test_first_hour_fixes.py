@@ -54,9 +54,9 @@ def shows_whole_report(dialog) -> bool:
 
 
 # -- 2. the result line of Verify and Back up shows whole -------------------------------------
-def test_verify_result_line_is_not_squeezed(qtbot, qloop, location, theme, keep_running):
+def test_verify_result_line_is_not_squeezed(qtbot, qloop, loop_hosts, location, theme, keep_running):
     one_chat(location)
-    dialog = data_tools.VerifyDialog(location, theme)
+    dialog = data_tools.VerifyDialog(loop_hosts.start(), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     qloop.run_until_complete(wait_until(lambda: dialog.result is not None))
@@ -66,9 +66,9 @@ def test_verify_result_line_is_not_squeezed(qtbot, qloop, location, theme, keep_
     shot(dialog, f"fixes-verify-{theme.name}")
 
 
-def test_backup_result_line_is_not_squeezed(qtbot, qloop, location, theme, keep_running, isolated_home):
+def test_backup_result_line_is_not_squeezed(qtbot, qloop, loop_hosts, location, theme, keep_running, isolated_home):
     one_chat(location)
-    dialog = data_tools.BackupDialog(location, theme)
+    dialog = data_tools.BackupDialog(loop_hosts.start(), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     dialog.path_edit.setText(str(isolated_home / "pi-backup.sqlite"))
@@ -91,13 +91,14 @@ def movable(isolated_home):
     return location
 
 
-def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, movable, tmp_path, monkeypatch, keep_running):
+def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, loop_hosts, movable, tmp_path, monkeypatch,
+                                                keep_running):
     from PySide6.QtWidgets import QWizard
 
     from pidesktop.ui.storage_wizard import StorageWizard
 
     monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: None))
-    wizard = StorageWizard(movable, themes.LIGHT)
+    wizard = StorageWizard(movable, loop_hosts.start(movable), themes.LIGHT)
     qtbot.addWidget(wizard)
     wizard.open()
     destination = tmp_path / "big-disk" / "moved"
@@ -394,7 +395,7 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme):
     from PySide6.QtWidgets import QMessageBox
 
     from pidesktop.bus import HostError
-    from pidesktop.ui.data_tools import style_message_box
+    from pidesktop.ui.dialog_style import style_message_box
     from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
 
     log = ErrorLog()

@@ -75,3 +75,158 @@ def test_import_linter_contracts_hold():
         pytest.skip("import-linter is not installed in this environment")
     result = subprocess.run([str(linter), "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- the UI reaches the data folder only through the host ------------------------------------------
+# The storage layer's cold functions are for when no host runs: the start-up window (a pending move, a
+# missing default root, before any host opens) and the move wizard (checking a destination and journalling
+# the move for the next start). Everything else in the UI asks the host (data.* commands). Exactly these
+# names, and no other UI module:
+UI_STORAGE_IMPORTS = {
+    "pidesktop/ui/startup_progress.py": {"move", "recovery", "errors.StorageJobError"},
+    "pidesktop/ui/storage_wizard.py": {"inventory", "journal", "move", "old_roots", "errors.StorageJobError",
+                                       "fsutil.now_ms", "journal.PendingMove"},
+}
+
+
+def storage_names(path: Path) -> set[str]:
+    """What ``path`` imports from pidesktop.storage, as ``module`` or ``module.name`` below the package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parts = list(path.relative_to(REPO).with_suffix("").parts)[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("pidesktop.storage")}
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])) \
+            if node.level else (node.module or "")
+        if base == "pidesktop.storage":
+            found |= {alias.name for alias in node.names}
+        elif base.startswith("pidesktop.storage."):
+            found |= {f"{base[len('pidesktop.storage.'):]}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_only_the_startup_window_and_the_move_wizard_import_storage():
+    actual = {str(path.relative_to(REPO)): names for path in files_of("ui") if (names := storage_names(path))}
+    assert actual == UI_STORAGE_IMPORTS
+
+
+# -- no import cycles inside a package ----------------------------------------------------------------
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, lazy ones inside functions included, but not those under
+    ``if TYPE_CHECKING:`` (annotations only; they never run)."""
+    found = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.append(child)
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph(package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports at run time (lazy imports included).
+
+    ``from . import x`` is an edge to the submodule ``x`` (not to the package's
+    ``__init__``); ``from .m import name`` is an edge to ``m``. Only edges inside
+    ``package`` are kept.
+    """
+    folder = REPO.joinpath(*package.split("."))
+    modules = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+
+    def owner(dotted: str) -> str | None:
+        while dotted and dotted not in modules:  # "pkg.mod.func" -> "pkg.mod"
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        parts = list(path.relative_to(REPO).with_suffix("").parts)[:-1]
+        targets = []
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets += [owner(alias.name) for alias in node.names]
+                continue
+            base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else (node.module or "")
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                targets.append(sub if sub in modules else owner(base))
+        graph[name] = {t for t in targets if t and t != name and (t == package or t.startswith(package + "."))}
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), each as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(groups)
+
+
+def assert_no_cycles(package: str) -> None:
+    """Fail, naming the modules, if any modules of ``package`` import each other in a circle."""
+    graph = import_graph(package)
+    assert graph, f"no modules found for {package}"
+    cycles = find_cycles(graph)
+    assert cycles == [], f"import cycles in {package}: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_ui_package_has_no_import_cycles():
+    assert_no_cycles("pidesktop.ui")
+
+
+def test_the_cycle_finder_sees_a_lazy_circle(tmp_path):
+    """Guard the guard: two ui modules that import each other (one inside a function) form a cycle."""
+    first, second = PACKAGE / "ui" / "_cycle_probe_a.py", PACKAGE / "ui" / "_cycle_probe_b.py"
+    first.write_text("from . import _cycle_probe_b\n")
+    second.write_text("def f():\n    from ._cycle_probe_a import x\n")
+    try:
+        assert ["pidesktop.ui._cycle_probe_a", "pidesktop.ui._cycle_probe_b"] in find_cycles(
+            import_graph("pidesktop.ui"))
+    finally:
+        first.unlink()
+        second.unlink()

@@ -101,11 +101,11 @@ def set_destination(qloop, wizard: StorageWizard, value: str) -> None:
     spin_until(qloop, lambda: page.checked_text == value.strip())
 
 
-def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, default_location, tmp_path, monkeypatch,
-                                                          theme, shot):
+def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, loop_hosts, default_location, tmp_path,
+                                                          monkeypatch, theme, shot):
     relaunched = []
     monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: relaunched.append(True)))
-    wizard = StorageWizard(default_location, theme)
+    wizard = StorageWizard(default_location, loop_hosts.start(default_location), theme)
     wizard.open()
     next_button = wizard.button(QWizard.WizardButton.NextButton)
     assert not next_button.isEnabled()
@@ -156,10 +156,9 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, default_
     assert paths.resolve().data_root == default_location.data_root
 
 
-def test_a_pinned_root_cannot_be_moved(qtbot, qloop, location, tmp_path, monkeypatch):
-    location.data_root.mkdir(parents=True)
+def test_a_pinned_root_cannot_be_moved(qtbot, qloop, host_client, location, tmp_path, monkeypatch):
     monkeypatch.setenv(paths.ENV_DATA_DIR, str(location.data_root))
-    wizard = StorageWizard(location, themes.LIGHT)
+    wizard = StorageWizard(location, host_client, themes.LIGHT)
     qtbot.addWidget(wizard)
     wizard.open()
     set_destination(qloop, wizard, str(tmp_path / "elsewhere"))
@@ -246,10 +245,10 @@ def test_a_missing_default_root_offers_fresh_or_existing(qtbot, default_location
     assert window.result_location.data_root == moved_away and paths.resolve().source == "pointer"
 
 
-# -- maintenance ---------------------------------------------------------------------------------
-def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, location, theme, shot):
+# -- maintenance: every tool works through the host --------------------------------------------------
+def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, loop_hosts, location, theme, shot):
     ids = populate(location)
-    dialog = maintenance.VerifyDialog(location, theme)
+    dialog = maintenance.VerifyDialog(loop_hosts.start(), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     spin_until(qloop, lambda: dialog.report.isVisible())
@@ -258,75 +257,84 @@ def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, locat
 
     (location.data_root / "sessions" / f"{ids[0]}.jsonl").write_bytes(b"")
     dialog.again_button.click()
-    spin_until(qloop, lambda: dialog.report.isVisible() and dialog.result is not None and not dialog.result.ok)
+    spin_until(qloop, lambda: dialog.report.isVisible() and dialog.result is not None and not dialog.result["ok"])
     assert "Problems found: 1." in dialog.report.text()
     assert ids[0] in dialog.details.text() and "indexed messages" in dialog.details.text()
     shot(dialog, f"maintenance-verify-problem-{theme.name}")
 
 
-def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot, qloop, location, tmp_path, theme, shot):
+def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot, qloop, loop_hosts, location,
+                                                                           tmp_path, theme, shot):
     populate(location)
-    dialog = maintenance.BackupDialog(location, theme)
+    dialog = maintenance.BackupDialog(loop_hosts.start(), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     dialog.path_edit.setText("backups/pi.sqlite")
     dialog.backup_button.click()
     spin_until(qloop, lambda: dialog.report.isVisible())
     assert "must be absolute" in dialog.report.text() and dialog.result is None
+    assert dialog.backup_button.isEnabled()
+    shot(dialog, f"maintenance-backup-refused-{theme.name}")
     target = tmp_path / "pi-backup.sqlite"
     dialog.path_edit.setText(str(target))
     dialog.backup_button.click()
     spin_until(qloop, lambda: dialog.result is not None)
     assert target.is_file() and stat.S_IMODE(target.stat().st_mode) == 0o600
     assert dialog.report.text().startswith("Backed up and verified") and str(target) in dialog.report.text()
-    assert dialog.result.rows["sessions"] == 2
+    assert dialog.result["rows"]["sessions"] == 2
     shot(dialog, f"maintenance-backup-{theme.name}")
 
 
-def test_clean_caches_shows_sizes_and_empties_only_the_caches(qtbot, qloop, location, theme, shot):
+def test_clean_caches_shows_sizes_and_cleans_them_at_the_next_start(qtbot, qloop, loop_hosts, monkeypatch, theme,
+                                                                    shot):
+    """The running host holds the folder: the host records the request, the app restarts, start-up cleans."""
+    from pidesktop.storage import cache_request, recovery
+
+    location = paths.resolve()  # the default root: settings-driven maintenance applies to it
     populate(location)
     root = location.data_root
     (root / "cache" / "thumbs").mkdir(parents=True, exist_ok=True)
     (root / "cache" / "thumbs" / "a.png").write_bytes(b"x" * 150_000)
     (root / "cache" / "index.bin").write_bytes(b"y" * 50_000)
     (root / "attachments" / "keep.bin").write_bytes(b"keep")
-    dialog = maintenance.CacheDialog(location, theme)
+    restarts = []
+    monkeypatch.setattr(maintenance.CacheDialog, "relaunch", staticmethod(lambda: restarts.append(True)))
+    dialog = maintenance.CacheDialog(loop_hosts.start(location), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     spin_until(qloop, lambda: dialog.folders and dialog.clean_button.isEnabled())
     first = dialog.table.topLevelItem(0)
     assert first.text(0) == "cache/" and first.text(1) == "2" and first.text(2) == "200 KB"
-    assert "200 KB" in dialog.total.text()
+    assert "200 KB" in dialog.total.text() and "restarts" in dialog.report.text()
+    assert dialog.clean_button.text().startswith("Restart")
     shot(dialog, f"maintenance-caches-{theme.name}")
     dialog.clean_button.click()
     press_yes(qtbot, "Clean")
-    spin_until(qloop, lambda: dialog.cleaned is not None and dialog.report.isVisible())
-    assert "Freed 200 KB (2 files)" in dialog.report.text()
-    assert (root / "cache").is_dir() and list((root / "cache").iterdir()) == []
+    spin_until(qloop, lambda: restarts)
+    assert cache_request.pending(location) and dialog.scheduled["scheduled"] is True
+    assert (root / "cache" / "index.bin").exists()  # nothing is removed while the host runs
+    loop_hosts.stop_all()
+    recovery.before_host_start(location)  # what the next launch does before its host starts
+    assert list((root / "cache").iterdir()) == []
     assert (root / "attachments" / "keep.bin").read_bytes() == b"keep"
-    assert (root / "pi.sqlite").is_file()
+    assert not cache_request.pending(location)
+    assert cache_request.last_report()["freedBytes"] == 200_000
+
+    dialog = maintenance.CacheDialog(loop_hosts.start(location), theme)  # the next start shows the report
+    qtbot.addWidget(dialog)
+    dialog.open()
+    spin_until(qloop, lambda: dialog.caches is not None and dialog.report.isVisible())
+    assert "The last cleanup freed 200 KB (2 files)." in dialog.report.text()
+    assert not dialog.clean_button.isEnabled()
 
 
-def test_clean_caches_waits_while_a_host_uses_the_root(qtbot, qloop, location):
-    host = InProcessHost(location)
-    try:
-        dialog = maintenance.CacheDialog(location, themes.LIGHT)
-        qtbot.addWidget(dialog)
-        dialog.open()
-        spin_until(qloop, lambda: dialog.report.isVisible())
-        assert "restarts" in dialog.report.text() and dialog.clean_button.text().startswith("Restart")
-    finally:
-        host.stop()
-
-
-def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, theme, shot):
+def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, loop_hosts, tmp_path, theme, shot):
     old_data, old_ui = tmp_path / "old" / "data", tmp_path / "old" / "ui"
     for folder in (old_data, old_ui):
         (folder / "sessions").mkdir(parents=True)
         (folder / "sessions" / "s.jsonl").write_bytes(b"z" * 30_000)
     old_roots.add(KeptRoot("job-1", (old_data, old_ui), None, tmp_path / "new", 1_700_000_000_000))
-    location = paths.resolve()
-    dialog = maintenance.OldCopiesDialog(location, theme)
+    dialog = maintenance.OldCopiesDialog(loop_hosts.start(paths.resolve()), theme)
     qtbot.addWidget(dialog)
     dialog.open()
     spin_until(qloop, lambda: dialog.kept and dialog.delete_button.isEnabled())
@@ -343,7 +351,7 @@ def test_remove_old_copies_after_a_second_confirmation(qtbot, qloop, tmp_path, t
     assert dialog.empty.isVisible() and "Deleted 2 folders" in dialog.report.text()
 
 
-def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_path, monkeypatch, shot):
+def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, loop_hosts, tmp_path, monkeypatch, shot):
     from pidesktop.storage import cleanup
 
     old_data, old_ui = tmp_path / "old" / "data", tmp_path / "old" / "ui"
@@ -357,20 +365,21 @@ def test_remove_old_copies_shows_a_partial_failure_with_retry(qtbot, qloop, tmp_
             raise PermissionError(13, "Permission denied", str(path))
         real_remove(path)
 
-    monkeypatch.setattr(cleanup, "remove_entry", busy_ui)
-    dialog = maintenance.OldCopiesDialog(paths.resolve(), themes.LIGHT)
+    monkeypatch.setattr(cleanup, "remove_entry", busy_ui)  # the in-process host runs in this process
+    dialog = maintenance.OldCopiesDialog(loop_hosts.start(paths.resolve()), themes.LIGHT)
     qtbot.addWidget(dialog)
     dialog.open()
     spin_until(qloop, lambda: dialog.delete_button.isEnabled())
-    dialog.delete(dialog.kept[0].entry.id)
+    dialog.delete(dialog.kept[0]["id"])
     spin_until(qloop, lambda: dialog.result is not None and dialog.report.isVisible())
     assert "could not be deleted" in dialog.report.text() and "Permission denied" in dialog.report.text()
-    assert dialog.delete_button.text() == "Retry…" and dialog.delete_button.isEnabled()
+    spin_until(qloop, lambda: dialog.delete_button.isEnabled())
+    assert dialog.delete_button.text() == "Retry…"
     assert not old_data.exists() and old_roots.entries()
     shot(dialog, "maintenance-old-copies-retry-light")
 
     monkeypatch.setattr(cleanup, "remove_entry", real_remove)
-    dialog.delete(dialog.kept[0].entry.id)
+    dialog.delete(dialog.kept[0]["id"])
     spin_until(qloop, lambda: not old_roots.entries())
     assert not old_ui.exists()
 
@@ -423,34 +432,3 @@ def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, 
     spin_until(qloop, lambda: tool.report.isVisible())
     tool.close()
     dialog.close()
-
-
-def test_cache_cleanup_while_in_use_is_done_at_the_next_start(qtbot, qloop, monkeypatch):
-    """The running app holds the folder: the dialog records the request and restarts; start-up cleans."""
-    from pidesktop.storage import cache_request, recovery
-    from pidesktop.ui.data_tools import CacheDialog
-
-    from .conftest import InProcessHost
-
-    location = paths.resolve()  # the default root: settings-driven maintenance applies to it
-    host = InProcessHost(location)
-    cache_dir = location.data_root / "cache"
-    (cache_dir / "models.json").write_text("x" * 5000)
-    (location.data_root / "sessions" / "keep.jsonl").write_text("keep\n")
-    restarts = []
-    monkeypatch.setattr(CacheDialog, "relaunch", staticmethod(lambda: restarts.append(True)))
-    try:
-        dialog = CacheDialog(location)
-        qtbot.addWidget(dialog)
-        dialog.open()
-        spin_until(qloop, lambda: dialog.clean_button.isEnabled())
-        assert "Restart" in dialog.clean_button.text()
-        dialog.run()
-        assert restarts == [True] and cache_request.pending(location)
-    finally:
-        host.stop()
-    recovery.before_host_start(location)  # what the next launch does before its host starts
-    assert not (cache_dir / "models.json").exists()
-    assert (location.data_root / "sessions" / "keep.jsonl").read_text() == "keep\n"
-    assert not cache_request.pending(location)
-    assert cache_request.last_report()["freedBytes"] >= 5000

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..bus import HostError
 from . import plain_errors
-from .data_tools import style_message_box
+from .dialog_style import style_message_box
 from .ops import host_op, task_op
 from .session_model import display_title
 from .tasks import spawn

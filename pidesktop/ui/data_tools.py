@@ -1,126 +1,65 @@
 """Settings > Data tools: verify the data, back up the database, clean caches, remove old copies, workflows.
 
-Each tool is a small dialog shown with ``open()``. Every storage call runs on a
-worker thread (``asyncio.to_thread``) while the dialog shows a busy bar, so
-the window never blocks; the storage functions open their own read-only
-connections where they read the database. A failure is shown as the
-sentence the storage layer wrote for a person, never as a traceback.
+Each tool is a small dialog shown with ``open()``. The first four work on
+the data folder, which the host owns: they run ``data.*`` host commands
+(``data.verify``, ``data.backup``, ``data.caches``, ``data.cleanCaches``,
+``data.keptRoots``, ``data.removeKeptRoot``) as operations (``ui.ops``), so
+the host does the work on a job thread of its own while the dialog shows a
+busy bar fed by the job's progress events. Nothing here opens the database
+or a file of the data folder. A failure is shown on the dialog's report line
+as the sentence the host wrote for a person, never as a traceback. Closing a
+dialog cancels its running job.
+
+The Workflows tool reads the separate Pi Workflows state database (not in the
+data folder, not the host's) on a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDialog, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
+                               QProgressBar, QPushButton, QTreeWidgetItem, QVBoxLayout, QWidget)
+from shiboken6 import isValid
 
-from .. import paths
-from ..storage import backup as db_backup
-from ..storage import cache, cache_request, cleanup, verify
-from ..storage.errors import StorageJobError
-from ..storage.locking import is_in_use
+from ..bus import HostClient, HostError
+from ..sizes import human_size
 from ..workflows import backup as wf_backup
 from ..workflows import status as wf_status
 from ..workflows.errors import StateError
 from . import i18n
 from . import theme as themes
+from .dialog_style import confirm, current_theme, error_text, path_row, set_severity, stylesheet
+from .dialog_style import right as _right
+from .dialog_style import tree as _tree
+from .host_jobs import job_error_text, run_job
+from .ops import host_op, task_op
 from .relaunch import relaunch_pidesktop
-from ..sizes import human_size
 from .tasks import spawn
-
-log = logging.getLogger("pidesktop.ui.data_tools")
 
 DIALOG_WIDTH = 620
 
-
-# -- shared pieces -------------------------------------------------------------------------
-def path_row(placeholder: str, browse: Callable[[], None]) -> tuple[QLineEdit, QHBoxLayout]:
-    """A path field with a "Choose…" button beside it that calls ``browse``."""
-    edit = QLineEdit()
-    edit.setPlaceholderText(placeholder)
-    button = QPushButton(QCoreApplication.translate("Maintenance", "Choose…"))
-    button.setAutoDefault(False)
-    button.clicked.connect(browse)
-    row = QHBoxLayout()
-    row.addWidget(edit, 1)
-    row.addWidget(button)
-    return edit, row
-
-
-def error_text(exc: BaseException) -> str:
-    """A sentence a person can act on. Storage errors already are; anything else is summarised and logged."""
-    if isinstance(exc, (StorageJobError, StateError)):
-        return str(exc)
-    if isinstance(exc, OSError):
-        where = f" ({exc.filename})" if exc.filename else ""
-        return i18n.arg(QCoreApplication.translate("Maintenance", "The file system refused: %1%2. Check the "
-                                                   "folder's permissions and free space, then try again."),
-                        exc.strerror or exc, where)
-    log.error("maintenance task failed", exc_info=exc)
-    return i18n.arg(QCoreApplication.translate("Maintenance", "Something unexpected went wrong (%1). Nothing "
-                                               "was changed; the details are in the log."), type(exc).__name__)
-
-
-def current_theme(widget: QWidget | None = None) -> themes.Theme:
-    owner = widget.window() if widget is not None else None
-    theme = getattr(owner, "theme", None)
-    if isinstance(theme, themes.Theme):
-        return theme
-    app = QApplication.instance()
-    return themes.DARK if app is not None and app.property("pidesktopTheme") == "dark" else themes.LIGHT
-
-
-def stylesheet(t: themes.Theme) -> str:
-    """The settings look, plus progress bars, lists and wizard pages."""
-    from .settings_dialog import stylesheet as settings_stylesheet
-
-    return settings_stylesheet(t) + f"""
-QDialog, QWizard, QWizardPage {{ background: {t.background}; color: {t.text}; }}
-QLabel#report {{ padding: 10px 12px; border-radius: 8px; background: {t.code_panel}; }}
-QLabel#report[severity="ok"] {{ border-left: 3px solid #16A34A; }}
-QLabel#report[severity="error"] {{ border-left: 3px solid {t.danger}; }}
-QLabel#report[severity="info"] {{ border-left: 3px solid {t.accent}; }}
-QLineEdit {{ border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; }}
-QProgressBar {{
-    border: 1px solid {t.border}; border-radius: 6px; background: {t.code_panel}; height: 10px;
-    max-height: 10px; text-align: center; color: transparent;
-}}
-QProgressBar::chunk {{ background: {t.accent}; border-radius: 5px; }}
-QTreeWidget {{
-    background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 8px;
-    padding: 4px; outline: 0; alternate-background-color: {t.sidebar};
-}}
-QTreeWidget::item {{ padding: 4px 2px; }}
-QTreeWidget::item:selected {{ background: {t.selected}; color: {t.text}; }}
-QHeaderView::section {{
-    background: {t.background}; color: {t.muted}; border: none; border-bottom: 1px solid {t.border};
-    padding: 4px 6px; font-weight: 600;
-}}
-"""
-
-
-def set_severity(label: QLabel, severity: str) -> None:
-    label.setProperty("severity", severity)
-    label.style().unpolish(label)
-    label.style().polish(label)
+# The look of the maintenance dialogs lives in ``dialog_style``; these names stay importable from here.
+__all__ = ["BackupDialog", "CacheDialog", "OldCopiesDialog", "ToolDialog", "VerifyDialog", "WorkflowsDialog",
+           "confirm", "current_theme", "path_row", "set_severity", "stylesheet"]
 
 
 class ToolDialog(QDialog):
     """A titled dialog with an intro, a body, a busy bar, a report line and a row of buttons."""
 
-    def __init__(self, title: str, intro: str, theme: themes.Theme | None = None, parent: QWidget | None = None):
+    def __init__(self, title: str, intro: str, theme: themes.Theme | None = None, parent: QWidget | None = None,
+                 client: HostClient | None = None):
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowTitle(title)
         self.setMinimumWidth(DIALOG_WIDTH)
         self.theme = theme or current_theme(parent)
+        self.client = client
         self.task: asyncio.Task | None = None
         heading = QLabel(title)
         heading.setObjectName("pageTitle")
@@ -140,7 +79,7 @@ class ToolDialog(QDialog):
         self.report.hide()
         self.buttons = QHBoxLayout()
         self.buttons.addStretch(1)
-        self.close_button = QPushButton(QCoreApplication.translate("ToolDialog", "Close"))
+        self.close_button = QPushButton(self.tr("Close"))
         self.close_button.clicked.connect(self.reject)
         self.buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
@@ -186,70 +125,65 @@ class ToolDialog(QDialog):
         self.task = spawn(coro, name=name)
         return self.task
 
+    # -- host jobs -------------------------------------------------------------------------
+    def job(self, method: str, params: dict | None = None, *, success: Callable[[dict], Awaitable | None],
+            busy: tuple[QWidget, ...] = ()) -> asyncio.Task:
+        """Run the host job ``method`` as an operation: ``busy`` disabled and the bar showing meanwhile,
+        the result to ``success``, a failure to this dialog's report line."""
+
+        async def call() -> dict:
+            self.busy.setRange(0, 0)
+            self.busy.show()
+            try:
+                return await run_job(self.client, method, params, self.progress)
+            finally:
+                if isValid(self.busy):  # closing the dialog deletes it and cancels this
+                    self.busy.hide()
+
+        op = task_op(call, parent=self, name=method, success=success, failure=self.failed, busy=busy)
+        return self.start(op.run_async(), method)
+
+    def progress(self, event: dict) -> None:
+        if not isValid(self.busy):
+            return
+        total, done = int(event.get("total") or 0), int(event.get("done") or 0)
+        if total > 1:
+            self.busy.setRange(0, total)
+            self.busy.setValue(min(done, total))
+        else:
+            self.busy.setRange(0, 0)
+
+    def failed(self, error: HostError) -> None:
+        self.show_report(job_error_text(error), "error")
+
+    def done(self, result: int) -> None:
+        """Closing stops the job this dialog is waiting for (the host is asked to cancel it)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        super().done(result)
+
     async def work(self, fn: Callable, *args):
-        """Run ``fn(*args)`` on a worker thread with the busy bar showing; returns (ok, result or message)."""
+        """Run ``fn(*args)`` on a worker thread with the busy bar showing; returns (ok, result or message).
+
+        Only for work that is not the host's (the Workflows database)."""
         self.busy.show()
         try:
             return True, await asyncio.to_thread(fn, *args)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
-            return False, error_text(exc)
+            return False, error_text(exc, (StateError,))
         finally:
             self.busy.hide()
 
 
-def confirm(parent: QWidget, title: str, text: str, action: str, on_yes: Callable[[], None]) -> QMessageBox:
-    """A non-blocking question; ``on_yes`` runs only when the person presses ``action``."""
-    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel, parent)
-    yes = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-    box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
-    box.open()
-    return box
-
-
-def style_message_box(box: QMessageBox, theme: themes.Theme | None = None) -> QMessageBox:
-    """Give a question box (Delete…, Clear inbox…) the look of the app's dialogs instead of Qt's default."""
-    theme = theme or current_theme(box.parentWidget())
-    for button in box.buttons():
-        if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
-            button.setObjectName("danger")
-    box.setStyleSheet(stylesheet(theme) + f"QMessageBox QLabel {{ color: {theme.text}; }}")
-    return box
-
-
-def _tree(headers: list[str]) -> QTreeWidget:
-    tree = QTreeWidget()
-    tree.setHeaderLabels(headers)
-    tree.setRootIsDecorated(False)
-    tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # paths: keep both ends
-    tree.setAlternatingRowColors(True)
-    tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-    tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    header = tree.header()
-    header.setStretchLastSection(False)
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    for column in range(1, len(headers)):
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-    return tree
-
-
-def _right(item: QTreeWidgetItem, *columns: int) -> None:
-    for column in columns:
-        item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-
-
 # -- Verify data ---------------------------------------------------------------------------
 class VerifyDialog(ToolDialog):
-    """Runs ``storage.verify`` and shows what it found."""
+    """Runs ``data.verify`` and shows what it found."""
 
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
         super().__init__(self.tr("Verify data"),
                          self.tr("Checks the database and that every indexed message can be read from its "
-                                 "transcript. Nothing is changed."), theme, parent)
-        self.location = location
-        self.result: verify.VerifyReport | None = None
+                                 "transcript. Nothing is changed."), theme, parent, client)
+        self.result: dict | None = None
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -263,27 +197,23 @@ class VerifyDialog(ToolDialog):
         self.run()
 
     def run(self) -> None:
-        self.start(self._verify(), "verify-data")
-
-    async def _verify(self) -> None:
-        self.again_button.setEnabled(False)
         self.report.hide()
         self.details.hide()
-        ok, found = await self.work(verify.verify, self.location.data_root)
-        self.again_button.setEnabled(True)
-        if not ok:
-            self.show_report(found, "error")
-            return
+        self.result = None
+        self.job("data.verify", success=self._show, busy=(self.again_button,))
+
+    def _show(self, found: dict) -> None:
         self.result = found
-        counts = i18n.arg(self.tr("%1 chats, %2 messages checked."), found.sessions, found.messages)
-        if found.ok:
+        counts = i18n.arg(self.tr("%1 chats, %2 messages checked."), found["sessions"], found["messages"])
+        if found["ok"]:
             self.show_report(self.tr("No problems found.") + " " + counts, "ok")
         else:
-            self.show_report(i18n.arg(self.tr("Problems found: %1."), len(found.problems)) + " " + counts, "error")
-        lines = [f"• {problem}" for problem in found.problems]
-        if found.recoverable:
+            self.show_report(i18n.arg(self.tr("Problems found: %1."), len(found["problems"])) + " " + counts,
+                             "error")
+        lines = [f"• {problem}" for problem in found["problems"]]
+        if found["recoverable"]:
             lines.append(self.tr("Recoverable (pidesktop restores these at the next start):"))
-            lines += [f"• {item}" for item in found.recoverable]
+            lines += [f"• {item}" for item in found["recoverable"]]
         if lines:
             self.details.setText("\n".join(lines))
             self.details.show()
@@ -292,16 +222,14 @@ class VerifyDialog(ToolDialog):
 
 # -- Back up database ----------------------------------------------------------------------
 class BackupDialog(ToolDialog):
-    """A verified copy of ``pi.sqlite`` at an absolute path the person picks."""
+    """A verified copy of ``pi.sqlite`` at an absolute path the person picks (``data.backup``)."""
 
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
         super().__init__(self.tr("Back up database"),
                          self.tr("Writes a consistent copy of the chat database (pi.sqlite), readable only by "
                                  "you. It is checked before it is kept. pidesktop keeps running meanwhile."),
-                         theme, parent)
-        self.location = location
-        self.result: db_backup.BackupResult | None = None
+                         theme, parent, client)
+        self.result: dict | None = None
         stamp = datetime.now().strftime("%Y-%m-%d")
         self.path_edit, row = path_row(self.tr("Full path of the new backup file"), self.browse)
         self.path_edit.setText(str(Path.home() / f"pidesktop-backup-{stamp}.sqlite"))
@@ -318,144 +246,117 @@ class BackupDialog(ToolDialog):
         chooser.open()
 
     def run(self) -> None:
-        self.start(self._backup(self.path_edit.text().strip()), "backup-database")
-
-    async def _backup(self, target: str) -> None:
-        self.backup_button.setEnabled(False)
         self.report.hide()
-        ok, found = await self.work(db_backup.backup, self.location.data_root, os.path.expanduser(target))
-        self.backup_button.setEnabled(True)
-        if not ok:
-            self.show_report(found, "error")
-            return
+        target = os.path.expanduser(self.path_edit.text().strip())
+        self.job("data.backup", {"path": target}, success=self._show, busy=(self.backup_button, self.path_edit))
+
+    def _show(self, found: dict) -> None:
         self.result = found
-        self.show_report(i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found.path, human_size(found.bytes)),
-                         "ok")
+        self.show_report(i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found["path"],
+                                  human_size(found["bytes"])), "ok")
 
 
 # -- Clean caches --------------------------------------------------------------------------
 class CacheDialog(ToolDialog):
-    """Sizes of the allowlisted caches, and emptying them after a confirmation."""
+    """Sizes of the allowlisted caches (``data.caches``); emptying them is done at the next start.
 
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    Cache cleanup is a confirmed cold operation (spec 004, section 2): the
+    host records the request (``data.cleanCaches``) and the app restarts;
+    start-up empties the caches before the host opens, and this dialog shows
+    that cleanup's report the next time.
+    """
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
         super().__init__(self.tr("Clean caches"),
                          self.tr("Only these folders are emptied. Chats, attachments, secrets and settings are "
-                                 "never touched; pidesktop rebuilds what it needs."), theme, parent)
-        self.location = location
-        self.folders: list[cache.CacheFolder] = []
-        self.cleaned: cache.CleanReport | None = None
+                                 "never touched; pidesktop rebuilds what it needs."), theme, parent, client)
+        self.folders: list[dict] = []
+        self.caches: dict | None = None
+        self.scheduled: dict | None = None
         self.table = _tree([self.tr("Folder"), self.tr("Files"), self.tr("Size")])
         self.table.setMinimumHeight(150)
         self.total = QLabel()
         self.total.setObjectName("rowTitle")
         self.body.addWidget(self.table)
         self.body.addWidget(self.total)
-        self.clean_button = self.add_button(self.tr("Clean…"), self.ask, "danger")
+        self.clean_button = self.add_button(self.tr("Restart and clean…"), self.ask, "danger")
         self.clean_button.setEnabled(False)
 
     def open(self) -> None:
         super().open()
-        self.start(self.refresh(), "cache-sizes")
+        self.refresh()
 
-    async def refresh(self) -> None:
-        ok, found = await self.work(lambda: (cache.sizes(self.location), is_in_use(self.location.data_root)))
-        if not ok:
-            self.show_report(found, "error")
-            return
-        self.folders, holder = found
+    def refresh(self) -> None:
+        self.job("data.caches", success=self._show)
+
+    def _show(self, found: dict) -> None:
+        self.caches = found
+        self.folders = found["folders"]
         self.table.clear()
         for folder in self.folders:
-            shown = self._describe(folder)
-            item = QTreeWidgetItem([shown, str(folder.files) if folder.state == cache.PRESENT else "–",
-                                    human_size(folder.bytes) if folder.state == cache.PRESENT else "–"])
-            item.setToolTip(0, str(folder.path))
+            present = folder["state"] == "present"
+            item = QTreeWidgetItem([self._describe(folder), str(folder["files"]) if present else "–",
+                                    human_size(folder["bytes"]) if present else "–"])
+            item.setToolTip(0, folder["path"])
             _right(item, 1, 2)
             self.table.addTopLevelItem(item)
-        total = sum(folder.bytes for folder in self.folders)
-        self.total.setText(i18n.arg(self.tr("Total: %1"), human_size(total)))
-        self.in_use = holder is not None
-        last = cache_request.last_report()
-        if self.in_use:
-            self.clean_button.setText(self.tr("Restart and clean…"))
-            self.clean_button.setEnabled(total > 0)
-            self.show_report(self.tr("pidesktop is using this data folder, so its caches are emptied while it "
-                                     "restarts, before your chats open again."), "info")
-        else:
-            self.clean_button.setEnabled(total > 0)
-        if last is not None and last.get("dataRoot") == str(self.location.data_root) and self.cleaned is None:
+        self.total.setText(i18n.arg(self.tr("Total: %1"), human_size(found["totalBytes"])))
+        self.clean_button.setEnabled(found["totalBytes"] > 0 and not found["cleanPending"])
+        last = found.get("lastClean")
+        if found["cleanPending"]:
+            self.show_report(self.tr("A cleanup is waiting: it runs the next time pidesktop starts."), "info")
+        elif last is not None:
             text = i18n.arg(self.tr("The last cleanup freed %1 (%2 files)."), human_size(last.get("freedBytes", 0)),
                             last.get("removedFiles", 0))
             if last.get("failures"):
                 text += "\n" + self.tr("Some entries could not be removed:") + "\n" + "\n".join(last["failures"][:8])
             self.show_report(text, "error" if last.get("failures") else "ok")
-
-    def _describe(self, folder: cache.CacheFolder) -> str:
-        for root in (self.location.data_root, self.location.ui_root):
-            try:
-                rel = folder.path.relative_to(root)
-            except ValueError:
-                continue
-            label = str(rel) + "/"
-            if root == self.location.ui_root:
-                label = i18n.arg(self.tr("%1 (window state)"), label)
-            break
         else:
-            label = str(folder.path)
-        if folder.state == cache.LINK:
+            self.show_report(self.tr("pidesktop is using these folders, so they are emptied while it restarts, "
+                                     "before your chats open again."), "info")
+
+    def _describe(self, folder: dict) -> str:
+        root = self.caches["uiRoot"] if folder["area"] == "ui" else self.caches["dataRoot"]
+        try:
+            label = str(Path(folder["path"]).relative_to(root)) + "/"
+        except ValueError:
+            label = folder["path"]
+        if folder["area"] == "ui":
+            label = i18n.arg(self.tr("%1 (window state)"), label)
+        if folder["state"] == "link":
             return i18n.arg(self.tr("%1 — a link, skipped"), label)
-        if folder.state == cache.NOT_A_FOLDER:
+        if folder["state"] == "not-a-folder":
             return i18n.arg(self.tr("%1 — not a folder, skipped"), label)
         return label
 
     def ask(self) -> None:
-        total = sum(folder.bytes for folder in self.folders)
+        total = self.caches["totalBytes"] if self.caches else 0
         confirm(self, self.tr("Clean caches"),
-                i18n.arg(self.tr("Empty the cache folders and free %1?"), human_size(total)),
+                i18n.arg(self.tr("Restart pidesktop, empty the cache folders and free %1?"), human_size(total)),
                 self.tr("Clean"), self.run)
 
     # Replaceable (tests): how the app restarts after recording a cleanup request.
     relaunch = staticmethod(relaunch_pidesktop)
 
     def run(self) -> None:
-        if getattr(self, "in_use", False):
-            cache_request.request(self.location)  # done at the next start, before the host opens
-            type(self).relaunch()
-            return
-        self.start(self._clean(), "clean-caches")
+        self.start(host_op(self.client, "data.cleanCaches", parent=self, success=self._scheduled,
+                           failure=self.failed, busy=(self.clean_button,)).run_async(), "data.cleanCaches")
 
-    async def _clean(self) -> None:
-        self.clean_button.setEnabled(False)
-        self.report.hide()
-        ok, found = await self.work(cache.clean, self.location)
-        if not ok:
-            self.show_report(found, "error")
-            self.clean_button.setEnabled(True)
-            return
-        self.cleaned = found
-        await self.refresh()
-        if found.ok:
-            self.show_report(i18n.arg(self.tr("Freed %1 (%2 files)."), human_size(found.freed_bytes),
-                                      found.removed_files), "ok")
-        else:
-            self.clean_button.setText(self.tr("Retry"))
-            self.clean_button.setEnabled(True)
-            self.show_report(i18n.arg(self.tr("Freed %1, but some entries could not be removed:"),
-                                      human_size(found.freed_bytes)) + "\n" + "\n".join(found.failures[:8]), "error")
+    def _scheduled(self, result: dict) -> None:
+        self.scheduled = result
+        type(self).relaunch()
 
 
 # -- Remove old copies ---------------------------------------------------------------------
 class OldCopiesDialog(ToolDialog):
-    """The data folders kept after a move, and deleting one after a second confirmation."""
+    """The data folders kept after a move (``data.keptRoots``), and deleting one after a second confirmation."""
 
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
         super().__init__(self.tr("Remove old copies"),
                          self.tr("After a move, pidesktop keeps the old data folder as a backup. Delete it once "
-                                 "you are sure the new one has everything."), theme, parent)
-        self.location = location
-        self.kept: list[cleanup.KeptRootInfo] = []
-        self.result: cleanup.CleanupResult | None = None
+                                 "you are sure the new one has everything."), theme, parent, client)
+        self.kept: list[dict] = []
+        self.result: dict | None = None
         self.table = _tree([self.tr("Old folder"), self.tr("Moved"), self.tr("Size")])
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -476,23 +377,22 @@ class OldCopiesDialog(ToolDialog):
 
     def open(self) -> None:
         super().open()
-        self.start(self.refresh(), "kept-roots")
+        self.refresh()
 
-    async def refresh(self) -> None:
-        ok, found = await self.work(cleanup.list_kept, self.location)
-        if not ok:
-            self.show_report(found, "error")
-            return
-        self.kept = found
+    def refresh(self) -> asyncio.Task:
+        return self.job("data.keptRoots", success=self._show)
+
+    def _show(self, found: dict) -> None:
+        self.kept = found["keptRoots"]
         self.table.clear()
         for info in self.kept:
-            moved = datetime.fromtimestamp(info.entry.moved_at / 1000).strftime("%Y-%m-%d %H:%M")
-            folder = "\n".join(str(p) for p in info.entry.paths)
-            if not info.present:
+            moved = datetime.fromtimestamp(info["movedAt"] / 1000).strftime("%Y-%m-%d %H:%M")
+            folder = "\n".join(info["paths"])
+            if not info["present"]:
                 folder += "\n" + self.tr("(already gone)")
-            item = QTreeWidgetItem([folder, moved, human_size(info.bytes)])
-            item.setToolTip(0, i18n.arg(self.tr("Moved to %1"), info.entry.moved_to))
-            item.setData(0, Qt.ItemDataRole.UserRole, info.entry.id)
+            item = QTreeWidgetItem([folder, moved, human_size(info["bytes"])])
+            item.setToolTip(0, i18n.arg(self.tr("Moved to %1"), info["movedTo"]))
+            item.setData(0, Qt.ItemDataRole.UserRole, info["id"])
             _right(item, 2)
             self.table.addTopLevelItem(item)
         self.table.setVisible(bool(self.kept))
@@ -501,55 +401,59 @@ class OldCopiesDialog(ToolDialog):
             self.table.setCurrentItem(self.table.topLevelItem(0))
         self._selected()
 
-    def selected(self) -> cleanup.KeptRootInfo | None:
+    def selected(self) -> dict | None:
         item = self.table.currentItem()
         if item is None:
             return None
         wanted = item.data(0, Qt.ItemDataRole.UserRole)
-        return next((info for info in self.kept if info.entry.id == wanted), None)
+        return next((info for info in self.kept if info["id"] == wanted), None)
 
     def _selected(self) -> None:
         info = self.selected()
-        self.blocked.setVisible(bool(info and info.problems))
-        if info and info.problems:
-            self.blocked.setText(" ".join(info.problems))
-        self.delete_button.setEnabled(bool(info) and not info.problems)
+        self.blocked.setVisible(bool(info and info["problems"]))
+        if info and info["problems"]:
+            self.blocked.setText(" ".join(info["problems"]))
+        self.delete_button.setEnabled(bool(info) and not info["problems"])
 
     def ask(self) -> None:
         info = self.selected()
         if info is None:
             return
-        folders = "\n".join(str(p) for p in info.entry.paths)
+        folders = "\n".join(info["paths"])
         confirm(self, self.tr("Remove old copies"),
                 i18n.arg(self.tr("Delete these folders (%1) for good?\n\n%2\n\nThis cannot be undone."),
-                         human_size(info.bytes), folders),
+                         human_size(info["bytes"]), folders),
                 self.tr("Delete"), lambda: self.confirm_again(info))
 
-    def confirm_again(self, info: cleanup.KeptRootInfo) -> None:
+    def confirm_again(self, info: dict) -> None:
         confirm(self, self.tr("Remove old copies"),
                 self.tr("Are you sure? Your current data folder is not affected, but the old copy cannot be "
-                        "recovered."), self.tr("Delete for good"), lambda: self.delete(info.entry.id))
+                        "recovered."), self.tr("Delete for good"), lambda: self.delete(info["id"]))
 
     def delete(self, entry_id: str) -> None:
-        self.start(self._delete(entry_id), "delete-kept-root")
-
-    async def _delete(self, entry_id: str) -> None:
-        self.delete_button.setEnabled(False)
         self.report.hide()
-        ok, found = await self.work(cleanup.delete, entry_id, self.location)
-        if not ok:
-            self.show_report(found, "error")
-            await self.refresh()
-            return
+        self.job("data.removeKeptRoot", {"id": entry_id}, success=self._deleted, busy=(self.delete_button,))
+
+    async def _deleted(self, found: dict) -> None:
         self.result = found
         await self.refresh()
-        if found.ok:
-            self.show_report(i18n.arg(self.tr("Deleted %1 folders."), len(found.deleted) + len(found.already_gone)),
+        if found["ok"]:
+            self.show_report(i18n.arg(self.tr("Deleted %1 folders."), len(found["deleted"]) + len(found["alreadyGone"])),
                              "ok")
         else:
             self.delete_button.setText(self.tr("Retry…"))
             self.show_report(self.tr("Some folders could not be deleted; the copy stays listed so you can retry:")
-                             + "\n" + "\n".join(found.failures[:8]), "error")
+                             + "\n" + "\n".join(found["failures"][:8]), "error")
+
+    def failed(self, error: HostError) -> None:
+        super().failed(error)
+        if self.task is None or self.task.get_name() == "data.removeKeptRoot":
+            spawn(self._refresh_keeping_report(), name="kept-roots-after-failure")
+
+    async def _refresh_keeping_report(self) -> None:
+        text, severity = self.report.text(), self.report.property("severity")
+        await self.refresh()
+        self.show_report(text, severity or "error")
 
 
 # -- Workflows -----------------------------------------------------------------------------

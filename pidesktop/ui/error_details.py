@@ -78,7 +78,7 @@ class ErrorDetailsDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
-        from .data_tools import current_theme, stylesheet  # the look of the other dialogs
+        from .dialog_style import current_theme, stylesheet  # the look of the other dialogs
 
         theme = current_theme(parent)
         self.setStyleSheet(stylesheet(theme) + f"QPlainTextEdit {{ background: {theme.code_panel}; "

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEff
 from ..bus import HostClient, HostError
 from .ops import task_op
 from .paged_model import PagedListModel
-from .data_tools import style_message_box
+from .dialog_style import style_message_box
 from .painting import paint_row_card
 from .plain_errors import sentence_for_code
 from .tasks import spawn

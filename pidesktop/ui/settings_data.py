@@ -1,13 +1,14 @@
 """Settings > Data: where the data lives, moving it, and the maintenance tools.
 
 The folder comes from the host (``app.handshake``); whether this installation
-manages it (and may move or clean it) comes from the installation anchor. Each
-tool opens its own dialog, built when it is asked for.
+manages it (and may move or clean it), and a move waiting for the next start,
+come from the host too (``data.status {scan: false}``): the UI reads nothing
+of the data folder or the installation anchor itself. Each tool opens its own
+dialog, built when it is asked for, and talks to the host.
 """
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -16,11 +17,10 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVB
 
 from .. import paths
 from ..bus import HostClient, HostError
-from ..storage import recovery
-from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
-from .ops import host_op
+from .host_jobs import run_job
+from .ops import host_op, task_op
 from .plain_errors import sentence
 
 
@@ -110,16 +110,15 @@ class DataPage(QWidget):
             return
         self.data_root = result["dataRoot"]
         self.path_label.setText(self.data_root)
-        try:
-            installed = await asyncio.to_thread(paths.resolve)
-            pending = await asyncio.to_thread(recovery.pending)
-        except (paths.StorageLocationError, StorageJobError) as exc:
-            installed, pending = None, None
-            self._notice(str(exc))
-        if installed is not None and str(installed.data_root) == self.data_root:
-            self.location = installed
-        else:  # chosen by PI_DESKTOP_DATA_DIR or --data-dir for this run
-            self.location = paths.StorageLocation(Path(self.data_root), Path(self.data_root) / "ui", "env")
+        status = await task_op(lambda: run_job(self.client, "data.status", {"scan": False}), parent=self,
+                               name="data.status", failure=self._status_failed)
+        if status is None:
+            return
+        self.location = paths.StorageLocation(Path(status["dataRoot"]), Path(status["uiRoot"]),
+                                              status["resolvedBy"])
+        pending = status.get("pendingMove")
+        if status.get("anchorProblem"):
+            self._notice(status["anchorProblem"])
         for button in self._needs_location():
             button.setEnabled(True)
         if self.location.source == "env":
@@ -132,7 +131,11 @@ class DataPage(QWidget):
         elif pending is not None:
             self.move_button.setEnabled(False)
             self._notice(i18n.arg(self.tr("A move to %1 is waiting: it runs the next time pidesktop starts."),
-                                  pending.destination))
+                                  pending.get("destination", "")))
+
+    def _status_failed(self, error: HostError) -> None:
+        self._notice(sentence(error))
+        self.note.setToolTip(error.message)
 
     def _failed(self, error: HostError) -> None:
         self.path_label.setText(sentence(error))
@@ -157,27 +160,27 @@ class DataPage(QWidget):
     def open_move_wizard(self) -> QWidget:
         from .storage_wizard import StorageWizard
 
-        return self._open(StorageWizard(self.location, self._theme(), self))
+        return self._open(StorageWizard(self.location, self.client, self._theme(), self))
 
     def open_verify(self) -> QWidget:
         from .data_tools import VerifyDialog
 
-        return self._open(VerifyDialog(self.location, self._theme(), self))
+        return self._open(VerifyDialog(self.client, self._theme(), self))
 
     def open_backup(self) -> QWidget:
         from .data_tools import BackupDialog
 
-        return self._open(BackupDialog(self.location, self._theme(), self))
+        return self._open(BackupDialog(self.client, self._theme(), self))
 
     def open_caches(self) -> QWidget:
         from .data_tools import CacheDialog
 
-        return self._open(CacheDialog(self.location, self._theme(), self))
+        return self._open(CacheDialog(self.client, self._theme(), self))
 
     def open_old_copies(self) -> QWidget:
         from .data_tools import OldCopiesDialog
 
-        return self._open(OldCopiesDialog(self.location, self._theme(), self))
+        return self._open(OldCopiesDialog(self.client, self._theme(), self))
 
     def open_workflows(self) -> QWidget:
         from .data_tools import WorkflowsDialog

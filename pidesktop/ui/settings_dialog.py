@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout
 
 from ..bus import HostClient
 from . import theme as themes
+from .dialog_style import settings_stylesheet
 from .settings_data import DataPage
 from .settings_general import GeneralPage
 from .settings_providers import ProvidersPage
@@ -98,7 +99,7 @@ class SettingsDialog(QDialog):
     def apply_theme(self, theme: themes.Theme) -> None:
         """Restyle for ``theme``; the owner calls it after applying a new theme to the application."""
         self.theme = theme
-        self.setStyleSheet(stylesheet(theme))
+        self.setStyleSheet(settings_stylesheet(theme))
         # Fusion outlines a check box with a darker shade of the window colour: invisible on a dark one.
         outline = QColor(theme.muted if theme.name == "dark" else theme.background)
         for box in self.findChildren(QCheckBox):
@@ -106,55 +107,3 @@ class SettingsDialog(QDialog):
             palette.setColor(QPalette.ColorRole.Window, outline)
             box.setPalette(palette)
 
-
-def stylesheet(t: themes.Theme) -> str:
-    """The dialog's own rules, on top of the application stylesheet."""
-    on_accent = t.background if t.name == "dark" else "#FFFFFF"
-    return f"""
-QDialog#settingsDialog {{ background: {t.background}; color: {t.text}; }}
-QListWidget#settingsNav {{
-    background: {t.sidebar}; border: none; border-right: 1px solid {t.border}; padding: 16px 8px; outline: 0;
-}}
-QListWidget#settingsNav::item {{ padding: 0px 12px; margin-bottom: 4px; border-radius: 8px; color: {t.text}; }}
-QListWidget#settingsNav::item:hover {{ background: {t.hover}; }}
-QListWidget#settingsNav::item:selected {{ background: {t.selected}; color: {t.text}; font-weight: 600; }}
-QLabel {{ color: {t.text}; }}
-QLabel#pageTitle {{ font-size: 20px; font-weight: 600; }}
-QLabel#sectionTitle {{ font-size: 15px; font-weight: 600; }}
-QLabel#rowTitle {{ font-weight: 600; }}
-QLabel#muted, QLabel#notice {{ color: {t.muted}; }}
-QLabel#notice[severity="error"], QLabel#formError {{ color: {t.danger}; }}
-QLabel#badge {{ color: {t.accent}; border: 1px solid {t.accent}; border-radius: 8px; padding: 0px 6px; }}
-QLabel#offBadge {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 8px; padding: 0px 6px; }}
-QLabel#path {{ font-family: monospace; padding: 8px; background: {t.code_panel}; border-radius: 8px; }}
-QLineEdit {{ color: {t.text}; }}
-QLineEdit[invalid="true"], QComboBox[invalid="true"] {{ border-color: {t.danger}; }}
-QComboBox, QSpinBox {{
-    border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; color: {t.text};
-}}
-QComboBox {{ padding-right: 32px; }}
-QComboBox::drop-down {{ border: none; width: 32px; }}
-QComboBox::down-arrow {{ image: none; }}
-/* Steps of one are of no use for a character count (arrow keys and the wheel still step);
-   NoButtons would collapse the text field under a stylesheet. */
-QSpinBox::up-button, QSpinBox::down-button {{ width: 0px; border: none; }}
-QComboBox QLineEdit, QSpinBox QLineEdit {{ border: none; padding: 0px; background: transparent; }}
-QSpinBox {{ padding: 0px 8px; min-height: 28px; max-height: 28px; }}
-QComboBox QAbstractItemView {{
-    background: {t.background}; color: {t.text}; border: 1px solid {t.border};
-    selection-background-color: {t.selected}; selection-color: {t.text};
-}}
-QPushButton {{
-    background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 8px; padding: 6px 12px;
-}}
-QPushButton:hover {{ background: {t.hover}; }}
-QPushButton:disabled {{ color: {t.muted}; }}
-QPushButton#primary {{ background: {t.accent}; color: {on_accent}; border-color: {t.accent}; font-weight: 600; }}
-QPushButton#danger {{ color: {t.danger}; }}
-QListWidget#providerList {{
-    background: {t.background}; border: 1px solid {t.border}; border-radius: 8px; padding: 4px; outline: 0;
-}}
-QListWidget#providerList::item {{ border-radius: 6px; }}
-QListWidget#providerList::item:hover {{ background: {t.hover}; }}
-QListWidget#providerList::item:selected {{ background: {t.selected}; }}
-"""

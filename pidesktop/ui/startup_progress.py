@@ -30,7 +30,7 @@ from ..storage import move, recovery
 from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
-from .data_tools import error_text, set_severity, stylesheet
+from .dialog_style import error_text, set_severity, stylesheet
 from ..sizes import human_size
 
 log = logging.getLogger("pidesktop.ui.startup")
@@ -67,7 +67,7 @@ def run_in_thread(fn: Callable, on_done: Callable, on_error: Callable[[str], Non
         try:
             result = fn()
         except Exception as exc:  # noqa: BLE001 - becomes a sentence
-            bridge.failed.emit(error_text(exc))
+            bridge.failed.emit(error_text(exc, (StorageJobError,)))
             return
         bridge.succeeded.emit(result)
 

@@ -23,18 +23,23 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage
 
 from .. import paths
-from ..storage import inventory, journal, move, old_roots, status
+from ..bus import HostClient, HostError
+from ..storage import inventory, journal, move, old_roots
 from ..storage.errors import StorageJobError
 from ..storage.fsutil import now_ms
 from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
 from .relaunch import relaunch_pidesktop
-from .data_tools import _right, _tree, current_theme, error_text, path_row, set_severity, stylesheet
+from .dialog_style import current_theme, error_text, path_row, set_severity, stylesheet
+from .dialog_style import right as _right
+from .dialog_style import tree as _tree
+from .host_jobs import job_error_text, run_job
 from ..sizes import human_size
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.storage_wizard")
+READABLE = (StorageJobError,)  # failures whose message is already a sentence for a person
 
 CHECK_DELAY_MS = 250  # preflight once typing pauses
 WIZARD_SIZE = (660, 520)
@@ -113,10 +118,11 @@ class StorageWizard(QWizard):
     # Replaceable (tests): what runs once the move is journalled.
     relaunch = staticmethod(relaunch_pidesktop)
 
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
+    def __init__(self, location: paths.StorageLocation, client: HostClient, theme: themes.Theme | None = None,
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.location = location
+        self.client = client  # the running host: what the data folder holds is asked of it (data.status)
         self.theme = theme or current_theme(parent)
         self.scheduled: PendingMove | None = None
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -158,7 +164,7 @@ class StorageWizard(QWizard):
             self.scheduled = await asyncio.to_thread(schedule_move, self.destination)
         except Exception as exc:  # noqa: BLE001 - shown as a sentence
             self.confirm.set_working(False)
-            self.confirm.show_error(error_text(exc))
+            self.confirm.show_error(error_text(exc, READABLE))
             return
         log.info("data folder move to %s scheduled for the next start", self.scheduled.destination)
         super().accept()
@@ -256,7 +262,7 @@ class ChoosePage(QWizardPage):
             plan = await asyncio.to_thread(move.preflight, expanded)
         except Exception as exc:  # noqa: BLE001 - Refused and friends carry the reason
             if self.path_edit.text().strip() == text:
-                self._show(error_text(exc), "error")
+                self._show(error_text(exc, READABLE), "error")
                 self.checked_text = text
             return
         if self.path_edit.text().strip() != text:
@@ -311,17 +317,16 @@ class ReviewPage(QWizardPage):
         self.loading = spawn(self._load(wizard.location, wizard.destination), name="move-inventory")
 
     async def _load(self, location: paths.StorageLocation, destination: Path) -> None:
-        def measure():
-            report = status.status(location)
-            return report, inventory.free_bytes(destination)
-
+        # The data folder is the host's: it measures it (data.status). The destination is not, so it is
+        # measured here.
         try:
-            report, free = await asyncio.to_thread(measure)
+            report = await run_job(self.wizard().client, "data.status")
+            free = await asyncio.to_thread(inventory.free_bytes, destination)
+        except HostError as error:
+            self._failed(job_error_text(error))
+            return
         except Exception as exc:  # noqa: BLE001
-            self.total.setText("")
-            self.space.setText(error_text(exc))
-            set_severity(self.space, "error")
-            self.space.show()
+            self._failed(error_text(exc, READABLE))
             return
         categories = dict(report["categories"])
         ui_files = 0
@@ -356,6 +361,12 @@ class ReviewPage(QWizardPage):
             self.ready = True
         self.space.show()
         self.completeChanged.emit()
+
+    def _failed(self, text: str) -> None:
+        self.total.setText("")
+        self.space.setText(text)
+        set_severity(self.space, "error")
+        self.space.show()
 
     def isComplete(self) -> bool:
         return self.ready
