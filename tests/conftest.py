@@ -27,7 +27,7 @@ from pidesktop.host.core import opener  # noqa: E402
 pytest_plugins = ["tests.workflows_support"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("PIDESKTOP_SHARED_DIR") or REPO.parent / "shared")  # the spec and recorded fixtures
 
 
 @pytest.fixture(autouse=True)

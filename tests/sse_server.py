@@ -21,7 +21,10 @@ import pytest
 
 from pidesktop.agent.errors import ProviderError
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared/fixtures/openai-sse"
+from .conftest import SHARED
+
+# Byte-identical copies kept with the tests (tests/fixtures/README.md), then the shared folder's originals.
+FIXTURE_DIRS = (Path(__file__).resolve().parent / "fixtures/openai-sse", SHARED / "fixtures/openai-sse")
 FIXTURE_NAMES = ("plain-text", "single-tool-call", "parallel-tool-calls")
 HELLO = [{"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "Hello"}]}]
 
@@ -213,9 +216,9 @@ def sse_server():
 # --- bodies and splits ---------------------------------------------------------------------------
 
 def fixture_bytes(name: str) -> bytes:
-    path = FIXTURES / f"{name}.sse"
-    if not path.exists():
-        pytest.skip(f"recorded stream {path} is not available")
+    path = next((folder / f"{name}.sse" for folder in FIXTURE_DIRS if (folder / f"{name}.sse").exists()), None)
+    if path is None:
+        pytest.skip(f"recorded stream {name}.sse is not in {' or '.join(map(str, FIXTURE_DIRS))}")
     return path.read_bytes()
 
 
