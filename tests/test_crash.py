@@ -8,11 +8,11 @@ import random
 import threading
 import time
 
-import apsw
 import orjson
 import pytest
 
 from .conftest import InProcessHost, StdioHost
+from .crash_support import integrity_ok
 
 APPEND_RUNS = 50
 TURN_RUNS = 30
@@ -42,14 +42,6 @@ class Pump:
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
-
-
-def integrity_ok(root):
-    conn = apsw.Connection(str(root / "pi.sqlite"))
-    try:
-        return conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        conn.close()
 
 
 def body(i):

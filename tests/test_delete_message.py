@@ -8,11 +8,11 @@ import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
 
+from .crash_support import db_rows, integrity_ok, killed_during, reference, transcript_ids, without_rewrite_id
 from .host_helpers import append, msg, new_session, transcript_path
 from .host_helpers import transcript_lines as lines
 from .test_history import checkpoint, conversation, found, index_rows
-from .test_history_stdio import (AFTER_MIDDLE, MIDDLE, big_template, db_rows, integrity_ok, killed_during, marker,
-                                 reference, transcript_ids, without_rewrite_id)
+from .test_history_stdio import AFTER_MIDDLE, MIDDLE, big_template, marker
 
 
 def delete(host, sid, mid):

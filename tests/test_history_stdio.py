@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import random
 import shutil
-import threading
 import time
 from pathlib import Path
 
-import apsw
 import orjson
 import pytest
 
 from .conftest import StdioHost
+from .crash_support import (Replies, db_rows, integrity_ok, killed_during, reference, send, start_ready,
+                            transcript_ids, without_rewrite_id)
 
 PAGER = ("revisionCount", "activeRevision")
 PROJECTION = ("seq", "index")
@@ -38,14 +38,6 @@ def restart(start, h: StdioHost) -> StdioHost:
     """Close ``h`` cleanly and open a new host process on the same data root."""
     assert h.close() == 0
     return start(h.data_root)
-
-
-def without_rewrite_id(transcript: bytes) -> bytes:
-    """The transcript with the header's per-rewrite ``rewriteId`` left out (it differs every run)."""
-    import re
-
-    header, sep, rest = transcript.partition(b"\n")
-    return re.sub(rb',"rewriteId":"[0-9a-f]+"', b"", header) + sep + rest
 
 
 def sessions_dir(h) -> Path:
@@ -94,18 +86,6 @@ def found(h, query, **params) -> list[tuple[str, str]]:
 def listed(h, sid, root) -> list[tuple[int, int, bool]]:
     rows = h.call("session.listRevisions", {"sessionId": sid, "rootUserId": root})["revisions"]
     return [(r["revisionIndex"], r["messageCount"], r["isActive"]) for r in rows]
-
-
-def db_rows(root: Path, sql: str, args: tuple = ()) -> list[tuple]:
-    conn = apsw.Connection(str(root / "pi.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return [tuple(row) for row in conn.execute(sql, args)]
-    finally:
-        conn.close()
-
-
-def integrity_ok(root: Path) -> bool:
-    return db_rows(root, "PRAGMA integrity_check") == [("ok",)]
 
 
 def checkpoint(h, sid, cid, through, summary=None):
@@ -370,83 +350,6 @@ def commands(sid: str) -> dict[str, dict]:
         "edit": {"method": "session.truncateFrom", "params": {"sessionId": sid, "messageId": MIDDLE}},
         "delete": {"method": "session.replaceMessages", "params": {"sessionId": sid, "messages": kept}},
     }
-
-
-class Replies:
-    """Reads a host's stdout on a thread, recording each reply by id."""
-
-    def __init__(self, h: StdioHost):
-        self.h = h
-        self.got: dict[int, dict] = {}
-        self.when: dict[int, float] = {}
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        try:
-            for line in self.h.proc.stdout:
-                message = orjson.loads(line)
-                if message.get("id") is not None:
-                    self.got[message["id"]] = message
-                    self.when[message["id"]] = time.perf_counter()
-        except (ValueError, OSError):
-            pass
-
-
-def start_ready(start, root: Path, sid: str) -> StdioHost:
-    """A host that has finished its boot pass and read the session once."""
-    h = start(root)
-    h.call("session.get", {"sessionId": sid, "messageLimit": 1})
-    return h
-
-
-def send(h: StdioHost, request_id: int, command: dict) -> float:
-    line = orjson.dumps({"jsonrpc": "2.0", "id": request_id, **command})
-    started = time.perf_counter()
-    try:
-        h.send_raw(line)
-    except (BrokenPipeError, OSError, ValueError):
-        pass
-    return started
-
-
-def killed_during(start, template: Path, root: Path, sid: str, command: dict, delay: float) -> bool:
-    """A copy of ``template`` at ``root`` whose host is SIGKILLed ``delay`` s after ``command`` was sent;
-    True when the reply had arrived by then."""
-    shutil.copytree(template, root)
-    h = start_ready(start, root, sid)
-    replies = Replies(h)
-    send(h, 99, command)
-    time.sleep(delay)
-    h.kill()
-    replies.thread.join(5)
-    return "result" in replies.got.get(99, {})
-
-
-def reference(start, template: Path, work: Path, sid: str, command: dict) -> dict:
-    """The command run to completion once: its reply, duration, transcript and index afterwards."""
-    root = work / "reference"
-    shutil.copytree(template, root)
-    h = start_ready(start, root, sid)
-    replies = Replies(h)
-    started = send(h, 99, command)
-    deadline = time.monotonic() + 30
-    while 99 not in replies.got and time.monotonic() < deadline:
-        time.sleep(0.001)
-    assert "result" in replies.got[99], replies.got[99]
-    duration = replies.when[99] - started
-    h.proc.stdin.close()
-    assert h.proc.wait(30) == 0
-    replies.thread.join(5)
-    return {"result": replies.got[99]["result"], "duration": duration,
-            "transcript": (root / "sessions" / f"{sid}.jsonl").read_bytes(),
-            "ids": [row[0] for row in db_rows(root, "SELECT id FROM messages WHERE session_id = ? ORDER BY seq",
-                                              (sid,))]}
-
-
-def transcript_ids(data: bytes) -> list[str]:
-    records = [orjson.loads(line) for line in data.splitlines()[1:]]
-    return [r["id"] for r in records if r["type"] == "message"]
 
 
 def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_heals(stdio_host, tmp_path):
