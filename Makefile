@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench crash clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) bench/run.py
+
+# SIGKILL the host at 1,000 instants of its writes and the data-folder move at 100; prints a summary.
+crash: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) tools/crash_campaign.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
