@@ -10,6 +10,7 @@ import pytest
 from pidesktop.workflows import (
     attempts,
     blobs,
+    claims,
     channels,
     controllers,
     effects,
@@ -151,7 +152,7 @@ def test_lease_generations_only_grow_under_takeover(store, flow, clock):
     third = leases.acquire(store, resource, "host-a", ttl_ms=1000)
     assert third.generation == 3
     token_hash = store.conn.execute("SELECT token_sha256 FROM leases WHERE resource_id = ?", (resource,)).fetchone()
-    assert bytes(token_hash[0]) == leases.token_sha256(third.token) and third.token.encode() not in bytes(
+    assert bytes(token_hash[0]) == claims.token_sha256(third.token) and third.token.encode() not in bytes(
         token_hash[0])
     for statement in ("UPDATE leases SET generation = 1", "DELETE FROM leases",
                       "UPDATE leases SET token_sha256 = zeroblob(32)"):

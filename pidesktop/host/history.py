@@ -1,4 +1,5 @@
-"""History edits of a live transcript: ``session.truncateFrom``, ``session.replaceMessages``, ``session.deleteMessage``.
+"""History edits of a live transcript: ``session.truncateFrom``, ``session.replaceMessages``, ``session.deleteMessage``,
+``session.activateRevision``.
 
 All end in the same rewrite (spec 004, section 5): the transcript file is
 replaced atomically (temp + rename) keeping every checkpoint whose
@@ -24,27 +25,14 @@ from .commands import command
 from .context import HostContext
 from .messages import message_param
 from .params import Params, invalid
+from .revisions import MESSAGE, read, strip_type  # the live transcript; also read from here
 
-MESSAGE = "message"
 COMPACTION = "compaction"
 
 
 # -- the shared rewrite -------------------------------------------------------------------
-def strip_type(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k != "type"}
-
-
 def as_record(message: dict[str, Any]) -> dict[str, Any]:
     return {"type": MESSAGE, **strip_type(message)}
-
-
-def read(ctx: HostContext, session_id: str) -> tuple[dict | None, list[dict], list[dict]]:
-    """Header, records in file order and the (deduplicated) messages; empty when there is no file."""
-    try:
-        header, records = ctx.transcripts.read_records(session_id)
-    except FileNotFoundError:
-        return None, [], []
-    return header, records, [strip_type(r) for r in records if r.get("type") == MESSAGE]
 
 
 def position(messages: list[dict[str, Any]], message_id: str) -> int | None:
@@ -383,3 +371,54 @@ def _prompt_and_reply(ctx: HostContext, session_id: str, position: int) -> tuple
             return removed, compactions
         window = ctx.transcripts.window(session_id, start=window.end, limit=REPLY_BATCH)
         messages = window.messages
+
+
+# -- session.activateRevision (a history rewrite that restores a stored branch) ---------------
+@command("session.activateRevision")
+def activate_revision(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    requested = p.text("rootUserId", nonempty=True)
+    index = p.integer("revisionIndex", minimum=1)
+    sessions.require(ctx.conn, session_id)
+    header, records, messages, root = revisions.live(ctx, session_id, requested)
+    if root is None:
+        raise revisions.no_root(session_id, requested)
+    key = revisions.family_key(messages[root])
+    family = revisions.load_family(ctx, session_id, key)
+    target = family.records.get(index)
+    if target is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no revision {index} of {key!r}.")
+    if family.active_index() == index:
+        return {"messageCount": len(messages)}  # already the live branch
+    if target["type"] == revisions.REVISION_LIVE:
+        # A reference resolves only while its branch is live; this one is not.
+        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} has no stored branch to restore.")
+    branch = revisions.stored_messages(target)
+    if not branch:
+        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} holds no messages.")
+
+    now = ctx.clock()
+    leaving = revisions.archive_branch(ctx, session_id, key, messages[root:], now, family)
+    count = max(family.indexes() | {leaving.index})
+    branch[0] = revisions.stamp(branch[0], count, index)
+    restored = _dedupe(messages[:root] + branch)
+    links = target.get("turns") if isinstance(target.get("turns"), dict) else {}
+
+    def index_rows(conn: apsw.Connection) -> None:
+        revisions.apply(conn, session_id, [leaving, revisions.RowChange(key, index, len(branch), active=True)], now)
+        for message in branch:
+            turn = message_index.valid_turn(conn, session_id, links.get(message["id"])) \
+                if isinstance(links.get(message["id"]), str) else None
+            if turn is not None:
+                conn.execute("UPDATE messages SET turn_id = ? WHERE id = ? AND session_id = ?",
+                             (turn, message["id"], session_id))
+
+    total = rewrite(ctx, session_id, header, restored, records, now, index_rows)
+    changed(ctx, session_id)
+    return {"messageCount": total}
+
+
+def _dedupe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep-last by id, as a transcript reader would."""
+    last = {message["id"]: number for number, message in enumerate(messages)}
+    return [message for number, message in enumerate(messages) if last[message["id"]] == number]

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, sessions
+from . import inflight, message_index, queue, sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -63,15 +63,25 @@ def append_message(ctx: HostContext, p: Params) -> dict:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
     turn_id = p.text("turnId", required=False)
-    result = append(ctx, session_id, message, turn_id)
+    queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
+    result = append(ctx, session_id, message, turn_id, queue_entry_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "message",
                                  "messageId": result["message"]["id"],
                                  "session": sessions.summary(ctx.conn, session_id)})
+    if result.pop("dequeued", False):
+        queue.changed(ctx, session_id)
     return result
 
 
-def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None) -> dict:
-    """Store one message durably and index it; idempotent for a replayed id."""
+def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None,
+           queue_entry_id: str | None = None) -> dict:
+    """Store one message durably and index it; idempotent for a replayed id.
+
+    ``queue_entry_id`` names the queued prompt this user line starts: the entry
+    leaves the queue in the same transaction as the line's index row (or, for a
+    replay, once the line is known to be stored). ``dequeued`` in the result
+    says whether it did.
+    """
     conn = ctx.conn
     now = ctx.clock()
     sessions.ensure_row(ctx, session_id, now)
@@ -83,15 +93,22 @@ def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: 
         indexed = conn.execute("SELECT session_id, seq FROM messages WHERE id = ?", (message["id"],)).fetchone()
     remapped = {"remappedId": message["id"]} if message["id"] != original_id else {}
 
+    dequeued = False
     if indexed is not None:
         _settle_replay(ctx, session_id, message)
         inflight.remove_if_message(ctx, session_id, message["id"])
-        return {"message": {"id": message["id"], "seq": indexed[1]}, **remapped}
+        if queue_entry_id is not None:
+            with conn:
+                dequeued = queue.consume(conn, session_id, queue_entry_id)
+        return {"message": {"id": message["id"], "seq": indexed[1]}, **remapped, "dequeued": dequeued}
 
     if ctx.transcripts.find(session_id, message["id"]) is not None:
         # An earlier append wrote the line but its index commit never landed:
         # update the line(s) in place and rebuild the index from the file.
         seq = _replace_lines_and_reindex(ctx, session_id, message, turn_id, now)
+        if queue_entry_id is not None:
+            with conn:
+                dequeued = queue.consume(conn, session_id, queue_entry_id)
     else:
         ctx.transcripts.append(session_id, {"type": "message", **message})
         with conn:
@@ -99,8 +116,10 @@ def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: 
                                        message_index.valid_turn(conn, session_id, turn_id), now)
             if message["role"] == "user":
                 sessions.apply_fallback_title(conn, session_id, message)
+            if queue_entry_id is not None:
+                dequeued = queue.consume(conn, session_id, queue_entry_id)
     inflight.remove_if_message(ctx, session_id, message["id"])
-    return {"message": {"id": message["id"], "seq": seq}, **remapped}
+    return {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
 
 
 def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:

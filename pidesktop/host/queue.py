@@ -5,6 +5,15 @@ position only grows, so removing an entry never reorders the rest; "send
 now" gives an entry a priority (``MAX(priority) + 1``), and promoted entries
 go first in the order they were promoted. The store never starts a turn:
 after a restart entries are held until the person resumes them.
+
+An entry leaves the queue when its user line is stored (``session.appendMessage``
+with ``queueEntryId``, in the append's own index transaction) or when the
+person removes it. A start that failed before that is recorded on the entry
+(``session.queueMarkFailed``) so the strip can offer Retry.
+
+Two host-owned kv namespaces keep what the spec's columns do not: the highest
+position a session ever handed out (``queuePosition``), so a position is never
+reused after removals, and the last failed start of an entry (``queueFailure``).
 """
 
 from __future__ import annotations
@@ -16,33 +25,58 @@ import apsw
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import sessions
+from . import kv, sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
 
 MAX_ENTRIES = 8
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
-_COLUMNS = ("id, session_id, principal, idempotency_key, content, attachments_json, user_message_id, "
-            "permission_mode, position, priority, created_at")
-_ORDER = "ORDER BY priority IS NULL, priority, position"
+POSITION_NS = "queuePosition"  # key: session id; value: the highest position handed out
+FAILURE_NS = "queueFailure"  # key: entry id; value: {sessionId, code, message, failedAt}
+_COLUMNS = ("q.id, q.session_id, q.principal, q.idempotency_key, q.content, q.attachments_json, "
+            "q.user_message_id, q.permission_mode, q.position, q.priority, q.created_at, f.value_json")
+_FROM = f"turn_queue q LEFT JOIN kv f ON f.ns = '{FAILURE_NS}' AND f.key = q.id"
+_ORDER = "ORDER BY q.priority IS NULL, q.priority, q.position"
 
 
 def to_wire(row: tuple) -> dict:
     (eid, sid, principal, key, content, attachments, user_message_id, permission, position, priority,
-     created) = row
+     created, failure) = row
+    failed = orjson.loads(failure) if failure else None
     return {"id": eid, "sessionId": sid, "principal": principal, "idempotencyKey": key, "content": content,
             "attachments": orjson.loads(attachments) if attachments else [], "userMessageId": user_message_id,
-            "permissionMode": permission, "position": position, "priority": priority, "createdAt": created}
+            "permissionMode": permission, "position": position, "priority": priority, "createdAt": created,
+            "lastError": {"code": failed["code"], "message": failed["message"]} if failed else None,
+            "failedAt": failed["failedAt"] if failed else None}
 
 
 def entries(conn: apsw.Connection, session_id: str) -> list[dict]:
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM turn_queue WHERE session_id = ? {_ORDER}", (session_id,))
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.session_id = ? {_ORDER}", (session_id,))
     return [to_wire(r) for r in rows]
 
 
+def consume(conn: apsw.Connection, session_id: str, entry_id: str) -> bool:
+    """Take an entry out of the queue because its turn started; inside the caller's transaction."""
+    conn.execute("DELETE FROM turn_queue WHERE id = ? AND session_id = ?", (entry_id, session_id))
+    removed = conn.changes() > 0
+    kv.delete(conn, FAILURE_NS, entry_id)
+    return removed
+
+
+def forget_session(conn: apsw.Connection, session_id: str) -> None:
+    """A deleted session's queue bookkeeping (its rows go by cascade); inside the caller's transaction."""
+    conn.execute(f"DELETE FROM kv WHERE ns = '{FAILURE_NS}' AND key IN "
+                 "(SELECT id FROM turn_queue WHERE session_id = ?)", (session_id,))
+    kv.delete(conn, POSITION_NS, session_id)
+
+
+def changed(ctx: HostContext, session_id: str) -> dict:
+    return _changed(ctx, session_id)
+
+
 def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM turn_queue WHERE id = ? AND session_id = ?",
+    row = conn.execute(f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.id = ? AND q.session_id = ?",
                        (entry_id, session_id)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no queued prompt {entry_id!r}.")
@@ -72,8 +106,8 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
     with ctx.conn:
         if key is not None:
             row = ctx.conn.execute(
-                f"SELECT input_hash, {_COLUMNS} FROM turn_queue WHERE session_id = ? AND principal = ? "
-                "AND idempotency_key = ?", (session_id, principal, key)).fetchone()
+                f"SELECT q.input_hash, {_COLUMNS} FROM {_FROM} WHERE q.session_id = ? AND q.principal = ? "
+                "AND q.idempotency_key = ?", (session_id, principal, key)).fetchone()
             if row is not None:
                 if row[0] != input_hash:
                     raise HostError(ErrorCode.IDEMPOTENCY_CONFLICT,
@@ -84,6 +118,9 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
         if count >= MAX_ENTRIES:
             raise HostError(ErrorCode.LIMIT_EXCEEDED,
                             f"At most {MAX_ENTRIES} prompts can wait in one chat; send or remove one first.")
+        # Never MAX(position) + 1 alone: after removals that repeats a position already handed out.
+        last = max(last, kv.get(ctx.conn, POSITION_NS, session_id, 0))
+        kv.put(ctx.conn, POSITION_NS, session_id, last + 1, ctx.clock())
         entry_id = str(uuid.uuid4())
         ctx.conn.execute(
             "INSERT INTO turn_queue(id, session_id, principal, idempotency_key, input_hash, content, "
@@ -108,8 +145,24 @@ def queue_remove(ctx: HostContext, p: Params) -> dict:
     entry_id = p.text("entryId", nonempty=True)
     with ctx.conn:
         _entry(ctx.conn, session_id, entry_id)
-        ctx.conn.execute("DELETE FROM turn_queue WHERE id = ?", (entry_id,))
+        consume(ctx.conn, session_id, entry_id)
     return {"removed": True, **_changed(ctx, session_id)}
+
+
+@command("session.queueMarkFailed")
+def queue_mark_failed(ctx: HostContext, p: Params) -> dict:
+    """Record that starting this entry failed; it stays queued (its prompt is not stored yet)."""
+    session_id = sessions.session_id_param(p)
+    entry_id = p.text("entryId", nonempty=True)
+    error = p.obj("error")
+    code, message = error.get("code"), error.get("message")
+    if not isinstance(code, str) or not code or not isinstance(message, str):
+        raise invalid("session.queueMarkFailed: 'error' must be {code: non-empty string, message: string}.", "error")
+    with ctx.conn:
+        _entry(ctx.conn, session_id, entry_id)
+        kv.put(ctx.conn, FAILURE_NS, entry_id, {"sessionId": session_id, "code": code, "message": message[:2000],
+                                                 "failedAt": ctx.clock()}, ctx.clock())
+    return _changed(ctx, session_id)
 
 
 @command("session.queuePrioritize")

@@ -38,6 +38,23 @@ REVISION_LIVE = "revision_live"
 PAGER_FIELDS = ("revisionCount", "activeRevision")
 
 
+# -- the live transcript, as every revision and history command reads it ---------------------
+MESSAGE = "message"
+
+
+def strip_type(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "type"}
+
+
+def read(ctx: HostContext, session_id: str) -> tuple[dict | None, list[dict], list[dict]]:
+    """Header, records in file order and the (deduplicated) messages; empty when there is no file."""
+    try:
+        header, records = ctx.transcripts.read_records(session_id)
+    except FileNotFoundError:
+        return None, [], []
+    return header, records, [strip_type(r) for r in records if r.get("type") == MESSAGE]
+
+
 # -- the revisions file ---------------------------------------------------------------
 def path(ctx: HostContext, session_id: str) -> Path:
     return ctx.sessions_dir / f"{session_id}.revisions.jsonl"
@@ -256,15 +273,13 @@ def _turn_links(conn: apsw.Connection, session_id: str, ids: list[str]) -> dict[
     return dict(rows)
 
 
-def _live(ctx: HostContext, session_id: str, key: str):
+def live(ctx: HostContext, session_id: str, key: str):
     """Header, records, messages and the family's root position in the live transcript."""
-    from . import history  # history imports this module for its archive writers
-
-    header, records, messages = history.read(ctx, session_id)
-    return history, header, records, messages, find_root(messages, key)
+    header, records, messages = read(ctx, session_id)
+    return header, records, messages, find_root(messages, key)
 
 
-def _no_root(session_id: str, key: str) -> HostError:
+def no_root(session_id: str, key: str) -> HostError:
     return HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no user message {key!r} "
                                           f"(or one whose revisionRootId is {key!r}).")
 
@@ -276,9 +291,9 @@ def save_active_revision(ctx: HostContext, p: Params) -> dict:
     requested = p.text("rootUserId", nonempty=True)
     sessions.require(ctx.conn, session_id)
     # Re-read at write time, so lines appended since the turn ended survive the stamp.
-    _history, header, records, messages, root = _live(ctx, session_id, requested)
+    header, records, messages, root = live(ctx, session_id, requested)
     if root is None:
-        raise _no_root(session_id, requested)
+        raise no_root(session_id, requested)
     key = family_key(messages[root])
     family = load_family(ctx, session_id, key)
     index = family.active_index() or family.next_index()
@@ -309,64 +324,13 @@ def _stamp_root_line(ctx: HostContext, session_id: str, header: dict | None, rec
     ctx.transcripts.rewrite(session_id, updated, header)
 
 
-# -- session.activateRevision ----------------------------------------------------------------
-@command("session.activateRevision")
-def activate_revision(ctx: HostContext, p: Params) -> dict:
-    session_id = sessions.session_id_param(p)
-    requested = p.text("rootUserId", nonempty=True)
-    index = p.integer("revisionIndex", minimum=1)
-    sessions.require(ctx.conn, session_id)
-    history, header, records, messages, root = _live(ctx, session_id, requested)
-    if root is None:
-        raise _no_root(session_id, requested)
-    key = family_key(messages[root])
-    family = load_family(ctx, session_id, key)
-    target = family.records.get(index)
-    if target is None:
-        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no revision {index} of {key!r}.")
-    if family.active_index() == index:
-        return {"messageCount": len(messages)}  # already the live branch
-    if target["type"] == REVISION_LIVE:
-        # A reference resolves only while its branch is live; this one is not.
-        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} has no stored branch to restore.")
-    branch = stored_messages(target)
-    if not branch:
-        raise HostError(ErrorCode.NOT_FOUND, f"Revision {index} of {key!r} holds no messages.")
-
-    now = ctx.clock()
-    leaving = archive_branch(ctx, session_id, key, messages[root:], now, family)
-    count = max(family.indexes() | {leaving.index})
-    branch[0] = stamp(branch[0], count, index)
-    restored = _dedupe(messages[:root] + branch)
-    links = target.get("turns") if isinstance(target.get("turns"), dict) else {}
-
-    def index_rows(conn: apsw.Connection) -> None:
-        apply(conn, session_id, [leaving, RowChange(key, index, len(branch), active=True)], now)
-        for message in branch:
-            turn = message_index.valid_turn(conn, session_id, links.get(message["id"])) \
-                if isinstance(links.get(message["id"]), str) else None
-            if turn is not None:
-                conn.execute("UPDATE messages SET turn_id = ? WHERE id = ? AND session_id = ?",
-                             (turn, message["id"], session_id))
-
-    total = history.rewrite(ctx, session_id, header, restored, records, now, index_rows)
-    history.changed(ctx, session_id)
-    return {"messageCount": total}
-
-
-def _dedupe(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Keep-last by id, as a transcript reader would."""
-    last = {message["id"]: number for number, message in enumerate(messages)}
-    return [message for number, message in enumerate(messages) if last[message["id"]] == number]
-
-
 # -- session.listRevisions ----------------------------------------------------------------
 @command("session.listRevisions")
 def list_revisions(ctx: HostContext, p: Params) -> dict:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
     sessions.require(ctx.conn, session_id)
-    _history, _header, _records, messages, root = _live(ctx, session_id, requested)
+    _header, _records, messages, root = live(ctx, session_id, requested)
     key = family_key(messages[root]) if root is not None else requested
     family = load_family(ctx, session_id, key)
     live_count = len(messages) - root if root is not None else 0

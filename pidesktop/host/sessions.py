@@ -15,7 +15,7 @@ import uuid
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
-from . import message_index, projects
+from . import kv, message_index, projects
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -34,6 +34,11 @@ PLACEHOLDER_TITLES = frozenset({"", "new chat", "new session", "untitled", "unti
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 log = logging.getLogger("pidesktop.host.sessions")
+
+# kv namespace of deleted session ids (tombstones): a late append for one of them
+# is refused instead of recreating the chat as a stub (spec 004, section 5, D318).
+DELETED_NS = "deletedSession"
+TOMBSTONE_DAYS = 30
 
 # Files and folders a session owns besides its row (spec 004, sections 2 and 2.1).
 SESSION_FILES = (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")
@@ -206,8 +211,15 @@ def session_update(ctx: HostContext, p: Params) -> dict:
 @command("session.delete")
 def session_delete(ctx: HostContext, p: Params) -> dict:
     session_id = session_id_param(p)
+    from . import queue  # queue imports this module
+
     with ctx.conn:
+        queue.forget_session(ctx.conn, session_id)
         deleted = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
+        if deleted is not None:
+            # In the same transaction as the row delete: a crash before the files
+            # are gone leaves a tombstoned transcript, which boot removes, never restores.
+            kv.put(ctx.conn, DELETED_NS, session_id, {"deletedAt": ctx.clock()}, ctx.clock())
     if deleted is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     remove_session_files(ctx, session_id)
@@ -256,15 +268,37 @@ def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict) 
                      (title, session_id, row[0]))
 
 
+def was_deleted(conn: apsw.Connection, session_id: str) -> bool:
+    """True when ``session.delete`` removed this id (its tombstone is still kept)."""
+    return conn.execute("SELECT 1 FROM kv WHERE ns = ? AND key = ?", (DELETED_NS, session_id)).fetchone() is not None
+
+
+def deleted_error(session_id: str) -> HostError:
+    return HostError(ErrorCode.NOT_FOUND, f"Session {session_id} was deleted; nothing more is stored for it.",
+                     {"sessionId": session_id, "deleted": True})
+
+
+def prune_tombstones(conn: apsw.Connection, now: int) -> int:
+    """Forget deletions older than ``TOMBSTONE_DAYS`` (no runtime holds a reply that long)."""
+    conn.execute("DELETE FROM kv WHERE ns = ? AND updated_at < ?", (DELETED_NS, now - TOMBSTONE_DAYS * 86_400_000))
+    return conn.changes()
+
+
 def ensure_row(ctx: HostContext, session_id: str, now: int) -> None:
     """Make sure ``session_id`` has a row before a message is stored under it (D318).
 
     A transcript whose row is gone is restored from the file, index and all; a
     session with neither row nor file gets a stub row under that id, so a
-    pending append can still land.
+    pending append can still land. A session that ``session.delete`` removed is
+    never brought back: the append is refused (NOT_FOUND with ``deleted: true``)
+    and a transcript a crash left behind is removed.
     """
     if ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
         return
+    if was_deleted(ctx.conn, session_id):
+        remove_session_files(ctx, session_id)
+        log.info("refused a late message for deleted session %s", session_id)
+        raise deleted_error(session_id)
     if ctx.transcripts.exists(session_id):
         restore_orphan(ctx, session_id, now)
         return

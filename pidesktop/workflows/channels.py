@@ -19,7 +19,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, effects, resources, write
+from . import blobs, leases, outbox, resources, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -84,7 +84,7 @@ def create(store, provider: str, channel_ref: str, *, project_id: str | None = N
 
 
 def claim(store, channel_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
-    return write.claim_lease(store, channel_resource(channel_id), owner_id, ttl_ms=ttl_ms)
+    return leases.claim_lease(store, channel_resource(channel_id), owner_id, ttl_ms=ttl_ms)
 
 
 def _command(permit: write.Permit, operation: str, event_type: str, payload: Any = None,
@@ -198,7 +198,7 @@ def queue_message(store, permit: write.Permit, parts: list[str], *, message_id: 
         raise TransitionRejected("a message has at least one part")
     message_id = message_id or resources.new_id()
     part_blobs = [blobs.of_text(text) for text in parts]
-    request = effects.EffectRequest("channel.send", message_id, {
+    request = outbox.EffectRequest("channel.send", message_id, {
         "messageId": message_id, "parts": [b.hex for b in part_blobs],
     }, permit.resource_id, delivery="external")
 
@@ -206,7 +206,7 @@ def queue_message(store, permit: write.Permit, parts: list[str], *, message_id: 
         row = tx.one("SELECT effect_id FROM channel_messages WHERE message_id = ?", (message_id,))
         if row is None:
             return None
-        if row[0] != request.effect_id or effects.existing(tx, request) is None:
+        if row[0] != request.effect_id or outbox.existing(tx, request) is None:
             raise IdempotencyConflict("this message id was used for a different message")
         return row[0]
 
@@ -227,9 +227,8 @@ def queue_message(store, permit: write.Permit, parts: list[str], *, message_id: 
     return message_id, result.value, (permit if result.adopted else permit.at(result.revision))
 
 
-@effects.settle_hook("channel.send")
-def _message_settled(tx: write.Tx, effect, status: str, result: Any, external_ref: str | None) -> None:
-    """A settled send gives its message the same outcome and keeps the receipt."""
+def message_settled(tx: write.Tx, effect, status: str, result: Any, external_ref: str | None) -> None:
+    """The ``channel.send`` settle hook: the message takes the effect's outcome and keeps the receipt."""
     message_status = {"succeeded": "sent", "failed": "failed", "ambiguous": "ambiguous"}.get(status, "pending")
     receipt = None
     if result is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, resources, runs, write
+from . import blobs, leases, resources, runs, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -70,7 +70,7 @@ def create(store, project_id: str, name: str, spec: dict, *, actor: Actor = CONT
 
 
 def claim(store, controller_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
-    return write.claim_lease(store, controller_resource(controller_id), owner_id, ttl_ms=ttl_ms)
+    return leases.claim_lease(store, controller_resource(controller_id), owner_id, ttl_ms=ttl_ms)
 
 
 def _owner_command(permit: write.Permit, operation: str, event_type: str, payload: Any = None,

@@ -26,7 +26,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, effects, leases, resources, runs, write
+from . import blobs, claims, outbox, resources, runs, write
 from .errors import ActorRejected, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -149,7 +149,7 @@ def answer(store, decision_id: str, actor: Actor, response: Any, *, expected_rev
     ), adopt=lambda tx: resolution(tx.conn, decision_id), check=check, apply=apply).value
 
 
-def apply_deadline(store, decision_id: str, claim: leases.Claim, *, expected_revision: int) -> Resolution:
+def apply_deadline(store, decision_id: str, claim: claims.Claim, *, expected_revision: int) -> Resolution:
     """The run owner applies the deadline: the default is accepted, or the decision expires."""
     def check(tx):
         row = _open_decision(tx, decision_id)
@@ -172,7 +172,7 @@ def apply_deadline(store, decision_id: str, claim: leases.Claim, *, expected_rev
 
 
 def cancel(store, decision_id: str, *, expected_revision: int, actor: Actor = CONTROL,
-           claim: leases.Claim | None = None, reason: str | None = None) -> Resolution:
+           claim: claims.Claim | None = None, reason: str | None = None) -> Resolution:
     """Cancel explicitly: a control command, or the run owner with its claim."""
     owner = None
     if claim is not None:
@@ -217,7 +217,7 @@ def _resolve(tx: write.Tx, row: dict, outcome: str, response_digest: bytes | Non
     tx.run("UPDATE human_decisions SET status = ? WHERE decision_id = ?",
            ("accepted" if accepted else "cancelled", decision_id))
     follow_up = "decision.continue" if accepted else "decision.cancel_parent"
-    tx.effect(effects.EffectRequest(follow_up, decision_id, {"decisionId": decision_id},
+    tx.effect(outbox.EffectRequest(follow_up, decision_id, {"decisionId": decision_id},
                                     runs.run_resource(row["run_id"])))
     found = resolution(tx.conn, decision_id)
     return Resolution(**{**found.__dict__, "won": True})
@@ -245,9 +245,8 @@ def get(conn: apsw.Connection, decision_id: str) -> dict:
             "deadlineAt": row[5], "status": row[6], "revision": row[7]}
 
 
-@effects.local_handler("decision.continue")
-def _admit_continuation(tx: write.Tx, effect, payload) -> dict:
-    """Admit the one continuation of an accepted decision."""
+def admit_continuation(tx: write.Tx, effect, payload) -> dict:
+    """The ``decision.continue`` effect: admit the one continuation of an accepted decision."""
     decision_id = payload["decisionId"]
     existing = tx.one("SELECT continuation_id, run_id FROM continuations WHERE decision_id = ?", (decision_id,))
     if existing is not None:
@@ -278,9 +277,8 @@ def _admit_continuation(tx: write.Tx, effect, payload) -> dict:
     return {"continuationId": decision_id, "runId": run_id, "adopted": False}
 
 
-@effects.local_handler("decision.cancel_parent")
-def _cancel_parent(tx: write.Tx, effect, payload) -> dict:
-    """A cancelled or expired decision ends its waiting parent run."""
+def cancel_parent(tx: write.Tx, effect, payload) -> dict:
+    """The ``decision.cancel_parent`` effect: a cancelled or expired decision ends its waiting parent run."""
     decision_id = payload["decisionId"]
     parent_id = tx.scalar("SELECT run_id FROM human_decisions WHERE decision_id = ?", (decision_id,))
     status = tx.scalar("SELECT status FROM runs WHERE run_id = ?", (parent_id,))

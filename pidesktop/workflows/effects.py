@@ -5,7 +5,7 @@ commits. The effect id is derived from (owner scope, type, idempotency key),
 so the same request made again adopts the existing row, and a different
 request under the same key is a conflict.
 
-Local effects are applied by a registered handler inside one transaction that
+Local effects are applied by their domain's handler inside one transaction that
 also settles the effect. External effects are attempted by the owner of their
 scope: an attempt is recorded, the external call happens outside any
 transaction, and the result is settled. An attempt whose owner lost the lease
@@ -15,74 +15,34 @@ someone records evidence of what happened (spec 000, "Effects").
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
-from . import blobs, leases, resources, write
-from .errors import IdempotencyConflict, NotFound, OwnershipRejected, TransitionRejected
+from . import blobs, channels, decisions, outbox, resources, runs, write
+from .claims import Claim
+from .errors import NotFound, OwnershipRejected, TransitionRejected
 
-_TYPE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+# The outbox rows' vocabulary, also reachable from here.
+EffectRequest = outbox.EffectRequest
+effect_id = outbox.effect_id
+existing = outbox.existing
+
 UNSETTLED = ("pending", "running", "ambiguous")
 
-# effect type -> handler(tx, effect, payload) -> JSON result; filled by domain modules.
-LOCAL_HANDLERS: dict[str, Callable[[write.Tx, EffectView, Any], Any]] = {}
-# effect type -> hook(tx, effect, status, result, external_ref) run when an external effect settles.
-SETTLE_HOOKS: dict[str, Callable[..., None]] = {}
-
-
-def local_handler(effect_type: str):
-    def register(fn):
-        LOCAL_HANDLERS[effect_type] = fn
-        return fn
-    return register
-
-
-def settle_hook(effect_type: str):
-    def register(fn):
-        SETTLE_HOOKS[effect_type] = fn
-        return fn
-    return register
-
-
-def effect_id(owner_scope: str, effect_type: str, idempotency_key: str) -> str:
-    return hashlib.sha256("\x1f".join((owner_scope, effect_type, idempotency_key)).encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True)
-class EffectRequest:
-    """Follow-up work as its requester states it; prepared outside the transaction."""
-
-    effect_type: str
-    idempotency_key: str
-    payload: Any
-    owner_scope: str
-    delivery: str = "local"
-    blob: blobs.Blob = field(init=False, repr=False)
-    request_digest: bytes = field(init=False, repr=False)
-
-    def __post_init__(self):
-        if not _TYPE.match(self.effect_type) or len(self.effect_type) > 64:
-            raise TransitionRejected(f"effect type {self.effect_type!r} is not a dotted lower-case name")
-        if not self.idempotency_key or len(self.idempotency_key) > 512:
-            raise TransitionRejected("an effect needs an idempotency key of 1 to 512 characters")
-        if self.delivery not in ("local", "external"):
-            raise TransitionRejected("effect delivery is local or external")
-        blob = blobs.of_json(self.payload)
-        object.__setattr__(self, "blob", blob)
-        request = blobs.canonical_json({
-            "type": self.effect_type, "key": self.idempotency_key, "scope": self.owner_scope,
-            "delivery": self.delivery, "payload": blob.hex,
-        })
-        object.__setattr__(self, "request_digest", blobs.sha256(request))
-
-    @property
-    def effect_id(self) -> str:
-        return effect_id(self.owner_scope, self.effect_type, self.idempotency_key)
+# effect type -> handler(tx, effect, payload) -> JSON result: the local effects
+# the domains record, applied here in one transaction with their settlement.
+LOCAL_HANDLERS: dict[str, Callable[..., Any]] = {
+    "run_queue.settle": runs.settle_queue,
+    "decision.continue": decisions.admit_continuation,
+    "decision.cancel_parent": decisions.cancel_parent,
+}
+# effect type -> hook(tx, effect, status, result, external_ref), run when an external effect settles.
+SETTLE_HOOKS: dict[str, Callable[..., None]] = {
+    "channel.send": channels.message_settled,
+}
 
 
 @dataclass(frozen=True)
@@ -143,47 +103,6 @@ def payload(conn: apsw.Connection, effect: EffectView) -> Any:
     return blobs.read_json(conn, effect.payload_digest)
 
 
-def insert(tx: write.Tx, request: EffectRequest) -> tuple[str, bool]:
-    """Insert ``request`` inside the current transaction; (effect id, adopted)."""
-    if request.effect_type == "run_queue.settle":
-        # Spec 000, "Effects": direct and controller-child runs have no queue
-        # row and so no queue settlement work.
-        run_id = request.payload.get("runId") if isinstance(request.payload, dict) else None
-        if tx.one("SELECT 1 FROM run_queue WHERE run_id = ?", (run_id,)) is None:
-            raise TransitionRejected("run queue settlement is only for runs with a run_queue row")
-    ident = request.effect_id
-    row = tx.one("SELECT request_digest FROM effects WHERE effect_id = ?", (ident,))
-    if row is not None:
-        if bytes(row[0]) != request.request_digest:
-            raise IdempotencyConflict(
-                f"a different {request.effect_type} request already uses idempotency key {request.idempotency_key!r}"
-            )
-        return ident, True
-    tx.put(request.blob)
-    resource_id = resources.rid("effect", ident)
-    tx.create(resource_id, "effect.created", {"effectType": request.effect_type, "delivery": request.delivery})
-    tx.run(
-        "INSERT INTO effects (effect_id, resource_id, source_resource_id, source_revision, effect_type, "
-        "idempotency_key, request_digest, payload_digest, owner_scope, delivery, status, attempt_count, "
-        "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)",
-        (ident, resource_id, tx.command.resource_id, tx.revision, request.effect_type, request.idempotency_key,
-         request.request_digest, request.blob.digest, request.owner_scope, request.delivery, tx.now, tx.now),
-    )
-    return ident, False
-
-
-def existing(tx: write.Tx, request: EffectRequest) -> str | None:
-    """The id of a matching earlier request; a different one under the same key conflicts."""
-    row = tx.one("SELECT request_digest FROM effects WHERE effect_id = ?", (request.effect_id,))
-    if row is None:
-        return None
-    if bytes(row[0]) != request.request_digest:
-        raise IdempotencyConflict(
-            f"a different {request.effect_type} request already uses idempotency key {request.idempotency_key!r}"
-        )
-    return request.effect_id
-
-
 def reserve(store, permit: write.Permit, request: EffectRequest) -> write.Result:
     """A controller owner reserves an effect for its own resource; a matching repeat adopts."""
     if request.owner_scope != permit.resource_id:
@@ -206,7 +125,7 @@ def _check_active_controller(tx: write.Tx, permit: write.Permit) -> None:
             raise TransitionRejected(f"the controller is {phase}; it reserves no new effects")
 
 
-def _effect_command(operation: str, view_id: str, claim: leases.Claim, expected_revision: int, event_type: str,
+def _effect_command(operation: str, view_id: str, claim: Claim, expected_revision: int, event_type: str,
                     payload: Any = None) -> write.Command:
     return write.Command(
         operation, claim.actor, resources.rid("effect", view_id), expected_revision,
@@ -230,10 +149,8 @@ def _due(tx: write.Tx, effect: EffectView) -> None:
         raise TransitionRejected(f"the effect is scheduled for retry at {effect.retry_at}")
 
 
-def apply_local(store, effect_id_: str, claim: leases.Claim, *, expected_revision: int) -> write.Result:
+def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
     """Apply a pending local effect and settle it in the same transaction."""
-    _load_handlers()
-
     def check(tx):
         effect = _load(tx, effect_id_)
         if effect.delivery != "local":
@@ -266,7 +183,7 @@ def apply_local(store, effect_id_: str, claim: leases.Claim, *, expected_revisio
                                                 "effect.applied"), check=check, apply=apply)
 
 
-def begin_attempt(store, effect_id_: str, claim: leases.Claim, *, expected_revision: int) -> Attempt:
+def begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> Attempt:
     """Record an attempt at an external effect before the external call is made."""
     def check(tx):
         effect = _load(tx, effect_id_)
@@ -294,7 +211,7 @@ def begin_attempt(store, effect_id_: str, claim: leases.Claim, *, expected_revis
     return Attempt(effect_id_, result.value, result.generation, result.revision)
 
 
-def settle(store, attempt: Attempt, claim: leases.Claim, *, outcome: str, result: Any = None, error: Any = None,
+def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any = None, error: Any = None,
            external_ref: str | None = None, retry_at: int | None = None) -> write.Result:
     """Record what an external attempt did: ``succeeded``, ``failed`` or ``ambiguous``.
 
@@ -342,7 +259,7 @@ def settle(store, attempt: Attempt, claim: leases.Claim, *, outcome: str, result
                                                 "effect.settled", {"outcome": outcome}), check=check, apply=apply)
 
 
-def recover(store, effect_id_: str, claim: leases.Claim, *, expected_revision: int) -> write.Result:
+def recover(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
     """Close an attempt left running by an earlier owner generation.
 
     An external call may or may not have happened, so the effect becomes
@@ -373,7 +290,7 @@ def recover(store, effect_id_: str, claim: leases.Claim, *, expected_revision: i
                                                 "effect.recovered"), check=check, apply=apply)
 
 
-def resolve_ambiguous(store, effect_id_: str, claim: leases.Claim, *, expected_revision: int, evidence: dict,
+def resolve_ambiguous(store, effect_id_: str, claim: Claim, *, expected_revision: int, evidence: dict,
                       applied: bool, external_ref: str | None = None) -> write.Result:
     """Settle an ambiguous effect from evidence of what the provider did.
 
@@ -408,12 +325,7 @@ def resolve_ambiguous(store, effect_id_: str, claim: leases.Claim, *, expected_r
 
 
 def _run_settle_hook(tx: write.Tx, effect: EffectView, status: str, result: Any, external_ref: str | None) -> None:
-    _load_handlers()
     hook = SETTLE_HOOKS.get(effect.effect_type)
     if hook is not None:
         hook(tx, effect, status, result, external_ref)
 
-
-def _load_handlers() -> None:
-    # Domain modules register their handlers when imported.
-    from . import channels, decisions, runs  # noqa: F401

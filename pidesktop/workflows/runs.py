@@ -16,7 +16,7 @@ from typing import Any
 
 import apsw
 
-from . import blobs, effects, leases, resources, write
+from . import blobs, claims, outbox, resources, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -140,7 +140,7 @@ def claim(store, run_id: str, owner_id: str, *, ttl_ms: int, expected_revision: 
     lease expired is taken over with a new generation. Reserving a
     continuation settles its parked parent in the same transaction.
     """
-    token, spec = leases.acquire_spec(owner_id, ttl_ms)
+    token, spec = claims.acquire_spec(owner_id, ttl_ms)
     resource = run_resource(run_id)
 
     def check(tx):
@@ -166,7 +166,7 @@ def claim(store, run_id: str, owner_id: str, *, ttl_ms: int, expected_revision: 
         event_type="run.claimed", event_payload={"ttlMs": ttl_ms},
     ), check=check, apply=apply)
     return write.Permit(resource, result.revision,
-                        leases.Claim(resource, owner_id, token, result.generation, result.value))
+                        claims.Claim(resource, owner_id, token, result.generation, result.value))
 
 
 def settle_parked_parent(tx: write.Tx, run_id: str) -> None:
@@ -198,7 +198,7 @@ def terminal(tx: write.Tx, run_id: str, status: str, *, output: blobs.Blob | Non
            "AND status IN ('running', 'interrupted')", (tx.now, run_id))
     queue = tx.scalar("SELECT status FROM run_queue WHERE run_id = ?", (run_id,))
     if queue is not None and queue != "settled":
-        tx.effect(effects.EffectRequest("run_queue.settle", run_id, {"runId": run_id}, run_resource(run_id)))
+        tx.effect(outbox.EffectRequest("run_queue.settle", run_id, {"runId": run_id}, run_resource(run_id)))
 
 
 def finish(store, permit: write.Permit, *, outcome: str, output: Any = None, error: Any = None) -> RunOutcome:
@@ -291,8 +291,8 @@ def _status(tx: write.Tx, run_id: str) -> str:
     return status
 
 
-@effects.local_handler("run_queue.settle")
-def _settle_queue(tx: write.Tx, effect, payload) -> dict:
+def settle_queue(tx: write.Tx, effect, payload) -> dict:
+    """The ``run_queue.settle`` effect: a finished run's queue row takes its outcome."""
     run_id = payload["runId"]
     status = _status(tx, run_id)
     if status not in TERMINAL:

@@ -27,7 +27,8 @@ from typing import Any
 
 import apsw
 
-from . import blobs, effects, leases, resources
+from . import blobs, claims, outbox, resources
+from .claims import Acquire  # noqa: F401  (commands that take a lease carry one)
 from .errors import (
     ActorRejected,
     CommandRejected,
@@ -46,19 +47,10 @@ class Permit:
 
     resource_id: str
     revision: int
-    claim: leases.Claim | None = None
+    claim: claims.Claim | None = None
 
     def at(self, revision: int) -> Permit:
         return replace(self, revision=revision)
-
-
-@dataclass(frozen=True)
-class Acquire:
-    """A command that takes a lease: the new owner and its token's SHA-256."""
-
-    owner_id: str
-    token_sha256: bytes
-    ttl_ms: int
 
 
 @dataclass
@@ -70,7 +62,7 @@ class Command:
     creates: bool = False
     # Lease bookkeeping (acquire, renew, release) leaves the revision alone.
     revise: bool = True
-    claim: leases.Claim | None = None
+    claim: claims.Claim | None = None
     # The resource whose lease authorises the command, resolved in the transaction.
     owner: str | Callable[[Tx], str] | None = None
     acquire: Acquire | None = None
@@ -137,7 +129,7 @@ class Tx:
         self.event(resource_id, 1, event_type, payload)
         return 1
 
-    def effect(self, request: effects.EffectRequest) -> str:
+    def effect(self, request: outbox.EffectRequest) -> str:
         """Queue a follow-up effect; it is inserted after the domain rows."""
         self.pending_effects.append(request)
         return request.effect_id
@@ -178,10 +170,10 @@ def execute(store, command: Command, *, apply: Callable[[Tx, Any], Any],
             payload = command.event_payload(plan) if callable(command.event_payload) else command.event_payload
             tx.event(command.resource_id, tx.revision, command.event_type, payload)
         if command.acquire is not None:
-            leases.write_acquire(tx, command.resource_id, command.acquire)
+            claims.write_acquire(tx, command.resource_id, command.acquire)
         value = apply(tx, plan)
         for request in tx.pending_effects:
-            effects.insert(tx, request)
+            outbox.insert(tx, request)
         conn.execute("COMMIT")
     except apsw.ConstraintError as exc:
         _rollback(conn)
@@ -193,12 +185,6 @@ def execute(store, command: Command, *, apply: Callable[[Tx, Any], Any],
         _rollback(conn)
         raise
     return Result(value, tx.revision, tx.generation)
-
-
-def claim_lease(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> Permit:
-    """Take the resource's lease and hand back a permit at its current revision."""
-    held = leases.acquire(store, resource_id, owner_id, ttl_ms=ttl_ms)
-    return Permit(resource_id, resources.revision(store.conn, resource_id), held)
 
 
 def owner_command(permit: Permit, operation: str, event_type: str, payload: Any = None, extra_blobs=(),
@@ -239,7 +225,7 @@ def _verify_revision(conn: apsw.Connection, command: Command) -> int | None:
 def _verify_ownership(tx: Tx) -> None:
     command = tx.command
     if command.acquire is not None:
-        tx.generation = leases.check_acquire(tx, command.resource_id)
+        tx.generation = claims.check_acquire(tx, command.resource_id)
         return
     if command.owner is None:
         if is_owner_class(command.actor):
@@ -249,7 +235,7 @@ def _verify_ownership(tx: Tx) -> None:
     wanted = OWNER_KIND.get(command.actor.actor_class)
     if wanted is not None and resources.kind_of(owner) != wanted:
         raise OwnershipRejected(f"{command.operation}: a {command.actor.actor_class} cannot act on {owner}")
-    tx.generation = leases.verify(tx.conn, command.claim, owner, tx.now)
+    tx.generation = claims.verify(tx.conn, command.claim, owner, tx.now)
 
 
 def _rollback(conn: apsw.Connection) -> None:
