@@ -17,6 +17,14 @@ How a failed ``session.appendMessage`` is read:
   and after five consecutive failures it is quarantined so one bad head cannot
   starve every other session's writes (D656).
 
+- ``NOT_FOUND`` with ``deleted: true`` in its data means the chat was deleted:
+  every entry of that chat is dropped, quarantined ones included, and later
+  appends for it are not queued (D318: a deleted chat never comes back).
+
+The outbox also follows ``session.changed {reason: "deleted"}`` events from
+its client, so a chat deleted in any window, by any client of that host, is
+forgotten at once; ``forget_session`` is the same step for a caller that knows.
+
 A new host generation (a restarted host thread) retries the head at once:
 call ``set_client`` with the new client, or ``reset_backoff`` when the client
 object stays the same. Quarantined entries are never replayed automatically.
@@ -50,7 +58,7 @@ log = logging.getLogger("pidesktop.agent.outbox")
 
 DEAD_LETTER_NAME = "session-message-outbox.dead-letter.json"
 UNIQUE_MESSAGE_ID = "UNIQUE constraint failed: messages.id"
-ACK, DROP, RETRY = "ack", "drop", "retry"
+ACK, DROP, RETRY, GONE = "ack", "drop", "retry", "gone"
 
 __all__ = ["DEAD_LETTER_NAME", "DeadLetters", "Outbox", "OutboxFull", "classify", "dead_letter_file"]
 
@@ -71,9 +79,11 @@ def dead_letter_file(folder: Path) -> Path:
 
 
 def classify(error: HostError) -> str:
-    """``ack``, ``drop`` or ``retry`` for a failed ``session.appendMessage``."""
+    """``ack``, ``drop``, ``retry`` or ``gone`` (the chat was deleted) for a failed ``session.appendMessage``."""
     if UNIQUE_MESSAGE_ID in str(error):
         return ACK  # D444: the row already exists
+    if error.code == ErrorCode.NOT_FOUND and error.data.get("deleted") is True:
+        return GONE
     # Exact code match: PLUGIN_PERMISSION_DENIED is a different code and stays retryable (D597).
     if error.code == ErrorCode.PERMISSION_DENIED or error.message.startswith("PERMISSION_DENIED:"):
         return DROP
@@ -192,6 +202,9 @@ class Outbox:
         self._generation = 0  # bumped per host generation; a failure from an older one does not count
         self._drainer: asyncio.Task | None = None
         self._closed = False
+        self._forgotten: set[str] = set()  # deleted chats: nothing more is queued for them
+        self._unsubscribe: Callable[[], Any] | None = None
+        self._follow(client)
 
     # -- public ---------------------------------------------------------------------------
     async def append(self, session_id: str, message: dict, turn_id: str | None = None) -> dict | None:
@@ -202,6 +215,9 @@ class Outbox:
         None}, "duplicate": True}``), or None when it is still queued or was
         quarantined. Raises ``OutboxFull`` when the queue stays full.
         """
+        if session_id in self._forgotten:
+            log.info("not queuing message %s: session %s was deleted", message.get("id"), session_id)
+            return None
         entry = self._find(session_id, message.get("id"))
         if entry is not None:
             # A newer snapshot of a message still waiting (or in flight) replaces it in place.
@@ -225,6 +241,7 @@ class Outbox:
     def set_client(self, client: HostClient) -> None:
         """Deliver through ``client`` from now on: a new host generation, so the head is retried at once."""
         self.client = client
+        self._follow(client)
         self.reset_backoff()
 
     def reset_backoff(self) -> None:
@@ -237,7 +254,8 @@ class Outbox:
         self._schedule()
 
     def forget_session(self, session_id: str) -> None:
-        """Drop a deleted chat's queued and quarantined entries."""
+        """Drop a deleted chat's queued and quarantined entries; later appends for it are not queued."""
+        self._forgotten.add(session_id)
         head = self._queue[0] if self._queue else None
         dropped = [entry for entry in self._queue if entry.session_id == session_id]
         for entry in dropped:
@@ -275,10 +293,26 @@ class Outbox:
     async def aclose(self) -> None:
         """Stop the background retries; whatever is still queued stays in ``pending()``."""
         self._closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
         task, self._drainer = self._drainer, None
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+    def _follow(self, client: HostClient) -> None:
+        """Listen to ``client``'s events for deleted chats (a client without events is simply not followed)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        subscribe = getattr(client, "subscribe", None)
+        if callable(subscribe):
+            self._unsubscribe = subscribe(self._on_event)
+
+    def _on_event(self, topic: str, payload: dict) -> None:
+        if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
+            self.forget_session(str(payload["sessionId"]))
 
     # -- delivery -------------------------------------------------------------------------
     async def _drain(self, until: _Entry | None = None) -> None:
@@ -300,6 +334,10 @@ class Outbox:
             error, outcome = HostError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"), RETRY
         if entry.settled:
             return  # its chat was deleted while the call was out
+        if outcome == GONE:
+            log.info("session %s was deleted: dropping its waiting messages", entry.session_id)
+            self.forget_session(entry.session_id)
+            return
         if entry.revision != revision and outcome != RETRY:
             return  # a newer snapshot arrived meanwhile: it goes next, in the same place
         if outcome == RETRY and generation != self._generation:

@@ -10,7 +10,14 @@
 
 Stop cancels the stream and keeps what arrived (``aborted``, no inbox row).
 A prompt sent while a turn runs waits in the host's queue and is sent after
-the running turn ends. Everything durable goes through the bus.
+the running turn ends. A queued prompt leaves the queue in the same host step
+that stores its user line (``appendMessage`` with ``queueEntryId``); a start
+that fails before that keeps the entry, marked with its error, for Retry.
+
+Deleting a chat (``session.changed {reason: "deleted"}`` from any client of
+the host) stops its running turn and stores nothing more for it: no
+checkpoint, no final append, no end of turn; the outbox drops what it holds.
+Everything durable goes through the bus.
 """
 
 from __future__ import annotations
@@ -56,6 +63,20 @@ class _Active:
     turn_id: str
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
+    user_stored: bool = False  # the prompt's line is stored (a queued entry has left the queue)
+
+
+QUEUED_PROMPT_IDS = uuid.UUID("9a1f7c64-3a55-4c1e-8f53-2f0d6b1b8e21")
+
+
+def queued_user_id(entry: dict) -> str:
+    """The user message id of a queued prompt: the same on every try, so a retry never stores it twice."""
+    return entry.get("userMessageId") or str(uuid.uuid5(QUEUED_PROMPT_IDS, entry["id"]))
+
+
+def is_deleted_error(error: BaseException) -> bool:
+    """The host's answer for a chat that ``session.delete`` removed."""
+    return isinstance(error, HostError) and error.code == ErrorCode.NOT_FOUND and error.data.get("deleted") is True
 
 
 class TurnRunner:
@@ -70,6 +91,9 @@ class TurnRunner:
         self.override = override
         self.listeners: list[Listener] = []
         self._active: dict[str, _Active] = {}
+        self._deleted: set[str] = set()
+        subscribe = getattr(client, "subscribe", None)
+        self._unsubscribe = subscribe(self._on_event) if callable(subscribe) else None
 
     # -- public -------------------------------------------------------------------------
     def is_running(self, session_id: str) -> bool:
@@ -79,6 +103,17 @@ class TurnRunner:
         active = self._active.get(session_id)
         if active is not None:
             active.cancel.set()
+
+    def forget_session(self, session_id: str) -> None:
+        """The chat was deleted: stop its turn, store nothing more for it, drop what the outbox holds."""
+        self._deleted.add(session_id)
+        self.stop(session_id)
+        if self.outbox is not None:
+            self.outbox.forget_session(session_id)
+
+    def _on_event(self, topic: str, payload: dict) -> None:
+        if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
+            self.forget_session(str(payload["sessionId"]))
 
     async def send(self, session_id: str, text: str, *, attachments: list[dict] | None = None,
                    revision_root_id: str | None = None) -> dict:
@@ -110,28 +145,41 @@ class TurnRunner:
         return await self._turn(session_id, None)
 
     async def resume(self, session_id: str) -> None:
-        """Send the waiting prompts of a chat, one turn at a time (nothing is replayed on its own)."""
+        """Send the waiting prompts of a chat, one turn at a time (nothing is replayed on its own).
+
+        Also Retry for a prompt whose start failed: the error of a start that
+        fails again is raised here (the entry stays, marked).
+        """
         if not self.is_running(session_id):
-            await self._drain_queue(session_id)
+            await self._drain_queue(session_id, raise_errors=True)
 
     # -- one turn --------------------------------------------------------------------
-    async def _turn(self, session_id: str, user: dict | None) -> dict:
-        active = _Active(turn_id=str(uuid.uuid4()))
+    async def _turn(self, session_id: str, user: dict | None, active: _Active | None = None,
+                    queue_entry_id: str | None = None) -> dict:
+        active = active or _Active(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active
         active.task = asyncio.current_task()
         try:
-            result = await self._run(session_id, user, active)
+            result = await self._run(session_id, user, active, queue_entry_id)
+        except HostError:
+            if session_id not in self._deleted:
+                raise
+            result = self._dropped(session_id, None)  # deleted between two host calls of the turn
         finally:
             self._active.pop(session_id, None)
         self._notify(session_id, "idle", None)
         await self._drain_queue(session_id)
         return result
 
-    async def _run(self, session_id: str, user: dict | None, active: _Active) -> dict:
+    async def _run(self, session_id: str, user: dict | None, active: _Active, queue_entry_id: str | None) -> dict:
         """One turn; ``user`` is the prompt to append first, or None to answer the last one again."""
         call = self.client.call
         if user is not None:
-            await call("session.appendMessage", {"sessionId": session_id, "message": user})
+            params = {"sessionId": session_id, "message": user}
+            if queue_entry_id is not None:
+                params["queueEntryId"] = queue_entry_id  # leaves the queue with this very append
+            await call("session.appendMessage", params)
+        active.user_stored = True
         window = await call("session.get", {"sessionId": session_id})
         session = window["session"]
         provider, provider_id, model_id = await self._provider_for(session)
@@ -173,6 +221,8 @@ class TurnRunner:
             if close is not None:
                 await close()
         final = builder.snapshot(status)
+        if session_id in self._deleted:
+            return self._dropped(session_id, final)
         meta = final.setdefault("meta", {})
         if thinking_seconds is not None:
             meta["thinkingSeconds"] = round(thinking_seconds, 1)
@@ -191,14 +241,25 @@ class TurnRunner:
                     # Refused loudly; the reply stays in its in-flight checkpoint for recovery.
                     status, error = "error", ProviderError("outbox_full", str(exc))
             else:
-                stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
-                                                              "turnId": active.turn_id})
+                try:
+                    stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
+                                                                  "turnId": active.turn_id})
+                except HostError as exc:
+                    if is_deleted_error(exc):
+                        self._deleted.add(session_id)
+                        return self._dropped(session_id, final)
+                    raise
         usage = final.get("meta", {}).get("usage")
-        ended = await call("session.endTurn", {
-            "sessionId": session_id, "turnId": active.turn_id, "status": status,
-            "errorCode": error.code if error else None,
-            "createNotification": status != "aborted" and not self.watched(session_id),
-            "usage": _usage_summary(usage)})
+        try:
+            ended = await call("session.endTurn", {
+                "sessionId": session_id, "turnId": active.turn_id, "status": status,
+                "errorCode": error.code if error else None,
+                "createNotification": status != "aborted" and not self.watched(session_id),
+                "usage": _usage_summary(usage)})
+        except HostError:
+            if session_id in self._deleted:  # deleted while the reply was being stored
+                return self._dropped(session_id, final)
+            raise
         # Only a regenerated or edited prompt has variants to page through; stamping
         # every new prompt would rewrite the whole transcript after every turn.
         branching = user is None or bool((user.get("meta") or {}).get("revisionRootId"))
@@ -207,6 +268,13 @@ class TurnRunner:
         self._notify(session_id, "finished", final if stored is not None else None)
         return {"status": status, "turn": ended["turn"], "message": final,
                 "stored": stored, "error": {"code": error.code, "message": error.message} if error else None}
+
+    def _dropped(self, session_id: str, final: dict | None) -> dict:
+        """The chat was deleted during the turn: nothing of it is stored."""
+        log.info("session %s was deleted during its turn; the reply is dropped", session_id)
+        self._notify(session_id, "finished", None)
+        return {"status": "aborted", "turn": None, "message": final, "stored": None, "error": None,
+                "deleted": True}
 
     async def _archive_branch(self, session_id: str, history: list[dict], user: dict | None) -> None:
         """Record the finished branch as the live revision of its prompt (spec 004, 4.9)."""
@@ -220,6 +288,8 @@ class TurnRunner:
             log.warning("could not archive the finished branch: %s", exc)
 
     async def _checkpoint(self, session_id: str, turn_id: str, message: dict) -> None:
+        if session_id in self._deleted:
+            return  # a checkpoint would be refused anyway: the chat is gone
         try:
             await self.client.call("session.saveInflightMessage",
                                    {"sessionId": session_id, "turnId": turn_id, "message": message})
@@ -249,17 +319,44 @@ class TurnRunner:
         return (OpenAICompatibleProvider(base_url=creds["baseUrl"], api_key=creds.get("apiKey"), model=model,
                                          label=creds.get("name", provider_id)), provider_id, model)
 
-    async def _drain_queue(self, session_id: str) -> None:
-        """After a terminal event, send the next waiting prompt (one at a time)."""
+    async def _drain_queue(self, session_id: str, *, raise_errors: bool = False) -> None:
+        """After a terminal event (or on Resume/Retry), send the next waiting prompt (one at a time).
+
+        The entry leaves the queue only with its stored user line. When the
+        start fails before that, the entry stays and is marked with the error
+        (``session.queueMarkFailed``); ``raise_errors`` then re-raises it.
+        """
+        if session_id in self._deleted:
+            return
         try:
             entries = (await self.client.call("session.queueList", {"sessionId": session_id}))["entries"]
         except HostError:
+            if raise_errors:
+                raise
             return
         if not entries or self.is_running(session_id):
             return
         entry = entries[0]
-        await self.client.call("session.queueRemove", {"sessionId": session_id, "entryId": entry["id"]})
-        await self.send(session_id, entry["content"], attachments=entry.get("attachments") or None)
+        active = _Active(turn_id=str(uuid.uuid4()))
+        try:
+            user = {"id": queued_user_id(entry), "role": "user",
+                    "blocks": prompt_blocks(entry["content"], entry.get("attachments") or None)}
+            await self._turn(session_id, user, active, queue_entry_id=entry["id"])
+        except Exception as exc:
+            if not active.user_stored and session_id not in self._deleted and not is_deleted_error(exc):
+                await self._mark_failed(session_id, entry["id"], exc)
+            if raise_errors or not isinstance(exc, (HostError, OSError)):
+                raise
+            log.warning("could not send the queued prompt %s of session %s: %s", entry["id"], session_id, exc)
+
+    async def _mark_failed(self, session_id: str, entry_id: str, exc: BaseException) -> None:
+        error = exc if isinstance(exc, HostError) else HostError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+        try:
+            await self.client.call("session.queueMarkFailed", {"sessionId": session_id, "entryId": entry_id,
+                                                               "error": {"code": error.code,
+                                                                         "message": error.message}})
+        except HostError as failed:  # the entry is still queued; only its mark is missing
+            log.warning("could not mark the queued prompt %s as failed: %s", entry_id, failed)
 
     def _notify(self, session_id: str, phase: str, message: dict | None) -> None:
         for listener in list(self.listeners):
