@@ -3,7 +3,9 @@
 Each row shows the prompt (one line, elided) with "Send now" (deliver it
 next), up/down (reorder among the waiting ones) and remove. After a restart
 waiting prompts are held, never replayed on their own: a "Resume" button sends
-the next one when the person chooses to.
+the next one when the person chooses to. A prompt whose sending failed
+(``lastError``) stays in the queue, marked, with "Retry": it is moved to the
+front ("send now") and the queue is resumed.
 """
 
 from __future__ import annotations
@@ -88,6 +90,18 @@ class QueueStrip(QFrame):
         label.setText(label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, 520))
         label.setToolTip(entry["content"][:2000])
         layout.addWidget(label, 1)
+        failure = entry.get("lastError")
+        if failure:
+            mark = QLabel(self.tr("not sent"))
+            mark.setObjectName("chip")
+            mark.setToolTip(failure.get("message") or failure.get("code", ""))
+            layout.addWidget(mark)
+            retry = QToolButton()
+            retry.setText(self.tr("Retry"))
+            retry.setToolTip(self.tr("Sending failed: %1").replace("%1", failure.get("message") or failure.get("code", "")))
+            retry.setAutoRaise(True)
+            retry.clicked.connect(lambda: self._retry(entry["id"]))
+            layout.addWidget(retry)
         promoted = entry.get("priority") is not None
         if promoted:
             badge = QLabel(self.tr("next"))
@@ -110,6 +124,18 @@ class QueueStrip(QFrame):
         button.setAutoRaise(True)
         button.clicked.connect(lambda: self._act(method, entry["id"], extra))
         return button
+
+    def _retry(self, entry_id: str) -> None:
+        """Put the failed prompt first, then ask for the queue to be resumed (the runner sends it)."""
+        if self.session_id is None:
+            return
+
+        def resume(result: dict) -> None:
+            self.set_entries(result.get("entries", self.entries))
+            self.resumeRequested.emit()
+
+        host_op(self.client, "session.queuePrioritize", {"sessionId": self.session_id, "entryId": entry_id},
+                parent=self, success=resume, failure=self.failed.emit).run()
 
     def _act(self, method: str, entry_id: str, extra: dict) -> None:
         if self.session_id is None:
