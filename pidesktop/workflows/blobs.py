@@ -3,7 +3,8 @@
 A ``Blob`` is prepared (encoded and hashed) outside any write transaction.
 ``put`` runs inside one and verifies everything again before it writes:
 digest, byte length, media type and that the bytes are valid for it. Repeated
-content adopts the existing row only when the stored bytes are identical.
+content adopts the existing row only when the stored bytes are identical and
+valid for the stored media type.
 """
 
 from __future__ import annotations
@@ -75,19 +76,35 @@ def verify(blob: Blob) -> None:
 
 
 def put(conn: apsw.Connection, blob: Blob, now: int) -> bytes:
-    """Insert ``blob`` (inside the caller's transaction) or adopt an identical row."""
+    """Insert ``blob`` (inside the caller's transaction) or adopt an identical row.
+
+    Adoption compares everything the row records: length, bytes and media
+    type. The key is the digest of the bytes alone, so the one difference
+    adopted is JSON and text with the same bytes (canonical JSON is valid
+    UTF-8 text; the row keeps the first writer's media type), and only after
+    the stored bytes are checked against the stored media type. Anything
+    else under the digest means the database was changed behind the store.
+    """
     verify(blob)
-    row = conn.execute("SELECT byte_length, content FROM blobs WHERE digest = ?", (blob.digest,)).fetchone()
-    if row is not None:
-        # The key is the digest of the bytes alone, so text and JSON with the
-        # same bytes share a row; its media type records the first writer.
-        if row[0] != blob.length or bytes(row[1]) != bytes(blob.content):
-            raise BlobRejected(f"stored blob {blob.hex} has different bytes; the database may be damaged")
+    row = conn.execute("SELECT media_type, byte_length, content FROM blobs WHERE digest = ?",
+                       (blob.digest,)).fetchone()
+    if row is None:
+        conn.execute(
+            "INSERT INTO blobs (digest, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)",
+            (blob.digest, blob.media_type, blob.length, bytes(blob.content), now),
+        )
         return blob.digest
-    conn.execute(
-        "INSERT INTO blobs (digest, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)",
-        (blob.digest, blob.media_type, blob.length, bytes(blob.content), now),
-    )
+    media_type, length, content = row[0], row[1], bytes(row[2])
+    if length != blob.length or content != bytes(blob.content):
+        raise BlobRejected(f"stored blob {blob.hex} has different bytes; the database may be damaged")
+    if media_type != blob.media_type:
+        try:
+            if media_type not in MEDIA_TYPES:
+                raise BlobRejected(f"unknown media type {media_type!r}")
+            _check_media(media_type, content)
+        except BlobRejected as exc:
+            raise BlobRejected(f"stored blob {blob.hex} is recorded as {media_type!r}, which its bytes are not "
+                               f"({exc}); the database may be damaged") from None
     return blob.digest
 
 

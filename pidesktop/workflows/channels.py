@@ -7,27 +7,22 @@ only the channel's cursors, inbox, messages and settlement receipts.
 
 Sending is an external effect (``channel.send``, keyed by the message id);
 when the owner settles the effect the message takes the same outcome and
-keeps the receipt. JSON recorded here must not carry credential-named keys
-(token, secret, password, ...): the channel layer strips them first.
+keeps the receipt. Nothing recorded here may carry credential-named fields
+(token, secret, password, ...; see ``credentials``): the channel layer strips
+them first.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
 from . import blobs, leases, outbox, resources, write
+from .credentials import require_nonsecret, require_nonsecret_text
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
-
-_SECRET_KEY = re.compile(
-    r"^(token|accesstoken|refreshtoken|idtoken|apikey|secret|clientsecret|password|passwd|authorization|"
-    r"cookie|setcookie|credential|credentials|privatekey|sessiontoken|bearer)$"
-)
-
 
 @dataclass(frozen=True)
 class ChannelRef:
@@ -39,20 +34,6 @@ class ChannelRef:
 
 def channel_resource(channel_id: str) -> str:
     return resources.rid("channel", channel_id)
-
-
-def require_nonsecret(value: Any, what: str) -> None:
-    """Refuse JSON with credential-named keys; credentials never enter the database."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                if _SECRET_KEY.match(re.sub(r"[^a-z]", "", str(key).lower())):
-                    raise TransitionRejected(f"{what} carries a credential field ({key!r}); strip it first")
-                stack.append(child)
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
 
 
 def create(store, provider: str, channel_ref: str, *, project_id: str | None = None,
@@ -103,7 +84,13 @@ def _active(tx: write.Tx, permit: write.Permit) -> str:
 
 def advance_cursor(store, permit: write.Permit, name: str, value: str, *,
                    expected_value: str | None = None) -> write.Permit:
-    """Move a named cursor; with ``expected_value`` it is a compare-and-set."""
+    """Move a named cursor; with ``expected_value`` it is a compare-and-set.
+
+    A cursor is a position, never a credential: a credential name, or a
+    value that assigns or carries one, is refused.
+    """
+    require_nonsecret({name: value}, "a channel cursor")
+    require_nonsecret_text(value, "a channel cursor")
     def adopt(tx):
         current = tx.scalar("SELECT c.cursor_value FROM channel_cursors c JOIN channels h "
                             "ON h.channel_id = c.channel_id WHERE h.resource_id = ? AND c.cursor_name = ?",

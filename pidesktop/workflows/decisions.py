@@ -27,6 +27,7 @@ from typing import Any
 import apsw
 
 from . import blobs, claims, outbox, resources, runs, write
+from .credentials import require_nonsecret
 from .errors import ActorRejected, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -74,6 +75,8 @@ def ask(store, permit: write.Permit, *, request: dict, default: Any = None, dead
     deadline.
     """
     _validate_request(request, default, deadline_at)
+    require_nonsecret(request, "a decision request")
+    require_nonsecret(default, "a decision's default response")
     run_id = resources.ident_of(permit.resource_id)
     decision_id = resources.new_id()
     request_blob = blobs.of_json(request)
@@ -122,6 +125,7 @@ def _validate_request(request: Any, default: Any, deadline_at: int | None) -> No
 def answer(store, decision_id: str, actor: Actor, response: Any, *, expected_revision: int,
            channel_id: str | None = None) -> Resolution:
     """A verified human (or, for an unprotected decision, a model) answers."""
+    require_nonsecret(response, "a decision answer")
     response_blob = blobs.of_json(response)
     submission_id = resources.new_id()
 

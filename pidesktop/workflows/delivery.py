@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import apsw
 
 from . import blobs, resources, write
+from .credentials import require_nonsecret_text
 from .errors import NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -44,6 +45,7 @@ def notify(store, permit: write.Permit, *, level: str, body: str, pi_session_id:
         raise TransitionRejected("a notification level is info, warning or error")
     if permit.claim is None:
         raise TransitionRejected("creating a notification needs the owner's claim")
+    require_nonsecret_text(body, "a notification")
     body_blob = blobs.of_text(body)
     notification_id = resources.new_id()
 

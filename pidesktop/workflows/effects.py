@@ -23,6 +23,7 @@ import apsw
 
 from . import blobs, channels, decisions, outbox, resources, runs, write
 from .claims import Claim
+from .credentials import require_nonsecret
 from .errors import NotFound, OwnershipRejected, TransitionRejected
 
 # The outbox rows' vocabulary, also reachable from here.
@@ -221,6 +222,8 @@ def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any =
     """
     if outcome not in ("succeeded", "failed", "ambiguous"):
         raise TransitionRejected("an attempt settles as succeeded, failed or ambiguous")
+    require_nonsecret(result, "an effect result")
+    require_nonsecret(error, "an effect error")
     result_blob = blobs.of_json(result) if result is not None else None
     error_blob = blobs.of_json(error) if error is not None else None
 
@@ -299,6 +302,7 @@ def resolve_ambiguous(store, effect_id_: str, claim: Claim, *, expected_revision
     """
     if not isinstance(evidence, dict) or not evidence:
         raise TransitionRejected("resolving an ambiguous effect needs evidence")
+    require_nonsecret(evidence, "effect evidence")
     evidence_blob = blobs.of_json(evidence)
 
     def check(tx):

@@ -96,3 +96,7 @@ class BlobRejected(CommandRejected):
 
 class NotFound(CommandRejected):
     """The named row does not exist."""
+
+
+class HostBusy(StorageError):
+    """Another host holds this project's host lock (or the lock is not held by the caller)."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import blobs, resources
+from .credentials import require_nonsecret
 from .errors import IdempotencyConflict, TransitionRejected
 
 _TYPE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
@@ -43,6 +44,7 @@ class EffectRequest:
             raise TransitionRejected("an effect needs an idempotency key of 1 to 512 characters")
         if self.delivery not in ("local", "external"):
             raise TransitionRejected("effect delivery is local or external")
+        require_nonsecret(self.payload, f"the {self.effect_type} effect payload")
         blob = blobs.of_json(self.payload)
         object.__setattr__(self, "blob", blob)
         request = blobs.canonical_json({

@@ -17,6 +17,7 @@ from typing import Any
 import apsw
 
 from . import blobs, claims, outbox, resources, write
+from .credentials import require_nonsecret
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 from .ownership import CONTROL, Actor
 
@@ -59,6 +60,7 @@ def create(store, *, project_id: str, definition_id: str, input: Any = None,
     a repeated identical request adopts the existing run.
     """
     run_id = run_id or resources.new_id()
+    require_nonsecret(input, "the run input")
     input_blob = blobs.of_json({} if input is None else input)
     binding_blobs = _binding_blobs(bindings or {})
     origin = "queue" if pi_session_id else "direct"
@@ -101,6 +103,7 @@ def _binding_blobs(bindings: dict[str, tuple[str, Any]]) -> list[tuple[str, str,
     for name, (kind, value) in sorted(bindings.items()):
         if kind not in BINDING_KINDS:
             raise TransitionRejected(f"binding kind is one of {', '.join(BINDING_KINDS)}")
+        require_nonsecret(value, f"the run binding {name!r}")
         prepared.append((name, kind, blobs.of_json(value)))
     return prepared
 
@@ -206,6 +209,8 @@ def finish(store, permit: write.Permit, *, outcome: str, output: Any = None, err
     if outcome not in ("succeeded", "failed", "cancelled"):
         raise TransitionRejected("a run finishes as succeeded, failed or cancelled")
     run_id = resources.ident_of(permit.resource_id)
+    require_nonsecret(output, "the run output")
+    require_nonsecret(error, "the run error")
     output_blob = blobs.of_json(output) if output is not None else None
     error_blob = blobs.of_json(error) if error is not None else None
 
@@ -242,6 +247,7 @@ def post_update(store, permit: write.Permit, update_type: str, body: Any, *,
                 attempt_id: str | None = None) -> write.Permit:
     """Append a workflow update (progress, a message for the user) to the run."""
     run_id = resources.ident_of(permit.resource_id)
+    require_nonsecret(body, "a workflow update")
     body_blob = blobs.of_json(body)
 
     def check(tx):
