@@ -46,9 +46,9 @@ def run_cli(*args: str, agent_dir: Path, uid: int | None = None,
             python: str | None = None) -> subprocess.CompletedProcess:
     """``pi-workflows ARGS``; with ``uid``, as that user through ``python`` (see ``unprivileged``)."""
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir), "HOME": str(agent_dir.parent)}
-    preexec = None
     if uid is None:
         command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "pidesktop.workflows.cli"]
+        preexec = None
     else:
         command = [python or sys.executable, "-m", "pidesktop.workflows.cli"]
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), *(p for p in sys.path if p.endswith("site-packages"))])
