@@ -215,8 +215,11 @@ def assert_no_cycles(package: str) -> None:
     assert cycles == [], f"import cycles in {package}: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-def test_the_ui_package_has_no_import_cycles():
-    assert_no_cycles("pidesktop.ui")
+@pytest.mark.parametrize("package", ["pidesktop.ui", "pidesktop.host", "pidesktop.workflows", "pidesktop.agent",
+                                     "pidesktop.storage", "pidesktop.bus", "pidesktop"])
+def test_every_package_reads_top_down(package):
+    """No modules import each other in a circle, lazily or not, within a package or across the project."""
+    assert_no_cycles(package)
 
 
 def test_the_cycle_finder_sees_a_lazy_circle(tmp_path):

@@ -29,11 +29,10 @@ from . import kv, sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
+from .queue_marks import FAILURE_NS, POSITION_NS
 
 MAX_ENTRIES = 8
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
-POSITION_NS = "queuePosition"  # key: session id; value: the highest position handed out
-FAILURE_NS = "queueFailure"  # key: entry id; value: {sessionId, code, message, failedAt}
 _COLUMNS = ("q.id, q.session_id, q.principal, q.idempotency_key, q.content, q.attachments_json, "
             "q.user_message_id, q.permission_mode, q.position, q.priority, q.created_at, f.value_json")
 _FROM = f"turn_queue q LEFT JOIN kv f ON f.ns = '{FAILURE_NS}' AND f.key = q.id"
@@ -62,13 +61,6 @@ def consume(conn: apsw.Connection, session_id: str, entry_id: str) -> bool:
     removed = conn.changes() > 0
     kv.delete(conn, FAILURE_NS, entry_id)
     return removed
-
-
-def forget_session(conn: apsw.Connection, session_id: str) -> None:
-    """A deleted session's queue bookkeeping (its rows go by cascade); inside the caller's transaction."""
-    conn.execute(f"DELETE FROM kv WHERE ns = '{FAILURE_NS}' AND key IN "
-                 "(SELECT id FROM turn_queue WHERE session_id = ?)", (session_id,))
-    kv.delete(conn, POSITION_NS, session_id)
 
 
 def changed(ctx: HostContext, session_id: str) -> dict:

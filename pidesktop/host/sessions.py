@@ -15,7 +15,7 @@ import uuid
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
-from . import kv, message_index, projects
+from . import kv, message_index, projects, queue_marks
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -196,7 +196,7 @@ def session_update(ctx: HostContext, p: Params) -> dict:
         changes["fast_mode"] = int(p.boolean("fastMode", required=True))
     if not changes:
         raise invalid("session.update: give at least one of providerId, modelId, thinkingLevel, mode, "
-                      "permissionMode, fastMode.")
+                      "permissionMode, fastMode.", "providerId")
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with ctx.conn:
         updated = ctx.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ? RETURNING id",
@@ -211,10 +211,8 @@ def session_update(ctx: HostContext, p: Params) -> dict:
 @command("session.delete")
 def session_delete(ctx: HostContext, p: Params) -> dict:
     session_id = session_id_param(p)
-    from . import queue  # queue imports this module
-
     with ctx.conn:
-        queue.forget_session(ctx.conn, session_id)
+        queue_marks.forget_session(ctx.conn, session_id)
         deleted = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
         if deleted is not None:
             # In the same transaction as the row delete: a crash before the files
