@@ -17,7 +17,8 @@ def handshake(ctx: HostContext, p: Params) -> dict:
     version = p.integer("protocolVersion")
     if version != PROTOCOL_VERSION:
         raise HostError(ErrorCode.INVALID_PARAMS,
-                        f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.")
+                        f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.",
+                        {"field": "protocolVersion"})
     return {"protocolVersion": PROTOCOL_VERSION, "schemaVersion": SCHEMA_VERSION,
             "dataRoot": str(ctx.data_root), "hostVersion": __version__,
             "interruptedReplies": list(ctx.interrupted_replies)}

@@ -168,6 +168,8 @@ def import_file(ctx: HostContext, p: Params) -> dict:
     path = p.text("path", nonempty=True)
     if not os.path.isabs(path):
         raise invalid(f"attachments.import: 'path' must be an absolute path, not {path!r}.", "path")
+    if "\0" in path:
+        raise invalid(f"attachments.import: 'path' must not contain a NUL character: {path!r}.", "path")
     name = _name_param(p, os.path.basename(path.rstrip(os.sep)) or path)
     fd = _open_source(path)
     try:
@@ -183,15 +185,15 @@ def _open_source(path: str) -> int:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise invalid(f"{where} does not exist.") from None
+        raise invalid(f"{where} does not exist.", "path") from None
     except OSError as exc:
-        raise invalid(f"{where} cannot be read: {exc.strerror or exc}.") from None
+        raise invalid(f"{where} cannot be read: {exc.strerror or exc}.", "path") from None
     _check_source(where, info)
     try:
         # O_NONBLOCK: a file swapped for a FIFO after the stat must not hang the host.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise invalid(f"{where} cannot be read: {exc.strerror or exc}.") from None
+        raise invalid(f"{where} cannot be read: {exc.strerror or exc}.", "path") from None
     try:
         _check_source(where, os.fstat(fd))
     except BaseException:
@@ -202,11 +204,11 @@ def _open_source(path: str) -> int:
 
 def _check_source(where: str, info: os.stat_result) -> None:
     if stat.S_ISDIR(info.st_mode):
-        raise invalid(f"{where} is a directory, not a file.")
+        raise invalid(f"{where} is a directory, not a file.", "path")
     if not stat.S_ISREG(info.st_mode):
-        raise invalid(f"{where} is not a regular file.")
+        raise invalid(f"{where} is not a regular file.", "path")
     if info.st_size > MAX_BYTES:
-        raise invalid(f"{where} is larger than the 2 GiB attachment limit.")
+        raise invalid(f"{where} is larger than the 2 GiB attachment limit.", "path")
 
 
 def _store_source(ctx: HostContext, path: str, fd: int) -> Stored:
@@ -214,9 +216,9 @@ def _store_source(ctx: HostContext, path: str, fd: int) -> Stored:
     try:
         return store(directory(ctx), _file_chunks(fd))
     except _ReadFailed as exc:
-        raise invalid(f"{where} could not be read: {exc.error.strerror or exc.error}.") from None
+        raise invalid(f"{where} could not be read: {exc.error.strerror or exc.error}.", "path") from None
     except _TooLarge:
-        raise invalid(f"{where} is larger than the 2 GiB attachment limit.", "text") from None
+        raise invalid(f"{where} is larger than the 2 GiB attachment limit.", "path") from None
     except OSError as exc:
         raise _storage_error(ctx, exc) from exc
 

@@ -253,7 +253,7 @@ def messages_param(p: Params) -> list[dict[str, Any]]:
         message = message_param(Params(p.method, {field: item}), field)
         if message["id"] in seen:
             raise invalid(f"{p.method}: '{field}.id' repeats the id of 'messages[{seen[message['id']]}]': "
-                          f"{message['id']!r}.")
+                          f"{message['id']!r}.", f"{field}.id")
         seen[message["id"]] = number
         checked.append(message)
     return checked

@@ -34,19 +34,22 @@ def message_param(p: Params, field: str = "message") -> dict[str, Any]:
     where = f"{p.method}: '{field}"
     message_id = raw.get("id")
     if not isinstance(message_id, str) or not message_id.strip() or len(message_id) > MESSAGE_ID_MAX:
-        raise invalid(f"{where}.id' must be a non-empty string of at most {MESSAGE_ID_MAX} characters.")
+        raise invalid(f"{where}.id' must be a non-empty string of at most {MESSAGE_ID_MAX} characters.",
+                      f"{field}.id")
     if raw.get("role") not in message_index.ROLES:
-        raise invalid(f"{where}.role' must be one of {', '.join(message_index.ROLES)}; got {raw.get('role')!r}.")
+        raise invalid(f"{where}.role' must be one of {', '.join(message_index.ROLES)}; got {raw.get('role')!r}.",
+                      f"{field}.role")
     blocks = raw.get("blocks")
     if not isinstance(blocks, list):
-        raise invalid(f"{where}.blocks' must be an array.")
+        raise invalid(f"{where}.blocks' must be an array.", f"{field}.blocks")
     for number, block in enumerate(blocks):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise invalid(f"{where}.blocks[{number}]' must be an object with a string 'type'.")
+            raise invalid(f"{where}.blocks[{number}]' must be an object with a string 'type'.",
+                          f"{field}.blocks[{number}]")
     if "createdAt" in raw and not isinstance(raw["createdAt"], str):
-        raise invalid(f"{where}.createdAt' must be an RFC3339 string.")
+        raise invalid(f"{where}.createdAt' must be an RFC3339 string.", f"{field}.createdAt")
     if raw.get("meta") is not None and not isinstance(raw["meta"], dict):
-        raise invalid(f"{where}.meta' must be an object.")
+        raise invalid(f"{where}.meta' must be an object.", f"{field}.meta")
     record = {"id": message_id, "role": raw["role"]}
     record.update((k, v) for k, v in raw.items() if k not in _PROJECTION_KEYS and k not in record)
     return record
@@ -177,7 +180,7 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
                                         ("messageEnd", after), ("messageStart", start)) if value is not None]
     if len(anchors) > 1:
-        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.")
+        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.", anchors[1])
     summary = sessions.summary(ctx.conn, session_id)
     forward = after if after is not None else start
     try:
@@ -257,9 +260,10 @@ def append_compaction(ctx: HostContext, p: Params) -> dict:
     compaction = p.obj("compaction")
     for key in ("id", "throughMessageId"):
         if not isinstance(compaction.get(key), str) or not compaction[key]:
-            raise invalid(f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.")
+            raise invalid(f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.",
+                          f"compaction.{key}")
     if "summary" in compaction and not isinstance(compaction["summary"], str):
-        raise invalid("session.appendCompaction: 'compaction.summary' must be a string.")
+        raise invalid("session.appendCompaction: 'compaction.summary' must be a string.", "compaction.summary")
     sessions.require(ctx.conn, session_id)
     layout = ctx.transcripts.layout(session_id)
     if layout is None or layout.last_position(compaction["throughMessageId"]) is None:

@@ -14,7 +14,7 @@ import apsw
 from ..bus.errors import ErrorCode, HostError
 from .commands import command
 from .context import HostContext
-from .params import Params, invalid
+from .params import Params, decimal, invalid
 
 KEEP = 200
 KINDS = {"completed": "task.completed", "error": "task.failed"}
@@ -69,7 +69,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict:
         where.append("read_at IS NULL")
     if cursor:
         created, _, after_id = cursor.partition(":")
-        if not created.isdigit() or not after_id:
+        if decimal(created) is None or not after_id:
             raise invalid(f"notifications.list: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
         where.append("(created_at < ? OR (created_at = ? AND id < ?))")
         args += [int(created), int(created), after_id]

@@ -4,15 +4,25 @@ Every handler reads its params through ``Params`` before it writes anything,
 so bad input is answered with ``INVALID_PARAMS`` naming the field (in the
 message and in ``data["field"]``) and nothing is stored. Unknown extra fields
 are ignored: callers may send optional fields a newer host understands.
+
+What a handler gets can always be stored: text holds no lone surrogate
+(UTF-8, SQLite and JSON cannot carry one), an integer fits SQLite's 64 bits,
+and an object or array holds only JSON values, at any depth. An in-process
+caller can hand over values JSON could not; they are refused here, naming the
+field (``message.blocks[0].text``), instead of failing deep in a write.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..bus.errors import ErrorCode, HostError
 
 _MISSING = object()
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1  # SQLite's INTEGER
+JSON_INT_MAX = (1 << 64) - 1  # the largest integer JSON encoding (orjson) writes
 
 
 def invalid(message: str, field: str | None = None) -> HostError:
@@ -51,6 +61,8 @@ class Params:
             return default
         if not isinstance(value, str):
             raise self._wrong(name, "a string", value)
+        if _LONE_SURROGATE.search(value):
+            raise invalid(f"{self.method}: field '{name}' is not valid Unicode text (it holds a lone surrogate).", name)
         if strip:
             value = value.strip()
         if nonempty and not value:
@@ -66,6 +78,8 @@ class Params:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._wrong(name, "an integer", value)
+        if not INT_MIN <= value <= INT_MAX:
+            raise invalid(f"{self.method}: field '{name}' is out of the 64-bit integer range.", name)
         if minimum is not None and value < minimum:
             raise invalid(f"{self.method}: field '{name}' must be at least {minimum}, not {value}.", name)
         if maximum is not None and value > maximum:
@@ -93,6 +107,7 @@ class Params:
             return None
         if not isinstance(value, dict):
             raise self._wrong(name, "an object", value)
+        self._check_json(name, value)
         return value
 
     def array(self, name: str, *, required: bool = True) -> list | None:
@@ -101,7 +116,52 @@ class Params:
             return None
         if not isinstance(value, list):
             raise self._wrong(name, "an array", value)
+        self._check_json(name, value)
         return value
+
+    def _check_json(self, name: str, value: Any) -> None:
+        where = _not_json(value)
+        if where is not None:
+            path, problem = where
+            raise invalid(f"{self.method}: field '{name}{path}' {problem}.", f"{name}{path}")
+
+
+def decimal(text: str, *, signed: bool = False) -> int | None:
+    """``text`` as an integer if it is ASCII decimal digits (after one '-' when ``signed``) within SQLite's
+    64 bits, else None. ``str.isdigit`` alone also accepts digits such as '²' that ``int()`` refuses."""
+    digits = text[1:] if signed and text.startswith("-") else text
+    if not digits or not digits.isascii() or not digits.isdigit() or len(digits) > 19:
+        return None
+    value = int(text)
+    return value if INT_MIN <= value <= INT_MAX else None
+
+
+def _not_json(value: Any) -> tuple[str, str] | None:
+    """(path, problem) of the first part of ``value`` that is not a storable JSON value, else None.
+
+    Iterative, so a deeply nested value cannot exhaust the Python stack.
+    """
+    stack = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return path, "is not valid Unicode text (it holds a lone surrogate)"
+        elif isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        elif isinstance(item, int):
+            if not INT_MIN <= item <= JSON_INT_MAX:
+                return path, "is out of the 64-bit integer range"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str) or _LONE_SURROGATE.search(key):
+                    return path, f"has a key that is not valid text: {key!r}"
+                stack.append((f"{path}.{key}", child))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", child) for index, child in enumerate(item))
+        else:
+            return path, f"holds {_kind(item)}, which is not a JSON value"
+    return None
 
 
 def _kind(value: Any) -> str:

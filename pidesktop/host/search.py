@@ -15,7 +15,7 @@ import apsw
 
 from .commands import command
 from .context import HostContext
-from .params import Params, invalid
+from .params import Params, decimal, invalid
 
 SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
@@ -33,7 +33,7 @@ def _contains(text: str | None, needle: str) -> int:
 
 
 def uses_fts(query: str) -> bool:
-    if len(query) < 3:
+    if len(query) < 3 or "\0" in query:  # FTS5 reads a NUL as the end of the query
         return False
     return not any(not ch.isascii() and (ch.lower() != ch or ch.upper() != ch) for ch in query)
 
@@ -126,7 +126,7 @@ def _offset_cursor(p: Params) -> int:
     cursor = p.text("cursor", required=False)
     if cursor is None:
         return 0
-    if not cursor.startswith("o:") or not cursor[2:].isdigit():
+    if not cursor.startswith("o:") or decimal(cursor[2:]) is None:
         raise invalid(f"{p.method}: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
     return int(cursor[2:])
 

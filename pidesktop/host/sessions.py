@@ -18,7 +18,7 @@ from ..bus.errors import ErrorCode, HostError
 from . import kv, message_index, projects, queue_marks
 from .commands import command
 from .context import HostContext
-from .params import Params, invalid
+from .params import Params, decimal, invalid
 
 MODES = ("agent", "plan", "goal")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit")
@@ -323,6 +323,6 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
 
 def _parse_cursor(cursor: str) -> tuple[int, str]:
     head, sep, tail = cursor.partition(":")
-    if not sep or not head.lstrip("-").isdigit() or not tail:
+    if not sep or decimal(head, signed=True) is None or not tail:
         raise invalid(f"session.list: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
     return int(head), tail

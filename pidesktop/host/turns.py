@@ -153,11 +153,13 @@ def record_usage(ctx: HostContext, p: Params) -> dict:
     records = p.array("records")
     for number, record in enumerate(records):
         if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
-            raise invalid(f"session.recordUsage: 'records[{number}].id' must be a non-empty string.")
+            raise invalid(f"session.recordUsage: 'records[{number}].id' must be a non-empty string.",
+                          f"records[{number}].id")
         for key in ("inputTokens", "outputTokens"):
             value = record.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise invalid(f"session.recordUsage: 'records[{number}].{key}' must be a non-negative integer.")
+                raise invalid(f"session.recordUsage: 'records[{number}].{key}' must be a non-negative integer.",
+                              f"records[{number}].{key}")
     with ctx.conn:
         turn = load(ctx.conn, session_id, turn_id)
         usage = dict(turn["usage"] or {})
