@@ -89,8 +89,12 @@
         <translation>大小</translation>
     </message>
     <message>
-        <source>Clean…</source>
-        <translation>清理…</translation>
+        <source>A cleanup is waiting: it runs the next time pidesktop starts.</source>
+        <translation>有一次清理在等待：它会在 pidesktop 下次启动时运行。</translation>
+    </message>
+    <message>
+        <source>Restart pidesktop, empty the cache folders and free %1?</source>
+        <translation>要重启 pidesktop、清空缓存文件夹并释放 %1 吗？</translation>
     </message>
     <message>
         <source>Total: %1</source>
@@ -101,16 +105,16 @@
         <translation>重启并清理…</translation>
     </message>
     <message>
-        <source>pidesktop is using this data folder, so its caches are emptied while it restarts, before your chats open again.</source>
-        <translation>pidesktop 正在使用此数据文件夹，因此缓存会在重启时、对话重新打开之前清空。</translation>
-    </message>
-    <message>
         <source>The last cleanup freed %1 (%2 files).</source>
         <translation>上次清理释放了 %1（%2 个文件）。</translation>
     </message>
     <message>
         <source>Some entries could not be removed:</source>
         <translation>有些项目无法删除：</translation>
+    </message>
+    <message>
+        <source>pidesktop is using these folders, so they are emptied while it restarts, before your chats open again.</source>
+        <translation>pidesktop 正在使用这些文件夹，因此会在重启期间、你的对话重新打开之前清空它们。</translation>
     </message>
     <message>
         <source>%1 (window state)</source>
@@ -125,24 +129,8 @@
         <translation>%1 —— 不是文件夹，已跳过</translation>
     </message>
     <message>
-        <source>Empty the cache folders and free %1?</source>
-        <translation>要清空缓存文件夹并释放 %1 吗？</translation>
-    </message>
-    <message>
         <source>Clean</source>
         <translation>清理</translation>
-    </message>
-    <message>
-        <source>Freed %1 (%2 files).</source>
-        <translation>已释放 %1（%2 个文件）。</translation>
-    </message>
-    <message>
-        <source>Retry</source>
-        <translation>重试</translation>
-    </message>
-    <message>
-        <source>Freed %1, but some entries could not be removed:</source>
-        <translation>已释放 %1，但有些条目无法删除：</translation>
     </message>
 </context>
 <context>
@@ -1330,6 +1318,18 @@ This cannot be undone.</source>
         <translation>
             <numerusform>%n 条消息等待发送</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>not sent</source>
+        <translation>未发送</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Sending failed: %1</source>
+        <translation>发送失败：%1</translation>
     </message>
     <message>
         <source>next</source>
