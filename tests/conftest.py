@@ -280,3 +280,12 @@ def shots(tmp_path) -> Path:
     folder = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def keep_running(qapp):
+    """A dialog that deletes itself on close must not end the test's event loop as the last window."""
+    before = qapp.quitOnLastWindowClosed()
+    qapp.setQuitOnLastWindowClosed(False)
+    yield
+    qapp.setQuitOnLastWindowClosed(before)

@@ -121,6 +121,16 @@ def killed_during(start, template: Path, root: Path, sid: str, command: dict, de
     return replies.acked(99)
 
 
+def rewrite_outcome(root: Path, sid: str, old: bytes, new: bytes, acknowledged: bool, where: str) -> tuple[bytes, str]:
+    """The transcript a kill left during a rewrite: exactly the old or the new file, whole, and the new one
+    whenever the reply had arrived. Returns its bytes and "old" or "new"."""
+    data = (root / "sessions" / f"{sid}.jsonl").read_bytes()
+    assert without_rewrite_id(data) in (without_rewrite_id(old), without_rewrite_id(new)), where
+    outcome = "new" if without_rewrite_id(data) == without_rewrite_id(new) else "old"
+    assert outcome == "new" or not acknowledged, where
+    return data, outcome
+
+
 def reference(start, template: Path, work: Path, sid: str, command: dict) -> dict:
     """The command run to completion once: its reply, duration, transcript and index afterwards."""
     root = work / "reference"

@@ -195,13 +195,6 @@ def test_the_data_commands_over_stdio(stdio_host, tmp_path):
 
 
 # -- the UI side never opens the live database ----------------------------------------------------------
-@pytest.fixture
-def keep_running(qapp):
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
-
 
 def test_the_dialogs_open_no_connection_outside_the_host(qtbot, qloop, loop_hosts, location, tmp_path,
                                                          monkeypatch, keep_running):

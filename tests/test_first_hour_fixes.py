@@ -29,13 +29,6 @@ def theme(request, qapp):
     themes.apply(qapp, themes.LIGHT)
 
 
-@pytest.fixture
-def keep_running(qapp):
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
-
 
 def one_chat(location) -> str:
     host = InProcessHost(location)

@@ -17,6 +17,9 @@ from pidesktop.ui.storage_wizard import StorageWizard, schedule_move
 
 from .conftest import InProcessHost, spin_until
 
+pytestmark = pytest.mark.usefixtures("keep_running")  # dialogs that delete themselves on close
+
+
 @pytest.fixture
 def shot(shots):
     def save(widget, name: str) -> None:
@@ -62,14 +65,6 @@ def default_location(isolated_home) -> paths.StorageLocation:
     populate(location)
     return location
 
-
-@pytest.fixture(autouse=True)
-def keep_running(qapp):
-    """A dialog that deletes itself on close must not end the test's event loop as the last window."""
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 @pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
