@@ -42,5 +42,25 @@ class MigrationReport:
 Progress = Callable[[str, int, int], None]
 
 STEPS: list[Step] = [
-    Step(25, 26, migration_steps.version_only),
+    Step(7, 8, migration_steps.v7_to_v8),
+    # v8, v9 and v10 take the same guarded path straight to v11 (spec 004 section 7).
+    Step(8, 11, migration_steps.guarded_to_v11, backup=True),
+    Step(9, 11, migration_steps.guarded_to_v11, backup=True),
+    Step(10, 11, migration_steps.guarded_to_v11, backup=True),
+    Step(11, 12, migration_steps.version_only),
+    Step(12, 13, migration_steps.version_only),
+    Step(13, 14, migration_steps.v13_to_v14, backup=True),
+    Step(14, 15, migration_steps.v14_to_v15, backup=True),
+    Step(15, 16, migration_steps.v15_to_v16, backup=True),
+    Step(16, 17, migration_steps.v16_to_v17, backup=True),
+    Step(17, 18, migration_steps.v17_to_v18),
+    Step(18, 19, migration_steps.v18_to_v19),
+    Step(19, 20, migration_steps.v19_to_v20, backup=True),
+    Step(20, 21, migration_steps.v20_to_v21),
+    Step(21, 22, migration_steps.v21_to_v22, backup=True),
+    Step(22, 23, migration_steps.v22_to_v23, backup=True),
+    Step(23, 24, migration_steps.v23_to_v24, backup=True),
+    Step(24, 25, migration_steps.v24_to_v25, backup=True),
+    Step(25, 26, migration_steps.version_only, backup=True),
+    Step(26, 27, migration_steps.v26_to_v27, backup=True),
 ]
