@@ -1,4 +1,5 @@
-"""``data.*``: maintenance of the data root while the host runs (status, verify, back up, caches, old copies).
+"""``data.*``: maintenance of the data root while the host runs (status, verify, back up, caches, old copies,
+the database copies kept by schema migrations).
 
 Every long piece runs as a *job* on a thread the host owns, so the host thread
 keeps serving other commands meanwhile. A job command checks its params on
@@ -24,6 +25,7 @@ The running jobs are stopped (cancelled and joined) when the host closes.
 from __future__ import annotations
 
 import logging
+import stat
 import threading
 import time
 import uuid
@@ -291,6 +293,41 @@ def remove_kept_root(ctx: HostContext, params: Params) -> dict:
                 "alreadyGone": [str(p) for p in result.already_gone], "failures": list(result.failures)}
 
     return jobs_of(ctx).start("removeKeptRoot", work)
+
+
+@command("data.schemaBackups")
+def schema_backups(ctx: HostContext, params: Params) -> dict:
+    """The copies of ``pi.sqlite`` kept by schema migrations (a directory listing: not a job)."""
+    return {"backups": data_status.schema_backups(ctx.data_root)}
+
+
+@command("data.removeSchemaBackup")
+def remove_schema_backup(ctx: HostContext, params: Params) -> dict:
+    """Delete one ``pi.sqlite.v<n>.bak`` directly in the data folder; never the live database or anything else."""
+    name = params.text("name")
+    if data_status.schema_backup_version(name) is None:
+        raise invalid(f"data.removeSchemaBackup: field 'name': {name!r} is not the name of a database backup "
+                      f"(pi.sqlite.v<version>.bak) in the data folder.", "name")
+    path = ctx.data_root / name  # the pattern has no separator: nothing outside the data folder is reachable
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no database backup {name} in {ctx.data_root}.",
+                        {"field": "name"}) from None
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise invalid(f"data.removeSchemaBackup: field 'name': {name} in the data folder is not a regular file; "
+                      f"it is left alone.", "name")
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass  # removed meanwhile: the outcome asked for
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
+                        f"Could not remove {path}: {exc.strerror or exc}. Check the folder's permissions.") from exc
+    log.info("removed the schema backup %s (%d bytes)", path, info.st_size)
+    return {"name": name, "path": str(path), "bytes": info.st_size}
 
 
 @command("data.cancel")

@@ -99,7 +99,7 @@ def _status(args) -> int:
         return _print_json(report)
     print(f"data folder   {report['dataRoot']}  ({report['resolvedBy']})")
     print(f"front end     {report['uiRoot']}")
-    print(f"schema        v{report['schemaVersion']}" if report["schemaVersion"] else "schema        (no database)")
+    print(f"schema        {_schema_line(report)}")
     for name, value in report["counts"].items():
         print(f"{name:<13} {value}")
     for name, size in report["categories"].items():
@@ -111,7 +111,22 @@ def _status(args) -> int:
         print(f"pending move  to {report['pendingMove']['destination']}")
     for kept in report.get("keptBackups") or []:
         print(f"kept backup   {kept['id']}  {', '.join(kept['paths'])}")
+    for copy in report.get("schemaBackups") or []:
+        print(f"schema backup {_human(copy['bytes']):>10}  {copy['path']}  (v{copy['version']})")
     return OK
+
+
+def _schema_line(report: dict) -> str:
+    version, supported = report["schemaVersion"], report["schemaSupported"]
+    if report.get("databaseProblem"):
+        return f"unreadable: {report['databaseProblem']}"
+    if not version:
+        return "(no database)"
+    if version > supported:
+        return f"v{version}, newer than this pidesktop (v{supported}); it will not open it"
+    if version < supported:
+        return f"v{version}; updated to v{supported} the next time pidesktop opens it"
+    return f"v{version}"
 
 
 def _verify(args) -> int:

@@ -1,7 +1,14 @@
-"""``pidesktop data status``: where the data is, how big, and what the database holds."""
+"""``pidesktop data status``: where the data is, how big, and what the database holds.
+
+``schema_backups(root)`` lists the copies of ``pi.sqlite`` a schema migration
+keeps beside it (``pi.sqlite.v<n>.bak``, ``n`` the version it had): the status
+report, the command line and the host's ``data.schemaBackups`` share it.
+"""
 
 from __future__ import annotations
 
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +17,15 @@ import apsw
 from .. import paths
 from ..locks import WRITER_LOCK
 from ..host.db import DB_NAME
+from ..host.schema import SCHEMA_VERSION
 from . import inventory, journal, old_roots
 from .errors import StorageJobError
 from .locking import is_in_use
 from .sqlite_ro import open_readonly, user_version
+
+# As the migration engine names them: ``.v<version>.bak``, or ``.v<version>.<n>.bak`` beside an older copy of
+# the same version with other bytes.
+SCHEMA_BACKUP = re.compile(r"pi\.sqlite\.v([0-9]{1,6})(?:\.([0-9]{1,6}))?\.bak")
 
 COUNTED = (("sessions", "sessions"), ("messages", "messages"), ("projects", "projects"),
            ("providers", "providers"), ("turns", "turns"), ("scheduledTasks", "scheduled_tasks"),
@@ -28,7 +40,7 @@ def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]
         "dataRoot": str(root), "uiRoot": str(location.ui_root), "resolvedBy": location.source,
         "anchor": str(paths.anchor_dir()), "exists": root.is_dir(),
         "freeBytes": inventory.free_bytes(root), "inUseBy": is_in_use(root) if root.is_dir() else None,
-        "schemaVersion": None, "counts": {},
+        "schemaVersion": None, "schemaSupported": SCHEMA_VERSION, "counts": {},
     }
     if scan:
         data_tree = inventory.scan(root, exclude_top=frozenset({WRITER_LOCK}))
@@ -36,6 +48,7 @@ def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]
         report.update({"categories": inventory.by_category(data_tree), "dataBytes": data_tree.bytes,
                        "uiBytes": ui_tree.bytes})
     report.update(_database(root / DB_NAME))
+    report["schemaBackups"] = schema_backups(root)
     if location.source != "env":
         try:
             pending = journal.read()
@@ -52,9 +65,43 @@ def _database(db: Path) -> dict[str, Any]:
     try:
         conn = open_readonly(db)
         try:
-            counts = {label: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for label, table in COUNTED}
-            return {"schemaVersion": user_version(conn), "counts": counts}
+            version = user_version(conn)
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            # An older schema may lack some tables (it is migrated when pidesktop opens it): count what is there.
+            counts = {label: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                      for label, table in COUNTED if table in tables}
+            return {"schemaVersion": version, "counts": counts}
         finally:
             conn.close()
     except apsw.Error as exc:
         return {"databaseProblem": str(exc)}
+
+
+def schema_backup_version(name: str) -> int | None:
+    """The version in a backup's file name (``pi.sqlite.v14.bak``, ``pi.sqlite.v14.2.bak`` -> 14); None for any
+    other name."""
+    match = SCHEMA_BACKUP.fullmatch(name)
+    return int(match.group(1)) if match else None
+
+
+def schema_backups(root: Path) -> list[dict[str, Any]]:
+    """``[{name, path, version, bytes, modifiedAt}]`` of the regular ``pi.sqlite.v<n>[.<k>].bak`` files directly
+    in ``root``, oldest version first (then by ``k``); ``modifiedAt`` in epoch milliseconds. Links and folders are not listed."""
+    found = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        version = schema_backup_version(entry.name)
+        if version is None:
+            continue
+        try:
+            info = entry.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        found.append(({"name": entry.name, "path": str(entry), "version": version, "bytes": info.st_size,
+                       "modifiedAt": int(info.st_mtime * 1000)}, int(SCHEMA_BACKUP.fullmatch(entry.name)[2] or 1)))
+    return [item for item, _n in sorted(found, key=lambda pair: (pair[0]["version"], pair[1]))]
