@@ -40,16 +40,23 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
             instance_lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop GUI").acquire()
         except LockHeld as exc:
             return _refuse(f"pidesktop is already running ({exc.holder}). Switch to its window instead.")
+    notes: list[str] = []  # shown by the main window once it is up (where a migration's backup is)
     try:
         # A pending data-folder move (scheduled in Settings, or interrupted by a crash) is finished before any
-        # host opens a root, in a progress window; a missing default root asks what to do. None: the person quit.
+        # host opens a root, in a progress window; a missing default root asks what to do; an older database
+        # is updated (a newer one refused) with its progress shown. None: the person quit.
         if screenshot is None and _needs_startup_window(location):
             from .ui import startup_progress
 
             _qt_application()  # created now, reused by the main window
-            location = startup_progress.prepare(location, theme)
+            location = startup_progress.prepare(location, theme, notes)
         else:
             location = recovery.before_host_start(location)
+            if screenshot is None:  # no screen: the same update, its progress or refusal on stderr
+                from .ui import startup_progress
+
+                if migrated := startup_progress.migrate_on_stderr(location):
+                    notes.append(startup_progress.migration_note(migrated))
     except recovery.RecoveryError as exc:
         if instance_lock is not None:
             instance_lock.release()
@@ -66,14 +73,14 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
 
     app = _qt_application()
     try:
-        return _run(app, location, screenshot, session_id, theme)
+        return _run(app, location, screenshot, session_id, theme, notes)
     finally:
         if instance_lock is not None:
             instance_lock.release()
 
 
 def _run(app, location: paths.StorageLocation, screenshot: str | None, session_id: str | None,
-         theme_name: str | None) -> int:
+         theme_name: str | None, notes: list[str] = ()) -> int:
     import qasync
 
     from .ui import theme as themes
@@ -117,8 +124,9 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         window.show()
         await window.start()
         moved = completed_move_notice(location) if screenshot is None else None
-        if moved:  # the first start after a data move says where the data is now
-            window.show_note(moved, 30_000)
+        for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
+            if note:
+                window.show_note(note, 30_000)
         if screenshot is not None:
             if session_id:
                 window.sidebar.select(session_id)
@@ -171,14 +179,20 @@ def _qt_application():
 
 
 def _needs_startup_window(location: paths.StorageLocation) -> bool:
-    """A move is pending or the default data root has gone missing (never for a pinned root).
+    """A move is pending or the default data root has gone missing (never for a pinned root), or the
+    database needs an update (any root).
 
     Only with a screen a person can answer on: offscreen or without a display the
     same work runs with progress on stderr, and a failure is a refusal with its reason.
     """
-    if location.source == "env" or not _interactive_screen():
+    if not _interactive_screen():
         return False
-    return recovery.pending() is not None or recovery.check_default_root().state == "missing"
+    if location.source != "env" and (recovery.pending() is not None
+                                     or recovery.check_default_root().state == "missing"):
+        return True
+    from .ui import startup_progress
+
+    return startup_progress.needs_window(location)  # a database older or newer than this pidesktop
 
 
 def _interactive_screen() -> bool:

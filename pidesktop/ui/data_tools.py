@@ -1,9 +1,11 @@
-"""Settings > Data tools: verify the data, back up the database, clean caches, remove old copies, workflows.
+"""Settings > Data tools: verify the data, back up the database, clean caches, remove old copies, remove old
+database copies, workflows.
 
-Each tool is a small dialog shown with ``open()``. The first four work on
+Each tool is a small dialog shown with ``open()``. The first five work on
 the data folder, which the host owns: they run ``data.*`` host commands
 (``data.verify``, ``data.backup``, ``data.caches``, ``data.cleanCaches``,
-``data.keptRoots``, ``data.removeKeptRoot``) as operations (``ui.ops``), so
+``data.keptRoots``, ``data.removeKeptRoot``, ``data.schemaBackups``,
+``data.removeSchemaBackup``) as operations (``ui.ops``), so
 the host does the work on a job thread of its own while the dialog shows a
 busy bar fed by the job's progress events. Nothing here opens the database
 or a file of the data folder. A failure is shown on the dialog's report line
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QMessageBox, QProgressBar, QPushButton, QTreeWidgetItem, QVBoxLayout, QWidget)
 from shiboken6 import isValid
 
 from ..bus import HostClient, HostError
@@ -34,7 +36,7 @@ from ..workflows import status as wf_status
 from ..workflows.errors import StateError
 from . import i18n
 from . import theme as themes
-from .dialog_style import confirm, current_theme, error_text, path_row, set_severity, stylesheet
+from .dialog_style import confirm, current_theme, error_text, path_row, set_severity, style_message_box, stylesheet
 from .dialog_style import right as _right
 from .dialog_style import tree as _tree
 from .host_jobs import job_error_text, run_job
@@ -45,8 +47,8 @@ from .tasks import spawn
 DIALOG_WIDTH = 620
 
 # The look of the maintenance dialogs lives in ``dialog_style``; these names stay importable from here.
-__all__ = ["BackupDialog", "CacheDialog", "OldCopiesDialog", "ToolDialog", "VerifyDialog", "WorkflowsDialog",
-           "confirm", "current_theme", "path_row", "set_severity", "stylesheet"]
+__all__ = ["BackupDialog", "CacheDialog", "OldCopiesDialog", "SchemaBackupsDialog", "ToolDialog", "VerifyDialog",
+           "WorkflowsDialog", "confirm", "current_theme", "path_row", "set_severity", "stylesheet"]
 
 
 class ToolDialog(QDialog):
@@ -454,6 +456,106 @@ class OldCopiesDialog(ToolDialog):
         text, severity = self.report.text(), self.report.property("severity")
         await self.refresh()
         self.show_report(text, severity or "error")
+
+
+# -- Old database copies -------------------------------------------------------------------
+class SchemaBackupsDialog(ToolDialog):
+    """The copies of the database kept when pidesktop updated it (``data.schemaBackups``); removing one takes
+    two confirmations (``data.removeSchemaBackup``). The live database is never listed."""
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(self.tr("Old database copies"),
+                         self.tr("When pidesktop updates your data to a new version, it first keeps a copy of the "
+                                 "database as it was. Once you are sure everything is there, you can remove "
+                                 "them."), theme, parent, client)
+        self.backups: list[dict] | None = None
+        self.result: dict | None = None
+        self.table = _tree([self.tr("Copy"), self.tr("Version"), self.tr("Saved"), self.tr("Size")])
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.table.setMinimumHeight(150)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.empty = QLabel(self.tr("There are no old database copies."))
+        self.empty.setObjectName("muted")
+        self.empty.hide()
+        self.body.addWidget(self.table)
+        self.body.addWidget(self.empty)
+        self.remove_button = self.add_button(self.tr("Remove…"), self.ask, "danger")
+        self.remove_button.setEnabled(False)
+
+    def open(self) -> None:
+        super().open()
+        self.refresh()
+
+    def refresh(self) -> asyncio.Task:
+        return self.start(host_op(self.client, "data.schemaBackups", parent=self, success=self._show,
+                                  failure=self.failed).run_async(), "data.schemaBackups")
+
+    def _show(self, found: dict) -> None:
+        self.backups = found["backups"]
+        self.table.clear()
+        for info in self.backups:
+            kept = datetime.fromtimestamp(info["modifiedAt"] / 1000).strftime("%Y-%m-%d %H:%M")
+            item = QTreeWidgetItem([info["name"], str(info["version"]), kept, human_size(info["bytes"])])
+            item.setToolTip(0, info["path"])
+            item.setData(0, Qt.ItemDataRole.UserRole, info["name"])
+            _right(item, 1, 3)
+            self.table.addTopLevelItem(item)
+        self.table.setVisible(bool(self.backups))
+        self.empty.setVisible(not self.backups)
+        if self.backups:
+            self.table.setCurrentItem(self.table.topLevelItem(0))
+        self._selected()
+
+    def selected(self) -> dict | None:
+        item = self.table.currentItem()
+        if item is None or not self.backups:
+            return None
+        wanted = item.data(0, Qt.ItemDataRole.UserRole)
+        return next((info for info in self.backups if info["name"] == wanted), None)
+
+    def _selected(self) -> None:
+        self.remove_button.setEnabled(self.selected() is not None)
+
+    def _question(self, text: str, action: str, on_yes: Callable[[], None]) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Old database copies"), text,
+                          QMessageBox.StandardButton.Cancel, self)
+        yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
+        style_message_box(box, self.theme)
+        box.open()
+        return box
+
+    def ask(self) -> QMessageBox | None:
+        info = self.selected()
+        if info is None:
+            return None
+        return self._question(i18n.arg(self.tr("Remove %1 (version %2, %3)?\n\n%4"), info["name"], info["version"],
+                                       human_size(info["bytes"]), info["path"]),
+                              self.tr("Remove"), lambda: self.confirm_again(info))
+
+    def confirm_again(self, info: dict) -> QMessageBox:
+        return self._question(i18n.arg(self.tr("Are you sure? Without this copy, going back to a pidesktop "
+                                               "that reads version %1 is no longer possible. Your current "
+                                               "database is not affected."), info["version"]),
+                              self.tr("Remove for good"), lambda: self.remove(info["name"]))
+
+    def remove(self, name: str) -> asyncio.Task:
+        self.report.hide()
+        return self.start(host_op(self.client, "data.removeSchemaBackup", {"name": name}, parent=self,
+                                  success=self._removed, failure=self._remove_failed,
+                                  busy=(self.remove_button,)).run_async(), "data.removeSchemaBackup")
+
+    async def _removed(self, found: dict) -> None:
+        self.result = found
+        await self.refresh()
+        self.show_report(i18n.arg(self.tr("Removed %1 (%2)."), found["name"], human_size(found["bytes"])), "ok")
+
+    async def _remove_failed(self, error: HostError) -> None:
+        await self.refresh()
+        self.failed(error)
 
 
 # -- Workflows -----------------------------------------------------------------------------

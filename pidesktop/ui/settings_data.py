@@ -57,12 +57,15 @@ class DataPage(QWidget):
         self.backup_button = QPushButton(self.tr("Back up database…"))
         self.cache_button = QPushButton(self.tr("Clean caches…"))
         self.old_copies_button = QPushButton(self.tr("Remove old copies…"))
+        self.schema_backups_button = QPushButton(self.tr("Old database copies…"))
         self.workflows_button = QPushButton(self.tr("Workflows…"))
         tools = (
             (self.verify_button, self.tr("Check the database and transcripts for problems."), self.open_verify),
             (self.backup_button, self.tr("Save a checked copy of the chat database."), self.open_backup),
             (self.cache_button, self.tr("Free space used by caches pidesktop can rebuild."), self.open_caches),
             (self.old_copies_button, self.tr("Delete data folders kept after a move."), self.open_old_copies),
+            (self.schema_backups_button, self.tr("Copies of the database kept when pidesktop updated it."),
+             self.open_schema_backups),
             (self.workflows_button, self.tr("Status, check and backup of the Pi Workflows state."),
              self.open_workflows),
         )
@@ -101,7 +104,7 @@ class DataPage(QWidget):
 
     def _needs_location(self) -> tuple[QPushButton, ...]:
         return (self.open_button, self.move_button, self.verify_button, self.backup_button, self.cache_button,
-                self.old_copies_button)
+                self.old_copies_button, self.schema_backups_button)
 
     async def load(self) -> None:
         result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self,
@@ -181,6 +184,11 @@ class DataPage(QWidget):
         from .data_tools import OldCopiesDialog
 
         return self._open(OldCopiesDialog(self.client, self._theme(), self))
+
+    def open_schema_backups(self) -> QWidget:
+        from .data_tools import SchemaBackupsDialog
+
+        return self._open(SchemaBackupsDialog(self.client, self._theme(), self))
 
     def open_workflows(self) -> QWidget:
         from .data_tools import WorkflowsDialog
