@@ -9,6 +9,7 @@ from pathlib import Path
 
 import apsw
 
+from .migrations import MigrationReport
 from .transcripts import TranscriptStore
 
 
@@ -26,6 +27,8 @@ class HostContext:
     interrupted_replies: list[dict] = field(default_factory=list)
     # run by Host.close, newest first, before the database closes (job threads stop here)
     on_close: list[Callable[[], None]] = field(default_factory=list)
+    # what opening the database migrated on this start (None when it was current or new)
+    migration: MigrationReport | None = None
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

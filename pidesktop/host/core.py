@@ -16,7 +16,7 @@ from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import HostContext
-from .db import DB_NAME, open_database
+from .db import DB_NAME, open_migrated
 from .params import Params
 
 log = logging.getLogger("pidesktop.host")
@@ -37,12 +37,12 @@ class Host:
             raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot create the data folder {location.data_root}: {exc}") from exc
         lock = _take_writer_lock(root, role)
         try:
-            conn = open_database(root / DB_NAME)
+            conn, migration = open_migrated(root / DB_NAME)
         except BaseException:
             lock.release()
             raise
         search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
         try:
             boot.boot_pass(ctx)
         except BaseException:

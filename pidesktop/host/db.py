@@ -1,8 +1,9 @@
-"""Opening ``pi.sqlite``: version check, pragmas, and the fresh-install DDL.
+"""Opening ``pi.sqlite``: version check, migration, pragmas, and the fresh-install DDL.
 
-The version is read from a read-only handle first, so a database this build
-cannot serve (newer, or an older schema that needs a migration this build does
-not have) is refused with ``SCHEMA_INCOMPATIBLE`` and left byte-identical.
+The version is read first without writing anything (``migrations.needs_migration``):
+a newer database, or one this build cannot read, is refused and left
+byte-identical; an older one is migrated (``migrations.migrate``: backup,
+one transaction) before the host serves anything.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from ..paths import FILE_MODE
-from .schema import SCHEMA_VERSION, ddl
+from . import migrations
+from .migrations import MigrationReport
+from .schema import SCHEMA_VERSION, create_fresh
 
 log = logging.getLogger("pidesktop.host.db")
 
@@ -33,9 +36,18 @@ PRAGMAS = (
 )
 
 
-def open_database(path: Path) -> apsw.Connection:
-    """Open (or create) the index database at ``path``, ready for the host."""
-    fresh = _is_fresh(path) or _check_version(path) == 0
+def open_database(path: Path, progress: migrations.Progress | None = None) -> apsw.Connection:
+    """Open (or create, or migrate) the index database at ``path``, ready for the host."""
+    return open_migrated(path, progress)[0]
+
+
+def open_migrated(path: Path, progress: migrations.Progress | None = None
+                  ) -> tuple[apsw.Connection, MigrationReport | None]:
+    """``open_database``, also returning what a migration did (None when none ran)."""
+    report = None
+    if migrations.needs_migration(path) is not None:
+        report = migrations.migrate(path, progress)
+    fresh = migrations.probe(path)[1] == 0  # missing, empty, or no tables yet
     if fresh and not path.exists():
         # Create the file owner-only before SQLite touches it; an empty file
         # is a new database to SQLite.
@@ -46,62 +58,22 @@ def open_database(path: Path) -> apsw.Connection:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot open {path}: {exc}") from exc
     try:
         if fresh:
-            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            create_fresh(conn)
         for pragma in PRAGMAS:
             conn.execute(pragma)
         if fresh:
-            with conn:
-                conn.execute(ddl())
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             log.info("created a fresh schema v%s database at %s", SCHEMA_VERSION, path)
+        found = user_version(conn)
+        if found != SCHEMA_VERSION:
+            raise HostError(ErrorCode.SCHEMA_INCOMPATIBLE,
+                            f"{path} has schema v{found} after opening; this version reads v{SCHEMA_VERSION}.",
+                            {"schemaVersion": found})
     except BaseException:
         conn.close()
         raise
     os.chmod(path, FILE_MODE)
-    return conn
+    return conn, report
 
 
 def user_version(conn: apsw.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
-
-
-def _is_fresh(path: Path) -> bool:
-    try:
-        return path.stat().st_size == 0
-    except FileNotFoundError:
-        return True
-
-
-def _check_version(path: Path) -> int:
-    """The schema version of an existing file, refusing any this build cannot serve.
-
-    Returns 0 for a file with no tables (treated as a fresh database).
-    """
-    try:
-        probe = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-    except apsw.Error as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot open {path}: {exc}") from exc
-    try:
-        version = user_version(probe)
-        tables = probe.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except apsw.Error as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"{path} is not a readable SQLite database: {exc}") from exc
-    finally:
-        probe.close()
-    if version == SCHEMA_VERSION:
-        return version
-    if version > SCHEMA_VERSION:
-        raise HostError(
-            ErrorCode.SCHEMA_INCOMPATIBLE,
-            f"{path} was written by a newer pidesktop (schema v{version}); this version reads "
-            f"v{SCHEMA_VERSION}. Nothing was changed. Update pidesktop to open it.",
-            {"schemaVersion": version},
-        )
-    if version == 0 and tables == 0:
-        return 0
-    raise HostError(
-        ErrorCode.SCHEMA_INCOMPATIBLE,
-        f"{path} has schema v{version}, which this version cannot upgrade yet (it reads "
-        f"v{SCHEMA_VERSION}). Nothing was changed.",
-        {"schemaVersion": version},
-    )

@@ -2,8 +2,23 @@
 
 from importlib import resources
 
+import apsw
+
 SCHEMA_VERSION = 27
 
 
 def ddl() -> str:
     return resources.files(__package__).joinpath("v27.sql").read_text(encoding="utf-8")
+
+
+def create_fresh(conn: apsw.Connection) -> None:
+    """Make an empty database a v27 one: incremental auto-vacuum before any table, WAL, the DDL.
+
+    The DDL and ``user_version`` go in one transaction, so a file killed half-way
+    has no tables and is still "fresh" to the next open.
+    """
+    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    conn.execute("PRAGMA journal_mode = WAL")
+    with conn:
+        conn.execute(ddl())
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,0 +1,53 @@
+"""An old ``pi.sqlite`` full of chats, for the migration engine's crash test and bench.
+
+``build(path, version, sessions, messages)`` makes a database exactly as
+``version`` had it (the v27 DDL with the later steps taken out:
+``migration_steps.objects_at``) and fills it with ``sessions`` chats holding
+``messages`` messages in all (prose-like text, so the FTS index is realistic),
+committed in one transaction and checkpointed, WAL mode, mode 0600.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import apsw
+
+from pidesktop.host import migration_steps
+
+WORDS = ("the quick brown fox jumps over a lazy dog while streaming parser tokens flow into the index "
+         "京都 旅行 明天 migration schema backup transaction checkpoint window session message reply "
+         "provider model context compaction transcript attachment search trigram").split()
+
+
+def text_of(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 60)))
+
+
+def build(path: Path, version: int, sessions: int = 20, messages: int = 2000, seed: int = 14) -> Path:
+    rng = random.Random(seed)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        conn.execute("PRAGMA journal_mode = WAL")
+        with conn:
+            for _kind, _name, sql in migration_steps.objects_at(version):
+                conn.execute(sql)
+            conn.execute(f"PRAGMA user_version = {version}")
+        per = max(1, messages // sessions)
+        with conn:
+            conn.executemany(
+                "INSERT INTO sessions(id, title, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?)",
+                [(f"s{i}", f"chat {i}", 1_700_000_000_000 + i, 1_700_000_000_000 + i, per)
+                 for i in range(sessions)])
+            conn.executemany(
+                "INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                ((f"m{i}", f"s{i // per}", i % per + 1, "user" if i % 2 == 0 else "assistant", text_of(rng),
+                  1_700_000_000_000 + i) for i in range(per * sessions)))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return path
