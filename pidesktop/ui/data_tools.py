@@ -470,6 +470,7 @@ class SchemaBackupsDialog(ToolDialog):
                                  "them."), theme, parent, client)
         self.backups: list[dict] | None = None
         self.result: dict | None = None
+        self.question: QMessageBox | None = None
         self.table = _tree([self.tr("Copy"), self.tr("Version"), self.tr("Saved"), self.tr("Size")])
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -517,14 +518,19 @@ class SchemaBackupsDialog(ToolDialog):
     def _selected(self) -> None:
         self.remove_button.setEnabled(self.selected() is not None)
 
+
     def _question(self, text: str, action: str, on_yes: Callable[[], None]) -> QMessageBox:
+        """A question box in the app's look; ``on_yes`` runs only when ``action`` is pressed. The box is kept
+        until the next one (not deleted while its own click is still being handled)."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Old database copies"), text,
                           QMessageBox.StandardButton.Cancel, self)
         yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
         style_message_box(box, self.theme)
+        box.finished.connect(lambda _result: on_yes() if box.clickedButton() is yes else None)
+        if self.question is not None and isValid(self.question):
+            self.question.deleteLater()
+        self.question = box
         box.open()
         return box
 
