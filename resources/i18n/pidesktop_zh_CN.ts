@@ -417,6 +417,10 @@ Size: %3</source>
         <translation>删除旧副本…</translation>
     </message>
     <message>
+        <source>Old database copies…</source>
+        <translation>旧数据库副本…</translation>
+    </message>
+    <message>
         <source>Workflows…</source>
         <translation>工作流…</translation>
     </message>
@@ -435,6 +439,10 @@ Size: %3</source>
     <message>
         <source>Delete data folders kept after a move.</source>
         <translation>删除移动后保留的数据文件夹。</translation>
+    </message>
+    <message>
+        <source>Copies of the database kept when pidesktop updated it.</source>
+        <translation>pidesktop 更新数据库时保留的副本。</translation>
     </message>
     <message>
         <source>Status, check and backup of the Pi Workflows state.</source>
@@ -769,6 +777,109 @@ Size: %3</source>
     <message>
         <source>result</source>
         <translation>结果</translation>
+    </message>
+</context>
+<context>
+    <name>MigrationWindow</name>
+    <message>
+        <source>Getting the database ready…</source>
+        <translation>正在准备数据库…</translation>
+    </message>
+    <message>
+        <source>Keeping a copy of your database…</source>
+        <translation>正在保留数据库副本…</translation>
+    </message>
+    <message>
+        <source>Updating the database…</source>
+        <translation>正在更新数据库…</translation>
+    </message>
+    <message>
+        <source>Checking the updated database…</source>
+        <translation>正在检查更新后的数据库…</translation>
+    </message>
+    <message>
+        <source>Setting the old database aside…</source>
+        <translation>正在将旧数据库移到一旁…</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Your database was from version %1, too old to update: it was set aside as %2 and a new one was started.</source>
+        <translation>你的数据库来自版本 %1，太旧无法更新：它已被保存为 %2，并新建了一个数据库。</translation>
+    </message>
+    <message>
+        <source>Your data was updated from version %1 to %2. The old database is kept at %3.</source>
+        <translation>你的数据已从版本 %1 更新到 %2。旧数据库保存在 %3。</translation>
+    </message>
+    <message>
+        <source>Your data was updated from version %1 to %2.</source>
+        <translation>你的数据已从版本 %1 更新到 %2。</translation>
+    </message>
+    <message>
+        <source>pidesktop has been updated</source>
+        <translation>pidesktop 已更新</translation>
+    </message>
+    <message>
+        <source>Your database is from version %1, too old to update: it is set aside and a new one is started.</source>
+        <translation>你的数据库来自版本 %1，太旧无法更新：它会被移到一旁，并新建一个数据库。</translation>
+    </message>
+    <message>
+        <source>Updating your data from version %1 to version %2…</source>
+        <translation>正在将你的数据从版本 %1 更新到版本 %2…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>pidesktop keeps a copy of the database before it changes anything, and your chats open when the update has been checked. This happens once.</source>
+        <translation>pidesktop 在做任何更改前会保留一份数据库副本，更新检查完成后你的对话就会打开。此过程只进行一次。</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Choose another folder…</source>
+        <translation>选择其他文件夹…</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>Your data could not be updated</source>
+        <translation>无法更新你的数据</translation>
+    </message>
+    <message>
+        <source>The update from version %1 stopped. Nothing was changed: the database is still at version %1.</source>
+        <translation>从版本 %1 的更新已停止。没有任何更改：数据库仍是版本 %1。</translation>
+    </message>
+    <message>
+        <source>A copy of the database as it was is kept at %1. Quit and keep the folder as it is, or open another data folder.</source>
+        <translation>数据库原样的副本保存在 %1。你可以退出并保持文件夹不变，或打开另一个数据文件夹。</translation>
+    </message>
+    <message>
+        <source>Quit and keep the folder as it is, or open another data folder.</source>
+        <translation>退出并保持文件夹不变，或打开另一个数据文件夹。</translation>
+    </message>
+    <message>
+        <source>This data is from a newer pidesktop</source>
+        <translation>这些数据来自更新版本的 pidesktop</translation>
+    </message>
+    <message>
+        <source>The database is version %1; this pidesktop opens versions up to %2.</source>
+        <translation>数据库版本为 %1；此 pidesktop 最高只能打开版本 %2。</translation>
+    </message>
+    <message>
+        <source>Nothing was changed. Update pidesktop to open this folder, or choose another data folder.</source>
+        <translation>没有任何更改。请更新 pidesktop 以打开此文件夹，或选择另一个数据文件夹。</translation>
     </message>
 </context>
 <context>
@@ -1499,6 +1610,65 @@ This cannot be undone.</source>
     <message>
         <source>%1 free at the new place.</source>
         <translation>新位置剩余 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>SchemaBackupsDialog</name>
+    <message>
+        <source>Old database copies</source>
+        <translation>旧数据库副本</translation>
+    </message>
+    <message>
+        <source>When pidesktop updates your data to a new version, it first keeps a copy of the database as it was. Once you are sure everything is there, you can remove them.</source>
+        <translation>pidesktop 将数据更新到新版本时，会先保留一份数据库原样的副本。确认一切无误后，你可以删除它们。</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>副本</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>保存时间</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>There are no old database copies.</source>
+        <translation>没有旧数据库副本。</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Remove %1 (version %2, %3)?
+
+%4</source>
+        <translation>要删除 %1（版本 %2，%3）吗？
+
+%4</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Are you sure? Without this copy, going back to a pidesktop that reads version %1 is no longer possible. Your current database is not affected.</source>
+        <translation>确定吗？没有这份副本，就无法再回到读取版本 %1 的 pidesktop。当前数据库不受影响。</translation>
+    </message>
+    <message>
+        <source>Remove for good</source>
+        <translation>永久删除</translation>
+    </message>
+    <message>
+        <source>Removed %1 (%2).</source>
+        <translation>已删除 %1（%2）。</translation>
     </message>
 </context>
 <context>
