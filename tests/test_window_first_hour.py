@@ -166,3 +166,15 @@ def test_a_rename_is_applied_once(chat, qloop, monkeypatch):
     run(qloop, lambda: chat.header_title.text() == "Renamed once")
     run(qloop, lambda: not chat.runner.is_running(sid))
     assert applied.count("Renamed once") == 1
+
+
+def test_a_model_list_loaded_after_the_window_shows_is_not_clipped(chat, qloop):
+    """QComboBox measures its hint once, from the choices it had when first shown; the chip must not."""
+    composer = chat.composer
+    label = "My endpoint · accounts/example/models/a-rather-long-model-name"
+    composer.set_models([("p1", "accounts/example/models/a-rather-long-model-name", label)], "Offline demo")
+    composer.show_model("p1", "accounts/example/models/a-rather-long-model-name")
+    QApplication.processEvents()
+    picker = composer.model_picker
+    assert picker.currentText() == label
+    assert picker.width() >= picker.fontMetrics().horizontalAdvance(label)

@@ -87,8 +87,9 @@ class ChipCombo(QComboBox):
         self.currentIndexChanged.connect(self.updateGeometry)
 
     def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance(self.currentText()) + 26), hint.height())
+        # From the text shown, not from QComboBox's hint: that one is measured once, from the choices the
+        # box had when it was first shown, and clips a longer choice added later (a model list loaded late).
+        return QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 26, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(56, super().minimumSizeHint().height())
