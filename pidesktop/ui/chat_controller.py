@@ -111,6 +111,25 @@ class ChatController(QObject):
         host_op(self.client, "session.fork", params, parent=self.window,
                 success=lambda result: self.window.sidebar.select(result["session"]["id"])).run()
 
+    def compact(self, session_id: str | None) -> Awaitable[None] | None:
+        """Compact now: the runner summarises the earlier messages; the divider shows where (a started task)."""
+        if session_id is None or self.runner is None or not hasattr(self.runner, "compact"):
+            return None
+        return spawn(self._compact(session_id), name="compact")
+
+    async def _compact(self, session_id: str) -> None:
+        w = self.window
+        busy = (w.compact_action, w.sidebar.compact_action)
+        if session_id == w.current_session_id:
+            w.composer.show_status(self.tr("Summarising earlier messages…"))
+        result = await task_op(lambda: self.runner.compact(session_id), parent=w, name="compact", busy=busy)
+        if session_id != w.current_session_id:
+            return
+        w.composer.show_status("")
+        if result is not None:
+            w.show_note(self.tr("Earlier messages summarised"))
+            await w.open_transcript(session_id)
+
     def change_session(self, params: dict) -> None:
         """A model, thinking level or mode picked in the composer: stored on the chat for its next turns."""
         session_id = self.window.current_session_id
@@ -298,6 +317,7 @@ class ChatController(QObject):
         elif phase == "idle":
             w.composer.set_running(False)
             w.queue_strip.set_running(False)
+            w.refresh_context_meter(session_id)
 
     def history_changed(self, session_id: str) -> None:
         """The transcript was rewritten (edit, delete, revisions): reload now, or when its reply ends."""

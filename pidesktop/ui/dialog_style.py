@@ -187,4 +187,12 @@ QListWidget#providerList {{
 QListWidget#providerList::item {{ border-radius: 6px; }}
 QListWidget#providerList::item:hover {{ background: {t.hover}; }}
 QListWidget#providerList::item:selected {{ background: {t.selected}; }}
+QTableWidget#usageTable {{
+    background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 8px; outline: 0;
+}}
+QTableWidget#usageTable QHeaderView::section {{
+    background: {t.background}; color: {t.muted}; border: none; border-bottom: 1px solid {t.border};
+    padding: 4px 6px; font-weight: 600;
+}}
+QTableWidget#usageTable QLineEdit {{ padding: 1px 6px; border-radius: 6px; margin: 2px; }}
 """

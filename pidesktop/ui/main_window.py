@@ -15,8 +15,8 @@ import logging
 
 from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QSplitter, QStackedWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSplitter,
+                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import plain_errors
@@ -39,6 +39,7 @@ from .tasks import spawn
 from .transcript_model import TranscriptModel
 from .transcript_view import TranscriptView
 from .tray import TrayNotifier
+from .usage_format import meter_text, near_limit, price_table, short_tokens
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.sidebar.newChatRequested.connect(self.chats.new_chat)
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
+        self.sidebar.compactRequested.connect(self.chats.compact)
         self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -111,9 +113,24 @@ class MainWindow(QMainWindow):
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
         self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
+        # How full the chat's context is; its menu compacts the chat.
+        self.context_meter = QToolButton()
+        self.context_meter.setObjectName("contextMeter")
+        self.context_meter.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.context_meter.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.context_meter.hide()
+        self.compact_action = QAction(self.tr("Compact now"), self)
+        self.compact_action.setToolTip(self.tr("Summarise the earlier messages so the conversation fits the "
+                                               "model's context again"))
+        self.compact_action.triggered.connect(lambda: self.chats.compact(self.current_session_id))
+        meter_menu = QMenu(self.context_meter)
+        meter_menu.addAction(self.compact_action)
+        self.context_meter.setMenu(meter_menu)
         self.bell = BellButton(self.theme)
         self.bell.clicked.connect(self.toggle_inbox)
         header_layout.addWidget(self.header_title, 1)
+        header_layout.addWidget(self.context_meter)
+        header_layout.addSpacing(8)
         header_layout.addWidget(self.model_chip)
         header_layout.addSpacing(8)
         header_layout.addWidget(self.bell)
@@ -265,8 +282,8 @@ class MainWindow(QMainWindow):
             return
         if reason == "message":
             spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
-        elif reason in ("history", "revision"):
-            self.chats.history_changed(session_id)
+        elif reason in ("history", "revision", "compaction"):
+            self.chats.history_changed(session_id)  # a compaction: its divider goes in where it belongs
 
     async def _show_new_message(self, message_id: str) -> None:
         model = self.transcript_model
@@ -358,7 +375,9 @@ class MainWindow(QMainWindow):
             return
         self.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
         models = await host_op(self.client, "models.list", parent=self, failure=lambda _e: None)
-        self.composer.set_models(model_choices(listed, (models or {}).get("models", [])), self.model_chip.text())
+        rows = (models or {}).get("models", [])
+        self.composer.set_models(model_choices(listed, rows), self.model_chip.text())
+        self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
     def _open_session(self, session_id: str) -> None:
         session = self.model.session(session_id)
@@ -379,6 +398,7 @@ class MainWindow(QMainWindow):
 
     def show_no_session(self) -> None:
         self.header_title.setText("")
+        self.context_meter.hide()
         self.transcript_model.clear()
         self.pages.setCurrentWidget(self.empty_page)
 
@@ -400,7 +420,56 @@ class MainWindow(QMainWindow):
         running = self.runner is not None and self.runner.is_running(session_id)
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
+        self.refresh_context_meter(session_id)
         await self.queue_strip.show_session(session_id)
+
+    def refresh_context_meter(self, session_id: str | None = None) -> None:
+        """Ask the runner how full the chat's context is; the header's meter shows it."""
+        session_id = session_id or self.current_session_id
+        usage = getattr(self.runner, "context_usage", None)
+        if session_id is None or usage is None:
+            self.context_meter.hide()
+            return
+
+        async def measure() -> dict:
+            result = usage(session_id)
+            return await result if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future) else result
+
+        def show(result: dict) -> None:
+            if session_id == self.current_session_id:
+                self.show_context_usage(result)
+
+        def unknown(error: HostError) -> None:
+            log.info("context usage of %s unknown: %s", session_id, error)
+            if session_id == self.current_session_id:
+                self.context_meter.hide()
+
+        task_op(measure, parent=self, name="context-usage", success=show, failure=unknown).run()
+
+    def show_context_usage(self, usage: dict | None) -> None:
+        """``{"tokens", "window"}``: "12.3k / 32k" in the header, amber from 80 %."""
+        tokens = (usage or {}).get("tokens")
+        window = (usage or {}).get("window")
+        if not isinstance(tokens, int):
+            self.context_meter.hide()
+            return
+        window = window if isinstance(window, int) and window > 0 else None
+        high = near_limit(tokens, window)
+        self.context_meter.setText(meter_text(tokens, window))
+        self.context_meter.setProperty("level", "high" if high else "normal")
+        self.context_meter.style().unpolish(self.context_meter)
+        self.context_meter.style().polish(self.context_meter)
+        if window:
+            percent = round(100 * tokens / window)
+            tip = self.tr("This chat’s context: about %1 of the model’s %2 tokens (%3%). The whole conversation "
+                          "is sent with every message; when it nears the limit, earlier messages are summarised. "
+                          "Click to compact now.").replace("%1", short_tokens(tokens)).replace(
+                "%2", short_tokens(window)).replace("%3", str(percent))
+        else:
+            tip = self.tr("This chat’s context: about %1 tokens are sent with every message. "
+                          "Click to compact now.").replace("%1", short_tokens(tokens))
+        self.context_meter.setToolTip(tip)
+        self.context_meter.show()
 
     def _mark_read(self, session_id: str | None) -> None:
         """Reading a chat (shown, window active) reads its notifications."""

@@ -4,7 +4,9 @@ A row is a stack of parts, each a ``QTextDocument`` at a known offset: a user
 prompt in a right-aligned bubble; for an assistant, a collapsible "Thought"
 line, then its text and tool calls in order, runs of calls folded into activity
 groups as the display mode says (``activity``); a subagent's rows are indented
-under a guide line; a compaction is a thin labelled divider. Layouts are
+under a guide line; a compaction is a thin labelled divider whose summary
+unfolds on a click; a stored reply carries a muted usage line (tokens, and the
+cost where the model's price is known) at the right of its actions. Layouts are
 cached per (row, width, theme, expanded, mode), so scrolling repaints without
 re-parsing Markdown.
 """
@@ -24,6 +26,7 @@ from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QFontData
 from . import activity, markdown
 from ..sizes import human_size
 from .theme import Theme
+from .usage_format import Prices, short_tokens, usage_line
 
 ACTIONS_HEIGHT = 24
 ACTION_GAP = 4
@@ -51,7 +54,7 @@ REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
 
 @dataclass
 class Part:
-    kind: str  # bubble | text | thinking | tool | group | divider | error
+    kind: str  # bubble | text | thinking | tool | group | divider | summary | usage | error
     doc: QTextDocument
     x: float
     y: float
@@ -65,7 +68,7 @@ class Part:
     @property
     def pad(self) -> float:
         """Where the text starts inside the part's box."""
-        return BUBBLE_PAD if self.kind == "bubble" else TOOL_PAD if self.kind in ("tool", "group") else 0
+        return BUBBLE_PAD if self.kind == "bubble" else TOOL_PAD if self.kind in ("tool", "group", "summary") else 0
 
 
 @dataclass
@@ -118,10 +121,11 @@ def _column(width: int) -> tuple[float, float]:
 
 def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str],
                show_thinking: bool = True, mode: str = activity.DEFAULT_MODE,
-               nesting: Nesting | None = None, images: Mapping[str, Any] | None = None) -> RenderedRow:
+               nesting: Nesting | None = None, images: Mapping[str, Any] | None = None,
+               prices: Prices | None = None) -> RenderedRow:
     x0, column = _column(width)
     if row["kind"] == "compaction":
-        return _divider(row["compaction"], x0, column, theme, font)
+        return _divider(row, x0, column, theme, font, expanded)
     if nesting is not None and nesting.hidden:
         return HIDDEN_ROW
     message = row["message"]
@@ -138,7 +142,7 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
         rendered = _user(message, x0, column, theme, font, nested=nesting is not None, images=images)
     else:
         rendered = _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking,
-                              mode, nested=nesting is not None)
+                              mode, nested=nesting is not None, prices=prices)
     if nesting is None:
         return rendered
     return _nested(rendered, header, top, x0 - NEST_INDENT / 2)
@@ -155,13 +159,62 @@ def _nested(rendered: RenderedRow, header: Part | None, top: float, guide_x: flo
     return RenderedRow(rendered.height + top, parts, rendered.actions, guide_x)
 
 
-def _divider(compaction: dict, x0: float, column: float, theme: Theme, font: QFont) -> RenderedRow:
-    label = _escape(QCoreApplication.translate("MessageLayout", "Earlier messages summarised"))
-    html_text = (f'<p align="center" style="color:{theme.muted}; font-size: small;">'
-                 f'── {label} ──</p>')
-    doc = _doc(html_text, column, font)
+def summary_key(row: dict) -> str:
+    """What clicking a compaction divider unfolds: its summary."""
+    return f"summary:{row['key']}"
+
+
+def divider_label(compaction: dict) -> str:
+    """ "Earlier messages summarised · 48.2k tokens before · 3 Mar 2025 14:05" (what is known of it)."""
+    pieces = [QCoreApplication.translate("MessageLayout", "Earlier messages summarised")]
+    before = compaction.get("tokensBefore")
+    if isinstance(before, int) and not isinstance(before, bool) and before > 0:
+        pieces.append(QCoreApplication.translate("MessageLayout", "%1 tokens before").replace(
+            "%1", short_tokens(before)))
+    when = _when(compaction.get("createdAt"))
+    if when:
+        pieces.append(when)
+    return " · ".join(pieces)
+
+
+def _when(value: Any) -> str:
+    """A checkpoint's time (RFC 3339 text or epoch milliseconds) in the locale's short form."""
+    from PySide6.QtCore import QDateTime, QLocale, Qt
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        moment = QDateTime.fromMSecsSinceEpoch(int(value))
+    elif isinstance(value, str) and value:
+        moment = QDateTime.fromString(value, Qt.DateFormat.ISODateWithMs)
+        if not moment.isValid():
+            moment = QDateTime.fromString(value, Qt.DateFormat.ISODate)
+    else:
+        return ""
+    if not moment.isValid():
+        return ""
+    return QLocale().toString(moment.toLocalTime(), QLocale.FormatType.ShortFormat)
+
+
+def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,
+             expanded: frozenset[str] = frozenset()) -> RenderedRow:
+    """A thin full-width rule with its label in the middle; the summary (if any) unfolds under it."""
+    compaction = row["compaction"]
+    summary = compaction.get("summary") if isinstance(compaction.get("summary"), str) else ""
+    key = summary_key(row)
+    open_ = key in expanded
+    arrow = ("▾ " if open_ else "▸ ") if summary.strip() else ""
+    label = _escape(divider_label(compaction))
+    doc = _doc(f'<p align="center" style="color:{theme.muted}; font-size: small;">{arrow}{label}</p>', column, font)
     height = doc.size().height()
-    return RenderedRow(height + ROW_GAP, [Part("divider", doc, x0, ROW_GAP / 2, column, height)])
+    parts = [Part("divider", doc, x0, ROW_GAP / 2, column, height, toggle=key if arrow else None)]
+    y = ROW_GAP / 2 + height
+    if open_ and summary.strip():
+        body = _doc(markdown.plain_to_html(summary, theme, theme.muted), column - 2 * TOOL_PAD, font)
+        h = body.size().height() + 2 * TOOL_PAD
+        y += 6
+        parts.append(Part("summary", body, x0, y, column, h, background=theme.code_panel, border=theme.border,
+                          toggle=key))
+        y += h
+    return RenderedRow(y + ROW_GAP / 2, parts)
 
 
 def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False,
@@ -200,7 +253,8 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, ne
 
 def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
                expanded: frozenset[str], live: bool, show_thinking: bool = True,
-               mode: str = activity.DEFAULT_MODE, nested: bool = False) -> RenderedRow:
+               mode: str = activity.DEFAULT_MODE, nested: bool = False,
+               prices: Prices | None = None) -> RenderedRow:
     parts: list[Part] = []
     y = ROW_GAP / 2
     mid = message.get("id", "")
@@ -269,6 +323,13 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
                           x0, y + ACTION_GAP, font)
     for action in actions:
         action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
+    used = usage_line(meta, prices)
+    if used:  # always shown, at the right of the (hover) actions, so it costs no height
+        doc = _doc(f'<span style="color:{theme.muted}; font-size: small;">{_escape(used)}</span>', column, font)
+        doc.setTextWidth(doc.idealWidth() + 1)
+        w, h = doc.size().width(), doc.size().height()
+        top = y + ACTION_GAP + max(0.0, (ACTIONS_HEIGHT - 2 - h) / 2)
+        parts.append(Part("usage", doc, x0 + column - w, top, w, h))
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
 
 
@@ -456,6 +517,8 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
             if part.border:
                 painter.setPen(QColor(part.border))
                 painter.drawPath(path)
+        if part.kind == "divider":
+            _rule(painter, part, x, y, theme)
         painter.save()
         painter.translate(QPointF(x + part.pad, y + part.pad))
         context = QAbstractTextDocumentLayout.PaintContext()
@@ -478,6 +541,22 @@ def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float,
                 color.setAlphaF(0.35)
             painter.setPen(color)
             painter.drawText(rect, 0x84, action.label)  # AlignCenter
+    painter.restore()
+
+
+def _rule(painter: QPainter, part: Part, x: float, y: float, theme: Theme) -> None:
+    """The divider's thin line, left and right of its centred label."""
+    label = min(part.doc.idealWidth(), part.width)
+    middle = y + part.doc.documentLayout().blockBoundingRect(part.doc.begin()).height() / 2
+    gap = 12
+    left_end = x + (part.width - label) / 2 - gap
+    right_start = x + (part.width + label) / 2 + gap
+    painter.save()
+    painter.setPen(QColor(theme.border))
+    if left_end > x:
+        painter.drawLine(QPointF(x, middle), QPointF(left_end, middle))
+    if right_start < x + part.width:
+        painter.drawLine(QPointF(right_start, middle), QPointF(x + part.width, middle))
     painter.restore()
 
 

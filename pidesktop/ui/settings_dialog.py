@@ -1,4 +1,4 @@
-"""The Settings dialog: a list of pages on the left (General, Providers, Data), the page on the right.
+"""The Settings dialog: a list of pages on the left (General, Providers, Usage, Data), the page on the right.
 
 Build it with ``SettingsDialog.ask(client, theme, parent)`` and show it with
 ``open()``: it loads every page from the host in the background and deletes
@@ -21,6 +21,7 @@ from .dialog_style import settings_stylesheet
 from .settings_data import DataPage
 from .settings_general import GeneralPage
 from .settings_providers import ProvidersPage
+from .settings_usage import UsagePage
 from .tasks import spawn
 
 DIALOG_SIZE = (820, 560)
@@ -28,7 +29,7 @@ NAV_WIDTH = 176
 NAV_ROW_HEIGHT = 40
 # Page names: the keys of ``show_page``, shown translated.
 PAGES = (QT_TRANSLATE_NOOP("SettingsDialog", "General"), QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
-         QT_TRANSLATE_NOOP("SettingsDialog", "Data"))
+         QT_TRANSLATE_NOOP("SettingsDialog", "Usage"), QT_TRANSLATE_NOOP("SettingsDialog", "Data"))
 
 
 class SettingsDialog(QDialog):
@@ -46,6 +47,7 @@ class SettingsDialog(QDialog):
 
         self.general = GeneralPage(client)
         self.providers = ProvidersPage(client)
+        self.usage = UsagePage(client)
         self.data = DataPage(client)
         self.nav = QListWidget()
         self.nav.setObjectName("settingsNav")
@@ -55,7 +57,7 @@ class SettingsDialog(QDialog):
             item.setSizeHint(QSize(0, NAV_ROW_HEIGHT))
             self.nav.addItem(item)
         self.pages = QStackedWidget()
-        for page in (self.general, self.providers, self.data):
+        for page in (self.general, self.providers, self.usage, self.data):
             self.pages.addWidget(page)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.nav.setCurrentRow(0)
@@ -90,10 +92,10 @@ class SettingsDialog(QDialog):
         return dialog
 
     async def load(self) -> None:
-        await asyncio.gather(self.general.load(), self.providers.load(), self.data.load())
+        await asyncio.gather(self.general.load(), self.providers.load(), self.usage.load(), self.data.load())
 
     def show_page(self, name: str) -> None:
-        """Switch to ``"General"``, ``"Providers"`` or ``"Data"``."""
+        """Switch to ``"General"``, ``"Providers"``, ``"Usage"`` or ``"Data"``."""
         self.nav.setCurrentRow(PAGES.index(name))
 
     def apply_theme(self, theme: themes.Theme) -> None:

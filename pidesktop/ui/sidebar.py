@@ -160,6 +160,7 @@ class Sidebar(QWidget):
     newChatRequested = Signal()
     deleteRequested = Signal(str)
     forkRequested = Signal(str)
+    compactRequested = Signal(str)  # summarise the chat's earlier messages now
 
     def __init__(self, model: SessionTreeModel, theme: themes.Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -217,6 +218,9 @@ class Sidebar(QWidget):
         self.fork_action = QAction(self.tr("Fork"), self)
         self.fork_action.setToolTip(self.tr("Copy this chat into a new one"))
         self.fork_action.triggered.connect(self._fork_current)
+        self.compact_action = QAction(self.tr("Compact now"), self)
+        self.compact_action.setToolTip(self.tr("Summarise the earlier messages to free the model's context"))
+        self.compact_action.triggered.connect(self._compact_current)
         self.move_up_action = QAction(self.tr("Move project up"), self)
         self.move_up_action.setShortcut(QKeySequence("Alt+Up"))
         self.move_up_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -297,6 +301,7 @@ class Sidebar(QWidget):
         menu.addAction(self.pin_action)
         menu.addAction(self.archive_action)
         menu.addAction(self.fork_action)
+        menu.addAction(self.compact_action)
         menu.addSeparator()
         menu.addAction(self.delete_action)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
@@ -339,6 +344,11 @@ class Sidebar(QWidget):
         session_id = self.current_session_id()
         if session_id:
             self.forkRequested.emit(session_id)
+
+    def _compact_current(self) -> None:
+        session_id = self.current_session_id()
+        if session_id:
+            self.compactRequested.emit(session_id)
 
     def _toggle_session_flag(self, flag: str) -> None:
         session_id = self.current_session_id()

@@ -23,12 +23,13 @@ class Theme:
     hover: str
     selected: str
     danger: str
+    warning: str = "#B45309"  # amber: near a limit (the context meter)
 
 
 LIGHT = Theme("light", "#FFFFFF", "#F7F7F8", "#1F2328", "#6B7280", "#2563EB", "#EEF2FF", "#F6F8FA",
-              "#E5E7EB", "#ECECEF", "#E3E8F5", "#DC2626")
+              "#E5E7EB", "#ECECEF", "#E3E8F5", "#DC2626", "#B45309")
 DARK = Theme("dark", "#1E1F22", "#17181A", "#E6E6E6", "#9CA3AF", "#60A5FA", "#2B3245", "#26282C",
-             "#2F3136", "#25272B", "#2B3245", "#F87171")
+             "#2F3136", "#25272B", "#2B3245", "#F87171", "#FBBF24")
 
 
 def system_prefers_dark() -> bool:
@@ -109,6 +110,12 @@ QComboBox#thinkingPicker {{
 QComboBox#thinkingPicker:hover {{ color: {t.text}; background: {t.hover}; }}
 QComboBox#thinkingPicker::drop-down {{ border: none; width: 0px; }}
 QLabel#chip {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; }}
+QToolButton#contextMeter {{
+    color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
+}}
+QToolButton#contextMeter:hover {{ color: {t.text}; background: {t.hover}; }}
+QToolButton#contextMeter[level="high"] {{ color: {t.warning}; border-color: {t.warning}; }}
+QToolButton#contextMeter::menu-indicator {{ image: none; width: 0; }}
 QListView#transcript {{ background: {t.background}; border: none; }}
 QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
 QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {t.text}; }}

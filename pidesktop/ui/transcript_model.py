@@ -369,6 +369,10 @@ class TranscriptModel(QAbstractListModel):
         if excess <= 0 or any(row["live"] for row in self.rows):
             return
         cut = len(self.rows) - excess
+        while cut < len(self.rows) and self.rows[cut]["kind"] == "compaction":
+            cut += 1  # a divider stays with the message it follows: paging forward never brings it back alone
+        if cut == len(self.rows):
+            return
         first_gone = next((r["index"] for r in self.rows[cut:] if r["index"] is not None), None)
         if first_gone is None:
             return
@@ -383,6 +387,8 @@ class TranscriptModel(QAbstractListModel):
         excess = len(self.rows) - MAX_ROWS
         if excess <= 0:
             return
+        while excess < len(self.rows) and self.rows[excess]["kind"] == "compaction":
+            excess += 1  # its message goes, so it goes too (paging back brings both)
         kept_start = next((r["index"] for r in self.rows[excess:] if r["index"] is not None), None)
         if kept_start is None:
             return

@@ -57,7 +57,8 @@ class TranscriptDelegate(QStyledItemDelegate):
 
     def _key(self, row: dict, nesting: Nesting | None, width: int) -> tuple[tuple, frozenset]:
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:", f"group:{row['key']}:")
-        expanded = frozenset(k for k in self.view.expanded if k == mine[0] or k.startswith(mine[1:]))
+        summary = f"summary:{row['key']}"  # a compaction divider's folded summary
+        expanded = frozenset(k for k in self.view.expanded if k in (mine[0], summary) or k.startswith(mine[1:]))
         key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking,
                self.view.display_mode, nesting, self._previews_known(row))
         return key, expanded
@@ -83,7 +84,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         if rendered is None:
             images = {ref: self.view.thumbnails.get(ref) for ref in _image_refs(row)}
             rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking,
-                                  self.view.display_mode, nesting, images)
+                                  self.view.display_mode, nesting, images, self.view.prices)
             self.cache.put(key, rendered)
             if len(self.heights) > HEIGHTS_KEPT:
                 self.heights.clear()
@@ -147,6 +148,7 @@ class TranscriptView(QListView):
         self.expanded: set[str] = set()
         self.show_thinking = True
         self.display_mode = activity.DEFAULT_MODE
+        self.prices: dict[tuple[str, str], dict] = {}  # (provider, model) -> price: the cost under each reply
         self.layout_version = 0  # bumps when an expansion or a preview changes some row's height
         self._layout_width: int | None = None
         self.thumbnails = Thumbnails(model.client, self)
@@ -195,6 +197,14 @@ class TranscriptView(QListView):
     def set_show_thinking(self, show: bool) -> None:
         if show != self.show_thinking:
             self.show_thinking = show
+            self.delegate.forget()
+            self.scheduleDelayedItemsLayout()
+            self.viewport().update()
+
+    def set_prices(self, prices: dict[tuple[str, str], dict]) -> None:
+        """Model prices changed (``models.list``): the usage lines under replies are laid out again."""
+        if prices != self.prices:
+            self.prices = dict(prices)
             self.delegate.forget()
             self.scheduleDelayedItemsLayout()
             self.viewport().update()
