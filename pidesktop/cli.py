@@ -3,8 +3,10 @@
     pidesktop                          open the app on the default data root
     pidesktop host --stdio [--data-dir PATH]
                                        serve the host as JSON-RPC on stdin/stdout
-    pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] PROMPT
+    pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
                                        one turn without a window; the reply goes to stdout
+    pidesktop chat --session ID --compact [--context-window N]
+                                       summarise the chat's older part now (a compaction checkpoint)
     pidesktop --screenshot PATH [--session ID] [--theme light|dark]
                                        render the main window offscreen and save a PNG
     pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
@@ -34,12 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--stdio", action="store_true", required=True, help="JSON-RPC 2.0 on stdin/stdout")
     host.add_argument("--data-dir", dest="host_data_dir", help="use this data folder")
     chat = sub.add_parser("chat", help="send one prompt and print the reply (no window)")
-    chat.add_argument("prompt", help="what to ask")
+    chat.add_argument("prompt", nargs="?", help="what to ask (leave out with --compact)")
     chat.add_argument("--session", dest="chat_session", metavar="ID", help="continue this chat")
     chat.add_argument("--base-url", help="an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
     chat.add_argument("--model", help="with --base-url: the model id")
     chat.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
     chat.add_argument("--show-thinking", action="store_true", help="print the model's thinking to stderr")
+    chat.add_argument("--context-window", type=int, metavar="TOKENS",
+                      help="the model's context window for this run (overrides the model's own)")
+    chat.add_argument("--compact", action="store_true", help="with --session: compact the chat instead of asking")
     chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
     storage_cli.add_parser(sub)
     return parser
@@ -58,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_chat(args.prompt, session_id=args.chat_session, base_url=args.base_url, model=args.model,
                         api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
-                        show_thinking=args.show_thinking)
+                        show_thinking=args.show_thinking, context_window=args.context_window,
+                        compact=args.compact)
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"

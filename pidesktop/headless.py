@@ -6,6 +6,10 @@ the session id goes to stderr so the conversation can be continued with
 error or stopped turn; 2 when the command line or the data folder cannot be
 used. A new chat whose first turn fails before any reply arrives is deleted
 again: nothing of a run that never reached the model is left behind.
+
+``--context-window TOKENS`` overrides the model's context window for the run
+(a long chat is compacted to fit it); ``--compact`` with ``--session`` compacts
+the chat now instead of sending a prompt and prints the checkpoint's id.
 """
 
 from __future__ import annotations
@@ -54,8 +58,21 @@ def _emit(stream, text: str, done: int) -> int:
     return max(done, len(text))
 
 
-def run_chat(prompt: str, *, session_id: str | None = None, base_url: str | None = None, model: str | None = None,
-             api_key_env: str | None = None, data_dir: str | None = None, show_thinking: bool = False) -> int:
+def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str | None = None,
+             model: str | None = None, api_key_env: str | None = None, data_dir: str | None = None,
+             show_thinking: bool = False, context_window: int | None = None, compact: bool = False) -> int:
+    if compact and not session_id:
+        print("pidesktop chat: --compact needs --session", file=sys.stderr)
+        return 2
+    if compact and prompt:
+        print("pidesktop chat: give either a prompt or --compact, not both", file=sys.stderr)
+        return 2
+    if not compact and not prompt:
+        print("pidesktop chat: what to ask is missing (or pass --session ID --compact)", file=sys.stderr)
+        return 2
+    if context_window is not None and context_window < 256:
+        print("pidesktop chat: --context-window must be at least 256 tokens", file=sys.stderr)
+        return 2
     if base_url and not model:
         print("pidesktop chat: --base-url needs --model", file=sys.stderr)
         return 2
@@ -81,15 +98,15 @@ def run_chat(prompt: str, *, session_id: str | None = None, base_url: str | None
     override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url else None
     host = HostThread(opener(location, role="pidesktop chat")).start()
     try:
-        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking))
+        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking, context_window, compact))
     finally:
         host.stop()
 
 
-async def _chat(host: HostThread, prompt: str, session_id: str | None, override: ProviderChoice | None,
-                show_thinking: bool) -> int:
+async def _chat(host: HostThread, prompt: str | None, session_id: str | None, override: ProviderChoice | None,
+                show_thinking: bool, context_window: int | None = None, compact: bool = False) -> int:
     client = HostClient(host, asyncio.get_running_loop())
-    runner = TurnRunner(client, override=override)
+    runner = TurnRunner(client, override=override, context_window=context_window)
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
     loop = asyncio.get_running_loop()
@@ -104,6 +121,8 @@ async def _chat(host: HostThread, prompt: str, session_id: str | None, override:
         except HostError as exc:
             print(f"pidesktop chat: {_unavailable(exc)}", file=sys.stderr)
             return 2
+        if compact:
+            return await _compact(runner, session_id, override)
         loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the reply, keeps it
         try:
             result = await runner.send(session_id, prompt)
@@ -133,6 +152,23 @@ async def _chat(host: HostThread, prompt: str, session_id: str | None, override:
         return 1
     finally:
         client.close()
+
+
+async def _compact(runner: TurnRunner, session_id: str, override: ProviderChoice | None) -> int:
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the summary; nothing is stored
+    try:
+        record = await runner.compact(session_id)
+    except HostError as exc:
+        reason = _about_options(exc.message) if override is not None else exc.message
+        print(f"pidesktop chat: {reason}", file=sys.stderr)
+        return 1
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    print(f"compacted: {record['id']} (through {record['throughMessageId']}, "
+          f"about {record.get('tokensBefore', 0):,} tokens before)", file=sys.stderr)
+    print(f"session: {session_id}", file=sys.stderr)
+    return 0
 
 
 def _has_reply(message: dict | None) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import orjson
 
 from ..sizes import human_size
-from . import modes
+from . import compaction, modes
 from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, Usage
 
 MODEL_ID = "offline-demo"
@@ -75,9 +75,12 @@ class OfflineDemoProvider:
 
     async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
                      cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
-        facts = PromptFacts.of(last_user_text(messages), last_user_attachments(messages))
-        reply = with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
-        thinking = thinking_text(facts) if thinking_level != "off" else ""  # like a model: no thinking when off
+        if compaction.is_summary_request(messages):  # asked to compact: a deterministic summary, no thinking
+            reply, thinking = compaction.demo_summary(messages), ""
+        else:
+            facts = PromptFacts.of(last_user_text(messages), last_user_attachments(messages))
+            reply = with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
+            thinking = thinking_text(facts) if thinking_level != "off" else ""  # like a model: none when off
         for piece in word_pieces(thinking):
             if not await self._pause(cancel):
                 return

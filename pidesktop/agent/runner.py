@@ -18,6 +18,16 @@ Deleting a chat (``session.changed {reason: "deleted"}`` from any client of
 the host) stops its running turn and stores nothing more for it: no
 checkpoint, no final append, no end of turn; the outbox drops what it holds.
 Everything durable goes through the bus.
+
+Long chats (``context`` and ``compaction``): a turn reads only the newest
+checkpoint and the messages after it, through windowed ``session.get``
+calls, never the whole transcript. When the request would pass the
+``compactAt`` share of the model's context window (or not fit at all), the
+older part is summarised first with one model call and a checkpoint is
+appended; a failed or stopped summary fails the turn and stores no
+checkpoint. No request is ever larger than the window. ``compact`` (and the
+prompt ``/compact``) compacts on demand; ``context_usage`` tells the UI how
+full the context is.
 """
 
 from __future__ import annotations
@@ -32,7 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, modes
+from . import attachment_content, compaction, modes
+from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
 from .offline import OfflineDemoProvider
@@ -41,6 +52,9 @@ from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
 
 log = logging.getLogger("pidesktop.agent.runner")
+
+FIRST_PAGE = 200  # the newest messages; usually reaches back to the active checkpoint
+READ_PAGE = 1000  # each further page read backwards
 
 CHECKPOINT_EVERY = 1.5
 OFFLINE_ID, OFFLINE_MODEL = "offline", "offline-demo"
@@ -56,6 +70,39 @@ class ProviderChoice:
     model: str
     api_key: str | None = None
     label: str = "custom"
+
+
+@dataclass
+class Prepared:
+    """A request built and ready to send: what the model sees, and what the budget knows about it."""
+
+    session: dict
+    provider: Any
+    provider_id: str
+    model_id: str
+    window: int
+    compact_at: float | None
+    checkpoint: dict | None  # the active (newest) checkpoint
+    generation: int  # how many checkpoints the chat holds
+    messages: list[dict]  # model-visible messages after the checkpoint (or the newest part read), oldest first
+    tokens: list[int]  # the estimate of each of ``messages``
+    complete: bool  # ``messages`` reach back to the checkpoint, or to the chat's start
+    total: int  # every message line of the transcript
+
+    def context(self) -> list[dict]:
+        """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front."""
+        head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
+        return modes.with_mode(head + self.messages, self.session.get("mode"))
+
+    def summary(self) -> str:
+        return str((self.checkpoint or {}).get("summary") or "")
+
+    def after(self, record: dict) -> "Prepared":
+        """The same request once ``record`` (just appended) is the active checkpoint."""
+        ids = [message["id"] for message in self.messages]
+        start = ids.index(record["firstKeptMessageId"])
+        return Prepared(self.session, self.provider, self.provider_id, self.model_id, self.window, self.compact_at,
+                        record, self.generation + 1, self.messages[start:], self.tokens[start:], True, self.total)
 
 
 @dataclass
@@ -82,8 +129,12 @@ def is_deleted_error(error: BaseException) -> bool:
 class TurnRunner:
     def __init__(self, client: HostClient, *, checkpoint_every: float = CHECKPOINT_EVERY,
                  offline_delay: float = 0.02, watched: Callable[[str], bool] = lambda session_id: False,
-                 override: ProviderChoice | None = None, outbox: Outbox | None = None):
+                 override: ProviderChoice | None = None, outbox: Outbox | None = None,
+                 context_window: int | None = None):
         self.client = client
+        self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
+        self.correction = budget.Correction()  # per chat: reported prompt tokens / estimated
+        self._usage: dict[str, dict] = {}  # per chat: the context size the last turn or compaction left
         self.outbox = outbox
         self.checkpoint_every = checkpoint_every
         self.offline_delay = offline_delay
@@ -124,6 +175,10 @@ class TurnRunner:
         keeps an edited prompt in its original regenerate family
         (``meta.revisionRootId``), so the pager shows every variant.
         """
+        if text.strip() == compaction.COMMAND and not attachments:
+            record = await self.compact(session_id)
+            return {"status": "compacted", "compaction": record, "turn": None, "message": None, "stored": None,
+                    "error": None}
         blocks = prompt_blocks(text, attachments)
         if self.is_running(session_id):
             params = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
@@ -180,9 +235,9 @@ class TurnRunner:
                 params["queueEntryId"] = queue_entry_id  # leaves the queue with this very append
             await call("session.appendMessage", params)
         active.user_stored = True
-        window = await call("session.get", {"sessionId": session_id})
-        session = window["session"]
-        provider, provider_id, model_id = await self._provider_for(session)
+        prepared = await self.prepare_request(session_id)
+        session, provider, provider_id, model_id = (prepared.session, prepared.provider, prepared.provider_id,
+                                                    prepared.model_id)
         await call("session.startTurn", {"sessionId": session_id, "turnId": active.turn_id,
                                          "providerId": provider_id, "modelId": model_id})
         builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
@@ -191,11 +246,14 @@ class TurnRunner:
         fallback = ImageFallback()
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
+        sent_estimate, reported = 0, None
         try:
-            context = modes.with_mode(_context(window["messages"]), session.get("mode"))
+            prepared = await self._fit(session_id, prepared, active.cancel)
+            context = prepared.context()
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
                 context = await attachment_content.hydrate(self.client, context)
             # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
+            sent_estimate = budget.estimate(context)
             events = fallback.stream(provider, context, thinking_level=session["thinkingLevel"], cancel=active.cancel)
             async with contextlib.aclosing(events):
                 async for event in events:
@@ -205,6 +263,8 @@ class TurnRunner:
                     elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
                         thinking_seconds = time.monotonic() - thinking_started
                     if isinstance(event, Usage):
+                        if not event.raw.get("estimated"):
+                            reported = event
                         continue
                     self._notify(session_id, "delta", builder.snapshot("streaming"))
                     if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
@@ -214,13 +274,14 @@ class TurnRunner:
                 status = "aborted"
         except ProviderError as exc:
             status, error = "error", exc
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, compaction.CompactionAborted):
             status = "aborted"
         finally:
             close = getattr(provider, "aclose", None)
             if close is not None:
                 await close()
         final = builder.snapshot(status)
+        self._remember_usage(session_id, prepared, sent_estimate, reported, final)
         if session_id in self._deleted:
             return self._dropped(session_id, final)
         meta = final.setdefault("meta", {})
@@ -264,10 +325,185 @@ class TurnRunner:
         # every new prompt would rewrite the whole transcript after every turn.
         branching = user is None or bool((user.get("meta") or {}).get("revisionRootId"))
         if status == "completed" and stored is not None and branching:
-            await self._archive_branch(session_id, window["messages"], user)
+            await self._archive_branch(session_id, prepared.messages, user)
         self._notify(session_id, "finished", final if stored is not None else None)
         return {"status": status, "turn": ended["turn"], "message": final,
                 "stored": stored, "error": {"code": error.code, "message": error.message} if error else None}
+
+    # -- context budget and compaction ------------------------------------------------------
+    async def prepare_request(self, session_id: str) -> Prepared:
+        """Build the next request without sending it: windowed reads from the active checkpoint on.
+
+        The newest page usually reaches back to the checkpoint; otherwise pages
+        are read backwards until it is found, or (a chat never compacted) until
+        they hold about two windows' worth: the kept tail plus the most one
+        summary request can carry. Older messages are never read. The caller
+        closes ``provider``.
+        """
+        call = self.client.call
+        page = await call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
+        session = page["session"]
+        provider, provider_id, model_id = await self._provider_for(session)
+        try:
+            window = await self._window(provider_id, model_id)
+            compact_at = await self._compact_at()
+            return await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
+        except BaseException:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+            raise
+
+    async def _read(self, session_id: str, page: dict, provider: Any, provider_id: str, model_id: str,
+                    window: int, compact_at: float | None) -> Prepared:
+        chain = page.get("compactions") or []
+        checkpoint = chain[-1] if chain else None
+        boundary = {checkpoint.get("firstKeptMessageId"), checkpoint.get("throughMessageId")} if checkpoint else set()
+        want = 2 * window
+        messages: list[dict] = list(page["messages"])
+        more, start = page["hasMoreBefore"], page["messageStart"]
+        tokens = budget.estimate(_context(messages))
+        while more and not boundary.intersection(m["id"] for m in messages) and tokens < want:
+            older = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": READ_PAGE,
+                                                           "messageBefore": start})
+            messages = older["messages"] + messages
+            more, start = older["hasMoreBefore"], older["messageStart"]
+            tokens += budget.estimate(_context(older["messages"]))
+        complete = not more
+        if checkpoint is not None:
+            ids = [m["id"] for m in messages]
+            if checkpoint.get("firstKeptMessageId") in ids:
+                messages, complete = messages[ids.index(checkpoint["firstKeptMessageId"]):], True
+            elif checkpoint.get("throughMessageId") in ids:  # the first kept message was deleted since
+                messages, complete = messages[len(ids) - ids[::-1].index(checkpoint["throughMessageId"]):], True
+        visible = _context(messages)
+        return Prepared(page["session"], provider, provider_id, model_id, window, compact_at, checkpoint, len(chain),
+                        visible, [budget.message_tokens(m) for m in visible], complete, page["totalMessages"])
+
+    async def _window(self, provider_id: str, model_id: str | None) -> int:
+        row = None
+        if self.context_window is None and provider_id not in (OFFLINE_ID, "custom") and model_id:
+            try:
+                rows = (await self.client.call("models.list", {"providerId": provider_id}))["models"]
+                row = next((r for r in rows if r.get("modelId") == model_id), None)
+            except HostError:
+                row = None
+        return budget.window_for(model_id, row, self.context_window)
+
+    async def _compact_at(self) -> float | None:
+        try:
+            return (await self.client.call("settings.get", {}))["settings"].get("compactAt")
+        except HostError:
+            return None
+
+    def _estimate(self, session_id: str, prepared: Prepared) -> int:
+        return self.correction.apply(session_id, budget.estimate(prepared.context()))
+
+    async def _fit(self, session_id: str, prepared: Prepared, cancel: asyncio.Event) -> Prepared:
+        """``prepared``, compacted first when it passes ``compactAt`` of the window; never over the window."""
+        window = prepared.window
+        if self._estimate(session_id, prepared) > budget.compact_threshold(window, prepared.compact_at):
+            record = await self._compact(session_id, prepared, cancel, manual=False)
+            if record is not None:
+                prepared = prepared.after(record)
+        needed = self._estimate(session_id, prepared)
+        if needed > budget.input_budget(window):
+            raise ProviderError(compaction.CONTEXT_TOO_LARGE,
+                                f"The newest messages need about {needed:,} tokens, more than the model's context "
+                                f"window of {window:,} tokens leaves for a request "
+                                f"({budget.input_budget(window):,}). Shorten the message or pick a model with "
+                                f"a larger context window.")
+        return prepared
+
+    async def _compact(self, session_id: str, prepared: Prepared, cancel: asyncio.Event, *,
+                       manual: bool) -> dict | None:
+        """Summarise what must go with one model call and append the checkpoint; None if nothing can go."""
+        factor = self.correction.factor(session_id)
+        tokens = [max(1, round(t * factor)) for t in prepared.tokens]
+        known = sum(tokens) + budget.tokens_for_chars(len(prepared.summary()))
+        if not prepared.complete and prepared.messages:  # the first compaction of a long chat: extrapolated
+            known = round(known * max(1.0, prepared.total / len(prepared.messages)))
+        room = int(prepared.window / max(1.0, factor))  # the summary request is estimated, so corrected too
+        plan = compaction.plan(prepared.messages, tokens, window=prepared.window, request_window=room,
+                               previous_summary=prepared.summary(), complete=prepared.complete,
+                               tokens_before=known, last_exchange=manual)
+        if plan is None:
+            return None
+        self._notify(session_id, "compacting", None)
+        request = compaction.request(plan, prepared.summary(), room)
+        if self.correction.apply(session_id, budget.estimate(request)) > budget.input_budget(prepared.window):
+            raise ProviderError(compaction.COMPACTION_FAILED, "The summary request would not fit in the model's "
+                                                              "context window.")
+        summary = await compaction.summarise(prepared.provider, request, cancel)
+        record = compaction.checkpoint(plan, summary, generation=prepared.generation + 1,
+                                       provider_id=prepared.provider_id, model_id=prepared.model_id,
+                                       window=prepared.window, manual=manual)
+        if session_id in self._deleted:
+            raise compaction.CompactionAborted()
+        await self.client.call("session.appendCompaction", {"sessionId": session_id, "compaction": record})
+        stored = {**record}
+        after = prepared.after(record)
+        self._usage[session_id] = {"tokens": self._estimate(session_id, after), "window": prepared.window}
+        self._notify(session_id, "compacted", stored)
+        return stored
+
+    async def compact(self, session_id: str) -> dict:
+        """Compact now: the checkpoint appended, or HostError (nothing to compact, a failed or stopped summary).
+
+        Keeps the newest exchange (at most a quarter of the window) word for
+        word. Stop (``stop(session_id)``) cancels the summary call; nothing is
+        stored then.
+        """
+        if self.is_running(session_id):
+            raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
+        active = _Active(turn_id=str(uuid.uuid4()))
+        self._active[session_id] = active
+        active.task = asyncio.current_task()
+        try:
+            prepared = await self.prepare_request(session_id)
+            try:
+                record = await self._compact(session_id, prepared, active.cancel, manual=True)
+            finally:
+                close = getattr(prepared.provider, "aclose", None)
+                if close is not None:
+                    await close()
+        except compaction.CompactionAborted:
+            raise HostError(compaction.COMPACTION_FAILED, "Compaction was stopped; nothing was changed.",
+                            {"aborted": True}) from None
+        except ProviderError as exc:
+            raise HostError(exc.code, exc.message) from exc
+        finally:
+            self._active.pop(session_id, None)
+            self._notify(session_id, "idle", None)
+        if record is None:
+            raise HostError(ErrorCode.CONFLICT, "Nothing to compact yet: this chat is no longer than the part a "
+                                                "compaction keeps word for word.", {"nothingToCompact": True})
+        return record
+
+    async def context_usage(self, session_id: str) -> dict:
+        """``{"tokens", "window"}``: the estimated size of the next request's context (summary + kept tail)."""
+        known = self._usage.get(session_id)
+        if known is not None:
+            return dict(known)
+        page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
+        provider_id, model_id = await self._model_of(page["session"])
+        window = await self._window(provider_id, model_id)
+        prepared = await self._read(session_id, page, None, provider_id, model_id or "", window, None)
+        usage = {"tokens": self._estimate(session_id, prepared), "window": window}
+        self._usage[session_id] = usage
+        return dict(usage)
+
+    def _remember_usage(self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None,
+                        final: dict) -> None:
+        """Learn the correction from the provider's count, and keep the context size for ``context_usage``."""
+        if reported is not None and sent_estimate:
+            self.correction.observe(session_id, sent_estimate, reported.input_tokens)
+        if reported is not None and reported.input_tokens > 0:
+            tokens = reported.input_tokens + max(reported.output_tokens, 0)
+        else:
+            tokens = self._estimate(session_id, prepared) + self.correction.apply(
+                session_id, budget.message_tokens(final))
+        self._usage[session_id] = {"tokens": int(tokens), "window": prepared.window}
 
     def _dropped(self, session_id: str, final: dict | None) -> dict:
         """The chat was deleted during the turn: nothing of it is stored."""
@@ -296,11 +532,10 @@ class TurnRunner:
         except HostError as exc:  # a lost checkpoint costs at most one interval of text
             log.warning("checkpoint failed: %s", exc)
 
-    async def _provider_for(self, session: dict) -> tuple[Any, str, str]:
+    async def _model_of(self, session: dict) -> tuple[str, str | None]:
+        """``(provider id, model id)`` the chat's next request goes to (the model may still be unknown)."""
         if self.override is not None:
-            choice = self.override
-            return (OpenAICompatibleProvider(base_url=choice.base_url, api_key=choice.api_key, model=choice.model,
-                                             label=choice.label), "custom", choice.model)
+            return "custom", self.override.model
         provider_id, model_id = session.get("providerId"), session.get("modelId")
         if not provider_id:
             try:
@@ -309,6 +544,16 @@ class TurnRunner:
                 model_id = model_id or default.get("defaultModelId")
             except HostError:
                 provider_id = OFFLINE_ID
+        if provider_id == OFFLINE_ID:
+            return OFFLINE_ID, OFFLINE_MODEL
+        return provider_id, model_id
+
+    async def _provider_for(self, session: dict) -> tuple[Any, str, str]:
+        if self.override is not None:
+            choice = self.override
+            return (OpenAICompatibleProvider(base_url=choice.base_url, api_key=choice.api_key, model=choice.model,
+                                             label=choice.label), "custom", choice.model)
+        provider_id, model_id = await self._model_of(session)
         if provider_id == OFFLINE_ID:
             return OfflineDemoProvider(delay=self.offline_delay), OFFLINE_ID, OFFLINE_MODEL
         creds = await self.client.call("providers.credentials", {"providerId": provider_id})

@@ -21,6 +21,7 @@ PASTE_DEFAULT, PASTE_MIN, PASTE_MAX = 600, 1, 1_000_000
 DISPLAY_MODES = ("flat", "command-first", "fully-folded")
 THEMES = ("system", "light", "dark")
 LANGUAGES = ("system", "en", "zh_CN")
+COMPACT_AT_DEFAULT, COMPACT_AT_MIN, COMPACT_AT_MAX = 0.8, 0.5, 0.95  # share of the context window
 
 
 def read(ctx: HostContext) -> dict:
@@ -41,6 +42,8 @@ def normalise(stored: dict) -> dict:
         settings["theme"] = "system"
     if stored.get("language") not in LANGUAGES:
         settings["language"] = "system"
+    if not _is_share(stored.get("compactAt")):
+        settings["compactAt"] = COMPACT_AT_DEFAULT
     return settings
 
 
@@ -52,6 +55,7 @@ def validate_patch(patch: dict) -> None:
         "transcriptDisplayMode": ("one of " + ", ".join(DISPLAY_MODES), lambda v: v in DISPLAY_MODES),
         "theme": ("one of " + ", ".join(THEMES), lambda v: v in THEMES),
         "language": ("one of " + ", ".join(LANGUAGES), lambda v: v in LANGUAGES),
+        "compactAt": (f"a number from {COMPACT_AT_MIN} to {COMPACT_AT_MAX}", _is_share),
     }
     for key, value in patch.items():
         if value is None or key not in checks:
@@ -82,6 +86,10 @@ def settings_set(ctx: HostContext, p: Params) -> dict:
     settings = normalise(merged)
     ctx.emit("settings.changed", {"settings": settings, "keys": sorted(patch)})
     return {"settings": settings}
+
+
+def _is_share(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and COMPACT_AT_MIN <= value <= COMPACT_AT_MAX
 
 
 def _is_int(value: Any) -> bool:

@@ -56,6 +56,10 @@ _BY_CODE: dict[str, str] = {
     "provider_error": QT_TRANSLATE_NOOP("PlainErrors",
         "The provider stopped the reply with an error. Details has its reason."),
     "stream_cut": QT_TRANSLATE_NOOP("PlainErrors", "The connection dropped before the reply was finished."),
+    "compaction_failed": QT_TRANSLATE_NOOP("PlainErrors",
+        "The chat's older part could not be summarised to make room, so nothing was sent. Try again."),
+    "context_too_large": QT_TRANSLATE_NOOP("PlainErrors",
+        "The newest message is too long for this model's context window. Shorten it or pick another model."),
     "aborted_by_crash": QT_TRANSLATE_NOOP("PlainErrors",
         "The reply was cut off because pidesktop quit or crashed while it was being written."),
 }
