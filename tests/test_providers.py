@@ -220,7 +220,7 @@ def test_models_upsert_list_delete(host):
     assert {k: v for k, v in model.items() if k != "updatedAt"} == {
         "providerId": "p1", "modelId": "zeta", "displayName": "Zeta", "source": "user",
         "capabilities": ["tools", "vision"], "contextWindow": 128000, "maxOutputTokens": 4096,
-        "deprecated": False, "discoveryState": None}
+        "deprecated": False, "discoveryState": None, "price": None}
     host.call("models.upsert", {"providerId": "p1", "model": {"modelId": "alpha"}})
     host.call("models.upsert", {"providerId": "p2", "model": {"modelId": "m", "displayName": "Middle"}})
     listed = host.call("models.list")["models"]

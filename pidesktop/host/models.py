@@ -13,7 +13,7 @@ import apsw
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import providers
+from . import prices, providers
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -44,7 +44,7 @@ def _to_model(row: tuple) -> dict:
 
 def read(conn: apsw.Connection, provider_id: str, model_id: str) -> dict | None:
     row = conn.execute(_SELECT + " WHERE provider_id = ? AND model_id = ?", (provider_id, model_id)).fetchone()
-    return None if row is None else _to_model(row)
+    return None if row is None else _to_model(row) | {"price": prices.price_of(conn, provider_id, model_id)}
 
 
 def _model_id(q: Params, name: str) -> str:
@@ -74,7 +74,8 @@ def models_list(ctx: HostContext, p: Params) -> dict:
     else:
         rows = ctx.conn.execute(_SELECT).fetchall()
     rank = {pid: i for i, pid in enumerate(providers.display_order(ctx.conn))}
-    models = sorted((_to_model(r) for r in rows),
+    known = prices.all_prices(ctx.conn)
+    models = sorted((_to_model(r) | {"price": known.get((r[0], r[1]))} for r in rows),
                     key=lambda m: (rank.get(m["providerId"], len(rank)), m["displayName"].casefold(), m["modelId"]))
     return {"models": models}
 
@@ -108,6 +109,36 @@ def models_upsert(ctx: HostContext, p: Params) -> dict:
         )
     ctx.emit("models.changed", {"providerId": provider_id})
     return {"model": read(ctx.conn, provider_id, model_id)}
+
+
+@command("models.setPrice")
+def models_set_price(ctx: HostContext, p: Params) -> dict:
+    """Store the price the person pays for a model; the model need not have a row (custom ids are allowed)."""
+    provider_id = p.text("providerId")
+    model_id = _model_id(p, "modelId")
+    figures = [_per_million(p, name) for name in ("inputPerMillion", "outputPerMillion")]
+    currency = p.choice("currency", prices.CURRENCIES, default="USD")
+    providers.require(ctx.conn, provider_id)
+    with ctx.conn:
+        prices.put(ctx.conn, provider_id, model_id, *figures, currency, ctx.clock())
+    ctx.emit("models.changed", {"providerId": provider_id})
+    return {"providerId": provider_id, "modelId": model_id, "price": prices.price_of(ctx.conn, provider_id, model_id)}
+
+
+def _per_million(p: Params, name: str) -> float | None:
+    """A required field that may be null (unknown); else a finite number 0..PER_MILLION_MAX."""
+    if name not in p.raw:
+        raise invalid(f"{p.method}: missing required field '{name}' (send null when the price is unknown).", name)
+    value = p.raw[name]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise invalid(f"{p.method}: field '{name}' must be a number or null.", name)
+    if not prices.is_figure(value):
+        # the value is not quoted: a huge integer has no printable form (Python caps int-to-text digits)
+        raise invalid(f"{p.method}: field '{name}' must be a finite number from 0 to {prices.PER_MILLION_MAX:,.0f} "
+                      "(per million tokens).", name)
+    return value
 
 
 @command("models.delete")
