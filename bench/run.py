@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["transcripts.py", "delete_message.py", "migrate.py", "ui.py"]
+BENCHES = ["transcripts.py", "delete_message.py", "migrate.py", "turn_start.py", "ui.py"]
 OPTIONAL = ["relocate.py", "workflows.py"]
 
 
