@@ -106,8 +106,11 @@ def wait_for_screen(display: XDisplay, path: Path, what: str, check) -> Shot:
 
 
 def user_bubble(before: Shot, after: Shot) -> tuple[int, int]:
-    """A point inside the first prompt's bubble: the topmost change on the right of the transcript."""
-    box = (int(after.width * 0.55), int(after.height * 0.07), int(after.width * 0.97), int(after.height * 0.5))
+    """A point inside the first prompt's bubble: the topmost change on the right of the transcript.
+
+    The box starts below the chat header (about 76 px of 800), whose context meter also appears with the
+    first reply."""
+    box = (int(after.width * 0.55), int(after.height * 0.11), int(after.width * 0.97), int(after.height * 0.5))
     changed = after.changed(before, box)
     assert changed, f"no prompt appeared between {before.path.name} and {after.path.name}"
     top = min(y for _, y in changed)
