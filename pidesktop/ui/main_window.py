@@ -461,8 +461,8 @@ class MainWindow(QMainWindow):
         self.context_meter.style().polish(self.context_meter)
         if window:
             percent = round(100 * tokens / window)
-            tip = self.tr("This chat’s context: about %1 of the model’s %2 tokens (%3%). The whole conversation "
-                          "is sent with every message; when it nears the limit, earlier messages are summarised. "
+            tip = self.tr("This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every "
+                          "message; when it nears the limit, earlier messages are summarised. "
                           "Click to compact now.").replace("%1", short_tokens(tokens)).replace(
                 "%2", short_tokens(window)).replace("%3", str(percent))
         else:

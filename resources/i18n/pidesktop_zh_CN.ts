@@ -148,6 +148,14 @@
         <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
     </message>
     <message>
+        <source>Summarising earlier messages…</source>
+        <translation>正在汇总较早的消息…</translation>
+    </message>
+    <message>
+        <source>Earlier messages summarised</source>
+        <translation>较早的消息已汇总为摘要</translation>
+    </message>
+    <message>
         <source>Not sent: the chat could not be created.</source>
         <translation>未发送：无法创建对话。</translation>
     </message>
@@ -623,6 +631,14 @@ Size: %3</source>
         <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
     </message>
     <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the earlier messages so the conversation fits the model&apos;s context again</source>
+        <translation>汇总较早的消息，让对话重新放得进模型的上下文</translation>
+    </message>
+    <message>
         <source>Start a conversation</source>
         <translation>开始对话</translation>
     </message>
@@ -661,6 +677,14 @@ Size: %3</source>
     <message>
         <source>Close the inbox, stop editing, or stop the reply</source>
         <translation>关闭收件箱、停止编辑或停止回复</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every message; when it nears the limit, earlier messages are summarised. Click to compact now.</source>
+        <translation>此对话的上下文：约 %1，模型上限 %2 个 token（%3%），每条消息都会发送这些内容；接近上限时，较早的消息会被汇总。点击立即压缩。</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
+        <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
     </message>
     <message>
         <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
@@ -733,6 +757,10 @@ Size: %3</source>
     <message>
         <source>Earlier messages summarised</source>
         <translation>较早的消息已汇总为摘要</translation>
+    </message>
+    <message>
+        <source>%1 tokens before</source>
+        <translation>此前 %1 个 token</translation>
     </message>
     <message>
         <source>This model did not accept pictures, so they were sent by name only.</source>
@@ -1181,6 +1209,14 @@ This cannot be undone.</source>
     <message>
         <source>The connection dropped before the reply was finished.</source>
         <translation>回复完成前连接已断开。</translation>
+    </message>
+    <message>
+        <source>The chat&apos;s older part could not be summarised to make room, so nothing was sent. Try again.</source>
+        <translation>无法汇总对话较早的部分以腾出空间，因此没有发送任何内容。请重试。</translation>
+    </message>
+    <message>
+        <source>The newest message is too long for this model&apos;s context window. Shorten it or pick another model.</source>
+        <translation>最新的消息超出了此模型的上下文窗口。请缩短它或选择其他模型。</translation>
     </message>
     <message>
         <source>The reply was cut off because pidesktop quit or crashed while it was being written.</source>
@@ -1784,6 +1820,10 @@ This cannot be undone.</source>
         <translation>数据</translation>
     </message>
     <message>
+        <source>Usage</source>
+        <translation>用量</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1821,6 +1861,14 @@ This cannot be undone.</source>
     <message>
         <source>Copy this chat into a new one</source>
         <translation>将此对话复制为新对话</translation>
+    </message>
+    <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the earlier messages to free the model&apos;s context</source>
+        <translation>汇总较早的消息，释放模型的上下文</translation>
     </message>
     <message>
         <source>Move project up</source>
@@ -2008,6 +2056,81 @@ This cannot be undone.</source>
     <message>
         <source>Task finished</source>
         <translation>任务已完成</translation>
+    </message>
+</context>
+<context>
+    <name>UsagePage</name>
+    <message>
+        <source>Usage</source>
+        <translation>用量</translation>
+    </message>
+    <message>
+        <source>By model</source>
+        <translation>按模型</translation>
+    </message>
+    <message>
+        <source>Type the price you pay per million tokens to see costs; leave it empty when you do not know it.</source>
+        <translation>输入每百万 token 的价格即可查看费用；不知道时请留空。</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Turns</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Input / 1M</source>
+        <translation>输入 / 百万</translation>
+    </message>
+    <message>
+        <source>Output / 1M</source>
+        <translation>输出 / 百万</translation>
+    </message>
+    <message>
+        <source>By day</source>
+        <translation>按天</translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <source>No replies in the last 30 days yet.</source>
+        <translation>最近 30 天还没有回复。</translation>
+    </message>
+    <message>
+        <source>Usage could not be read: %1</source>
+        <translation>无法读取用量：%1</translation>
+    </message>
+    <message>
+        <source>Last %1 days: %2 replies, %3 tokens in, %4 out · %5</source>
+        <translation>最近 %1 天：%2 条回复，输入 %3 个 token，输出 %4 · %5</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Price per million tokens (USD); empty when unknown</source>
+        <translation>每百万 token 的价格（美元）；未知时留空</translation>
+    </message>
+    <message>
+        <source>at least %1</source>
+        <translation>至少 %1</translation>
     </message>
 </context>
 <context>
