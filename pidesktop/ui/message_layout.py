@@ -165,7 +165,7 @@ def summary_key(row: dict) -> str:
 
 
 def divider_label(compaction: dict) -> str:
-    """ "Earlier messages summarised · 48.2k tokens before · 3 Mar 2025 14:05" (what is known of it)."""
+    """ "Earlier messages summarised · 48.2k tokens before · 2025-03-03 14:05" (what is known of it)."""
     pieces = [QCoreApplication.translate("MessageLayout", "Earlier messages summarised")]
     before = compaction.get("tokensBefore")
     if isinstance(before, int) and not isinstance(before, bool) and before > 0:
@@ -178,8 +178,8 @@ def divider_label(compaction: dict) -> str:
 
 
 def _when(value: Any) -> str:
-    """A checkpoint's time (RFC 3339 text or epoch milliseconds) in the locale's short form."""
-    from PySide6.QtCore import QDateTime, QLocale, Qt
+    """A checkpoint's time (RFC 3339 text or epoch milliseconds) as local "2025-03-04 14:05"."""
+    from PySide6.QtCore import QDateTime, Qt
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         moment = QDateTime.fromMSecsSinceEpoch(int(value))
@@ -191,7 +191,8 @@ def _when(value: Any) -> str:
         return ""
     if not moment.isValid():
         return ""
-    return QLocale().toString(moment.toLocalTime(), QLocale.FormatType.ShortFormat)
+    # ISO order reads the same in every language; the system's short format can come out as "4 03 2025"
+    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm")
 
 
 def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,

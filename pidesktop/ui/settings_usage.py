@@ -199,11 +199,12 @@ def _cell(text: str, number: bool) -> QTableWidgetItem:
 
 
 def _day_label(iso: str) -> str:
+    """The host's "2026-12-01" as it is: ISO order reads the same in every language (the system's short
+    format can come out as "1 12 2026")."""
     try:
-        day = date.fromisoformat(iso)
+        return date.fromisoformat(iso).isoformat()
     except ValueError:
         return iso
-    return QLocale().toString(day, QLocale.FormatType.ShortFormat)
 
 
 def _price_text(value) -> str:
