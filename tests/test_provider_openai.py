@@ -366,8 +366,8 @@ def test_list_models(sse_server):
             await source.aclose()
 
     assert asyncio.run(scenario()) == [
-        {"id": "gpt-4o", "ownedBy": "openai", "contextWindow": None},
-        {"id": "meta/llama-3", "ownedBy": "meta", "contextWindow": 131072},
+        {"id": "gpt-4o", "ownedBy": "openai", "contextWindow": None, "price": None},
+        {"id": "meta/llama-3", "ownedBy": "meta", "contextWindow": 131072, "price": None},
     ]
     [request] = sse_server.requests
     assert (request.method, request.path, request.headers["authorization"]) == ("GET", "/v1/models", f"Bearer {KEY}")

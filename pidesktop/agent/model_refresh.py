@@ -14,6 +14,7 @@ from ..bus import HostClient
 MODEL_ID_MAX = 200
 TOKENS_MAX = 100_000_000
 DISCOVERY_MAX = 10_000
+PER_MILLION_MAX = 1_000_000.0
 
 
 async def refresh_models(client: HostClient, provider_id: str) -> dict:
@@ -48,7 +49,24 @@ def discovered(listed: list[dict]) -> list[dict]:
         window = item.get("contextWindow")
         if isinstance(window, int) and not isinstance(window, bool) and 1 <= window <= TOKENS_MAX:
             entry["contextWindow"] = window
+        price = _price(item.get("price"))
+        if price is not None:
+            entry["price"] = price
         models.append(entry)
         if len(models) == DISCOVERY_MAX:
             break
     return models
+
+
+def _price(listed: object) -> dict | None:
+    """The price the server listed as ``{inputPerMillion, outputPerMillion}`` (USD; a figure outside what the
+    host accepts is unknown, null), or None when neither figure is known."""
+    if not isinstance(listed, dict):
+        return None
+    price = {}
+    for side in ("inputPerMillion", "outputPerMillion"):
+        figure = listed.get(side)
+        ok = (isinstance(figure, (int, float)) and not isinstance(figure, bool)
+              and 0 <= figure <= PER_MILLION_MAX)  # also refuses NaN and infinities
+        price[side] = figure if ok else None
+    return price if any(figure is not None for figure in price.values()) else None

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
 import httpx
@@ -344,7 +345,10 @@ class OpenAICompatibleProvider:
             await response.aclose()
 
     async def list_models(self) -> list[dict]:
-        """``[{"id", "ownedBy", "contextWindow"}]`` from ``GET {base_url}/models``."""
+        """``[{"id", "ownedBy", "contextWindow", "price"}]`` from ``GET {base_url}/models``.
+
+        ``price`` is what the server itself lists (see ``_pricing``), else None.
+        """
         url = f"{self.base_url}/models"
         try:
             response = await self._http().get(url, headers=self._headers("application/json"),
@@ -365,7 +369,8 @@ class OpenAICompatibleProvider:
         items = payload.get("data", payload.get("models")) if isinstance(payload, dict) else payload
         if not isinstance(items, list):
             raise self._bad_response("a model list without a data array")
-        return [{"id": str(item["id"]), "ownedBy": item.get("owned_by"), "contextWindow": _context_window(item)}
+        return [{"id": str(item["id"]), "ownedBy": item.get("owned_by"), "contextWindow": _context_window(item),
+                 "price": _pricing(item)}
                 for item in items if isinstance(item, dict) and item.get("id")]
 
     async def aclose(self) -> None:
@@ -562,6 +567,43 @@ def _context_window(item: dict) -> int | None:
     if isinstance(top, dict) and isinstance(top.get("context_length"), int):
         return top["context_length"]
     return None
+
+
+def _pricing(item: dict) -> dict | None:
+    """``{"inputPerMillion", "outputPerMillion"}`` in USD from a listed ``pricing`` object, or None.
+
+    OpenRouter (and servers copying its listing) give ``pricing: {"prompt": "<USD per token>",
+    "completion": "<USD per token>", "request": "<USD per request>", ...}`` as decimal strings. A side
+    that is missing, negative (OpenRouter's "-1" means the price varies) or not a number is None. A model
+    with a per-request fee that is not zero (or not readable) gets no price at all: its token prices
+    alone would give a cost lower than the real one. Charges per image, search and the like are per use
+    and not counted.
+    """
+    pricing = item.get("pricing")
+    if not isinstance(pricing, dict):
+        return None
+    if "request" in pricing and _per_unit(pricing["request"]) != 0:
+        return None
+    figures = {}
+    for side, name in (("inputPerMillion", "prompt"), ("outputPerMillion", "completion")):
+        per_token = _per_unit(pricing.get(name))
+        # over 1 USD a token is no real price (and the host refuses it); the test also keeps the product finite
+        figures[side] = None if per_token is None or per_token > 1 else float(per_token * 1_000_000)
+    return figures if any(figure is not None for figure in figures.values()) else None
+
+
+def _per_unit(value: object) -> Decimal | None:
+    """A listed price (a decimal string or a JSON number) as a finite, non-negative Decimal, else None."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = value.strip() if isinstance(value, str) else repr(value)
+    if not text or len(text) > 40 or not text.isascii():
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() and number >= 0 else None
 
 
 def _excerpt(text: str, limit: int = 60) -> str:

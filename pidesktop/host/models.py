@@ -5,6 +5,7 @@ Rows come from three places (``source``): ``bundled`` with the app,
 Discovery never touches a user row and never changes a bundled row's source.
 A discovered row the endpoint stops listing is kept and marked
 ``discovery_state = 'unlisted'``; it is ``published`` again when it returns.
+A price the endpoint lists is stored apart from the row (see ``prices``).
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
         existing = {r[0]: r[1:] for r in ctx.conn.execute(
             "SELECT model_id, source, display_name, context_window, discovery_state FROM models "
             "WHERE provider_id = ?", (provider_id,))}
-        for model_id, (display, window) in listed.items():
+        for model_id, (display, window, price) in listed.items():
+            price_changed = _store_provider_price(ctx.conn, provider_id, model_id, price, now)
             row = existing.get(model_id)
             if row is None:
                 ctx.conn.execute(
@@ -179,6 +181,8 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
                 continue
             source, old_display, old_window, state = row
             if source == "user":
+                if price_changed:
+                    updated.append(model_id)
                 continue  # the user's entry wins, field for field
             new_display = display or old_display
             new_window = window if window is not None else old_window
@@ -187,6 +191,8 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
                     "UPDATE models SET display_name = ?, context_window = ?, discovery_state = 'published', "
                     "updated_at = ? WHERE provider_id = ? AND model_id = ?",
                     (new_display, new_window, now, provider_id, model_id))
+                updated.append(model_id)
+            elif price_changed:
                 updated.append(model_id)
         for model_id, (source, _display, _window, state) in existing.items():
             if source == "discovered" and model_id not in listed and state != "unlisted":
@@ -199,12 +205,26 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
     return {"added": sorted(added), "updated": sorted(updated), "unlisted": sorted(unlisted)}
 
 
-def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None]]:
-    """modelId -> (displayName, contextWindow), in list order; a repeated id keeps its first entry."""
+def _store_provider_price(conn: apsw.Connection, provider_id: str, model_id: str, price: tuple | None,
+                          now: int) -> bool:
+    """Store (or, when the listing has none, remove) the provider's price for a listed model; True if it changed."""
+    before = prices.stored(conn, provider_id, model_id, prices.PROVIDER_NS)
+    figures = price or (None, None)
+    after = None if figures == (None, None) else {"inputPerMillion": figures[0], "outputPerMillion": figures[1],
+                                                  "currency": "USD"}
+    if before == after:
+        return False
+    prices.put(conn, provider_id, model_id, *figures, "USD", now, ns=prices.PROVIDER_NS)
+    return True
+
+
+def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None, tuple | None]]:
+    """modelId -> (displayName, contextWindow, price figures or None), in list order; a repeated id keeps its
+    first entry."""
     raw = p.array("models")
     if len(raw) > DISCOVERY_MAX:
         raise invalid(f"{p.method}: 'models' has more than {DISCOVERY_MAX} entries.", "models")
-    listed: dict[str, tuple[str | None, int | None]] = {}
+    listed: dict[str, tuple[str | None, int | None, tuple | None]] = {}
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise invalid(f"{p.method}: 'models[{i}]' must be an object.", f"models[{i}]")
@@ -213,5 +233,21 @@ def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None]]:
         model_id = _model_id(q, f"{prefix}.modelId")
         display = q.text(f"{prefix}.displayName", required=False, strip=True, max_chars=DISPLAY_NAME_MAX) or None
         window = q.integer(f"{prefix}.contextWindow", required=False, minimum=1, maximum=TOKENS_MAX)
-        listed.setdefault(model_id, (display, window))
+        price = _listed_price(p.method, q, f"{prefix}.price")
+        listed.setdefault(model_id, (display, window, price))
     return listed
+
+
+def _listed_price(method: str, q: Params, name: str) -> tuple | None:
+    """``{inputPerMillion?, outputPerMillion?}`` (USD; each a figure or null) as a pair, or None if absent."""
+    raw = q.obj(name, required=False)
+    if raw is None:
+        return None
+    figures = []
+    for side in ("inputPerMillion", "outputPerMillion"):
+        value = raw.get(side)
+        if value is not None and not prices.is_figure(value):
+            raise invalid(f"{method}: field '{name}.{side}' must be a finite number from 0 to "
+                          f"{prices.PER_MILLION_MAX:,.0f} (USD per million tokens) or null.", f"{name}.{side}")
+        figures.append(value)
+    return tuple(figures)
