@@ -40,6 +40,7 @@ from ..storage import backup as db_backup
 from ..storage import cache, cache_request, cleanup, old_roots, verify
 from ..storage import status as data_status
 from ..storage.errors import Cancelled, Refused, StorageJobError
+from . import migrations
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -305,7 +306,7 @@ def schema_backups(ctx: HostContext, params: Params) -> dict:
 def remove_schema_backup(ctx: HostContext, params: Params) -> dict:
     """Delete one ``pi.sqlite.v<n>.bak`` directly in the data folder; never the live database or anything else."""
     name = params.text("name")
-    if data_status.schema_backup_version(name) is None:
+    if migrations.backup_version(name) is None:
         raise invalid(f"data.removeSchemaBackup: field 'name': {name!r} is not the name of a database backup "
                       f"(pi.sqlite.v<version>.bak) in the data folder.", "name")
     path = ctx.data_root / name  # the pattern has no separator: nothing outside the data folder is reachable

@@ -422,8 +422,15 @@ def backup_path(path: Path, version: int, n: int = 1) -> Path:
     return path.with_name(f"{path.name}.v{version}.bak" if n == 1 else f"{path.name}.v{version}.{n}.bak")
 
 
+def backup_version(name: str, db_name: str = "pi.sqlite") -> int | None:
+    """The version in a backup's file name (``pi.sqlite.v14.bak``, ``pi.sqlite.v14.2.bak`` -> 14); None for any
+    other name, the live database's included."""
+    match = BACKUP_NAME.fullmatch(name)
+    return int(match["version"]) if match and match["db"] == db_name else None
+
+
 def list_backups(path: Path) -> list[Path]:
-    """Every ``pi.sqlite.v<n>[.<k>].bak`` beside ``path``, by version then number."""
+    """Every regular ``pi.sqlite.v<n>[.<k>].bak`` beside ``path`` (no links, no folders), by version then number."""
     found = []
     try:
         entries = list(path.parent.iterdir())

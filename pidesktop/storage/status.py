@@ -7,8 +7,6 @@ report, the command line and the host's ``data.schemaBackups`` share it.
 
 from __future__ import annotations
 
-import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import apsw
 
 from .. import paths
 from ..locks import WRITER_LOCK
+from ..host import migrations
 from ..host.db import DB_NAME
 from ..host.schema import SCHEMA_VERSION
 from . import inventory, journal, old_roots
@@ -25,7 +24,6 @@ from .sqlite_ro import open_readonly, user_version
 
 # As the migration engine names them: ``.v<version>.bak``, or ``.v<version>.<n>.bak`` beside an older copy of
 # the same version with other bytes.
-SCHEMA_BACKUP = re.compile(r"pi\.sqlite\.v([0-9]{1,6})(?:\.([0-9]{1,6}))?\.bak")
 
 COUNTED = (("sessions", "sessions"), ("messages", "messages"), ("projects", "projects"),
            ("providers", "providers"), ("turns", "turns"), ("scheduledTasks", "scheduled_tasks"),
@@ -77,31 +75,15 @@ def _database(db: Path) -> dict[str, Any]:
         return {"databaseProblem": str(exc)}
 
 
-def schema_backup_version(name: str) -> int | None:
-    """The version in a backup's file name (``pi.sqlite.v14.bak``, ``pi.sqlite.v14.2.bak`` -> 14); None for any
-    other name."""
-    match = SCHEMA_BACKUP.fullmatch(name)
-    return int(match.group(1)) if match else None
-
-
 def schema_backups(root: Path) -> list[dict[str, Any]]:
     """``[{name, path, version, bytes, modifiedAt}]`` of the regular ``pi.sqlite.v<n>[.<k>].bak`` files directly
     in ``root``, oldest version first (then by ``k``); ``modifiedAt`` in epoch milliseconds. Links and folders are not listed."""
     found = []
-    try:
-        entries = list(root.iterdir())
-    except OSError:
-        return []
-    for entry in entries:
-        version = schema_backup_version(entry.name)
-        if version is None:
-            continue
+    for entry in migrations.list_backups(root / DB_NAME):
         try:
             info = entry.lstat()
         except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        found.append(({"name": entry.name, "path": str(entry), "version": version, "bytes": info.st_size,
-                       "modifiedAt": int(info.st_mtime * 1000)}, int(SCHEMA_BACKUP.fullmatch(entry.name)[2] or 1)))
-    return [item for item, _n in sorted(found, key=lambda pair: (pair[0]["version"], pair[1]))]
+            continue  # removed meanwhile
+        found.append({"name": entry.name, "path": str(entry), "version": migrations.backup_version(entry.name),
+                      "bytes": info.st_size, "modifiedAt": int(info.st_mtime * 1000)})
+    return found
