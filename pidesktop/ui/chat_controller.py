@@ -264,15 +264,13 @@ class ChatController(QObject):
                       name="regenerate")
         if session_id == self.window.current_session_id:
             composer.set_running(self.runner.is_running(session_id))
-        await self.window.open_transcript(session_id)
+        # the transcript reloads from the host's "history"/"revision" events (history_changed), once
 
     async def _page_revision(self, session_id: str, message: dict, step: int) -> None:
         meta = message.get("meta") or {}
-        done = await host_op(self.client, "session.activateRevision", {
+        await host_op(self.client, "session.activateRevision", {
             "sessionId": session_id, "rootUserId": meta.get("revisionRootId") or message["id"],
-            "revisionIndex": meta["activeRevision"] + step}, parent=self.window)
-        if done is not None:
-            await self.window.open_transcript(session_id)
+            "revisionIndex": meta["activeRevision"] + step}, parent=self.window)  # reloads from its event
 
     def confirm_delete_message(self, session_id: str, message_id: str) -> None:
         self._confirm(self.tr("Delete message"), self.tr("Delete this message?"),
