@@ -209,3 +209,16 @@ def test_boot_sweeps_orphan_scratch_folders_but_never_transcripts(stdio_host, da
     assert (data_root / "scratch" / sid).exists()
     assert not (data_root / "scratch" / "gone-session").exists()
     assert not (data_root / "visualizations" / "gone-session").exists()
+
+
+def test_notifications_made_in_one_millisecond_prune_and_page_in_the_order_they_were_made(tmp_path):
+    # Many turns can end within one clock tick; the cap must still drop the oldest.
+    from pidesktop.host import notifications
+    from pidesktop.host.db import open_database
+
+    conn = open_database(tmp_path / "index.sqlite")
+    conn.execute("INSERT INTO sessions(id, created_at, updated_at) VALUES ('s', 1, 1)")
+    for n in range(notifications.KEEP + 5):
+        notifications.insert_for_turn(conn, "s", f"t{n}", "completed", None, now=7)
+    kept = [r[0] for r in conn.execute("SELECT turn_id FROM notifications ORDER BY rowid")]
+    assert kept == [f"t{n}" for n in range(5, notifications.KEEP + 5)]

@@ -54,8 +54,10 @@ def insert_for_turn(conn: apsw.Connection, session_id: str, turn_id: str, status
 
 
 def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
-    conn.execute("DELETE FROM notifications WHERE id IN (SELECT id FROM notifications "
-                 "ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?)", (keep,))
+    # Rows made in the same millisecond are told apart by insertion order (rowid), so the
+    # oldest really goes first; a random id would drop an arbitrary one of them.
+    conn.execute("DELETE FROM notifications WHERE rowid IN (SELECT rowid FROM notifications "
+                 "ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)", (keep,))
     return conn.changes()
 
 
@@ -68,18 +70,18 @@ def notifications_list(ctx: HostContext, p: Params) -> dict:
     if unread_only:
         where.append("read_at IS NULL")
     if cursor:
-        created, _, after_id = cursor.partition(":")
-        if decimal(created) is None or not after_id:
+        created, _, after_row = cursor.partition(":")
+        if decimal(created) is None or decimal(after_row) is None:
             raise invalid(f"notifications.list: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
-        where.append("(created_at < ? OR (created_at = ? AND id < ?))")
-        args += [int(created), int(created), after_id]
-    sql = f"SELECT {_COLUMNS} FROM notifications"
+        where.append("(created_at < ? OR (created_at = ? AND rowid < ?))")
+        args += [int(created), int(created), int(after_row)]
+    sql = f"SELECT {_COLUMNS}, rowid FROM notifications"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+    sql += " ORDER BY created_at DESC, rowid DESC LIMIT ?"
     rows = ctx.conn.execute(sql, (*args, limit + 1)).fetchall()
-    items = [to_wire(r) for r in rows[:limit]]
-    next_cursor = f"{items[-1]['createdAt']}:{items[-1]['id']}" if len(rows) > limit else None
+    items = [to_wire(r[:-1]) for r in rows[:limit]]
+    next_cursor = f"{items[-1]['createdAt']}:{rows[limit - 1][-1]}" if len(rows) > limit else None
     return {"notifications": items, "unreadCount": unread_count(ctx.conn), "nextCursor": next_cursor}
 
 
