@@ -2,10 +2,15 @@
 
 A project row is a logical index entry keyed by its normalised path: trimmed,
 ``/`` separators, no trailing separator. Nothing here ever creates, moves or
-deletes a folder on disk.
+deletes a folder on disk: a project whose folder is gone is listed with
+``missing: true`` and keeps its chats, and removing a project only moves its
+chats out of it (``projectId`` null).
 """
 
 from __future__ import annotations
+
+import os
+import re
 
 import apsw
 
@@ -16,6 +21,8 @@ from .context import HostContext
 from .params import Params, invalid
 
 CURRENT_KEY = "currentProjectId"
+NAME_MAX = 120
+_WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:/|^//[^/]")  # C:/... or a //server/share path
 
 
 def normalise_path(raw: str) -> str:
@@ -39,6 +46,18 @@ def upsert(conn: apsw.Connection, raw_path: str, now: int, field: str = "project
     return row[0]
 
 
+def is_absolute(path: str) -> bool:
+    """``path`` (normalised) names a folder from the root, on this system or a Windows one."""
+    return path.startswith("/") or bool(_WINDOWS_ABSOLUTE.match(path))
+
+
+def require(conn: apsw.Connection, project_id: int) -> dict:
+    project = summary(conn, project_id)
+    if project is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
+    return project
+
+
 def summary(conn: apsw.Connection, project_id: int) -> dict | None:
     row = conn.execute(_SELECT + " WHERE p.id = ?", (project_id,)).fetchone()
     return _to_summary(row) if row else None
@@ -54,13 +73,146 @@ _SELECT = (
 def _to_summary(row: tuple) -> dict:
     pid, path, name, pinned, created, opened, count = row
     return {"id": pid, "path": path, "name": name, "pinned": bool(pinned), "createdAt": created,
-            "lastOpenedAt": opened, "sessionCount": count}
+            "lastOpenedAt": opened, "sessionCount": count, "missing": not os.path.isdir(path)}
 
 
 @command("projects.list")
 def projects_list(ctx: HostContext, p: Params) -> dict:
     rows = ctx.conn.execute(_SELECT + " ORDER BY p.last_opened_at DESC, p.id DESC").fetchall()
     return {"projects": [_to_summary(r) for r in rows]}
+
+
+@command("projects.upsert")
+def projects_upsert(ctx: HostContext, p: Params) -> dict:
+    """Add a folder as a project; the same normalised path is the same row (its name is kept unless given)."""
+    path = normalise_path(p.text("path"))
+    if not path:
+        raise invalid("projects.upsert: 'path' must name a folder; it is empty.", "path")
+    if not is_absolute(path):
+        raise invalid(f"projects.upsert: 'path' must be an absolute folder path, not {path!r}.", "path")
+    name = _name_param(p, required=False)
+    with ctx.conn:
+        project_id = upsert(ctx.conn, path, ctx.clock(), field="path")
+        if name is not None:
+            ctx.conn.execute("UPDATE projects SET name = ? WHERE id = ?", (name, project_id))
+    project = summary(ctx.conn, project_id)
+    ctx.emit("projects.changed", {"reason": "upserted", "project": project})
+    return {"project": project}
+
+
+@command("projects.update")
+def projects_update(ctx: HostContext, p: Params) -> dict:
+    """Rename or pin a project; its path (and so its memory) stays."""
+    project_id = p.integer("projectId", minimum=1)
+    name = _name_param(p, required=False)
+    changes: dict[str, object] = {}
+    if name is not None:
+        changes["name"] = name
+    if p.has("pinned"):
+        changes["pinned"] = int(p.boolean("pinned", required=True))
+    if not changes:
+        raise invalid("projects.update: give 'name' or 'pinned'.", "name")
+    assignments = ", ".join(f"{column} = ?" for column in changes)
+    with ctx.conn:
+        if ctx.conn.execute(f"UPDATE projects SET {assignments} WHERE id = ? RETURNING id",
+                            (*changes.values(), project_id)).fetchone() is None:
+            raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
+    project = summary(ctx.conn, project_id)
+    ctx.emit("projects.changed", {"reason": "updated", "project": project})
+    return {"project": project}
+
+
+# Called with the project's path inside the removal's transaction: the project-groups
+# module drops the path from its groups there (registered by that module, see hooks).
+REMOVE_HOOKS: list = []
+
+
+@command("projects.remove")
+def projects_remove(ctx: HostContext, p: Params) -> dict:
+    """Forget a project: its chats stay (``projectId`` null), its memory goes, its folder is never touched."""
+    project_id = p.integer("projectId", minimum=1)
+    path = require(ctx.conn, project_id)["path"]
+    with ctx.conn:
+        moved = [row[0] for row in ctx.conn.execute(
+            "UPDATE sessions SET project_id = NULL WHERE project_id = ? RETURNING id", (project_id,))]
+        ctx.conn.execute("DELETE FROM projects WHERE id = ?", (project_id,))
+        kv.delete(ctx.conn, MEMORY_NS, path)
+        if kv.get(ctx.conn, "app", CURRENT_KEY) == project_id:
+            kv.delete(ctx.conn, "app", CURRENT_KEY)
+        for hook in REMOVE_HOOKS:
+            hook(ctx, path)
+    from .sessions import summary as session_summary  # sessions imports this module
+
+    for session_id in moved:
+        ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated",
+                                     "session": session_summary(ctx.conn, session_id)})
+    ctx.emit("projects.changed", {"reason": "removed", "projectId": project_id})
+    return {"removed": True}
+
+
+# -- project memory (spec 004, sections 4.1 and 4.2) ------------------------------------------
+MEMORY_NS = "projectMemory"
+MEMORY_LIMIT = 32 * 1024  # bytes of UTF-8
+
+
+def read_note(conn: apsw.Connection, ns: str, key: str) -> dict:
+    """``{text, updatedAt}`` of a kv note; a legacy plain string or structured entries read as text."""
+    row = conn.execute("SELECT value_json, updated_at FROM kv WHERE ns = ? AND key = ?", (ns, key)).fetchone()
+    if row is None:
+        return {"text": "", "updatedAt": None}
+    value = kv.get(conn, ns, key)
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, dict):
+        text = value.get("content")
+        if not isinstance(text, str):  # entries only: their bodies, one after another
+            entries = value.get("entries") if isinstance(value.get("entries"), list) else []
+            text = "\n\n".join(str(e.get("content") or e.get("text") or "") for e in entries if isinstance(e, dict))
+    else:
+        text = ""
+    return {"text": text, "updatedAt": row[1]}
+
+
+def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dict:
+    """Store (or, when blank, remove) a note of at most 32 KiB of UTF-8."""
+    size = len(text.encode("utf-8"))
+    if size > MEMORY_LIMIT:
+        raise HostError(ErrorCode.LIMIT_EXCEEDED,
+                        f"The {what} is {size:,} bytes; it can hold at most {MEMORY_LIMIT:,} bytes (32 KiB). "
+                        f"Shorten it and save again.", {"field": "text", "limit": MEMORY_LIMIT, "size": size})
+    now = ctx.clock()
+    with ctx.conn:
+        if text.strip():
+            kv.put(ctx.conn, ns, key, {"content": text, "updatedAt": now}, now)
+        else:
+            kv.delete(ctx.conn, ns, key)
+    return read_note(ctx.conn, ns, key) if text.strip() else {"text": "", "updatedAt": None}
+
+
+@command("projects.memoryGet")
+def projects_memory_get(ctx: HostContext, p: Params) -> dict:
+    project = require(ctx.conn, p.integer("projectId", minimum=1))
+    return read_note(ctx.conn, MEMORY_NS, project["path"])
+
+
+@command("projects.memorySet")
+def projects_memory_set(ctx: HostContext, p: Params) -> dict:
+    project_id = p.integer("projectId", minimum=1)
+    text = p.text("text")
+    project = require(ctx.conn, project_id)
+    result = write_note(ctx, MEMORY_NS, project["path"], text, "project memory")
+    ctx.emit("projects.changed", {"reason": "memory", "project": project})
+    return result
+
+
+def _name_param(p: Params, required: bool) -> str | None:
+    name = p.text("name", required=required, strip=True)
+    if name is None:
+        return None
+    if not 1 <= len(name) <= NAME_MAX:
+        raise invalid(f"{p.method}: 'name' must be 1 to {NAME_MAX} characters after trimming; it has {len(name)}.",
+                      "name")
+    return name
 
 
 @command("workspace.get")

@@ -179,7 +179,7 @@ PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
 
 @command("session.update")
 def session_update(ctx: HostContext, p: Params) -> dict:
-    """Change a chat's model, thinking level, mode, permission mode or fast mode (next turn on)."""
+    """Change a chat's model, thinking level, mode, permission mode, fast mode (next turn on) or project."""
     session_id = session_id_param(p)
     changes: dict[str, object] = {}
     if "providerId" in p.raw:
@@ -194,9 +194,14 @@ def session_update(ctx: HostContext, p: Params) -> dict:
         changes["permission_mode"] = p.choice("permissionMode", PERMISSION_MODES, required=True)
     if p.has("fastMode"):
         changes["fast_mode"] = int(p.boolean("fastMode", required=True))
+    if "projectId" in p.raw:  # null takes the chat out of its project
+        project_id = p.integer("projectId", required=False, minimum=1)
+        if project_id is not None:
+            projects.require(ctx.conn, project_id)
+        changes["project_id"] = project_id
     if not changes:
         raise invalid("session.update: give at least one of providerId, modelId, thinkingLevel, mode, "
-                      "permissionMode, fastMode.", "providerId")
+                      "permissionMode, fastMode, projectId.", "providerId")
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with ctx.conn:
         updated = ctx.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ? RETURNING id",
