@@ -1,5 +1,5 @@
 # The two commands a new user runs: `make run` and `make test`.
-# Both bootstrap .venv on first use; `make bench` measures speed.
+# Both bootstrap .venv on first use; `make bench` measures speed (`make bench ARGS=--quick`: small sizes).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,7 +21,7 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
 
 bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) bench/run.py
+	QT_QPA_PLATFORM=offscreen $(PY) bench/run.py $(ARGS)
 
 # SIGKILL the host at 1,000 instants of its writes and the data-folder move at 100; prints a summary.
 crash: $(STAMP)

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from transcripts import open_host, write_session  # noqa: E402
 from transcripts_files import text_pool  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 TARGET = 2.0
 
@@ -56,6 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
+    add_quick(parser, messages=10_000, runs=3)
     args = parser.parse_args()
     rng = random.Random(20261201)
     pool = text_pool(rng)

@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from pidesktop.host import migrations  # noqa: E402
+from quick import add_quick  # noqa: E402
 from tests.migration_support import build  # noqa: E402
 
 TARGET = 3.0
@@ -50,6 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
+    add_quick(parser, messages=10_000, runs=1)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pidesktop-bench-") as tmp:
         work = Path(tmp)

@@ -39,6 +39,7 @@ from pidesktop.host.db import open_database  # noqa: E402
 from pidesktop.storage import inventory  # noqa: E402
 from pidesktop.storage.copy import Pair, TreeCopy  # noqa: E402
 from pidesktop.storage.relocate import relocate  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 WORDS = ("the a to of and in is it for on that with this as be file function value error test run build "
          "python query index layout window message session cache disk offset line scan parse result").split()
@@ -142,6 +143,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=2048, help="size of the generated data root")
     parser.add_argument("--keep", action="store_true", help="leave the temporary folder behind")
+    add_quick(parser, size_mb=64)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pidesktop-bench-relocate-"))
     try:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pidesktop import paths  # noqa: E402
 from pidesktop.host.core import Host  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 WORDS = ("the", "branch", "reply", "kelp", "forest", "tide", "model", "answer", "revision", "line", "file",
          "growth", "history", "turn", "prompt", "variant", "archive", "index", "session", "transcript")
@@ -126,6 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261130)
+    add_quick(parser, turns=50)
     args = parser.parse_args()
     result = run(args.turns, random.Random(args.seed))
 

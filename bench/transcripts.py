@@ -38,6 +38,7 @@ from transcripts_files import full_parse, make_record, median_time, text_pool  #
 from pidesktop import paths  # noqa: E402
 from pidesktop.host.core import Host  # noqa: E402
 from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 PAGE = 50
 RARE = "persimmon"
@@ -155,6 +156,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--search-messages", type=int, default=200_000)
+    add_quick(parser, sizes="1000,10000", search_messages=20_000)
     args = parser.parse_args()
     rng = random.Random(20261130)
     pool = text_pool(rng)

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pidesktop.host.transcripts import TranscriptStore  # noqa: E402
 from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 PAGE = 50
 WORDS = (
@@ -158,6 +159,7 @@ def bench_size(root: Path, count: int, rng: random.Random, pool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated message counts")
+    add_quick(parser, sizes="1000,10000")
     arguments = parser.parse_args()
     sizes = [int(size) for size in arguments.sizes.split(",")]
     rng = random.Random(20260726)

@@ -31,6 +31,7 @@ from pidesktop.agent.runner import TurnRunner  # noqa: E402
 from pidesktop.bus import HostClient, HostThread  # noqa: E402
 from pidesktop.host.core import opener  # noqa: E402
 from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 TAIL = 100
 
@@ -89,6 +90,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=30)
+    add_quick(parser, messages=10_000, runs=10)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pidesktop-bench-") as tmp:
         root = Path(tmp) / "data"

@@ -44,6 +44,7 @@ from pidesktop.host.core import opener  # noqa: E402
 from pidesktop.ui import theme as themes  # noqa: E402
 from pidesktop.ui.main_window import MainWindow  # noqa: E402
 from pidesktop.ui.transcript_model import message_row  # noqa: E402
+from quick import add_quick  # noqa: E402
 
 
 class Heartbeat:
@@ -161,6 +162,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--only", nargs="+", choices=SCENARIOS, metavar="SCENARIO",
                         help=f"measure only these ({', '.join(SCENARIOS)})")
+    add_quick(parser, messages=10_000, sessions=1_000)
     args = parser.parse_args()
     only = set(args.only) if args.only else None
     with tempfile.TemporaryDirectory(prefix="pidesktop-uibench-") as tmp:
