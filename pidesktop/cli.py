@@ -5,6 +5,8 @@
                                        serve the host as JSON-RPC on stdin/stdout
     pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
                                        one turn without a window; the reply goes to stdout
+                   [--mode agent|plan|goal] [--interactive]
+                                       Plan/Goal need --interactive (approve on stdin), else they are refused
     pidesktop chat --session ID --compact [--context-window N]
                                        summarise the chat's older part now (a compaction checkpoint)
     pidesktop --screenshot PATH [--session ID] [--theme light|dark]
@@ -46,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the model's context window for this run (overrides the model's own)")
     chat.add_argument("--compact", action="store_true", help="with --session: compact the chat instead of asking")
     chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
+    chat.add_argument("--mode", choices=("agent", "plan", "goal"), help="set the chat's mode first")
+    chat.add_argument("--interactive", action="store_true",
+                      help="ask on stdin when a plan or goal needs approval (else Plan/Goal runs are refused)")
     storage_cli.add_parser(sub)
     return parser
 
@@ -64,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_chat(args.prompt, session_id=args.chat_session, base_url=args.base_url, model=args.model,
                         api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
                         show_thinking=args.show_thinking, context_window=args.context_window,
-                        compact=args.compact)
+                        compact=args.compact, mode=args.mode, interactive=args.interactive)
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"

@@ -60,7 +60,8 @@ def _emit(stream, text: str, done: int) -> int:
 
 def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str | None = None,
              model: str | None = None, api_key_env: str | None = None, data_dir: str | None = None,
-             show_thinking: bool = False, context_window: int | None = None, compact: bool = False) -> int:
+             show_thinking: bool = False, context_window: int | None = None, compact: bool = False,
+             mode: str | None = None, interactive: bool = False) -> int:
     if compact and not session_id:
         print("pidesktop chat: --compact needs --session", file=sys.stderr)
         return 2
@@ -98,15 +99,18 @@ def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str
     override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url else None
     host = HostThread(opener(location, role="pidesktop chat")).start()
     try:
-        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking, context_window, compact))
+        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking, context_window, compact,
+                                 mode=mode, interactive=interactive))
     finally:
         host.stop()
 
 
 async def _chat(host: HostThread, prompt: str | None, session_id: str | None, override: ProviderChoice | None,
-                show_thinking: bool, context_window: int | None = None, compact: bool = False) -> int:
+                show_thinking: bool, context_window: int | None = None, compact: bool = False, *,
+                mode: str | None = None, interactive: bool = False) -> int:
     client = HostClient(host, asyncio.get_running_loop())
-    runner = TurnRunner(client, override=override, context_window=context_window)
+    # Unattended unless --interactive: a Plan/Goal turn is refused before any model request.
+    runner = TurnRunner(client, override=override, context_window=context_window, interactive=interactive)
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
     loop = asyncio.get_running_loop()
@@ -115,9 +119,11 @@ async def _chat(host: HostThread, prompt: str | None, session_id: str | None, ov
         try:
             await client.call("app.handshake", {"protocolVersion": 1})
             if created:
-                session_id = (await client.call("session.create", {}))["session"]["id"]
+                session_id = (await client.call("session.create", {"mode": mode} if mode else {}))["session"]["id"]
             else:
                 await client.call("session.get", {"sessionId": session_id, "messageLimit": 1})
+                if mode:
+                    await client.call("session.update", {"sessionId": session_id, "mode": mode})
         except HostError as exc:
             print(f"pidesktop chat: {_unavailable(exc)}", file=sys.stderr)
             return 2
@@ -135,6 +141,8 @@ async def _chat(host: HostThread, prompt: str | None, session_id: str | None, ov
             print(f"session: {session_id}", file=sys.stderr)
             return 0
         reason = result["error"]["message"] if result.get("error") else "the reply was stopped"
+        if (result.get("error") or {}).get("code") == ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION:
+            reason = f"{ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION}: {reason}"  # scripts look for the code
         if override is not None:
             reason = _about_options(reason)
         if created and not _has_reply(result.get("message")):

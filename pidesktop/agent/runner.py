@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes
+from . import attachment_content, compaction, modes, plan_gate, project_notes
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -88,11 +88,13 @@ class Prepared:
     tokens: list[int]  # the estimate of each of ``messages``
     complete: bool  # ``messages`` reach back to the checkpoint, or to the chat's start
     total: int  # every message line of the transcript
+    notes: dict | None = None  # the project's memory as the person's own notes (``project_notes``)
 
     def context(self) -> list[dict]:
-        """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front."""
+        """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front,
+        the project notes right after it."""
         head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
-        return modes.with_mode(head + self.messages, self.session.get("mode"))
+        return project_notes.placed(modes.with_mode(head + self.messages, self.session.get("mode")), self.notes)
 
     def summary(self) -> str:
         return str((self.checkpoint or {}).get("summary") or "")
@@ -102,7 +104,8 @@ class Prepared:
         ids = [message["id"] for message in self.messages]
         start = ids.index(record["firstKeptMessageId"])
         return Prepared(self.session, self.provider, self.provider_id, self.model_id, self.window, self.compact_at,
-                        record, self.generation + 1, self.messages[start:], self.tokens[start:], True, self.total)
+                        record, self.generation + 1, self.messages[start:], self.tokens[start:], True, self.total,
+                        self.notes)
 
 
 @dataclass
@@ -130,8 +133,10 @@ class TurnRunner:
     def __init__(self, client: HostClient, *, checkpoint_every: float = CHECKPOINT_EVERY,
                  offline_delay: float = 0.02, watched: Callable[[str], bool] = lambda session_id: False,
                  override: ProviderChoice | None = None, outbox: Outbox | None = None,
-                 context_window: int | None = None):
+                 context_window: int | None = None, interactive: bool = True):
         self.client = client
+        # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
+        self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
         self.correction = budget.Correction()  # per chat: reported prompt tokens / estimated
         self._usage: dict[str, dict] = {}  # per chat: the context size the last turn or compaction left
@@ -248,6 +253,8 @@ class TurnRunner:
         last_checkpoint = time.monotonic()
         sent_estimate, reported = 0, None
         try:
+            if not self.interactive:
+                plan_gate.refuse_unattended(session)  # before any model request (spec 004)
             prepared = await self._fit(session_id, prepared, active.cancel)
             context = prepared.context()
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
@@ -347,7 +354,9 @@ class TurnRunner:
         try:
             window = await self._window(provider_id, model_id)
             compact_at = await self._compact_at()
-            return await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
+            prepared = await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
+            prepared.notes = await project_notes.read(self.client, session)
+            return prepared
         except BaseException:
             close = getattr(provider, "aclose", None)
             if close is not None:
