@@ -14,7 +14,7 @@ import time
 
 import orjson
 
-from . import attachments, history, inflight, kv, message_index, messages, sessions
+from . import attachments, history, inflight, kv, message_index, messages, scheduled, sessions
 from .context import HostContext
 
 log = logging.getLogger("pidesktop.host.boot")
@@ -57,10 +57,8 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     with conn:
         report["auditPruned"] = _changes(conn, "DELETE FROM audit_log WHERE ts < ?",
                                          (now - audit_retention_days * _DAY_MS,))
-        report["taskRunsPruned"] = _changes(conn, (
-            "DELETE FROM task_runs WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER "
-            "(PARTITION BY task_id ORDER BY started_at DESC, id DESC) AS n FROM task_runs) WHERE n > ?)"),
-            (TASK_RUNS_KEEP,))
+        report["taskRunsInterrupted"] = scheduled.settle_interrupted(conn, now)
+        report["taskRunsPruned"] = scheduled.prune_runs(conn, keep=TASK_RUNS_KEEP)
         report["notificationsPruned"] = _changes(conn, (
             "DELETE FROM notifications WHERE id NOT IN (SELECT id FROM notifications "
             "ORDER BY created_at DESC, id DESC LIMIT ?)"), (NOTIFICATIONS_KEEP,))
