@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
         "sessionMeta": {},
         "projectMeta": {},
         "projectSort": "recent",
-        "sessionView": {"sort": "recent", "archived": False},
+        "sessionView": {"sort": "recent", "archived": False, "native": True},  # native: show pi sessions
         "openProjectPaths": [],
     },
 }
@@ -66,6 +66,8 @@ def normalise(raw: Any) -> dict:
         out["sessionView"]["sort"] = view["sort"]
     if isinstance(view.get("archived"), bool):
         out["sessionView"]["archived"] = view["archived"]
+    if isinstance(view.get("native"), bool):
+        out["sessionView"]["native"] = view["native"]
     seen: list[str] = []
     for path in sidebar.get("openProjectPaths") or []:
         key = normalise_path(path) if isinstance(path, str) else ""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
+from . import native_rows
 from .prefs import Preferences
 
 # Roles carry plain values; views read whole rows with ``session_at`` rather
@@ -57,10 +58,11 @@ def _prototype(flags: Qt.ItemFlag) -> QStandardItem:
 # Cloning copies the flags in C++, about twice as fast as setting them per item.
 _GROUP_ITEM = _prototype(GROUP_FLAGS)
 _SESSION_ITEM = _prototype(SESSION_FLAGS)
+_NATIVE_ITEM = _prototype(SESSION_FLAGS & ~Qt.ItemFlag.ItemIsEditable)  # a pi session is never renamed here
 
 
 def _session_item(session: dict) -> QStandardItem:
-    item = _SESSION_ITEM.clone()
+    item = (_NATIVE_ITEM if native_rows.is_native(session) else _SESSION_ITEM).clone()
     item.setData(session["id"], SessionIdRole)
     return item
 
@@ -85,6 +87,8 @@ class _Group:
 
     @property
     def label(self) -> str:
+        if native_rows.is_group_key(self.key):
+            return native_rows.group_label(self.key)
         if self.key == "pinned":
             return QCoreApplication.translate(CONTEXT, PINNED)
         if self.path is None:
@@ -118,13 +122,15 @@ class SessionTreeModel(QStandardItemModel):
         """
         meta = self.prefs.session_meta(session["id"])
         view = self.prefs.sidebar["sessionView"]
+        if not view.get("native", True) and native_rows.is_native(session):
+            return None
         if meta.get("archived") and not view["archived"]:
             return None
         if meta.get("pinned"):
             return "pinned"
         path = session.get("projectPath")
         if path is None:
-            return "chats"
+            return native_rows.group_key(session) or "chats"
         if projects is not None and path in projects:
             return projects[path]
         key = None if self.prefs.project_meta(path).get("archived") and not view["archived"] else f"project:{path}"
@@ -147,6 +153,8 @@ class SessionTreeModel(QStandardItemModel):
             return (0,)
         if group.key == "chats":
             return (2,)
+        if native_rows.is_group_key(group.key):  # pi sessions outside projects: after the app's own chats
+            return (3, -(group.sessions[0]["updatedAt"] if group.sessions else 0), group.key)
         sort = self.prefs.sidebar["projectSort"]
         meta = self.prefs.project_meta(group.path)
         pinned = 0 if meta.get("pinned") else 1
@@ -418,6 +426,8 @@ class SessionTreeModel(QStandardItemModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return group.label
             if role == Qt.ItemDataRole.ToolTipRole:
+                if native_rows.is_group_key(group.key):
+                    return self.tr("pi sessions in %1").replace("%1", native_rows.group_folder(group.key))
                 return group.path or (self.tr("Pinned chats") if group.key == "pinned"
                                       else self.tr("Chats that belong to no project"))
             if role == IsGroupRole:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu,
                                QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
 
+from . import native_rows
 from . import theme as themes
 from .session_model import SessionTreeModel, display_title
 from .timefmt import relative
@@ -29,7 +30,8 @@ FORK_MARK_WIDTH = 12  # the branch mark drawn before a fork's title, plus its ga
 
 def is_fork(session: dict) -> bool:
     """A chat made by Fork: the host names it "<title> (fork)" (or says ``forkedFrom`` when it knows)."""
-    return bool(session.get("forkedFrom")) or (session.get("title") or "").endswith(FORK_SUFFIX)
+    return (bool(session.get("forkedFrom")) or (session.get("title") or "").endswith(FORK_SUFFIX)
+            or native_rows.is_fork(session))
 
 
 # Combined once, not per painted row: arithmetic on Python enum flags costs microseconds.
@@ -105,6 +107,10 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setPen(self._color(t.muted))
         painter.drawText(inner, RIGHT, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
+        if native_rows.is_native(session):  # a pi session: a small "pi" tag before the time
+            left = native_rows.paint_badge(painter, option.font, inner.right() - time_width - 2,
+                                           inner.center().y() + 0.5, t.muted)
+            title_rect.setRight(int(left) - native_rows.BADGE_GAP)
         status = (session.get("lastTurn") or {}).get("status")
         if status in ("error", "running"):
             color = QColor(t.danger if status == "error" else t.accent)
@@ -294,6 +300,7 @@ class Sidebar(QWidget):
         if session is None:
             return
         self.tree.setCurrentIndex(index)
+        self._enable_for(session)
         meta = self.model.prefs.session_meta(session["id"])
         self.pin_action.setText(self.tr("Unpin") if meta.get("pinned") else self.tr("Pin"))
         self.archive_action.setText(self.tr("Unarchive") if meta.get("archived") else self.tr("Archive"))
@@ -329,6 +336,11 @@ class Sidebar(QWidget):
         self.show_archived_action.setCheckable(True)
         self.show_archived_action.setChecked(prefs.sidebar["sessionView"]["archived"])
         self.show_archived_action.toggled.connect(lambda on: self._set_view("sessionView.archived", on))
+        self.show_native_action = menu.addAction(self.tr("Show pi sessions"))
+        self.show_native_action.setToolTip(self.tr("List the pi coding agent's own sessions beside your chats"))
+        self.show_native_action.setCheckable(True)
+        self.show_native_action.setChecked(native_rows.shown(prefs))
+        self.show_native_action.toggled.connect(lambda on: self._set_view("sessionView.native", on))
         return menu
 
     def _set_view(self, key: str, value) -> None:
@@ -416,7 +428,14 @@ class Sidebar(QWidget):
         session = self.model.session_at(current)
         if session is not None:
             self._selected_id = session["id"]
+            self._enable_for(session)
             self.sessionActivated.emit(session["id"])
+
+    def _enable_for(self, session: dict) -> None:
+        """A pi session is read-only here: rename, delete and compact would be refused, so they are off."""
+        writable = not native_rows.is_native(session)
+        for action in (self.rename_action, self.delete_action, self.compact_action):
+            action.setEnabled(writable)
 
     def _expand_new_groups(self, parent: QModelIndex, first: int, last: int) -> None:
         if not parent.isValid():
