@@ -153,6 +153,20 @@ def test_a_step_that_forgets_part_of_v27_fails_the_check(db, monkeypatch):
     assert version_of(db) == 26
 
 
+def test_a_step_that_leaves_a_dangling_reference_fails_the_final_foreign_key_check(db, monkeypatch):
+    build(db, 26, sessions=2, messages=10)
+
+    def orphans_messages(conn):
+        migration_steps.v26_to_v27(conn)  # the real rebuild, then a row its messages point at goes
+        conn.execute("DELETE FROM sessions WHERE rowid = (SELECT min(rowid) FROM sessions)")
+
+    monkeypatch.setattr(migrations, "STEPS", [Step(26, 27, orphans_messages)])
+    with pytest.raises(HostError) as info:
+        migrations.migrate(db)
+    assert "points at a missing sessions row" in info.value.data["reason"]
+    assert version_of(db) == 26 and rows(db, "SELECT count(*) FROM sessions") == [(2,)]
+
+
 def test_a_step_may_not_commit(db, monkeypatch):
     build(db, 26, sessions=1, messages=2)
 
