@@ -1,0 +1,304 @@
+"""Plan and Goal approvals (spec 004, 4.6a ``plan_approvals``; RPC-WAVE2 "Plan and Goal").
+
+A proposal arrives as a ``SubmitPlan``/``SubmitGoal`` tool call. The host
+writes its Markdown once, byte for byte, to a new read-only file under the
+chat's workspace (``<project>/.pi/plan/`` or ``.pi/goal/``; a chat without a
+project uses ``<data root>/scratch/<sessionId>/``) and stores one
+``pending`` row with the file's relative path, SHA-256 and size. At most one
+row per chat is pending (a unique partial index). Files are never rewritten:
+a revised proposal is a new file and a new row.
+
+Approval checks the file against its hash and size, marks the row
+``approved``, switches the chat to Agent and queues the execution
+(``execution_state = 'queued'``, ``execution_id`` = the id of the turn that
+will carry it out). The runner reports ``running`` and the end. The schema's
+execution states have no ``failed``: a failed execution is ``completed`` with
+an ``error_code``, shown on the wire as ``executionStatus: "failed"``.
+Rejection keeps the chat in its contract mode. The boot pass marks pending
+rows and queued/running executions ``interrupted`` (boot.py); anything not
+pending is answered with ``CONFLICT``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import unicodedata
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import apsw
+
+from ..bus.errors import ErrorCode, HostError
+from ..durable import fsync_dir, write_all
+from . import sessions
+from .commands import command
+from .context import HostContext
+from .params import Params, invalid
+
+KINDS = ("plan", "goal")
+DECISIONS = ("approve", "reject")
+EXECUTION_REPORTS = ("running", "completed", "failed", "interrupted")
+MARKDOWN_MAX_BYTES = 1024 * 1024  # a plan is prose; a megabyte is far more than any sensible one
+FEEDBACK_MAX_CHARS = 20_000
+TITLE_MAX_CHARS = 200
+SLUG_MAX = 48
+ARTIFACT_MODE = 0o444
+
+_COLUMNS = ("request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, feedback, status, "
+            "created_at, updated_at, resolved_at, error_code, artifact_relative_path, artifact_sha256, "
+            "artifact_size_bytes, execution_id, execution_state")
+
+
+# -- the wire shape ----------------------------------------------------------------------
+def to_wire(ctx: HostContext, row: tuple) -> dict:
+    (request_id, session_id, turn_id, tool_call_id, kind, markdown, title, feedback, status, created, updated,
+     resolved, error_code, relative, sha256, size, execution_id, execution_state) = row
+    workspace = workspace_of(ctx, session_id)
+    execution = execution_state
+    if execution_state == "completed" and error_code:
+        execution = "failed"
+    return {
+        "id": request_id, "sessionId": session_id, "kind": kind, "status": status,
+        "artifactPath": str(workspace / relative) if relative else None, "artifactRelativePath": relative,
+        "sha256": sha256, "size": size, "executionStatus": execution, "executionId": execution_id,
+        "createdAt": created, "decidedAt": resolved, "updatedAt": updated,
+        "title": title, "markdown": markdown, "feedback": feedback, "errorCode": error_code,
+        "turnId": turn_id, "toolCallId": tool_call_id,
+    }
+
+
+def load(ctx: HostContext, approval_id: str) -> dict:
+    row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE request_id = ?", (approval_id,)).fetchone()
+    if row is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no plan or goal with id {approval_id!r}.")
+    return to_wire(ctx, row)
+
+
+def workspace_of(ctx: HostContext, session_id: str) -> Path:
+    """The chat's project folder, or its scratch folder under the data root when it has no project."""
+    row = ctx.conn.execute("SELECT p.path FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
+                           "WHERE s.id = ?", (session_id,)).fetchone()
+    if row is not None and row[0]:
+        return Path(row[0])
+    return ctx.data_root / "scratch" / session_id
+
+
+# -- plan.submit --------------------------------------------------------------------------
+@command("plan.submit")
+def plan_submit(ctx: HostContext, p: Params) -> dict:
+    """Store a proposal: the immutable file first, then its pending row (a crash between leaves only a file)."""
+    session_id = sessions.session_id_param(p)
+    kind = p.choice("kind", KINDS, required=True)
+    markdown = p.text("markdown")
+    turn_id = p.text("turnId", nonempty=True)
+    tool_call_id = p.text("toolCallId", nonempty=True)
+    title = p.text("title", required=False, strip=True, max_chars=TITLE_MAX_CHARS) or title_of(markdown)
+    data = markdown.encode("utf-8")
+    if not markdown.strip():
+        raise invalid(f"plan.submit: the {kind} is empty; the model must send its text as Markdown.", "markdown")
+    if len(data) > MARKDOWN_MAX_BYTES:
+        raise HostError(ErrorCode.LIMIT_EXCEEDED, f"The {kind} is {len(data):,} bytes; at most "
+                                                  f"{MARKDOWN_MAX_BYTES:,} are kept.", {"field": "markdown"})
+    conn = ctx.conn
+    sessions.require(conn, session_id)
+    existing = conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE tool_call_id = ?",
+                            (tool_call_id,)).fetchone()
+    if existing is not None:  # a retried submit of the same call: the same row, never a second file
+        approval = to_wire(ctx, existing)
+        if approval["sessionId"] != session_id or approval["sha256"] != hashlib.sha256(data).hexdigest():
+            raise HostError(ErrorCode.CONFLICT, f"Tool call {tool_call_id} already submitted a different {kind}.")
+        return {"approval": approval}
+    pending = conn.execute("SELECT request_id FROM plan_approvals WHERE session_id = ? AND status = 'pending'",
+                           (session_id,)).fetchone()
+    if pending is not None:
+        raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval; approve or "
+                                            "reject it first.", {"approvalId": pending[0]})
+    now = ctx.clock()
+    workspace = workspace_of(ctx, session_id)
+    relative = write_artifact(workspace, kind, title, data, now)
+    approval_id = str(uuid.uuid4())
+    try:
+        with conn:
+            conn.execute(
+                "INSERT INTO plan_approvals(request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, "
+                "status, created_at, updated_at, artifact_relative_path, artifact_sha256, artifact_size_bytes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                (approval_id, session_id, turn_id, tool_call_id, kind, markdown, title, now, now, relative,
+                 hashlib.sha256(data).hexdigest(), len(data)))
+    except apsw.ConstraintError:  # lost a race with another submit: the file stays, unreferenced
+        raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval.") from None
+    approval = load(ctx, approval_id)
+    changed(ctx, approval)
+    return {"approval": approval}
+
+
+def title_of(markdown: str) -> str:
+    """The first non-empty line without Markdown heading marks, cut to a title's length."""
+    for line in markdown.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:TITLE_MAX_CHARS]
+    return ""
+
+
+def slug(title: str, kind: str) -> str:
+    """Lowercase ASCII words joined by hyphens: a file name that every file system and shell takes."""
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    text = "-".join(words)[:SLUG_MAX].strip("-")
+    return text or kind
+
+
+def write_artifact(workspace: Path, kind: str, title: str, data: bytes, now: int) -> str:
+    """Write ``data`` to a new ``.pi/<kind>/<timestamp>-<slug>.md`` under ``workspace``; never over a file.
+
+    The bytes go to a temporary file that is fsync-ed and made read-only, then
+    hard-linked to a name nobody has taken (``os.link`` fails on an existing
+    name), so a reader sees the whole file or none, and no earlier plan is
+    ever replaced.
+    """
+    folder = workspace / ".pi" / kind
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = f"{datetime.fromtimestamp(now // 1000, UTC):%Y%m%dT%H%M%S}{now % 1000:03d}Z"  # sorts by time
+        base = f"{stamp}-{slug(title, kind)}"
+        fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{base}.", suffix=".tmp")
+        try:
+            try:
+                write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.chmod(temp_name, ARTIFACT_MODE)
+            for attempt in range(1, 1000):
+                name = f"{base}.md" if attempt == 1 else f"{base}-{attempt}.md"
+                try:
+                    os.link(temp_name, folder / name)
+                    break
+                except FileExistsError:
+                    continue
+            else:  # pragma: no cover - a thousand plans in one millisecond
+                raise HostError(ErrorCode.CONFLICT, f"Could not find a free file name in {folder}.")
+        finally:
+            Path(temp_name).unlink(missing_ok=True)
+        fsync_dir(folder)
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Could not write the {kind} to {folder}: "
+                                                       f"{exc.strerror or exc}.", {"path": str(folder)}) from exc
+    return f".pi/{kind}/{name}"
+
+
+def verify_artifact(approval: dict) -> None:
+    """The file still holds exactly the bytes that were proposed (spec 004: checked before approval)."""
+    path = Path(approval["artifactPath"] or "")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HostError(ErrorCode.CONFLICT, f"The {approval['kind']} file {path} cannot be read "
+                                            f"({exc.strerror or exc}); ask for it again.",
+                        {"artifactChanged": True}) from exc
+    if len(data) != approval["size"] or hashlib.sha256(data).hexdigest() != approval["sha256"]:
+        raise HostError(ErrorCode.CONFLICT, f"The {approval['kind']} file {path} was changed after it was "
+                                            f"proposed; ask for it again.", {"artifactChanged": True})
+
+
+# -- plan.list, plan.pending ------------------------------------------------------------
+@command("plan.list")
+def plan_list(ctx: HostContext, p: Params) -> dict:
+    """Every proposal of a chat, newest first."""
+    session_id = sessions.session_id_param(p)
+    sessions.require(ctx.conn, session_id)
+    rows = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE session_id = ? "
+                            "ORDER BY created_at DESC, rowid DESC", (session_id,)).fetchall()
+    return {"approvals": [to_wire(ctx, row) for row in rows]}
+
+
+@command("plan.pending")
+def plan_pending(ctx: HostContext, p: Params) -> dict:
+    """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
+    rows = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' "
+                            "ORDER BY created_at DESC, rowid DESC").fetchall()
+    approvals = []
+    for row in rows:
+        approval = to_wire(ctx, row)
+        title = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (approval["sessionId"],)).fetchone()
+        approval["sessionTitle"] = title[0] if title else ""
+        approvals.append(approval)
+    return {"approvals": approvals}
+
+
+# -- plan.respond ------------------------------------------------------------------------
+@command("plan.respond")
+def plan_respond(ctx: HostContext, p: Params) -> dict:
+    approval_id = p.text("approvalId", nonempty=True)
+    decision = p.choice("decision", DECISIONS, required=True)
+    feedback = p.text("feedback", required=False, strip=True, max_chars=FEEDBACK_MAX_CHARS) or None
+    conn = ctx.conn
+    approval = load(ctx, approval_id)
+    if approval["status"] != "pending":
+        raise HostError(ErrorCode.CONFLICT, _not_pending(approval), {"status": approval["status"]})
+    if decision == "approve":
+        verify_artifact(approval)
+    now = ctx.clock()
+    with conn:
+        if decision == "approve":
+            conn.execute("UPDATE plan_approvals SET status = 'approved', action = 'approve', feedback = ?, "
+                         "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued' "
+                         "WHERE request_id = ? AND status = 'pending'",
+                         (feedback, now, now, str(uuid.uuid4()), approval_id))
+            conn.execute("UPDATE sessions SET mode = 'agent', updated_at = ? WHERE id = ?",
+                         (now, approval["sessionId"]))
+        else:
+            conn.execute("UPDATE plan_approvals SET status = 'rejected', action = 'reject', feedback = ?, "
+                         "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
+                         (feedback, now, now, approval_id))
+    approval = load(ctx, approval_id)
+    changed(ctx, approval)
+    return {"approval": approval}
+
+
+def _not_pending(approval: dict) -> str:
+    what = approval["kind"]
+    if approval["status"] == "interrupted":
+        return (f"This {what} is no longer waiting: the app restarted before it was answered. "
+                f"Ask for the {what} again.")
+    return f"This {what} was already answered ({approval['status']})."
+
+
+# -- plan.execution ----------------------------------------------------------------------
+@command("plan.execution")
+def plan_execution(ctx: HostContext, p: Params) -> dict:
+    """The runner reports an approved proposal's execution: running, then completed, failed or interrupted."""
+    approval_id = p.text("approvalId", nonempty=True)
+    state = p.choice("state", EXECUTION_REPORTS, required=True)
+    error_code = p.text("errorCode", required=False, max_chars=200)
+    approval = load(ctx, approval_id)
+    allowed = {"running": ("queued",), "completed": ("running",), "failed": ("running",),
+               "interrupted": ("queued", "running")}[state]
+    if approval["executionStatus"] == state:
+        return {"approval": approval}  # a repeated report
+    if approval["executionStatus"] not in allowed:
+        raise HostError(ErrorCode.CONFLICT, f"This {approval['kind']}'s execution is "
+                                            f"{approval['executionStatus'] or 'not queued'}; it cannot become "
+                                            f"{state}.", {"executionStatus": approval["executionStatus"]})
+    stored_state = "completed" if state == "failed" else state
+    code = (error_code or "failed") if state == "failed" else error_code if state == "interrupted" else None
+    now = ctx.clock()
+    with ctx.conn:
+        ctx.conn.execute("UPDATE plan_approvals SET execution_state = ?, error_code = ?, updated_at = ? "
+                         "WHERE request_id = ?", (stored_state, code, now, approval_id))
+    approval = load(ctx, approval_id)
+    changed(ctx, approval)
+    return {"approval": approval}
+
+
+def changed(ctx: HostContext, approval: dict) -> None:
+    """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
+    session_id = approval["sessionId"]
+    ctx.emit("plan.changed", {"sessionId": session_id, "approval": approval})
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "plan",
+                                 "session": sessions.summary(ctx.conn, session_id)})
