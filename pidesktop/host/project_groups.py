@@ -59,7 +59,7 @@ def to_group(conn: apsw.Connection, record: dict) -> dict:
             "createdAt": record.get("createdAt"), "updatedAt": record.get("updatedAt")}
 
 
-def _drop_root(ctx: HostContext, path: str, keep: str | None = None) -> None:
+def drop_root(ctx: HostContext, path: str, keep: str | None = None) -> None:
     """Take ``path`` out of every group but ``keep`` (a project is in one group at most)."""
     for record in all_records(ctx.conn):
         roots = record.get("roots") or []
@@ -71,8 +71,6 @@ def _drop_root(ctx: HostContext, path: str, keep: str | None = None) -> None:
         record["updatedAt"] = ctx.clock()
         kv.put(ctx.conn, GROUPS_NS, record.pop("id"), record, ctx.clock())
 
-
-projects.REMOVE_HOOKS.append(_drop_root)
 
 
 def _group_id(p: Params) -> str:
@@ -109,7 +107,7 @@ def groups_set(ctx: HostContext, p: Params) -> dict:
         primary = record.get("primaryRoot") if record.get("primaryRoot") in roots else roots[0]
         record.update({"name": name, "roots": roots, "primaryRoot": primary, "updatedAt": now})
         for path in roots:
-            _drop_root(ctx, path, keep=group_id)
+            drop_root(ctx, path, keep=group_id)
         kv.put(ctx.conn, GROUPS_NS, group_id, {k: v for k, v in record.items() if k != "id"}, now)
     group = to_group(ctx.conn, record_of(ctx.conn, group_id))
     ctx.emit("projects.changed", {"reason": "groups"})

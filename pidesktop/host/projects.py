@@ -122,34 +122,6 @@ def projects_update(ctx: HostContext, p: Params) -> dict:
     return {"project": project}
 
 
-# Called with the project's path inside the removal's transaction: the project-groups
-# module drops the path from its groups there (registered by that module, see hooks).
-REMOVE_HOOKS: list = []
-
-
-@command("projects.remove")
-def projects_remove(ctx: HostContext, p: Params) -> dict:
-    """Forget a project: its chats stay (``projectId`` null), its memory goes, its folder is never touched."""
-    project_id = p.integer("projectId", minimum=1)
-    path = require(ctx.conn, project_id)["path"]
-    with ctx.conn:
-        moved = [row[0] for row in ctx.conn.execute(
-            "UPDATE sessions SET project_id = NULL WHERE project_id = ? RETURNING id", (project_id,))]
-        ctx.conn.execute("DELETE FROM projects WHERE id = ?", (project_id,))
-        kv.delete(ctx.conn, MEMORY_NS, path)
-        if kv.get(ctx.conn, "app", CURRENT_KEY) == project_id:
-            kv.delete(ctx.conn, "app", CURRENT_KEY)
-        for hook in REMOVE_HOOKS:
-            hook(ctx, path)
-    from .sessions import summary as session_summary  # sessions imports this module
-
-    for session_id in moved:
-        ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated",
-                                     "session": session_summary(ctx.conn, session_id)})
-    ctx.emit("projects.changed", {"reason": "removed", "projectId": project_id})
-    return {"removed": True}
-
-
 # -- project memory (spec 004, sections 4.1 and 4.2) ------------------------------------------
 MEMORY_NS = "projectMemory"
 MEMORY_LIMIT = 32 * 1024  # bytes of UTF-8
