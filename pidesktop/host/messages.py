@@ -16,6 +16,7 @@ from ..bus.errors import ErrorCode, HostError
 from . import inflight, message_index, queue, sessions
 from .commands import command
 from .context import HostContext
+from .native import reading as native_reading
 from .params import Params, invalid
 from .transcripts import MessageNotFound
 
@@ -171,6 +172,8 @@ def _strip_type(record: dict[str, Any]) -> dict[str, Any]:
 @command("session.get")
 def session_get(ctx: HostContext, p: Params) -> dict:
     session_id = sessions.session_id_param(p)
+    if native_reading.is_native(session_id):
+        return native_reading.session_get(ctx, p)
     before = p.integer("messageBefore", required=False, minimum=0)
     limit = p.integer("messageLimit", required=False, minimum=1, maximum=WINDOW_LIMIT_MAX)
     content_limit = p.integer("contentLimit", required=False, minimum=1)

@@ -18,6 +18,7 @@ from ..bus.errors import ErrorCode, HostError
 from . import kv, message_index, projects, queue_marks
 from .commands import command
 from .context import HostContext
+from .native import reading as native_reading
 from .params import Params, decimal, invalid
 
 MODES = ("agent", "plan", "goal")
@@ -90,7 +91,7 @@ def _to_summary(row: tuple) -> dict:
         "projectPath": project_path, "providerId": provider_id, "modelId": model_id, "mode": mode,
         "thinkingLevel": thinking, "permissionMode": permission, "fastMode": bool(fast),
         "pinned": bool(pinned), "messageCount": last_seq, "source": source, "deletedAt": deleted_at,
-        "createdAt": created, "updatedAt": updated,
+        "createdAt": created, "updatedAt": updated, "origin": "desktop", "readOnly": False,
     }
     if turn_id is not None:
         result["lastTurn"] = {"id": turn_id, "status": turn_status, "errorCode": turn_error}
@@ -149,8 +150,11 @@ def session_list(ctx: HostContext, p: Params) -> dict:
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
-    rows = ctx.conn.execute(sql, (*args, limit + 1)).fetchall()
-    sessions = [_to_summary(r) for r in rows[:limit]]
+    rows = [_to_summary(r) for r in ctx.conn.execute(sql, (*args, limit + 1)).fetchall()]
+    if p.boolean("native", default=True):  # pi's own sessions, in the same order and pages
+        rows = sorted(rows + native_reading.list_rows(ctx, project_id, _parse_cursor(cursor) if cursor else None),
+                      key=lambda r: (r["updatedAt"], r["id"]), reverse=True)
+    sessions = rows[:limit]
     next_cursor = None
     if len(rows) > limit:
         last = sessions[-1]

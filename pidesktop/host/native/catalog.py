@@ -1,0 +1,171 @@
+"""The pi sessions this host lists: discovery, one index per file, ids, rows.
+
+A native id is ``native-pi:`` plus a hash of the file's real path: opaque,
+stable across restarts, and never the path itself (the path stays in the
+host). Files that share a header ``id`` (a copied file) are listed once, the
+one with the newest activity; the others are not rewritten or removed, only
+left out of this scan's id map.
+
+Files are only ever read here. A file that is not a pi session, garbage, or a
+torn last line never breaks the listing; a file that cannot be read is
+reported in the log once per reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+import apsw
+
+from ...bus.errors import ErrorCode, HostError
+from ..projects import normalise_path
+from . import discovery
+from .index import FileIndex
+
+log = logging.getLogger("pidesktop.host.native")
+
+PREFIX = "native-pi:"
+ORIGIN = "native-pi"
+
+
+def is_native(session_id: object) -> bool:
+    return isinstance(session_id, str) and session_id.startswith(PREFIX)
+
+
+def native_id(real_path: str) -> str:
+    return PREFIX + hashlib.blake2b(os.fsencode(real_path), digest_size=12).hexdigest()
+
+
+class Catalog:
+    """Per host: the indexes of the files seen and the id map of the last scan (host thread only)."""
+
+    def __init__(self) -> None:
+        self.indexes: dict[str, FileIndex] = {}  # real path -> index
+        self.by_id: dict[str, str] = {}  # native id -> real path, after de-duplication
+        self.admitted: set[str] = set()  # configured directories that admitted a file in this process
+        self.roots: discovery.Roots | None = None
+        self.on_roots: Callable[[tuple[str, ...]], None] | None = None  # the watcher follows the roots
+        self._problems: dict[str, str] = {}
+        self.lock = threading.Lock()  # the watcher reads ``by_id`` through ``id_for``
+
+    # -- scanning -------------------------------------------------------------------------------
+    def current_roots(self, conn: apsw.Connection) -> discovery.Roots:
+        rows = conn.execute("SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?",
+                            (discovery.MAX_PROJECTS,)).fetchall()
+        found = discovery.roots(path for (path,) in rows if os.path.isabs(path))
+        if found != self.roots:
+            self.roots = found
+            if self.on_roots is not None:
+                self.on_roots(found.watched)
+        return found
+
+    def scan(self, conn: apsw.Connection) -> list[FileIndex]:
+        """The listed sessions, one per header id, each index up to date."""
+        found_roots = self.current_roots(conn)
+        fresh: dict[str, FileIndex] = {}
+        chosen: dict[str, FileIndex] = {}
+        for found in discovery.scan(found_roots):
+            index = self.indexes.get(found.real) or FileIndex(found.real)
+            try:
+                index.refresh_path()
+            except OSError as exc:
+                self._problem(found.real, f"cannot read pi session {found.path}: {exc}")
+                continue
+            self._problems.pop(found.real, None)
+            fresh[found.real] = index
+            if found.root != found_roots.default:
+                self.admitted.add(found.root)
+            if not index.is_session:
+                continue
+            other = chosen.get(index.session_id)
+            if other is None or (index.updated_at, index.path) > (other.updated_at, other.path):
+                chosen[index.session_id] = index
+        self.indexes = fresh
+        listed = sorted(chosen.values(), key=lambda i: i.path)
+        with self.lock:
+            self.by_id = {native_id(index.path): index.path for index in listed}
+        return listed
+
+    def _problem(self, path: str, message: str) -> None:
+        if self._problems.get(path) != message:
+            self._problems[path] = message
+            log.warning(message)
+
+    def id_for(self, real_path: str) -> str:
+        return native_id(real_path)
+
+    # -- one session ------------------------------------------------------------------------------
+    def resolve(self, conn: apsw.Connection, session_id: str) -> FileIndex:
+        """The index of a listed native session, authorised again against the current roots."""
+        path = self.by_id.get(session_id)
+        if path is None:
+            self.scan(conn)
+            path = self.by_id.get(session_id)
+        if path is None:
+            raise not_found(session_id)
+        found_roots = self.roots or self.current_roots(conn)
+        if os.path.realpath(path) != path or not found_roots.admits(path, self.admitted):
+            raise not_found(session_id)
+        index = self.indexes.get(path)
+        if index is None:
+            index = self.indexes[path] = FileIndex(path)
+        return index
+
+    # -- rows ---------------------------------------------------------------------------------------
+    def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict]:
+        projects = _projects(conn)
+        ids = {index.path: native_id(index.path) for index in listed}
+        by_name = {}
+        for index in listed:
+            by_name.setdefault(os.path.basename(index.path), []).append(index.path)
+        return [row(index, projects, _parent_id(index, ids, by_name)) for index in listed]
+
+    def row_of(self, conn: apsw.Connection, index: FileIndex) -> dict:
+        listed = [self.indexes[path] for path in self.by_id.values() if path in self.indexes]
+        ids = {i.path: native_id(i.path) for i in listed}
+        by_name: dict[str, list[str]] = {}
+        for other in listed:
+            by_name.setdefault(os.path.basename(other.path), []).append(other.path)
+        return row(index, _projects(conn), _parent_id(index, ids, by_name))
+
+
+def not_found(session_id: str) -> HostError:
+    return HostError(ErrorCode.NOT_FOUND, f"There is no pi session with id {session_id!r}; "
+                                          f"its file may have been moved or removed.")
+
+
+def _projects(conn: apsw.Connection) -> dict[str, tuple[int, str]]:
+    return {normalise_path(path): (pid, path) for pid, path in conn.execute("SELECT id, path FROM projects")}
+
+
+def _parent_id(index: FileIndex, ids: dict[str, str], by_name: dict[str, list[str]]) -> str | None:
+    """The listed file the header's ``parentSession`` names: by real path, else by its unique file name."""
+    parent = index.header.get("parentSession") if index.header else None
+    if not isinstance(parent, str) or not parent:
+        return None
+    real = os.path.realpath(os.path.expanduser(parent))
+    if real in ids:
+        return ids[real]
+    same_name = by_name.get(os.path.basename(parent), [])
+    return ids[same_name[0]] if len(same_name) == 1 and same_name[0] != index.path else None
+
+
+def row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict:
+    """The ``session.list`` row of a native session (the same keys as the app's own rows)."""
+    header = index.header or {}
+    cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
+    project = projects.get(normalise_path(cwd)) if cwd else None
+    return {
+        "id": native_id(index.path), "title": index.title, "titleSource": "native",
+        "projectId": project[0] if project else None, "projectPath": project[1] if project else None,
+        "providerId": index.provider, "modelId": index.model, "mode": "agent",
+        "thinkingLevel": index.thinking or "off", "permissionMode": "inherit", "fastMode": False,
+        "pinned": False, "messageCount": index.message_count, "source": None, "deletedAt": None,
+        "createdAt": index.created_at, "updatedAt": index.updated_at,
+        "origin": ORIGIN, "readOnly": True, "nativeId": index.session_id, "cwd": cwd,
+        "parentSessionId": parent_id, "nativeToken": index.token,
+    }

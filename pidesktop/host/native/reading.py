@@ -1,0 +1,152 @@
+"""``session.list`` rows and ``session.get`` windows for native pi sessions.
+
+A window is counted in UiMessages of the branch (a tool result folded into
+its assistant message is not a message of its own) and reads only the lines
+of that window from the file, through the file's index.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ...bus.errors import ErrorCode, HostError
+from ..context import HostContext
+from ..params import Params, invalid
+from ..transcripts.windows import WindowRequest, select
+from . import pi_format
+from .catalog import Catalog, is_native
+from .index import FileIndex
+from .pi_format import Meta
+
+WINDOW_LIMIT_MAX = 10_000
+BRANCH_PREVIEW_CHARS = 80
+
+
+def catalog_of(ctx: HostContext) -> Catalog:
+    """This host's catalog, made on first use (kept on the context for the host's lifetime)."""
+    catalog = getattr(ctx, "_native_catalog", None)
+    if catalog is None:
+        catalog = Catalog()
+        ctx._native_catalog = catalog  # type: ignore[attr-defined]
+    return catalog
+
+
+def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict]:
+    """Native rows for ``session.list``, newest first, after ``cursor`` and in ``project_id`` when given."""
+    catalog = catalog_of(ctx)
+    rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn))
+    if project_id is not None:
+        rows = [r for r in rows if r["projectId"] == project_id]
+    if cursor is not None:
+        updated, after = cursor
+        rows = [r for r in rows if r["updatedAt"] < updated or (r["updatedAt"] == updated and r["id"] < after)]
+    rows.sort(key=lambda r: (r["updatedAt"], r["id"]), reverse=True)
+    return rows
+
+
+def open_session(ctx: HostContext, session_id: str) -> tuple[FileIndex, int]:
+    """The up-to-date index of a native session and an open descriptor of the file it describes."""
+    index = catalog_of(ctx).resolve(ctx.conn, session_id)
+    try:
+        fd = os.open(index.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise HostError(ErrorCode.NOT_FOUND, f"The pi session {session_id} is gone: its file was removed.") from None
+    except OSError as exc:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read the pi session {session_id}: {exc}") from exc
+    try:
+        index.refresh_fd(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read the pi session {session_id}: {exc}") from exc
+    if not index.is_session:
+        os.close(fd)
+        raise HostError(ErrorCode.NOT_FOUND, f"The file of {session_id} is no longer a pi session.")
+    return index, fd
+
+
+def session_get(ctx: HostContext, p: Params) -> dict:
+    session_id = p.text("sessionId")
+    assert is_native(session_id)
+    leaf = p.text("leafId", required=False, nonempty=True)
+    before = p.integer("messageBefore", required=False, minimum=0)
+    limit = p.integer("messageLimit", required=False, minimum=1, maximum=WINDOW_LIMIT_MAX)
+    content_limit = p.integer("contentLimit", required=False, minimum=1)
+    around = p.text("messageAround", required=False, nonempty=True)
+    after = p.integer("messageEnd", required=False, minimum=0)
+    start = p.integer("messageStart", required=False, minimum=0)
+    anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
+                                        ("messageEnd", after), ("messageStart", start)) if value is not None]
+    if len(anchors) > 1:
+        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.", anchors[1])
+    index, fd = open_session(ctx, session_id)
+    try:
+        if leaf is not None and leaf not in index.tree.by_id:
+            raise HostError(ErrorCode.NOT_FOUND, f"The pi session {session_id} has no entry {leaf!r}.")
+        if leaf == index.tree.leaf:
+            leaf = None  # the current branch: one cached view for both spellings
+        branch, branch_view = index.branch_view(leaf)
+        around_position = None
+        if around is not None:
+            around_position = branch_view.positions.get(around)
+            if around_position is None:
+                raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.")
+        request = WindowRequest(before=before, limit=limit, around=around,
+                                start=after if after is not None else start)
+        first, end = select(request, branch_view.total, around_position)
+        groups = branch_view.groups[first:end]
+        wanted = [meta for group in groups for meta in group.metas]
+        entries = dict(zip((m.id for m in wanted), index.read_entries(fd, wanted)))
+        messages = [cap(pi_format.project_group(group, [entries[m.id] for m in group.metas],
+                                                index.tree.labels, first + number), content_limit)
+                    for number, group in enumerate(groups)]
+        compaction_metas = [meta for meta, _, _ in branch_view.compactions]
+        compaction_entries = dict(zip((m.id for m in compaction_metas), index.read_entries(fd, compaction_metas)))
+        compactions = pi_format.checkpoints(branch_view, branch, lambda m: compaction_entries[m.id], index.version)
+    finally:
+        os.close(fd)
+    catalog = catalog_of(ctx)
+    return {
+        "session": catalog.row_of(ctx.conn, index), "messages": messages, "messageStart": first,
+        "messageEnd": end, "hasMoreBefore": first > 0, "hasMoreAfter": end < branch_view.total,
+        "totalMessages": branch_view.total, "compactions": compactions,
+        "branches": branches(index), "leafId": branch[-1].id if branch else None,
+    }
+
+
+def branches(index: FileIndex) -> list[dict]:
+    """Every leaf of the tree with its branch's size, newest activity and last prompt."""
+    current = index.tree.leaf
+    out = []
+    for leaf in index.tree.leaves():
+        branch, branch_view = index.branch_view(None if leaf.id == current else leaf.id)
+        out.append({"leafId": leaf.id, "messageCount": branch_view.total, "updatedAt": _newest(branch),
+                    "preview": _last_prompt(branch), "current": leaf.id == current})
+    return out
+
+
+def _newest(branch: list[Meta]) -> int | None:
+    return max((m.ts for m in branch if m.ts is not None), default=None)
+
+
+def _last_prompt(branch: list[Meta]) -> str:
+    for meta in reversed(branch):
+        if meta.kind == "user" and meta.preview:
+            text = meta.preview
+            return text if len(text) <= BRANCH_PREVIEW_CHARS else text[:BRANCH_PREVIEW_CHARS - 1].rstrip() + "…"
+    return ""
+
+
+def cap(message: dict[str, Any], limit: int | None) -> dict[str, Any]:
+    """``contentLimit``: long text, thinking and tool results cut for display, marked ``truncated``."""
+    if limit is None:
+        return message
+    blocks = []
+    for block in message.get("blocks", []):
+        kind = block.get("type")
+        if kind in ("text", "thinking") and isinstance(block.get("text"), str) and len(block["text"]) > limit:
+            block = {**block, "text": block["text"][:limit], "truncated": True}
+        elif kind == "tool_call" and isinstance(block.get("result"), str) and len(block["result"]) > limit:
+            block = {**block, "result": block["result"][:limit], "truncated": True}
+        blocks.append(block)
+    return {**message, "blocks": blocks}
