@@ -192,7 +192,7 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict) -
             raise invalid(f"{method}: field 'prompt' must not be empty: say what the task should ask.", "prompt")
         fields["prompt"] = prompt
     if creating or p.has("schedule"):
-        fields["schedule"] = _schedule(method, p.obj("schedule"), ctx.clock(), config)
+        fields["schedule"] = _schedule(method, p.obj("schedule"), _now(ctx, p), config)
     if p.has("mode"):
         fields["mode"] = p.choice("mode", MODES)
     for name in ("providerId", "modelId"):
@@ -243,6 +243,13 @@ def _apply(config: dict, fields: dict, now: int, zone: dt.tzinfo) -> dict:
 
 # -- commands ----------------------------------------------------------------------------------
 
+def _now(ctx: HostContext, p: Params) -> int:
+    """``now`` (epoch ms) when the runtime's clock is given, else the host's: schedules are armed and runs
+    started by the clock of whoever runs them, so a scheduler with its own clock stays consistent."""
+    now = p.integer("now", required=False, minimum=0)
+    return ctx.clock() if now is None else now
+
+
 def _changed(ctx: HostContext, task_id: str, reason: str) -> None:
     ctx.emit("tasks.changed", {"taskId": task_id, "reason": reason})
 
@@ -250,7 +257,7 @@ def _changed(ctx: HostContext, task_id: str, reason: str) -> None:
 @command("tasks.create")
 def tasks_create(ctx: HostContext, p: Params) -> dict:
     fields = _read_fields(ctx, p, creating=True, config={})
-    now, zone = ctx.clock(), local_zone()
+    now, zone = _now(ctx, p), local_zone()
     config = _apply({}, fields, now, zone)
     task_id = str(uuid.uuid4())
     with ctx.conn:
@@ -269,7 +276,7 @@ def tasks_update(ctx: HostContext, p: Params) -> dict:
     row = read_task(ctx.conn, task_id)
     config = _config(row[6])
     fields = _read_fields(ctx, p, creating=False, config=config)
-    now, zone = ctx.clock(), local_zone()
+    now, zone = _now(ctx, p), local_zone()
     config = _apply(config, fields, now, zone)
     enabled = fields.get("enabled", bool(row[4]))
     if enabled and not row[4] and "schedule" not in fields:
@@ -319,8 +326,7 @@ def tasks_runs(ctx: HostContext, p: Params) -> dict:
 @command("tasks.due")
 def tasks_due(ctx: HostContext, p: Params) -> dict:
     """Enabled tasks whose next run is at or before ``now`` and that are not running, oldest slot first."""
-    now = p.integer("now", required=False, default=None, minimum=0)
-    now = ctx.clock() if now is None else now
+    now = _now(ctx, p)
     zone = local_zone()
     rows = ctx.conn.execute(f"SELECT {_TASK_COLUMNS} FROM scheduled_tasks WHERE enabled = 1").fetchall()
     due = []
@@ -353,8 +359,7 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     next slot after ``now``, so slots missed while nothing ran are run once.
     """
     task_id = p.text("taskId")
-    now = p.integer("now", required=False, default=None, minimum=0)
-    now = ctx.clock() if now is None else now
+    now = _now(ctx, p)
     manual = p.boolean("manual")
     zone = local_zone()
     row = read_task(ctx.conn, task_id)
@@ -398,8 +403,7 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict:
     run_id = p.text("runId")
     status = p.choice("status", RUN_STATUSES, required=True)
     error_code = p.text("errorCode", required=False, max_chars=200)
-    now = p.integer("now", required=False, default=None, minimum=0)
-    now = ctx.clock() if now is None else now
+    now = _now(ctx, p)
     row = ctx.conn.execute("SELECT task_id, status FROM task_runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no automation run with id {run_id!r}.")
