@@ -132,8 +132,10 @@ def test_a_task_never_overlaps_itself(location):
     async def body(client, scheduler, clock):
         task = await create(client, clock, at(2026, 6, 1, 8), schedule={"kind": "hourly", "everyHours": 1})
         clock.now += HOUR
+        reserved = asyncio.Event()
+        scheduler.listeners.append(lambda phase, t, r: reserved.set())
         [first] = await scheduler.tick()
-        await asyncio.sleep(0.05)  # the run has reserved its row and is streaming
+        await reserved.wait()  # the run has reserved its row and is streaming
         assert scheduler.is_running(task["id"])
         clock.now += 2 * HOUR  # its next slot comes while it still runs
         assert await scheduler.tick() == []
@@ -146,7 +148,7 @@ def test_a_task_never_overlaps_itself(location):
         assert [r["status"] for r in await runs(client, task["id"])] == ["completed"]
         await run_until_idle(scheduler)  # after it ended, the slot it was busy for runs once
         assert [r["status"] for r in await runs(client, task["id"])] == ["completed", "completed"]
-    run(location, body, offline_delay=0.05)
+    run(location, body, offline_delay=0.01)
 
 
 def test_a_plan_task_fails_without_asking_the_model(location):
