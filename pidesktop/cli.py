@@ -14,6 +14,8 @@
     pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
                                        look after the data folder (see docs/storage.md)
     pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
+    pidesktop export SESSION_ID --format md|json [--output PATH]
+                                       write a chat as Markdown or lossless JSON (stdout by default)
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--mode", choices=("agent", "plan", "goal"), help="set the chat's mode first")
     chat.add_argument("--interactive", action="store_true",
                       help="ask on stdin when a plan or goal needs approval (else Plan/Goal runs are refused)")
+    export = sub.add_parser("export", help="write a chat as Markdown or JSON (no window)")
+    export.add_argument("export_session", metavar="SESSION_ID", help="the chat to export")
+    export.add_argument("--format", dest="export_format", choices=("md", "json"), required=True)
+    export.add_argument("--output", metavar="PATH", help="write to this file instead of stdout")
+    export.add_argument("--data-dir", dest="export_data_dir", help="use this data folder")
     storage_cli.add_parser(sub)
     return parser
 
@@ -70,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
                         api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
                         show_thinking=args.show_thinking, context_window=args.context_window,
                         compact=args.compact, mode=args.mode, interactive=args.interactive)
+    if args.command == "export":
+        from .export_command import run_export
+
+        return run_export(args.export_session, args.export_format, args.output,
+                          args.export_data_dir or args.data_dir)
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"

@@ -1,0 +1,258 @@
+"""Export a chat as Markdown (to read) or JSON (lossless, to keep or load back).
+
+Both read the transcript through windowed ``session.get`` pages from the first
+message on and write each page before the next is read, so a long chat is
+never held in memory at once. Used by ``pidesktop export`` and by the chat
+menu's "Export...".
+
+Markdown: a heading per message, its text as written (code blocks kept),
+thinking and tool calls folded in ``<details>``, attachments listed by name,
+and each compaction summary folded where it was made.
+
+JSON: ``{format, version, exportedAt, session, messages, compactions}`` with the
+stored messages exactly as ``session.replaceMessages`` takes them back (only
+the read positions ``seq``/``index`` are left out). Never in either: secrets
+(keys such as ``apiKey`` are dropped wherever they appear) and the absolute
+path of the data folder (written as ``<data>``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TextIO
+
+import orjson
+
+from ..bus import HostClient
+
+FORMATS = ("md", "json")
+PAGE = 200  # messages per session.get window
+FORMAT_NAME = "pidesktop-chat-export"
+VERSION = 1
+DATA_ROOT_MARK = "<data>"
+SECRET_KEYS = frozenset({"apikey", "api_key", "authorization", "password", "secret", "accesstoken",
+                         "refreshtoken", "x-api-key"})
+READ_KEYS = ("seq", "index")  # read positions of a window, not part of the stored message
+
+Write = Callable[[str], Any]
+
+
+class Cleaner:
+    """Drops secret keys and writes the data folder's absolute path as ``<data>``, at any depth."""
+
+    def __init__(self, data_root: str | None):
+        root = (data_root or "").rstrip("/\\")
+        self.roots = [r for r in {root, root.replace("\\", "/")} if len(r) > 1]
+
+    def text(self, value: str) -> str:
+        for root in self.roots:
+            if root in value:
+                value = value.replace(root, DATA_ROOT_MARK)
+        return value
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(k): self.value(v) for k, v in value.items() if k.lower() not in SECRET_KEYS}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        return value
+
+
+async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncIterator[dict]:
+    """Every window of the transcript, oldest first."""
+    start = 0
+    while True:
+        window = await client.call("session.get", {"sessionId": session_id, "messageStart": start,
+                                                   "messageLimit": page})
+        yield window
+        if not window["hasMoreAfter"] or window["messageEnd"] <= start:
+            return
+        start = window["messageEnd"]
+
+
+async def export(client: HostClient, session_id: str, fmt: str, write: Write, page: int = PAGE) -> dict:
+    """Write the chat in ``fmt`` ("md" or "json") through ``write``; returns the session summary."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; use md or json")
+    hello = await client.call("app.handshake", {"protocolVersion": 1})
+    cleaner = Cleaner(hello.get("dataRoot"))
+    writer = _json if fmt == "json" else _markdown
+    return await writer(client, session_id, write, cleaner, page)
+
+
+def stored(message: dict) -> dict:
+    return {k: v for k, v in message.items() if k not in READ_KEYS}
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+async def _json(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict:
+    session, compactions, first = None, [], True
+    async for window in pages(client, session_id, page):
+        if session is None:
+            session = window["session"]
+            head = {"format": FORMAT_NAME, "version": VERSION, "exportedAt": _now_rfc3339(),
+                    "session": cleaner.value(session)}
+            write(_dumps(head)[:-1] + ',"messages":[')
+        compactions = window.get("compactions") or compactions  # every window carries the whole chain
+        for message in window["messages"]:
+            write(("" if first else ",") + _dumps(cleaner.value(stored(message))))
+            first = False
+    write('],"compactions":' + _dumps(cleaner.value(compactions)) + "}\n")
+    return session
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+# -- Markdown -----------------------------------------------------------------------------------
+ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+
+
+async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict:
+    session = None
+    summaries: dict[str, list[dict]] = {}
+    async for window in pages(client, session_id, page):
+        if session is None:
+            session = window["session"]
+            write(_md_head(session, window["totalMessages"], cleaner))
+            for record in window.get("compactions") or []:
+                summaries.setdefault(record.get("throughMessageId"), []).append(record)
+        for message in window["messages"]:
+            write(cleaner.text(message_markdown(message)))
+            for record in summaries.get(message.get("id"), []):
+                write(cleaner.text(_compaction_markdown(record)))
+    return session
+
+
+def _md_head(session: dict, total: int, cleaner: Cleaner) -> str:
+    title = session.get("title") or "New chat"
+    lines = [f"# {_escape_html(_one_line(title))}", ""]  # a title's "<b>" is text, not a tag
+    created = _ms_rfc3339(session.get("createdAt"))
+    if created:
+        lines.append(f"- Started: {created}")
+    if session.get("modelId"):
+        lines.append(f"- Model: {session.get('providerId') or ''}/{session['modelId']}".replace(": /", ": "))
+    if session.get("projectPath"):
+        lines.append(f"- Project: {cleaner.text(session['projectPath'])}")
+    lines.append(f"- Messages: {total}")
+    lines.append(f"- Exported: {_now_rfc3339()}")
+    return "\n".join(lines) + "\n\n"
+
+
+def message_markdown(message: dict) -> str:
+    """One message: a heading, then its blocks in order."""
+    role = message.get("role") or "message"
+    heading = ROLE_HEADINGS.get(role, role.capitalize())
+    meta = message.get("meta") or {}
+    if role == "assistant" and message.get("model"):
+        heading += f" · {message['model']}"
+    when = message.get("createdAt")
+    parts = [f"## {heading}" + (f" · {when}" if isinstance(when, str) else "")]
+    attachments = []
+    for block in message.get("blocks") or []:
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text") or ""
+            if text.strip():
+                parts.append(text.strip("\n"))
+        elif kind == "thinking":
+            text = (block.get("text") or "").strip("\n")
+            if text.strip():
+                parts.append(_details("Thinking", text))
+        elif kind == "tool_call":
+            parts.append(_tool_call(block))
+        elif kind == "attachment":
+            attachments.append(block)
+        else:
+            parts.append(_details(f"{kind or 'block'}", _fenced(_pretty(block), "json")))
+    if attachments:
+        parts.append("Attachments:\n\n" + "\n".join(f"- {_attachment_line(block)}" for block in attachments))
+    status = meta.get("status")
+    if role == "assistant" and status in ("aborted", "error"):
+        error = (meta.get("error") or {}).get("message")
+        parts.append(f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
+                     f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*")
+    return "\n\n".join(parts) + "\n\n"
+
+
+def _tool_call(block: dict) -> str:
+    name = block.get("name") or "tool"
+    body = ["Arguments:", _fenced(_pretty(block.get("args")), "json")]
+    result = block.get("result")
+    if result is not None:
+        body += ["Result:", _fenced(result if isinstance(result, str) else _pretty(result), "")]
+    return _details(f"Tool call: {_escape_html(name)}", "\n\n".join(body))
+
+
+def _compaction_markdown(record: dict) -> str:
+    summary = (record.get("summary") or "").strip()
+    return _details("Summary of the earlier messages (compaction)", summary or "(empty)") + "\n\n"
+
+
+def _attachment_line(block: dict) -> str:
+    name = block.get("name") or "attachment"
+    facts = [f for f in (block.get("mimeType"), _size(block.get("size"))) if f]
+    return f"{_one_line(name)}" + (f" ({', '.join(facts)})" if facts else "")
+
+
+def _details(summary: str, body: str) -> str:
+    # Blank lines around the body let Markdown inside <details> render (GitHub, most viewers).
+    return f"<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def _fenced(text: str, language: str) -> str:
+    """``text`` in a code fence longer than any run of backticks inside it."""
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+def _size(size: Any) -> str | None:
+    if not isinstance(size, int):
+        return None
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _ms_rfc3339(ms: Any) -> str | None:
+    if not isinstance(ms, int):
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))
+
+
+def _now_rfc3339() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def suggested_name(session: dict, fmt: str) -> str:
+    """A file name for the export: the chat's title made safe for every file system."""
+    title = _one_line(session.get("title") or "chat")
+    safe = "".join(c if c.isalnum() or c in " -_.()" else "-" for c in title).strip(" .-")[:60] or "chat"
+    return f"{safe}.{fmt}"
