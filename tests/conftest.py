@@ -36,6 +36,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv(paths.ENV_DATA_DIR, raising=False)
+    # pi's own session folder: a test never lists or watches the real ~/.pi
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / ".pi" / "agent"))
     return home
 
 

@@ -21,6 +21,8 @@ from ..bus.errors import ErrorCode, HostError
 from . import history, message_index, sessions
 from .commands import command
 from .context import HostContext
+from .native import reading as native_reading
+from .native import writing as native_writing
 from .params import Params
 from .revisions import PAGER_FIELDS
 from .transcripts.records import session_header
@@ -34,6 +36,8 @@ _CALL_KEYS = ("callId", "toolCallId")
 @command("session.fork")
 def fork(ctx: HostContext, p: Params) -> dict:
     source_id = sessions.session_id_param(p)
+    if native_reading.is_native(source_id):
+        return native_writing.fork(ctx, p)  # a new pi file beside the parent
     through = p.text("throughMessageId", required=False, nonempty=True)
     row = ctx.conn.execute("SELECT title, title_source, project_id, provider_id, model_id, mode, thinking_level, "
                            "permission_mode, fast_mode FROM sessions WHERE id = ?", (source_id,)).fetchone()

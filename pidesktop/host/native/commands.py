@@ -1,0 +1,19 @@
+"""The command that exists only for native pi sessions: ``native.append``.
+
+``session.list``, ``session.get`` and ``session.fork`` take native ids through
+small hooks in their own modules; the write commands are refused by
+``guard`` in the dispatcher.
+"""
+
+from __future__ import annotations
+
+from ..commands import command
+from ..context import HostContext
+from ..params import Params
+from . import writing
+
+
+@command("native.append")
+def native_append(ctx: HostContext, p: Params) -> dict:
+    """Continue a pi session: native v3 entries after the current leaf, every check passed first."""
+    return writing.append(ctx, p)

@@ -1,0 +1,132 @@
+"""A watchfiles thread that turns changes to pi session files into events.
+
+- a ``*.jsonl`` file that grows: ``session.changed {sessionId, reason: "native"}``
+- a ``*.jsonl`` file that appears or goes: ``session.listChanged {}``
+
+It watches the folders the last scan found (``Catalog.on_roots`` hands them
+over from the host thread, which alone reads the database) and never reads a
+session file or the database itself; the next ``session.get`` or
+``session.list`` brings the index up to date. A folder that does not exist
+yet (no pi run so far) is looked for twice a second and watched once it
+appears. ``stop`` ends it within a fraction of a second (watchfiles'
+``stop_event``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+from ..context import HostContext
+from .catalog import native_id
+from .discovery import SUFFIX, inside
+from .reading import catalog_of
+
+log = logging.getLogger("pidesktop.host.native")
+
+DEBOUNCE_MS = 150  # events reach the window well within a second of the write
+STEP_MS = 50
+RETRY_SECONDS = 0.5
+
+
+class NativeWatcher:
+    def __init__(self, emit: Callable[[str, dict], None], roots: tuple[str, ...]):
+        self._emit = emit
+        self._roots = roots
+        self._stop = threading.Event()
+        self._restart = threading.Event()  # set with _stop, or when the roots change
+        self._thread = threading.Thread(target=self._run, name="pidesktop-native-watcher", daemon=True)
+
+    def start(self) -> "NativeWatcher":
+        self._thread.start()
+        return self
+
+    def set_roots(self, roots: tuple[str, ...]) -> None:
+        if roots != self._roots:
+            self._roots = roots
+            self._restart.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._restart.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            import watchfiles
+        except ImportError:  # declared in pyproject; without it the list refreshes on demand only
+            log.warning("watchfiles is not installed: pi sessions will not refresh by themselves")
+            return
+        watched: tuple[str, ...] | None = None
+        while not self._stop.is_set():
+            self._restart.clear()
+            roots = self._roots
+            existing = tuple(root for root in roots if os.path.isdir(root))
+            if watched is not None and existing != watched:
+                self._emit("session.listChanged", {})  # a folder came or went with its files
+            watched = existing
+            if not existing:
+                self._restart.wait(RETRY_SECONDS)
+                continue
+            try:
+                for changes in watchfiles.watch(*existing, stop_event=self._restart, debounce=DEBOUNCE_MS,
+                                                step=STEP_MS, rust_timeout=int(RETRY_SECONDS * 1000),
+                                                yield_on_timeout=True, recursive=True, raise_interrupt=False,
+                                                ignore_permission_denied=True):
+                    if changes:
+                        self._handle(changes, roots)
+                    if self._restart.is_set() or self._missing_or_new(existing, roots):
+                        break
+            except Exception:  # noqa: BLE001 - a vanished folder or an OS limit: look again shortly
+                log.warning("watching pi session folders failed; trying again", exc_info=True)
+                self._stop.wait(RETRY_SECONDS)
+
+    @staticmethod
+    def _missing_or_new(existing: tuple[str, ...], roots: tuple[str, ...]) -> bool:
+        """A watched folder vanished, or one that was missing appeared: watch again."""
+        return any(not os.path.isdir(root) for root in existing) or any(
+            root not in existing and os.path.isdir(root) for root in roots)
+
+    def _handle(self, changes: set, roots: tuple[str, ...]) -> None:
+        import watchfiles
+
+        grown: set[str] = set()
+        listed = False
+        for change, path in changes:
+            if not path.endswith(SUFFIX) or not _admitted(path, roots):
+                continue
+            if change == watchfiles.Change.modified:
+                grown.add(native_id(os.path.realpath(path)))
+            else:  # added or deleted
+                listed = True
+                if change == watchfiles.Change.added:
+                    grown.add(native_id(os.path.realpath(path)))
+        if listed:
+            self._emit("session.listChanged", {})
+        for session_id in sorted(grown):
+            self._emit("session.changed", {"sessionId": session_id, "reason": "native"})
+
+
+def _admitted(path: str, roots: tuple[str, ...]) -> bool:
+    """The default root (first) counts nested files; the configured folders only their own."""
+    if not roots:
+        return False
+    if inside(path, roots[0]):
+        return True
+    return os.path.dirname(path) in roots[1:]
+
+
+def start_watching(ctx: HostContext) -> NativeWatcher:
+    """Start the watcher of this host's pi session folders; it stops when the host closes."""
+    catalog = catalog_of(ctx)
+    watcher = NativeWatcher(ctx.emit, catalog.current_roots(ctx.conn).watched).start()
+    catalog.on_roots = watcher.set_roots
+    ctx.on_close.append(watcher.stop)
+    return watcher
