@@ -14,6 +14,8 @@
     pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
                                        look after the data folder (see docs/storage.md)
     pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
+    pidesktop automations run-due [--task ID] [--data-dir PATH]
+                                       run the scheduled prompts that are due (or one task now), then exit
     pidesktop export SESSION_ID --format md|json [--output PATH]
                                        write a chat as Markdown or lossless JSON (stdout by default)
 """
@@ -24,6 +26,7 @@ import argparse
 import os
 import sys
 
+from . import automations_cli
 from .storage import cli as storage_cli
 
 
@@ -59,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", metavar="PATH", help="write to this file instead of stdout")
     export.add_argument("--data-dir", dest="export_data_dir", help="use this data folder")
     storage_cli.add_parser(sub)
+    automations_cli.add_parser(sub)
     return parser
 
 
@@ -68,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         return storage_cli.relocate_data(*args.relocate_data)
     if args.command == "data":
         return storage_cli.run(args)
+    if args.command == "automations":
+        return automations_cli.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":
