@@ -1,0 +1,214 @@
+"""Claude Code project transcripts (``~/.claude/projects/<encoded cwd>/<session uuid>.jsonl``).
+
+One JSON entry per line. ``user``/``assistant`` entries carry an Anthropic API
+message; an API response is often written as several lines sharing one
+``message.id`` (one per content block), which are joined back into one
+Desktop message. ``tool_use`` blocks become ``tool_call`` blocks and the
+matching ``tool_result`` (in a later user entry) fills in their result and
+status; a user entry holding only tool results adds no message of its own.
+Sidechain entries (a subagent's conversation) are kept, marked with
+``meta.parentToolCallId`` (the ``Task`` call that started the subagent) per
+spec 004 section 4.7a. ``isMeta`` entries, slash-command wrappers and their
+local output, hook output (``system``) and bookkeeping lines are dropped.
+A ``summary`` entry whose ``leafUuid`` is in this file names the chat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, rfc3339, stamp,
+                     storable, text_of, tool_args)
+
+SOURCE = "claude-code"
+# Entries that carry no conversation: known, dropped without being counted as unknown.
+IGNORED = frozenset({"system", "queue-operation", "progress", "file-history-snapshot", "permission-mode",
+                     "last-prompt", "attachment", "custom-title", "tag", "agent-name", "pr-link"})
+# User text that is the CLI's own plumbing around slash commands, not something the person wrote.
+COMMAND_NOISE = ("<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+                 "<local-command-stderr>", "<local-command-caveat>", "Caveat: The messages below were generated")
+SUBAGENT_TOOLS = ("Task", "Agent")
+
+
+def read(data: bytes, name: str = "") -> ImportedSession:
+    result = ImportedSession(external_id=_stem(name))
+    ids = Ids()
+    calls: dict[str, dict] = {}  # tool_use id -> its tool_call block
+    open_tasks: list[tuple[str, str]] = []  # (Task call id, its prompt), oldest first
+    sidechain_parent: str | None = None
+    uuids: set[str] = set()
+    summaries: list[tuple[str, str]] = []
+    session_ids: list[str] = []
+    last_assistant: tuple[str, bool, dict] | None = None  # (api id, sidechain, message)
+    seen_entries = 0
+
+    for _number, entry in json_lines(data, result):
+        kind = entry.get("type")
+        if isinstance(entry.get("uuid"), str):
+            uuids.add(entry["uuid"])
+        if kind == "summary":
+            if isinstance(entry.get("summary"), str) and isinstance(entry.get("leafUuid"), str):
+                summaries.append((entry["leafUuid"], clean_text(entry["summary"])))
+            seen_entries += 1
+            continue
+        if kind in IGNORED:
+            seen_entries += 1
+            continue
+        if kind not in ("user", "assistant") or not isinstance(entry.get("message"), dict):
+            result.skipped[str(kind)[:40]] += 1
+            continue
+        seen_entries += 1
+        if isinstance(entry.get("sessionId"), str) and not session_ids:
+            session_ids.append(entry["sessionId"])
+        if result.cwd is None and isinstance(entry.get("cwd"), str) and entry["cwd"].strip():
+            result.cwd = clean_text(entry["cwd"])
+        message = entry["message"]
+        when = millis(entry.get("timestamp"))
+        sidechain = entry.get("isSidechain") is True
+        if not sidechain:
+            sidechain_parent = None
+        if kind == "user":
+            if entry.get("isMeta") is True:
+                continue
+            blocks, results = _user_blocks(message.get("content"))
+            for call_id, output, failed in results:
+                call = calls.get(call_id)
+                if call is not None:
+                    call["result"] = output
+                    call["status"] = "error" if failed else "ok"
+                    if when is not None:
+                        call["completedAt"] = rfc3339(when)
+            if sidechain and sidechain_parent is None:
+                sidechain_parent = _task_for(open_tasks, text_of(blocks))
+            if not blocks:
+                continue
+            desktop = {"id": ids.make(entry.get("uuid")), "role": "user", "blocks": blocks}
+            if sidechain:
+                desktop["meta"] = _subagent_meta(sidechain_parent)
+            stamp(desktop, when, result)
+            result.messages.append(desktop)
+            last_assistant = None
+            continue
+
+        api_id = message.get("id") if isinstance(message.get("id"), str) else None
+        blocks = _assistant_blocks(message.get("content"), calls, open_tasks)
+        if (last_assistant is not None and api_id is not None and last_assistant[0] == api_id
+                and last_assistant[1] == sidechain):
+            target = last_assistant[2]
+            target["blocks"].extend(blocks)
+            stamp_end(target, when, result)
+            continue
+        desktop = {"id": ids.make(entry.get("uuid")), "role": "assistant", "blocks": blocks}
+        meta: dict[str, Any] = {}
+        if isinstance(message.get("model"), str) and message["model"] != "<synthetic>":
+            meta["modelId"] = clean_text(message["model"])
+            result.model_id = meta["modelId"]
+        if isinstance(message.get("usage"), dict):
+            meta["sourceUsage"] = storable(message["usage"])
+        if isinstance(message.get("stop_reason"), str):
+            meta["stopReason"] = clean_text(message["stop_reason"])
+        if sidechain:
+            meta.update(_subagent_meta(sidechain_parent))
+        if meta:
+            desktop["meta"] = meta
+        stamp(desktop, when, result)
+        result.messages.append(desktop)
+        last_assistant = (api_id, sidechain, desktop) if api_id is not None else None
+
+    if not seen_entries:
+        raise ReadFailure("no Claude Code entries in this file")
+    if session_ids and not result.external_id:
+        result.external_id = clean_text(session_ids[0])
+    if not result.external_id:
+        result.external_id = "session"
+    for leaf, summary in reversed(summaries):
+        if leaf in uuids and summary.strip():
+            result.title = summary.strip()
+            break
+    return result
+
+
+def stamp_end(message: dict, ms: int | None, result: ImportedSession) -> None:
+    """A later line of the same response: only the session's span moves."""
+    if ms is not None and (result.updated_at is None or ms > result.updated_at):
+        result.updated_at = ms
+
+
+def _stem(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return clean_text(base[:-6] if base.endswith(".jsonl") else base)
+
+
+def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]:
+    """The user's own blocks (noise dropped) and the tool results it carries."""
+    blocks: list[dict] = []
+    results: list[tuple[str, Any, bool]] = []
+    if isinstance(content, str):
+        text = clean_text(content)
+        if text.strip() and not _is_noise(text):
+            blocks.append({"type": "text", "text": text})
+        return blocks, results
+    if not isinstance(content, list):
+        return blocks, results
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
+            results.append((block["tool_use_id"], clean_text(text_of(block.get("content"))),
+                            block.get("is_error") is True))
+        elif kind == "text" and isinstance(block.get("text"), str):
+            text = clean_text(block["text"])
+            if text.strip() and not _is_noise(text):
+                blocks.append({"type": "text", "text": text})
+        elif kind == "image":
+            blocks.append({"type": "text", "text": "[image]"})
+    return blocks, results
+
+
+def _assistant_blocks(content: Any, calls: dict[str, dict], open_tasks: list[tuple[str, str]]) -> list[dict]:
+    blocks: list[dict] = []
+    if isinstance(content, str):
+        return [{"type": "text", "text": clean_text(content)}] if content else []
+    if not isinstance(content, list):
+        return blocks
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            blocks.append({"type": "text", "text": clean_text(block["text"])})
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            blocks.append({"type": "thinking", "text": clean_text(block["thinking"])})
+        elif kind == "tool_use":
+            call_id = block.get("id") if isinstance(block.get("id"), str) else f"call{len(calls) + 1}"
+            name = clean_text(block.get("name")) or "tool"
+            call = {"type": "tool_call", "callId": clean_text(call_id), "name": name,
+                    "args": tool_args(block.get("input")), "status": "ok"}
+            calls[call_id] = call
+            blocks.append(call)
+            if name in SUBAGENT_TOOLS:
+                args = call["args"] if isinstance(call["args"], dict) else {}
+                open_tasks.append((call["callId"], clean_text(args.get("prompt")).strip()))
+    return blocks
+
+
+def _task_for(open_tasks: list[tuple[str, str]], prompt: str) -> str | None:
+    """The Task call a subagent's first prompt came from: the one with that prompt, else the latest."""
+    prompt = prompt.strip()
+    for call_id, task_prompt in reversed(open_tasks):
+        if task_prompt and task_prompt == prompt:
+            return call_id
+    return open_tasks[-1][0] if open_tasks else None
+
+
+def _subagent_meta(parent: str | None) -> dict:
+    meta: dict[str, Any] = {"sidechain": True}
+    if parent:
+        meta["parentToolCallId"] = parent
+    return meta
+
+
+def _is_noise(text: str) -> bool:
+    head = text.lstrip()
+    return head.startswith(COMMAND_NOISE)
