@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import orjson
 
 from ..sizes import human_size
-from . import compaction, modes
-from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, Usage
+from . import compaction, modes, tools as app_tools
+from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 
 MODEL_ID = "offline-demo"
 TOKENS_PER_WORD = 1.3
@@ -75,8 +75,18 @@ class OfflineDemoProvider:
 
     async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
                      cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+        call = demo_tool_call(messages, tools)
+        if call is not None:  # Plan/Goal proposals and the checklist work without a model too
+            for event in call:
+                if not await self._pause(cancel):
+                    return
+                yield event
+            yield Finished("tool_calls", MODEL_ID)
+            return
         if compaction.is_summary_request(messages):  # asked to compact: a deterministic summary, no thinking
             reply, thinking = compaction.demo_summary(messages), ""
+        elif answered_tool_calls(messages):
+            reply, thinking = DEMO_TOOL_REPLY, ""
         else:
             facts = PromptFacts.of(last_user_text(messages), last_user_attachments(messages))
             reply = with_note(reply_markdown(facts), mode_note(modes.mode_of(messages)))
@@ -273,3 +283,52 @@ def _count(number: int, noun: str) -> str:
 
 def _longest_backtick_run(text: str) -> int:
     return max((len(run) for run in re.findall(r"`+", text)), default=0)
+
+
+# -- the app's tools, demonstrated --------------------------------------------------------
+DEMO_TOOL_REPLY = ("Offline demo: the checklist above is ticked off. No AI model is connected, so nothing was "
+                   "actually done; add a provider in **Settings > Providers** to have a plan carried out.")
+
+
+def answered_tool_calls(messages: list[dict]) -> bool:
+    """The last message is a reply whose tool calls have their results: the model speaks again."""
+    last = messages[-1] if messages else {}
+    calls = [b for b in last.get("blocks") or [] if b.get("type") == "tool_call"]
+    return last.get("role") == "assistant" and bool(calls) and all("result" in b for b in calls)
+
+
+def demo_tool_call(messages: list[dict], tools: list[dict] | None) -> list[StreamEvent] | None:
+    """In Plan/Goal mode, propose through SubmitPlan/SubmitGoal; for an approved proposal, tick a checklist."""
+    offered = app_tools.names(tools or [])
+    if not messages or messages[-1].get("role") != "user":
+        return None
+    text = last_user_text(messages)
+    for name, kind in app_tools.PROPOSAL_TOOLS.items():
+        if name in offered:
+            return _call_events(name, {kind: demo_proposal(kind, text)}, messages[-1].get("id", ""))
+    opening = next((o for o in app_tools.EXECUTION_OPENING.values() if text.startswith(o)), None)
+    if opening and app_tools.TODO_WRITE in offered:
+        steps = re.findall(r"^\s*\d+\.\s+(.+)$", text, re.M) or ["Carry out the approved text"]
+        return _call_events(app_tools.TODO_WRITE,
+                            {"todos": [{"content": step.strip(), "status": "completed"} for step in steps[:20]]},
+                            messages[-1].get("id", ""))
+    return None
+
+
+def demo_proposal(kind: str, prompt: str) -> str:
+    topic = first_sentence(_FENCED.sub(" ", prompt), 80) or "your request"
+    if kind == "goal":
+        return "\n".join([f"# Goal: {topic}", "", "**Outcome:** what you asked for, done and checked.", "",
+                          "**How we check it:** you look at the result and say it is right.", "",
+                          "**Out of scope:** anything you did not ask for.", "",
+                          "_Offline demo: a connected model writes a real goal here._", ""])
+    return "\n".join([f"# Plan: {topic}", "", "1. Read what is there now", "2. Make the change",
+                      "3. Check the result with you", "", "**Risks:** none known yet.", "",
+                      "_Offline demo: a connected model writes a real plan here._", ""])
+
+
+def _call_events(name: str, args: dict, prompt_id: str) -> list[StreamEvent]:
+    arguments = orjson.dumps(args).decode()
+    half = len(arguments) // 2  # in two fragments, as servers stream them
+    return [ToolCallDelta(0, f"call_demo_{name.lower()}_{prompt_id}", name, arguments[:half]),
+            ToolCallDelta(0, None, None, arguments[half:])]

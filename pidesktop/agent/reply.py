@@ -32,6 +32,7 @@ class ReplyBuilder:
         self.usage: dict | None = None
         self.finish_reason: str | None = None
         self.finished = False
+        self._results: dict[str, dict] = {}  # call id -> what the app's tool returned (the tool loop)
 
     def feed(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
@@ -65,11 +66,20 @@ class ReplyBuilder:
     @property
     def tool_calls(self) -> list[dict]:
         """One ``tool_call`` block per call, in index order; args parsed when they are complete JSON."""
-        return [
-            {"type": "tool_call", "callId": call.id or f"call_{self.message_id}_{index}", "name": call.name,
-             "args": _parsed_arguments("".join(call.arguments)), "status": "ok"}
-            for index, call in sorted(self._calls.items())
-        ]
+        blocks = []
+        for index, call in sorted(self._calls.items()):
+            call_id = call.id or f"call_{self.message_id}_{index}"
+            block = {"type": "tool_call", "callId": call_id, "name": call.name,
+                     "args": _parsed_arguments("".join(call.arguments)), "status": "ok"}
+            blocks.append({**block, **self._results.get(call_id, {})})
+        return blocks
+
+    def set_result(self, call_id: str, result: object, *, ok: bool = True, duration_ms: int | None = None) -> None:
+        """The result of a call the app ran; it goes into the call's block (and back to the model)."""
+        answered: dict = {"result": result, "status": "ok" if ok else "error"}
+        if duration_ms is not None:
+            answered["durationMs"] = duration_ms
+        self._results[call_id] = answered
 
     def has_content(self) -> bool:
         return bool(self.thinking or self.text or self._calls)

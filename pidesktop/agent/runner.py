@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes, plan_gate, project_notes
+from . import attachment_content, compaction, modes, plan_gate, project_notes, tool_loop
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -252,6 +252,8 @@ class TurnRunner:
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         sent_estimate, reported = 0, None
+        tools = tool_loop.ToolLoop(self.client, session_id, active.turn_id, session.get("mode"), active.cancel,
+                                   provider_id=provider_id, model_id=model_id, notify=self._notify)
         try:
             if not self.interactive:
                 plan_gate.refuse_unattended(session)  # before any model request (spec 004)
@@ -261,22 +263,28 @@ class TurnRunner:
                 context = await attachment_content.hydrate(self.client, context)
             # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
             sent_estimate = budget.estimate(context)
-            events = fallback.stream(provider, context, thinking_level=session["thinkingLevel"], cancel=active.cancel)
-            async with contextlib.aclosing(events):
-                async for event in events:
-                    builder.feed(event)
-                    if isinstance(event, ThinkingDelta) and thinking_started is None:
-                        thinking_started = time.monotonic()
-                    elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
-                        thinking_seconds = time.monotonic() - thinking_started
-                    if isinstance(event, Usage):
-                        if not event.raw.get("estimated"):
-                            reported = event
-                        continue
-                    self._notify(session_id, "delta", builder.snapshot("streaming"))
-                    if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
-                        await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
-                        last_checkpoint = time.monotonic()
+            while True:  # one round per request; the app's tool calls are answered and the model asked again
+                events = tools.stream(fallback, provider, context, thinking_level=session["thinkingLevel"],
+                                      cancel=active.cancel)
+                async with contextlib.aclosing(events):
+                    async for event in events:
+                        builder.feed(event)
+                        if isinstance(event, ThinkingDelta) and thinking_started is None:
+                            thinking_started = time.monotonic()
+                        elif (isinstance(event, TextDelta) and thinking_started is not None
+                              and thinking_seconds is None):
+                            thinking_seconds = time.monotonic() - thinking_started
+                        if isinstance(event, Usage):
+                            if not event.raw.get("estimated"):
+                                reported = event
+                            continue
+                        self._notify(session_id, "delta", builder.snapshot("streaming"))
+                        if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
+                            await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
+                            last_checkpoint = time.monotonic()
+                if active.cancel.is_set() or not await tools.run_calls(builder):
+                    break
+                builder, context = await tools.next_round(builder, model_id, provider_id, context)
             if active.cancel.is_set():
                 status = "aborted"
         except ProviderError as exc:
@@ -335,7 +343,8 @@ class TurnRunner:
             await self._archive_branch(session_id, prepared.messages, user)
         self._notify(session_id, "finished", final if stored is not None else None)
         return {"status": status, "turn": ended["turn"], "message": final,
-                "stored": stored, "error": {"code": error.code, "message": error.message} if error else None}
+                "stored": stored, "error": {"code": error.code, "message": error.message} if error else None,
+                "approval": tools.approval}  # a plan or goal this turn left waiting for an answer
 
     # -- context budget and compaction ------------------------------------------------------
     async def prepare_request(self, session_id: str) -> Prepared:

@@ -1,0 +1,136 @@
+"""The tool loop of one turn: offer the app's tools, run the calls, ask the model again.
+
+A round is one request and its streamed answer. When the answer calls tools
+the app offered (``tools.py``), each call runs through the host, its result
+goes into the call's ``tool_call`` block, the round's message is stored (as
+an assistant message of the same turn, like any streamed reply) and the model
+is asked again with the results, until it answers without calling one of
+the app's tools. Calls to tools the app did not offer end the turn as they
+always did (stored, unanswered) unless they come with one of the app's.
+
+Limits: ``MAX_ROUNDS`` rounds of tool calls per turn, then the turn stops with
+``tool_rounds_exceeded``. A ``SubmitPlan``/``SubmitGoal`` that was stored ends
+the turn: the proposal waits for the person. Stop is checked before every
+call and ends a call that is still waiting (its block keeps no result).
+
+A server that refuses a request because of ``tools`` (a 4xx before any reply,
+as models without tool support do on Ollama) is asked once more without them;
+the runner then does without tools for that provider and model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from . import tools
+from .errors import ProviderError, ProviderErrorCode
+from .reply import ReplyBuilder
+
+MAX_ROUNDS = 25
+TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
+
+# (provider id, model id) pairs whose server refused a request with tools, for the life of the process
+_NO_TOOLS: set[tuple[str, str]] = set()
+
+
+class ToolLoop:
+    def __init__(self, client: Any, session_id: str, turn_id: str, mode: object, cancel: asyncio.Event, *,
+                 provider_id: str = "", model_id: str = "",
+                 notify: Callable[[str, str, dict | None], None] = lambda *_: None):
+        self.client = client
+        self.session_id = session_id
+        self.turn_id = turn_id
+        self.cancel = cancel
+        self.key = (provider_id, model_id)
+        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode)
+        self.names = tools.names(self.tools)
+        self.rounds = 0
+        self.approval: dict | None = None  # the proposal this turn ended waiting for
+        self._notify = notify
+
+    # -- streaming ------------------------------------------------------------------------
+    async def stream(self, fallback: Any, provider: Any, context: list[dict], **options):
+        """``fallback.stream`` with the tools offered; once more without them if the server refuses them."""
+        if not self.tools:
+            async with contextlib.aclosing(fallback.stream(provider, context, **options)) as events:
+                async for event in events:
+                    yield event
+            return
+        arrived = False
+        try:
+            async with contextlib.aclosing(fallback.stream(provider, context, tools=self.tools, **options)) as events:
+                async for event in events:
+                    arrived = True
+                    yield event
+            return
+        except ProviderError as exc:
+            if exc.code != ProviderErrorCode.BAD_REQUEST or arrived:
+                raise
+        _NO_TOOLS.add(self.key)
+        self.tools, self.names = [], set()
+        async with contextlib.aclosing(fallback.stream(provider, context, **options)) as events:
+            async for event in events:
+                yield event
+
+    # -- running the calls ----------------------------------------------------------------
+    async def run_calls(self, builder: ReplyBuilder) -> bool:
+        """Run the round's calls to the app's tools; True when the model should be asked again.
+
+        Raises ``ProviderError(tool_rounds_exceeded)`` when another round would pass ``MAX_ROUNDS``.
+        """
+        calls = builder.tool_calls
+        if not any(call["name"] in self.names for call in calls):
+            return False  # no tool of ours was called: the reply stands as it is
+        ends_turn = False
+        for call in calls:
+            if self.cancel.is_set():
+                return False
+            started = time.monotonic()
+            outcome = await self._until_stopped(
+                tools.run(self.client, self.session_id, self.turn_id, call, self.names))
+            if outcome is None:
+                return False  # stopped during the call: it keeps no result
+            builder.set_result(call["callId"], outcome.result, ok=outcome.ok,
+                               duration_ms=round((time.monotonic() - started) * 1000))
+            if outcome.ends_turn:
+                ends_turn = True
+                self.approval = outcome.approval
+        if ends_turn or self.cancel.is_set():
+            return False
+        self.rounds += 1
+        if self.rounds >= MAX_ROUNDS:
+            raise ProviderError(TOOL_ROUNDS_EXCEEDED,
+                                f"The model used tools {MAX_ROUNDS} times in this turn without answering, so the "
+                                f"turn was stopped. Send a message to let it go on, or ask it to finish.")
+        return True
+
+    async def next_round(self, builder: ReplyBuilder, model_id: str, provider_id: str,
+                         context: list[dict]) -> tuple[ReplyBuilder, list[dict]]:
+        """Store the round's message (its calls answered) and start the next one: a new builder and context."""
+        done = builder.snapshot("completed")
+        await self.client.call("session.appendMessage", {"sessionId": self.session_id, "message": done,
+                                                         "turnId": self.turn_id})
+        self._notify(self.session_id, "finished", done)
+        following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
+        self._notify(self.session_id, "started", following.snapshot("streaming"))
+        return following, [*context, done]
+
+    async def _until_stopped(self, work) -> tools.Outcome | None:
+        """``work``'s outcome, or None as soon as Stop is pressed (the call is cancelled)."""
+        task = asyncio.ensure_future(work)
+        stop = asyncio.ensure_future(self.cancel.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        return None
