@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 
-from . import logs, paths
+from . import headless_approval, logs, paths
 from .agent.runner import ProviderChoice, TurnRunner
 from .bus import ErrorCode, HostClient, HostError, HostThread
 from .host.core import opener
@@ -33,10 +33,14 @@ class _Printer:
         self.show_thinking = show_thinking
         self.text = 0
         self.thinking = 0
+        self.message_id: str | None = None
 
     def __call__(self, session_id: str, phase: str, message: dict | None) -> None:
         if message is None or phase not in ("delta", "finished"):
             return
+        if message.get("id") != self.message_id:  # a turn with tool calls stores one message per round
+            self.finish()
+            self.message_id, self.text, self.thinking = message.get("id"), 0, 0
         for block in message.get("blocks", []):
             if block.get("type") == "text":
                 self.text = _emit(sys.stdout, block.get("text", ""), self.text)
@@ -49,6 +53,7 @@ class _Printer:
         if self.text:
             sys.stdout.write("\n")
             sys.stdout.flush()
+        self.text = self.thinking = 0  # each line ended once
 
 
 def _emit(stream, text: str, done: int) -> int:
@@ -132,6 +137,8 @@ async def _chat(host: HostThread, prompt: str | None, session_id: str | None, ov
         loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the reply, keeps it
         try:
             result = await runner.send(session_id, prompt)
+            if interactive:  # a plan or goal waiting for approval is asked about on stdin
+                result = await headless_approval.answer_proposals(runner, result, printer.finish)
         except HostError as exc:
             result = {"status": "error", "error": {"message": exc.message}, "message": None}
         finally:

@@ -305,7 +305,8 @@ def demo_tool_call(messages: list[dict], tools: list[dict] | None) -> list[Strea
     text = last_user_text(messages)
     for name, kind in app_tools.PROPOSAL_TOOLS.items():
         if name in offered:
-            return _call_events(name, {kind: demo_proposal(kind, text)}, messages[-1].get("id", ""))
+            first = next((m for m in messages if m.get("role") == "user"), messages[-1])  # what the chat is about
+            return _call_events(name, {kind: demo_proposal(kind, _message_text(first))}, messages[-1].get("id", ""))
     opening = next((o for o in app_tools.EXECUTION_OPENING.values() if text.startswith(o)), None)
     if opening and app_tools.TODO_WRITE in offered:
         steps = re.findall(r"^\s*\d+\.\s+(.+)$", text, re.M) or ["Carry out the approved text"]
