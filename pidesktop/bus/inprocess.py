@@ -81,6 +81,17 @@ class HostThread:
             return
         self._queue.put((method, params, reply))
 
+    def post(self, work: Callable[[], None]) -> bool:
+        """Queue ``work`` to run on the host thread after the commands already queued.
+
+        For work a host job thread hands back to the single writer (an import's
+        writes). False when the host is shutting down and it will never run.
+        """
+        if not self._accepting:
+            return False
+        self._queue.put(work)
+        return True
+
     def subscribe(self, sink: EventSink) -> Callable[[], None]:
         with self._sinks_lock:
             self._sinks.append(sink)
@@ -104,12 +115,18 @@ class HostThread:
     # -- the host thread ---------------------------------------------------
     def _run(self) -> None:
         dispatcher = self._open()
+        attach = getattr(dispatcher, "attach_post", None)
+        if attach is not None:
+            attach(self.post)
         self._ready.set()
         try:
             while True:
                 item = self._queue.get()
                 if item is _STOP:
                     break
+                if callable(item):
+                    self._run_posted(item)
+                    continue
                 method, params, reply = item
                 self._answer(dispatcher, method, params, reply)
         finally:
@@ -118,6 +135,13 @@ class HostThread:
                     dispatcher.close()
                 except Exception:
                     log.exception("closing the host failed")
+
+    @staticmethod
+    def _run_posted(work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - posted work reports its own outcome; the host keeps serving
+            log.exception("posted host work failed")
 
     def _open(self) -> Dispatcher | None:
         try:

@@ -29,6 +29,8 @@ class HostContext:
     on_close: list[Callable[[], None]] = field(default_factory=list)
     # what opening the database migrated on this start (None when it was current or new)
     migration: MigrationReport | None = None
+    # queues work on the host thread (set by the bus's HostThread; None for a bare Host in tests)
+    post: Callable[[Callable[[], None]], bool] | None = None
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

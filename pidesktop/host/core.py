@@ -17,6 +17,8 @@ from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import HostContext
 from .db import DB_NAME, open_migrated
+from .native import guard as native_guard
+from .native import watcher as native_watcher
 from .params import Params
 
 log = logging.getLogger("pidesktop.host")
@@ -49,6 +51,10 @@ class Host:
             conn.close()
             lock.release()
             raise
+        try:
+            native_watcher.start_watching(ctx)
+        except Exception:  # noqa: BLE001 - pi sessions then refresh on demand; the host still serves
+            log.exception("could not watch pi session folders")
         log.info("host ready on %s", root)
         return cls(ctx, lock)
 
@@ -56,7 +62,12 @@ class Host:
         handler = commands.lookup(method)
         if handler is None:
             raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
+        native_guard.check(method, params)  # pi's own sessions are read-only here
         return handler(self.ctx, Params(method, params))
+
+    def attach_post(self, post: Callable[[Callable[[], None]], bool]) -> None:
+        """The bus's way to queue work on this host's thread (a job thread's writes go through it)."""
+        self.ctx.post = post
 
     def close(self) -> None:
         for closer in reversed(self.ctx.on_close):

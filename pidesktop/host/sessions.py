@@ -220,6 +220,8 @@ def session_update(ctx: HostContext, p: Params) -> dict:
 @command("session.delete")
 def session_delete(ctx: HostContext, p: Params) -> dict:
     session_id = session_id_param(p)
+    if move_to_trash(ctx, session_id):
+        return {"deleted": True, "trashed": True}
     with ctx.conn:
         queue_marks.forget_session(ctx.conn, session_id)
         deleted = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
@@ -232,6 +234,21 @@ def session_delete(ctx: HostContext, p: Params) -> dict:
     remove_session_files(ctx, session_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted"})
     return {"deleted": True}
+
+
+def move_to_trash(ctx: HostContext, session_id: str) -> bool:
+    """An imported chat goes to the trash (``deleted_at``, spec 004 section 4.5) instead; True if it did.
+
+    Deleting it again from the trash removes it for good (so does ``session.purge``).
+    """
+    with ctx.conn:
+        trashed = ctx.conn.execute("UPDATE sessions SET deleted_at = ? WHERE id = ? AND source IS NOT NULL "
+                                   "AND deleted_at IS NULL RETURNING id", (ctx.clock(), session_id)).fetchone()
+    if trashed is None:
+        return False
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", "trashed": True,
+                                 "session": summary(ctx.conn, session_id)})
+    return True
 
 
 def remove_session_files(ctx: HostContext, session_id: str) -> None:

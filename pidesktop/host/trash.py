@@ -1,0 +1,71 @@
+"""The trash of imported chats: list, restore, purge, empty (spec 004, sections 4.5 and 11 item 20).
+
+``session.delete`` of a chat with a ``source`` (an imported one) only sets
+``deleted_at``: the chat leaves the list and search, its transcript and
+origin row stay. From here it comes back (``session.restore``) or goes for
+good (``session.purge``, ``session.emptyTrash``): the row (its origin row
+and index rows cascade), a deletion tombstone, then its files, exactly as a
+plain ``session.delete`` removes a chat of the app's own.
+"""
+
+from __future__ import annotations
+
+from ..bus.errors import ErrorCode, HostError
+from . import kv, queue_marks, sessions
+from .commands import command
+from .context import HostContext
+from .params import Params
+
+LIST_LIMIT_MAX = 500
+
+
+@command("session.listTrash")
+def list_trash(ctx: HostContext, p: Params) -> dict:
+    limit = p.integer("limit", required=False, default=200, minimum=1, maximum=LIST_LIMIT_MAX)
+    rows = ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL "
+                            "ORDER BY deleted_at DESC, id DESC LIMIT ?", (limit + 1,)).fetchall()
+    (total,) = ctx.conn.execute("SELECT count(*) FROM sessions WHERE deleted_at IS NOT NULL").fetchone()
+    return {"sessions": [sessions.summary(ctx.conn, row[0]) for row in rows[:limit]], "total": total}
+
+
+@command("session.restore")
+def restore(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    with ctx.conn:
+        row = ctx.conn.execute("UPDATE sessions SET deleted_at = NULL WHERE id = ? RETURNING id",
+                               (session_id,)).fetchone()
+    if row is None:
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    session = sessions.summary(ctx.conn, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "restored", "session": session})
+    return {"session": session}
+
+
+@command("session.purge")
+def purge(ctx: HostContext, p: Params) -> dict:
+    session_id = sessions.session_id_param(p)
+    if not purge_one(ctx, session_id):
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    return {"purged": True}
+
+
+@command("session.emptyTrash")
+def empty_trash(ctx: HostContext, p: Params) -> dict:
+    ids = [row[0] for row in ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL")]
+    purged = sum(1 for session_id in ids if purge_one(ctx, session_id))
+    return {"purged": purged}
+
+
+def purge_one(ctx: HostContext, session_id: str) -> bool:
+    """Remove a chat for good, like ``session.delete`` of the app's own chats; False when there is none."""
+    now = ctx.clock()
+    with ctx.conn:
+        queue_marks.forget_session(ctx.conn, session_id)
+        gone = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
+        if gone is not None:
+            kv.put(ctx.conn, sessions.DELETED_NS, session_id, {"deletedAt": now}, now)
+    if gone is None:
+        return False
+    sessions.remove_session_files(ctx, session_id)
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", "purged": True})
+    return True

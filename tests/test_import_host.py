@@ -1,0 +1,212 @@
+"""import.scan / import.run through a real host thread: chats, origins, idempotence, growth, edits, failures."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from .conftest import InProcessHost
+from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
+
+pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
+
+
+def job(host: InProcessHost, method: str, params: dict, timeout: float = 30.0) -> dict:
+    started = host.call(method, params)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for topic, payload in list(host.events):
+            if topic == "data.finished" and payload["job"] == started["job"]:
+                assert payload["status"] == "done", payload
+                return payload["result"]
+        time.sleep(0.01)
+    raise AssertionError(f"{method} did not finish")
+
+
+def run(host: InProcessHost, source: str, *paths: Path) -> dict:
+    return job(host, "import.run", {"source": source, "paths": [str(p) for p in paths]})
+
+
+@pytest.fixture
+def claude_dir(tmp_path) -> Path:
+    folder = tmp_path / "claude" / "-tmp"
+    folder.mkdir(parents=True)
+    for name in ("representative_messages.jsonl", "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl"):
+        shutil.copy(CLAUDE / name, folder / name)
+    return folder.parent
+
+
+def imported(host: InProcessHost) -> list[dict]:
+    return [s for s in host.call("session.list", {"includeDeleted": True})["sessions"] if s["source"]]
+
+
+def test_import_makes_chats_with_origin_title_times_and_project(host, claude_dir):
+    scan = job(host, "import.scan", {"source": "claude-code", "paths": [str(claude_dir)]})
+    assert (scan["files"], scan["new"], scan["unchanged"]) == (2, 2, 0)
+    result = run(host, "claude-code", claude_dir)
+    assert (result["imported"], result["updated"], result["unchanged"], result["failed"]) == (2, 0, 0, 0)
+    chats = {s["title"]: s for s in imported(host)}
+    chat = chats["User learned about Python decorators, including basic decorators and…"]
+    assert chat["source"] == "claude-code" and chat["messageCount"] == 9 and chat["titleSource"] == "generated"
+    assert chat["createdAt"] == 1751557807874 and chat["projectPath"] == "/tmp"
+    other = next(s for s in chats.values() if s is not chat)
+    assert other["projectPath"] == "/src/experiments/claude_p" and other["messageCount"] == 11
+    assert other["titleSource"] == "default" and other["title"]  # the first prompt
+    got = host.call("session.get", {"sessionId": chat["id"]})
+    assert [m["role"] for m in got["messages"]][:2] == ["user", "assistant"]
+    assert got["messages"][0]["createdAt"] == "2025-07-03T15:50:07.874Z"
+    progress = [p for t, p in host.events if t == "data.progress" and p["kind"] == "import"]
+    assert progress and progress[-1]["done"] == progress[-1]["total"] == 2
+    found = host.call("search.sessions", {"query": "decorators"})["results"]
+    assert [r["sessionId"] for r in found] == [chat["id"]]
+
+
+def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new_messages(host, claude_dir, data_root):
+    run(host, "claude-code", claude_dir)
+    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    transcript = data_root / "sessions" / f"{chat['id']}.jsonl"
+    before = transcript.read_bytes()
+    again = run(host, "claude-code", claude_dir)
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, 2)
+    assert transcript.read_bytes() == before
+
+    source = claude_dir / "-tmp" / "representative_messages.jsonl"
+    grown = {"type": "user", "timestamp": "2025-07-03T16:30:00Z", "uuid": "msg_new", "sessionId": "test_session",
+             "message": {"role": "user", "content": [{"type": "text", "text": "One more question"}]}}
+    with open(source, "ab") as handle:
+        handle.write(orjson.dumps(grown) + b"\n")
+    result = run(host, "claude-code", claude_dir)
+    assert (result["imported"], result["updated"], result["unchanged"]) == (0, 1, 1)
+    after = transcript.read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1
+    session = host.call("session.get", {"sessionId": chat["id"]})
+    assert session["session"]["messageCount"] == 10
+    assert session["messages"][-1]["blocks"][0]["text"] == "One more question"
+    assert session["session"]["updatedAt"] == 1751560200000
+    assert len(imported(host)) == 2
+
+
+def test_a_chat_changed_here_is_never_overwritten_the_source_comes_in_as_a_copy(host, claude_dir):
+    run(host, "claude-code", claude_dir)
+    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    host.call("session.appendMessage", {"sessionId": chat["id"], "message": {
+        "id": "mine", "role": "user", "blocks": [{"type": "text", "text": "my own follow-up"}]}})
+    source = claude_dir / "-tmp" / "representative_messages.jsonl"
+    with open(source, "ab") as handle:
+        handle.write(orjson.dumps({"type": "user", "uuid": "later", "message": {"role": "user", "content": "later"}})
+                     + b"\n")
+    result = run(host, "claude-code", claude_dir)
+    assert (result["copied"], result["updated"], result["unchanged"]) == (1, 0, 1)
+    (copy,) = result["copies"]
+    assert copy["editedSessionId"] == chat["id"] and copy["sessionId"] != chat["id"]
+    mine = host.call("session.get", {"sessionId": chat["id"]})["messages"]
+    assert [m["blocks"][0].get("text") for m in mine][-1] == "my own follow-up" and len(mine) == 10
+    theirs = host.call("session.get", {"sessionId": copy["sessionId"]})["messages"]
+    assert len(theirs) == 10 and theirs[-1]["blocks"][0]["text"] == "later"
+    # the copy now carries the origin: importing again leaves both alone
+    assert run(host, "claude-code", claude_dir)["unchanged"] == 2
+
+
+def test_codex_and_pi_import_with_tool_calls_thinking_and_a_compaction_checkpoint(host, tmp_path):
+    codex = run(host, "codex", CODEX)
+    assert codex["imported"] == 1 and codex["skippedEntries"] == {"future_synthetic_record": 1}
+    pi_file = next(PI_NATIVE.glob("*/2026-12-01T14-16-07-462Z_*.jsonl"))
+    pi = run(host, "pi", pi_file)
+    assert pi["imported"] == 1
+    chat = next(s for s in imported(host) if s["source"] == "pi")
+    assert chat["title"] == "Fixture: RPC extras" and chat["messageCount"] == 21
+    got = host.call("session.get", {"sessionId": chat["id"]})
+    (checkpoint,) = got["compactions"]
+    assert checkpoint["throughMessageId"] == f"{chat['id']}:533f5a11"
+    assert checkpoint["summary"].startswith("## Goal")
+    reply = next(s for s in imported(host) if s["source"] == "codex")
+    blocks = host.call("session.get", {"sessionId": reply["id"]})["messages"][1]["blocks"]
+    assert [b["type"] for b in blocks] == ["thinking", "tool_call", "tool_call", "tool_call", "text"]
+
+
+def test_unreadable_files_are_reported_with_path_and_reason_and_the_rest_goes_on(host, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    shutil.copy(CLAUDE / "representative_messages.jsonl", folder / "good.jsonl")
+    (folder / "garbage.jsonl").write_bytes(b"\x00\x01 not json at all\n")
+    (folder / "not_a_session.jsonl").write_bytes(b"{}\n")
+    torn = folder / "torn.jsonl"
+    torn.write_bytes((CLAUDE / "representative_messages.jsonl").read_bytes().replace(b"msg_0", b"tmsg_0")
+                     .replace(b"test_session", b"torn_session") + b'{"type":"user","mess')
+    result = run(host, "claude-code", folder)
+    assert result["imported"] == 2 and result["failed"] == 2, result
+    reasons = {Path(f["path"]).name: f["reason"] for f in result["failures"]}
+    assert set(reasons) == {"garbage.jsonl", "not_a_session.jsonl"} and all(reasons.values())
+    assert sorted(s["messageCount"] for s in imported(host)) == [9, 9]  # the torn one without its last line
+
+
+def test_import_run_refuses_bad_params_naming_the_field(host):
+    error = host.error("import.run", {"source": "cursor"})
+    assert error.code == "INVALID_PARAMS" and error.data["field"] == "source"
+    error = host.error("import.scan", {"source": "codex", "paths": ["relative/path"]})
+    assert error.code == "INVALID_PARAMS" and error.data["field"] == "paths[0]"
+
+
+def test_default_folders_come_from_home(host, tmp_path):
+    home = Path(__import__("os").environ["HOME"])
+    target = home / ".codex" / "sessions" / "2026" / "01" / "02"
+    target.mkdir(parents=True)
+    shutil.copy(next(CODEX.glob("*.jsonl")), target)
+    result = job(host, "import.run", {"source": "codex"})
+    assert result["imported"] == 1 and result["files"] == 1
+
+
+def test_trash_hides_an_imported_chat_restore_brings_it_back_and_purge_removes_it(host, claude_dir, data_root):
+    run(host, "claude-code", claude_dir)
+    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    transcript = data_root / "sessions" / f"{chat['id']}.jsonl"
+    assert host.call("session.delete", {"sessionId": chat["id"]}) == {"deleted": True, "trashed": True}
+    listed = [s["id"] for s in host.call("session.list", {})["sessions"]]
+    assert chat["id"] not in listed and transcript.exists()
+    assert host.call("search.sessions", {"query": "decorators"})["results"] == []
+    trash = host.call("session.listTrash", {})
+    assert [s["id"] for s in trash["sessions"]] == [chat["id"]] and trash["sessions"][0]["deletedAt"]
+    assert chat["id"] in [s["id"] for s in host.call("session.list", {"includeDeleted": True})["sessions"]]
+    # the source is left alone while its chat is in the trash
+    assert run(host, "claude-code", claude_dir)["imported"] == 0
+
+    restored = host.call("session.restore", {"sessionId": chat["id"]})["session"]
+    assert restored["deletedAt"] is None and chat["id"] in [s["id"] for s in host.call("session.list", {})["sessions"]]
+    assert [r["sessionId"] for r in host.call("search.sessions", {"query": "decorators"})["results"]] == [chat["id"]]
+
+    host.call("session.delete", {"sessionId": chat["id"]})
+    assert host.call("session.purge", {"sessionId": chat["id"]}) == {"purged": True}
+    assert not transcript.exists() and host.call("session.listTrash", {})["sessions"] == []
+    assert host.error("session.get", {"sessionId": chat["id"]}).code == "NOT_FOUND"
+    assert host.error("session.purge", {"sessionId": chat["id"]}).code == "NOT_FOUND"
+
+    others = imported(host)
+    for session in others:
+        host.call("session.delete", {"sessionId": session["id"]})
+    assert host.call("session.emptyTrash", {}) == {"purged": len(others)}
+    assert imported(host) == []
+
+
+def test_deleting_a_chat_of_the_apps_own_still_removes_it_at_once(host, data_root):
+    sid = host.call("session.create", {"title": "mine"})["session"]["id"]
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}
+    assert host.call("session.listTrash", {})["sessions"] == []
+
+
+def test_import_over_stdio_is_a_job_with_the_one_line_counts(stdio_host, claude_dir):
+    stdio = stdio_host()
+    started = stdio.call("import.run", {"source": "claude-code", "paths": [str(claude_dir)]})
+    assert started["kind"] == "import"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        listed = stdio.call("session.list", {})["sessions"]
+        if len([s for s in listed if s["source"] == "claude-code"]) == 2:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the import over stdio did not land")
+    assert stdio.close() == 0
