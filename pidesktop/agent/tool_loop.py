@@ -84,7 +84,8 @@ class ToolLoop:
         Raises ``ProviderError(tool_rounds_exceeded)`` when another round would pass ``MAX_ROUNDS``.
         """
         calls = builder.tool_calls
-        if not any(call["name"] in self.names for call in calls):
+        ours = self.names | tools.APP_TOOLS if self.names else set()  # a proposal out of its mode is answered too
+        if not any(call["name"] in ours for call in calls):
             return False  # no tool of ours was called: the reply stands as it is
         ends_turn = False
         for call in calls:

@@ -1,0 +1,97 @@
+"""The tool loop against the loopback SSE server: results go back to the model, 25 rounds at most,
+calls to tools the app did not offer end the turn as before, a server without tool support is asked
+again without tools, and Stop ends the loop."""
+
+import asyncio
+
+from pidesktop.agent import tool_loop
+from pidesktop.agent.runner import ProviderChoice, TurnRunner
+from pidesktop.bus import HostClient
+
+from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401  (the fixture)
+from .test_plan_approval import text_body, tool_call_body, tool_names
+
+TODO = {"todos": [{"content": "Step", "status": "in_progress"}]}
+
+
+def send(host, server, prompt="Do it", mode="agent", model="m", on_runner=None):
+    async def main():
+        client = HostClient(host.thread, asyncio.get_running_loop())
+        runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model=model))
+        if on_runner:
+            on_runner(runner)
+        try:
+            session_id = (await client.call("session.create", {"mode": mode}))["session"]["id"]
+            result = await runner.send(session_id, prompt)
+            return session_id, result, await client.call("session.get", {"sessionId": session_id})
+        finally:
+            client.close()
+
+    return asyncio.run(main())
+
+
+def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):  # noqa: F811
+    sse_server.stream([tool_call_body("TodoWrite", TODO)])  # answers every request with another call
+    session_id, result, got = send(host, sse_server)
+    assert len(sse_server.requests) == tool_loop.MAX_ROUNDS
+    assert result["status"] == "error" and result["error"]["code"] == tool_loop.TOOL_ROUNDS_EXCEEDED
+    assert "25 times" in result["error"]["message"]
+    replies = [m for m in got["messages"] if m["role"] == "assistant"]
+    assert len(replies) == tool_loop.MAX_ROUNDS
+    assert all(r["blocks"][0]["status"] == "ok" and "result" in r["blocks"][0] for r in replies)
+    assert replies[-1]["meta"]["error"]["code"] == tool_loop.TOOL_ROUNDS_EXCEEDED
+    assert got["session"]["lastTurn"]["status"] == "error"
+    assert host.call("todo.get", {"sessionId": session_id})["todo"]["revision"] == tool_loop.MAX_ROUNDS
+
+
+def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_server):  # noqa: F811
+    sse_server.serve_in_turn("/v1/chat/completions",
+                             Script(chunks=[tool_call_body("TodoWrite", {"todos": [
+                                 {"content": "a", "status": "in_progress"}, {"content": "b", "status": "in_progress"}]})]),
+                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P"}, "call_2")]),
+                             Script(chunks=[text_body("Sorry.")]))
+    _, result, got = send(host, sse_server)
+    assert result["status"] == "completed" and result["approval"] is None
+    first, second = [m["blocks"][0] for m in got["messages"][1:3]]
+    assert first["status"] == "error" and "only one item can be in progress" in first["result"]
+    assert second["status"] == "error" and "only available in Plan mode" in second["result"]
+    assert sse_server.requests[1].json["messages"][-1]["role"] == "tool"
+    assert host.call("plan.pending")["approvals"] == []  # Agent mode: no proposal was stored
+
+
+def test_calls_to_tools_the_app_did_not_offer_end_the_turn_as_before(host, sse_server):  # noqa: F811
+    sse_server.stream([tool_call_body("get_weather", {"city": "Oslo"})])
+    _, result, got = send(host, sse_server)
+    assert result["status"] == "completed" and len(sse_server.requests) == 1
+    [block] = got["messages"][1]["blocks"]
+    assert block["name"] == "get_weather" and "result" not in block
+
+
+def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_server):  # noqa: F811
+    sse_server.serve_in_turn("/v1/chat/completions",
+                             Script(status=400, headers={"Content-Type": "application/json"}, framing="length",
+                                    chunks=[b'{"error": {"message": "model does not support tools"}}']),
+                             Script(chunks=[text_body("Plain answer.")]))
+    _, result, got = send(host, sse_server, model="no-tools-model")
+    assert result["status"] == "completed"
+    with_tools, without = sse_server.requests
+    assert tool_names(with_tools) == ["TodoWrite"] and "tools" not in without.json
+    assert got["messages"][-1]["blocks"] == [{"type": "text", "text": "Plain answer."}]
+    send(host, sse_server, model="no-tools-model")
+    assert "tools" not in sse_server.requests[-1].json  # remembered for that model
+
+
+def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):  # noqa: F811
+    sse_server.stream([tool_call_body("TodoWrite", TODO)])
+
+    def stop_after_first_round(runner):
+        def listener(session_id, phase, message):
+            if phase == "finished" and message is not None:
+                runner.stop(session_id)  # the first round's message is stored: Stop now
+
+        runner.listeners.append(listener)
+
+    _, result, got = send(host, sse_server, on_runner=stop_after_first_round)
+    assert result["status"] == "aborted"
+    assert len(sse_server.requests) == 1  # never asked again
+    assert got["session"]["lastTurn"]["status"] == "aborted"
