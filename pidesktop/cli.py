@@ -18,6 +18,8 @@
                                        run the scheduled prompts that are due (or one task now), then exit
     pidesktop export SESSION_ID --format md|json [--output PATH]
                                        write a chat as Markdown or lossless JSON (stdout by default)
+    pidesktop import claude-code|codex|pi [PATH ...]
+                                       import another agent's sessions as chats (default: its folder under HOME)
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import argparse
 import os
 import sys
 
-from . import automations_cli
+from . import automations_cli, import_cli
 from .storage import cli as storage_cli
 
 
@@ -63,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--data-dir", dest="export_data_dir", help="use this data folder")
     storage_cli.add_parser(sub)
     automations_cli.add_parser(sub)
+    import_cli.add_parser(sub)
     return parser
 
 
@@ -74,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         return storage_cli.run(args)
     if args.command == "automations":
         return automations_cli.run(args)
+    if args.command == "import":
+        return import_cli.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":
