@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from ..bus import HostError
 from . import plain_errors
 from .dialog_style import style_message_box
+from .native_rows import is_native_id
 from .ops import host_op, task_op
 from .session_model import display_title
 from .tasks import spawn
@@ -108,8 +109,13 @@ class ChatController(QObject):
         params = {"sessionId": session_id}
         if through_message_id:
             params["throughMessageId"] = through_message_id
-        host_op(self.client, "session.fork", params, parent=self.window,
-                success=lambda result: self.window.sidebar.select(result["session"]["id"])).run()
+        host_op(self.client, "session.fork", params, parent=self.window, success=self._open_fork).run()
+
+    def _open_fork(self, result: dict) -> None:
+        """Select the new chat; a pi fork's row comes with the reply, before the file watcher tells."""
+        if self.window.model.session(result["session"]["id"]) is None:
+            self.window.model.upsert(result["session"])
+        self.window.sidebar.select(result["session"]["id"])
 
     def compact(self, session_id: str | None) -> Awaitable[None] | None:
         """Compact now: the runner summarises the earlier messages; the divider shows where (a started task)."""
@@ -135,6 +141,9 @@ class ChatController(QObject):
         session_id = self.window.current_session_id
         if session_id is None:
             self.pending_changes.update(params)  # applied to the chat the next prompt creates
+            return
+        if is_native_id(session_id):  # a pi session keeps no app settings: the pick lasts while the window is open
+            self.window.native.choose(params)
             return
         host_op(self.client, "session.update", {"sessionId": session_id, **params}, parent=self.window).run()
 
@@ -165,6 +174,9 @@ class ChatController(QObject):
         w = self.window
         attachments = attachments or []
         if self.runner is None:
+            return
+        if is_native_id(w.current_session_id):  # continue the pi session in its own file
+            await w.native.send(text, attachments)
             return
         editing = self.editing if self.editing and self.editing.session_id == w.current_session_id else None
         session_id = w.current_session_id or await self.create_session()
@@ -325,6 +337,8 @@ class ChatController(QObject):
             spawn(self.window.open_transcript(session_id), name="transcript-reload")
 
     def stop_reply(self) -> None:
+        if self.window.native.stop(self.window.current_session_id):
+            return
         if self.runner is not None and self.window.current_session_id:
             self.runner.stop(self.window.current_session_id)
 

@@ -15,8 +15,8 @@ import logging
 
 from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSplitter,
-                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSizePolicy,
+                               QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import plain_errors
@@ -26,6 +26,8 @@ from .composer import Composer, local_files
 from .error_details import ErrorDetailsDialog, ErrorLog
 from .inbox import BellButton, InboxPanel
 from .model_choices import chip_text, model_choices
+from .native_chat import NativeChat
+from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
 from .prefs import Preferences
@@ -79,6 +81,7 @@ class MainWindow(QMainWindow):
         self.sidebar.tree.activated.connect(self._session_clicked)
         self.conversation = self._build_conversation()
         self.chats = ChatController(self)
+        self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.sidebar.select)
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.chats.new_chat)
@@ -106,10 +109,12 @@ class MainWindow(QMainWindow):
         area.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         header = QWidget()
         header.setObjectName("header")
-        header_layout = QHBoxLayout(header)
+        header_layout = self.header_layout = QHBoxLayout(header)
         header_layout.setContentsMargins(24, 12, 24, 12)
         self.header_title = QLabel("")
         self.header_title.setObjectName("headerTitle")
+        # a long title is cut, never widening the header until it squeezes the sidebar
+        self.header_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
         self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
@@ -177,7 +182,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(header)
-        banner_holder = QVBoxLayout()
+        banner_holder = self.banner_holder = QVBoxLayout()
         banner_holder.setContentsMargins(24, 12, 24, 0)
         banner_holder.addWidget(self.banner)
         layout.addLayout(banner_holder)
@@ -259,6 +264,7 @@ class MainWindow(QMainWindow):
 
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
+        self.native.handle_event(topic, payload)
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
         if topic == "notification.created":
@@ -407,6 +413,7 @@ class MainWindow(QMainWindow):
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
+        self.native.show(session)
         # a chat nobody has written in yet looks like the first start
         self.pages.setCurrentWidget(self.session_page if session.get("messageCount") else self.empty_page)
 
@@ -421,7 +428,7 @@ class MainWindow(QMainWindow):
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
         self.refresh_context_meter(session_id)
-        await self.queue_strip.show_session(session_id)
+        await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:
         """Ask the runner how full the chat's context is; the header's meter shows it."""

@@ -23,7 +23,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF,
 from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QImage, QPainter, QPainterPath,
                            QTextDocument)
 
-from . import activity, markdown
+from . import activity, markdown, native_parts
 from ..sizes import human_size
 from .theme import Theme
 from .usage_format import Prices, short_tokens, usage_line
@@ -50,6 +50,9 @@ REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
                  ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
                  ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
                  ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+# A pi session is read-only here (docs/rpc.md, "Native pi sessions"): these would be refused.
+READ_ONLY_OFF = frozenset({"edit", "regenerate", "delete"})
+NOTE_PREVIEW = 280  # characters of a folded context note
 
 
 @dataclass
@@ -129,6 +132,9 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
     if nesting is not None and nesting.hidden:
         return HIDDEN_ROW
     message = row["message"]
+    if message.get("role") == "system":
+        return _labelled(_system(row, message, x0, column, theme, font, expanded), message, x0, column, theme,
+                         font, right=False)
     top = 0.0
     header: Part | None = None
     if nesting is not None:
@@ -143,6 +149,10 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
     else:
         rendered = _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking,
                               mode, nested=nesting is not None, prices=prices)
+    if row.get("readOnly"):
+        for action in rendered.actions:
+            action.enabled = action.enabled and action.name not in READ_ONLY_OFF
+    rendered = _labelled(rendered, message, x0, column, theme, font, right=message.get("role") == "user")
     if nesting is None:
         return rendered
     return _nested(rendered, header, top, x0 - NEST_INDENT / 2)
@@ -196,14 +206,15 @@ def _when(value: Any) -> str:
 
 
 def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,
-             expanded: frozenset[str] = frozenset()) -> RenderedRow:
-    """A thin full-width rule with its label in the middle; the summary (if any) unfolds under it."""
+             expanded: frozenset[str] = frozenset(), text: str | None = None) -> RenderedRow:
+    """A thin full-width rule with its label (``text``, else the compaction's) in the middle; the
+    summary (if any) unfolds under it."""
     compaction = row["compaction"]
     summary = compaction.get("summary") if isinstance(compaction.get("summary"), str) else ""
     key = summary_key(row)
     open_ = key in expanded
     arrow = ("▾ " if open_ else "▸ ") if summary.strip() else ""
-    label = _escape(divider_label(compaction))
+    label = _escape(text or divider_label(compaction))
     doc = _doc(f'<p align="center" style="color:{theme.muted}; font-size: small;">{arrow}{label}</p>', column, font)
     height = doc.size().height()
     parts = [Part("divider", doc, x0, ROW_GAP / 2, column, height, toggle=key if arrow else None)]
@@ -218,6 +229,46 @@ def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,
     return RenderedRow(y + ROW_GAP / 2, parts)
 
 
+def _system(row: dict, message: dict, x0: float, column: float, theme: Theme, font: QFont,
+            expanded: frozenset[str]) -> RenderedRow:
+    """A pi session's system row: a branch summary as a divider, anything else as a muted context note."""
+    text = native_parts.text_of(message)
+    if native_parts.is_divider(message):
+        return _divider({"key": row["key"], "compaction": {"summary": text}}, x0, column, theme, font, expanded,
+                        native_parts.divider_label(message))
+    key = summary_key(row)
+    long_ = len(text) > NOTE_PREVIEW
+    open_ = key in expanded
+    shown = text if open_ or not long_ else text[:NOTE_PREVIEW].rstrip() + "…"
+    arrow = f'<span style="color:{theme.muted};">{"▾" if open_ else "▸"}</span> ' if long_ else ""
+    html_text = arrow + native_parts.note_heading(message, theme)
+    if shown:
+        html_text += markdown.plain_to_html(shown, theme, theme.muted)
+    doc = _doc(html_text, column - 2 * TOOL_PAD, font)
+    h = doc.size().height() + 2 * TOOL_PAD
+    part = Part("summary", doc, x0, ROW_GAP / 2, column, h, background=theme.background, border=theme.border,
+                toggle=key if long_ else None)
+    return RenderedRow(ROW_GAP / 2 + h + ROW_GAP / 2, [part])
+
+
+def _labelled(rendered: RenderedRow, message: dict, x0: float, column: float, theme: Theme, font: QFont,
+              right: bool) -> RenderedRow:
+    """Labels set in pi (``meta.labels``) as chips over the row, on the side its content sits."""
+    labels = native_parts.labels_of(message)
+    if not labels or rendered is HIDDEN_ROW:
+        return rendered
+    doc = _doc(native_parts.chips_html(labels, theme), column, font)
+    doc.setTextWidth(min(column, doc.idealWidth() + 1))
+    w, h = doc.size().width(), doc.size().height()
+    shift = h + 4
+    for part in rendered.parts:
+        part.y += shift
+    for action in rendered.actions:
+        action.rect.translate(0, shift)
+    chip = Part("text", doc, x0 + column - w if right else x0, ROW_GAP / 2, w, h)
+    return RenderedRow(rendered.height + shift, [chip, *rendered.parts], rendered.actions, rendered.guide_x)
+
+
 def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False,
           images: Mapping[str, Any] | None = None) -> RenderedRow:
     blocks = message.get("blocks", [])
@@ -227,6 +278,7 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, ne
     resources: dict[str, QImage] = {}
     if attachments:
         html_text += _attachments_html(attachments, theme, images or {}, resources)
+    html_text += _inline_pictures_html(native_parts.inline_images(blocks), resources)
     limit = column * BUBBLE_MAX_FRACTION - 2 * BUBBLE_PAD
     doc = _doc(html_text, limit, font, resources=resources)
     ideal = min(limit, doc.idealWidth() + 1)
@@ -294,6 +346,13 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
             y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded)
         else:
             y = _group_part(parts, mid, piece, x0, y, column, theme, font, expanded)
+    pictures = native_parts.inline_images(blocks)
+    if pictures:  # a pi session's reply may carry pictures inline
+        resources: dict[str, QImage] = {}
+        doc = _doc(_inline_pictures_html(pictures, resources), column, font, resources=resources)
+        h = doc.size().height()
+        parts.append(Part("text", doc, x0, y, column, h))
+        y += h + 8
     if meta.get("imagesNotSent"):
         note = QCoreApplication.translate("MessageLayout", "This model did not accept pictures, so they were "
                                                            "sent by name only.")
@@ -357,6 +416,16 @@ def _attachments_html(attachments: list[dict], theme: Theme, images: Mapping[str
         rows = "".join(f"<tr>{chip}</tr>" for chip in chips)
         html_text += f'<table cellspacing="4">{rows}</table>'
     return html_text
+
+
+def _inline_pictures_html(pictures: list[QImage], resources: dict[str, QImage]) -> str:
+    """Pictures a message carries itself (a pi session's ``image`` blocks), registered in ``resources``."""
+    tags = []
+    for image in pictures:
+        key = f"pidesktop-inline:{len(resources)}"
+        resources[key] = image
+        tags.append(f'<img src="{key}" width="{image.width()}" height="{image.height()}">')
+    return "<p>" + "&nbsp;".join(tags) + "</p>" if tags else ""
 
 
 def _tool_part(parts: list[Part], mid: str, tool: tuple[int, dict], x: float, y: float, width: float,

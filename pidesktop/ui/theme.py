@@ -116,6 +116,17 @@ QToolButton#contextMeter {{
 QToolButton#contextMeter:hover {{ color: {t.text}; background: {t.hover}; }}
 QToolButton#contextMeter[level="high"] {{ color: {t.warning}; border-color: {t.warning}; }}
 QToolButton#contextMeter::menu-indicator {{ image: none; width: 0; }}
+QToolButton#branchSwitcher {{
+    color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
+}}
+QToolButton#branchSwitcher:hover {{ color: {t.text}; background: {t.hover}; }}
+QToolButton#branchSwitcher::menu-indicator {{ image: none; width: 0; }}
+QFrame#nativeBanner {{ background: {t.code_panel}; border: 1px solid {t.border}; border-radius: 8px; }}
+QLabel#nativeBannerText {{ color: {t.muted}; }}
+QPushButton#nativeFork {{
+    border: 1px solid {t.border}; border-radius: 8px; padding: 4px 12px; background: {t.background}; color: {t.text};
+}}
+QPushButton#nativeFork:hover {{ background: {t.hover}; }}
 QListView#transcript {{ background: {t.background}; border: none; }}
 QFrame#composerFrame {{ background: {t.background}; border: 1px solid {t.border}; border-radius: 12px; }}
 QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {t.text}; }}

@@ -40,9 +40,10 @@ _Index = QModelIndex | QPersistentModelIndex
 _revisions = itertools.count(1)
 
 
-def message_row(message: dict, live: bool = False) -> dict:
+def message_row(message: dict, live: bool = False, read_only: bool = False) -> dict:
+    """``read_only``: a pi session's message; the layout turns off the actions the host would refuse."""
     return {"kind": "message", "key": message["id"], "message": message, "index": message.get("index"),
-            "live": live, "rev": next(_revisions)}
+            "live": live, "rev": next(_revisions), "readOnly": read_only}
 
 
 def compaction_row(compaction: dict) -> dict:
@@ -69,6 +70,12 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_after = False
         self.loading: set[str] = set()  # one request in flight per direction
         self.highlight_id: str | None = None
+        # A pi session's reads: every window of it carries these (``leafId``: the branch shown), and
+        # what the host says of its tree (``branches``, ``leafId``) is kept from the newest window.
+        self.read_params: dict = {}
+        self.read_only = False
+        self.branches: list[dict] = []
+        self.leaf_id: str | None = None
         self._generation = 0  # bumps on every open, so late replies for another chat are ignored
         self._pending_live: dict | None = None
         self._live_timer = QTimer(self)
@@ -117,14 +124,22 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_before = self.has_more_after = False
         self.loading.clear()
         self.highlight_id = None
+        self.read_params, self.read_only, self.branches, self.leaf_id = {}, False, [], None
         self.endResetModel()
 
-    async def open(self, session_id: str, around: str | None = None) -> None:
-        """Load the newest page, or the page centred on ``around`` (a search hit)."""
+    async def open(self, session_id: str, around: str | None = None, read_params: dict | None = None) -> None:
+        """Load the newest page, or the page centred on ``around`` (a search hit).
+
+        ``read_params`` (a pi session's ``leafId``) hold for this chat's later pages; without them,
+        reopening the same chat keeps its branch and another chat starts from none."""
         self.settle_live()
         self._generation += 1
         generation = self._generation
-        params = {"sessionId": session_id, "messageLimit": PAGE, "contentLimit": CONTENT_LIMIT}
+        if read_params is not None:
+            self.read_params = dict(read_params)
+        elif session_id != self.session_id:
+            self.read_params = {}
+        params = {"sessionId": session_id, "messageLimit": PAGE, "contentLimit": CONTENT_LIMIT, **self.read_params}
         if around:
             params["messageAround"] = around
         self.loading = {"open"}
@@ -158,7 +173,7 @@ class TranscriptModel(QAbstractListModel):
         try:
             window = await self.client.call("session.get", {
                 "sessionId": self.session_id, "messageBefore": self.start, "messageLimit": PAGE,
-                "contentLimit": CONTENT_LIMIT})
+                "contentLimit": CONTENT_LIMIT, **self.read_params})
         finally:
             self.loading.discard("older")
         if generation != self._generation:
@@ -185,7 +200,7 @@ class TranscriptModel(QAbstractListModel):
         try:
             window = await self.client.call("session.get", {
                 "sessionId": self.session_id, "messageEnd": self.end, "messageLimit": PAGE,
-                "contentLimit": CONTENT_LIMIT})
+                "contentLimit": CONTENT_LIMIT, **self.read_params})
         finally:
             self.loading.discard(reason)
         if generation != self._generation:
@@ -216,7 +231,7 @@ class TranscriptModel(QAbstractListModel):
         generation = self._generation
         window = await self.client.call("session.get", {
             "sessionId": self.session_id, "messageAround": message_id, "messageLimit": 1,
-            "contentLimit": CONTENT_LIMIT})
+            "contentLimit": CONTENT_LIMIT, **self.read_params})
         if generation == self._generation:
             for message in window["messages"]:
                 self._put_message(message)
@@ -264,7 +279,7 @@ class TranscriptModel(QAbstractListModel):
         """Replace a capped row with the whole stored message (fetched uncapped by the caller)."""
         position = self.row_of(message["id"])
         if position >= 0 and not self.rows[position]["live"]:
-            self.rows[position] = message_row(message)
+            self.rows[position] = message_row(message, read_only=self.read_only)
             index = self.index(position)
             self.dataChanged.emit(index, index)
 
@@ -330,9 +345,11 @@ class TranscriptModel(QAbstractListModel):
         self.total = window["totalMessages"]
         self.has_more_before, self.has_more_after = window["hasMoreBefore"], window["hasMoreAfter"]
         self.compactions = window["compactions"]
+        self.branches, self.leaf_id = window.get("branches") or [], window.get("leafId")
 
     def _rows_for_window(self, window: dict) -> list[dict]:
         self.compactions = window["compactions"]
+        self.read_only = bool(window["session"].get("readOnly"))
         return self._rows_for(window["messages"])
 
     def _fits_budget(self, rows: list[dict], end: int) -> int:
@@ -409,7 +426,7 @@ class TranscriptModel(QAbstractListModel):
         for message in messages:
             if skip and message["id"] in skip:
                 continue
-            rows.append(message_row(message))
+            rows.append(message_row(message, read_only=self.read_only))
             rows += [compaction_row(c) for c in after.get(message["id"], []) if not skip or f"cp:{c['id']}" not in skip]
         return rows
 
@@ -422,7 +439,7 @@ class TranscriptModel(QAbstractListModel):
         when they were built and laid out already); 1 if appended."""
         position = self.row_of(message["id"])
         if position >= 0:
-            self.rows[position] = message_row(message)
+            self.rows[position] = message_row(message, read_only=self.read_only)
             index = self.index(position)
             self.dataChanged.emit(index, index)
             return 0

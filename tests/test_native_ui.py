@@ -1,0 +1,164 @@
+"""A pi session in the window, against a real in-process host over a copy of the pi fixture files.
+
+What it shows (read-only banner, system notes, label chips, disabled actions), the branch switcher,
+following a file pi is writing, and Fork / Continue in pidesktop.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from pidesktop.agent.runner import TurnRunner
+from pidesktop.ui import theme as themes
+from pidesktop.ui.main_window import MainWindow
+from pidesktop.ui.message_layout import layout_row
+from pidesktop.ui.prefs import Preferences
+
+from .conftest import SHARED, spin_until
+
+FIXTURES = SHARED / "fixtures/pi-native/sessions"
+WORK = "--home-ada-code-work--"
+BRANCHING = f"{WORK}/2026-12-01T14-14-26-050Z_01a231f4-f201-704f-974e-b88fc345cd3d.jsonl"
+RPC_EXTRAS = f"{WORK}/2026-12-01T14-16-07-462Z_01a231f6-7e25-7604-a24b-cc803de2a902.jsonl"
+FIVE_TURNS = f"{WORK}/2026-12-01T14-13-52-060Z_01a231f4-6d3b-74c0-8a0e-6f9f6aede47c.jsonl"
+
+
+@pytest.fixture
+def agent_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "pi-agent"
+    shutil.copytree(FIXTURES, folder / "sessions")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def window(qtbot, qloop, agent_dir, loop_hosts, tmp_path):
+    client = loop_hosts.start()
+    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0), prefs=Preferences(tmp_path / "ui"))
+    qtbot.addWidget(win)
+    win.resize(1100, 760)
+    win.show()
+    qloop.run_until_complete(win.start())
+    yield win
+    win.close()
+
+
+def native_row(win, file_name: str) -> dict:
+    header = orjson.loads(Path(FIXTURES / file_name).read_bytes().split(b"\n", 1)[0])
+    return next(s for s in win.model.shown_sessions() if s.get("nativeId") == header["id"])
+
+
+def open_native(qloop, win, file_name: str) -> dict:
+    row = native_row(win, file_name)
+    win.sidebar.select(row["id"])
+    spin_until(qloop, lambda: win.transcript_model.session_id == row["id"] and win.transcript_model.rows)
+    return row
+
+
+def rendered(win, key: str):
+    model = win.transcript_model
+    row = model.rows[model.row_of(key)]
+    return layout_row(row, 900, themes.LIGHT, win.font(), frozenset())
+
+
+def test_pi_sessions_are_listed_in_folder_groups_with_the_app_chats(window):
+    groups = [window.model.index(r, 0).data() for r in range(window.model.rowCount())]
+    assert groups == ["work · pi", "work2 · pi"]
+    assert len(window.model.shown_sessions()) == 10
+    assert all(s["readOnly"] for s in window.model.shown_sessions())
+
+
+def test_a_pi_session_reads_read_only_with_notes_labels_and_disabled_actions(window, qloop):
+    row = open_native(qloop, window, RPC_EXTRAS)
+    assert window.native.banner.isVisible() and "pi session" in window.native.banner.text.text()
+    assert window.composer.mode_picker.isHidden() and window.composer.attach_button.isHidden()
+    assert window.composer.edit.isEnabled() and not window.compact_action.isEnabled()
+    model = window.transcript_model
+    assert model.read_only and all(r["readOnly"] for r in model.rows if r["kind"] == "message")
+    note = spin_until(qloop, lambda: next((r for r in model.rows  # older rows go in after the newest
+                                           if r["kind"] == "message" and r["message"]["role"] == "system"), None))
+    assert note["message"]["meta"]["native"]["type"] == "custom_message"
+    assert [p.kind for p in rendered(window, note["key"]).parts] == ["summary"]
+    labelled = next(r for r in model.rows if r["kind"] == "message" and (r["message"].get("meta") or {}).get("labels"))
+    parts = rendered(window, labelled["key"]).parts
+    assert "checkpoint-1" in parts[0].doc.toPlainText()
+    user = next(r for r in model.rows if r["kind"] == "message" and r["message"]["role"] == "user")
+    actions = {a.name: a.enabled for a in rendered(window, user["key"]).actions}
+    assert actions == {"copy": True, "edit": False, "fork": True, "delete": False}
+    reply = next(r for r in model.rows if r["kind"] == "message" and r["message"]["role"] == "assistant")
+    actions = {a.name: a.enabled for a in rendered(window, reply["key"]).actions}
+    assert actions["regenerate"] is False and actions["delete"] is False and actions["fork"] is True
+    # leaving for the app's own kind of chat turns everything back on
+    window.chats.new_chat()
+    window._show_session({"id": "x", "title": "t", "origin": "desktop", "messageCount": 0})
+    assert not window.native.banner.isVisible() and not window.composer.mode_picker.isHidden()
+    assert row["id"] not in window.native.picks
+
+
+def test_the_branch_switcher_lists_every_leaf_and_reads_the_chosen_one(window, qloop):
+    open_native(qloop, window, BRANCHING)
+    switcher = window.native.switcher
+    assert switcher.isVisible() and len(switcher.branches) == 3
+    current = [b for b in switcher.branches if b["current"]]
+    assert len(current) == 1 and switcher.shown_leaf == current[0]["leafId"]
+    assert "Current branch" in switcher.text()
+    texts = [action.text() for action in switcher.menu().actions()]
+    assert any("Alternative A" in text or "Rust" in text for text in texts) and all("—" in t for t in texts)
+    other = next(a for a in switcher.menu().actions() if not a.isChecked())
+    leaf = other.data()
+    other.trigger()  # the menu is rebuilt once the branch is read
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    assert window.transcript_model.read_params == {"leafId": leaf}
+    assert switcher.shown_leaf == leaf and "Branch" in switcher.text()
+    shown = [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"]
+    assert window.native.reading_other_branch()
+    # back to the current branch
+    mine = next(a for a in switcher.menu().actions() if a.data() == current[0]["leafId"])
+    mine.trigger()
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == current[0]["leafId"])
+    assert window.transcript_model.read_params == {} and not window.native.reading_other_branch()
+    assert [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"] != shown
+
+
+def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
+    open_native(qloop, window, BRANCHING)
+    other = next(a for a in window.native.switcher.menu().actions() if not a.isChecked())
+    leaf = other.data()
+    other.trigger()
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    window.composer.edit.setPlainText("keep me")
+    window.composer._submit()
+    spin_until(qloop, lambda: "keep me" in window.composer.edit.toPlainText()
+               and window.composer.status_label.isVisible())
+    assert "another branch" in window.composer.status_label.text()
+
+
+@pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
+def theme(request, qapp):
+    themes.apply(qapp, request.param)
+    yield request.param
+    themes.apply(qapp, themes.LIGHT)
+
+
+def test_screenshots(window, qloop, shots, theme):
+    window.set_theme(theme)
+    open_native(qloop, window, BRANCHING)
+    menu = window.native.switcher.menu()
+    menu.popup(window.native.switcher.mapToGlobal(window.native.switcher.rect().bottomLeft()))
+    spin_until(qloop, menu.isVisible)
+    assert not menu.grab().isNull()
+    menu.grab().save(str(shots / f"native-branch-menu-{theme.name}.png"))
+    menu.hide()
+    window.grab().save(str(shots / f"native-branches-{theme.name}.png"))
+    row = open_native(qloop, window, RPC_EXTRAS)
+    note = spin_until(qloop, lambda: next((r["key"] for r in window.transcript_model.rows
+                                           if r["kind"] == "message" and r["message"]["role"] == "system"), None))
+    spin_until(qloop, lambda: window.transcript.verticalScrollBar().maximum() > 0)
+    window.transcript.scrollTo(window.transcript_model.index(window.transcript_model.row_of(note) - 2),
+                               window.transcript.ScrollHint.PositionAtTop)
+    window.transcript.viewport().update()
+    window.grab().save(str(shots / f"native-transcript-{theme.name}.png"))
