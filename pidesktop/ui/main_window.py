@@ -31,6 +31,7 @@ from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
 from .prefs import Preferences
+from .plan_area import PlanArea
 from .queue_strip import QueueStrip
 from .resources import app_icon
 from .search_dialog import SearchDialog
@@ -166,9 +167,14 @@ class MainWindow(QMainWindow):
         self.notice = NoticeLine()
         self.notice.setMaximumWidth(COMPOSER_WIDTH)
         self.notice.detailsRequested.connect(self.open_error_details)
+        self.plans = PlanArea(self.client, self.runner, self.theme, self.report_error, self)
         composer_column = QVBoxLayout()
         composer_column.setSpacing(0)
         composer_column.addWidget(self.notice)
+        for part in (self.plans.card, self.plans.todo):  # a proposal and the checklist end the conversation
+            part.setMaximumWidth(COMPOSER_WIDTH)
+            composer_column.addWidget(part)
+            composer_column.addSpacing(6)
         composer_column.addWidget(self.queue_strip)
         composer_column.addWidget(self.composer)
         composer_row = QHBoxLayout()
@@ -190,6 +196,8 @@ class MainWindow(QMainWindow):
         layout.addLayout(composer_row)
         self.inbox = InboxPanel(self.client, self.theme, area)
         self.inbox.openSession.connect(self._open_from_inbox)
+        self.inbox.layout().insertWidget(2, self.plans.pending)  # waiting proposals above the notifications
+        self.plans.pending.openSession.connect(self._open_from_inbox)
         self.inbox.model.unreadChanged.connect(self._unread_changed)
         return area
 
@@ -244,6 +252,7 @@ class MainWindow(QMainWindow):
             await self.load_sessions()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
+            await self.plans.refresh()
             await self.refresh_model_chip()
 
         await task_op(load, parent=self, name="start")
@@ -267,6 +276,7 @@ class MainWindow(QMainWindow):
         self.native.handle_event(topic, payload)
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
+        self.plans.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):
@@ -369,6 +379,7 @@ class MainWindow(QMainWindow):
         self.sidebar.set_theme(theme)
         self.transcript.set_theme(theme)
         self.inbox.set_theme(theme)
+        self.plans.set_theme(theme)
         self.bell.set_theme(theme)
         if self.search_dialog is not None:
             self.search_dialog.set_theme(theme)
@@ -405,6 +416,7 @@ class MainWindow(QMainWindow):
     def show_no_session(self) -> None:
         self.header_title.setText("")
         self.context_meter.hide()
+        spawn(self.plans.show_session(None), name="plan-area")
         self.transcript_model.clear()
         self.pages.setCurrentWidget(self.empty_page)
 
@@ -429,6 +441,7 @@ class MainWindow(QMainWindow):
         self.queue_strip.set_running(running)
         self.refresh_context_meter(session_id)
         await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
+        await self.plans.show_session(None if is_native_id(session_id) else session_id)
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:
         """Ask the runner how full the chat's context is; the header's meter shows it."""
