@@ -114,3 +114,13 @@ def test_the_checklist_shows_progress_and_ignores_an_older_revision(chat, qtbot,
     chat.grab().save(str(shots / "todo-checklist.png"))
     chat.client.call_blocking("todo.set", {"sessionId": sid, "items": []})
     spin_until(qloop, lambda: not todo.isVisible())
+
+
+def test_the_bell_counts_proposals_waiting_in_other_chats(chat, qloop):
+    waiting = chat.client.call_blocking("session.create", {"mode": "goal", "title": "Trip"})["session"]["id"]
+    assert chat.bell.count == 0
+    approval = chat.client.call_blocking("plan.submit", {"sessionId": waiting, "kind": "goal", "markdown": "# Go\n",
+                                                         "turnId": "t", "toolCallId": "t:c"})["approval"]
+    spin_until(qloop, lambda: chat.bell.count == 1)
+    chat.client.call_blocking("plan.respond", {"approvalId": approval["id"], "decision": "reject"})
+    spin_until(qloop, lambda: chat.bell.count == 0)

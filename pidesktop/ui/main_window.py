@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         self.inbox.openSession.connect(self._open_from_inbox)
         self.inbox.layout().insertWidget(2, self.plans.pending)  # waiting proposals above the notifications
         self.plans.pending.openSession.connect(self._open_from_inbox)
+        self.plans.pending.countChanged.connect(lambda _count: self._unread_changed(self.inbox.model.unread_count))
         self.inbox.model.unreadChanged.connect(self._unread_changed)
         return area
 
@@ -330,7 +331,7 @@ class MainWindow(QMainWindow):
         self.inbox.dismiss()
 
     def _unread_changed(self, count: int) -> None:
-        self.bell.set_count(count)
+        self.bell.set_count(count + self.plans.pending.count)  # proposals waiting elsewhere count too
         self.sidebar.delegate.unread = {row["sessionId"] for row in self.inbox.model.rows if row["readAt"] is None}
         self.sidebar.tree.viewport().update()
         self._mark_read(self.current_session_id)  # a reply finished in the chat being read
