@@ -112,6 +112,12 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     window = MainWindow(client, theme, runner, prefs)
     window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
+    from .agent.scheduler import Scheduler
+
+    # Automations run while the window is open, each turn unattended (Plan/Goal are refused, never approved).
+    scheduler = Scheduler(client, TurnRunner(client, interactive=False))
+    scheduler.listeners.append(window.tray.announce_run)
+    window.scheduler = scheduler
     done = asyncio.Event()
     # Qt ends its event loop on the first quit request; the shutdown below needs it running.
     app.quit_requested = done.set
@@ -123,6 +129,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
             window.resize(1280, 800)  # the documented size, whatever the saved geometry says
         window.show()
         await window.start()
+        if screenshot is None:
+            scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
         moved = completed_move_notice(location) if screenshot is None else None
         for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
             if note:
@@ -138,6 +146,7 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
             exit_code = 0 if window.grab().save(screenshot) else 1
             return  # the loop stops when main() returns
         await done.wait()
+        await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed
         await outbox.flush(5)
         await outbox.aclose()
         window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit

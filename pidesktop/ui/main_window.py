@@ -37,6 +37,7 @@ from .resources import app_icon
 from .search_dialog import SearchDialog
 from .session_model import SessionTreeModel, display_title
 from .settings_dialog import SettingsDialog
+from .automations import open_automations
 from .sidebar import Sidebar
 from .tasks import spawn
 from .transcript_model import TranscriptModel
@@ -65,6 +66,7 @@ class MainWindow(QMainWindow):
         self.forced_theme: str | None = None  # --theme on the command line wins over the setting
         self.search_dialog: SearchDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
+        self.scheduler = None  # the app's automation scheduler (pidesktop.app); Run now needs it
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.error_log = ErrorLog()
@@ -89,6 +91,7 @@ class MainWindow(QMainWindow):
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
+        self.sidebar.automationsRequested.connect(lambda: open_automations(self))
         self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -232,6 +235,9 @@ class MainWindow(QMainWindow):
         self.inbox_action = QAction(self.tr("Inbox"), self)
         self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         self.inbox_action.triggered.connect(self.toggle_inbox)
+        self.automations_action = QAction(self.tr("Automations…"), self)
+        self.automations_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        self.automations_action.triggered.connect(lambda: open_automations(self))
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.open_settings)
@@ -240,7 +246,7 @@ class MainWindow(QMainWindow):
         self.stop_action.triggered.connect(self.escape)
         self.new_chat_action.setToolTip(self.tr("New chat (Ctrl+N)"))
         for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action, self.search_action,
-                       self.inbox_action, self.settings_action, self.stop_action):
+                       self.inbox_action, self.settings_action, self.stop_action, self.automations_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
 

@@ -167,6 +167,7 @@ class Sidebar(QWidget):
     deleteRequested = Signal(str)
     forkRequested = Signal(str)
     compactRequested = Signal(str)  # summarise the chat's earlier messages now
+    automationsRequested = Signal()  # open the Automations window
 
     def __init__(self, model: SessionTreeModel, theme: themes.Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -254,6 +255,17 @@ class Sidebar(QWidget):
         button_row.addWidget(self.view_button)
         layout.addLayout(button_row)
         layout.addWidget(self.tree, 1)
+        self.automations_button = QPushButton(self.tr("Automations"))
+        self.automations_button.setObjectName("sidebarFooter")
+        self.automations_button.setToolTip(self.tr("Prompts that run on a schedule (Ctrl+Shift+A)"))
+        self.automations_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.automations_button.setFlat(True)
+        self.automations_button.clicked.connect(self.automationsRequested)
+        footer = QHBoxLayout()
+        footer.setContentsMargins(12, 0, 12, 10)
+        footer.addWidget(self.automations_button)
+        footer.addStretch(1)
+        layout.addLayout(footer)
 
     def set_theme(self, theme: themes.Theme) -> None:
         self.delegate.theme = theme
