@@ -109,3 +109,27 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     assert opened == [run["sessionId"]]
     dialog.grab().save(str(shots / "automations-page.png"))
     qloop.run_until_complete(scheduler.stop())
+
+
+def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, host_client, shots):
+    chat.scheduler = Scheduler(host_client, TurnRunner(host_client, offline_delay=0.0, interactive=False))
+    chat.scheduler.listeners.append(chat.tray.announce_run)
+    task = qloop.run_until_complete(host_client.call("tasks.create", {
+        "name": "Inbox sweep", "prompt": "What is new?", "schedule": {"kind": "hourly", "everyHours": 4}}))["task"]
+    qtbot.mouseClick(chat.sidebar.automations_button, Qt.MouseButton.LeftButton)
+    dialog = chat.automations_dialog
+    qloop.run_until_complete(dialog.loading)
+    chat.automations_action.trigger()  # one window at a time
+    assert chat.automations_dialog is dialog
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 1)
+    dialog._select_id(task["id"])
+    dialog.run_now()
+    spin_until(qloop, lambda: dialog.runs and dialog.runs[0]["status"] == "completed")
+    run = dialog.runs[0]
+    assert run["sessionId"] in chat.tray.automation_chats  # its inbox event is not told twice in the tray
+    spin_until(qloop, lambda: chat.model.session(run["sessionId"]) is not None)
+    dialog.openSession.emit(run["sessionId"])
+    spin_until(qloop, lambda: chat.current_session_id == run["sessionId"])
+    assert chat.header_title.text() == "Inbox sweep"
+    chat.grab().save(str(shots / "automations-run-chat.png"))
+    qloop.run_until_complete(chat.scheduler.stop())
