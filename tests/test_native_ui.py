@@ -19,6 +19,7 @@ from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
 
 from .conftest import SHARED, spin_until
+from .sse_server import chunk, sse_body, sse_server, usage_chunk  # noqa: F401
 
 FIXTURES = SHARED / "fixtures/pi-native/sessions"
 WORK = "--home-ada-code-work--"
@@ -162,3 +163,116 @@ def test_screenshots(window, qloop, shots, theme):
                                window.transcript.ScrollHint.PositionAtTop)
     window.transcript.viewport().update()
     window.grab().save(str(shots / f"native-transcript-{theme.name}.png"))
+
+
+# -- live, fork and continue, end to end ------------------------------------------------------------
+
+def pi_line(entry_id: str, parent: str, role: str, text: str) -> bytes:
+    """One message entry as pi appends it."""
+    message = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": 1796134600000}
+    if role == "assistant":
+        message |= {"provider": "fake", "model": "fake-coder-1", "stopReason": "stop",
+                    "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}}
+    return orjson.dumps({"type": "message", "id": entry_id, "parentId": parent,
+                         "timestamp": "2026-12-01T14:20:00.000Z", "message": message}) + b"\n"
+
+
+def shown_texts(win) -> list[str]:
+    return [b.get("text", "") for r in win.transcript_model.rows if r["kind"] == "message"
+            for b in r["message"].get("blocks", []) if b.get("type") == "text"]
+
+
+def test_the_open_transcript_follows_pi_writing_the_file(window, qloop, agent_dir):
+    open_native(qloop, window, FIVE_TURNS)
+    view = window.transcript
+    spin_until(qloop, lambda: view.verticalScrollBar().maximum() > 0 and not window.transcript_model.loading)
+    path = agent_dir / "sessions" / FIVE_TURNS
+    last = orjson.loads(path.read_bytes().splitlines()[-1])["id"]
+    with path.open("ab") as out:  # pi appends one line per entry
+        out.write(pi_line("live0001", last, "user", "Written by pi in a terminal"))
+        out.write(pi_line("live0002", "live0001", "assistant", "And pi answered it"))
+    spin_until(qloop, lambda: "And pi answered it" in shown_texts(window))
+    rows = [r["key"] for r in window.transcript_model.rows if r["kind"] == "message"]
+    assert rows[-2:] == ["live0001", "live0002"] and len(rows) == len(set(rows))
+    bar = view.verticalScrollBar()
+    spin_until(qloop, lambda: bar.value() == bar.maximum())  # the reader was at the bottom: it scrolls along
+    row = window.model.session(window.current_session_id)
+    assert row["nativeId"] == native_row(window, FIVE_TURNS)["nativeId"]  # moved to the top, still the one read
+    assert window.sidebar.current_session_id() == row["id"] and window.transcript_model.session_id == row["id"]
+    spin_until(qloop, lambda: window.model.session(row["id"])["messageCount"] == 12)  # the sidebar row moved on
+    assert window.model.shown_sessions()[0]["id"] == row["id"]
+
+
+def test_fork_opens_the_new_pi_session_and_leaves_the_parent_alone(window, qloop, agent_dir):
+    parent = open_native(qloop, window, BRANCHING)
+    before = (agent_dir / "sessions" / BRANCHING).read_bytes()
+    files = set((agent_dir / "sessions" / WORK).iterdir())
+    window.native.banner.fork_button.click()
+    spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
+    child = window.model.session(window.current_session_id)
+    assert child["origin"] == "native-pi" and child["parentSessionId"] == parent["id"]
+    new = set((agent_dir / "sessions" / WORK).iterdir()) - files
+    assert len(new) == 1 and next(iter(new)).suffix == ".jsonl"
+    assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
+    spin_until(qloop, lambda: window.transcript_model.session_id == child["id"] and window.transcript_model.rows)
+
+
+@pytest.fixture
+def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
+    from pidesktop.agent.runner import ProviderChoice
+
+    client = loop_hosts.start()
+    runner = TurnRunner(client, override=ProviderChoice(base_url=sse_server.base_url, model="gpt-test",
+                                                        api_key="sk-test-key"))
+    win = MainWindow(client, themes.LIGHT, runner, prefs=Preferences(tmp_path / "ui"))
+    qtbot.addWidget(win)
+    win.resize(1100, 760)
+    win.show()
+    qloop.run_until_complete(win.start())
+    yield win
+    win.close()
+
+
+def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window, qloop, agent_dir, sse_server):
+    win = replay_window
+    open_native(qloop, win, FIVE_TURNS)
+    path = agent_dir / "sessions" / FIVE_TURNS
+    before = path.read_bytes()
+    sse_server.stream([sse_body(chunk("Hello from "), chunk("the loopback", finish="stop"), usage_chunk(40, 4))])
+    live = []  # what the transcript showed while the answer streamed
+    win.transcript_model.rowsInserted.connect(lambda _p, first, last: live.extend(
+        r["message"]["role"] for r in win.transcript_model.rows[first:last + 1] if r["live"]))
+    win.composer.edit.setPlainText("Continue here, please")
+    win.composer._submit()
+    spin_until(qloop, lambda: "Hello from the loopback" in shown_texts(win)
+               and not any(r["live"] for r in win.transcript_model.rows) and not win.native.continuing)
+    sent = sse_server.requests[-1].json["messages"]
+    assert sent[-1] == {"role": "user", "content": "Continue here, please"} and len(sent) == 11
+    data = path.read_bytes()
+    assert data.startswith(before)
+    user, reply = (orjson.loads(line) for line in data[len(before):].splitlines())
+    assert user["parentId"] == orjson.loads(before.splitlines()[-1])["id"] and reply["parentId"] == user["id"]
+    assert user["message"]["content"][0]["text"] == "Continue here, please"
+    assert reply["message"]["content"][-1]["text"] == "Hello from the loopback"
+    assert reply["message"]["usage"]["input"] == 40 and reply["message"]["stopReason"] == "stop"
+    keys = [r["key"] for r in win.transcript_model.rows if r["kind"] == "message"]
+    assert keys[-2:] == [user["id"], reply["id"]] and len(keys) == len(set(keys))  # the file's entries, once
+    assert win.composer.edit.toPlainText() == "" and live == ["user", "assistant"]
+
+
+def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):
+    import os
+
+    win = replay_window
+    open_native(qloop, win, FIVE_TURNS)
+    path = agent_dir / "sessions" / FIVE_TURNS
+    os.utime(path)  # written a moment ago, as by a pi running in a terminal
+    before = path.read_bytes()
+    sse_server.stream([sse_body(chunk("Never stored", finish="stop"))])
+    win.composer.edit.setPlainText("Do not lose me")
+    win.composer._submit()
+    spin_until(qloop, lambda: win.composer.status_label.isVisible() and not win.native.continuing)
+    assert win.composer.edit.toPlainText() == "Do not lose me"
+    assert "pi is writing" in win.composer.status_label.text()
+    assert path.read_bytes() == before
+    assert "Never stored" not in shown_texts(win) and not any(r["live"] for r in win.transcript_model.rows)
