@@ -52,3 +52,13 @@ def test_each_chat_has_its_own_checklist_and_deleting_the_chat_drops_it(host):
     assert host.call("todo.get", {"sessionId": two})["todo"]["revision"] == 0
     host.call("session.delete", {"sessionId": one})
     assert host.error("todo.get", {"sessionId": one}).code == "NOT_FOUND"
+
+
+def test_a_fork_starts_with_an_empty_checklist(host):
+    session_id = host.call("session.create")["session"]["id"]
+    host.call("session.appendMessage", {"sessionId": session_id, "message": {
+        "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "hi"}]}})
+    host.call("todo.set", {"sessionId": session_id, "items": [{"content": "a", "status": "pending"}]})
+    fork = host.call("session.fork", {"sessionId": session_id})["session"]["id"]
+    assert host.call("todo.get", {"sessionId": fork})["todo"] == {"sessionId": fork, "revision": 0, "updatedAt": None,
+                                                                  "items": []}
