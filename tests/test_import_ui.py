@@ -1,0 +1,117 @@
+"""The Import chats dialog and the Trash view, driven on a real host thread (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from pidesktop.ui.host_jobs import run_job
+from pidesktop.ui.import_dialog import ImportDialog
+from pidesktop.ui.trash_view import TrashDialog
+
+from .conftest import spin_until
+from .test_import_readers import CLAUDE, CODEX, FIXTURES
+
+pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
+
+
+@pytest.fixture
+def tools_at_home():
+    """Claude Code and Codex sessions where those tools keep them; no pi folder."""
+    home = Path(os.environ["HOME"])
+    claude = home / ".claude" / "projects" / "-tmp"
+    claude.mkdir(parents=True)
+    shutil.copy(CLAUDE / "representative_messages.jsonl", claude)
+    (claude / "broken.jsonl").write_bytes(b"\x00 not a session\n")
+    codex = home / ".codex" / "sessions" / "2026" / "01" / "02"
+    codex.mkdir(parents=True)
+    shutil.copy(next(CODEX.glob("*.jsonl")), codex)
+    return home
+
+
+def test_the_dialog_finds_the_default_folders_imports_and_shows_a_summary_with_details(
+        qtbot, qloop, host_client, tools_at_home, shots):
+    dialog = ImportDialog(host_client)
+    qtbot.addWidget(dialog)
+    dialog.resize(640, 420)
+    dialog.open()
+    spin_until(qloop, lambda: len(dialog.found) == 3 and dialog.import_button.isEnabled())
+    spin_until(qloop, lambda: "Nothing in" in dialog.items["pi"].text(1))
+    assert dialog.items["claude-code"].text(1) == "2 sessions, 2 new or changed"
+    assert dialog.items["codex"].text(1) == "1 session, 1 new or changed"
+    assert dialog.checked() == ["claude-code", "codex"]
+    assert str(tools_at_home / ".pi" / "agent" / "sessions") in dialog.items["pi"].text(1)
+    dialog.grab().save(str(shots / "import-found.png"))
+
+    dialog.import_button.click()
+    spin_until(qloop, lambda: dialog.report.isVisible() and len(dialog.summaries) == 2, timeout=30)
+    assert dialog.report.text() == "Imported 2 chats. 1 file could not be read (see Details)."
+    assert dialog.details_button.isVisible() and not dialog.details.isVisible()
+    dialog.details_button.click()
+    assert "broken.jsonl" in dialog.details.toPlainText() and dialog.details.isVisible()
+    assert not dialog.cancel_button.isVisible() and dialog.checked() == []
+    spin_until(qloop, lambda: dialog.items["codex"].text(1) == "1 session, all imported already")
+    assert dialog.items["claude-code"].text(1) == "2 sessions, 1 new or changed"  # the broken file stays new
+    dialog.grab().save(str(shots / "import-summary.png"))
+    listed = qloop.run_until_complete(host_client.call("session.list", {}))["sessions"]
+    assert sorted(s["source"] for s in listed) == ["claude-code", "codex"]
+
+
+def test_cancel_stops_the_import_and_says_so(qtbot, qloop, host_client, tools_at_home):
+    dialog = ImportDialog(host_client)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    spin_until(qloop, lambda: len(dialog.found) == 3)
+    dialog.run()
+    assert dialog.cancel_button.isVisible()
+    dialog.cancel_button.click()
+    assert not dialog.cancel_button.isVisible()
+    assert dialog.report.text().startswith("Import stopped. What was already imported stays.")
+
+
+def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_client, tools_at_home, monkeypatch,
+                                                         shots):
+    call = lambda method, params=None: qloop.run_until_complete(host_client.call(method, params or {}))  # noqa: E731
+    for source in ("claude-code", "codex"):
+        assert qloop.run_until_complete(run_job(host_client, "import.run", {"source": source}))["imported"] == 1
+    chats = call("session.list")["sessions"]
+    for chat in chats:
+        call("session.delete", {"sessionId": chat["id"]})
+    dialog = TrashDialog(host_client)
+    qtbot.addWidget(dialog)
+    dialog.resize(640, 360)
+    dialog.open()
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 2)
+    assert not dialog.restore_button.isEnabled() and dialog.empty_button.isEnabled()
+    dialog.grab().save(str(shots / "trash.png"))
+
+    dialog.list.topLevelItem(0).setSelected(True)
+    first = dialog.list.topLevelItem(0).data(0, Qt.ItemDataRole.UserRole)
+    dialog.restore_button.click()
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 1)
+    assert [s["id"] for s in call("session.list")["sessions"]] == [first]
+
+    answers = []
+    def yes(box):
+        answers.append(box)
+        next(b for b in box.buttons() if b.text() in ("Delete for good", "Empty trash")).click()
+
+    monkeypatch.setattr(QMessageBox, "open", yes)
+    dialog.list.topLevelItem(0).setSelected(True)
+    dialog.purge_button.click()
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 0)
+    assert len(answers) == 1 and call("session.listTrash")["total"] == 0
+    assert dialog.report.text() == "The trash is empty." and not dialog.empty_button.isEnabled()
+
+    call("session.delete", {"sessionId": first})
+    dialog.refresh()
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 1)
+    dialog.empty_button.click()
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 0)
+    assert len(answers) == 2
+    assert call("session.listTrash")["total"] == 0 and call("session.list")["sessions"] == []
