@@ -43,7 +43,7 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
     for box in editor.days:
         box.setChecked(False)
     assert "day" in editor.errors["schedule"].text()
-    editor.grab().save(str(shots / "automations-editor.png"))
+    editor.grab().save(str(shots / "automations-editor-alone.png"))
     editor.days[2].setChecked(True)
     editor.mode.setCurrentIndex(editor.mode.findData("plan"))
     assert editor.mode_hint.isVisible()
@@ -70,6 +70,8 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     editor.at.setText("7:30")  # wrong: the host is never asked
     editor.save()
     assert "HH:MM" in editor.errors["schedule"].text()
+    qtbot.wait(50)  # let the layout make room for the message before the picture
+    dialog.grab().save(str(shots / "automations-editor.png"))
     spin_until(qloop, lambda: True)
     assert dialog.tasks == []
     editor.at.setText("07:30")

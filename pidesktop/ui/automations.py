@@ -13,8 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QDateTime, QLocale, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QStackedWidget,
+from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
+from shiboken6 import isValid
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import theme as themes
@@ -88,6 +89,8 @@ class AutomationsDialog(QDialog):
         self.editor_title.setObjectName("sectionTitle")
         self.editor = TaskEditor()
         self.editor.saveRequested.connect(self.save)
+        # the form keeps its natural height (more when a message shows under a field); the history takes the rest
+        self.editor.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.run_button = QPushButton(self.tr("Run now"))
         self.run_button.setToolTip(self.tr("Run this automation at once, in a new chat"))
         self.run_button.clicked.connect(self.run_now)
@@ -338,3 +341,28 @@ def _stack(view: QWidget, empty: QLabel) -> QStackedWidget:
     stack.addWidget(empty)
     stack.setCurrentWidget(empty)
     return stack
+
+
+def open_automations(window: QWidget) -> AutomationsDialog:
+    """Show the window's Automations dialog (one at a time); "Open chat" selects the run's chat in it.
+
+    ``window`` is the main window: its ``client``, ``theme``, ``sidebar`` and
+    the app's ``scheduler`` (None without one: Run now is then off).
+    """
+    existing = getattr(window, "automations_dialog", None)
+    if existing is not None and isValid(existing):
+        existing.raise_()
+        existing.activateWindow()
+        return existing
+    scheduler = getattr(window, "scheduler", None)
+    dialog = AutomationsDialog.ask(window.client, window.theme, scheduler.run_now if scheduler else None, window)
+
+    def open_chat(session_id: str) -> None:
+        window.sidebar.select(session_id)
+        window.raise_()
+        window.activateWindow()
+
+    dialog.openSession.connect(open_chat)
+    window.automations_dialog = dialog
+    dialog.show()
+    return dialog

@@ -94,7 +94,8 @@ class TaskEditor(QWidget):
                                                                                stretch=False), self.days_row))
         form.addRow(self.tr("Model"), self._with_error("model", self.model))
         form.addRow(self.tr("Project"), self._with_error("project", self.project))
-        form.addRow(self.tr("Mode"), self._with_error("mode", self.mode, self.mode_hint))
+        form.addRow(self.tr("Mode"), self._with_error("mode", self.mode))
+        form.addRow("", self.mode_hint)  # wraps: a row of its own, so the form measures it
         form.addRow("", self.enabled)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -114,8 +115,8 @@ class TaskEditor(QWidget):
         self.at.editingFinished.connect(self._check_schedule)
         for box in self.days:
             box.toggled.connect(lambda _on: self._check_schedule())
-        self._kind_changed()
         self.set_choices([], [])
+        self.load(None)
 
     def _with_error(self, key: str, *widgets: QWidget) -> QWidget:
         holder = QWidget()
@@ -126,7 +127,7 @@ class TaskEditor(QWidget):
             column.addWidget(widget)
         error = QLabel()
         error.setObjectName("fieldError")
-        error.setWordWrap(True)
+        # one line, no word wrap: a wrapped label's height-for-width squeezes the form's other rows
         error.setStyleSheet("color: #DC2626;")
         error.hide()
         column.addWidget(error)
