@@ -78,6 +78,7 @@ def test_a_pi_session_reads_read_only_with_notes_labels_and_disabled_actions(win
     assert window.native.banner.isVisible() and "pi session" in window.native.banner.text.text()
     assert window.composer.mode_picker.isHidden() and window.composer.attach_button.isHidden()
     assert window.composer.edit.isEnabled() and not window.compact_action.isEnabled()
+    assert "pi session" in window.composer.edit.placeholderText()
     model = window.transcript_model
     assert model.read_only and all(r["readOnly"] for r in model.rows if r["kind"] == "message")
     note = spin_until(qloop, lambda: next((r for r in model.rows  # older rows go in after the newest
@@ -97,6 +98,7 @@ def test_a_pi_session_reads_read_only_with_notes_labels_and_disabled_actions(win
     window.chats.new_chat()
     window._show_session({"id": "x", "title": "t", "origin": "desktop", "messageCount": 0})
     assert not window.native.banner.isVisible() and not window.composer.mode_picker.isHidden()
+    assert "pi session" not in window.composer.edit.placeholderText()
     assert row["id"] not in window.native.picks
 
 
@@ -147,6 +149,9 @@ def theme(request, qapp):
 
 def test_screenshots(window, qloop, shots, theme):
     window.set_theme(theme)
+    for title in ("Refactor the parser", "Trip to Lisbon"):  # the app's own chats, above the pi groups
+        window.client.call_blocking("session.create", {"title": title})
+    spin_until(qloop, lambda: window.model.session_count() == 12)
     open_native(qloop, window, BRANCHING)
     menu = window.native.switcher.menu()
     menu.popup(window.native.switcher.mapToGlobal(window.native.switcher.rect().bottomLeft()))

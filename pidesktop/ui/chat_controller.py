@@ -41,9 +41,9 @@ class Editing:
 
 
 def is_blank(session: dict) -> bool:
-    """A chat nobody has written in yet: no messages, no title of its own."""
+    """A chat nobody has written in yet: no messages, no title of its own (never a pi session's file)."""
     return not session.get("messageCount") and not (session.get("title") or "").strip() \
-        and not session.get("archived")
+        and not session.get("archived") and not session.get("readOnly")
 
 
 def joined(first: Draft, second: Draft) -> Draft:

@@ -15,14 +15,15 @@ import logging
 
 from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSizePolicy,
-                               QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSplitter,
+                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import plain_errors
 from . import theme as themes
 from .chat_controller import ChatController
 from .composer import Composer, local_files
+from .eliding_label import ElidingLabel
 from .error_details import ErrorDetailsDialog, ErrorLog
 from .inbox import BellButton, InboxPanel
 from .model_choices import chip_text, model_choices
@@ -115,10 +116,8 @@ class MainWindow(QMainWindow):
         header.setObjectName("header")
         header_layout = self.header_layout = QHBoxLayout(header)
         header_layout.setContentsMargins(24, 12, 24, 12)
-        self.header_title = QLabel("")
+        self.header_title = ElidingLabel("")  # a long title ends in "…", never squeezing the sidebar
         self.header_title.setObjectName("headerTitle")
-        # a long title is cut, never widening the header until it squeezes the sidebar
-        self.header_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
         self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))

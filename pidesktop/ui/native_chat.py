@@ -153,6 +153,7 @@ class NativeChat(QObject):
         self.picks: dict[str, dict] = {}  # per pi session: the model and thinking level picked in the composer
         self.continuing: dict[str, asyncio.Event] = {}  # pi sessions with a reply being written, and its Stop
         self._changed: set[str] = set()
+        self._placeholder: str | None = None  # the composer's own hint, back on the app's chats
         self._list_timer = _single_shot(self, LIST_SETTLE_MS, self._reload_list)
         self._changed_timer = _single_shot(self, CHANGE_SETTLE_MS, self._refresh_changed)
 
@@ -162,6 +163,10 @@ class NativeChat(QObject):
         w = self.window
         native = native_rows.is_native(session)
         self.banner.setVisible(native)
+        if self._placeholder is None:
+            self._placeholder = w.composer.edit.placeholderText()
+        w.composer.edit.setPlaceholderText(self.tr("Continue this pi session in pidesktop…  (Enter to send)")
+                                           if native else self._placeholder)
         if native:
             self.banner.show_session(session)
             pick = self.picks.get(session["id"], {})
@@ -174,6 +179,9 @@ class NativeChat(QObject):
         w.composer.mode_picker.setVisible(not native)
         w.composer.attach_button.setVisible(not native)
         w.compact_action.setEnabled(not native)
+        picker = getattr(w, "project_picker", None)  # a pi session's project follows its folder, never a pick
+        if picker is not None:
+            picker.setEnabled(not native)
 
     def _page_loaded(self, reason: str) -> None:
         model = self.window.transcript_model
