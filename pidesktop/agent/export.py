@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TextIO
+from typing import Any
 
 import orjson
 
@@ -150,15 +150,15 @@ def message_markdown(message: dict) -> str:
     meta = message.get("meta") or {}
     if role == "assistant" and message.get("model"):
         heading += f" · {message['model']}"
-    when = message.get("createdAt")
-    parts = [f"## {heading}" + (f" · {when}" if isinstance(when, str) else "")]
+    when = _short_time(message.get("createdAt"))
+    parts = [f"## {heading}" + (f" · {when}" if when else "")]
     attachments = []
     for block in message.get("blocks") or []:
         kind = block.get("type")
         if kind == "text":
             text = block.get("text") or ""
             if text.strip():
-                parts.append(text.strip("\n"))
+                parts.append(demote_headings(text.strip("\n")))
         elif kind == "thinking":
             text = (block.get("text") or "").strip("\n")
             if text.strip():
@@ -176,7 +176,35 @@ def message_markdown(message: dict) -> str:
         error = (meta.get("error") or {}).get("message")
         parts.append(f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
                      f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*")
-    return "\n\n".join(parts) + "\n\n"
+    return "\n\n".join(parts) + "\n\n---\n\n"
+
+
+def demote_headings(text: str) -> str:
+    """Headings inside a message two levels down (``#`` becomes ``###``), so the message headings stay
+    the outline; lines inside code fences are left exactly as written."""
+    out, fence = [], None
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        marker = stripped[:3]
+        if fence is None and marker in ("```", "~~~") and len(line) - len(stripped) < 4:
+            fence = stripped[: len(stripped) - len(stripped.lstrip(marker[0]))]
+        elif fence is not None and stripped.startswith(fence) and not stripped[len(fence):].strip(fence[0]).strip():
+            fence = None
+        elif fence is None and stripped.startswith("#") and len(line) - len(stripped) < 4:
+            level = len(stripped) - len(stripped.lstrip("#"))
+            if level <= 6 and (len(stripped) == level or stripped[level] in " \t"):
+                line = "#" * min(6, level + 2) + stripped[level:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def _short_time(value: Any) -> str | None:
+    """``2026-12-01T17:52:27.652Z`` as ``2026-12-01 17:52 UTC``; other spellings as given."""
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) >= 16 and value[10] == "T" and value.endswith("Z"):
+        return f"{value[:10]} {value[11:16]} UTC"
+    return value
 
 
 def _tool_call(block: dict) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from . import native_rows
+from . import native_rows, project_rows
 from .prefs import Preferences
 
 # Roles carry plain values; views read whole rows with ``session_at`` rather
@@ -81,12 +81,15 @@ def display_title(session: dict) -> str:
 
 @dataclass(eq=False)  # compared by identity: ``list.index`` on groups must not compare their sessions
 class _Group:
-    key: str  # "pinned", "project:<path>" or "chats"
+    key: str  # "pinned", "project:<path>", "pgroup:<id>" (project_rows) or "chats"
     path: str | None = None
     sessions: list[dict] = field(default_factory=list)
+    title: str | None = None  # the host's name for a project or a project group
 
     @property
     def label(self) -> str:
+        if self.title:
+            return self.title
         if native_rows.is_group_key(self.key):
             return native_rows.group_label(self.key)
         if self.key == "pinned":
@@ -112,6 +115,21 @@ class SessionTreeModel(QStandardItemModel):
         self._groups: list[_Group] = []
         self._group_of: dict[str, _Group] = {}  # group key -> group, for the shown groups
         self._running: set[str] = set()  # ids of sessions whose last turn is still running
+        self.project_index = project_rows.ProjectIndex()  # the host's projects and groups, by path
+
+    def set_projects(self, projects: list[dict], groups: list[dict]) -> None:
+        """The host's project names, missing folders and groups: headers renamed, groups placed."""
+        self.project_index.set(projects, groups)
+        for group in self._groups:
+            group.title = project_rows.title(self.project_index, group.key)
+        self.relayout()
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
+
+    def _new_group(self, key: str) -> _Group:
+        group = _new_group(key)
+        group.title = project_rows.title(self.project_index, key)
+        return group
 
     # -- organisation ------------------------------------------------------------------
     def _group_key(self, session: dict, projects: dict[str, str | None] | None = None) -> str | None:
@@ -155,6 +173,9 @@ class SessionTreeModel(QStandardItemModel):
             return (2,)
         if native_rows.is_group_key(group.key):  # pi sessions outside projects: after the app's own chats
             return (3, -(group.sessions[0]["updatedAt"] if group.sessions else 0), group.key)
+        placed = project_rows.order(self.project_index, group.key, group.path)
+        if placed is not None:  # project groups first, each header then its members
+            return placed
         sort = self.prefs.sidebar["projectSort"]
         meta = self.prefs.project_meta(group.path)
         pinned = 0 if meta.get("pinned") else 1
@@ -176,10 +197,14 @@ class SessionTreeModel(QStandardItemModel):
             if key is None:
                 continue
             if key not in groups:
-                groups[key] = _new_group(key)
+                groups[key] = self._new_group(key)
             groups[key].sessions.append(session)
         for group in groups.values():
             group.sessions.sort(key=self._session_key)
+        for key in list(groups):
+            header = project_rows.header_of(self.project_index, key)
+            if header is not None and header not in groups:
+                groups[header] = self._new_group(header)
         return sorted(groups.values(), key=self._group_order)
 
     # -- filling ---------------------------------------------------------------------
@@ -270,7 +295,7 @@ class SessionTreeModel(QStandardItemModel):
         """Put the groups back in order after their sessions changed (a page, an update)."""
         ordered = sorted(self._groups, key=self._group_order)
         if ordered != self._groups:
-            self._sort_in_place([_Group(g.key, g.path, g.sessions) for g in ordered])
+            self._sort_in_place([_Group(g.key, g.path, g.sessions, g.title) for g in ordered])
 
     def extend(self, sessions: list[dict]) -> None:
         """Add a further page of sessions without a reset.
@@ -301,8 +326,11 @@ class SessionTreeModel(QStandardItemModel):
         self._reorder_groups()
 
     def _insert_group(self, key: str, first_session: dict) -> _Group:
-        """An empty group at the place its first session gives it."""
-        group = _new_group(key)
+        """An empty group at the place its first session gives it (after its project group's header)."""
+        header = project_rows.header_of(self.project_index, key)
+        if header is not None and header not in self._group_of:
+            self._insert_group(header, first_session)
+        group = self._new_group(key)
         group.sessions = [first_session]
         order = self._group_order(group)
         position = sum(1 for g in self._groups if self._group_order(g) < order)
@@ -363,10 +391,17 @@ class SessionTreeModel(QStandardItemModel):
         self.removeRow(row, self._group_index(group))
         del group.sessions[row]
         if not group.sessions:
-            position = self._groups.index(group)
-            self.removeRow(position)
-            del self._groups[position]
-            del self._group_of[group.key]
+            self._drop_group(group)
+            header = self._group_of.get(project_rows.header_of(self.project_index, group.key) or "")
+            if header is not None and not any(project_rows.header_of(self.project_index, g.key) == header.key
+                                              for g in self._groups):
+                self._drop_group(header)  # the project group's last shown project went
+
+    def _drop_group(self, group: _Group) -> None:
+        position = self._groups.index(group)
+        self.removeRow(position)
+        del self._groups[position]
+        del self._group_of[group.key]
 
     # -- lookups ------------------------------------------------------------------------
     def find(self, session_id: str) -> tuple[_Group, int] | None:
@@ -426,6 +461,9 @@ class SessionTreeModel(QStandardItemModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return group.label
             if role == Qt.ItemDataRole.ToolTipRole:
+                special = project_rows.tooltip(self.project_index, group.key, group.path)
+                if special:
+                    return special
                 if native_rows.is_group_key(group.key):
                     return self.tr("pi sessions in %1").replace("%1", native_rows.group_folder(group.key))
                 return group.path or (self.tr("Pinned chats") if group.key == "pinned"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
 
-from . import native_rows
+from . import native_rows, project_rows
 from . import theme as themes
 from .session_model import SessionTreeModel, display_title
 from .timefmt import relative
@@ -76,8 +76,9 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = option.rect.adjusted(8, 1, -8, -1)
         if session is not None:
+            rect.setLeft(rect.left() + project_rows.indent(model, index))  # a chat of a grouped project
             self._paint_session(painter, option, session, rect)
-        elif group is not None:
+        elif group is not None and not project_rows.paint_header(self, painter, option, index, rect, group):
             self._paint_group(painter, option, index, rect, group.label)
         painter.restore()
 
@@ -168,6 +169,11 @@ class Sidebar(QWidget):
     forkRequested = Signal(str)
     compactRequested = Signal(str)  # summarise the chat's earlier messages now
     automationsRequested = Signal()  # open the Automations window
+    exportRequested = Signal(str)
+    newChatInProjectRequested = Signal(str)  # a project header's "+": its path
+    projectMenuRequested = Signal(object, str)  # (menu, path): the project actions add theirs
+    groupMenuRequested = Signal(object, str)  # (menu, project group id)
+    projectPinToggled = Signal(str, bool)
 
     def __init__(self, model: SessionTreeModel, theme: themes.Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -198,6 +204,8 @@ class Sidebar(QWidget):
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._show_menu)
         self.tree.clicked.connect(self._clicked)
+        self._press_x = -1  # where the last click landed: a project header's "+" starts a chat
+        self.tree.viewport().installEventFilter(self)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         model.rowsInserted.connect(self._expand_new_groups)
         model.relaidOut.connect(self._after_relayout)
@@ -228,6 +236,9 @@ class Sidebar(QWidget):
         self.compact_action = QAction(self.tr("Compact now"), self)
         self.compact_action.setToolTip(self.tr("Summarise the earlier messages to free the model's context"))
         self.compact_action.triggered.connect(self._compact_current)
+        self.export_action = QAction(self.tr("Export…"), self)
+        self.export_action.setToolTip(self.tr("Save this chat as Markdown or JSON"))
+        self.export_action.triggered.connect(lambda: self._emit_current(self.exportRequested))
         self.move_up_action = QAction(self.tr("Move project up"), self)
         self.move_up_action.setShortcut(QKeySequence("Alt+Up"))
         self.move_up_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -306,7 +317,13 @@ class Sidebar(QWidget):
             menu.addSeparator()
             menu.addAction(self.move_up_action)
             menu.addAction(self.move_down_action)
+            self.projectMenuRequested.emit(menu, group.path)
             menu.popup(self.tree.viewport().mapToGlobal(pos))
+            return
+        if group is not None and project_rows.is_group_key(group.key):
+            self.groupMenuRequested.emit(menu, project_rows.group_id(group.key))
+            if not menu.isEmpty():
+                menu.popup(self.tree.viewport().mapToGlobal(pos))
             return
         session = self.model.session_at(index)
         if session is None:
@@ -321,6 +338,7 @@ class Sidebar(QWidget):
         menu.addAction(self.archive_action)
         menu.addAction(self.fork_action)
         menu.addAction(self.compact_action)
+        menu.addAction(self.export_action)
         menu.addSeparator()
         menu.addAction(self.delete_action)
         menu.popup(self.tree.viewport().mapToGlobal(pos))
@@ -384,8 +402,33 @@ class Sidebar(QWidget):
 
     def _toggle_project_flag(self, path: str, flag: str) -> None:
         prefs = self.model.prefs
-        prefs.set_project_flag(path, flag, not prefs.project_meta(path).get(flag, False))
+        value = not prefs.project_meta(path).get(flag, False)
+        prefs.set_project_flag(path, flag, value)
         self.model.relayout()
+        if flag == "pinned":
+            self.projectPinToggled.emit(path, value)
+
+    def _emit_current(self, signal) -> None:
+        session_id = self.current_session_id()
+        if session_id:
+            signal.emit(session_id)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.MouseButtonPress:
+            self._press_x = int(event.position().x())
+        return super().eventFilter(watched, event)
+
+    def _hide_collapsed_groups(self) -> None:
+        """A collapsed project group hides its projects' rows (they stay in the model)."""
+        header = None
+        for row in range(self.model.rowCount()):
+            group = self.model.group_at(self.model.index(row, 0))
+            if group is not None and project_rows.is_group_key(group.key):
+                header = group.key
+                continue
+            member = group is not None and header is not None and \
+                project_rows.header_of(self.model.project_index, group.key) == header
+            self.tree.setRowHidden(row, QModelIndex(), member and project_rows.collapsed(self.model.prefs, header))
 
     def move_current_project(self, step: int) -> None:
         """Manual project order: move the current project group one place up or down."""
@@ -419,6 +462,7 @@ class Sidebar(QWidget):
                     self.tree.setCurrentIndex(index)
         finally:
             self.tree.selectionModel().blockSignals(blocked)
+        self._hide_collapsed_groups()
 
     def _tick(self) -> None:
         self.delegate.tick()
@@ -430,6 +474,17 @@ class Sidebar(QWidget):
 
     def _clicked(self, index: QModelIndex) -> None:
         group = self.model.group_at(index)
+        if group is not None and project_rows.is_group_key(group.key):  # fold the group's projects
+            key = project_rows.pref_key(group.key)
+            self.model.prefs.set_project_flag(key, "collapsed", not project_rows.collapsed(self.model.prefs,
+                                                                                         group.key))
+            self._hide_collapsed_groups()
+            self.tree.viewport().update()
+            return
+        if group is not None and group.path is not None and project_rows.on_plus(
+                self.tree.visualRect(index), self._press_x):
+            self.newChatInProjectRequested.emit(group.path)
+            return
         if group is not None:
             expanded = not self.tree.isExpanded(index)
             self.tree.setExpanded(index, expanded)
