@@ -498,5 +498,15 @@ def checkpoints(branch_view: BranchView, branch: list[Meta], entry_of, version: 
     return result
 
 
+TITLE_CHARS = 80
+
+
 def session_title(name: str | None, first_user: str | None) -> str:
-    return name or (first_user or "").strip()
+    """pi's own rule (the newest ``session_info`` name, else the first prompt), cut at a word near 80."""
+    title = name or " ".join((first_user or "").split())
+    if len(title) <= TITLE_CHARS:
+        return title
+    cut = title[:TITLE_CHARS - 1]
+    if " " in cut[TITLE_CHARS // 2:]:
+        cut = cut[:cut.rfind(" ")]
+    return cut.rstrip(" ,.;:") + "…"

@@ -85,32 +85,37 @@ def session_get(ctx: HostContext, p: Params) -> dict:
             raise HostError(ErrorCode.NOT_FOUND, f"The pi session {session_id} has no entry {leaf!r}.")
         if leaf == index.tree.leaf:
             leaf = None  # the current branch: one cached view for both spellings
-        branch, branch_view = index.branch_view(leaf)
         around_position = None
         if around is not None:
-            around_position = branch_view.positions.get(around)
+            around_position = index.branch_view(leaf)[1].positions.get(around)
             if around_position is None:
                 raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.")
         request = WindowRequest(before=before, limit=limit, around=around,
                                 start=after if after is not None else start)
-        first, end = select(request, branch_view.total, around_position)
-        groups = branch_view.groups[first:end]
-        wanted = [meta for group in groups for meta in group.metas]
-        entries = dict(zip((m.id for m in wanted), index.read_entries(fd, wanted)))
-        messages = [cap(pi_format.project_group(group, [entries[m.id] for m in group.metas],
-                                                index.tree.labels, first + number), content_limit)
-                    for number, group in enumerate(groups)]
-        compaction_metas = [meta for meta, _, _ in branch_view.compactions]
-        compaction_entries = dict(zip((m.id for m in compaction_metas), index.read_entries(fd, compaction_metas)))
-        compactions = pi_format.checkpoints(branch_view, branch, lambda m: compaction_entries[m.id], index.version)
+        page = read_window(index, fd, leaf, request, content_limit, around_position)
     finally:
         os.close(fd)
-    catalog = catalog_of(ctx)
+    return {"session": catalog_of(ctx).row_of(ctx.conn, index), **page, "branches": branches(index)}
+
+
+def read_window(index: FileIndex, fd: int, leaf: str | None, request: WindowRequest,
+                content_limit: int | None = None, around_position: int | None = None) -> dict:
+    """One page of a branch (default: the current one), reading only its lines from ``fd``."""
+    branch, branch_view = index.branch_view(leaf)
+    first, end = select(request, branch_view.total, around_position)
+    groups = branch_view.groups[first:end]
+    wanted = [meta for group in groups for meta in group.metas]
+    entries = dict(zip((m.id for m in wanted), index.read_entries(fd, wanted)))
+    messages = [cap(pi_format.project_group(group, [entries[m.id] for m in group.metas],
+                                            index.tree.labels, first + number), content_limit)
+                for number, group in enumerate(groups)]
+    compaction_metas = [meta for meta, _, _ in branch_view.compactions]
+    compaction_entries = dict(zip((m.id for m in compaction_metas), index.read_entries(fd, compaction_metas)))
     return {
-        "session": catalog.row_of(ctx.conn, index), "messages": messages, "messageStart": first,
-        "messageEnd": end, "hasMoreBefore": first > 0, "hasMoreAfter": end < branch_view.total,
-        "totalMessages": branch_view.total, "compactions": compactions,
-        "branches": branches(index), "leafId": branch[-1].id if branch else None,
+        "messages": messages, "messageStart": first, "messageEnd": end, "hasMoreBefore": first > 0,
+        "hasMoreAfter": end < branch_view.total, "totalMessages": branch_view.total,
+        "compactions": pi_format.checkpoints(branch_view, branch, lambda m: compaction_entries[m.id], index.version),
+        "leafId": branch[-1].id if branch else None,
     }
 
 

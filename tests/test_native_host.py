@@ -1,0 +1,226 @@
+"""Native pi sessions end to end over ``pidesktop host --stdio``: the fixture files written by the pi CLI.
+
+Listed beside the app's chats, every branch read, windows equal to a full
+read, write commands refused, fork and continue re-read by the same parser,
+and every file byte-identical unless this app was asked to write it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from pidesktop.bus import HostError
+from pidesktop.host.native import pi_format
+from tests.conftest import SHARED
+
+NATIVE = SHARED / "fixtures" / "pi-native" / "sessions"
+
+REFUSED = ("session.appendMessage", "session.rename", "session.update", "session.delete", "session.truncateFrom",
+           "session.replaceMessages", "session.deleteMessage", "session.activateRevision",
+           "session.saveActiveRevision", "session.startTurn", "session.endTurn", "session.saveInflightMessage",
+           "session.queuePush", "session.queueList", "session.queueRemove", "session.queueReorder",
+           "session.queuePrioritize", "session.queueMarkFailed", "session.appendCompaction", "session.recordUsage",
+           "session.listRevisions")
+
+
+@pytest.fixture
+def pi_sessions(isolated_home) -> Path:
+    """A copy of the fixture sessions in this test's pi agent folder (times kept, files writable)."""
+    root = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions"
+    shutil.copytree(NATIVE, root)
+    for path in root.rglob("*.jsonl"):
+        path.chmod(0o644)
+    return root
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def file_of(root: Path, header_id: str) -> Path:
+    return next(p for p in root.rglob("*.jsonl") if header_id in p.name)
+
+
+def test_list_and_read_every_branch_in_windows_then_nothing_changed(stdio_host, pi_sessions):
+    before = digests(pi_sessions)
+    host = stdio_host()
+    desktop = host.call("session.create", {"title": "My own chat"})["session"]
+    listed = host.call("session.list", {"limit": 500})["sessions"]
+    native = [row for row in listed if row["id"].startswith("native-pi:")]
+    assert len(native) == 10 and listed[0]["id"] == desktop["id"]  # the new chat is the newest
+    assert desktop["origin"] == "desktop" and desktop["readOnly"] is False
+    assert [r["updatedAt"] for r in listed] == sorted((r["updatedAt"] for r in listed), reverse=True)
+    for row in native:
+        assert row["origin"] == "native-pi" and row["readOnly"] is True and row["pinned"] is False
+        assert row["cwd"] in ("/home/ada/code/work", "/home/ada/code/work2") and row["title"]
+        parsed = pi_format.parse(file_of(pi_sessions, row["nativeId"]).read_bytes())
+        full = host.call("session.get", {"sessionId": row["id"]})
+        expected, compactions = pi_format.read_branch(parsed)
+        assert full["messages"] == expected and full["compactions"] == compactions
+        assert full["totalMessages"] == row["messageCount"] == len(expected)
+        assert full["leafId"] == parsed.tree.leaf and full["session"]["nativeToken"]
+        assert [b["leafId"] for b in full["branches"]] == [m.id for m in parsed.tree.leaves()]
+        assert [b["current"] for b in full["branches"]].count(True) == 1
+        for branch in full["branches"]:
+            read = host.call("session.get", {"sessionId": row["id"], "leafId": branch["leafId"]})
+            assert read["messages"] == pi_format.read_branch(parsed, branch["leafId"])[0]
+            assert read["leafId"] == branch["leafId"] and branch["messageCount"] == read["totalMessages"]
+        pages, before_position = [], None
+        while True:
+            params = {"sessionId": row["id"], "messageLimit": 7, "contentLimit": 10_000}
+            if before_position is not None:
+                params["messageBefore"] = before_position
+            page = host.call("session.get", params)
+            pages = page["messages"] + pages
+            if not page["hasMoreBefore"]:
+                break
+            before_position = page["messageStart"]
+        assert pages == expected
+        middle = expected[len(expected) // 2]["id"]
+        around = host.call("session.get", {"sessionId": row["id"], "messageAround": middle, "messageLimit": 3})
+        assert middle in [m["id"] for m in around["messages"]]
+    forks = [row for row in native if row["parentSessionId"]]
+    assert len(forks) == 2  # pi's --fork and its clone name their parent by path
+    assert all(any(r["id"] == f["parentSessionId"] for r in native) for f in forks)
+    # one order and paging for both kinds of rows
+    paged, cursor = [], None
+    while True:
+        page = host.call("session.list", {"limit": 3, **({"cursor": cursor} if cursor else {})})
+        paged += page["sessions"]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert [r["id"] for r in paged] == [r["id"] for r in listed]
+    assert all(not r["id"].startswith("native-pi:")
+               for r in host.call("session.list", {"native": False})["sessions"])
+    assert host.close() == 0
+    assert digests(pi_sessions) == before
+
+
+def test_every_write_command_is_refused_and_writes_nothing(stdio_host, pi_sessions):
+    before = digests(pi_sessions)
+    host = stdio_host()
+    row = next(r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native-pi:"))
+    for method in REFUSED:
+        reply = host.request(method, {"sessionId": row["id"], "title": "x", "message": {"id": "m", "role": "user",
+                                                                                       "blocks": []}})
+        error = HostError.from_jsonrpc(reply["error"])
+        assert error.code == "PERMISSION_DENIED", method
+        assert "read-only" in error.message and error.data["native"] is True
+    assert host.call("session.get", {"sessionId": row["id"]})["messages"]
+    assert host.close() == 0
+    assert digests(pi_sessions) == before
+
+
+def test_fork_then_continue_then_the_same_parser_reads_it(stdio_host, pi_sessions):
+    host = stdio_host()
+    rows = host.call("session.list", {})["sessions"]
+    parent = next(r for r in rows if r.get("nativeId") == "01a231f4-982d-716b-adc1-6b769c5af92a")  # tool calls
+    parent_file = file_of(pi_sessions, parent["nativeId"])
+    parent_bytes = parent_file.read_bytes()
+    full = host.call("session.get", {"sessionId": parent["id"]})
+    through = full["messages"][3]["id"]
+    child = host.call("session.fork", {"sessionId": parent["id"], "throughMessageId": through})["session"]
+    assert child["parentSessionId"] == parent["id"] and child["title"].endswith("(fork)")
+    assert child["messageCount"] == 4 and child["readOnly"] is True
+    assert parent_file.read_bytes() == parent_bytes
+    siblings = sorted(parent_file.parent.iterdir())
+    new_files = [p for p in siblings if p.name.endswith(".jsonl")
+                 and pi_format.parse(p.read_bytes()).header["id"] == child["nativeId"]]
+    assert len(new_files) == 1 and not [p for p in siblings if p.name.endswith(".tmp")]
+    child_parsed = pi_format.parse(new_files[0].read_bytes())
+    assert child_parsed.header["parentSession"] == os.path.realpath(parent_file)
+    assert child_parsed.version == 3 and new_files[0].name.endswith(f"_{child['nativeId']}.jsonl")
+    assert pi_format.read_branch(child_parsed)[0] == full["messages"][:4]
+
+    appended = host.call("native.append", {"sessionId": child["id"], "token": child["nativeToken"], "messages": [
+        {"role": "user", "text": "Continue from the desktop."},
+        {"role": "assistant", "text": "Continued.", "thinking": "short", "provider": "local", "model": "tiny",
+         "usage": {"input": 12, "output": 3}, "stopReason": "stop"}]})
+    assert len(appended["entryIds"]) == 2 and appended["token"] != child["nativeToken"]
+    reread = pi_format.parse(new_files[0].read_bytes())
+    assert reread.version == 3 and not reread.torn and reread.garbage == 0
+    assert [m.id for m in reread.metas[-2:]] == appended["entryIds"]
+    assert reread.metas[-2].parent == child_parsed.tree.leaf and reread.metas[-1].parent == appended["entryIds"][0]
+    messages, _ = pi_format.read_branch(reread)
+    assert [m["role"] for m in messages[-2:]] == ["user", "assistant"]
+    assert messages[-1]["blocks"] == [{"type": "thinking", "text": "short"}, {"type": "text", "text": "Continued."}]
+    assert messages[-1]["meta"]["usage"]["totalTokens"] == 15
+    window = host.call("session.get", {"sessionId": child["id"], "messageLimit": 2})
+    assert window["messages"] == messages[-2:] and window["session"]["nativeToken"] == appended["token"]
+    assert parent_file.read_bytes() == parent_bytes
+    assert host.close() == 0
+
+
+def test_append_refusals_write_nothing(stdio_host, pi_sessions, tmp_path):
+    host = stdio_host()
+    rows = {r.get("nativeId"): r for r in host.call("session.list", {})["sessions"]}
+    row = rows["01a231f4-653f-75e0-b557-9081058b407f"]
+    path = file_of(pi_sessions, row["nativeId"])
+    original = path.read_bytes()
+    user = {"role": "user", "text": "hello"}
+
+    def refused(params: dict, code: str, reason: str | None = None) -> None:
+        reply = host.request("native.append", params)
+        error = HostError.from_jsonrpc(reply["error"])
+        assert error.code == code, error
+        if reason:
+            assert error.data["reason"] == reason
+        assert path.read_bytes() == original
+
+    refused({"sessionId": row["id"], "token": row["nativeToken"] + "0", "messages": [user]}, "CONFLICT", "changed")
+    desktop = host.call("session.create", {})["session"]
+    refused({"sessionId": desktop["id"], "token": "t", "messages": [user]}, "PERMISSION_DENIED")
+    refused({"sessionId": row["id"], "token": row["nativeToken"], "messages": [{"role": "assistant", "text": "x"}]},
+            "INVALID_PARAMS")
+    # a live pi: the file changed a moment ago, not by this host
+    now = os.stat(path).st_mtime
+    os.utime(path, (now, time.time()))
+    fresh = host.call("session.get", {"sessionId": row["id"]})["session"]["nativeToken"]
+    refused({"sessionId": row["id"], "token": fresh, "messages": [user]}, "CONFLICT", "live")
+    os.utime(path, (now, now))
+    # a torn last line
+    with path.open("ab") as handle:
+        handle.write(b'{"type":"message","id":"half')
+    original = path.read_bytes()
+    torn = host.call("session.get", {"sessionId": row["id"]})
+    assert torn["messages"] == pi_format.read_branch(pi_format.parse(original))[0]
+    os.utime(path, (now, now))
+    refused({"sessionId": row["id"], "token": host.call("session.get", {"sessionId": row["id"]})["session"][
+        "nativeToken"], "messages": [user]}, "CONFLICT", "newline")
+    # a v1 file is read but never continued
+    v1 = pi_sessions / "old" / "v1.jsonl"
+    v1.parent.mkdir()
+    shutil.copy2(SHARED / "fixtures" / "pi-sessions" / "v1" / "large-session.jsonl", v1)
+    os.utime(v1, (now, now))
+    old = next(r for r in host.call("session.list", {"limit": 500})["sessions"]
+               if r.get("nativeId") == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")
+    path, original = v1, v1.read_bytes()
+    refused({"sessionId": old["id"], "token": old["nativeToken"], "messages": [user]}, "CONFLICT", "format")
+    path.unlink()
+    reply = host.request("native.append", {"sessionId": old["id"], "token": old["nativeToken"], "messages": [user]})
+    assert HostError.from_jsonrpc(reply["error"]).code == "NOT_FOUND"
+    assert host.close() == 0
+
+
+def test_a_second_writer_holding_the_lease_is_refused(host, pi_sessions):
+    from pidesktop.host.native import writing
+    from pidesktop.host.native.index import FileKey
+
+    row = next(r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native-pi:"))
+    path = file_of(pi_sessions, row["nativeId"])
+    original = path.read_bytes()
+    with writing.lease(FileKey.of(os.stat(path))):
+        error = host.error("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
+                                             "messages": [{"role": "user", "text": "x"}]})
+    assert error.code == "CONFLICT" and error.data["reason"] == "lease"
+    assert path.read_bytes() == original
+    assert host.call("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
+                                       "messages": [{"role": "user", "text": "x"}]})["entryIds"]
