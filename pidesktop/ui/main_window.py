@@ -31,7 +31,10 @@ from .native_chat import NativeChat
 from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
+from . import export_dialog
 from .prefs import Preferences
+from .project_actions import ProjectActions
+from .project_picker import ProjectPicker
 from .plan_area import PlanArea
 from .queue_strip import QueueStrip
 from .resources import app_icon
@@ -85,10 +88,12 @@ class MainWindow(QMainWindow):
         self.sidebar.tree.activated.connect(self._session_clicked)
         self.conversation = self._build_conversation()
         self.chats = ChatController(self)
+        self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.sidebar.select)
         self.model.renameRequested.connect(self.chats.rename)
-        self.sidebar.newChatRequested.connect(self.chats.new_chat)
+        self.sidebar.newChatRequested.connect(self.projects.new_chat)
+        self._connect_projects()
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
@@ -118,6 +123,7 @@ class MainWindow(QMainWindow):
         header_layout.setContentsMargins(24, 12, 24, 12)
         self.header_title = ElidingLabel("")  # a long title ends in "…", never squeezing the sidebar
         self.header_title.setObjectName("headerTitle")
+        self.project_picker = ProjectPicker()  # which project this chat belongs to
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
         self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
@@ -137,6 +143,8 @@ class MainWindow(QMainWindow):
         self.bell = BellButton(self.theme)
         self.bell.clicked.connect(self.toggle_inbox)
         header_layout.addWidget(self.header_title, 1)
+        header_layout.addWidget(self.project_picker)
+        header_layout.addSpacing(8)
         header_layout.addWidget(self.context_meter)
         header_layout.addSpacing(8)
         header_layout.addWidget(self.model_chip)
@@ -218,10 +226,34 @@ class MainWindow(QMainWindow):
             {"providerId": provider or None, "modelId": model or None}))  # "" goes back to the default model
         self.queue_strip.resumeRequested.connect(chats.resume_queue)
 
+    def _connect_projects(self) -> None:
+        projects = self.projects
+        self.sidebar.newChatInProjectRequested.connect(
+            lambda path: projects.by_path(path) and projects.new_chat_in(projects.by_path(path)))
+        self.sidebar.projectMenuRequested.connect(projects.fill_menu)
+        self.sidebar.groupMenuRequested.connect(projects.fill_group_menu)
+        self.sidebar.projectPinToggled.connect(projects.set_pinned)
+        self.sidebar.exportRequested.connect(self.export_chat)
+        self.project_picker.picked.connect(projects.move_chat)
+        self.project_picker.newProjectRequested.connect(projects.choose_folder)
+        self.new_project_action = QAction(self.tr("New project…"), self)
+        self.new_project_action.setToolTip(self.tr("Add a folder as a project; its chats get its memory"))
+        self.new_project_action.triggered.connect(projects.choose_folder)
+        view_menu = self.sidebar.view_button.menu()
+        first = view_menu.actions()[0] if view_menu.actions() else None
+        view_menu.insertAction(first, self.new_project_action)
+        view_menu.insertSeparator(first)
+
+    def export_chat(self, session_id: str) -> None:
+        """Export…: a save dialog for Markdown or JSON, then the chat is written there."""
+        session = self.model.session(session_id)
+        if session is not None:
+            self.export_dialog = export_dialog.ask(self.client, session, self)
+
     def _build_actions(self) -> None:
         self.new_chat_action = QAction(self.tr("New chat"), self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.new_chat_action.triggered.connect(self.chats.new_chat)
+        self.new_chat_action.triggered.connect(self.projects.new_chat)  # in the current project, if any
         self.toggle_sidebar_action = QAction(self.tr("Toggle sidebar"), self)
         self.toggle_sidebar_action.setShortcut(QKeySequence("Ctrl+B"))
         self.toggle_sidebar_action.triggered.connect(lambda: self.sidebar.setVisible(not self.sidebar.isVisible()))
@@ -256,6 +288,7 @@ class MainWindow(QMainWindow):
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
             self._tell_interrupted(hello.get("interruptedReplies") or [])
             await self.load_sessions()
+            await self.projects.refresh()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
             await self.plans.refresh()
@@ -279,6 +312,7 @@ class MainWindow(QMainWindow):
 
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
+        self.projects.handle_event(topic, payload)
         self.native.handle_event(topic, payload)
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
@@ -421,6 +455,7 @@ class MainWindow(QMainWindow):
 
     def show_no_session(self) -> None:
         self.header_title.setText("")
+        self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
         self.transcript_model.clear()
@@ -431,6 +466,7 @@ class MainWindow(QMainWindow):
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
+        self.projects.session_shown(session)
         self.native.show(session)
         # a chat nobody has written in yet looks like the first start
         self.pages.setCurrentWidget(self.session_page if session.get("messageCount") else self.empty_page)

@@ -1,0 +1,257 @@
+"""Projects in the window: New project, the header's picker, the sidebar's project actions, the notes editor."""
+
+from __future__ import annotations
+
+import shutil
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMenu, QMessageBox
+
+from pidesktop.ui import export_dialog, project_rows
+from pidesktop.ui.project_memory import LIMIT
+
+from .conftest import spin_until
+
+
+def call(chat, method, params=None):
+    return chat.client.call_blocking(method, params or {})
+
+
+def header_labels(chat) -> list[str]:
+    model = chat.model
+    return [model.group_at(model.index(row, 0)).label for row in range(model.rowCount())]
+
+
+def send(chat, qloop, text):
+    qloop.run_until_complete(chat.chats.send_prompt(text, []))
+    spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
+    return chat.current_session_id
+
+
+def add_project(chat, qloop, folder):
+    project = qloop.run_until_complete(chat.projects.add_project(str(folder)))
+    spin_until(qloop, lambda: project["id"] in chat.projects.projects)
+    return project
+
+
+def test_new_project_names_it_after_the_folder_and_ctrl_n_starts_chats_in_it(chat, qloop, tmp_path):
+    folder = tmp_path / "garden-planner"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+    assert project["name"] == "garden-planner"
+    assert chat.project_picker.text() == "garden-planner"  # the next chat goes there
+    sid = send(chat, qloop, "Where do the beans go?")
+    assert call(chat, "session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
+    spin_until(qloop, lambda: "garden-planner" in header_labels(chat))
+    assert call(chat, "workspace.get")["currentProjectId"] == project["id"]  # remembered by the host
+
+    chat.new_chat_action.trigger()  # Ctrl+N: a new chat in the current project
+    assert chat.current_session_id is None and chat.project_picker.text() == "garden-planner"
+    second = send(chat, qloop, "And the tomatoes?")
+    assert second != sid
+    assert call(chat, "session.get", {"sessionId": second})["session"]["projectId"] == project["id"]
+    # the same folder again is the same project
+    again = qloop.run_until_complete(chat.projects.add_project(str(folder) + "/"))
+    assert again["id"] == project["id"]
+
+
+def test_the_picker_moves_the_open_chat_in_and_out_of_a_project(chat, qloop, tmp_path):
+    folder = tmp_path / "site"
+    folder.mkdir()
+    outside = send(chat, qloop, "Hello there")
+    project = call(chat, "projects.upsert", {"path": str(folder)})["project"]
+    spin_until(qloop, lambda: project["id"] in chat.projects.projects)
+    chat.project_picker.menu_.aboutToShow.emit()
+    labels = [a.text() for a in chat.project_picker.menu_.actions() if a.text()]
+    assert labels == ["No project", "site", "New project…"]
+    next(a for a in chat.project_picker.menu_.actions() if a.text() == "site").trigger()
+    spin_until(qloop, lambda: chat.model.session(outside)["projectId"] == project["id"])
+    assert chat.project_picker.text() == "site"
+    assert chat.model.group_at(chat.model.index_of(outside).parent()).key == f"project:{folder}"
+    chat.project_picker.picked.emit(None)
+    spin_until(qloop, lambda: chat.model.session(outside)["projectId"] is None)
+    assert chat.project_picker.text() == "No project"
+    assert chat.model.group_at(chat.model.index_of(outside).parent()).key == "chats"
+
+
+def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tmp_path, monkeypatch):
+    folder = tmp_path / "blog"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+    sid = send(chat, qloop, "Draft a post")
+    spin_until(qloop, lambda: "blog" in header_labels(chat))
+    menu = QMenu()
+    chat.sidebar.projectMenuRequested.emit(menu, str(folder))
+    texts = [a.text() for a in menu.actions() if a.text()]
+    for wanted in ("New chat in this project", "Rename project…", "Project memory…", "Open folder",
+                   "Add to a project group…", "Remove project…"):
+        assert wanted in texts
+
+    chat.projects._rename(project, "  My blog ")
+    spin_until(qloop, lambda: "My blog" in header_labels(chat))
+    assert chat.project_picker.text() == "My blog"
+
+    chat.sidebar._toggle_project_flag(str(folder), "pinned")
+    spin_until(qloop, lambda: call(chat, "projects.list")["projects"][0]["pinned"] is True)
+
+    opened = []
+    monkeypatch.setattr("pidesktop.ui.project_actions.QDesktopServices.openUrl", lambda url: opened.append(url))
+    chat.projects.open_folder(chat.projects.projects[project["id"]])
+    assert opened[0].toLocalFile() == str(folder)
+
+    box = chat.projects.confirm_remove(chat.projects.projects[project["id"]])
+    assert "folder on disk is not touched" in box.informativeText()
+    next(b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole).click()
+    spin_until(qloop, lambda: chat.model.session(sid)["projectId"] is None)
+    assert chat.model.group_at(chat.model.index_of(sid).parent()).key == "chats"
+    assert folder.is_dir()
+    spin_until(qloop, lambda: not chat.projects.projects)
+
+
+def test_a_missing_folder_shows_a_warning_and_keeps_its_chats(chat, qloop, tmp_path):
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+    sid = send(chat, qloop, "Still here?")
+    shutil.rmtree(folder)
+    qloop.run_until_complete(chat.projects.refresh())
+    assert chat.projects.projects[project["id"]]["missing"] is True
+    header = chat.model.index_of(sid).parent()
+    assert "can’t be found" in chat.model.data(header, Qt.ItemDataRole.ToolTipRole)
+    assert chat.project_picker.text().startswith("⚠ ")
+    assert chat.projects.open_folder(chat.projects.projects[project["id"]]) is False
+    assert "can’t be found" in chat.notice.message()
+
+
+def test_project_groups_are_a_collapsible_level(chat, qloop, tmp_path):
+    ids, chats = [], []
+    for name in ("api", "web", "notes"):
+        (tmp_path / name).mkdir()
+        ids.append(add_project(chat, qloop, tmp_path / name)["id"])
+        chats.append(send(chat, qloop, f"About {name}"))
+    call(chat, "projectGroups.set", {"name": "Shop", "projectIds": [ids[1], ids[0]]})
+    spin_until(qloop, lambda: "Shop" in header_labels(chat))
+    labels = header_labels(chat)
+    assert labels.index("Shop") + 1 == labels.index("web") and labels.index("web") + 1 == labels.index("api")
+    header = chat.model.group_index(f"pgroup:{chat.projects.groups[0]['id']}")
+    member_row = chat.model.group_index(f"project:{tmp_path / 'api'}").row()
+    assert project_rows.indent(chat.model, chat.model.index_of(chats[0])) == project_rows.INDENT
+    assert project_rows.indent(chat.model, chat.model.index_of(chats[2])) == 0
+
+    chat.sidebar._clicked(header)  # fold the group
+    assert chat.sidebar.tree.isRowHidden(member_row, header.parent())
+    chat.sidebar._clicked(header)
+    assert not chat.sidebar.tree.isRowHidden(member_row, header.parent())
+
+    editor = chat.projects.edit_group_notes(chat.projects.groups[0])
+    spin_until(qloop, lambda: editor.save_button.isEnabled())
+    editor.fields[0].edit.setPlainText("Use the staging API.")
+    editor.save()
+    spin_until(qloop, lambda: call(chat, "projectGroups.instructionsGet", {"groupId": chat.projects.groups[0]["id"]})[
+        "text"] == "Use the staging API.")
+
+
+def test_the_memory_editor_counts_utf8_bytes_and_explains_a_disabled_save(chat, qloop, tmp_path, qtbot):
+    folder = tmp_path / "novel"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+    call(chat, "projects.memorySet", {"projectId": project["id"], "text": "Chapters live in ch/."})
+    editor = chat.projects.edit_memory(project)
+    field = editor.fields[0]
+    spin_until(qloop, lambda: field.edit.toPlainText() == "Chapters live in ch/.")
+    assert editor.save_button.isEnabled()
+    assert field.counter.text() == f"21 of {LIMIT:,} bytes"
+    field.edit.setPlainText("章" * (LIMIT // 3 + 1))  # fewer characters than the cap, more bytes
+    assert not editor.save_button.isEnabled()
+    assert editor.problem.isVisible() and "32 KiB" in editor.problem.text()
+    assert field.counter.property("over") is True
+    field.edit.setPlainText("章" * (LIMIT // 3))
+    assert editor.save_button.isEnabled() and not editor.problem.isVisible()
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: call(chat, "projects.memoryGet", {"projectId": project["id"]})["text"]
+               == "章" * (LIMIT // 3))
+
+
+def test_export_from_the_window_writes_the_file(chat, qloop, tmp_path):
+    sid = send(chat, qloop, "Export me ```code```")
+    target = tmp_path / "out.md"
+    done = []
+    export_dialog.run(chat.client, sid, "md", target, chat, done.append)
+    spin_until(qloop, lambda: done)
+    text = target.read_text()
+    assert text.startswith("# Export me") and "## You" in text and "## Assistant" in text
+    menu_actions = [chat.sidebar.export_action.text()]
+    assert menu_actions == ["Export…"]
+
+
+def test_hover_plus_on_a_project_header_starts_a_chat_there(chat, qloop, tmp_path, qtbot):
+    folder = tmp_path / "shed"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+    send(chat, qloop, "Tools list")
+    chat.projects._remember(None)
+    header = chat.model.group_index(f"project:{folder}")
+    rect = chat.sidebar.tree.visualRect(header)
+    asked = []
+    chat.sidebar.newChatInProjectRequested.connect(asked.append)
+    qtbot.mouseClick(chat.sidebar.tree.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(rect.right() - 10, rect.center().y()))
+    assert asked == [str(folder)]
+    assert chat.current_session_id is None and chat.project_picker.text() == project["name"]
+    assert chat.sidebar.tree.isExpanded(header)  # the click did not fold the project
+
+
+def test_screenshots_of_projects_the_memory_editor_and_an_export(chat, qloop, tmp_path, shots):
+    from PySide6.QtWidgets import QTextBrowser
+
+    names = ("shop-api", "shop-web", "garden", "old-notes")
+    for name in names:
+        (tmp_path / name).mkdir()
+        add_project(chat, qloop, tmp_path / name)
+        send(chat, qloop, f"Plan the next step for {name}")
+    ids = {p["name"]: p["id"] for p in chat.projects.projects.values()}
+    call(chat, "projectGroups.set", {"name": "Shop", "projectIds": [ids["shop-api"], ids["shop-web"]]})
+    shutil.rmtree(tmp_path / "old-notes")
+    qloop.run_until_complete(chat.projects.refresh())
+    spin_until(qloop, lambda: "Shop" in header_labels(chat))
+    chat.grab().save(str(shots / "projects-sidebar.png"))
+
+    call(chat, "projects.memorySet", {"projectId": ids["garden"], "text": (
+        "# Garden planner\n\n- Beds are numbered from the shed (1) to the fence (6).\n"
+        "- Units: centimetres. Dates: ISO.\n- Don't suggest pesticides.\n\n菜园在房子的南边。")})
+    editor = chat.projects.edit_memory(chat.projects.projects[ids["garden"]])
+    spin_until(qloop, lambda: editor.fields[0].edit.toPlainText().startswith("# Garden"))
+    editor.grab().save(str(shots / "project-memory.png"))
+    editor.fields[0].edit.setPlainText("章" * (LIMIT // 3 + 40))
+    editor.grab().save(str(shots / "project-memory-over.png"))
+    editor.reject()
+
+    sid = call(chat, "session.create", {"title": "Raised beds", "projectPath": str(tmp_path / "garden")})[
+        "session"]["id"]
+    note = call(chat, "attachments.importText", {"text": "bed,width\n1,120", "name": "beds.csv"})["attachment"]
+    for message in (
+        {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "How much soil for bed 1?"}, note]},
+        {"id": "a1", "role": "assistant", "model": "gpt-test", "blocks": [
+            {"type": "thinking", "text": "Bed 1 is 120 cm wide; the file has no length, assume 240 cm."},
+            {"type": "tool_call", "id": "c1", "name": "calculate", "args": {"expression": "1.2 * 2.4 * 0.3"},
+             "result": "0.864"},
+            {"type": "text", "text": "## Soil\n\nAbout **0.86 m³**:\n\n```python\nprint(1.2 * 2.4 * 0.3)\n```"}]},
+    ):
+        call(chat, "session.appendMessage", {"sessionId": sid, "message": message})
+    target = tmp_path / "export.md"
+    done = []
+    export_dialog.run(chat.client, sid, "md", target, chat, done.append)
+    spin_until(qloop, lambda: done)
+    # rendered as a Markdown viewer shows it, each <details> opened (QTextBrowser has no <details>)
+    import re
+
+    from markdown_it import MarkdownIt
+
+    page = MarkdownIt("commonmark", {"html": True}).render(target.read_text())
+    page = re.sub(r"<summary>(.*?)</summary>", r"<p style='color:#555'><b>▾ \1</b></p>", page)
+    page = page.replace("<pre>", "<pre style='background:#f3f4f6'>")
+    view = QTextBrowser()
+    view.resize(760, 760)
+    view.setHtml(f"<div style='font-size:14px'>{page}</div>")
+    view.grab().save(str(shots / "export-markdown.png"))
+    assert (shots / "projects-sidebar.png").stat().st_size > 0
