@@ -187,3 +187,19 @@ def test_a_restart_interrupts_pending_plans_and_running_executions(stdio_host, t
     assert second.call("plan.pending")["approvals"] == []
     assert Path(pending["artifactPath"]).read_bytes() == b"# Wait\n"
     second.close()
+
+
+def test_a_newer_proposal_replaces_one_the_person_answered_in_the_chat(host, sse_server):  # noqa: F811
+    answers(sse_server, tool_call_body("SubmitPlan", {"plan": "# One\n"}),
+            tool_call_body("SubmitPlan", {"plan": "# Two\n"}, "call_2"))
+
+    async def scenario(client, runner):
+        session_id = (await client.call("session.create", {"mode": "plan"}))["session"]["id"]
+        first = (await runner.send(session_id, "Plan a trip"))["approval"]
+        second = (await runner.send(session_id, "Make it shorter"))["approval"]  # typed, not Reject
+        return first, second, (await client.call("plan.list", {"sessionId": session_id}))["approvals"]
+
+    first, second, listed = run(host, sse_server, scenario)
+    assert [(a["id"], a["status"]) for a in listed] == [(second["id"], "pending"), (first["id"], "expired")]
+    assert listed[1]["errorCode"] == "superseded"
+    assert Path(first["artifactPath"]).read_bytes() == b"# One\n"

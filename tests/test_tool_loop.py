@@ -95,3 +95,20 @@ def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):  # noqa: F
     assert result["status"] == "aborted"
     assert len(sse_server.requests) == 1  # never asked again
     assert got["session"]["lastTurn"]["status"] == "aborted"
+
+
+def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):  # noqa: F811
+    from .sse_server import usage_chunk
+
+    def with_usage(body, prompt, completion):
+        return body.replace(b"data: [DONE]", b"data: " + __import__("orjson").dumps(usage_chunk(prompt, completion))
+                            + b"\n\ndata: [DONE]")
+
+    sse_server.serve_in_turn("/v1/chat/completions",
+                             Script(chunks=[with_usage(tool_call_body("TodoWrite", TODO), 100, 10)]),
+                             Script(chunks=[with_usage(text_body("Done."), 150, 20)]))
+    session_id, result, _ = send(host, sse_server)
+    assert result["status"] == "completed"
+    turn = host.call("session.recordUsage", {"sessionId": session_id, "turnId": result["turn"]["id"],
+                                             "records": []})["turn"]
+    assert (turn["inputTokens"], turn["outputTokens"]) == (250, 30)

@@ -34,7 +34,14 @@ async def respond(runner: Any, approval_id: str, decision: str, feedback: str | 
 
 
 async def execute(runner: Any, approval: dict) -> dict:
-    """The execution turn of an approved proposal, with its state reported to the approval row."""
+    """The execution turn of an approved proposal, with its state reported to the approval row.
+
+    When a reply is still running in the chat the prompt waits in its queue and
+    the execution stays ``queued`` (an interrupted queue is never replayed).
+    """
+    if runner.is_running(approval["sessionId"]):
+        return await runner.send(approval["sessionId"], tools.execution_prompt(approval["kind"],
+                                                                               approval["markdown"]))
     await _report(runner, approval["id"], "running")
     try:
         result = await runner.send(approval["sessionId"], tools.execution_prompt(approval["kind"],
@@ -43,8 +50,6 @@ async def execute(runner: Any, approval: dict) -> dict:
         code = exc.code if isinstance(exc, HostError) else type(exc).__name__
         await _report(runner, approval["id"], "failed", code)
         raise
-    if "queued" in result:  # another reply was running; the prompt waits in the queue
-        return result
     status = result.get("status")
     if status == "completed":
         await _report(runner, approval["id"], "completed")

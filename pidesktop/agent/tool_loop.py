@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ..bus import HostError
 from . import tools
 from .errors import ProviderError, ProviderErrorCode
 from .reply import ReplyBuilder
+
+log = logging.getLogger("pidesktop.agent.tool_loop")
 
 MAX_ROUNDS = 25
 TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
@@ -85,7 +89,10 @@ class ToolLoop:
         """
         calls = builder.tool_calls
         ours = self.names | tools.APP_TOOLS if self.names else set()  # a proposal out of its mode is answered too
-        if not any(call["name"] in ours for call in calls):
+        continuing = any(call["name"] in ours for call in calls)
+        if continuing or self.rounds:
+            await self._record_usage(builder)
+        if not continuing:
             return False  # no tool of ours was called: the reply stands as it is
         ends_turn = False
         for call in calls:
@@ -120,6 +127,24 @@ class ToolLoop:
         following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(self.session_id, "started", following.snapshot("streaming"))
         return following, [*context, done]
+
+    async def _record_usage(self, builder: ReplyBuilder) -> None:
+        """Each round's tokens as one usage record of the turn, so its totals count every request."""
+        usage = builder.usage
+        if not isinstance(usage, dict):
+            return
+        record: dict = {"id": f"{self.turn_id}:round-{self.rounds + 1}", "kind": "tool-loop-round"}
+        tokens_in = usage.get("prompt_tokens", usage.get("input_tokens"))
+        tokens_out = usage.get("completion_tokens", usage.get("output_tokens"))
+        if isinstance(tokens_in, int) and not isinstance(tokens_in, bool) and tokens_in >= 0:
+            record["inputTokens"] = tokens_in
+        if isinstance(tokens_out, int) and not isinstance(tokens_out, bool) and tokens_out >= 0:
+            record["outputTokens"] = tokens_out
+        try:
+            await self.client.call("session.recordUsage", {"sessionId": self.session_id, "turnId": self.turn_id,
+                                                           "records": [record]})
+        except HostError as exc:  # the turn's totals miss a round; the reply itself is unaffected
+            log.warning("could not record the usage of a tool round: %s", exc)
 
     async def _until_stopped(self, work) -> tools.Outcome | None:
         """``work``'s outcome, or None as soon as Stop is pressed (the call is cancelled)."""

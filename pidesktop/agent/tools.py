@@ -128,6 +128,7 @@ async def _submit(client: Any, session_id: str, turn_id: str, call: dict, kind: 
         return Outcome(f"Submit{kind.capitalize()} needs '{kind}': the whole {kind} as Markdown text.", False)
     approval = (await client.call("plan.submit", {
         "sessionId": session_id, "kind": kind, "markdown": markdown, "turnId": turn_id,
+        "supersede": True,  # a proposal still waiting (the person replied in the chat instead) is replaced
         # Scoped by the turn: some local servers number their call ids from 0 in every reply.
         "toolCallId": f"{turn_id}:{call.get('callId') or ''}"}))["approval"]
     result = {"approvalId": approval["id"], "status": "pending", "path": approval["artifactRelativePath"],

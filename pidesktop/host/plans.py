@@ -97,6 +97,7 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
     turn_id = p.text("turnId", nonempty=True)
     tool_call_id = p.text("toolCallId", nonempty=True)
     title = p.text("title", required=False, strip=True, max_chars=TITLE_MAX_CHARS) or title_of(markdown)
+    supersede = p.boolean("supersede")
     data = markdown.encode("utf-8")
     if not markdown.strip():
         raise invalid(f"plan.submit: the {kind} is empty; the model must send its text as Markdown.", "markdown")
@@ -114,7 +115,7 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
         return {"approval": approval}
     pending = conn.execute("SELECT request_id FROM plan_approvals WHERE session_id = ? AND status = 'pending'",
                            (session_id,)).fetchone()
-    if pending is not None:
+    if pending is not None and not supersede:
         raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval; approve or "
                                             "reject it first.", {"approvalId": pending[0]})
     now = ctx.clock()
@@ -123,6 +124,10 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
     approval_id = str(uuid.uuid4())
     try:
         with conn:
+            if pending is not None:  # the person answered in the chat instead: the newer proposal replaces it
+                conn.execute("UPDATE plan_approvals SET status = 'expired', error_code = 'superseded', "
+                             "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
+                             (now, now, pending[0]))
             conn.execute(
                 "INSERT INTO plan_approvals(request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, "
                 "status, created_at, updated_at, artifact_relative_path, artifact_sha256, artifact_size_bytes) "
@@ -131,6 +136,8 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
                  hashlib.sha256(data).hexdigest(), len(data)))
     except apsw.ConstraintError:  # lost a race with another submit: the file stays, unreferenced
         raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval.") from None
+    if pending is not None:
+        changed(ctx, load(ctx, pending[0]))
     approval = load(ctx, approval_id)
     changed(ctx, approval)
     return {"approval": approval}
