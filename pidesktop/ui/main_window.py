@@ -31,7 +31,7 @@ from .native_chat import NativeChat
 from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
-from . import export_dialog
+from . import export_dialog, import_actions
 from .prefs import Preferences
 from .project_actions import ProjectActions
 from .project_picker import ProjectPicker
@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.projects.new_chat)
         self._connect_projects()
+        import_actions.install(self)  # Import chats… and Trash
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
