@@ -281,3 +281,41 @@ def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_wind
     assert "pi is writing" in win.composer.status_label.text()
     assert path.read_bytes() == before
     assert "Never stored" not in shown_texts(win) and not any(r["live"] for r in win.transcript_model.rows)
+
+
+def test_a_branch_summary_is_a_divider_with_its_label_chip(window, qloop):
+    open_native(qloop, window, BRANCHING)
+    leaf = next(b["leafId"] for b in window.native.switcher.branches if "Alternative A" in b["preview"])
+    window.native.read_branch(leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    summary = spin_until(qloop, lambda: next((r for r in window.transcript_model.rows if r["kind"] == "message"
+                                              and r["message"]["role"] == "system"), None))
+    assert summary["message"]["meta"]["native"]["type"] == "branch_summary"
+    chip, divider = rendered(window, summary["key"]).parts
+    assert chip.doc.toPlainText().strip() == "alt-A"
+    assert divider.kind == "divider" and "Summary of another branch" in divider.doc.toPlainText()
+    assert divider.toggle and divider.y > chip.y  # the summary unfolds on a click
+    window.transcript.toggle(divider.toggle)
+    opened = layout_row(window.transcript_model.rows[window.transcript_model.row_of(summary["key"])], 900,
+                        themes.LIGHT, window.font(), frozenset({divider.toggle}))
+    assert "explored a different conversation branch" in opened.parts[-1].doc.toPlainText()
+
+
+def test_pictures_pi_stored_inline_are_shown(qapp):
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(40, 30, QImage.Format.Format_RGB32)
+    image.fill(QColor("#2563EB"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    block = {"type": "image", "mimeType": "image/png", "data": bytes(data.toBase64()).decode()}
+    for role in ("user", "assistant"):
+        message = {"id": f"m-{role}", "role": role, "blocks": [{"type": "text", "text": "see"}, block,
+                                                              {"type": "image", "data": "not base64 at all"}]}
+        row = {"kind": "message", "key": message["id"], "message": message, "index": 0, "live": False, "rev": 1}
+        laid = layout_row(row, 900, themes.LIGHT, qapp.font(), frozenset())
+        html = "".join(part.doc.toHtml() for part in laid.parts)
+        assert html.count("pidesktop-inline:") == 1, role
