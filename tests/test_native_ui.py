@@ -319,3 +319,20 @@ def test_pictures_pi_stored_inline_are_shown(qapp):
         laid = layout_row(row, 900, themes.LIGHT, qapp.font(), frozenset())
         html = "".join(part.doc.toHtml() for part in laid.parts)
         assert html.count("pidesktop-inline:") == 1, role
+
+
+def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, qloop, agent_dir, sse_server):
+    win = replay_window
+    open_native(qloop, win, FIVE_TURNS)
+    path = agent_dir / "sessions" / FIVE_TURNS
+    before = path.read_bytes()
+    sse_server.stream([sse_body(chunk("Half an "), done=False),
+                       sse_body(chunk("answer"), chunk(" never sent", finish="stop"))], delays={1: 30.0})
+    win.composer.edit.setPlainText("Answer slowly")
+    win.composer._submit()
+    spin_until(qloop, lambda: any(r["live"] and r["message"]["role"] == "assistant" for r in win.transcript_model.rows))
+    win.chats.stop_reply()
+    spin_until(qloop, lambda: not win.native.continuing)
+    reply = orjson.loads(path.read_bytes()[len(before):].splitlines()[-1])
+    assert reply["message"]["stopReason"] == "aborted"
+    assert reply["message"]["content"][-1]["text"] == "Half an "

@@ -19,6 +19,7 @@ person can do:
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -36,6 +37,8 @@ from .timefmt import relative
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
+
+log = logging.getLogger("pidesktop.ui.native")
 
 LIST_SETTLE_MS = 250  # pi files appearing in a burst (a fork, a sync) reload the list once
 CHANGE_SETTLE_MS = 100
@@ -340,11 +343,21 @@ class NativeChat(QObject):
             w.report_error(error)
 
         pick = self.picks.get(session_id, {})
+
+        async def answer() -> dict:
+            try:
+                return await continue_session(
+                    self.client, w.runner, session_id, text, provider_id=pick.get("providerId"),
+                    model_id=pick.get("modelId"), thinking_level=pick.get("thinkingLevel") or "off", cancel=cancel,
+                    on_update=update)
+            except (HostError, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # a fault here must not eat the prompt: it goes back like a refusal
+                log.exception("continuing pi session %s failed", session_id)
+                raise HostError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}") from exc
+
         try:
-            result = await task_op(lambda: continue_session(
-                self.client, w.runner, session_id, text, provider_id=pick.get("providerId"),
-                model_id=pick.get("modelId"), thinking_level=pick.get("thinkingLevel") or "off", cancel=cancel,
-                on_update=update), parent=w, name="native-continue", failure=refused)
+            result = await task_op(answer, parent=w, name="native-continue", failure=refused)
         finally:
             self.continuing.pop(session_id, None)
             if w.current_session_id == session_id:
