@@ -2,8 +2,9 @@
 
 ``a`` approves (the execution turn runs at once), ``r TEXT`` rejects with
 feedback (the model answers in Plan/Goal mode, perhaps with a new proposal,
-which is asked about in turn). End of input leaves the proposal pending for
-the app and ends the run with exit code 1.
+which is asked about in turn). End of input ends the run with exit code 1;
+the next host to open the data folder marks the proposal interrupted (spec
+004, section 7), and the app offers to ask for it again.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ async def answer_proposals(runner: Any, result: dict, before_turn: Callable[[], 
         decision, feedback = await _ask()
         if decision is None:
             return {**result, "status": "error",
-                    "error": {"code": "no_answer", "message": f"No answer was given; the {kind} stays waiting for "
-                                                              f"approval in the app."}}
+                    "error": {"code": "no_answer", "message": f"No answer was given, so the {kind} was not "
+                                                              f"carried out. A proposal cannot be answered after "
+                                                              f"the run that made it ends: open the chat in the "
+                                                              f"app and choose Ask again."}}
         before_turn()
         answered = await plan_flow.respond(runner, approval["id"], decision, feedback)
         result = answered["turn"] or result

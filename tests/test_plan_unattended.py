@@ -73,3 +73,55 @@ def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse
     assert len(sse_server.requests) == 1  # only the first, agent-mode turn asked the model
     [row] = sessions_in(root)
     assert row["id"] == session_id and row["mode"] == "goal"
+
+
+def chat_with_input(data_dir, stdin, *args):
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+    return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args], input=stdin,
+                          capture_output=True, text=True, cwd=REPO, timeout=60, env=dict(os.environ))
+
+
+def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_plan(tmp_path, sse_server):  # noqa: F811
+    from .sse_server import Script
+    from .test_plan_approval import text_body, tool_call_body
+
+    sse_server.serve_in_turn("/v1/chat/completions",
+                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# First\n1. a\n"})]),
+                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# Second\n1. b\n"}, "call_2")]),
+                             Script(chunks=[text_body("Carried out.")]))
+    root = tmp_path / "d"
+    done = chat_with_input(root, "x\nr shorter please\na\n", "--base-url", sse_server.base_url, "--model", "m",
+                           "--mode", "plan", "--interactive", "Plan the move")
+    assert done.returncode == 0, done.stderr
+    assert "# First" in done.stderr and "# Second" in done.stderr  # each proposal is shown before the question
+    assert "Type a (approve) or r" in done.stderr  # "x" is not an answer
+    assert done.stdout.strip().endswith("Carried out.")
+    feedback, execution = sse_server.requests[1].json, sse_server.requests[2].json
+    assert "shorter please" in feedback["messages"][-1]["content"]
+    assert execution["messages"][-1]["content"].endswith("# Second\n1. b\n")
+
+
+def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path,
+                                                                                             sse_server):  # noqa: F811
+    from .sse_server import Script
+    from .test_plan_approval import tool_call_body
+
+    sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P\n"})]))
+    root = tmp_path / "d"
+    done = chat_with_input(root, "", "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan",
+                           "--interactive", "Plan it")
+    assert done.returncode == 1
+    assert "was not carried out" in done.stderr and "Ask again" in done.stderr
+    [session] = sessions_in(root)  # the chat holds the proposal, so it is kept
+    from .conftest import InProcessHost
+    from pidesktop import paths
+    host = InProcessHost(paths.resolve(data_dir=root))
+    try:
+        [approval] = host.call("plan.list", {"sessionId": session["id"]})["approvals"]
+    finally:
+        host.stop()
+    assert approval["status"] == "interrupted"  # a new host is a restart: nothing from before is answered
