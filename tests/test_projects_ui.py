@@ -40,6 +40,7 @@ def test_new_project_names_it_after_the_folder_and_ctrl_n_starts_chats_in_it(cha
     project = add_project(chat, qloop, folder)
     assert project["name"] == "garden-planner"
     assert chat.project_picker.text() == "garden-planner"  # the next chat goes there
+    spin_until(qloop, lambda: "garden-planner" in header_labels(chat))  # shown before it has a chat
     sid = send(chat, qloop, "Where do the beans go?")
     assert call(chat, "session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
     spin_until(qloop, lambda: "garden-planner" in header_labels(chat))
@@ -106,6 +107,7 @@ def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tm
     assert chat.model.group_at(chat.model.index_of(sid).parent()).key == "chats"
     assert folder.is_dir()
     spin_until(qloop, lambda: not chat.projects.projects)
+    spin_until(qloop, lambda: "My blog" not in header_labels(chat) and "blog" not in header_labels(chat))
 
 
 def test_a_missing_folder_shows_a_warning_and_keeps_its_chats(chat, qloop, tmp_path):
@@ -129,6 +131,8 @@ def test_project_groups_are_a_collapsible_level(chat, qloop, tmp_path):
         (tmp_path / name).mkdir()
         ids.append(add_project(chat, qloop, tmp_path / name)["id"])
         chats.append(send(chat, qloop, f"About {name}"))
+    made_elsewhere = call(chat, "session.create", {"projectPath": str(tmp_path / "cli")})["session"]
+    spin_until(qloop, lambda: made_elsewhere["projectId"] in chat.projects.projects)  # a new project, read
     call(chat, "projectGroups.set", {"name": "Shop", "projectIds": [ids[1], ids[0]]})
     spin_until(qloop, lambda: "Shop" in header_labels(chat))
     labels = header_labels(chat)

@@ -87,14 +87,16 @@ class ProjectActions(QObject):
             picker.show_project(self.projects.get(session.get("projectId")))
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic in REFRESH_TOPICS:
-            spawn(self.refresh(), name="projects-refresh")
+        project_id = (payload.get("session") or {}).get("projectId") if topic == "session.changed" else None
+        if topic in REFRESH_TOPICS or (project_id is not None and project_id not in self.projects):
+            spawn(self.refresh(), name="projects-refresh")  # a chat made elsewhere in a new project
 
     # -- following the chat being read -----------------------------------------------------
     def session_shown(self, session: dict) -> None:
         """The header shows the chat's project, and it becomes the current project."""
         project = self.projects.get(session.get("projectId"))
         self.window.project_picker.show_project(project)
+        self.window.project_picker.setEnabled(not session.get("readOnly"))  # a pi session is not moved here
         self.window.chats.pending_changes.pop("projectPath", None)
         self._remember(project)
 
@@ -102,6 +104,7 @@ class ProjectActions(QObject):
         """The empty page: the picker shows where the next chat will go."""
         path = self.window.chats.pending_changes.get("projectPath")
         self.window.project_picker.show_project(self.by_path(path))
+        self.window.project_picker.setEnabled(True)
 
     def _remember(self, project: dict | None) -> None:
         project_id = project["id"] if project else None

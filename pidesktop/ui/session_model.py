@@ -201,6 +201,11 @@ class SessionTreeModel(QStandardItemModel):
             groups[key].sessions.append(session)
         for group in groups.values():
             group.sessions.sort(key=self._session_key)
+        view = self.prefs.sidebar["sessionView"]
+        for path in self.project_index.by_path:  # a project with no chat yet still shows (its "+" starts one)
+            key = f"project:{path}"
+            if key not in groups and (view["archived"] or not self.prefs.project_meta(path).get("archived")):
+                groups[key] = self._new_group(key)
         for key in list(groups):
             header = project_rows.header_of(self.project_index, key)
             if header is not None and header not in groups:
@@ -390,7 +395,7 @@ class SessionTreeModel(QStandardItemModel):
         # Rows leave Qt first (views react before they go) and arrive in Python first.
         self.removeRow(row, self._group_index(group))
         del group.sessions[row]
-        if not group.sessions:
+        if not group.sessions and group.path not in self.project_index.by_path:  # a known project stays
             self._drop_group(group)
             header = self._group_of.get(project_rows.header_of(self.project_index, group.key) or "")
             if header is not None and not any(project_rows.header_of(self.project_index, g.key) == header.key
