@@ -1,4 +1,4 @@
-"""Message search: ``search.query`` and ``search.sessions`` (spec 004, section 4.8).
+"""Message search: ``search.sessions`` and ``search.query`` (spec 004, section 4.8).
 
 Queries are literal text: ``%``, ``_``, quotes and backslashes mean
 themselves. Three characters or more without a non-ASCII case mapping go
@@ -6,10 +6,20 @@ through the FTS5 trigram index as a quoted phrase; every candidate is then
 verified with the host's own Unicode-lowercase substring test, which is also
 what shorter queries and queries like "Straße"/"ÉTÉ" use directly, so what is
 counted is exactly what the UI highlights.
+
+``search.sessions`` answers its first page without reading every hit: the
+FTS index gives the candidate messages (row ids only, no text), text is read
+only for the three snippets of each chat on the page, and a chat's matches
+are counted up to ``COUNT_CAP`` ("1,000+"). When the phrase is so common that
+the candidates pass ``SPARSE_LIMIT``, the chats are walked newest first and
+each one is asked for its own matches until the page is full, so the first
+page costs what its chats hold, not what the whole history holds.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 
 import apsw
 
@@ -21,6 +31,10 @@ SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
 SNIPPETS_PER_SESSION = 3
 QUERY_MAX = 500
+COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
+SPARSE_LIMIT = 20_000  # more FTS candidates than this: walk the chats instead of placing every hit
+ROLES = "m.role IN ('user', 'assistant')"
+NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
 
 def register_functions(conn: apsw.Connection) -> None:
@@ -38,25 +52,18 @@ def uses_fts(query: str) -> bool:
     return not any(not ch.isascii() and (ch.lower() != ch or ch.upper() != ch) for ch in query)
 
 
+def fts_phrase(query: str) -> str:
+    """``query`` as one quoted FTS5 phrase: on the trigram index, a case-folded substring match."""
+    return '"' + query.replace('"', '""') + '"'
+
+
 def _source(query: str) -> tuple[str, tuple]:
     """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
     roles = "m.role IN ('user', 'assistant')"
     if uses_fts(query):
-        phrase = '"' + query.replace('"', '""') + '"'
         return (f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
-                (phrase,))
+                (fts_phrase(query),))
     return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
-
-
-def match_counts(conn: apsw.Connection, query: str) -> dict[str, int]:
-    """Matching messages per session, counted before any paging.
-
-    On the FTS path the trigram index answers a quoted phrase with the same
-    case-folded literal match the predicate applies, so counting needs no
-    message text; the predicate decides alone on the other path.
-    """
-    source, args = _source(query)
-    return dict(conn.execute(f"SELECT m.session_id, count(*) {source} GROUP BY m.session_id", args).fetchall())
 
 
 def matching_messages(conn: apsw.Connection, query: str, session_ids: list[str] | None = None,
@@ -102,12 +109,13 @@ def snippet(text: str, query: str) -> dict:
     return {"text": prefix + text[begin:end] + suffix, "highlights": highlights}
 
 
-def _lower_with_origin(text: str) -> tuple[str, list[int]]:
+def _lower_with_origin(text: str) -> tuple[str, Sequence[int]]:
     """``text.lower()`` and, for each lowered character, the index of the character it came from."""
     lowered = text.lower()
     if len(lowered) == len(text):
-        return lowered, list(range(len(text)))
-    parts, origin = [], []
+        return lowered, range(len(text))  # one to one: no list of a long message's every index
+    parts: list[str] = []
+    origin: list[int] = []
     for index, ch in enumerate(text):
         low = ch.lower()
         parts.append(low)
@@ -115,64 +123,173 @@ def _lower_with_origin(text: str) -> tuple[str, list[int]]:
     return "".join(parts), origin
 
 
-def _query_param(p: Params) -> str:
+def query_param(p: Params) -> str:
     query = p.text("query", strip=True, max_chars=QUERY_MAX)
     if not query:
         raise invalid(f"{p.method}: 'query' must not be empty.", "query")
     return query
 
+def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
+    """Chats whose title or project path contains ``needle``: ``{id: (title hit, project hit)}``.
 
-def _offset_cursor(p: Params) -> int:
+    SQLite's ``lower`` folds ASCII only, so for an ASCII needle it rules out
+    pure-ASCII titles and paths in C; the rest get the Unicode test.
+    """
+    if needle.isascii():
+        test = "(instr(lower({0}), :n) > 0 OR ({0} GLOB :wide AND pi_contains({0}, :n)))"
+    else:
+        test = "pi_contains({0}, :n)"
+    title, path = test.format("s.title"), test.format("p.path")
+    return {sid: (title_hit, project_hit) for sid, title_hit, project_hit in conn.execute(
+        f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
+        f"LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL AND ({title} OR {path})",
+        {"n": needle, "wide": NON_ASCII})}
+
+
+def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, list[tuple[int, int]]] | None:
+    """``{chat id: [(seq, mid), ...]}`` of every matching message; None past ``cap`` FTS candidates.
+
+    On the FTS path the candidates are row ids from the index; their rows are
+    then read by row id for the chat and role, never for their text.
+    """
+    if uses_fts(query):
+        sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?" + (" LIMIT ?" if cap is not None else "")
+        args = (fts_phrase(query),) + ((cap + 1,) if cap is not None else ())
+        mids = array("q", (mid for (mid,) in conn.execute(sql, args)))
+        if cap is not None and len(mids) > cap:
+            return None
+        if not mids:
+            return {}
+        rows = conn.execute(f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.mid IN carray(?) AND {ROLES}",
+                            (apsw.carray(mids),))
+    else:
+        rows = conn.execute(f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
+                            "AND pi_contains(m.text, ?)", (query.lower(),))
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for sid, seq, mid in rows:
+        hits.setdefault(sid, []).append((seq, mid))
+    return hits
+
+
+def _chat_hits(conn: apsw.Connection, phrase: str, session_id: str) -> list[tuple[int, int]]:
+    """Up to ``COUNT_CAP + 1`` matches of one chat, newest first: the FTS query narrowed to its row ids."""
+    low, high = conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    if low is None:
+        return []
+    return conn.execute(
+        f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
+        f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
+        (phrase, low, high, session_id, COUNT_CAP + 1)).fetchall()
+
+
+def _snippets(conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int, int]]]) -> dict[str, list[dict]]:
+    """The newest ``SNIPPETS_PER_SESSION`` matches of each chat given, the only message text read."""
+    newest = {sid: [mid for _seq, mid in sorted(found, reverse=True)[:SNIPPETS_PER_SESSION]]
+              for sid, found in hits.items() if found}
+    wanted = array("q", (mid for mids in newest.values() for mid in mids))
+    if not wanted:
+        return {}
+    texts = {mid: (message_id, role, text) for mid, message_id, role, text in conn.execute(
+        "SELECT mid, id, role, text FROM messages WHERE mid IN carray(?)", (apsw.carray(wanted),))}
+    needle, out = query.lower(), {}
+    for sid, mids in newest.items():
+        for mid in mids:
+            message_id, role, text = texts.get(mid, (None, None, None))
+            if text is not None and (needle in text or needle in text.lower()):
+                out.setdefault(sid, []).append({"messageId": message_id, "role": role, **snippet(text, query)})
+    return out
+
+
+def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
+    """``s:<updatedAt>:<chats listed before>:<id>``: continue after that chat in newest-first order."""
     cursor = p.text("cursor", required=False)
     if cursor is None:
-        return 0
-    if not cursor.startswith("o:") or decimal(cursor[2:]) is None:
+        return None
+    kind, updated, listed, sid = (cursor.split(":", 3) + ["", "", "", ""])[:4]
+    if kind != "s" or decimal(updated) is None or decimal(listed) is None or not sid:
         raise invalid(f"{p.method}: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
-    return int(cursor[2:])
+    return (int(updated), sid), int(listed)
+
+
+SESSION_ROWS = ("SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
+                "LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL")
+
+
+def _exact_page(conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None,
+                limit: int) -> tuple[list[tuple], bool, int]:
+    """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
+    wanted = tuple(set(hits) | set(named))
+    ordered = sorted(conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall()
+                     if wanted else [], key=lambda row: (row[3], row[0]), reverse=True)
+    total = len(ordered)
+    if after is not None:
+        ordered = [row for row in ordered if (row[3], row[0]) < after]
+    return ordered[:limit], len(ordered) > limit, total
+
+
+def _walked_page(conn: apsw.Connection, phrase: str, named: dict, after: tuple[int, str] | None, limit: int,
+                 page_hits: dict) -> tuple[list[tuple], bool] | None:
+    """The page after ``after``, asking the chats newest first for their own matches.
+
+    For a phrase in a large share of all messages most chats match, so the
+    page fills after about ``limit`` chats. None when ``2 * limit`` chats were
+    asked without filling it: the matches are not that dense after all.
+    """
+    page: list[tuple] = []
+    window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
+    for asked, row in enumerate(conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC",
+                                             after or ())):
+        if len(page) == limit:
+            return page, True  # another chat exists; the next page finds out whether it matches
+        if asked == 2 * limit:
+            return None
+        found = _chat_hits(conn, phrase, row[0])
+        if found or row[0] in named:
+            page.append(row)
+            page_hits[row[0]] = found
+    return page, False
 
 
 @command("search.sessions")
 def search_sessions(ctx: HostContext, p: Params) -> dict:
-    query = _query_param(p)
+    query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
-    offset = _offset_cursor(p)
+    resume = _session_cursor(p)
+    after, listed = resume if resume else (None, 0)
     conn = ctx.conn
-    needle = query.lower()
-    counts = match_counts(conn, query)
-    named = {sid: (title_hit, project_hit) for sid, title_hit, project_hit in conn.execute(
-        "SELECT s.id, pi_contains(s.title, ?), pi_contains(p.path, ?) FROM sessions s "
-        "LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL "
-        "AND (pi_contains(s.title, ?) OR pi_contains(p.path, ?))", (needle,) * 4)}
-    wanted = set(counts) | set(named)
-    if not wanted:
-        return {"results": [], "nextCursor": None, "totalSessions": 0}
-    ordered = [row for row in conn.execute(
-        "SELECT s.id, s.title, p.path, s.updated_at FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
-        "WHERE s.deleted_at IS NULL ORDER BY s.updated_at DESC, s.id DESC") if row[0] in wanted]
-    page = ordered[offset: offset + limit]
-    snippets: dict[str, list[dict]] = {}
-    with_hits = [row[0] for row in page if counts.get(row[0])]
-    if with_hits:
-        for sid, mid, role, _seq, text, _created in matching_messages(conn, query, with_hits):
-            found = snippets.setdefault(sid, [])
-            if len(found) < SNIPPETS_PER_SESSION:
-                found.append({"messageId": mid, "role": role, **snippet(text, query)})
+    named = _named(conn, query.lower())
+    hits = _all_hits(conn, query, SPARSE_LIMIT)
+    walked, page_hits = None, {}
+    if hits is None:  # a phrase in a large share of all messages
+        walked = _walked_page(conn, fts_phrase(query), named, after, limit, page_hits)
+        if walked is None:
+            hits = _all_hits(conn, query, None)
+    if walked is not None:
+        page, more = walked
+        total = listed + len(page)  # chats listed so far: the rest are not counted
+    else:
+        assert hits is not None
+        page, more, total = _exact_page(conn, hits, named, after, limit)
+        page_hits = {row[0]: hits.get(row[0], []) for row in page}
+    snippets = _snippets(conn, query, page_hits)
     results = []
     for sid, title, path, updated in page:
         title_hit, project_hit = named.get(sid, (0, 0))
+        count = len(page_hits[sid])
         results.append({
             "sessionId": sid, "title": title, "projectPath": path, "updatedAt": updated,
-            "matchCount": counts.get(sid, 0), "titleMatch": bool(title_hit), "projectMatch": bool(project_hit),
-            "snippets": snippets.get(sid, []),
+            "matchCount": min(count, COUNT_CAP), "matchCountCapped": count > COUNT_CAP,
+            "titleMatch": bool(title_hit), "projectMatch": bool(project_hit), "snippets": snippets.get(sid, []),
         })
-    more = offset + limit < len(ordered)
-    return {"results": results, "nextCursor": f"o:{offset + limit}" if more else None,
-            "totalSessions": len(ordered)}
+    last = page[-1] if page else None
+    next_cursor = f"s:{last[3]}:{listed + len(page)}:{last[0]}" if more and last else None
+    return {"results": results, "nextCursor": next_cursor, "totalSessions": total,
+            "totalSessionsExact": walked is None or next_cursor is None}
 
 
 @command("search.query")
 def search_query(ctx: HostContext, p: Params) -> dict:
-    query = _query_param(p)
+    query = query_param(p)
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
     rows = matching_messages(ctx.conn, query, [session_id] if session_id else None)

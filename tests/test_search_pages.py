@@ -1,0 +1,134 @@
+"""search.sessions pages: the count cap ("1,000+"), the walk for common phrases, paging, CJK."""
+
+import pytest
+
+from pidesktop.host import search
+from pidesktop.host.transcripts.records import encode_record, session_header
+
+from .conftest import InProcessHost
+from .test_search import seed
+
+
+def write_transcript(location, session_id, texts):
+    folder = location.data_root / "sessions"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{session_id}.jsonl", "wb") as f:
+        f.write(encode_record(session_header(session_id, "2026-07-26T09:00:00.000Z")))
+        for i, text in enumerate(texts):
+            f.write(encode_record({"type": "message", "id": f"{session_id}-{i}", "role": "user" if i % 2 == 0 else "assistant",
+                                   "createdAt": f"2026-07-26T09:{i // 3600 % 60:02d}:{i % 60:02d}.000Z",
+                                   "blocks": [{"type": "text", "text": text}]}))
+
+
+def pages(host, query, limit):
+    """Every page of ``query``, following nextCursor to the end."""
+    out, cursor = [], None
+    while True:
+        params = {"query": query, "limit": limit} | ({"cursor": cursor} if cursor else {})
+        page = host.call("search.sessions", params)
+        out.append(page)
+        cursor = page["nextCursor"]
+        if cursor is None:
+            return out
+
+
+def listing(replies):
+    return [(r["sessionId"], r["matchCount"], r["matchCountCapped"], [s["messageId"] for s in r["snippets"]])
+            for page in replies for r in page["results"]]
+
+
+def test_a_chat_counts_its_matches_up_to_the_cap(location):
+    many = search.COUNT_CAP + 7
+    write_transcript(location, "big", [f"row {i} has the needle in it" for i in range(many)] + ["no match here"])
+    write_transcript(location, "small", ["needle one", "other", "needle two"])
+    host = InProcessHost(location)
+    try:
+        found = {r["sessionId"]: r for r in host.call("search.sessions", {"query": "needle"})["results"]}
+        assert found["big"]["matchCount"] == search.COUNT_CAP and found["big"]["matchCountCapped"]
+        assert found["small"]["matchCount"] == 2 and not found["small"]["matchCountCapped"]
+        # Snippets are the chat's newest matches, read for the page only.
+        assert [s["messageId"] for s in found["big"]["snippets"]] == [f"big-{many - 1}", f"big-{many - 2}",
+                                                                     f"big-{many - 3}"]
+        a, b = found["big"]["snippets"][0]["highlights"][0]
+        assert found["big"]["snippets"][0]["text"][a:b] == "needle"
+        reply = host.call("search.sessions", {"query": "needle"})
+        assert reply["totalSessions"] == 2 and reply["totalSessionsExact"]
+    finally:
+        host.stop()
+
+
+@pytest.fixture
+def chats(host):
+    """Nine chats, newest last: match counts 3, 0, 1, 4, 2, 0, 5, 1, 2; one named 'needle notes' without a match."""
+    made = []
+    for index, hits in enumerate((3, 0, 1, 4, 2, 0, 5, 1, 2)):
+        texts = [f"a needle, number {i}" for i in range(hits)] + ["nothing to see"]
+        made.append(seed(host, f"chat {index}", texts))
+    made.append(seed(host, "Needle notes", ["plain words only"]))
+    return made
+
+
+def test_walked_pages_list_what_the_exact_listing_lists(host, chats, monkeypatch):
+    exact = pages(host, "needle", 3)
+    assert all(page["totalSessionsExact"] for page in exact)
+    assert exact[0]["totalSessions"] == 8
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 2)  # 23 candidates: walk the chats instead
+    walked = pages(host, "needle", 3)
+    assert listing(walked) == listing(exact)
+    assert [r["sessionId"] for page in walked for r in page["results"]][0] == chats[-1]  # the title match
+    # Not counted past the page while walking; exact once the walk reached the end.
+    assert not walked[0]["totalSessionsExact"] and walked[0]["totalSessions"] == 3
+    assert walked[-1]["totalSessionsExact"] and walked[-1]["totalSessions"] == 8
+
+
+def test_paging_across_the_count_cap_keeps_every_chat_once(host, chats, monkeypatch):
+    monkeypatch.setattr(search, "COUNT_CAP", 2)
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 2)
+    walked = pages(host, "needle", 2)
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 10_000)
+    exact = pages(host, "needle", 2)
+    assert listing(walked) == listing(exact)
+    ids = [r["sessionId"] for page in walked for r in page["results"]]
+    assert len(ids) == len(set(ids)) == 8
+    counts = {r["sessionId"]: (r["matchCount"], r["matchCountCapped"]) for page in exact for r in page["results"]}
+    hits = dict(zip(chats, (3, 0, 1, 4, 2, 0, 5, 1, 2, 0)))
+    assert counts == {sid: (min(n, 2), n > 2) for sid, n in hits.items() if n or sid == chats[-1]}
+
+
+def test_a_walk_that_meets_few_matches_falls_back_to_the_exact_listing(host, monkeypatch):
+    matching = seed(host, "old", ["the needle"])
+    for index in range(6):  # newer chats without the word
+        seed(host, f"newer {index}", ["nothing here"])
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 0)
+    reply = host.call("search.sessions", {"query": "needle", "limit": 1})
+    assert [r["sessionId"] for r in reply["results"]] == [matching]
+    assert reply["totalSessionsExact"] and reply["totalSessions"] == 1 and reply["nextCursor"] is None
+
+
+def test_cjk_phrases_match_as_substrings_on_every_path(host, monkeypatch):
+    kyoto = seed(host, "旅行の計画", ["我们明天去京都旅行", "然后去京都旅馆", "東京タワー"])
+    for sparse_limit in (10_000, 0):
+        monkeypatch.setattr(search, "SPARSE_LIMIT", sparse_limit)
+        for query, count in (("京都旅", 2), ("京都", 2), ("タワー", 1)):
+            found = {r["sessionId"]: r for r in host.call("search.sessions", {"query": query})["results"]}
+            assert found[kyoto]["matchCount"] == count, (query, sparse_limit)
+            snip = found[kyoto]["snippets"][0]
+            a, b = snip["highlights"][0]
+            assert snip["text"][a:b] == query
+        titled = host.call("search.sessions", {"query": "計画"})["results"]
+        assert titled[0]["sessionId"] == kyoto and titled[0]["titleMatch"] and titled[0]["matchCount"] == 0
+
+
+def test_a_title_whose_lowercase_is_ascii_matches_an_ascii_query(host):
+    kelvin = seed(host, "\u212aelvin scale", ["nothing"])  # KELVIN SIGN lowercases to "k"
+    ascii_only = seed(host, "KELVIN again", ["nothing"])
+    seed(host, "Celsius", ["nothing"])
+    found = {r["sessionId"]: r for r in host.call("search.sessions", {"query": "kelvin"})["results"]}
+    assert set(found) == {kelvin, ascii_only} and all(r["titleMatch"] for r in found.values())
+
+
+def test_a_cursor_from_elsewhere_is_refused(host):
+    seed(host, "one", ["needle"])
+    for cursor in ("o:3", "s:1:2", "s:x:0:id", "s:1:0:"):
+        error = host.error("search.sessions", {"query": "needle", "cursor": cursor})
+        assert error.code == "INVALID_PARAMS" and "cursor" in error.message
