@@ -115,3 +115,43 @@ def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_clie
     spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 0)
     assert len(answers) == 2
     assert call("session.listTrash")["total"] == 0 and call("session.list")["sessions"] == []
+
+
+def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_trash(qtbot, qloop, host_client,
+                                                                                  tools_at_home, shots):
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.main_window import MainWindow
+
+    window = MainWindow(host_client, themes.LIGHT)
+    qtbot.addWidget(window)
+    window.show()
+    qloop.run_until_complete(window.start())
+    texts = [a.text() for a in window.sidebar.view_button.menu().actions()]
+    assert texts[:3] == ["New project…", "Import chats…", "Trash"]
+
+    window.import_action.trigger()
+    dialog = window.import_dialog_open
+    assert isinstance(dialog, ImportDialog) and dialog.isVisible()
+    window.import_action.trigger()
+    assert window.import_dialog_open is dialog  # one at a time
+    spin_until(qloop, lambda: len(dialog.found) == 3 and dialog.import_button.isEnabled())
+    dialog.import_button.click()
+    spin_until(qloop, lambda: window.model.session_count() == 2, timeout=30)  # the sidebar follows the events
+    spin_until(qloop, lambda: len(dialog.found) == 3 and not dialog.cancel_button.isVisible())
+    dialog.close()
+
+    imported = window.model.shown_sessions()[0]
+    window.sidebar.select(imported["id"])
+    window.sidebar.delete_action.trigger()
+    box = window.chats.confirm_box
+    assert "Trash" in box.informativeText()
+    qtbot.mouseClick(next(b for b in box.buttons() if b.text() == "Delete"), Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: window.model.session_count() == 1)
+    window.trash_action.trigger()
+    trash = window.trash_dialog_open
+    spin_until(qloop, lambda: trash.list.topLevelItemCount() == 1)
+    trash.list.topLevelItem(0).setSelected(True)
+    trash.restore_button.click()
+    spin_until(qloop, lambda: window.model.session_count() == 2)
+    trash.close()
+    window.close()

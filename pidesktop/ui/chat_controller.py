@@ -99,8 +99,10 @@ class ChatController(QObject):
         session = self.window.model.session(session_id)
         if session is None:
             return
-        self._confirm(self.tr("Delete chat"), self.tr("Delete “%1”?").replace("%1", display_title(session)),
-                      self.tr("Its messages and files are removed from this computer. This cannot be undone."),
+        detail = (self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
+                  if session.get("source") else  # an imported chat: session.delete only trashes it
+                  self.tr("Its messages and files are removed from this computer. This cannot be undone."))
+        self._confirm(self.tr("Delete chat"), self.tr("Delete “%1”?").replace("%1", display_title(session)), detail,
                       lambda: host_op(self.client, "session.delete", {"sessionId": session_id},
                                       parent=self.window).run())
 
