@@ -336,3 +336,33 @@ def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, 
     reply = orjson.loads(path.read_bytes()[len(before):].splitlines()[-1])
     assert reply["message"]["stopReason"] == "aborted"
     assert reply["message"]["content"][-1]["text"] == "Half an "
+
+
+def test_pi_files_that_appear_or_go_show_in_the_sidebar(window, qloop, agent_dir):
+    folder = agent_dir / "sessions" / "--home-ada-code-new--"
+    folder.mkdir()
+    lines = (FIXTURES / FIVE_TURNS).read_bytes().splitlines(keepends=True)
+    header = orjson.loads(lines[0]) | {"id": "01a23fff-0000-7000-8000-000000000001", "cwd": "/home/ada/code/new"}
+    new = folder / "2026-12-01T15-00-00-000Z_01a23fff-0000-7000-8000-000000000001.jsonl"
+    new.write_bytes(orjson.dumps(header) + b"\n" + b"".join(lines[1:]))
+    spin_until(qloop, lambda: any(s.get("nativeId") == header["id"] for s in window.model.shown_sessions()))
+    groups = [window.model.index(r, 0).data() for r in range(window.model.rowCount())]
+    assert "new · pi" in groups
+    new.unlink()
+    spin_until(qloop, lambda: not any(s.get("nativeId") == header["id"] for s in window.model.shown_sessions()))
+
+
+def test_a_reader_scrolled_up_keeps_their_place_while_pi_writes(window, qloop, agent_dir):
+    long_one = f"{WORK}/2026-12-01T14-14-33-491Z_01a231f5-0f12-7042-be20-72f0e9b9732a.jsonl"
+    open_native(qloop, window, long_one)
+    bar = window.transcript.verticalScrollBar()
+    spin_until(qloop, lambda: bar.maximum() > 2000 and not window.transcript_model.loading)
+    bar.setValue(bar.maximum() // 2)
+    place = bar.value()
+    path = agent_dir / "sessions" / long_one
+    last = orjson.loads(path.read_bytes().splitlines()[-1])["id"]
+    with path.open("ab") as out:
+        out.write(pi_line("live0003", last, "user", "Another prompt from the terminal"))
+    spin_until(qloop, lambda: "Another prompt from the terminal" in shown_texts(window))
+    qloop.run_until_complete(__import__("asyncio").sleep(0.05))
+    assert bar.value() == place and window.transcript.jump_button.isVisible()
