@@ -141,7 +141,7 @@ def test_a_plan_in_a_project_is_written_under_the_project(host, tmp_path):
     again = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# Ünïcode plan\n",
                                       "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
     assert again["id"] == approval["id"] and len(list(path.parent.iterdir())) == 1
-    assert host.call("plan.pending")["approvals"][0]["id"] == approval["id"]
+    assert host.call("plans.pending")["approvals"][0]["id"] == approval["id"]
 
 
 def test_a_plan_file_changed_after_it_was_proposed_is_not_approved(host):
@@ -184,7 +184,7 @@ def test_a_restart_interrupts_pending_plans_and_running_executions(stdio_host, t
     assert summary["mode"] == "plan" and summary["lastTurn"]["status"] == "aborted"
     running = second.call("session.get", {"sessionId": running_chat, "messageLimit": 1})["session"]
     assert running["mode"] == "agent" and running["lastTurn"]["status"] == "aborted"
-    assert second.call("plan.pending")["approvals"] == []
+    assert second.call("plans.pending")["approvals"] == []
     assert Path(pending["artifactPath"]).read_bytes() == b"# Wait\n"
     second.close()
 

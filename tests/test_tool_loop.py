@@ -56,7 +56,7 @@ def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_serve
     assert first["status"] == "error" and "only one item can be in progress" in first["result"]
     assert second["status"] == "error" and "only available in Plan mode" in second["result"]
     assert sse_server.requests[1].json["messages"][-1]["role"] == "tool"
-    assert host.call("plan.pending")["approvals"] == []  # Agent mode: no proposal was stored
+    assert host.call("plans.pending")["approvals"] == []  # Agent mode: no proposal was stored
 
 
 def test_calls_to_tools_the_app_did_not_offer_end_the_turn_as_before(host, sse_server):  # noqa: F811

@@ -213,7 +213,7 @@ def verify_artifact(approval: dict) -> None:
                                             f"proposed; ask for it again.", {"artifactChanged": True})
 
 
-# -- plan.list, plan.pending ------------------------------------------------------------
+# -- plan.list, plans.pending ------------------------------------------------------------
 @command("plan.list")
 def plan_list(ctx: HostContext, p: Params) -> dict:
     """Every proposal of a chat, newest first."""
@@ -224,7 +224,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict:
     return {"approvals": [to_wire(ctx, row) for row in rows]}
 
 
-@command("plan.pending")
+@command("plans.pending")
 def plan_pending(ctx: HostContext, p: Params) -> dict:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
     rows = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' "

@@ -1,7 +1,7 @@
 """"Plan waiting for approval" in the inbox: proposals of chats the person is not looking at.
 
 The notifications table only holds finished tasks, so waiting proposals are
-not notifications: this section lists ``plan.pending`` (every pending row,
+not notifications: this section lists ``plans.pending`` (every pending row,
 newest first) above them, and follows ``plan.changed`` events. A click opens
 the chat, where the approval card is. The chat on screen is left out: its
 card is already in view.
@@ -44,7 +44,7 @@ class PendingApprovals(QFrame):
         return [a for a in self.approvals if a["sessionId"] != self.current_session_id]
 
     async def refresh(self) -> None:
-        listed = await host_op(self.client, "plan.pending", {}, parent=self, failure=self.failed.emit)
+        listed = await host_op(self.client, "plans.pending", {}, parent=self, failure=self.failed.emit)
         if listed is not None:
             self.approvals = listed["approvals"]
             self._rebuild()
