@@ -60,9 +60,11 @@ def matches_text(result: dict) -> str:
     count = result.get("matchCount") or 0
     if not count:
         return ""
+    if result.get("matchCountCapped"):  # the host stops counting a chat's matches at 1,000
+        return QCoreApplication.translate("Search", "%1+ matches").replace("%1", f"{count:,}")
     if count == 1:
         return QCoreApplication.translate("Search", "1 match")
-    return QCoreApplication.translate("Search", "%1 matches").replace("%1", str(count))
+    return QCoreApplication.translate("Search", "%1 matches").replace("%1", f"{count:,}")
 
 
 def project_name(path: str | None) -> str:
@@ -172,11 +174,13 @@ def row_height(result: dict) -> int:
 class SearchModel(PagedListModel):
     task_name = "search-load-more"
     searched = Signal(str)   # results for this query are in (possibly none)
+    counted = Signal()       # a further page changed the number of matching chats
 
     def __init__(self, client: HostClient, parent: QObject | None = None):
         super().__init__(client, parent)
         self.query = ""
         self.total = 0
+        self.total_exact = True  # False: ``total`` counts the chats listed so far, more may match
 
     # -- Qt ------------------------------------------------------------------
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -220,6 +224,8 @@ class SearchModel(PagedListModel):
         reply = await self._next_page("search.sessions", {"query": self.query, "limit": PAGE}, "results", "sessionId")
         if reply is not None:
             self.total = reply.get("totalSessions", self.total)
+            self.total_exact = reply.get("totalSessionsExact", True)
+            self.counted.emit()
 
     def _apply(self, generation: int, query: str, reply: dict) -> None:
         if generation != self._generation:
@@ -229,6 +235,7 @@ class SearchModel(PagedListModel):
         self.rows = list(reply["results"])
         self.next_cursor = reply.get("nextCursor")
         self.total = reply.get("totalSessions", len(self.rows))
+        self.total_exact = reply.get("totalSessionsExact", True)
         self._loading_more = False
         self.endResetModel()
         self.searched.emit(query)
@@ -368,6 +375,7 @@ class SearchDialog(QDialog):
         self.model.searched.connect(self._searched)
         self.model.failed.connect(self.show_error)
         self.model.rowsInserted.connect(self._update_footer)
+        self.model.counted.connect(self._update_footer)
 
         self.field = SearchField()
         self.field.setObjectName("searchField")
@@ -518,6 +526,8 @@ class SearchDialog(QDialog):
         model = self.model
         if not model.query or not model.rows:
             self.status_label.setText("")
+        elif not model.total_exact:  # the host counted the chats it listed, not all of them
+            self.status_label.setText(self.tr("%1+ chats").replace("%1", f"{model.total:,}"))
         elif model.total > len(model.rows):
             self.status_label.setText(arg(self.tr("%1 of %2 chats"), len(model.rows), model.total))
         elif model.total == 1:
