@@ -63,6 +63,9 @@ def test_import_makes_chats_with_origin_title_times_and_project(host, claude_dir
     assert progress and progress[-1]["done"] == progress[-1]["total"] == 2
     found = host.call("search.sessions", {"query": "decorators"})["results"]
     assert [r["sessionId"] for r in found] == [chat["id"]]
+    pi = run(host, "pi", FIXTURES / "pi-sessions" / "v1")  # its first prompt is "/mode": not a title
+    assert pi["imported"] == 1 and next(s for s in imported(host) if s["source"] == "pi")["title"].startswith(
+        "read packages/coding-agent/docs/theme.md in full")
 
 
 def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new_messages(host, claude_dir, data_root):

@@ -92,6 +92,10 @@ def test_claude_code_drops_meta_and_hook_noise_and_marks_failed_tools():
     assert not any(t.startswith("Caveat:") for t in texts)  # isMeta
     assert not any("PostToolUse" in t for t in texts)  # system hook output
     assert session.title is None  # its summaries belong to other sessions
+    shell = session.messages[:2]  # "!uv run ty check" and its output, as the CLI wrapped them
+    assert shell[0]["blocks"][0]["text"] == "$ uv run ty check" and shell[0]["meta"]["localCommand"]
+    assert shell[1]["blocks"][0]["text"].startswith("```\nwarning[possibly-unbound-attribute]")
+    assert shell[1]["meta"]["localCommand"] and "meta" not in session.messages[2]
     statuses = [b["status"] for m in session.messages for b in m["blocks"] if b["type"] == "tool_call"]
     assert statuses.count("error") == 2
     merged = read_claude("2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl")

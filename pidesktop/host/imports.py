@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import threading
 import uuid
 from dataclasses import dataclass
@@ -174,9 +175,22 @@ def _title(session: ImportedSession) -> tuple[str, str]:
             cut = cut[: cut.rfind(" ")] if " " in cut[sessions.TITLE_MAX // 2:] else cut
             title = cut.rstrip(" ,.;:") + "…"
         return title, "generated"
-    first = next((m for m in session.messages if m["role"] == "user"), None)
+    first = next((m for m in session.messages if m["role"] == "user" and _is_prompt(m)), None)
+    first = first or next((m for m in session.messages if m["role"] == "user"), None)
     title = sessions.fallback_title(first) if first is not None else ""
     return title, "default"
+
+
+_SLASH_COMMAND = re.compile(r"^/[\w:.-]+$")
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    """Something the person asked: not a shell command they ran, nor a bare slash command such as ``/mode``."""
+    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    if meta.get("localCommand") or meta.get("bashExecution") or meta.get("native"):
+        return False
+    text = message_index.extract_text(message) or ""
+    return bool(text.strip()) and not _SLASH_COMMAND.match(text.strip())
 
 
 def _create(ctx: HostContext, plan: Plan) -> str:

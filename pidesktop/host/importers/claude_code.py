@@ -15,6 +15,7 @@ A ``summary`` entry whose ``leafUuid`` is in this file names the chat.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, rfc3339, stamp,
@@ -85,6 +86,8 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             desktop = {"id": ids.make(entry.get("uuid")), "role": "user", "blocks": blocks}
             if sidechain:
                 desktop["meta"] = _subagent_meta(sidechain_parent)
+            if _SHELL.search(text_of(message.get("content"))):
+                desktop.setdefault("meta", {})["localCommand"] = True  # a "!" command the person ran, or its output
             stamp(desktop, when, result)
             result.messages.append(desktop)
             last_assistant = None
@@ -146,7 +149,7 @@ def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]
     if isinstance(content, str):
         text = clean_text(content)
         if text.strip() and not _is_noise(text):
-            blocks.append({"type": "text", "text": text})
+            blocks.append({"type": "text", "text": _local_command(text)})
         return blocks, results
     if not isinstance(content, list):
         return blocks, results
@@ -160,7 +163,7 @@ def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]
         elif kind == "text" and isinstance(block.get("text"), str):
             text = clean_text(block["text"])
             if text.strip() and not _is_noise(text):
-                blocks.append({"type": "text", "text": text})
+                blocks.append({"type": "text", "text": _local_command(text)})
         elif kind == "image":
             blocks.append({"type": "text", "text": "[image]"})
     return blocks, results
@@ -207,6 +210,21 @@ def _subagent_meta(parent: str | None) -> dict:
     if parent:
         meta["parentToolCallId"] = parent
     return meta
+
+
+_SHELL_MARK = "$ "
+_SHELL = re.compile(r"<(bash-input|bash-stdout|bash-stderr)>(.*?)</\1>", re.S)
+
+
+def _local_command(text: str) -> str:
+    """A "!" shell command and its output, as the CLI wrapped them, made readable ("$ cmd", then a code block)."""
+    parts = dict((tag, body) for tag, body in _SHELL.findall(text))
+    if not parts or _SHELL.sub("", text).strip():
+        return text
+    if "bash-input" in parts:
+        return _SHELL_MARK + parts["bash-input"].strip()
+    output = "\n".join(p.rstrip() for p in (parts.get("bash-stdout", ""), parts.get("bash-stderr", "")) if p.strip())
+    return "```\n" + output + "\n```" if output else "```\n```"
 
 
 def _is_noise(text: str) -> bool:
