@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -141,12 +140,14 @@ def bench_search(total: int, rng, pool) -> dict:
         try:
             indexed = host.ctx.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
             like_sql = "SELECT session_id, count(*) FROM messages WHERE text LIKE ? GROUP BY session_id"
+            fts_sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
             results = {}
-            for term in (RARE, "function value"):
+            for term in (RARE, "function value", "function"):
                 search = median_time(lambda _: call(host, "search.sessions", {"query": term, "limit": 20}), 7)
                 like = median_time(lambda _: host.ctx.conn.execute(like_sql, (f"%{term}%",)).fetchall(), 5)
-                hits = call(host, "search.sessions", {"query": term, "limit": 20})["totalSessions"]
-                results[term] = (search, like, hits)
+                reply = call(host, "search.sessions", {"query": term, "limit": 20})
+                messages = host.ctx.conn.execute(fts_sql, (f'"{term}"',)).fetchone()[0]
+                results[term] = (search, like, reply["totalSessions"], reply["totalSessionsExact"], messages)
         finally:
             host.close()
     return {"indexed": indexed, "indexing": indexing, "terms": results}
@@ -185,9 +186,10 @@ def main() -> None:
     result = bench_search(args.search_messages, rng, pool)
     print(f"search.sessions over {result['indexed']} indexed messages (index built at boot in "
           f"{result['indexing']:.1f} s)")
-    for term, (search, like, hits) in result["terms"].items():
-        print(f"  {term!r:>18}: search.sessions {search * 1e3:8.2f} ms vs LIKE scan {like * 1e3:8.2f} ms "
-              f"({like / search:6.1f}x); {hits} sessions match")
+    for term, (search, like, hits, exact, messages) in result["terms"].items():
+        print(f"  {term!r:>18}: search.sessions first page {search * 1e3:8.2f} ms vs LIKE scan {like * 1e3:8.2f} ms "
+              f"({like / search:6.1f}x, target >= 20x for the rare word); in {messages} messages, "
+              f"{hits}{'' if exact else '+'} chats")
 
 
 if __name__ == "__main__":
