@@ -133,3 +133,40 @@ def test_an_empty_chat_exports(host, fmt):
     sid = host.call("session.create", {})["session"]["id"]
     text = run_export(host, sid, fmt)
     assert ("# New chat" in text) if fmt == "md" else (orjson.loads(text)["messages"] == [])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+LINES = st.lists(st.sampled_from(["# Title", "## Sub", "text", "```", "```python", "~~~", "    # code", "#tag",
+                                  "####### seven", ""]), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(LINES)
+def test_demoting_headings_keeps_every_line_and_every_fenced_line(lines):
+    text = "\n".join(lines)
+    out = export.demote_headings(text).split("\n")
+    assert len(out) == len(lines)
+    fence = None
+    for before, after in zip(lines, out):
+        opens = fence is None and before.startswith(("```", "~~~"))
+        if fence is not None or opens or not before.startswith("#"):
+            assert after == before  # code and prose are never touched
+        else:
+            level = len(before) - len(before.lstrip("#"))
+            heading = level <= 6 and before[level:level + 1] in (" ", "")
+            assert after == ("#" * min(6, level + 2) + before[level:] if heading else before)
+        if opens:
+            fence = before[:3]
+        elif fence is not None and before.strip() == fence:
+            fence = None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="`a\n ", max_size=40))
+def test_a_fence_is_longer_than_any_backtick_run_inside(text):
+    fenced = export._fenced(text, "")
+    fence = fenced.split("\n", 1)[0]
+    assert set(fence) == {"`"} and len(fence) >= 3 and fence not in text
+    assert fenced == f"{fence}\n{text}\n{fence}"
