@@ -130,3 +130,33 @@ def test_a_removed_file_is_not_found(host, agent):
     assert host.error("session.get", {"sessionId": row["id"]}).code == "NOT_FOUND"
     assert native_rows(host) == []
     assert host.error("session.get", {"sessionId": "native-pi:000000000000000000000000"}).code == "NOT_FOUND"
+
+
+def test_a_settled_walk_is_only_restated_and_still_sees_every_change(agent):
+    import apsw
+
+    from pidesktop.host.native.catalog import Catalog
+
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE TABLE projects(id INTEGER PRIMARY KEY, path TEXT, last_opened_at INTEGER)")
+    folder = agent / "sessions" / "--w--"
+    folder.mkdir()
+    grows = folder / "grows.jsonl"
+    grows.write_bytes(session_file("grows", "/w", "first"))
+    (folder / "stays.jsonl").write_bytes(session_file("stays", "/w", "second"))
+    past = 1_600_000_000
+    for path in (folder, folder.parent):
+        os.utime(path, (past, past))  # long settled: its mtime can be trusted
+    catalog = Catalog()
+    assert len(catalog.scan(conn)) == 2 and catalog._walked is not None
+    listed = catalog.scan(conn)
+    assert catalog.scan(conn) is listed  # nothing changed: the same listing, no walk
+    with grows.open("ab") as handle:
+        handle.write(orjson.dumps({"type": "message", "id": "u2", "parentId": "a1", "timestamp": "t",
+                                   "message": {"role": "user", "content": "more", "timestamp": 9}}) + b"\n")
+    rows = {r["title"]: r for r in catalog.rows(conn, catalog.scan(conn))}
+    assert rows["first"]["messageCount"] == 3  # a growing file is seen without a walk
+    (folder / "new.jsonl").write_bytes(session_file("new", "/w", "third"))
+    assert sorted(r["title"] for r in catalog.rows(conn, catalog.scan(conn))) == ["first", "second", "third"]
+    (folder / "stays.jsonl").unlink()
+    assert sorted(r["title"] for r in catalog.rows(conn, catalog.scan(conn))) == ["first", "third"]

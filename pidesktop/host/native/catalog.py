@@ -50,6 +50,10 @@ class Catalog:
         self.roots: discovery.Roots | None = None
         self.on_roots: Callable[[tuple[str, ...]], None] | None = None  # the watcher follows the roots
         self._problems: dict[str, str] = {}
+        # (roots, folder mtimes, files) of the last full walk, while nothing in it can have changed unseen
+        self._listed: list[FileIndex] | None = None  # what the last scan listed (the same list while unchanged)
+        self._rows: tuple[list[FileIndex], list[int], dict, list[dict]] | None = None
+        self._walked: tuple[discovery.Roots, list[tuple[str, int]], list[tuple[str, FileIndex]]] | None = None
         self.lock = threading.Lock()  # the watcher reads ``by_id`` through ``id_for``
 
     # -- scanning -------------------------------------------------------------------------------
@@ -64,30 +68,60 @@ class Catalog:
         return found
 
     def scan(self, conn: apsw.Connection) -> list[FileIndex]:
-        """The listed sessions, one per header id, each index up to date."""
+        """The listed sessions, one per header id, each index up to date.
+
+        When no folder changed since the last walk (same mtimes, none of them
+        recent enough to hide a change in the same clock tick), the files of
+        that walk are only stat'ed again: a file that grew is brought up to
+        date, and the walk is skipped.
+        """
         found_roots = self.current_roots(conn)
+        if self._walked is not None and self._walked[0] == found_roots and _folders_unchanged(self._walked[1]):
+            files = self._walked[2]
+            changed = False
+            for path, index in files:
+                try:
+                    changed = index.refresh_path(os.stat(path)) or changed
+                except OSError:
+                    break  # gone: walk again
+            else:
+                if not changed and self._listed is not None:
+                    return self._listed
+                return self._choose([index for _, index in files])
+        walk = discovery.scan(found_roots)
         fresh: dict[str, FileIndex] = {}
-        chosen: dict[str, FileIndex] = {}
-        for found in discovery.scan(found_roots):
-            index = self.indexes.get(found.real) or FileIndex(found.real)
+        files: list[tuple[str, FileIndex]] = []
+        for found in walk.files:
+            index = self.indexes.get(found.real) or FileIndex(found.real, native_id(found.real))
             try:
-                index.refresh_path()
+                if found.stat is None:
+                    raise found.error or FileNotFoundError(found.path)
+                index.refresh_path(found.stat)
             except OSError as exc:
                 self._problem(found.real, f"cannot read pi session {found.path}: {exc}")
                 continue
             self._problems.pop(found.real, None)
             fresh[found.real] = index
+            files.append((found.path, index))
             if found.root != found_roots.default:
                 self.admitted.add(found.root)
+        self.indexes = fresh
+        settled = walk.settled and not self._problems
+        self._walked = (found_roots, walk.folders, files) if settled else None
+        return self._choose([index for _, index in files])
+
+    def _choose(self, indexes: list[FileIndex]) -> list[FileIndex]:
+        chosen: dict[str, FileIndex] = {}
+        for index in indexes:
             if not index.is_session:
                 continue
             other = chosen.get(index.session_id)
             if other is None or (index.updated_at, index.path) > (other.updated_at, other.path):
                 chosen[index.session_id] = index
-        self.indexes = fresh
         listed = sorted(chosen.values(), key=lambda i: i.path)
         with self.lock:
-            self.by_id = {native_id(index.path): index.path for index in listed}
+            self.by_id = {index.native_id: index.path for index in listed}
+        self._listed = listed
         return listed
 
     def _problem(self, path: str, message: str) -> None:
@@ -112,25 +146,45 @@ class Catalog:
             raise not_found(session_id)
         index = self.indexes.get(path)
         if index is None:
-            index = self.indexes[path] = FileIndex(path)
+            index = self.indexes[path] = FileIndex(path, native_id(path))
         return index
 
     # -- rows ---------------------------------------------------------------------------------------
     def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict]:
         projects = _projects(conn)
-        ids = {index.path: native_id(index.path) for index in listed}
-        by_name = {}
+        generations = [index.generation for index in listed]
+        if self._rows is not None and self._rows[0] is listed and self._rows[1] == generations \
+                and self._rows[2] == projects:
+            return [dict(r) for r in self._rows[3]]
+        ids = {index.path: index.native_id for index in listed}
+        by_name: dict[str, list[str]] = {}
         for index in listed:
-            by_name.setdefault(os.path.basename(index.path), []).append(index.path)
-        return [row(index, projects, _parent_id(index, ids, by_name)) for index in listed]
+            by_name.setdefault(index.file_name, []).append(index.path)
+        rows = [cached_row(index, projects, _parent_id(index, ids, by_name)) for index in listed]
+        self._rows = (listed, generations, projects, rows)
+        return [dict(r) for r in rows]
 
     def row_of(self, conn: apsw.Connection, index: FileIndex) -> dict:
         listed = [self.indexes[path] for path in self.by_id.values() if path in self.indexes]
-        ids = {i.path: native_id(i.path) for i in listed}
+        ids = {i.path: i.native_id for i in listed}
         by_name: dict[str, list[str]] = {}
         for other in listed:
             by_name.setdefault(os.path.basename(other.path), []).append(other.path)
-        return row(index, _projects(conn), _parent_id(index, ids, by_name))
+        return cached_row(index, _projects(conn), _parent_id(index, ids, by_name))
+
+
+def _folders_unchanged(folders: list[tuple[str, int]]) -> bool:
+    """Every folder of the last walk still has its mtime (files added, removed or renamed change it)."""
+    for folder, mtime in folders:
+        try:
+            current = os.stat(folder).st_mtime_ns
+        except FileNotFoundError:
+            current = -1  # still missing is unchanged
+        except OSError:
+            return False
+        if current != mtime:
+            return False
+    return True
 
 
 def not_found(session_id: str) -> HostError:
@@ -154,13 +208,23 @@ def _parent_id(index: FileIndex, ids: dict[str, str], by_name: dict[str, list[st
     return ids[same_name[0]] if len(same_name) == 1 and same_name[0] != index.path else None
 
 
+def cached_row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict:
+    """The row, rebuilt only when the file, its project or its parent changed (a warm list is lookups)."""
+    cwd = index.header.get("cwd") if index.header else None
+    project = projects.get(normalise_path(cwd)) if isinstance(cwd, str) and cwd else None
+    key = (index.generation, project, parent_id)
+    if index.row_cache is None or index.row_cache[0] != key:
+        index.row_cache = (key, row(index, projects, parent_id))
+    return dict(index.row_cache[1])
+
+
 def row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict:
     """The ``session.list`` row of a native session (the same keys as the app's own rows)."""
     header = index.header or {}
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
     project = projects.get(normalise_path(cwd)) if cwd else None
     return {
-        "id": native_id(index.path), "title": index.title, "titleSource": "native",
+        "id": index.native_id, "title": index.title, "titleSource": "native",
         "projectId": project[0] if project else None, "projectPath": project[1] if project else None,
         "providerId": index.provider, "modelId": index.model, "mode": "agent",
         "thinkingLevel": index.thinking or "off", "permissionMode": "inherit", "fastMode": False,

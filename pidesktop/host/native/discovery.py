@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -108,47 +109,74 @@ class Found:
     path: str  # as found
     real: str  # its real path (the identity of the row)
     root: str  # the directory that admitted it
+    stat: os.stat_result | None  # of the file itself (a symlink followed), taken while scanning
+    error: OSError | None = None  # why it could not be stat'ed
 
 
-def scan(found_roots: Roots) -> list[Found]:
-    """Every admitted ``*.jsonl`` file, once per real path, default root first."""
+# A folder changed less than this long before it was read may change again within the same
+# mtime tick unseen: the next scan walks again instead of trusting its mtime.
+SETTLE_NS = 2_000_000_000
+
+
+@dataclass
+class Walk:
+    files: list[Found]
+    folders: list[tuple[str, int]]  # every folder read, with its mtime before it was read
+    settled: bool  # no folder was changed too recently (or could not be read) to trust its mtime later
+
+
+def scan(found_roots: Roots) -> Walk:
+    """Every admitted ``*.jsonl`` file, once per real path, default root first (one stat per file)."""
     seen: set[str] = set()
     out: list[Found] = []
+    walk = Walk(out, [], True)
+    now = time.time_ns()
 
-    def consider(path: str, is_link: bool, root: str) -> None:
-        real = os.path.realpath(path) if is_link else path
+    def consider(entry: os.DirEntry, root: str) -> None:
+        try:
+            is_link = entry.is_symlink()
+            if not is_link and not entry.is_file(follow_symlinks=False):
+                return
+        except OSError:
+            return
+        real = os.path.realpath(entry.path) if is_link else entry.path
         if real in seen or not found_roots.admits(real):
             return
         seen.add(real)
-        out.append(Found(path, real, root))
-
-    default = found_roots.default
-    for folder, dirs, files in os.walk(default, onerror=_walk_error):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(SUFFIX):
-                path = os.path.join(folder, name)
-                consider(path, os.path.islink(path), default)
-    for extra in found_roots.extra:
         try:
-            entries = sorted(os.scandir(extra), key=lambda e: e.name)
-        except FileNotFoundError:
-            continue
+            out.append(Found(entry.path, real, root, entry.stat()))
         except OSError as exc:
-            log.warning("cannot read pi session folder %s: %s", extra, exc)
-            continue
+            out.append(Found(entry.path, real, root, None, exc))
+
+    def walk_folder(folder: str, root: str, recursive: bool) -> None:
+        try:
+            mtime = os.stat(folder).st_mtime_ns  # before reading it: a later change shows as a new mtime
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except FileNotFoundError:
+            walk.folders.append((folder, -1))  # a root that appears later changes this
+            return
+        except OSError as exc:
+            log.warning("cannot read pi session folder %s: %s", folder, exc)
+            walk.settled = False
+            return
+        walk.folders.append((folder, mtime))
+        if now - mtime < SETTLE_NS:
+            walk.settled = False
+        folders = []
         for entry in entries:
             if entry.name.endswith(SUFFIX):
+                consider(entry, root)
+            elif recursive:
                 try:
-                    is_link = entry.is_symlink()
-                    if not is_link and not entry.is_file(follow_symlinks=False):
-                        continue
+                    if entry.is_dir(follow_symlinks=False):  # a linked folder is never followed
+                        folders.append(entry.path)
                 except OSError:
                     continue
-                consider(entry.path, is_link, extra)
-    return out
+        for sub in folders:
+            walk_folder(sub, root, True)
 
-
-def _walk_error(exc: OSError) -> None:
-    if not isinstance(exc, FileNotFoundError):
-        log.warning("cannot read pi session folder %s: %s", exc.filename, exc)
+    walk_folder(found_roots.default, found_roots.default, True)
+    for extra in found_roots.extra:
+        walk_folder(extra, extra, False)
+    return walk

@@ -53,10 +53,15 @@ def read_tail(fd: int, size: int) -> bytes:
 class FileIndex:
     """The index of one file (by its real path)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, native_id: str = ""):
         self.path = path
+        self.native_id = native_id
         self.key: FileKey | None = None
+        self.stat_key: tuple[int, int, int, int] | None = None  # the key as a plain tuple, compared per list
+        self.file_name = os.path.basename(path)
         self.token = ""
+        self.row_cache: tuple | None = None  # (key, row) kept by the catalog
+        self.generation = 0  # counts every change, across full re-reads too
         self.reset()
 
     def reset(self) -> None:
@@ -76,13 +81,15 @@ class FileIndex:
         self.provider: str | None = None
         self.thinking: str | None = None
         self._views: dict[str | None, tuple[list[Meta], BranchView]] = {}
-        self.generation = 0
 
     # -- keeping up to date ---------------------------------------------------------------
-    def refresh_path(self) -> bool:
-        """Bring the index up to date with the file at ``path``; True when it changed. Raises OSError."""
-        st = os.stat(self.path)
-        if self.key is not None and FileKey.of(st) == self.key:
+    def refresh_path(self, st: os.stat_result | None = None) -> bool:
+        """Bring the index up to date with the file at ``path`` (``st``: a stat just taken); True when it changed.
+
+        Raises OSError.
+        """
+        st = st or os.stat(self.path)
+        if (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev) == self.stat_key:
             return False
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
@@ -104,6 +111,7 @@ class FileIndex:
         if key.size > self.end:
             self._index(os.pread(fd, key.size - self.end, self.end), self.end)
         self.key = key
+        self.stat_key = (key.mtime_ns, key.size, key.ino, key.dev)
         self.token = token_of(key, read_tail(fd, key.size))
         self.generation += 1
         self._views.clear()
