@@ -94,6 +94,8 @@ def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tm
 
     chat.sidebar._toggle_project_flag(str(folder), "pinned")
     spin_until(qloop, lambda: call(chat, "projects.list")["projects"][0]["pinned"] is True)
+    call(chat, "projects.update", {"projectId": project["id"], "pinned": False})  # elsewhere: the host wins
+    spin_until(qloop, lambda: not chat.model.prefs.project_meta(str(folder)).get("pinned"))
 
     opened = []
     monkeypatch.setattr("pidesktop.ui.project_actions.QDesktopServices.openUrl", lambda url: opened.append(url))

@@ -79,6 +79,10 @@ class ProjectActions(QObject):
         self.projects = {p["id"]: p for p in listed["projects"]}
         self.groups = groups["groups"]
         self.current_id = workspace.get("currentProjectId")
+        prefs = self.window.model.prefs
+        for project in self.projects.values():  # the host's pin wins (it may come from another window)
+            if bool(prefs.project_meta(project["path"]).get("pinned")) != bool(project.get("pinned")):
+                prefs.set_project_flag(project["path"], "pinned", bool(project.get("pinned")))
         self.window.model.set_projects(list(self.projects.values()), self.groups)
         picker = self.window.project_picker
         picker.set_projects(list(self.projects.values()))
