@@ -125,3 +125,18 @@ def test_the_bell_counts_proposals_waiting_in_other_chats(chat, qloop):
     spin_until(qloop, lambda: chat.bell.count == 1)
     chat.client.call_blocking("plan.respond", {"approvalId": approval["id"], "decision": "reject"})
     spin_until(qloop, lambda: chat.bell.count == 0)
+
+
+def test_a_finished_execution_is_not_shown_again_and_a_card_can_be_closed(chat, qtbot, qloop):
+    sid = open_plan_chat(chat, qloop)
+    ask(chat, qtbot, qloop, "Paint the fence")
+    card = chat.plans.card
+    spin_until(qloop, lambda: card.approval and card.approval["status"] == "pending")
+    assert not card.close_button.isVisible()  # a pending proposal is answered, not closed
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: card.approval["executionStatus"] == "completed" and not chat.runner.is_running(sid))
+    assert card.isVisible() and card.close_button.isVisible()
+    qtbot.mouseClick(card.close_button, Qt.MouseButton.LeftButton)
+    assert not card.isVisible()
+    qloop.run_until_complete(card.show_session(sid))  # opening the chat again: history, not a card
+    assert not card.isVisible()

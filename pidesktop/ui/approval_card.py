@@ -44,6 +44,7 @@ class ApprovalCard(QFrame):
         self.session_id: str | None = None
         self.approval: dict | None = None
         self.plan_shown = False
+        self.dismissed: set[str] = set()  # approval ids closed with ✕ (for the window's lifetime)
 
         self.title = QLabel()
         self.title.setObjectName("approvalTitle")
@@ -55,10 +56,17 @@ class ApprovalCard(QFrame):
         self.toggle = QToolButton()
         self.toggle.setAutoRaise(True)
         self.toggle.clicked.connect(self._toggle_plan)
+        self.close_button = QToolButton()
+        self.close_button.setObjectName("approvalClose")
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setToolTip(self.tr("Close this card (the plan and its file stay)"))
+        self.close_button.clicked.connect(self._dismiss)
         header = QHBoxLayout()
         header.setSpacing(8)
         header.addWidget(self.title, 1)
         header.addWidget(self.toggle)
+        header.addWidget(self.close_button)
 
         self.body = QTextBrowser()
         self.body.setObjectName("approvalBody")
@@ -108,8 +116,10 @@ class ApprovalCard(QFrame):
         if session_id is not None:
             listed = await host_op(self.client, "plan.list", {"sessionId": session_id}, parent=self,
                                    failure=self.failed.emit)
-            newest = (listed or {}).get("approvals", [None])[0] if listed and listed["approvals"] else None
+            approvals = (listed or {}).get("approvals") or []
+            newest = approvals[0] if approvals and _worth_showing(approvals[0]) else None
         if session_id == self.session_id:
+            self.approval = None
             self.set_approval(newest)
 
     def handle_event(self, topic: str, payload: dict) -> None:
@@ -119,7 +129,8 @@ class ApprovalCard(QFrame):
     def set_approval(self, approval: dict | None) -> None:
         previous = self.approval
         self.approval = approval
-        if approval is None or approval["status"] in ("rejected", "changes_requested", "expired"):
+        if (approval is None or approval["status"] in ("rejected", "changes_requested", "expired")
+                or approval["id"] in self.dismissed):
             self.hide()
             return
         if previous is None or previous.get("id") != approval["id"]:
@@ -157,6 +168,7 @@ class ApprovalCard(QFrame):
         self.state.setVisible(bool(self.state.text()))
         self.body.setVisible(self.plan_shown)
         self.toggle.setVisible(not pending)
+        self.close_button.setVisible(not pending and approval.get("executionStatus") not in ("queued", "running"))
         self.toggle.setText(self.tr("Hide") if self.plan_shown else
                             (self.tr("Show plan") if kind == "plan" else self.tr("Show goal")))
         self.feedback.setVisible(pending)
@@ -220,6 +232,11 @@ class ApprovalCard(QFrame):
         self.plan_shown = not self.plan_shown
         self._refresh()
 
+    def _dismiss(self) -> None:
+        if self.approval is not None:
+            self.dismissed.add(self.approval["id"])
+        self.hide()
+
     def _respond(self, decision: str) -> None:
         approval = self.approval
         if approval is None or self.runner is None:
@@ -248,3 +265,14 @@ class ApprovalCard(QFrame):
         self.failed.emit(error)
         if self.session_id is not None:  # the row may have moved on (answered elsewhere, or a restart)
             task_op(lambda: self.show_session(self.session_id), parent=self, name="plan-reload").run()
+
+
+def _worth_showing(approval: dict) -> bool:
+    """On opening a chat: a proposal still to answer or to ask again, or an execution still going.
+
+    A finished execution's card is shown only while the window saw it happen
+    (spec 004: terminal approvals are history, not gates).
+    """
+    if approval["status"] in ("pending", "interrupted"):
+        return True
+    return approval["status"] == "approved" and approval.get("executionStatus") in ("queued", "running", "interrupted")
