@@ -203,3 +203,15 @@ def test_a_newer_proposal_replaces_one_the_person_answered_in_the_chat(host, sse
     assert [(a["id"], a["status"]) for a in listed] == [(second["id"], "pending"), (first["id"], "expired")]
     assert listed[1]["errorCode"] == "superseded"
     assert Path(first["artifactPath"]).read_bytes() == b"# One\n"
+
+
+def test_a_missing_project_folder_is_not_created_again(host, tmp_path):
+    project = tmp_path / "gone"
+    project.mkdir()
+    session_id = host.call("session.create", {"mode": "plan", "projectPath": str(project)})["session"]["id"]
+    project.rmdir()
+    error = host.error("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# P\n",
+                                       "turnId": "t", "toolCallId": "t:c"})
+    assert error.code == "STORAGE_UNAVAILABLE" and "missing" in error.message
+    assert not project.exists()
+    assert host.call("plan.list", {"sessionId": session_id})["approvals"] == []

@@ -120,6 +120,11 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
                                             "reject it first.", {"approvalId": pending[0]})
     now = ctx.clock()
     workspace = workspace_of(ctx, session_id)
+    if not workspace.is_relative_to(ctx.data_root) and not workspace.is_dir():
+        # never create a project folder that went away (unmounted, moved): say so instead
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"The project folder {workspace} is missing, so the {kind} "
+                                                       f"cannot be saved there. Reconnect or move the project, then "
+                                                       f"ask again.", {"path": str(workspace)})
     relative = write_artifact(workspace, kind, title, data, now)
     approval_id = str(uuid.uuid4())
     try:
