@@ -213,3 +213,29 @@ def test_import_over_stdio_is_a_job_with_the_one_line_counts(stdio_host, claude_
     else:
         raise AssertionError("the import over stdio did not land")
     assert stdio.close() == 0
+
+
+def test_a_claude_session_brings_its_subagent_files_and_they_count_in_its_content(host, tmp_path):
+    folder = tmp_path / "claude" / "-w"
+    folder.mkdir(parents=True)
+    sid = "5e0a4d52-0000-4000-8000-000000000001"
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": sid, "cwd": "/w", "timestamp": "2026-02-01T00:00:00Z",
+         "message": {"role": "user", "content": "Explore"}},
+        {"type": "assistant", "uuid": "a1", "timestamp": "2026-02-01T00:00:01Z", "message": {
+            "id": "r1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "task-1", "name": "Task", "input": {"prompt": "look", "subagent_type": "x"}}]}},
+        {"type": "user", "uuid": "u2", "timestamp": "2026-02-01T00:00:05Z", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "task-1", "content": "ok\nagentId: aa11"}]}},
+    ]
+    (folder / f"{sid}.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    subagents = folder / sid / "subagents"
+    subagents.mkdir(parents=True)
+    agent_file = subagents / "agent-aa11.jsonl"
+    agent_file.write_bytes(orjson.dumps({"type": "user", "uuid": "s1", "isSidechain": True, "message": {
+        "role": "user", "content": "look"}}) + b"\n")
+    result = run(host, "claude-code", folder.parent)
+    assert (result["imported"], result["files"]) == (1, 1)  # the subagent file is not a session of its own
+    (chat,) = imported(host)
+    messages = host.call("session.get", {"sessionId": chat["id"]})["messages"]
+    assert [m.get("meta", {}).get("parentToolCallId") for m in messages] == [None, None, "task-1"]

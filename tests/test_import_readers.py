@@ -220,3 +220,41 @@ def test_readers_never_raise_anything_but_read_failure_and_what_they_return_can_
     assert orjson.loads(encoded)["m"] == session.messages
     ids = [m["id"] for m in session.messages]
     assert len(ids) == len(set(ids)) and all(isinstance(m["blocks"], list) for m in session.messages)
+
+
+def test_claude_code_subagent_files_are_placed_under_the_task_call_that_names_them():
+    from pidesktop.host.importers import claude_code
+
+    main = [
+        {"type": "user", "uuid": "u1", "timestamp": "2026-02-01T00:00:00Z",
+         "message": {"role": "user", "content": "Explore the repo"}},
+        {"type": "assistant", "uuid": "a1", "timestamp": "2026-02-01T00:00:01Z",
+         "message": {"id": "r1", "role": "assistant", "content": [
+             {"type": "tool_use", "id": "task-9", "name": "Task",
+              "input": {"subagent_type": "Explore", "prompt": "Map the folders"}}]}},
+        {"type": "user", "uuid": "u2", "timestamp": "2026-02-01T00:00:09Z",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "task-9", "content": [
+             {"type": "text", "text": "Three folders.\nagentId: ab12cd3 (for resuming)"}]}]}},
+        {"type": "assistant", "uuid": "a2", "timestamp": "2026-02-01T00:00:10Z",
+         "message": {"id": "r2", "role": "assistant", "content": [{"type": "text", "text": "Done"}]}},
+    ]
+    agent = [
+        {"type": "user", "uuid": "s1", "isSidechain": True, "agentId": "ab12cd3",
+         "timestamp": "2026-02-01T00:00:02Z", "message": {"role": "user", "content": "Map the folders"}},
+        {"type": "assistant", "uuid": "s2", "isSidechain": True, "agentId": "ab12cd3",
+         "timestamp": "2026-02-01T00:00:08Z",
+         "message": {"id": "r9", "role": "assistant", "content": [{"type": "text", "text": "src, docs, tests"}]}},
+    ]
+    stray = [{"type": "user", "uuid": "x1", "isSidechain": True, "message": {"role": "user", "content": "lost"}}]
+    session = claude_code.read_with_subagents(b"".join(_line(x) for x in main), "/p/main.jsonl",
+                                              {"ab12cd3": b"".join(_line(x) for x in agent),
+                                               "zz99": b"".join(_line(x) for x in stray), "bad": b"\x00\n"})
+    roles = [(m["role"], (m.get("meta") or {}).get("parentToolCallId")) for m in session.messages]
+    assert roles == [("user", None), ("assistant", None), ("user", "task-9"), ("assistant", "task-9"),
+                     ("assistant", None), ("user", None)]
+    assert session.messages[2]["meta"]["agentName"] == "Explore"
+    assert session.messages[-1]["meta"]["sidechain"] and session.messages[-1]["blocks"][0]["text"] == "lost"
+    assert session.skipped["subagent file"] == 1
+    assert len({m["id"] for m in session.messages}) == len(session.messages)
+    assert claude_code.subagent_id("agent-acompact-1.jsonl") is None
+    assert claude_code.subagent_id("agent-ab12cd3.jsonl") == "ab12cd3"

@@ -44,7 +44,7 @@ from . import history, message_index, projects, sessions
 from .commands import command
 from .context import HostContext
 from .data_commands import jobs_of
-from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, find
+from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, claude_code, find
 from .params import Params, invalid
 
 log = logging.getLogger("pidesktop.host.imports")
@@ -88,11 +88,40 @@ def fingerprints(messages: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def prepare(source: str, path: Path, data: bytes, size: int, mtime_ns: int) -> Plan:
-    """Read one file's bytes (job thread); ``ReadFailure`` when it holds no session."""
-    session = READERS[source](data, str(path))
-    return Plan(source, str(path), size, mtime_ns, hashlib.blake2b(data, digest_size=16).hexdigest(), session,
-                fingerprints(session.messages))
+def prepare(source: str, path: Path, data: bytes, size: int, mtime_ns: int,
+            subagents: dict[str, bytes] | None = None) -> Plan:
+    """Read one file's bytes (job thread); ``ReadFailure`` when it holds no session.
+
+    ``subagents``: a Claude Code session's subagent files (agent id -> bytes), read with it.
+    """
+    digest = hashlib.blake2b(data, digest_size=16)
+    if subagents:
+        session = claude_code.read_with_subagents(data, str(path), subagents)
+        for agent in sorted(subagents):
+            digest.update(b"\0" + agent.encode() + b"\0" + subagents[agent])
+    else:
+        session = READERS[source](data, str(path))
+    return Plan(source, str(path), size, mtime_ns, digest.hexdigest(), session, fingerprints(session.messages))
+
+
+def subagent_files(path: Path) -> dict[str, bytes]:
+    """A Claude Code session's ``<session>/subagents/agent-<id>.jsonl`` files, by agent id (unreadable ones left out)."""
+    folder = path.with_suffix("") / "subagents"
+    found: dict[str, bytes] = {}
+    try:
+        entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        return found
+    for entry in entries:
+        agent = claude_code.subagent_id(entry.name)
+        if agent is None:
+            continue
+        try:
+            if entry.is_file() and entry.stat().st_size <= MAX_FILE_BYTES:
+                found[agent] = entry.read_bytes()
+        except OSError:
+            continue
+    return found
 
 
 # -- what the host thread writes ---------------------------------------------------------------------
@@ -415,8 +444,9 @@ def _import_one(ctx: HostContext, post, summary: Summary, source: str, path: Pat
     except OSError as exc:
         summary.fail(path, exc.strerror or str(exc))
         return
+    subagents = subagent_files(path) if source == "claude-code" else None
     try:
-        plan = prepare(source, path, data, info.st_size, info.st_mtime_ns)
+        plan = prepare(source, path, data, info.st_size, info.st_mtime_ns, subagents)
     except ReadFailure as exc:
         summary.fail(path, str(exc))
         return

@@ -81,8 +81,11 @@ def _walk(root: Path, source: str, budget: list[int], cancelled: Callable[[], No
         if cancelled is not None:
             cancelled()
         depth = len(Path(folder).parts) - base_depth
-        if depth >= MAX_DEPTH or (source == "claude-code" and Path(folder).name == "subagents"):
-            dirs[:] = []  # subagents/: a subagent's own file; its rows come with the parent's sidechain
+        if source == "claude-code" and Path(folder).name == "subagents" and depth > 0:
+            dirs[:] = []  # a subagent's own files: read with their parent session
+            continue
+        if depth >= MAX_DEPTH:
+            dirs[:] = []
         dirs.sort()
         for name in files:
             if name.endswith(".jsonl"):

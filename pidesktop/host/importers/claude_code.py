@@ -230,3 +230,80 @@ def _local_command(text: str) -> str:
 def _is_noise(text: str) -> bool:
     head = text.lstrip()
     return head.startswith(COMMAND_NOISE)
+
+
+# -- subagent files --------------------------------------------------------------------------------
+# Newer CLIs write each subagent's conversation to <session>/subagents/agent-<agentId>.jsonl
+# instead of inline sidechain rows; the Task call's result names the agent ("agentId: a1b2c3").
+_AGENT_ID = re.compile(r"\bagent_?[iI]d:\s*([A-Za-z0-9@._-]{1,80})")
+
+
+def subagent_id(file_name: str) -> str | None:
+    """The agent id of ``agent-<id>.jsonl``; None for other files and the CLI's own compaction agents."""
+    base = file_name.rsplit("/", 1)[-1]
+    if not (base.startswith("agent-") and base.endswith(".jsonl")) or base.startswith("agent-acompact-"):
+        return None
+    return base[len("agent-"):-len(".jsonl")] or None
+
+
+def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> ImportedSession:
+    """``read`` plus the session's subagent files (agent id -> bytes), each placed after the message holding
+    the Task call that started it and attributed to that call (``meta.parentToolCallId``, ``meta.agentName``).
+    A subagent file no Task call names is kept at the end, marked as a subagent's; one that cannot be read
+    is skipped and counted."""
+    result = read(data, name)
+    if not subagents:
+        return result
+    taken = {m["id"] for m in result.messages}
+    placed: dict[int, list[dict]] = {}
+    used: set[str] = set()
+    for index, message in enumerate(result.messages):
+        for block in message["blocks"]:
+            if block.get("type") != "tool_call" or block.get("name") not in SUBAGENT_TOOLS:
+                continue
+            match = _AGENT_ID.search(block.get("result") or "") if isinstance(block.get("result"), str) else None
+            agent = match.group(1) if match else None
+            if agent is None or agent not in subagents or agent in used:
+                continue
+            used.add(agent)
+            args = block["args"] if isinstance(block.get("args"), dict) else {}
+            rows = _subagent_rows(subagents[agent], agent, block["callId"],
+                                  clean_text(args.get("subagent_type")), taken, result)
+            placed.setdefault(index, []).extend(rows)
+    messages: list[dict] = []
+    for index, message in enumerate(result.messages):
+        messages.append(message)
+        messages.extend(placed.get(index, []))
+    for agent in sorted(set(subagents) - used):
+        messages.extend(_subagent_rows(subagents[agent], agent, None, "", taken, result))
+    result.messages = messages
+    return result
+
+
+def _subagent_rows(data: bytes, agent: str, call_id: str | None, agent_name: str, taken: set[str],
+                   result: ImportedSession) -> list[dict]:
+    try:
+        sub = read(data, f"agent-{agent}.jsonl")
+    except ReadFailure:
+        result.skipped["subagent file"] += 1
+        return []
+    for kind, lines in sub.skipped.items():
+        result.skipped[kind] += lines
+    rows = []
+    for message in sub.messages:
+        row_id, n = f"{agent}.{message['id']}"[:100], 1
+        while row_id in taken:
+            n += 1
+            row_id = f"{agent}.{message['id']}"[:96] + f".{n}"
+        taken.add(row_id)
+        meta = dict(message.get("meta") or {})
+        meta["sidechain"] = True
+        meta.pop("parentToolCallId", None)
+        if call_id:
+            meta["parentToolCallId"] = call_id
+        meta["agentName"] = agent_name or "agent"
+        rows.append({**message, "id": row_id, "meta": meta})
+        when = millis(message.get("createdAt"))
+        if when is not None and (result.updated_at is None or when > result.updated_at):
+            result.updated_at = when
+    return rows
