@@ -285,6 +285,7 @@ class TurnRunner:
                 if active.cancel.is_set() or not await tools.run_calls(builder):
                     break
                 builder, context = await tools.next_round(builder, model_id, provider_id, context)
+                sent_estimate = budget.estimate(context)  # the usage reported last is this request's
             if active.cancel.is_set():
                 status = "aborted"
         except ProviderError as exc:
