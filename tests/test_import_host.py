@@ -239,3 +239,32 @@ def test_a_claude_session_brings_its_subagent_files_and_they_count_in_its_conten
     (chat,) = imported(host)
     messages = host.call("session.get", {"sessionId": chat["id"]})["messages"]
     assert [m.get("meta", {}).get("parentToolCallId") for m in messages] == [None, None, "task-1"]
+
+
+def test_a_chat_left_by_an_import_cut_off_before_its_transaction_is_adopted_not_imported_twice(location, claude_dir):
+    import apsw
+
+    from pidesktop.host.db import DB_NAME
+
+    first = InProcessHost(location)
+    run(first, "claude-code", claude_dir)
+    chats = imported(first)
+    first.stop()
+    # a kill between the transcript and the transaction: the transcripts are there, their rows are not;
+    # the next start's boot pass restores each as a chat of its own (no source, no title, no origin)
+    conn = apsw.Connection(str(location.data_root / DB_NAME))
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM sessions")
+    conn.close()
+    second = InProcessHost(location)
+    try:
+        restored = second.call("session.list", {})["sessions"]
+        assert len(restored) == 2 and {s["source"] for s in restored} == {None}
+        result = run(second, "claude-code", claude_dir)
+        assert result["imported"] == 2
+        again = second.call("session.list", {})["sessions"]
+        assert sorted(s["id"] for s in again) == sorted(s["id"] for s in chats)
+        assert all(s["source"] == "claude-code" and s["title"] for s in again)
+        assert run(second, "claude-code", claude_dir)["unchanged"] == 2
+    finally:
+        second.stop()

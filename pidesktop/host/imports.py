@@ -132,7 +132,8 @@ def apply(ctx: HostContext, plan: Plan) -> dict[str, Any]:
         "JOIN sessions s ON s.id = o.session_id WHERE o.plugin_id = ? AND o.source_id = ? AND o.external_id = ?",
         (PLUGIN_ID, plan.source, plan.session.external_id)).fetchone()
     if row is None:
-        return {"outcome": "imported", "sessionId": _create(ctx, plan)}
+        adopted = _adopt_orphan(ctx, plan)
+        return {"outcome": "imported", "sessionId": adopted or _create(ctx, plan)}
     session_id, origin_json, deleted_at = row
     origin = _loads(origin_json)
     if origin.get("sourceHash") == plan.source_hash:
@@ -222,9 +223,71 @@ def _is_prompt(message: dict[str, Any]) -> bool:
     return bool(text.strip()) and not _SLASH_COMMAND.match(text.strip())
 
 
+# Session ids of first imports are derived from the origin key, so a chat whose import was cut off
+# between its transcript and its transaction (restored by the boot pass as a chat without origin)
+# is found again and adopted instead of imported twice. Copies get random ids.
+IMPORT_NAMESPACE = uuid.UUID("6f6a1f2e-3c1b-4d59-9a57-1c8a8a1f0b2d")
+
+
+def stable_id(plan: Plan) -> str:
+    return str(uuid.uuid5(IMPORT_NAMESPACE, f"{PLUGIN_ID}/{plan.source}/{plan.session.external_id}"))
+
+
+def _new_id(ctx: HostContext, plan: Plan) -> str:
+    stable = stable_id(plan)
+    taken = ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (stable,)).fetchone() is not None
+    if taken or sessions.was_deleted(ctx.conn, stable) or ctx.transcripts.exists(stable):
+        return str(uuid.uuid4())
+    return stable
+
+
+def _adopt_orphan(ctx: HostContext, plan: Plan) -> str | None:
+    """The chat of an import cut off before its transaction, if the boot pass restored one: it becomes this import."""
+    session_id = stable_id(plan)
+    row = ctx.conn.execute("SELECT o.session_id FROM sessions s LEFT JOIN session_import_origins o "
+                           "ON o.session_id = s.id WHERE s.id = ?", (session_id,)).fetchone()
+    if row is None or row[0] is not None:
+        return None
+    header = ctx.transcripts.header(session_id) or {}
+    if header.get("importedFrom") != {"source": plan.source, "externalId": plan.session.external_id}:
+        return None
+    title, title_source = _title(plan.session)
+    now = ctx.clock()
+
+    def in_transaction(conn) -> None:
+        project_id = _project(ctx, plan, now)
+        conn.execute("UPDATE sessions SET source = ?, title = ?, title_source = ?, project_id = ?, created_at = ? "
+                     "WHERE id = ?", (plan.source, title, title_source, project_id,
+                                      plan.session.created_at if plan.session.created_at is not None else now,
+                                      session_id))
+        _insert_origin(ctx, plan, session_id, title, now)
+        _touch(ctx, plan, session_id)
+
+    records = _records(session_id, plan.session)
+    history.rewrite(ctx, session_id, header, [r for r in records if r["type"] == "message"],
+                    [r for r in records if r["type"] == "compaction"], now, in_transaction)
+    log.info("adopted the chat %s left by an interrupted import of %s", session_id, plan.path)
+    return session_id
+
+
+def _project(ctx: HostContext, plan: Plan, now: int) -> int | None:
+    cwd = plan.session.cwd
+    return projects.upsert(ctx.conn, cwd, now) if cwd and projects.normalise_path(cwd) else None
+
+
+def _insert_origin(ctx: HostContext, plan: Plan, session_id: str, title: str, now: int) -> None:
+    ctx.conn.execute(
+        "INSERT INTO session_import_origins(plugin_id, source_id, external_id, session_id, source_label, "
+        "origin_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(plugin_id, source_id, external_id) DO UPDATE SET session_id = excluded.session_id, "
+        "source_label = excluded.source_label, origin_json = excluded.origin_json",
+        (PLUGIN_ID, plan.source, plan.session.external_id, session_id, plan.path,
+         orjson.dumps(plan.origin(title)).decode(), now))
+
+
 def _create(ctx: HostContext, plan: Plan) -> str:
     session = plan.session
-    session_id = str(uuid.uuid4())
+    session_id = _new_id(ctx, plan)
     now = ctx.clock()
     created = session.created_at if session.created_at is not None else now
     updated = max(session.updated_at if session.updated_at is not None else created, created)
@@ -235,22 +298,14 @@ def _create(ctx: HostContext, plan: Plan) -> str:
     ctx.transcripts.rewrite(session_id, records, header)
     try:
         with ctx.conn:
-            project_id = None
-            if session.cwd and projects.normalise_path(session.cwd):
-                project_id = projects.upsert(ctx.conn, session.cwd, now)
+            project_id = _project(ctx, plan, now)
             ctx.conn.execute(
                 "INSERT INTO sessions(id, title, title_source, project_id, source, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (session_id, title, title_source, project_id, plan.source, created, updated))
             message_index.rebuild(ctx.conn, session_id,
                                   [_stored(session_id, m) for m in session.messages], now)
-            ctx.conn.execute(
-                "INSERT INTO session_import_origins(plugin_id, source_id, external_id, session_id, source_label, "
-                "origin_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(plugin_id, source_id, external_id) DO UPDATE SET session_id = excluded.session_id, "
-                "source_label = excluded.source_label, origin_json = excluded.origin_json",
-                (PLUGIN_ID, plan.source, session.external_id, session_id, plan.path,
-                 orjson.dumps(plan.origin(title)).decode(), now))
+            _insert_origin(ctx, plan, session_id, title, now)
     except BaseException:
         ctx.transcripts.delete(session_id)
         raise
