@@ -140,3 +140,12 @@ def test_a_finished_execution_is_not_shown_again_and_a_card_can_be_closed(chat, 
     assert not card.isVisible()
     qloop.run_until_complete(card.show_session(sid))  # opening the chat again: history, not a card
     assert not card.isVisible()
+
+
+def test_the_transcript_names_a_proposal_by_its_title_and_a_checklist_by_its_progress():
+    from pidesktop.ui.message_layout import _summary
+
+    assert _summary({"plan": "\n# Move the blog\n\n1. Copy\n"}) == "Move the blog"
+    assert _summary({"goal": "Faster builds " + "x" * 80}).endswith("…")
+    assert _summary({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}) == \
+        "1 of 2 done"

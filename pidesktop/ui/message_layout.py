@@ -361,6 +361,8 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         parts.append(Part("text", doc, x0, y, column, h))
         y += h + 4
     error = meta.get("error") if isinstance(meta.get("error"), dict) else None
+    if error is None and isinstance(meta.get("error"), str) and meta["error"]:
+        error = {"message": meta["error"]}  # a pi session's failed reply says why in words
     status = meta.get("status")
     if error or status == "aborted":
         note = (f"⚠ {error.get('message') or error.get('code')}" if error
@@ -545,6 +547,14 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
 
 def _summary(args: Any) -> str:
     if isinstance(args, dict):
+        for key in ("plan", "goal"):  # SubmitPlan / SubmitGoal: the proposal's first line (its title)
+            if isinstance(args.get(key), str):
+                first = next((line.strip().lstrip("#").strip() for line in args[key].splitlines() if line.strip()), "")
+                return first if len(first) <= 60 else first[:57] + "…"
+        if isinstance(args.get("todos"), list):  # TodoWrite: how far the checklist is
+            done = sum(1 for item in args["todos"] if isinstance(item, dict) and item.get("status") == "completed")
+            return QCoreApplication.translate("MessageLayout", "%1 of %2 done").replace(
+                "%1", str(done)).replace("%2", str(len(args["todos"])))
         for key in ("description", "command", "path", "file_path", "query", "url", "city", "pattern"):
             if isinstance(args.get(key), str):
                 value = args[key]
