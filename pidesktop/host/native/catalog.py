@@ -17,6 +17,7 @@ import hashlib
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 import apsw
@@ -29,6 +30,7 @@ from .index import FileIndex
 log = logging.getLogger("pidesktop.host.native")
 
 PREFIX = "native-pi:"
+OPEN_KEPT = 16  # files whose full index stays in memory after they were read (the rest keep their row only)
 ORIGIN = "native-pi"
 
 
@@ -50,6 +52,7 @@ class Catalog:
         self.roots: discovery.Roots | None = None
         self.on_roots: Callable[[tuple[str, ...]], None] | None = None  # the watcher follows the roots
         self._problems: dict[str, str] = {}
+        self._open: OrderedDict[str, None] = OrderedDict()  # files read lately keep their full index
         # (roots, folder mtimes, files) of the last full walk, while nothing in it can have changed unseen
         self._listed: list[FileIndex] | None = None  # what the last scan listed (the same list while unchanged)
         self._rows: tuple[list[FileIndex], list[int], dict, list[dict]] | None = None
@@ -81,7 +84,9 @@ class Catalog:
             changed = False
             for path, index in files:
                 try:
-                    changed = index.refresh_path(os.stat(path)) or changed
+                    if index.refresh_path(os.stat(path)):
+                        changed = True
+                        self._lighten(index)
                 except OSError:
                     break  # gone: walk again
             else:
@@ -101,6 +106,7 @@ class Catalog:
                 self._problem(found.real, f"cannot read pi session {found.path}: {exc}")
                 continue
             self._problems.pop(found.real, None)
+            self._lighten(index)
             fresh[found.real] = index
             files.append((found.path, index))
             if found.root != found_roots.default:
@@ -109,6 +115,10 @@ class Catalog:
         settled = walk.settled and not self._problems
         self._walked = (found_roots, walk.folders, files) if settled else None
         return self._choose([index for _, index in files])
+
+    def _lighten(self, index: FileIndex) -> None:
+        if index.path not in self._open:
+            index.make_light()
 
     def _choose(self, indexes: list[FileIndex]) -> list[FileIndex]:
         chosen: dict[str, FileIndex] = {}
@@ -147,6 +157,10 @@ class Catalog:
         index = self.indexes.get(path)
         if index is None:
             index = self.indexes[path] = FileIndex(path, native_id(path))
+        self._open[path] = None
+        self._open.move_to_end(path)
+        while len(self._open) > OPEN_KEPT:
+            self._open.popitem(last=False)
         return index
 
     # -- rows ---------------------------------------------------------------------------------------

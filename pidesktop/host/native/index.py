@@ -81,6 +81,8 @@ class FileIndex:
         self.provider: str | None = None
         self.thinking: str | None = None
         self._views: dict[str | None, tuple[list[Meta], BranchView]] = {}
+        self.light = False  # only the listing's figures are kept (see ``make_light``)
+        self._light_count = 0
 
     # -- keeping up to date ---------------------------------------------------------------
     def refresh_path(self, st: os.stat_result | None = None) -> bool:
@@ -103,7 +105,8 @@ class FileIndex:
         if key == self.key:
             return False
         old = self.key
-        appended = (old is not None and not self.not_session and (old.dev, old.ino) == (key.dev, key.ino)
+        appended = (old is not None and not self.not_session and not self.light
+                    and (old.dev, old.ino) == (key.dev, key.ino)
                     and key.size >= self.end and self.end > 0
                     and os.pread(fd, len(self.check), self.end - len(self.check)) == self.check)
         if not appended:
@@ -199,7 +202,26 @@ class FileIndex:
 
     @property
     def message_count(self) -> int:
-        return self.branch_view()[1].total
+        return self._light_count if self.light else self.branch_view()[1].total
+
+    def make_light(self) -> None:
+        """Keep what the list shows and drop the tree and offsets (a file nobody has open).
+
+        Memory then stays small with thousands of sessions; reading it again, or
+        any change to it, reindexes the file whole.
+        """
+        if self.light or not self.is_session:
+            return
+        self._light_count = self.message_count
+        self.offsets, self.lengths, self.tree, self._views = [], [], Tree(), {}
+        self.check = b""
+        self.light = True
+
+    def ensure_full(self, fd: int) -> None:
+        """Reindex a light index from ``fd`` so pages can be read."""
+        if self.light:
+            self.key = self.stat_key = None
+            self.refresh_fd(fd)
 
     def read_entries(self, fd: int, metas: list[Meta]) -> list[dict]:
         """The parsed entries of ``metas`` (from ``fd``, the file this index describes)."""

@@ -56,6 +56,7 @@ def open_session(ctx: HostContext, session_id: str) -> tuple[FileIndex, int]:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read the pi session {session_id}: {exc}") from exc
     try:
         index.refresh_fd(fd)
+        index.ensure_full(fd)
     except OSError as exc:
         os.close(fd)
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read the pi session {session_id}: {exc}") from exc
