@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtur
 
 def pidesktop(home: Path, data: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(home), "PI_DESKTOP_DATA_DIR": str(data), "XDG_CONFIG_HOME": str(home / ".c")}
-    env.pop("PI_CODING_AGENT_DIR", None)
+    for moved in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        env.pop(moved, None)
     return subprocess.run([sys.executable, "-m", "pidesktop", "import", *args], env=env, capture_output=True,
                           text=True, timeout=120)
 

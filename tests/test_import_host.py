@@ -154,13 +154,21 @@ def test_import_run_refuses_bad_params_naming_the_field(host):
     assert error.code == "INVALID_PARAMS" and error.data["field"] == "paths[0]"
 
 
-def test_default_folders_come_from_home(host, tmp_path):
+def test_default_folders_come_from_home_or_the_tools_own_variable(host, tmp_path, monkeypatch):
+    for moved in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(moved, raising=False)
     home = Path(__import__("os").environ["HOME"])
     target = home / ".codex" / "sessions" / "2026" / "01" / "02"
     target.mkdir(parents=True)
     shutil.copy(next(CODEX.glob("*.jsonl")), target)
     result = job(host, "import.run", {"source": "codex"})
     assert result["imported"] == 1 and result["files"] == 1
+    elsewhere = tmp_path / "claude-config"
+    (elsewhere / "projects" / "-tmp").mkdir(parents=True)
+    shutil.copy(CLAUDE / "representative_messages.jsonl", elsewhere / "projects" / "-tmp")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(elsewhere))
+    scan = job(host, "import.scan", {"source": "claude-code"})
+    assert scan["folders"] == [str(elsewhere / "projects")] and scan["new"] == 1
 
 
 def test_trash_hides_an_imported_chat_restore_brings_it_back_and_purge_removes_it(host, claude_dir, data_root):

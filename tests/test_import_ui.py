@@ -21,8 +21,10 @@ pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtur
 
 
 @pytest.fixture
-def tools_at_home():
+def tools_at_home(monkeypatch):
     """Claude Code and Codex sessions where those tools keep them; no pi folder."""
+    for moved in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(moved, raising=False)
     home = Path(os.environ["HOME"])
     claude = home / ".claude" / "projects" / "-tmp"
     claude.mkdir(parents=True)

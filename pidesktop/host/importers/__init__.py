@@ -23,15 +23,15 @@ PLUGIN_ID = "pidesktop.import"
 
 
 def default_folder(source: str, home: Path | None = None) -> Path:
-    """Where the tool keeps its sessions, under HOME (pi: ``PI_CODING_AGENT_DIR`` when set)."""
+    """Where the tool keeps its sessions: its own folder under HOME, or where its variable moves it
+    (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``PI_CODING_AGENT_DIR``)."""
     home = home if home is not None else Path(os.environ.get("HOME") or Path.home())
+    moved = os.environ.get({"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}.get(source, "PI_CODING_AGENT_DIR"))
     if source == "claude-code":
-        return home / ".claude" / "projects"
+        return (Path(moved).expanduser() if moved else home / ".claude") / "projects"
     if source == "codex":
-        return home / ".codex" / "sessions"
-    agent_dir = os.environ.get("PI_CODING_AGENT_DIR")
-    base = Path(agent_dir).expanduser() if agent_dir else home / ".pi" / "agent"
-    return base / "sessions"
+        return (Path(moved).expanduser() if moved else home / ".codex") / "sessions"
+    return (Path(moved).expanduser() if moved else home / ".pi" / "agent") / "sessions"
 
 
 # How deep below a given folder session files are looked for (the deepest layout,
