@@ -133,6 +133,22 @@ def test_legacy_and_structured_memory_values_stay_readable(host, folder):
         reopened.stop()
 
 
+def test_memory_is_stored_as_the_specs_structured_value(host, folder):
+    import apsw
+    import orjson
+
+    project = host.call("projects.upsert", {"path": str(folder)})["project"]
+    host.call("projects.memorySet", {"projectId": project["id"], "text": "Use tabs."})
+    host.stop()
+    conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
+    (value,) = conn.execute("SELECT value_json FROM kv WHERE ns = 'projectMemory' AND key = ?",
+                            (project["path"],)).fetchone()
+    conn.close()
+    stored = orjson.loads(value)
+    assert stored["format"] == "entries-v1" and stored["content"] == "Use tabs."
+    assert [entry["content"] for entry in stored["entries"]] == ["Use tabs."]
+
+
 def test_a_missing_folder_is_flagged_and_keeps_its_chats(host, folder):
     project = host.call("projects.upsert", {"path": str(folder)})["project"]
     host.call("session.create", {"projectPath": str(folder)})

@@ -155,7 +155,9 @@ def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dic
     now = ctx.clock()
     with ctx.conn:
         if text.strip():
-            kv.put(ctx.conn, ns, key, {"content": text, "updatedAt": now}, now)
+            # Spec 004's structured value: one untitled visual entry, its text as the derived content.
+            kv.put(ctx.conn, ns, key, {"format": "entries-v1", "entries": [{"title": "", "content": text}],
+                                       "content": text, "updatedAt": now}, now)
         else:
             kv.delete(ctx.conn, ns, key)
     return read_note(ctx.conn, ns, key) if text.strip() else {"text": "", "updatedAt": None}
