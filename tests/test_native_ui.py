@@ -366,3 +366,16 @@ def test_a_reader_scrolled_up_keeps_their_place_while_pi_writes(window, qloop, a
     spin_until(qloop, lambda: "Another prompt from the terminal" in shown_texts(window))
     qloop.run_until_complete(__import__("asyncio").sleep(0.05))
     assert bar.value() == place and window.transcript.jump_button.isVisible()
+
+
+def test_a_pi_reply_shows_its_tokens_and_a_failed_one_says_why(window, qloop):
+    open_native(qloop, window, FIVE_TURNS)
+    reply = next(r for r in window.transcript_model.rows if r["kind"] == "message"
+                 and r["message"]["role"] == "assistant")
+    usage = [p for p in rendered(window, reply["key"]).parts if p.kind == "usage"]
+    assert usage and " in · " in usage[0].doc.toPlainText()
+    failed = {"id": "f1", "role": "assistant", "blocks": [],
+              "meta": {"status": "error", "error": "429 rate limit from the provider", "finishReason": "error"}}
+    row = {"kind": "message", "key": "f1", "message": failed, "index": 0, "live": False, "rev": 1, "readOnly": True}
+    parts = layout_row(row, 900, themes.LIGHT, window.font(), frozenset()).parts
+    assert any(p.kind == "error" and "429 rate limit" in p.doc.toPlainText() for p in parts)

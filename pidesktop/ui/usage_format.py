@@ -46,8 +46,8 @@ def message_tokens(meta: Mapping[str, Any] | None) -> tuple[int, int] | None:
                 return int(value)
         return None
 
-    tokens_in = count("prompt_tokens", "input_tokens", "inputTokens")
-    tokens_out = count("completion_tokens", "output_tokens", "outputTokens")
+    tokens_in = count("prompt_tokens", "input_tokens", "inputTokens", "input")  # "input": a pi session's reply
+    tokens_out = count("completion_tokens", "output_tokens", "outputTokens", "output")
     if tokens_in is None and tokens_out is None:
         return None
     return tokens_in or 0, tokens_out or 0
