@@ -258,3 +258,32 @@ def test_claude_code_subagent_files_are_placed_under_the_task_call_that_names_th
     assert len({m["id"] for m in session.messages}) == len(session.messages)
     assert claude_code.subagent_id("agent-acompact-1.jsonl") is None
     assert claude_code.subagent_id("agent-ab12cd3.jsonl") == "ab12cd3"
+
+
+def test_compaction_summaries_of_claude_code_and_codex_become_checkpoints_and_old_rollouts_read():
+    claude = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "first"}},
+        {"type": "assistant", "uuid": "a1", "message": {"id": "r1", "role": "assistant", "content": "reply"}},
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b1"},
+        {"type": "user", "uuid": "c1", "isCompactSummary": True, "timestamp": "2026-03-01T00:00:00Z",
+         "message": {"role": "user", "content": "This session is being continued. Summary: ..."}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "next"}},
+    ]
+    session = READERS["claude-code"](b"".join(_line(x) for x in claude), "c.jsonl")
+    assert [m["blocks"][0]["text"] for m in session.messages] == ["first", "reply", "next"]
+    (checkpoint,) = session.compactions
+    assert checkpoint["throughMessageId"] == "a1" and checkpoint["summary"].startswith("This session")
+    assert checkpoint["createdAt"] == "2026-03-01T00:00:00.000Z"
+
+    old_rollout = [
+        {"id": "0a0a0a0a-0000-4000-8000-000000000000", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi codex"}]},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]},
+        {"type": "compacted", "payload": {"message": "we said hello"}},
+    ]
+    rollout = READERS["codex"](b"".join(_line(x) for x in old_rollout), "rollout-old.jsonl")
+    assert rollout.external_id == "0a0a0a0a-0000-4000-8000-000000000000"
+    assert [m["role"] for m in rollout.messages] == ["user", "assistant"]
+    assert rollout.created_at == 1746093600000 and not rollout.skipped
+    assert rollout.compactions[0]["summary"] == "we said hello"

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, stamp, text_of, tool_args
+from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, rfc3339, stamp, text_of,
+                     tool_args)
 
 SOURCE = "codex"
-IGNORED = frozenset({"event_msg", "turn_context", "compacted", "state"})
+IGNORED = frozenset({"event_msg", "turn_context", "state"})
 ITEM_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
                         "custom_tool_call_output", "local_shell_call", "local_shell_call_output",
                         "web_search_call", "tool_search_call", "ghost_snapshot"})
@@ -122,12 +123,14 @@ def read(data: bytes, name: str = "") -> ImportedSession:
                 result.cwd = clean_text(line["payload"]["cwd"])
         elif kind == "response_item" and isinstance(line.get("payload"), dict):
             reader.item(line["payload"], when)
+        elif kind == "compacted" and isinstance(line.get("payload"), dict):
+            _compaction(reader, clean_text(line["payload"].get("message")), when)
         elif kind in IGNORED:
             continue
         elif kind in ITEM_TYPES and "payload" not in line:
             reader.item(line, when)  # an older rollout's bare item
-        elif kind == "record_type":
-            continue
+        elif kind is None and "record_type" in line:
+            continue  # an older rollout's state marker
         else:
             result.skipped[str(kind)[:40]] += 1
     if not reader.meta_seen and not reader.items:
@@ -135,6 +138,19 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     if not result.external_id:
         result.external_id = "rollout"
     return result
+
+
+def _compaction(reader: _Reader, summary: str, when: int | None) -> None:
+    """Codex replaced the history with a summary: a compaction checkpoint after the last message so far."""
+    result = reader.result
+    reader.open = None
+    if not result.messages or not summary.strip():
+        return
+    checkpoint = {"id": f"compaction-{len(result.compactions) + 1}", "summary": summary,
+                  "throughMessageId": result.messages[-1]["id"], "details": {"source": SOURCE}}
+    if when is not None:
+        checkpoint["createdAt"] = rfc3339(when)
+    result.compactions.append(checkpoint)
 
 
 def _meta(reader: _Reader, meta: dict, when: int | None) -> None:
