@@ -331,6 +331,11 @@ def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, 
     win.composer.edit.setPlainText("Answer slowly")
     win.composer._submit()
     spin_until(qloop, lambda: any(r["live"] and r["message"]["role"] == "assistant" for r in win.transcript_model.rows))
+    mine = win.current_session_id
+    open_native(qloop, win, BRANCHING)  # away and back while the answer is written: Stop is still offered
+    assert not win.composer.running
+    win.sidebar.select(mine)
+    spin_until(qloop, lambda: win.transcript_model.session_id == mine and win.composer.running)
     win.chats.stop_reply()
     spin_until(qloop, lambda: not win.native.continuing)
     reply = orjson.loads(path.read_bytes()[len(before):].splitlines()[-1])

@@ -479,7 +479,8 @@ class MainWindow(QMainWindow):
 
         if not await task_op(open_it, parent=self, name="open-transcript"):
             return
-        running = self.runner is not None and self.runner.is_running(session_id)
+        running = (self.runner is not None and self.runner.is_running(session_id)) \
+            or session_id in self.native.continuing  # a pi session's answer being written
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
         self.refresh_context_meter(session_id)
