@@ -82,3 +82,14 @@ def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, ss
 
     unknown = run_due(root, "--task", "no-such-task")
     assert unknown.returncode == 2 and "no-such-task" in unknown.stderr
+
+
+def test_while_the_app_has_the_folder_open_it_says_so_and_runs_nothing(tmp_path):
+    root = tmp_path / "d"
+    app = InProcessHost(paths.resolve(data_dir=root))  # holds the data folder like the open app
+    try:
+        done = run_due(root)
+    finally:
+        app.stop()
+    assert done.returncode == 2
+    assert "in use" in done.stderr and "runs automations itself" in done.stderr
