@@ -221,3 +221,19 @@ def test_over_stdio_create_run_and_list(stdio_host):
     assert host.call("tasks.list")["tasks"][0]["lastRun"]["status"] == "aborted"
     assert any(e["topic"] == "tasks.changed" for e in host.events)
     assert host.close() == 0
+
+
+def test_a_legacy_daily_row_keeps_its_calendar_intent_when_made_hourly(host, location):
+    conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
+    conn.execute("INSERT INTO scheduled_tasks(id, title, prompt, cadence, config_json, created_at, updated_at) "
+                 "VALUES ('legacy', 'Old', 'p', 'daily', ?, 1, 1)",
+                 ('{"schedule": {"kind": "daily", "at": "08:00"}, "notify": "always"}',))
+    conn.close()
+    hourly = host.call("tasks.update", {"taskId": "legacy", "schedule": {"kind": "hourly", "everyHours": 1}})["task"]
+    assert hourly["calendarConfigured"] is True and hourly["calendar"] == {"at": "08:00"}
+    daily = host.call("tasks.update", {"taskId": "legacy", "schedule": {"kind": "daily"}})["task"]
+    assert daily["schedule"] == {"kind": "daily", "at": "08:00"}
+    conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
+    (config,) = conn.execute("SELECT config_json FROM scheduled_tasks WHERE id = 'legacy'").fetchone()
+    conn.close()
+    assert '"notify":"always"' in config  # keys this version does not know are kept

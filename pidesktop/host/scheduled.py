@@ -228,12 +228,15 @@ def _apply(config: dict, fields: dict, now: int, zone: dt.tzinfo) -> dict:
             config[name] = fields[name]
     schedule = fields.get("schedule")
     if schedule is not None:
+        known = calendar_configured(config)  # inferred from the schedule being replaced, when not stored
+        if known and "calendar" not in config and schedule_rules.is_calendar(config.get("schedule")):
+            config["calendar"] = {k: config["schedule"][k] for k in ("at", "days") if k in config["schedule"]}
         config["schedule"] = schedule
         if schedule_rules.is_calendar(schedule):
             config["calendarConfigured"] = True
             config["calendar"] = {k: schedule[k] for k in ("at", "days") if k in schedule}
-        elif "calendarConfigured" not in config and calendar_configured(config):
-            config["calendarConfigured"] = True
+        elif known:
+            config["calendarConfigured"] = True  # intent survives the switch to hourly
         config["nextRunAt"] = schedule_rules.next_run(schedule, now, zone)
     if "calendarConfigured" in fields:
         config["calendarConfigured"] = fields["calendarConfigured"]
@@ -376,7 +379,8 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     if due and schedule is not None:
         config["nextRunAt"] = schedule_rules.next_run(schedule, now, zone, ran_once=True)
     run_id = str(uuid.uuid4())
-    params = {"title": row[1][:NAME_MAX].strip() or "Automation", "mode": config.get("mode") if config.get("mode") in MODES else "agent"}
+    mode = config.get("mode") if config.get("mode") in MODES else "agent"
+    params = {"title": row[1][:NAME_MAX].strip() or "Automation", "mode": mode}
     for name in ("providerId", "modelId"):
         if _text_or_none(config.get(name)):
             params[name] = config[name]
