@@ -115,8 +115,19 @@ def test_every_write_command_is_refused_and_writes_nothing(stdio_host, pi_sessio
         assert error.code == "PERMISSION_DENIED", method
         assert "read-only" in error.message and error.data["native"] is True
     assert host.call("session.get", {"sessionId": row["id"]})["messages"]
-    assert host.close() == 0
+    close_cleanly(host)
     assert digests(pi_sessions) == before
+
+
+def close_cleanly(host) -> None:
+    """End of input: the host, its watcher thread included, exits 0 with no traceback."""
+    host.proc.stdin.close()
+    host.proc.stdout.read()
+    assert host.proc.wait(30) == 0
+    errors = host.proc.stderr.read().decode(errors="replace")
+    host.proc.stdout.close()
+    host.proc.stderr.close()
+    assert "Traceback" not in errors, errors
 
 
 def test_fork_then_continue_then_the_same_parser_reads_it(stdio_host, pi_sessions):

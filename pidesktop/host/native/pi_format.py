@@ -109,6 +109,12 @@ def entry_id(entry: dict, ordinal: int, version: int) -> tuple[str, str | None]:
             parent if isinstance(parent, str) and parent != raw_id else None)
 
 
+_ROLE_KINDS = {"user": "user", "assistant": "assistant", "toolResult": "toolResult", "bashExecution": "bash",
+               "custom": "custom", "hookMessage": "custom"}
+_ENTRY_KINDS = frozenset({"custom_message", "branch_summary", "compaction", "label", "session_info",
+                          "model_change", "thinking_level_change"})
+
+
 def describe(entry: dict, ordinal: int, version: int) -> Meta:
     """The ``Meta`` of an entry (``ordinal``: its 0-based position among the file's entries)."""
     mid, parent = entry_id(entry, ordinal, version)
@@ -117,8 +123,7 @@ def describe(entry: dict, ordinal: int, version: int) -> Meta:
     if kind == "message":
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
         role = message.get("role")
-        meta.kind = {"user": "user", "assistant": "assistant", "toolResult": "toolResult",
-                     "bashExecution": "bash", "custom": "custom", "hookMessage": "custom"}.get(role, "other")
+        meta.kind = _ROLE_KINDS.get(role, "other") if isinstance(role, str) else "other"
         stamp = message.get("timestamp")
         meta.ts = stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else iso_ms(entry.get("timestamp"))
         if meta.kind == "toolResult":
@@ -129,8 +134,7 @@ def describe(entry: dict, ordinal: int, version: int) -> Meta:
             meta.model, meta.provider = _str(message.get("model")), _str(message.get("provider"))
     else:
         meta.ts = iso_ms(entry.get("timestamp"))
-        if kind in ("custom_message", "branch_summary", "compaction", "label", "session_info",
-                    "model_change", "thinking_level_change"):
+        if kind in _ENTRY_KINDS:
             meta.kind = kind
         if kind == "label":
             meta.target, meta.label = _str(entry.get("targetId")), _str(entry.get("label"))
