@@ -32,7 +32,7 @@ SNIPPET_AFTER = 100
 SNIPPETS_PER_SESSION = 3
 QUERY_MAX = 500
 COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
-SPARSE_LIMIT = 20_000  # more FTS candidates than this: walk the chats instead of placing every hit
+SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
 ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
