@@ -12,6 +12,7 @@ what is new.
 
 from __future__ import annotations
 
+import os
 import time
 
 from PySide6.QtCore import Qt
@@ -28,6 +29,14 @@ from .ops import task_op
 
 SOURCES = ("claude-code", "codex", "pi")
 DETAILS_HEIGHT = 140
+
+
+def tilde(path: str) -> str:
+    """A path under the home folder as ``~/...``, the way people know their tools' folders."""
+    home = os.path.expanduser("~").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home):]
+    return path
 
 
 def source_name(source: str) -> str:
@@ -47,6 +56,12 @@ class ImportDialog(ToolDialog):
         self.summaries: list[dict] = []
         self.list = _tree([self.tr("Source"), self.tr("Found")])
         self.list.setMinimumHeight(110)
+        t = self.theme  # check boxes that show in both themes (the default frame vanishes on a dark base)
+        self.list.setStyleSheet(
+            f"QTreeWidget::indicator {{ width: 13px; height: 13px; border: 1px solid {t.muted}; border-radius: 3px;"
+            f" background: {t.background}; }}"
+            f"QTreeWidget::indicator:checked {{ background: {t.accent}; border-color: {t.accent}; }}"
+            f"QTreeWidget::indicator:disabled {{ border-color: {t.border}; }}")
         self.body.addWidget(self.list)
         self.items: dict[str, QTreeWidgetItem] = {}
         for source in SOURCES:
@@ -113,7 +128,7 @@ class ImportDialog(ToolDialog):
 
     def _show_found(self, source: str, found: dict | None, problem: str | None, check: bool = True) -> None:
         item = self.items[source]
-        folder = (found or {}).get("folders", [""])[0] if found else ""
+        folder = tilde((found or {}).get("folders", [""])[0]) if found else ""
         item.setToolTip(0, folder)
         item.setToolTip(1, folder)
         if found is None:
@@ -212,9 +227,10 @@ class ImportDialog(ToolDialog):
         lines = []
         for summary in summaries:
             for failure in summary.get("failures", []):
-                lines.append(i18n.arg(self.tr("Could not read %1: %2"), failure["path"], failure["reason"]))
+                lines.append(i18n.arg(self.tr("Could not read %1: %2"), tilde(failure["path"]), failure["reason"]))
             for copy in summary.get("copies", []):
-                lines.append(i18n.arg(self.tr("Kept your changed chat; %1 came in as a new chat"), copy["path"]))
+                lines.append(i18n.arg(self.tr("Kept your changed chat; %1 came in as a new chat"),
+                                      tilde(copy["path"])))
         self.details.setPlainText("\n".join(lines))
         self.details_button.setVisible(bool(lines))
         self.details_button.setText(self.tr("Details"))
