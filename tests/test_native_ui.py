@@ -402,3 +402,21 @@ def test_fork_waits_for_the_current_branch(window, qloop, agent_dir):
     assert set((agent_dir / "sessions" / WORK).iterdir()) == files and window.host_error is None
     window.native.read_branch(None)
     spin_until(qloop, lambda: window.native.banner.fork_button.isEnabled())
+
+
+def test_a_pi_session_that_starts_empty_shows_its_first_messages_as_pi_writes_them(window, qloop, agent_dir):
+    folder = agent_dir / "sessions" / WORK
+    header = {"type": "session", "version": 3, "id": "01a23fff-0000-7000-8000-0000000000e1",
+              "timestamp": "2026-12-01T15:00:00.000Z", "cwd": "/home/ada/code/work"}
+    path = folder / "2026-12-01T15-00-00-000Z_01a23fff-0000-7000-8000-0000000000e1.jsonl"
+    path.write_bytes(orjson.dumps(header) + b"\n")
+    row = spin_until(qloop, lambda: next((s for s in window.model.shown_sessions()
+                                          if s.get("nativeId") == header["id"]), None))
+    window.sidebar.select(row["id"])
+    spin_until(qloop, lambda: window.transcript_model.session_id == row["id"])
+    assert window.pages.currentWidget() is window.empty_page
+    with path.open("ab") as out:
+        out.write(pi_line("first001", None, "user", "The very first prompt"))
+    spin_until(qloop, lambda: "The very first prompt" in shown_texts(window))
+    spin_until(qloop, lambda: window.pages.currentWidget() is window.transcript)
+    assert window.header_title.text() == "The very first prompt"

@@ -247,6 +247,7 @@ class NativeChat(QObject):
             self._upsert_keeping_selection(newest["session"])
         if not shown or session_id in self.continuing or model.session_id != session_id:
             return
+        w._show_session(newest["session"])  # its title (pi's session name) and, once it has any, its messages
         self.switcher.set_branches(newest.get("branches") or [], newest.get("leafId"))
         await task_op(lambda: self.follow(session_id), parent=w, name="native-follow")
 
