@@ -35,6 +35,8 @@ class NativeWatcher:
     def __init__(self, emit: Callable[[str, dict], None], roots: tuple[str, ...]):
         self._emit = emit
         self._roots = roots
+        # the folders there when the host started: one made before the thread first looks is still news
+        self._watched: tuple[str, ...] = _existing(roots)
         self._stop = threading.Event()
         self._restart = threading.Event()  # set with _stop, or when the roots change
         self._thread = threading.Thread(target=self._run, name="pidesktop-native-watcher", daemon=True)
@@ -64,14 +66,13 @@ class NativeWatcher:
         except ImportError:  # declared in pyproject; without it the list refreshes on demand only
             log.warning("watchfiles is not installed: pi sessions will not refresh by themselves")
             return
-        watched: tuple[str, ...] | None = None
         while not self._stop.is_set():
             self._restart.clear()
             roots = self._roots
-            existing = tuple(root for root in roots if os.path.isdir(root))
-            if watched is not None and existing != watched:
+            existing = _existing(roots)
+            if existing != self._watched:
                 self._emit("session.listChanged", {})  # a folder came or went with its files
-            watched = existing
+            self._watched = existing
             if not existing:
                 self._restart.wait(RETRY_SECONDS)
                 continue
@@ -112,6 +113,10 @@ class NativeWatcher:
             self._emit("session.listChanged", {})
         for session_id in sorted(grown):
             self._emit("session.changed", {"sessionId": session_id, "reason": "native"})
+
+
+def _existing(roots: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(root for root in roots if os.path.isdir(root))
 
 
 def _admitted(path: str, roots: tuple[str, ...]) -> bool:
