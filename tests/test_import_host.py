@@ -276,3 +276,23 @@ def test_a_chat_left_by_an_import_cut_off_before_its_transaction_is_adopted_not_
         assert run(second, "claude-code", claude_dir)["unchanged"] == 2
     finally:
         second.stop()
+
+
+def test_cancel_stops_an_import_between_two_sessions_and_keeps_what_was_written(host, tmp_path):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    source = (CLAUDE / "representative_messages.jsonl").read_bytes()
+    for number in range(200):
+        (folder / f"s{number:03d}.jsonl").write_bytes(source.replace(b"test_session", f"s{number}".encode()))
+    started = host.call("import.run", {"source": "claude-code", "paths": [str(folder)]})
+    assert host.call("data.cancel", {"job": started["job"]}) == {"cancelled": True}
+    deadline = time.monotonic() + 30
+    end = None
+    while end is None and time.monotonic() < deadline:
+        end = next((p for t, p in list(host.events) if t == "data.finished" and p["job"] == started["job"]), None)
+        time.sleep(0.01)
+    assert end is not None and end["status"] == "cancelled"
+    kept = imported(host)
+    assert len(kept) < 200 and all(s["messageCount"] == 9 for s in kept)  # whole chats only
+    rest = run(host, "claude-code", folder)
+    assert rest["imported"] == 200 - len(kept) and rest["unchanged"] == len(kept)
