@@ -7,6 +7,7 @@ of that window from the file, through the file's index.
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -18,6 +19,8 @@ from . import pi_format
 from .catalog import Catalog, is_native
 from .index import FileIndex
 from .pi_format import Meta
+
+log = logging.getLogger("pidesktop.host.native")
 
 WINDOW_LIMIT_MAX = 10_000
 BRANCH_PREVIEW_CHARS = 80
@@ -35,7 +38,11 @@ def catalog_of(ctx: HostContext) -> Catalog:
 def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict]:
     """Native rows for ``session.list``, newest first, after ``cursor`` and in ``project_id`` when given."""
     catalog = catalog_of(ctx)
-    rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn))
+    try:
+        rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn))
+    except Exception:  # noqa: BLE001 - whatever is wrong with pi's folders, the app's own chats still list
+        log.exception("listing pi sessions failed")
+        return []
     if project_id is not None:
         rows = [r for r in rows if r["projectId"] == project_id]
     if cursor is not None:
