@@ -318,7 +318,7 @@ class NativeChat(QObject):
             return
         if attachments:
             composer.give_back(text, attachments, self.tr("Not sent: files can’t be added to a pi session. "
-                                                          "Remove them, or fork the session into a chat first."))
+                                                          "Remove them, then send the text."))
             return
         if self.reading_other_branch():
             composer.give_back(text, [], self.tr("Not sent: you are reading another branch. Switch to the current "
