@@ -70,6 +70,8 @@ class ImportDialog(ToolDialog):
             item.setCheckState(0, Qt.CheckState.Unchecked)
             self.list.addTopLevelItem(item)
             self.items[source] = item
+        self.items["pi"].setToolTip(0, self.tr("pi's own sessions already show in the sidebar, read-only; importing "
+                                               "makes them chats of this app"))
         self.status = QLabel()
         self.status.setObjectName("muted")
         self.status.hide()
@@ -129,7 +131,6 @@ class ImportDialog(ToolDialog):
     def _show_found(self, source: str, found: dict | None, problem: str | None, check: bool = True) -> None:
         item = self.items[source]
         folder = tilde((found or {}).get("folders", [""])[0]) if found else ""
-        item.setToolTip(0, folder)
         item.setToolTip(1, folder)
         if found is None:
             item.setText(1, problem or "")
