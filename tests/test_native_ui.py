@@ -420,3 +420,15 @@ def test_a_pi_session_that_starts_empty_shows_its_first_messages_as_pi_writes_th
     spin_until(qloop, lambda: "The very first prompt" in shown_texts(window))
     spin_until(qloop, lambda: window.pages.currentWidget() is window.transcript)
     assert window.header_title.text() == "The very first prompt"
+
+
+def test_files_dropped_on_a_pi_session_come_back_with_the_text(window, qloop, agent_dir):
+    open_native(qloop, window, FIVE_TURNS)
+    before = (agent_dir / "sessions" / FIVE_TURNS).read_bytes()
+    chip = {"type": "attachment", "kind": "file", "name": "notes.txt", "ref": "attachments/" + "a" * 64, "size": 5}
+    window.composer.put_draft("with a file", [chip])
+    window.composer._submit()
+    spin_until(qloop, lambda: window.composer.status_label.isVisible())
+    assert window.composer.take_draft() == ("with a file", [chip])
+    assert "files can’t be added" in window.composer.status_label.text()
+    assert (agent_dir / "sessions" / FIVE_TURNS).read_bytes() == before
