@@ -233,5 +233,8 @@ def test_a_second_writer_holding_the_lease_is_refused(host, pi_sessions):
                                              "messages": [{"role": "user", "text": "x"}]})
     assert error.code == "CONFLICT" and error.data["reason"] == "lease"
     assert path.read_bytes() == original
-    assert host.call("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
-                                       "messages": [{"role": "user", "text": "x"}]})["entryIds"]
+    result = host.call("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
+                                         "messages": [{"role": "user", "text": "x"}]})
+    changed = [p for t, p in host.events if t == "session.changed" and p.get("reason") == "native" and "session" in p]
+    assert changed[0]["session"]["nativeToken"] == result["token"]
+    assert changed[0]["session"]["messageCount"] == row["messageCount"] + 1

@@ -93,8 +93,11 @@ def fork(ctx: HostContext, p: Params) -> dict:
     if child is None or native_id(final) not in catalog.by_id:
         raise HostError(ErrorCode.INTERNAL, "The fork was written but could not be listed; look in the log.")
     _OWN_WRITES[final] = child.key
+    session = catalog.row_of(ctx.conn, child)
     ctx.emit("session.listChanged", {})
-    return {"session": catalog.row_of(ctx.conn, child)}
+    ctx.emit("session.changed", {"sessionId": session["id"], "reason": "created", "forkedFrom": source_id,
+                                 "session": session})
+    return {"session": session}
 
 
 def _child_content(index: FileIndex, fd: int, source_id: str, through: str | None) -> tuple[bytes, str, str]:
@@ -273,7 +276,8 @@ def append(ctx: HostContext, p: Params) -> dict:
         _OWN_WRITES[index.path] = index.key
     finally:
         os.close(fd)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native"})
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native",
+                                 "session": catalog_of(ctx).row_of(ctx.conn, index)})
     return {"sessionId": session_id, "entryIds": entry_ids, "token": index.token}
 
 
