@@ -113,7 +113,8 @@ def test_claude_code_subagent_rows_are_attributed_to_their_task_call_and_command
         {"type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:01Z",
          "message": {"id": "r1", "role": "assistant", "content": [
              {"type": "thinking", "thinking": "delegate"},
-             {"type": "tool_use", "id": "task-1", "name": "Task", "input": {"prompt": "Look at app.py"}}]}},
+             {"type": "tool_use", "id": "task-1", "name": "Task",
+              "input": {"prompt": "Look at app.py", "subagent_type": "code-reviewer"}}]}},
         {"type": "user", "uuid": "s1", "isSidechain": True, "timestamp": "2026-01-01T00:00:02Z",
          "message": {"role": "user", "content": "Look at app.py"}},
         {"type": "assistant", "uuid": "s2", "isSidechain": True, "timestamp": "2026-01-01T00:00:03Z",
@@ -131,9 +132,10 @@ def test_claude_code_subagent_rows_are_attributed_to_their_task_call_and_command
     assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
     assert session.messages[2]["meta"]["parentToolCallId"] == "task-1"
     assert session.messages[3]["meta"]["parentToolCallId"] == "task-1"
+    assert session.messages[3]["meta"]["agentName"] == "code-reviewer"
     assert "meta" not in session.messages[0]
     task = session.messages[1]["blocks"][1]
-    assert task["result"] == "Looks fine" and task["args"] == {"prompt": "Look at app.py"}
+    assert task["result"] == "Looks fine" and task["args"]["prompt"] == "Look at app.py"
     assert session.counts()["thinking"] == 1 and dict(session.skipped) == {"brand-new-kind": 1}
 
 

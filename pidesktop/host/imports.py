@@ -319,7 +319,7 @@ def _save_origin(ctx: HostContext, plan: Plan, session_id: str) -> None:
 
 
 def _touch(ctx: HostContext, plan: Plan, session_id: str) -> None:
-    """The chat's recent-list time follows the source, never moving back."""
+    """The chat's place in the recent list is the source's last activity (never before the chat began)."""
     if plan.session.updated_at is not None:
         ctx.conn.execute("UPDATE sessions SET updated_at = max(created_at, ?) WHERE id = ?",
                          (plan.session.updated_at, session_id))

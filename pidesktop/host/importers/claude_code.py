@@ -89,7 +89,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
                 continue
             desktop = {"id": ids.make(entry.get("uuid")), "role": "user", "blocks": blocks}
             if sidechain:
-                desktop["meta"] = _subagent_meta(sidechain_parent)
+                desktop["meta"] = _subagent_meta(sidechain_parent, calls)
             if _SHELL.search(text_of(message.get("content"))):
                 desktop.setdefault("meta", {})["localCommand"] = True  # a "!" command the person ran, or its output
             stamp(desktop, when, result)
@@ -115,7 +115,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
         if isinstance(message.get("stop_reason"), str):
             meta["stopReason"] = clean_text(message["stop_reason"])
         if sidechain:
-            meta.update(_subagent_meta(sidechain_parent))
+            meta.update(_subagent_meta(sidechain_parent, calls))
         if meta:
             desktop["meta"] = meta
         stamp(desktop, when, result)
@@ -220,10 +220,14 @@ def _task_for(open_tasks: list[tuple[str, str]], prompt: str) -> str | None:
     return open_tasks[-1][0] if open_tasks else None
 
 
-def _subagent_meta(parent: str | None) -> dict:
+def _subagent_meta(parent: str | None, calls: dict[str, dict] | None = None) -> dict:
     meta: dict[str, Any] = {"sidechain": True}
     if parent:
         meta["parentToolCallId"] = parent
+        args = (calls or {}).get(parent, {}).get("args")
+        kind = args.get("subagent_type") if isinstance(args, dict) else None
+        if isinstance(kind, str) and kind:
+            meta["agentName"] = kind
     return meta
 
 
