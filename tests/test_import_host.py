@@ -296,3 +296,19 @@ def test_cancel_stops_an_import_between_two_sessions_and_keeps_what_was_written(
     assert len(kept) < 200 and all(s["messageCount"] == 9 for s in kept)  # whole chats only
     rest = run(host, "claude-code", folder)
     assert rest["imported"] == 200 - len(kept) and rest["unchanged"] == len(kept)
+
+
+def test_a_folder_with_too_many_entries_ends_the_search_with_a_sentence(host, tmp_path, monkeypatch):
+    from pidesktop.host import importers
+
+    monkeypatch.setattr(importers, "MAX_ENTRIES", 5)
+    for number in range(8):
+        (tmp_path / "wide" / f"d{number}").mkdir(parents=True)
+    started = host.call("import.scan", {"source": "pi", "paths": [str(tmp_path / "wide")]})
+    deadline = time.monotonic() + 10
+    end = None
+    while end is None and time.monotonic() < deadline:
+        end = next((p for t, p in list(host.events) if t == "data.finished" and p["job"] == started["job"]), None)
+        time.sleep(0.01)
+    assert end["status"] == "failed" and end["error"]["code"] == "LIMIT_EXCEEDED"
+    assert "too many files" in end["error"]["message"] and str(tmp_path / "wide") in end["error"]["message"]

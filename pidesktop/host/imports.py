@@ -44,7 +44,7 @@ from . import history, message_index, projects, sessions
 from .commands import command
 from .context import HostContext
 from .data_commands import jobs_of
-from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, claude_code, find
+from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, TooManyFiles, claude_code, find
 from .params import Params, invalid
 
 log = logging.getLogger("pidesktop.host.imports")
@@ -428,7 +428,7 @@ def import_scan(ctx: HostContext, p: Params) -> dict:
 
     def work(progress) -> dict:
         progress("find", 0, 1)
-        files = find(source, paths, cancelled=lambda: progress("find", 0, 1))
+        files = _find(source, paths, progress)
         counts = {"new": 0, "changed": 0, "unchanged": 0}
         total_bytes = 0
         for number, path in enumerate(files):
@@ -451,6 +451,13 @@ def import_scan(ctx: HostContext, p: Params) -> dict:
     return jobs_of(ctx).start(SCAN_KIND, work)
 
 
+def _find(source: str, paths: list[str] | None, progress) -> list[Path]:
+    try:
+        return find(source, paths, cancelled=lambda: progress("find", 0, 1))
+    except TooManyFiles as exc:
+        raise HostError(ErrorCode.LIMIT_EXCEEDED, f"{exc}.", {"field": "paths"}) from None
+
+
 def _roots(source: str, paths: list[str] | None) -> list[Path]:
     from .importers import default_folder
     return [Path(x) for x in paths] if paths else [default_folder(source)]
@@ -468,7 +475,7 @@ def import_run(ctx: HostContext, p: Params) -> dict:
     def work(progress) -> dict:
         summary = Summary(source)
         progress("find", 0, 1)
-        files = find(source, paths, cancelled=lambda: progress("find", 0, 1))
+        files = _find(source, paths, progress)
         for number, path in enumerate(files):
             progress("import", number, len(files))
             _import_one(ctx, post, summary, source, path, known, lambda: progress("import", number, len(files)))
