@@ -10,7 +10,10 @@ session, in the same run:
   and fsynced, the session row, index rows and origin row committed;
 - ``again``: the second run over the same unchanged files (nothing written);
 - the baseline ``parse``: reading each file and ``orjson.loads`` of every
-  line, the least any importer must do.
+  line, the least any importer must read;
+- the floor ``write``: the same bytes written durably once per session (a
+  temp file, fsync, rename, folder fsync), the least any importer that keeps
+  a session safe before it is listed must write.
 
     python bench/imports.py [--sessions 1000] [--fixtures PATH]
 """
@@ -82,6 +85,24 @@ def bare_parse(files: list[Path]) -> float:
     return time.perf_counter() - started
 
 
+def durable_writes(files: list[Path], target: Path) -> float:
+    target.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    for number, path in enumerate(files):
+        temp, final = target / f".{number}.tmp", target / f"{number}.jsonl"
+        with open(temp, "wb") as out:
+            out.write(path.read_bytes())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, final)
+        folder = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    return time.perf_counter() - started
+
+
 def run_import(client: HostClient, finished: dict, source: str, folder: Path) -> tuple[float, dict]:
     started = time.perf_counter()
     job = client.call_blocking("import.run", {"source": source, "paths": [str(folder)]})["job"]
@@ -122,25 +143,29 @@ def main() -> int:
         print(f"imports: {args.sessions} sessions generated from the fixtures' shapes "
               f"({', '.join(f'{len(v)} {k}' for k, v in files.items())})")
         print(f"{'source':<12} {'sessions':>8} {'import ms/s':>12} {'again ms/s':>11} {'parse ms/s':>11} "
-              f"{'import/parse':>13}")
-        totals = {"import": 0.0, "again": 0.0, "parse": 0.0, "n": 0}
+              f"{'import/parse':>13} {'write ms/s':>11} {'import/write':>13}")
+        totals = {"import": 0.0, "again": 0.0, "parse": 0.0, "write": 0.0, "n": 0}
         for source, paths_of in files.items():
             if not paths_of:
                 continue
             parse = bare_parse(paths_of)
+            write = durable_writes(paths_of, scratch / "floor" / source)
             first, result = run_import(client, finished, source, scratch / "sources" / source)
             again, repeat = run_import(client, finished, source, scratch / "sources" / source)
             assert result["imported"] == len(paths_of) and repeat["unchanged"] == len(paths_of), (result, repeat)
             n = len(paths_of)
             print(f"{source:<12} {n:>8} {first / n * 1000:>12.2f} {again / n * 1000:>11.3f} "
-                  f"{parse / n * 1000:>11.3f} {first / parse:>12.1f}x")
+                  f"{parse / n * 1000:>11.3f} {first / parse:>12.1f}x {write / n * 1000:>11.2f} "
+                  f"{first / write:>12.2f}x")
             totals["import"] += first
+            totals["write"] += write
             totals["again"] += again
             totals["parse"] += parse
             totals["n"] += n
         n = totals["n"]
         print(f"{'all':<12} {n:>8} {totals['import'] / n * 1000:>12.2f} {totals['again'] / n * 1000:>11.3f} "
-              f"{totals['parse'] / n * 1000:>11.3f} {totals['import'] / totals['parse']:>12.1f}x")
+              f"{totals['parse'] / n * 1000:>11.3f} {totals['import'] / totals['parse']:>12.1f}x "
+              f"{totals['write'] / n * 1000:>11.2f} {totals['import'] / totals['write']:>12.2f}x")
         client.close()
         host.stop()
     finally:
