@@ -52,7 +52,7 @@ class ImportDialog(ToolDialog):
                                  "Their files are only read. Importing again adds only what is new, and never "
                                  "overwrites a chat you changed here."), theme, parent, client)
         self.found: dict[str, dict] = {}
-        self.scans: list = []  # rescans after an import (kept so they are not collected mid-run)
+        self.scans: list = []  # looking at the folders (kept so they are not collected mid-run; closing cancels them)
         self.summaries: list[dict] = []
         self.list = _tree([self.tr("Source"), self.tr("Found")])
         self.list.setMinimumHeight(110)
@@ -97,8 +97,8 @@ class ImportDialog(ToolDialog):
 
     def open(self) -> None:
         super().open()
-        self.start(task_op(self._scan_all, parent=self, name="import-scan", failure=self.failed).run_async(),
-                   "import-scan")
+        # kept with the rescans, not as the dialog's task: Import may start before every folder was looked at
+        self.scans.append(task_op(self._scan_all, parent=self, name="import-scan", failure=self.failed).run())
 
     # -- finding -----------------------------------------------------------------------------
     async def _scan_all(self) -> None:
