@@ -259,8 +259,9 @@ def measure_ours(root: Path, long_chat: str, short_chat: str, runs: int) -> dict
     finally:
         host.close()
     out["bytes_db"] = sum(p.stat().st_size for p in root.glob("pi.sqlite*"))
-    out["bytes_transcripts"] = sum(p.stat().st_size for p in (root / "sessions").rglob("*") if p.is_file())
-    out["bytes_cache"] = sum(p.stat().st_size for p in (root / "cache").rglob("*") if p.is_file())
+    files = [p for p in (root / "sessions").rglob("*") if p.is_file()]
+    out["bytes_transcripts"] = sum(p.stat().st_size for p in files if not p.name.endswith(".layout"))
+    out["bytes_cache"] = sum(p.stat().st_size for p in files if p.name.endswith(".layout"))  # rebuilt if lost
     return out
 
 
@@ -318,7 +319,7 @@ def main() -> int:
     ours_bytes = ours["bytes_db"] + ours["bytes_transcripts"]
     print(f"{'bytes on disk':<46} {ours_bytes / 2**20:10.1f} MiB {theirs['bytes'] / 2**20:10.1f} MiB "
           f"{theirs['bytes'] / ours_bytes:9.2f}x  (ours: pi.sqlite {ours['bytes_db'] / 2**20:.1f} MiB + "
-          f"transcripts {ours['bytes_transcripts'] / 2**20:.1f} MiB; layout cache "
+          f"transcripts {ours['bytes_transcripts'] / 2**20:.1f} MiB; layout caches "
           f"{ours['bytes_cache'] / 2**20:.1f} MiB not counted)")
     print(f"{'bytes per message':<46} {ours_bytes / total:13,.0f} {theirs['bytes'] / total:13,.0f}")
     return 0
