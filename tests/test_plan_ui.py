@@ -55,8 +55,9 @@ def test_rejecting_keeps_the_typed_feedback_until_it_is_sent(chat, qtbot, qloop)
     card = chat.plans.card
     spin_until(qloop, lambda: card.approval and card.approval["status"] == "pending")
     first = card.approval["id"]
+    assert card.open_button.isVisible() and card.open_button.toolTip() == card.approval["artifactPath"]
     qtbot.keyClicks(card.feedback, "Start with the shelves")
-    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(card.feedback, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # same as Reject
     spin_until(qloop, lambda: card.approval["id"] != first and card.approval["status"] == "pending")
     spin_until(qloop, lambda: not chat.runner.is_running(sid))
     assert card.feedback.toPlainText() == ""  # sent with the rejection; the new proposal starts empty

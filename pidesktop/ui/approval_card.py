@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextBrowser, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -56,6 +57,10 @@ class ApprovalCard(QFrame):
         self.toggle = QToolButton()
         self.toggle.setAutoRaise(True)
         self.toggle.clicked.connect(self._toggle_plan)
+        self.open_button = QToolButton()
+        self.open_button.setAutoRaise(True)
+        self.open_button.setText(self.tr("Open file"))
+        self.open_button.clicked.connect(self._open_file)
         self.close_button = QToolButton()
         self.close_button.setObjectName("approvalClose")
         self.close_button.setText("✕")
@@ -65,6 +70,7 @@ class ApprovalCard(QFrame):
         header = QHBoxLayout()
         header.setSpacing(8)
         header.addWidget(self.title, 1)
+        header.addWidget(self.open_button)
         header.addWidget(self.toggle)
         header.addWidget(self.close_button)
 
@@ -80,12 +86,14 @@ class ApprovalCard(QFrame):
         self.feedback.setObjectName("approvalFeedback")
         self.feedback.setPlaceholderText(self.tr("What should change? (sent with Reject)"))
         self.feedback.setFixedHeight(56)
+        self.feedback.installEventFilter(self)  # Ctrl+Enter while typing feedback rejects
         self.approve_button = QPushButton(self.tr("Approve"))
         self.approve_button.setObjectName("primary")
         self.approve_button.setToolTip(self.tr("Switch to Agent mode and carry it out"))
         self.approve_button.clicked.connect(lambda: self._respond("approve"))
         self.reject_button = QPushButton(self.tr("Reject"))
-        self.reject_button.setToolTip(self.tr("Send the feedback back; the model proposes again"))
+        self.reject_button.setToolTip(self.tr("Send the feedback back; the model proposes again (Ctrl+Enter in "
+                                              "the feedback field)"))
         self.reject_button.clicked.connect(lambda: self._respond("reject"))
         self.ask_again_button = QPushButton(self.tr("Ask again"))
         self.ask_again_button.setToolTip(self.tr("Ask the model to propose it once more"))
@@ -169,6 +177,8 @@ class ApprovalCard(QFrame):
         self.body.setVisible(self.plan_shown)
         self.toggle.setVisible(not pending)
         self.close_button.setVisible(not pending and approval.get("executionStatus") not in ("queued", "running"))
+        self.open_button.setVisible(bool(approval.get("artifactPath")))
+        self.open_button.setToolTip(approval.get("artifactPath") or "")
         self.toggle.setText(self.tr("Hide") if self.plan_shown else
                             (self.tr("Show plan") if kind == "plan" else self.tr("Show goal")))
         self.feedback.setVisible(pending)
@@ -231,6 +241,21 @@ class ApprovalCard(QFrame):
     def _toggle_plan(self) -> None:
         self.plan_shown = not self.plan_shown
         self._refresh()
+
+    def eventFilter(self, watched, event) -> bool:
+        if (watched is self.feedback and event.type() == QEvent.Type.KeyPress
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
+            if self.reject_button.isEnabled():
+                self._respond("reject")
+            return True
+        return super().eventFilter(watched, event)
+
+    def _open_file(self) -> None:
+        """The saved file in the system's viewer (it is read-only: the approved text cannot change)."""
+        path = (self.approval or {}).get("artifactPath")
+        if path:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def _dismiss(self) -> None:
         if self.approval is not None:
