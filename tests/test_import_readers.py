@@ -127,9 +127,13 @@ def test_claude_code_subagent_rows_are_attributed_to_their_task_call_and_command
         {"type": "user", "uuid": "c2", "message": {"role": "user",
                                                    "content": "<local-command-stdout></local-command-stdout>"}},
         {"type": "brand-new-kind", "uuid": "x"},
+        {"type": "assistant", "uuid": "e1", "isApiErrorMessage": True, "message": {
+            "id": "r3", "role": "assistant", "model": "<synthetic>",
+            "content": [{"type": "text", "text": "API Error: 529 overloaded"}]}},
     ]
     session = READERS["claude-code"](b"".join(_line(x) for x in lines), "/p/abc.jsonl")
-    assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant", "assistant"]
+    assert session.messages[-1]["meta"] == {"status": "error"}  # no "<synthetic>" model
     assert session.messages[2]["meta"]["parentToolCallId"] == "task-1"
     assert session.messages[3]["meta"]["parentToolCallId"] == "task-1"
     assert session.messages[3]["meta"]["agentName"] == "code-reviewer"

@@ -114,6 +114,8 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             meta["sourceUsage"] = storable(message["usage"])
         if isinstance(message.get("stop_reason"), str):
             meta["stopReason"] = clean_text(message["stop_reason"])
+        if entry.get("isApiErrorMessage") is True:  # the CLI's own note that the request failed
+            meta["status"] = "error"
         if sidechain:
             meta.update(_subagent_meta(sidechain_parent, calls))
         if meta:
