@@ -312,3 +312,57 @@ def test_a_folder_with_too_many_entries_ends_the_search_with_a_sentence(host, tm
         time.sleep(0.01)
     assert end["status"] == "failed" and end["error"]["code"] == "LIMIT_EXCEEDED"
     assert "too many files" in end["error"]["message"] and str(tmp_path / "wide") in end["error"]["message"]
+
+
+# -- a property: however a source grows between imports, the chat ends up as the source reads ---------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pidesktop import paths as _paths  # noqa: E402
+from pidesktop.host import imports as _imports  # noqa: E402
+from pidesktop.host.core import Host  # noqa: E402
+
+GROWING = {
+    "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True)
+    if FIXTURES.is_dir() else [],
+    "pi": next(PI_NATIVE.glob("*/2026-12-01T14-16-07-462Z_*.jsonl")).read_bytes().splitlines(keepends=True)
+    if FIXTURES.is_dir() else [],
+}
+
+
+@pytest.fixture(scope="module")
+def bare_host(tmp_path_factory):
+    host = Host.open(_paths.resolve(data_dir=tmp_path_factory.mktemp("grow") / "data"), lambda *_: None)
+    yield host
+    host.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(source=st.sampled_from(["claude-code", "pi"]), cuts=st.lists(st.integers(1, 60), min_size=1, max_size=4),
+       name=st.uuids())
+def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_host, tmp_path, source, cuts, name):
+    lines = GROWING[source]
+    path = tmp_path / f"{name}.jsonl"
+    ctx = bare_host.ctx
+    sizes = sorted({min(c, len(lines)) for c in cuts}) + [len(lines)]
+    if source == "pi":  # a pi file needs its header; its id is the session's
+        lines = [lines[0].replace(b'"id":"01a231f6-7e25-7604-a24b-cc803de2a902"', f'"id":"{name}"'.encode())] + lines[1:]
+    session_id = None
+    for size in sizes:
+        path.write_bytes(b"".join(lines[:size]))
+        data = path.read_bytes()
+        try:
+            plan = _imports.prepare(source, path, data, len(data), size)
+        except _imports.ReadFailure:
+            continue
+        if not plan.session.messages:
+            continue
+        outcome = _imports.apply(ctx, plan)
+        assert outcome["outcome"] in ("imported", "updated", "unchanged")  # never a copy: nothing changed here
+        assert session_id in (None, outcome["sessionId"])
+        session_id = outcome["sessionId"]
+    stored = [_imports._local(session_id, r) for _, r in ctx.transcripts.read_all(session_id).messages]
+    assert stored == plan.session.messages
+    (count,) = ctx.conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    assert count == len(stored) == ctx.conn.execute("SELECT last_seq FROM sessions WHERE id = ?",
+                                                    (session_id,)).fetchone()[0]
