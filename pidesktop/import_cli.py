@@ -120,12 +120,12 @@ def _run(client: HostClient, source: str, chosen: list[str]) -> int:
               f"and the source came in as a new chat ({copy['sessionId']})", file=sys.stderr)
     print(summary_line(result))
     if result.get("files", 0) == 0:
-        where = ", ".join(chosen) if chosen else str(_default(source))
+        where = ", ".join(chosen or _default(source))
         print(f"{PROG}: found no {NAMES[source]} sessions in {where}", file=sys.stderr)
         return 1
     return 1 if result.get("nothingRead") else 0
 
 
-def _default(source: str):
-    from .host.importers import default_folder
-    return default_folder(source)
+def _default(source: str) -> list[str]:
+    from .host.importers import default_folders
+    return [str(folder) for folder in default_folders(source)]

@@ -161,8 +161,13 @@ def test_default_folders_come_from_home_or_the_tools_own_variable(host, tmp_path
     target = home / ".codex" / "sessions" / "2026" / "01" / "02"
     target.mkdir(parents=True)
     shutil.copy(next(CODEX.glob("*.jsonl")), target)
+    archived = home / ".codex" / "archived_sessions"
+    archived.mkdir()
+    (archived / "rollout-2025-01-01T00-00-00-22222222-2222-4222-8222-222222222222.jsonl").write_bytes(
+        next(CODEX.glob("*.jsonl")).read_bytes().replace(b"11111111-1111-4111-8111-111111111111",
+                                                         b"22222222-2222-4222-8222-222222222222"))
     result = job(host, "import.run", {"source": "codex"})
-    assert result["imported"] == 1 and result["files"] == 1
+    assert result["imported"] == 2 and result["files"] == 2  # Codex's archived sessions too
     elsewhere = tmp_path / "claude-config"
     (elsewhere / "projects" / "-tmp").mkdir(parents=True)
     shutil.copy(CLAUDE / "representative_messages.jsonl", elsewhere / "projects" / "-tmp")

@@ -459,8 +459,8 @@ def _find(source: str, paths: list[str] | None, progress) -> list[Path]:
 
 
 def _roots(source: str, paths: list[str] | None) -> list[Path]:
-    from .importers import default_folder
-    return [Path(x) for x in paths] if paths else [default_folder(source)]
+    from .importers import default_folders
+    return [Path(x) for x in paths] if paths else default_folders(source)
 
 
 @command("import.run")

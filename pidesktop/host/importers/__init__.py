@@ -34,6 +34,16 @@ def default_folder(source: str, home: Path | None = None) -> Path:
     return (Path(moved).expanduser() if moved else home / ".pi" / "agent") / "sessions"
 
 
+def default_folders(source: str, home: Path | None = None) -> list[Path]:
+    """The folders searched when none is named: the default one, and Codex's archived sessions when there."""
+    folders = [default_folder(source, home)]
+    if source == "codex":
+        archived = folders[0].parent / "archived_sessions"
+        if archived.is_dir():
+            folders.append(archived)
+    return folders
+
+
 # How deep below a given folder session files are looked for (the deepest layout,
 # Codex's sessions/YYYY/MM/DD/, needs 3), and how many folder entries one search
 # may visit: a folder named by mistake (HOME, /) ends the search instead of walking a disk.
@@ -51,7 +61,7 @@ def find(source: str, paths: list[str] | None = None, home: Path | None = None,
 
     ``cancelled()`` is called now and then and may raise to stop the search.
     """
-    roots = [Path(p) for p in paths] if paths else [default_folder(source, home)]
+    roots = [Path(p) for p in paths] if paths else default_folders(source, home)
     found: list[Path] = []
     budget = [MAX_ENTRIES]
     for root in roots:
@@ -93,4 +103,4 @@ def _walk(root: Path, source: str, budget: list[int], cancelled: Callable[[], No
     return out
 
 
-__all__ = ["TooManyFiles", "READERS", "SOURCES", "PLUGIN_ID", "ImportedSession", "ReadFailure", "default_folder", "find"]
+__all__ = ["TooManyFiles", "READERS", "SOURCES", "PLUGIN_ID", "ImportedSession", "ReadFailure", "default_folder", "default_folders", "find"]
