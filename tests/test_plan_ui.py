@@ -46,6 +46,8 @@ def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(
     assert "Checklist done: 3 of 3" in todo.fold_button.text()
     qtbot.mouseClick(todo.fold_button, Qt.MouseButton.LeftButton)
     assert todo.items.isVisible()
+    bar = chat.transcript.verticalScrollBar()
+    spin_until(qloop, lambda: bar.value() == bar.maximum())  # the panels took room: the newest line stays in view
     chat.grab().save(str(shots / "plan-approved.png"))
 
 

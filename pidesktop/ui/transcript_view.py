@@ -432,7 +432,10 @@ class TranscriptView(QListView):
     def resizeEvent(self, event) -> None:
         self._layout_width = None
         self.delegate.state_changed()
+        following = self._follow_tail  # read before the resize moves the scroll bar
         super().resizeEvent(event)
+        if following and event.size().height() < event.oldSize().height():
+            self._later(self.scroll_to_end)  # a card or checklist appeared below: the newest line stays in view
         self._place_jump_button()
 
     def event(self, event) -> bool:
