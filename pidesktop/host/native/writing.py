@@ -276,8 +276,7 @@ def append(ctx: HostContext, p: Params) -> dict:
         _OWN_WRITES[index.path] = index.key
     finally:
         os.close(fd)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native",
-                                 "session": catalog_of(ctx).row_of(ctx.conn, index)})
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native"})
     return {"sessionId": session_id, "entryIds": entry_ids, "token": index.token}
 
 
