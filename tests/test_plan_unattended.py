@@ -2,14 +2,20 @@
 the runner with ``interactive=False`` and ``pidesktop chat`` without ``--interactive``."""
 
 import asyncio
+import os
+import subprocess
+import sys
 
 import pytest
 
+from pidesktop import paths
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .sse_server import chunk, sse_body, sse_server  # noqa: F401  (the fixture)
+from .conftest import REPO, InProcessHost
+from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401  (the fixture)
 from .test_chat_cli import chat_cli, sessions_in
+from .test_plan_approval import text_body, tool_call_body
 
 CODE = "PLAN_REQUIRES_INTERACTIVE_SESSION"
 
@@ -76,19 +82,11 @@ def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse
 
 
 def chat_with_input(data_dir, stdin, *args):
-    import os
-    import subprocess
-    import sys
-
-    from .conftest import REPO
     return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args], input=stdin,
                           capture_output=True, text=True, cwd=REPO, timeout=60, env=dict(os.environ))
 
 
 def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_plan(tmp_path, sse_server):  # noqa: F811
-    from .sse_server import Script
-    from .test_plan_approval import text_body, tool_call_body
-
     sse_server.serve_in_turn("/v1/chat/completions",
                              Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# First\n1. a\n"})]),
                              Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# Second\n1. b\n"}, "call_2")]),
@@ -107,9 +105,6 @@ def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_p
 
 def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path,
                                                                                              sse_server):  # noqa: F811
-    from .sse_server import Script
-    from .test_plan_approval import tool_call_body
-
     sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P\n"})]))
     root = tmp_path / "d"
     done = chat_with_input(root, "", "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan",
@@ -117,8 +112,6 @@ def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_in
     assert done.returncode == 1
     assert "was not carried out" in done.stderr and "Ask again" in done.stderr
     [session] = sessions_in(root)  # the chat holds the proposal, so it is kept
-    from .conftest import InProcessHost
-    from pidesktop import paths
     host = InProcessHost(paths.resolve(data_dir=root))
     try:
         [approval] = host.call("plan.list", {"sessionId": session["id"]})["approvals"]

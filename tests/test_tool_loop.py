@@ -5,10 +5,12 @@ again without tools, and Stop ends the loop."""
 import asyncio
 
 from pidesktop.agent import tool_loop
+from pidesktop.agent.reply import ReplyBuilder
+from pidesktop.agent.events import ToolCallDelta
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401  (the fixture)
+from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
 from .test_plan_approval import text_body, tool_call_body, tool_names
 
 TODO = {"todos": [{"content": "Step", "status": "in_progress"}]}
@@ -112,3 +114,42 @@ def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):  # noqa: F
     turn = host.call("session.recordUsage", {"sessionId": session_id, "turnId": result["turn"]["id"],
                                              "records": []})["turn"]
     assert (turn["inputTokens"], turn["outputTokens"]) == (250, 30)
+
+
+class SlowTodo:
+    """The real client, with ``todo.set`` held until the test lets it go: a tool call still running."""
+
+    def __init__(self, client):
+        self.client = client
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def call(self, method, params):
+        if method == "todo.set":
+            self.started.set()
+            await self.release.wait()
+        return await self.client.call(method, params)
+
+
+def test_stop_during_a_call_ends_the_loop_and_the_call_keeps_no_result(host):
+    async def main():
+        client = HostClient(host.thread, asyncio.get_running_loop())
+        try:
+            session_id = (await client.call("session.create", {}))["session"]["id"]
+            slow, cancel = SlowTodo(client), asyncio.Event()
+            loop = tool_loop.ToolLoop(slow, session_id, "turn-1", "agent", cancel)
+            builder = ReplyBuilder("m1", "m", "p")
+            builder.feed(ToolCallDelta(0, "call_1", "TodoWrite", '{"todos": [{"content": "a", "status": "pending"}]}'))
+            running = asyncio.ensure_future(loop.run_calls(builder))
+            await slow.started.wait()
+            cancel.set()  # Stop while the call waits
+            try:
+                again = await asyncio.wait_for(running, 10)  # a loop that ignored Stop would wait for ever
+            finally:
+                slow.release.set()
+            return again, builder.tool_calls
+        finally:
+            client.close()
+
+    again, [block] = asyncio.run(main())
+    assert again is False and "result" not in block
