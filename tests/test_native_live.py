@@ -131,6 +131,26 @@ def test_the_watcher_reports_growth_and_new_or_removed_files(host, sessions_root
     assert next(r for r in host.call("session.list", {})["sessions"] if r["id"] == row["id"])["messageCount"] > 2
 
 
+def test_a_configured_folder_is_watched_without_its_subfolders(host, sessions_root, tmp_path):
+    custom = tmp_path / "custom"
+    (custom / "nested").mkdir(parents=True)
+    (sessions_root.parent.parent / "settings.json").write_bytes(orjson.dumps({"sessionDir": str(custom)}))
+    assert [r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native")] == []
+
+    def listed() -> int:
+        return sum(1 for topic, _ in list(host.events) if topic == "session.listChanged")
+
+    numbers = iter(range(100))
+    repeat_until(lambda: (custom / f"s{next(numbers)}.jsonl").write_bytes(header("c") + line(message(0, None))),
+                 lambda: listed() > 0)
+    seen = listed()
+    (custom / "nested" / "deep.jsonl").write_bytes(header("deep") + line(message(0, None)))
+    (custom / "last.jsonl").write_bytes(header("last") + line(message(0, None)))
+    wait_for(lambda: listed() > seen)
+    rows = [r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native")]
+    assert "deep" not in {r["nativeId"] for r in rows} and "last" in {r["nativeId"] for r in rows}
+
+
 def test_a_folder_made_after_start_is_watched(location, isolated_home):
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     running = InProcessHost(location)
@@ -146,10 +166,10 @@ def test_a_folder_made_after_start_is_watched(location, isolated_home):
 
 def test_the_watcher_thread_stops_with_the_host(location, sessions_root):
     def watchers() -> int:
-        return sum(1 for t in threading.enumerate() if t.name == "pidesktop-native-watcher")
+        return sum(1 for t in threading.enumerate() if t.name.startswith("pidesktop-native-watcher"))
 
     before = watchers()
     running = InProcessHost(location)
-    assert watchers() == before + 1
+    assert watchers() == before + 2  # the default root, and the configured folders
     running.stop()
     assert watchers() == before

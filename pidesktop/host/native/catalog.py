@@ -50,7 +50,7 @@ class Catalog:
         self.by_id: dict[str, str] = {}  # native id -> real path, after de-duplication
         self.admitted: set[str] = set()  # configured directories that admitted a file in this process
         self.roots: discovery.Roots | None = None
-        self.on_roots: Callable[[tuple[str, ...]], None] | None = None  # the watcher follows the roots
+        self.on_roots: Callable[[discovery.Roots], None] | None = None  # the watchers follow the roots
         self._problems: dict[str, str] = {}
         self._open: OrderedDict[str, None] = OrderedDict()  # files read lately keep their full index
         # (roots, folder mtimes, files) of the last full walk, while nothing in it can have changed unseen
@@ -67,7 +67,7 @@ class Catalog:
         if found != self.roots:
             self.roots = found
             if self.on_roots is not None:
-                self.on_roots(found.watched)
+                self.on_roots(found)
         return found
 
     def scan(self, conn: apsw.Connection) -> list[FileIndex]:

@@ -77,10 +77,6 @@ class Roots:
         parent = os.path.dirname(real_path)
         return parent in self.extra or parent in admitted
 
-    @property
-    def watched(self) -> tuple[str, ...]:
-        return (self.default, *self.extra)
-
 
 def roots(project_paths: Iterable[str]) -> Roots:
     """The directories to scan, for the given known project paths (newest first)."""

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..context import HostContext
 from .catalog import native_id
-from .discovery import SUFFIX, inside
+from .discovery import SUFFIX, Roots, inside
 from .reading import catalog_of
 
 log = logging.getLogger("pidesktop.host.native")
@@ -32,14 +32,18 @@ RETRY_SECONDS = 0.5
 
 
 class NativeWatcher:
-    def __init__(self, emit: Callable[[str, dict], None], roots: tuple[str, ...]):
+    """One thread watching folders: recursively (the default root) or only their own files (configured ones)."""
+
+    def __init__(self, emit: Callable[[str, dict], None], roots: tuple[str, ...], recursive: bool = True,
+                 name: str = "pidesktop-native-watcher"):
         self._emit = emit
         self._roots = roots
+        self._recursive = recursive
         # the folders there when the host started: one made before the thread first looks is still news
         self._watched: tuple[str, ...] = _existing(roots)
         self._stop = threading.Event()
         self._restart = threading.Event()  # set with _stop, or when the roots change
-        self._thread = threading.Thread(target=self._run, name="pidesktop-native-watcher", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> "NativeWatcher":
         self._thread.start()
@@ -79,7 +83,8 @@ class NativeWatcher:
             try:
                 for changes in watchfiles.watch(*existing, stop_event=self._restart, debounce=DEBOUNCE_MS,
                                                 step=STEP_MS, rust_timeout=int(RETRY_SECONDS * 1000),
-                                                yield_on_timeout=True, recursive=True, raise_interrupt=False,
+                                                yield_on_timeout=True, recursive=self._recursive,
+                                                raise_interrupt=False,
                                                 ignore_permission_denied=True):
                     if changes:
                         self._handle(changes, roots)
@@ -101,7 +106,7 @@ class NativeWatcher:
         grown: set[str] = set()
         listed = False
         for change, path in changes:
-            if not path.endswith(SUFFIX) or not _admitted(path, roots):
+            if not path.endswith(SUFFIX) or not _admitted(path, roots, self._recursive):
                 continue
             if change == watchfiles.Change.modified:
                 grown.add(native_id(os.path.realpath(path)))
@@ -119,19 +124,30 @@ def _existing(roots: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(root for root in roots if os.path.isdir(root))
 
 
-def _admitted(path: str, roots: tuple[str, ...]) -> bool:
-    """The default root (first) counts nested files; the configured folders only their own."""
-    if not roots:
-        return False
-    if inside(path, roots[0]):
-        return True
-    return os.path.dirname(path) in roots[1:]
+def _admitted(path: str, roots: tuple[str, ...], recursive: bool) -> bool:
+    """The default root counts nested files; a configured folder only its own."""
+    if recursive:
+        return any(inside(path, root) for root in roots)
+    return os.path.dirname(path) in roots
 
 
-def start_watching(ctx: HostContext) -> NativeWatcher:
-    """Start the watcher of this host's pi session folders; it stops when the host closes."""
+def start_watching(ctx: HostContext) -> tuple[NativeWatcher, NativeWatcher]:
+    """Start the watchers of this host's pi session folders; they stop when the host closes.
+
+    Two threads, because watchfiles' recursion is one flag per watch: the
+    default root recursively, the configured folders without recursion (a
+    ``sessionDir`` inside a large tree must not cost a watch per subfolder).
+    """
     catalog = catalog_of(ctx)
-    watcher = NativeWatcher(ctx.emit, catalog.current_roots(ctx.conn).watched).start()
-    catalog.on_roots = watcher.set_roots
-    ctx.on_close.append(watcher.stop)
-    return watcher
+    found = catalog.current_roots(ctx.conn)
+    tree = NativeWatcher(ctx.emit, (found.default,)).start()
+    flat = NativeWatcher(ctx.emit, found.extra, recursive=False, name="pidesktop-native-watcher-folders").start()
+
+    def follow(roots: Roots) -> None:
+        tree.set_roots((roots.default,))
+        flat.set_roots(roots.extra)
+
+    catalog.on_roots = follow
+    ctx.on_close.append(flat.stop)
+    ctx.on_close.append(tree.stop)
+    return tree, flat
