@@ -115,3 +115,16 @@ def test_rename_delete_and_compact_are_off_for_a_pi_session(sidebar):
     sidebar.select("d1")
     assert sidebar.rename_action.isEnabled() and sidebar.delete_action.isEnabled()
     assert sidebar.model.flags(sidebar.model.index_of("d1")) & Qt.ItemFlag.ItemIsEditable
+
+
+def test_the_current_chat_stays_current_when_newer_activity_moves_it_up(sidebar):
+    opened = []
+    sidebar.sessionActivated.connect(opened.append)
+    sidebar.select("native-pi:0006")
+    assert opened == ["native-pi:0006"]
+    sidebar.model.upsert(native(6, "RPC extras", "/home/ada/code/work") | {"updatedAt": NOW + 5000})
+    assert layout(sidebar.model)[2] == ("work · pi", ["RPC extras", "Branching demo", "RPC extras (clone)"])
+    assert sidebar.current_session_id() == "native-pi:0006" and opened == ["native-pi:0006"]
+    # a move out of sight (the filter) leaves nothing current rather than opening a neighbour
+    sidebar.show_native_action.setChecked(False)
+    assert opened == ["native-pi:0006"]

@@ -244,28 +244,12 @@ class NativeChat(QObject):
                 w.report_error(error)
             return
         if w.model.session(session_id) is not None:
-            self._upsert_keeping_selection(newest["session"])
+            w.model.upsert(newest["session"])  # it moves up its group; the sidebar keeps it selected
         if not shown or session_id in self.continuing or model.session_id != session_id:
             return
         w._show_session(newest["session"])  # its title (pi's session name) and, once it has any, its messages
         self.switcher.set_branches(newest.get("branches") or [], newest.get("leafId"))
         await task_op(lambda: self.follow(session_id), parent=w, name="native-follow")
-
-    def _upsert_keeping_selection(self, row: dict) -> None:
-        """A grown pi session moves up its group; the chat being read must stay the selected one
-        (a moved row leaves the tree for a moment, and its neighbour would become current)."""
-        w = self.window
-        tree = w.sidebar.tree
-        selection = tree.selectionModel()
-        blocked = selection.blockSignals(True)
-        try:
-            w.model.upsert(row)
-            index = w.model.index_of(w.current_session_id) if w.current_session_id else None
-            if index is not None and index.isValid():
-                tree.setCurrentIndex(index)
-        finally:
-            selection.blockSignals(blocked)
-        tree.viewport().update()
 
     async def follow(self, session_id: str) -> None:
         """Read what the branch gained: appended below when it only grew (the view keeps scrolling

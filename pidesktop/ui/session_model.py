@@ -106,6 +106,8 @@ def _new_group(key: str) -> _Group:
 class SessionTreeModel(QStandardItemModel):
     renameRequested = Signal(str, str)  # session id, new title
     relaidOut = Signal()  # after a whole-tree relayout (views restore selection/expansion)
+    aboutToMove = Signal(str)  # a session's row leaves to come back elsewhere (views keep it current)
+    moved = Signal(str)
 
     def __init__(self, prefs: Preferences | None = None, parent=None):
         super().__init__(0, 1, parent)
@@ -362,8 +364,16 @@ class SessionTreeModel(QStandardItemModel):
                 index = self.index(row, 0, self._group_index(group))
                 self.dataChanged.emit(index, index)
                 return
-            self._remove_row(group, row)
-        elif old is None and key is None:
+            self.aboutToMove.emit(session["id"])
+            try:
+                self._remove_row(group, row)
+                if key is not None:
+                    self._insert(session, key)
+                self._reorder_groups()
+            finally:
+                self.moved.emit(session["id"])
+            return
+        if old is None and key is None:
             return
         if key is not None:
             self._insert(session, key)

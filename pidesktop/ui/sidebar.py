@@ -209,6 +209,11 @@ class Sidebar(QWidget):
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         model.rowsInserted.connect(self._expand_new_groups)
         model.relaidOut.connect(self._after_relayout)
+        # A chat with newer activity moves up its group: its row leaves and comes back. Meanwhile a
+        # neighbour would become current (and be opened); the current chat is held until it is back.
+        self._held: str | None = None
+        model.aboutToMove.connect(self._hold_current)
+        model.moved.connect(self._release_held)
         self._pulse = QTimer(self)
         self._pulse.setInterval(80)
         self._pulse.timeout.connect(self._repaint_running)
@@ -444,6 +449,20 @@ class Sidebar(QWidget):
         self.model.prefs.set_project_order(paths)
         self.model.relayout()
         self.tree.setCurrentIndex(self.model.group_index(f"project:{group.path}"))
+
+    def _hold_current(self, session_id: str) -> None:
+        if session_id == self._selected_id and self.tree.currentIndex().isValid():
+            self._held = session_id
+            self.tree.selectionModel().blockSignals(True)
+
+    def _release_held(self, session_id: str) -> None:
+        if self._held != session_id:
+            return
+        self._held = None
+        index = self.model.index_of(session_id)  # invalid when it moved out of sight (a filter)
+        self.tree.setCurrentIndex(index)
+        self.tree.selectionModel().blockSignals(False)
+        self.tree.viewport().update()
 
     def _after_relayout(self) -> None:
         """Re-apply collapse state from the preferences and keep the current chat selected."""
