@@ -61,6 +61,7 @@ class FileIndex:
         self.file_name = os.path.basename(path)
         self.token = ""
         self.row_cache: tuple | None = None  # (key, row) kept by the catalog
+        self.branches_cache: tuple[int, list[dict]] | None = None  # (generation, branches) kept by the reader
         self.generation = 0  # counts every change, across full re-reads too
         self.reset()
 

@@ -128,14 +128,18 @@ def read_window(index: FileIndex, fd: int, leaf: str | None, request: WindowRequ
 
 
 def branches(index: FileIndex) -> list[dict]:
-    """Every leaf of the tree with its branch's size, newest activity and last prompt."""
+    """Every leaf of the tree with its branch's size, newest activity and last prompt (kept per file state)."""
+    cached = index.branches_cache
+    if cached is not None and cached[0] == index.generation:
+        return [dict(b) for b in cached[1]]
     current = index.tree.leaf
     out = []
     for leaf in index.tree.leaves():
-        branch, branch_view = index.branch_view(None if leaf.id == current else leaf.id)
-        out.append({"leafId": leaf.id, "messageCount": branch_view.total, "updatedAt": _newest(branch),
+        branch = index.tree.branch(leaf.id)
+        out.append({"leafId": leaf.id, "messageCount": pi_format.view(branch).total, "updatedAt": _newest(branch),
                     "preview": _last_prompt(branch), "current": leaf.id == current})
-    return out
+    index.branches_cache = (index.generation, out)
+    return [dict(b) for b in out]
 
 
 def _newest(branch: list[Meta]) -> int | None:
