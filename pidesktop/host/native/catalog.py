@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -57,7 +56,6 @@ class Catalog:
         self._listed: list[FileIndex] | None = None  # what the last scan listed (the same list while unchanged)
         self._rows: tuple[list[FileIndex], list[int], dict, list[dict]] | None = None
         self._walked: tuple[discovery.Roots, list[tuple[str, int]], list[tuple[str, FileIndex]]] | None = None
-        self.lock = threading.Lock()  # the watcher reads ``by_id`` through ``id_for``
 
     # -- scanning -------------------------------------------------------------------------------
     def current_roots(self, conn: apsw.Connection) -> discovery.Roots:
@@ -129,8 +127,7 @@ class Catalog:
             if other is None or (index.updated_at, index.path) > (other.updated_at, other.path):
                 chosen[index.session_id] = index
         listed = sorted(chosen.values(), key=lambda i: i.path)
-        with self.lock:
-            self.by_id = {index.native_id: index.path for index in listed}
+        self.by_id = {index.native_id: index.path for index in listed}
         self._listed = listed
         return listed
 
@@ -138,9 +135,6 @@ class Catalog:
         if self._problems.get(path) != message:
             self._problems[path] = message
             log.warning(message)
-
-    def id_for(self, real_path: str) -> str:
-        return native_id(real_path)
 
     # -- one session ------------------------------------------------------------------------------
     def resolve(self, conn: apsw.Connection, session_id: str) -> FileIndex:
