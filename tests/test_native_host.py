@@ -237,3 +237,20 @@ def test_a_second_writer_holding_the_lease_is_refused(host, pi_sessions):
                                          "messages": [{"role": "user", "text": "x"}]})
     assert ("session.changed", {"sessionId": row["id"], "reason": "native"}) in host.events
     assert host.call("session.get", {"sessionId": row["id"]})["session"]["nativeToken"] == result["token"]
+
+
+def test_a_fork_never_replaces_or_removes_a_file_it_did_not_write(tmp_path):
+    from pidesktop.host.native import writing
+
+    final = tmp_path / "2026-01-01T00-00-00-000Z_taken.jsonl"
+    final.write_bytes(b"someone else's file\n")
+    with pytest.raises(HostError) as info:
+        writing.publish(str(tmp_path), "taken", str(final), b'{"type":"session"}\n')
+    assert info.value.code == "STORAGE_UNAVAILABLE"
+    assert final.read_bytes() == b"someone else's file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [final.name]  # the staging file is gone too
+    staged = tmp_path / ".other.pidesktop-fork.tmp"
+    staged.write_bytes(b"not ours")
+    with pytest.raises(HostError):
+        writing.publish(str(tmp_path), "other", str(tmp_path / "x.jsonl"), b"content\n")
+    assert staged.read_bytes() == b"not ours" and not (tmp_path / "x.jsonl").exists()
