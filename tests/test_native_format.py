@@ -259,3 +259,25 @@ def test_an_append_parses_only_the_new_bytes_and_a_rewrite_starts_over(tmp_path)
     index.refresh_path()
     assert index.token != token and index.tree.metas[0] is not first_metas[0]
     assert index.first_user.startswith("LONG SESSION")
+
+
+def test_images_and_truncation_marks():
+    from pidesktop.host.native.reading import cap
+
+    image = {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
+             {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
+              "message": {"role": "user", "content": [{"type": "text", "text": "look"}, image], "timestamp": 1}},
+             {"type": "message", "id": "a", "parentId": "u", "timestamp": "2025-01-01T00:00:02.000Z",
+              "message": {"role": "assistant", "stopReason": "toolUse", "provider": "p", "model": "m",
+                          "content": [{"type": "toolCall", "id": "c", "name": "read", "arguments": {}}]}},
+             {"type": "message", "id": "r", "parentId": "a", "timestamp": "2025-01-01T00:00:03.000Z",
+              "message": {"role": "toolResult", "toolCallId": "c", "toolName": "read", "isError": False,
+                          "content": [{"type": "text", "text": "x" * 50}, image]}}]
+    messages, _ = pi_format.read_branch(pi_format.parse(b"".join(orjson.dumps(x) + b"\n" for x in lines)))
+    assert messages[0]["blocks"] == [{"type": "text", "text": "look"}, image]
+    call = messages[1]["blocks"][0]
+    assert call["images"] == [image] and call["result"] == "x" * 50
+    capped = cap(messages[1], 10)["blocks"][0]
+    assert capped["result"] == "x" * 10 and capped["truncated"] is True
+    assert messages[1]["blocks"][0]["result"] == "x" * 50  # the read itself is never changed
