@@ -15,6 +15,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pidesktop.host.native import index as index_module
 from pidesktop.host.native import pi_format
 from pidesktop.host.native.index import FileIndex
 from pidesktop.host.native.reading import read_window
@@ -196,7 +197,8 @@ def growing_files(draw):
             ids.append(entry["id"])
     cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=5)))
     limit = draw(st.integers(1, 12))
-    return data, cuts, limit
+    chunk = draw(st.sampled_from([7, 64, 300, 8 << 20]))  # the index reads a file a chunk at a time
+    return data, cuts, limit, chunk
 
 
 def _full_read(data: bytes) -> pi_format.Parsed:
@@ -206,7 +208,15 @@ def _full_read(data: bytes) -> pi_format.Parsed:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(growing_files())
 def test_windows_equal_slices_of_a_full_read_as_the_file_grows(case):
-    data, cuts, limit = case
+    data, cuts, limit, chunk = case
+    default_chunk, index_module.READ_CHUNK = index_module.READ_CHUNK, chunk
+    try:
+        _grow_and_check(data, cuts, limit)
+    finally:
+        index_module.READ_CHUNK = default_chunk
+
+
+def _grow_and_check(data: bytes, cuts: list[int], limit: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "s.jsonl")
         index = FileIndex(path)

@@ -25,6 +25,7 @@ from .pi_format import BranchView, Meta, Tree
 
 TAIL_CHECK = 4096  # bytes before the indexed end that must be unchanged for an append
 TOKEN_TAIL = 4096  # bytes hashed into the token
+READ_CHUNK = 8 << 20  # bytes read and indexed at a time
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,32 @@ class FileIndex:
                     and os.pread(fd, len(self.check), self.end - len(self.check)) == self.check)
         if not appended:
             self.reset()
-        if key.size > self.end:
-            self._index(os.pread(fd, key.size - self.end, self.end), self.end)
+        self._read_lines(fd, key.size)
         self.key = key
         self.stat_key = (key.mtime_ns, key.size, key.ino, key.dev)
         self.token = token_of(key, read_tail(fd, key.size))
         self.generation += 1
         self._views.clear()
         return True
+
+    def _read_lines(self, fd: int, size: int) -> None:
+        """Index the complete lines between ``end`` and ``size``, a chunk at a time (a huge file never
+        sits in memory whole); a line longer than a chunk is read whole."""
+        chunk = READ_CHUNK
+        while self.end < size and not self.not_session:
+            start = self.end
+            data = os.pread(fd, min(chunk, size - start), start)
+            if not data:
+                return
+            if data.rfind(b"\n") < 0:
+                if start + len(data) >= size:
+                    return  # only a torn tail is left
+                chunk *= 2  # one line longer than the chunk
+                continue
+            chunk = READ_CHUNK
+            self._index(data, start)
+            if self.end == start:
+                return
 
     def _index(self, data: bytes, base: int) -> None:
         lines, end = pi_format.split_lines(data, base)
