@@ -153,3 +153,20 @@ def test_stop_during_a_call_ends_the_loop_and_the_call_keeps_no_result(host):
 
     again, [block] = asyncio.run(main())
     assert again is False and "result" not in block
+
+
+def test_a_404_about_tool_use_is_asked_again_without_tools(host, sse_server):  # noqa: F811
+    sse_server.serve_in_turn("/v1/chat/completions",
+                             Script(status=404, headers={"Content-Type": "application/json"}, framing="length",
+                                    chunks=[b'{"error": {"message": "No endpoints found that support tool use."}}']),
+                             Script(chunks=[text_body("Fine.")]))
+    _, result, _ = send(host, sse_server, model="router-model-without-tools")
+    assert result["status"] == "completed" and len(sse_server.requests) == 2
+    assert "tools" not in sse_server.requests[1].json
+
+
+def test_a_rejected_key_is_not_asked_again(host, sse_server):  # noqa: F811
+    sse_server.serve("/v1/chat/completions", Script(status=401, headers={"Content-Type": "application/json"},
+                                                    framing="length", chunks=[b'{"error": {"message": "bad key"}}']))
+    _, result, _ = send(host, sse_server, model="keyed-model")
+    assert result["status"] == "error" and len(sse_server.requests) == 1

@@ -14,7 +14,7 @@ the turn: the proposal waits for the person. Stop is checked before every
 call and ends a call that is still waiting (its block keeps no result).
 
 A server that refuses a request because of ``tools`` (a 4xx before any reply,
-as models without tool support do on Ollama) is asked once more without them;
+as models without tool support do on Ollama and OpenRouter) is asked once more without them;
 the runner then does without tools for that provider and model.
 """
 
@@ -40,6 +40,19 @@ TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
 
 # (provider id, model id) pairs whose server refused a request with tools, for the life of the process
 _NO_TOOLS: set[tuple[str, str]] = set()
+
+
+def refuses_tools(error: ProviderError) -> bool:
+    """A refusal of the request itself that tools may have caused: a 400, or another 4xx that names tools.
+
+    Ollama answers a model without tool support with 400; OpenRouter with 404
+    "No endpoints found that support tool use". Keys, permissions and rate
+    limits are never retried.
+    """
+    if error.code == ProviderErrorCode.BAD_REQUEST:
+        return True
+    status = error.status or 0
+    return 400 <= status < 500 and status not in (401, 403, 429) and "tool" in error.message.lower()
 
 
 class ToolLoop:
@@ -73,7 +86,7 @@ class ToolLoop:
                     yield event
             return
         except ProviderError as exc:
-            if exc.code != ProviderErrorCode.BAD_REQUEST or arrived:
+            if arrived or not refuses_tools(exc):
                 raise
         _NO_TOOLS.add(self.key)
         self.tools, self.names = [], set()
