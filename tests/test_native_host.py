@@ -254,3 +254,34 @@ def test_a_fork_never_replaces_or_removes_a_file_it_did_not_write(tmp_path):
     with pytest.raises(HostError):
         writing.publish(str(tmp_path), "other", str(tmp_path / "x.jsonl"), b"content\n")
     assert staged.read_bytes() == b"not ours" and not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_v1_session_forks_into_v3_with_its_compaction(host, isolated_home):
+    import orjson
+
+    root = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions" / "--old--"
+    root.mkdir(parents=True)
+    stamp = "2025-01-01T00:00:00.000Z"
+    lines = [{"type": "session", "id": "old", "timestamp": stamp, "cwd": "/old"},
+             *({"type": "message", "timestamp": stamp,
+                "message": {"role": role, "content": [{"type": "text", "text": f"{role} {n}"}], "timestamp": n}}
+               for n, role in enumerate(["user", "assistant", "user", "assistant"])),
+             {"type": "compaction", "timestamp": stamp, "summary": "earlier", "firstKeptEntryIndex": 3,
+              "tokensBefore": 9},
+             {"type": "message", "timestamp": stamp,
+              "message": {"role": "user", "content": [{"type": "text", "text": "after"}], "timestamp": 9}}]
+    path = root / "old.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    os.utime(path, (1_600_000_000, 1_600_000_000))
+    (row,) = [r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native-pi:")]
+    parent = host.call("session.get", {"sessionId": row["id"]})
+    assert parent["compactions"][0]["firstKeptMessageId"] == "v1-2"
+    child = host.call("session.fork", {"sessionId": row["id"]})["session"]
+    child_file = next(p for p in root.iterdir() if p.name.endswith(f"_{child['nativeId']}.jsonl"))
+    parsed = pi_format.parse(child_file.read_bytes())
+    assert parsed.version == 3 and parsed.garbage == 0
+    compaction = next(e for e in parsed.entries if e["type"] == "compaction")
+    assert compaction["firstKeptEntryId"] == "v1-2" and "firstKeptEntryIndex" not in compaction
+    messages, compactions = pi_format.read_branch(parsed)
+    assert messages == parent["messages"] and compactions == parent["compactions"]
+    assert path.read_bytes() == b"".join(orjson.dumps(x) + b"\n" for x in lines)

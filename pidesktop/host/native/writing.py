@@ -117,7 +117,7 @@ def _child_content(index: FileIndex, fd: int, source_id: str, through: str | Non
         lines += index.raw_lines(fd, kept)  # byte for byte, unknown fields included
     else:
         for meta, entry in zip(kept, index.read_entries(fd, kept)):
-            lines.append(orjson.dumps(_upgraded(entry, meta)))
+            lines.append(orjson.dumps(_upgraded(entry, meta, index.version)))
     taken = {meta.id: True for meta in kept}
     parent = kept[-1].id if kept else None
     for meta in kept:  # labels on the copied entries, as pi's own branch extraction writes them
@@ -135,10 +135,14 @@ def _child_content(index: FileIndex, fd: int, source_id: str, through: str | Non
     return b"\n".join(lines) + b"\n", child_id, stamp
 
 
-def _upgraded(entry: dict, meta: pi_format.Meta) -> dict:
+def _upgraded(entry: dict, meta: pi_format.Meta, version: int) -> dict:
     """A v1/v2 entry in v3 shape: ids as migrated in memory, ``hookMessage`` named ``custom``."""
     copy = {**entry, "id": meta.id, "parentId": meta.parent}
-    copy.pop("firstKeptEntryIndex", None)
+    if "firstKeptEntryIndex" in copy:
+        del copy["firstKeptEntryIndex"]
+        kept = pi_format.first_kept_entry(entry, version)
+        if kept is not None:
+            copy["firstKeptEntryId"] = kept
     message = copy.get("message")
     if isinstance(message, dict) and message.get("role") == "hookMessage":
         copy["message"] = {**message, "role": "custom"}
