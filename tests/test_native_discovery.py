@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
 import orjson
@@ -160,3 +161,59 @@ def test_a_settled_walk_is_only_restated_and_still_sees_every_change(agent):
     assert sorted(r["title"] for r in catalog.rows(conn, catalog.scan(conn))) == ["first", "second", "third"]
     (folder / "stays.jsonl").unlink()
     assert sorted(r["title"] for r in catalog.rows(conn, catalog.scan(conn))) == ["first", "third"]
+
+
+def test_a_first_list_over_many_files_comes_at_once_and_the_rest_follows(host, agent, monkeypatch):
+    from pidesktop.host.native import reading
+    from pidesktop.host.native.catalog import native_id
+
+    monkeypatch.setattr(reading, "FIRST_BUDGET", 0.0)  # as if the files were too many to index in time
+    monkeypatch.setattr(reading, "SLICE", 0.0)  # one file per slice
+    folder = agent / "sessions" / "--many--"
+    folder.mkdir()
+    for number in range(30):
+        (folder / f"s{number:02d}.jsonl").write_bytes(session_file(f"s{number}", "/m", f"prompt {number}"))
+    assert len(native_rows(host)) < 30
+    direct = native_id(os.path.realpath(folder / "s29.jsonl"))
+    assert host.call("session.get", {"sessionId": direct})["messages"]  # one not listed yet reads at once
+    deadline = time.monotonic() + 10
+    while len(native_rows(host)) < 30:
+        assert time.monotonic() < deadline, "the rest never came"
+        time.sleep(0.02)
+
+
+def test_indexing_goes_on_in_slices_and_says_when_it_is_done(agent):
+    import apsw
+
+    from pidesktop.host.native import reading
+
+    folder = agent / "sessions" / "--many--"
+    folder.mkdir()
+    for number in range(5):
+        (folder / f"s{number}.jsonl").write_bytes(session_file(f"s{number}", "/m", f"prompt {number}"))
+
+    class Context:  # what the slices use of a host: its database, the queue of host work, events
+        conn = apsw.Connection(":memory:")
+        queued: list = []
+        events: list = []
+
+        def post(self, work) -> bool:
+            self.queued.append(work)
+            return True
+
+        def emit(self, topic: str, payload: dict) -> None:
+            self.events.append(topic)
+
+    ctx = Context()
+    ctx.conn.execute("CREATE TABLE projects(id INTEGER PRIMARY KEY, path TEXT, last_opened_at INTEGER)")
+    catalog = reading.catalog_of(ctx)
+    assert catalog.scan(ctx.conn, budget=0.0) == [] and len(catalog.pending) == 5
+    reading._go_on_indexing(ctx, catalog)
+    reading._go_on_indexing(ctx, catalog)  # already queued: not twice
+    assert len(ctx.queued) == 1
+    steps = 0
+    while ctx.queued:
+        ctx.queued.pop(0)()
+        steps += 1
+    assert steps >= 1 and ctx.events == ["session.listChanged"] and not catalog.pending
+    assert len(catalog.scan(ctx.conn)) == 5

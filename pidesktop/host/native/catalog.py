@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -52,6 +53,8 @@ class Catalog:
         self.on_roots: Callable[[discovery.Roots], None] | None = None  # the watchers follow the roots
         self._problems: dict[str, str] = {}
         self._open: OrderedDict[str, None] = OrderedDict()  # files read lately keep their full index
+        self.pending: dict[str, discovery.Found] = {}  # found by the last walk, not indexed yet (by native id)
+        self.indexing = False  # a slice of ``index_pending`` is queued on the host thread
         # (roots, folder mtimes, files) of the last full walk, while nothing in it can have changed unseen
         self._listed: list[FileIndex] | None = None  # what the last scan listed (the same list while unchanged)
         self._rows: tuple[list[FileIndex], list[int], dict, list[dict]] | None = None
@@ -68,13 +71,17 @@ class Catalog:
                 self.on_roots(found)
         return found
 
-    def scan(self, conn: apsw.Connection) -> list[FileIndex]:
+    def scan(self, conn: apsw.Connection, budget: float | None = None) -> list[FileIndex]:
         """The listed sessions, one per header id, each index up to date.
 
         When no folder changed since the last walk (same mtimes, none of them
         recent enough to hide a change in the same clock tick), the files of
         that walk are only stat'ed again: a file that grew is brought up to
         date, and the walk is skipped.
+
+        ``budget`` (seconds): files never indexed before wait in ``pending``
+        once it is spent, so a first list over thousands of long sessions
+        does not hold the host thread; ``index_pending`` goes on with them.
         """
         found_roots = self.current_roots(conn)
         if self._walked is not None and self._walked[0] == found_roots and _folders_unchanged(self._walked[1]):
@@ -94,8 +101,14 @@ class Catalog:
         walk = discovery.scan(found_roots)
         fresh: dict[str, FileIndex] = {}
         files: list[tuple[str, FileIndex]] = []
+        deadline = None if budget is None else time.monotonic() + budget
+        self.pending = {}
         for found in walk.files:
-            index = self.indexes.get(found.real) or FileIndex(found.real, native_id(found.real))
+            index = self.indexes.get(found.real)
+            if index is None and deadline is not None and time.monotonic() > deadline:
+                self.pending[native_id(found.real)] = found
+                continue
+            index = index or FileIndex(found.real, native_id(found.real))
             try:
                 if found.stat is None:
                     raise found.error or FileNotFoundError(found.path)
@@ -110,9 +123,31 @@ class Catalog:
             if found.root != found_roots.default:
                 self.admitted.add(found.root)
         self.indexes = fresh
-        settled = walk.settled and not self._problems
+        settled = walk.settled and not self._problems and not self.pending
         self._walked = (found_roots, walk.folders, files) if settled else None
         return self._choose([index for _, index in files])
+
+    def index_pending(self, budget: float) -> bool:
+        """Index files the last scan left waiting, for about ``budget`` seconds; True when none wait."""
+        deadline = time.monotonic() + budget
+        while self.pending:  # at least one file a slice, however small the budget
+            session_id, found = next(iter(self.pending.items()))
+            del self.pending[session_id]
+            self._adopt(found)
+            if time.monotonic() >= deadline:
+                break
+        return not self.pending
+
+    def _adopt(self, found: discovery.Found) -> FileIndex | None:
+        index = self.indexes.get(found.real) or FileIndex(found.real, native_id(found.real))
+        try:
+            index.refresh_path()
+        except OSError as exc:
+            self._problem(found.real, f"cannot read pi session {found.path}: {exc}")
+            return None
+        self._lighten(index)
+        self.indexes[found.real] = index
+        return index
 
     def _lighten(self, index: FileIndex) -> None:
         if index.path not in self._open:
@@ -140,6 +175,11 @@ class Catalog:
     def resolve(self, conn: apsw.Connection, session_id: str) -> FileIndex:
         """The index of a listed native session, authorised again against the current roots."""
         path = self.by_id.get(session_id)
+        if path is None and session_id in self.pending:  # listed soon: read it now
+            found = self.pending.pop(session_id)
+            if self._adopt(found) is not None:
+                path = found.real
+                self.by_id[session_id] = path
         if path is None:
             self.scan(conn)
             path = self.by_id.get(session_id)

@@ -23,6 +23,10 @@ from .pi_format import Meta
 log = logging.getLogger("pidesktop.host.native")
 
 WINDOW_LIMIT_MAX = 10_000
+# A first list indexes files for this long, then lists what it has; the rest are indexed in slices
+# between the host's other commands (seconds).
+FIRST_BUDGET = 0.4
+SLICE = 0.05
 BRANCH_PREVIEW_CHARS = 80
 
 
@@ -39,10 +43,12 @@ def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] 
     """Native rows for ``session.list``, newest first, after ``cursor`` and in ``project_id`` when given."""
     catalog = catalog_of(ctx)
     try:
-        rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn))
+        rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn, FIRST_BUDGET if ctx.post is not None else None))
     except Exception:  # noqa: BLE001 - whatever is wrong with pi's folders, the app's own chats still list
         log.exception("listing pi sessions failed")
         return []
+    if catalog.pending:
+        _go_on_indexing(ctx, catalog)
     if project_id is not None:
         rows = [r for r in rows if r["projectId"] == project_id]
     if cursor is not None:
@@ -50,6 +56,27 @@ def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] 
         rows = [r for r in rows if r["updatedAt"] < updated or (r["updatedAt"] == updated and r["id"] < after)]
     rows.sort(key=lambda r: (r["updatedAt"], r["id"]), reverse=True)
     return rows
+
+
+def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
+    """Index the files a list left waiting, a slice at a time between the host's other commands;
+    ``session.listChanged`` once they are all in, so the list is asked for again."""
+    if catalog.indexing:
+        return
+
+    def step() -> None:
+        catalog.indexing = False
+        try:
+            done = catalog.index_pending(SLICE)
+        except Exception:  # noqa: BLE001 - the next list walks again
+            log.exception("indexing pi sessions failed")
+            return
+        if done:
+            ctx.emit("session.listChanged", {})
+        else:
+            _go_on_indexing(ctx, catalog)
+
+    catalog.indexing = ctx.post(step)
 
 
 def open_session(ctx: HostContext, session_id: str) -> tuple[FileIndex, int]:
