@@ -29,6 +29,7 @@ log = logging.getLogger("pidesktop.host.native")
 DEBOUNCE_MS = 150  # events reach the window well within a second of the write
 STEP_MS = 50
 RETRY_SECONDS = 0.5
+MAX_RETRY_SECONDS = 30.0  # a watch that keeps failing (an inotify limit) is tried again this rarely
 
 
 class NativeWatcher:
@@ -70,6 +71,7 @@ class NativeWatcher:
         except ImportError:  # declared in pyproject; without it the list refreshes on demand only
             log.warning("watchfiles is not installed: pi sessions will not refresh by themselves")
             return
+        failures = 0
         while not self._stop.is_set():
             self._restart.clear()
             roots = self._roots
@@ -90,9 +92,13 @@ class NativeWatcher:
                         self._handle(changes, roots)
                     if self._restart.is_set() or self._missing_or_new(existing, roots):
                         break
-            except Exception:  # noqa: BLE001 - a vanished folder or an OS limit: look again shortly
-                log.warning("watching pi session folders failed; trying again", exc_info=True)
-                self._stop.wait(RETRY_SECONDS)
+            except Exception as exc:  # noqa: BLE001 - a vanished folder or an OS limit: look again later
+                failures += 1
+                if failures == 1:
+                    log.warning("watching pi session folders failed (%s); lists still refresh on demand", exc)
+                self._restart.wait(min(MAX_RETRY_SECONDS, RETRY_SECONDS * 2 ** failures))
+            else:
+                failures = 0
 
     @staticmethod
     def _missing_or_new(existing: tuple[str, ...], roots: tuple[str, ...]) -> bool:
