@@ -1,12 +1,17 @@
 """search.sessions pages: the count cap ("1,000+"), the walk for common phrases, paging, CJK."""
 
+import itertools
+
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pidesktop.host import search
 from pidesktop.host.transcripts.records import encode_record, session_header
 
 from .conftest import InProcessHost
 from .test_search import seed
+
+EXAMPLES = itertools.count()
 
 
 def write_transcript(location, session_id, texts):
@@ -75,7 +80,8 @@ def test_walked_pages_list_what_the_exact_listing_lists(host, chats, monkeypatch
     monkeypatch.setattr(search, "SPARSE_LIMIT", 2)  # 23 candidates: walk the chats instead
     walked = pages(host, "needle", 3)
     assert listing(walked) == listing(exact)
-    assert [r["sessionId"] for page in walked for r in page["results"]][0] == chats[-1]  # the title match
+    titled = [r for page in walked for r in page["results"] if r["titleMatch"]]
+    assert [(r["sessionId"], r["matchCount"]) for r in titled] == [(chats[-1], 0)]  # listed for its title alone
     # Not counted past the page while walking; exact once the walk reached the end.
     assert not walked[0]["totalSessionsExact"] and walked[0]["totalSessions"] == 3
     assert walked[-1]["totalSessionsExact"] and walked[-1]["totalSessions"] == 8
@@ -132,3 +138,20 @@ def test_a_cursor_from_elsewhere_is_refused(host):
     for cursor in ("o:3", "s:1:2", "s:x:0:id", "s:1:0:"):
         error = host.error("search.sessions", {"query": "needle", "cursor": cursor})
         assert error.code == "INVALID_PARAMS" and "cursor" in error.message
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(layout=st.lists(st.lists(st.booleans(), min_size=1, max_size=4), min_size=1, max_size=6),
+       titled=st.lists(st.booleans(), min_size=6, max_size=6), limit=st.integers(1, 4))
+def test_walked_and_exact_pages_agree_for_any_layout(host, monkeypatch, layout, titled, limit):
+    """Chats of earlier examples stay in the host: they are chats without a match, between the new ones."""
+    needle = f"qz{next(EXAMPLES)}x"
+    for index, messages in enumerate(layout):
+        title = f"{needle} title" if titled[index] else f"chat {index}"
+        seed(host, title, [f"a {needle} here" if hit else "nothing" for hit in messages])
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 10**6)
+    exact = pages(host, needle, limit)
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 0)
+    walked = pages(host, needle, limit)
+    assert listing(walked) == listing(exact)
+    assert walked[-1]["totalSessions"] == exact[-1]["totalSessions"] == len(listing(exact))
