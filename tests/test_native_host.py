@@ -285,3 +285,24 @@ def test_a_v1_session_forks_into_v3_with_its_compaction(host, isolated_home):
     messages, compactions = pi_format.read_branch(parsed)
     assert messages == parent["messages"] and compactions == parent["compactions"]
     assert path.read_bytes() == b"".join(orjson.dumps(x) + b"\n" for x in lines)
+
+
+def test_fork_of_another_branch_copies_that_branch(stdio_host, pi_sessions):
+    host = stdio_host()
+    rows = [r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native-pi:")]
+    for row in rows:
+        branches = host.call("session.get", {"sessionId": row["id"]})["branches"]
+        other = [b for b in branches if not b["current"] and b["messageCount"]]
+        if other:
+            break
+    else:
+        pytest.fail("no fixture session has a second branch")
+    before = digests(pi_sessions)
+    leaf = other[0]["leafId"]
+    branch = host.call("session.get", {"sessionId": row["id"], "leafId": leaf})["messages"]
+    child = host.call("session.fork", {"sessionId": row["id"], "leafId": leaf})["session"]
+    assert host.call("session.get", {"sessionId": child["id"]})["messages"] == branch
+    assert {k: v for k, v in digests(pi_sessions).items() if k in before} == before
+    reply = host.request("session.fork", {"sessionId": row["id"], "leafId": "no-such-entry"})
+    assert HostError.from_jsonrpc(reply["error"]).code == "NOT_FOUND"
+    assert host.close() == 0

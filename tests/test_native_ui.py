@@ -386,22 +386,21 @@ def test_a_pi_reply_shows_its_tokens_and_a_failed_one_says_why(window, qloop):
     assert any(p.kind == "error" and "429 rate limit" in p.doc.toPlainText() for p in parts)
 
 
-def test_fork_waits_for_the_current_branch(window, qloop, agent_dir):
-    """The host forks the file's current branch (up to a message of it): on another branch, Fork says so."""
-    open_native(qloop, window, BRANCHING)
+def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent_dir):
+    parent = open_native(qloop, window, BRANCHING)
     branch = next(b for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(branch["leafId"])
     spin_until(qloop, lambda: window.transcript_model.leaf_id == branch["leafId"])
-    assert not window.native.banner.fork_button.isEnabled()
-    assert "current branch" in window.native.banner.fork_button.toolTip()
-    files = set((agent_dir / "sessions" / WORK).iterdir())
-    reply = next(r["key"] for r in window.transcript_model.rows if r["kind"] == "message"
-                 and r["message"]["role"] == "assistant")
-    qloop.run_until_complete(window.chats.run_message_action("fork", reply))
-    assert "current branch" in window.notice.label.text()
-    assert set((agent_dir / "sessions" / WORK).iterdir()) == files and window.host_error is None
-    window.native.read_branch(None)
-    spin_until(qloop, lambda: window.native.banner.fork_button.isEnabled())
+    shown = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
+    before = (agent_dir / "sessions" / BRANCHING).read_bytes()
+    assert window.native.banner.fork_button.isEnabled()
+    window.native.banner.fork_button.click()
+    spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
+    spin_until(qloop, lambda: window.transcript_model.session_id == window.current_session_id
+               and window.transcript_model.rows)
+    copied = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
+    assert copied == shown and window.host_error is None
+    assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
 
 
 def test_a_pi_session_that_starts_empty_shows_its_first_messages_as_pi_writes_them(window, qloop, agent_dir):

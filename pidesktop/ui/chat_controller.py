@@ -108,10 +108,9 @@ class ChatController(QObject):
 
     def fork(self, session_id: str, through_message_id: str | None = None) -> None:
         """A copy of the chat (up to a message) as a new one, opened at once."""
-        if is_native_id(session_id) and session_id == self.window.current_session_id \
-                and not self.window.native.can_fork():
-            return
         params = {"sessionId": session_id}
+        if is_native_id(session_id):
+            params.update(self.window.native.fork_params(session_id))  # the pi branch on screen
         if through_message_id:
             params["throughMessageId"] = through_message_id
         host_op(self.client, "session.fork", params, parent=self.window, success=self._open_fork).run()

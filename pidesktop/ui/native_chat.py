@@ -24,7 +24,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton
 
@@ -193,11 +193,7 @@ class NativeChat(QObject):
                 self.switcher.set_branches(model.branches, model.leaf_id)
             else:
                 self.switcher.hide()
-            # The host forks the current branch (up to a message of it), so Fork waits for that branch.
-            other = self.reading_other_branch()
-            self.banner.fork_button.setEnabled(not other)
-            self.banner.fork_button.setToolTip(fork_other_branch() if other else self.tr(
-                "Copy this branch into a new pi session beside it"))
+            self.banner.fork_button.setToolTip(self.tr("Copy this branch into a new pi session beside it"))
 
     def read_branch(self, leaf_id: str | None) -> None:
         """Show another branch of the open pi session (None: the file's current one)."""
@@ -268,17 +264,17 @@ class NativeChat(QObject):
 
     # -- actions -------------------------------------------------------------------------
     def fork_shown_branch(self) -> None:
-        """Fork the session's current branch (the one on screen) into a new pi session."""
+        """Fork the branch on screen into a new pi session."""
         session_id = self.window.current_session_id
-        if native_rows.is_native_id(session_id) and self.can_fork():
+        if native_rows.is_native_id(session_id):
             self.window.chats.fork(session_id)
 
-    def can_fork(self) -> bool:
-        """Fork copies the file's current branch (up to a message of it); on another branch it says so."""
-        if not self.reading_other_branch():
-            return True
-        self.window.show_note(fork_other_branch())
-        return False
+    def fork_params(self, session_id: str) -> dict:
+        """What ``session.fork`` needs besides the id: the branch on screen when it is not the current one."""
+        model = self.window.transcript_model
+        if session_id == model.session_id and self.reading_other_branch():
+            return {"leafId": model.read_params["leafId"]}
+        return {}
 
     def choose(self, params: dict) -> None:
         """A model or thinking level picked for a pi session: kept here for its next answers, never stored."""
@@ -359,12 +355,6 @@ class NativeChat(QObject):
             model.drop_live()
             await task_op(lambda: self.follow(session_id), parent=w, name="native-follow")
             composer.focus_prompt()
-
-
-def fork_other_branch() -> str:
-    """Why Fork waits on another branch: the host copies only the current one (translated when shown)."""
-    return QCoreApplication.translate("NativeChat", "Fork copies the session’s current branch: switch to it in "
-                                                    "the branch menu first.")
 
 
 def _single_shot(parent: QObject, ms: int, slot) -> QTimer:

@@ -79,9 +79,12 @@ def new_entry_id(taken: dict) -> str:
 def fork(ctx: HostContext, p: Params) -> dict:
     source_id = p.text("sessionId")
     through = p.text("throughMessageId", required=False, nonempty=True)
+    leaf = p.text("leafId", required=False, nonempty=True)  # another branch than the current one
     index, fd = open_session(ctx, source_id)
     try:
-        content, child_id, stamp = _child_content(index, fd, source_id, through)
+        if leaf is not None and leaf not in index.tree.by_id:
+            raise HostError(ErrorCode.NOT_FOUND, f"The pi session {source_id} has no entry {leaf!r}.")
+        content, child_id, stamp = _child_content(index, fd, source_id, through, leaf)
     finally:
         os.close(fd)
     folder = os.path.dirname(index.path)
@@ -100,14 +103,18 @@ def fork(ctx: HostContext, p: Params) -> dict:
     return {"session": session}
 
 
-def _child_content(index: FileIndex, fd: int, source_id: str, through: str | None) -> tuple[bytes, str, str]:
-    branch, branch_view = index.branch_view()
+def _child_content(index: FileIndex, fd: int, source_id: str, through: str | None,
+                   leaf: str | None = None) -> tuple[bytes, str, str]:
+    branch, branch_view = index.branch_view(None if leaf == index.tree.leaf else leaf)
     if through is not None:
         position = branch_view.positions.get(through)
         if position is None:
             raise HostError(ErrorCode.NOT_FOUND, f"Session {source_id} has no message {through!r}.")
         branch = index.tree.branch(branch_view.groups[position].metas[-1].id)
-    kept = [meta for meta in branch if meta.kind != "label"]
+    # Label entries stay where they are in the chain: pi's own branch extraction drops them and
+    # writes fresh ones at the end, which leaves the entry after a mid-branch label pointing at a
+    # parent that is not in the file, so the child's branch would end there.
+    kept = list(branch)
     stamp, _ms = now_iso()
     child_id = str(uuid.uuid4())
     header = {"type": "session", "version": pi_format.CURRENT_VERSION, "id": child_id, "timestamp": stamp,
@@ -120,13 +127,21 @@ def _child_content(index: FileIndex, fd: int, source_id: str, through: str | Non
             lines.append(orjson.dumps(_upgraded(entry, meta, index.version)))
     taken = {meta.id: True for meta in kept}
     parent = kept[-1].id if kept else None
-    for meta in kept:  # labels on the copied entries, as pi's own branch extraction writes them
+    # A label is file-wide in pi: one written on another branch still names an entry of this one.
+    # Those come along as fresh label entries at the end, as pi's branch extraction writes them.
+    in_chain: dict[str, str | None] = {}
+    for meta in kept:
+        if meta.kind == "label" and meta.target is not None:
+            in_chain[meta.target] = meta.label or None
+    for meta in kept:
         label = index.tree.labels.get(meta.id)
-        if label:
+        if in_chain.get(meta.id) != label and (label or in_chain.get(meta.id)):
             entry_id = new_entry_id(taken)
             taken[entry_id] = True
-            lines.append(orjson.dumps({"type": "label", "id": entry_id, "parentId": parent, "timestamp": stamp,
-                                       "targetId": meta.id, "label": label}))
+            entry = {"type": "label", "id": entry_id, "parentId": parent, "timestamp": stamp, "targetId": meta.id}
+            if label:  # without one, the entry clears a label the chain set and the file later removed
+                entry["label"] = label
+            lines.append(orjson.dumps(entry))
             parent = entry_id
     if index.title:
         name = index.title[: 80 - len(FORK_SUFFIX)].rstrip() + FORK_SUFFIX
