@@ -2,6 +2,158 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name></name>
+    <message>
+        <source>Instructions</source>
+        <translation>指令</translation>
+    </message>
+    <message>
+        <source>How the model should work in these projects, e.g. “answer in British English”. Sent as your own notes, never above the app’s rules.</source>
+        <translation>模型在这些项目中应如何工作，例如“用英式英语回答”。作为你自己的备注发送，优先级绝不会高于应用的规则。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>What the model should know about every project in the group.</source>
+        <translation>组内每个项目都需要模型了解的内容。</translation>
+    </message>
+    <message>
+        <source>Project group: %1</source>
+        <translation>项目组：%1</translation>
+    </message>
+    <message>
+        <source>Every chat in a project of this group gets these notes, then its own project’s memory.</source>
+        <translation>此组内各项目的每个对话都会先收到这些备注，再收到所在项目自己的记忆。</translation>
+    </message>
+    <message>
+        <source>Project group: its memory and instructions go with every chat in its projects</source>
+        <translation>项目组：它的记忆和指令会随组内项目的每个对话一起发送</translation>
+    </message>
+    <message>
+        <source>The folder %1 can’t be found. Its chats are kept.</source>
+        <translation>找不到文件夹 %1。该项目的对话仍会保留。</translation>
+    </message>
+    <message>
+        <source>%1
+Hover and click + for a new chat in this project; right-click for more.</source>
+        <translation>%1
+悬停后点击 + 可在此项目中新建对话；右键单击可查看更多操作。</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Close this card (the plan and its file stay)</source>
+        <translation>关闭此卡片（计划及其文件会保留）</translation>
+    </message>
+    <message>
+        <source>What should change? (sent with Reject)</source>
+        <translation>需要修改什么？（随“拒绝”一起发送）</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>批准</translation>
+    </message>
+    <message>
+        <source>Switch to Agent mode and carry it out</source>
+        <translation>切换到智能体模式并执行</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Send the feedback back; the model proposes again (Ctrl+Enter in the feedback field)</source>
+        <translation>发回反馈，模型会重新提出（在反馈框中按 Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Ask again</source>
+        <translation>再问一次</translation>
+    </message>
+    <message>
+        <source>Ask the model to propose it once more</source>
+        <translation>请模型再提出一次</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Show plan</source>
+        <translation>显示计划</translation>
+    </message>
+    <message>
+        <source>Show goal</source>
+        <translation>显示目标</translation>
+    </message>
+    <message>
+        <source>Plan waiting for your approval</source>
+        <translation>计划等待你批准</translation>
+    </message>
+    <message>
+        <source>Goal waiting for your approval</source>
+        <translation>目标等待你批准</translation>
+    </message>
+    <message>
+        <source>Plan approved</source>
+        <translation>计划已批准</translation>
+    </message>
+    <message>
+        <source>Goal approved</source>
+        <translation>目标已批准</translation>
+    </message>
+    <message>
+        <source>Plan not answered</source>
+        <translation>计划未获答复</translation>
+    </message>
+    <message>
+        <source>Goal not answered</source>
+        <translation>目标未获答复</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Nothing has been done yet. Approve to switch to Agent mode and carry it out, or reject with what to change.</source>
+        <translation>目前还没有执行任何操作。批准后将切换到智能体模式并执行；也可以拒绝并说明需要修改的地方。</translation>
+    </message>
+    <message>
+        <source>The app restarted before you answered, so this proposal can no longer be approved. Ask again to get it proposed once more.</source>
+        <translation>你答复之前应用已重启，因此这份提议无法再批准。点击“再问一次”让模型重新提出。</translation>
+    </message>
+    <message>
+        <source>Waiting to start.</source>
+        <translation>等待开始。</translation>
+    </message>
+    <message>
+        <source>Being carried out in Agent mode…</source>
+        <translation>正在智能体模式下执行…</translation>
+    </message>
+    <message>
+        <source>Carried out in Agent mode.</source>
+        <translation>已在智能体模式下执行。</translation>
+    </message>
+    <message>
+        <source>Carrying it out failed; see the reply below.</source>
+        <translation>执行失败；请查看下方的回复。</translation>
+    </message>
+    <message>
+        <source>Carrying it out was interrupted (stopped, or the app restarted). Send a message to continue.</source>
+        <translation>执行已中断（被停止或应用已重启）。发送一条消息即可继续。</translation>
+    </message>
+</context>
+<context>
     <name>AttachmentTray</name>
     <message>
         <source>Pasted text</source>
@@ -22,6 +174,141 @@
     <message>
         <source>“%1” could not be added. Details says why.</source>
         <translation>无法添加“%1”。原因见详情。</translation>
+    </message>
+</context>
+<context>
+    <name>AutomationsDialog</name>
+    <message>
+        <source>Automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>Prompts that run on a schedule, each in a new chat, with the result in the inbox. They run while pidesktop is open; runs missed while it was closed run once at the next start.</source>
+        <translation>定时运行的提示词，每次都在新对话中运行，结果会放进收件箱。它们在 pidesktop 打开时运行；关闭期间错过的运行会在下次启动时补运行一次。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Next run</source>
+        <translation>下次运行</translation>
+    </message>
+    <message>
+        <source>Last result</source>
+        <translation>上次结果</translation>
+    </message>
+    <message>
+        <source>No automations yet. Fill in the form to create the first one.</source>
+        <translation>还没有自动化任务。填写表单即可创建第一个。</translation>
+    </message>
+    <message>
+        <source>New automation</source>
+        <translation>新建自动化任务</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Run this automation at once, in a new chat</source>
+        <translation>立即在新对话中运行此自动化任务</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>No runs yet.</source>
+        <translation>还没有运行记录。</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>Not scheduled</source>
+        <translation>未安排</translation>
+    </message>
+    <message>
+        <source>Never run</source>
+        <translation>从未运行</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source> (late)</source>
+        <translation> （延迟）</translation>
+    </message>
+    <message>
+        <source>Failed: Plan and Goal need you to approve. Switch the task to Agent.</source>
+        <translation>失败：计划和目标模式需要你批准。请将任务切换为智能体模式。</translation>
+    </message>
+    <message>
+        <source>Stopped: pidesktop quit while it ran.</source>
+        <translation>已停止：运行期间 pidesktop 退出了。</translation>
+    </message>
+    <message>
+        <source>Failed: </source>
+        <translation>失败： </translation>
+    </message>
+    <message>
+        <source>Open chat</source>
+        <translation>打开对话</translation>
+    </message>
+    <message>
+        <source>Chat deleted</source>
+        <translation>对话已删除</translation>
+    </message>
+    <message>
+        <source>Edit automation</source>
+        <translation>编辑自动化任务</translation>
+    </message>
+    <message>
+        <source>Delete automation</source>
+        <translation>删除自动化任务</translation>
+    </message>
+    <message>
+        <source>Delete “%1”? Its run history goes too; the chats it made stay.</source>
+        <translation>要删除“%1”吗？它的运行记录也会一并删除；它创建的对话会保留。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>This automation is running now; it never runs twice at once.</source>
+        <translation>此自动化任务正在运行；同一任务不会同时运行两次。</translation>
     </message>
 </context>
 <context>
@@ -64,6 +351,35 @@
     <message>
         <source>Inbox, %1 unread</source>
         <translation>收件箱，%1 条未读</translation>
+    </message>
+</context>
+<context>
+    <name>BranchSwitcher</name>
+    <message>
+        <source>This pi session has branches: pick the one to read</source>
+        <translation>此 pi 会话有多个分支：选择要查看的分支</translation>
+    </message>
+    <message>
+        <source>Current branch · %1 of %2</source>
+        <translation>当前分支 · %1 / %2</translation>
+    </message>
+    <message>
+        <source>Branch %1 of %2</source>
+        <translation>分支 %1 / %2</translation>
+    </message>
+    <message>
+        <source>(no messages)</source>
+        <translation>（无消息）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n messages</source>
+        <translation>
+            <numerusform>%n 条消息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>current</source>
+        <translation>当前</translation>
     </message>
 </context>
 <context>
@@ -146,6 +462,10 @@
     <message>
         <source>Its messages and files are removed from this computer. This cannot be undone.</source>
         <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.</source>
+        <translation>它会移到回收站（在 ⋯ 菜单中），你可以在那里恢复或永久删除它。</translation>
     </message>
     <message>
         <source>Summarising earlier messages…</source>
@@ -556,6 +876,168 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>GroupDialog</name>
+    <message>
+        <source>Project group</source>
+        <translation>项目组</translation>
+    </message>
+    <message>
+        <source>Edit project group</source>
+        <translation>编辑项目组</translation>
+    </message>
+    <message>
+        <source>Group name, e.g. Websites</source>
+        <translation>组名，例如“网站”</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Projects in the group (a project is in one group at most)</source>
+        <translation>组内项目（一个项目最多属于一个组）</translation>
+    </message>
+    <message>
+        <source>Give the group a name.</source>
+        <translation>请为该组起个名称。</translation>
+    </message>
+    <message>
+        <source>Tick at least one project for the group.</source>
+        <translation>请为该组至少勾选一个项目。</translation>
+    </message>
+</context>
+<context>
+    <name>ImportDialog</name>
+    <message>
+        <source>Import chats</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Brings your conversations from Claude Code, Codex and pi into pidesktop. Their files are only read. Importing again adds only what is new, and never overwrites a chat you changed here.</source>
+        <translation>将你在 Claude Code、Codex 和 pi 中的对话导入 pidesktop。只会读取它们的文件。再次导入时只添加新内容，绝不会覆盖你在这里改动过的对话。</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Found</source>
+        <translation>已找到</translation>
+    </message>
+    <message>
+        <source>Looking…</source>
+        <translation>正在查找…</translation>
+    </message>
+    <message>
+        <source>pi&apos;s own sessions already show in the sidebar, read-only; importing makes them chats of this app</source>
+        <translation>pi 自己的会话已以只读方式显示在侧边栏中；导入后它们会成为本应用的对话</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Nothing in %1</source>
+        <translation>%1 中没有内容</translation>
+    </message>
+    <message>
+        <source>1 session</source>
+        <translation>1 个会话</translation>
+    </message>
+    <message>
+        <source>%1 sessions</source>
+        <translation>%1 个会话</translation>
+    </message>
+    <message>
+        <source>%1 new or changed</source>
+        <translation>%1 个新增或有改动</translation>
+    </message>
+    <message>
+        <source>all imported already</source>
+        <translation>已全部导入</translation>
+    </message>
+    <message>
+        <source>Importing from %1…</source>
+        <translation>正在从 %1 导入…</translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3 sessions</source>
+        <translation>%1：%2 / %3 个会话</translation>
+    </message>
+    <message>
+        <source>about %1 s left</source>
+        <translation>大约还剩 %1 秒</translation>
+    </message>
+    <message>
+        <source>about %1 min left</source>
+        <translation>大约还剩 %1 分钟</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>Kept your changed chat; %1 came in as a new chat</source>
+        <translation>已保留你改动过的对话；%1 已作为新对话导入</translation>
+    </message>
+    <message>
+        <source>Import stopped. What was already imported stays.</source>
+        <translation>导入已停止。已导入的内容会保留。</translation>
+    </message>
+    <message>
+        <source>Imported 1 chat.</source>
+        <translation>已导入 1 个对话。</translation>
+    </message>
+    <message>
+        <source>Imported %1 chats.</source>
+        <translation>已导入 %1 个对话。</translation>
+    </message>
+    <message>
+        <source>Updated 1 chat with new messages.</source>
+        <translation>已为 1 个对话补充新消息。</translation>
+    </message>
+    <message>
+        <source>Updated %1 chats with new messages.</source>
+        <translation>已为 %1 个对话补充新消息。</translation>
+    </message>
+    <message>
+        <source>1 chat was already up to date.</source>
+        <translation>1 个对话已是最新。</translation>
+    </message>
+    <message>
+        <source>%1 chats were already up to date.</source>
+        <translation>%1 个对话已是最新。</translation>
+    </message>
+    <message>
+        <source>%1 chats you changed here were kept as they are; their sources came in as new chats (see Details).</source>
+        <translation>你在这里改动过的 %1 个对话保持原样；它们的来源已作为新对话导入（见详情）。</translation>
+    </message>
+    <message>
+        <source>1 file could not be read (see Details).</source>
+        <translation>有 1 个文件无法读取（见详情）。</translation>
+    </message>
+    <message>
+        <source>%1 files could not be read (see Details).</source>
+        <translation>有 %1 个文件无法读取（见详情）。</translation>
+    </message>
+    <message>
+        <source>Nothing was imported.</source>
+        <translation>没有导入任何内容。</translation>
+    </message>
+    <message>
+        <source>Hide details</source>
+        <translation>隐藏详情</translation>
+    </message>
+</context>
+<context>
     <name>Inbox</name>
     <message>
         <source>Untitled task</source>
@@ -651,6 +1133,14 @@ Size: %3</source>
         <translation>代码已复制到剪贴板</translation>
     </message>
     <message>
+        <source>New project…</source>
+        <translation>新建项目…</translation>
+    </message>
+    <message>
+        <source>Add a folder as a project; its chats get its memory</source>
+        <translation>将文件夹添加为项目；项目中的对话会带上它的记忆</translation>
+    </message>
+    <message>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
@@ -669,6 +1159,10 @@ Size: %3</source>
     <message>
         <source>Inbox</source>
         <translation>收件箱</translation>
+    </message>
+    <message>
+        <source>Automations…</source>
+        <translation>自动化任务…</translation>
     </message>
     <message>
         <source>Settings…</source>
@@ -736,7 +1230,7 @@ Size: %3</source>
     </message>
     <message>
         <source>Fork</source>
-        <translation>创建分支</translation>
+        <translation>分叉</translation>
     </message>
     <message>
         <source>Delete</source>
@@ -769,6 +1263,10 @@ Size: %3</source>
     <message>
         <source>attachment</source>
         <translation>附件</translation>
+    </message>
+    <message>
+        <source>%1 of %2 done</source>
+        <translation>已完成 %1 / %2</translation>
     </message>
     <message>
         <source>Thinking…</source>
@@ -1039,6 +1537,73 @@ to %2</source>
     </message>
 </context>
 <context>
+    <name>NativeChat</name>
+    <message>
+        <source>Continue this pi session in pidesktop…  (Enter to send)</source>
+        <translation>在 pidesktop 中继续此 pi 会话…（Enter 发送）</translation>
+    </message>
+    <message>
+        <source>Copy this branch into a new pi session beside it</source>
+        <translation>将此分支复制为一个新的 pi 会话，与原会话并列</translation>
+    </message>
+    <message>
+        <source>Not sent: files can’t be added to a pi session. Remove them, then send the text.</source>
+        <translation>未发送：无法向 pi 会话添加文件。请先移除文件，再发送文字。</translation>
+    </message>
+    <message>
+        <source>Not sent: you are reading another branch. Switch to the current branch to continue it, or fork this one.</source>
+        <translation>未发送：你正在查看另一个分支。请切换到当前分支以继续，或分叉此分支。</translation>
+    </message>
+    <message>
+        <source>Not sent: wait for the answer being written to finish.</source>
+        <translation>未发送：请等待正在生成的回答完成。</translation>
+    </message>
+    <message>
+        <source>Not added to the pi session: %1</source>
+        <translation>未添加到 pi 会话：%1</translation>
+    </message>
+</context>
+<context>
+    <name>NativeParts</name>
+    <message>
+        <source>Context given to the model</source>
+        <translation>提供给模型的上下文</translation>
+    </message>
+    <message>
+        <source>Summary of another branch</source>
+        <translation>另一分支的摘要</translation>
+    </message>
+</context>
+<context>
+    <name>NativeRows</name>
+    <message>
+        <source>%1 · pi</source>
+        <translation>%1 · pi</translation>
+    </message>
+    <message>
+        <source>pi sessions</source>
+        <translation>pi 会话</translation>
+    </message>
+</context>
+<context>
+    <name>NoteField</name>
+    <message>
+        <source>Nothing written yet.</source>
+        <translation>还没有写任何内容。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 bytes</source>
+        <translation>%1 / %2 字节</translation>
+    </message>
+</context>
+<context>
+    <name>NotesEditor</name>
+    <message>
+        <source>“%1” is %2 bytes, more than the %3 bytes (32 KiB) it can hold, so it can’t be saved. Shorten it; the counter turns grey when it fits.</source>
+        <translation>“%1”有 %2 字节，超过了可容纳的 %3 字节（32 KiB），因此无法保存。请缩短内容；长度合适时计数器会变为灰色。</translation>
+    </message>
+</context>
+<context>
     <name>NoticeLine</name>
     <message>
         <source>Details…</source>
@@ -1126,6 +1691,21 @@ This cannot be undone.</source>
     <message>
         <source>Some folders could not be deleted; the copy stays listed so you can retry:</source>
         <translation>有些文件夹无法删除；该副本仍保留在列表中，你可以重试：</translation>
+    </message>
+</context>
+<context>
+    <name>PendingApprovals</name>
+    <message>
+        <source>Plan waiting for approval</source>
+        <translation>计划等待批准</translation>
+    </message>
+    <message>
+        <source>Goal waiting for approval</source>
+        <translation>目标等待批准</translation>
+    </message>
+    <message>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
     </message>
 </context>
 <context>
@@ -1221,6 +1801,132 @@ This cannot be undone.</source>
     <message>
         <source>The reply was cut off because pidesktop quit or crashed while it was being written.</source>
         <translation>写入回复时 pidesktop 退出或崩溃，回复被中断。</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectActions</name>
+    <message>
+        <source>Choose the project’s folder</source>
+        <translation>选择项目文件夹</translation>
+    </message>
+    <message>
+        <source>New chat in this project</source>
+        <translation>在此项目中新建对话</translation>
+    </message>
+    <message>
+        <source>Rename project…</source>
+        <translation>重命名项目…</translation>
+    </message>
+    <message>
+        <source>Project memory…</source>
+        <translation>项目记忆…</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>The folder can’t be found</source>
+        <translation>找不到该文件夹</translation>
+    </message>
+    <message>
+        <source>Add to a project group…</source>
+        <translation>添加到项目组…</translation>
+    </message>
+    <message>
+        <source>Edit project group…</source>
+        <translation>编辑项目组…</translation>
+    </message>
+    <message>
+        <source>Group memory and instructions…</source>
+        <translation>组记忆和指令…</translation>
+    </message>
+    <message>
+        <source>Remove project…</source>
+        <translation>移除项目…</translation>
+    </message>
+    <message>
+        <source>Remove project group…</source>
+        <translation>移除项目组…</translation>
+    </message>
+    <message>
+        <source>Rename project</source>
+        <translation>重命名项目</translation>
+    </message>
+    <message>
+        <source>A name for the project in %1:</source>
+        <translation>%1 中项目的名称：</translation>
+    </message>
+    <message>
+        <source>The folder %1 can’t be found. Its chats are kept.</source>
+        <translation>找不到文件夹 %1。该项目的对话仍会保留。</translation>
+    </message>
+    <message>
+        <source>Remove project</source>
+        <translation>移除项目</translation>
+    </message>
+    <message>
+        <source>Remove the project “%1”?</source>
+        <translation>要移除项目“%1”吗？</translation>
+    </message>
+    <message>
+        <source>Its chats stay and move under Chats, and its folder on disk is not touched. Its project memory is deleted.</source>
+        <translation>其中的对话会保留并移到“对话”下，磁盘上的文件夹也不会被改动。它的项目记忆会被删除。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Project memory</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>Plain text or Markdown. Sent with every message of a chat in this project, marked as your own notes.</source>
+        <translation>纯文本或 Markdown。会随此项目中对话的每条消息一起发送，并标记为你自己的备注。</translation>
+    </message>
+    <message>
+        <source>Project memory: %1</source>
+        <translation>项目记忆：%1</translation>
+    </message>
+    <message>
+        <source>What the model should know about this project: conventions, where things are, what to avoid.</source>
+        <translation>模型应了解的关于此项目的信息：约定、各类内容的位置、需要避免的事项。</translation>
+    </message>
+    <message>
+        <source>Remove project group</source>
+        <translation>移除项目组</translation>
+    </message>
+    <message>
+        <source>Remove the project group “%1”?</source>
+        <translation>要移除项目组“%1”吗？</translation>
+    </message>
+    <message>
+        <source>Its projects and their chats stay. The group’s memory and instructions are deleted.</source>
+        <translation>组内项目及其对话都会保留。该组的记忆和指令会被删除。</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectPicker</name>
+    <message>
+        <source>No project</source>
+        <translation>无项目</translation>
+    </message>
+    <message>
+        <source>This chat belongs to no project. Click to put it in one.</source>
+        <translation>此对话不属于任何项目。点击可将其放入某个项目。</translation>
+    </message>
+    <message>
+        <source>Project folder: %1. Click to move this chat to another project.</source>
+        <translation>项目文件夹：%1。点击可将此对话移到其他项目。</translation>
+    </message>
+    <message>
+        <source>The project’s folder can’t be found; its chats are kept.</source>
+        <translation>找不到项目文件夹；其中的对话仍会保留。</translation>
+    </message>
+    <message>
+        <source>New project…</source>
+        <translation>新建项目…</translation>
     </message>
 </context>
 <context>
@@ -1504,6 +2210,25 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>ReadOnlyBanner</name>
+    <message>
+        <source>Fork</source>
+        <translation>分叉</translation>
+    </message>
+    <message>
+        <source>Copy this branch into a new pi session beside it</source>
+        <translation>将此分支复制为一个新的 pi 会话，与原会话并列</translation>
+    </message>
+    <message>
+        <source>pi session</source>
+        <translation>pi 会话</translation>
+    </message>
+    <message>
+        <source>Read in place from pi’s file. Fork makes a copy; what you send is added to the file, as pi would.</source>
+        <translation>直接从 pi 的文件中读取。分叉会创建副本；你发送的内容会像在 pi 中一样追加到该文件。</translation>
+    </message>
+</context>
+<context>
     <name>RelativeTime</name>
     <message>
         <source>Mon</source>
@@ -1722,6 +2447,10 @@ This cannot be undone.</source>
         <translation>没有与“%1”匹配的对话</translation>
     </message>
     <message>
+        <source>%1+ matches</source>
+        <translation>%1+ 处匹配</translation>
+    </message>
+    <message>
         <source>1 match</source>
         <translation>1 处匹配</translation>
     </message>
@@ -1754,6 +2483,10 @@ This cannot be undone.</source>
     <message>
         <source>↑↓ to move  ·  Enter to open  ·  Esc to close</source>
         <translation>↑↓ 移动  ·  Enter 打开  ·  Esc 关闭</translation>
+    </message>
+    <message>
+        <source>%1+ chats</source>
+        <translation>%1+ 个对话</translation>
     </message>
     <message>
         <source>%1 of %2 chats</source>
@@ -1795,6 +2528,10 @@ This cannot be undone.</source>
     <message>
         <source>Pinned</source>
         <translation>已置顶</translation>
+    </message>
+    <message>
+        <source>pi sessions in %1</source>
+        <translation>%1 中的 pi 会话</translation>
     </message>
     <message>
         <source>Pinned chats</source>
@@ -1856,7 +2593,7 @@ This cannot be undone.</source>
     </message>
     <message>
         <source>Fork</source>
-        <translation>创建分支</translation>
+        <translation>分叉</translation>
     </message>
     <message>
         <source>Copy this chat into a new one</source>
@@ -1871,6 +2608,14 @@ This cannot be undone.</source>
         <translation>汇总较早的消息，释放模型的上下文</translation>
     </message>
     <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save this chat as Markdown or JSON</source>
+        <translation>将此对话保存为 Markdown 或 JSON</translation>
+    </message>
+    <message>
         <source>Move project up</source>
         <translation>上移项目</translation>
     </message>
@@ -1881,6 +2626,14 @@ This cannot be undone.</source>
     <message>
         <source>Sort and filter chats</source>
         <translation>排序和筛选对话</translation>
+    </message>
+    <message>
+        <source>Automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>Prompts that run on a schedule (Ctrl+Shift+A)</source>
+        <translation>定时运行的提示词（Ctrl+Shift+A）</translation>
     </message>
     <message>
         <source>Unpin project</source>
@@ -1937,6 +2690,14 @@ This cannot be undone.</source>
     <message>
         <source>Show archived</source>
         <translation>显示已归档</translation>
+    </message>
+    <message>
+        <source>Show pi sessions</source>
+        <translation>显示 pi 会话</translation>
+    </message>
+    <message>
+        <source>List the pi coding agent&apos;s own sessions beside your chats</source>
+        <translation>在你的对话旁列出 pi 编程智能体自己的会话</translation>
     </message>
 </context>
 <context>
@@ -2023,6 +2784,180 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>TaskEditor</name>
+    <message>
+        <source>Every few hours</source>
+        <translation>每隔几小时</translation>
+    </message>
+    <message>
+        <source>Every day</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>On some weekdays</source>
+        <translation>每周指定几天</translation>
+    </message>
+    <message>
+        <source>Once</source>
+        <translation>仅一次</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Goal</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Mon</source>
+        <translation>周一</translation>
+    </message>
+    <message>
+        <source>Tue</source>
+        <translation>周二</translation>
+    </message>
+    <message>
+        <source>Wed</source>
+        <translation>周三</translation>
+    </message>
+    <message>
+        <source>Thu</source>
+        <translation>周四</translation>
+    </message>
+    <message>
+        <source>Fri</source>
+        <translation>周五</translation>
+    </message>
+    <message>
+        <source>Sat</source>
+        <translation>周六</translation>
+    </message>
+    <message>
+        <source>Sun</source>
+        <translation>周日</translation>
+    </message>
+    <message>
+        <source>Morning news digest</source>
+        <translation>晨间新闻摘要</translation>
+    </message>
+    <message>
+        <source>What the task asks, as you would type it in a chat</source>
+        <translation>任务要问的内容，就像你在对话中输入的那样</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> 小时</translation>
+    </message>
+    <message>
+        <source>every</source>
+        <translation>每</translation>
+    </message>
+    <message>
+        <source>at</source>
+        <translation>于</translation>
+    </message>
+    <message>
+        <source>Plan and Goal wait for you to approve, so a scheduled run in these modes stops with an error. Choose Agent to let it run on its own.</source>
+        <translation>计划和目标模式需要等你批准，因此在这两种模式下定时运行会出错停止。选择智能体模式可让任务自行运行。</translation>
+    </message>
+    <message>
+        <source>Run on this schedule</source>
+        <translation>按此时间安排运行</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>时间安排</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>The app&apos;s default model</source>
+        <translation>应用的默认模型</translation>
+    </message>
+    <message>
+        <source>No project</source>
+        <translation>无项目</translation>
+    </message>
+    <message>
+        <source>Give the task a name.</source>
+        <translation>请为任务起个名称。</translation>
+    </message>
+    <message>
+        <source>Write what the task should ask.</source>
+        <translation>请写下任务要问的内容。</translation>
+    </message>
+    <message>
+        <source>That moment has passed. Pick a time in the future.</source>
+        <translation>该时间已经过去。请选择将来的时间。</translation>
+    </message>
+    <message>
+        <source>Write the time as HH:MM on a 24-hour clock, for example 07:30.</source>
+        <translation>请按 24 小时制以 HH:MM 格式填写时间，例如 07:30。</translation>
+    </message>
+    <message>
+        <source>Pick at least one day.</source>
+        <translation>请至少选择一天。</translation>
+    </message>
+    <message>
+        <source>That provider is no longer set up. Pick another model.</source>
+        <translation>已不再配置该服务商。请选择其他模型。</translation>
+    </message>
+    <message>
+        <source>That model is no longer offered. Pick another one.</source>
+        <translation>该模型已不再提供。请选择其他模型。</translation>
+    </message>
+    <message>
+        <source>That project is no longer there. Pick another one.</source>
+        <translation>该项目已不存在。请选择其他项目。</translation>
+    </message>
+</context>
+<context>
+    <name>TodoPanel</name>
+    <message>
+        <source>Checklist done: %1 of %2</source>
+        <translation>清单已完成：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Checklist: %1 of %2 done</source>
+        <translation>清单：已完成 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Show the checklist</source>
+        <translation>显示清单</translation>
+    </message>
+    <message>
+        <source>Fold the checklist</source>
+        <translation>折叠清单</translation>
+    </message>
+</context>
+<context>
     <name>ToolDialog</name>
     <message>
         <source>Close</source>
@@ -2044,6 +2979,61 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>TrashDialog</name>
+    <message>
+        <source>Trash</source>
+        <translation>回收站</translation>
+    </message>
+    <message>
+        <source>Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
+        <translation>这里是你删除的导入对话。恢复后它会回到侧边栏，也可以将其永久删除。</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>删除时间</translation>
+    </message>
+    <message>
+        <source>Empty trash…</source>
+        <translation>清空回收站…</translation>
+    </message>
+    <message>
+        <source>Delete for good…</source>
+        <translation>永久删除…</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>The trash is empty.</source>
+        <translation>回收站是空的。</translation>
+    </message>
+    <message>
+        <source>Delete for good</source>
+        <translation>永久删除</translation>
+    </message>
+    <message>
+        <source>Delete %1 chats for good? This cannot be undone; importing again brings them back from their source if it is still there.</source>
+        <translation>要永久删除 %1 个对话吗？此操作无法撤销；如果来源仍在，再次导入即可将它们找回。</translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation>清空回收站</translation>
+    </message>
+    <message>
+        <source>Delete all %1 chats in the trash for good? This cannot be undone.</source>
+        <translation>要永久删除回收站中的全部 %1 个对话吗？此操作无法撤销。</translation>
+    </message>
+</context>
+<context>
     <name>TrayNotifier</name>
     <message>
         <source>Untitled task</source>
@@ -2056,6 +3046,14 @@ This cannot be undone.</source>
     <message>
         <source>Task finished</source>
         <translation>任务已完成</translation>
+    </message>
+    <message>
+        <source>Automation failed</source>
+        <translation>自动化任务失败</translation>
+    </message>
+    <message>
+        <source>Automation finished</source>
+        <translation>自动化任务已完成</translation>
     </message>
 </context>
 <context>
