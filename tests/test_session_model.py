@@ -159,3 +159,41 @@ def test_a_page_that_moves_a_project_keeps_the_sidebar_state(qtbot, project_sort
     assert bar.current_session_id() == "c002"
     assert not bar.tree.isExpanded(model.group_index("project:/p/a"))
     assert bar.tree.isExpanded(model.group_index("project:/p/b"))
+
+
+def walked(model, session_id):
+    """Where a session's row is, found by walking every row (what ``find`` must agree with)."""
+    for group in model._groups:
+        for row, shown in enumerate(group.sessions):
+            if shown["id"] == session_id:
+                return group, row
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_find_agrees_with_walking_every_row(qapp, seed):
+    """``find`` looks where a session's group and sort key place it; it must still find a row
+    the tree has not moved yet (a preference changed before the relayout) and never find a gone one."""
+    rng = random.Random(100 + seed)
+    prefs = Preferences(None)
+    prefs.sidebar["sessionView"]["sort"] = SORTS[seed % 4]
+    model = SessionTreeModel(prefs)
+    sessions = sorted((session(rng, n) for n in range(80)), key=lambda s: -s["updatedAt"])
+    model.reset(sessions[:20])
+    model.extend(sessions[20:])
+    for step in range(120):
+        roll = rng.random()
+        number = rng.randrange(100)
+        if roll < 0.4:
+            model.upsert({**session(rng, number), "id": f"s{number:03d}"})
+        elif roll < 0.55:
+            model.remove(f"s{number:03d}")
+        elif roll < 0.75:  # the preference changes; the tree follows only sometimes
+            prefs.set_session_flag(f"s{number:03d}", rng.choice(["pinned", "archived"]), rng.random() < 0.6)
+            prefs.sidebar["sessionView"]["sort"] = rng.choice(SORTS)
+            if rng.random() < 0.5:
+                model.relayout()
+        for candidate in [f"s{n:03d}" for n in range(100)]:
+            assert model.find(candidate) == walked(model, candidate), (step, candidate)
+            index = model.index_of(candidate)
+            assert (model.session_at(index) or {}).get("id") == (candidate if walked(model, candidate) else None)

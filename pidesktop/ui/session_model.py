@@ -350,12 +350,12 @@ class SessionTreeModel(QStandardItemModel):
     def upsert(self, session: dict) -> None:
         """Insert a new session or update one, moving it only if its place changed."""
         old = self._sessions.get(session["id"])
+        found = self.find(session["id"])  # first: its row is found by the dict it was placed with
         self._sessions[session["id"]] = session
         if _is_running(session):
             self._running.add(session["id"])
         else:
             self._running.discard(session["id"])
-        found = self.find(session["id"])
         key = self._group_key(session)
         if found is not None:
             group, row = found
@@ -420,6 +420,20 @@ class SessionTreeModel(QStandardItemModel):
 
     # -- lookups ------------------------------------------------------------------------
     def find(self, session_id: str) -> tuple[_Group, int] | None:
+        """The group and row showing a session, or None.
+
+        Looked up where the session's group and sort key place it (a bisect: selecting
+        a chat in a 10,000-chat sidebar walked every row in Python, about 2 ms); only
+        when it is not there (a preference changed and the tree is not relaid out yet)
+        every group is walked."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            return None
+        group = self._group_of.get(self._group_key(session) or "")
+        if group is not None:
+            row = bisect_left(group.sessions, self._session_key(session), key=self._session_key)
+            if row < len(group.sessions) and group.sessions[row]["id"] == session_id:
+                return group, row
         for group in self._groups:
             for row, session in enumerate(group.sessions):
                 if session["id"] == session_id:
