@@ -4,6 +4,10 @@ markdown-it-py parses (CommonMark + tables + strikethrough; raw HTML is shown
 as text, never interpreted). Fenced code becomes a panel: a small language
 label over a monospace block on the theme's code background, highlighted by
 Pygments with inline styles (``QTextDocument`` has no class-based CSS).
+
+Both libraries are imported when the first message is rendered, not with this
+module: the window's first paint does not wait for them (``warm_up`` loads
+them right after it).
 """
 
 from __future__ import annotations
@@ -12,15 +16,22 @@ import html
 import re
 from functools import lru_cache
 
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, guess_lexer
-from pygments.util import ClassNotFound
-
 from .theme import Theme
 
-_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+
+@lru_cache(maxsize=1)
+def _md():
+    """The one parser, made on first use."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+
+
+def warm_up() -> None:
+    """Load the parser and the highlighter now (after the first paint), so the first message is not slowed."""
+    _md().parse("**a** `b`")
+    import pygments.formatters.html  # noqa: F401 - loaded for _highlight
+    import pygments.lexers  # noqa: F401
 
 
 COPY_LINK = "pidesktop-copy:"  # href of a code panel's Copy link; the number is the block's position
@@ -44,11 +55,16 @@ def _code_panel(code: str, language: str, theme: Theme, number: int, copy_label:
 
 def code_blocks(markdown: str) -> list[str]:
     """The code of each fenced or indented block, in order (what the Copy links copy)."""
-    return [token.content.rstrip("\n") for token in _MD.parse(markdown) if token.type in ("fence", "code_block")]
+    return [token.content.rstrip("\n") for token in _md().parse(markdown) if token.type in ("fence", "code_block")]
 
 
 @lru_cache(maxsize=512)
 def _highlight(code: str, language: str, style: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name, guess_lexer
+    from pygments.util import ClassNotFound
+
     try:
         lexer = get_lexer_by_name(language) if language else guess_lexer(code)
     except ClassNotFound:
@@ -59,8 +75,9 @@ def _highlight(code: str, language: str, style: str) -> str:
 
 def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
     """Render one message's Markdown as rich text for a ``QTextDocument``."""
-    tokens = _MD.parse(markdown)
-    renderer = _MD.renderer
+    parser = _md()
+    tokens = parser.parse(markdown)
+    renderer = parser.renderer
     panels = iter(range(len(tokens)))  # numbers the code panels in order, as code_blocks() lists them
 
     def fence(tokens, idx, options, env):
@@ -79,7 +96,7 @@ def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
     saved = {name: renderer.rules.get(name) for name in rules}
     renderer.rules.update(rules)
     try:
-        body = renderer.render(tokens, _MD.options, {})
+        body = renderer.render(tokens, parser.options, {})
     finally:
         renderer.rules.update(saved)
     return (f'<div style="color:{theme.text};">' + body.replace("<table>", '<table cellpadding="4" '
