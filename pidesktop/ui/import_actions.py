@@ -9,8 +9,6 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from . import import_dialog, trash_view
-
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("ImportActions", text)
@@ -21,10 +19,10 @@ def install(window) -> None:
     window.import_action = QAction(_tr("Import chats…"), window)
     window.import_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
     window.import_action.setToolTip(_tr("Bring in Claude Code, Codex and pi sessions (Ctrl+Shift+O)"))
-    window.import_action.triggered.connect(lambda: _open(window, "import_dialog_open", import_dialog.ask))
+    window.import_action.triggered.connect(lambda: _open(window, "import_dialog_open", _ask_import))
     window.trash_action = QAction(_tr("Trash"), window)
     window.trash_action.setToolTip(_tr("Imported chats you deleted: restore or delete for good"))
-    window.trash_action.triggered.connect(lambda: _open(window, "trash_dialog_open", trash_view.ask))
+    window.trash_action.triggered.connect(lambda: _open(window, "trash_dialog_open", _ask_trash))
     for action in (window.import_action, window.trash_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         window.addAction(action)
@@ -33,6 +31,19 @@ def install(window) -> None:
     anchor = actions[1] if len(actions) > 1 else None  # after "New project…" and before what follows it
     menu.insertAction(anchor, window.import_action)
     menu.insertAction(anchor, window.trash_action)
+
+
+# The dialogs (and the data tools they use) are imported when first opened, not before the window's first paint.
+def _ask_import(client, parent):
+    from . import import_dialog
+
+    return import_dialog.ask(client, parent)
+
+
+def _ask_trash(client, parent):
+    from . import trash_view
+
+    return trash_view.ask(client, parent)
 
 
 def _open(window, attribute: str, ask) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -31,23 +32,24 @@ from .native_chat import NativeChat
 from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
-from . import export_dialog, import_actions
+from . import import_actions
 from .prefs import Preferences
 from .project_actions import ProjectActions
 from .project_picker import ProjectPicker
 from .plan_area import PlanArea
 from .queue_strip import QueueStrip
 from .resources import app_icon
-from .search_dialog import SearchDialog
 from .session_model import SessionTreeModel, display_title
-from .settings_dialog import SettingsDialog
-from .automations import open_automations
 from .sidebar import Sidebar
 from .tasks import spawn
 from .transcript_model import TranscriptModel
 from .transcript_view import TranscriptView
 from .tray import TrayNotifier
 from .usage_format import meter_text, near_limit, price_table, short_tokens
+
+if TYPE_CHECKING:
+    from .search_dialog import SearchDialog
+    from .settings_dialog import SettingsDialog
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -98,7 +100,7 @@ class MainWindow(QMainWindow):
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
-        self.sidebar.automationsRequested.connect(lambda: open_automations(self))
+        self.sidebar.automationsRequested.connect(self.open_automations)
         self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -249,6 +251,8 @@ class MainWindow(QMainWindow):
         """Export…: a save dialog for Markdown or JSON, then the chat is written there."""
         session = self.model.session(session_id)
         if session is not None:
+            from . import export_dialog
+
             self.export_dialog = export_dialog.ask(self.client, session, self)
 
     def _build_actions(self) -> None:
@@ -269,7 +273,7 @@ class MainWindow(QMainWindow):
         self.inbox_action.triggered.connect(self.toggle_inbox)
         self.automations_action = QAction(self.tr("Automations…"), self)
         self.automations_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
-        self.automations_action.triggered.connect(lambda: open_automations(self))
+        self.automations_action.triggered.connect(self.open_automations)
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.open_settings)
@@ -376,8 +380,11 @@ class MainWindow(QMainWindow):
         self.sidebar.tree.viewport().update()
         self._mark_read(self.current_session_id)  # a reply finished in the chat being read
 
+    # The dialogs are imported when first opened (or by the warm-up after the first paint), not before it.
     def open_search(self) -> None:
         if self.search_dialog is None:
+            from .search_dialog import SearchDialog
+
             self.search_dialog = SearchDialog.ask(self.client, self.theme, self)
             self.search_dialog.chosen.connect(self._open_search_hit)
         self.search_dialog.open()
@@ -392,12 +399,20 @@ class MainWindow(QMainWindow):
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             return
+        from .settings_dialog import SettingsDialog
+
         dialog = SettingsDialog.ask(self.client, self.theme, self)
         dialog.destroyed.connect(lambda: setattr(self, "settings_dialog", None))
         dialog.settingsChanged.connect(lambda settings: spawn(self.apply_settings(settings), name="apply-settings"))
         dialog.providersChanged.connect(lambda: spawn(self.refresh_model_chip(), name="model-chip"))
         self.settings_dialog = dialog
         dialog.open()
+
+    def open_automations(self):
+        """The Automations dialog (one at a time)."""
+        from .automations import open_automations
+
+        return open_automations(self)
 
     async def apply_settings(self, settings: dict) -> None:
         """Theme and display settings take effect at once; the language at the next start."""
