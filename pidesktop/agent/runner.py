@@ -47,7 +47,6 @@ from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
 from .offline import OfflineDemoProvider
-from .openai_compat import OpenAICompatibleProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
 
@@ -568,6 +567,9 @@ class TurnRunner:
         return provider_id, model_id
 
     async def _provider_for(self, session: dict) -> tuple[Any, str, str]:
+        # httpx comes with it: imported at the first real turn (or the warm-up after the window's first paint)
+        from .openai_compat import OpenAICompatibleProvider
+
         if self.override is not None:
             choice = self.override
             return (OpenAICompatibleProvider(base_url=choice.base_url, api_key=choice.api_key, model=choice.model,
