@@ -2,6 +2,10 @@
 
 Phased start-up: resolve the data root and take the installation lock, start
 the host thread, create the window, show it, then ask the host for data.
+The first paint waits only for what it draws: the host's modules are imported
+on the host thread while the window is built, and what the window needs later
+(providers, markdown, the dialogs) is imported after the session list is in
+(``ui.warm_up``).
 Quitting (Ctrl+Q, closing the window, a restart after a data move) is an
 ordered shutdown on the still-running event loop: flush the reply outbox,
 close it, close the window, then stop the host thread (drain, close the
@@ -17,7 +21,6 @@ import sys
 
 from . import logs, paths
 from .bus import HostClient, HostThread
-from .host.core import opener
 from .locks import FileLock, LockHeld
 from .storage import recovery
 
@@ -52,7 +55,8 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
             location = startup_progress.prepare(location, theme, notes)
         else:
             location = recovery.before_host_start(location)
-            if screenshot is None:  # no screen: the same update, its progress or refusal on stderr
+            if screenshot is None and _database_needs_update(location):
+                # no screen: the same update, its progress or refusal on stderr
                 from .ui import startup_progress
 
                 if migrated := startup_progress.migrate_on_stderr(location):
@@ -98,7 +102,10 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     i18n.install(app, prefs.data["window"].get("language"))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    host = HostThread(opener(location, role="pidesktop GUI")).start()
+    # Started once the window is shown (see main()): its imports and the database's opening then run beside the
+    # first paint. Started before the window is built, they would take turns with it (one interpreter lock)
+    # and delay the first paint; commands sent meanwhile wait in its queue.
+    host = HostThread(_host_opener(location, "pidesktop GUI"))
     client = HostClient(host, loop)
     theme = themes.pick(theme_name)
     themes.apply(app, theme)
@@ -107,8 +114,6 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
 
     outbox = Outbox(client, dead_letter_file(location.ui_root))
     runner = TurnRunner(client, outbox=outbox)
-    from .ui.storage_wizard import completed_move_notice
-
     window = MainWindow(client, theme, runner, prefs)
     window.forced_theme = theme_name
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
@@ -122,15 +127,23 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     # Qt ends its event loop on the first quit request; the shutdown below needs it running.
     app.quit_requested = done.set
     exit_code = 0
+    warming = None
 
     async def main() -> None:
-        nonlocal exit_code
+        nonlocal exit_code, warming
         if screenshot is not None:
             window.resize(1280, 800)  # the documented size, whatever the saved geometry says
         window.show()
+        host.start()
         await window.start()
         if screenshot is None:
             scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
+            from .ui.tasks import spawn
+            from .ui.warm_up import warm_up
+
+            warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
+        from .ui.storage_wizard import completed_move_notice
+
         moved = completed_move_notice(location) if screenshot is None else None
         for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
             if note:
@@ -146,6 +159,8 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
             exit_code = 0 if window.grab().save(screenshot) else 1
             return  # the loop stops when main() returns
         await done.wait()
+        if warming is not None and not warming.done():
+            warming.cancel()  # a quit right after the start: the imports left do not matter any more
         await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed
         await outbox.flush(5)
         await outbox.aclose()
@@ -163,6 +178,34 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         client.close()
         host.stop()
     return exit_code
+
+
+def _host_opener(location: paths.StorageLocation, role: str):
+    """The host thread's opener; the host's modules are imported there, not before the window's first paint."""
+
+    def open_host(emit):
+        from .host.core import opener
+
+        return opener(location, role=role)(emit)
+
+    return open_host
+
+
+def _database_needs_update(location: paths.StorageLocation) -> bool:
+    """Whether the database is older or newer than this pidesktop (or cannot be read to say).
+
+    The usual answer, "current", comes from its version number alone, without
+    the start-up windows' module; any other goes on to ``ui.startup_progress``.
+    """
+    from .storage import schema
+
+    try:
+        state = schema.schema_state(location)
+    except Exception:  # noqa: BLE001 - startup_progress reads it again and says what is wrong
+        return True
+    version, supported = state.get("version"), state.get("supported")
+    return bool(state.get("needsMigration")) or (version is not None and supported is not None
+                                                 and version > supported)
 
 
 def _qt_application():
@@ -199,6 +242,8 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
     if location.source != "env" and (recovery.pending() is not None
                                      or recovery.check_default_root().state == "missing"):
         return True
+    if not _database_needs_update(location):
+        return False
     from .ui import startup_progress
 
     return startup_progress.needs_window(location)  # a database older or newer than this pidesktop

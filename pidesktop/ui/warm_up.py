@@ -1,0 +1,45 @@
+"""After the window is up: load what its first paint did not need.
+
+Start-up imports only what the first paint draws. The rest (the model
+providers with httpx, markdown and pygments, the Settings, search,
+automations, import, trash and export dialogs) is imported here once the
+session list is in, so the first click on a menu or the first message is not
+slowed by an import either. The libraries without Qt classes load on a worker
+thread; the dialog modules (Qt classes) load on the UI thread, one per turn of
+the event loop, so the window keeps painting between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+
+log = logging.getLogger("pidesktop.ui")
+
+# Plain Python (no Qt classes): loaded off the UI thread.
+LIBRARIES = ("pidesktop.agent.openai_compat", "pidesktop.agent.model_refresh")
+# Qt dialogs, after the libraries they import are in (so the UI thread never waits for the worker).
+DIALOGS = ("pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations",
+           "pidesktop.ui.import_dialog", "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog")
+
+
+def _load_libraries() -> None:
+    from . import markdown
+
+    for name in LIBRARIES:
+        importlib.import_module(name)
+    markdown.warm_up()
+
+
+async def warm_up() -> None:
+    """Import the deferred modules now; a failure is logged (the same import runs again when it is needed)."""
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, _load_libraries)
+        for name in DIALOGS:
+            await asyncio.sleep(0)  # a paint or a click between two imports
+            importlib.import_module(name)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # noqa: BLE001 - only a head start; the real use imports (and reports) it again
+        log.exception("loading the deferred modules failed")

@@ -1,0 +1,83 @@
+"""Start-up: the window's first paint waits only for what it draws; the rest is loaded right after.
+
+The real app runs in a fresh process (``pidesktop --data-dir``, offscreen) and
+reports the modules it had imported when the main window first painted, and
+again once the warm-up after the session list finished. Speed itself is
+measured in bench/startup.py; this guards what the first paint waits for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+# Imported after the first paint: the host (on its thread, once the window shows), the providers with httpx,
+# markdown and pygments, and the dialogs.
+NOT_BEFORE_THE_FIRST_PAINT = ["pidesktop.host.core", "pidesktop.host.handlers", "httpx", "markdown_it", "pygments",
+                              "pidesktop.agent.openai_compat", "pidesktop.ui.settings_dialog",
+                              "pidesktop.ui.search_dialog", "pidesktop.ui.automations", "pidesktop.ui.import_dialog",
+                              "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog", "pidesktop.ui.startup_progress",
+                              "pidesktop.ui.storage_wizard"]
+# Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.
+WARMED_UP = ["httpx", "markdown_it", "pygments.lexers", "pidesktop.agent.openai_compat",
+             "pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations",
+             "pidesktop.ui.import_dialog", "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog"]
+
+PROBE = textwrap.dedent("""
+    import json, os, sys, time
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from pidesktop import app as bootstrap, cli
+
+    WARMED_UP = json.loads(sys.argv[2])
+    make = bootstrap._qt_application
+    seen = {}
+
+    def report():
+        print(json.dumps(seen), flush=True)
+        os._exit(0)
+
+    def poll():
+        if all(name in sys.modules for name in WARMED_UP) or time.monotonic() > seen["deadline"]:
+            seen["later"] = sorted(sys.modules)
+            QTimer.singleShot(200, report)  # the last import's module is complete, not half-run
+            return
+        QTimer.singleShot(20, poll)
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, event):
+            if (event.type() == QEvent.Type.Paint and obj.isWidgetType() and "paint" not in seen
+                    and type(obj.window()).__name__ == "MainWindow"):
+                seen["paint"] = sorted(sys.modules)
+                seen["deadline"] = time.monotonic() + 30
+                QTimer.singleShot(0, poll)
+            return False
+
+    def watched():
+        app = make()
+        if not hasattr(app, "_probe"):
+            app._probe = FirstPaint()
+            app.installEventFilter(app._probe)
+        return app
+
+    bootstrap._qt_application = watched
+    sys.exit(cli.main(["--data-dir", sys.argv[1]]))
+""")
+
+
+def test_the_first_paint_waits_only_for_what_it_draws_and_the_rest_follows(tmp_path):
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    result = subprocess.run([sys.executable, str(script), str(tmp_path / "data"), json.dumps(WARMED_UP)],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    at_paint = set(seen["paint"])
+    assert "pidesktop.ui.main_window" in at_paint and "pidesktop.ui.sidebar" in at_paint
+    assert [name for name in NOT_BEFORE_THE_FIRST_PAINT if name in at_paint] == []
+    assert [name for name in WARMED_UP if name not in seen["later"]] == []
+    assert "pidesktop.host.core" in seen["later"]  # the host opened meanwhile, on its own thread
