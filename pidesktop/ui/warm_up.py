@@ -18,10 +18,15 @@ import logging
 log = logging.getLogger("pidesktop.ui")
 
 # Plain Python (no Qt classes): loaded off the UI thread.
-LIBRARIES = ("pidesktop.agent.openai_compat", "pidesktop.agent.model_refresh")
-# Qt dialogs, after the libraries they import are in (so the UI thread never waits for the worker).
-DIALOGS = ("pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations",
-           "pidesktop.ui.import_dialog", "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog")
+LIBRARIES = ("pidesktop.agent.openai_compat", "pidesktop.agent.model_refresh", "pidesktop.agent.presets",
+             "pidesktop.agent.export", "pidesktop.workflows.backup", "pidesktop.workflows.status")
+# Qt dialogs, after the libraries they import are in (so the UI thread never waits for the worker); each
+# module's own imports first, so every turn of the event loop loads one module and stays short.
+DIALOGS = ("pidesktop.ui.relaunch", "pidesktop.ui.host_jobs", "pidesktop.ui.settings_general",
+           "pidesktop.ui.settings_usage", "pidesktop.ui.settings_providers", "pidesktop.ui.settings_data",
+           "pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations_editor",
+           "pidesktop.ui.automations", "pidesktop.ui.data_tools", "pidesktop.ui.import_dialog",
+           "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog")
 
 
 def _load_libraries() -> None:
