@@ -347,9 +347,14 @@ class TranscriptView(QListView):
             self._later(self.scroll_to_end)
 
     def _after_prepend(self) -> None:
-        """Rows went in (or out) above the reader: keep what they were reading where it was."""
+        """Rows went in (or out) above the reader: keep what they were reading where it was.
+
+        The anchor is used up here: rows that go at the far end afterwards never move the
+        reader, and laying every loaded row out once more for the page (``_page_loaded``)
+        doubled the longest stall of scrolling back."""
         if self._anchor is not None:
-            self._restore(self._anchor)
+            anchor, self._anchor = self._anchor, None
+            self._restore(anchor)
         elif self._follow_tail:
             self.scroll_to_end()
 

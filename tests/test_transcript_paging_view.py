@@ -1,0 +1,58 @@
+"""Paging through a long chat in the window: the message on top stays where the reader saw it,
+whether rows went in above it, or rows went out at the far end (at most MAX_ROWS stay loaded)."""
+
+import asyncio
+
+from pidesktop.ui import theme as themes
+from pidesktop.ui import transcript_model
+from pidesktop.ui.main_window import MainWindow
+
+from .conftest import spin_until
+from .test_chat_ui import seed_long_session
+
+
+def anchored(view):
+    """The key of the row at the top of the viewport and where its top is."""
+    key, top = view._top_anchor()
+    return key, top
+
+
+def where(view, key):
+    model = view.model()
+    return view.visualRect(model.index(model.row_of(key))).top()
+
+
+def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, location, loop_hosts, monkeypatch):
+    monkeypatch.setattr(transcript_model, "MAX_ROWS", 80)
+    sid = seed_long_session(location, 220)
+    win = MainWindow(loop_hosts.start(), themes.LIGHT)
+    qtbot.addWidget(win)
+    win.resize(1000, 700)
+    win.show()
+    qloop.run_until_complete(win.start())
+    win.sidebar.select(sid)
+    model, view = win.transcript_model, win.transcript
+    spin_until(qloop, lambda: model.rowCount() == 50 and view.verticalScrollBar().maximum() > 0)
+    bar = view.verticalScrollBar()
+    dropped = False
+    for _page in range(3):  # back: 50 rows in above each time; past 80 rows the newest go
+        start = model.start
+        bar.setValue(0)  # the reader reaches the top: the older page is asked for
+        key, top = view._anchor
+        spin_until(qloop, lambda: model.start < start and "older" not in model.loading)
+        qloop.run_until_complete(asyncio.sleep(0.05))
+        assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
+        assert model.rowCount() <= 80
+        dropped = dropped or model.has_more_after
+    assert dropped and model.start <= 70
+    back = model.start
+    for _page in range(2):  # forward again (as a jump to a search hit pages): rows go out above the reader
+        bar.setValue(bar.maximum() - 60)  # near the end, not at it (that would page on by itself)
+        qloop.run_until_complete(asyncio.sleep(0.05))
+        key, top = anchored(view)
+        qloop.run_until_complete(model.load_newer())
+        qloop.run_until_complete(asyncio.sleep(0.05))
+        assert model.rowCount() <= 80 and model.row_of(key) >= 0
+        assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
+    assert model.start > back  # the oldest rows went as newer ones came in
+    win.close()
