@@ -18,14 +18,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths
 from ..host.db import DB_NAME
-from . import cache_request, journal, move
+from . import cache_request, journal
 from .errors import StorageJobError, RecoveryError
 from .fsutil import absolute, read_json, write_json_atomic
 from .journal import PendingMove
 from .progress import Progress, StderrProgress
+
+if TYPE_CHECKING:
+    from . import move
 
 INSTALLATION_FILE = "installation.json"  # records that the default data root has been in use
 
@@ -42,6 +46,8 @@ def resume_pending(progress: Progress | None = None, cancel: threading.Event | N
     job = journal.read()
     if job is None:
         return None
+    from . import move  # the copy machinery, imported only when a move is pending (not at every start)
+
     try:
         return move.resume(job, progress=progress, cancel=cancel, keep_journal=True)
     except StorageJobError as exc:
@@ -52,11 +58,14 @@ def resume_pending(progress: Progress | None = None, cancel: threading.Event | N
 def abandon_pending() -> PendingMove | None:
     """Forget a pending move; the old root stays active and the partial copy stays where it is."""
     job = journal.read()
-    if job is not None and not move.published(job):
+    if job is None:
+        return None
+    from . import move
+
+    if not move.published(job):
         journal.clear()
         return job
-    if job is not None:  # already published: finishing is all that is left
-        move.resume(job)
+    move.resume(job)  # already published: finishing is all that is left
     return None
 
 
