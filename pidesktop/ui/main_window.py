@@ -32,7 +32,7 @@ from .native_chat import NativeChat
 from .native_rows import is_native_id
 from .notice_line import NOTE_MS, NoticeLine
 from .ops import host_op, task_op
-from . import import_actions
+from . import gc_pauses, import_actions
 from .prefs import Preferences
 from .project_actions import ProjectActions
 from .project_picker import ProjectPicker
@@ -305,6 +305,7 @@ class MainWindow(QMainWindow):
 
     async def load_sessions(self) -> None:
         """The newest chats at once, the rest a page at a time (no single long stall)."""
+        gc_pauses.freeze("window")  # start-up's modules: no full collector pass walks them during the load
         page = await self.client.call("session.list", {"limit": FIRST_PAGE})
         self.model.reset(page["sessions"])
         self._refresh_empty_state()

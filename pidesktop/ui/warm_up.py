@@ -15,6 +15,8 @@ import asyncio
 import importlib
 import logging
 
+from . import gc_pauses
+
 log = logging.getLogger("pidesktop.ui")
 
 # Plain Python (no Qt classes): loaded off the UI thread.
@@ -44,6 +46,8 @@ async def warm_up() -> None:
         for name in DIALOGS:
             await asyncio.sleep(0)  # a paint or a click between two imports
             importlib.import_module(name)
+        await asyncio.sleep(0)
+        gc_pauses.freeze("warm-up")  # the modules just loaded stay: full collector passes stop walking them
     except asyncio.CancelledError:
         raise
     except Exception:  # noqa: BLE001 - only a head start; the real use imports (and reports) it again
