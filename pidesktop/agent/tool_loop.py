@@ -13,7 +13,7 @@ Limits: ``MAX_ROUNDS`` rounds of tool calls per turn, then the turn stops with
 the turn: the proposal waits for the person. Stop is checked before every
 call and ends a call that is still waiting (its block keeps no result).
 
-A server that refuses a request because of ``tools`` (a 4xx before any reply,
+A server that refuses a request and names ``tools`` (a 4xx before any reply,
 as models without tool support do on Ollama and OpenRouter) is asked once more without them;
 the runner then does without tools for that provider and model.
 """
@@ -43,15 +43,15 @@ _NO_TOOLS: set[tuple[str, str]] = set()
 
 
 def refuses_tools(error: ProviderError) -> bool:
-    """A refusal of the request itself that tools may have caused: a 400, or another 4xx that names tools.
+    """A refusal of the request itself that names tools: a 4xx whose message says "tool".
 
-    Ollama answers a model without tool support with 400; OpenRouter with 404
-    "No endpoints found that support tool use". Keys, permissions and rate
-    limits are never retried.
+    Ollama answers a model without tool support with 400 "... does not support
+    tools"; OpenRouter with 404 "No endpoints found that support tool use";
+    llama.cpp and vLLM name their tool flags. Any other refusal (a plain 400
+    about something else, keys, permissions, rate limits) is not retried: it
+    would fail the same way and send the prompt twice.
     """
-    if error.code == ProviderErrorCode.BAD_REQUEST:
-        return True
-    status = error.status or 0
+    status = error.status or (400 if error.code == ProviderErrorCode.BAD_REQUEST else 0)
     return 400 <= status < 500 and status not in (401, 403, 429) and "tool" in error.message.lower()
 
 
