@@ -243,12 +243,13 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
     before = path.read_bytes()
-    sse_server.stream([sse_body(chunk("Hello from "), chunk("the loopback", finish="stop"), usage_chunk(40, 4))])
-    live = []  # what the transcript showed while the answer streamed
-    win.transcript_model.rowsInserted.connect(lambda _p, first, last: live.extend(
-        r["message"]["role"] for r in win.transcript_model.rows[first:last + 1] if r["live"]))
+    # The answer pauses after its first words, so the streaming reply is on screen however busy the machine.
+    sse_server.stream([sse_body(chunk("Hello from "), done=False),
+                       sse_body(chunk("the loopback", finish="stop"), usage_chunk(40, 4))], delays={1: 1.5})
     win.composer.edit.setPlainText("Continue here, please")
     win.composer._submit()
+    spin_until(qloop, lambda: [r["message"]["role"] for r in win.transcript_model.rows if r["live"]]
+               == ["user", "assistant"] and any(t.startswith("Hello from") for t in shown_texts(win)))
     spin_until(qloop, lambda: "Hello from the loopback" in shown_texts(win)
                and not any(r["live"] for r in win.transcript_model.rows) and not win.native.continuing)
     sent = sse_server.requests[-1].json["messages"]
@@ -262,7 +263,7 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     assert reply["message"]["usage"]["input"] == 40 and reply["message"]["stopReason"] == "stop"
     keys = [r["key"] for r in win.transcript_model.rows if r["kind"] == "message"]
     assert keys[-2:] == [user["id"], reply["id"]] and len(keys) == len(set(keys))  # the file's entries, once
-    assert win.composer.edit.toPlainText() == "" and live == ["user", "assistant"]
+    assert win.composer.edit.toPlainText() == ""
 
 
 def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):
