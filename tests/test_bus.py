@@ -134,3 +134,24 @@ def test_a_second_host_on_one_data_root_is_refused_naming_the_holder(host):
     finally:
         second.stop()
     assert host.call("session.list")["sessions"] == []  # the first host is unaffected
+
+
+def test_a_started_host_thread_shortens_the_gil_switch_interval(location):
+    """The window waits for the GIL at most about a millisecond while the host works; a shorter
+    interval someone chose is kept."""
+    import sys
+
+    from pidesktop.bus import inprocess
+
+    saved = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        thread = HostThread(opener(location)).start()
+        assert sys.getswitchinterval() <= inprocess.SWITCH_INTERVAL_S
+        thread.stop()
+        sys.setswitchinterval(0.0002)
+        thread = HostThread(opener(location)).start()
+        assert sys.getswitchinterval() == pytest.approx(0.0002)
+        thread.stop()
+    finally:
+        sys.setswitchinterval(saved)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -23,6 +24,12 @@ from typing import Any, Protocol
 from .errors import ErrorCode, HostError
 
 log = logging.getLogger("pidesktop.bus")
+
+# The host thread shares the GIL with the window. Python hands the GIL over every
+# switch interval (5 ms by default), and a UI tick that calls into Python many
+# times (a paint, a relayout) can wait that long at each call while the host
+# decodes a long chat: ticks of 20-30 ms. A 1 ms interval bounds each wait.
+SWITCH_INTERVAL_S = 0.001
 
 Reply = Callable[[dict | None, HostError | None], None]
 EventSink = Callable[[str, dict], None]
@@ -53,6 +60,8 @@ class HostThread:
 
     # -- lifecycle -------------------------------------------------------
     def start(self) -> "HostThread":
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._thread.start()
         return self
 
