@@ -56,3 +56,29 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
         assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
     assert model.start > back  # the oldest rows went as newer ones came in
     win.close()
+
+
+def test_a_streamed_reply_grows_at_the_end_and_stays_in_view(qtbot, qloop, location, loop_hosts):
+    sid = seed_long_session(location, 30)
+    win = MainWindow(loop_hosts.start(), themes.LIGHT)
+    qtbot.addWidget(win)
+    win.resize(1000, 700)
+    win.show()
+    qloop.run_until_complete(win.start())
+    win.sidebar.select(sid)
+    model, view = win.transcript_model, win.transcript
+    spin_until(qloop, lambda: model.rowCount() == 30 and view.verticalScrollBar().maximum() > 0)
+    bar = view.verticalScrollBar()
+    spin_until(qloop, lambda: bar.value() == bar.maximum())
+    text = ""
+    for step in range(12):  # each update lands in its own 50 ms slot: every one is laid out
+        text += "a growing reply with more words in every update " * 3
+        model.set_live({"id": "live", "role": "assistant", "blocks": [{"type": "text", "text": text}],
+                        "meta": {"status": "streaming"}})
+        qloop.run_until_complete(asyncio.sleep(0.07))
+        last = model.index(model.rowCount() - 1)
+        height = view.visualRect(last).height()
+        assert height == view.delegate.rendered(last).height.__round__(), step  # laid out for its text
+        assert bar.value() == bar.maximum(), step  # and the newest line in view
+    assert model.rows[-1]["live"] and model.rowCount() == 31
+    win.close()

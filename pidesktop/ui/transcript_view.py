@@ -388,9 +388,12 @@ class TranscriptView(QListView):
             self._later(self.scroll_to_end)
 
     def _data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
-        self.scheduleDelayedItemsLayout()
         if self._follow_tail and bottom_right.row() == self.model().rowCount() - 1:
+            # The streamed row grew: scrolling to the end lays the rows out, once per update
+            # (a delayed layout as well would lay every loaded row out twice).
             self._later(self.scroll_to_end)
+        else:
+            self.scheduleDelayedItemsLayout()
 
     def scroll_to_end(self) -> None:
         self._programmatic = True
