@@ -43,6 +43,9 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
         qloop.run_until_complete(asyncio.sleep(0.05))
         assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
         assert model.rowCount() <= 80
+        indexes = [row["index"] for row in model.rows]
+        assert indexes == list(range(model.start, model.start + len(indexes)))  # one unbroken stretch
+        assert model.end == indexes[-1] + 1  # and paging forward starts right after it
         dropped = dropped or model.has_more_after
     assert dropped and model.start <= 70
     back = model.start

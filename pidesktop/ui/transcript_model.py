@@ -185,8 +185,8 @@ class TranscriptModel(QAbstractListModel):
             new_rows = self._rows_for(window["messages"], skip=self._loaded_keys())
             self.start = window["messageStart"]
             self.has_more_before = window["hasMoreBefore"]
-            await self._prepend(new_rows, generation)
-            self._drop_bottom()
+            await self._prepend(new_rows, generation, keep=MAX_ROWS)
+            self._drop_bottom()  # what is still over MAX_ROWS (a page larger than the rows kept)
         finally:
             self.loading.discard("older")
         self.pageLoaded.emit("older")
@@ -372,18 +372,23 @@ class TranscriptModel(QAbstractListModel):
                 return False
         return True
 
-    async def _prepend(self, rows: list[dict], generation: int) -> None:
+    async def _prepend(self, rows: list[dict], generation: int, keep: int | None = None) -> None:
         """Insert rows above the loaded ones: laid out first, a budget per event-loop tick,
-        then inserted together, so the view relays out and repaints once, not once a chunk."""
+        then inserted together, so the view relays out and repaints once, not once a chunk.
+
+        ``keep``: at most this many rows stay; the newest go in the same tick, just before
+        the insert, so one relayout covers both (dropped after it, they cost a second one)."""
         if rows and await self._prepare_all(rows, generation):
+            if keep is not None and keep > len(rows):
+                self._drop_bottom(limit=keep - len(rows))
             self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
             self.rows[0:0] = rows
             self.endInsertRows()
             self.rowsPrepended.emit()
 
-    def _drop_bottom(self) -> None:
-        """Keep at most MAX_ROWS: forget the newest rows; forward paging brings them back."""
-        excess = len(self.rows) - MAX_ROWS
+    def _drop_bottom(self, limit: int | None = None) -> None:
+        """Keep at most MAX_ROWS (or ``limit``): forget the newest rows; forward paging brings them back."""
+        excess = len(self.rows) - (MAX_ROWS if limit is None else limit)
         if excess <= 0 or any(row["live"] for row in self.rows):
             return
         cut = len(self.rows) - excess
