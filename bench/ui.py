@@ -21,7 +21,8 @@ millisecond, and the slowest ticks of each scenario are printed with what the
 samples inside them were running (the innermost pidesktop frames; "Qt" when no
 pidesktop code was on the stack, e.g. layout or paint called by Qt itself).
 Sampling takes the GIL a thousand times a second, so stalls read a little
-longer than without it.
+longer than without it. A garbage collector pass (generation 1 or 2) inside a
+slow tick is named too: it holds the GIL and shows no Python frame.
 
     QT_QPA_PLATFORM=offscreen python bench/ui.py [--messages 100000] [--sessions 10000]
         [--only sidebar open scroll stream baseline]
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import statistics
@@ -97,6 +99,25 @@ class Sampler(threading.Thread):
         return Counter(name for at, name in self.samples if start < at < end)
 
 
+class Collections:
+    """The garbage collector's passes (they hold the GIL and show no Python frame), for naming stalls."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[float, float, int]] = []  # start, end, generation
+        self._started = 0.0
+        gc.callbacks.append(self._note)
+
+    def _note(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif info["generation"] > 0:
+            self.passes.append((self._started, time.perf_counter(), info["generation"]))
+
+    def between(self, start: float, end: float) -> list[str]:
+        return [f"gc generation {generation} pass {(stop - began) * 1000:.1f} ms"
+                for began, stop, generation in self.passes if began < end and stop > start]
+
+
 class Heartbeat:
     SLOWEST = 3
 
@@ -109,6 +130,7 @@ class Heartbeat:
         self.timer.timeout.connect(self._tick)
         self.sampler = Sampler(threading.get_ident())
         self.sampler.start()
+        self.collections = Collections()
 
     def _tick(self) -> None:
         now = time.perf_counter()
@@ -120,6 +142,7 @@ class Heartbeat:
         self.gaps.clear()
         self.ticks.clear()
         self.sampler.samples.clear()
+        self.collections.passes.clear()
         self._last = time.perf_counter()
         self.sampler.running.set()
         self.timer.start()
@@ -131,7 +154,8 @@ class Heartbeat:
         slowest = sorted(zip(self.gaps, self.ticks), reverse=True)[:self.SLOWEST]
         return {"p50": statistics.median(gaps), "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
                 "max": gaps[-1], "ticks": len(gaps),
-                "slowest": [(gap, self.sampler.between(*span).most_common(3)) for gap, span in slowest]}
+                "slowest": [(gap, self.sampler.between(*span).most_common(3), self.collections.between(*span))
+                            for gap, span in slowest]}
 
 
 async def settle(seconds: float = 0.05) -> None:
@@ -265,8 +289,9 @@ def main() -> None:
         print("\nthe slowest ticks of each scenario and what the UI thread ran in them (samples, 1 per ms):")
         for name, r in results:
             print(f"  {name}")
-            for gap, owners in r["slowest"]:
-                ran = "; ".join(f"{who} ({count})" for who, count in owners) or "no sample (C++ holding the GIL)"
+            for gap, owners, collected in r["slowest"]:
+                ran = "; ".join(collected + [f"{who} ({count})" for who, count in owners]) or \
+                    "no sample (C++ holding the GIL)"
                 print(f"    {gap:7.1f} ms  {ran}")
 
 
