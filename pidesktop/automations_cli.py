@@ -17,7 +17,7 @@ import asyncio
 import signal
 import sys
 
-from . import logs, paths
+from .command_host import start_host
 from .bus import ErrorCode, HostClient, HostError, HostThread
 
 PROG = "pidesktop automations"
@@ -36,16 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_due(task_id: str | None, data_dir: str | None) -> int:
-    from .host.core import opener  # the host and the runtime load only when this command runs
-
-    try:
-        location = paths.resolve(data_dir=data_dir)
-        paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+    host = start_host(data_dir, PROG, "agent")  # the runtime too loads only when this command runs
+    if host is None:
         return 2
-    logs.configure(location.data_root, "agent")
-    host = HostThread(opener(location, role="pidesktop automations")).start()
     try:
         return asyncio.run(_run_due(host, task_id))
     finally:

@@ -15,10 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import logs, paths
 from .agent import export
 from .bus import HostClient, HostError, HostThread
-from .host.core import opener
+from .command_host import start_host
 
 
 def run_export(session_id: str, fmt: str, output: str | None, data_dir: str | None) -> int:
@@ -29,14 +28,9 @@ def run_export(session_id: str, fmt: str, output: str | None, data_dir: str | No
     if target is not None and not target.parent.is_dir():
         print(f"pidesktop export: the folder {target.parent} does not exist", file=sys.stderr)
         return 2
-    try:
-        location = paths.resolve(data_dir=data_dir)
-        paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
-        print(f"pidesktop export: {exc}", file=sys.stderr)
+    host = start_host(data_dir, "pidesktop export", "export")
+    if host is None:
         return 2
-    logs.configure(location.data_root, "export")
-    host = HostThread(opener(location, role="pidesktop export")).start()
     try:
         return asyncio.run(_export(host, session_id, fmt, target))
     finally:

@@ -19,10 +19,10 @@ import os
 import signal
 import sys
 
-from . import headless_approval, logs, paths
+from . import headless_approval
 from .agent.runner import ProviderChoice, TurnRunner
 from .bus import ErrorCode, HostClient, HostError, HostThread
-from .host.core import opener
+from .command_host import start_host
 from .host.providers import validate_base_url
 
 
@@ -94,15 +94,10 @@ def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str
         if not api_key:
             print(f"pidesktop chat: the environment variable {api_key_env} is not set", file=sys.stderr)
             return 2
-    try:
-        location = paths.resolve(data_dir=data_dir)
-        paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
-        print(f"pidesktop chat: {exc}", file=sys.stderr)
-        return 2
-    logs.configure(location.data_root, "agent")
     override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url else None
-    host = HostThread(opener(location, role="pidesktop chat")).start()
+    host = start_host(data_dir, "pidesktop chat", "agent")
+    if host is None:
+        return 2
     try:
         return asyncio.run(_chat(host, prompt, session_id, override, show_thinking, context_window, compact,
                                  mode=mode, interactive=interactive))

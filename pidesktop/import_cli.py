@@ -16,8 +16,8 @@ import os
 import sys
 import threading
 
-from . import logs, paths
-from .bus import HostClient, HostError, HostThread
+from .bus import HostClient, HostError
+from .command_host import start_host
 
 PROG = "pidesktop import"
 SOURCES = ("claude-code", "codex", "pi")
@@ -42,21 +42,14 @@ def summary_line(result: dict) -> str:
 
 
 def run_import(source: str, raw_paths: list[str], data_dir: str | None) -> int:
-    from .host.core import opener  # the host loads only when this command runs
-
     chosen = [os.path.abspath(os.path.expanduser(p)) for p in raw_paths]
     for path in chosen:
         if not os.path.exists(path):
             print(f"{PROG}: {path} does not exist", file=sys.stderr)
             return 2
-    try:
-        location = paths.resolve(data_dir=data_dir)
-        paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+    host = start_host(data_dir, PROG, "host")
+    if host is None:
         return 2
-    logs.configure(location.data_root, "host")
-    host = HostThread(opener(location, role="pidesktop import")).start()
     client = HostClient(host)
     try:
         return _run(client, source, chosen)
