@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/pidesktop
 
+# One worker per core, a test file per worker at a time (its fixtures and its Xvfb stay together).
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) bench/run.py $(ARGS)
