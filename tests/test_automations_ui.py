@@ -135,3 +135,12 @@ def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, ho
     assert chat.header_title.text() == "Inbox sweep"
     chat.grab().save(str(shots / "automations-run-chat.png"))
     qloop.run_until_complete(chat.scheduler.stop())
+
+
+def test_run_times_read_in_iso_order_whatever_the_locale():
+    import re
+
+    from pidesktop.ui.automations import when
+
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", when(1_764_579_600_000))
+    assert when(None) == "—"

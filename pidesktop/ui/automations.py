@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QDateTime, QLocale, Qt, Signal
+from PySide6.QtCore import QDateTime, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -33,9 +33,11 @@ HISTORY_ROWS = 50
 
 
 def when(ms: int | None) -> str:
+    """A local date and time in ISO order, as the rest of the app writes them (a short locale format
+    reads "2 12 2026" in some locales)."""
     if ms is None:
         return "—"
-    return QLocale().toString(QDateTime.fromMSecsSinceEpoch(ms), QLocale.FormatType.ShortFormat)
+    return QDateTime.fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd HH:mm")
 
 
 class AutomationsDialog(QDialog):
