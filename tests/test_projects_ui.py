@@ -39,7 +39,7 @@ def test_new_project_names_it_after_the_folder_and_ctrl_n_starts_chats_in_it(cha
     folder.mkdir()
     project = add_project(chat, qloop, folder)
     assert project["name"] == "garden-planner"
-    assert chat.project_picker.text() == "garden-planner"  # the next chat goes there
+    assert chat.project_picker.text().removesuffix(" ▾") == "garden-planner"  # the next chat goes there
     spin_until(qloop, lambda: "garden-planner" in header_labels(chat))  # shown before it has a chat
     sid = send(chat, qloop, "Where do the beans go?")
     assert call(chat, "session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
@@ -47,7 +47,7 @@ def test_new_project_names_it_after_the_folder_and_ctrl_n_starts_chats_in_it(cha
     assert call(chat, "workspace.get")["currentProjectId"] == project["id"]  # remembered by the host
 
     chat.new_chat_action.trigger()  # Ctrl+N: a new chat in the current project
-    assert chat.current_session_id is None and chat.project_picker.text() == "garden-planner"
+    assert chat.current_session_id is None and chat.project_picker.text().removesuffix(" ▾") == "garden-planner"
     second = send(chat, qloop, "And the tomatoes?")
     assert second != sid
     assert call(chat, "session.get", {"sessionId": second})["session"]["projectId"] == project["id"]
@@ -67,11 +67,11 @@ def test_the_picker_moves_the_open_chat_in_and_out_of_a_project(chat, qloop, tmp
     assert labels == ["No project", "site", "New project…"]
     next(a for a in chat.project_picker.menu_.actions() if a.text() == "site").trigger()
     spin_until(qloop, lambda: chat.model.session(outside)["projectId"] == project["id"])
-    assert chat.project_picker.text() == "site"
+    assert chat.project_picker.text().removesuffix(" ▾") == "site"
     assert chat.model.group_at(chat.model.index_of(outside).parent()).key == f"project:{folder}"
     chat.project_picker.picked.emit(None)
     spin_until(qloop, lambda: chat.model.session(outside)["projectId"] is None)
-    assert chat.project_picker.text() == "No project"
+    assert chat.project_picker.text().removesuffix(" ▾") == "No project"
     assert chat.model.group_at(chat.model.index_of(outside).parent()).key == "chats"
 
 
@@ -90,7 +90,7 @@ def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tm
 
     chat.projects._rename(project, "  My blog ")
     spin_until(qloop, lambda: "My blog" in header_labels(chat))
-    assert chat.project_picker.text() == "My blog"
+    assert chat.project_picker.text().removesuffix(" ▾") == "My blog"
 
     chat.sidebar._toggle_project_flag(str(folder), "pinned")
     spin_until(qloop, lambda: call(chat, "projects.list")["projects"][0]["pinned"] is True)
@@ -122,7 +122,7 @@ def test_a_missing_folder_shows_a_warning_and_keeps_its_chats(chat, qloop, tmp_p
     assert chat.projects.projects[project["id"]]["missing"] is True
     header = chat.model.index_of(sid).parent()
     assert "can’t be found" in chat.model.data(header, Qt.ItemDataRole.ToolTipRole)
-    assert chat.project_picker.text().startswith("⚠ ")
+    assert chat.project_picker.text().removesuffix(" ▾").startswith("⚠ ")
     assert chat.projects.open_folder(chat.projects.projects[project["id"]]) is False
     assert "can’t be found" in chat.notice.message()
 
@@ -203,7 +203,7 @@ def test_hover_plus_on_a_project_header_starts_a_chat_there(chat, qloop, tmp_pat
     qtbot.mouseClick(chat.sidebar.tree.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(rect.right() - 10, rect.center().y()))
     assert asked == [str(folder)]
-    assert chat.current_session_id is None and chat.project_picker.text() == project["name"]
+    assert chat.current_session_id is None and chat.project_picker.text().removesuffix(" ▾") == project["name"]
     assert chat.sidebar.tree.isExpanded(header)  # the click did not fold the project
 
 

@@ -15,6 +15,9 @@ from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 from . import i18n
 
 
+MENU_MARK = " ▾"  # a menu opens on click, as on the branch switcher beside it
+
+
 class ProjectPicker(QToolButton):
     picked = Signal(object)  # a Project dict, or None for "No project"
     newProjectRequested = Signal()
@@ -39,11 +42,11 @@ class ProjectPicker(QToolButton):
     def show_project(self, project: dict | None) -> None:
         self.current = project
         if project is None:
-            self.setText(self.tr("No project"))
+            self.setText(self.tr("No project") + MENU_MARK)
             self.setToolTip(self.tr("This chat belongs to no project. Click to put it in one."))
             return
         warning = "⚠ " if project.get("missing") else ""
-        self.setText(f"{warning}{project['name']}")
+        self.setText(f"{warning}{project['name']}{MENU_MARK}")
         tip = i18n.arg(self.tr("Project folder: %1. Click to move this chat to another project."), project["path"])
         if project.get("missing"):
             tip = self.tr("The project’s folder can’t be found; its chats are kept.") + "\n" + tip

@@ -116,6 +116,12 @@ QToolButton#contextMeter {{
 QToolButton#contextMeter:hover {{ color: {t.text}; background: {t.hover}; }}
 QToolButton#contextMeter[level="high"] {{ color: {t.warning}; border-color: {t.warning}; }}
 QToolButton#contextMeter::menu-indicator {{ image: none; width: 0; }}
+QToolButton#projectPicker {{
+    color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
+}}
+QToolButton#projectPicker:hover {{ color: {t.text}; background: {t.hover}; }}
+QToolButton#projectPicker:disabled {{ color: {t.muted}; border-style: dashed; }}
+QToolButton#projectPicker::menu-indicator {{ image: none; width: 0; }}
 QToolButton#branchSwitcher {{
     color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
 }}
