@@ -363,14 +363,18 @@ class TranscriptModel(QAbstractListModel):
         return count
 
     async def _prepare_all(self, rows: list[dict], generation: int) -> bool:
-        """Lay out every row, a budget per event-loop tick; False if another chat was opened meanwhile."""
+        """Lay out every row, a budget per event-loop tick; False if another chat was opened meanwhile.
+
+        Each chunk gets a tick of its own: the first does not join the tick that asked
+        (an open's first rows and reset, a page's reply), nor the last the insert."""
         end = len(rows)
         while end > 0:
-            end -= self._fits_budget(rows, end)
             await asyncio.sleep(0)
             if generation != self._generation:
                 return False
-        return True
+            end -= self._fits_budget(rows, end)
+        await asyncio.sleep(0)
+        return generation == self._generation
 
     async def _prepend(self, rows: list[dict], generation: int, keep: int | None = None) -> None:
         """Insert rows above the loaded ones: laid out first, a budget per event-loop tick,
