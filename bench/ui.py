@@ -282,6 +282,7 @@ def main() -> None:
             window.deleteLater()
             app.processEvents()
             host.stop()
+            loop.close()  # joins the warm-up's worker thread (a QThread left running aborts the exit)
         print("UI-thread stalls (ms) beyond a 1 ms heartbeat; target p99 <= 8, max <= 33 (two frames)")
         print(f"{'scenario':<62} {'p50':>7} {'p99':>7} {'max':>8} {'ticks':>7}")
         for name, r in results:
