@@ -10,6 +10,8 @@ the last "New chat in this project"; Ctrl+N starts a chat in it.
 
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, QUrl
@@ -169,7 +171,8 @@ class ProjectActions(QObject):
     # -- adding a project ---------------------------------------------------------------------
     def choose_folder(self) -> None:
         """New project…: a folder picker; the project is named after the folder."""
-        dialog = QFileDialog(self.window, self.tr("Choose the project’s folder"))
+        # From the home folder: the app's own working folder means nothing to a person.
+        dialog = QFileDialog(self.window, self.tr("Choose the project’s folder"), os.path.expanduser("~"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(lambda path: spawn(self.add_project(path), name="add-project"))
