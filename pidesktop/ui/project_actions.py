@@ -11,7 +11,6 @@ the last "New chat in this project"; Ctrl+N starts a chat in it.
 from __future__ import annotations
 
 import os
-
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, QUrl
