@@ -119,8 +119,10 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
     runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
     from .agent.scheduler import Scheduler
 
-    # Automations run while the window is open, each turn unattended (Plan/Goal are refused, never approved).
-    scheduler = Scheduler(client, TurnRunner(client, interactive=False))
+    # Automations run while the window is open, through the window's runner (so a run's chat shows it
+    # streaming, queues what a person types there, and Stop stops it), each turn unattended: Plan/Goal
+    # are refused, never approved.
+    scheduler = Scheduler(client, runner)
     scheduler.listeners.append(window.tray.announce_run)
     window.scheduler = scheduler
     done = asyncio.Event()

@@ -179,8 +179,19 @@ def test_runs_are_pruned_to_the_newest_100_after_a_run(location):
     run(location, body)
 
 
-def test_an_interactive_runner_is_refused(location):
-    async def body(client, scheduler, clock):
-        with pytest.raises(ValueError):
-            Scheduler(client, TurnRunner(client))
+def test_the_windows_interactive_runner_still_runs_a_task_unattended(location):
+    """In the app the scheduler shares the window's runner: each run is unattended all the same."""
+    async def body(client, _scheduler, clock):
+        runner = TurnRunner(client)
+        shared = Scheduler(client, runner, clock=clock)
+        seen = []
+        runner.listeners.append(lambda session_id, phase, _message: seen.append((session_id, phase)))
+        try:
+            task = await create(client, clock, at(2026, 6, 1, 8), mode="plan")
+            record = await shared.run_task(task["id"], manual=True)
+            assert (record["status"], record["errorCode"]) == ("error", "PLAN_REQUIRES_INTERACTIVE_SESSION")
+            assert (record["sessionId"], "started") in seen  # the window hears the run like its own turns
+            assert runner.interactive is True  # only that turn was unattended
+        finally:
+            await shared.stop()
     run(location, body)

@@ -113,6 +113,7 @@ class _Active:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
     user_stored: bool = False  # the prompt's line is stored (a queued entry has left the queue)
+    interactive: bool | None = None  # this turn only; None: the runner's own setting
 
 
 QUEUED_PROMPT_IDS = uuid.UUID("9a1f7c64-3a55-4c1e-8f53-2f0d6b1b8e21")
@@ -171,13 +172,15 @@ class TurnRunner:
             self.forget_session(str(payload["sessionId"]))
 
     async def send(self, session_id: str, text: str, *, attachments: list[dict] | None = None,
-                   revision_root_id: str | None = None) -> dict:
+                   revision_root_id: str | None = None, interactive: bool | None = None) -> dict:
         """Run a turn for ``text`` and ``attachments``, or queue them if a turn is running in that chat.
 
         ``attachments`` are stored attachment blocks (``attachments.import``
         results); they follow the text in the prompt. ``revision_root_id``
         keeps an edited prompt in its original regenerate family
         (``meta.revisionRootId``), so the pager shows every variant.
+        ``interactive=False`` makes this one turn unattended (an automation run
+        through the window's runner, so the window sees it running and can stop it).
         """
         if text.strip() == compaction.COMMAND and not attachments:
             record = await self.compact(session_id)
@@ -194,7 +197,7 @@ class TurnRunner:
         user = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
         if revision_root_id:
             user["meta"] = {"revisionRootId": revision_root_id}
-        return await self._turn(session_id, user)
+        return await self._turn(session_id, user, _Active(turn_id=str(uuid.uuid4()), interactive=interactive))
 
     async def regenerate(self, session_id: str, reply_id: str) -> dict:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
@@ -254,7 +257,7 @@ class TurnRunner:
         tools = tool_loop.ToolLoop(self.client, session_id, active.turn_id, session.get("mode"), active.cancel,
                                    provider_id=provider_id, model_id=model_id, notify=self._notify)
         try:
-            if not self.interactive:
+            if not (self.interactive if active.interactive is None else active.interactive):
                 plan_gate.refuse_unattended(session)  # before any model request (spec 004)
             prepared = await self._fit(session_id, prepared, active.cancel)
             context = prepared.context()

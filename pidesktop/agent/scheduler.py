@@ -4,8 +4,10 @@ The host decides what is due (``tasks.due``), reserves a run and creates its
 chat (``tasks.startRun``: one transaction, and ``CONFLICT`` while the task is
 still running, so a task never overlaps itself) and closes it
 (``tasks.finishRun``). Here a run is one turn in that chat with the task's
-prompt, sent by a ``TurnRunner`` built with ``interactive=False``: a task in
-Plan or Goal mode ends at once with ``PLAN_REQUIRES_INTERACTIVE_SESSION``,
+prompt, sent unattended (``TurnRunner.send(..., interactive=False)``; in the
+app it is the window's own runner, so the run's chat shows it streaming and its
+Stop works): a task in Plan or Goal mode ends at once with
+``PLAN_REQUIRES_INTERACTIVE_SESSION``,
 before any model request. The turn's ``session.endTurn`` posts the inbox
 notification.
 
@@ -38,8 +40,6 @@ def wall_clock_ms() -> int:
 class Scheduler:
     def __init__(self, client: Any, runner: Any, *, clock: Callable[[], int] = wall_clock_ms,
                  poll_seconds: float = POLL_SECONDS):
-        if getattr(runner, "interactive", False):
-            raise ValueError("automations need a TurnRunner built with interactive=False")
         self.client = client
         self.runner = runner
         self.clock = clock
@@ -120,7 +120,7 @@ class Scheduler:
         self._tell("started", task, run)
         status, error_code = "error", None
         try:
-            result = await self.runner.send(session["id"], task["prompt"])
+            result = await self.runner.send(session["id"], task["prompt"], interactive=False)
             status = result.get("status", "error")
             error_code = (result.get("error") or {}).get("code")
         except HostError as exc:
