@@ -285,9 +285,10 @@ def test_cache_fields_survive_the_round_trip_across_id_chunks(entries):
               "message_ids": [e[1] for e in entries], "message_count": len(entries),
               "compaction_offsets": [], "compaction_lengths": [], "compaction_ids": [], "compaction_count": 0}
     original = cache.ID_CHUNK
-    cache.ID_CHUNK = 7  # many chunks from a short list
+    cache.ID_CHUNK = 7  # many chunks from a short list (ids written, offsets and lengths read back)
     try:
         data = cache.encode_fields(fields)
+        assert cache.decode_fields(data) == fields
     finally:
         cache.ID_CHUNK = original
     assert cache.decode_fields(data) == fields

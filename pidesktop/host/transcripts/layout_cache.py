@@ -112,7 +112,10 @@ def decode_fields(data: bytes) -> dict | None:
         values.frombytes(view[position:position + size])
         if sys.byteorder != "little":
             values.byteswap()
-        fields[name] = values.tolist()
+        numbers: list[int] = []
+        for start in range(0, len(values), ID_CHUNK):  # 100,000 ints in one call held the GIL ~3 ms
+            numbers.extend(values[start:start + ID_CHUNK].tolist())
+        fields[name] = numbers
         position += size
     for kind in _KINDS:
         ids: list = []
