@@ -157,6 +157,9 @@ class TranscriptModel(QAbstractListModel):
         if around and not await self._prepare_all(rows, generation):
             return
         first = len(rows) if around else len(rows) - self._fits_budget(rows, len(rows))
+        await asyncio.sleep(0)  # the reset, its relayout and first paint in a tick after the layout, not the same
+        if generation != self._generation:
+            return
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
