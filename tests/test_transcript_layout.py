@@ -292,3 +292,20 @@ def test_cache_fields_survive_the_round_trip_across_id_chunks(entries):
     finally:
         cache.ID_CHUNK = original
     assert cache.decode_fields(data) == fields
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 400), st.integers(0, 400), st.sampled_from([b"", b"\n", b"x", b"\n\n"]))
+def test_a_cut_or_spliced_cache_reads_as_none_never_as_other_fields(cut, at, splice):
+    """However the cache's bytes are cut or spliced (its three header lines included), it
+    decodes to the fields it was written from or to nothing."""
+    from pidesktop.host.transcripts import layout_cache as cache
+
+    fields = {"dev": 1, "ino": 2, "prefix_len": 90, "message_offsets": [0, 30, 60], "message_lengths": [30, 30, 30],
+              "message_ids": ["a", None, "c"], "message_count": 3, "compaction_offsets": [],
+              "compaction_lengths": [], "compaction_ids": [], "compaction_count": 0}
+    data = cache.encode_fields(fields)
+    assert cache.decode_fields(data) == fields
+    at = min(at, len(data))
+    damaged = (data[:at] + splice + data[at:])[:max(1, len(data) + len(splice) - cut)]
+    assert cache.decode_fields(damaged) in (None, fields)
