@@ -173,3 +173,23 @@ def test_the_watcher_thread_stops_with_the_host(location, sessions_root):
     assert watchers() == before + 2  # the default root, and the configured folders
     running.stop()
     assert watchers() == before
+
+
+def test_a_new_folder_with_a_session_already_in_it_is_listed(host, sessions_root):
+    """pi makes a project's folder and its first file at once: inotify may see only the folder."""
+    def listed() -> int:
+        return sum(1 for topic, _ in list(host.events) if topic == "session.listChanged")
+
+    numbers = iter(range(100))
+    repeat_until(lambda: (sessions_root / f"warm{next(numbers)}.jsonl").write_bytes(
+        header("warm") + line(message(0, None))), lambda: listed() > 0)  # the watch is up
+    seen = listed()
+    folder = sessions_root / "--home-ada-new--"
+    folder.mkdir()
+    (folder / "first.jsonl").write_bytes(header("first") + line(message(0, None)))
+    wait_for(lambda: listed() > seen)
+    assert "first" in {r.get("nativeId") for r in host.call("session.list", {})["sessions"]}
+    seen = listed()
+    (folder / "first.jsonl").unlink()
+    folder.rmdir()
+    wait_for(lambda: listed() > seen)

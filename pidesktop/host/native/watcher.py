@@ -112,7 +112,15 @@ class NativeWatcher:
         grown: set[str] = set()
         listed = False
         for change, path in changes:
-            if not path.endswith(SUFFIX) or not _admitted(path, roots, self._recursive):
+            if not path.endswith(SUFFIX):
+                # A folder that appears may already hold sessions written before its own watch began
+                # (inotify reports nothing made in that gap), and one that goes takes its files along.
+                if self._recursive and change != watchfiles.Change.modified and _admitted(path, roots, True) \
+                        and (os.path.isdir(path) or (change == watchfiles.Change.deleted
+                                                     and not os.path.splitext(path)[1])):
+                    listed = True
+                continue
+            if not _admitted(path, roots, self._recursive):
                 continue
             if change == watchfiles.Change.modified:
                 grown.add(native_id(os.path.realpath(path)))
