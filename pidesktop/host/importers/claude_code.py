@@ -72,7 +72,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             if entry.get("isMeta") is True:
                 continue
             if entry.get("isCompactSummary") is True:  # the summary /compact (or auto-compact) left
-                _compaction(result, clean_text(text_of(message.get("content"))), when)
+                result.add_compaction(clean_text(text_of(message.get("content"))), when, SOURCE)
                 last_assistant = None
                 continue
             blocks, results = _user_blocks(message.get("content"))
@@ -143,15 +143,6 @@ def stamp_end(message: dict, ms: int | None, result: ImportedSession) -> None:
         result.updated_at = ms
 
 
-def _compaction(result: ImportedSession, summary: str, when: int | None) -> None:
-    """A compaction checkpoint after the last message so far (nothing before it: nothing to summarise)."""
-    if not result.messages or not summary.strip():
-        return
-    checkpoint = {"id": f"compaction-{len(result.compactions) + 1}", "summary": summary,
-                  "throughMessageId": result.messages[-1]["id"], "details": {"source": SOURCE}}
-    if when is not None:
-        checkpoint["createdAt"] = rfc3339(when)
-    result.compactions.append(checkpoint)
 
 
 def _stem(name: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, rfc3339, stamp, text_of,
+from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, stamp, text_of,
                      tool_args)
 
 SOURCE = "codex"
@@ -142,15 +142,8 @@ def read(data: bytes, name: str = "") -> ImportedSession:
 
 def _compaction(reader: _Reader, summary: str, when: int | None) -> None:
     """Codex replaced the history with a summary: a compaction checkpoint after the last message so far."""
-    result = reader.result
     reader.open = None
-    if not result.messages or not summary.strip():
-        return
-    checkpoint = {"id": f"compaction-{len(result.compactions) + 1}", "summary": summary,
-                  "throughMessageId": result.messages[-1]["id"], "details": {"source": SOURCE}}
-    if when is not None:
-        checkpoint["createdAt"] = rfc3339(when)
-    result.compactions.append(checkpoint)
+    reader.result.add_compaction(summary, when, SOURCE)
 
 
 def _meta(reader: _Reader, meta: dict, when: int | None) -> None:

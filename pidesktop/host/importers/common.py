@@ -42,6 +42,17 @@ class ImportedSession:
     bad_lines: int = 0  # lines that were not JSON objects (a torn last line not counted)
     torn_tail: bool = False
 
+    def add_compaction(self, summary: str, when: int | None, source: str) -> None:
+        """The source replaced its history with ``summary``: a checkpoint after the last message so far
+        (none before the first message: there is nothing to summarise)."""
+        if not self.messages or not summary.strip():
+            return
+        checkpoint = {"id": f"compaction-{len(self.compactions) + 1}", "summary": summary,
+                      "throughMessageId": self.messages[-1]["id"], "details": {"source": source}}
+        if when is not None:
+            checkpoint["createdAt"] = rfc3339(when)
+        self.compactions.append(checkpoint)
+
     def counts(self) -> dict[str, int]:
         """Messages, tool calls and thinking blocks: what a preview and the tests talk about."""
         tool_calls = thinking = 0
