@@ -19,11 +19,11 @@ from .context import HostContext
 from .native import reading as native_reading
 from .params import Params, invalid
 from .transcripts import MessageNotFound
+from .window_params import window_request
 
 log = logging.getLogger("pidesktop.host.messages")
 
 MESSAGE_ID_MAX = 256
-WINDOW_LIMIT_MAX = 10_000
 # Keys of the UI projection that never belong in a stored record.
 _PROJECTION_KEYS = ("type", "seq", "index")
 
@@ -174,20 +174,12 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     session_id = sessions.session_id_param(p)
     if native_reading.is_native(session_id):
         return native_reading.session_get(ctx, p)
-    before = p.integer("messageBefore", required=False, minimum=0)
-    limit = p.integer("messageLimit", required=False, minimum=1, maximum=WINDOW_LIMIT_MAX)
-    content_limit = p.integer("contentLimit", required=False, minimum=1)
-    around = p.text("messageAround", required=False, nonempty=True)
-    after = p.integer("messageEnd", required=False, minimum=0)
-    start = p.integer("messageStart", required=False, minimum=0)
-    anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
-                                        ("messageEnd", after), ("messageStart", start)) if value is not None]
-    if len(anchors) > 1:
-        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.", anchors[1])
+    request, content_limit = window_request(p)
+    around = request.around
     summary = sessions.summary(ctx.conn, session_id)
-    forward = after if after is not None else start
     try:
-        window = ctx.transcripts.window(session_id, before=before, limit=limit, around=around, start=forward)
+        window = ctx.transcripts.window(session_id, before=request.before, limit=request.limit, around=around,
+                                        start=request.start)
     except MessageNotFound:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.") from None
     seqs = _seqs(ctx, session_id, [record["id"] for _, record in window.messages])

@@ -13,8 +13,9 @@ from typing import Any
 
 from ...bus.errors import ErrorCode, HostError
 from ..context import HostContext
-from ..params import Params, invalid
+from ..params import Params
 from ..transcripts.windows import WindowRequest, select
+from ..window_params import window_request
 from . import pi_format
 from .catalog import Catalog, is_native
 from .index import FileIndex
@@ -22,7 +23,6 @@ from .pi_format import Meta
 
 log = logging.getLogger("pidesktop.host.native")
 
-WINDOW_LIMIT_MAX = 10_000
 # A first list indexes files for this long, then lists what it has; the rest are indexed in slices
 # between the host's other commands (seconds).
 FIRST_BUDGET = 0.4
@@ -104,16 +104,8 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     session_id = p.text("sessionId")
     assert is_native(session_id)
     leaf = p.text("leafId", required=False, nonempty=True)
-    before = p.integer("messageBefore", required=False, minimum=0)
-    limit = p.integer("messageLimit", required=False, minimum=1, maximum=WINDOW_LIMIT_MAX)
-    content_limit = p.integer("contentLimit", required=False, minimum=1)
-    around = p.text("messageAround", required=False, nonempty=True)
-    after = p.integer("messageEnd", required=False, minimum=0)
-    start = p.integer("messageStart", required=False, minimum=0)
-    anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
-                                        ("messageEnd", after), ("messageStart", start)) if value is not None]
-    if len(anchors) > 1:
-        raise invalid(f"session.get: give at most one of {', '.join(anchors)}.", anchors[1])
+    request, content_limit = window_request(p)
+    around = request.around
     index, fd = open_session(ctx, session_id)
     try:
         if leaf is not None and leaf not in index.tree.by_id:
@@ -125,8 +117,6 @@ def session_get(ctx: HostContext, p: Params) -> dict:
             around_position = index.branch_view(leaf)[1].positions.get(around)
             if around_position is None:
                 raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.")
-        request = WindowRequest(before=before, limit=limit, around=around,
-                                start=after if after is not None else start)
         page = read_window(index, fd, leaf, request, content_limit, around_position)
     finally:
         os.close(fd)
