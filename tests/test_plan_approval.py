@@ -144,6 +144,19 @@ def test_a_plan_in_a_project_is_written_under_the_project(host, tmp_path):
     assert host.call("plans.pending")["approvals"][0]["id"] == approval["id"]
 
 
+def test_a_plan_stays_found_after_its_chat_leaves_the_project(host, tmp_path):
+    project = tmp_path / "blog"
+    project.mkdir()
+    session_id = host.call("session.create", {"mode": "plan", "projectPath": str(project)})["session"]["id"]
+    approval = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# Move\n",
+                                         "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
+    host.call("session.update", {"sessionId": session_id, "projectId": None})
+    [listed] = host.call("plan.list", {"sessionId": session_id})["approvals"]
+    assert listed["artifactPath"] == approval["artifactPath"]
+    approved = host.call("plan.respond", {"approvalId": approval["id"], "decision": "approve"})["approval"]
+    assert approved["status"] == "approved" and Path(approved["artifactPath"]).read_bytes() == b"# Move\n"
+
+
 def test_a_plan_file_changed_after_it_was_proposed_is_not_approved(host):
     session_id = host.call("session.create", {"mode": "plan"})["session"]["id"]
     approval = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# P\n",

@@ -34,7 +34,7 @@ import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir, write_all
-from . import sessions
+from . import kv, sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -57,7 +57,7 @@ _COLUMNS = ("request_id, session_id, turn_id, tool_call_id, kind, plan_json, tit
 def to_wire(ctx: HostContext, row: tuple) -> dict:
     (request_id, session_id, turn_id, tool_call_id, kind, markdown, title, feedback, status, created, updated,
      resolved, error_code, relative, sha256, size, execution_id, execution_state) = row
-    workspace = workspace_of(ctx, session_id)
+    workspace = artifact_root(ctx, request_id, session_id)
     execution = execution_state
     if execution_state == "completed" and error_code:
         execution = "failed"
@@ -76,6 +76,16 @@ def load(ctx: HostContext, approval_id: str) -> dict:
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no plan or goal with id {approval_id!r}.")
     return to_wire(ctx, row)
+
+
+# The folder a proposal's file was written under, kept with it: the chat may later move to another
+# project (or its project be removed), and the file stays where it was written.
+ROOTS_NS = "planArtifactRoot"
+
+
+def artifact_root(ctx: HostContext, approval_id: str, session_id: str) -> Path:
+    stored = kv.get(ctx.conn, ROOTS_NS, approval_id)
+    return Path(stored) if isinstance(stored, str) and stored else workspace_of(ctx, session_id)
 
 
 def workspace_of(ctx: HostContext, session_id: str) -> Path:
@@ -139,6 +149,7 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
                 (approval_id, session_id, turn_id, tool_call_id, kind, markdown, title, now, now, relative,
                  hashlib.sha256(data).hexdigest(), len(data)))
+            kv.put(conn, ROOTS_NS, approval_id, str(workspace), now)
     except apsw.ConstraintError:  # lost a race with another submit: the file stays, unreferenced
         raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval.") from None
     if pending is not None:
