@@ -152,3 +152,15 @@ def test_the_transcript_names_a_proposal_by_its_title_and_a_checklist_by_its_pro
     assert _summary({"goal": "Faster builds " + "x" * 80}).endswith("…")
     assert _summary({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}) == \
         "1 of 2 done"
+
+
+def test_a_chat_opened_late_does_not_put_its_plan_under_the_chat_on_screen(chat, qtbot, qloop):
+    planned = open_plan_chat(chat, qloop)
+    ask(chat, qtbot, qloop, "Move the blog to a new host")
+    spin_until(qloop, lambda: chat.plans.card.approval and chat.plans.card.approval["status"] == "pending")
+    other = open_plan_chat(chat, qloop, mode="agent")
+    assert not chat.plans.card.isVisible()
+    # the first chat's open finishing after the switch (a slow read) must not show its card here
+    qloop.run_until_complete(chat.open_transcript(planned))
+    assert chat.current_session_id == other
+    assert chat.plans.card.session_id == other and not chat.plans.card.isVisible()

@@ -495,12 +495,16 @@ class MainWindow(QMainWindow):
 
         if not await task_op(open_it, parent=self, name="open-transcript"):
             return
+        if session_id != self.current_session_id:  # another chat was picked meanwhile: it shows its own
+            return
         running = (self.runner is not None and self.runner.is_running(session_id)) \
             or session_id in self.native.continuing  # a pi session's answer being written
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
         self.refresh_context_meter(session_id)
         await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
+        if session_id != self.current_session_id:
+            return
         await self.plans.show_session(None if is_native_id(session_id) else session_id)
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:
