@@ -79,7 +79,7 @@ class Scheduler:
         """Stop checking; a run in progress is stopped (its reply is kept) and its run row closed."""
         if self._loop_task is not None:
             self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # quitting goes on whatever it was
                 await self._loop_task
             self._loop_task = None
         for task in list(self._runs.values()):
@@ -167,6 +167,9 @@ class Scheduler:
                 delay = self._delay()
             except HostError as exc:
                 log.warning("could not check for due automations: %s", exc.message)
+                delay = self.poll_seconds
+            except Exception:  # a bug must not end automations for the rest of the run, silently
+                log.exception("checking for due automations failed")
                 delay = self.poll_seconds
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
