@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QPushButton, Q
 from ..agent.native_continue import continue_session
 from ..bus import ErrorCode, HostError
 from . import native_rows, plain_errors
+from .chat_controller import joined
 from .ops import host_op, task_op
 from .tasks import spawn
 from .timefmt import relative
@@ -308,10 +309,11 @@ class NativeChat(QObject):
             composer.give_back(text, [], self.tr("Not sent: wait for the answer being written to finish."))
             return
         model = w.transcript_model
-        if model.session_id != session_id:
-            await w.open_transcript(session_id)
+        # Marked before any wait, so a second Enter meanwhile is told to wait instead of starting twice.
         cancel = self.continuing[session_id] = asyncio.Event()
         composer.set_running(True)
+        if model.session_id != session_id:
+            await w.open_transcript(session_id)
 
         def shows() -> bool:
             return w.current_session_id == session_id and model.session_id == session_id
@@ -329,6 +331,8 @@ class NativeChat(QObject):
             if w.current_session_id == session_id:
                 composer.give_back(text, [], self.tr("Not added to the pi session: %1").replace(
                     "%1", error.message if error.code in HOST_SENTENCE_CODES else plain_errors.sentence(error)))
+            else:  # the person moved on: the prompt waits in that chat's draft, never lost
+                w.chats.drafts[session_id] = joined(w.chats.drafts.get(session_id, ("", [])), (text, []))
             w.report_error(error)
 
         pick = self.picks.get(session_id, {})
