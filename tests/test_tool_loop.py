@@ -170,3 +170,39 @@ def test_a_rejected_key_is_not_asked_again(host, sse_server):  # noqa: F811
                                                     framing="length", chunks=[b'{"error": {"message": "bad key"}}']))
     _, result, _ = send(host, sse_server, model="keyed-model")
     assert result["status"] == "error" and len(sse_server.requests) == 1
+
+
+def test_a_host_refusal_inside_a_tool_round_still_ends_the_turn(host, sse_server):  # noqa: F811
+    """The host refuses storing a round (a full disk, say): the turn ends as an error, never left running."""
+    from pidesktop.bus import ErrorCode, HostError
+
+    sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("TodoWrite", TODO)]),
+                             Script(chunks=[text_body("Done.")]))
+
+    class RefusesTheFirstRoundStore:
+        def __init__(self, client):
+            self.client, self.refused = client, False
+
+        def __getattr__(self, name):
+            return getattr(self.client, name)
+
+        async def call(self, method, params=None):
+            if method == "session.appendMessage" and (params or {}).get("turnId") and not self.refused:
+                self.refused = True
+                raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "The disk is full.")
+            return await self.client.call(method, params)
+
+    async def main():
+        client = HostClient(host.thread, asyncio.get_running_loop())
+        runner = TurnRunner(RefusesTheFirstRoundStore(client),
+                            override=ProviderChoice(base_url=sse_server.base_url, model="m"))
+        try:
+            session_id = (await client.call("session.create", {}))["session"]["id"]
+            result = await runner.send(session_id, "Do it")
+            return result, await client.call("session.get", {"sessionId": session_id}), runner.is_running(session_id)
+        finally:
+            client.close()
+
+    result, got, running = asyncio.run(main())
+    assert result["status"] == "error" and result["error"]["code"] == "STORAGE_UNAVAILABLE"
+    assert got["session"]["lastTurn"]["status"] == "error" and not running

@@ -292,6 +292,12 @@ class TurnRunner:
                 status = "aborted"
         except ProviderError as exc:
             status, error = "error", exc
+        except HostError as exc:
+            if is_deleted_error(exc):
+                raise
+            # The host refused a step inside the turn (a tool round's store, a tool call): the turn
+            # still ends, as an error with that code, instead of staying "running" until a restart.
+            status, error = "error", ProviderError(exc.code, exc.message)
         except (asyncio.CancelledError, compaction.CompactionAborted):
             status = "aborted"
         finally:
