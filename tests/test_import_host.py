@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -78,6 +79,12 @@ def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new
     assert transcript.read_bytes() == before
 
     source = claude_dir / "-tmp" / "representative_messages.jsonl"
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 5_000_000_000))  # touched
+    assert job(host, "import.scan", {"source": "claude-code", "paths": [str(claude_dir)]})["unchanged"] == 1
+    assert run(host, "claude-code", claude_dir)["unchanged"] == 2  # same bytes: nothing written...
+    scan = job(host, "import.scan", {"source": "claude-code", "paths": [str(claude_dir)]})
+    assert (scan["new"], scan["unchanged"]) == (0, 2)  # ...and the new time is remembered
+    assert transcript.read_bytes() == before
     grown = {"type": "user", "timestamp": "2025-07-03T16:30:00Z", "uuid": "msg_new", "sessionId": "test_session",
              "message": {"role": "user", "content": [{"type": "text", "text": "One more question"}]}}
     with open(source, "ab") as handle:

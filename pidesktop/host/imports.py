@@ -137,6 +137,15 @@ def apply(ctx: HostContext, plan: Plan) -> dict[str, Any]:
     session_id, origin_json, deleted_at = row
     origin = _loads(origin_json)
     if origin.get("sourceHash") == plan.source_hash:
+        seen = {"path": plan.path, "size": plan.size, "mtimeNs": plan.mtime_ns}
+        if any(origin.get(key) != value for key, value in seen.items()):
+            # Same bytes, new time or place (touched, restored, moved): remember it, so the next
+            # scan skips the file by its size and time instead of reading and hashing it again.
+            with ctx.conn:
+                ctx.conn.execute("UPDATE session_import_origins SET origin_json = ? WHERE plugin_id = ? "
+                                 "AND source_id = ? AND external_id = ?",
+                                 (orjson.dumps(origin | seen).decode(), PLUGIN_ID, plan.source,
+                                  plan.session.external_id))
         return {"outcome": "unchanged", "sessionId": session_id}
     if deleted_at is not None:
         return {"outcome": "unchanged", "sessionId": session_id, "inTrash": True}
