@@ -19,7 +19,7 @@ from .context import HostContext
 from .native import reading as native_reading
 from .params import Params, invalid
 from .transcripts import MessageNotFound
-from .window_params import window_request
+from .window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.messages")
 
@@ -221,31 +221,8 @@ def project(record: dict[str, Any], position: int, seq: int | None, content_limi
     ui["seq"] = seq
     ui["index"] = position
     if content_limit is not None:
-        ui["blocks"] = [_cap_block(block, content_limit) for block in record.get("blocks", [])]
+        ui["blocks"] = [cap_block(block, content_limit) for block in record.get("blocks", [])]
     return ui
-
-
-def _cap_block(block: Any, limit: int) -> Any:
-    if not isinstance(block, dict):
-        return block
-    capped = dict(block)
-    if block.get("type") in ("text", "thinking") and isinstance(block.get("text"), str) and len(block["text"]) > limit:
-        capped["text"] = block["text"][:limit]
-        capped["truncated"] = True
-    elif block.get("type") == "tool_call" and "result" in block:
-        result = block["result"]
-        text = result if isinstance(result, str) else _json_text(result)
-        if len(text) > limit:
-            capped["result"] = text[:limit]
-            capped["truncated"] = True
-    return capped
-
-
-def _json_text(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
 
 
 # -- session.appendCompaction -----------------------------------------------------------

@@ -15,7 +15,7 @@ from ...bus.errors import ErrorCode, HostError
 from ..context import HostContext
 from ..params import Params
 from ..transcripts.windows import WindowRequest, select
-from ..window_params import window_request
+from ..window_params import cap_block, window_request
 from . import pi_format
 from .catalog import Catalog, is_native
 from .index import FileIndex
@@ -175,12 +175,4 @@ def cap(message: dict[str, Any], limit: int | None) -> dict[str, Any]:
     """``contentLimit``: long text, thinking and tool results cut for display, marked ``truncated``."""
     if limit is None:
         return message
-    blocks = []
-    for block in message.get("blocks", []):
-        kind = block.get("type")
-        if kind in ("text", "thinking") and isinstance(block.get("text"), str) and len(block["text"]) > limit:
-            block = {**block, "text": block["text"][:limit], "truncated": True}
-        elif kind == "tool_call" and isinstance(block.get("result"), str) and len(block["result"]) > limit:
-            block = {**block, "result": block["result"][:limit], "truncated": True}
-        blocks.append(block)
-    return {**message, "blocks": blocks}
+    return {**message, "blocks": [cap_block(block, limit) for block in message.get("blocks", [])]}
