@@ -103,8 +103,11 @@ class BranchSwitcher(QToolButton):
         self.branches = [b for b in branches if isinstance(b, dict) and b.get("leafId")]
         self.shown_leaf = shown_leaf
         menu = self.menu()
-        menu.clear()
-        group = QActionGroup(menu)
+        menu.clear()  # deletes the actions; their group is replaced too, or one would pile up per pi write
+        old = getattr(self, "_group", None)
+        if old is not None:
+            old.deleteLater()
+        group = self._group = QActionGroup(menu)
         group.setExclusive(True)
         now = int(time.time() * 1000)
         number = 0

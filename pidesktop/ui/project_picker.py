@@ -54,8 +54,11 @@ class ProjectPicker(QToolButton):
 
     def _fill(self) -> None:
         menu = self.menu_
-        menu.clear()
-        group = QActionGroup(menu)
+        menu.clear()  # deletes the actions; their group is replaced too, or one would pile up per showing
+        old = getattr(self, "_group", None)
+        if old is not None:
+            old.deleteLater()
+        group = self._group = QActionGroup(menu)
         none = menu.addAction(self.tr("No project"))
         none.setCheckable(True)
         none.setChecked(self.current is None)
