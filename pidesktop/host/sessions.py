@@ -222,18 +222,26 @@ def session_delete(ctx: HostContext, p: Params) -> dict:
     session_id = session_id_param(p)
     if move_to_trash(ctx, session_id):
         return {"deleted": True, "trashed": True}
+    if not delete_for_good(ctx, session_id):
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+    return {"deleted": True}
+
+
+def delete_for_good(ctx: HostContext, session_id: str, *, purged: bool = False) -> bool:
+    """Remove a chat, its files and its queue marks; False when there is none. ``purged``: from the trash."""
+    now = ctx.clock()
     with ctx.conn:
         queue_marks.forget_session(ctx.conn, session_id)
         deleted = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
         if deleted is not None:
             # In the same transaction as the row delete: a crash before the files
             # are gone leaves a tombstoned transcript, which boot removes, never restores.
-            kv.put(ctx.conn, DELETED_NS, session_id, {"deletedAt": ctx.clock()}, ctx.clock())
+            kv.put(ctx.conn, DELETED_NS, session_id, {"deletedAt": now}, now)
     if deleted is None:
-        raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
+        return False
     remove_session_files(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted"})
-    return {"deleted": True}
+    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", **({"purged": True} if purged else {})})
+    return True
 
 
 def move_to_trash(ctx: HostContext, session_id: str) -> bool:

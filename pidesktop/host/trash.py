@@ -11,7 +11,7 @@ plain ``session.delete`` removes a chat of the app's own.
 from __future__ import annotations
 
 from ..bus.errors import ErrorCode, HostError
-from . import kv, queue_marks, sessions
+from . import sessions
 from .commands import command
 from .context import HostContext
 from .params import Params
@@ -58,14 +58,4 @@ def empty_trash(ctx: HostContext, p: Params) -> dict:
 
 def purge_one(ctx: HostContext, session_id: str) -> bool:
     """Remove a chat for good, like ``session.delete`` of the app's own chats; False when there is none."""
-    now = ctx.clock()
-    with ctx.conn:
-        queue_marks.forget_session(ctx.conn, session_id)
-        gone = ctx.conn.execute("DELETE FROM sessions WHERE id = ? RETURNING id", (session_id,)).fetchone()
-        if gone is not None:
-            kv.put(ctx.conn, sessions.DELETED_NS, session_id, {"deletedAt": now}, now)
-    if gone is None:
-        return False
-    sessions.remove_session_files(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", "purged": True})
-    return True
+    return sessions.delete_for_good(ctx, session_id, purged=True)
