@@ -9,11 +9,13 @@ commit, rewrites and orphan restores heal the index.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import apsw
 import orjson
+
+from .transcripts.records import rfc3339  # noqa: F401  (the host's callers name it here)
 
 log = logging.getLogger("pidesktop.host.index")
 
@@ -62,11 +64,6 @@ def created_ms(message: dict[str, Any], fallback: int) -> int:
         except ValueError:
             pass
     return fallback
-
-
-def rfc3339(ms: int) -> str:
-    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def valid_turn(conn: apsw.Connection, session_id: str, turn_id: str | None) -> str | None:

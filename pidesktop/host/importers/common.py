@@ -15,6 +15,8 @@ from typing import Any, Iterator
 
 import orjson
 
+from ..transcripts import records
+
 
 class ReadFailure(ValueError):
     """The bytes are not a session of this kind; the message says why, for a person."""
@@ -118,12 +120,11 @@ def millis(value: Any) -> int | None:
 
 
 def rfc3339(ms: int) -> str:
+    """``transcripts.records.rfc3339``, with a time no calendar holds (a source's garbage) read as 0."""
     try:
-        moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+        return records.rfc3339(ms)
     except (OverflowError, OSError, ValueError):
-        moment = datetime.fromtimestamp(0, timezone.utc)
-        ms = 0
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+        return records.rfc3339(0)
 
 
 def stamp(message: dict[str, Any], ms: int | None, result: ImportedSession) -> None:

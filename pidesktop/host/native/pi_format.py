@@ -26,10 +26,12 @@ message is an assistant ``tool_call`` named ``bash``; ``custom_message`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import orjson
+
+from ..transcripts.records import rfc3339
 
 CURRENT_VERSION = 3
 PREVIEW_CHARS = 160
@@ -163,11 +165,6 @@ def iso_ms(value: Any) -> int | None:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
-
-
-def ms_rfc3339(ms: int) -> str:
-    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def content_text(content: Any) -> str:
@@ -331,7 +328,7 @@ def _created(entry: dict, meta: Meta) -> str | None:
     if isinstance(stamp, str):
         return stamp
     if meta.ts is not None:
-        return ms_rfc3339(meta.ts)
+        return rfc3339(meta.ts)
     return None
 
 

@@ -42,6 +42,7 @@ import orjson
 from ...bus.errors import ErrorCode, HostError
 from ..context import HostContext
 from ..params import Params, invalid
+from ..transcripts.records import rfc3339
 from . import pi_format
 from .catalog import is_native, native_id
 from .index import FileIndex, FileKey
@@ -65,7 +66,7 @@ def conflict(sentence: str, reason: str) -> HostError:
 
 def now_iso() -> tuple[str, int]:
     ms = time.time_ns() // 1_000_000
-    return pi_format.ms_rfc3339(ms), ms
+    return rfc3339(ms), ms
 
 
 def new_entry_id(taken: dict) -> str:

@@ -26,6 +26,12 @@ class InvalidRecord(ValueError):
     """A record handed to a writer that readers would not accept."""
 
 
+def rfc3339(ms: int) -> str:
+    """Unix milliseconds as ``2026-07-26T09:00:00.000Z`` (UTC), the transcripts' time format."""
+    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
 def now_rfc3339() -> str:
     """The current UTC time as ``2026-07-26T09:00:00.000Z``."""
     now = datetime.now(timezone.utc)
