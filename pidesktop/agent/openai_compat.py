@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
@@ -22,6 +22,7 @@ from ..sizes import human_size
 from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
 from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from .sse import SSEDecoder, SSEEvent
+from .stopping import Stopped, unless_stopped
 
 log = logging.getLogger(__name__)
 
@@ -278,10 +279,6 @@ def events_from_completion(completion: dict, state: StreamState) -> list[StreamE
 
 # --- HTTP ---------------------------------------------------------------------------------------
 
-class _Cancelled(Exception):
-    """The caller's cancel event was set while we waited."""
-
-
 class _Secret:
     """Holds the API key so that no repr, vars() dump or traceback local shows it."""
 
@@ -323,8 +320,8 @@ class OpenAICompatibleProvider:
                                        headers=self._headers("text/event-stream"), timeout=self._timeouts())
         log.debug("chat request", extra={"fields": {"url": self.display_url, "model": self.model}})
         try:
-            response = await _unless_cancelled(client.send(request, stream=True), cancel)
-        except _Cancelled:
+            response = await unless_stopped(client.send(request, stream=True), cancel)
+        except Stopped:
             return
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
@@ -339,7 +336,7 @@ class OpenAICompatibleProvider:
             async with contextlib.aclosing(self._read_stream(response, cancel)) as events:
                 async for event in events:
                     yield event
-        except _Cancelled:
+        except Stopped:
             return
         finally:
             await response.aclose()
@@ -397,7 +394,7 @@ class OpenAICompatibleProvider:
             while True:
                 cut: Exception | None = None
                 try:
-                    chunk = await _unless_cancelled(anext(chunks, None), cancel)
+                    chunk = await unless_stopped(anext(chunks, None), cancel)
                 except (httpx.RemoteProtocolError, httpx.ReadError, httpx.TimeoutException) as exc:
                     chunk, cut = None, exc
                 if cut is not None:
@@ -448,7 +445,7 @@ class OpenAICompatibleProvider:
 
     async def _whole_completion(self, response: httpx.Response, cancel: asyncio.Event | None) -> list[StreamEvent]:
         try:
-            body = await _unless_cancelled(response.aread(), cancel)
+            body = await unless_stopped(response.aread(), cancel)
         except httpx.TimeoutException as exc:
             raise self._timeout_error() from exc
         except httpx.HTTPError as exc:
@@ -486,7 +483,7 @@ class OpenAICompatibleProvider:
 
     async def _status_error(self, response: httpx.Response, cancel: asyncio.Event | None) -> ProviderError:
         try:
-            body = await _unless_cancelled(response.aread(), cancel)
+            body = await unless_stopped(response.aread(), cancel)
         except httpx.HTTPError:
             body = b""
         return self._error_for_status(response.status_code, body, response.headers)
@@ -521,28 +518,6 @@ class OpenAICompatibleProvider:
         return ProviderError(ProviderErrorCode.BAD_RESPONSE,
                              redact(f"{self.host} sent {what}. Is the base URL an OpenAI-compatible API?",
                                     self._key.value))
-
-
-async def _unless_cancelled(awaitable: Awaitable, cancel: asyncio.Event | None):
-    """Await ``awaitable``, or raise ``_Cancelled`` as soon as ``cancel`` is set (cancelling the wait)."""
-    if cancel is None:
-        return await awaitable
-    if cancel.is_set():
-        if hasattr(awaitable, "close"):
-            awaitable.close()  # a coroutine we will never run
-        raise _Cancelled
-    work = asyncio.ensure_future(awaitable)
-    stop = asyncio.ensure_future(cancel.wait())
-    try:
-        await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-        if not work.done():
-            work.cancel()
-            await asyncio.wait({work})
-    if work.cancelled() or (cancel.is_set() and work.exception() is not None):
-        raise _Cancelled
-    return work.result()
 
 
 def _where(base_url: str) -> tuple[str, str]:

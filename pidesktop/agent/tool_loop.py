@@ -32,6 +32,7 @@ from ..bus import HostError
 from . import tools
 from .errors import ProviderError, ProviderErrorCode
 from .reply import ReplyBuilder
+from .stopping import Stopped, unless_stopped
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
@@ -112,9 +113,10 @@ class ToolLoop:
             if self.cancel.is_set():
                 return False
             started = time.monotonic()
-            outcome = await self._until_stopped(
-                tools.run(self.client, self.session_id, self.turn_id, call, self.names))
-            if outcome is None:
+            try:
+                outcome = await unless_stopped(
+                    tools.run(self.client, self.session_id, self.turn_id, call, self.names), self.cancel)
+            except Stopped:
                 return False  # stopped during the call: it keeps no result
             builder.set_result(call["callId"], outcome.result, ok=outcome.ok,
                                duration_ms=round((time.monotonic() - started) * 1000))
@@ -158,18 +160,3 @@ class ToolLoop:
                                                            "records": [record]})
         except HostError as exc:  # the turn's totals miss a round; the reply itself is unaffected
             log.warning("could not record the usage of a tool round: %s", exc)
-
-    async def _until_stopped(self, work) -> tools.Outcome | None:
-        """``work``'s outcome, or None as soon as Stop is pressed (the call is cancelled)."""
-        task = asyncio.ensure_future(work)
-        stop = asyncio.ensure_future(self.cancel.wait())
-        try:
-            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if task.done():
-            return task.result()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-        return None
