@@ -18,6 +18,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from . import i18n
+from .chat_controller import is_blank
 from .dialog_style import style_message_box
 from .ops import host_op, task_op
 from .project_groups import GroupDialog, group_notes_editor
@@ -134,8 +135,8 @@ class ProjectActions(QObject):
     def new_chat_in(self, project: dict) -> None:
         """Reuse the project's blank chat, or show the empty page; the chat is made in the project on send."""
         w = self.window
-        blank = next((s for s in w.model.shown_sessions() if s.get("projectId") == project["id"]
-                      and not s.get("messageCount") and not (s.get("title") or "").strip()), None)
+        blank = next((s for s in w.model.shown_sessions() if s.get("projectId") == project["id"] and is_blank(s)),
+                     None)
         self._remember(project)
         if blank is not None:
             w.sidebar.select(blank["id"])
