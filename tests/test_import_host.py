@@ -378,3 +378,12 @@ def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_hos
     (count,) = ctx.conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
     assert count == len(stored) == ctx.conn.execute("SELECT last_seq FROM sessions WHERE id = ?",
                                                     (session_id,)).fetchone()[0]
+
+
+def test_an_import_files_chats_in_projects_without_marking_them_opened(host, claude_dir):
+    before = host.call("projects.upsert", {"path": "/tmp"})["project"]
+    time.sleep(0.01)
+    run(host, "claude-code", claude_dir)
+    after = {p["path"]: p for p in host.call("projects.list")["projects"]}
+    assert after["/tmp"]["lastOpenedAt"] == before["lastOpenedAt"]  # the recent-projects order stays
+    assert "/src/experiments/claude_p" in after  # a new folder still becomes a project

@@ -281,7 +281,7 @@ def _adopt_orphan(ctx: HostContext, plan: Plan) -> str | None:
 
 def _project(ctx: HostContext, plan: Plan, now: int) -> int | None:
     cwd = plan.session.cwd
-    return projects.upsert(ctx.conn, cwd, now) if cwd and projects.normalise_path(cwd) else None
+    return projects.upsert(ctx.conn, cwd, now, opened=False) if cwd and projects.normalise_path(cwd) else None
 
 
 def _insert_origin(ctx: HostContext, plan: Plan, session_id: str, title: str, now: int) -> None:

@@ -32,16 +32,18 @@ def normalise_path(raw: str) -> str:
     return path
 
 
-def upsert(conn: apsw.Connection, raw_path: str, now: int, field: str = "projectPath") -> int:
-    """The project id for ``raw_path``, creating the row if needed; touches last_opened_at."""
+def upsert(conn: apsw.Connection, raw_path: str, now: int, field: str = "projectPath", *, opened: bool = True) -> int:
+    """The project id for ``raw_path``, creating the row if needed; touches last_opened_at unless
+    ``opened`` is False (an import files chats in a project nobody opened just now)."""
     path = normalise_path(raw_path)
     if not path:
         raise invalid(f"'{field}' must name a folder; it is empty.", field)
     name = path.rstrip("/").rsplit("/", 1)[-1] or path
     row = conn.execute(
         "INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET last_opened_at = excluded.last_opened_at RETURNING id",
-        (path, name, now, now),
+        "ON CONFLICT(path) DO UPDATE SET last_opened_at = "
+        "CASE WHEN ? THEN excluded.last_opened_at ELSE last_opened_at END RETURNING id",
+        (path, name, now, now, opened),
     ).fetchone()
     return row[0]
 
