@@ -9,9 +9,8 @@ What start-up loads lives as long as the app, so it is moved out of the
 collector's reach (``gc.freeze``), once when the window is up and once after
 the warm-up; later passes walk only what came after (about 1 ms). Reference
 counting still frees any of it that is let go; only a reference cycle made
-before a freeze stays. No collection is forced before freezing: one made
-there, in the middle of start-up, freed an object the native sessions' updates
-still needed (a test saw a new pi file never reach the sidebar, 1 run in 5).
+before a freeze stays. No collection is forced before freezing: it would be
+one more full pass in the middle of start-up.
 """
 
 from __future__ import annotations
