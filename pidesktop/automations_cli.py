@@ -13,12 +13,17 @@ automations itself while its window is open).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import signal
 import sys
+from typing import TYPE_CHECKING
 
-from .command_host import start_host
-from .bus import ErrorCode, HostClient, HostError, HostThread
+from .bus import ErrorCode, HostError
+
+if TYPE_CHECKING:
+    from .bus import HostThread
+
+# asyncio and the host are imported when this command runs, not when `pidesktop` parses its command line
+# (the window's start does, and its first paint does not wait for them).
 
 PROG = "pidesktop automations"
 
@@ -36,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_due(task_id: str | None, data_dir: str | None) -> int:
+    import asyncio
+
+    from .command_host import start_host
+
     host = start_host(data_dir, PROG, "agent")  # the runtime too loads only when this command runs
     if host is None:
         return 2
@@ -46,7 +55,10 @@ def run_due(task_id: str | None, data_dir: str | None) -> int:
 
 
 async def _run_due(host: HostThread, task_id: str | None) -> int:
+    import asyncio
+
     from .agent.runner import TurnRunner
+    from .bus import HostClient
     from .agent.scheduler import Scheduler
 
     loop = asyncio.get_running_loop()
@@ -93,6 +105,8 @@ async def _run_due(host: HostThread, task_id: str | None) -> int:
 
 
 async def _never() -> None:
+    import asyncio
+
     await asyncio.Event().wait()
 
 

@@ -15,9 +15,12 @@ import argparse
 import os
 import sys
 import threading
+from typing import TYPE_CHECKING
 
-from .bus import HostClient, HostError
-from .command_host import start_host
+from .bus import HostError
+
+if TYPE_CHECKING:
+    from .bus import HostClient
 
 PROG = "pidesktop import"
 SOURCES = ("claude-code", "codex", "pi")
@@ -47,6 +50,9 @@ def run_import(source: str, raw_paths: list[str], data_dir: str | None) -> int:
         if not os.path.exists(path):
             print(f"{PROG}: {path} does not exist", file=sys.stderr)
             return 2
+    from .bus import HostClient  # the host loads only when this command runs, not for every `pidesktop`
+    from .command_host import start_host
+
     host = start_host(data_dir, PROG, "host")
     if host is None:
         return 2

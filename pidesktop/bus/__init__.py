@@ -5,6 +5,15 @@ A command is ``(method, params)``; its reply is a result dict or a
 """
 
 from .errors import ErrorCode, HostError
-from .inprocess import HostClient, HostThread
 
 __all__ = ["ErrorCode", "HostError", "HostClient", "HostThread"]
+
+
+def __getattr__(name: str):
+    # The in-process bus (asyncio, threads) is loaded when first asked for: code that only names an error
+    # code (the start-up checks before the window's first paint) does not pay for asyncio.
+    if name in ("HostClient", "HostThread"):
+        from . import inprocess
+
+        return getattr(inprocess, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
