@@ -1,10 +1,11 @@
 """The application bootstrap: the one module that wires a host to a UI.
 
-Phased start-up: resolve the data root and take the installation lock, start
-the host thread, create the window, show it, then ask the host for data.
-The first paint waits only for what it draws: the host's modules are imported
-on the host thread while the window is built, and what the window needs later
-(providers, markdown, the dialogs) is imported after the session list is in
+Phased start-up: resolve the data root and take the installation lock, show
+the window's first frame (``ui.first_frame``: its layout in the theme's
+colours, painted before the rest of the UI is even imported), then import and
+build the widgets while the host thread imports its modules and opens the
+database, then ask the host for data. What the window needs later (providers,
+markdown, the dialogs) is imported after the session list is in
 (``ui.warm_up``).
 Quitting (Ctrl+Q, closing the window, a restart after a data move) is an
 ordered shutdown on the still-running event loop: flush the reply outbox,
@@ -14,15 +15,14 @@ database, join).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
 
 from . import logs, paths
-from .bus import HostClient, HostThread
 from .locks import FileLock, LockHeld
 from .storage import recovery
+from .ui import gc_pauses
 
 log = logging.getLogger("pidesktop.app")
 
@@ -51,6 +51,7 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
         if screenshot is None and _needs_startup_window(location):
             from .ui import startup_progress
 
+            gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
             location = startup_progress.prepare(location, theme, notes)
         else:
@@ -59,6 +60,7 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
                 # no screen: the same update, its progress or refusal on stderr
                 from .ui import startup_progress
 
+                gc_pauses.resume()
                 if migrated := startup_progress.migrate_on_stderr(location):
                     notes.append(startup_progress.migration_note(migrated))
     except recovery.RecoveryError as exc:
@@ -85,90 +87,99 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
 
 def _run(app, location: paths.StorageLocation, screenshot: str | None, session_id: str | None,
          theme_name: str | None, notes: list[str] = ()) -> int:
-    import qasync
-
     from .ui import theme as themes
     from .ui.main_window import MainWindow
-    from .ui.resources import app_icon
-
-    from .ui import i18n
     from .ui.prefs import Preferences
 
     app.setApplicationName("pidesktop")
-    app.setWindowIcon(app_icon())
     prefs = Preferences(location.ui_root)
+    # The theme the window last closed with (its setting, once the host answers, can still change it): the
+    # first frame is painted in it, and the system's colour scheme is not asked for before that paint.
+    remembered = prefs.data["window"].get("theme")
+    theme = themes.pick(theme_name or (remembered if remembered in ("light", "dark") else None))
+    window = MainWindow(None, theme, prefs=prefs)
+    if screenshot is not None:
+        window.resize(1280, 800)  # the documented size, whatever the saved geometry says
+    window.show()
+    _paint_first_frame(window)
+
+    import asyncio
+
+    import qasync
+
+    from .bus import HostClient, HostThread
+    from .ui import i18n
+    from .ui.resources import app_icon
+
+    app.setWindowIcon(app_icon())
     # Widgets read their texts when built, before the host's settings arrive: the language comes from the
     # copy of the setting the window keeps in its preferences (the system's language until there is one).
     i18n.install(app, prefs.data["window"].get("language"))
+    themes.apply(app, theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    # Started once the window is shown (see main()): its imports and the database's opening then run beside the
-    # first paint. Started before the window is built, they would take turns with it (one interpreter lock)
-    # and delay the first paint; commands sent meanwhile wait in its queue.
     host = HostThread(_host_opener(location, "pidesktop GUI"))
     client = HostClient(host, loop)
-    theme = themes.pick(theme_name)
-    themes.apply(app, theme)
-    from .agent.outbox import Outbox, dead_letter_file
-    from .agent.runner import TurnRunner
-
-    outbox = Outbox(client, dead_letter_file(location.ui_root))
-    runner = TurnRunner(client, outbox=outbox)
-    window = MainWindow(client, theme, runner, prefs)
-    window.forced_theme = theme_name
-    runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
-    from .agent.scheduler import Scheduler
-
-    # Automations run while the window is open, through the window's runner (so a run's chat shows it
-    # streaming, queues what a person types there, and Stop stops it), each turn unattended: Plan/Goal
-    # are refused, never approved.
-    scheduler = Scheduler(client, runner)
-    scheduler.listeners.append(window.tray.announce_run)
-    window.scheduler = scheduler
-    done = asyncio.Event()
-    # Qt ends its event loop on the first quit request; the shutdown below needs it running.
-    app.quit_requested = done.set
-    exit_code = 0
-    warming = None
-
-    async def main() -> None:
-        nonlocal exit_code, warming
-        if screenshot is not None:
-            window.resize(1280, 800)  # the documented size, whatever the saved geometry says
-        window.show()
-        host.start()
-        await window.start()
-        if screenshot is None:
-            scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
-            from .ui.tasks import spawn
-            from .ui.warm_up import warm_up
-
-            warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
-        from .ui.storage_wizard import completed_move_notice
-
-        moved = completed_move_notice(location) if screenshot is None else None
-        for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
-            if note:
-                window.show_note(note, 30_000)
-        if screenshot is not None:
-            if session_id:
-                window.sidebar.select(session_id)
-                for _ in range(200):  # the newest page, laid out, scrolled to its end
-                    if window.transcript_model.session_id == session_id and not window.transcript_model.loading:
-                        break
-                    await asyncio.sleep(0.01)
-            await asyncio.sleep(0.3)  # let the first paint and the remaining rows settle
-            exit_code = 0 if window.grab().save(screenshot) else 1
-            return  # the loop stops when main() returns
-        await done.wait()
-        if warming is not None and not warming.done():
-            warming.cancel()  # a quit right after the start: the imports left do not matter any more
-        await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed
-        await outbox.flush(5)
-        await outbox.aclose()
-        window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit
-
     try:
+        from .agent.outbox import Outbox, dead_letter_file
+        from .agent.runner import TurnRunner
+
+        outbox = Outbox(client, dead_letter_file(location.ui_root))
+        runner = TurnRunner(client, outbox=outbox)
+        window.build(client, runner)
+        gc_pauses.start_done()
+        # Its imports and the database's opening run beside the window's first paint with its widgets (commands
+        # wait in its queue); started before the build, they would take turns with it (one interpreter lock).
+        host.start()
+        window.forced_theme = theme_name
+        runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
+        from .agent.scheduler import Scheduler
+
+        # Automations run while the window is open, through the window's runner (so a run's chat shows it
+        # streaming, queues what a person types there, and Stop stops it), each turn unattended: Plan/Goal
+        # are refused, never approved.
+        scheduler = Scheduler(client, runner)
+        scheduler.listeners.append(window.tray.announce_run)
+        window.scheduler = scheduler
+        done = asyncio.Event()
+        # Qt ends its event loop on the first quit request; the shutdown below needs it running.
+        app.quit_requested = done.set
+        exit_code = 0
+        warming = None
+
+        async def main() -> None:
+            nonlocal exit_code, warming
+            await window.start()
+            if screenshot is None:
+                scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
+                from .ui.tasks import spawn
+                from .ui.warm_up import warm_up
+
+                warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
+            from .ui.storage_wizard import completed_move_notice
+
+            moved = completed_move_notice(location) if screenshot is None else None
+            for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
+                if note:
+                    window.show_note(note, 30_000)
+            if screenshot is not None:
+                if session_id:
+                    window.sidebar.select(session_id)
+                    for _ in range(200):  # the newest page, laid out, scrolled to its end
+                        if window.transcript_model.session_id == session_id and not window.transcript_model.loading:
+                            break
+                        await asyncio.sleep(0.01)
+                await asyncio.sleep(0.3)  # let the first paint and the remaining rows settle
+                exit_code = 0 if window.grab().save(screenshot) else 1
+                return  # the loop stops when main() returns
+            await done.wait()
+            if warming is not None and not warming.done():
+                warming.cancel()  # a quit right after the start: the imports left do not matter any more
+            await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed
+            await outbox.flush(5)
+            await outbox.aclose()
+            window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit
+
         with loop:
             loop.run_until_complete(main())
     finally:
@@ -180,6 +191,18 @@ def _run(app, location: paths.StorageLocation, screenshot: str | None, session_i
         client.close()
         host.stop()
     return exit_code
+
+
+def _paint_first_frame(window) -> None:
+    """Wait until the shown window has painted its first frame (at most 300 ms: a window manager that
+    never exposes it does not hold the start). Keys and clicks wait in the queue for the built window."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    waiting = QEventLoop()
+    window.first_frame.painted = waiting.quit
+    QTimer.singleShot(300, waiting.quit)
+    waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+    window.first_frame.painted = None
 
 
 def _host_opener(location: paths.StorageLocation, role: str):

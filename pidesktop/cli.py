@@ -96,9 +96,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from .app import run_gui  # Qt is imported only when a window is wanted
+    from .ui import gc_pauses
 
-    return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)
+    gc_pauses.pause_start()  # until the window is built (pidesktop.app): its start is all long-lived objects
+    try:
+        from .app import run_gui  # Qt is imported only when a window is wanted
+
+        return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session,
+                       theme=args.theme)
+    finally:
+        gc_pauses.resume()  # a start that ended before the window was built
 
 
 def _run_stdio_host(data_dir: str | None) -> int:

@@ -6,8 +6,6 @@ resolved, so a root reached through a symlink still counts as overlapping.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import shutil
 import stat
@@ -116,6 +114,9 @@ def sync_filesystem(path: Path) -> None:
     """Flush everything written on ``path``'s file system (``syncfs``), or all of them."""
     global _libc
     if _libc is None:
+        import ctypes  # with ctypes.util (subprocess) about 9 ms: only a data move syncs, not every start
+        import ctypes.util
+
         name = ctypes.util.find_library("c")
         _libc = ctypes.CDLL(name, use_errno=True) if name else False
     if _libc and hasattr(_libc, "syncfs"):

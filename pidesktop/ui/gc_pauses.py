@@ -11,6 +11,11 @@ the warm-up; later passes walk only what came after (about 1 ms). Reference
 counting still frees any of it that is let go; only a reference cycle made
 before a freeze stays. No collection is forced before freezing: it would be
 one more full pass in the middle of start-up.
+
+Before that, the window's start runs with the collector off (``pause_start``
+until ``start_done``): nearly all it allocates is of that kind, and the
+passes over it were about 9 ms before the first frame and 7 ms more while
+the widgets were built, for nothing to free.
 """
 
 from __future__ import annotations
@@ -18,6 +23,21 @@ from __future__ import annotations
 import gc
 
 _frozen: set[str] = set()
+
+
+def pause_start() -> None:
+    """No collector pass from here until ``start_done`` (the window's start)."""
+    gc.disable()
+
+
+def resume() -> None:
+    gc.enable()
+
+
+def start_done() -> None:
+    """The window is built: what start-up made is frozen (stage ``window``) and the collector runs again."""
+    freeze("window")
+    gc.enable()
 
 
 def freeze(stage: str) -> bool:

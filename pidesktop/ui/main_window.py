@@ -10,64 +10,113 @@ stdio host of a test) shows up the same way. Nothing here touches disk.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMainWindow, QMenu, QSplitter,
-                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import QByteArray, Signal
+from PySide6.QtWidgets import QMainWindow
 
-from ..bus import ErrorCode, HostClient, HostError
-from . import plain_errors
+from ..bus import ErrorCode, HostError
 from . import theme as themes
-from .chat_controller import ChatController
-from .composer import Composer, local_files
-from .eliding_label import ElidingLabel
-from .error_details import ErrorDetailsDialog, ErrorLog
-from .inbox import BellButton, InboxPanel
-from .model_choices import chip_text, model_choices
-from .native_chat import NativeChat
-from .native_rows import is_native_id
-from .notice_line import NOTE_MS, NoticeLine
-from .ops import host_op, task_op
-from . import gc_pauses, import_actions
+from .first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
 from .prefs import Preferences
-from .project_actions import ProjectActions
-from .project_picker import ProjectPicker
-from .plan_area import PlanArea
-from .queue_strip import QueueStrip
-from .resources import app_icon
-from .session_model import SessionTreeModel, display_title
-from .sidebar import Sidebar
-from .tasks import spawn
-from .transcript_model import TranscriptModel
-from .transcript_view import TranscriptView
-from .tray import TrayNotifier
-from .usage_format import meter_text, near_limit, price_table, short_tokens
 
 if TYPE_CHECKING:
+    from ..bus import HostClient
     from .search_dialog import SearchDialog
     from .settings_dialog import SettingsDialog
 
 log = logging.getLogger("pidesktop.ui")
 
-SIDEBAR_WIDTH = 264
 PAGE_SIZE = 100
 FIRST_PAGE = 100
-COMPOSER_WIDTH = 808
+
+
+def _load_widget_modules() -> None:
+    """Import what the window's widgets and their work need: once, when the window is built.
+
+    Start-up paints the window's first frame from this module before any of
+    these is loaded (asyncio, the ``Qt`` namespace and every view make up most
+    of a start's import time), so they are bound here, as this module's own
+    names, rather than at its top.
+    """
+    global asyncio, Qt, QEvent, QModelIndex, QTimer, QAction, QKeySequence, QApplication, QFrame, QHBoxLayout, QLabel
+    global QMenu, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget, plain_errors, ChatController
+    global Composer, local_files, ElidingLabel, ErrorDetailsDialog, ErrorLog, BellButton, InboxPanel, chip_text
+    global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
+    global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
+    global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
+    global price_table, short_tokens
+    import asyncio
+
+    from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
+    from PySide6.QtGui import QAction, QKeySequence
+    from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMenu, QSplitter, QStackedWidget,
+                                   QToolButton, QVBoxLayout, QWidget)
+
+    from . import gc_pauses, import_actions, plain_errors
+    from .chat_controller import ChatController
+    from .composer import Composer, local_files
+    from .eliding_label import ElidingLabel
+    from .error_details import ErrorDetailsDialog, ErrorLog
+    from .inbox import BellButton, InboxPanel
+    from .model_choices import chip_text, model_choices
+    from .native_chat import NativeChat
+    from .native_rows import is_native_id
+    from .notice_line import NoticeLine
+    from .ops import host_op, task_op
+    from .plan_area import PlanArea
+    from .project_actions import ProjectActions
+    from .project_picker import ProjectPicker
+    from .queue_strip import QueueStrip
+    from .resources import app_icon
+    from .session_model import SessionTreeModel, display_title
+    from .sidebar import Sidebar
+    from .tasks import spawn
+    from .transcript_model import TranscriptModel
+    from .transcript_view import TranscriptView
+    from .tray import TrayNotifier
+    from .usage_format import meter_text, near_limit, price_table, short_tokens
 
 
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
-    def __init__(self, client: HostClient, theme: themes.Theme, runner=None, prefs: Preferences | None = None):
+    def __init__(self, client: HostClient | None, theme: themes.Theme, runner=None,
+                 prefs: Preferences | None = None):
+        """The window; without a client, only its first frame (``build`` makes the rest, see ``first_frame``)."""
         super().__init__()
         self.client = client
         self.theme = theme
         self.runner = runner
         self.prefs = prefs or Preferences(None)
+        self.built = False
+        self._close_when_built = False
+        self.setWindowTitle("pidesktop")
+        self.resize(1280, 800)
+        state = self.prefs.data["window"]
+        geometry = state.get("geometry")
+        if isinstance(geometry, str):
+            try:
+                self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+            except (TypeError, ValueError):
+                pass
+        self.first_frame = FirstFrame(theme, 0 if state.get("sidebarHidden") == 1 else self._saved_sidebar_width())
+        self.setCentralWidget(self.first_frame)
+        if client is not None:
+            self.build(client, runner)
+
+    def _saved_sidebar_width(self) -> int:
+        sizes = self.prefs.data["window"].get("splitter")
+        if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(n, int) and n >= 0 for n in sizes):
+            return sizes[0]
+        return SIDEBAR_WIDTH
+
+    def build(self, client: HostClient, runner=None) -> None:
+        """The widgets, in place of the first frame."""
+        _load_widget_modules()
+        self.client = client
+        self.runner = runner if runner is not None else self.runner
         self.settings: dict = {}
         self.forced_theme: str | None = None  # --theme on the command line wins over the setting
         self.search_dialog: SearchDialog | None = None
@@ -77,14 +126,12 @@ class MainWindow(QMainWindow):
         self.host_error: HostError | None = None
         self.error_log = ErrorLog()
         self.error_dialog: ErrorDetailsDialog | None = None
-        self.setWindowTitle("pidesktop")
         self.setWindowIcon(app_icon())
-        self.resize(1280, 800)
 
         self.transcript_model = TranscriptModel(client, self)
         self.transcript_model.failed.connect(self.report_error)
         self.model = SessionTreeModel(self.prefs, self)
-        self.sidebar = Sidebar(self.model, theme)
+        self.sidebar = Sidebar(self.model, self.theme)
         self.sidebar.sessionActivated.connect(self._open_session)
         self.sidebar.tree.clicked.connect(self._session_clicked)
         self.sidebar.tree.activated.connect(self._session_clicked)
@@ -109,11 +156,16 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([SIDEBAR_WIDTH, 1280 - SIDEBAR_WIDTH])
         self.splitter.setHandleWidth(1)
-        self.setCentralWidget(self.splitter)
+        self.setCentralWidget(self.splitter)  # the first frame goes (Qt deletes it)
+        self.first_frame = None
         self.setAcceptDrops(True)
         self._restore_window_state()
         self._build_actions()
         self._unsubscribe = client.subscribe(self._on_event)
+        self.built = True
+        self.composer.focus_prompt()  # keys typed while the window was being built land here
+        if self._close_when_built:
+            QTimer.singleShot(0, self.close)  # after the layout, so the splitter's sizes kept are the real ones
 
     # -- building ------------------------------------------------------------
     def _build_conversation(self) -> QWidget:
@@ -562,7 +614,7 @@ class MainWindow(QMainWindow):
         host_op(self.client, "notifications.markAllRead", {"sessionId": session_id}, parent=self).run()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+        if self.built and event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self._mark_read(self.current_session_id)
         super().changeEvent(event)
 
@@ -612,8 +664,8 @@ class MainWindow(QMainWindow):
                            "They are kept as far as they got.", "", len(replies))
         self.show_note(text, 30_000)
 
-    def show_note(self, text: str, ms: int = NOTE_MS) -> None:
-        self.notice.show_note(text, ms)
+    def show_note(self, text: str, ms: int | None = None) -> None:
+        self.notice.show_note(text, *([] if ms is None else [ms]))
 
     def open_error_details(self) -> None:
         self.notice.clear()
@@ -621,13 +673,8 @@ class MainWindow(QMainWindow):
         self.error_dialog.open()
 
     def _restore_window_state(self) -> None:
+        """The splitter and the sidebar as they were (the geometry was restored with the first frame)."""
         state = self.prefs.data["window"]
-        geometry = state.get("geometry")
-        if isinstance(geometry, str):
-            try:
-                self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
-            except (TypeError, ValueError):
-                pass
         sizes = state.get("splitter")
         if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(n, int) and n >= 0 for n in sizes):
             self.splitter.setSizes(sizes)
@@ -640,6 +687,7 @@ class MainWindow(QMainWindow):
             "geometry": bytes(self.saveGeometry().toBase64()).decode(),
             "splitter": self.splitter.sizes(),
             "sidebarHidden": int(self.sidebar.isHidden()),
+            "theme": self.theme.name,  # the next start's first frame is painted in it
             **({"language": language} if isinstance(language, str) else {}),
         }
         self.prefs.save()
@@ -660,6 +708,10 @@ class MainWindow(QMainWindow):
         self.composer.dropEvent(event)
 
     def closeEvent(self, event) -> None:
+        if not self.built:  # closed while the window is being built: once it is
+            self._close_when_built = True
+            event.ignore()
+            return
         self._save_window_state()
         self._unsubscribe()
         super().closeEvent(event)

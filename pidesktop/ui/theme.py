@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -33,6 +32,8 @@ DARK = Theme("dark", "#1E1F22", "#17181A", "#E6E6E6", "#9CA3AF", "#60A5FA", "#2B
 
 
 def system_prefers_dark() -> bool:
+    from PySide6.QtCore import Qt  # the Qt namespace takes ~20 ms to load: not before the first frame
+
     hints = QGuiApplication.styleHints()
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
