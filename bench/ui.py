@@ -78,25 +78,42 @@ def owner(frame) -> str:
 
 
 class Sampler(threading.Thread):
-    """Samples what the UI thread runs, every millisecond, for naming the stalls."""
+    """Samples what the UI thread runs, and the host thread beside it, every millisecond, to name the stalls.
+
+    The host shares the interpreter lock with the window: a stall with no pidesktop frame on the UI thread
+    ("Qt") is often the UI thread waiting for the lock while the host works, which its samples show."""
 
     def __init__(self, ident: int) -> None:
         super().__init__(daemon=True)
         self.watched = ident
-        self.samples: list[tuple[float, str]] = []
+        self.samples: list[tuple[float, str, str]] = []
         self.running = threading.Event()
 
     def run(self) -> None:
+        host = None
         while True:
             self.running.wait()
-            frame = sys._current_frames().get(self.watched)
+            if host is None:
+                host = next((t.ident for t in threading.enumerate() if t.name == "pidesktop-host"), None)
+            frames = sys._current_frames()
+            frame = frames.get(self.watched)
             if frame is not None:
-                self.samples.append((time.perf_counter(), owner(frame)))
-            del frame
+                busy = frames.get(host)
+                self.samples.append((time.perf_counter(), owner(frame), host_owner(busy)))
+            del frame, frames
             time.sleep(0.001)
 
-    def between(self, start: float, end: float) -> Counter:
-        return Counter(name for at, name in self.samples if start < at < end)
+    def between(self, start: float, end: float) -> tuple[Counter, Counter]:
+        inside = [(ui, host) for at, ui, host in self.samples if start < at < end]
+        return Counter(ui for ui, _host in inside), Counter(host for _ui, host in inside if host)
+
+
+def host_owner(frame) -> str:
+    """The host thread's innermost pidesktop frames, or "" while it waits for a command."""
+    if frame is None:
+        return ""
+    name = owner(frame)
+    return "" if name.startswith("bus/inprocess.py") and " _run" in name.split(" < ")[0] else name
 
 
 class Collections:
@@ -154,7 +171,7 @@ class Heartbeat:
         slowest = sorted(zip(self.gaps, self.ticks), reverse=True)[:self.SLOWEST]
         return {"p50": statistics.median(gaps), "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
                 "max": gaps[-1], "ticks": len(gaps),
-                "slowest": [(gap, self.sampler.between(*span).most_common(3), self.collections.between(*span))
+                "slowest": [(gap, *self.sampler.between(*span), self.collections.between(*span))
                             for gap, span in slowest]}
 
 
@@ -290,10 +307,13 @@ def main() -> None:
         print("\nthe slowest ticks of each scenario and what the UI thread ran in them (samples, 1 per ms):")
         for name, r in results:
             print(f"  {name}")
-            for gap, owners, collected in r["slowest"]:
-                ran = "; ".join(collected + [f"{who} ({count})" for who, count in owners]) or \
+            for gap, owners, host, collected in r["slowest"]:
+                ran = "; ".join(collected + [f"{who} ({count})" for who, count in owners.most_common(3)]) or \
                     "no sample (C++ holding the GIL)"
                 print(f"    {gap:7.1f} ms  {ran}")
+                if host:
+                    print("               host thread: " + "; ".join(f"{who} ({count})"
+                                                                    for who, count in host.most_common(2)))
 
 
 if __name__ == "__main__":

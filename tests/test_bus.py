@@ -137,7 +137,7 @@ def test_a_second_host_on_one_data_root_is_refused_naming_the_holder(host):
 
 
 def test_a_started_host_thread_shortens_the_gil_switch_interval(location):
-    """The window waits for the GIL at most about a millisecond while the host works; a shorter
+    """The window waits for the GIL at most about 0.2 ms while the host works; a shorter
     interval someone chose is kept."""
     import sys
 
@@ -149,9 +149,9 @@ def test_a_started_host_thread_shortens_the_gil_switch_interval(location):
         thread = HostThread(opener(location)).start()
         assert sys.getswitchinterval() <= inprocess.SWITCH_INTERVAL_S
         thread.stop()
-        sys.setswitchinterval(0.0002)
+        sys.setswitchinterval(0.0001)
         thread = HostThread(opener(location)).start()
-        assert sys.getswitchinterval() == pytest.approx(0.0002)
+        assert sys.getswitchinterval() == pytest.approx(0.0001)
         thread.stop()
     finally:
         sys.setswitchinterval(saved)

@@ -30,6 +30,9 @@ log = logging.getLogger("pidesktop.ui")
 
 PAGE_SIZE = 100
 FIRST_PAGE = 100
+# The next page of the session list is asked for this long after one went in: the window relays out and
+# paints it in a tick of its own, not sharing the interpreter lock with the host preparing the next page.
+PAGE_PAUSE_S = 0.004
 
 
 def _load_widget_modules() -> None:
@@ -366,7 +369,7 @@ class MainWindow(QMainWindow):
             page = await self.client.call("session.list", {"limit": PAGE_SIZE, "cursor": cursor})
             self.model.extend(page["sessions"])
             cursor = page["nextCursor"]
-            await asyncio.sleep(0)  # let the window paint between pages
+            await asyncio.sleep(PAGE_PAUSE_S)
 
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:
