@@ -9,13 +9,12 @@ commit, rewrites and orphan restores heal the index.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Any
 
 import apsw
 import orjson
 
-from .transcripts.records import rfc3339  # noqa: F401  (the host's callers name it here)
+from .transcripts.records import parse_rfc3339, rfc3339  # noqa: F401  (the host's callers name rfc3339 here)
 
 log = logging.getLogger("pidesktop.host.index")
 
@@ -57,13 +56,8 @@ def is_error(message: dict[str, Any]) -> bool:
 
 
 def created_ms(message: dict[str, Any], fallback: int) -> int:
-    value = message.get("createdAt")
-    if isinstance(value, str):
-        try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            pass
-    return fallback
+    stamp = parse_rfc3339(message.get("createdAt"))
+    return fallback if stamp is None else stamp
 
 
 def valid_turn(conn: apsw.Connection, session_id: str, turn_id: str | None) -> str | None:

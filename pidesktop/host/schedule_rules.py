@@ -19,6 +19,8 @@ import datetime as dt
 import re
 from zoneinfo import ZoneInfo
 
+from .transcripts.records import parse_rfc3339
+
 KINDS = ("hourly", "daily", "weekly", "once")
 CALENDAR_KINDS = ("daily", "weekly")
 HOUR_MS = 3_600_000
@@ -46,12 +48,9 @@ def parse_instant(text: object, field: str = "schedule.at") -> int:
     """Epoch milliseconds of an RFC 3339 date and time that carries its offset (``Z`` or ``+01:00``)."""
     if isinstance(text, str) and re.match(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$",
                                           text):
-        try:
-            moment = dt.datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
-        except ValueError:
-            moment = None
-        if moment is not None and moment.tzinfo is not None:
-            return int(moment.timestamp() * 1000)
+        instant = parse_rfc3339(text)  # the pattern above has made sure it carries its offset
+        if instant is not None:
+            return instant
     raise ScheduleError(f"'{field}' must be an RFC 3339 date and time with its offset, such as "
                         f"2026-05-01T09:00:00+02:00, not {text!r}.", field)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Iterator
 
 import orjson
@@ -105,18 +104,7 @@ def millis(value: Any) -> int | None:
         if number != number or abs(number) > 1e16:
             return None
         return int(number if number > 1e11 else number * 1000)
-    if isinstance(value, str) and 10 <= len(value) <= 40:
-        try:
-            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        try:
-            return int(moment.timestamp() * 1000)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
+    return records.parse_rfc3339(value)
 
 
 def rfc3339(ms: int) -> str:

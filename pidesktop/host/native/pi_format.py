@@ -26,12 +26,11 @@ message is an assistant ``tool_call`` named ``bash``; ``custom_message`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import orjson
 
-from ..transcripts.records import rfc3339
+from ..transcripts.records import parse_rfc3339, rfc3339
 
 CURRENT_VERSION = 3
 PREVIEW_CHARS = 160
@@ -159,12 +158,7 @@ def _preview(text: str) -> str:
 
 
 def iso_ms(value: Any) -> int | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
+    return parse_rfc3339(value)
 
 
 def content_text(content: Any) -> str:

@@ -10,7 +10,7 @@ failing the whole transcript.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
@@ -30,6 +30,24 @@ def rfc3339(ms: int) -> str:
     """Unix milliseconds as ``2026-07-26T09:00:00.000Z`` (UTC), the transcripts' time format."""
     moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def parse_rfc3339(value: object) -> int | None:
+    """An RFC 3339 time (``Z`` or an offset; without one, UTC) as Unix milliseconds; None if it is not one."""
+    if not isinstance(value, str) or not 10 <= len(value.strip()) <= 40:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:  # never the local zone: the same line reads the same on every machine
+        moment = moment.replace(tzinfo=timezone.utc)
+    # In whole numbers: timestamp() * 1000 reads ...0.911 s as ...910 ms.
+    return (moment - _EPOCH) // _MILLISECOND
 
 
 def now_rfc3339() -> str:
