@@ -43,6 +43,7 @@ from ..bus.errors import ErrorCode, HostError
 from . import history, message_index, projects, sessions
 from .commands import command
 from .context import HostContext
+from .titles import cut_at_word
 from .data_commands import jobs_of
 from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, TooManyFiles, claude_code, find
 from .params import Params, invalid
@@ -208,12 +209,7 @@ def _records(session_id: str, session: ImportedSession) -> list[dict[str, Any]]:
 def _title(session: ImportedSession) -> tuple[str, str]:
     """The source's own title (trimmed to what a rename allows), else the first prompt's."""
     if session.title and session.title.strip():
-        title = " ".join(session.title.split())
-        if len(title) > sessions.TITLE_MAX:  # cut at a word, as a rename allows at most TITLE_MAX
-            cut = title[: sessions.TITLE_MAX - 1]
-            cut = cut[: cut.rfind(" ")] if " " in cut[sessions.TITLE_MAX // 2:] else cut
-            title = cut.rstrip(" ,.;:") + "…"
-        return title, "generated"
+        return cut_at_word(session.title, sessions.TITLE_MAX), "generated"  # what a rename allows
     first = next((m for m in session.messages if m["role"] == "user" and _is_prompt(m)), None)
     first = first or next((m for m in session.messages if m["role"] == "user"), None)
     title = sessions.fallback_title(first) if first is not None else ""

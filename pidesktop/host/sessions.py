@@ -20,6 +20,7 @@ from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
 from .params import Params, decimal, invalid
+from .titles import cut_at_word
 
 MODES = ("agent", "plan", "goal")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit")
@@ -277,13 +278,7 @@ def fallback_title(message: dict) -> str:
     """The deterministic first-prompt title: its first line, cut at a word near 60 characters."""
     text = message_index.extract_text(message) or ""
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = " ".join(line.split())
-    if len(line) <= FALLBACK_TITLE_CHARS:
-        return line
-    cut = line[:FALLBACK_TITLE_CHARS]
-    if " " in cut[FALLBACK_TITLE_CHARS // 2:]:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,.;:") + "…"
+    return cut_at_word(line, FALLBACK_TITLE_CHARS)
 
 
 def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from ..titles import cut_at_word
 from ..transcripts.records import parse_rfc3339, rfc3339
 
 CURRENT_VERSION = 3
@@ -498,10 +499,4 @@ TITLE_CHARS = 80
 
 def session_title(name: str | None, first_user: str | None) -> str:
     """pi's own rule (the newest ``session_info`` name, else the first prompt), cut at a word near 80."""
-    title = name or " ".join((first_user or "").split())
-    if len(title) <= TITLE_CHARS:
-        return title
-    cut = title[:TITLE_CHARS - 1]
-    if " " in cut[TITLE_CHARS // 2:]:
-        cut = cut[:cut.rfind(" ")]
-    return cut.rstrip(" ,.;:") + "…"
+    return cut_at_word(name or first_user or "", TITLE_CHARS)
