@@ -237,3 +237,23 @@ def test_a_legacy_daily_row_keeps_its_calendar_intent_when_made_hourly(host, loc
     (config,) = conn.execute("SELECT config_json FROM scheduled_tasks WHERE id = 'legacy'").fetchone()
     conn.close()
     assert '"notify":"always"' in config  # keys this version does not know are kept
+
+
+def test_a_run_s_chat_is_announced_only_once_it_is_stored(host, location):
+    """Clients hear of the run's new chat after the transaction that made it, never of a chat not there."""
+    task = create(host)
+    seen = []
+
+    def look(topic, payload):  # runs on the host thread, as the event is emitted
+        if topic == "session.changed" and payload.get("reason") == "created":
+            reader = apsw.Connection(str(location.data_root / "pi.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                seen.append(reader.execute("SELECT count(*) FROM sessions WHERE id = ?",
+                                           (payload["sessionId"],)).fetchone()[0])
+            finally:
+                reader.close()
+
+    host.thread.subscribe(look)
+    started = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
+    assert seen == [1]
+    assert started["session"]["id"] == started["run"]["sessionId"]

@@ -388,13 +388,15 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
         project = ctx.conn.execute("SELECT path FROM projects WHERE id = ?", (row[5],)).fetchone()
         if project is not None:
             params["projectPath"] = project[0]
+    fields = sessions.create_fields(Params("session.create", params))
     with ctx.conn:
-        session = sessions.session_create(ctx, Params("session.create", params))["session"]
+        session_id = sessions.insert_session(ctx.conn, fields, now)
         ctx.conn.execute("INSERT INTO task_runs(id, task_id, session_id, status, started_at) "
-                         "VALUES (?, ?, ?, 'running', ?)", (run_id, task_id, session["id"], now))
+                         "VALUES (?, ?, ?, 'running', ?)", (run_id, task_id, session_id, now))
         kv.put(ctx.conn, RUN_NS, run_id, {"late": late, "manual": manual, "dueAt": next_at if due else None}, now)
         ctx.conn.execute("UPDATE scheduled_tasks SET last_run_at = ?, config_json = ? WHERE id = ?",
                          (now, orjson.dumps(config).decode(), task_id))
+    session = sessions.announce_created(ctx, session_id)  # after the commit: never a chat that is not there
     _changed(ctx, task_id, "runStarted")
     run = run_to_wire(ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?",
                                                  (run_id,)).fetchone())

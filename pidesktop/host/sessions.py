@@ -109,26 +109,44 @@ def validate_title(method: str, raw: str) -> str:
 
 @command("session.create")
 def session_create(ctx: HostContext, p: Params) -> dict:
-    raw_title = p.text("title", required=False)
-    title = "" if raw_title is None or not raw_title.strip() else validate_title("session.create", raw_title)
-    mode = p.choice("mode", MODES, default="agent")
-    thinking = p.choice("thinkingLevel", THINKING_LEVELS, default="off")
-    project_path = p.text("projectPath", required=False)
-    provider_id = p.text("providerId", required=False)
-    model_id = p.text("modelId", required=False)
-    session_id = str(uuid.uuid4())
-    now = ctx.clock()
+    fields = create_fields(p)
     with ctx.conn:
-        project_id = projects.upsert(ctx.conn, project_path, now) if project_path is not None else None
-        ctx.conn.execute(
-            "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "
-            "thinking_level, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, title, "default" if is_placeholder(title) else "manual", project_id,
-             provider_id, model_id, mode, thinking, now, now),
-        )
+        session_id = insert_session(ctx.conn, fields, ctx.clock())
+    return {"session": announce_created(ctx, session_id)}
+
+
+def create_fields(p: Params) -> dict:
+    """``session.create``'s params, checked: what ``insert_session`` takes."""
+    raw_title = p.text("title", required=False)
+    return {
+        "title": "" if raw_title is None or not raw_title.strip() else validate_title("session.create", raw_title),
+        "mode": p.choice("mode", MODES, default="agent"),
+        "thinking": p.choice("thinkingLevel", THINKING_LEVELS, default="off"),
+        "project_path": p.text("projectPath", required=False),
+        "provider_id": p.text("providerId", required=False),
+        "model_id": p.text("modelId", required=False),
+    }
+
+
+def insert_session(conn: apsw.Connection, fields: dict, now: int) -> str:
+    """A new chat's row (and its project's), in the caller's transaction; its id. Announce it after the commit."""
+    session_id = str(uuid.uuid4())
+    project_path = fields["project_path"]
+    project_id = projects.upsert(conn, project_path, now) if project_path is not None else None
+    conn.execute(
+        "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "
+        "thinking_level, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (session_id, fields["title"], "default" if is_placeholder(fields["title"]) else "manual", project_id,
+         fields["provider_id"], fields["model_id"], fields["mode"], fields["thinking"], now, now),
+    )
+    return session_id
+
+
+def announce_created(ctx: HostContext, session_id: str) -> dict:
+    """The committed new chat's summary, told to every client (``session.changed``, ``created``)."""
     session = summary(ctx.conn, session_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "created", "session": session})
-    return {"session": session}
+    return session
 
 
 @command("session.list")
