@@ -257,3 +257,32 @@ def test_a_run_s_chat_is_announced_only_once_it_is_stored(host, location):
     started = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
     assert seen == [1]
     assert started["session"]["id"] == started["run"]["sessionId"]
+
+
+def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host):
+    """Spec 004, 4.11: ownership by a run is derived on read (scheduledRun); the list and session search
+    leave such chats out, and deleting the task gives them back."""
+    task = create(host, prompt="persimmon report")
+    mine = host.call("session.create", {"title": "persimmon notes"})["session"]
+    run = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
+    chat = run["session"]
+    assert chat["scheduledRun"] is True and mine["scheduledRun"] is False
+    host.call("session.appendMessage", {"sessionId": chat["id"], "message": {
+        "id": "m1", "role": "user", "blocks": [{"type": "text", "text": "persimmon report"}]}})
+
+    def listed(**params):
+        return [s["id"] for s in host.call("session.list", {"native": False, **params})["sessions"]]
+
+    assert listed() == [mine["id"]]
+    assert set(listed(includeScheduled=True)) == {mine["id"], chat["id"]}
+    found = host.call("search.sessions", {"query": "persimmon"})["results"]
+    assert [r["sessionId"] for r in found] == [mine["id"]]
+    assert host.call("session.get", {"sessionId": chat["id"], "messageLimit": 1})["session"]["scheduledRun"]
+
+    host.call("tasks.finishRun", {"runId": run["run"]["id"], "status": "completed"})
+    host.events.clear()
+    host.call("tasks.delete", {"taskId": task["id"]})
+    assert ("session.listChanged", {}) in host.events
+    assert set(listed()) == {mine["id"], chat["id"]}
+    assert {r["sessionId"] for r in host.call("search.sessions", {"query": "persimmon"})["results"]} == \
+        {mine["id"], chat["id"]}

@@ -129,10 +129,13 @@ def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, ho
     spin_until(qloop, lambda: dialog.runs and dialog.runs[0]["status"] == "completed")
     run = dialog.runs[0]
     assert run["sessionId"] in chat.tray.automation_chats  # its inbox event is not told twice in the tray
-    spin_until(qloop, lambda: chat.model.session(run["sessionId"]) is not None)
-    dialog.openSession.emit(run["sessionId"])
+    assert chat.model.session(run["sessionId"]) is None  # a run's chat is no row of the sidebar (spec 4.11)
+    dialog.openSession.emit(run["sessionId"])  # the run history opens it by itself
     spin_until(qloop, lambda: chat.current_session_id == run["sessionId"])
+    spin_until(qloop, lambda: chat.transcript_model.session_id == run["sessionId"]
+               and chat.transcript_model.rowCount() >= 2)  # the prompt and the reply
     assert chat.header_title.text() == "Inbox sweep"
+    assert not chat.sidebar.tree.currentIndex().isValid() and chat.model.session(run["sessionId"]) is None
     chat.grab().save(str(shots / "automations-run-chat.png"))
     qloop.run_until_complete(chat.scheduler.stop())
 

@@ -302,10 +302,14 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict:
     task_id = p.text("taskId")
     read_task(ctx.conn, task_id)
     with ctx.conn:
+        had_chats = ctx.conn.execute("SELECT 1 FROM task_runs WHERE task_id = ? AND session_id IS NOT NULL",
+                                     (task_id,)).fetchone() is not None
         ctx.conn.execute("DELETE FROM kv WHERE ns = ? AND key IN (SELECT id FROM task_runs WHERE task_id = ?)",
                          (RUN_NS, task_id))
         ctx.conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))  # its runs cascade; chats stay
     _changed(ctx, task_id, "deleted")
+    if had_chats:  # its runs' chats are ordinary chats now: back in the list
+        ctx.emit("session.listChanged", {})
     return {"deleted": True}
 
 
@@ -418,8 +422,10 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict:
     with ctx.conn:
         ctx.conn.execute("UPDATE task_runs SET status = ?, error_code = ?, ended_at = ? WHERE id = ?",
                          (status, error_code if status != "completed" else None, now, run_id))
-        prune_runs(ctx.conn, row[0])
+        pruned = prune_runs(ctx.conn, row[0])
     _changed(ctx, row[0], "runFinished")
+    if pruned:  # the oldest run's chat is an ordinary chat now: back in the list
+        ctx.emit("session.listChanged", {})
     return {"run": run_to_wire(ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?",
                                                           (run_id,)).fetchone())}
 

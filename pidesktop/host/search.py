@@ -26,6 +26,7 @@ import apsw
 from .commands import command
 from .context import HostContext
 from .params import Params, decimal, invalid
+from .sessions import LISTED
 
 SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
@@ -142,7 +143,7 @@ def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
     title, path = test.format("s.title"), test.format("p.path")
     return {sid: (title_hit, project_hit) for sid, title_hit, project_hit in conn.execute(
         f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
-        f"LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL AND ({title} OR {path})",
+        f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED} AND ({title} OR {path})",
         {"n": needle, "wide": NON_ASCII})}
 
 
@@ -211,8 +212,9 @@ def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
     return (int(updated), sid), int(listed)
 
 
+# The chats session search answers with: those the session list shows (no deleted ones, no automation runs).
 SESSION_ROWS = ("SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
-                "LEFT JOIN projects p ON p.id = s.project_id WHERE s.deleted_at IS NULL")
+                f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED}")
 
 
 def _exact_page(conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None,

@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
         self.chats = ChatController(self)
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
-        self.tray = TrayNotifier(self, self.sidebar.select)
+        self.tray = TrayNotifier(self, self.open_chat)
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.projects.new_chat)
         self._connect_projects()
@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
             self.inbox.slide_in()
 
     def _open_from_inbox(self, session_id: str) -> None:
-        self.sidebar.select(session_id)
+        self.open_chat(session_id)
         self.inbox.dismiss()
 
     def _unread_changed(self, count: int) -> None:
@@ -508,10 +508,29 @@ class MainWindow(QMainWindow):
         self.composer.set_models(model_choices(listed, rows), self.model_chip.text())
         self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
+    def open_chat(self, session_id: str) -> None:
+        """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
+        list leaves out: the Automations page, the inbox and the tray open it)."""
+        if self.model.session(session_id) is not None:
+            self.sidebar.select(session_id)
+            return
+
+        async def fetch() -> dict:
+            return (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
+
+        def show(session: dict) -> None:
+            self.sidebar.tree.setCurrentIndex(QModelIndex())  # no row of the list is the chat shown
+            self._open_summary(session)
+
+        task_op(fetch, parent=self, name="open-chat", success=show).run()
+
     def _open_session(self, session_id: str) -> None:
         session = self.model.session(session_id)
-        if session is None:
-            return
+        if session is not None:
+            self._open_summary(session)
+
+    def _open_summary(self, session: dict) -> None:
+        session_id = session["id"]
         changed = self.current_session_id != session_id
         if changed:
             self.chats.switch_to(session_id)

@@ -348,7 +348,14 @@ class SessionTreeModel(QStandardItemModel):
         return group
 
     def upsert(self, session: dict) -> None:
-        """Insert a new session or update one, moving it only if its place changed."""
+        """Insert a new session or update one, moving it only if its place changed.
+
+        An automation's run chat (``scheduledRun``) is no row of the list: the Automations page and the
+        inbox open it."""
+        if session.get("scheduledRun"):
+            if session["id"] in self._sessions:
+                self.remove(session["id"])
+            return
         old = self._sessions.get(session["id"])
         found = self.find(session["id"])  # first: its row is found by the dict it was placed with
         self._sessions[session["id"]] = session
