@@ -130,12 +130,18 @@ def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, ho
     run = dialog.runs[0]
     assert run["sessionId"] in chat.tray.automation_chats  # its inbox event is not told twice in the tray
     assert chat.model.session(run["sessionId"]) is None  # a run's chat is no row of the sidebar (spec 4.11)
+    notes = qloop.run_until_complete(host_client.call("session.create", {"title": "Notes"}))["session"]
+    spin_until(qloop, lambda: chat.model.session(notes["id"]) is not None)
+    chat.sidebar.select(notes["id"])
+    spin_until(qloop, lambda: chat.current_session_id == notes["id"])
     dialog.openSession.emit(run["sessionId"])  # the run history opens it by itself
     spin_until(qloop, lambda: chat.current_session_id == run["sessionId"])
     spin_until(qloop, lambda: chat.transcript_model.session_id == run["sessionId"]
                and chat.transcript_model.rowCount() >= 2)  # the prompt and the reply
     assert chat.header_title.text() == "Inbox sweep"
     assert not chat.sidebar.tree.currentIndex().isValid() and chat.model.session(run["sessionId"]) is None
+    qloop.run_until_complete(chat.load_sessions())  # the list read again does not select the chat left before
+    assert not chat.sidebar.tree.currentIndex().isValid() and chat.current_session_id == run["sessionId"]
     chat.grab().save(str(shots / "automations-run-chat.png"))
     qloop.run_until_complete(chat.scheduler.stop())
 

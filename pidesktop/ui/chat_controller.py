@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..bus import HostError
@@ -74,7 +74,7 @@ class ChatController(QObject):
         if blank is not None:
             w.sidebar.select(blank["id"])
         else:
-            w.sidebar.tree.setCurrentIndex(QModelIndex())
+            w.sidebar.select_none()
             self.switch_to(None)
             w.show_no_session()
         w.composer.focus_prompt()

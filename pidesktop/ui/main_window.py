@@ -104,16 +104,18 @@ class MainWindow(QMainWindow):
                 self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
             except (TypeError, ValueError):
                 pass
-        self.first_frame = FirstFrame(theme, 0 if state.get("sidebarHidden") == 1 else self._saved_sidebar_width())
+        sidebar_width = 0 if state.get("sidebarHidden") == 1 else (self._saved_splitter() or [SIDEBAR_WIDTH])[0]
+        self.first_frame = FirstFrame(theme, sidebar_width)
         self.setCentralWidget(self.first_frame)
         if client is not None:
             self.build(client, runner)
 
-    def _saved_sidebar_width(self) -> int:
+    def _saved_splitter(self) -> list[int] | None:
+        """The sidebar's and the conversation's widths as the window last closed, if they were kept whole."""
         sizes = self.prefs.data["window"].get("splitter")
         if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(n, int) and n >= 0 for n in sizes):
-            return sizes[0]
-        return SIDEBAR_WIDTH
+            return sizes
+        return None
 
     def build(self, client: HostClient, runner=None) -> None:
         """The widgets, in place of the first frame."""
@@ -519,7 +521,7 @@ class MainWindow(QMainWindow):
             return (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
 
         def show(session: dict) -> None:
-            self.sidebar.tree.setCurrentIndex(QModelIndex())  # no row of the list is the chat shown
+            self.sidebar.select_none()  # no row of the list is the chat shown
             self._open_summary(session)
 
         task_op(fetch, parent=self, name="open-chat", success=show).run()
@@ -647,7 +649,7 @@ class MainWindow(QMainWindow):
         if self.current_session_id == session_id:
             self.chats.switch_to(None)
             self.show_no_session()
-            self.sidebar.tree.setCurrentIndex(QModelIndex())
+            self.sidebar.select_none()
         self._refresh_empty_state()
 
     def _refresh_empty_state(self) -> None:
@@ -697,8 +699,8 @@ class MainWindow(QMainWindow):
     def _restore_window_state(self) -> None:
         """The splitter and the sidebar as they were (the geometry was restored with the first frame)."""
         state = self.prefs.data["window"]
-        sizes = state.get("splitter")
-        if isinstance(sizes, list) and len(sizes) == 2 and all(isinstance(n, int) and n >= 0 for n in sizes):
+        sizes = self._saved_splitter()
+        if sizes is not None:
             self.splitter.setSizes(sizes)
         if state.get("sidebarHidden") == 1:
             self.sidebar.hide()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QUrl
+from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
@@ -141,7 +141,7 @@ class ProjectActions(QObject):
         if blank is not None:
             w.sidebar.select(blank["id"])
         else:
-            w.sidebar.tree.setCurrentIndex(QModelIndex())
+            w.sidebar.select_none()
             w.chats.switch_to(None)
             w.show_no_session()
             w.chats.pending_changes["projectPath"] = project["path"]

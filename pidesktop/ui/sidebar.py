@@ -297,6 +297,12 @@ class Sidebar(QWidget):
             self.tree.setCurrentIndex(index)
             self.tree.scrollTo(index)
 
+    def select_none(self) -> None:
+        """No row is current: the chat shown has none (one not made yet, an automation's run) or is gone.
+        Forgotten too as the row to keep selected when the tree is laid out again."""
+        self._selected_id = None
+        self.tree.setCurrentIndex(QModelIndex())
+
     def rename_current(self) -> None:
         index = self.tree.currentIndex()
         if self.model.session_at(index) is not None:
