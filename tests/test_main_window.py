@@ -174,3 +174,4 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
     assert "'path' is a folder" in text and '"path": "/tmp/photos"' in text
     assert window.notice.isHidden()  # seen: the line goes until the next error
     dialog.close()
+    qtbot.waitUntil(lambda: window.error_dialog is None)  # closed is gone: each Details makes a new one

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import orjson
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
@@ -55,6 +56,7 @@ class ErrorLog:
 class ErrorDetailsDialog(QDialog):
     def __init__(self, log: ErrorLog, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)  # one per click on Details: none kept
         self.setObjectName("errorDetails")
         self.setWindowTitle(self.tr("Error details"))
         self.resize(640, 420)

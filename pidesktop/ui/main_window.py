@@ -693,8 +693,9 @@ class MainWindow(QMainWindow):
 
     def open_error_details(self) -> None:
         self.notice.clear()
-        self.error_dialog = ErrorDetailsDialog(self.error_log, self)
-        self.error_dialog.open()
+        self.error_dialog = dialog = ErrorDetailsDialog(self.error_log, self)
+        dialog.destroyed.connect(lambda: setattr(self, "error_dialog", None) if self.error_dialog is dialog else None)
+        dialog.open()
 
     def _restore_window_state(self) -> None:
         """The splitter and the sidebar as they were (the geometry was restored with the first frame)."""
