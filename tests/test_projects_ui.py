@@ -261,3 +261,12 @@ def test_screenshots_of_projects_the_memory_editor_and_an_export(chat, qloop, tm
     view.setHtml(f"<div style='font-size:14px'>{page}</div>")
     view.grab().save(str(shots / "export-markdown.png"))
     assert (shots / "projects-sidebar.png").stat().st_size > 0
+
+
+def test_the_export_dialog_is_deleted_once_closed(qtbot, chat):
+    from shiboken6 import isValid
+
+    dialog = export_dialog.ask(chat.client, {"id": "not-asked", "title": "Notes"}, chat)
+    assert dialog.isVisible()
+    dialog.reject()  # cancelled: nothing is written, and the dialog does not stay behind
+    qtbot.waitUntil(lambda: not isValid(dialog))

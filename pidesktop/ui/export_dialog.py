@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QStandardPaths
+from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..agent import export
@@ -39,6 +39,7 @@ def ask(client: HostClient, session: dict, parent: QWidget, on_done=None) -> QFi
     """Open the save dialog for ``session``; the export starts when a file is chosen."""
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
     dialog = QFileDialog(parent, _tr("Export chat"), str(Path(folder) / export.suggested_name(session, "md")))
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)  # one per Export…: none kept once closed
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setNameFilters(list(filters()))
     dialog.setDefaultSuffix("md")
