@@ -345,6 +345,10 @@ def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, 
 
 
 def test_pi_files_that_appear_or_go_show_in_the_sidebar(window, qloop, agent_dir):
+    """They are merged into the list: no reset, the chat being read stays selected."""
+    picked = open_native(qloop, window, FIVE_TURNS)
+    resets = []
+    window.model.modelReset.connect(lambda: resets.append(1))
     folder = agent_dir / "sessions" / "--home-ada-code-new--"
     folder.mkdir()
     lines = (FIXTURES / FIVE_TURNS).read_bytes().splitlines(keepends=True)
@@ -356,6 +360,7 @@ def test_pi_files_that_appear_or_go_show_in_the_sidebar(window, qloop, agent_dir
     assert "new · pi" in groups
     new.unlink()
     spin_until(qloop, lambda: not any(s.get("nativeId") == header["id"] for s in window.model.shown_sessions()))
+    assert resets == [] and window.sidebar.current_session_id() == picked["id"] == window.current_session_id
 
 
 def test_a_reader_scrolled_up_keeps_their_place_while_pi_writes(window, qloop, agent_dir):

@@ -197,3 +197,33 @@ def test_find_agrees_with_walking_every_row(qapp, seed):
             assert model.find(candidate) == walked(model, candidate), (step, candidate)
             index = model.index_of(candidate)
             assert (model.session_at(index) or {}).get("id") == (candidate if walked(model, candidate) else None)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_list_read_again_merges_to_what_a_reset_would_show(qtmodeltester, qapp, seed):
+    """``merge``: rows changed, added and gone end where a whole reset would put them, with no reset."""
+    rng = random.Random(seed)
+    prefs = Preferences(None)
+    before = [session(rng, n) for n in range(60)]
+    model = SessionTreeModel(prefs)
+    model.reset(before)
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    after = [dict(s, updatedAt=rng.randint(0, 400)) if rng.random() < 0.2 else s
+             for s in before if rng.random() > 0.15] + [session(rng, n) for n in range(60, 60 + rng.randint(0, 12))]
+    after[0] = dict(after[0], scheduledRun=True)  # an automation's run chat: no row
+    rng.shuffle(after)
+    assert model.merge(after) is True
+    qtmodeltester.check(model)
+    expected = SessionTreeModel(prefs)
+    expected.reset([s for s in after if not s.get("scheduledRun")])
+    assert layout(model) == layout(expected) and resets == []
+
+
+def test_a_large_change_is_left_to_a_reset(qapp):
+    prefs = Preferences(None)
+    model = SessionTreeModel(prefs)
+    model.reset([])
+    rng = random.Random(3)
+    assert model.merge([session(rng, n) for n in range(500)]) is False
+    assert model.session_count() == 0

@@ -33,6 +33,7 @@ FIRST_PAGE = 100
 # The next page of the session list is asked for this long after one went in: the window relays out and
 # paints it in a tick of its own, not sharing the interpreter lock with the host preparing the next page.
 PAGE_PAUSE_S = 0.004
+REFRESH_PAGE = 500  # read in the background, merged at once: fewer, larger pages
 
 
 def _load_widget_modules() -> None:
@@ -372,6 +373,21 @@ class MainWindow(QMainWindow):
             self.model.extend(page["sessions"])
             cursor = page["nextCursor"]
             await asyncio.sleep(PAGE_PAUSE_S)
+
+    async def refresh_sessions(self) -> None:
+        """The list read again (pi's files came or went, an automation's chats came back) and merged into
+        the sidebar without a reset, so the reader's place and the selection stay; a large change reloads it."""
+        sessions, params = [], {"limit": REFRESH_PAGE}
+        while True:
+            page = await self.client.call("session.list", params)
+            sessions += page["sessions"]
+            if not page["nextCursor"]:
+                break
+            params = {"limit": REFRESH_PAGE, "cursor": page["nextCursor"]}
+        if not self.model.merge(sessions):
+            await self.load_sessions()
+            return
+        self._refresh_empty_state()
 
     # -- events and view state --------------------------------------------------
     def _on_event(self, topic: str, payload: dict) -> None:

@@ -224,7 +224,7 @@ class NativeChat(QObject):
             self._changed_timer.start()
 
     def _reload_list(self) -> None:
-        task_op(self.window.load_sessions, parent=self.window, name="native-list").run()
+        task_op(self.window.refresh_sessions, parent=self.window, name="native-list").run()
 
     def _refresh_changed(self) -> None:
         changed, self._changed = self._changed, set()

@@ -41,6 +41,9 @@ CONTEXT = "SessionTreeModel"
 UNTITLED = QT_TRANSLATE_NOOP("SessionTreeModel", "New chat")
 NO_PROJECT = QT_TRANSLATE_NOOP("SessionTreeModel", "Chats")
 PINNED = QT_TRANSLATE_NOOP("SessionTreeModel", "Pinned")
+# A list read again with more changes than this is reset rather than merged row by row (each row moved or
+# inserted is a model signal and a view update: a thousand of them cost more than one relayout).
+MERGE_MAX = 200
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -385,6 +388,21 @@ class SessionTreeModel(QStandardItemModel):
         if key is not None:
             self._insert(session, key)
         self._reorder_groups()
+
+    def merge(self, sessions: list[dict]) -> bool:
+        """The whole list as the host has it now, taken in without a reset: changed rows are updated (moved
+        only if their place changed), new ones inserted, missing ones removed, so views keep the reader's
+        place and the selection. False (nothing done) past ``MERGE_MAX`` changes: a reset is cheaper then."""
+        fresh = {s["id"]: s for s in sessions if not s.get("scheduledRun")}
+        gone = [sid for sid in self._sessions if sid not in fresh]
+        changed = [s for sid, s in fresh.items() if self._sessions.get(sid) != s]
+        if len(gone) + len(changed) > MERGE_MAX:
+            return False
+        for session_id in gone:
+            self.remove(session_id)
+        for session in changed:
+            self.upsert(session)
+        return True
 
     def remove(self, session_id: str) -> None:
         found = self.find(session_id)
