@@ -270,3 +270,20 @@ def test_the_export_dialog_is_deleted_once_closed(qtbot, chat):
     assert dialog.isVisible()
     dialog.reject()  # cancelled: nothing is written, and the dialog does not stay behind
     qtbot.waitUntil(lambda: not isValid(dialog))
+
+
+def test_switching_chats_across_projects_does_not_read_every_project_again(chat, qloop, tmp_path):
+    """Only the current project changes: the sidebar is not relaid out for it."""
+    first, second = add_project(chat, qloop, tmp_path / "alpha"), add_project(chat, qloop, tmp_path / "beta")
+    ids = [qloop.run_until_complete(chat.client.call("session.create", {"projectPath": project["path"]}))
+           ["session"]["id"] for project in (first, second)]
+    spin_until(qloop, lambda: all(chat.model.session(sid) for sid in ids))
+    relaid = []
+    real = chat.model.set_projects
+    chat.model.set_projects = lambda *args: (relaid.append(1), real(*args))
+    for sid, project in zip(ids, (first, second)):
+        chat.sidebar.select(sid)
+        spin_until(qloop, lambda: chat.projects.current_id == project["id"])
+        qloop.run_until_complete(chat.client.call("workspace.get", {}))  # the host has sent its event by now
+    spin_until(qloop, lambda: chat.projects.current()["id"] == second["id"])
+    assert relaid == []

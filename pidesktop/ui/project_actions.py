@@ -93,6 +93,11 @@ class ProjectActions(QObject):
             picker.show_project(self.projects.get(session.get("projectId")))
 
     def handle_event(self, topic: str, payload: dict) -> None:
+        if topic == "workspace.changed" and payload.get("currentProjectId") in (None, *self.projects):
+            # Opening a chat in another project made it the current one: only that is news. (Reading every
+            # project again relaid out the whole sidebar, ~18 ms at 10,000 chats, on each such switch.)
+            self.current_id = payload.get("currentProjectId")
+            return
         project_id = (payload.get("session") or {}).get("projectId") if topic == "session.changed" else None
         if topic in REFRESH_TOPICS or (project_id is not None and project_id not in self.projects):
             spawn(self.refresh(), name="projects-refresh")  # a chat made elsewhere in a new project
