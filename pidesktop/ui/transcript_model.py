@@ -31,7 +31,7 @@ CONTENT_LIMIT = 20_000
 # until this much of an event-loop tick is spent: a page of Markdown costs about
 # 2 ms a message, so no tick lays out a whole page. Kept well under a frame: the
 # same tick may still relay out and paint the view.
-INSERT_BUDGET_S = 0.003
+INSERT_BUDGET_S = 0.002
 # At most this many rows stay loaded: paging further drops rows at the far end,
 # so each relayout stays cheap however far the reader scrolls.
 MAX_ROWS = 240
