@@ -243,18 +243,26 @@ def host_client(loop_hosts) -> HostClient:
     return loop_hosts.start()
 
 
+def started_window(qtbot, qloop, client, theme=None, runner=None, prefs=None, size=(1100, 760)):
+    """A main window on ``client``, shown (at ``size``; None keeps its own) and started: its list is in."""
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.main_window import MainWindow
+
+    win = MainWindow(client, theme or themes.LIGHT, runner, prefs)
+    qtbot.addWidget(win)
+    if size is not None:
+        win.resize(*size)
+    win.show()
+    qloop.run_until_complete(win.start())
+    return win
+
+
 @pytest.fixture
 def chat(qtbot, qloop, host_client):
     """A started main window on its own host thread, answering with the offline demo."""
     from pidesktop.agent.runner import TurnRunner
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
 
-    win = MainWindow(host_client, themes.LIGHT, TurnRunner(host_client, offline_delay=0.0))
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, host_client, runner=TurnRunner(host_client, offline_delay=0.0))
     yield win
     win.close()
 

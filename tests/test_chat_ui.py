@@ -4,11 +4,9 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.transcript_model import TranscriptModel
 
-from .conftest import InProcessHost, spin_until
+from .conftest import InProcessHost, spin_until, started_window
 
 
 def rows(window):
@@ -66,11 +64,7 @@ def seed_long_session(location, count):
 
 def test_scrolling_to_the_top_loads_the_older_page_and_keeps_the_reader_in_place(qtbot, qloop, location, loop_hosts):
     sid = seed_long_session(location, 130)
-    win = MainWindow(loop_hosts.start(), themes.LIGHT)
-    qtbot.addWidget(win)
-    win.resize(1000, 700)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=(1000, 700))
     win.sidebar.select(sid)
     model = win.transcript_model
     spin_until(qloop, lambda: model.rowCount() == 50)

@@ -9,13 +9,12 @@ from PySide6.QtGui import QColor, QFont
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui import theme as themes
 from pidesktop.ui import transcript_model
-from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.message_layout import divider_label, layout_row, summary_key
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.transcript_model import TranscriptModel, message_row
 from pidesktop.ui.usage_format import format_cost, meter_text, short_tokens, usage_line
 
-from .conftest import InProcessHost, spin_until
+from .conftest import InProcessHost, spin_until, started_window
 
 SUMMARY = "The person asked about layout caches; we agreed to key them by row revision and width."
 NEEDS_COMPACT = pytest.mark.skipif(not hasattr(TurnRunner, "compact"),
@@ -47,12 +46,7 @@ def kinds(model):
 
 
 def open_window(qtbot, qloop, client, runner=None, theme=themes.LIGHT):
-    win = MainWindow(client, theme, runner)
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
-    return win
+    return started_window(qtbot, qloop, client, theme, runner)
 
 
 # -- the divider ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from pidesktop.ui import data_tools
 from pidesktop.ui import theme as themes
 
-from .conftest import InProcessHost, wait_until
+from .conftest import InProcessHost, started_window, wait_until
 
 def shot(widget, name: str) -> None:
     """Saved only where $PIDESKTOP_SHOTS asks (to look at); otherwise just rendered."""
@@ -426,14 +426,8 @@ def test_the_next_start_is_told_which_replies_a_crash_cut_off(location):
 
 
 def test_the_window_says_a_reply_was_cut_off_by_a_crash(qtbot, qloop, location, loop_hosts):
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
-
     _crash_mid_reply(location)  # before the window's host starts
-    win = MainWindow(loop_hosts.start(), themes.LIGHT)
-    qtbot.addWidget(win)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
     assert win.notice.isVisible()
     assert "“Story” was cut off" in win.notice.label.text()
     assert not win.notice.details_button.isVisible()  # news, not an error

@@ -13,12 +13,11 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
 from pidesktop.ui import i18n
-from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences
 from pidesktop.ui.timefmt import relative
 
-from .conftest import REPO, spin_until
+from .conftest import REPO, spin_until, started_window
 
 TS = i18n.catalogue("zh_CN", ".ts")
 
@@ -46,10 +45,7 @@ def make_window(qtbot, qloop, host):
     built: list[MainWindow] = []
 
     def make(prefs: Preferences | None = None) -> MainWindow:
-        win = MainWindow(host, themes.LIGHT, prefs=prefs)
-        qtbot.addWidget(win)
-        win.show()
-        qloop.run_until_complete(win.start())
+        win = started_window(qtbot, qloop, host, prefs=prefs, size=None)
         built.append(win)
         return win
 

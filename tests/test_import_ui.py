@@ -14,7 +14,7 @@ from pidesktop.ui.host_jobs import run_job
 from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.trash_view import TrashDialog
 
-from .conftest import spin_until
+from .conftest import spin_until, started_window
 from .test_import_readers import CLAUDE, CODEX, FIXTURES
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
@@ -121,13 +121,7 @@ def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_clie
 
 def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_trash(qtbot, qloop, host_client,
                                                                                   tools_at_home, shots):
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
-
-    window = MainWindow(host_client, themes.LIGHT)
-    qtbot.addWidget(window)
-    window.show()
-    qloop.run_until_complete(window.start())
+    window = started_window(qtbot, qloop, host_client, size=None)
     texts = [a.text() for a in window.sidebar.view_button.menu().actions()]
     assert texts[:3] == ["New project…", "Import chats…", "Trash"]
 

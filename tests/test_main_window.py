@@ -14,15 +14,12 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
 
-from .conftest import REPO, InProcessHost, spin_until
+from .conftest import REPO, InProcessHost, spin_until, started_window
 
 
 @pytest.fixture
 def window(qtbot, qloop, host_client):
-    win = MainWindow(host_client, themes.LIGHT)
-    qtbot.addWidget(win)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, host_client, size=None)
     yield win
     win.close()
 
@@ -120,10 +117,7 @@ def test_storage_failure_is_shown_to_the_person(qtbot, qloop, location, loop_hos
 
     root = prepare_data_root(location)
     (root / "pi.sqlite").mkdir()
-    win = MainWindow(loop_hosts.start(), themes.LIGHT)
-    qtbot.addWidget(win)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
     assert win.banner.isVisible()
     assert "pi.sqlite" in win.banner_text.text()
     assert not win.sidebar.new_chat_button.isEnabled()

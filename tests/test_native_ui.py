@@ -14,11 +14,10 @@ import pytest
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
 
-from .conftest import SHARED, spin_until
+from .conftest import SHARED, spin_until, started_window
 from .sse_server import chunk, sse_body, sse_server, usage_chunk  # noqa: F401
 
 FIXTURES = SHARED / "fixtures/pi-native/sessions"
@@ -39,11 +38,8 @@ def agent_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def window(qtbot, qloop, agent_dir, loop_hosts, tmp_path):
     client = loop_hosts.start()
-    win = MainWindow(client, themes.LIGHT, TurnRunner(client, offline_delay=0.0), prefs=Preferences(tmp_path / "ui"))
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, client, runner=TurnRunner(client, offline_delay=0.0),
+                         prefs=Preferences(tmp_path / "ui"))
     yield win
     win.close()
 
@@ -229,11 +225,7 @@ def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
     client = loop_hosts.start()
     runner = TurnRunner(client, override=ProviderChoice(base_url=sse_server.base_url, model="gpt-test",
                                                         api_key="sk-test-key"))
-    win = MainWindow(client, themes.LIGHT, runner, prefs=Preferences(tmp_path / "ui"))
-    qtbot.addWidget(win)
-    win.resize(1100, 760)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, client, runner=runner, prefs=Preferences(tmp_path / "ui"))
     yield win
     win.close()
 

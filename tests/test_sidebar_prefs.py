@@ -9,7 +9,7 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences, normalise
 
-from .conftest import InProcessHost, spin_until
+from .conftest import InProcessHost, spin_until, started_window
 
 
 def seed(location):
@@ -27,10 +27,7 @@ def seed(location):
 def sidebar_window(qtbot, qloop, location, tmp_path, loop_hosts):
     ids = seed(location)
     prefs = Preferences(tmp_path / "ui")
-    win = MainWindow(loop_hosts.start(), themes.LIGHT, prefs=prefs)
-    qtbot.addWidget(win)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), prefs=prefs, size=None)
     yield win, ids, prefs
     win.close()
 

@@ -3,11 +3,9 @@ whether rows went in above it, or rows went out at the far end (at most MAX_ROWS
 
 import asyncio
 
-from pidesktop.ui import theme as themes
 from pidesktop.ui import transcript_model
-from pidesktop.ui.main_window import MainWindow
 
-from .conftest import spin_until
+from .conftest import spin_until, started_window
 from .test_chat_ui import seed_long_session
 
 
@@ -25,11 +23,7 @@ def where(view, key):
 def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, location, loop_hosts, monkeypatch):
     monkeypatch.setattr(transcript_model, "MAX_ROWS", 80)
     sid = seed_long_session(location, 220)
-    win = MainWindow(loop_hosts.start(), themes.LIGHT)
-    qtbot.addWidget(win)
-    win.resize(1000, 700)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=(1000, 700))
     win.sidebar.select(sid)
     model, view = win.transcript_model, win.transcript
     spin_until(qloop, lambda: model.rowCount() == 50 and view.verticalScrollBar().maximum() > 0)
@@ -63,11 +57,7 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
 
 def test_a_streamed_reply_grows_at_the_end_and_stays_in_view(qtbot, qloop, location, loop_hosts):
     sid = seed_long_session(location, 30)
-    win = MainWindow(loop_hosts.start(), themes.LIGHT)
-    qtbot.addWidget(win)
-    win.resize(1000, 700)
-    win.show()
-    qloop.run_until_complete(win.start())
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=(1000, 700))
     win.sidebar.select(sid)
     model, view = win.transcript_model, win.transcript
     spin_until(qloop, lambda: model.rowCount() == 30 and view.verticalScrollBar().maximum() > 0)
