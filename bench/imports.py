@@ -95,11 +95,7 @@ def durable_writes(files: list[Path], target: Path) -> float:
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, final)
-        folder = os.open(target, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        paths.fsync_dir(target)
     return time.perf_counter() - started
 
 
