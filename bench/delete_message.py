@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from transcripts import open_host, write_session  # noqa: E402
-from transcripts_files import text_pool  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
+from transcripts import open_host, write_session
+from transcripts_files import text_pool
 
 TARGET = 2.0
 
@@ -70,8 +70,10 @@ def main() -> None:
         try:
             host.dispatch("session.get", {"sessionId": sid, "messageLimit": 50})  # warm layout, as in the app
             size = path.stat().st_size
-            print(f"{count} messages, transcript {size / 2**20:.0f} MiB; medians of {args.runs} runs; "
-                  f"baseline = copy the transcript + fsync (target: delete <= {TARGET:.0f}x)")
+            print(
+                f"{count} messages, transcript {size / 2**20:.0f} MiB; medians of {args.runs} runs; "
+                f"baseline = copy the transcript + fsync (target: delete <= {TARGET:.0f}x)"
+            )
             header = f"{'prompt at':>10} | {'deleteMessage':>13} | {'copy + fsync':>12} | {'ratio':>6}"
             print(header)
             print("-" * len(header))
@@ -82,12 +84,16 @@ def main() -> None:
                     copy_with_fsync(path, path.with_name("baseline.copy"))
                     copies.append(time.perf_counter() - started)
                     started = time.perf_counter()
-                    result = host.dispatch("session.deleteMessage", {"sessionId": sid, "messageId": f"{sid}-{position}"})
+                    result = host.dispatch(
+                        "session.deleteMessage", {"sessionId": sid, "messageId": f"{sid}-{position}"}
+                    )
                     deletes.append(time.perf_counter() - started)
                     assert result["removedMessageIds"][0] == f"{sid}-{position}", result
                 delete, copy = statistics.median(deletes), statistics.median(copies)
-                print(f"{label:>10} | {delete * 1e3:>10.0f} ms | {copy * 1e3:>9.0f} ms | {delete / copy:>5.2f}x",
-                      flush=True)
+                print(
+                    f"{label:>10} | {delete * 1e3:>10.0f} ms | {copy * 1e3:>9.0f} ms | {delete / copy:>5.2f}x",
+                    flush=True,
+                )
         finally:
             host.close()
 

@@ -35,11 +35,11 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from quick import add_quick  # noqa: E402
+from quick import add_quick
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.bus import HostClient, HostThread  # noqa: E402
-from pidesktop.host.core import opener  # noqa: E402
+from pidesktop import paths
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
 
 DEFAULT_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 
@@ -136,10 +136,14 @@ def main() -> int:
 
         client.subscribe(on_event)
         host.wait_ready(30)
-        print(f"imports: {args.sessions} sessions generated from the fixtures' shapes "
-              f"({', '.join(f'{len(v)} {k}' for k, v in files.items())})")
-        print(f"{'source':<12} {'sessions':>8} {'import ms/s':>12} {'again ms/s':>11} {'parse ms/s':>11} "
-              f"{'import/parse':>13} {'write ms/s':>11} {'import/write':>13}")
+        print(
+            f"imports: {args.sessions} sessions generated from the fixtures' shapes "
+            f"({', '.join(f'{len(v)} {k}' for k, v in files.items())})"
+        )
+        print(
+            f"{'source':<12} {'sessions':>8} {'import ms/s':>12} {'again ms/s':>11} {'parse ms/s':>11} "
+            f"{'import/parse':>13} {'write ms/s':>11} {'import/write':>13}"
+        )
         totals = {"import": 0.0, "again": 0.0, "parse": 0.0, "write": 0.0, "n": 0}
         for source, paths_of in files.items():
             if not paths_of:
@@ -150,18 +154,22 @@ def main() -> int:
             again, repeat = run_import(client, finished, source, scratch / "sources" / source)
             assert result["imported"] == len(paths_of) and repeat["unchanged"] == len(paths_of), (result, repeat)
             n = len(paths_of)
-            print(f"{source:<12} {n:>8} {first / n * 1000:>12.2f} {again / n * 1000:>11.3f} "
-                  f"{parse / n * 1000:>11.3f} {first / parse:>12.1f}x {write / n * 1000:>11.2f} "
-                  f"{first / write:>12.2f}x")
+            print(
+                f"{source:<12} {n:>8} {first / n * 1000:>12.2f} {again / n * 1000:>11.3f} "
+                f"{parse / n * 1000:>11.3f} {first / parse:>12.1f}x {write / n * 1000:>11.2f} "
+                f"{first / write:>12.2f}x"
+            )
             totals["import"] += first
             totals["write"] += write
             totals["again"] += again
             totals["parse"] += parse
             totals["n"] += n
         n = totals["n"]
-        print(f"{'all':<12} {n:>8} {totals['import'] / n * 1000:>12.2f} {totals['again'] / n * 1000:>11.3f} "
-              f"{totals['parse'] / n * 1000:>11.3f} {totals['import'] / totals['parse']:>12.1f}x "
-              f"{totals['write'] / n * 1000:>11.2f} {totals['import'] / totals['write']:>12.2f}x")
+        print(
+            f"{'all':<12} {n:>8} {totals['import'] / n * 1000:>12.2f} {totals['again'] / n * 1000:>11.3f} "
+            f"{totals['parse'] / n * 1000:>11.3f} {totals['import'] / totals['parse']:>12.1f}x "
+            f"{totals['write'] / n * 1000:>11.2f} {totals['import'] / totals['write']:>12.2f}x"
+        )
         client.close()
         host.stop()
     finally:

@@ -35,11 +35,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import apsw  # noqa: E402
+import apsw
+from quick import add_quick
 
-from pidesktop.host import migrations  # noqa: E402
-from quick import add_quick  # noqa: E402
-from tests.migration_support import build  # noqa: E402
+from pidesktop.host import migrations
+from tests.migration_support import build
 
 TARGET = 3.0
 
@@ -72,8 +72,10 @@ def main() -> None:
         work = Path(tmp)
         pristine = build(work / "pristine.sqlite", 14, sessions=100, messages=args.messages)
         size = pristine.stat().st_size
-        print(f"v14 database: {args.messages} messages in 100 chats, {size / 2**20:.0f} MiB; "
-              f"medians of {args.runs} runs (target: migrate <= {TARGET:.0f}x copyfile)")
+        print(
+            f"v14 database: {args.messages} messages in 100 chats, {size / 2**20:.0f} MiB; "
+            f"medians of {args.runs} runs (target: migrate <= {TARGET:.0f}x copyfile)"
+        )
         migrate_times, copy_times, fsync_times, check_times = [], [], [], []
         phases: dict[str, list[float]] = {}
         for run in range(args.runs):
@@ -110,20 +112,31 @@ def main() -> None:
             for phase, seconds in spans.items():
                 phases.setdefault(phase, []).append(seconds)
             shutil.rmtree(root)
-        migrate_s, copy_s, fsync_s, check_s = (statistics.median(t) for t in
-                                               (migrate_times, copy_times, fsync_times, check_times))
+        migrate_s, copy_s, fsync_s, check_s = (
+            statistics.median(t) for t in (migrate_times, copy_times, fsync_times, check_times)
+        )
         print(f"{'migrate v14->v27':>22} | {migrate_s * 1000:8.0f} ms")
-        print(f"{'shutil.copyfile':>22} | {copy_s * 1000:8.0f} ms | ratio {migrate_s / copy_s:5.1f}x "
-              f"({'within' if migrate_s / copy_s <= TARGET else 'over'} the {TARGET:.0f}x target)")
+        print(
+            f"{'shutil.copyfile':>22} | {copy_s * 1000:8.0f} ms | ratio {migrate_s / copy_s:5.1f}x "
+            f"({'within' if migrate_s / copy_s <= TARGET else 'over'} the {TARGET:.0f}x target)"
+        )
         print(f"{'copyfile + fsync':>22} | {fsync_s * 1000:8.0f} ms | ratio {migrate_s / fsync_s:5.1f}x")
-        print(f"{'copy + integrity_check':>22} | {check_s * 1000:8.0f} ms | ratio {migrate_s / check_s:5.1f}x "
-              f"(the checked backup alone)")
-        labels = (("checkpoint", "checkpoint"), ("backup", "copy + fsync"), ("migrate", "13 steps"),
-                  ("check", "v27/FK checks + waiting for the copy's integrity_check + commit"),
-                  ("done", "final checkpoint"))
-        detail = "; ".join(f"{label} {statistics.median(phases[p]) * 1000:.0f} ms" for p, label in labels
-                           if p in phases)
+        print(
+            f"{'copy + integrity_check':>22} | {check_s * 1000:8.0f} ms | ratio {migrate_s / check_s:5.1f}x "
+            f"(the checked backup alone)"
+        )
+        labels = (
+            ("checkpoint", "checkpoint"),
+            ("backup", "copy + fsync"),
+            ("migrate", "13 steps"),
+            ("check", "v27/FK checks + waiting for the copy's integrity_check + commit"),
+            ("done", "final checkpoint"),
+        )
+        detail = "; ".join(
+            f"{label} {statistics.median(phases[p]) * 1000:.0f} ms" for p, label in labels if p in phases
+        )
         print(f"where the migration's time goes: {detail}")
+
 
 if __name__ == "__main__":
     main()

@@ -28,47 +28,101 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pidesktop.host.native import discovery, pi_format  # noqa: E402
-from pidesktop.host.native.catalog import Catalog  # noqa: E402
-from pidesktop.host.native.index import FileIndex  # noqa: E402
-from pidesktop.host.native.reading import FIRST_BUDGET, read_window  # noqa: E402
-from pidesktop.host.transcripts.windows import WindowRequest  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
+
+from pidesktop.host.native import discovery, pi_format
+from pidesktop.host.native.catalog import Catalog
+from pidesktop.host.native.index import FileIndex
+from pidesktop.host.native.reading import FIRST_BUDGET, read_window
+from pidesktop.host.transcripts.windows import WindowRequest
 
 PAGE = 50
 
 
 def session_bytes(session_id: str, entries: int, seed: int) -> bytes:
-    lines = [orjson.dumps({"type": "session", "version": 3, "id": session_id,
-                           "timestamp": "2026-12-01T10:00:00.000Z", "cwd": f"/home/ada/code/p{seed % 40}"}),
-             orjson.dumps({"type": "model_change", "id": "m0", "parentId": None,
-                           "timestamp": "2026-12-01T10:00:00.000Z", "provider": "fake", "modelId": "fake-1"})]
+    lines = [
+        orjson.dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": session_id,
+                "timestamp": "2026-12-01T10:00:00.000Z",
+                "cwd": f"/home/ada/code/p{seed % 40}",
+            }
+        ),
+        orjson.dumps(
+            {
+                "type": "model_change",
+                "id": "m0",
+                "parentId": None,
+                "timestamp": "2026-12-01T10:00:00.000Z",
+                "provider": "fake",
+                "modelId": "fake-1",
+            }
+        ),
+    ]
     parent = "m0"
     for number in range(entries):
         entry_id = f"e{number:07x}"
         if number % 4 == 0:
-            message = {"role": "user", "content": [{"type": "text", "text": f"Question {number} about tides " * 4}],
-                       "timestamp": 1_796_000_000_000 + seed * 10_000 + number}
+            message = {
+                "role": "user",
+                "content": [{"type": "text", "text": f"Question {number} about tides " * 4}],
+                "timestamp": 1_796_000_000_000 + seed * 10_000 + number,
+            }
         elif number % 4 == 1:
-            message = {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": "Considering the question. " * 5},
-                {"type": "text", "text": "Let me look."},
-                {"type": "toolCall", "id": f"c{number}", "name": "bash", "arguments": {"command": "ls -la"}}],
-                "api": "openai-completions", "provider": "fake", "model": "fake-1", "stopReason": "toolUse",
-                "usage": {"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 120,
-                          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-                "timestamp": 1_796_000_000_000 + seed * 10_000 + number}
+            message = {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "Considering the question. " * 5},
+                    {"type": "text", "text": "Let me look."},
+                    {"type": "toolCall", "id": f"c{number}", "name": "bash", "arguments": {"command": "ls -la"}},
+                ],
+                "api": "openai-completions",
+                "provider": "fake",
+                "model": "fake-1",
+                "stopReason": "toolUse",
+                "usage": {
+                    "input": 100,
+                    "output": 20,
+                    "cacheRead": 0,
+                    "cacheWrite": 0,
+                    "totalTokens": 120,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+                },
+                "timestamp": 1_796_000_000_000 + seed * 10_000 + number,
+            }
         elif number % 4 == 2:
-            message = {"role": "toolResult", "toolCallId": f"c{number - 1}", "toolName": "bash", "isError": False,
-                       "content": [{"type": "text", "text": "total 16\nhello.py\nnotes.md\n" * 3}],
-                       "timestamp": 1_796_000_000_000 + seed * 10_000 + number}
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"c{number - 1}",
+                "toolName": "bash",
+                "isError": False,
+                "content": [{"type": "text", "text": "total 16\nhello.py\nnotes.md\n" * 3}],
+                "timestamp": 1_796_000_000_000 + seed * 10_000 + number,
+            }
         else:
-            message = {"role": "assistant", "content": [{"type": "text", "text": "The folder holds two files. " * 8}],
-                       "api": "openai-completions", "provider": "fake", "model": "fake-1", "stopReason": "stop",
-                       "usage": {"input": 150, "output": 40, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 190},
-                       "timestamp": 1_796_000_000_000 + seed * 10_000 + number}
-        lines.append(orjson.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                                   "timestamp": "2026-12-01T10:00:01.000Z", "message": message}))
+            message = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "The folder holds two files. " * 8}],
+                "api": "openai-completions",
+                "provider": "fake",
+                "model": "fake-1",
+                "stopReason": "stop",
+                "usage": {"input": 150, "output": 40, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 190},
+                "timestamp": 1_796_000_000_000 + seed * 10_000 + number,
+            }
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2026-12-01T10:00:01.000Z",
+                    "message": message,
+                }
+            )
+        )
         parent = entry_id
     return b"\n".join(lines) + b"\n"
 
@@ -94,7 +148,8 @@ def listing(agent: Path, files: int, per_file: int, runs: int) -> None:
         folder = root / f"--home-ada-code-p{number % 40}--"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"2026-12-01T10-00-00-000Z_s{number:05d}.jsonl").write_bytes(
-            session_bytes(f"s{number:05d}", per_file, number))
+            session_bytes(f"s{number:05d}", per_file, number)
+        )
     # Folders as they are between pi runs: not changed in the last seconds (a folder changed
     # just now is walked again on every list until its mtime can be trusted; timed below too).
     time.sleep(discovery.SETTLE_NS / 1e9 + 0.1)
@@ -126,8 +181,10 @@ def listing(agent: Path, files: int, per_file: int, runs: int) -> None:
     reparse = timed(reparse_every_file, max(1, runs // 5))
     print(f"list {files} pi session files ({per_file} entries each)")
     print(f"  cold (first scan, every file indexed)  {cold * 1000:9.1f} ms")
-    print(f"  a first list's answer (host budget)    {first_answer * 1000:9.1f} ms   with {len(first_rows)} rows;"
-          f" the rest follow between other commands")
+    print(
+        f"  a first list's answer (host budget)    {first_answer * 1000:9.1f} ms   with {len(first_rows)} rows;"
+        f" the rest follow between other commands"
+    )
     print(f"  warm (nothing changed)                 {warm * 1000:9.1f} ms   target <= 50 ms")
     print(f"  warm, a folder just changed (walk)     {walked * 1000:9.1f} ms")
     print(f"  re-parsing every file (no cache)       {reparse * 1000:9.1f} ms   warm is {reparse / warm:.0f}x faster")
@@ -160,8 +217,10 @@ def newest_page(folder: Path, entries: int, runs: int) -> None:
     print(f"newest page ({PAGE} messages) of a {entries:,}-entry session ({size:.1f} MB)")
     print(f"  index built once                       {first * 1000:9.1f} ms")
     print(f"  newest page through the index          {paged * 1000:9.2f} ms")
-    print(f"  whole-file parse                       {full * 1000:9.1f} ms   the page is {full / paged:.0f}x faster"
-          f" (target >= 50x)")
+    print(
+        f"  whole-file parse                       {full * 1000:9.1f} ms   the page is {full / paged:.0f}x faster"
+        f" (target >= 50x)"
+    )
 
 
 def main() -> None:

@@ -42,11 +42,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from transcripts import open_host  # noqa: E402
-from transcripts_files import text_pool  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
+from transcripts import open_host
+from transcripts_files import text_pool
 
-from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
+from pidesktop.host.transcripts.records import encode_record, session_header
 
 RARE = "persimmon"
 RARE_EVERY = 97
@@ -57,14 +57,17 @@ MODEL = "gpt-4o-mini"  # a model llm knows without a plugin; nothing is sent to 
 
 def llm_missing() -> str | None:
     if importlib.util.find_spec("llm") is None:
-        return ("llm is not installed, so there is nothing to compare with.\n"
-                "Install it into this environment (it is not a dependency of pidesktop):\n"
-                f"    {Path(sys.executable).parent / 'pip'} install llm\n"
-                "then run `make bench ARGS=\"peers\"` or `python bench/peers.py` again.")
+        return (
+            "llm is not installed, so there is nothing to compare with.\n"
+            "Install it into this environment (it is not a dependency of pidesktop):\n"
+            f"    {Path(sys.executable).parent / 'pip'} install llm\n"
+            'then run `make bench ARGS="peers"` or `python bench/peers.py` again.'
+        )
     return None
 
 
 # -- the corpus ------------------------------------------------------------------------------------
+
 
 def corpus(messages: int, long: int, rng: random.Random) -> list[tuple[str, list[tuple[str, str]]]]:
     """``[(chat id, [(prompt, reply), ...])]``: the long chat first, then chats of 1,000 messages."""
@@ -103,16 +106,25 @@ def build_ours(root: Path, chats) -> None:
             f.write(encode_record(session_header(chat_id, stamp(n)[0])))
             for i, (prompt, reply) in enumerate(exchanges):
                 for role, text in (("user", prompt), ("assistant", reply)):
-                    f.write(encode_record({"type": "message", "id": f"{chat_id}-{n}", "role": role,
-                                           "createdAt": stamp(n)[0], "blocks": [{"type": "text", "text": text}]}))
+                    f.write(
+                        encode_record(
+                            {
+                                "type": "message",
+                                "id": f"{chat_id}-{n}",
+                                "role": role,
+                                "createdAt": stamp(n)[0],
+                                "blocks": [{"type": "text", "text": text}],
+                            }
+                        )
+                    )
                     n += 1
 
 
 def build_llm(path: Path, chats) -> dict[str, str]:
     """llm's store with the same chats; returns chat id -> llm conversation (thread) id."""
     import sqlite_utils
-    from llm.migrations import migrate
     from llm.logs import message_hash
+    from llm.migrations import migrate
     from llm.parts import Message, TextPart
 
     db = sqlite_utils.Database(path)
@@ -135,20 +147,45 @@ def build_llm(path: Path, chats) -> dict[str, str]:
                 parent = digest
             iso = stamp(n)[0].replace("T", " ").rstrip("Z")
             turn_id = f"{thread_id}{i:06d}"
-            turn_rows.append((turn_id, thread_id, hashes[0], hashes[1], MODEL, None, None, None,
-                              len(prompt) // 4, len(reply) // 4, None, 1200, iso, None))
+            turn_rows.append(
+                (
+                    turn_id,
+                    thread_id,
+                    hashes[0],
+                    hashes[1],
+                    MODEL,
+                    None,
+                    None,
+                    None,
+                    len(prompt) // 4,
+                    len(reply) // 4,
+                    None,
+                    1200,
+                    iso,
+                    None,
+                )
+            )
             search_rows.append((turn_id, prompt, reply))
             n += 2
-        conn.execute("INSERT INTO threads (id, name, tip_message_hash, forked_from, datetime_utc) "
-                     "VALUES (?, ?, NULL, NULL, ?)", (thread_id, exchanges[0][0][:32], stamp(n)[0]))
-        conn.executemany("INSERT OR IGNORE INTO messages (hash, parent_hash, role, provider_metadata) VALUES (?, ?, ?, ?)",
-                         message_rows)
-        conn.executemany("INSERT OR IGNORE INTO parts (message_hash, position, type, tool_name, text, payload) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", part_rows)
-        conn.executemany("INSERT INTO turns (id, thread_id, parent_message_hash, tip_message_hash, model, "
-                         "resolved_model, options_json, schema_id, input_tokens, output_tokens, token_details, "
-                         "duration_ms, datetime_utc, response_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         turn_rows)
+        conn.execute(
+            "INSERT INTO threads (id, name, tip_message_hash, forked_from, datetime_utc) VALUES (?, ?, NULL, NULL, ?)",
+            (thread_id, exchanges[0][0][:32], stamp(n)[0]),
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO messages (hash, parent_hash, role, provider_metadata) VALUES (?, ?, ?, ?)",
+            message_rows,
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO parts (message_hash, position, type, tool_name, text, payload) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            part_rows,
+        )
+        conn.executemany(
+            "INSERT INTO turns (id, thread_id, parent_message_hash, tip_message_hash, model, "
+            "resolved_model, options_json, schema_id, input_tokens, output_tokens, token_details, "
+            "duration_ms, datetime_utc, response_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            turn_rows,
+        )
         conn.executemany("INSERT INTO turn_search (turn_id, prompt, response) VALUES (?, ?, ?)", search_rows)
         conn.execute("UPDATE threads SET tip_message_hash = ? WHERE id = ?", (parent, thread_id))
     conn.execute("COMMIT")
@@ -157,6 +194,7 @@ def build_llm(path: Path, chats) -> dict[str, str]:
 
 
 # -- measuring -------------------------------------------------------------------------------------
+
 
 def median(fn, runs: int, before=None) -> float:
     times = []
@@ -172,11 +210,15 @@ def median(fn, runs: int, before=None) -> float:
 def llm_search_sql(word: str, count: int = 3) -> tuple[str, dict]:
     """The statement ``llm logs -q WORD`` runs against its turns (``llm.logs.log_rows``)."""
     from llm.logs import LOG_ROWS_SQL, TURN_SEARCH_RANK
+
     sql = LOG_ROWS_SQL.format(
         rank_select=f",\n    {TURN_SEARCH_RANK} as _search_rank",
         join="\njoin turn_search on turn_search.turn_id = turns.id"
-             "\njoin turn_search_fts on turn_search_fts.rowid = turn_search.id",
-        where="where turn_search_fts match :query", order_by=TURN_SEARCH_RANK, limit=f" limit {count}")
+        "\njoin turn_search_fts on turn_search_fts.rowid = turn_search.id",
+        where="where turn_search_fts match :query",
+        order_by=TURN_SEARCH_RANK,
+        limit=f" limit {count}",
+    )
     return sql, {"query": word}
 
 
@@ -185,6 +227,7 @@ def echo_model():
 
     class Echo(llm.Model):
         """Answers at once, so only the store's part of a turn is timed."""
+
         model_id = "bench-echo"
 
         def execute(self, prompt, stream, response, conversation):
@@ -207,7 +250,8 @@ def measure_llm(path: Path, threads: dict[str, str], long_chat: str, short_chat:
     db.conn.execute(sql, params).fetchall()
     out["search_sql"] = median(lambda: db.conn.execute(sql, params).fetchall(), runs * 3)
     out["search_hits"] = db.conn.execute(
-        "SELECT count(*) FROM turn_search_fts WHERE turn_search_fts MATCH ?", (RARE,)).fetchone()[0]
+        "SELECT count(*) FROM turn_search_fts WHERE turn_search_fts MATCH ?", (RARE,)
+    ).fetchone()[0]
     store = LogStore(db)
     out["search_rows"] = median(lambda: log_rows(store, count=3, query=RARE), max(1, runs // 3))
 
@@ -237,8 +281,9 @@ def measure_ours(root: Path, long_chat: str, short_chat: str, runs: int) -> dict
             params = {"sessionId": chat, "messageLimit": PAGE}
             call("session.get", params)
             out[f"open_{key}"] = median(lambda: call("session.get", params), runs * 3)
-            out[f"open_{key}_cold"] = median(lambda: call("session.get", params), runs,
-                                             lambda: host.ctx.transcripts.evict(chat, save=True))
+            out[f"open_{key}_cold"] = median(
+                lambda: call("session.get", params), runs, lambda: host.ctx.transcripts.evict(chat, save=True)
+            )
         query = {"query": RARE, "limit": 20}
         call("search.sessions", query)
         out["search"] = median(lambda: call("search.sessions", query), runs * 3)
@@ -247,10 +292,21 @@ def measure_ours(root: Path, long_chat: str, short_chat: str, runs: int) -> dict
 
         def exchange(chat: str) -> None:
             n = next(counter)
-            for role, text in (("user", f"one more question, number {n}"),
-                               ("assistant", "The same reply every time, long enough to be a sentence or two.")):
-                call("session.appendMessage", {"sessionId": chat, "message": {
-                    "id": f"{chat}-new-{n}-{role}", "role": role, "blocks": [{"type": "text", "text": text}]}})
+            for role, text in (
+                ("user", f"one more question, number {n}"),
+                ("assistant", "The same reply every time, long enough to be a sentence or two."),
+            ):
+                call(
+                    "session.appendMessage",
+                    {
+                        "sessionId": chat,
+                        "message": {
+                            "id": f"{chat}-new-{n}-{role}",
+                            "role": role,
+                            "blocks": [{"type": "text", "text": text}],
+                        },
+                    },
+                )
 
         for key, chat in (("append_long", long_chat), ("append_short", short_chat)):
             exchange(chat)
@@ -292,10 +348,12 @@ def main() -> int:
         threads = build_llm(work / "logs.db", chats)
         llm_built = time.perf_counter() - started
         sizes = {chat: 2 * len(ex) for chat, ex in chats}
-        print(f"{total:,} messages in {len(chats)} chats (the long one {sizes[long_chat]:,}, the last "
-              f"{sizes[short_chat]:,}); built in {ours_built:.0f} s (pidesktop, transcripts + boot index) "
-              f"and {llm_built:.0f} s (llm {importlib.metadata.version('llm')}, its tables); "
-              f"medians; ratio = llm / pidesktop")
+        print(
+            f"{total:,} messages in {len(chats)} chats (the long one {sizes[long_chat]:,}, the last "
+            f"{sizes[short_chat]:,}); built in {ours_built:.0f} s (pidesktop, transcripts + boot index) "
+            f"and {llm_built:.0f} s (llm {importlib.metadata.version('llm')}, its tables); "
+            f"medians; ratio = llm / pidesktop"
+        )
         ours = measure_ours(work / "data", long_chat, short_chat, args.runs)
         theirs = measure_llm(work / "logs.db", threads, long_chat, short_chat, args.runs)
 
@@ -306,21 +364,39 @@ def main() -> int:
         print(f"{label:<46} {ms(mine)} {ms(peer)} {peer / mine:9.1f}x  {note}")
 
     print(f"{'':<46} {'pidesktop':>13} {'llm':>13} {'ratio':>10}")
-    row("open the long chat to continue it", ours["open_long"], theirs["open_long"],
-        f"(ours with no layout in memory: {ours['open_long_cold'] * 1e3:.2f} ms)")
-    row(f"open a {sizes[short_chat]:,}-message chat", ours["open_short"], theirs["open_short"],
-        f"(ours with no layout in memory: {ours['open_short_cold'] * 1e3:.2f} ms)")
-    row(f"search {RARE!r}: first page vs the FTS query", ours["search"], theirs["search_sql"],
-        f"({ours['search_sessions']} chats; llm: {theirs['search_hits']} turns, best 3)")
-    row(f"search {RARE!r}: vs `llm logs -q` rows", ours["search"], theirs["search_rows"],
-        "(log_rows: the query and the 3 rows it prints)")
+    row(
+        "open the long chat to continue it",
+        ours["open_long"],
+        theirs["open_long"],
+        f"(ours with no layout in memory: {ours['open_long_cold'] * 1e3:.2f} ms)",
+    )
+    row(
+        f"open a {sizes[short_chat]:,}-message chat",
+        ours["open_short"],
+        theirs["open_short"],
+        f"(ours with no layout in memory: {ours['open_short_cold'] * 1e3:.2f} ms)",
+    )
+    row(
+        f"search {RARE!r}: first page vs the FTS query",
+        ours["search"],
+        theirs["search_sql"],
+        f"({ours['search_sessions']} chats; llm: {theirs['search_hits']} turns, best 3)",
+    )
+    row(
+        f"search {RARE!r}: vs `llm logs -q` rows",
+        ours["search"],
+        theirs["search_rows"],
+        "(log_rows: the query and the 3 rows it prints)",
+    )
     row("append one exchange to the long chat", ours["append_long"], theirs["append_long"])
     row(f"append one exchange to a {sizes[short_chat]:,}-message chat", ours["append_short"], theirs["append_short"])
     ours_bytes = ours["bytes_db"] + ours["bytes_transcripts"]
-    print(f"{'bytes on disk':<46} {ours_bytes / 2**20:10.1f} MiB {theirs['bytes'] / 2**20:10.1f} MiB "
-          f"{theirs['bytes'] / ours_bytes:9.2f}x  (ours: pi.sqlite {ours['bytes_db'] / 2**20:.1f} MiB + "
-          f"transcripts {ours['bytes_transcripts'] / 2**20:.1f} MiB; layout caches "
-          f"{ours['bytes_cache'] / 2**20:.1f} MiB not counted)")
+    print(
+        f"{'bytes on disk':<46} {ours_bytes / 2**20:10.1f} MiB {theirs['bytes'] / 2**20:10.1f} MiB "
+        f"{theirs['bytes'] / ours_bytes:9.2f}x  (ours: pi.sqlite {ours['bytes_db'] / 2**20:.1f} MiB + "
+        f"transcripts {ours['bytes_transcripts'] / 2**20:.1f} MiB; layout caches "
+        f"{ours['bytes_cache'] / 2**20:.1f} MiB not counted)"
+    )
     print(f"{'bytes per message':<46} {ours_bytes / total:13,.0f} {theirs['bytes'] / total:13,.0f}")
     return 0
 

@@ -35,14 +35,17 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pidesktop.host.db import open_database  # noqa: E402
-from pidesktop.storage import inventory  # noqa: E402
-from pidesktop.storage.copy import Pair, TreeCopy  # noqa: E402
-from pidesktop.storage.relocate import relocate  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
 
-WORDS = ("the a to of and in is it for on that with this as be file function value error test run build "
-         "python query index layout window message session cache disk offset line scan parse result").split()
+from pidesktop.host.db import open_database
+from pidesktop.storage import inventory
+from pidesktop.storage.copy import Pair, TreeCopy
+from pidesktop.storage.relocate import relocate
+
+WORDS = (
+    "the a to of and in is it for on that with this as be file function value error test run build "
+    "python query index layout window message session cache disk offset line scan parse result"
+).split()
 MB = 1 << 20
 
 
@@ -65,22 +68,38 @@ def build(root: Path, size: int, rng: random.Random) -> None:
     while written < budget:  # transcripts
         session += 1
         sid = f"{session:08d}-bench"
-        lines = [orjson.dumps({"type": "session", "schema": 2, "sessionId": sid, "createdAt": "2026-01-01T00:00:00.000Z"})]
+        lines = [
+            orjson.dumps({"type": "session", "schema": 2, "sessionId": sid, "createdAt": "2026-01-01T00:00:00.000Z"})
+        ]
         target = min(budget - written, int(rng.lognormvariate(13, 1.2)) + 4096)
         used = len(lines[0])
         number = 0
         while used < target:
             number += 1
             if number % 7 == 0:
-                blocks = [{"type": "tool_call", "callId": f"c{number}", "name": "Write",
-                           "args": {"path": f"{root}/scratch/{sid}/out{number}.txt", "content": text(rng, 60)},
-                           "result": f"wrote {root}/scratch/{sid}/out{number}.txt", "status": "ok"}]
+                blocks = [
+                    {
+                        "type": "tool_call",
+                        "callId": f"c{number}",
+                        "name": "Write",
+                        "args": {"path": f"{root}/scratch/{sid}/out{number}.txt", "content": text(rng, 60)},
+                        "result": f"wrote {root}/scratch/{sid}/out{number}.txt",
+                        "status": "ok",
+                    }
+                ]
             elif number % 11 == 0:
                 blocks = [{"type": "attachment", "name": "a.png", "ref": f"{root}/attachments/{number:064x}"}]
             else:
                 blocks = [{"type": "text", "text": text(rng, rng.randint(5, 300))}]
-            line = orjson.dumps({"type": "message", "id": f"m{number}", "role": "user" if number % 2 else "assistant",
-                                 "blocks": blocks, "createdAt": "2026-01-01T00:00:00.000Z"})
+            line = orjson.dumps(
+                {
+                    "type": "message",
+                    "id": f"m{number}",
+                    "role": "user" if number % 2 else "assistant",
+                    "blocks": blocks,
+                    "createdAt": "2026-01-01T00:00:00.000Z",
+                }
+            )
             lines.append(line)
             used += len(line) + 1
         data = b"\n".join(lines) + b"\n"
@@ -100,11 +119,15 @@ def build(root: Path, size: int, rng: random.Random) -> None:
     (root / "logs" / "host" / "host.ndjson").write_bytes(log)
     conn = open_database(root / "pi.sqlite")
     with conn:
-        conn.execute("INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, 'p', 0, 0)",
-                     (f"{root}/scratch/project",))
+        conn.execute(
+            "INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, 'p', 0, 0)",
+            (f"{root}/scratch/project",),
+        )
         conn.execute("INSERT INTO sessions(id, created_at, updated_at) VALUES ('s', 0, 0)")
-        conn.executemany("INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES (?, 's', ?, 'user', ?, 0)",
-                         [(f"m{i}", i, text(rng, 40)) for i in range(1, 20001)])
+        conn.executemany(
+            "INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES (?, 's', ?, 'user', ?, 0)",
+            [(f"m{i}", i, text(rng, 40)) for i in range(1, 20001)],
+        )
     conn.close()
 
 
@@ -165,8 +188,10 @@ def main() -> int:
         base, parts = min(base_runs)
         mine = min(our_times)
         mib = tree.bytes / MB
-        print(f"cp -a + sha256sum -c      {base:7.2f} s  {mib / base:7.0f} MiB/s  "
-              f"(sha256sum {parts[0]:.2f} s, cp -a {parts[1]:.2f} s, sha256sum -c {parts[2]:.2f} s)")
+        print(
+            f"cp -a + sha256sum -c      {base:7.2f} s  {mib / base:7.0f} MiB/s  "
+            f"(sha256sum {parts[0]:.2f} s, cp -a {parts[1]:.2f} s, sha256sum -c {parts[2]:.2f} s)"
+        )
         print(f"pidesktop copy + verify   {mine:7.2f} s  {mib / mine:7.0f} MiB/s")
         print(f"ratio (baseline / ours)   {base / mine:7.2f}x   (target >= 0.7x)")
         dst = work / "relocated"
@@ -175,8 +200,10 @@ def main() -> int:
         start = time.perf_counter()
         report = relocate(src, dst)
         took = time.perf_counter() - start
-        print(f"relocation of the copy    {took:7.2f} s  {report.fields_changed} fields in "
-              f"{len(report.files_rewritten)} files, rows {report.rows_changed}")
+        print(
+            f"relocation of the copy    {took:7.2f} s  {report.fields_changed} fields in "
+            f"{len(report.files_rewritten)} files, rows {report.rows_changed}"
+        )
     finally:
         if args.keep:
             print(f"kept {work}")

@@ -34,12 +34,33 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.host.core import Host  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
 
-WORDS = ("the", "branch", "reply", "kelp", "forest", "tide", "model", "answer", "revision", "line", "file",
-         "growth", "history", "turn", "prompt", "variant", "archive", "index", "session", "transcript")
+from pidesktop import paths
+from pidesktop.host.core import Host
+
+WORDS = (
+    "the",
+    "branch",
+    "reply",
+    "kelp",
+    "forest",
+    "tide",
+    "model",
+    "answer",
+    "revision",
+    "line",
+    "file",
+    "growth",
+    "history",
+    "turn",
+    "prompt",
+    "variant",
+    "archive",
+    "index",
+    "session",
+    "transcript",
+)
 TARGET_LINE = 128
 
 
@@ -60,8 +81,19 @@ def reply_text(rng: random.Random) -> str:
 
 def naive_append(path: Path, root_id: str, branch: list[dict], links: dict[str, str], created: str) -> None:
     """Store the whole live branch as one line, as a file that copies the suffix on every save would."""
-    line = orjson.dumps({"type": "revision", "rootUserId": root_id, "revisionIndex": 1, "createdAt": created,
-                         "messages": [{"type": "message", **m} for m in branch], "turns": links}) + b"\n"
+    line = (
+        orjson.dumps(
+            {
+                "type": "revision",
+                "rootUserId": root_id,
+                "revisionIndex": 1,
+                "createdAt": created,
+                "messages": [{"type": "message", **m} for m in branch],
+                "turns": links,
+            }
+        )
+        + b"\n"
+    )
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line)
@@ -88,18 +120,26 @@ def run(turns: int, rng: random.Random) -> dict:
                 turn_id = str(uuid.uuid4())
                 call("session.startTurn", {"sessionId": sid, "turnId": turn_id})
                 prompt_id = root_id if turn == 0 else str(uuid.uuid4())
-                prompt = {"id": prompt_id, "role": "user",
-                          "blocks": [{"type": "text", "text": f"question {turn}: " + reply_text(rng)[:200]}]}
+                prompt = {
+                    "id": prompt_id,
+                    "role": "user",
+                    "blocks": [{"type": "text", "text": f"question {turn}: " + reply_text(rng)[:200]}],
+                }
                 if turn:
                     prompt["meta"] = {"revisionRootId": root_id}
-                reply = {"id": str(uuid.uuid4()), "role": "assistant",
-                         "blocks": [{"type": "text", "text": reply_text(rng)}]}
+                reply = {
+                    "id": str(uuid.uuid4()),
+                    "role": "assistant",
+                    "blocks": [{"type": "text", "text": reply_text(rng)}],
+                }
                 for message in (prompt, reply):
                     call("session.appendMessage", {"sessionId": sid, "message": message, "turnId": turn_id})
                     branch.append(message)
                     links[message["id"]] = turn_id
-                call("session.endTurn", {"sessionId": sid, "turnId": turn_id, "status": "completed",
-                                         "createNotification": False})
+                call(
+                    "session.endTurn",
+                    {"sessionId": sid, "turnId": turn_id, "status": "completed", "createNotification": False},
+                )
 
                 before = revisions.stat().st_size if revisions.exists() else 0
                 started = time.perf_counter()
@@ -115,10 +155,17 @@ def run(turns: int, rng: random.Random) -> dict:
                 naive_growth.append(naive.stat().st_size - before)
             lines = revisions.read_bytes().splitlines()
             kinds = {orjson.loads(line)["type"] for line in lines}
-            return {"host": host_growth, "naive": naive_growth, "host_times": host_times,
-                    "naive_times": naive_times, "transcript": transcript.stat().st_size,
-                    "line_lengths": [len(line) + 1 for line in lines], "kinds": kinds,
-                    "host_total": revisions.stat().st_size, "naive_total": naive.stat().st_size}
+            return {
+                "host": host_growth,
+                "naive": naive_growth,
+                "host_times": host_times,
+                "naive_times": naive_times,
+                "transcript": transcript.stat().st_size,
+                "line_lengths": [len(line) + 1 for line in lines],
+                "kinds": kinds,
+                "host_total": revisions.stat().st_size,
+                "naive_total": naive.stat().st_size,
+            }
         finally:
             host.close()
 
@@ -132,13 +179,19 @@ def main() -> None:
     result = run(args.turns, random.Random(args.seed))
 
     def row(name: str, growth: list[int], total: int, times: list[float]) -> str:
-        return (f"{name:<34} {min(growth):>9,} {statistics.median(growth):>11,.0f} {max(growth):>11,} "
-                f"{total:>14,} {statistics.median(times) * 1e3:>9.3f} ms")
+        return (
+            f"{name:<34} {min(growth):>9,} {statistics.median(growth):>11,.0f} {max(growth):>11,} "
+            f"{total:>14,} {statistics.median(times) * 1e3:>9.3f} ms"
+        )
 
-    print(f"{args.turns} turns on one branch (prompt + 1-3 KB reply per turn, meta.revisionRootId = root), "
-          f"then session.saveActiveRevision")
-    header = (f"{'revisions file, bytes added per turn':<34} {'min':>9} {'median':>11} {'max':>11} "
-              f"{'total':>14} {'save, median':>12}")
+    print(
+        f"{args.turns} turns on one branch (prompt + 1-3 KB reply per turn, meta.revisionRootId = root), "
+        f"then session.saveActiveRevision"
+    )
+    header = (
+        f"{'revisions file, bytes added per turn':<34} {'min':>9} {'median':>11} {'max':>11} "
+        f"{'total':>14} {'save, median':>12}"
+    )
     print(header)
     print("-" * len(header))
     print(row("host (revision_live lines)", result["host"], result["host_total"], result["host_times"]))
@@ -147,24 +200,33 @@ def main() -> None:
     host, naive = result["host"], result["naive"]
     steady = host[1:] or host
     lengths = result["line_lengths"]
-    print(f"host: line kinds {sorted(result['kinds'])}; line length {min(lengths)}-{max(lengths)} bytes with its "
-          f"newline, UUID family key "
-          f"(target <= {TARGET_LINE}: {'met' if max(lengths) <= TARGET_LINE else 'MISSED'}); "
-          f"growth after turn 1 {'constant' if len(set(steady)) == 1 else 'NOT constant'} "
-          f"({min(steady)}-{max(steady)} bytes/turn)")
+    print(
+        f"host: line kinds {sorted(result['kinds'])}; line length {min(lengths)}-{max(lengths)} bytes with its "
+        f"newline, UUID family key "
+        f"(target <= {TARGET_LINE}: {'met' if max(lengths) <= TARGET_LINE else 'MISSED'}); "
+        f"growth after turn 1 {'constant' if len(set(steady)) == 1 else 'NOT constant'} "
+        f"({min(steady)}-{max(steady)} bytes/turn)"
+    )
     marks = sorted({0, len(naive) // 4, len(naive) // 2, len(naive) - 1})
-    print("baseline growth at turn " + ", ".join(f"{m + 1}: {naive[m]:,}" for m in marks) +
-          f" bytes (x{naive[-1] / naive[0]:.0f} from first to last: quadratic total)")
-    print(f"transcript (the unique content): {result['transcript']:,} bytes; "
-          f"baseline file {result['naive_total'] / result['transcript']:.1f}x that, "
-          f"host file {result['host_total'] / result['transcript']:.4f}x")
+    print(
+        "baseline growth at turn "
+        + ", ".join(f"{m + 1}: {naive[m]:,}" for m in marks)
+        + f" bytes (x{naive[-1] / naive[0]:.0f} from first to last: quadratic total)"
+    )
+    print(
+        f"transcript (the unique content): {result['transcript']:,} bytes; "
+        f"baseline file {result['naive_total'] / result['transcript']:.1f}x that, "
+        f"host file {result['host_total'] / result['transcript']:.4f}x"
+    )
     print(f"ratio of totals, baseline / host: {result['naive_total'] / result['host_total']:,.0f}x")
     tenth = max(1, len(result["host_times"]) // 10)
     first, last = result["host_times"][:tenth], result["host_times"][-tenth:]
-    print(f"saveActiveRevision median, first {tenth} turns {statistics.median(first) * 1e3:.3f} ms vs last {tenth} "
-          f"{statistics.median(last) * 1e3:.3f} ms (baseline append: "
-          f"{statistics.median(result['naive_times'][:tenth]) * 1e3:.3f} ms vs "
-          f"{statistics.median(result['naive_times'][-tenth:]) * 1e3:.3f} ms)")
+    print(
+        f"saveActiveRevision median, first {tenth} turns {statistics.median(first) * 1e3:.3f} ms vs last {tenth} "
+        f"{statistics.median(last) * 1e3:.3f} ms (baseline append: "
+        f"{statistics.median(result['naive_times'][:tenth]) * 1e3:.3f} ms vs "
+        f"{statistics.median(result['naive_times'][-tenth:]) * 1e3:.3f} ms)"
+    )
 
 
 if __name__ == "__main__":

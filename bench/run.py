@@ -50,8 +50,7 @@ def main() -> int:
     found = benchmarks()
     unknown = set(args.names) - {p.stem for p in found}
     if unknown:
-        parser.error(f"no benchmark named {', '.join(sorted(unknown))}; "
-                     f"there are: {', '.join(p.stem for p in found)}")
+        parser.error(f"no benchmark named {', '.join(sorted(unknown))}; there are: {', '.join(p.stem for p in found)}")
     chosen = [p for p in found if not args.names or p.stem in args.names]
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
     failed, skipped, times = [], [], []
@@ -68,8 +67,10 @@ def main() -> int:
         if subprocess.call(command, env=env) != 0:
             failed.append(path.name)
         times.append((path.name, time.perf_counter() - t0))
-    print(f"\n=== {len(times)} benchmarks in {time.perf_counter() - started:.0f} s: "
-          + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in times))
+    print(
+        f"\n=== {len(times)} benchmarks in {time.perf_counter() - started:.0f} s: "
+        + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in times)
+    )
     if skipped:
         print(f"skipped in --quick (no --quick option): {', '.join(skipped)}")
     if failed:

@@ -50,7 +50,7 @@ def _watch_the_built_window(app, window, close_at_end: bool) -> None:
     class Watch(QObject):
         built = False
 
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        def eventFilter(self, obj, event):
             if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.window() is window:
                 if not self.built:
                     self.built = True
@@ -72,7 +72,7 @@ def child_bare() -> None:
     from PySide6.QtWidgets import QApplication, QMainWindow
 
     class BareWindow(QMainWindow):
-        def paintEvent(self, event):  # noqa: N802 - Qt's name
+        def paintEvent(self, event):
             _first_paint()
             os._exit(0)
 
@@ -117,17 +117,17 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
     child_bare() if sys.argv[2] == "bare" else child_app(sys.argv[3], close_at_end=sys.argv[4:5] == ["close"])
     raise SystemExit(0)
 
-import argparse  # noqa: E402
-import re  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import re
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from quick import add_quick  # noqa: E402
+from quick import add_quick
 
 TARGET = 1.5
 
@@ -141,8 +141,10 @@ def seed(root: Path, sessions: int) -> None:
     client = HostClient(host)
     try:
         for i in range(sessions):
-            client.call_blocking("session.create", {"title": f"Chat number {i}",
-                                                    **({"projectPath": f"/work/p{i % 40}"} if i % 3 else {})})
+            client.call_blocking(
+                "session.create",
+                {"title": f"Chat number {i}", **({"projectPath": f"/work/p{i % 40}"} if i % 3 else {})},
+            )
     finally:
         client.close()
         host.stop()
@@ -166,8 +168,13 @@ def run_child(args: list[str], env: dict) -> dict[str, float]:
 def slowest_imports(root: Path, env: dict, top: int = 12) -> list[tuple[float, str]]:
     """Cumulative import time (ms) of the app's top-level heavy modules finished before its first paint,
     from ``-X importtime`` (the host thread's, begun when the window shows, can be among them)."""
-    out = subprocess.run([sys.executable, "-X", "importtime", __file__, "--child", "app", str(root)],
-                         env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", __file__, "--child", "app", str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     rows = []
     for line in out.stderr.splitlines():
         if line == FIRST_PAINT:
@@ -202,8 +209,12 @@ def main() -> int:
             bare.append(run_child([__file__, "--child", "bare"], env))
             app.append(run_child([__file__, "--child", "app", str(root)], env))
             if args.verbose:
-                print(f"  run {len(app)}: bare {bare[-1]['window'] * 1e3:.0f} ms, app " + ", ".join(
-                    f"{key} {app[-1][key] * 1e3:.0f} ms" for key in ("window", "built", "sidebar") if key in app[-1]))
+                print(
+                    f"  run {len(app)}: bare {bare[-1]['window'] * 1e3:.0f} ms, app "
+                    + ", ".join(
+                        f"{key} {app[-1][key] * 1e3:.0f} ms" for key in ("window", "built", "sidebar") if key in app[-1]
+                    )
+                )
         imports = slowest_imports(root, env)
 
     def med(rows, key):
@@ -212,14 +223,23 @@ def main() -> int:
     window, baseline = med(app, "window"), med(bare, "window")
     print(f"start-up to first paint, {args.sessions:,} chats, medians of {args.runs} fresh processes each")
     print(f"  bare QMainWindow (PySide6 import, QApplication, show)   {baseline:8.0f} ms")
-    print(f"  pidesktop main window                                   {window:8.0f} ms  "
-          f"({window / baseline:.2f}x the bare window, target <= {TARGET}x) {'OK' if window <= TARGET * baseline else 'MISSED'}")
-    print(f"  pidesktop window built (composer takes typing)          {med(app, 'built'):8.0f} ms  "
-          f"({med(app, 'built') / baseline:.2f}x)")
-    print(f"  pidesktop sidebar painted with chats                    {med(app, 'sidebar'):8.0f} ms  "
-          f"({med(app, 'sidebar') / baseline:.2f}x)")
-    print(f"  modules imported at the first paint: {statistics.median(r['modules'] for r in app):.0f} "
-          f"(bare window: {statistics.median(r['modules'] for r in bare):.0f})")
+    print(
+        f"  pidesktop main window                                   {window:8.0f} ms  "
+        f"({window / baseline:.2f}x the bare window, target <= {TARGET}x) "
+        f"{'OK' if window <= TARGET * baseline else 'MISSED'}"
+    )
+    print(
+        f"  pidesktop window built (composer takes typing)          {med(app, 'built'):8.0f} ms  "
+        f"({med(app, 'built') / baseline:.2f}x)"
+    )
+    print(
+        f"  pidesktop sidebar painted with chats                    {med(app, 'sidebar'):8.0f} ms  "
+        f"({med(app, 'sidebar') / baseline:.2f}x)"
+    )
+    print(
+        f"  modules imported at the first paint: {statistics.median(r['modules'] for r in app):.0f} "
+        f"(bare window: {statistics.median(r['modules'] for r in bare):.0f})"
+    )
     print("  largest imports of the app before its first paint (cumulative ms, -X importtime):")
     for ms, name in imports:
         print(f"    {ms:8.1f}  {name}")

@@ -32,12 +32,12 @@ import apsw
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from transcripts_files import full_parse, make_record, median_time, text_pool  # noqa: E402
+from quick import add_quick
+from transcripts_files import full_parse, make_record, median_time, text_pool
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.host.core import Host  # noqa: E402
-from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
-from quick import add_quick  # noqa: E402
+from pidesktop import paths
+from pidesktop.host.core import Host
+from pidesktop.host.transcripts.records import encode_record, session_header
 
 PAGE = 50
 RARE = "persimmon"
@@ -95,13 +95,20 @@ def bench_sessions(sizes: list[int], rng, pool) -> list[dict]:
                     host.ctx.transcripts.evict(sid, save=False)
                     host.ctx.transcripts.layout_path(sid).unlink(missing_ok=True)
 
-                cold = median_time(lambda _: call(host, "session.get", {"sessionId": sid, "messageLimit": PAGE}),
-                                   slow, lambda: cold_open(None))
+                cold = median_time(
+                    lambda _: call(host, "session.get", {"sessionId": sid, "messageLimit": PAGE}),
+                    slow,
+                    lambda: cold_open(None),
+                )
                 call(host, "session.get", {"sessionId": sid, "messageLimit": PAGE})
                 warm = median_time(lambda _: call(host, "session.get", {"sessionId": sid, "messageLimit": PAGE}), 100)
                 middle = f"{sid}-{count // 2}"
-                around = median_time(lambda _: call(host, "session.get", {
-                    "sessionId": sid, "messageAround": middle, "messageLimit": PAGE}), 100)
+                around = median_time(
+                    lambda _: call(
+                        host, "session.get", {"sessionId": sid, "messageAround": middle, "messageLimit": PAGE}
+                    ),
+                    100,
+                )
 
                 floor_file = Path(tmp) / f"floor{count}.jsonl"
                 floor_file.write_bytes(path.read_bytes()[:0])
@@ -111,17 +118,42 @@ def bench_sessions(sizes: list[int], rng, pool) -> list[dict]:
 
                 def one_append(_):
                     n = next(counter)
-                    call(host, "session.appendMessage", {"sessionId": sid, "message": {
-                        "id": f"{sid}-new-{n}", "role": "user",
-                        "blocks": [{"type": "text", "text": f"a new question number {n} about the layout"}]}})
+                    call(
+                        host,
+                        "session.appendMessage",
+                        {
+                            "sessionId": sid,
+                            "message": {
+                                "id": f"{sid}-new-{n}",
+                                "role": "user",
+                                "blocks": [{"type": "text", "text": f"a new question number {n} about the layout"}],
+                            },
+                        },
+                    )
 
-                line = encode_record({"type": "message", "id": "x" * 40, "role": "user", "createdAt": "2026-07-26T09:00:00.000Z",
-                                      "blocks": [{"type": "text", "text": "a new question number 1 about the layout"}]})
+                line = encode_record(
+                    {
+                        "type": "message",
+                        "id": "x" * 40,
+                        "role": "user",
+                        "createdAt": "2026-07-26T09:00:00.000Z",
+                        "blocks": [{"type": "text", "text": "a new question number 1 about the layout"}],
+                    }
+                )
                 append = median_time(one_append, 200)
                 floor = median_time(lambda _: floor_append(floor_file, line, floor_db), 200)
                 floor_db.close()
-                rows.append({"messages": count, "baseline": baseline, "warm": warm, "cold": cold, "around": around,
-                             "append": append, "floor": floor})
+                rows.append(
+                    {
+                        "messages": count,
+                        "baseline": baseline,
+                        "warm": warm,
+                        "cold": cold,
+                        "around": around,
+                        "append": append,
+                        "floor": floor,
+                    }
+                )
         finally:
             host.close()
     return rows
@@ -164,8 +196,10 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
 
     print(f"session.get window = {PAGE} messages; medians; (x) = baseline / measured")
-    header = (f"{'messages':>9} {'full parse':>11} | {'get newest, warm':>22} | {'get newest, no cache':>22} | "
-              f"{'get around, warm':>22} | {'appendMessage':>13} {'floor':>9} {'ratio':>6}")
+    header = (
+        f"{'messages':>9} {'full parse':>11} | {'get newest, warm':>22} | {'get newest, no cache':>22} | "
+        f"{'get around, warm':>22} | {'appendMessage':>13} {'floor':>9} {'ratio':>6}"
+    )
     print(header)
     print("-" * len(header))
     rows = bench_sessions(sizes, rng, pool)
@@ -175,21 +209,29 @@ def main() -> None:
         def cell(seconds: float) -> str:
             return f"{seconds * 1e3:9.3f} ms ({base / seconds:7.1f}x)"
 
-        print(f"{row['messages']:>9} {base * 1e3:>8.1f} ms | {cell(row['warm']):>22} | {cell(row['cold']):>22} | "
-              f"{cell(row['around']):>22} | {row['append'] * 1e3:>10.3f} ms {row['floor'] * 1e3:>6.3f} ms "
-              f"{row['append'] / row['floor']:>5.2f}x", flush=True)
+        print(
+            f"{row['messages']:>9} {base * 1e3:>8.1f} ms | {cell(row['warm']):>22} | {cell(row['cold']):>22} | "
+            f"{cell(row['around']):>22} | {row['append'] * 1e3:>10.3f} ms {row['floor'] * 1e3:>6.3f} ms "
+            f"{row['append'] / row['floor']:>5.2f}x",
+            flush=True,
+        )
     if len(rows) > 1:
         small, big = rows[0], rows[-1]
-        print(f"growth {small['messages']} -> {big['messages']}: window {big['warm'] / small['warm']:.2f}x, "
-              f"append {big['append'] / small['append']:.2f}x (target <= 1.3x)")
+        print(
+            f"growth {small['messages']} -> {big['messages']}: window {big['warm'] / small['warm']:.2f}x, "
+            f"append {big['append'] / small['append']:.2f}x (target <= 1.3x)"
+        )
     print()
     result = bench_search(args.search_messages, rng, pool)
-    print(f"search.sessions over {result['indexed']} indexed messages (index built at boot in "
-          f"{result['indexing']:.1f} s)")
+    print(
+        f"search.sessions over {result['indexed']} indexed messages (index built at boot in {result['indexing']:.1f} s)"
+    )
     for term, (search, like, hits, exact, messages) in result["terms"].items():
-        print(f"  {term!r:>18}: search.sessions first page {search * 1e3:8.2f} ms vs LIKE scan {like * 1e3:8.2f} ms "
-              f"({like / search:6.1f}x, target >= 20x for the rare word); in {messages} messages, "
-              f"{hits}{'' if exact else '+'} chats")
+        print(
+            f"  {term!r:>18}: search.sessions first page {search * 1e3:8.2f} ms vs LIKE scan {like * 1e3:8.2f} ms "
+            f"({like / search:6.1f}x, target >= 20x for the rare word); in {messages} messages, "
+            f"{hits}{'' if exact else '+'} chats"
+        )
 
 
 if __name__ == "__main__":

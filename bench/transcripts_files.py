@@ -31,9 +31,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pidesktop.host.transcripts import TranscriptStore  # noqa: E402
-from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
+
+from pidesktop.host.transcripts import TranscriptStore
+from pidesktop.host.transcripts.records import encode_record, session_header
 
 PAGE = 50
 WORDS = (
@@ -50,7 +51,9 @@ def paragraph(rng: random.Random, words: int) -> str:
 def text_pool(rng: random.Random) -> dict[str, list[str]]:
     return {
         "short": [paragraph(rng, rng.randint(3, 25)) for _ in range(300)],
-        "long": ["\n\n".join(paragraph(rng, rng.randint(40, 120)) for _ in range(rng.randint(2, 8))) for _ in range(300)],
+        "long": [
+            "\n\n".join(paragraph(rng, rng.randint(40, 120)) for _ in range(rng.randint(2, 8))) for _ in range(300)
+        ],
     }
 
 
@@ -65,19 +68,51 @@ def make_record(i: int, rng: random.Random, pool: dict[str, list[str]]) -> dict:
             "role": "tool",
             "toolName": "Bash",
             "createdAt": when,
-            "blocks": [{"type": "tool_call", "callId": f"c{i}", "args": {"command": "cat big.log"}, "result": {"type": "text", "output": output}, "status": "ok"}],
+            "blocks": [
+                {
+                    "type": "tool_call",
+                    "callId": f"c{i}",
+                    "args": {"command": "cat big.log"},
+                    "result": {"type": "text", "output": output},
+                    "status": "ok",
+                }
+            ],
         }
     kind = i % 4
     if kind == 0:
         text = rng.choice(pool["long"] if rng.random() < 0.2 else pool["short"])
-        return {"type": "message", "id": record_id, "role": "user", "createdAt": when, "blocks": [{"type": "text", "text": text}]}
+        return {
+            "type": "message",
+            "id": record_id,
+            "role": "user",
+            "createdAt": when,
+            "blocks": [{"type": "text", "text": text}],
+        }
     if kind == 1:
-        blocks = [{"type": "thinking", "text": rng.choice(pool["long"])}, {"type": "text", "text": rng.choice(pool["short"])}]
+        blocks = [
+            {"type": "thinking", "text": rng.choice(pool["long"])},
+            {"type": "text", "text": rng.choice(pool["short"])},
+        ]
         usage = {"input": rng.randint(1000, 90000), "output": rng.randint(10, 4000), "cacheRead": rng.randint(0, 80000)}
-        return {"type": "message", "id": record_id, "role": "assistant", "createdAt": when, "blocks": blocks, "meta": {"usage": usage, "modelId": "model-large"}}
+        return {
+            "type": "message",
+            "id": record_id,
+            "role": "assistant",
+            "createdAt": when,
+            "blocks": blocks,
+            "meta": {"usage": usage, "modelId": "model-large"},
+        }
     if kind == 2:
-        args = {"path": f"src/module_{rng.randint(1, 200)}.py", "content": rng.choice(pool["long"]), "options": {"create": True, "mode": 420}}
-        result = {"type": "text", "output": rng.choice(pool["short"]), "details": {"bytes": rng.randint(10, 9999), "lines": [1, 2, 3]}}
+        args = {
+            "path": f"src/module_{rng.randint(1, 200)}.py",
+            "content": rng.choice(pool["long"]),
+            "options": {"create": True, "mode": 420},
+        }
+        result = {
+            "type": "text",
+            "output": rng.choice(pool["short"]),
+            "details": {"bytes": rng.randint(10, 9999), "lines": [1, 2, 3]},
+        }
         return {
             "type": "message",
             "id": record_id,
@@ -86,7 +121,13 @@ def make_record(i: int, rng: random.Random, pool: dict[str, list[str]]) -> dict:
             "createdAt": when,
             "blocks": [{"type": "tool_call", "callId": f"c{i}", "args": args, "result": result, "status": "ok"}],
         }
-    return {"type": "message", "id": record_id, "role": "assistant", "createdAt": when, "blocks": [{"type": "text", "text": rng.choice(pool["long"])}]}
+    return {
+        "type": "message",
+        "id": record_id,
+        "role": "assistant",
+        "createdAt": when,
+        "blocks": [{"type": "text", "text": rng.choice(pool["long"])}],
+    }
 
 
 def write_transcript(path: Path, session_id: str, count: int, rng: random.Random, pool) -> None:
@@ -96,7 +137,20 @@ def write_transcript(path: Path, session_id: str, count: int, rng: random.Random
         for i in range(count):
             f.write(encode_record(make_record(i, rng, pool)))
             if i and i % 20000 == 0:
-                f.write(encode_record({"type": "compaction", "id": f"cp{i}", "summary": rng.choice(pool["long"]), "firstKeptMessageId": f"m{i - 100}", "throughMessageId": f"m{i}", "tokensBefore": 917000, "retainedTail": [], "createdAt": "2026-07-26T10:00:00.000Z"}))
+                f.write(
+                    encode_record(
+                        {
+                            "type": "compaction",
+                            "id": f"cp{i}",
+                            "summary": rng.choice(pool["long"]),
+                            "firstKeptMessageId": f"m{i - 100}",
+                            "throughMessageId": f"m{i}",
+                            "tokensBefore": 917000,
+                            "retainedTail": [],
+                            "createdAt": "2026-07-26T10:00:00.000Z",
+                        }
+                    )
+                )
 
 
 def full_parse(path: Path) -> int:

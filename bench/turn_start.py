@@ -26,12 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.agent.runner import TurnRunner  # noqa: E402
-from pidesktop.bus import HostClient, HostThread  # noqa: E402
-from pidesktop.host.core import opener  # noqa: E402
-from pidesktop.host.transcripts.records import encode_record, session_header  # noqa: E402
-from quick import add_quick  # noqa: E402
+from quick import add_quick
+
+from pidesktop import paths
+from pidesktop.agent.runner import TurnRunner
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.host.transcripts.records import encode_record, session_header
 
 TAIL = 100
 
@@ -43,15 +44,32 @@ def write_session(root: Path, session_id: str, count: int, checkpoint: bool) -> 
         f.write(encode_record(session_header(session_id, "2026-07-26T09:00:00.000Z")))
         for i in range(count):
             role = "user" if i % 2 == 0 else "assistant"
-            f.write(encode_record({"type": "message", "id": f"{session_id}-{i}", "role": role,
-                                   "createdAt": "2026-07-26T09:00:00.000Z",
-                                   "blocks": [{"type": "text", "text": f"message {i} about the kelp forest " * 6}]}))
+            f.write(
+                encode_record(
+                    {
+                        "type": "message",
+                        "id": f"{session_id}-{i}",
+                        "role": role,
+                        "createdAt": "2026-07-26T09:00:00.000Z",
+                        "blocks": [{"type": "text", "text": f"message {i} about the kelp forest " * 6}],
+                    }
+                )
+            )
         if checkpoint:
             through = count - TAIL - 1
-            f.write(encode_record({"type": "compaction", "id": "cp1", "summary": "Earlier: kelp, tides. " * 40,
-                                   "firstKeptMessageId": f"{session_id}-{through + 1}",
-                                   "throughMessageId": f"{session_id}-{through}", "tokensBefore": 2_000_000,
-                                   "createdAt": "2026-07-26T10:00:00.000Z"}))
+            f.write(
+                encode_record(
+                    {
+                        "type": "compaction",
+                        "id": "cp1",
+                        "summary": "Earlier: kelp, tides. " * 40,
+                        "firstKeptMessageId": f"{session_id}-{through + 1}",
+                        "throughMessageId": f"{session_id}-{through}",
+                        "tokensBefore": 2_000_000,
+                        "createdAt": "2026-07-26T10:00:00.000Z",
+                    }
+                )
+            )
 
 
 def median(samples: list[float]) -> float:
@@ -82,8 +100,13 @@ async def measure(client: HostClient, runs: int, big: str, small: str) -> dict:
         small_times.append(await prepare(small))
     whole_times = [await whole(big) for _ in range(max(3, runs // 10))]
     prepared = await runner.prepare_request(big)
-    return {"big": median(big_times), "small": median(small_times), "whole": median(whole_times),
-            "kept": len(prepared.messages), "checkpoint": prepared.checkpoint is not None}
+    return {
+        "big": median(big_times),
+        "small": median(small_times),
+        "whole": median(whole_times),
+        "kept": len(prepared.messages),
+        "checkpoint": prepared.checkpoint is not None,
+    }
 
 
 def main() -> int:
@@ -112,12 +135,16 @@ def main() -> int:
         finally:
             host.stop()
     ratio = figures["big"] / figures["small"]
-    print(f"turn start, {args.messages:,} messages + checkpoint: {figures['big'] * 1000:8.2f} ms "
-          f"({figures['kept']} messages kept after the checkpoint)")
+    print(
+        f"turn start, {args.messages:,} messages + checkpoint: {figures['big'] * 1000:8.2f} ms "
+        f"({figures['kept']} messages kept after the checkpoint)"
+    )
     print(f"turn start, 100 messages:                  {figures['small'] * 1000:8.2f} ms")
     print(f"  ratio: {ratio:.2f}x (target <= 2x) {'OK' if ratio <= 2 else 'OVER'}")
-    print(f"whole-transcript session.get, {args.messages:,} messages: {figures['whole'] * 1000:8.1f} ms "
-          f"({figures['whole'] / figures['big']:.0f}x the windowed turn start)")
+    print(
+        f"whole-transcript session.get, {args.messages:,} messages: {figures['whole'] * 1000:8.1f} ms "
+        f"({figures['whole'] / figures['big']:.0f}x the windowed turn start)"
+    )
     return 0 if ratio <= 2 else 1
 
 

@@ -47,21 +47,20 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import qasync  # noqa: E402
-from PySide6.QtCore import QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-from transcripts import write_session  # noqa: E402
-from transcripts_files import text_pool  # noqa: E402
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from quick import add_quick
+from transcripts import write_session
+from transcripts_files import text_pool
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.bus import HostClient, HostThread  # noqa: E402
-from pidesktop.host.core import opener  # noqa: E402
-from pidesktop.ui import theme as themes  # noqa: E402
-from pidesktop.ui.main_window import MainWindow  # noqa: E402
-from pidesktop.ui.transcript_model import message_row  # noqa: E402
-from pidesktop.ui.warm_up import warm_up  # noqa: E402
-from quick import add_quick  # noqa: E402
-
+from pidesktop import paths
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.ui import theme as themes
+from pidesktop.ui.main_window import MainWindow
+from pidesktop.ui.transcript_model import message_row
+from pidesktop.ui.warm_up import warm_up
 
 PACKAGE = str(Path(__file__).resolve().parent.parent / "pidesktop")
 
@@ -72,7 +71,7 @@ def owner(frame) -> str:
     while frame is not None and len(names) < 2:
         code = frame.f_code
         if code.co_filename.startswith(PACKAGE):
-            names.append(f"{code.co_filename[len(PACKAGE) + 1:]}:{frame.f_lineno} {code.co_name}")
+            names.append(f"{code.co_filename[len(PACKAGE) + 1 :]}:{frame.f_lineno} {code.co_name}")
         frame = frame.f_back
     return " < ".join(names) if names else "Qt (no pidesktop frame)"
 
@@ -131,8 +130,11 @@ class Collections:
             self.passes.append((self._started, time.perf_counter(), info["generation"]))
 
     def between(self, start: float, end: float) -> list[str]:
-        return [f"gc generation {generation} pass {(stop - began) * 1000:.1f} ms"
-                for began, stop, generation in self.passes if began < end and stop > start]
+        return [
+            f"gc generation {generation} pass {(stop - began) * 1000:.1f} ms"
+            for began, stop, generation in self.passes
+            if began < end and stop > start
+        ]
 
 
 class Heartbeat:
@@ -168,11 +170,14 @@ class Heartbeat:
         self.timer.stop()
         self.sampler.running.clear()
         gaps = sorted(self.gaps) or [0.0]
-        slowest = sorted(zip(self.gaps, self.ticks), reverse=True)[:self.SLOWEST]
-        return {"p50": statistics.median(gaps), "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
-                "max": gaps[-1], "ticks": len(gaps),
-                "slowest": [(gap, *self.sampler.between(*span), self.collections.between(*span))
-                            for gap, span in slowest]}
+        slowest = sorted(zip(self.gaps, self.ticks), reverse=True)[: self.SLOWEST]
+        return {
+            "p50": statistics.median(gaps),
+            "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
+            "max": gaps[-1],
+            "ticks": len(gaps),
+            "slowest": [(gap, *self.sampler.between(*span), self.collections.between(*span)) for gap, span in slowest],
+        }
 
 
 async def settle(seconds: float = 0.05) -> None:
@@ -182,8 +187,9 @@ async def settle(seconds: float = 0.05) -> None:
 SCENARIOS = ("sidebar", "open", "scroll", "stream", "baseline")
 
 
-async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Heartbeat,
-                    only: set[str] | None = None) -> list[tuple[str, dict]]:
+async def scenarios(
+    window: MainWindow, client: HostClient, big: str, beat: Heartbeat, only: set[str] | None = None
+) -> list[tuple[str, dict]]:
     """Each scenario in order; ``only`` keeps the named ones and stops after the last of them.
 
     The ones left out still run unmeasured when a later one needs them (each
@@ -224,7 +230,7 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
     while model.start > max(0, target) and time.perf_counter() < deadline:
         bar = view.verticalScrollBar()
         bar.setValue(min(bar.maximum(), 300))  # a reader drags up near the top...
-        bar.setValue(0)                        # ...and reaches it
+        bar.setValue(0)  # ...and reaches it
         before = model.start
         while model.start == before and model.has_more_before and time.perf_counter() < deadline:
             await asyncio.sleep(0.001)
@@ -236,11 +242,18 @@ async def scenarios(window: MainWindow, client: HostClient, big: str, beat: Hear
 
     view.scroll_to_end()
     beat.start()
-    message = {"id": "bench-live", "role": "assistant", "blocks": [{"type": "text", "text": ""}],
-               "meta": {"status": "streaming"}}
+    message = {
+        "id": "bench-live",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": ""}],
+        "meta": {"status": "streaming"},
+    }
     words = "streaming tokens arrive one by one and the view keeps up with them".split()
     for i in range(500):  # 100 tokens/s for 5 s
-        message = {**message, "blocks": [{"type": "text", "text": message["blocks"][0]["text"] + words[i % len(words)] + " "}]}
+        message = {
+            **message,
+            "blocks": [{"type": "text", "text": message["blocks"][0]["text"] + words[i % len(words)] + " "}],
+        }
         model.set_live(message)
         await asyncio.sleep(0.01)
     await settle()
@@ -266,8 +279,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--sessions", type=int, default=10_000)
-    parser.add_argument("--only", nargs="+", choices=SCENARIOS, metavar="SCENARIO",
-                        help=f"measure only these ({', '.join(SCENARIOS)})")
+    parser.add_argument(
+        "--only", nargs="+", choices=SCENARIOS, metavar="SCENARIO", help=f"measure only these ({', '.join(SCENARIOS)})"
+    )
     add_quick(parser, messages=10_000, sessions=1_000)
     args = parser.parse_args()
     only = set(args.only) if args.only else None
@@ -279,8 +293,10 @@ def main() -> None:
         seed = HostThread(opener(location)).start()
         seeder = HostClient(seed)
         for i in range(args.sessions - 1):
-            seeder.call_blocking("session.create", {"title": f"Chat number {i}",
-                                                    **({"projectPath": f"/work/p{i % 40}"} if i % 3 else {})})
+            seeder.call_blocking(
+                "session.create",
+                {"title": f"Chat number {i}", **({"projectPath": f"/work/p{i % 40}"} if i % 3 else {})},
+            )
         seed.stop()
 
         app = QApplication.instance() or QApplication([])
@@ -309,12 +325,16 @@ def main() -> None:
         for name, r in results:
             print(f"  {name}")
             for gap, owners, host, collected in r["slowest"]:
-                ran = "; ".join(collected + [f"{who} ({count})" for who, count in owners.most_common(3)]) or \
-                    "no sample (C++ holding the GIL)"
+                ran = (
+                    "; ".join(collected + [f"{who} ({count})" for who, count in owners.most_common(3)])
+                    or "no sample (C++ holding the GIL)"
+                )
                 print(f"    {gap:7.1f} ms  {ran}")
                 if host:
-                    print("               host thread: " + "; ".join(f"{who} ({count})"
-                                                                    for who, count in host.most_common(2)))
+                    print(
+                        "               host thread: "
+                        + "; ".join(f"{who} ({count})" for who, count in host.most_common(2))
+                    )
 
 
 if __name__ == "__main__":

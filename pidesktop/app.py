@@ -29,8 +29,9 @@ log = logging.getLogger("pidesktop.app")
 INSTANCE_LOCK = "instance.lock"
 
 
-def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_id: str | None = None,
-            theme: str | None = None) -> int:
+def run_gui(
+    data_dir: str | None = None, screenshot: str | None = None, session_id: str | None = None, theme: str | None = None
+) -> int:
     _route_qt_messages_to_the_log()  # before the first QApplication: it is what fails without the xcb libraries
     try:
         location = paths.resolve(data_dir=data_dir)
@@ -85,8 +86,14 @@ def run_gui(data_dir: str | None = None, screenshot: str | None = None, session_
             instance_lock.release()
 
 
-def _run(app, location: paths.StorageLocation, screenshot: str | None, session_id: str | None,
-         theme_name: str | None, notes: list[str] = ()) -> int:
+def _run(
+    app,
+    location: paths.StorageLocation,
+    screenshot: str | None,
+    session_id: str | None,
+    theme_name: str | None,
+    notes: list[str] = (),
+) -> int:
     from .ui import theme as themes
     from .ui.main_window import MainWindow
     from .ui.prefs import Preferences
@@ -226,11 +233,10 @@ def _database_needs_update(location: paths.StorageLocation) -> bool:
 
     try:
         state = schema.schema_state(location)
-    except Exception:  # noqa: BLE001 - startup_progress reads it again and says what is wrong
+    except Exception:
         return True
     version, supported = state.get("version"), state.get("supported")
-    return bool(state.get("needsMigration")) or (version is not None and supported is not None
-                                                 and version > supported)
+    return bool(state.get("needsMigration")) or (version is not None and supported is not None and version > supported)
 
 
 def _qt_application():
@@ -264,8 +270,9 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
     """
     if not _interactive_screen():
         return False
-    if location.source != "env" and (recovery.pending() is not None
-                                     or recovery.check_default_root().state == "missing"):
+    if location.source != "env" and (
+        recovery.pending() is not None or recovery.check_default_root().state == "missing"
+    ):
         return True
     if not _database_needs_update(location):
         return False
@@ -282,10 +289,10 @@ def _interactive_screen() -> bool:
 # Shown under Qt's own words when its xcb platform plugin cannot start (the usual first-run failure on Linux).
 XCB_PACKAGES = {
     "Debian/Ubuntu": "sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 "
-                     "libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libx11-xcb1 "
-                     "libegl1 libgl1 libfontconfig1 libdbus-1-3",
+    "libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libx11-xcb1 "
+    "libegl1 libgl1 libfontconfig1 libdbus-1-3",
     "Fedora": "sudo dnf install xcb-util-cursor libxkbcommon-x11 xcb-util-wm xcb-util-image xcb-util-keysyms "
-              "xcb-util-renderutil libX11-xcb mesa-libEGL mesa-libGL fontconfig dbus-libs",
+    "xcb-util-renderutil libX11-xcb mesa-libEGL mesa-libGL fontconfig dbus-libs",
 }
 
 
@@ -299,9 +306,13 @@ def _route_qt_messages_to_the_log() -> None:
     """
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
-    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
-              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
-              QtMsgType.QtFatalMsg: logging.CRITICAL}
+    levels = {
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+        QtMsgType.QtCriticalMsg: logging.ERROR,
+        QtMsgType.QtFatalMsg: logging.CRITICAL,
+    }
     qt_log = logging.getLogger("pidesktop.qt")
     platform_lines: list[str] = []  # what the platform plugin said so far: the reason behind a fatal message
 
@@ -326,8 +337,10 @@ def _print_qt_failure(message: str, platform_lines: list[str]) -> None:
             lines.append("pidesktop: the window needs Qt's xcb platform plugin and the system libraries it loads:")
             lines += [f"  {system}: {command}" for system, command in XCB_PACKAGES.items()]
         if "could not connect to display" in said:
-            lines.append(f"pidesktop: no X display could be opened (DISPLAY={os.environ.get('DISPLAY', '')!r}); "
-                         "without one, use `pidesktop chat` or `pidesktop data`.")
+            lines.append(
+                f"pidesktop: no X display could be opened (DISPLAY={os.environ.get('DISPLAY', '')!r}); "
+                "without one, use `pidesktop chat` or `pidesktop data`."
+            )
     try:
         print("\n".join(lines), file=sys.stderr, flush=True)
     except (OSError, ValueError):

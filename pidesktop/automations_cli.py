@@ -58,8 +58,8 @@ async def _run_due(host: HostThread, task_id: str | None) -> int:
     import asyncio
 
     from .agent.runner import TurnRunner
-    from .bus import HostClient
     from .agent.scheduler import Scheduler
+    from .bus import HostClient
 
     loop = asyncio.get_running_loop()
     client = HostClient(host, loop)
@@ -119,8 +119,10 @@ def _line(task: dict, run: dict) -> str:
 def _reason(error: HostError) -> str:
     holder = error.data.get("inUseBy") if error.code == ErrorCode.STORAGE_UNAVAILABLE else None
     if holder:
-        return (f"the data folder is in use by {holder}. While the app is open it runs automations itself; "
-                f"run this when it is closed, or pass --data-dir with another folder.")
+        return (
+            f"the data folder is in use by {holder}. While the app is open it runs automations itself; "
+            f"run this when it is closed, or pass --data-dir with another folder."
+        )
     if error.code == ErrorCode.NOT_FOUND:
         return f"{error.message} `pidesktop automations` lists no such task; check the id in the Automations page."
     return error.message

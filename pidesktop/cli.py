@@ -1,25 +1,25 @@
 """Command line: the GUI by default, and the headless tools beside it.
 
-    pidesktop                          open the app on the default data root
-    pidesktop host --stdio [--data-dir PATH]
-                                       serve the host as JSON-RPC on stdin/stdout
-    pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
-                                       one turn without a window; the reply goes to stdout
-                   [--mode agent|plan|goal] [--interactive]
-                                       Plan/Goal need --interactive (approve on stdin), else they are refused
-    pidesktop chat --session ID --compact [--context-window N]
-                                       summarise the chat's older part now (a compaction checkpoint)
-    pidesktop --screenshot PATH [--session ID] [--theme light|dark]
-                                       render the main window offscreen and save a PNG
-    pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
-                                       look after the data folder (see docs/storage.md)
-    pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
-    pidesktop automations run-due [--task ID] [--data-dir PATH]
-                                       run the scheduled prompts that are due (or one task now), then exit
-    pidesktop export SESSION_ID --format md|json [--output PATH]
-                                       write a chat as Markdown or lossless JSON (stdout by default)
-    pidesktop import claude-code|codex|pi [PATH ...]
-                                       import another agent's sessions as chats (default: its folder under HOME)
+pidesktop                          open the app on the default data root
+pidesktop host --stdio [--data-dir PATH]
+                                   serve the host as JSON-RPC on stdin/stdout
+pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
+                                   one turn without a window; the reply goes to stdout
+               [--mode agent|plan|goal] [--interactive]
+                                   Plan/Goal need --interactive (approve on stdin), else they are refused
+pidesktop chat --session ID --compact [--context-window N]
+                                   summarise the chat's older part now (a compaction checkpoint)
+pidesktop --screenshot PATH [--session ID] [--theme light|dark]
+                                   render the main window offscreen and save a PNG
+pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
+                                   look after the data folder (see docs/storage.md)
+pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
+pidesktop automations run-due [--task ID] [--data-dir PATH]
+                                   run the scheduled prompts that are due (or one task now), then exit
+pidesktop export SESSION_ID --format md|json [--output PATH]
+                                   write a chat as Markdown or lossless JSON (stdout by default)
+pidesktop import claude-code|codex|pi [PATH ...]
+                                   import another agent's sessions as chats (default: its folder under HOME)
 """
 
 from __future__ import annotations
@@ -38,8 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="PATH", help="render the main window offscreen to PATH and exit")
     parser.add_argument("--session", metavar="ID", help="with --screenshot: open this session")
     parser.add_argument("--theme", choices=("light", "dark"), help="force a theme")
-    parser.add_argument("--relocate-data", nargs=2, metavar=("OLD", "NEW"),
-                        help="rewrite the paths in the copied data folder NEW from OLD to NEW, then exit")
+    parser.add_argument(
+        "--relocate-data",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="rewrite the paths in the copied data folder NEW from OLD to NEW, then exit",
+    )
     sub = parser.add_subparsers(dest="command")
     host = sub.add_parser("host", help="run the host without a window")
     host.add_argument("--stdio", action="store_true", required=True, help="JSON-RPC 2.0 on stdin/stdout")
@@ -51,13 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--model", help="with --base-url: the model id")
     chat.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
     chat.add_argument("--show-thinking", action="store_true", help="print the model's thinking to stderr")
-    chat.add_argument("--context-window", type=int, metavar="TOKENS",
-                      help="the model's context window for this run (overrides the model's own)")
+    chat.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window for this run (overrides the model's own)",
+    )
     chat.add_argument("--compact", action="store_true", help="with --session: compact the chat instead of asking")
     chat.add_argument("--data-dir", dest="chat_data_dir", help="use this data folder")
     chat.add_argument("--mode", choices=("agent", "plan", "goal"), help="set the chat's mode first")
-    chat.add_argument("--interactive", action="store_true",
-                      help="ask on stdin when a plan or goal needs approval (else Plan/Goal runs are refused)")
+    chat.add_argument(
+        "--interactive",
+        action="store_true",
+        help="ask on stdin when a plan or goal needs approval (else Plan/Goal runs are refused)",
+    )
     export = sub.add_parser("export", help="write a chat as Markdown or JSON (no window)")
     export.add_argument("export_session", metavar="SESSION_ID", help="the chat to export")
     export.add_argument("--format", dest="export_format", choices=("md", "json"), required=True)
@@ -84,15 +95,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "chat":
         from .headless import run_chat
 
-        return run_chat(args.prompt, session_id=args.chat_session, base_url=args.base_url, model=args.model,
-                        api_key_env=args.api_key_env, data_dir=args.chat_data_dir or args.data_dir,
-                        show_thinking=args.show_thinking, context_window=args.context_window,
-                        compact=args.compact, mode=args.mode, interactive=args.interactive)
+        return run_chat(
+            args.prompt,
+            session_id=args.chat_session,
+            base_url=args.base_url,
+            model=args.model,
+            api_key_env=args.api_key_env,
+            data_dir=args.chat_data_dir or args.data_dir,
+            show_thinking=args.show_thinking,
+            context_window=args.context_window,
+            compact=args.compact,
+            mode=args.mode,
+            interactive=args.interactive,
+        )
     if args.command == "export":
         from .export_command import run_export
 
-        return run_export(args.export_session, args.export_format, args.output,
-                          args.export_data_dir or args.data_dir)
+        return run_export(args.export_session, args.export_format, args.output, args.export_data_dir or args.data_dir)
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -102,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from .app import run_gui  # Qt is imported only when a window is wanted
 
-        return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session,
-                       theme=args.theme)
+        return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)
     finally:
         gc_pauses.resume()  # a start that ended before the window was built
 

@@ -58,8 +58,6 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-
-
 def _unlink_quietly(path: Path) -> None:
     try:
         os.unlink(path)

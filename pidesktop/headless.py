@@ -63,10 +63,20 @@ def _emit(stream, text: str, done: int) -> int:
     return max(done, len(text))
 
 
-def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str | None = None,
-             model: str | None = None, api_key_env: str | None = None, data_dir: str | None = None,
-             show_thinking: bool = False, context_window: int | None = None, compact: bool = False,
-             mode: str | None = None, interactive: bool = False) -> int:
+def run_chat(
+    prompt: str | None,
+    *,
+    session_id: str | None = None,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key_env: str | None = None,
+    data_dir: str | None = None,
+    show_thinking: bool = False,
+    context_window: int | None = None,
+    compact: bool = False,
+    mode: str | None = None,
+    interactive: bool = False,
+) -> int:
     if compact and not session_id:
         print("pidesktop chat: --compact needs --session", file=sys.stderr)
         return 2
@@ -99,15 +109,35 @@ def run_chat(prompt: str | None, *, session_id: str | None = None, base_url: str
     if host is None:
         return 2
     try:
-        return asyncio.run(_chat(host, prompt, session_id, override, show_thinking, context_window, compact,
-                                 mode=mode, interactive=interactive))
+        return asyncio.run(
+            _chat(
+                host,
+                prompt,
+                session_id,
+                override,
+                show_thinking,
+                context_window,
+                compact,
+                mode=mode,
+                interactive=interactive,
+            )
+        )
     finally:
         host.stop()
 
 
-async def _chat(host: HostThread, prompt: str | None, session_id: str | None, override: ProviderChoice | None,
-                show_thinking: bool, context_window: int | None = None, compact: bool = False, *,
-                mode: str | None = None, interactive: bool = False) -> int:
+async def _chat(
+    host: HostThread,
+    prompt: str | None,
+    session_id: str | None,
+    override: ProviderChoice | None,
+    show_thinking: bool,
+    context_window: int | None = None,
+    compact: bool = False,
+    *,
+    mode: str | None = None,
+    interactive: bool = False,
+) -> int:
     client = HostClient(host, asyncio.get_running_loop())
     # Unattended unless --interactive: a Plan/Goal turn is refused before any model request.
     runner = TurnRunner(client, override=override, context_window=context_window, interactive=interactive)
@@ -175,8 +205,11 @@ async def _compact(runner: TurnRunner, session_id: str, override: ProviderChoice
         return 1
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-    print(f"compacted: {record['id']} (through {record['throughMessageId']}, "
-          f"about {record.get('tokensBefore', 0):,} tokens before)", file=sys.stderr)
+    print(
+        f"compacted: {record['id']} (through {record['throughMessageId']}, "
+        f"about {record.get('tokensBefore', 0):,} tokens before)",
+        file=sys.stderr,
+    )
     print(f"session: {session_id}", file=sys.stderr)
     return 0
 
@@ -193,11 +226,13 @@ def _has_reply(message: dict | None) -> bool:
 
 def _about_options(reason: str) -> str:
     """A provider's advice points at Settings; with --base-url the endpoint came from the command line."""
-    return (reason.replace("Open Settings > Providers.", "Check the key given with --api-key-env.")
-            .replace("the base URL in Settings > Providers", "the --base-url value")
-            .replace("the model and base URL in Settings > Providers", "--model and --base-url")
-            .replace("the model in Settings > Providers", "--model")
-            .replace("Fix it in Settings > Providers.", "Fix --base-url."))
+    return (
+        reason.replace("Open Settings > Providers.", "Check the key given with --api-key-env.")
+        .replace("the base URL in Settings > Providers", "the --base-url value")
+        .replace("the model and base URL in Settings > Providers", "--model and --base-url")
+        .replace("the model in Settings > Providers", "--model")
+        .replace("Fix it in Settings > Providers.", "Fix --base-url.")
+    )
 
 
 def _unavailable(error: HostError) -> str:
@@ -205,5 +240,7 @@ def _unavailable(error: HostError) -> str:
     holder = error.data.get("inUseBy") if error.code == ErrorCode.STORAGE_UNAVAILABLE else None
     if not holder:
         return error.message
-    return (f"the data folder is in use by {holder}. The app and `pidesktop chat` share one data folder: "
-            f"close the app first, or pass --data-dir with another folder to chat apart from it.")
+    return (
+        f"the data folder is in use by {holder}. The app and `pidesktop chat` share one data folder: "
+        f"close the app first, or pass --data-dir with another folder to chat apart from it."
+    )

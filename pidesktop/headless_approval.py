@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .agent import plan_flow
 
@@ -27,11 +28,17 @@ async def answer_proposals(runner: Any, result: dict, before_turn: Callable[[], 
         sys.stderr.write(approval["markdown"].rstrip("\n") + "\n---\n")
         decision, feedback = await _ask()
         if decision is None:
-            return {**result, "status": "error",
-                    "error": {"code": "no_answer", "message": f"No answer was given, so the {kind} was not "
-                                                              f"carried out. A proposal cannot be answered after "
-                                                              f"the run that made it ends: open the chat in the "
-                                                              f"app and choose Ask again."}}
+            return {
+                **result,
+                "status": "error",
+                "error": {
+                    "code": "no_answer",
+                    "message": f"No answer was given, so the {kind} was not "
+                    f"carried out. A proposal cannot be answered after "
+                    f"the run that made it ends: open the chat in the "
+                    f"app and choose Ask again.",
+                },
+            }
         before_turn()
         answered = await plan_flow.respond(runner, approval["id"], decision, feedback)
         result = answered["turn"] or result

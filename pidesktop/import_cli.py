@@ -30,8 +30,12 @@ NAMES = {"claude-code": "Claude Code", "codex": "Codex", "pi": "pi"}
 def add_parser(sub: argparse._SubParsersAction) -> None:
     command = sub.add_parser("import", help="import Claude Code, Codex or pi sessions as chats (no window)")
     command.add_argument("import_source", metavar="SOURCE", choices=SOURCES, help="claude-code, codex or pi")
-    command.add_argument("import_paths", metavar="PATH", nargs="*",
-                         help="session files or folders (default: the tool's own folder under HOME)")
+    command.add_argument(
+        "import_paths",
+        metavar="PATH",
+        nargs="*",
+        help="session files or folders (default: the tool's own folder under HOME)",
+    )
     command.add_argument("--data-dir", dest="import_data_dir", help="use this data folder")
 
 
@@ -40,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary_line(result: dict) -> str:
-    return (f"imported {result.get('imported', 0) + result.get('copied', 0)}, updated {result.get('updated', 0)}, "
-            f"unchanged {result.get('unchanged', 0)}, failed {result.get('failed', 0)}")
+    return (
+        f"imported {result.get('imported', 0) + result.get('copied', 0)}, updated {result.get('updated', 0)}, "
+        f"unchanged {result.get('unchanged', 0)}, failed {result.get('failed', 0)}"
+    )
 
 
 def run_import(source: str, raw_paths: list[str], data_dir: str | None) -> int:
@@ -115,8 +121,11 @@ def _run(client: HostClient, source: str, chosen: list[str]) -> int:
     for failure in result.get("failures", []):
         print(f"{PROG}: could not read {failure['path']}: {failure['reason']}", file=sys.stderr)
     for copy in result.get("copies", []):
-        print(f"{PROG}: {copy['path']} changed after its chat was edited here; the chat was kept "
-              f"and the source came in as a new chat ({copy['sessionId']})", file=sys.stderr)
+        print(
+            f"{PROG}: {copy['path']} changed after its chat was edited here; the chat was kept "
+            f"and the source came in as a new chat ({copy['sessionId']})",
+            file=sys.stderr,
+        )
     print(summary_line(result))
     if result.get("files", 0) == 0:
         where = ", ".join(chosen or _default(source))
@@ -127,4 +136,5 @@ def _run(client: HostClient, source: str, chosen: list[str]) -> int:
 
 def _default(source: str) -> list[str]:
     from .host.importers import default_folders
+
     return [str(folder) for folder in default_folders(source)]

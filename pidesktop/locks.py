@@ -22,7 +22,6 @@ from pathlib import Path
 
 import orjson
 
-
 WRITER_LOCK = "host.lock"  # the writer lock's file name in a data root
 
 
@@ -43,7 +42,7 @@ class FileLock:
         self.role = role
         self._fd: int | None = None
 
-    def acquire(self) -> "FileLock":
+    def acquire(self) -> FileLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -19,9 +19,9 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.bus import HostClient, HostError, HostThread  # noqa: E402
-from pidesktop.host.core import opener  # noqa: E402
+from pidesktop import paths
+from pidesktop.bus import HostClient, HostError, HostThread
+from pidesktop.host.core import opener
 
 # The Workflows state fixtures (clock, path, store, flow), shared by its test modules.
 pytest_plugins = ["tests.workflows_support"]
@@ -109,8 +109,11 @@ class StdioHost:
         self.data_root = data_root
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pidesktop", "host", "--stdio", "--data-dir", str(data_root)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})}, cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            cwd=REPO,
         )
         self._next_id = 0
         self.events: list[dict] = []

@@ -85,6 +85,7 @@ def send(h: StdioHost, request_id: int, command: dict) -> float:
 
 def send_all(h: StdioHost, commands: list[dict], first_id: int = 1) -> threading.Thread:
     """Write ``commands`` without waiting for replies (ids ``first_id``...), on a thread so a full pipe never blocks."""
+
     def write():
         for n, command in enumerate(commands, start=first_id):
             send(h, n, command)
@@ -146,7 +147,9 @@ def reference(start, template: Path, work: Path, sid: str, command: dict) -> dic
     h.proc.stdin.close()
     assert h.proc.wait(30) == 0
     replies.thread.join(5)
-    return {"result": replies.got[99]["result"], "duration": duration,
-            "transcript": (root / "sessions" / f"{sid}.jsonl").read_bytes(),
-            "ids": [row[0] for row in db_rows(root, "SELECT id FROM messages WHERE session_id = ? ORDER BY seq",
-                                              (sid,))]}
+    return {
+        "result": replies.got[99]["result"],
+        "duration": duration,
+        "transcript": (root / "sessions" / f"{sid}.jsonl").read_bytes(),
+        "ids": [row[0] for row in db_rows(root, "SELECT id FROM messages WHERE session_id = ? ORDER BY seq", (sid,))],
+    }

@@ -25,7 +25,12 @@ def fuzz_settings(examples: int, **extra) -> settings:
         derandomize=not long_run,
         database=None,
         print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
-                               HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.filter_too_much,
+        ],
         **extra,
     )

@@ -17,9 +17,11 @@ import apsw
 
 from pidesktop.host import migration_steps
 
-WORDS = ("the quick brown fox jumps over a lazy dog while streaming parser tokens flow into the index "
-         "京都 旅行 明天 migration schema backup transaction checkpoint window session message reply "
-         "provider model context compaction transcript attachment search trigram").split()
+WORDS = (
+    "the quick brown fox jumps over a lazy dog while streaming parser tokens flow into the index "
+    "京都 旅行 明天 migration schema backup transaction checkpoint window session message reply "
+    "provider model context compaction transcript attachment search trigram"
+).split()
 
 
 def text_of(rng: random.Random) -> str:
@@ -41,12 +43,22 @@ def build(path: Path, version: int, sessions: int = 20, messages: int = 2000, se
         with conn:
             conn.executemany(
                 "INSERT INTO sessions(id, title, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?)",
-                [(f"s{i}", f"chat {i}", 1_700_000_000_000 + i, 1_700_000_000_000 + i, per)
-                 for i in range(sessions)])
+                [(f"s{i}", f"chat {i}", 1_700_000_000_000 + i, 1_700_000_000_000 + i, per) for i in range(sessions)],
+            )
             conn.executemany(
                 "INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                ((f"m{i}", f"s{i // per}", i % per + 1, "user" if i % 2 == 0 else "assistant", text_of(rng),
-                  1_700_000_000_000 + i) for i in range(per * sessions)))
+                (
+                    (
+                        f"m{i}",
+                        f"s{i // per}",
+                        i % per + 1,
+                        "user" if i % 2 == 0 else "assistant",
+                        text_of(rng),
+                        1_700_000_000_000 + i,
+                    )
+                    for i in range(per * sessions)
+                ),
+            )
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()

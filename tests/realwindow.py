@@ -31,7 +31,7 @@ def missing_tools() -> str | None:
     """Why the real-window tests cannot run here, or None."""
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
-        return (f"needs {', '.join(missing)} (Debian: apt-get install xvfb openbox xdotool imagemagick x11-utils)")
+        return f"needs {', '.join(missing)} (Debian: apt-get install xvfb openbox xdotool imagemagick x11-utils)"
     return None
 
 
@@ -56,12 +56,24 @@ class XDisplay:
         self.processes: list[subprocess.Popen] = []
         self.display = ""
 
-    def start(self) -> "XDisplay":
+    def start(self) -> XDisplay:
         read_end, write_end = os.pipe()
         xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp",
-             "-noreset"],
-            pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=open(self.workdir / "xvfb.log", "wb"))
+            [
+                "Xvfb",
+                "-displayfd",
+                str(write_end),
+                "-screen",
+                "0",
+                f"{SCREEN[0]}x{SCREEN[1]}x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ],
+            pass_fds=(write_end,),
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.workdir / "xvfb.log", "wb"),
+        )
         self.processes.append(xvfb)
         os.close(write_end)
         try:
@@ -71,8 +83,12 @@ class XDisplay:
         if not number:
             raise AssertionError(f"Xvfb did not report a display number (see {self.workdir / 'xvfb.log'})")
         self.display = f":{number}"
-        wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env(), stdout=subprocess.DEVNULL,
-                              stderr=open(self.workdir / "openbox.log", "wb"))
+        wm = subprocess.Popen(
+            ["openbox", "--sm-disable"],
+            env=self.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.workdir / "openbox.log", "wb"),
+        )
         self.processes.append(wm)
         wait_for(self._window_manager_is_up, 15, "openbox to manage the display")
         return self
@@ -101,7 +117,7 @@ class XDisplay:
     def type(self, text: str) -> None:
         self.xdotool("type", "--delay", "30", text)
 
-    def screenshot(self, path: Path) -> "Shot":
+    def screenshot(self, path: Path) -> Shot:
         """The whole screen as a PNG at ``path`` (to look at) and as pixels (to compare)."""
         self.run("import", "-window", "root", str(path), timeout=30)
         ppm = subprocess.run(["convert", str(path), "ppm:-"], capture_output=True, timeout=30, check=True).stdout
@@ -109,9 +125,13 @@ class XDisplay:
 
     def xcb_problem(self) -> str | None:
         """Why Qt's xcb platform cannot open a window on this display, or None."""
-        probe = subprocess.run([sys.executable, "-c", "from PySide6.QtGui import QGuiApplication; "
-                                                      "QGuiApplication(['probe'])"],
-                               env=self.env(QT_QPA_PLATFORM="xcb"), capture_output=True, text=True, timeout=60)
+        probe = subprocess.run(
+            [sys.executable, "-c", "from PySide6.QtGui import QGuiApplication; QGuiApplication(['probe'])"],
+            env=self.env(QT_QPA_PLATFORM="xcb"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if probe.returncode == 0:
             return None
         return probe.stderr.strip()[-400:] or f"exit status {probe.returncode}"
@@ -127,8 +147,9 @@ class XDisplay:
 
     def geometry(self, window: str) -> tuple[int, int, int, int]:
         """x, y, width, height of ``window`` on the screen."""
-        values = dict(line.split("=", 1) for line in
-                      self.xdotool("getwindowgeometry", "--shell", window).split() if "=" in line)
+        values = dict(
+            line.split("=", 1) for line in self.xdotool("getwindowgeometry", "--shell", window).split() if "=" in line
+        )
         return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
 
     def close(self) -> None:
@@ -139,8 +160,13 @@ class XDisplay:
     def _window_manager_is_up(self) -> bool:
         if any(process.poll() is not None for process in self.processes):
             raise AssertionError(f"Xvfb or openbox exited early (see the logs in {self.workdir})")
-        check = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True,
-                               text=True) if shutil.which("xprop") else None
+        check = (
+            subprocess.run(
+                ["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True, text=True
+            )
+            if shutil.which("xprop")
+            else None
+        )
         if check is None:  # no xprop: give openbox a moment
             time.sleep(1.0)
             return True
@@ -154,21 +180,21 @@ class Shot:
         self.width, self.height, self.rgb, self.path = width, height, rgb, path
 
     @classmethod
-    def from_ppm(cls, ppm: bytes, path: Path) -> "Shot":
+    def from_ppm(cls, ppm: bytes, path: Path) -> Shot:
         fields, offset = [], 0
         while len(fields) < 4:  # magic, width, height, maxval; "#" comments are not written by convert
-            while ppm[offset:offset + 1].isspace():
+            while ppm[offset : offset + 1].isspace():
                 offset += 1
             end = offset
-            while not ppm[end:end + 1].isspace():
+            while not ppm[end : end + 1].isspace():
                 end += 1
             fields.append(ppm[offset:end])
             offset = end
         assert fields[0] == b"P6" and fields[3] == b"255", fields
         width, height = int(fields[1]), int(fields[2])
-        return cls(width, height, ppm[offset + 1:offset + 1 + width * height * 3], path)
+        return cls(width, height, ppm[offset + 1 : offset + 1 + width * height * 3], path)
 
-    def changed(self, other: "Shot", box: tuple[int, int, int, int]) -> list[tuple[int, int]]:
+    def changed(self, other: Shot, box: tuple[int, int, int, int]) -> list[tuple[int, int]]:
         """The (x, y) in ``box`` (left, top, right, bottom) whose colour differs between the two shots."""
         left, top, right, bottom = box
         points = []
@@ -177,7 +203,7 @@ class Shot:
             mine, theirs = self.rgb[start:end], other.rgb[start:end]
             if mine == theirs:
                 continue
-            points += [(left + i // 3, y) for i in range(0, end - start, 3) if mine[i:i + 3] != theirs[i:i + 3]]
+            points += [(left + i // 3, y) for i in range(0, end - start, 3) if mine[i : i + 3] != theirs[i : i + 3]]
         return points
 
 
@@ -200,22 +226,40 @@ class App:
         self.root = root
         self.home = root / "home"
         self.data = root / "data"
-        for folder in (self.home, self.home / ".config", self.home / ".cache", self.home / ".local/share",
-                       root / "runtime"):
+        for folder in (
+            self.home,
+            self.home / ".config",
+            self.home / ".cache",
+            self.home / ".local/share",
+            root / "runtime",
+        ):
             folder.mkdir(parents=True, exist_ok=True)
         os.chmod(root / "runtime", 0o700)
         self.stdout_path = root / "app.stdout"
         self.stderr_path = root / "app.stderr"
-        env = display.env(HOME=str(self.home), XDG_CONFIG_HOME=str(self.home / ".config"),
-                          XDG_CACHE_HOME=str(self.home / ".cache"), XDG_DATA_HOME=str(self.home / ".local/share"),
-                          XDG_RUNTIME_DIR=str(root / "runtime"), PYTHONPATH=str(REPO), LANG="C.UTF-8",
-                          LC_ALL="C.UTF-8", LANGUAGE="en", PYTHONFAULTHANDLER="1")
+        env = display.env(
+            HOME=str(self.home),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+            XDG_CACHE_HOME=str(self.home / ".cache"),
+            XDG_DATA_HOME=str(self.home / ".local/share"),
+            XDG_RUNTIME_DIR=str(root / "runtime"),
+            PYTHONPATH=str(REPO),
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            LANGUAGE="en",
+            PYTHONFAULTHANDLER="1",
+        )
         env.pop("PI_DESKTOP_DATA_DIR", None)
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pidesktop", "--data-dir", str(self.data), *args], cwd=root, env=env,
-            stdin=subprocess.DEVNULL, stdout=open(self.stdout_path, "wb"), stderr=open(self.stderr_path, "wb"),
-            start_new_session=True)
+            [sys.executable, "-m", "pidesktop", "--data-dir", str(self.data), *args],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=open(self.stdout_path, "wb"),
+            stderr=open(self.stderr_path, "wb"),
+            start_new_session=True,
+        )
         self.window = ""
 
     @property
@@ -225,8 +269,9 @@ class App:
     def wait_for_window(self, timeout: float = 60) -> str:
         def shown() -> str | None:
             if self.process.poll() is not None:
-                raise AssertionError(f"pidesktop exited ({self.process.returncode}) before showing a window:\n"
-                                     f"{self.stderr}")
+                raise AssertionError(
+                    f"pidesktop exited ({self.process.returncode}) before showing a window:\n{self.stderr}"
+                )
             for window in self.display.visible_windows(self.process.pid):
                 if self.display.window_name(window) == "pidesktop":
                     return window

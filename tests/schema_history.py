@@ -65,10 +65,13 @@ def build(path: Path, version: int, populate: bool = True) -> Built:
                 conn.execute("PRAGMA foreign_keys = ON")
                 with conn:
                     _populate(conn, path.parent / "sessions", version, built)
-        built.counts = {table: conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
-                        for (table,) in conn.execute(
-                            "SELECT name FROM sqlite_master WHERE type = 'table' "
-                            "AND name NOT LIKE 'messages_fts%' AND name NOT LIKE 'sqlite_%'")}
+        built.counts = {
+            table: conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+            for (table,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'messages_fts%' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
@@ -116,61 +119,160 @@ def _populate(conn: apsw.Connection, sessions_dir: Path, version: int, built: Bu
     store = TranscriptStore(sessions_dir)
     legacy = version <= 10
 
-    _insert(conn, "projects", {"id": 1, "path": "/home/user/project-one", "name": "project-one", "pinned": 1,
-                               "created_at": T0, "last_opened_at": T0 + 5,
-                               "worktree_setup_command": "make setup"})
-    _insert(conn, "providers", {"id": "offline", "name": "Offline", "vendor_key": "builtin", "type": "offline",
-                                "protocol": "offline", "created_at": T0, "updated_at": T0})
-    _insert(conn, "providers", {"id": "custom-1", "name": "My endpoint", "base_url": "http://localhost:9/v1",
-                                "secret_ref": "sec-1", "default_model_id": "m-disc",
-                                "config_json": '{"timeoutMs": 30000}', "created_at": T0, "updated_at": T0 + 1,
-                                "owner_plugin_id": None})
-    _insert(conn, "models", {"provider_id": "custom-1", "model_id": "m-disc", "display_name": "Discovered",
-                             "source": "discovered", "capabilities_json": '["tools"]', "context_window": 128000,
-                             "discovery_state": "published", "updated_at": T0})
-    _insert(conn, "models", {"provider_id": "custom-1", "model_id": "m-user", "display_name": "Typed in",
-                             "source": "user", "updated_at": T0})
-    _insert(conn, "models", {"provider_id": "offline", "model_id": "echo", "display_name": "Echo",
-                             "source": "bundled", "updated_at": T0})
-    _insert(conn, "secrets_meta", {"secret_ref": "sec-1", "owner_id": "custom-1", "backend": "file_fallback",
-                                   "updated_at": T0})
+    _insert(
+        conn,
+        "projects",
+        {
+            "id": 1,
+            "path": "/home/user/project-one",
+            "name": "project-one",
+            "pinned": 1,
+            "created_at": T0,
+            "last_opened_at": T0 + 5,
+            "worktree_setup_command": "make setup",
+        },
+    )
+    _insert(
+        conn,
+        "providers",
+        {
+            "id": "offline",
+            "name": "Offline",
+            "vendor_key": "builtin",
+            "type": "offline",
+            "protocol": "offline",
+            "created_at": T0,
+            "updated_at": T0,
+        },
+    )
+    _insert(
+        conn,
+        "providers",
+        {
+            "id": "custom-1",
+            "name": "My endpoint",
+            "base_url": "http://localhost:9/v1",
+            "secret_ref": "sec-1",
+            "default_model_id": "m-disc",
+            "config_json": '{"timeoutMs": 30000}',
+            "created_at": T0,
+            "updated_at": T0 + 1,
+            "owner_plugin_id": None,
+        },
+    )
+    _insert(
+        conn,
+        "models",
+        {
+            "provider_id": "custom-1",
+            "model_id": "m-disc",
+            "display_name": "Discovered",
+            "source": "discovered",
+            "capabilities_json": '["tools"]',
+            "context_window": 128000,
+            "discovery_state": "published",
+            "updated_at": T0,
+        },
+    )
+    _insert(
+        conn,
+        "models",
+        {
+            "provider_id": "custom-1",
+            "model_id": "m-user",
+            "display_name": "Typed in",
+            "source": "user",
+            "updated_at": T0,
+        },
+    )
+    _insert(
+        conn,
+        "models",
+        {"provider_id": "offline", "model_id": "echo", "display_name": "Echo", "source": "bundled", "updated_at": T0},
+    )
+    _insert(
+        conn,
+        "secrets_meta",
+        {"secret_ref": "sec-1", "owner_id": "custom-1", "backend": "file_fallback", "updated_at": T0},
+    )
 
-    settings = {"theme": "dark", "largePasteThreshold": 800, "defaultCommandShell": SHELL,
-                "defaultMode": "chat" if legacy else "plan", "language": "en"}
+    settings = {
+        "theme": "dark",
+        "largePasteThreshold": 800,
+        "defaultCommandShell": SHELL,
+        "defaultMode": "chat" if legacy else "plan",
+        "language": "en",
+    }
     if legacy:
         settings["planApprovalPermissionMode"] = "ask"
     built.settings = settings
-    _insert(conn, "kv", {"ns": "app", "key": "settings", "value_json": orjson.dumps(settings).decode(),
-                         "updated_at": T0})
-    _insert(conn, "kv", {"ns": "plugin:example", "key": "state", "value_json": '{"mode": "chat"}',
-                         "updated_at": T0})
+    _insert(
+        conn, "kv", {"ns": "app", "key": "settings", "value_json": orjson.dumps(settings).decode(), "updated_at": T0}
+    )
+    _insert(conn, "kv", {"ns": "plugin:example", "key": "state", "value_json": '{"mode": "chat"}', "updated_at": T0})
 
     modes = _session_modes(version)
     built.stored_modes = dict(modes)
     for number, (session_id, mode) in enumerate(modes.items()):
         built.sessions[session_id] = "plan" if mode == "chat" else mode
         created = T0 + 1000 * number
-        _insert(conn, "sessions", {"id": session_id, "title": f"Conversation {number}",
-                                   "project_id": 1 if number == 0 else None, "provider_id": "custom-1",
-                                   "model_id": "m-disc", "mode": mode, "thinking_level": "medium",
-                                   "permission_mode": "ask" if number == 1 else "inherit",
-                                   "pinned": int(number == 0), "created_at": created, "updated_at": created})
+        _insert(
+            conn,
+            "sessions",
+            {
+                "id": session_id,
+                "title": f"Conversation {number}",
+                "project_id": 1 if number == 0 else None,
+                "provider_id": "custom-1",
+                "model_id": "m-disc",
+                "mode": mode,
+                "thinking_level": "medium",
+                "permission_mode": "ask" if number == 1 else "inherit",
+                "pinned": int(number == 0),
+                "created_at": created,
+                "updated_at": created,
+            },
+        )
         turn_id = f"t-{session_id}"
-        _insert(conn, "turns", {"id": turn_id, "session_id": session_id, "status": "completed",
-                                "provider_id": "custom-1", "model_id": "m-disc", "input_tokens": 12,
-                                "output_tokens": 34, "usage_json": '{"cached": 3}', "started_at": created,
-                                "ended_at": created + 500})
+        _insert(
+            conn,
+            "turns",
+            {
+                "id": turn_id,
+                "session_id": session_id,
+                "status": "completed",
+                "provider_id": "custom-1",
+                "model_id": "m-disc",
+                "input_tokens": 12,
+                "output_tokens": 34,
+                "usage_json": '{"cached": 3}',
+                "started_at": created,
+                "ended_at": created + 500,
+            },
+        )
         store.create(session_id, message_index.rfc3339(created))
         word = f"kiwi{number}x"
         lines = [
-            {"id": f"{session_id}-u", "role": "user",
-             "blocks": [{"type": "text", "text": f"Please look at {word} and 你好世界{number}"}]},
-            {"id": f"{session_id}-a", "role": "assistant",
-             "blocks": [{"type": "thinking", "text": "private reasoning"},
-                        {"type": "text", "text": f"Answer number {number}: mango{number}q is ripe"}],
-             "meta": {"usage": {"input": 12, "output": 34}}},
-            {"id": f"{session_id}-t", "role": "tool", "toolName": "bash",
-             "blocks": [{"type": "tool_result", "text": "tool output stays in the file"}]},
+            {
+                "id": f"{session_id}-u",
+                "role": "user",
+                "blocks": [{"type": "text", "text": f"Please look at {word} and 你好世界{number}"}],
+            },
+            {
+                "id": f"{session_id}-a",
+                "role": "assistant",
+                "blocks": [
+                    {"type": "thinking", "text": "private reasoning"},
+                    {"type": "text", "text": f"Answer number {number}: mango{number}q is ripe"},
+                ],
+                "meta": {"usage": {"input": 12, "output": 34}},
+            },
+            {
+                "id": f"{session_id}-t",
+                "role": "tool",
+                "toolName": "bash",
+                "blocks": [{"type": "tool_result", "text": "tool output stays in the file"}],
+            },
         ]
         for offset, message in enumerate(lines):
             message["createdAt"] = message_index.rfc3339(created + offset + 1)
@@ -183,70 +285,199 @@ def _populate(conn: apsw.Connection, sessions_dir: Path, version: int, built: Bu
         built.transcripts[session_id] = store.path(session_id).read_bytes()
 
     first = next(iter(modes))
-    _insert(conn, "message_revisions", {"id": "rev-1", "session_id": first, "root_user_id": f"{first}-u",
-                                        "revision_index": 1, "is_active": 1, "message_count": 2,
-                                        "created_at": T0})
-    _insert(conn, "artifacts", {"session_id": first, "path": "/home/user/project-one/a.txt", "op": "write",
-                                "turn_id": f"t-{first}", "updated_at": T0})
-    _insert(conn, "audit_log", {"ts": T0, "kind": "tool_execute", "session_id": first,
-                                "payload_json": '{"tool": "bash"}'})
-    _insert(conn, "notifications", {"id": "n-1", "kind": "task.completed", "session_id": first,
-                                    "session_title": "Conversation 0", "turn_id": f"t-{first}",
-                                    "created_at": T0})
+    _insert(
+        conn,
+        "message_revisions",
+        {
+            "id": "rev-1",
+            "session_id": first,
+            "root_user_id": f"{first}-u",
+            "revision_index": 1,
+            "is_active": 1,
+            "message_count": 2,
+            "created_at": T0,
+        },
+    )
+    _insert(
+        conn,
+        "artifacts",
+        {
+            "session_id": first,
+            "path": "/home/user/project-one/a.txt",
+            "op": "write",
+            "turn_id": f"t-{first}",
+            "updated_at": T0,
+        },
+    )
+    _insert(
+        conn, "audit_log", {"ts": T0, "kind": "tool_execute", "session_id": first, "payload_json": '{"tool": "bash"}'}
+    )
+    _insert(
+        conn,
+        "notifications",
+        {
+            "id": "n-1",
+            "kind": "task.completed",
+            "session_id": first,
+            "session_title": "Conversation 0",
+            "turn_id": f"t-{first}",
+            "created_at": T0,
+        },
+    )
 
     tasks = {
-        "task-chat": {"mode": "chat" if legacy else "plan", "cron": "0 9 * * *",
-                      "extension": {"mode": "chat"}},
+        "task-chat": {"mode": "chat" if legacy else "plan", "cron": "0 9 * * *", "extension": {"mode": "chat"}},
         "task-agent": {"mode": "agent", "notify": "always"},
         "task-nomode": {"model": "m-disc"},
     }
     built.tasks = tasks
     for number, (task_id, config) in enumerate(tasks.items()):
-        _insert(conn, "scheduled_tasks", {"id": task_id, "title": f"Task {number}", "prompt": "do the thing",
-                                          "cadence": "daily", "project_id": 1,
-                                          "config_json": orjson.dumps(config).decode(), "created_at": T0,
-                                          "updated_at": T0})
-    _insert(conn, "task_runs", {"id": "run-1", "task_id": "task-agent", "session_id": "s-agent",
-                                "status": "completed", "started_at": T0, "ended_at": T0 + 10})
+        _insert(
+            conn,
+            "scheduled_tasks",
+            {
+                "id": task_id,
+                "title": f"Task {number}",
+                "prompt": "do the thing",
+                "cadence": "daily",
+                "project_id": 1,
+                "config_json": orjson.dumps(config).decode(),
+                "created_at": T0,
+                "updated_at": T0,
+            },
+        )
+    _insert(
+        conn,
+        "task_runs",
+        {
+            "id": "run-1",
+            "task_id": "task-agent",
+            "session_id": "s-agent",
+            "status": "completed",
+            "started_at": T0,
+            "ended_at": T0 + 10,
+        },
+    )
 
     if _has(conn, "plan_approvals"):
         plan_session = "s-plan" if "s-plan" in modes else first
-        _insert(conn, "plan_approvals", {"request_id": "pa-1", "session_id": plan_session,
-                                         "turn_id": f"t-{plan_session}", "tool_call_id": "call-1",
-                                         "plan_json": "# Plan\n\n1. Do it\n", "title": "The plan",
-                                         "question": "Go?", "status": "approved", "action": "approve",
-                                         "target_permission_mode": "accept-edits", "created_at": T0,
-                                         "updated_at": T0 + 1, "resolved_at": T0 + 1,
-                                         "artifact_relative_path": ".pi/plan/p1.md", "artifact_sha256": "ab" * 32,
-                                         "artifact_size_bytes": 21, "execution_id": "ex-1",
-                                         "execution_state": "completed"})
-        _insert(conn, "plan_approvals", {"request_id": "pa-2", "session_id": "s-agent", "turn_id": "t-s-agent",
-                                         "tool_call_id": "call-2", "plan_json": "# Other\n", "status": "pending",
-                                         "created_at": T0 + 2, "updated_at": T0 + 2, "expires_at": T0 + 99})
+        _insert(
+            conn,
+            "plan_approvals",
+            {
+                "request_id": "pa-1",
+                "session_id": plan_session,
+                "turn_id": f"t-{plan_session}",
+                "tool_call_id": "call-1",
+                "plan_json": "# Plan\n\n1. Do it\n",
+                "title": "The plan",
+                "question": "Go?",
+                "status": "approved",
+                "action": "approve",
+                "target_permission_mode": "accept-edits",
+                "created_at": T0,
+                "updated_at": T0 + 1,
+                "resolved_at": T0 + 1,
+                "artifact_relative_path": ".pi/plan/p1.md",
+                "artifact_sha256": "ab" * 32,
+                "artifact_size_bytes": 21,
+                "execution_id": "ex-1",
+                "execution_state": "completed",
+            },
+        )
+        _insert(
+            conn,
+            "plan_approvals",
+            {
+                "request_id": "pa-2",
+                "session_id": "s-agent",
+                "turn_id": "t-s-agent",
+                "tool_call_id": "call-2",
+                "plan_json": "# Other\n",
+                "status": "pending",
+                "created_at": T0 + 2,
+                "updated_at": T0 + 2,
+                "expires_at": T0 + 99,
+            },
+        )
         built.approvals = ["pa-1", "pa-2"]
     if _has(conn, "session_import_origins"):
-        _insert(conn, "session_import_origins", {"plugin_id": "importer", "source_id": "codex",
-                                                 "external_id": "ext-1", "session_id": "s-agent",
-                                                 "source_label": "Codex", "created_at": T0})
+        _insert(
+            conn,
+            "session_import_origins",
+            {
+                "plugin_id": "importer",
+                "source_id": "codex",
+                "external_id": "ext-1",
+                "session_id": "s-agent",
+                "source_label": "Codex",
+                "created_at": T0,
+            },
+        )
     if _has(conn, "turn_queue"):
-        _insert(conn, "turn_queue", {"id": "q-1", "session_id": "s-agent", "principal": "user",
-                                     "idempotency_key": "k-1", "input_hash": "h1", "content": "queued prompt",
-                                     "permission_mode": "ask", "position": 1, "created_at": T0})
-        _insert(conn, "turn_queue", {"id": "q-2", "session_id": "s-agent", "principal": "user",
-                                     "input_hash": "h2", "content": "second queued prompt",
-                                     "attachments_json": "[]", "permission_mode": "ask", "position": 2,
-                                     "created_at": T0 + 1})
+        _insert(
+            conn,
+            "turn_queue",
+            {
+                "id": "q-1",
+                "session_id": "s-agent",
+                "principal": "user",
+                "idempotency_key": "k-1",
+                "input_hash": "h1",
+                "content": "queued prompt",
+                "permission_mode": "ask",
+                "position": 1,
+                "created_at": T0,
+            },
+        )
+        _insert(
+            conn,
+            "turn_queue",
+            {
+                "id": "q-2",
+                "session_id": "s-agent",
+                "principal": "user",
+                "input_hash": "h2",
+                "content": "second queued prompt",
+                "attachments_json": "[]",
+                "permission_mode": "ask",
+                "position": 2,
+                "created_at": T0 + 1,
+            },
+        )
         built.queue = ["q-1", "q-2"]
     if _has(conn, "session_collaboration_links"):
-        _insert(conn, "session_collaboration_links", {"session_id": "s-goal", "created_by_session_id": "s-agent",
-                                                      "plugin_id": "collab", "created_at": T0})
+        _insert(
+            conn,
+            "session_collaboration_links",
+            {"session_id": "s-goal", "created_by_session_id": "s-agent", "plugin_id": "collab", "created_at": T0},
+        )
     if _has(conn, "session_todo"):
-        _insert(conn, "session_todo", {"session_id": "s-agent", "position": 0, "content": "write the tests",
-                                       "status": "in_progress", "updated_at": T0})
+        _insert(
+            conn,
+            "session_todo",
+            {
+                "session_id": "s-agent",
+                "position": 0,
+                "content": "write the tests",
+                "status": "in_progress",
+                "updated_at": T0,
+            },
+        )
     if _has(conn, "worktrees"):
-        _insert(conn, "worktrees", {"id": "wt-1", "project_id": 1, "session_id": "s-agent",
-                                    "path": "/home/user/wt/one", "branch": "pi/one", "created_at": T0,
-                                    "updated_at": T0})
+        _insert(
+            conn,
+            "worktrees",
+            {
+                "id": "wt-1",
+                "project_id": 1,
+                "session_id": "s-agent",
+                "path": "/home/user/wt/one",
+                "branch": "pi/one",
+                "created_at": T0,
+                "updated_at": T0,
+            },
+        )
 
 
 # -- comparing schemas ------------------------------------------------------------
@@ -260,8 +491,7 @@ def schema_of(conn: apsw.Connection) -> dict:
     ``index_xinfo``, and ``user_version``. Root pages and row order are left
     out: they say where things are in the file, not what they are.
     """
-    master = sorted(tuple(row) for row in conn.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    master = sorted(tuple(row) for row in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     tables, indexes = {}, {}
     for kind, name, _table, _sql in master:
         if kind == "table":
@@ -307,6 +537,10 @@ def schema_differences(actual: dict, expected: dict) -> list[str]:
 
 def dump(conn: apsw.Connection) -> dict[str, list[tuple]]:
     """Every row of every table (FTS shadow tables included), for "nothing changed" checks."""
-    tables = [name for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")]
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
+        )
+    ]
     return {name: sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr) for name in tables}

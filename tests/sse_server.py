@@ -62,8 +62,9 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="scripted-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-http", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -96,7 +97,7 @@ class ScriptedServer:
         """Sleep unless the server is stopping; False when it is."""
         return seconds <= 0 or not self.stopping.wait(seconds)
 
-    def start(self) -> "ScriptedServer":
+    def start(self) -> ScriptedServer:
         self._thread.start()
         return self
 
@@ -160,11 +161,15 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        owner.requests.append(ReceivedRequest(self.command, self.path,
-                                              {k.lower(): v for k, v in self.headers.items()}, body))
+        owner.requests.append(
+            ReceivedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        )
         script = owner._next(self.path) or Script(
-            status=404, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "no route"}}'],
-            framing="length")
+            status=404,
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"error": {"message": "no route"}}'],
+            framing="length",
+        )
         try:
             self._play(script, owner)
         except OSError:
@@ -215,6 +220,7 @@ def sse_server():
 
 # --- bodies and splits ---------------------------------------------------------------------------
 
+
 def fixture_bytes(name: str) -> bytes:
     path = next((folder / f"{name}.sse" for folder in FIXTURE_DIRS if (folder / f"{name}.sse").exists()), None)
     if path is None:
@@ -234,18 +240,29 @@ def chunk(content: str | None = None, *, finish: str | None = None, model: str =
     """One ``chat.completion.chunk`` with a single choice."""
     if content is not None:
         delta["content"] = content
-    return {"object": "chat.completion.chunk", "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "object": "chat.completion.chunk",
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def usage_chunk(prompt: int = 5, completion: int = 7, **extra) -> dict:
-    return {"object": "chat.completion.chunk", "model": "test-model", "choices": [],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion, **extra}}
+    return {
+        "object": "chat.completion.chunk",
+        "model": "test-model",
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            **extra,
+        },
+    }
 
 
 def split_every(data: bytes, size: int) -> list[bytes]:
-    return [data[i:i + size] for i in range(0, len(data), size)]
+    return [data[i : i + size] for i in range(0, len(data), size)]
 
 
 def split_randomly(data: bytes, seed: int, largest: int = 97) -> list[bytes]:
@@ -272,6 +289,7 @@ def closed_port() -> int:
 
 
 # --- running a provider ----------------------------------------------------------------------------
+
 
 async def collect(provider, messages: list[dict] | None = None, **options) -> tuple[list, ProviderError | None]:
     """Every event the provider yields, and the ProviderError it ended with (if any); closes the provider."""

@@ -56,8 +56,15 @@ def test_import_stores_the_bytes_under_their_sha256(host, tmp_path):
     data = b"line of notes\n" * 5000
     attachment = import_file(host, write(tmp_path / "notes.txt", data))
     digest = sha(data)
-    assert attachment == {"type": "attachment", "kind": "file", "name": "notes.txt", "ref": f"attachments/{digest}",
-                          "mimeType": "text/plain", "size": len(data), "sha256": digest}
+    assert attachment == {
+        "type": "attachment",
+        "kind": "file",
+        "name": "notes.txt",
+        "ref": f"attachments/{digest}",
+        "mimeType": "text/plain",
+        "size": len(data),
+        "sha256": digest,
+    }
     blob = store_dir(host) / digest
     assert blob.read_bytes() == data
     assert blob.stat().st_mode & 0o777 == 0o600
@@ -83,21 +90,29 @@ def test_a_png_is_an_image_whatever_its_name(host, tmp_path):
     assert (store_dir(host) / sha(png)).read_bytes() == png
 
 
-@pytest.mark.parametrize("head,mime", [
-    (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "image/jpeg"),
-    (b"GIF89a\x01\x00\x01\x00", "image/gif"),
-    (b"GIF87a\x01\x00\x01\x00", "image/gif"),
-    (b"RIFF\x24\x00\x00\x00WEBPVP8 ", "image/webp"),
-])
+@pytest.mark.parametrize(
+    "head,mime",
+    [
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "image/jpeg"),
+        (b"GIF89a\x01\x00\x01\x00", "image/gif"),
+        (b"GIF87a\x01\x00\x01\x00", "image/gif"),
+        (b"RIFF\x24\x00\x00\x00WEBPVP8 ", "image/webp"),
+    ],
+)
 def test_other_image_signatures(host, tmp_path, head, mime):
     attachment = import_file(host, write(tmp_path / "picture", head + b"\x00" * 64))
     assert (attachment["kind"], attachment["mimeType"]) == ("image", mime)
 
 
-@pytest.mark.parametrize("name,mime", [
-    ("report.pdf", "application/pdf"), ("readme.txt", "text/plain"), ("blob.unknownext", "application/octet-stream"),
-    ("photo.png", "image/png"),  # named like an image, but not one: still a file
-])
+@pytest.mark.parametrize(
+    "name,mime",
+    [
+        ("report.pdf", "application/pdf"),
+        ("readme.txt", "text/plain"),
+        ("blob.unknownext", "application/octet-stream"),
+        ("photo.png", "image/png"),  # named like an image, but not one: still a file
+    ],
+)
 def test_other_files_get_the_mime_type_of_their_name(host, tmp_path, name, mime):
     attachment = import_file(host, write(tmp_path / name, b"%PDF-1.7 not really an image"))
     assert (attachment["kind"], attachment["mimeType"]) == ("file", mime)
@@ -125,10 +140,12 @@ def refused(host, method: str, params: dict) -> str:
 def test_relative_missing_and_non_file_paths_are_refused(host, tmp_path):
     write(tmp_path / "there.txt", b"x")
     assert refused(host, "attachments.import", {"path": "there.txt"}) == (
-        "attachments.import: 'path' must be an absolute path, not 'there.txt'.")
+        "attachments.import: 'path' must be an absolute path, not 'there.txt'."
+    )
     missing = tmp_path / "missing.txt"
     assert refused(host, "attachments.import", {"path": str(missing)}) == (
-        f"attachments.import: 'path' {str(missing)!r} does not exist.")
+        f"attachments.import: 'path' {str(missing)!r} does not exist."
+    )
     assert refused(host, "attachments.import", {"path": str(tmp_path)}).endswith("is a directory, not a file.")
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -141,7 +158,8 @@ def test_relative_missing_and_non_file_paths_are_refused(host, tmp_path):
 def test_an_empty_name_is_refused(host, tmp_path):
     path = write(tmp_path / "a.txt", b"abc")
     assert refused(host, "attachments.import", {"path": str(path), "name": "  "}) == (
-        "attachments.import: field 'name' must not be empty.")
+        "attachments.import: field 'name' must not be empty."
+    )
     assert listing(host) == []
 
 
@@ -159,7 +177,7 @@ def test_a_file_over_two_gib_is_refused_before_any_copy(host, tmp_path):
         sparse.truncate(attachments.MAX_BYTES + 1)  # sparse: costs no disk
     message = refused(host, "attachments.import", {"path": str(path)})
     assert message == f"attachments.import: 'path' {str(path)!r} is larger than the 2 GiB attachment limit."
-    assert attachments.MAX_BYTES == 2 * 1024 ** 3
+    assert attachments.MAX_BYTES == 2 * 1024**3
 
 
 def test_a_read_failure_mid_copy_removes_the_temporary_file(host):
@@ -176,9 +194,15 @@ def test_import_text_stores_utf8_under_its_sha256(host):
     text = "Pasted — déjà vu 🚀\n" * 2000
     attachment = host.call("attachments.importText", {"text": text})["attachment"]
     data = text.encode("utf-8")
-    assert attachment == {"type": "attachment", "kind": "file", "name": "Pasted text.txt",
-                          "ref": f"attachments/{sha(data)}", "mimeType": "text/plain", "size": len(data),
-                          "sha256": sha(data)}
+    assert attachment == {
+        "type": "attachment",
+        "kind": "file",
+        "name": "Pasted text.txt",
+        "ref": f"attachments/{sha(data)}",
+        "mimeType": "text/plain",
+        "size": len(data),
+        "sha256": sha(data),
+    }
     assert (store_dir(host) / sha(data)).read_bytes() == data
     named = host.call("attachments.importText", {"text": text, "name": "log.md"})["attachment"]
     assert named["ref"] == attachment["ref"] and named["name"] == "log.md" and named["mimeType"] == "text/plain"
@@ -192,11 +216,14 @@ def test_pasted_text_is_never_taken_for_an_image(host):
 
 def test_import_text_refuses_empty_text_and_names(host):
     assert refused(host, "attachments.importText", {"text": ""}) == (
-        "attachments.importText: field 'text' must not be empty.")
+        "attachments.importText: field 'text' must not be empty."
+    )
     assert refused(host, "attachments.importText", {"text": " \n\t"}) == (
-        "attachments.importText: field 'text' must not be empty.")
+        "attachments.importText: field 'text' must not be empty."
+    )
     assert refused(host, "attachments.importText", {"text": "x", "name": ""}) == (
-        "attachments.importText: field 'name' must not be empty.")
+        "attachments.importText: field 'name' must not be empty."
+    )
     assert "missing required field 'text'" in refused(host, "attachments.importText", {})
     assert listing(host) == []
 
@@ -230,17 +257,30 @@ def test_read_pages_through_a_blob(host, tmp_path):
 def test_read_refuses_anything_but_a_blob_ref(host, tmp_path):
     ref = import_file(host, write(tmp_path / "a.txt", b"abc"))["ref"]
     digest = ref.split("/")[1]
-    for bad in ("attachments/../pi.sqlite", str(store_dir(host) / digest), f"/{ref}", f"{ref}\n", f"{ref}/",
-                f"attachments/{digest.upper()}", f"attachments/{digest[:-1]}", "sessions/" + digest,
-                f"attachments/.incoming-{digest}", f"attachments//{digest}", "", "pi.sqlite"):
+    for bad in (
+        "attachments/../pi.sqlite",
+        str(store_dir(host) / digest),
+        f"/{ref}",
+        f"{ref}\n",
+        f"{ref}/",
+        f"attachments/{digest.upper()}",
+        f"attachments/{digest[:-1]}",
+        "sessions/" + digest,
+        f"attachments/.incoming-{digest}",
+        f"attachments//{digest}",
+        "",
+        "pi.sqlite",
+    ):
         message = refused(host, "attachments.read", {"ref": bad})
         assert message == f"attachments.read: 'ref' must look like attachments/<64 lowercase hex digits>; got {bad!r}."
     assert "field 'offset' must be at least 0" in refused(host, "attachments.read", {"ref": ref, "offset": -1})
     assert "field 'length' must be at least 1" in refused(host, "attachments.read", {"ref": ref, "length": 0})
     assert "field 'length' must be at most 4194304" in refused(
-        host, "attachments.read", {"ref": ref, "length": 4 * MiB + 1})
+        host, "attachments.read", {"ref": ref, "length": 4 * MiB + 1}
+    )
     assert refused(host, "attachments.read", {"ref": ref, "offset": 4}) == (
-        f"attachments.read: 'offset' 4 is past the end of {ref} (3 bytes).")
+        f"attachments.read: 'offset' 4 is past the end of {ref} (3 bytes)."
+    )
 
 
 def test_read_of_a_blob_that_is_not_stored_is_not_found(host):

@@ -65,8 +65,11 @@ def last_boot_report(root: Path) -> dict:
 
 
 def send_import(host: StdioHost, request_id: int, path: Path) -> None:
-    host.send_raw(orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "attachments.import",
-                                "params": {"path": str(path)}}))
+    host.send_raw(
+        orjson.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": "attachments.import", "params": {"path": str(path)}}
+        )
+    )
 
 
 def kill_at(host: StdioHost, folder: Path, point: float | None, deadline: float) -> bool:
@@ -125,8 +128,12 @@ class FileSizeLimitedHost(StdioHost):
         self.data_root = data_root
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pidesktop", "host", "--stdio", "--data-dir", str(data_root)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-            preexec_fn=limit_file_size)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            preexec_fn=limit_file_size,
+        )
         self._next_id = 0
         self.events = []
         self.raw_lines = []
@@ -142,8 +149,9 @@ def test_a_write_failure_midway_removes_the_copy_and_stores_nothing(tmp_path, da
         reply = host.request("attachments.import", {"path": str(source)})
         error = reply["error"]
         assert error["data"]["code"] == "STORAGE_UNAVAILABLE"
-        assert error["message"] == (f"STORAGE_UNAVAILABLE: Could not store the attachment in "
-                                    f"{data_root / 'attachments'}: File too large.")
+        assert error["message"] == (
+            f"STORAGE_UNAVAILABLE: Could not store the attachment in {data_root / 'attachments'}: File too large."
+        )
         assert os.listdir(data_root / "attachments") == []
         small = tmp_path / "small.txt"
         small.write_bytes(b"fits")

@@ -21,8 +21,9 @@ from .test_attachments import tiny_png
 
 
 def runner_for(client, server=None) -> TurnRunner:
-    override = None if server is None else ProviderChoice(base_url=server.base_url, model="gpt-test",
-                                                          api_key="sk-test-key")
+    override = (
+        None if server is None else ProviderChoice(base_url=server.base_url, model="gpt-test", api_key="sk-test-key")
+    )
     return TurnRunner(client, override=override, offline_delay=0)
 
 
@@ -47,8 +48,11 @@ def import_file(host, path: Path, data: bytes) -> dict:
 
 def stored_files(root: Path) -> dict[str, bytes]:
     """Every file of the data root except the blobs themselves: transcripts, database, WAL, logs."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
-            if p.is_file() and p.parent.name != "attachments"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and p.parent.name != "attachments"
+    }
 
 
 def stored_form(block: dict) -> dict:
@@ -71,9 +75,13 @@ def test_an_image_reaches_the_model_as_a_data_url_and_storage_keeps_only_its_ref
     sid, result = run(host, scenario)
     assert result["status"] == "completed"
     sent = sse_server.requests[-1].json["messages"][-1]
-    assert sent == {"role": "user", "content": [
-        {"type": "text", "text": "What is in this picture?\n\n[attachment: red.png]"},
-        {"type": "image_url", "image_url": {"url": data_url("image/png", png)}}]}
+    assert sent == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "What is in this picture?\n\n[attachment: red.png]"},
+            {"type": "image_url", "image_url": {"url": data_url("image/png", png)}},
+        ],
+    }
 
     got = host.call("session.get", {"sessionId": sid})
     prompt = got["messages"][0]
@@ -95,15 +103,24 @@ def test_text_attachments_reach_the_model_as_text_and_others_by_name(host, sse_s
     sse_server.stream([fixture_bytes("plain-text")])
 
     async def scenario(client, sid):
-        return await runner_for(client, sse_server).send(sid, "Read these", attachments=[notes, pasted, report,
-                                                                                        big_log])
+        return await runner_for(client, sse_server).send(
+            sid, "Read these", attachments=[notes, pasted, report, big_log]
+        )
 
     sid, result = run(host, scenario)
     assert result["status"] == "completed"
-    assert sse_server.requests[-1].json["messages"][-1] == {"role": "user", "content": "\n\n".join([
-        "Read these", "[attachment: notes.md]\n# Plan\n- ship it ✓\n",
-        "[attachment: Pasted text.txt]\n" + "pasted line\n" * 3,
-        "[attachment: report.pdf, 13 KB]", "[attachment: big.log, 307 KB]"])}
+    assert sse_server.requests[-1].json["messages"][-1] == {
+        "role": "user",
+        "content": "\n\n".join(
+            [
+                "Read these",
+                "[attachment: notes.md]\n# Plan\n- ship it ✓\n",
+                "[attachment: Pasted text.txt]\n" + "pasted line\n" * 3,
+                "[attachment: report.pdf, 13 KB]",
+                "[attachment: big.log, 307 KB]",
+            ]
+        ),
+    }
     blocks = host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"]
     assert blocks[1:] == [stored_form(b) for b in (notes, pasted, report, big_log)]
     transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
@@ -113,8 +130,9 @@ def test_text_attachments_reach_the_model_as_text_and_others_by_name(host, sse_s
 def test_a_prompt_queued_with_attachments_keeps_them_when_it_is_sent(host, sse_server, tmp_path):
     png = tiny_png()
     image = import_file(host, tmp_path / "later.png", png)
-    sse_server.stream([sse_body(chunk(f"w{i} "), done=False) for i in range(20)]
-                      + [sse_body(chunk(finish="stop"))], delay=0.02)
+    sse_server.stream(
+        [sse_body(chunk(f"w{i} "), done=False) for i in range(20)] + [sse_body(chunk(finish="stop"))], delay=0.02
+    )
 
     async def scenario(client, sid):
         runner = runner_for(client, sse_server)
@@ -153,9 +171,14 @@ def test_bad_prompts_are_refused_and_nothing_is_stored(host):
     async def scenario(client, sid):
         runner = runner_for(client)
         errors = []
-        for text, attachments in (("  ", None), ("", []), ("hi", [{"type": "text", "text": "x"}]),
-                                  ("hi", ["attachments/abc"]), ("hi", {"type": "attachment"}),
-                                  ("hi", [{"type": "attachment", "name": "a.png"}])):
+        for text, attachments in (
+            ("  ", None),
+            ("", []),
+            ("hi", [{"type": "text", "text": "x"}]),
+            ("hi", ["attachments/abc"]),
+            ("hi", {"type": "attachment"}),
+            ("hi", [{"type": "attachment", "name": "a.png"}]),
+        ):
             with pytest.raises(HostError) as info:
                 await runner.send(sid, text, attachments=attachments)
             errors.append((info.value.code, info.value.message))
@@ -214,8 +237,12 @@ def test_hydrate_copies_and_caps(host, tmp_path):
 def test_a_model_that_refuses_pictures_is_asked_again_with_them_named(host, sse_server, tmp_path):
     png = tiny_png(3, 2)
     image = import_file(host, tmp_path / "chart.png", png)
-    refusal = Script(status=400, headers={"Content-Type": "application/json"}, framing="length",
-                     chunks=[b'{"error": {"message": "image input is not supported by this model"}}'])
+    refusal = Script(
+        status=400,
+        headers={"Content-Type": "application/json"},
+        framing="length",
+        chunks=[b'{"error": {"message": "image input is not supported by this model"}}'],
+    )
     sse_server.serve_in_turn("/v1/chat/completions", refusal, Script(chunks=[fixture_bytes("plain-text")]))
 
     async def scenario(client, sid):
@@ -232,9 +259,16 @@ def test_a_model_that_refuses_pictures_is_asked_again_with_them_named(host, sse_
 
 def test_a_refusal_without_pictures_is_not_retried(host, sse_server, tmp_path):
     notes = host.call("attachments.importText", {"text": "plain notes", "name": "notes.txt"})["attachment"]
-    sse_server.serve_in_turn("/v1/chat/completions", Script(
-        status=400, headers={"Content-Type": "application/json"}, framing="length",
-        chunks=[b'{"error": {"message": "bad request"}}']), Script(chunks=[fixture_bytes("plain-text")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(
+            status=400,
+            headers={"Content-Type": "application/json"},
+            framing="length",
+            chunks=[b'{"error": {"message": "bad request"}}'],
+        ),
+        Script(chunks=[fixture_bytes("plain-text")]),
+    )
 
     async def scenario(client, sid):
         return await runner_for(client, sse_server).send(sid, "Read this", attachments=[notes])

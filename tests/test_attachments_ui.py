@@ -44,8 +44,12 @@ def test_dropped_files_become_chips_and_are_sent_with_the_prompt(chat, qtbot, ql
     assert chat.composer.edit.toPlainText() == ""  # a drop never pastes the path as text
     chat.composer.edit.setPlainText("What is in these?")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
-        and not chat.runner.is_running(chat.current_session_id))
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id and len(stored(chat)) == 2 and not chat.runner.is_running(chat.current_session_id)
+        ),
+    )
     prompt = stored(chat)[0]
     attachments = [b for b in prompt["blocks"] if b["type"] == "attachment"]
     assert [(a["name"], a["kind"]) for a in attachments] == [("chart.png", "image"), ("notes.txt", "file")]
@@ -101,6 +105,7 @@ def test_the_paste_threshold_follows_the_setting(chat, qloop):
 def test_a_pasted_picture_is_stored_as_png_and_its_temp_file_removed(chat, qloop, tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
+
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     mime = QMimeData()
     image = QImage(64, 32, QImage.Format.Format_RGB32)
@@ -129,8 +134,14 @@ def test_the_transcript_previews_images_and_lists_files(chat, qloop, tmp_path):
     chat.composer.edit.insertFromMimeData(files(tmp_path / "wide.png", tmp_path / "report.pdf"))
     spin_until(qloop, lambda: ready(chat) and len(chat.composer.tray.blocks()) == 2)
     chat.composer._submit()
-    spin_until(qloop, lambda: chat.current_session_id and chat.transcript_model.rowCount() >= 2
-        and not chat.runner.is_running(chat.current_session_id))
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id
+            and chat.transcript_model.rowCount() >= 2
+            and not chat.runner.is_running(chat.current_session_id)
+        ),
+    )
     view = chat.transcript
     index = chat.transcript_model.index(0)
     spin_until(qloop, lambda: view.thumbnails._done)
@@ -150,8 +161,12 @@ def test_edit_and_resend_keeps_the_attachments_of_the_prompt(chat, qloop, tmp_pa
     spin_until(qloop, lambda: ready(chat))
     chat.composer.edit.setPlainText("read this")
     chat.composer._submit()
-    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2
-        and not chat.runner.is_running(chat.current_session_id))
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id and len(stored(chat)) == 2 and not chat.runner.is_running(chat.current_session_id)
+        ),
+    )
     qloop.run_until_complete(chat.chats.run_message_action("edit", stored(chat)[0]["id"]))
     assert chat.composer.edit.toPlainText() == "read this"
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["spec.txt"]
@@ -163,6 +178,7 @@ def test_previews_fit_the_bound_and_keep_the_aspect(qapp, width, height):
     image = QImage(width, height, QImage.Format.Format_RGB32)
     image.fill(QColor("green"))
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -184,8 +200,9 @@ def test_files_dropped_on_the_transcript_area_join_the_composer(chat, qloop, tmp
 
     (tmp_path / "plan.txt").write_text("the plan")
     mime = files(tmp_path / "plan.txt")
-    drop = QDropEvent(QPointF(300, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
-                      Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(
+        QPointF(300, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+    )
     chat.dropEvent(drop)
     spin_until(qloop, lambda: ready(chat))
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["plan.txt"]
@@ -193,9 +210,18 @@ def test_files_dropped_on_the_transcript_area_join_the_composer(chat, qloop, tmp
 
 def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
     sid = chat.client.call_blocking("session.create", {})["session"]["id"]
-    chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
-        "id": "r1", "role": "assistant", "blocks": [{"type": "text", "text": "A bar chart."}],
-        "meta": {"status": "completed", "imagesNotSent": True}}})
+    chat.client.call_blocking(
+        "session.appendMessage",
+        {
+            "sessionId": sid,
+            "message": {
+                "id": "r1",
+                "role": "assistant",
+                "blocks": [{"type": "text", "text": "A bar chart."}],
+                "meta": {"status": "completed", "imagesNotSent": True},
+            },
+        },
+    )
     qloop.run_until_complete(chat.open_transcript(sid))
     spin_until(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
     rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("r1")))

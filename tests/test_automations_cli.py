@@ -17,9 +17,14 @@ DAY = 86_400_000
 
 
 def run_due(root, *args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "pidesktop", "automations", "run-due", "--data-dir", str(root),
-                           *args], capture_output=True, text=True, cwd=REPO, timeout=timeout,
-                          env={**os.environ, "TZ": "Europe/Berlin"})
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "automations", "run-due", "--data-dir", str(root), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=timeout,
+        env={**os.environ, "TZ": "Europe/Berlin"},
+    )
 
 
 def with_host(root, body):
@@ -36,15 +41,31 @@ def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, ss
     sse_server.stream([sse_body(chunk("Good morning"), chunk(finish="stop"))])
 
     def seed(host):
-        provider = host.call("providers.upsert", {"provider": {"name": "Replay", "baseUrl": sse_server.base_url,
-                                                               "defaultModelId": "m-replay"}})["provider"]
+        provider = host.call(
+            "providers.upsert",
+            {"provider": {"name": "Replay", "baseUrl": sse_server.base_url, "defaultModelId": "m-replay"}},
+        )["provider"]
         two_days_ago = time.time_ns() // 1_000_000 - 2 * DAY
-        daily = host.call("tasks.create", {"name": "Morning", "prompt": "Greet me", "now": two_days_ago,
-                                           "schedule": {"kind": "daily", "at": "00:00"},
-                                           "providerId": provider["id"]})["task"]
-        plan = host.call("tasks.create", {"name": "Planner", "prompt": "Plan my week", "mode": "plan",
-                                          "schedule": {"kind": "weekly", "days": [0], "at": "07:00"},
-                                          "providerId": provider["id"]})["task"]
+        daily = host.call(
+            "tasks.create",
+            {
+                "name": "Morning",
+                "prompt": "Greet me",
+                "now": two_days_ago,
+                "schedule": {"kind": "daily", "at": "00:00"},
+                "providerId": provider["id"],
+            },
+        )["task"]
+        plan = host.call(
+            "tasks.create",
+            {
+                "name": "Planner",
+                "prompt": "Plan my week",
+                "mode": "plan",
+                "schedule": {"kind": "weekly", "days": [0], "at": "07:00"},
+                "providerId": provider["id"],
+            },
+        )["task"]
         return daily["id"], plan["id"]
 
     daily_id, plan_id = with_host(root, seed)
@@ -64,6 +85,7 @@ def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, ss
         inbox = host.call("notifications.list")["notifications"]
         assert [(n["kind"], n["sessionId"]) for n in inbox] == [("task.completed", run["sessionId"])]
         assert host.call("tasks.runs", {"taskId": plan_id})["runs"] == []
+
     with_host(root, check)
 
     again = run_due(root)  # nothing is due any more: no run, no request
@@ -78,6 +100,7 @@ def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, ss
         assert (run["status"], run["manual"]) == ("error", True)
         kinds = [n["kind"] for n in host.call("notifications.list")["notifications"]]
         assert kinds == ["task.failed", "task.completed"]
+
     with_host(root, check_plan)
 
     unknown = run_due(root, "--task", "no-such-task")

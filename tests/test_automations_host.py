@@ -36,20 +36,39 @@ def a_project(host, path="/work/site") -> int:
 def test_create_list_update_delete_round_trip(host):
     project_id = a_project(host)
     task = create(host, mode="agent", providerId="offline", modelId="offline-demo", projectId=project_id)
-    assert (task["name"], task["prompt"], task["schedule"], task["mode"], task["providerId"], task["modelId"],
-            task["projectId"], task["enabled"]) == ("Morning news", "Summarise the news", DAILY, "agent", "offline",
-                                                    "offline-demo", project_id, True)
+    assert (
+        task["name"],
+        task["prompt"],
+        task["schedule"],
+        task["mode"],
+        task["providerId"],
+        task["modelId"],
+        task["projectId"],
+        task["enabled"],
+    ) == ("Morning news", "Summarise the news", DAILY, "agent", "offline", "offline-demo", project_id, True)
     assert task["calendarConfigured"] is True and task["lastRun"] is None and task["running"] is False
     next_local = dt.datetime.fromtimestamp(task["nextRunAt"] / 1000, BERLIN)
     assert (next_local.hour, next_local.minute) == (9, 0)
     assert task["nextRunAtText"].endswith(("+01:00", "+02:00"))
     assert host.call("tasks.list")["tasks"] == [task]
 
-    updated = host.call("tasks.update", {"taskId": task["id"], "name": "Evening news", "enabled": False,
-                                         "schedule": {"kind": "weekly", "days": [4, 0], "at": "18:30"},
-                                         "projectId": None})["task"]
+    updated = host.call(
+        "tasks.update",
+        {
+            "taskId": task["id"],
+            "name": "Evening news",
+            "enabled": False,
+            "schedule": {"kind": "weekly", "days": [4, 0], "at": "18:30"},
+            "projectId": None,
+        },
+    )["task"]
     assert (updated["name"], updated["enabled"], updated["schedule"], updated["projectId"], updated["prompt"]) == (
-        "Evening news", False, {"kind": "weekly", "days": [0, 4], "at": "18:30"}, None, "Summarise the news")
+        "Evening news",
+        False,
+        {"kind": "weekly", "days": [0, 4], "at": "18:30"},
+        None,
+        "Summarise the news",
+    )
     assert updated["nextRunAt"] is None  # off: nothing is armed
 
     assert host.call("tasks.delete", {"taskId": task["id"]}) == {"deleted": True}
@@ -59,22 +78,25 @@ def test_create_list_update_delete_round_trip(host):
     assert topics == [("tasks.changed", "created"), ("tasks.changed", "updated"), ("tasks.changed", "deleted")]
 
 
-@pytest.mark.parametrize(("fields", "field"), [
-    ({"name": "  "}, "name"),
-    ({"prompt": " \n"}, "prompt"),
-    ({"schedule": {"kind": "daily", "at": "9am"}}, "schedule.at"),
-    ({"schedule": {"kind": "daily", "at": "25:00"}}, "schedule.at"),
-    ({"schedule": {"kind": "weekly", "days": [], "at": "09:00"}}, "schedule.days"),
-    ({"schedule": {"kind": "once", "at": "2001-01-01T09:00:00Z"}}, "schedule.at"),
-    ({"schedule": {"kind": "hourly", "everyHours": 0}}, "schedule.everyHours"),
-    ({"schedule": {"kind": "cron"}}, "schedule.kind"),
-    ({"providerId": "nobody"}, "providerId"),
-    ({"providerId": "offline", "modelId": "gpt-9"}, "modelId"),
-    ({"modelId": "gpt-9"}, "modelId"),
-    ({"projectId": 999}, "projectId"),
-    ({"mode": "autopilot"}, "mode"),
-    ({"enabled": "yes"}, "enabled"),
-])
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"name": "  "}, "name"),
+        ({"prompt": " \n"}, "prompt"),
+        ({"schedule": {"kind": "daily", "at": "9am"}}, "schedule.at"),
+        ({"schedule": {"kind": "daily", "at": "25:00"}}, "schedule.at"),
+        ({"schedule": {"kind": "weekly", "days": [], "at": "09:00"}}, "schedule.days"),
+        ({"schedule": {"kind": "once", "at": "2001-01-01T09:00:00Z"}}, "schedule.at"),
+        ({"schedule": {"kind": "hourly", "everyHours": 0}}, "schedule.everyHours"),
+        ({"schedule": {"kind": "cron"}}, "schedule.kind"),
+        ({"providerId": "nobody"}, "providerId"),
+        ({"providerId": "offline", "modelId": "gpt-9"}, "modelId"),
+        ({"modelId": "gpt-9"}, "modelId"),
+        ({"projectId": 999}, "projectId"),
+        ({"mode": "autopilot"}, "mode"),
+        ({"enabled": "yes"}, "enabled"),
+    ],
+)
 def test_bad_input_is_refused_naming_the_field_and_nothing_is_stored(host, fields, field):
     error = host.error("tasks.create", {"name": "n", "prompt": "p", "schedule": DAILY} | fields)
     assert error.code == "INVALID_PARAMS" and error.data["field"] == field, error.message
@@ -86,13 +108,15 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_stored(host, field
 
 
 def test_unknown_model_of_a_real_provider_is_refused(host):
-    provider = host.call("providers.upsert", {"provider": {"name": "Local", "baseUrl": "http://127.0.0.1:9",
-                                                           "defaultModelId": "m1"}})["provider"]
+    provider = host.call(
+        "providers.upsert", {"provider": {"name": "Local", "baseUrl": "http://127.0.0.1:9", "defaultModelId": "m1"}}
+    )["provider"]
     host.call("models.upsert", {"providerId": provider["id"], "model": {"modelId": "m2"}})
     assert create(host, providerId=provider["id"], modelId="m1")["modelId"] == "m1"
     assert create(host, providerId=provider["id"], modelId="m2")["modelId"] == "m2"
-    error = host.error("tasks.create", {"name": "n", "prompt": "p", "schedule": DAILY,
-                                        "providerId": provider["id"], "modelId": "m3"})
+    error = host.error(
+        "tasks.create", {"name": "n", "prompt": "p", "schedule": DAILY, "providerId": provider["id"], "modelId": "m3"}
+    )
     assert error.data["field"] == "modelId"
 
 
@@ -115,11 +139,13 @@ def test_an_hourly_task_needs_its_time_said_when_it_becomes_daily(host):
 
 def test_legacy_rows_infer_calendar_intent_and_list_unarmed(host, location):
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
-    conn.execute("INSERT INTO scheduled_tasks(id, title, prompt, cadence, config_json, created_at, updated_at) "
-                 "VALUES ('legacy-daily', 'Old', 'p', 'daily', ?, 1, 1), "
-                 "('legacy-hourly', 'Old2', 'p', 'hourly', '{\"schedule\": {\"hour\": 3}}', 2, 2), "
-                 "('broken', 'Old3', 'p', 'manual', 'not json', 3, 3)",
-                 ('{"schedule": {"kind": "daily", "at": "08:00"}}',))
+    conn.execute(
+        "INSERT INTO scheduled_tasks(id, title, prompt, cadence, config_json, created_at, updated_at) "
+        "VALUES ('legacy-daily', 'Old', 'p', 'daily', ?, 1, 1), "
+        "('legacy-hourly', 'Old2', 'p', 'hourly', '{\"schedule\": {\"hour\": 3}}', 2, 2), "
+        "('broken', 'Old3', 'p', 'manual', 'not json', 3, 3)",
+        ('{"schedule": {"kind": "daily", "at": "08:00"}}',),
+    )
     conn.close()
     tasks = {t["id"]: t for t in host.call("tasks.list")["tasks"]}
     assert tasks["legacy-daily"]["calendarConfigured"] is True
@@ -141,8 +167,9 @@ def test_runs_start_finish_never_overlap_and_list_newest_first(host):
     assert started["task"]["nextRunAt"] == slot + 86_400_000 and started["task"]["running"] is True
     assert host.error("tasks.startRun", {"taskId": task["id"], "manual": True}).code == "CONFLICT"
     assert host.call("tasks.due", {"now": slot + 86_400_000})["tasks"] == []  # running: never twice at once
-    finished = host.call("tasks.finishRun", {"runId": run["id"], "status": "error",
-                                             "errorCode": "PLAN_REQUIRES_INTERACTIVE_SESSION"})["run"]
+    finished = host.call(
+        "tasks.finishRun", {"runId": run["id"], "status": "error", "errorCode": "PLAN_REQUIRES_INTERACTIVE_SESSION"}
+    )["run"]
     assert finished["status"] == "error" and finished["errorCode"] == "PLAN_REQUIRES_INTERACTIVE_SESSION"
     assert host.error("tasks.finishRun", {"runId": run["id"], "status": "completed"}).code == "CONFLICT"
     second = host.call("tasks.startRun", {"taskId": task["id"], "manual": True, "now": slot + 5})["run"]
@@ -174,11 +201,13 @@ def test_runs_are_kept_to_100_per_task_after_each_run_and_at_boot(host, location
     busy, quiet = create(host), create(host, name="Quiet")
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
     with conn:
-        conn.executemany("INSERT INTO task_runs(id, task_id, status, started_at, ended_at) "
-                         "VALUES (?, ?, 'completed', ?, ?)",
-                         [(f"old-{n}", busy["id"], 1000 + n, 1000 + n) for n in range(105)])
-        conn.execute("INSERT INTO task_runs(id, task_id, status, started_at) VALUES ('q1', ?, 'running', 100000)",
-                     (quiet["id"],))
+        conn.executemany(
+            "INSERT INTO task_runs(id, task_id, status, started_at, ended_at) VALUES (?, ?, 'completed', ?, ?)",
+            [(f"old-{n}", busy["id"], 1000 + n, 1000 + n) for n in range(105)],
+        )
+        conn.execute(
+            "INSERT INTO task_runs(id, task_id, status, started_at) VALUES ('q1', ?, 'running', 100000)", (quiet["id"],)
+        )
     conn.close()
     run = host.call("tasks.startRun", {"taskId": busy["id"], "manual": True, "now": 10_000})["run"]
     host.call("tasks.finishRun", {"runId": run["id"], "status": "completed"})
@@ -187,11 +216,14 @@ def test_runs_are_kept_to_100_per_task_after_each_run_and_at_boot(host, location
     # at boot: another task's extra runs go too, and a run a crash left running ends aborted
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
     with conn:
-        conn.executemany("INSERT INTO task_runs(id, task_id, status, started_at) VALUES (?, ?, 'completed', ?)",
-                         [(f"q-{n}", quiet["id"], 10 + n) for n in range(120)])
+        conn.executemany(
+            "INSERT INTO task_runs(id, task_id, status, started_at) VALUES (?, ?, 'completed', ?)",
+            [(f"q-{n}", quiet["id"], 10 + n) for n in range(120)],
+        )
     conn.close()
     host.stop()
     from tests.conftest import InProcessHost
+
     again = InProcessHost(location)
     try:
         runs = again.call("tasks.runs", {"taskId": quiet["id"], "limit": 200})["runs"]
@@ -213,8 +245,9 @@ def test_over_stdio_create_run_and_list(stdio_host):
     host = stdio_host(env={"TZ": "Europe/Berlin"})
     bad = host.request("tasks.create", {"name": "x", "prompt": "p", "schedule": {"kind": "daily", "at": "7:5"}})
     assert bad["error"]["data"]["field"] == "schedule.at"
-    task = host.call("tasks.create", {"name": "Digest", "prompt": "p", "schedule": {"kind": "hourly",
-                                                                                    "everyHours": 6}})["task"]
+    task = host.call(
+        "tasks.create", {"name": "Digest", "prompt": "p", "schedule": {"kind": "hourly", "everyHours": 6}}
+    )["task"]
     run = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})["run"]
     host.call("tasks.finishRun", {"runId": run["id"], "status": "aborted"})
     assert [r["status"] for r in host.call("tasks.runs", {"taskId": task["id"]})["runs"]] == ["aborted"]
@@ -225,9 +258,11 @@ def test_over_stdio_create_run_and_list(stdio_host):
 
 def test_a_legacy_daily_row_keeps_its_calendar_intent_when_made_hourly(host, location):
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
-    conn.execute("INSERT INTO scheduled_tasks(id, title, prompt, cadence, config_json, created_at, updated_at) "
-                 "VALUES ('legacy', 'Old', 'p', 'daily', ?, 1, 1)",
-                 ('{"schedule": {"kind": "daily", "at": "08:00"}, "notify": "always"}',))
+    conn.execute(
+        "INSERT INTO scheduled_tasks(id, title, prompt, cadence, config_json, created_at, updated_at) "
+        "VALUES ('legacy', 'Old', 'p', 'daily', ?, 1, 1)",
+        ('{"schedule": {"kind": "daily", "at": "08:00"}, "notify": "always"}',),
+    )
     conn.close()
     hourly = host.call("tasks.update", {"taskId": "legacy", "schedule": {"kind": "hourly", "everyHours": 1}})["task"]
     assert hourly["calendarConfigured"] is True and hourly["calendar"] == {"at": "08:00"}
@@ -248,8 +283,9 @@ def test_a_run_s_chat_is_announced_only_once_it_is_stored(host, location):
         if topic == "session.changed" and payload.get("reason") == "created":
             reader = apsw.Connection(str(location.data_root / "pi.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
             try:
-                seen.append(reader.execute("SELECT count(*) FROM sessions WHERE id = ?",
-                                           (payload["sessionId"],)).fetchone()[0])
+                seen.append(
+                    reader.execute("SELECT count(*) FROM sessions WHERE id = ?", (payload["sessionId"],)).fetchone()[0]
+                )
             finally:
                 reader.close()
 
@@ -267,8 +303,13 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
     run = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
     chat = run["session"]
     assert chat["scheduledRun"] is True and mine["scheduledRun"] is False
-    host.call("session.appendMessage", {"sessionId": chat["id"], "message": {
-        "id": "m1", "role": "user", "blocks": [{"type": "text", "text": "persimmon report"}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": chat["id"],
+            "message": {"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "persimmon report"}]},
+        },
+    )
 
     def listed(**params):
         return [s["id"] for s in host.call("session.list", {"native": False, **params})["sessions"]]
@@ -284,5 +325,7 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
     host.call("tasks.delete", {"taskId": task["id"]})
     assert ("session.listChanged", {}) in host.events
     assert set(listed()) == {mine["id"], chat["id"]}
-    assert {r["sessionId"] for r in host.call("search.sessions", {"query": "persimmon"})["results"]} == \
-        {mine["id"], chat["id"]}
+    assert {r["sessionId"] for r in host.call("search.sessions", {"query": "persimmon"})["results"]} == {
+        mine["id"],
+        chat["id"],
+    }

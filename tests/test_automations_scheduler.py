@@ -38,18 +38,19 @@ class Clock:
 
 def run(location, body, offline_delay: float = 0.0):
     """``body(client, scheduler, clock)`` on a fresh event loop against a real host thread."""
+
     async def main():
         host = HostThread(opener(location, role="test scheduler")).start()
         client = HostClient(host, asyncio.get_running_loop())
         clock = Clock(0)
-        scheduler = Scheduler(client, TurnRunner(client, offline_delay=offline_delay, interactive=False),
-                              clock=clock)
+        scheduler = Scheduler(client, TurnRunner(client, offline_delay=offline_delay, interactive=False), clock=clock)
         try:
             return await body(client, scheduler, clock)
         finally:
             await scheduler.stop()
             client.close()
             host.stop()
+
     return asyncio.run(main())
 
 
@@ -94,6 +95,7 @@ def test_a_due_task_runs_in_a_new_chat_records_the_run_and_posts_to_the_inbox(lo
         listed = (await client.call("tasks.list"))["tasks"][0]
         assert listed["nextRunAt"] == at(2026, 6, 2, 9) and listed["lastRun"]["id"] == record["id"]
         assert await run_until_idle(scheduler) == []  # done for today
+
     run(location, body)
 
 
@@ -106,13 +108,17 @@ def test_slots_missed_while_closed_run_once_marked_late(location):
         records = await runs(client, task["id"])
         assert [(r["status"], r["late"]) for r in records] == [("completed", True)]
         assert (await client.call("tasks.list"))["tasks"][0]["nextRunAt"] == at(2026, 6, 5, 9)
+
     run(location, body)
 
 
-@pytest.mark.parametrize(("start", "expected"), [
-    ((2026, 3, 28, 12), ["2026-03-29T03:30:00+02:00", "2026-03-30T02:30:00+02:00"]),  # spring forward
-    ((2026, 10, 24, 12), ["2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00"]),  # fall back
-])
+@pytest.mark.parametrize(
+    ("start", "expected"),
+    [
+        ((2026, 3, 28, 12), ["2026-03-29T03:30:00+02:00", "2026-03-30T02:30:00+02:00"]),  # spring forward
+        ((2026, 10, 24, 12), ["2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00"]),  # fall back
+    ],
+)
 def test_dst_changes_neither_skip_nor_double_a_run(location, start, expected):
     async def body(client, scheduler, clock):
         task = await create(client, clock, at(*start), schedule={"kind": "daily", "at": "02:30"})
@@ -125,6 +131,7 @@ def test_dst_changes_neither_skip_nor_double_a_run(location, start, expected):
         slots = [dt.datetime.fromisoformat(text) for text in expected]
         assert len(local) == 2
         assert all(dt.timedelta(0) <= ran - slot < dt.timedelta(minutes=10) for ran, slot in zip(local, slots))
+
     run(location, body)
 
 
@@ -148,6 +155,7 @@ def test_a_task_never_overlaps_itself(location):
         assert [r["status"] for r in await runs(client, task["id"])] == ["completed"]
         await run_until_idle(scheduler)  # after it ended, the slot it was busy for runs once
         assert [r["status"] for r in await runs(client, task["id"])] == ["completed", "completed"]
+
     run(location, body, offline_delay=0.01)
 
 
@@ -157,10 +165,14 @@ def test_a_plan_task_fails_without_asking_the_model(location):
         record = await scheduler.run_task(task["id"], manual=True)
         assert (record["status"], record["errorCode"]) == ("error", "PLAN_REQUIRES_INTERACTIVE_SESSION")
         messages = (await client.call("session.get", {"sessionId": record["sessionId"]}))["messages"]
-        assert [m["role"] for m in messages if m["role"] == "assistant" and
-                any(b.get("text") for b in m["blocks"] if b["type"] == "text")] == []
+        assert [
+            m["role"]
+            for m in messages
+            if m["role"] == "assistant" and any(b.get("text") for b in m["blocks"] if b["type"] == "text")
+        ] == []
         inbox = (await client.call("notifications.list"))["notifications"]
         assert [(n["kind"], n["errorCode"]) for n in inbox] == [("task.failed", "PLAN_REQUIRES_INTERACTIVE_SESSION")]
+
     run(location, body)
 
 
@@ -169,18 +181,21 @@ def test_runs_are_pruned_to_the_newest_100_after_a_run(location):
         task = await create(client, clock, at(2026, 6, 1, 8))
         conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
         with conn:
-            conn.executemany("INSERT INTO task_runs(id, task_id, status, started_at, ended_at) "
-                             "VALUES (?, ?, 'completed', ?, ?)",
-                             [(f"old-{n}", task["id"], n + 1, n + 1) for n in range(100)])
+            conn.executemany(
+                "INSERT INTO task_runs(id, task_id, status, started_at, ended_at) VALUES (?, ?, 'completed', ?, ?)",
+                [(f"old-{n}", task["id"], n + 1, n + 1) for n in range(100)],
+            )
         conn.close()
         record = await scheduler.run_task(task["id"], manual=True)
         kept = await runs(client, task["id"])
         assert len(kept) == 100 and kept[0]["id"] == record["id"] and "old-0" not in {r["id"] for r in kept}
+
     run(location, body)
 
 
 def test_the_windows_interactive_runner_still_runs_a_task_unattended(location):
     """In the app the scheduler shares the window's runner: each run is unattended all the same."""
+
     async def body(client, _scheduler, clock):
         runner = TurnRunner(client)
         shared = Scheduler(client, runner, clock=clock)
@@ -194,4 +209,5 @@ def test_the_windows_interactive_runner_still_runs_a_task_unattended(location):
             assert runner.interactive is True  # only that turn was unattended
         finally:
             await shared.stop()
+
     run(location, body)

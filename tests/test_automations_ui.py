@@ -48,9 +48,18 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
     editor.mode.setCurrentIndex(editor.mode.findData("plan"))
     assert editor.mode_hint.isVisible()
     editor.save()
-    assert saved == [{"name": "Standup notes", "prompt": "List yesterday's commits",
-                      "schedule": {"kind": "weekly", "at": "09:15", "days": [2]}, "providerId": None,
-                      "modelId": None, "projectId": None, "mode": "plan", "enabled": True}]
+    assert saved == [
+        {
+            "name": "Standup notes",
+            "prompt": "List yesterday's commits",
+            "schedule": {"kind": "weekly", "at": "09:15", "days": [2]},
+            "providerId": None,
+            "modelId": None,
+            "projectId": None,
+            "mode": "plan",
+            "enabled": True,
+        }
+    ]
     assert editor.name.text() == "Standup notes"  # nothing typed is thrown away
 
 
@@ -83,9 +92,17 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     assert dialog.list.topLevelItem(0).text(2) == "Never run"
 
     # a refusal from the host stands under the field it names
-    qloop.run_until_complete(host_client.call("tasks.create", {"name": "Weekly review", "prompt": "Review my week",
-                                                              "schedule": {"kind": "weekly", "days": [4],
-                                                                           "at": "16:00"}, "enabled": False}))
+    qloop.run_until_complete(
+        host_client.call(
+            "tasks.create",
+            {
+                "name": "Weekly review",
+                "prompt": "Review my week",
+                "schedule": {"kind": "weekly", "days": [4], "at": "16:00"},
+                "enabled": False,
+            },
+        )
+    )
     spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 2)
     dialog._select_id(task["id"])
     editor.kind.setCurrentIndex(editor.kind.findData("once"))
@@ -95,8 +112,7 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
 
     editor.kind.setCurrentIndex(editor.kind.findData("daily"))
     dialog.run_now()
-    spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1
-               and dialog.runs[0]["status"] == "completed")
+    spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1 and dialog.runs[0]["status"] == "completed")
     qloop.run_until_complete(scheduler.wait_idle())
     run = dialog.runs[0]
     assert dialog.history.topLevelItem(0).text(1) == "Done" and dialog.history.topLevelItem(0).text(2) == "Open chat"
@@ -104,10 +120,13 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     opened = []
     dialog.openSession.connect(opened.append)
     item = dialog.history.topLevelItem(0)
-    qtbot.mouseClick(dialog.history.viewport(), Qt.MouseButton.LeftButton,
-                     pos=dialog.history.visualItemRect(item).center().__class__(
-                         dialog.history.header().sectionPosition(2) + 10,
-                         dialog.history.visualItemRect(item).center().y()))
+    qtbot.mouseClick(
+        dialog.history.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=dialog.history.visualItemRect(item)
+        .center()
+        .__class__(dialog.history.header().sectionPosition(2) + 10, dialog.history.visualItemRect(item).center().y()),
+    )
     assert opened == [run["sessionId"]]
     dialog.grab().save(str(shots / "automations-page.png"))
     qloop.run_until_complete(scheduler.stop())
@@ -116,8 +135,12 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
 def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, host_client, shots):
     chat.scheduler = Scheduler(host_client, TurnRunner(host_client, offline_delay=0.0, interactive=False))
     chat.scheduler.listeners.append(chat.tray.announce_run)
-    task = qloop.run_until_complete(host_client.call("tasks.create", {
-        "name": "Inbox sweep", "prompt": "What is new?", "schedule": {"kind": "hourly", "everyHours": 4}}))["task"]
+    task = qloop.run_until_complete(
+        host_client.call(
+            "tasks.create",
+            {"name": "Inbox sweep", "prompt": "What is new?", "schedule": {"kind": "hourly", "everyHours": 4}},
+        )
+    )["task"]
     qtbot.mouseClick(chat.sidebar.automations_button, Qt.MouseButton.LeftButton)
     dialog = chat.automations_dialog
     qloop.run_until_complete(dialog.loading)
@@ -136,8 +159,9 @@ def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, ho
     spin_until(qloop, lambda: chat.current_session_id == notes["id"])
     dialog.openSession.emit(run["sessionId"])  # the run history opens it by itself
     spin_until(qloop, lambda: chat.current_session_id == run["sessionId"])
-    spin_until(qloop, lambda: chat.transcript_model.session_id == run["sessionId"]
-               and chat.transcript_model.rowCount() >= 2)  # the prompt and the reply
+    spin_until(
+        qloop, lambda: chat.transcript_model.session_id == run["sessionId"] and chat.transcript_model.rowCount() >= 2
+    )  # the prompt and the reply
     assert chat.header_title.text() == "Inbox sweep"
     assert not chat.sidebar.tree.currentIndex().isValid() and chat.model.session(run["sessionId"]) is None
     qloop.run_until_complete(chat.load_sessions())  # the list read again does not select the chat left before

@@ -19,10 +19,12 @@ def test_commands_run_in_submission_order(host):
     titles = [f"chat {i:03d}" for i in range(60)]
 
     for title in titles:
+
         def reply(result, error, title=title):
             finished.append((title, result["session"]["title"] if result else error))
             if len(finished) == len(titles):
                 done.set()
+
         host.thread.submit("session.create", {"title": title}, reply)
     assert done.wait(30)
     assert [t for t, _ in finished] == titles

@@ -13,8 +13,14 @@ from .sse_server import Script, chunk, closed_port, sse_body, sse_server  # noqa
 
 
 def chat_cli(data_dir, *args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-                          capture_output=True, text=True, cwd=REPO, timeout=timeout, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
 
 
 def sessions_in(root):
@@ -29,8 +35,9 @@ def test_a_bad_base_url_is_named_as_the_option_it_came_from(tmp_path):
     root = tmp_path / "d"
     done = chat_cli(root, "--base-url", "htp:/x", "--model", "m", "hi")
     assert done.returncode == 2
-    assert done.stderr == ("pidesktop chat: --base-url 'htp:/x' must start with http:// or https://, "
-                           "like http://localhost:11434/v1.\n")
+    assert done.stderr == (
+        "pidesktop chat: --base-url 'htp:/x' must start with http:// or https://, like http://localhost:11434/v1.\n"
+    )
     assert "Settings" not in done.stderr
     assert not root.exists()  # refused before anything was opened or stored
 
@@ -47,8 +54,10 @@ def test_an_unreachable_base_url_leaves_no_chat_behind(tmp_path):
 
 
 def test_a_refused_request_leaves_no_chat_behind(tmp_path, sse_server):  # noqa: F811
-    sse_server.serve("/v1/chat/completions", Script(status=401, headers={"Content-Type": "application/json"},
-                                                    chunks=[b'{"error": {"message": "bad key"}}']))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(status=401, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "bad key"}}']),
+    )
     root = tmp_path / "d"
     done = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m-used", "hi")
     assert done.returncode == 1
@@ -64,8 +73,10 @@ def test_a_failed_turn_in_an_existing_chat_keeps_the_chat(tmp_path, sse_server):
     first = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m-used", "hi")
     assert first.returncode == 0, first.stderr
     session_id = first.stderr.strip().rsplit("session: ", 1)[1]
-    sse_server.serve("/v1/chat/completions", Script(status=500, headers={"Content-Type": "application/json"},
-                                                    chunks=[b'{"error": {"message": "down"}}']))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(status=500, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "down"}}']),
+    )
     again = chat_cli(root, "--session", session_id, "--base-url", sse_server.base_url, "--model", "m-used", "more")
     assert again.returncode == 1
     assert again.stderr.strip().splitlines()[-1] == f"session: {session_id}"

@@ -22,8 +22,11 @@ def run_turn(host, server, prompt="What's the weather?", mode=None, **runner_opt
 
     async def scenario():
         client = HostClient(host.thread, asyncio.get_running_loop())
-        runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model="gpt-test",
-                                                            api_key="sk-test-key"), **runner_options)
+        runner = TurnRunner(
+            client,
+            override=ProviderChoice(base_url=server.base_url, model="gpt-test", api_key="sk-test-key"),
+            **runner_options,
+        )
         session_id = (await client.call("session.create", {**({"mode": mode} if mode else {})}))["session"]["id"]
         try:
             result = await runner.send(session_id, prompt)
@@ -44,7 +47,9 @@ def test_plain_text_recording_is_stored_as_streamed(host, sse_server):
     sid, result = run_turn(host, sse_server)
     expected = "".join(
         (orjson.loads(line[6:])["choices"] or [{}])[0].get("delta", {}).get("content") or ""
-        for line in body.decode().splitlines() if line.startswith("data: {"))
+        for line in body.decode().splitlines()
+        if line.startswith("data: {")
+    )
     got = stored(host, sid)
     assert result["status"] == "completed"
     reply = got["messages"][1]
@@ -77,10 +82,13 @@ def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_serve
     assert words not in transcript
 
 
-@pytest.mark.parametrize("name,calls", [
-    ("single-tool-call", [("get_weather", {"city": "New York City"})]),
-    ("parallel-tool-calls", None),
-])
+@pytest.mark.parametrize(
+    "name,calls",
+    [
+        ("single-tool-call", [("get_weather", {"city": "New York City"})]),
+        ("parallel-tool-calls", None),
+    ],
+)
 def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):
     sse_server.stream([fixture_bytes(name)])
     sid, result = run_turn(host, sse_server)
@@ -96,8 +104,14 @@ def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):
 
 @pytest.mark.parametrize("status,code", [(401, "auth_failed"), (429, "rate_limited"), (404, "model_not_found")])
 def test_http_errors_become_error_turns_with_a_failed_task_notification(host, sse_server, status, code):
-    sse_server.serve("/v1/chat/completions", Script(status=status, headers={"Content-Type": "application/json"},
-                                                    chunks=[b'{"error": {"message": "nope", "type": "x"}}']))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(
+            status=status,
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"error": {"message": "nope", "type": "x"}}'],
+        ),
+    )
     sid, result = run_turn(host, sse_server)
     assert result["status"] == "error" and result["error"]["code"] == code
     got = stored(host, sid)
@@ -165,12 +179,17 @@ def test_checkpoints_are_saved_while_text_arrives(host, sse_server):
 
     async def scenario():
         client = HostClient(host.thread, asyncio.get_running_loop())
-        runner = TurnRunner(client, override=ProviderChoice(base_url=sse_server.base_url, model="m"),
-                            checkpoint_every=0.05)
+        runner = TurnRunner(
+            client, override=ProviderChoice(base_url=sse_server.base_url, model="m"), checkpoint_every=0.05
+        )
         sid = (await client.call("session.create", {}))["session"]["id"]
         checkpoint = host.location.data_root / "sessions" / f"{sid}.inflight.json"
-        runner.listeners.append(lambda s, phase, m: checkpoint.exists() and saved.append(
-            orjson.loads(checkpoint.read_bytes())["message"]["blocks"][0]["text"]))
+        runner.listeners.append(
+            lambda s, phase, m: (
+                checkpoint.exists()
+                and saved.append(orjson.loads(checkpoint.read_bytes())["message"]["blocks"][0]["text"])
+            )
+        )
         result = await runner.send(sid, "go")
         client.close()
         return sid, result
@@ -185,29 +204,47 @@ def test_checkpoints_are_saved_while_text_arrives(host, sse_server):
 
 
 def chat_cli(data_dir, *args, env=None, timeout=60):
-    return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-                          capture_output=True, text=True, cwd=REPO, timeout=timeout, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):
     sse_server.stream([sse_body(chunk("Hello "), chunk("from the test server"), chunk(finish="stop"), usage_chunk())])
-    done = chat_cli(tmp_path / "d", "--base-url", sse_server.base_url, "--model", "m1", "--api-key-env", "TEST_KEY",
-                    "Say hello", env={"TEST_KEY": "sk-from-env"})
+    done = chat_cli(
+        tmp_path / "d",
+        "--base-url",
+        sse_server.base_url,
+        "--model",
+        "m1",
+        "--api-key-env",
+        "TEST_KEY",
+        "Say hello",
+        env={"TEST_KEY": "sk-from-env"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Hello from the test server\n"
     session_id = done.stderr.strip().rsplit("session: ", 1)[1]
     assert sse_server.requests[-1].headers["authorization"] == "Bearer sk-from-env"
     sse_server.stream([sse_body(chunk("Again"), chunk(finish="stop"))])
-    again = chat_cli(tmp_path / "d", "--session", session_id, "--base-url", sse_server.base_url, "--model", "m1",
-                     "Once more")
+    again = chat_cli(
+        tmp_path / "d", "--session", session_id, "--base-url", sse_server.base_url, "--model", "m1", "Once more"
+    )
     assert again.returncode == 0 and again.stdout == "Again\n"
     history = sse_server.requests[-1].json["messages"]
     assert [m["role"] for m in history] == ["user", "assistant", "user"]
 
 
 def test_headless_chat_error_exits_non_zero_with_one_line(tmp_path, sse_server):
-    sse_server.serve("/v1/chat/completions", Script(status=401, headers={"Content-Type": "application/json"},
-                                                    chunks=[b'{"error": {"message": "bad key"}}']))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(status=401, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "bad key"}}']),
+    )
     failed = chat_cli(tmp_path / "d", "--base-url", sse_server.base_url, "--model", "m1", "hi")
     assert failed.returncode == 1
     last = failed.stderr.strip().splitlines()[-1]
@@ -223,9 +260,24 @@ def test_kill_mid_stream_promotes_the_last_checkpoint_on_restart(tmp_path, sse_s
     pieces = [sse_body(chunk(f"tok{i} "), done=False) for i in range(400)]
     sse_server.stream(pieces, delay=0.01)
     root = tmp_path / "d"
-    proc = subprocess.Popen([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(root), "--base-url",
-                             sse_server.base_url, "--model", "m", "stream please"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pidesktop",
+            "chat",
+            "--data-dir",
+            str(root),
+            "--base-url",
+            sse_server.base_url,
+            "--model",
+            "m",
+            "stream please",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
     checkpoint = None
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

@@ -16,8 +16,14 @@ def rows(window):
 def test_typing_a_prompt_and_pressing_enter_gets_a_stored_offline_reply(chat, qtbot, qloop):
     qtbot.keyClicks(chat.composer.edit, "What is a layout cache?")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: rows(chat) == ["user", "assistant"] and not chat.runner.is_running(chat.current_session_id)
-        and not chat.transcript_model.rows[-1]["live"])
+    spin_until(
+        qloop,
+        lambda: (
+            rows(chat) == ["user", "assistant"]
+            and not chat.runner.is_running(chat.current_session_id)
+            and not chat.transcript_model.rows[-1]["live"]
+        ),
+    )
     sid = chat.current_session_id
     stored = chat.client.call_blocking("session.get", {"sessionId": sid})
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
@@ -37,8 +43,14 @@ def test_stop_keeps_the_partial_reply_and_creates_no_notification(chat, qtbot, q
     chat.runner.offline_delay = 0.05
     qtbot.keyClicks(chat.composer.edit, "Tell me a long story please")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.transcript_model.rows and chat.transcript_model.rows[-1]["live"]
-        and any(b.get("type") == "text" for b in chat.transcript_model.rows[-1]["message"]["blocks"]))
+    spin_until(
+        qloop,
+        lambda: (
+            chat.transcript_model.rows
+            and chat.transcript_model.rows[-1]["live"]
+            and any(b.get("type") == "text" for b in chat.transcript_model.rows[-1]["message"]["blocks"])
+        ),
+    )
     assert chat.composer.send_button.text() == "Stop"
     qtbot.mouseClick(chat.composer.send_button, Qt.MouseButton.LeftButton)
     sid = chat.current_session_id
@@ -55,9 +67,17 @@ def seed_long_session(location, count):
     host = InProcessHost(location)
     sid = host.call("session.create", {"title": "long"})["session"]["id"]
     for i in range(count):
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant",
-            "blocks": [{"type": "text", "text": f"message number {i} " + "words " * (i % 7 * 10)}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {
+                    "id": f"m{i}",
+                    "role": "user" if i % 2 == 0 else "assistant",
+                    "blocks": [{"type": "text", "text": f"message number {i} " + "words " * (i % 7 * 10)}],
+                },
+            },
+        )
     host.stop()
     return sid
 
@@ -70,8 +90,13 @@ def test_scrolling_to_the_top_loads_the_older_page_and_keeps_the_reader_in_place
     spin_until(qloop, lambda: model.rowCount() == 50)
     assert model.start == 80 and model.has_more_before
     view = win.transcript
-    spin_until(qloop, lambda: view.verticalScrollBar().maximum() > 0 and view.verticalScrollBar().value()
-        == view.verticalScrollBar().maximum())
+    spin_until(
+        qloop,
+        lambda: (
+            view.verticalScrollBar().maximum() > 0
+            and view.verticalScrollBar().value() == view.verticalScrollBar().maximum()
+        ),
+    )
     anchor_row = 3
     view.scrollTo(model.index(anchor_row), view.ScrollHint.PositionAtTop)
     anchor_key = model.rows[anchor_row]["key"]
@@ -114,17 +139,25 @@ def test_the_thinking_picker_stores_the_level_on_the_chat(chat, qtbot, qloop):
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
     spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
     sid = chat.current_session_id
-    assert chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"][
-        "thinkingLevel"] == "high"
+    assert (
+        chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["thinkingLevel"]
+        == "high"
+    )
     picker.setCurrentIndex(picker.findData("off"))
     picker.activated.emit(picker.currentIndex())
-    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
-        "session"]["thinkingLevel"] == "off")
+    spin_until(
+        qloop,
+        lambda: (
+            chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["thinkingLevel"]
+            == "off"
+        ),
+    )
 
 
 def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloop):
-    provider = chat.client.call_blocking("providers.upsert", {"provider": {
-        "name": "Local llama", "baseUrl": "http://127.0.0.1:9/v1"}})["provider"]
+    provider = chat.client.call_blocking(
+        "providers.upsert", {"provider": {"name": "Local llama", "baseUrl": "http://127.0.0.1:9/v1"}}
+    )["provider"]
     chat.client.call_blocking("models.upsert", {"providerId": provider["id"], "model": {"modelId": "llama-3"}})
     picker = chat.composer.model_picker
     from pidesktop.ui.composer import model_key
@@ -138,12 +171,22 @@ def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloo
     row = picker.findData(model_key(provider["id"], "llama-3"))
     picker.setCurrentIndex(row)
     picker.activated.emit(row)
-    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
-        "session"]["modelId"] == "llama-3")
+    spin_until(
+        qloop,
+        lambda: (
+            chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["modelId"]
+            == "llama-3"
+        ),
+    )
     picker.setCurrentIndex(0)
     picker.activated.emit(0)
-    spin_until(qloop, lambda: chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})[
-        "session"]["modelId"] is None)
+    spin_until(
+        qloop,
+        lambda: (
+            chat.client.call_blocking("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["modelId"]
+            is None
+        ),
+    )
 
 
 def test_the_mode_picker_stores_the_mode_and_shows_each_chats_own(chat, qtbot, qloop):

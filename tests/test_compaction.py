@@ -24,8 +24,17 @@ def seed(host, count, words=8):
     sid = host.call("session.create", {})["session"]["id"]
     for i in range(count):
         role = "user" if i % 2 == 0 else "assistant"
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"h{i}", "role": role, "blocks": [{"type": "text", "text": f"message {i} " + "kelp " * words}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {
+                    "id": f"h{i}",
+                    "role": role,
+                    "blocks": [{"type": "text", "text": f"message {i} " + "kelp " * words}],
+                },
+            },
+        )
     return sid
 
 
@@ -38,8 +47,9 @@ def answering(server, *texts):
 
 
 def runner_for(client, server, window=WINDOW):
-    return TurnRunner(client, context_window=window,
-                      override=ProviderChoice(base_url=server.base_url, model="gpt-test", api_key="k"))
+    return TurnRunner(
+        client, context_window=window, override=ProviderChoice(base_url=server.base_url, model="gpt-test", api_key="k")
+    )
 
 
 def run(host, body):
@@ -49,13 +59,15 @@ def run(host, body):
             return await body(client)
         finally:
             client.close()
+
     return asyncio.run(scenario())
 
 
 def request_tokens(request):
     """The budget's estimate of what was sent, from the request body as received."""
-    return sum(budget.MESSAGE_OVERHEAD + budget.tokens_for_chars(len(m.get("content") or ""))
-               for m in request.json["messages"])
+    return sum(
+        budget.MESSAGE_OVERHEAD + budget.tokens_for_chars(len(m.get("content") or "")) for m in request.json["messages"]
+    )
 
 
 def chat_requests(server):
@@ -101,8 +113,15 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
 @pytest.mark.parametrize("status", [500, 401])
 def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):
     sid = seed(host, 600)
-    sse_server.serve("/v1/chat/completions", Script(status=status, headers={"Content-Type": "application/json"},
-                                                    chunks=[b'{"error": {"message": "down"}}'], framing="length"))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(
+            status=status,
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"error": {"message": "down"}}'],
+            framing="length",
+        ),
+    )
     result = run(host, lambda client: runner_for(client, sse_server).send(sid, "Still there?"))
     assert result["status"] == "error" and result["error"]["code"] == "compaction_failed"
     assert "summarised" in result["error"]["message"]
@@ -113,8 +132,9 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
 
 def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
     sid = seed(host, 600)
-    sse_server.serve("/v1/chat/completions", Script(chunks=[sse_body(chunk("SUM"), done=False), b""] + reply("x"),
-                                                    delay=5.0))
+    sse_server.serve(
+        "/v1/chat/completions", Script(chunks=[sse_body(chunk("SUM"), done=False), b""] + reply("x"), delay=5.0)
+    )
 
     async def body(client):
         runner = runner_for(client, sse_server)
@@ -170,8 +190,13 @@ def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):
         usage = await runner.context_usage(sid)
         answering(sse_server, "SUMMARY TWO")
         for i, role in ((40, "user"), (41, "assistant")):
-            await client.call("session.appendMessage", {"sessionId": sid, "message": {
-                "id": f"h{i}", "role": role, "blocks": [{"type": "text", "text": "more"}]}})
+            await client.call(
+                "session.appendMessage",
+                {
+                    "sessionId": sid,
+                    "message": {"id": f"h{i}", "role": role, "blocks": [{"type": "text", "text": "more"}]},
+                },
+            )
         command = await runner.send(sid, "/compact")
         with pytest.raises(HostError) as nothing:
             await runner.compact(sid)
@@ -199,8 +224,14 @@ def test_the_offline_demo_compacts_without_a_server(host):
 
 
 def chat_cli(data_dir, *args):
-    return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-                          capture_output=True, text=True, cwd=REPO, timeout=120, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ),
+    )
 
 
 def test_the_cli_flags(host, sse_server):

@@ -79,8 +79,12 @@ def test_the_tail_always_keeps_the_newest_message_and_fits_unless_it_is_one(item
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(1, 5000), min_size=2, max_size=80), st.sampled_from([1000, 2000, 4000, 16000]),
-       st.text(max_size=3000), st.booleans())
+@given(
+    st.lists(st.integers(1, 5000), min_size=2, max_size=80),
+    st.sampled_from([1000, 2000, 4000, 16000]),
+    st.text(max_size=3000),
+    st.booleans(),
+)
 def test_a_summary_request_never_exceeds_the_window(sizes, window, previous, complete):
     messages = [text(str(i), "user" if i % 2 == 0 else "assistant", "w" * (4 * size)) for i, size in enumerate(sizes)]
     tokens = [budget.message_tokens(m) for m in messages]

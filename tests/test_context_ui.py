@@ -1,8 +1,8 @@
 """Long chats in the window: the compaction divider, Compact now, usage and cost under replies,
 the context meter, and Settings > Usage."""
 
-import shiboken6
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 
@@ -17,10 +17,13 @@ from pidesktop.ui.usage_format import format_cost, meter_text, short_tokens, usa
 from .conftest import InProcessHost, spin_until, started_window
 
 SUMMARY = "The person asked about layout caches; we agreed to key them by row revision and width."
-NEEDS_COMPACT = pytest.mark.skipif(not hasattr(TurnRunner, "compact"),
-                                   reason="TurnRunner.compact (the runtime's compaction) has not landed yet")
-NEEDS_USAGE = pytest.mark.skipif(not hasattr(TurnRunner, "context_usage"),
-                                 reason="TurnRunner.context_usage (the runtime's context budget) has not landed yet")
+NEEDS_COMPACT = pytest.mark.skipif(
+    not hasattr(TurnRunner, "compact"), reason="TurnRunner.compact (the runtime's compaction) has not landed yet"
+)
+NEEDS_USAGE = pytest.mark.skipif(
+    not hasattr(TurnRunner, "context_usage"),
+    reason="TurnRunner.context_usage (the runtime's context budget) has not landed yet",
+)
 
 
 def seed(location, count, through=None, title="long"):
@@ -28,15 +31,44 @@ def seed(location, count, through=None, title="long"):
     host = InProcessHost(location)
     sid = host.call("session.create", {"title": title})["session"]["id"]
     for i in range(count):
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant",
-            "blocks": [{"type": "text", "text": f"message number {i}"}],
-            **({"meta": {"status": "completed", "providerId": "acme", "modelId": "gpt-x",
-                         "usage": {"prompt_tokens": 1200 + i, "completion_tokens": 310}}} if i % 2 else {})}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {
+                    "id": f"m{i}",
+                    "role": "user" if i % 2 == 0 else "assistant",
+                    "blocks": [{"type": "text", "text": f"message number {i}"}],
+                    **(
+                        {
+                            "meta": {
+                                "status": "completed",
+                                "providerId": "acme",
+                                "modelId": "gpt-x",
+                                "usage": {"prompt_tokens": 1200 + i, "completion_tokens": 310},
+                            }
+                        }
+                        if i % 2
+                        else {}
+                    ),
+                },
+            },
+        )
     if through is not None:
-        host.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-            "id": "cp1", "throughMessageId": through, "firstKeptMessageId": f"m{int(through[1:]) + 1}",
-            "summary": SUMMARY, "tokensBefore": 48_200, "createdAt": "2025-03-04T14:05:00Z"}})
+        host.call(
+            "session.appendCompaction",
+            {
+                "sessionId": sid,
+                "compaction": {
+                    "id": "cp1",
+                    "throughMessageId": through,
+                    "firstKeptMessageId": f"m{int(through[1:]) + 1}",
+                    "summary": SUMMARY,
+                    "tokensBefore": 48_200,
+                    "createdAt": "2025-03-04T14:05:00Z",
+                },
+            },
+        )
     host.stop()
     return sid
 
@@ -50,8 +82,9 @@ def open_window(qtbot, qloop, client, runner=None, theme=themes.LIGHT):
 
 
 # -- the divider ------------------------------------------------------------------------------
-def test_the_divider_sits_after_the_last_summarised_message_and_survives_paging(qtmodeltester, qloop, location,
-                                                                                 loop_hosts):
+def test_the_divider_sits_after_the_last_summarised_message_and_survives_paging(
+    qtmodeltester, qloop, location, loop_hosts
+):
     sid = seed(location, 130, through="m40")
     model = TranscriptModel(loop_hosts.start())
     qloop.run_until_complete(model.open(sid))
@@ -67,8 +100,9 @@ def test_the_divider_sits_after_the_last_summarised_message_and_survives_paging(
     assert kinds(model).count("divider") == 1 and kinds(model)[0] == "m0"
 
 
-def test_dropping_rows_at_either_end_never_leaves_a_divider_without_its_message(qloop, location, loop_hosts,
-                                                                               monkeypatch):
+def test_dropping_rows_at_either_end_never_leaves_a_divider_without_its_message(
+    qloop, location, loop_hosts, monkeypatch
+):
     monkeypatch.setattr(transcript_model, "MAX_ROWS", 60)
     sid = seed(location, 200, through="m119")
     model = TranscriptModel(loop_hosts.start())
@@ -118,25 +152,30 @@ def test_the_divider_names_its_tokens_and_date_and_unfolds_its_summary(qtbot, ql
 
 
 def _near(color, target, slack=40):
-    return all(abs(a - b) <= slack for a, b in ((color.red(), target.red()), (color.green(), target.green()),
-                                                  (color.blue(), target.blue())))
+    return all(
+        abs(a - b) <= slack
+        for a, b in ((color.red(), target.red()), (color.green(), target.green()), (color.blue(), target.blue()))
+    )
 
 
 def add_provider(client, models=("gpt-x",)):
     """A provider with catalogue rows, so prices can be stored and listed."""
-    client.call_blocking("providers.upsert", {"provider": {"id": "acme", "name": "Acme",
-                                                           "baseUrl": "http://127.0.0.1:9/v1"}})
+    client.call_blocking(
+        "providers.upsert", {"provider": {"id": "acme", "name": "Acme", "baseUrl": "http://127.0.0.1:9/v1"}}
+    )
     for model in models:
         client.call_blocking("models.upsert", {"providerId": "acme", "model": {"modelId": model}})
 
 
 def _center(part):
     from PySide6.QtCore import QPoint
+
     return QPoint(int(part.x + part.width / 2), int(part.y + part.height / 2))
 
 
 async def _settle():
     import asyncio
+
     await asyncio.sleep(0.05)
 
 
@@ -146,8 +185,13 @@ def test_a_compaction_made_elsewhere_shows_up_in_the_open_chat(qtbot, qloop, loc
     win = open_window(qtbot, qloop, client)
     win.sidebar.select(sid)
     spin_until(qloop, lambda: len(win.transcript_model.rows) == 6)
-    client.call_blocking("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": "cp9", "throughMessageId": "m3", "summary": "short", "tokensBefore": 900}})
+    client.call_blocking(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {"id": "cp9", "throughMessageId": "m3", "summary": "short", "tokensBefore": 900},
+        },
+    )
     spin_until(qloop, lambda: kinds(win.transcript_model) == ["m0", "m1", "m2", "m3", "divider", "m4", "m5"])
     win.close()
 
@@ -175,8 +219,10 @@ def test_a_reply_shows_its_tokens_and_its_cost_when_the_price_is_known(qapp):
 
 
 def test_an_unknown_price_shows_tokens_and_no_cost(qapp):
-    text = usage_part(reply({"prompt_tokens": 500, "completion_tokens": 50}, model="mystery"),
-                      {("p1", "gpt-x"): {"inputPerMillion": 3, "outputPerMillion": 15, "currency": "USD"}})
+    text = usage_part(
+        reply({"prompt_tokens": 500, "completion_tokens": 50}, model="mystery"),
+        {("p1", "gpt-x"): {"inputPerMillion": 3, "outputPerMillion": 15, "currency": "USD"}},
+    )
     assert text == "500 in · 50 out"
     half = {("p1", "gpt-x"): {"inputPerMillion": 3, "outputPerMillion": None, "currency": "USD"}}
     assert usage_part(reply({"prompt_tokens": 500, "completion_tokens": 50}), half) == "500 in · 50 out"
@@ -186,7 +232,13 @@ def test_an_unknown_price_shows_tokens_and_no_cost(qapp):
 
 def test_number_formats():
     assert [short_tokens(n) for n in (0, 999, 1000, 12_345, 128_000, 1_500_000)] == [
-        "0", "999", "1k", "12.3k", "128k", "1.5M"]
+        "0",
+        "999",
+        "1k",
+        "12.3k",
+        "128k",
+        "1.5M",
+    ]
     assert format_cost(1.5) == "$1.50" and format_cost(0.00001) == "<$0.0001" and format_cost(0) == "free"
     assert meter_text(12_300, 32_000) == "12.3k / 32k" and meter_text(800, None) == "800"
 
@@ -201,10 +253,16 @@ def test_the_transcript_shows_usage_under_stored_replies_and_cost_once_priced(qt
     spin_until(qloop, lambda: len(model.rows) == 4)
     rendered = win.transcript.delegate.rendered(model.index(1))
     assert [p.doc.toPlainText() for p in rendered.parts if p.kind == "usage"] == ["1.2k in · 310 out"]
-    client.call_blocking("models.setPrice", {"providerId": "acme", "modelId": "gpt-x",
-                                             "inputPerMillion": 2, "outputPerMillion": 10})
-    spin_until(qloop, lambda: [p.doc.toPlainText() for p in win.transcript.delegate.rendered(model.index(1)).parts
-                               if p.kind == "usage"] == ["1.2k in · 310 out · $0.0055"])
+    client.call_blocking(
+        "models.setPrice", {"providerId": "acme", "modelId": "gpt-x", "inputPerMillion": 2, "outputPerMillion": 10}
+    )
+    spin_until(
+        qloop,
+        lambda: (
+            [p.doc.toPlainText() for p in win.transcript.delegate.rendered(model.index(1)).parts if p.kind == "usage"]
+            == ["1.2k in · 310 out · $0.0055"]
+        ),
+    )
     win.close()
 
 
@@ -230,8 +288,14 @@ def test_the_meter_shows_the_context_and_turns_amber_near_the_limit(chat, qloop)
 def test_the_meter_follows_the_chat_after_a_turn(chat, qtbot, qloop):
     qtbot.keyClicks(chat.composer.edit, "How big is my context?")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id)
-        and chat.context_meter.isVisible())
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id
+            and not chat.runner.is_running(chat.current_session_id)
+            and chat.context_meter.isVisible()
+        ),
+    )
     assert " / " in chat.context_meter.text() or chat.context_meter.text()
 
 
@@ -240,9 +304,15 @@ def chat_with_turns(chat, qtbot, qloop, count=3):
     for number in range(count):
         qtbot.keyClicks(chat.composer.edit, f"Question {number}: tell me about layout caches")
         qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-        spin_until(qloop, lambda n=number: chat.current_session_id and len(
-            [r for r in chat.transcript_model.rows if r["kind"] == "message" and not r["live"]]) == 2 * (n + 1)
-            and not chat.runner.is_running(chat.current_session_id))
+        spin_until(
+            qloop,
+            lambda n=number: (
+                chat.current_session_id
+                and len([r for r in chat.transcript_model.rows if r["kind"] == "message" and not r["live"]])
+                == 2 * (n + 1)
+                and not chat.runner.is_running(chat.current_session_id)
+            ),
+        )
     return chat.current_session_id
 
 
@@ -294,12 +364,20 @@ def test_typing_slash_compact_compacts_and_shows_the_divider(chat, qtbot, qloop)
 
 # -- Settings > Usage --------------------------------------------------------------------------
 def record_usage(client, sid, turn, model, tokens_in, tokens_out):
-    client.call_blocking("session.startTurn", {"sessionId": sid, "turnId": turn, "providerId": "acme",
-                                               "modelId": model})
-    client.call_blocking("session.recordUsage", {"sessionId": sid, "turnId": turn, "records": [
-        {"id": f"{turn}-op", "inputTokens": tokens_in, "outputTokens": tokens_out}]})
-    client.call_blocking("session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed",
-                                             "createNotification": False})
+    client.call_blocking(
+        "session.startTurn", {"sessionId": sid, "turnId": turn, "providerId": "acme", "modelId": model}
+    )
+    client.call_blocking(
+        "session.recordUsage",
+        {
+            "sessionId": sid,
+            "turnId": turn,
+            "records": [{"id": f"{turn}-op", "inputTokens": tokens_in, "outputTokens": tokens_out}],
+        },
+    )
+    client.call_blocking(
+        "session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed", "createNotification": False}
+    )
 
 
 @pytest.fixture
@@ -309,8 +387,10 @@ def usage_dialog(qloop, host_client, keep_running):
     record_usage(host_client, sid, "t1", "priced-model", 120_000, 8_000)
     record_usage(host_client, sid, "t2", "priced-model", 30_000, 2_000)
     record_usage(host_client, sid, "t3", "mystery-model", 5_000, 500)
-    host_client.call_blocking("models.setPrice", {"providerId": "acme", "modelId": "priced-model",
-                                                  "inputPerMillion": 3, "outputPerMillion": 15})
+    host_client.call_blocking(
+        "models.setPrice",
+        {"providerId": "acme", "modelId": "priced-model", "inputPerMillion": 3, "outputPerMillion": 15},
+    )
     opened = []
 
     def open_(theme=themes.LIGHT):
@@ -329,8 +409,10 @@ def usage_dialog(qloop, host_client, keep_running):
 
 
 def table_text(table):
-    return [[table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
-            for r in range(table.rowCount())]
+    return [
+        [table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
+        for r in range(table.rowCount())
+    ]
 
 
 def test_the_usage_page_shows_models_and_days_with_known_and_unknown_costs(usage_dialog, qloop):
@@ -364,8 +446,9 @@ def test_screenshots(theme, qtbot, qloop, location, loop_hosts, shots, keep_runn
     sid = seed(location, 10, through="m5", title="Layout caches")
     client = loop_hosts.start()
     add_provider(client, ("gpt-x", "priced-model", "mystery-model"))
-    client.call_blocking("models.setPrice", {"providerId": "acme", "modelId": "gpt-x",
-                                             "inputPerMillion": 2.5, "outputPerMillion": 10})
+    client.call_blocking(
+        "models.setPrice", {"providerId": "acme", "modelId": "gpt-x", "inputPerMillion": 2.5, "outputPerMillion": 10}
+    )
     win = open_window(qtbot, qloop, client, theme=theme)
     themes.apply(qtbot_app(), theme)
     win.set_theme(theme)
@@ -383,8 +466,10 @@ def test_screenshots(theme, qtbot, qloop, location, loop_hosts, shots, keep_runn
     sid2 = client.call_blocking("session.create", {"title": "costs"})["session"]["id"]
     record_usage(client, sid2, "t1", "priced-model", 120_000, 8_000)
     record_usage(client, sid2, "t2", "mystery-model", 5_000, 500)
-    client.call_blocking("models.setPrice", {"providerId": "acme", "modelId": "priced-model",
-                                             "inputPerMillion": 3, "outputPerMillion": 15})
+    client.call_blocking(
+        "models.setPrice",
+        {"providerId": "acme", "modelId": "priced-model", "inputPerMillion": 3, "outputPerMillion": 15},
+    )
     dialog.open()
     qloop.run_until_complete(dialog.loading)
     dialog.show_page("Usage")
@@ -397,4 +482,5 @@ def test_screenshots(theme, qtbot, qloop, location, loop_hosts, shots, keep_runn
 
 def qtbot_app():
     from PySide6.QtWidgets import QApplication
+
     return QApplication.instance()

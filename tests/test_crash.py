@@ -9,7 +9,6 @@ import threading
 import time
 
 import orjson
-import pytest
 
 from .conftest import InProcessHost, StdioHost
 from .crash_support import integrity_ok
@@ -59,15 +58,20 @@ def test_kill_during_appends_never_loses_an_acknowledged_message(tmp_path):
         sid = setup.call("session.create", {"title": "crash"})["session"]["id"]
         setup.stop()
         host = StdioHost(root)
-        host.call("app.handshake", {"protocolVersion": 1})  # the clock starts once the host serves, however slow its start
+        host.call(
+            "app.handshake", {"protocolVersion": 1}
+        )  # the clock starts once the host serves, however slow its start
         pump = Pump(host)
         sent = {}
         deadline = time.monotonic() + rng.uniform(0.05, 0.6)
         i = 0
         while time.monotonic() < deadline:
             i += 1
-            message = {"id": f"m{i}", "role": "user" if i % 2 else "assistant",
-                       "blocks": [{"type": "text", "text": body(i)}]}
+            message = {
+                "id": f"m{i}",
+                "role": "user" if i % 2 else "assistant",
+                "blocks": [{"type": "text", "text": body(i)}],
+            }
             sent[i] = message
             if not pump.send(i, "session.appendMessage", {"sessionId": sid, "message": message}):
                 break
@@ -88,8 +92,13 @@ def test_kill_during_appends_never_loses_an_acknowledged_message(tmp_path):
                 number = int(m["id"][1:])
                 assert m["blocks"] == sent[number]["blocks"], f"run {run}: partial line returned"
             # the host keeps working on the file it left
-            again.call("session.appendMessage", {"sessionId": sid, "message": {
-                "id": "after", "role": "user", "blocks": [{"type": "text", "text": "after the crash"}]}})
+            again.call(
+                "session.appendMessage",
+                {
+                    "sessionId": sid,
+                    "message": {"id": "after", "role": "user", "blocks": [{"type": "text", "text": "after the crash"}]},
+                },
+            )
             assert again.call("session.get", {"sessionId": sid, "messageLimit": 1})["messages"][0]["id"] == "after"
         finally:
             again.stop()
@@ -110,8 +119,13 @@ def test_kill_during_a_running_turn_aborts_it_and_promotes_the_checkpoint_once(t
         root = tmp_path / f"turn{run}"
         setup = InProcessHost_at(root)
         sid = setup.call("session.create", {"title": "streaming"})["session"]["id"]
-        setup.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "write me a story"}]}})
+        setup.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "write me a story"}]},
+            },
+        )
         setup.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
         setup.stop()
         host = StdioHost(root)
@@ -122,9 +136,20 @@ def test_kill_during_a_running_turn_aborts_it_and_promotes_the_checkpoint_once(t
         while time.monotonic() < deadline:
             i += 1
             text += f"token{i} "
-            pump.send(i, "session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": {
-                "id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": text}],
-                "meta": {"status": "streaming"}}})
+            pump.send(
+                i,
+                "session.saveInflightMessage",
+                {
+                    "sessionId": sid,
+                    "turnId": "t1",
+                    "message": {
+                        "id": "a1",
+                        "role": "assistant",
+                        "blocks": [{"type": "text", "text": text}],
+                        "meta": {"status": "streaming"},
+                    },
+                },
+            )
             time.sleep(0.003)
         host.kill()
         pump.reader.join(5)

@@ -8,7 +8,8 @@ import threading
 import apsw
 import pytest
 
-from pidesktop.storage import old_roots, verify as storage_verify
+from pidesktop.storage import old_roots
+from pidesktop.storage import verify as storage_verify
 from pidesktop.storage.old_roots import KeptRoot
 
 from .conftest import InProcessHost, spin_until
@@ -35,8 +36,13 @@ def run(host: InProcessHost, method: str, params: dict | None = None) -> dict:
 
 def chat(host: InProcessHost, title: str = "Trip") -> str:
     sid = host.call("session.create", {"title": title})["session"]["id"]
-    host.call("session.appendMessage", {"sessionId": sid, "message": {
-        "id": f"{sid[:6]}-u", "role": "user", "blocks": [{"type": "text", "text": "hello " * 200}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": sid,
+            "message": {"id": f"{sid[:6]}-u", "role": "user", "blocks": [{"type": "text", "text": "hello " * 200}]},
+        },
+    )
     return sid
 
 
@@ -69,12 +75,15 @@ def test_status_verify_and_backup_run_as_jobs_with_progress(host, tmp_path):
     assert not broken["ok"] and sid in broken["problems"][0]
 
 
-@pytest.mark.parametrize("params, field, words", [
-    ({}, "path", "missing required field 'path'"),
-    ({"path": 7}, "path", "must be a string"),
-    ({"path": "backups/pi.sqlite"}, "path", "must be absolute"),
-    ({"path": "/no/such/folder/pi.sqlite"}, "path", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "params, field, words",
+    [
+        ({}, "path", "missing required field 'path'"),
+        ({"path": 7}, "path", "must be a string"),
+        ({"path": "backups/pi.sqlite"}, "path", "must be absolute"),
+        ({"path": "/no/such/folder/pi.sqlite"}, "path", "does not exist"),
+    ],
+)
 def test_a_backup_to_a_bad_path_is_refused_naming_the_field(host, params, field, words):
     error = host.error("data.backup", params)
     assert error.code == "INVALID_PARAMS" and error.data["field"] == field and words in error.message
@@ -110,8 +119,13 @@ def test_caches_are_measured_and_cleaning_is_scheduled(host):
     (host.location.data_root / "cache" / "a.bin").write_bytes(b"x" * 3000)
     caches = run(host, "data.caches")["result"]
     first = caches["folders"][0]
-    assert first == {"path": str(host.location.data_root / "cache"), "area": "data", "state": "present",
-                     "bytes": 3000, "files": 1}
+    assert first == {
+        "path": str(host.location.data_root / "cache"),
+        "area": "data",
+        "state": "present",
+        "bytes": 3000,
+        "files": 1,
+    }
     assert caches["totalBytes"] == 3000 and caches["cleanPending"] is False
     assert host.call("data.cleanCaches") == {"scheduled": True, "dataRoot": str(host.location.data_root)}
     assert run(host, "data.caches")["result"]["cleanPending"] is True
@@ -178,8 +192,11 @@ def test_the_data_commands_over_stdio(stdio_host, tmp_path):
     host.call("app.handshake", {"protocolVersion": 1})
     host.call("session.create", {"title": "Over stdio"})
     bad = host.request("data.backup", {"path": "relative.sqlite"})["error"]
-    assert bad["data"] == {"code": "INVALID_PARAMS", "field": "path",
-                           "sentence": "The backup path must be absolute (it was 'relative.sqlite')."}
+    assert bad["data"] == {
+        "code": "INVALID_PARAMS",
+        "field": "path",
+        "sentence": "The backup path must be absolute (it was 'relative.sqlite').",
+    }
     target = tmp_path / "stdio-copy.sqlite"
     started = host.call("data.backup", {"path": str(target)})
     verify = host.call("data.verify")
@@ -196,8 +213,10 @@ def test_the_data_commands_over_stdio(stdio_host, tmp_path):
 
 # -- the UI side never opens the live database ----------------------------------------------------------
 
-def test_the_dialogs_open_no_connection_outside_the_host(qtbot, qloop, loop_hosts, location, tmp_path,
-                                                         monkeypatch, keep_running):
+
+def test_the_dialogs_open_no_connection_outside_the_host(
+    qtbot, qloop, loop_hosts, location, tmp_path, monkeypatch, keep_running
+):
     """Every SQLite connection the dialogs cause is opened by the host thread or a host job thread."""
     from pidesktop.ui import data_tools
 

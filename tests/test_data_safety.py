@@ -26,12 +26,16 @@ from pidesktop.bus import ErrorCode, HostClient, HostError
 from pidesktop.ui.queue_strip import QueueStrip
 
 from .conftest import InProcessHost, StdioHost, spin_until
-from .host_helpers import append, msg, new_session, transcript_path
+from .host_helpers import append, msg, new_session
 
 
 def assistant(message_id, text="done", status="completed"):
-    return {"id": message_id, "role": "assistant", "blocks": [{"type": "text", "text": text}],
-            "meta": {"status": status}}
+    return {
+        "id": message_id,
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": text}],
+        "meta": {"status": status},
+    }
 
 
 def all_session_ids(host):
@@ -281,8 +285,10 @@ def test_the_queue_strip_shows_a_failed_entry_with_retry(qtbot, qloop, location,
     sid = seed_queue(location, ["first", "second"])
     client = loop_hosts.start()
     entries = client.call_blocking("session.queueList", {"sessionId": sid})["entries"]
-    client.call_blocking("session.queueMarkFailed", {"sessionId": sid, "entryId": entries[1]["id"],
-                                                     "error": {"code": "STORAGE_UNAVAILABLE", "message": "busy"}})
+    client.call_blocking(
+        "session.queueMarkFailed",
+        {"sessionId": sid, "entryId": entries[1]["id"], "error": {"code": "STORAGE_UNAVAILABLE", "message": "busy"}},
+    )
     strip = QueueStrip(client)
     qtbot.addWidget(strip)
     client.subscribe(strip.handle_event)
@@ -310,8 +316,9 @@ def test_a_line_left_without_its_index_row_by_a_killed_host_is_indexed_at_the_ne
     sid = host.call("session.create", {})["session"]["id"]
     host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1", text="where is the zebra")})
     host.kill()
-    write_line_without_index(data_root, sid, {**assistant("a1", "the quokka sleeps"),
-                                              "createdAt": "2030-01-01T00:00:00.000Z"})
+    write_line_without_index(
+        data_root, sid, {**assistant("a1", "the quokka sleeps"), "createdAt": "2030-01-01T00:00:00.000Z"}
+    )
     again = InProcessHost(paths.resolve(data_dir=data_root))
     try:
         got = again.call("session.get", {"sessionId": sid})
@@ -376,8 +383,15 @@ def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_
         i = 0
         while time.monotonic() < deadline:
             i += 1
-            body = {"jsonrpc": "2.0", "id": 1000 + i, "method": "session.appendMessage", "params": {
-                "sessionId": sid, "message": msg(f"m{i}", text=f"needle{i} " + "x " * rng.choice((1, 50, 2000)))}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1000 + i,
+                "method": "session.appendMessage",
+                "params": {
+                    "sessionId": sid,
+                    "message": msg(f"m{i}", text=f"needle{i} " + "x " * rng.choice((1, 50, 2000))),
+                },
+            }
             try:
                 host.send_raw(orjson.dumps(body))
             except (BrokenPipeError, OSError, ValueError):

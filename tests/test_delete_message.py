@@ -8,8 +8,15 @@ import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
 
-from .crash_support import (db_rows, integrity_ok, killed_during, reference, rewrite_outcome, transcript_ids,
-                            without_rewrite_id)
+from .crash_support import (
+    db_rows,
+    integrity_ok,
+    killed_during,
+    reference,
+    rewrite_outcome,
+    transcript_ids,
+    without_rewrite_id,
+)
 from .host_helpers import append, msg, new_session, transcript_path
 from .host_helpers import transcript_lines as lines
 from .test_history import checkpoint, conversation, found, index_rows
@@ -38,8 +45,9 @@ def three_turns(host):
         for mid in reply:
             role = "tool" if mid.startswith("tool") else "assistant"
             append(host, sid, msg(mid, role, f"answer {mid} about okapi{n}"), turnId=turn)
-        host.call("session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed",
-                                      "createNotification": False})
+        host.call(
+            "session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed", "createNotification": False}
+        )
     return sid
 
 
@@ -48,11 +56,18 @@ def test_a_prompt_leaves_with_its_reply_which_is_kept_as_a_revision(host):
     sid = three_turns(host)
     host.events.clear()
     result = delete(host, sid, "u2")
-    assert result == {"messageCount": 4, "removedMessageIds": ["u2", "tool2", "a2"],
-                      "revision": {"rootUserId": "u2", "revisionIndex": 1, "messageCount": 3, "isActive": False}}
+    assert result == {
+        "messageCount": 4,
+        "removedMessageIds": ["u2", "tool2", "a2"],
+        "revision": {"rootUserId": "u2", "revisionIndex": 1, "messageCount": 3, "isActive": False},
+    }
     assert [r["id"] for r in lines(host, sid)[1:]] == ["u1", "a1", "u3", "a3"]
-    assert [row for row in index_rows(host, sid)] == [("u1", 1, "t1"), ("a1", 2, "t1"), ("u3", 3, "t3"),
-                                                      ("a3", 4, "t3")]
+    assert [row for row in index_rows(host, sid)] == [
+        ("u1", 1, "t1"),
+        ("a1", 2, "t1"),
+        ("u3", 3, "t3"),
+        ("a3", 4, "t3"),
+    ]
     # The stored branch is exactly what left, with its turn links; the revision commands reach it.
     line = orjson.loads(revisions_path(host, sid).read_bytes().splitlines()[-1])
     assert line["type"] == "revision" and line["rootUserId"] == "u2" and line["revisionIndex"] == 1
@@ -99,7 +114,11 @@ def test_an_assistant_message_leaves_alone(host):
     result = delete(host, sid, "a2")
     assert result == {"messageCount": 3, "removedMessageIds": ["a2"], "revision": None}
     assert [(r["type"], r["id"]) for r in lines(host, sid)[1:]] == [
-        ("message", "u1"), ("message", "a1"), ("compaction", "cp1"), ("message", "u2")]  # cp2 lost its anchor
+        ("message", "u1"),
+        ("message", "a1"),
+        ("compaction", "cp1"),
+        ("message", "u2"),
+    ]  # cp2 lost its anchor
     assert index_rows(host, sid) == [("u1", 1, None), ("a1", 2, None), ("u2", 3, "t2")]
     assert not revisions_path(host, sid).exists()
     assert [c["id"] for c in host.call("session.get", {"sessionId": sid})["compactions"]] == ["cp1"]
@@ -112,8 +131,13 @@ def test_the_first_message_with_its_reply(host):
     result = delete(host, sid, "u1")
     assert result["removedMessageIds"] == ["u1", "a1"] and result["messageCount"] == 5
     assert [(r["type"], r["id"]) for r in lines(host, sid)[1:]] == [
-        ("message", "u2"), ("message", "tool2"), ("message", "a2"), ("message", "u3"), ("message", "a3"),
-        ("compaction", "cp3")]
+        ("message", "u2"),
+        ("message", "tool2"),
+        ("message", "a2"),
+        ("message", "u3"),
+        ("message", "a3"),
+        ("compaction", "cp3"),
+    ]
     assert [row[:2] for row in index_rows(host, sid)] == [("u2", 1), ("tool2", 2), ("a2", 3), ("u3", 4), ("a3", 5)]
     got = host.call("session.get", {"sessionId": sid, "messageLimit": 2})
     assert [(m["id"], m["seq"], m["index"]) for m in got["messages"]] == [("u3", 4, 3), ("a3", 5, 4)]
@@ -175,9 +199,13 @@ def test_unknown_session_or_message_is_not_found_and_nothing_changes(host):
 def test_bad_params_are_refused_naming_the_field(host):
     sid = conversation(host)
     before = transcript_path(host, sid).read_bytes()
-    cases = [({"messageId": "u1"}, "sessionId"), ({"sessionId": sid}, "messageId"),
-             ({"sessionId": sid, "messageId": 7}, "messageId"), ({"sessionId": sid, "messageId": ""}, "messageId"),
-             ({"sessionId": 3, "messageId": "u1"}, "sessionId")]
+    cases = [
+        ({"messageId": "u1"}, "sessionId"),
+        ({"sessionId": sid}, "messageId"),
+        ({"sessionId": sid, "messageId": 7}, "messageId"),
+        ({"sessionId": sid, "messageId": ""}, "messageId"),
+        ({"sessionId": 3, "messageId": "u1"}, "sessionId"),
+    ]
     for params, field in cases:
         error = host.error("session.deleteMessage", params)
         assert error.code == "INVALID_PARAMS" and field in error.message, error.message
@@ -214,11 +242,16 @@ def test_search_windows_and_a_fresh_reader_agree_after_a_delete(host):
     assert pages == expected
     around = host.call("session.get", {"sessionId": sid, "messageAround": "a18", "messageLimit": 3})
     assert [(m["id"], m["index"], m["seq"]) for m in around["messages"]] == [
-        ("u18", 34, 35), ("a18", 35, 36), ("u19", 36, 37)]
+        ("u18", 34, 35),
+        ("a18", 35, 36),
+        ("u19", 36, 37),
+    ]
     # The layout the host adopted is the one a fresh reader builds from the file.
     fresh = TranscriptStore(host.location.data_root / "sessions").window(sid, start=30, limit=10)
-    assert [(p, r["id"]) for p, r in fresh.messages] == [(m["index"], m["id"]) for m in host.call(
-        "session.get", {"sessionId": sid, "messageStart": 30, "messageLimit": 10})["messages"]]
+    assert [(p, r["id"]) for p, r in fresh.messages] == [
+        (m["index"], m["id"])
+        for m in host.call("session.get", {"sessionId": sid, "messageStart": 30, "messageLimit": 10})["messages"]
+    ]
     assert host.call("session.get", {"sessionId": sid})["totalMessages"] == 78
 
 
@@ -240,24 +273,35 @@ def test_an_index_that_lost_a_row_is_healed_by_the_delete(host):
 def test_delete_over_stdio_survives_a_restart(stdio_host):
     h = stdio_host()
     sid = h.call("session.create", {"title": "stdio"})["session"]["id"]
-    for mid, role, text in (("u1", "user", "hello kelp"), ("a1", "assistant", "hi there"),
-                            ("u2", "user", "tell me of narwhals"), ("a2", "assistant", "narwhal facts")):
+    for mid, role, text in (
+        ("u1", "user", "hello kelp"),
+        ("a1", "assistant", "hi there"),
+        ("u2", "user", "tell me of narwhals"),
+        ("a2", "assistant", "narwhal facts"),
+    ):
         h.call("session.appendMessage", {"sessionId": sid, "message": msg(mid, role, text)})
     result = h.call("session.deleteMessage", {"sessionId": sid, "messageId": "u2"})
-    assert result == {"messageCount": 2, "removedMessageIds": ["u2", "a2"],
-                      "revision": {"rootUserId": "u2", "revisionIndex": 1, "messageCount": 2, "isActive": False}}
+    assert result == {
+        "messageCount": 2,
+        "removedMessageIds": ["u2", "a2"],
+        "revision": {"rootUserId": "u2", "revisionIndex": 1, "messageCount": 2, "isActive": False},
+    }
     changed = [e["payload"] for e in h.events if e["topic"] == "session.changed"]
     assert changed and changed[-1]["reason"] == "history" and changed[-1]["session"]["messageCount"] == 2
     reply = h.request("session.deleteMessage", {"sessionId": sid})
     assert reply["error"]["data"] == {"code": "INVALID_PARAMS", "field": "messageId"}
-    assert h.request("session.deleteMessage", {"sessionId": sid, "messageId": "u2"})["error"]["data"]["code"] == \
-        "NOT_FOUND"
+    assert (
+        h.request("session.deleteMessage", {"sessionId": sid, "messageId": "u2"})["error"]["data"]["code"]
+        == "NOT_FOUND"
+    )
     assert h.close() == 0
     again = stdio_host(h.data_root)
     assert [m["id"] for m in again.call("session.get", {"sessionId": sid})["messages"]] == ["u1", "a1"]
     assert again.call("search.query", {"query": "narwhal"})["results"] == []
-    assert [r["messageCount"] for r in again.call("session.listRevisions", {
-        "sessionId": sid, "rootUserId": "u2"})["revisions"]] == [2]
+    assert [
+        r["messageCount"]
+        for r in again.call("session.listRevisions", {"sessionId": sid, "rootUserId": "u2"})["revisions"]
+    ] == [2]
     assert again.close() == 0
 
 
@@ -298,6 +342,7 @@ def test_kill_during_a_delete_leaves_the_old_or_new_transcript_and_the_index_hea
         assert [(r["revisionIndex"], r["messageCount"]) for r in listed_rows] == [(1, 2)], where
         assert again.close() == 0
         assert db_rows(root, "SELECT id, seq FROM messages WHERE session_id = ? ORDER BY seq", (sid,)) == [
-            (i, n) for n, i in enumerate(ref["ids"], start=1)], where
+            (i, n) for n, i in enumerate(ref["ids"], start=1)
+        ], where
         shutil.rmtree(root)
     print(f"\nkill outcomes over {TRIALS} trials: {outcomes}")

@@ -25,21 +25,41 @@ def seed(host) -> str:
     sid = host.call("session.create", {"title": "Deploy <the> blog"})["session"]["id"]
     messages = [
         {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "How do I print?"}, attachment]},
-        {"id": "a1", "role": "assistant", "model": "gpt-test", "blocks": [
-            {"type": "thinking", "text": "They want Python."},
-            {"type": "text", "text": f"Like this:\n\n{CODE}\n\nScratch is in {root}/scratch/x."},
-            {"type": "tool_call", "id": "c1", "name": "run", "args": {"cmd": "ls"}, "result": "a.txt\nb.txt"},
-            {"type": "hostedSearch", "query": "print"}],
-         "meta": {"status": "completed", "usage": {"prompt_tokens": 3}, "apiKey": "sk-secret-123"}},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "model": "gpt-test",
+            "blocks": [
+                {"type": "thinking", "text": "They want Python."},
+                {"type": "text", "text": f"Like this:\n\n{CODE}\n\nScratch is in {root}/scratch/x."},
+                {"type": "tool_call", "id": "c1", "name": "run", "args": {"cmd": "ls"}, "result": "a.txt\nb.txt"},
+                {"type": "hostedSearch", "query": "print"},
+            ],
+            "meta": {"status": "completed", "usage": {"prompt_tokens": 3}, "apiKey": "sk-secret-123"},
+        },
         {"id": "u2", "role": "user", "blocks": [{"type": "text", "text": "Ünïcödé 你好"}]},
-        {"id": "a2", "role": "assistant", "blocks": [],
-         "meta": {"status": "error", "error": {"code": "network", "message": "The server went away."}}},
+        {
+            "id": "a2",
+            "role": "assistant",
+            "blocks": [],
+            "meta": {"status": "error", "error": {"code": "network", "message": "The server went away."}},
+        },
         {"id": "u3", "role": "user", "blocks": [{"type": "text", "text": "Again?"}]},
     ]
     for message in messages:
         host.call("session.appendMessage", {"sessionId": sid, "message": message})
-    host.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": "cp-1", "throughMessageId": "u2", "firstKeptMessageId": "a2", "summary": "They asked about print."}})
+    host.call(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {
+                "id": "cp-1",
+                "throughMessageId": "u2",
+                "firstKeptMessageId": "a2",
+                "summary": "They asked about print.",
+            },
+        },
+    )
     return sid
 
 
@@ -114,16 +134,54 @@ def test_the_export_command_writes_a_file_and_stdout(host, tmp_path):
     root = host.location.data_root
     host.stop()
     out = tmp_path / "chat.md"
-    done = subprocess.run([sys.executable, "-m", "pidesktop", "export", sid, "--format", "md", "--output", str(out),
-                           "--data-dir", str(root)], capture_output=True, text=True, cwd=REPO, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pidesktop",
+            "export",
+            sid,
+            "--format",
+            "md",
+            "--output",
+            str(out),
+            "--data-dir",
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text().startswith("# Deploy &lt;the&gt; blog") and not list(tmp_path.glob(".chat.md.*"))
-    done = subprocess.run([sys.executable, "-m", "pidesktop", "export", sid, "--format", "json",
-                           "--data-dir", str(root)], capture_output=True, text=True, cwd=REPO, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "pidesktop", "export", sid, "--format", "json", "--data-dir", str(root)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert done.returncode == 0 and orjson.loads(done.stdout)["session"]["id"] == sid
-    missing = subprocess.run([sys.executable, "-m", "pidesktop", "export", "no-such-chat", "--format", "md",
-                              "--output", str(tmp_path / "x.md"), "--data-dir", str(root)],
-                             capture_output=True, text=True, cwd=REPO, timeout=60)
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pidesktop",
+            "export",
+            "no-such-chat",
+            "--format",
+            "md",
+            "--output",
+            str(tmp_path / "x.md"),
+            "--data-dir",
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert missing.returncode == 1 and "no-such-chat" in missing.stderr
     assert not (tmp_path / "x.md").exists() and not list(tmp_path.glob(".x.md.*"))
 
@@ -138,8 +196,13 @@ def test_an_empty_chat_exports(host, fmt):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-LINES = st.lists(st.sampled_from(["# Title", "## Sub", "text", "```", "```python", "~~~", "    # code", "#tag",
-                                  "####### seven", ""]), min_size=1, max_size=12)
+LINES = st.lists(
+    st.sampled_from(
+        ["# Title", "## Sub", "text", "```", "```python", "~~~", "    # code", "#tag", "####### seven", ""]
+    ),
+    min_size=1,
+    max_size=12,
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -155,7 +218,7 @@ def test_demoting_headings_keeps_every_line_and_every_fenced_line(lines):
             assert after == before  # code and prose are never touched
         else:
             level = len(before) - len(before.lstrip("#"))
-            heading = level <= 6 and before[level:level + 1] in (" ", "")
+            heading = level <= 6 and before[level : level + 1] in (" ", "")
             assert after == ("#" * min(6, level + 2) + before[level:] if heading else before)
         if opens:
             fence = before[:3]

@@ -6,7 +6,7 @@ from PySide6.QtGui import QColor
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui import theme as themes
-from pidesktop.ui.first_frame import COMPOSER_BOTTOM, FirstFrame, SIDEBAR_WIDTH
+from pidesktop.ui.first_frame import COMPOSER_BOTTOM, SIDEBAR_WIDTH, FirstFrame
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences
 
@@ -39,8 +39,9 @@ def test_a_hidden_sidebar_leaves_no_column(qtbot):
     assert _pixel(frame, 10, 300) == themes.LIGHT.background
 
 
-def test_the_window_is_built_in_place_of_its_frame_and_a_close_meanwhile_waits_for_it(qtbot, qloop, host_client,
-                                                                                      tmp_path):
+def test_the_window_is_built_in_place_of_its_frame_and_a_close_meanwhile_waits_for_it(
+    qtbot, qloop, host_client, tmp_path
+):
     prefs = Preferences(tmp_path / "ui")
     prefs.data["window"] = {"splitter": [300, 900], "theme": "dark"}
     win = MainWindow(None, themes.DARK, prefs=prefs)

@@ -12,6 +12,7 @@ from pidesktop.ui import theme as themes
 
 from .conftest import InProcessHost, started_window, wait_until
 
+
 def shot(widget, name: str) -> None:
     """Saved only where $PIDESKTOP_SHOTS asks (to look at); otherwise just rendered."""
     folder = os.environ.get("PIDESKTOP_SHOTS")
@@ -29,13 +30,14 @@ def theme(request, qapp):
     themes.apply(qapp, themes.LIGHT)
 
 
-
 def one_chat(location) -> str:
     host = InProcessHost(location)
     try:
         sid = host.call("session.create", {"title": "Trip"})["session"]["id"]
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": "m-u", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}})
+        host.call(
+            "session.appendMessage",
+            {"sessionId": sid, "message": {"id": "m-u", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}},
+        )
         return sid
     finally:
         host.stop()
@@ -84,8 +86,7 @@ def movable(isolated_home):
     return location
 
 
-def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, loop_hosts, movable, tmp_path, monkeypatch,
-                                                keep_running):
+def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, loop_hosts, movable, tmp_path, monkeypatch, keep_running):
     from PySide6.QtWidgets import QWizard
 
     from pidesktop.ui.storage_wizard import StorageWizard
@@ -136,8 +137,11 @@ def test_snippets_drop_markdown_markers_and_keep_the_hit_marked():
     hit = text.index("Links")
     plain, marks = plain_snippet(text, [[hit, hit + 5]])
     assert plain == "…ready. Links: none; see the notes and pip install now"
-    assert snippet_segments(plain, marks) == [("…ready. ", False), ("Links", True),
-                                              (": none; see the notes and pip install now", False)]
+    assert snippet_segments(plain, marks) == [
+        ("…ready. ", False),
+        ("Links", True),
+        (": none; see the notes and pip install now", False),
+    ]
     # markers cut by the snippet window, and what only looks like markup
     assert plain_snippet("an unclosed **bold tail", [])[0] == "an unclosed bold tail"
     assert plain_snippet("2 * 3 * 4, snake_case_name, a_b", [])[0] == "2 * 3 * 4, snake_case_name, a_b"
@@ -151,10 +155,25 @@ def test_search_results_paint_plain_snippets(qtbot, theme):
     qtbot.addWidget(dialog)
     text = "**Status:** done. **Links:** none. The `deploy` step is *manual*."
     hit = text.index("deploy")
-    dialog.model._apply(dialog.model._generation, "deploy", {"results": [{
-        "sessionId": "s1", "title": "Release checklist", "matchCount": 1, "updatedAt": 0,
-        "snippets": [{"messageId": "m1", "role": "assistant", "text": text, "highlights": [[hit, hit + 6]]}]}],
-        "nextCursor": None, "totalSessions": 1})
+    dialog.model._apply(
+        dialog.model._generation,
+        "deploy",
+        {
+            "results": [
+                {
+                    "sessionId": "s1",
+                    "title": "Release checklist",
+                    "matchCount": 1,
+                    "updatedAt": 0,
+                    "snippets": [
+                        {"messageId": "m1", "role": "assistant", "text": text, "highlights": [[hit, hit + 6]]}
+                    ],
+                }
+            ],
+            "nextCursor": None,
+            "totalSessions": 1,
+        },
+    )
     dialog.resize(640, 300)
     dialog.show()
     qtbot.wait(30)
@@ -165,8 +184,8 @@ def test_search_results_paint_plain_snippets(qtbot, theme):
 def test_the_offline_demo_thinks_only_when_thinking_is_on():
     import asyncio
 
-    from pidesktop.agent.offline import OfflineDemoProvider
     from pidesktop.agent.events import TextDelta, ThinkingDelta
+    from pidesktop.agent.offline import OfflineDemoProvider
 
     messages = [{"id": "u", "role": "user", "blocks": [{"type": "text", "text": "hello there"}]}]
 
@@ -182,13 +201,15 @@ def _row_text(message: dict, live: bool) -> str:
 
     from pidesktop.ui.message_layout import layout_row
 
-    rendered = layout_row({"kind": "message", "message": message, "live": live}, 800, themes.LIGHT, QFont(),
-                          frozenset())
+    rendered = layout_row(
+        {"kind": "message", "message": message, "live": live}, 800, themes.LIGHT, QFont(), frozenset()
+    )
     return "\n".join(part.doc.toPlainText() for part in rendered.parts)
 
 
-@pytest.mark.parametrize("partial", ["- **Size:** 15 words\n- **First sen", "Run `pip inst", "It is *very",
-                                     "Done **", "Say __hi"])
+@pytest.mark.parametrize(
+    "partial", ["- **Size:** 15 words\n- **First sen", "Run `pip inst", "It is *very", "Done **", "Say __hi"]
+)
 def test_a_streaming_reply_does_not_flash_unclosed_markers(qapp, partial):
     message = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": partial}]}
     shown = _row_text(message, live=True)
@@ -212,12 +233,27 @@ def _crash_mid_reply(location) -> str:
     host = InProcessHost(location)
     try:
         sid = host.call("session.create", {"title": "Story"})["session"]["id"]
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "write me a story"}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "write me a story"}]},
+            },
+        )
         host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
-        host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": {
-            "id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
-            "meta": {"status": "streaming"}}})
+        host.call(
+            "session.saveInflightMessage",
+            {
+                "sessionId": sid,
+                "turnId": "t1",
+                "message": {
+                    "id": "a1",
+                    "role": "assistant",
+                    "blocks": [{"type": "text", "text": "Once upon a"}],
+                    "meta": {"status": "streaming"},
+                },
+            },
+        )
         return sid
     finally:
         host.stop()  # no endTurn, no final append: what a kill -9 leaves
@@ -244,11 +280,22 @@ def test_a_stopped_reply_is_not_marked_as_a_crash(location):
     try:
         sid = host.call("session.create", {"title": "Story"})["session"]["id"]
         host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
-        host.call("session.appendMessage", {"sessionId": sid, "turnId": "t1", "message": {
-            "id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once"}],
-            "meta": {"status": "aborted"}}})
-        host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "aborted",
-                                      "createNotification": False})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "turnId": "t1",
+                "message": {
+                    "id": "a1",
+                    "role": "assistant",
+                    "blocks": [{"type": "text", "text": "Once"}],
+                    "meta": {"status": "aborted"},
+                },
+            },
+        )
+        host.call(
+            "session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "aborted", "createNotification": False}
+        )
     finally:
         host.stop()
     again = InProcessHost(location)
@@ -261,10 +308,18 @@ def test_a_stopped_reply_is_not_marked_as_a_crash(location):
 
 
 def test_the_transcript_labels_a_crash_apart_from_a_stop(qapp):
-    crashed = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
-               "meta": {"status": "aborted", "recoveredFrom": "inflight", "stopReason": "crash"}}
-    stopped = {"id": "a2", "role": "assistant", "blocks": [{"type": "text", "text": "Once upon a"}],
-               "meta": {"status": "aborted"}}
+    crashed = {
+        "id": "a1",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": "Once upon a"}],
+        "meta": {"status": "aborted", "recoveredFrom": "inflight", "stopReason": "crash"},
+    }
+    stopped = {
+        "id": "a2",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": "Once upon a"}],
+        "meta": {"status": "aborted"},
+    }
     assert "Interrupted — pidesktop quit or crashed while this reply was being written." in _row_text(crashed, False)
     assert "Stopped — the reply above is partial." in _row_text(stopped, False)
     assert "Interrupted" not in _row_text(stopped, False)
@@ -300,9 +355,17 @@ def _sidebar(qtbot, theme, sessions):
 def _session(sid: str, title: str, minutes_ago: float) -> dict:
     import time
 
-    return {"id": sid, "title": title, "titleSource": "manual", "projectId": None, "projectPath": None,
-            "pinned": False, "messageCount": 2, "createdAt": 0,
-            "updatedAt": int(time.time() * 1000 - minutes_ago * 60_000)}
+    return {
+        "id": sid,
+        "title": title,
+        "titleSource": "manual",
+        "projectId": None,
+        "projectPath": None,
+        "pinned": False,
+        "messageCount": 2,
+        "createdAt": 0,
+        "updatedAt": int(time.time() * 1000 - minutes_ago * 60_000),
+    }
 
 
 def test_a_fork_is_marked_in_the_sidebar(qtbot, theme):
@@ -319,9 +382,14 @@ def test_a_fork_is_marked_in_the_sidebar(qtbot, theme):
     tree = sidebar.tree
     rows = [tree.visualRect(sidebar.model.index_of(sid)) for sid in ("a", "b")]
     image = tree.viewport().grab().toImage()
+
     def left_strip(rect):
-        return [image.pixel(x, y) for x in range(rect.left() + 20, rect.left() + 34)
-                for y in range(rect.top() + 8, rect.bottom() - 8)]
+        return [
+            image.pixel(x, y)
+            for x in range(rect.left() + 20, rect.left() + 34)
+            for y in range(rect.top() + 8, rect.bottom() - 8)
+        ]
+
     assert left_strip(rows[0]) != left_strip(rows[1])
 
 
@@ -399,8 +467,9 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme):
     dialog.show()
     qtbot.wait(20)
     shot(dialog, f"fixes-error-details-{theme.name}")
-    box = QMessageBox(QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?",
-                      QMessageBox.StandardButton.Cancel)
+    box = QMessageBox(
+        QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?", QMessageBox.StandardButton.Cancel
+    )
     delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
     style_message_box(box, theme)
     qtbot.addWidget(box)

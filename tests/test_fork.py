@@ -15,8 +15,17 @@ def source_session(host, tmp_path):
     """A configured session with a tool call, a delegate row, a checkpoint and referenced files."""
     project = tmp_path / "project"
     project.mkdir()
-    created = host.call("session.create", {"title": "Trip plan", "projectPath": str(project), "mode": "plan",
-                                           "providerId": "prov", "modelId": "model-x", "thinkingLevel": "high"})
+    created = host.call(
+        "session.create",
+        {
+            "title": "Trip plan",
+            "projectPath": str(project),
+            "mode": "plan",
+            "providerId": "prov",
+            "modelId": "model-x",
+            "thinkingLevel": "high",
+        },
+    )
     sid = created["session"]["id"]
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
     conn.set_busy_timeout(5000)
@@ -34,18 +43,57 @@ def source_session(host, tmp_path):
     host.call("session.queuePush", {"sessionId": sid, "content": "queued follow-up"})
 
     notes = str(pasted / "notes.txt")
-    append(host, sid, msg("u1", text=f"plan with @{notes}", blocks=[
-        {"type": "text", "text": f"plan with @{notes}"},
-        {"type": "attachment", "kind": "file", "name": "notes.txt", "ref": notes}]))
-    append(host, sid, {"id": "t1", "role": "tool", "toolName": "Task", "blocks": [
-        {"type": "tool_call", "callId": "call-1", "name": "Task", "args": {}, "status": "ok", "result": "done"}]})
-    append(host, sid, msg("d1", "assistant", "delegate work", meta={"parentToolCallId": "call-1",
-                                                                    "agentName": "scout"}))
-    append(host, sid, msg("a1", "assistant", f"quokka itinerary ::visualize {root}/visualizations/{sid}/map.html",
-                          meta={"revisionCount": 2, "activeRevision": 2}))
-    host.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": "cp1", "summary": "trip so far", "firstKeptMessageId": "u1", "throughMessageId": "a1",
-        "tokensBefore": 100, "retainedTail": [msg("u1", text="plan")]}})
+    append(
+        host,
+        sid,
+        msg(
+            "u1",
+            text=f"plan with @{notes}",
+            blocks=[
+                {"type": "text", "text": f"plan with @{notes}"},
+                {"type": "attachment", "kind": "file", "name": "notes.txt", "ref": notes},
+            ],
+        ),
+    )
+    append(
+        host,
+        sid,
+        {
+            "id": "t1",
+            "role": "tool",
+            "toolName": "Task",
+            "blocks": [
+                {"type": "tool_call", "callId": "call-1", "name": "Task", "args": {}, "status": "ok", "result": "done"}
+            ],
+        },
+    )
+    append(
+        host, sid, msg("d1", "assistant", "delegate work", meta={"parentToolCallId": "call-1", "agentName": "scout"})
+    )
+    append(
+        host,
+        sid,
+        msg(
+            "a1",
+            "assistant",
+            f"quokka itinerary ::visualize {root}/visualizations/{sid}/map.html",
+            meta={"revisionCount": 2, "activeRevision": 2},
+        ),
+    )
+    host.call(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {
+                "id": "cp1",
+                "summary": "trip so far",
+                "firstKeptMessageId": "u1",
+                "throughMessageId": "a1",
+                "tokensBefore": 100,
+                "retainedTail": [msg("u1", text="plan")],
+            },
+        },
+    )
     append(host, sid, msg("u2", text=f"and this {pasted / 'later.txt'}"))
     append(host, sid, msg("a2", "assistant", "done"))
     return sid
@@ -134,8 +182,10 @@ def test_a_failed_fork_leaves_no_transcript_row_or_copied_file(host, tmp_path):
     sid = source_session(host, tmp_path)
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
     conn.set_busy_timeout(5000)
-    conn.execute("CREATE TRIGGER refuse_forks BEFORE INSERT ON sessions WHEN NEW.title LIKE '%(fork)' "
-                 "BEGIN SELECT RAISE(ABORT, 'no forks today'); END")
+    conn.execute(
+        "CREATE TRIGGER refuse_forks BEFORE INSERT ON sessions WHEN NEW.title LIKE '%(fork)' "
+        "BEGIN SELECT RAISE(ABORT, 'no forks today'); END"
+    )
     conn.close()
     before = {p.name for p in (host.location.data_root / "sessions").iterdir()}
     error = host.error("session.fork", {"sessionId": sid})

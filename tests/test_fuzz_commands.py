@@ -45,7 +45,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
-import os
 from pathlib import Path
 
 import orjson
@@ -101,14 +100,27 @@ def vocabulary() -> set[str]:
     names: set[str] = set()
     for source in sorted(HOST_SOURCES.rglob("*.py")):
         for node in ast.walk(ast.parse(source.read_text(), str(source))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in READERS
-                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in READERS
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 names.add(node.args[0].value)
-            elif (isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
-                  and isinstance(node.left.value, str) and any(isinstance(op, ast.In) for op in node.ops)):
+            elif (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Constant)
+                and isinstance(node.left.value, str)
+                and any(isinstance(op, ast.In) for op in node.ops)
+            ):
                 names.add(node.left.value)
-            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-                    and isinstance(node.slice.value, str):
+            elif (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)
+            ):
                 names.add(node.slice.value)
     # "provider.baseUrl" read through a nested Params is the key "baseUrl" of the object "provider"
     names |= {part for name in list(names) if "." in name for part in name.split(".")}
@@ -131,14 +143,17 @@ def seed(host: Host, root: Path) -> dict[str, list]:
     for number, role in enumerate(["user", "assistant", "user", "assistant"], 1):
         d("session.appendMessage", {"sessionId": a, "message": msg(f"m{number}", role, f"text {number}")})
     d("session.appendMessage", {"sessionId": b, "message": msg("b1", "user", "in beta")})
-    d("session.appendCompaction", {"sessionId": a, "compaction": {"id": "c1", "throughMessageId": "m2",
-                                                                   "summary": "the first two"}})
+    d(
+        "session.appendCompaction",
+        {"sessionId": a, "compaction": {"id": "c1", "throughMessageId": "m2", "summary": "the first two"}},
+    )
     entry = d("session.queuePush", {"sessionId": a, "content": "waiting prompt"})["entry"]["id"]
     ended = d("session.startTurn", {"sessionId": a, "turnId": "t-ended"})["turn"]["id"]
     d("session.endTurn", {"sessionId": a, "turnId": ended, "status": "completed", "createNotification": True})
     running = d("session.startTurn", {"sessionId": b, "turnId": "t-running"})["turn"]["id"]
-    provider = d("providers.upsert", {"provider": {"name": "Local", "baseUrl": "http://127.0.0.1:9/v1"},
-                                      "apiKey": "sk-fuzz"})["provider"]["id"]
+    provider = d(
+        "providers.upsert", {"provider": {"name": "Local", "baseUrl": "http://127.0.0.1:9/v1"}, "apiKey": "sk-fuzz"}
+    )["provider"]["id"]
     d("models.upsert", {"providerId": provider, "model": {"modelId": "model-1"}})
     ref = d("attachments.importText", {"text": "a pasted text"})["attachment"]["ref"]
     notification = d("notifications.list", {})["notifications"][0]["id"]
@@ -147,20 +162,37 @@ def seed(host: Host, root: Path) -> dict[str, list]:
     real_file = root.parent / "a-real-file.txt"
     real_file.write_text("outside the data root\n")
     return {
-        "sessions": [a, b], "messages": ["m1", "m2", "m3", "m4", "b1"], "compactions": ["c1"],
-        "entries": [entry], "turns": [ended, running], "providers": [provider, "offline"],
-        "models": ["model-1"], "refs": [ref], "notifications": [notification],
-        "projects": [p for p in [project, *projects] if p is not None], "file": [str(real_file)],
+        "sessions": [a, b],
+        "messages": ["m1", "m2", "m3", "m4", "b1"],
+        "compactions": ["c1"],
+        "entries": [entry],
+        "turns": [ended, running],
+        "providers": [provider, "offline"],
+        "models": ["model-1"],
+        "refs": [ref],
+        "notifications": [notification],
+        "projects": [p for p in [project, *projects] if p is not None],
+        "file": [str(real_file)],
     }
 
 
 def known_for(name: str, ids: dict[str, list]) -> list:
     """Seeded values a param of this name would plausibly hold."""
     table = {
-        "sessionId": "sessions", "messageId": "messages", "throughMessageId": "messages", "messageAround": "messages",
-        "rootUserId": "messages", "userMessageId": "messages", "turnId": "turns", "entryId": "entries",
-        "providerId": "providers", "modelId": "models", "ref": "refs", "id": "notifications",
-        "projectId": "projects", "path": "file",
+        "sessionId": "sessions",
+        "messageId": "messages",
+        "throughMessageId": "messages",
+        "messageAround": "messages",
+        "rootUserId": "messages",
+        "userMessageId": "messages",
+        "turnId": "turns",
+        "entryId": "entries",
+        "providerId": "providers",
+        "modelId": "models",
+        "ref": "refs",
+        "id": "notifications",
+        "projectId": "projects",
+        "path": "file",
     }
     return list(ids.get(table.get(name, ""), []))
 
@@ -207,7 +239,7 @@ def harvest(host: Host, ids: dict[str, list], method: str) -> Harvest:
             error = None
         except HostError as exc:
             error = exc
-        except Exception:  # noqa: BLE001 - a defect the fuzzing itself reports
+        except Exception:
             error = None
         found.names |= {key for key in params.seen if isinstance(key, str)}
         field = error.data.get("field") if error is not None and error.code == ErrorCode.INVALID_PARAMS else None
@@ -218,7 +250,7 @@ def harvest(host: Host, ids: dict[str, list], method: str) -> Harvest:
             # the value there is refused: try the next candidate
             tried = found.template[head]
             candidates = good_values(head, ids)
-            following = candidates[candidates.index(tried) + 1:] if tried in candidates else []
+            following = candidates[candidates.index(tried) + 1 :] if tried in candidates else []
             if not following:
                 break
             found.template[head] = following[0]
@@ -233,18 +265,68 @@ def harvest(host: Host, ids: dict[str, list], method: str) -> Harvest:
 MB = 1 << 20
 HUGE_STRINGS = ["x" * MB, "é" * (MB // 2), "\U0001f4a5" * (MB // 4), "a\x00" * (MB // 2)]
 HOSTILE_STRINGS = [
-    "", " ", "\t\n", "\x00", "a\x00b", "../../etc/passwd", "../../../../../../etc/shadow", "/etc/passwd",
-    "/", ".", "..", "./.", "sessions/../pi.sqlite", "..\\..\\windows\\system32", "attachments/../pi.sqlite",
-    "attachments/" + "0" * 64, "attachments/" + "A" * 64, "attachments/../../" + "a" * 64, "/dev/zero",
-    "/dev/null", "\ud800", "x\udfffy", "\udc80\udcff", "\U0001f4a5", "\u202etxt.exe", "null", "NaN", "-1", "0",
-    "1e999", "' OR 1=1 --", "\"; DROP TABLE sessions; --", "%s%n%x", "a\r\nb", "{}", "[]", "<script>",
-    "00000000-0000-0000-0000-000000000000", "offline", "user", "assistant", "completed", "up", "inherit",
+    "",
+    " ",
+    "\t\n",
+    "\x00",
+    "a\x00b",
+    "../../etc/passwd",
+    "../../../../../../etc/shadow",
+    "/etc/passwd",
+    "/",
+    ".",
+    "..",
+    "./.",
+    "sessions/../pi.sqlite",
+    "..\\..\\windows\\system32",
+    "attachments/../pi.sqlite",
+    "attachments/" + "0" * 64,
+    "attachments/" + "A" * 64,
+    "attachments/../../" + "a" * 64,
+    "/dev/zero",
+    "/dev/null",
+    "\ud800",
+    "x\udfffy",
+    "\udc80\udcff",
+    "\U0001f4a5",
+    "\u202etxt.exe",
+    "null",
+    "NaN",
+    "-1",
+    "0",
+    "1e999",
+    "' OR 1=1 --",
+    '"; DROP TABLE sessions; --',
+    "%s%n%x",
+    "a\r\nb",
+    "{}",
+    "[]",
+    "<script>",
+    "00000000-0000-0000-0000-000000000000",
+    "offline",
+    "user",
+    "assistant",
+    "completed",
+    "up",
+    "inherit",
 ]
-HOSTILE_INTS = [0, -1, 1, 2, 3, -(2 ** 31), 2 ** 31, -(2 ** 63), 2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 30, -(10 ** 30)]
-HOSTILE_FLOATS = [0.0, -0.0, 1.0, 1.5, -1.0, 1e300, math.inf, -math.inf, math.nan, 2.0 ** 63]
+HOSTILE_INTS = [0, -1, 1, 2, 3, -(2**31), 2**31, -(2**63), 2**63 - 1, 2**63, 2**64, 10**30, -(10**30)]
+HOSTILE_FLOATS = [0.0, -0.0, 1.0, 1.5, -1.0, 1e300, math.inf, -math.inf, math.nan, 2.0**63]
 PATHS = [
-    "relative/file.txt", "../../etc/passwd", "/etc/passwd", "/etc", "/dev/null", "/dev/zero", "/nonexistent/x",
-    "/etc/passwd\x00.png", "/tmp/\ud800", "/", "/etc/shadow", "\x00", "/" + "a" * 5000, "/tmp/" + "b" * 300,
+    "relative/file.txt",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "/etc",
+    "/dev/null",
+    "/dev/zero",
+    "/nonexistent/x",
+    "/etc/passwd\x00.png",
+    "/tmp/\ud800",
+    "/",
+    "/etc/shadow",
+    "\x00",
+    "/" + "a" * 5000,
+    "/tmp/" + "b" * 300,
 ]
 
 
@@ -254,23 +336,34 @@ NUMBERISH = ["0", "-1", "\u00b2", "\u0661\u0662", "99999999999999999999999", "1e
 
 
 def numberish() -> st.SearchStrategy:
-    return st.one_of(st.sampled_from(NUMBERISH),
-                     st.builds(lambda head, tail: f"{head}:{tail}", st.sampled_from(NUMBERISH),
-                               st.sampled_from(NUMBERISH + ["x", "m1"])))
+    return st.one_of(
+        st.sampled_from(NUMBERISH),
+        st.builds(
+            lambda head, tail: f"{head}:{tail}", st.sampled_from(NUMBERISH), st.sampled_from(NUMBERISH + ["x", "m1"])
+        ),
+    )
 
 
 def scalar() -> st.SearchStrategy:
     return st.one_of(
-        st.none(), st.booleans(), st.sampled_from(HOSTILE_INTS), st.integers(-1000, 10 ** 6),
-        st.sampled_from(HOSTILE_FLOATS), st.floats(allow_nan=True, allow_infinity=True),
-        st.sampled_from(HOSTILE_STRINGS), st.sampled_from(SURROGATES), numberish(), st.text(max_size=30),
+        st.none(),
+        st.booleans(),
+        st.sampled_from(HOSTILE_INTS),
+        st.integers(-1000, 10**6),
+        st.sampled_from(HOSTILE_FLOATS),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from(HOSTILE_STRINGS),
+        st.sampled_from(SURROGATES),
+        numberish(),
+        st.text(max_size=30),
         st.text(st.characters(categories=["Cs", "Cc", "Lo", "So"]), max_size=8),
     )
 
 
 def strings() -> st.SearchStrategy:
-    return st.one_of(st.sampled_from(HOSTILE_STRINGS), st.sampled_from(SURROGATES), numberish(), numberish(),
-                     st.text(max_size=30))
+    return st.one_of(
+        st.sampled_from(HOSTILE_STRINGS), st.sampled_from(SURROGATES), numberish(), numberish(), st.text(max_size=30)
+    )
 
 
 def key_strategy() -> st.SearchStrategy:
@@ -280,8 +373,9 @@ def key_strategy() -> st.SearchStrategy:
 def nested_garbage() -> st.SearchStrategy:
     return st.recursive(
         scalar(),
-        lambda children: st.one_of(st.lists(children, max_size=4),
-                                   st.dictionaries(key_strategy(), children, max_size=4)),
+        lambda children: st.one_of(
+            st.lists(children, max_size=4), st.dictionaries(key_strategy(), children, max_size=4)
+        ),
         max_leaves=12,
     )
 
@@ -293,6 +387,7 @@ def hostile() -> st.SearchStrategy:
 def mutated(good) -> st.SearchStrategy:
     """``good`` (a valid value) with hostile values at any depth: fields dropped, replaced or added."""
     if isinstance(good, dict):
+
         @st.composite
         def build(draw):
             result = {}
@@ -393,7 +488,7 @@ def check_call(host: Host, method: str, params) -> HostError | None:
         refused = None
     except HostError as exc:
         refused = exc
-    except Exception as exc:  # noqa: BLE001 - the bus would answer INTERNAL
+    except Exception as exc:
         raise AssertionError(f"{method} raised {type(exc).__name__} (INTERNAL on the bus): {exc!r}") from exc
     if refused is not None:
         assert refused.code in set(ErrorCode) and refused.code != ErrorCode.INTERNAL, refused

@@ -53,10 +53,10 @@ def test_a_lone_surrogate_inside_an_object_is_refused_with_its_path(host, sid):
 
 def test_integers_beyond_64_bits_are_refused(host, sid):
     # OverflowError binding to SQLite, TypeError from the JSON encoder: INTERNAL
-    refused(host, "settings.set", {"patch": {"activeRevision": 2 ** 64}}, "patch.activeRevision")
-    refused(host, "session.list", {"projectId": 10 ** 30}, "projectId")
-    refused(host, "session.get", {"sessionId": sid, "messageBefore": -(10 ** 30)}, "messageBefore")
-    big = msg("m2", meta={"n": 2 ** 64})
+    refused(host, "settings.set", {"patch": {"activeRevision": 2**64}}, "patch.activeRevision")
+    refused(host, "session.list", {"projectId": 10**30}, "projectId")
+    refused(host, "session.get", {"sessionId": sid, "messageBefore": -(10**30)}, "messageBefore")
+    big = msg("m2", meta={"n": 2**64})
     refused(host, "session.appendMessage", {"sessionId": sid, "message": big}, "message.meta.n")
 
 
@@ -72,14 +72,17 @@ def test_a_nul_in_an_import_path_is_refused(host):
     refused(host, "attachments.import", {"path": "/etc/passwd\x00.png"}, "path")
 
 
-@pytest.mark.parametrize("method,params", [
-    ("session.list", {"cursor": "99999999999999999999:abc"}),      # OverflowError in SQLite
-    ("session.list", {"cursor": "\u00b2:abc"}),
-    ("notifications.list", {"cursor": "99999999999999999999999:x"}),  # OverflowError in SQLite
-    ("notifications.list", {"cursor": "\u00b2:x"}),                    # isdigit() but not int()
-    ("search.sessions", {"query": "text", "cursor": "o:\u00b2"}),      # ValueError from int()
-    ("search.sessions", {"query": "text", "cursor": "o:\u0661"}),
-])
+@pytest.mark.parametrize(
+    "method,params",
+    [
+        ("session.list", {"cursor": "99999999999999999999:abc"}),  # OverflowError in SQLite
+        ("session.list", {"cursor": "\u00b2:abc"}),
+        ("notifications.list", {"cursor": "99999999999999999999999:x"}),  # OverflowError in SQLite
+        ("notifications.list", {"cursor": "\u00b2:x"}),  # isdigit() but not int()
+        ("search.sessions", {"query": "text", "cursor": "o:\u00b2"}),  # ValueError from int()
+        ("search.sessions", {"query": "text", "cursor": "o:\u0661"}),
+    ],
+)
 def test_a_cursor_the_host_never_handed_out_is_refused(host, method, params):
     refused(host, method, params, "cursor")
 
@@ -89,21 +92,36 @@ def test_every_invalid_params_names_its_field(host, sid, tmp_path):
     refused(host, "app.handshake", {"protocolVersion": 0}, "protocolVersion")
     refused(host, "attachments.import", {"path": str(tmp_path)}, "path")
     refused(host, "attachments.import", {"path": str(tmp_path / "missing")}, "path")
-    refused(host, "session.appendMessage", {"sessionId": sid, "message": {"id": 5, "role": "user", "blocks": []}},
-            "message.id")
-    refused(host, "session.appendMessage", {"sessionId": sid, "message": {"id": "x", "role": "cat", "blocks": []}},
-            "message.role")
-    refused(host, "session.saveInflightMessage", {"sessionId": sid, "message": {"id": "x", "role": "user",
-                                                                                "blocks": [3]}},
-            "message.blocks[0]")
-    refused(host, "session.appendCompaction", {"sessionId": sid, "compaction": {"id": "c1"}},
-            "compaction.throughMessageId")
+    refused(
+        host,
+        "session.appendMessage",
+        {"sessionId": sid, "message": {"id": 5, "role": "user", "blocks": []}},
+        "message.id",
+    )
+    refused(
+        host,
+        "session.appendMessage",
+        {"sessionId": sid, "message": {"id": "x", "role": "cat", "blocks": []}},
+        "message.role",
+    )
+    refused(
+        host,
+        "session.saveInflightMessage",
+        {"sessionId": sid, "message": {"id": "x", "role": "user", "blocks": [3]}},
+        "message.blocks[0]",
+    )
+    refused(
+        host, "session.appendCompaction", {"sessionId": sid, "compaction": {"id": "c1"}}, "compaction.throughMessageId"
+    )
     refused(host, "session.update", {"sessionId": sid}, "providerId")
     refused(host, "session.get", {"sessionId": sid, "messageStart": 0, "messageEnd": 1}, "messageStart")
     host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
-    refused(host, "session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": [{"id": ""}]},
-            "records[0].id")
-    refused(host, "session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": [{"id": "r", "inputTokens": -1}]},
-            "records[0].inputTokens")
+    refused(host, "session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": [{"id": ""}]}, "records[0].id")
+    refused(
+        host,
+        "session.recordUsage",
+        {"sessionId": sid, "turnId": "t1", "records": [{"id": "r", "inputTokens": -1}]},
+        "records[0].inputTokens",
+    )
     twice = [msg("m1"), msg("m1")]
     refused(host, "session.replaceMessages", {"sessionId": sid, "messages": twice}, "messages[1].id")

@@ -68,35 +68,66 @@ def hostile_line(draw) -> bytes:
     if kind == 6:  # an older key order: type and id after the payload
         return _dump({"role": "user", "blocks": [{"type": "text", "text": draw(texts)}], "type": "message", "id": mid})
     if kind == 7:  # a nested type/id inside a value before the top-level ones
-        return _dump({"meta": {"type": "compaction", "id": "nested"}, "blocks": [{"type": "message", "id": "x"}],
-                      "type": "message", "id": mid, "role": "user"})
+        return _dump(
+            {
+                "meta": {"type": "compaction", "id": "nested"},
+                "blocks": [{"type": "message", "id": "x"}],
+                "type": "message",
+                "id": mid,
+                "role": "user",
+            }
+        )
     if kind == 8:  # only nested types: no top-level type at all
         return _dump({"blocks": [{"type": "message", "id": mid}], "id": mid})
     if kind == 9:  # repeated top-level keys: the scan keeps the first, a parse the last
         other = draw(ids)
-        return (b'{"type":"message","id":' + _dump(mid) + b',"role":"user","blocks":[],"id":' + _dump(other) + b'}')
+        return b'{"type":"message","id":' + _dump(mid) + b',"role":"user","blocks":[],"id":' + _dump(other) + b"}"
     if kind == 10:
         return b'{"type":"message","id":"' + mid.encode().replace(b'"', b'\\"') + b'\\u00e9","role":"user","blocks":[]}'
     if kind == 11:  # an id or a type that is not a string
-        return draw(st.sampled_from([b'{"type":"message","id":5,"role":"user","blocks":[]}',
-                                     b'{"type":7,"id":"a","role":"user","blocks":[]}',
-                                     b'{"type":"message","id":null,"role":"user","blocks":[]}']))
+        return draw(
+            st.sampled_from(
+                [
+                    b'{"type":"message","id":5,"role":"user","blocks":[]}',
+                    b'{"type":7,"id":"a","role":"user","blocks":[]}',
+                    b'{"type":"message","id":null,"role":"user","blocks":[]}',
+                ]
+            )
+        )
     if kind == 12:
-        return _dump({"type": "compaction", "id": draw(st.sampled_from(["c1", "c2"])), "throughMessageId": mid,
-                      "summary": draw(texts)})
+        return _dump(
+            {
+                "type": "compaction",
+                "id": draw(st.sampled_from(["c1", "c2"])),
+                "throughMessageId": mid,
+                "summary": draw(texts),
+            }
+        )
     if kind == 13:  # unknown line types
         return _dump({"type": draw(st.sampled_from(["tool_event", "label", "", "MESSAGE"])), "id": mid})
     if kind == 14:  # a session header in the middle
         return _dump({"type": "session", "schema": 2, "sessionId": SID, "createdAt": "2026-01-01T00:00:00.000Z"})
     if kind == 15:  # a message readers would skip: no role / no blocks
-        return draw(st.sampled_from([_dump({"type": "message", "id": mid}),
-                                     _dump({"type": "message", "id": mid, "role": "user", "blocks": "no"})]))
+        return draw(
+            st.sampled_from(
+                [
+                    _dump({"type": "message", "id": mid}),
+                    _dump({"type": "message", "id": mid, "role": "user", "blocks": "no"}),
+                ]
+            )
+        )
     if kind == 16:  # invalid UTF-8 in the text, or in the id itself
-        return draw(st.sampled_from([
-            b'{"type":"message","id":"' + mid.encode().replace(b'"', b'\\"') + b'","role":"user","blocks":'
-            b'[{"type":"text","text":"\xff\xfe\xc3"}]}',
-            b'{"type":"message","id":"\xff' + mid.encode().replace(b'"', b'\\"') + b'","role":"user","blocks":[]}',
-        ]))
+        return draw(
+            st.sampled_from(
+                [
+                    b'{"type":"message","id":"' + mid.encode().replace(b'"', b'\\"') + b'","role":"user","blocks":'
+                    b'[{"type":"text","text":"\xff\xfe\xc3"}]}',
+                    b'{"type":"message","id":"\xff'
+                    + mid.encode().replace(b'"', b'\\"')
+                    + b'","role":"user","blocks":[]}',
+                ]
+            )
+        )
     if kind == 17:  # not JSON
         return draw(st.sampled_from([b"not json", b"{", b'{"type":"message","id":"a"', b"[]", b"null", b"}{"]))
     if kind == 18:  # raw binary (it may hold its own newlines: more lines)
@@ -112,8 +143,9 @@ def hostile_line(draw) -> bytes:
 def transcript_bytes(draw, allow_header=True) -> bytes:
     parts = []
     if allow_header and draw(st.integers(0, 5)) > 0:
-        parts.append(_dump({"type": "session", "schema": 2, "sessionId": SID,
-                            "createdAt": "2026-01-01T00:00:00.000Z"}) + b"\n")
+        parts.append(
+            _dump({"type": "session", "schema": 2, "sessionId": SID, "createdAt": "2026-01-01T00:00:00.000Z"}) + b"\n"
+        )
     count = draw(st.sampled_from([0, 1, 2, 5, 9, 16, 25, 40]))  # not left to list sizes, which favour short
     for line in draw(st.lists(hostile_line(), min_size=count, max_size=count)):
         parts.append(line + draw(st.sampled_from([b"\n", b"\n", b"\n", b"\r\n"])))
@@ -130,8 +162,18 @@ def transcript_bytes(draw, allow_header=True) -> bytes:
     return data
 
 
-CACHES = ["none", "garbage", "header only", "damaged", "other inode", "prefix past end", "prefix mid line",
-          "stale prefix", "longer file", "rewritten in place"]
+CACHES = [
+    "none",
+    "garbage",
+    "header only",
+    "damaged",
+    "other inode",
+    "prefix past end",
+    "prefix mid line",
+    "stale prefix",
+    "longer file",
+    "rewritten in place",
+]
 
 
 # -- the oracle and the expected windows ---------------------------------------------------------------
@@ -169,11 +211,14 @@ def check_window(window, full, first: int, end: int) -> None:
 
 
 operations = st.lists(
-    st.tuples(st.sampled_from(["newest", "before", "start", "around", "find", "count"]),
-              st.one_of(st.none(), st.integers(1, 40)),
-              st.integers(0, 45),
-              st.sampled_from(IDS + ["missing", "c1"])),
-    min_size=1, max_size=8,
+    st.tuples(
+        st.sampled_from(["newest", "before", "start", "around", "find", "count"]),
+        st.one_of(st.none(), st.integers(1, 40)),
+        st.integers(0, 45),
+        st.sampled_from(IDS + ["missing", "c1"]),
+    ),
+    min_size=1,
+    max_size=8,
 )
 
 
@@ -202,8 +247,12 @@ def run_operations(store: TranscriptStore, full, ops) -> None:
                 assert window.end - window.start == min(count, full.total)
                 check_window(window, full, window.start, window.end)
     mine = store.read_all(SID)
-    assert (mine.header, mine.messages, mine.compactions, mine.total) == \
-        (full.header, full.messages, full.compactions, full.total)
+    assert (mine.header, mine.messages, mine.compactions, mine.total) == (
+        full.header,
+        full.messages,
+        full.compactions,
+        full.total,
+    )
     store.read_records(SID)
 
 
@@ -233,8 +282,9 @@ def place_cache(kind: str, folder: Path, data: bytes, scratch: Path, junk: bytes
     if kind == "longer file":  # the cache of a longer state of this file: it was cut short since
         genuine = _genuine_layout(data + b"\n" + message_line("z") + b"\n" + junk.replace(b"\n", b"") + b"\n", scratch)
     elif kind == "rewritten in place":  # same inode and size, other bytes: lines moved under the cache
-        genuine = _genuine_layout(message_line("z") + b"\n" + data[: max(0, len(data) - 1 - len(message_line("z")))]
-                                  + b"\n", scratch)
+        genuine = _genuine_layout(
+            message_line("z") + b"\n" + data[: max(0, len(data) - 1 - len(message_line("z")))] + b"\n", scratch
+        )
     else:
         genuine = _genuine_layout(data, scratch)
     stat = os.stat(path)
@@ -248,7 +298,7 @@ def place_cache(kind: str, folder: Path, data: bytes, scratch: Path, junk: bytes
     encoded = layout_cache.encode(genuine)
     if kind == "damaged":
         flip = len(encoded) // 2 + (len(junk) % 7)
-        encoded = encoded[:flip] + bytes([encoded[flip] ^ 0x55]) + encoded[flip + 1:]
+        encoded = encoded[:flip] + bytes([encoded[flip] ^ 0x55]) + encoded[flip + 1 :]
     cache.write_bytes(encoded)
     return data
 
@@ -285,10 +335,18 @@ def test_windows_of_a_hostile_file_match_the_full_read(workdir, data, cache, jun
 
 
 @fuzz_settings(500)
-@given(first=transcript_bytes(), growth=transcript_bytes(allow_header=False), cache=st.sampled_from(CACHES),
-       junk=st.binary(max_size=64), before=operations, after=operations, reopen=st.booleans())
-def test_a_store_holding_a_layout_follows_the_file_as_it_grows(workdir, first, growth, cache, junk, before, after,
-                                                               reopen):
+@given(
+    first=transcript_bytes(),
+    growth=transcript_bytes(allow_header=False),
+    cache=st.sampled_from(CACHES),
+    junk=st.binary(max_size=64),
+    before=operations,
+    after=operations,
+    reopen=st.booleans(),
+)
+def test_a_store_holding_a_layout_follows_the_file_as_it_grows(
+    workdir, first, growth, cache, junk, before, after, reopen
+):
     """Read (the store now holds a layout and maybe a saved cache), append, read again.
 
     The appended bytes may complete a torn last line or tear a new one. With

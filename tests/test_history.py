@@ -19,9 +19,19 @@ def index_rows(host, sid):
 
 
 def checkpoint(host, sid, cid, through):
-    host.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": cid, "summary": f"summary {cid}", "firstKeptMessageId": through, "throughMessageId": through,
-        "tokensBefore": 10}})
+    host.call(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {
+                "id": cid,
+                "summary": f"summary {cid}",
+                "firstKeptMessageId": through,
+                "throughMessageId": through,
+                "tokensBefore": 10,
+            },
+        },
+    )
 
 
 def conversation(host):
@@ -34,8 +44,7 @@ def conversation(host):
     append(host, sid, msg("u2", text="second question"), turnId=turn)
     append(host, sid, msg("a2", "assistant", "zebra answer"), turnId=turn)
     checkpoint(host, sid, "cp2", "a2")
-    host.call("session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed",
-                                  "createNotification": False})
+    host.call("session.endTurn", {"sessionId": sid, "turnId": turn, "status": "completed", "createNotification": False})
     return sid
 
 
@@ -50,7 +59,11 @@ def test_regenerate_cuts_the_reply_and_archives_the_branch(host):
     assert host.call("session.truncateFrom", {"sessionId": sid, "messageId": "a2"}) == {"messageCount": 3}
     stored = lines(host, sid)[1:]
     assert [(r["type"], r["id"]) for r in stored] == [
-        ("message", "u1"), ("message", "a1"), ("compaction", "cp1"), ("message", "u2")]
+        ("message", "u1"),
+        ("message", "a1"),
+        ("compaction", "cp1"),
+        ("message", "u2"),
+    ]
     assert [row[:2] for row in index_rows(host, sid)] == [("u1", 1), ("a1", 2), ("u2", 3)]
     assert index_rows(host, sid)[2][2] == "t2"  # the surviving message keeps its turn link
     assert host.call("session.list")["sessions"][0]["messageCount"] == 3
@@ -97,8 +110,10 @@ def test_a_running_turn_is_aborted_and_the_inflight_checkpoint_dropped(host):
     sid = new_session(host)
     turn = host.call("session.startTurn", {"sessionId": sid})["turn"]["id"]
     append(host, sid, msg("u1"), turnId=turn)
-    host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": turn,
-                                              "message": msg("a1", "assistant", "half a repl")})
+    host.call(
+        "session.saveInflightMessage",
+        {"sessionId": sid, "turnId": turn, "message": msg("a1", "assistant", "half a repl")},
+    )
     inflight = host.location.data_root / "sessions" / f"{sid}.inflight.json"
     assert inflight.exists()
     assert host.call("session.truncateFrom", {"sessionId": sid, "messageId": "u1"}) == {"messageCount": 0}
@@ -127,9 +142,13 @@ def test_deleting_one_message_keeps_transcript_index_and_search_in_step(host):
 def test_bad_or_repeated_messages_are_refused_and_nothing_changes(host):
     sid = conversation(host)
     before = transcript_path(host, sid).read_bytes()
-    cases = [([msg("x"), msg("x")], "messages[1].id"), ([msg("x"), {"id": "y", "role": "robot", "blocks": []}],
-             "messages[1].role"), ([{"id": "y", "role": "user"}], "messages[0].blocks"),
-             (["text"], "messages[0]"), ("all", "messages")]
+    cases = [
+        ([msg("x"), msg("x")], "messages[1].id"),
+        ([msg("x"), {"id": "y", "role": "robot", "blocks": []}], "messages[1].role"),
+        ([{"id": "y", "role": "user"}], "messages[0].blocks"),
+        (["text"], "messages[0]"),
+        ("all", "messages"),
+    ]
     for messages, field in cases:
         error = host.error("session.replaceMessages", {"sessionId": sid, "messages": messages})
         assert error.code == "INVALID_PARAMS" and field in error.message, error.message
@@ -155,15 +174,21 @@ def test_a_deleted_root_has_its_live_branch_stored_in_full_first(host):
 # -- TranscriptStore.read_records ------------------------------------------------------------
 def test_read_records_interleaves_in_file_order_keeping_the_last_duplicate(tmp_path):
     store = TranscriptStore(tmp_path)
-    for record in ({"type": "message", "id": "m1", "role": "user", "blocks": []},
-                   {"type": "message", "id": "m2", "role": "assistant", "blocks": [{"type": "text", "text": "old"}]},
-                   {"type": "compaction", "id": "c1", "throughMessageId": "m1"},
-                   {"type": "future", "id": "z"},
-                   {"type": "message", "id": "m2", "role": "assistant", "blocks": [{"type": "text", "text": "new"}]},
-                   {"type": "compaction", "id": "c2", "throughMessageId": "m2"}):
+    for record in (
+        {"type": "message", "id": "m1", "role": "user", "blocks": []},
+        {"type": "message", "id": "m2", "role": "assistant", "blocks": [{"type": "text", "text": "old"}]},
+        {"type": "compaction", "id": "c1", "throughMessageId": "m1"},
+        {"type": "future", "id": "z"},
+        {"type": "message", "id": "m2", "role": "assistant", "blocks": [{"type": "text", "text": "new"}]},
+        {"type": "compaction", "id": "c2", "throughMessageId": "m2"},
+    ):
         store.append("s", record)
     header, records = store.read_records("s")
     assert header["sessionId"] == "s"
     assert [(r["type"], r["id"]) for r in records] == [
-        ("message", "m1"), ("compaction", "c1"), ("message", "m2"), ("compaction", "c2")]
+        ("message", "m1"),
+        ("compaction", "c1"),
+        ("message", "m2"),
+        ("compaction", "c2"),
+    ]
     assert records[2]["blocks"][0]["text"] == "new"

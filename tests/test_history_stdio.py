@@ -17,8 +17,18 @@ import orjson
 import pytest
 
 from .conftest import StdioHost
-from .crash_support import (Replies, db_rows, integrity_ok, killed_during, reference, rewrite_outcome, send,
-                            start_ready, transcript_ids, without_rewrite_id)
+from .crash_support import (
+    Replies,
+    db_rows,
+    integrity_ok,
+    killed_during,
+    reference,
+    rewrite_outcome,
+    send,
+    start_ready,
+    transcript_ids,
+    without_rewrite_id,
+)
 
 PAGER = ("revisionCount", "activeRevision")
 PROJECTION = ("seq", "index")
@@ -89,9 +99,19 @@ def listed(h, sid, root) -> list[tuple[int, int, bool]]:
 
 
 def checkpoint(h, sid, cid, through, summary=None):
-    h.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": cid, "summary": summary or f"summary {cid}", "firstKeptMessageId": through,
-        "throughMessageId": through, "tokensBefore": 10}})
+    h.call(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {
+                "id": cid,
+                "summary": summary or f"summary {cid}",
+                "firstKeptMessageId": through,
+                "throughMessageId": through,
+                "tokensBefore": 10,
+            },
+        },
+    )
 
 
 def conversation(h) -> str:
@@ -104,8 +124,7 @@ def conversation(h) -> str:
     append(h, sid, msg("u2", text="second question about animals"), turnId="t2")
     append(h, sid, msg("a2", "assistant", "zebra answer"), turnId="t2")
     checkpoint(h, sid, "cp2", "a2")
-    h.call("session.endTurn", {"sessionId": sid, "turnId": "t2", "status": "completed",
-                               "createNotification": False})
+    h.call("session.endTurn", {"sessionId": sid, "turnId": "t2", "status": "completed", "createNotification": False})
     return sid
 
 
@@ -114,8 +133,7 @@ def answer(h, sid, root, turn_id, *messages) -> dict:
     h.call("session.startTurn", {"sessionId": sid, "turnId": turn_id})
     for message in messages:
         append(h, sid, message, turnId=turn_id)
-    h.call("session.endTurn", {"sessionId": sid, "turnId": turn_id, "status": "completed",
-                               "createNotification": False})
+    h.call("session.endTurn", {"sessionId": sid, "turnId": turn_id, "status": "completed", "createNotification": False})
     return h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": root})["revision"]
 
 
@@ -137,9 +155,13 @@ def snapshot(h) -> dict:
         got = get(h, sid)
         roots = {m["id"] for m in got["messages"] if m["role"] == "user"}
         roots |= {m["meta"]["revisionRootId"] for m in got["messages"] if "revisionRootId" in m.get("meta", {})}
-        seen[sid] = {"summary": summary, "get": got,
-                     "revisions": {r: h.call("session.listRevisions", {"sessionId": sid, "rootUserId": r})
-                                   for r in sorted(roots)}}
+        seen[sid] = {
+            "summary": summary,
+            "get": got,
+            "revisions": {
+                r: h.call("session.listRevisions", {"sessionId": sid, "rootUserId": r}) for r in sorted(roots)
+            },
+        }
     seen["search"] = {q: h.call("search.query", {"query": q}) for q in VOCAB}
     return seen
 
@@ -160,6 +182,7 @@ def row_regenerate_cut(h):
         line = orjson.loads(revisions_bytes(h, sid).splitlines()[-1])
         assert line["type"] == "revision" and [m["id"] for m in line["messages"]] == ["u2", "a2"]
         assert line["turns"] == {"u2": "t2", "a2": "t2"}
+
     return check
 
 
@@ -179,6 +202,7 @@ def row_edit_cut(h):
         assert got["messages"][2]["meta"] == {"revisionRootId": "u2", "revisionCount": 2, "activeRevision": 2}
         assert found(h, "zebra") == [] and found(h, "narwhal") == [(sid, "a2e"), (sid, "u2e")]
         assert listed(h, sid, "u2") == listed(h, sid, "u2e") == [(1, 2, False), (2, 2, True)]
+
     return check
 
 
@@ -195,8 +219,12 @@ def row_delete_message(h):
         assert found(h, "first answer") == [] and found(h, "kelp") == [(sid, "u1")]
         assert found(h, "zebra") == [(sid, "a2")]
         assert h.call("search.query", {"query": "zebra"})["results"][0]["seq"] == 3
-        assert db_rows(h.data_root, "SELECT id, turn_id FROM messages WHERE session_id = ? ORDER BY seq",
-                       (sid,)) == [("u1", None), ("u2", "t2"), ("a2", "t2")]
+        assert db_rows(h.data_root, "SELECT id, turn_id FROM messages WHERE session_id = ? ORDER BY seq", (sid,)) == [
+            ("u1", None),
+            ("u2", "t2"),
+            ("a2", "t2"),
+        ]
+
     return check
 
 
@@ -215,6 +243,7 @@ def row_fork_whole(h):
         assert [c["throughMessageId"] for c in copy["compactions"]] == [mapped["a1"], mapped["a2"]]
         assert found(h, "zebra") == sorted([(sid, "a2"), (child, mapped["a2"])])
         assert listed(h, child, mapped["u2"]) == [] and listed(h, sid, "u2") == [(1, 2, True)]
+
     return check
 
 
@@ -224,11 +253,14 @@ def row_fork_through_a_message(h):
 
     def check(h):
         copy = get(h, child)
-        assert [m["blocks"][0]["text"] for m in copy["messages"]] == ["first question about kelp",
-                                                                      "first answer about kelp"]
+        assert [m["blocks"][0]["text"] for m in copy["messages"]] == [
+            "first question about kelp",
+            "first answer about kelp",
+        ]
         assert [c["throughMessageId"] for c in copy["compactions"]] == [copy["messages"][1]["id"]]
         assert found(h, "zebra") == [(sid, "a2")]
         assert {s for s, _ in found(h, "first answer")} == {sid, child}
+
     return check
 
 
@@ -244,14 +276,16 @@ def row_save_active_revision(h):
         assert listed(h, sid, "u2") == [(1, 2, True)]
         assert get(h, sid)["messages"][2]["meta"] == {"revisionCount": 1, "activeRevision": 1}
         assert found(h, "zebra") == [(sid, "a2")]
+
     return check
 
 
 def row_activate_revision(h):
     sid = conversation(h)
     three_answers(h, sid)
-    assert h.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u2",
-                                               "revisionIndex": 1}) == {"messageCount": 4}
+    assert h.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u2", "revisionIndex": 1}) == {
+        "messageCount": 4
+    }
 
     def check(h):
         got = get(h, sid)
@@ -261,6 +295,7 @@ def row_activate_revision(h):
         assert found(h, "zebra") == [(sid, "a2")] and found(h, "okapi") == [] and found(h, "giraffe") == []
         assert listed(h, sid, "u2") == [(1, 2, True), (2, 2, False), (3, 2, False)]
         assert db_rows(h.data_root, "SELECT turn_id FROM messages WHERE id = 'a2'") == [("t2",)]
+
     return check
 
 
@@ -271,9 +306,9 @@ def row_list_revisions(h):
 
     def check(h):
         assert h.call("session.listRevisions", {"sessionId": sid, "rootUserId": "u2"}) == before
-        assert [(r["revisionIndex"], r["isActive"]) for r in before["revisions"]] == [(1, False), (2, False),
-                                                                                    (3, True)]
+        assert [(r["revisionIndex"], r["isActive"]) for r in before["revisions"]] == [(1, False), (2, False), (3, True)]
         assert found(h, "okapi") == [(sid, "a2c")] and found(h, "zebra") == []
+
     return check
 
 
@@ -288,11 +323,21 @@ def row_append_compaction(h):
         assert got["compactions"][2]["summary"] == "the okapi summary"
         assert got["totalMessages"] == 4 and found(h, "okapi") == []  # a checkpoint is not a message
         assert found(h, "zebra") == [(sid, "a2")]
+
     return check
 
 
-ROWS = [row_regenerate_cut, row_edit_cut, row_delete_message, row_fork_whole, row_fork_through_a_message,
-        row_save_active_revision, row_activate_revision, row_list_revisions, row_append_compaction]
+ROWS = [
+    row_regenerate_cut,
+    row_edit_cut,
+    row_delete_message,
+    row_fork_whole,
+    row_fork_through_a_message,
+    row_save_active_revision,
+    row_activate_revision,
+    row_list_revisions,
+    row_append_compaction,
+]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.__name__[4:] for row in ROWS])
@@ -319,9 +364,15 @@ def marker(i: int) -> str:
 
 
 def big_messages() -> list[dict]:
-    return [{"id": f"m{i:05d}", "role": "user" if i % 2 == 0 else "assistant",
-             "createdAt": "2026-07-26T09:00:00.000Z", "blocks": [{"type": "text", "text": f"{marker(i)} {FILLER}"}]}
-            for i in range(BIG)]
+    return [
+        {
+            "id": f"m{i:05d}",
+            "role": "user" if i % 2 == 0 else "assistant",
+            "createdAt": "2026-07-26T09:00:00.000Z",
+            "blocks": [{"type": "text", "text": f"{marker(i)} {FILLER}"}],
+        }
+        for i in range(BIG)
+    ]
 
 
 MIDDLE = f"m{BIG // 2:05d}"  # a user message
@@ -334,7 +385,8 @@ def big_template(start, root: Path) -> str:
     try:
         sid = h.call("session.create", {"title": "long"})["session"]["id"]
         assert h.call("session.replaceMessages", {"sessionId": sid, "messages": big_messages()}) == {
-            "messageCount": BIG}
+            "messageCount": BIG
+        }
         checkpoint(h, sid, "early", f"m{BIG // 4:05d}")
         checkpoint(h, sid, "late", f"m{3 * BIG // 4:05d}")
         h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": MIDDLE})
@@ -384,7 +436,8 @@ def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_he
             got = get(again, sid)
             assert [m["id"] for m in got["messages"]] == transcript_ids(data), where
             assert [m["blocks"][0]["text"].split()[0] for m in got["messages"]] == [
-                marker(int(i[1:])) for i in transcript_ids(data)], where
+                marker(int(i[1:])) for i in transcript_ids(data)
+            ], where
             stale = bool(gone) and outcome == "new" and found(again, marker(int(gone[-1][1:])), sessionId=sid) != []
             outcomes["stale index"] += stale
             assert not (stale and acknowledged), where
@@ -395,18 +448,21 @@ def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_he
                 assert again.call(command["method"], command["params"]) == ref["result"], where
             else:
                 current = [stored(m) for m in got["messages"]]
-                assert again.call("session.replaceMessages", {"sessionId": sid, "messages": current}) == \
-                    ref["result"], where
+                assert (
+                    again.call("session.replaceMessages", {"sessionId": sid, "messages": current}) == ref["result"]
+                ), where
             assert without_rewrite_id(transcript_bytes(again, sid)) == without_rewrite_id(new), where
-            assert again.call("search.query", {"query": "lorem ipsum", "sessionId": sid, "limit": 1})[
-                "total"] == len(ref["ids"]), where
+            assert again.call("search.query", {"query": "lorem ipsum", "sessionId": sid, "limit": 1})["total"] == len(
+                ref["ids"]
+            ), where
             for i in (gone[0], gone[-1], ref["ids"][0], ref["ids"][-1], *rng.sample(ref["ids"], 5)):
                 expected = [(sid, i)] if i in ref["ids"] else []
                 assert found(again, marker(int(i[1:])), sessionId=sid) == expected, (where, i)
             assert again.close() == 0
             assert integrity_ok(root), where
             assert db_rows(root, "SELECT id, seq FROM messages WHERE session_id = ? ORDER BY seq", (sid,)) == [
-                (i, n) for n, i in enumerate(ref["ids"], start=1)], where
+                (i, n) for n, i in enumerate(ref["ids"], start=1)
+            ], where
             shutil.rmtree(root)
     # The kills landed on both sides of the rename.
     assert outcomes["old"] >= 1 and outcomes["new"] >= 1, outcomes
@@ -425,8 +481,9 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
         time.sleep(ref["duration"] * rng.uniform(0.4, 0.95))
         h.kill()
         replies.thread.join(5)
-        rewritten = without_rewrite_id((root / "sessions" / f"{sid}.jsonl").read_bytes()) == \
-            without_rewrite_id(ref["transcript"])
+        rewritten = without_rewrite_id((root / "sessions" / f"{sid}.jsonl").read_bytes()) == without_rewrite_id(
+            ref["transcript"]
+        )
         if rewritten and db_rows(root, "SELECT count(*) FROM messages WHERE session_id = ?", (sid,)) == [(BIG,)]:
             return root
     return None
@@ -435,8 +492,9 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
 def test_a_regenerate_killed_before_its_index_commit_keeps_the_discarded_branch(stdio_host, tmp_path):
     template = tmp_path / "template"
     sid = big_template(stdio_host, template)
-    root = kill_between_rename_and_commit(stdio_host, template, tmp_path / "kill", sid, commands(sid)["regenerate"],
-                                          random.Random(3))
+    root = kill_between_rename_and_commit(
+        stdio_host, template, tmp_path / "kill", sid, commands(sid)["regenerate"], random.Random(3)
+    )
     if root is None:
         pytest.skip("no kill landed between the rename and the index commit")
     h = stdio_host(root)
@@ -447,8 +505,9 @@ def test_a_regenerate_killed_before_its_index_commit_keeps_the_discarded_branch(
         append(h, sid, msg("fresh", "assistant", "the regenerated reply"))
         saved = h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": MIDDLE})["revision"]
         assert (saved["revisionIndex"], listed(h, sid, MIDDLE)) == (2, [(1, BIG // 2, False), (2, 2, True)])
-        assert h.call("session.activateRevision", {"sessionId": sid, "rootUserId": MIDDLE,
-                                                   "revisionIndex": 1}) == {"messageCount": BIG}
+        assert h.call("session.activateRevision", {"sessionId": sid, "rootUserId": MIDDLE, "revisionIndex": 1}) == {
+            "messageCount": BIG
+        }
     finally:
         h.close()
 
@@ -486,20 +545,37 @@ def test_switching_between_three_variants_restores_each_exactly_and_only_appends
     assert answer(h, sid, "u1", "t1", msg("a1", "assistant", "roses are red"))["revisionIndex"] == 1
     keep(1)
     h.call("session.truncateFrom", {"sessionId": sid, "messageId": "a1"})  # regenerate
-    assert answer(h, sid, "u1", "t2", msg("a1b", "assistant", "violets are blue",
-                                          meta={"usage": {"input": 5, "output": 4}}))["revisionIndex"] == 2
+    assert (
+        answer(
+            h, sid, "u1", "t2", msg("a1b", "assistant", "violets are blue", meta={"usage": {"input": 5, "output": 4}})
+        )["revisionIndex"]
+        == 2
+    )
     keep(2)
     h.call("session.truncateFrom", {"sessionId": sid, "messageId": "u1"})  # edit and resend
-    tool = {"id": "tool1", "role": "tool", "toolName": "Read",
-            "blocks": [{"type": "tool_call", "callId": "c1", "name": "Read", "args": {"path": "poem.txt"},
-                        "status": "ok", "result": {"text": "tulips"}}]}
+    tool = {
+        "id": "tool1",
+        "role": "tool",
+        "toolName": "Read",
+        "blocks": [
+            {
+                "type": "tool_call",
+                "callId": "c1",
+                "name": "Read",
+                "args": {"path": "poem.txt"},
+                "status": "ok",
+                "result": {"text": "tulips"},
+            }
+        ],
+    }
     edited = msg("u1c", text="write a poem about tulips", meta={"revisionRootId": "u1"})
     h.call("session.startTurn", {"sessionId": sid, "turnId": "t3"})
     for message in (edited, tool, msg("a1c", "assistant", "tulips in rows")):
         append(h, sid, message, turnId="t3")
     h.call("session.endTurn", {"sessionId": sid, "turnId": "t3", "status": "completed", "createNotification": False})
-    assert h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": "u1c"})["revision"][
-        "revisionIndex"] == 3
+    assert (
+        h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": "u1c"})["revision"]["revisionIndex"] == 3
+    )
     keep(3)
     roots = {"u1", "u1c"}
 
@@ -510,8 +586,9 @@ def test_switching_between_three_variants_restores_each_exactly_and_only_appends
         if switch and switch % 10 == 0:
             h = restart(stdio_host, h)
         target = rng.choice([i for i in (1, 2, 3) if i != active])
-        count = h.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1",
-                                                    "revisionIndex": target})["messageCount"]
+        count = h.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1", "revisionIndex": target})[
+            "messageCount"
+        ]
         active = target
         messages, lines = variants[target]
         assert count == len(messages)
@@ -543,8 +620,12 @@ def test_a_fork_outlives_its_deleted_source_with_messages_search_and_revisions(s
     copy = get(h, child)["messages"]
     mapped = dict(zip(["u1", "a1", "u2", "a2c"], [m["id"] for m in copy]))
     # The fork grows its own branches: regenerate its last reply once.
-    assert h.call("session.saveActiveRevision", {"sessionId": child, "rootUserId": mapped["u2"]})["revision"][
-        "revisionIndex"] == 1
+    assert (
+        h.call("session.saveActiveRevision", {"sessionId": child, "rootUserId": mapped["u2"]})["revision"][
+            "revisionIndex"
+        ]
+        == 1
+    )
     h.call("session.truncateFrom", {"sessionId": child, "messageId": mapped["a2c"]})
     assert answer(h, child, mapped["u2"], "ft2", msg("fa2", "assistant", "narwhal answer"))["revisionIndex"] == 2
     fork_messages = get(h, child)["messages"]

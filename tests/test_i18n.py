@@ -182,12 +182,17 @@ def test_every_wrapped_text_is_in_the_catalogue(tmp_path):
     fresh = tmp_path / "check.ts"
     shutil.copy(TS, fresh)
     sources = sorted(str(p) for p in (REPO / "pidesktop" / "ui").glob("*.py"))
-    done = subprocess.run([tool, "-no-obsolete", "-locations", "none", *sources, "-ts", str(fresh)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [tool, "-no-obsolete", "-locations", "none", *sources, "-ts", str(fresh)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "(0 new and" in done.stdout, (
         "texts wrapped for translation are missing from the catalogue: run `pyside6-lupdate -no-obsolete "
-        f"-locations none pidesktop/ui/*.py -ts {TS.relative_to(REPO)}` and translate them\n{done.stdout}")
+        f"-locations none pidesktop/ui/*.py -ts {TS.relative_to(REPO)}` and translate them\n{done.stdout}"
+    )
 
 
 def test_system_language_picks_a_catalogue_or_english(monkeypatch, language):

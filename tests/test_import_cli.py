@@ -19,8 +19,9 @@ def pidesktop(home: Path, data: Path, *args: str) -> subprocess.CompletedProcess
     env = {**os.environ, "HOME": str(home), "PI_DESKTOP_DATA_DIR": str(data), "XDG_CONFIG_HOME": str(home / ".c")}
     for moved in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         env.pop(moved, None)
-    return subprocess.run([sys.executable, "-m", "pidesktop", "import", *args], env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "import", *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_import_prints_the_counts_and_a_second_run_changes_nothing(tmp_path):

@@ -66,7 +66,8 @@ def test_import_makes_chats_with_origin_title_times_and_project(host, claude_dir
     assert [r["sessionId"] for r in found] == [chat["id"]]
     pi = run(host, "pi", FIXTURES / "pi-sessions" / "v1")  # its first prompt is "/mode": not a title
     assert pi["imported"] == 1 and next(s for s in imported(host) if s["source"] == "pi")["title"].startswith(
-        "read packages/coding-agent/docs/theme.md in full")
+        "read packages/coding-agent/docs/theme.md in full"
+    )
 
 
 def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new_messages(host, claude_dir, data_root):
@@ -85,8 +86,13 @@ def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new
     scan = job(host, "import.scan", {"source": "claude-code", "paths": [str(claude_dir)]})
     assert (scan["new"], scan["unchanged"]) == (0, 2)  # ...and the new time is remembered
     assert transcript.read_bytes() == before
-    grown = {"type": "user", "timestamp": "2025-07-03T16:30:00Z", "uuid": "msg_new", "sessionId": "test_session",
-             "message": {"role": "user", "content": [{"type": "text", "text": "One more question"}]}}
+    grown = {
+        "type": "user",
+        "timestamp": "2025-07-03T16:30:00Z",
+        "uuid": "msg_new",
+        "sessionId": "test_session",
+        "message": {"role": "user", "content": [{"type": "text", "text": "One more question"}]},
+    }
     with open(source, "ab") as handle:
         handle.write(orjson.dumps(grown) + b"\n")
     result = run(host, "claude-code", claude_dir)
@@ -103,12 +109,18 @@ def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new
 def test_a_chat_changed_here_is_never_overwritten_the_source_comes_in_as_a_copy(host, claude_dir):
     run(host, "claude-code", claude_dir)
     chat = next(s for s in imported(host) if s["messageCount"] == 9)
-    host.call("session.appendMessage", {"sessionId": chat["id"], "message": {
-        "id": "mine", "role": "user", "blocks": [{"type": "text", "text": "my own follow-up"}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": chat["id"],
+            "message": {"id": "mine", "role": "user", "blocks": [{"type": "text", "text": "my own follow-up"}]},
+        },
+    )
     source = claude_dir / "-tmp" / "representative_messages.jsonl"
     with open(source, "ab") as handle:
-        handle.write(orjson.dumps({"type": "user", "uuid": "later", "message": {"role": "user", "content": "later"}})
-                     + b"\n")
+        handle.write(
+            orjson.dumps({"type": "user", "uuid": "later", "message": {"role": "user", "content": "later"}}) + b"\n"
+        )
     result = run(host, "claude-code", claude_dir)
     assert (result["copied"], result["updated"], result["unchanged"]) == (1, 0, 1)
     (copy,) = result["copies"]
@@ -145,8 +157,13 @@ def test_unreadable_files_are_reported_with_path_and_reason_and_the_rest_goes_on
     (folder / "garbage.jsonl").write_bytes(b"\x00\x01 not json at all\n")
     (folder / "not_a_session.jsonl").write_bytes(b"{}\n")
     torn = folder / "torn.jsonl"
-    torn.write_bytes((CLAUDE / "representative_messages.jsonl").read_bytes().replace(b"msg_0", b"tmsg_0")
-                     .replace(b"test_session", b"torn_session") + b'{"type":"user","mess')
+    torn.write_bytes(
+        (CLAUDE / "representative_messages.jsonl")
+        .read_bytes()
+        .replace(b"msg_0", b"tmsg_0")
+        .replace(b"test_session", b"torn_session")
+        + b'{"type":"user","mess'
+    )
     result = run(host, "claude-code", folder)
     assert result["imported"] == 2 and result["failed"] == 2, result
     reasons = {Path(f["path"]).name: f["reason"] for f in result["failures"]}
@@ -171,8 +188,10 @@ def test_default_folders_come_from_home_or_the_tools_own_variable(host, tmp_path
     archived = home / ".codex" / "archived_sessions"
     archived.mkdir()
     (archived / "rollout-2025-01-01T00-00-00-22222222-2222-4222-8222-222222222222.jsonl").write_bytes(
-        next(CODEX.glob("*.jsonl")).read_bytes().replace(b"11111111-1111-4111-8111-111111111111",
-                                                         b"22222222-2222-4222-8222-222222222222"))
+        next(CODEX.glob("*.jsonl"))
+        .read_bytes()
+        .replace(b"11111111-1111-4111-8111-111111111111", b"22222222-2222-4222-8222-222222222222")
+    )
     result = job(host, "import.run", {"source": "codex"})
     assert result["imported"] == 2 and result["files"] == 2  # Codex's archived sessions too
     elsewhere = tmp_path / "claude-config"
@@ -240,20 +259,51 @@ def test_a_claude_session_brings_its_subagent_files_and_they_count_in_its_conten
     folder.mkdir(parents=True)
     sid = "5e0a4d52-0000-4000-8000-000000000001"
     lines = [
-        {"type": "user", "uuid": "u1", "sessionId": sid, "cwd": "/w", "timestamp": "2026-02-01T00:00:00Z",
-         "message": {"role": "user", "content": "Explore"}},
-        {"type": "assistant", "uuid": "a1", "timestamp": "2026-02-01T00:00:01Z", "message": {
-            "id": "r1", "role": "assistant", "content": [
-                {"type": "tool_use", "id": "task-1", "name": "Task", "input": {"prompt": "look", "subagent_type": "x"}}]}},
-        {"type": "user", "uuid": "u2", "timestamp": "2026-02-01T00:00:05Z", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "task-1", "content": "ok\nagentId: aa11"}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": sid,
+            "cwd": "/w",
+            "timestamp": "2026-02-01T00:00:00Z",
+            "message": {"role": "user", "content": "Explore"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": "2026-02-01T00:00:01Z",
+            "message": {
+                "id": "r1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "task-1",
+                        "name": "Task",
+                        "input": {"prompt": "look", "subagent_type": "x"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": "2026-02-01T00:00:05Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "task-1", "content": "ok\nagentId: aa11"}],
+            },
+        },
     ]
     (folder / f"{sid}.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     subagents = folder / sid / "subagents"
     subagents.mkdir(parents=True)
     agent_file = subagents / "agent-aa11.jsonl"
-    agent_file.write_bytes(orjson.dumps({"type": "user", "uuid": "s1", "isSidechain": True, "message": {
-        "role": "user", "content": "look"}}) + b"\n")
+    agent_file.write_bytes(
+        orjson.dumps(
+            {"type": "user", "uuid": "s1", "isSidechain": True, "message": {"role": "user", "content": "look"}}
+        )
+        + b"\n"
+    )
     result = run(host, "claude-code", folder.parent)
     assert (result["imported"], result["files"]) == (1, 1)  # the subagent file is not a session of its own
     (chat,) = imported(host)
@@ -336,9 +386,11 @@ from pidesktop.host.core import Host  # noqa: E402
 
 GROWING = {
     "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True)
-    if FIXTURES.is_dir() else [],
+    if FIXTURES.is_dir()
+    else [],
     "pi": next(PI_NATIVE.glob("*/2026-12-01T14-16-07-462Z_*.jsonl")).read_bytes().splitlines(keepends=True)
-    if FIXTURES.is_dir() else [],
+    if FIXTURES.is_dir()
+    else [],
 }
 
 
@@ -350,15 +402,20 @@ def bare_host(tmp_path_factory):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(source=st.sampled_from(["claude-code", "pi"]), cuts=st.lists(st.integers(1, 60), min_size=1, max_size=4),
-       name=st.uuids())
+@given(
+    source=st.sampled_from(["claude-code", "pi"]),
+    cuts=st.lists(st.integers(1, 60), min_size=1, max_size=4),
+    name=st.uuids(),
+)
 def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_host, tmp_path, source, cuts, name):
     lines = GROWING[source]
     path = tmp_path / f"{name}.jsonl"
     ctx = bare_host.ctx
     sizes = sorted({min(c, len(lines)) for c in cuts}) + [len(lines)]
     if source == "pi":  # a pi file needs its header; its id is the session's
-        lines = [lines[0].replace(b'"id":"01a231f6-7e25-7604-a24b-cc803de2a902"', f'"id":"{name}"'.encode())] + lines[1:]
+        lines = [lines[0].replace(b'"id":"01a231f6-7e25-7604-a24b-cc803de2a902"', f'"id":"{name}"'.encode())] + lines[
+            1:
+        ]
     session_id = None
     for size in sizes:
         path.write_bytes(b"".join(lines[:size]))
@@ -376,8 +433,11 @@ def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_hos
     stored = [_imports._local(session_id, r) for _, r in ctx.transcripts.read_all(session_id).messages]
     assert stored == plan.session.messages
     (count,) = ctx.conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
-    assert count == len(stored) == ctx.conn.execute("SELECT last_seq FROM sessions WHERE id = ?",
-                                                    (session_id,)).fetchone()[0]
+    assert (
+        count
+        == len(stored)
+        == ctx.conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+    )
 
 
 def test_an_import_files_chats_in_projects_without_marking_them_opened(host, claude_dir):

@@ -29,11 +29,11 @@ pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtur
 
 # file -> (messages, tool calls, thinking blocks)
 EXPECTED = {
-    ("claude-code", "representative_messages.jsonl"): (9, 2, 0),      # 4 prompts, 5 replies, 2 joined tool pairs
+    ("claude-code", "representative_messages.jsonl"): (9, 2, 0),  # 4 prompts, 5 replies, 2 joined tool pairs
     ("claude-code", "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl"): (11, 9, 0),  # 12 reply lines of 10 responses
     ("claude-code", "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"): (18, 14, 0),  # caveat (isMeta) dropped
     ("codex", "rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"): (2, 3, 1),
-    ("pi", "large-session.jsonl"): (541, 391, 1),                     # 88 user + 453 assistant; results joined
+    ("pi", "large-session.jsonl"): (541, 391, 1),  # 88 user + 453 assistant; results joined
     ("pi", "2026-12-01T14-13-50-016Z_01a231f4-653f-75e0-b557-9081058b407f.jsonl"): (2, 0, 0),
     ("pi", "2026-12-01T14-13-52-060Z_01a231f4-6d3b-74c0-8a0e-6f9f6aede47c.jsonl"): (10, 0, 0),
     ("pi", "2026-12-01T14-14-03-055Z_01a231f4-982d-716b-adc1-6b769c5af92a.jsonl"): (14, 4, 2),
@@ -108,28 +108,78 @@ def _line(value: dict) -> bytes:
 
 def test_claude_code_subagent_rows_are_attributed_to_their_task_call_and_commands_are_dropped():
     lines = [
-        {"type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w",
-         "message": {"role": "user", "content": "Review the code"}},
-        {"type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"id": "r1", "role": "assistant", "content": [
-             {"type": "thinking", "thinking": "delegate"},
-             {"type": "tool_use", "id": "task-1", "name": "Task",
-              "input": {"prompt": "Look at app.py", "subagent_type": "code-reviewer"}}]}},
-        {"type": "user", "uuid": "s1", "isSidechain": True, "timestamp": "2026-01-01T00:00:02Z",
-         "message": {"role": "user", "content": "Look at app.py"}},
-        {"type": "assistant", "uuid": "s2", "isSidechain": True, "timestamp": "2026-01-01T00:00:03Z",
-         "message": {"id": "r2", "role": "assistant", "content": [{"type": "text", "text": "Looks fine"}]}},
-        {"type": "user", "uuid": "u2", "timestamp": "2026-01-01T00:00:04Z",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "task-1",
-                                                   "content": [{"type": "text", "text": "Looks fine"}]}]}},
-        {"type": "user", "uuid": "c1", "message": {"role": "user",
-                                                   "content": "<command-name>/clear</command-name>"}},
-        {"type": "user", "uuid": "c2", "message": {"role": "user",
-                                                   "content": "<local-command-stdout></local-command-stdout>"}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "cwd": "/w",
+            "message": {"role": "user", "content": "Review the code"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "message": {
+                "id": "r1",
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "delegate"},
+                    {
+                        "type": "tool_use",
+                        "id": "task-1",
+                        "name": "Task",
+                        "input": {"prompt": "Look at app.py", "subagent_type": "code-reviewer"},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "s1",
+            "isSidechain": True,
+            "timestamp": "2026-01-01T00:00:02Z",
+            "message": {"role": "user", "content": "Look at app.py"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "s2",
+            "isSidechain": True,
+            "timestamp": "2026-01-01T00:00:03Z",
+            "message": {"id": "r2", "role": "assistant", "content": [{"type": "text", "text": "Looks fine"}]},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": "2026-01-01T00:00:04Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "task-1",
+                        "content": [{"type": "text", "text": "Looks fine"}],
+                    }
+                ],
+            },
+        },
+        {"type": "user", "uuid": "c1", "message": {"role": "user", "content": "<command-name>/clear</command-name>"}},
+        {
+            "type": "user",
+            "uuid": "c2",
+            "message": {"role": "user", "content": "<local-command-stdout></local-command-stdout>"},
+        },
         {"type": "brand-new-kind", "uuid": "x"},
-        {"type": "assistant", "uuid": "e1", "isApiErrorMessage": True, "message": {
-            "id": "r3", "role": "assistant", "model": "<synthetic>",
-            "content": [{"type": "text", "text": "API Error: 529 overloaded"}]}},
+        {
+            "type": "assistant",
+            "uuid": "e1",
+            "isApiErrorMessage": True,
+            "message": {
+                "id": "r3",
+                "role": "assistant",
+                "model": "<synthetic>",
+                "content": [{"type": "text", "text": "API Error: 529 overloaded"}],
+            },
+        },
     ]
     session = READERS["claude-code"](b"".join(_line(x) for x in lines), "/p/abc.jsonl")
     assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant", "assistant"]
@@ -151,9 +201,14 @@ def test_codex_reads_reasoning_summaries_and_tool_outputs_but_never_encrypted_co
     reply = session.messages[1]
     kinds = [b["type"] for b in reply["blocks"]]
     assert kinds == ["thinking", "tool_call", "tool_call", "tool_call", "text"]
-    assert reply["blocks"][1] == {"type": "tool_call", "callId": "call-structured-001", "name": "exec_command",
-                                  "args": {"cmd": "find . -maxdepth 1 -type f"}, "status": "ok",
-                                  "result": "./alpha.txt\n./beta.txt"}
+    assert reply["blocks"][1] == {
+        "type": "tool_call",
+        "callId": "call-structured-001",
+        "name": "exec_command",
+        "args": {"cmd": "find . -maxdepth 1 -type f"},
+        "status": "ok",
+        "result": "./alpha.txt\n./beta.txt",
+    }
     assert reply["blocks"][2]["result"] == "Done!"
     assert "SYNTHETIC_ENCRYPTED" not in orjson.dumps(session.messages).decode()
     assert dict(session.skipped) == {"future_synthetic_record": 1}
@@ -183,22 +238,67 @@ def test_a_torn_last_line_is_ignored_and_the_rest_is_read():
 
 
 @pytest.mark.parametrize("source", ["claude-code", "codex", "pi"])
-@pytest.mark.parametrize("data", [b"", b"\x00\xff garbage \n\n", b"[1,2,3]\n", b'{"hello": "world"}\n',
-                                  b"%PDF-1.4\n" + bytes(range(256))])
+@pytest.mark.parametrize(
+    "data", [b"", b"\x00\xff garbage \n\n", b"[1,2,3]\n", b'{"hello": "world"}\n', b"%PDF-1.4\n" + bytes(range(256))]
+)
 def test_garbage_is_a_read_failure_with_a_reason(source, data):
     with pytest.raises(ReadFailure) as info:
         READERS[source](data, "junk.jsonl")
     assert str(info.value)
 
 
-ENTRY = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
-                         ["type", "message", "content", "role", "id", "parentId", "payload", "uuid", "text",
-                          "tool_use_id", "isSidechain", "summary", "leafUuid", "timestamp", "call_id",
-                          "version", "arguments", "output", "name", "thinking"]), inner, max_size=5),
-                     max_leaves=12)
-TYPES = st.sampled_from(["user", "assistant", "session", "message", "response_item", "session_meta", "summary",
-                         "compaction", "toolResult", "function_call", "reasoning", "system", "weird"])
+ENTRY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "message",
+                    "content",
+                    "role",
+                    "id",
+                    "parentId",
+                    "payload",
+                    "uuid",
+                    "text",
+                    "tool_use_id",
+                    "isSidechain",
+                    "summary",
+                    "leafUuid",
+                    "timestamp",
+                    "call_id",
+                    "version",
+                    "arguments",
+                    "output",
+                    "name",
+                    "thinking",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=12,
+)
+TYPES = st.sampled_from(
+    [
+        "user",
+        "assistant",
+        "session",
+        "message",
+        "response_item",
+        "session_meta",
+        "summary",
+        "compaction",
+        "toolResult",
+        "function_call",
+        "reasoning",
+        "system",
+        "weird",
+    ]
+)
 
 
 @st.composite
@@ -232,32 +332,84 @@ def test_claude_code_subagent_files_are_placed_under_the_task_call_that_names_th
     from pidesktop.host.importers import claude_code
 
     main = [
-        {"type": "user", "uuid": "u1", "timestamp": "2026-02-01T00:00:00Z",
-         "message": {"role": "user", "content": "Explore the repo"}},
-        {"type": "assistant", "uuid": "a1", "timestamp": "2026-02-01T00:00:01Z",
-         "message": {"id": "r1", "role": "assistant", "content": [
-             {"type": "tool_use", "id": "task-9", "name": "Task",
-              "input": {"subagent_type": "Explore", "prompt": "Map the folders"}}]}},
-        {"type": "user", "uuid": "u2", "timestamp": "2026-02-01T00:00:09Z",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "task-9", "content": [
-             {"type": "text", "text": "Three folders.\nagentId: ab12cd3 (for resuming)"}]}]}},
-        {"type": "assistant", "uuid": "a2", "timestamp": "2026-02-01T00:00:10Z",
-         "message": {"id": "r2", "role": "assistant", "content": [{"type": "text", "text": "Done"}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2026-02-01T00:00:00Z",
+            "message": {"role": "user", "content": "Explore the repo"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": "2026-02-01T00:00:01Z",
+            "message": {
+                "id": "r1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "task-9",
+                        "name": "Task",
+                        "input": {"subagent_type": "Explore", "prompt": "Map the folders"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": "2026-02-01T00:00:09Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "task-9",
+                        "content": [{"type": "text", "text": "Three folders.\nagentId: ab12cd3 (for resuming)"}],
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "timestamp": "2026-02-01T00:00:10Z",
+            "message": {"id": "r2", "role": "assistant", "content": [{"type": "text", "text": "Done"}]},
+        },
     ]
     agent = [
-        {"type": "user", "uuid": "s1", "isSidechain": True, "agentId": "ab12cd3",
-         "timestamp": "2026-02-01T00:00:02Z", "message": {"role": "user", "content": "Map the folders"}},
-        {"type": "assistant", "uuid": "s2", "isSidechain": True, "agentId": "ab12cd3",
-         "timestamp": "2026-02-01T00:00:08Z",
-         "message": {"id": "r9", "role": "assistant", "content": [{"type": "text", "text": "src, docs, tests"}]}},
+        {
+            "type": "user",
+            "uuid": "s1",
+            "isSidechain": True,
+            "agentId": "ab12cd3",
+            "timestamp": "2026-02-01T00:00:02Z",
+            "message": {"role": "user", "content": "Map the folders"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "s2",
+            "isSidechain": True,
+            "agentId": "ab12cd3",
+            "timestamp": "2026-02-01T00:00:08Z",
+            "message": {"id": "r9", "role": "assistant", "content": [{"type": "text", "text": "src, docs, tests"}]},
+        },
     ]
     stray = [{"type": "user", "uuid": "x1", "isSidechain": True, "message": {"role": "user", "content": "lost"}}]
-    session = claude_code.read_with_subagents(b"".join(_line(x) for x in main), "/p/main.jsonl",
-                                              {"ab12cd3": b"".join(_line(x) for x in agent),
-                                               "zz99": b"".join(_line(x) for x in stray), "bad": b"\x00\n"})
+    session = claude_code.read_with_subagents(
+        b"".join(_line(x) for x in main),
+        "/p/main.jsonl",
+        {"ab12cd3": b"".join(_line(x) for x in agent), "zz99": b"".join(_line(x) for x in stray), "bad": b"\x00\n"},
+    )
     roles = [(m["role"], (m.get("meta") or {}).get("parentToolCallId")) for m in session.messages]
-    assert roles == [("user", None), ("assistant", None), ("user", "task-9"), ("assistant", "task-9"),
-                     ("assistant", None), ("user", None)]
+    assert roles == [
+        ("user", None),
+        ("assistant", None),
+        ("user", "task-9"),
+        ("assistant", "task-9"),
+        ("assistant", None),
+        ("user", None),
+    ]
     assert session.messages[2]["meta"]["agentName"] == "Explore"
     assert session.messages[-1]["meta"]["sidechain"] and session.messages[-1]["blocks"][0]["text"] == "lost"
     assert session.skipped["subagent file"] == 1
@@ -271,8 +423,13 @@ def test_compaction_summaries_of_claude_code_and_codex_become_checkpoints_and_ol
         {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "first"}},
         {"type": "assistant", "uuid": "a1", "message": {"id": "r1", "role": "assistant", "content": "reply"}},
         {"type": "system", "subtype": "compact_boundary", "uuid": "b1"},
-        {"type": "user", "uuid": "c1", "isCompactSummary": True, "timestamp": "2026-03-01T00:00:00Z",
-         "message": {"role": "user", "content": "This session is being continued. Summary: ..."}},
+        {
+            "type": "user",
+            "uuid": "c1",
+            "isCompactSummary": True,
+            "timestamp": "2026-03-01T00:00:00Z",
+            "message": {"role": "user", "content": "This session is being continued. Summary: ..."},
+        },
         {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "next"}},
     ]
     session = READERS["claude-code"](b"".join(_line(x) for x in claude), "c.jsonl")

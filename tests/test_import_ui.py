@@ -37,7 +37,8 @@ def tools_at_home(monkeypatch):
 
 
 def test_the_dialog_finds_the_default_folders_imports_and_shows_a_summary_with_details(
-        qtbot, qloop, host_client, tools_at_home, shots):
+    qtbot, qloop, host_client, tools_at_home, shots
+):
     dialog = ImportDialog(host_client)
     qtbot.addWidget(dialog)
     dialog.resize(640, 420)
@@ -76,8 +77,7 @@ def test_cancel_stops_the_import_and_says_so(qtbot, qloop, host_client, tools_at
     assert dialog.report.text().startswith("Import stopped. What was already imported stays.")
 
 
-def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_client, tools_at_home, monkeypatch,
-                                                         shots):
+def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_client, tools_at_home, monkeypatch, shots):
     call = lambda method, params=None: qloop.run_until_complete(host_client.call(method, params or {}))  # noqa: E731
     for source in ("claude-code", "codex"):
         assert qloop.run_until_complete(run_job(host_client, "import.run", {"source": source}))["imported"] == 1
@@ -99,6 +99,7 @@ def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_clie
     assert [s["id"] for s in call("session.list")["sessions"]] == [first]
 
     answers = []
+
     def yes(box):
         answers.append(box)
         next(b for b in box.buttons() if b.text() in ("Delete for good", "Empty trash")).click()
@@ -119,8 +120,9 @@ def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_clie
     assert call("session.listTrash")["total"] == 0 and call("session.list")["sessions"] == []
 
 
-def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_trash(qtbot, qloop, host_client,
-                                                                                  tools_at_home, shots):
+def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_trash(
+    qtbot, qloop, host_client, tools_at_home, shots
+):
     window = started_window(qtbot, qloop, host_client, size=None)
     texts = [a.text() for a in window.sidebar.view_button.menu().actions()]
     assert texts[:3] == ["New project…", "Import chats…", "Trash"]

@@ -59,8 +59,10 @@ def test_lists_newest_first_with_kinds_and_an_unread_badge(seeded, inbox, qloop,
     qloop.run_until_complete(inbox.refresh())
     model = inbox.model
     rows = [model.row_at(model.index(r)) for r in range(model.rowCount())]
-    assert [(r["sessionId"], r["kind"]) for r in rows] == [(seeded["done"], "task.completed"),
-                                                          (seeded["failed"], "task.failed")]
+    assert [(r["sessionId"], r["kind"]) for r in rows] == [
+        (seeded["done"], "task.completed"),
+        (seeded["failed"], "task.failed"),
+    ]
     assert rows[1]["errorCode"] == "rate_limited"
     assert [model.index(r).data() for r in range(2)] == ["Write the tests", "Deploy the site"]
     assert model.unread_count == 2

@@ -84,8 +84,15 @@ def test_import_linter_contracts_hold():
 # names, and no other UI module:
 UI_STORAGE_IMPORTS = {
     "pidesktop/ui/startup_progress.py": {"move", "recovery", "schema", "errors.StorageJobError"},
-    "pidesktop/ui/storage_wizard.py": {"inventory", "journal", "move", "old_roots", "errors.StorageJobError",
-                                       "fsutil.now_ms", "journal.PendingMove"},
+    "pidesktop/ui/storage_wizard.py": {
+        "inventory",
+        "journal",
+        "move",
+        "old_roots",
+        "errors.StorageJobError",
+        "fsutil.now_ms",
+        "journal.PendingMove",
+    },
 }
 
 
@@ -100,12 +107,15 @@ def storage_names(path: Path) -> set[str]:
             continue
         if not isinstance(node, ast.ImportFrom):
             continue
-        base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])) \
-            if node.level else (node.module or "")
+        base = (
+            ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            if node.level
+            else (node.module or "")
+        )
         if base == "pidesktop.storage":
             found |= {alias.name for alias in node.names}
         elif base.startswith("pidesktop.storage."):
-            found |= {f"{base[len('pidesktop.storage.'):]}.{alias.name}" for alias in node.names}
+            found |= {f"{base[len('pidesktop.storage.') :]}.{alias.name}" for alias in node.names}
     return found
 
 
@@ -161,8 +171,11 @@ def import_graph(package: str) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 targets += [owner(alias.name) for alias in node.names]
                 continue
-            base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else [])) \
-                if node.level else (node.module or "")
+            base = (
+                ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                if node.level
+                else (node.module or "")
+            )
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 targets.append(sub if sub in modules else owner(base))
@@ -215,8 +228,18 @@ def assert_no_cycles(package: str) -> None:
     assert cycles == [], f"import cycles in {package}: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-@pytest.mark.parametrize("package", ["pidesktop.ui", "pidesktop.host", "pidesktop.workflows", "pidesktop.agent",
-                                     "pidesktop.storage", "pidesktop.bus", "pidesktop"])
+@pytest.mark.parametrize(
+    "package",
+    [
+        "pidesktop.ui",
+        "pidesktop.host",
+        "pidesktop.workflows",
+        "pidesktop.agent",
+        "pidesktop.storage",
+        "pidesktop.bus",
+        "pidesktop",
+    ],
+)
 def test_every_package_reads_top_down(package):
     """No modules import each other in a circle, lazily or not, within a package or across the project."""
     assert_no_cycles(package)
@@ -229,7 +252,8 @@ def test_the_cycle_finder_sees_a_lazy_circle(tmp_path):
     second.write_text("def f():\n    from ._cycle_probe_a import x\n")
     try:
         assert ["pidesktop.ui._cycle_probe_a", "pidesktop.ui._cycle_probe_b"] in find_cycles(
-            import_graph("pidesktop.ui"))
+            import_graph("pidesktop.ui")
+        )
     finally:
         first.unlink()
         second.unlink()

@@ -126,8 +126,10 @@ def test_storage_failure_is_shown_to_the_person(qtbot, qloop, location, loop_hos
 
 def test_session_model_passes_qt_model_tester(qtmodeltester):
     model = SessionTreeModel()
-    sessions = [{"id": f"s{i}", "title": f"t{i}", "projectPath": ["/a", "/b", None][i % 3],
-                 "updatedAt": 1000 + i} for i in range(9)]
+    sessions = [
+        {"id": f"s{i}", "title": f"t{i}", "projectPath": ["/a", "/b", None][i % 3], "updatedAt": 1000 + i}
+        for i in range(9)
+    ]
     model.reset(sessions)
     qtmodeltester.check(model)
     model.upsert({"id": "new", "title": "n", "projectPath": "/c", "updatedAt": 5000})
@@ -138,10 +140,24 @@ def test_session_model_passes_qt_model_tester(qtmodeltester):
 
 def test_screenshot_command_renders_and_quits_cleanly(tmp_path):
     shot = tmp_path / "shot.png"
-    result = subprocess.run([sys.executable, "-m", "pidesktop", "--data-dir", str(tmp_path / "d"),
-                             "--screenshot", str(shot), "--theme", "dark"],
-                            capture_output=True, text=True, cwd=REPO, timeout=120,
-                            env={k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")})
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pidesktop",
+            "--data-dir",
+            str(tmp_path / "d"),
+            "--screenshot",
+            str(shot),
+            "--theme",
+            "dark",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")},
+    )
     assert result.returncode == 0, result.stderr  # offscreen by itself, with no display and no platform set
     assert result.stderr == ""
     assert shot.stat().st_size > 10_000
@@ -157,8 +173,9 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
     assert "NOT_FOUND" not in line and "no-such-session" not in line  # a sentence, not the code
     assert "no longer there" in line
     assert window.notice.details_button.isVisible()
-    window.report_error(HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.",
-                                  {"path": "/tmp/photos"}))
+    window.report_error(
+        HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.", {"path": "/tmp/photos"})
+    )
     qtbot.mouseClick(window.notice.details_button, Qt.MouseButton.LeftButton)
     dialog = window.error_dialog
     assert dialog is not None and dialog.isVisible()

@@ -51,12 +51,18 @@ def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, q
     assert chat.composer.edit_bar.isVisible() and "Editing" in chat.composer.edit_bar_label.text()
     chat.composer.edit.setPlainText("better question")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: not chat.runner.is_running(chat.current_session_id)
-        and [m["blocks"][0].get("text") for m in stored(chat)][:1] == ["better question"])
+    spin_until(
+        qloop,
+        lambda: (
+            not chat.runner.is_running(chat.current_session_id)
+            and [m["blocks"][0].get("text") for m in stored(chat)][:1] == ["better question"]
+        ),
+    )
     messages = stored(chat)
     assert len(messages) == 2 and messages[0]["meta"]["revisionRootId"] == prompt["id"]
-    revisions = chat.client.call_blocking("session.listRevisions", {"sessionId": chat.current_session_id,
-                                                                    "rootUserId": prompt["id"]})["revisions"]
+    revisions = chat.client.call_blocking(
+        "session.listRevisions", {"sessionId": chat.current_session_id, "rootUserId": prompt["id"]}
+    )["revisions"]
     assert len(revisions) == 2
 
 
@@ -103,8 +109,13 @@ def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
     monkeypatch.setattr(transcript_model, "CONTENT_LIMIT", 200)
     sid = chat.current_session_id
     long_text = "word " * 400
-    chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
-        "id": "long-1", "role": "assistant", "blocks": [{"type": "text", "text": long_text}]}})
+    chat.client.call_blocking(
+        "session.appendMessage",
+        {
+            "sessionId": sid,
+            "message": {"id": "long-1", "role": "assistant", "blocks": [{"type": "text", "text": long_text}]},
+        },
+    )
     qloop.run_until_complete(chat.open_transcript(sid))
     row = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]
     assert row["message"]["blocks"][0]["truncated"] and len(row["message"]["blocks"][0]["text"]) == 200
@@ -120,7 +131,9 @@ def test_a_code_panel_has_a_copy_link_that_copies_exactly_its_code(chat, qloop):
     # the offline reply to "first question" ends with a Python snippet in a fenced block
     view = chat.transcript
     model = chat.transcript_model
-    reply_row = next(i for i, r in enumerate(model.rows) if r["kind"] == "message" and r["message"]["role"] == "assistant")
+    reply_row = next(
+        i for i, r in enumerate(model.rows) if r["kind"] == "message" and r["message"]["role"] == "assistant"
+    )
     index = model.index(reply_row)
     view.scrollTo(index)
     rendered = view.delegate.rendered(index)
@@ -151,4 +164,5 @@ def test_code_blocks_are_listed_in_the_order_their_links_are_numbered():
     assert markdown.code_blocks(text) == ["print(1)", "indented", "plain"]
     rendered = markdown.to_html(text, themes.LIGHT, "Copy")
     assert [rendered.index(f"pidesktop-copy:{n}") for n in range(3)] == sorted(
-        rendered.index(f"pidesktop-copy:{n}") for n in range(3))
+        rendered.index(f"pidesktop-copy:{n}") for n in range(3)
+    )

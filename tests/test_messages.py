@@ -7,9 +7,19 @@ from .host_helpers import transcript_lines as lines
 def test_append_writes_the_line_then_indexes_it(host):
     sid = new_session(host)
     assert append(host, sid, msg("u1")) == {"message": {"id": "u1", "seq": 1}}
-    assert append(host, sid, msg("a1", "assistant", "hi there",
-                                 blocks=[{"type": "thinking", "text": "secret plan"},
-                                         {"type": "text", "text": "hi there"}]))["message"]["seq"] == 2
+    assert (
+        append(
+            host,
+            sid,
+            msg(
+                "a1",
+                "assistant",
+                "hi there",
+                blocks=[{"type": "thinking", "text": "secret plan"}, {"type": "text", "text": "hi there"}],
+            ),
+        )["message"]["seq"]
+        == 2
+    )
     header, first, second = lines(host, sid)
     assert header["type"] == "session" and header["schema"] == 2 and header["sessionId"] == sid
     assert list(first)[0] == "type" and first["id"] == "u1" and "createdAt" in first
@@ -48,8 +58,9 @@ def test_a_terminal_assistant_replaces_its_streaming_row_in_place(host):
 
 def test_an_id_owned_by_another_session_is_remapped(host):
     a, b = new_session(host), new_session(host)
-    append(host, a, msg("call_1", "tool", blocks=[{"type": "tool_call", "callId": "c", "name": "Read",
-                                                   "status": "ok"}]))
+    append(
+        host, a, msg("call_1", "tool", blocks=[{"type": "tool_call", "callId": "c", "name": "Read", "status": "ok"}])
+    )
     result = append(host, b, msg("call_1", "tool", blocks=[]))
     assert result["remappedId"] == f"{b}:call_1" and result["message"]["id"] == f"{b}:call_1"
     assert lines(host, b)[1]["id"] == f"{b}:call_1"
@@ -70,7 +81,8 @@ def test_append_to_a_missing_session_restores_an_orphan_or_makes_a_stub(host):
     orphan = "orphan-1"
     (root / "sessions" / f"{orphan}.jsonl").write_bytes(
         b'{"type":"session","schema":2,"sessionId":"orphan-1","createdAt":"2026-01-02T03:04:05.000Z"}\n'
-        b'{"type":"message","id":"o1","role":"user","blocks":[{"type":"text","text":"kept forever"}]}\n')
+        b'{"type":"message","id":"o1","role":"user","blocks":[{"type":"text","text":"kept forever"}]}\n'
+    )
     append(host, orphan, msg("o2", "assistant", "and answered"))
     got = host.call("session.get", {"sessionId": orphan})
     assert [m["id"] for m in got["messages"]] == ["o1", "o2"]
@@ -82,10 +94,13 @@ def test_append_to_a_missing_session_restores_an_orphan_or_makes_a_stub(host):
 
 def test_bad_messages_are_refused_naming_the_field_and_nothing_is_written(host):
     sid = new_session(host)
-    cases = [({"role": "user", "blocks": []}, "message.id"), ({"id": "x", "role": "robot", "blocks": []}, "role"),
-             ({"id": "x", "role": "user", "blocks": "hi"}, "blocks"),
-             ({"id": "x", "role": "user", "blocks": [{"text": "no type"}]}, "blocks[0]"),
-             ({"id": "x", "role": "user", "blocks": [], "meta": []}, "meta")]
+    cases = [
+        ({"role": "user", "blocks": []}, "message.id"),
+        ({"id": "x", "role": "robot", "blocks": []}, "role"),
+        ({"id": "x", "role": "user", "blocks": "hi"}, "blocks"),
+        ({"id": "x", "role": "user", "blocks": [{"text": "no type"}]}, "blocks[0]"),
+        ({"id": "x", "role": "user", "blocks": [], "meta": []}, "meta"),
+    ]
     for message, field in cases:
         error = host.error("session.appendMessage", {"sessionId": sid, "message": message})
         assert error.code == "INVALID_PARAMS" and field in error.message
@@ -98,8 +113,13 @@ def test_windows_page_backwards_forwards_and_around(host):
         append(host, sid, msg(f"m{i}", "user" if i % 2 == 0 else "assistant", f"text {i}"))
     newest = host.call("session.get", {"sessionId": sid, "messageLimit": 10})
     assert [m["index"] for m in newest["messages"]] == list(range(15, 25))
-    assert (newest["messageStart"], newest["messageEnd"], newest["hasMoreBefore"], newest["hasMoreAfter"],
-            newest["totalMessages"]) == (15, 25, True, False, 25)
+    assert (
+        newest["messageStart"],
+        newest["messageEnd"],
+        newest["hasMoreBefore"],
+        newest["hasMoreAfter"],
+        newest["totalMessages"],
+    ) == (15, 25, True, False, 25)
     older = host.call("session.get", {"sessionId": sid, "messageBefore": 15, "messageLimit": 10})
     assert older["messageStart"] == 5 and older["hasMoreBefore"]
     around = host.call("session.get", {"sessionId": sid, "messageAround": "m12", "messageLimit": 5})
@@ -118,8 +138,17 @@ def test_content_limit_caps_only_the_projection(host):
     sid = new_session(host)
     long_text = "x" * 5000
     append(host, sid, msg("u1", text=long_text))
-    append(host, sid, msg("t1", "tool", blocks=[{"type": "tool_call", "callId": "c", "name": "Bash",
-                                                 "status": "ok", "result": {"stdout": "y" * 3000}}]))
+    append(
+        host,
+        sid,
+        msg(
+            "t1",
+            "tool",
+            blocks=[
+                {"type": "tool_call", "callId": "c", "name": "Bash", "status": "ok", "result": {"stdout": "y" * 3000}}
+            ],
+        ),
+    )
     got = host.call("session.get", {"sessionId": sid, "contentLimit": 100})
     text_block = got["messages"][0]["blocks"][0]
     assert len(text_block["text"]) == 100 and text_block["truncated"] is True
@@ -133,15 +162,26 @@ def test_compactions_come_whole_with_every_window(host):
     sid = new_session(host)
     for i in range(6):
         append(host, sid, msg(f"m{i}"))
-    host.call("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": "cp1", "summary": "earlier talk", "firstKeptMessageId": "m2", "throughMessageId": "m3",
-        "tokensBefore": 900}})
+    host.call(
+        "session.appendCompaction",
+        {
+            "sessionId": sid,
+            "compaction": {
+                "id": "cp1",
+                "summary": "earlier talk",
+                "firstKeptMessageId": "m2",
+                "throughMessageId": "m3",
+                "tokensBefore": 900,
+            },
+        },
+    )
     host.call("session.appendCompaction", {"sessionId": sid, "compaction": {"id": "cp1", "throughMessageId": "m3"}})
     window = host.call("session.get", {"sessionId": sid, "messageLimit": 1})
     assert [c["id"] for c in window["compactions"]] == ["cp1"]
     assert window["totalMessages"] == 6
-    error = host.error("session.appendCompaction", {"sessionId": sid, "compaction": {
-        "id": "cp2", "throughMessageId": "ghost"}})
+    error = host.error(
+        "session.appendCompaction", {"sessionId": sid, "compaction": {"id": "cp2", "throughMessageId": "ghost"}}
+    )
     assert error.code == "NOT_FOUND"
 
 

@@ -28,8 +28,10 @@ def state_of(db):
     """(version, integrity) as the next open would see them (the -wal read, nothing written back)."""
     conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
-        return (conn.execute("PRAGMA user_version").fetchone()[0],
-                [row[0] for row in conn.execute("PRAGMA integrity_check")])
+        return (
+            conn.execute("PRAGMA user_version").fetchone()[0],
+            [row[0] for row in conn.execute("PRAGMA integrity_check")],
+        )
     finally:
         conn.close()
 
@@ -41,8 +43,13 @@ def reset(db, pristine):
 
 
 def start_host(root):
-    return subprocess.Popen([sys.executable, "-m", "pidesktop", "host", "--stdio", "--data-dir", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    return subprocess.Popen(
+        [sys.executable, "-m", "pidesktop", "host", "--stdio", "--data-dir", str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=REPO,
+    )
 
 
 def wait_for_migration_start(root, proc, timeout=20.0):
@@ -90,7 +97,10 @@ def test_kill_9_during_migration_leaves_v14_or_v27_and_the_next_open_finishes(tm
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 27
         assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == MESSAGES
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"checkpoint\"'").fetchone()[0] > 0
+        assert (
+            conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"checkpoint\"'").fetchone()[0]
+            > 0
+        )
     finally:
         conn.close()
     assert [p.name for p in migrations.list_backups(db)] == ["pi.sqlite.v14.bak"]

@@ -29,8 +29,10 @@ from .conftest import InProcessHost, spin_until
 
 pytestmark = pytest.mark.usefixtures("keep_running")
 
-WRONG_VALUE = ("step v14 -> v15: scheduled_tasks row 3 (id 'nightly'): config_json.mode is 'dream', not one of "
-               "chat, plan, agent; the database was left at version 14")
+WRONG_VALUE = (
+    "step v14 -> v15: scheduled_tasks row 3 (id 'nightly'): config_json.mode is 'dream', not one of "
+    "chat, plan, agent; the database was left at version 14"
+)
 
 
 @pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
@@ -64,10 +66,17 @@ class StandIn:
 
     def schema_state(self, location) -> dict:
         newer = self.version > self.SUPPORTED
-        return {"version": self.version, "needsMigration": self.version < self.SUPPORTED,
-                "archive": self.version < 7, "supported": self.SUPPORTED, "backups": self.backups(location),
-                "problem": f"{location.data_root / 'pi.sqlite'} is schema v{self.version}, newer than this "
-                           f"pidesktop (v27). Nothing was changed." if newer else None}
+        return {
+            "version": self.version,
+            "needsMigration": self.version < self.SUPPORTED,
+            "archive": self.version < 7,
+            "supported": self.SUPPORTED,
+            "backups": self.backups(location),
+            "problem": f"{location.data_root / 'pi.sqlite'} is schema v{self.version}, newer than this "
+            f"pidesktop (v27). Nothing was changed."
+            if newer
+            else None,
+        }
 
     def migrate(self, location, progress):
         backup = location.data_root / f"pi.sqlite.v{self.version}.bak"
@@ -108,8 +117,7 @@ def window_for(qtbot, location, theme) -> MigrationWindow:
     return window
 
 
-def test_an_older_database_is_updated_with_progress_then_a_note_names_the_backup(qtbot, host, theme, stand_in,
-                                                                                 shot):
+def test_an_older_database_is_updated_with_progress_then_a_note_names_the_backup(qtbot, host, theme, stand_in, shot):
     host.stop()
     location = host.location
     gate = threading.Event()
@@ -128,7 +136,8 @@ def test_an_older_database_is_updated_with_progress_then_a_note_names_the_backup
     backup = location.data_root / "pi.sqlite.v14.bak"
     assert window.done.backups == [str(backup)]
     assert startup_progress.migration_note(window.done) == (
-        f"Your data was updated from version 14 to 27. The old database is kept at {backup}.")
+        f"Your data was updated from version 14 to 27. The old database is kept at {backup}."
+    )
 
 
 def test_a_failed_update_shows_the_reason_the_backup_and_two_choices(qtbot, host, tmp_path, theme, stand_in, shot):
@@ -202,8 +211,15 @@ def test_a_newer_database_is_named_and_left_alone(qtbot, host, theme, stand_in, 
 
 def test_a_newer_version_in_the_state_names_both_versions(qtbot, host, monkeypatch):
     host.stop()
-    fake = SimpleNamespace(schema_state=lambda location: {"version": 30, "needsMigration": False, "supported": 27,
-                                                          "backups": [], "problem": None})
+    fake = SimpleNamespace(
+        schema_state=lambda location: {
+            "version": 30,
+            "needsMigration": False,
+            "supported": 27,
+            "backups": [],
+            "problem": None,
+        }
+    )
     monkeypatch.setattr(startup_progress, "_cold_schema", lambda: fake)
     window = window_for(qtbot, host.location, themes.LIGHT)
     window.begin()
@@ -239,8 +255,10 @@ def test_without_a_screen_the_update_prints_its_progress(host, stand_in):
     assert lines[0] == f"pidesktop: updating your data from version 14 to 27 ({host.location.data_root})"
     for line in ("checkpoint", "backup 0%", "backup 100%", "migrate 1/13", "migrate 13/13"):
         assert f"pidesktop: updating the database: {line}" in lines
-    assert lines[-1] == (f"pidesktop: updated the database from version 14 to 27; the old one is kept at "
-                         f"{host.location.data_root / 'pi.sqlite.v14.bak'}")
+    assert lines[-1] == (
+        f"pidesktop: updated the database from version 14 to 27; the old one is kept at "
+        f"{host.location.data_root / 'pi.sqlite.v14.bak'}"
+    )
     assert done.from_version == 14 and startup_progress.migrate_on_stderr(host.location, err) is None
 
 
@@ -278,8 +296,9 @@ def press(action: str) -> QMessageBox:
     return box
 
 
-def test_old_database_copies_are_listed_and_removed_after_two_confirmations(qtbot, qloop, loop_hosts, location,
-                                                                            theme, shot):
+def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
+    qtbot, qloop, loop_hosts, location, theme, shot
+):
     from pidesktop.ui.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()

@@ -194,7 +194,9 @@ def test_a_missing_step_refuses_before_touching_anything(db, monkeypatch):
 def test_v1_to_v6_is_archived_as_v6_bak_and_a_fresh_database_starts(db, version):
     conn = apsw.Connection(str(db))
     conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute(f"CREATE TABLE old_settings(x); INSERT INTO old_settings VALUES ('keep'); PRAGMA user_version = {version};")
+    conn.execute(
+        f"CREATE TABLE old_settings(x); INSERT INTO old_settings VALUES ('keep'); PRAGMA user_version = {version};"
+    )
     report_conn, report = open_migrated(db)  # the connection stays open: the -wal is live
     report_conn.close()
     conn.close()
@@ -245,8 +247,12 @@ def test_the_host_migrates_on_open_and_tells_the_handshake(location, db):
     host = InProcessHost(location)
     try:
         hello = host.call("app.handshake", {"protocolVersion": 1})
-        assert hello["migration"] == {"fromVersion": 14, "toVersion": 27,
-                                      "backups": [str(db.with_name("pi.sqlite.v14.bak"))], "archived": None}
+        assert hello["migration"] == {
+            "fromVersion": 14,
+            "toVersion": 27,
+            "backups": [str(db.with_name("pi.sqlite.v14.bak"))],
+            "archived": None,
+        }
         assert len(host.call("session.list")["sessions"]) == 3
     finally:
         host.stop()
@@ -275,12 +281,22 @@ def test_the_cold_functions_report_and_migrate_without_a_host(location, db):
     assert cold.schema_state(location)["version"] is None
     build(db, 14, sessions=2, messages=10)
     state = cold.schema_state(location)
-    assert state == {"version": 14, "needsMigration": True, "archive": False, "supported": 27,
-                     "backups": [], "problem": None}
+    assert state == {
+        "version": 14,
+        "needsMigration": True,
+        "archive": False,
+        "supported": 27,
+        "backups": [],
+        "problem": None,
+    }
     seen = []
     result = cold.migrate(location, lambda *args: seen.append(args))
-    assert result == {"fromVersion": 14, "toVersion": 27, "backups": [str(db.with_name("pi.sqlite.v14.bak"))],
-                      "archived": None}
+    assert result == {
+        "fromVersion": 14,
+        "toVersion": 27,
+        "backups": [str(db.with_name("pi.sqlite.v14.bak"))],
+        "archived": None,
+    }
     phases = [args[0] for args in seen]
     assert phases[0] == "checkpoint" and phases[-1] == "done" and {"backup", "migrate", "check"} <= set(phases)
     assert all(len(args) == 6 for args in seen)

@@ -2,13 +2,20 @@
 
 from pidesktop.ui.model_choices import chip_text, model_choices
 
-LISTED = {"defaultProviderId": "p1", "defaultModelId": "m-typed",
-          "providers": [{"id": "p1", "name": "Local", "enabled": True, "defaultModelId": "m-typed"},
-                        {"id": "p2", "name": "Off one", "enabled": False, "defaultModelId": "x"},
-                        {"id": "p3", "name": "Cloud", "defaultModelId": "c1"}]}
-MODELS = [{"providerId": "p1", "modelId": "m1", "displayName": "Model One"},
-          {"providerId": "p2", "modelId": "x", "displayName": None},
-          {"providerId": "p3", "modelId": "c1", "displayName": None}]
+LISTED = {
+    "defaultProviderId": "p1",
+    "defaultModelId": "m-typed",
+    "providers": [
+        {"id": "p1", "name": "Local", "enabled": True, "defaultModelId": "m-typed"},
+        {"id": "p2", "name": "Off one", "enabled": False, "defaultModelId": "x"},
+        {"id": "p3", "name": "Cloud", "defaultModelId": "c1"},
+    ],
+}
+MODELS = [
+    {"providerId": "p1", "modelId": "m1", "displayName": "Model One"},
+    {"providerId": "p2", "modelId": "x", "displayName": None},
+    {"providerId": "p3", "modelId": "c1", "displayName": None},
+]
 
 
 def test_enabled_providers_models_then_typed_defaults_once():

@@ -36,8 +36,7 @@ def openrouter_body(**pricing_by_model):
 
 
 def serve(server, body):
-    server.serve("/v1/models", Script(headers={"Content-Type": "application/json"}, framing="length",
-                                      chunks=[body]))
+    server.serve("/v1/models", Script(headers={"Content-Type": "application/json"}, framing="length", chunks=[body]))
 
 
 def refresh(host, provider_id="router"):
@@ -45,8 +44,7 @@ def refresh(host, provider_id="router"):
 
 
 def add_provider(host, pid, base_url, vendor_key):
-    host.call("providers.upsert", {"provider": {"id": pid, "name": pid, "baseUrl": base_url,
-                                                "vendorKey": vendor_key}})
+    host.call("providers.upsert", {"provider": {"id": pid, "name": pid, "baseUrl": base_url, "vendorKey": vendor_key}})
 
 
 def price_of(host, pid, model_id):
@@ -65,17 +63,20 @@ def router(host, sse_server):  # noqa: F811
 
 
 def test_discovery_stores_the_prices_the_provider_lists(host, router):
-    serve(router, openrouter_body(
-        a__priced={"prompt": "0.000003", "completion": "0.000015", "request": "0", "image": "0.0048"},
-        a__cheap={"prompt": "0.0000001", "completion": "0.0000004"},
-        a__free={"prompt": "0", "completion": "0"},
-        a__variable={"prompt": "-1", "completion": "-1"},  # OpenRouter: the price varies
-        a__garbled={"prompt": "three dollars", "completion": "0.000002"},
-        a__bad={"prompt": "NaN", "completion": "1e999999999"},
-        a__per_request={"prompt": "0.000001", "completion": "0.000002", "request": "0.005"},
-        a__numbers={"prompt": 2e-6, "completion": 8e-6},
-        a__none=None,
-    ))
+    serve(
+        router,
+        openrouter_body(
+            a__priced={"prompt": "0.000003", "completion": "0.000015", "request": "0", "image": "0.0048"},
+            a__cheap={"prompt": "0.0000001", "completion": "0.0000004"},
+            a__free={"prompt": "0", "completion": "0"},
+            a__variable={"prompt": "-1", "completion": "-1"},  # OpenRouter: the price varies
+            a__garbled={"prompt": "three dollars", "completion": "0.000002"},
+            a__bad={"prompt": "NaN", "completion": "1e999999999"},
+            a__per_request={"prompt": "0.000001", "completion": "0.000002", "request": "0.005"},
+            a__numbers={"prompt": 2e-6, "completion": 8e-6},
+            a__none=None,
+        ),
+    )
     result = refresh(host)
     assert len(result["added"]) == 9
     assert price_of(host, "router", "a/priced") == usd(3.0, 15.0, "provider")
@@ -90,13 +91,22 @@ def test_discovery_stores_the_prices_the_provider_lists(host, router):
 
 
 def test_a_changed_or_withdrawn_listed_price_follows_the_provider(host, router):
-    serve(router, openrouter_body(m__one={"prompt": "0.000001", "completion": "0.000002"},
-                                  m__two={"prompt": "0.000001", "completion": "0.000002"},
-                                  m__three={"prompt": "0.000001", "completion": "0.000002"}))
+    serve(
+        router,
+        openrouter_body(
+            m__one={"prompt": "0.000001", "completion": "0.000002"},
+            m__two={"prompt": "0.000001", "completion": "0.000002"},
+            m__three={"prompt": "0.000001", "completion": "0.000002"},
+        ),
+    )
     refresh(host)
     assert refresh(host) == {"added": [], "updated": [], "unlisted": []}  # nothing changed
-    serve(router, openrouter_body(m__one={"prompt": "0.000005", "completion": "0.000002"},
-                                  m__two={"prompt": "-1", "completion": "-1"}))
+    serve(
+        router,
+        openrouter_body(
+            m__one={"prompt": "0.000005", "completion": "0.000002"}, m__two={"prompt": "-1", "completion": "-1"}
+        ),
+    )
     assert refresh(host) == {"added": [], "updated": ["m/one", "m/two"], "unlisted": ["m/three"]}
     assert price_of(host, "router", "m/one") == usd(5.0, 2.0, "provider")
     assert price_of(host, "router", "m/two") is None  # now variable: unknown
@@ -106,14 +116,17 @@ def test_a_changed_or_withdrawn_listed_price_follows_the_provider(host, router):
 def test_the_users_price_wins_survives_a_refresh_and_clearing_it_falls_back(host, router):
     serve(router, openrouter_body(m__one={"prompt": "0.000003", "completion": "0.000015"}))
     refresh(host)
-    set_price = host.call("models.setPrice", {"providerId": "router", "modelId": "m/one",
-                                              "inputPerMillion": 2.5, "outputPerMillion": 10})
+    set_price = host.call(
+        "models.setPrice", {"providerId": "router", "modelId": "m/one", "inputPerMillion": 2.5, "outputPerMillion": 10}
+    )
     assert set_price["price"] == usd(2.5, 10, "user")
     serve(router, openrouter_body(m__one={"prompt": "0.000004", "completion": "0.000016"}))
     assert refresh(host)["updated"] == ["m/one"]  # the listed price changed ...
     assert price_of(host, "router", "m/one") == usd(2.5, 10, "user")  # ... the person's still wins
-    cleared = host.call("models.setPrice", {"providerId": "router", "modelId": "m/one",
-                                            "inputPerMillion": None, "outputPerMillion": None})
+    cleared = host.call(
+        "models.setPrice",
+        {"providerId": "router", "modelId": "m/one", "inputPerMillion": None, "outputPerMillion": None},
+    )
     assert cleared["price"] == usd(4.0, 16.0, "provider")
     assert price_of(host, "router", "m/one") == usd(4.0, 16.0, "provider")
 
@@ -128,19 +141,28 @@ def test_a_user_model_row_gets_the_listed_price_but_is_otherwise_untouched(host,
 
 def test_apply_discovery_refuses_a_price_it_cannot_store(host):
     add_provider(host, "p", "https://api.example.com/v1", "custom")
-    for bad, field in (({"inputPerMillion": -1}, "models[1].price.inputPerMillion"),
-                       ({"outputPerMillion": "3"}, "models[1].price.outputPerMillion"),
-                       ({"inputPerMillion": 2_000_000}, "models[1].price.inputPerMillion"),
-                       ("3", "models[1].price")):
-        error = host.error("models.applyDiscovery", {"providerId": "p", "models": [
-            {"modelId": "ok", "price": {"inputPerMillion": 1}}, {"modelId": "m", "price": bad}]})
+    for bad, field in (
+        ({"inputPerMillion": -1}, "models[1].price.inputPerMillion"),
+        ({"outputPerMillion": "3"}, "models[1].price.outputPerMillion"),
+        ({"inputPerMillion": 2_000_000}, "models[1].price.inputPerMillion"),
+        ("3", "models[1].price"),
+    ):
+        error = host.error(
+            "models.applyDiscovery",
+            {
+                "providerId": "p",
+                "models": [{"modelId": "ok", "price": {"inputPerMillion": 1}}, {"modelId": "m", "price": bad}],
+            },
+        )
         assert error.code == ErrorCode.INVALID_PARAMS and error.data["field"] == field
     assert host.call("models.list", {"providerId": "p"})["models"] == []  # nothing written
     host.call("models.upsert", {"providerId": "p", "model": {"modelId": "ok"}})
     assert price_of(host, "p", "ok") is None  # not even the valid entry's price
     # a price with both figures unknown is no price
-    host.call("models.applyDiscovery", {"providerId": "p", "models": [
-        {"modelId": "m", "price": {"inputPerMillion": None, "outputPerMillion": None}}]})
+    host.call(
+        "models.applyDiscovery",
+        {"providerId": "p", "models": [{"modelId": "m", "price": {"inputPerMillion": None, "outputPerMillion": None}}]},
+    )
     assert price_of(host, "p", "m") is None
 
 
@@ -156,27 +178,44 @@ def test_models_of_a_local_server_are_free_unless_the_person_says_otherwise(host
         assert price_of(host, pid, "llama3") == usd(0, 0, "local")
     assert price_of(host, "hosted", "llama3") is None
     assert price_of(host, "custom", "llama3") is None
-    set_price = host.call("models.setPrice", {"providerId": "ollama", "modelId": "llama3",
-                                              "inputPerMillion": 0.05, "outputPerMillion": None})
+    set_price = host.call(
+        "models.setPrice",
+        {"providerId": "ollama", "modelId": "llama3", "inputPerMillion": 0.05, "outputPerMillion": None},
+    )
     assert set_price["price"] == usd(0.05, None, "user")
-    cleared = host.call("models.setPrice", {"providerId": "ollama", "modelId": "llama3",
-                                            "inputPerMillion": None, "outputPerMillion": None})
+    cleared = host.call(
+        "models.setPrice",
+        {"providerId": "ollama", "modelId": "llama3", "inputPerMillion": None, "outputPerMillion": None},
+    )
     assert cleared["price"] == usd(0, 0, "local")
 
 
 def test_usage_summary_prices_turns_of_listed_and_local_models(host, router):
-    serve(router, openrouter_body(m__one={"prompt": "0.000003", "completion": "0.000015"},
-                                  m__vary={"prompt": "-1", "completion": "-1"}))
+    serve(
+        router,
+        openrouter_body(
+            m__one={"prompt": "0.000003", "completion": "0.000015"}, m__vary={"prompt": "-1", "completion": "-1"}
+        ),
+    )
     refresh(host)
     add_provider(host, "ollama", "http://127.0.0.1:11434/v1", "ollama")
     sid = host.call("session.create", {})["session"]["id"]
-    for pid, model, tokens_in, tokens_out in (("router", "m/one", 1_000_000, 100_000),
-                                              ("ollama", "qwen-not-listed", 5000, 500),
-                                              ("router", "m/vary", 10, 10)):
+    for pid, model, tokens_in, tokens_out in (
+        ("router", "m/one", 1_000_000, 100_000),
+        ("ollama", "qwen-not-listed", 5000, 500),
+        ("router", "m/vary", 10, 10),
+    ):
         tid = host.call("session.startTurn", {"sessionId": sid, "providerId": pid, "modelId": model})["turn"]["id"]
-        host.call("session.endTurn", {"sessionId": sid, "turnId": tid, "status": "completed",
-                                      "createNotification": False,
-                                      "usage": {"inputTokens": tokens_in, "outputTokens": tokens_out}})
+        host.call(
+            "session.endTurn",
+            {
+                "sessionId": sid,
+                "turnId": tid,
+                "status": "completed",
+                "createNotification": False,
+                "usage": {"inputTokens": tokens_in, "outputTokens": tokens_out},
+            },
+        )
     summary = host.call("usage.summary", {})
     by_model = {m["modelId"]: m for m in summary["models"]}
     assert by_model["m/one"]["cost"] == pytest.approx(3.0 + 1.5)

@@ -7,8 +7,14 @@ from pidesktop.agent.native_continue import pi_usage, request_messages
 
 
 def msg(n: int, role: str, text: str = "", **extra) -> dict:
-    return {"id": f"e{n}", "role": role, "blocks": [{"type": "text", "text": text or f"{role} {n}"}],
-            "seq": n + 1, "index": n, **extra}
+    return {
+        "id": f"e{n}",
+        "role": role,
+        "blocks": [{"type": "text", "text": text or f"{role} {n}"}],
+        "seq": n + 1,
+        "index": n,
+        **extra,
+    }
 
 
 def page(messages: list[dict], compactions: list[dict] | None = None) -> dict:
@@ -24,8 +30,12 @@ def test_the_prompt_follows_the_branch_without_reader_bookkeeping():
 
 def test_pis_compaction_summary_comes_first_then_what_it_kept():
     messages = [msg(n, "user" if n % 2 == 0 else "assistant") for n in range(6)]
-    checkpoint = {"id": "cp1", "summary": "They talked about sorting.", "throughMessageId": "e3",
-                  "firstKeptMessageId": "e2"}
+    checkpoint = {
+        "id": "cp1",
+        "summary": "They talked about sorting.",
+        "throughMessageId": "e3",
+        "firstKeptMessageId": "e2",
+    }
     sent = request_messages(page(messages, [checkpoint]), "go on", 100_000)
     assert sent[0] == compaction.summary_message(checkpoint)
     assert [m["id"] for m in sent[1:-1]] == ["e2", "e3", "e4", "e5"]
@@ -45,14 +55,19 @@ def test_the_oldest_messages_go_first_when_over_budget_and_a_request_starts_with
     messages = [msg(n, "user" if n % 2 == 0 else "assistant", "x" * 400) for n in range(10)]
     sent = request_messages(page(messages), "last", 500)  # room for about four of them
     ids = [m["id"] for m in sent[:-1]]
-    assert ids and len(ids) < 10 and ids == [m["id"] for m in messages[-len(ids):]]
+    assert ids and len(ids) < 10 and ids == [m["id"] for m in messages[-len(ids) :]]
     assert sent[0]["role"] == "user"
     assert request_messages(page(messages), "last", 1)[-1]["blocks"][0]["text"] == "last"
 
 
 def test_pi_usage_from_an_openai_report():
-    assert pi_usage({"prompt_tokens": 40, "completion_tokens": 4, "total_tokens": 44,
-                     "prompt_tokens_details": {"cached_tokens": 30}}) == {
-        "input": 10, "output": 4, "cacheRead": 30, "cacheWrite": 0, "totalTokens": 44}
+    assert pi_usage(
+        {
+            "prompt_tokens": 40,
+            "completion_tokens": 4,
+            "total_tokens": 44,
+            "prompt_tokens_details": {"cached_tokens": 30},
+        }
+    ) == {"input": 10, "output": 4, "cacheRead": 30, "cacheWrite": 0, "totalTokens": 44}
     assert pi_usage(None) == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
     assert pi_usage({"input_tokens": 3, "output_tokens": True})["output"] == 0

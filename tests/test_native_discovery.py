@@ -21,11 +21,27 @@ WORK = "--home-ada-code-work--"
 
 def session_file(header_id: str, cwd: str, prompt: str, stamp: int = 1_700_000_000_000) -> bytes:
     header = {"type": "session", "version": 3, "id": header_id, "timestamp": "2025-01-01T00:00:00.000Z", "cwd": cwd}
-    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
-            "message": {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": stamp}}
-    reply = {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-01-01T00:00:02.000Z",
-             "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p",
-                         "model": "m", "stopReason": "stop", "timestamp": stamp + 1}}
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": stamp},
+    }
+    reply = {
+        "type": "message",
+        "id": "a1",
+        "parentId": "u1",
+        "timestamp": "2025-01-01T00:00:02.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "provider": "p",
+            "model": "m",
+            "stopReason": "stop",
+            "timestamp": stamp + 1,
+        },
+    }
     return b"".join(orjson.dumps(line) + b"\n" for line in (header, user, reply))
 
 
@@ -37,8 +53,9 @@ def agent(isolated_home) -> Path:
 
 
 def native_rows(host, **params) -> list[dict]:
-    return [r for r in host.call("session.list", {"limit": 500, **params})["sessions"]
-            if r["id"].startswith("native-pi:")]
+    return [
+        r for r in host.call("session.list", {"limit": 500, **params})["sessions"] if r["id"].startswith("native-pi:")
+    ]
 
 
 def titles(host) -> list[str]:
@@ -117,8 +134,10 @@ def test_broken_files_never_break_the_listing(host, agent, caplog):
     assert any("dangling.jsonl" in record.getMessage() for record in caplog.records)  # unreadable: logged
     # the torn line counts once it is complete
     with (root / "torn.jsonl").open("ab") as handle:
-        handle.write(b'lf","parentId":"a1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user",'
-                     b'"content":"more","timestamp":1700000000009}}\n')
+        handle.write(
+            b'lf","parentId":"a1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user",'
+            b'"content":"more","timestamp":1700000000009}}\n'
+        )
     rows = {r["title"]: r for r in native_rows(host)}
     assert rows["torn tail"]["messageCount"] == 3
 
@@ -153,8 +172,18 @@ def test_a_settled_walk_is_only_restated_and_still_sees_every_change(agent):
     listed = catalog.scan(conn)
     assert catalog.scan(conn) is listed  # nothing changed: the same listing, no walk
     with grows.open("ab") as handle:
-        handle.write(orjson.dumps({"type": "message", "id": "u2", "parentId": "a1", "timestamp": "t",
-                                   "message": {"role": "user", "content": "more", "timestamp": 9}}) + b"\n")
+        handle.write(
+            orjson.dumps(
+                {
+                    "type": "message",
+                    "id": "u2",
+                    "parentId": "a1",
+                    "timestamp": "t",
+                    "message": {"role": "user", "content": "more", "timestamp": 9},
+                }
+            )
+            + b"\n"
+        )
     rows = {r["title"]: r for r in catalog.rows(conn, catalog.scan(conn))}
     assert rows["first"]["messageCount"] == 3  # a growing file is seen without a walk
     (folder / "new.jsonl").write_bytes(session_file("new", "/w", "third"))

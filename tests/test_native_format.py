@@ -59,9 +59,16 @@ def test_the_rpc_fixture_maps_every_kind_of_entry():
     assert "7402fd50" not in by_id  # the tool result is folded into its call
     thinking = by_id["b90d837c"]["blocks"][0]
     assert thinking["type"] == "thinking" and thinking["text"]
-    assert compactions == [{
-        "id": "98445ee4", "summary": compactions[0]["summary"], "throughMessageId": "533f5a11",
-        "firstKeptMessageId": "9b87450c", "tokensBefore": 2210, "createdAt": compactions[0]["createdAt"]}]
+    assert compactions == [
+        {
+            "id": "98445ee4",
+            "summary": compactions[0]["summary"],
+            "throughMessageId": "533f5a11",
+            "firstKeptMessageId": "9b87450c",
+            "tokensBefore": 2210,
+            "createdAt": compactions[0]["createdAt"],
+        }
+    ]
     assert compactions[0]["summary"].startswith("## Goal")
     assert [m["index"] for m in messages] == list(range(len(messages)))
 
@@ -106,16 +113,25 @@ def test_a_v1_file_reads_as_one_chain_with_stable_ids():
 
 def test_a_v2_custom_message_reads_as_custom_and_v1_compaction_points_at_an_entry():
     header = {"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w", "version": 2}
-    lines = [header,
-             {"type": "message", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
-              "message": {"role": "hookMessage", "customType": "x", "content": "note", "display": True}}]
+    lines = [
+        header,
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": None,
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "hookMessage", "customType": "x", "content": "note", "display": True},
+        },
+    ]
     parsed = pi_format.parse(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     (message,), _ = pi_format.read_branch(parsed)
     assert message["role"] == "system" and message["meta"]["native"]["type"] == "custom_message"
-    v1 = [{"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
-          {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "one", "timestamp": 1}},
-          {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "two", "timestamp": 2}},
-          {"type": "compaction", "timestamp": "t", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 5}]
+    v1 = [
+        {"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "one", "timestamp": 1}},
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "two", "timestamp": 2}},
+        {"type": "compaction", "timestamp": "t", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 5},
+    ]
     messages, compactions = pi_format.read_branch(pi_format.parse(b"".join(orjson.dumps(x) + b"\n" for x in v1)))
     assert [m["id"] for m in messages] == ["v1-0", "v1-1"]
     assert compactions[0]["throughMessageId"] == "v1-1" and compactions[0]["firstKeptMessageId"] == "v1-1"
@@ -125,8 +141,10 @@ def test_not_a_session_torn_tails_and_garbage():
     assert pi_format.parse(b"garbage\n").header is None
     assert pi_format.parse(b'{"type":"message"}\n').header is None
     header = b'{"type":"session","version":3,"id":"x","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}\n'
-    user = b'{"type":"message","id":"u","parentId":null,"timestamp":"2025-01-01T00:00:01Z",' \
-           b'"message":{"role":"user","content":"hi","timestamp":5}}\n'
+    user = (
+        b'{"type":"message","id":"u","parentId":null,"timestamp":"2025-01-01T00:00:01Z",'
+        b'"message":{"role":"user","content":"hi","timestamp":5}}\n'
+    )
     parsed = pi_format.parse(header + b"not json\n[1,2]\n" + user + user[:30])
     assert parsed.torn and parsed.garbage == 2
     messages, _ = pi_format.read_branch(parsed)
@@ -141,39 +159,83 @@ def test_a_missing_parent_ends_the_branch_as_in_pi():
 
 
 # -- the property: windows of an index that grows equal slices of a whole parse --------------------------
-KINDS = ("user", "assistant", "call", "result", "bash", "context", "summary", "compaction", "label", "name",
-         "model", "garbage")
+KINDS = (
+    "user",
+    "assistant",
+    "call",
+    "result",
+    "bash",
+    "context",
+    "summary",
+    "compaction",
+    "label",
+    "name",
+    "model",
+    "garbage",
+)
 
 
 def _entry(kind: str, number: int, parent: str | None, ids: list[str]) -> dict | bytes:
     base = {"id": f"e{number}", "parentId": parent, "timestamp": f"2025-01-01T00:00:{number % 60:02d}.000Z"}
     if kind == "user":
-        return {**base, "type": "message", "message": {"role": "user", "content": f"prompt {number}",
-                                                       "timestamp": 1000 + number}}
+        return {
+            **base,
+            "type": "message",
+            "message": {"role": "user", "content": f"prompt {number}", "timestamp": 1000 + number},
+        }
     if kind in ("assistant", "call"):
         content = [{"type": "thinking", "thinking": "t"}, {"type": "text", "text": "x" * (number % 7)}]
         if kind == "call":
             content.append({"type": "toolCall", "id": f"c{number}", "name": "read", "arguments": {"p": number}})
-        return {**base, "type": "message", "message": {"role": "assistant", "content": content, "provider": "p",
-                                                       "model": f"m{number % 3}", "stopReason": "stop",
-                                                       "timestamp": 1000 + number}}
+        return {
+            **base,
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": content,
+                "provider": "p",
+                "model": f"m{number % 3}",
+                "stopReason": "stop",
+                "timestamp": 1000 + number,
+            },
+        }
     if kind == "result":
-        return {**base, "type": "message", "message": {"role": "toolResult", "toolCallId": f"c{number - 1}",
-                                                       "toolName": "read", "isError": number % 2 == 0,
-                                                       "content": [{"type": "text", "text": "out"}]}}
+        return {
+            **base,
+            "type": "message",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": f"c{number - 1}",
+                "toolName": "read",
+                "isError": number % 2 == 0,
+                "content": [{"type": "text", "text": "out"}],
+            },
+        }
     if kind == "bash":
-        return {**base, "type": "message", "message": {"role": "bashExecution", "command": "ls", "output": "a",
-                                                       "exitCode": number % 2}}
+        return {
+            **base,
+            "type": "message",
+            "message": {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": number % 2},
+        }
     if kind == "context":
         return {**base, "type": "custom_message", "customType": "c", "content": "ctx", "display": True}
     if kind == "summary":
         return {**base, "type": "branch_summary", "fromId": parent or "root", "summary": "gone"}
     if kind == "compaction":
-        return {**base, "type": "compaction", "summary": "sum", "tokensBefore": number,
-                "firstKeptEntryId": ids[len(ids) // 2] if ids else "none"}
+        return {
+            **base,
+            "type": "compaction",
+            "summary": "sum",
+            "tokensBefore": number,
+            "firstKeptEntryId": ids[len(ids) // 2] if ids else "none",
+        }
     if kind == "label":
-        return {**base, "type": "label", "targetId": ids[number % len(ids)] if ids else "none",
-                "label": f"L{number}" if number % 3 else None}
+        return {
+            **base,
+            "type": "label",
+            "targetId": ids[number % len(ids)] if ids else "none",
+            "label": f"L{number}" if number % 3 else None,
+        }
     if kind == "name":
         return {**base, "type": "session_info", "name": f"name {number}"}
     if kind == "model":
@@ -184,8 +246,10 @@ def _entry(kind: str, number: int, parent: str | None, ids: list[str]) -> dict |
 @st.composite
 def growing_files(draw):
     steps = draw(st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 1000)), min_size=1, max_size=40))
-    header = orjson.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z",
-                           "cwd": "/w"}) + b"\n"
+    header = (
+        orjson.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"})
+        + b"\n"
+    )
     data = header
     ids: list[str] = []
     for number, (kind, pick) in enumerate(steps):
@@ -246,7 +310,7 @@ def _check_every_window(index: FileIndex, path: str, data: bytes, limit: int) ->
             assert whole["compactions"] == compactions
             for before in range(0, len(expected) + 1, max(1, limit)):
                 page = read_window(index, fd, leaf, WindowRequest(before=before, limit=limit))
-                assert page["messages"] == expected[max(0, before - limit):before]
+                assert page["messages"] == expected[max(0, before - limit) : before]
     finally:
         os.close(fd)
 
@@ -262,7 +326,7 @@ def test_an_append_parses_only_the_new_bytes_and_a_rewrite_starts_over(tmp_path)
     with path.open("ab") as handle:
         handle.write(b"".join(lines[100:]))
     index.refresh_path()
-    assert index.tree.metas[:len(first_metas)] == first_metas  # the same objects: nothing reparsed
+    assert index.tree.metas[: len(first_metas)] == first_metas  # the same objects: nothing reparsed
     assert len(index.tree.metas) == 130
     token = index.token
     path.write_bytes(source.replace(b"Long session", b"LONG SESSION"))  # same size, new content
@@ -275,15 +339,42 @@ def test_images_and_truncation_marks():
     from pidesktop.host.native.reading import cap
 
     image = {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}
-    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
-             {"type": "message", "id": "u", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
-              "message": {"role": "user", "content": [{"type": "text", "text": "look"}, image], "timestamp": 1}},
-             {"type": "message", "id": "a", "parentId": "u", "timestamp": "2025-01-01T00:00:02.000Z",
-              "message": {"role": "assistant", "stopReason": "toolUse", "provider": "p", "model": "m",
-                          "content": [{"type": "toolCall", "id": "c", "name": "read", "arguments": {}}]}},
-             {"type": "message", "id": "r", "parentId": "a", "timestamp": "2025-01-01T00:00:03.000Z",
-              "message": {"role": "toolResult", "toolCallId": "c", "toolName": "read", "isError": False,
-                          "content": [{"type": "text", "text": "x" * 50}, image]}}]
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
+        {
+            "type": "message",
+            "id": "u",
+            "parentId": None,
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "look"}, image], "timestamp": 1},
+        },
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": "u",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "provider": "p",
+                "model": "m",
+                "content": [{"type": "toolCall", "id": "c", "name": "read", "arguments": {}}],
+            },
+        },
+        {
+            "type": "message",
+            "id": "r",
+            "parentId": "a",
+            "timestamp": "2025-01-01T00:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c",
+                "toolName": "read",
+                "isError": False,
+                "content": [{"type": "text", "text": "x" * 50}, image],
+            },
+        },
+    ]
     messages, _ = pi_format.read_branch(pi_format.parse(b"".join(orjson.dumps(x) + b"\n" for x in lines)))
     assert messages[0]["blocks"] == [{"type": "text", "text": "look"}, image]
     call = messages[1]["blocks"][0]

@@ -21,12 +21,29 @@ from tests.conftest import SHARED
 
 NATIVE = SHARED / "fixtures" / "pi-native" / "sessions"
 
-REFUSED = ("session.appendMessage", "session.rename", "session.update", "session.delete", "session.truncateFrom",
-           "session.replaceMessages", "session.deleteMessage", "session.activateRevision",
-           "session.saveActiveRevision", "session.startTurn", "session.endTurn", "session.saveInflightMessage",
-           "session.queuePush", "session.queueList", "session.queueRemove", "session.queueReorder",
-           "session.queuePrioritize", "session.queueMarkFailed", "session.appendCompaction", "session.recordUsage",
-           "session.listRevisions")
+REFUSED = (
+    "session.appendMessage",
+    "session.rename",
+    "session.update",
+    "session.delete",
+    "session.truncateFrom",
+    "session.replaceMessages",
+    "session.deleteMessage",
+    "session.activateRevision",
+    "session.saveActiveRevision",
+    "session.startTurn",
+    "session.endTurn",
+    "session.saveInflightMessage",
+    "session.queuePush",
+    "session.queueList",
+    "session.queueRemove",
+    "session.queueReorder",
+    "session.queuePrioritize",
+    "session.queueMarkFailed",
+    "session.appendCompaction",
+    "session.recordUsage",
+    "session.listRevisions",
+)
 
 
 @pytest.fixture
@@ -40,8 +57,11 @@ def pi_sessions(isolated_home) -> Path:
 
 
 def digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def file_of(root: Path, header_id: str) -> Path:
@@ -98,8 +118,7 @@ def test_list_and_read_every_branch_in_windows_then_nothing_changed(stdio_host, 
         if cursor is None:
             break
     assert [r["id"] for r in paged] == [r["id"] for r in listed]
-    assert all(not r["id"].startswith("native-pi:")
-               for r in host.call("session.list", {"native": False})["sessions"])
+    assert all(not r["id"].startswith("native-pi:") for r in host.call("session.list", {"native": False})["sessions"])
     assert host.close() == 0
     assert digests(pi_sessions) == before
 
@@ -109,8 +128,9 @@ def test_every_write_command_is_refused_and_writes_nothing(stdio_host, pi_sessio
     host = stdio_host()
     row = next(r for r in host.call("session.list", {})["sessions"] if r["id"].startswith("native-pi:"))
     for method in REFUSED:
-        reply = host.request(method, {"sessionId": row["id"], "title": "x", "message": {"id": "m", "role": "user",
-                                                                                       "blocks": []}})
+        reply = host.request(
+            method, {"sessionId": row["id"], "title": "x", "message": {"id": "m", "role": "user", "blocks": []}}
+        )
         error = HostError.from_jsonrpc(reply["error"])
         assert error.code == "PERMISSION_DENIED", method
         assert "read-only" in error.message and error.data["native"] is True
@@ -143,18 +163,36 @@ def test_fork_then_continue_then_the_same_parser_reads_it(stdio_host, pi_session
     assert child["messageCount"] == 4 and child["readOnly"] is True
     assert parent_file.read_bytes() == parent_bytes
     siblings = sorted(parent_file.parent.iterdir())
-    new_files = [p for p in siblings if p.name.endswith(".jsonl")
-                 and pi_format.parse(p.read_bytes()).header["id"] == child["nativeId"]]
+    new_files = [
+        p
+        for p in siblings
+        if p.name.endswith(".jsonl") and pi_format.parse(p.read_bytes()).header["id"] == child["nativeId"]
+    ]
     assert len(new_files) == 1 and not [p for p in siblings if p.name.endswith(".tmp")]
     child_parsed = pi_format.parse(new_files[0].read_bytes())
     assert child_parsed.header["parentSession"] == os.path.realpath(parent_file)
     assert child_parsed.version == 3 and new_files[0].name.endswith(f"_{child['nativeId']}.jsonl")
     assert pi_format.read_branch(child_parsed)[0] == full["messages"][:4]
 
-    appended = host.call("native.append", {"sessionId": child["id"], "token": child["nativeToken"], "messages": [
-        {"role": "user", "text": "Continue from the desktop."},
-        {"role": "assistant", "text": "Continued.", "thinking": "short", "provider": "local", "model": "tiny",
-         "usage": {"input": 12, "output": 3}, "stopReason": "stop"}]})
+    appended = host.call(
+        "native.append",
+        {
+            "sessionId": child["id"],
+            "token": child["nativeToken"],
+            "messages": [
+                {"role": "user", "text": "Continue from the desktop."},
+                {
+                    "role": "assistant",
+                    "text": "Continued.",
+                    "thinking": "short",
+                    "provider": "local",
+                    "model": "tiny",
+                    "usage": {"input": 12, "output": 3},
+                    "stopReason": "stop",
+                },
+            ],
+        },
+    )
     assert len(appended["entryIds"]) == 2 and appended["token"] != child["nativeToken"]
     reread = pi_format.parse(new_files[0].read_bytes())
     assert reread.version == 3 and not reread.torn and reread.garbage == 0
@@ -189,8 +227,10 @@ def test_append_refusals_write_nothing(stdio_host, pi_sessions, tmp_path):
     refused({"sessionId": row["id"], "token": row["nativeToken"] + "0", "messages": [user]}, "CONFLICT", "changed")
     desktop = host.call("session.create", {})["session"]
     refused({"sessionId": desktop["id"], "token": "t", "messages": [user]}, "PERMISSION_DENIED")
-    refused({"sessionId": row["id"], "token": row["nativeToken"], "messages": [{"role": "assistant", "text": "x"}]},
-            "INVALID_PARAMS")
+    refused(
+        {"sessionId": row["id"], "token": row["nativeToken"], "messages": [{"role": "assistant", "text": "x"}]},
+        "INVALID_PARAMS",
+    )
     # a live pi: the file changed a moment ago, not by this host
     now = os.stat(path).st_mtime
     os.utime(path, (now, time.time()))
@@ -204,15 +244,25 @@ def test_append_refusals_write_nothing(stdio_host, pi_sessions, tmp_path):
     torn = host.call("session.get", {"sessionId": row["id"]})
     assert torn["messages"] == pi_format.read_branch(pi_format.parse(original))[0]
     os.utime(path, (now, now))
-    refused({"sessionId": row["id"], "token": host.call("session.get", {"sessionId": row["id"]})["session"][
-        "nativeToken"], "messages": [user]}, "CONFLICT", "newline")
+    refused(
+        {
+            "sessionId": row["id"],
+            "token": host.call("session.get", {"sessionId": row["id"]})["session"]["nativeToken"],
+            "messages": [user],
+        },
+        "CONFLICT",
+        "newline",
+    )
     # a v1 file is read but never continued
     v1 = pi_sessions / "old" / "v1.jsonl"
     v1.parent.mkdir()
     shutil.copy2(SHARED / "fixtures" / "pi-sessions" / "v1" / "large-session.jsonl", v1)
     os.utime(v1, (now, now))
-    old = next(r for r in host.call("session.list", {"limit": 500})["sessions"]
-               if r.get("nativeId") == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")
+    old = next(
+        r
+        for r in host.call("session.list", {"limit": 500})["sessions"]
+        if r.get("nativeId") == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617"
+    )
     path, original = v1, v1.read_bytes()
     refused({"sessionId": old["id"], "token": old["nativeToken"], "messages": [user]}, "CONFLICT", "format")
     path.unlink()
@@ -229,12 +279,16 @@ def test_a_second_writer_holding_the_lease_is_refused(host, pi_sessions):
     path = file_of(pi_sessions, row["nativeId"])
     original = path.read_bytes()
     with writing.lease(FileKey.of(os.stat(path))):
-        error = host.error("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
-                                             "messages": [{"role": "user", "text": "x"}]})
+        error = host.error(
+            "native.append",
+            {"sessionId": row["id"], "token": row["nativeToken"], "messages": [{"role": "user", "text": "x"}]},
+        )
     assert error.code == "CONFLICT" and error.data["reason"] == "lease"
     assert path.read_bytes() == original
-    result = host.call("native.append", {"sessionId": row["id"], "token": row["nativeToken"],
-                                         "messages": [{"role": "user", "text": "x"}]})
+    result = host.call(
+        "native.append",
+        {"sessionId": row["id"], "token": row["nativeToken"], "messages": [{"role": "user", "text": "x"}]},
+    )
     assert ("session.changed", {"sessionId": row["id"], "reason": "native"}) in host.events
     assert host.call("session.get", {"sessionId": row["id"]})["session"]["nativeToken"] == result["token"]
 
@@ -262,14 +316,23 @@ def test_a_v1_session_forks_into_v3_with_its_compaction(host, isolated_home):
     root = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions" / "--old--"
     root.mkdir(parents=True)
     stamp = "2025-01-01T00:00:00.000Z"
-    lines = [{"type": "session", "id": "old", "timestamp": stamp, "cwd": "/old"},
-             *({"type": "message", "timestamp": stamp,
-                "message": {"role": role, "content": [{"type": "text", "text": f"{role} {n}"}], "timestamp": n}}
-               for n, role in enumerate(["user", "assistant", "user", "assistant"])),
-             {"type": "compaction", "timestamp": stamp, "summary": "earlier", "firstKeptEntryIndex": 3,
-              "tokensBefore": 9},
-             {"type": "message", "timestamp": stamp,
-              "message": {"role": "user", "content": [{"type": "text", "text": "after"}], "timestamp": 9}}]
+    lines = [
+        {"type": "session", "id": "old", "timestamp": stamp, "cwd": "/old"},
+        *(
+            {
+                "type": "message",
+                "timestamp": stamp,
+                "message": {"role": role, "content": [{"type": "text", "text": f"{role} {n}"}], "timestamp": n},
+            }
+            for n, role in enumerate(["user", "assistant", "user", "assistant"])
+        ),
+        {"type": "compaction", "timestamp": stamp, "summary": "earlier", "firstKeptEntryIndex": 3, "tokensBefore": 9},
+        {
+            "type": "message",
+            "timestamp": stamp,
+            "message": {"role": "user", "content": [{"type": "text", "text": "after"}], "timestamp": 9},
+        },
+    ]
     path = root / "old.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     os.utime(path, (1_600_000_000, 1_600_000_000))

@@ -19,18 +19,27 @@ def line(entry: dict) -> bytes:
 
 
 def header(session_id: str) -> bytes:
-    return line({"type": "session", "version": 3, "id": session_id, "timestamp": "2025-01-01T00:00:00.000Z",
-                 "cwd": "/work"})
+    return line(
+        {"type": "session", "version": 3, "id": session_id, "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/work"}
+    )
 
 
 def message(number: int, parent: str | None) -> dict:
     role = "user" if number % 2 == 0 else "assistant"
-    body: dict = {"role": role, "content": [{"type": "text", "text": f"entry {number} " + "x" * (number % 50)}],
-                  "timestamp": 1_700_000_000_000 + number}
+    body: dict = {
+        "role": role,
+        "content": [{"type": "text", "text": f"entry {number} " + "x" * (number % 50)}],
+        "timestamp": 1_700_000_000_000 + number,
+    }
     if role == "assistant":
         body.update(provider="p", model="m", stopReason="stop")
-    return {"type": "message", "id": f"m{number}", "parentId": parent, "timestamp": "2025-01-01T00:00:01.000Z",
-            "message": body}
+    return {
+        "type": "message",
+        "id": f"m{number}",
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": body,
+    }
 
 
 def wait_for(predicate, timeout: float = 10.0):
@@ -106,8 +115,11 @@ def test_the_watcher_reports_growth_and_new_or_removed_files(host, sessions_root
     numbers = iter(range(1, 1000))
 
     def topics(name: str, session_id: str | None = None) -> int:
-        return sum(1 for topic, payload in list(host.events)
-                   if topic == name and (session_id is None or payload.get("sessionId") == session_id))
+        return sum(
+            1
+            for topic, payload in list(host.events)
+            if topic == name and (session_id is None or payload.get("sessionId") == session_id)
+        )
 
     def grow() -> None:
         number = next(numbers)
@@ -141,8 +153,10 @@ def test_a_configured_folder_is_watched_without_its_subfolders(host, sessions_ro
         return sum(1 for topic, _ in list(host.events) if topic == "session.listChanged")
 
     numbers = iter(range(100))
-    repeat_until(lambda: (custom / f"s{next(numbers)}.jsonl").write_bytes(header("c") + line(message(0, None))),
-                 lambda: listed() > 0)
+    repeat_until(
+        lambda: (custom / f"s{next(numbers)}.jsonl").write_bytes(header("c") + line(message(0, None))),
+        lambda: listed() > 0,
+    )
     seen = listed()
     (custom / "nested" / "deep.jsonl").write_bytes(header("deep") + line(message(0, None)))
     (custom / "last.jsonl").write_bytes(header("last") + line(message(0, None)))
@@ -177,12 +191,15 @@ def test_the_watcher_thread_stops_with_the_host(location, sessions_root):
 
 def test_a_new_folder_with_a_session_already_in_it_is_listed(host, sessions_root):
     """pi makes a project's folder and its first file at once: inotify may see only the folder."""
+
     def listed() -> int:
         return sum(1 for topic, _ in list(host.events) if topic == "session.listChanged")
 
     numbers = iter(range(100))
-    repeat_until(lambda: (sessions_root / f"warm{next(numbers)}.jsonl").write_bytes(
-        header("warm") + line(message(0, None))), lambda: listed() > 0)  # the watch is up
+    repeat_until(
+        lambda: (sessions_root / f"warm{next(numbers)}.jsonl").write_bytes(header("warm") + line(message(0, None))),
+        lambda: listed() > 0,
+    )  # the watch is up
     seen = listed()
     folder = sessions_root / "--home-ada-new--"
     folder.mkdir()

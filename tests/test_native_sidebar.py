@@ -18,22 +18,46 @@ NOW = 1_796_134_600_000
 
 
 def desktop(n: int, title: str, project: str | None = None) -> dict:
-    return {"id": f"d{n}", "title": title, "updatedAt": NOW - n * 1000, "createdAt": NOW - n * 1000,
-            "origin": "desktop", "readOnly": False, "projectPath": project, "messageCount": 2}
+    return {
+        "id": f"d{n}",
+        "title": title,
+        "updatedAt": NOW - n * 1000,
+        "createdAt": NOW - n * 1000,
+        "origin": "desktop",
+        "readOnly": False,
+        "projectPath": project,
+        "messageCount": 2,
+    }
 
 
 def native(n: int, title: str, cwd: str, project: str | None = None, parent: str | None = None) -> dict:
-    return {"id": f"native-pi:{n:04x}", "origin": "native-pi", "readOnly": True, "nativeId": f"01a2-{n}",
-            "cwd": cwd, "title": title, "updatedAt": NOW - n * 1000, "createdAt": NOW - n * 1000,
-            "messageCount": 4, "modelId": "fake-coder-1", "projectId": "p1" if project else None,
-            "projectPath": project, "pinned": False, **({"parentSessionId": parent} if parent else {})}
+    return {
+        "id": f"native-pi:{n:04x}",
+        "origin": "native-pi",
+        "readOnly": True,
+        "nativeId": f"01a2-{n}",
+        "cwd": cwd,
+        "title": title,
+        "updatedAt": NOW - n * 1000,
+        "createdAt": NOW - n * 1000,
+        "messageCount": 4,
+        "modelId": "fake-coder-1",
+        "projectId": "p1" if project else None,
+        "projectPath": project,
+        "pinned": False,
+        **({"parentSessionId": parent} if parent else {}),
+    }
 
 
-ROWS = [desktop(1, "Trip"), desktop(2, "Parser", "/home/ada/code/app"),
-        native(3, "Fix CI", "/home/ada/code/app", "/home/ada/code/app"),
-        native(4, "Branching demo", "/home/ada/code/work"),
-        native(5, "RPC extras (clone)", "/home/ada/code/work", parent="native-pi:0006"),
-        native(6, "RPC extras", "/home/ada/code/work"), native(7, "你好", "/home/ada/code/work2")]
+ROWS = [
+    desktop(1, "Trip"),
+    desktop(2, "Parser", "/home/ada/code/app"),
+    native(3, "Fix CI", "/home/ada/code/app", "/home/ada/code/app"),
+    native(4, "Branching demo", "/home/ada/code/work"),
+    native(5, "RPC extras (clone)", "/home/ada/code/work", parent="native-pi:0006"),
+    native(6, "RPC extras", "/home/ada/code/work"),
+    native(7, "你好", "/home/ada/code/work2"),
+]
 
 
 def layout(model) -> list[tuple[str, list[str]]]:
@@ -57,9 +81,12 @@ def sidebar(qtbot, tmp_path):
 
 
 def test_native_rows_go_to_their_project_else_a_folder_group_after_the_chats(sidebar, qtmodeltester):
-    assert layout(sidebar.model) == [("app", ["Parser", "Fix CI"]), ("Chats", ["Trip"]),
-                                     ("work · pi", ["Branching demo", "RPC extras (clone)", "RPC extras"]),
-                                     ("work2 · pi", ["你好"])]
+    assert layout(sidebar.model) == [
+        ("app", ["Parser", "Fix CI"]),
+        ("Chats", ["Trip"]),
+        ("work · pi", ["Branching demo", "RPC extras (clone)", "RPC extras"]),
+        ("work2 · pi", ["你好"]),
+    ]
     tip = sidebar.model.group_index("pi:/home/ada/code/work").data(Qt.ItemDataRole.ToolTipRole)
     assert "/home/ada/code/work" in tip
     qtmodeltester.check(sidebar.model)
@@ -91,11 +118,13 @@ def test_fork_mark_only_for_a_pi_session_with_a_parent():
 
 def test_a_native_row_paints_a_pi_badge(sidebar):
     """The same title and time without the badge draws clearly fewer ink pixels."""
+
     def muted_pixels(session_id: str) -> int:
         rect = sidebar.tree.visualRect(sidebar.model.index_of(session_id))
         image = sidebar.tree.viewport().grab(rect).toImage()
-        return sum(1 for x in range(image.width()) for y in range(image.height())
-                   if image.pixelColor(x, y).lightness() < 200)
+        return sum(
+            1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).lightness() < 200
+        )
 
     sidebar.model.upsert(desktop(4, "Branching demo") | {"id": "plain"})  # same title and time, no badge
     assert muted_pixels("native-pi:0004") > muted_pixels("plain") + 20

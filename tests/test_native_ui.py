@@ -38,8 +38,9 @@ def agent_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def window(qtbot, qloop, agent_dir, loop_hosts, tmp_path):
     client = loop_hosts.start()
-    win = started_window(qtbot, qloop, client, runner=TurnRunner(client, offline_delay=0.0),
-                         prefs=Preferences(tmp_path / "ui"))
+    win = started_window(
+        qtbot, qloop, client, runner=TurnRunner(client, offline_delay=0.0), prefs=Preferences(tmp_path / "ui")
+    )
     yield win
     win.close()
 
@@ -77,8 +78,17 @@ def test_a_pi_session_reads_read_only_with_notes_labels_and_disabled_actions(win
     assert "pi session" in window.composer.edit.placeholderText()
     model = window.transcript_model
     assert model.read_only and all(r["readOnly"] for r in model.rows if r["kind"] == "message")
-    note = spin_until(qloop, lambda: next((r for r in model.rows  # older rows go in after the newest
-                                           if r["kind"] == "message" and r["message"]["role"] == "system"), None))
+    note = spin_until(
+        qloop,
+        lambda: next(
+            (
+                r
+                for r in model.rows  # older rows go in after the newest
+                if r["kind"] == "message" and r["message"]["role"] == "system"
+            ),
+            None,
+        ),
+    )
     assert note["message"]["meta"]["native"]["type"] == "custom_message"
     assert [p.kind for p in rendered(window, note["key"]).parts] == ["summary"]
     labelled = next(r for r in model.rows if r["kind"] == "message" and (r["message"].get("meta") or {}).get("labels"))
@@ -131,8 +141,9 @@ def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
     spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
     window.composer.edit.setPlainText("keep me")
     window.composer._submit()
-    spin_until(qloop, lambda: "keep me" in window.composer.edit.toPlainText()
-               and window.composer.status_label.isVisible())
+    spin_until(
+        qloop, lambda: "keep me" in window.composer.edit.toPlainText() and window.composer.status_label.isVisible()
+    )
     assert "another branch" in window.composer.status_label.text()
 
 
@@ -157,30 +168,61 @@ def test_screenshots(window, qloop, shots, theme):
     menu.hide()
     window.grab().save(str(shots / f"native-branches-{theme.name}.png"))
     row = open_native(qloop, window, RPC_EXTRAS)
-    note = spin_until(qloop, lambda: next((r["key"] for r in window.transcript_model.rows
-                                           if r["kind"] == "message" and r["message"]["role"] == "system"), None))
+    note = spin_until(
+        qloop,
+        lambda: next(
+            (
+                r["key"]
+                for r in window.transcript_model.rows
+                if r["kind"] == "message" and r["message"]["role"] == "system"
+            ),
+            None,
+        ),
+    )
     spin_until(qloop, lambda: window.transcript.verticalScrollBar().maximum() > 0)
-    window.transcript.scrollTo(window.transcript_model.index(window.transcript_model.row_of(note) - 2),
-                               window.transcript.ScrollHint.PositionAtTop)
+    window.transcript.scrollTo(
+        window.transcript_model.index(window.transcript_model.row_of(note) - 2),
+        window.transcript.ScrollHint.PositionAtTop,
+    )
     window.transcript.viewport().update()
     window.grab().save(str(shots / f"native-transcript-{theme.name}.png"))
 
 
 # -- live, fork and continue, end to end ------------------------------------------------------------
 
+
 def pi_line(entry_id: str, parent: str, role: str, text: str) -> bytes:
     """One message entry as pi appends it."""
     message = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": 1796134600000}
     if role == "assistant":
-        message |= {"provider": "fake", "model": "fake-coder-1", "stopReason": "stop",
-                    "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}}
-    return orjson.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                         "timestamp": "2026-12-01T14:20:00.000Z", "message": message}) + b"\n"
+        message |= {
+            "provider": "fake",
+            "model": "fake-coder-1",
+            "stopReason": "stop",
+            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2},
+        }
+    return (
+        orjson.dumps(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": "2026-12-01T14:20:00.000Z",
+                "message": message,
+            }
+        )
+        + b"\n"
+    )
 
 
 def shown_texts(win) -> list[str]:
-    return [b.get("text", "") for r in win.transcript_model.rows if r["kind"] == "message"
-            for b in r["message"].get("blocks", []) if b.get("type") == "text"]
+    return [
+        b.get("text", "")
+        for r in win.transcript_model.rows
+        if r["kind"] == "message"
+        for b in r["message"].get("blocks", [])
+        if b.get("type") == "text"
+    ]
 
 
 def test_the_open_transcript_follows_pi_writing_the_file(window, qloop, agent_dir):
@@ -223,8 +265,9 @@ def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
     from pidesktop.agent.runner import ProviderChoice
 
     client = loop_hosts.start()
-    runner = TurnRunner(client, override=ProviderChoice(base_url=sse_server.base_url, model="gpt-test",
-                                                        api_key="sk-test-key"))
+    runner = TurnRunner(
+        client, override=ProviderChoice(base_url=sse_server.base_url, model="gpt-test", api_key="sk-test-key")
+    )
     win = started_window(qtbot, qloop, client, runner=runner, prefs=Preferences(tmp_path / "ui"))
     yield win
     win.close()
@@ -236,19 +279,35 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     path = agent_dir / "sessions" / FIVE_TURNS
     before = path.read_bytes()
     # The answer pauses after its first words, so the streaming reply is on screen however busy the machine.
-    sse_server.stream([sse_body(chunk("Hello from "), done=False),
-                       sse_body(chunk("the loopback", finish="stop"), usage_chunk(40, 4))], delays={1: 1.5})
+    sse_server.stream(
+        [
+            sse_body(chunk("Hello from "), done=False),
+            sse_body(chunk("the loopback", finish="stop"), usage_chunk(40, 4)),
+        ],
+        delays={1: 1.5},
+    )
     win.composer.edit.setPlainText("Continue here, please")
     win.composer._submit()
-    spin_until(qloop, lambda: [r["message"]["role"] for r in win.transcript_model.rows if r["live"]]
-               == ["user", "assistant"] and any(t.startswith("Hello from") for t in shown_texts(win)))
-    spin_until(qloop, lambda: "Hello from the loopback" in shown_texts(win)
-               and not any(r["live"] for r in win.transcript_model.rows) and not win.native.continuing)
+    spin_until(
+        qloop,
+        lambda: (
+            [r["message"]["role"] for r in win.transcript_model.rows if r["live"]] == ["user", "assistant"]
+            and any(t.startswith("Hello from") for t in shown_texts(win))
+        ),
+    )
+    spin_until(
+        qloop,
+        lambda: (
+            "Hello from the loopback" in shown_texts(win)
+            and not any(r["live"] for r in win.transcript_model.rows)
+            and not win.native.continuing
+        ),
+    )
     sent = sse_server.requests[-1].json["messages"]
     assert sent[-1] == {"role": "user", "content": "Continue here, please"} and len(sent) == 11
     data = path.read_bytes()
     assert data.startswith(before)
-    user, reply = (orjson.loads(line) for line in data[len(before):].splitlines())
+    user, reply = (orjson.loads(line) for line in data[len(before) :].splitlines())
     assert user["parentId"] == orjson.loads(before.splitlines()[-1])["id"] and reply["parentId"] == user["id"]
     assert user["message"]["content"][0]["text"] == "Continue here, please"
     assert reply["message"]["content"][-1]["text"] == "Hello from the loopback"
@@ -281,16 +340,26 @@ def test_a_branch_summary_is_a_divider_with_its_label_chip(window, qloop):
     leaf = next(b["leafId"] for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(leaf)
     spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
-    summary = spin_until(qloop, lambda: next((r for r in window.transcript_model.rows if r["kind"] == "message"
-                                              and r["message"]["role"] == "system"), None))
+    summary = spin_until(
+        qloop,
+        lambda: next(
+            (r for r in window.transcript_model.rows if r["kind"] == "message" and r["message"]["role"] == "system"),
+            None,
+        ),
+    )
     assert summary["message"]["meta"]["native"]["type"] == "branch_summary"
     chip, divider = rendered(window, summary["key"]).parts
     assert chip.doc.toPlainText().strip() == "alt-A"
     assert divider.kind == "divider" and "Summary of another branch" in divider.doc.toPlainText()
     assert divider.toggle and divider.y > chip.y  # the summary unfolds on a click
     window.transcript.toggle(divider.toggle)
-    opened = layout_row(window.transcript_model.rows[window.transcript_model.row_of(summary["key"])], 900,
-                        themes.LIGHT, window.font(), frozenset({divider.toggle}))
+    opened = layout_row(
+        window.transcript_model.rows[window.transcript_model.row_of(summary["key"])],
+        900,
+        themes.LIGHT,
+        window.font(),
+        frozenset({divider.toggle}),
+    )
     assert "explored a different conversation branch" in opened.parts[-1].doc.toPlainText()
 
 
@@ -306,8 +375,11 @@ def test_pictures_pi_stored_inline_are_shown(qapp):
     image.save(buffer, "PNG")
     block = {"type": "image", "mimeType": "image/png", "data": bytes(data.toBase64()).decode()}
     for role in ("user", "assistant"):
-        message = {"id": f"m-{role}", "role": role, "blocks": [{"type": "text", "text": "see"}, block,
-                                                              {"type": "image", "data": "not base64 at all"}]}
+        message = {
+            "id": f"m-{role}",
+            "role": role,
+            "blocks": [{"type": "text", "text": "see"}, block, {"type": "image", "data": "not base64 at all"}],
+        }
         row = {"kind": "message", "key": message["id"], "message": message, "index": 0, "live": False, "rev": 1}
         laid = layout_row(row, 900, themes.LIGHT, qapp.font(), frozenset())
         html = "".join(part.doc.toHtml() for part in laid.parts)
@@ -319,8 +391,10 @@ def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, 
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
     before = path.read_bytes()
-    sse_server.stream([sse_body(chunk("Half an "), done=False),
-                       sse_body(chunk("answer"), chunk(" never sent", finish="stop"))], delays={1: 30.0})
+    sse_server.stream(
+        [sse_body(chunk("Half an "), done=False), sse_body(chunk("answer"), chunk(" never sent", finish="stop"))],
+        delays={1: 30.0},
+    )
     win.composer.edit.setPlainText("Answer slowly")
     win.composer._submit()
     spin_until(qloop, lambda: any(r["live"] and r["message"]["role"] == "assistant" for r in win.transcript_model.rows))
@@ -331,7 +405,7 @@ def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, 
     spin_until(qloop, lambda: win.transcript_model.session_id == mine and win.composer.running)
     win.chats.stop_reply()
     spin_until(qloop, lambda: not win.native.continuing)
-    reply = orjson.loads(path.read_bytes()[len(before):].splitlines()[-1])
+    reply = orjson.loads(path.read_bytes()[len(before) :].splitlines()[-1])
     assert reply["message"]["stopReason"] == "aborted"
     assert reply["message"]["content"][-1]["text"] == "Half an "
 
@@ -373,12 +447,17 @@ def test_a_reader_scrolled_up_keeps_their_place_while_pi_writes(window, qloop, a
 
 def test_a_pi_reply_shows_its_tokens_and_a_failed_one_says_why(window, qloop):
     open_native(qloop, window, FIVE_TURNS)
-    reply = next(r for r in window.transcript_model.rows if r["kind"] == "message"
-                 and r["message"]["role"] == "assistant")
+    reply = next(
+        r for r in window.transcript_model.rows if r["kind"] == "message" and r["message"]["role"] == "assistant"
+    )
     usage = [p for p in rendered(window, reply["key"]).parts if p.kind == "usage"]
     assert usage and " in · " in usage[0].doc.toPlainText()
-    failed = {"id": "f1", "role": "assistant", "blocks": [],
-              "meta": {"status": "error", "error": "429 rate limit from the provider", "finishReason": "error"}}
+    failed = {
+        "id": "f1",
+        "role": "assistant",
+        "blocks": [],
+        "meta": {"status": "error", "error": "429 rate limit from the provider", "finishReason": "error"},
+    }
     row = {"kind": "message", "key": "f1", "message": failed, "index": 0, "live": False, "rev": 1, "readOnly": True}
     parts = layout_row(row, 900, themes.LIGHT, window.font(), frozenset()).parts
     assert any(p.kind == "error" and "429 rate limit" in p.doc.toPlainText() for p in parts)
@@ -394,8 +473,9 @@ def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent
     assert window.native.banner.fork_button.isEnabled()
     window.native.banner.fork_button.click()
     spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
-    spin_until(qloop, lambda: window.transcript_model.session_id == window.current_session_id
-               and window.transcript_model.rows)
+    spin_until(
+        qloop, lambda: window.transcript_model.session_id == window.current_session_id and window.transcript_model.rows
+    )
     copied = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
     assert copied == shown and window.host_error is None
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
@@ -403,12 +483,18 @@ def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent
 
 def test_a_pi_session_that_starts_empty_shows_its_first_messages_as_pi_writes_them(window, qloop, agent_dir):
     folder = agent_dir / "sessions" / WORK
-    header = {"type": "session", "version": 3, "id": "01a23fff-0000-7000-8000-0000000000e1",
-              "timestamp": "2026-12-01T15:00:00.000Z", "cwd": "/home/ada/code/work"}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "01a23fff-0000-7000-8000-0000000000e1",
+        "timestamp": "2026-12-01T15:00:00.000Z",
+        "cwd": "/home/ada/code/work",
+    }
     path = folder / "2026-12-01T15-00-00-000Z_01a23fff-0000-7000-8000-0000000000e1.jsonl"
     path.write_bytes(orjson.dumps(header) + b"\n")
-    row = spin_until(qloop, lambda: next((s for s in window.model.shown_sessions()
-                                          if s.get("nativeId") == header["id"]), None))
+    row = spin_until(
+        qloop, lambda: next((s for s in window.model.shown_sessions() if s.get("nativeId") == header["id"]), None)
+    )
     window.sidebar.select(row["id"])
     spin_until(qloop, lambda: window.transcript_model.session_id == row["id"])
     assert window.pages.currentWidget() is window.empty_page

@@ -20,8 +20,12 @@ from .conftest import InProcessHost
 
 
 def assistant(message_id, text="done", status="completed"):
-    return {"id": message_id, "role": "assistant", "blocks": [{"type": "text", "text": text}],
-            "meta": {"status": status}}
+    return {
+        "id": message_id,
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": text}],
+        "meta": {"status": status},
+    }
 
 
 def new_session(host):
@@ -129,8 +133,9 @@ def test_transient_failures_back_off_doubling_and_deliver_when_the_host_is_back(
                 outbox.set_client(HostClient(generations[-1].thread, loop))
 
         sleeps = Sleeps(on_sleep)
-        outbox = Outbox(HostClient(host.thread, loop), dead_path, base_delay=0.01, max_delay=0.03,
-                        max_failures=10, sleep=sleeps)
+        outbox = Outbox(
+            HostClient(host.thread, loop), dead_path, base_delay=0.01, max_delay=0.03, max_failures=10, sleep=sleeps
+        )
         try:
             assert await outbox.append(session_id, assistant("m1"), "turn-1") is None
             assert await outbox.flush(5)
@@ -170,9 +175,13 @@ def test_five_failures_quarantine_the_head_and_the_next_entry_is_delivered(host,
     sleeps, outbox = asyncio.run(scenario())
     assert sleeps == [0.01, 0.02, 0.04, 0.08, 0.01]
     [letter] = outbox.dead_letters()
-    assert letter == {"sessionId": a, "turnId": "turn-a", "message": assistant("stuck"),
-                      "failedAt": "1970-01-01T00:00:00.000Z",
-                      "error": {"code": "STORAGE_UNAVAILABLE", "message": "The host is shutting down."}}
+    assert letter == {
+        "sessionId": a,
+        "turnId": "turn-a",
+        "message": assistant("stuck"),
+        "failedAt": "1970-01-01T00:00:00.000Z",
+        "error": {"code": "STORAGE_UNAVAILABLE", "message": "The host is shutting down."},
+    }
     assert orjson.loads(dead_path.read_bytes()) == [letter]
     back = generations[0]
     assert "next" in stored(back, b) and "stuck" not in stored(back, a)
@@ -223,8 +232,10 @@ def test_a_full_queue_rejects_and_reports_nothing_as_queued(host, dead_path, cap
 
 def test_unique_violation_is_an_ack_but_a_foreign_key_error_is_retried(host, dead_path):
     session_id = new_session(host)
-    errors = {"u1": [HostError("INTERNAL", "UNIQUE constraint failed: messages.id")],
-              "f1": [HostError("INTERNAL", "FOREIGN KEY constraint failed")]}
+    errors = {
+        "u1": [HostError("INTERNAL", "UNIQUE constraint failed: messages.id")],
+        "f1": [HostError("INTERNAL", "FOREIGN KEY constraint failed")],
+    }
 
     async def scenario():
         sleeps = Sleeps()
@@ -247,8 +258,10 @@ def test_unique_violation_is_an_ack_but_a_foreign_key_error_is_retried(host, dea
 
 def test_permission_denied_is_dropped_but_plugin_permission_denied_is_retried(host, dead_path, caplog):
     session_id = new_session(host)
-    errors = {"p1": [HostError("PERMISSION_DENIED", "not allowed")],
-              "g1": [HostError("PLUGIN_PERMISSION_DENIED", "plugin said no")]}
+    errors = {
+        "p1": [HostError("PERMISSION_DENIED", "not allowed")],
+        "g1": [HostError("PLUGIN_PERMISSION_DENIED", "plugin said no")],
+    }
 
     async def scenario():
         real = HostClient(host.thread, asyncio.get_running_loop())
@@ -345,8 +358,9 @@ def test_a_queued_final_reply_does_not_hold_up_the_turn(host, location, dead_pat
 
     async def scenario():
         client = HostClient(host.thread, asyncio.get_running_loop())
-        busy = Flaky(client, {"assistant": [HostError("STORAGE_UNAVAILABLE", "busy")]},
-                     key=lambda message: message["role"])
+        busy = Flaky(
+            client, {"assistant": [HostError("STORAGE_UNAVAILABLE", "busy")]}, key=lambda message: message["role"]
+        )
         outbox = Outbox(busy, dead_path, base_delay=0.05)
         try:
             result = await TurnRunner(client, outbox=outbox, offline_delay=0).send(session_id, "hi")

@@ -86,8 +86,9 @@ def test_database_file_is_owner_only(host):
 
 def run_gui(args, env_extra=None, timeout=60):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "pidesktop", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def test_gui_refuses_a_missing_selected_root(tmp_path, isolated_home):

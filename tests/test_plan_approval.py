@@ -23,10 +23,15 @@ PLAN = "# Move the blog\r\n\r\n1. Copy the files  \n2. Switch DNS\t(at night)\n3
 
 def tool_call_body(name, args, call_id="call_1"):
     arguments = orjson.dumps(args).decode()
-    return sse_body(chunk(tool_calls=[{"index": 0, "id": call_id, "type": "function",
-                                       "function": {"name": name, "arguments": arguments[:10]}}]),
-                    chunk(tool_calls=[{"index": 0, "function": {"arguments": arguments[10:]}}]),
-                    chunk(finish="tool_calls"))
+    return sse_body(
+        chunk(
+            tool_calls=[
+                {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments[:10]}}
+            ]
+        ),
+        chunk(tool_calls=[{"index": 0, "function": {"arguments": arguments[10:]}}]),
+        chunk(finish="tool_calls"),
+    )
 
 
 def text_body(text):
@@ -54,10 +59,21 @@ def run(host, server, scenario):
 
 
 def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(host, sse_server):  # noqa: F811
-    answers(sse_server, tool_call_body("SubmitPlan", {"plan": PLAN}),
-            tool_call_body("TodoWrite", {"todos": [{"content": "Copy the files", "status": "completed"},
-                                                   {"content": "Switch DNS", "status": "in_progress"}]}, "call_2"),
-            text_body("All done."))
+    answers(
+        sse_server,
+        tool_call_body("SubmitPlan", {"plan": PLAN}),
+        tool_call_body(
+            "TodoWrite",
+            {
+                "todos": [
+                    {"content": "Copy the files", "status": "completed"},
+                    {"content": "Switch DNS", "status": "in_progress"},
+                ]
+            },
+            "call_2",
+        ),
+        text_body("All done."),
+    )
 
     async def scenario(client, runner):
         session_id = (await client.call("session.create", {"mode": "plan"}))["session"]["id"]
@@ -90,8 +106,18 @@ def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(
     assert again.code == "CONFLICT"
     [row] = listed
     assert row["status"] == "approved" and row["executionStatus"] == "completed" and row["decidedAt"]
-    assert set(row) >= {"id", "sessionId", "kind", "status", "artifactPath", "sha256", "size", "executionStatus",
-                        "createdAt", "decidedAt"}
+    assert set(row) >= {
+        "id",
+        "sessionId",
+        "kind",
+        "status",
+        "artifactPath",
+        "sha256",
+        "size",
+        "executionStatus",
+        "createdAt",
+        "decidedAt",
+    }
     assert got["session"]["mode"] == "agent"
     submit_block = got["messages"][1]["blocks"][0]
     assert submit_block["name"] == "SubmitPlan" and submit_block["result"]["approvalId"] == pending["id"]
@@ -101,8 +127,11 @@ def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(
 
 
 def test_a_rejection_goes_back_in_plan_mode_and_the_next_plan_is_a_new_file(host, sse_server):  # noqa: F811
-    answers(sse_server, tool_call_body("SubmitGoal", {"goal": "# Goal A\n"}),
-            tool_call_body("SubmitGoal", {"goal": "# Goal B\n"}, "call_2"))
+    answers(
+        sse_server,
+        tool_call_body("SubmitGoal", {"goal": "# Goal A\n"}),
+        tool_call_body("SubmitGoal", {"goal": "# Goal B\n"}, "call_2"),
+    )
 
     async def scenario(client, runner):
         session_id = (await client.call("session.create", {"mode": "goal"}))["session"]["id"]
@@ -131,15 +160,36 @@ def test_a_plan_in_a_project_is_written_under_the_project(host, tmp_path):
     project = tmp_path / "blog"
     project.mkdir()
     session_id = host.call("session.create", {"mode": "plan", "projectPath": str(project)})["session"]["id"]
-    approval = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# Ünïcode plan\n",
-                                         "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
+    approval = host.call(
+        "plan.submit",
+        {
+            "sessionId": session_id,
+            "kind": "plan",
+            "markdown": "# Ünïcode plan\n",
+            "turnId": "t1",
+            "toolCallId": "t1:c1",
+        },
+    )["approval"]
     path = Path(approval["artifactPath"])
     assert path.parent == project / ".pi" / "plan" and path.name.endswith("-unicode-plan.md")
     # one pending per chat; a retried submit of the same call is the same row, never a second file
-    assert host.error("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "other",
-                                      "turnId": "t1", "toolCallId": "t1:c2"}).code == "CONFLICT"
-    again = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# Ünïcode plan\n",
-                                      "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
+    assert (
+        host.error(
+            "plan.submit",
+            {"sessionId": session_id, "kind": "plan", "markdown": "other", "turnId": "t1", "toolCallId": "t1:c2"},
+        ).code
+        == "CONFLICT"
+    )
+    again = host.call(
+        "plan.submit",
+        {
+            "sessionId": session_id,
+            "kind": "plan",
+            "markdown": "# Ünïcode plan\n",
+            "turnId": "t1",
+            "toolCallId": "t1:c1",
+        },
+    )["approval"]
     assert again["id"] == approval["id"] and len(list(path.parent.iterdir())) == 1
     assert host.call("plans.pending")["approvals"][0]["id"] == approval["id"]
 
@@ -148,8 +198,10 @@ def test_a_plan_stays_found_after_its_chat_leaves_the_project(host, tmp_path):
     project = tmp_path / "blog"
     project.mkdir()
     session_id = host.call("session.create", {"mode": "plan", "projectPath": str(project)})["session"]["id"]
-    approval = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# Move\n",
-                                         "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
+    approval = host.call(
+        "plan.submit",
+        {"sessionId": session_id, "kind": "plan", "markdown": "# Move\n", "turnId": "t1", "toolCallId": "t1:c1"},
+    )["approval"]
     host.call("session.update", {"sessionId": session_id, "projectId": None})
     [listed] = host.call("plan.list", {"sessionId": session_id})["approvals"]
     assert listed["artifactPath"] == approval["artifactPath"]
@@ -159,8 +211,10 @@ def test_a_plan_stays_found_after_its_chat_leaves_the_project(host, tmp_path):
 
 def test_a_plan_file_changed_after_it_was_proposed_is_not_approved(host):
     session_id = host.call("session.create", {"mode": "plan"})["session"]["id"]
-    approval = host.call("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# P\n",
-                                         "turnId": "t1", "toolCallId": "t1:c1"})["approval"]
+    approval = host.call(
+        "plan.submit",
+        {"sessionId": session_id, "kind": "plan", "markdown": "# P\n", "turnId": "t1", "toolCallId": "t1:c1"},
+    )["approval"]
     path = Path(approval["artifactPath"])
     os.chmod(path, 0o644)
     path.write_bytes(b"# P, edited\n")
@@ -175,11 +229,21 @@ def test_a_restart_interrupts_pending_plans_and_running_executions(stdio_host, t
     first = stdio_host()
     pending_chat = first.call("session.create", {"mode": "plan"})["session"]["id"]
     first.call("session.startTurn", {"sessionId": pending_chat, "turnId": "turn-1"})
-    pending = first.call("plan.submit", {"sessionId": pending_chat, "kind": "plan", "markdown": "# Wait\n",
-                                         "turnId": "turn-1", "toolCallId": "turn-1:c"})["approval"]
+    pending = first.call(
+        "plan.submit",
+        {
+            "sessionId": pending_chat,
+            "kind": "plan",
+            "markdown": "# Wait\n",
+            "turnId": "turn-1",
+            "toolCallId": "turn-1:c",
+        },
+    )["approval"]
     running_chat = first.call("session.create", {"mode": "goal"})["session"]["id"]
-    goal = first.call("plan.submit", {"sessionId": running_chat, "kind": "goal", "markdown": "# Go\n",
-                                      "turnId": "turn-2", "toolCallId": "turn-2:c"})["approval"]
+    goal = first.call(
+        "plan.submit",
+        {"sessionId": running_chat, "kind": "goal", "markdown": "# Go\n", "turnId": "turn-2", "toolCallId": "turn-2:c"},
+    )["approval"]
     approved = first.call("plan.respond", {"approvalId": goal["id"], "decision": "approve"})["approval"]
     first.call("session.startTurn", {"sessionId": running_chat, "turnId": approved["executionId"]})
     first.call("plan.execution", {"approvalId": goal["id"], "state": "running"})
@@ -203,8 +267,11 @@ def test_a_restart_interrupts_pending_plans_and_running_executions(stdio_host, t
 
 
 def test_a_newer_proposal_replaces_one_the_person_answered_in_the_chat(host, sse_server):  # noqa: F811
-    answers(sse_server, tool_call_body("SubmitPlan", {"plan": "# One\n"}),
-            tool_call_body("SubmitPlan", {"plan": "# Two\n"}, "call_2"))
+    answers(
+        sse_server,
+        tool_call_body("SubmitPlan", {"plan": "# One\n"}),
+        tool_call_body("SubmitPlan", {"plan": "# Two\n"}, "call_2"),
+    )
 
     async def scenario(client, runner):
         session_id = (await client.call("session.create", {"mode": "plan"}))["session"]["id"]
@@ -223,8 +290,10 @@ def test_a_missing_project_folder_is_not_created_again(host, tmp_path):
     project.mkdir()
     session_id = host.call("session.create", {"mode": "plan", "projectPath": str(project)})["session"]["id"]
     project.rmdir()
-    error = host.error("plan.submit", {"sessionId": session_id, "kind": "plan", "markdown": "# P\n",
-                                       "turnId": "t", "toolCallId": "t:c"})
+    error = host.error(
+        "plan.submit",
+        {"sessionId": session_id, "kind": "plan", "markdown": "# P\n", "turnId": "t", "toolCallId": "t:c"},
+    )
     assert error.code == "STORAGE_UNAVAILABLE" and "missing" in error.message
     assert not project.exists()
     assert host.call("plan.list", {"sessionId": session_id})["approvals"] == []

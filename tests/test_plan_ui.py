@@ -17,8 +17,15 @@ def open_plan_chat(chat, qloop, mode="plan"):
 def ask(chat, qtbot, qloop, text):
     qtbot.keyClicks(chat.composer.edit, text)
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id)
-               and chat.transcript_model.rows and not chat.transcript_model.rows[-1]["live"])
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id
+            and not chat.runner.is_running(chat.current_session_id)
+            and chat.transcript_model.rows
+            and not chat.transcript_model.rows[-1]["live"]
+        ),
+    )
 
 
 def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(chat, qtbot, qloop, shots):
@@ -66,29 +73,41 @@ def test_rejecting_keeps_the_typed_feedback_until_it_is_sent(chat, qtbot, qloop)
     listed = chat.client.call_blocking("plan.list", {"sessionId": sid})["approvals"]
     assert [a["status"] for a in listed] == ["pending", "rejected"]
     assert listed[1]["feedback"] == "Start with the shelves"
-    prompts = [m for m in chat.client.call_blocking("session.get", {"sessionId": sid})["messages"] if m["role"] == "user"]
+    prompts = [
+        m for m in chat.client.call_blocking("session.get", {"sessionId": sid})["messages"] if m["role"] == "user"
+    ]
     assert "Start with the shelves" in prompts[-1]["blocks"][0]["text"]
 
 
 def test_an_interrupted_plan_says_so_and_asks_again(chat, qtbot, qloop):
     sid = open_plan_chat(chat, qloop)
     card = chat.plans.card
-    interrupted = {"id": "a1", "sessionId": sid, "kind": "plan", "status": "interrupted", "title": "Old plan",
-                   "markdown": "# Old plan\n", "executionStatus": None}
+    interrupted = {
+        "id": "a1",
+        "sessionId": sid,
+        "kind": "plan",
+        "status": "interrupted",
+        "title": "Old plan",
+        "markdown": "# Old plan\n",
+        "executionStatus": None,
+    }
     card.set_approval(interrupted)
     assert card.isVisible() and card.ask_again_button.isVisible() and not card.approve_button.isVisible()
     assert "restarted" in card.state.text()
     qtbot.mouseClick(card.ask_again_button, Qt.MouseButton.LeftButton)
     spin_until(qloop, lambda: card.approval and card.approval["status"] == "pending" and card.approval["id"] != "a1")
     spin_until(qloop, lambda: not chat.runner.is_running(sid))
-    [prompt] = [m for m in chat.client.call_blocking("session.get", {"sessionId": sid})["messages"] if m["role"] == "user"]
+    [prompt] = [
+        m for m in chat.client.call_blocking("session.get", {"sessionId": sid})["messages"] if m["role"] == "user"
+    ]
     assert "submit the plan again" in prompt["blocks"][0]["text"]
 
 
 def test_the_inbox_lists_plans_waiting_in_other_chats(chat, qtbot, qloop):
     waiting = chat.client.call_blocking("session.create", {"mode": "plan", "title": "Garden"})["session"]["id"]
-    chat.client.call_blocking("plan.submit", {"sessionId": waiting, "kind": "plan", "markdown": "# Dig\n",
-                                              "turnId": "t", "toolCallId": "t:c"})
+    chat.client.call_blocking(
+        "plan.submit", {"sessionId": waiting, "kind": "plan", "markdown": "# Dig\n", "turnId": "t", "toolCallId": "t:c"}
+    )
     pending = chat.plans.pending
     spin_until(qloop, lambda: pending.count == 1)
     assert "Plan waiting for approval" in pending._rows[0].text() and "Garden" in pending._rows[0].text()
@@ -101,8 +120,11 @@ def test_the_inbox_lists_plans_waiting_in_other_chats(chat, qtbot, qloop):
 def test_the_checklist_shows_progress_and_ignores_an_older_revision(chat, qtbot, qloop, shots):
     sid = open_plan_chat(chat, qloop, mode="agent")
     ask(chat, qtbot, qloop, "The date parser test fails on leap years")
-    items = [{"content": "Read the code", "status": "completed"}, {"content": "Write the fix", "status": "in_progress"},
-             {"content": "Run the tests", "status": "pending"}]
+    items = [
+        {"content": "Read the code", "status": "completed"},
+        {"content": "Write the fix", "status": "in_progress"},
+        {"content": "Run the tests", "status": "pending"},
+    ]
     chat.client.call_blocking("todo.set", {"sessionId": sid, "items": items})
     todo = chat.plans.todo
     spin_until(qloop, lambda: todo.isVisible() and todo.todo["revision"] == 1)
@@ -123,8 +145,9 @@ def test_the_checklist_shows_progress_and_ignores_an_older_revision(chat, qtbot,
 def test_the_bell_counts_proposals_waiting_in_other_chats(chat, qloop):
     waiting = chat.client.call_blocking("session.create", {"mode": "goal", "title": "Trip"})["session"]["id"]
     assert chat.bell.count == 0
-    approval = chat.client.call_blocking("plan.submit", {"sessionId": waiting, "kind": "goal", "markdown": "# Go\n",
-                                                         "turnId": "t", "toolCallId": "t:c"})["approval"]
+    approval = chat.client.call_blocking(
+        "plan.submit", {"sessionId": waiting, "kind": "goal", "markdown": "# Go\n", "turnId": "t", "toolCallId": "t:c"}
+    )["approval"]
     spin_until(qloop, lambda: chat.bell.count == 1)
     chat.client.call_blocking("plan.respond", {"approvalId": approval["id"], "decision": "reject"})
     spin_until(qloop, lambda: chat.bell.count == 0)
@@ -150,8 +173,10 @@ def test_the_transcript_names_a_proposal_by_its_title_and_a_checklist_by_its_pro
 
     assert _summary({"plan": "\n# Move the blog\n\n1. Copy\n"}) == "Move the blog"
     assert _summary({"goal": "Faster builds " + "x" * 80}).endswith("…")
-    assert _summary({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}) == \
-        "1 of 2 done"
+    assert (
+        _summary({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]})
+        == "1 of 2 done"
+    )
 
 
 def test_a_chat_opened_late_does_not_put_its_plan_under_the_chat_on_screen(chat, qtbot, qloop):

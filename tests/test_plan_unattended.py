@@ -47,7 +47,9 @@ def test_an_unattended_plan_or_goal_turn_is_stored_as_refused_without_a_request(
     assert reply["meta"]["error"]["code"] == CODE and reply["blocks"] == []
     assert got["session"]["lastTurn"]["status"] == "error"
     assert got["session"]["lastTurn"]["errorCode"] == CODE
-    assert not (host.location.data_root / "scratch").exists() or not any((host.location.data_root / "scratch").rglob("*.md"))
+    assert not (host.location.data_root / "scratch").exists() or not any(
+        (host.location.data_root / "scratch").rglob("*.md")
+    )
 
 
 def test_an_unattended_agent_turn_still_runs(host, sse_server):  # noqa: F811
@@ -73,8 +75,18 @@ def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse
     first = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m", "hi")
     assert first.returncode == 0, first.stderr
     session_id = first.stderr.strip().rsplit("session: ", 1)[1]
-    again = chat_cli(root, "--session", session_id, "--mode", "goal", "--base-url", sse_server.base_url,
-                     "--model", "m", "Agree a goal")
+    again = chat_cli(
+        root,
+        "--session",
+        session_id,
+        "--mode",
+        "goal",
+        "--base-url",
+        sse_server.base_url,
+        "--model",
+        "m",
+        "Agree a goal",
+    )
     assert again.returncode == 1 and CODE in again.stderr
     assert len(sse_server.requests) == 1  # only the first, agent-mode turn asked the model
     [row] = sessions_in(root)
@@ -82,18 +94,37 @@ def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse
 
 
 def chat_with_input(data_dir, stdin, *args):
-    return subprocess.run([sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args], input=stdin,
-                          capture_output=True, text=True, cwd=REPO, timeout=60, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+        env=dict(os.environ),
+    )
 
 
 def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_plan(tmp_path, sse_server):  # noqa: F811
-    sse_server.serve_in_turn("/v1/chat/completions",
-                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# First\n1. a\n"})]),
-                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# Second\n1. b\n"}, "call_2")]),
-                             Script(chunks=[text_body("Carried out.")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# First\n1. a\n"})]),
+        Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# Second\n1. b\n"}, "call_2")]),
+        Script(chunks=[text_body("Carried out.")]),
+    )
     root = tmp_path / "d"
-    done = chat_with_input(root, "x\nr shorter please\na\n", "--base-url", sse_server.base_url, "--model", "m",
-                           "--mode", "plan", "--interactive", "Plan the move")
+    done = chat_with_input(
+        root,
+        "x\nr shorter please\na\n",
+        "--base-url",
+        sse_server.base_url,
+        "--model",
+        "m",
+        "--mode",
+        "plan",
+        "--interactive",
+        "Plan the move",
+    )
     assert done.returncode == 0, done.stderr
     assert "# First" in done.stderr and "# Second" in done.stderr  # each proposal is shown before the question
     assert "Type a (approve) or r" in done.stderr  # "x" is not an answer
@@ -103,12 +134,12 @@ def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_p
     assert execution["messages"][-1]["content"].endswith("# Second\n1. b\n")
 
 
-def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path,
-                                                                                             sse_server):  # noqa: F811
+def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path, sse_server):  # noqa: F811
     sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P\n"})]))
     root = tmp_path / "d"
-    done = chat_with_input(root, "", "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan",
-                           "--interactive", "Plan it")
+    done = chat_with_input(
+        root, "", "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan", "--interactive", "Plan it"
+    )
     assert done.returncode == 1
     assert "was not carried out" in done.stderr and "Ask again" in done.stderr
     [session] = sessions_in(root)  # the chat holds the proposal, so it is kept

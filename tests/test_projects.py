@@ -31,10 +31,17 @@ def test_upsert_normalises_the_path_and_the_same_folder_is_the_same_project(host
     assert ("projects.changed", {"reason": "upserted", "project": kept}) in host.events
 
 
-@pytest.mark.parametrize("params,field", [
-    ({"path": "   "}, "path"), ({"path": "relative/folder"}, "path"), ({}, "path"), ({"path": 3}, "path"),
-    ({"path": "/tmp/x", "name": "  "}, "name"), ({"path": "/tmp/x", "name": "n" * 121}, "name"),
-])
+@pytest.mark.parametrize(
+    "params,field",
+    [
+        ({"path": "   "}, "path"),
+        ({"path": "relative/folder"}, "path"),
+        ({}, "path"),
+        ({"path": 3}, "path"),
+        ({"path": "/tmp/x", "name": "  "}, "name"),
+        ({"path": "/tmp/x", "name": "n" * 121}, "name"),
+    ],
+)
 def test_upsert_refuses_bad_input_naming_the_field(host, params, field):
     error = host.error("projects.upsert", params)
     assert error.code == ErrorCode.INVALID_PARAMS and error.data["field"] == field
@@ -70,8 +77,10 @@ def test_remove_keeps_the_chats_and_the_folder_and_forgets_memory_and_membership
     project = host.call("projects.upsert", {"path": str(folder)})["project"]
     other = host.call("projects.upsert", {"path": str(folder.parent)})["project"]
     chats = [host.call("session.create", {"projectPath": str(folder)})["session"]["id"] for _ in range(2)]
-    host.call("session.appendMessage", {"sessionId": chats[0], "message": {
-        "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}})
+    host.call(
+        "session.appendMessage",
+        {"sessionId": chats[0], "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}},
+    )
     host.call("projects.memorySet", {"projectId": project["id"], "text": "remember me"})
     group = host.call("projectGroups.set", {"name": "All", "projectIds": [project["id"], other["id"]]})["group"]
     host.call("workspace.set", {"projectId": project["id"]})
@@ -87,8 +96,9 @@ def test_remove_keeps_the_chats_and_the_folder_and_forgets_memory_and_membership
     assert {p["id"] for p in host.call("projects.list")["projects"]} == {other["id"]}
     assert host.call("workspace.get")["currentProjectId"] is None
     [kept] = host.call("projectGroups.list")["groups"]
-    assert kept["id"] == group["id"] and kept["projectIds"] == [other["id"]] and kept["primaryRoot"] == str(
-        folder.parent)
+    assert (
+        kept["id"] == group["id"] and kept["projectIds"] == [other["id"]] and kept["primaryRoot"] == str(folder.parent)
+    )
     moved = {payload["sessionId"] for topic, payload in host.events if topic == "session.changed"}
     assert moved == set(chats)
     # the same folder added again starts with no memory
@@ -120,15 +130,19 @@ def test_legacy_and_structured_memory_values_stay_readable(host, folder):
     project = host.call("projects.upsert", {"path": str(folder)})["project"]
     host.stop()
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
-    conn.execute("INSERT INTO kv(ns, key, value_json, updated_at) VALUES ('projectMemory', ?, ?, 5)",
-                 (str(folder), '"plain legacy text"'))
+    conn.execute(
+        "INSERT INTO kv(ns, key, value_json, updated_at) VALUES ('projectMemory', ?, ?, 5)",
+        (str(folder), '"plain legacy text"'),
+    )
     conn.close()
     from .conftest import InProcessHost
 
     reopened = InProcessHost(host.location)
     try:
         assert reopened.call("projects.memoryGet", {"projectId": project["id"]}) == {
-            "text": "plain legacy text", "updatedAt": 5}
+            "text": "plain legacy text",
+            "updatedAt": 5,
+        }
     finally:
         reopened.stop()
 
@@ -141,8 +155,9 @@ def test_memory_is_stored_as_the_specs_structured_value(host, folder):
     host.call("projects.memorySet", {"projectId": project["id"], "text": "Use tabs."})
     host.stop()
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
-    (value,) = conn.execute("SELECT value_json FROM kv WHERE ns = 'projectMemory' AND key = ?",
-                            (project["path"],)).fetchone()
+    (value,) = conn.execute(
+        "SELECT value_json FROM kv WHERE ns = 'projectMemory' AND key = ?", (project["path"],)
+    ).fetchone()
     conn.close()
     stored = orjson.loads(value)
     assert stored["format"] == "entries-v1" and stored["content"] == "Use tabs."
@@ -183,14 +198,18 @@ def test_groups_share_notes_and_a_project_is_in_one_group_at_most(host, tmp_path
 
     error = host.error("projectGroups.instructionsSet", {"groupId": second["id"], "text": "x" * (LIMIT + 1)})
     assert error.code == ErrorCode.LIMIT_EXCEEDED
-    for params, field in (({"name": "x", "projectIds": []}, "projectIds"),
-                          ({"name": "x", "projectIds": [True]}, "projectIds[0]"),
-                          ({"name": "", "projectIds": [ids[0]]}, "name")):
+    for params, field in (
+        ({"name": "x", "projectIds": []}, "projectIds"),
+        ({"name": "x", "projectIds": [True]}, "projectIds[0]"),
+        ({"name": "", "projectIds": [ids[0]]}, "name"),
+    ):
         error = host.error("projectGroups.set", params)
         assert error.code == ErrorCode.INVALID_PARAMS and error.data["field"] == field
     assert host.error("projectGroups.set", {"name": "x", "projectIds": [999]}).code == ErrorCode.NOT_FOUND
-    assert host.error("projectGroups.set", {"groupId": "g-nope", "name": "x", "projectIds": [ids[0]]}).code \
+    assert (
+        host.error("projectGroups.set", {"groupId": "g-nope", "name": "x", "projectIds": [ids[0]]}).code
         == ErrorCode.NOT_FOUND
+    )
 
     assert host.call("projectGroups.remove", {"groupId": second["id"]}) == {"removed": True}
     assert [g["id"] for g in host.call("projectGroups.list")["groups"]] == [first["id"]]
@@ -207,7 +226,8 @@ def test_project_commands_over_stdio(stdio_host, tmp_path):
     assert project["path"] == str(folder) and project["missing"] is False
     session = host.call("session.create", {})["session"]
     assert host.call("session.update", {"sessionId": session["id"], "projectId": project["id"]})["session"][
-        "projectPath"] == str(folder)
+        "projectPath"
+    ] == str(folder)
     text = "备注 " * 100
     assert host.call("projects.memorySet", {"projectId": project["id"], "text": text})["text"] == text
     reply = host.request("projects.memorySet", {"projectId": project["id"], "text": "字" * (LIMIT // 3 + 1)})

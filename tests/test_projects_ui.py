@@ -84,8 +84,14 @@ def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tm
     menu = QMenu()
     chat.sidebar.projectMenuRequested.emit(menu, str(folder))
     texts = [a.text() for a in menu.actions() if a.text()]
-    for wanted in ("New chat in this project", "Rename project…", "Project memory…", "Open folder",
-                   "Add to a project group…", "Remove project…"):
+    for wanted in (
+        "New chat in this project",
+        "Rename project…",
+        "Project memory…",
+        "Open folder",
+        "Add to a project group…",
+        "Remove project…",
+    ):
         assert wanted in texts
 
     chat.projects._rename(project, "  My blog ")
@@ -153,8 +159,13 @@ def test_project_groups_are_a_collapsible_level(chat, qloop, tmp_path):
     spin_until(qloop, lambda: editor.save_button.isEnabled())
     editor.fields[0].edit.setPlainText("Use the staging API.")
     editor.save()
-    spin_until(qloop, lambda: call(chat, "projectGroups.instructionsGet", {"groupId": chat.projects.groups[0]["id"]})[
-        "text"] == "Use the staging API.")
+    spin_until(
+        qloop,
+        lambda: (
+            call(chat, "projectGroups.instructionsGet", {"groupId": chat.projects.groups[0]["id"]})["text"]
+            == "Use the staging API."
+        ),
+    )
 
 
 def test_the_memory_editor_counts_utf8_bytes_and_explains_a_disabled_save(chat, qloop, tmp_path, qtbot):
@@ -174,8 +185,9 @@ def test_the_memory_editor_counts_utf8_bytes_and_explains_a_disabled_save(chat, 
     field.edit.setPlainText("章" * (LIMIT // 3))
     assert editor.save_button.isEnabled() and not editor.problem.isVisible()
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
-    spin_until(qloop, lambda: call(chat, "projects.memoryGet", {"projectId": project["id"]})["text"]
-               == "章" * (LIMIT // 3))
+    spin_until(
+        qloop, lambda: call(chat, "projects.memoryGet", {"projectId": project["id"]})["text"] == "章" * (LIMIT // 3)
+    )
 
 
 def test_export_from_the_window_writes_the_file(chat, qloop, tmp_path):
@@ -200,8 +212,9 @@ def test_hover_plus_on_a_project_header_starts_a_chat_there(chat, qloop, tmp_pat
     rect = chat.sidebar.tree.visualRect(header)
     asked = []
     chat.sidebar.newChatInProjectRequested.connect(asked.append)
-    qtbot.mouseClick(chat.sidebar.tree.viewport(), Qt.MouseButton.LeftButton,
-                     pos=QPoint(rect.right() - 10, rect.center().y()))
+    qtbot.mouseClick(
+        chat.sidebar.tree.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.right() - 10, rect.center().y())
+    )
     assert asked == [str(folder)]
     assert chat.current_session_id is None and chat.project_picker.text().removesuffix(" ▾") == project["name"]
     assert chat.sidebar.tree.isExpanded(header)  # the click did not fold the project
@@ -222,9 +235,17 @@ def test_screenshots_of_projects_the_memory_editor_and_an_export(chat, qloop, tm
     spin_until(qloop, lambda: "Shop" in header_labels(chat))
     chat.grab().save(str(shots / "projects-sidebar.png"))
 
-    call(chat, "projects.memorySet", {"projectId": ids["garden"], "text": (
-        "# Garden planner\n\n- Beds are numbered from the shed (1) to the fence (6).\n"
-        "- Units: centimetres. Dates: ISO.\n- Don't suggest pesticides.\n\n菜园在房子的南边。")})
+    call(
+        chat,
+        "projects.memorySet",
+        {
+            "projectId": ids["garden"],
+            "text": (
+                "# Garden planner\n\n- Beds are numbered from the shed (1) to the fence (6).\n"
+                "- Units: centimetres. Dates: ISO.\n- Don't suggest pesticides.\n\n菜园在房子的南边。"
+            ),
+        },
+    )
     editor = chat.projects.edit_memory(chat.projects.projects[ids["garden"]])
     spin_until(qloop, lambda: editor.fields[0].edit.toPlainText().startswith("# Garden"))
     editor.grab().save(str(shots / "project-memory.png"))
@@ -232,16 +253,28 @@ def test_screenshots_of_projects_the_memory_editor_and_an_export(chat, qloop, tm
     editor.grab().save(str(shots / "project-memory-over.png"))
     editor.reject()
 
-    sid = call(chat, "session.create", {"title": "Raised beds", "projectPath": str(tmp_path / "garden")})[
-        "session"]["id"]
+    sid = call(chat, "session.create", {"title": "Raised beds", "projectPath": str(tmp_path / "garden")})["session"][
+        "id"
+    ]
     note = call(chat, "attachments.importText", {"text": "bed,width\n1,120", "name": "beds.csv"})["attachment"]
     for message in (
         {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "How much soil for bed 1?"}, note]},
-        {"id": "a1", "role": "assistant", "model": "gpt-test", "blocks": [
-            {"type": "thinking", "text": "Bed 1 is 120 cm wide; the file has no length, assume 240 cm."},
-            {"type": "tool_call", "id": "c1", "name": "calculate", "args": {"expression": "1.2 * 2.4 * 0.3"},
-             "result": "0.864"},
-            {"type": "text", "text": "## Soil\n\nAbout **0.86 m³**:\n\n```python\nprint(1.2 * 2.4 * 0.3)\n```"}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "model": "gpt-test",
+            "blocks": [
+                {"type": "thinking", "text": "Bed 1 is 120 cm wide; the file has no length, assume 240 cm."},
+                {
+                    "type": "tool_call",
+                    "id": "c1",
+                    "name": "calculate",
+                    "args": {"expression": "1.2 * 2.4 * 0.3"},
+                    "result": "0.864",
+                },
+                {"type": "text", "text": "## Soil\n\nAbout **0.86 m³**:\n\n```python\nprint(1.2 * 2.4 * 0.3)\n```"},
+            ],
+        },
     ):
         call(chat, "session.appendMessage", {"sessionId": sid, "message": message})
     target = tmp_path / "export.md"
@@ -275,8 +308,10 @@ def test_the_export_dialog_is_deleted_once_closed(qtbot, chat):
 def test_switching_chats_across_projects_does_not_read_every_project_again(chat, qloop, tmp_path):
     """Only the current project changes: the sidebar is not relaid out for it."""
     first, second = add_project(chat, qloop, tmp_path / "alpha"), add_project(chat, qloop, tmp_path / "beta")
-    ids = [qloop.run_until_complete(chat.client.call("session.create", {"projectPath": project["path"]}))
-           ["session"]["id"] for project in (first, second)]
+    ids = [
+        qloop.run_until_complete(chat.client.call("session.create", {"projectPath": project["path"]}))["session"]["id"]
+        for project in (first, second)
+    ]
     spin_until(qloop, lambda: all(chat.model.session(sid) for sid in ids))
     relaid = []
     real = chat.model.set_projects

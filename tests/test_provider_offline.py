@@ -67,9 +67,9 @@ def test_without_code_the_python_snippet_counts_the_prompt_words():
 
 
 def test_code_in_the_prompt_is_shown_in_its_language():
-    fenced = "Why does this fail?\n```rust\nfn main() {\n    println!(\"hi\")\n}\n```"
+    fenced = 'Why does this fail?\n```rust\nfn main() {\n    println!("hi")\n}\n```'
     text = joined(stream(user(fenced)), TextDelta)
-    assert "```rust\nfn main() {\n    println!(\"hi\")\n}\n```" in text
+    assert '```rust\nfn main() {\n    println!("hi")\n}\n```' in text
     assert "- **Code:** rust, 3 lines" in text
     loose = "Can you fix this\n\ndef add(a, b):\n    return a - b\n\nThanks!"
     assert find_code(loose) == ("python", "def add(a, b):\n    return a - b")

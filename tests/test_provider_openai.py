@@ -9,18 +9,35 @@ import pytest
 from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from pidesktop.agent.openai_compat import (
-    OpenAICompatibleProvider, StreamState, events_from_chunk, request_body, to_openai_messages,
+    OpenAICompatibleProvider,
+    StreamState,
+    events_from_chunk,
+    request_body,
+    to_openai_messages,
 )
 from pidesktop.agent.presets import PRESETS
 
 from .sse_server import (  # noqa: F401  (sse_server is a fixture)
-    FIXTURE_NAMES, HELLO, Script, chunk, closed_port, collect, fixture_bytes, split_every, split_randomly,
-    sse_body, sse_server, usage_chunk, with_endings,
+    FIXTURE_NAMES,
+    HELLO,
+    Script,
+    chunk,
+    closed_port,
+    collect,
+    fixture_bytes,
+    split_every,
+    split_randomly,
+    sse_body,
+    sse_server,
+    usage_chunk,
+    with_endings,
 )
 
 KEY = "sk-test-SECRET-0123456789abcdef"
-PLAIN_TEXT = ("I'm unable to provide real-time weather updates. To get the current weather in San Francisco, "
-              "I recommend checking a reliable weather website or a weather app.")
+PLAIN_TEXT = (
+    "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, "
+    "I recommend checking a reliable weather website or a weather app."
+)
 
 
 def provider(server, **options) -> OpenAICompatibleProvider:
@@ -45,6 +62,7 @@ def assert_secret_free(error: ProviderError):
 
 # --- the request -----------------------------------------------------------------------------------
 
+
 def test_request_shape_with_a_key(sse_server):
     sse_server.stream([sse_body(chunk("hi", finish="stop"))])
     run(sse_server, extra_headers={"X-Title": "pidesktop"}, tools=[{"type": "function", "function": {"name": "f"}}])
@@ -53,8 +71,11 @@ def test_request_shape_with_a_key(sse_server):
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.headers["x-title"] == "pidesktop"
     assert request.json == {
-        "model": "test-model", "messages": [{"role": "user", "content": "Hello"}], "stream": True,
-        "stream_options": {"include_usage": True}, "tools": [{"type": "function", "function": {"name": "f"}}],
+        "model": "test-model",
+        "messages": [{"role": "user", "content": "Hello"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "tools": [{"type": "function", "function": {"name": "f"}}],
     }
 
 
@@ -64,10 +85,19 @@ def test_no_authorization_header_without_a_key(sse_server):
     assert "authorization" not in sse_server.requests[0].headers
 
 
-@pytest.mark.parametrize("level, effort", [
-    ("off", None), ("omit", None), ("minimal", "low"), ("low", "low"), ("medium", "medium"), ("high", "high"),
-    ("xhigh", "high"), ("max", "high"),
-])
+@pytest.mark.parametrize(
+    "level, effort",
+    [
+        ("off", None),
+        ("omit", None),
+        ("minimal", "low"),
+        ("low", "low"),
+        ("medium", "medium"),
+        ("high", "high"),
+        ("xhigh", "high"),
+        ("max", "high"),
+    ],
+)
 def test_thinking_levels_map_to_reasoning_effort(level, effort):
     body = request_body("m", [], thinking_level=level, tools=[])
     assert body.get("reasoning_effort") == effort
@@ -75,6 +105,7 @@ def test_thinking_levels_map_to_reasoning_effort(level, effort):
 
 
 # --- recorded streams ----------------------------------------------------------------------------
+
 
 def _variants(raw: bytes) -> dict[str, tuple[list[bytes], dict]]:
     crlf = with_endings(raw, b"\r\n")
@@ -107,8 +138,16 @@ def test_plain_text_recording(sse_server):
     events, error = run(sse_server)
     assert error is None
     assert texts(events) == PLAIN_TEXT
-    assert events[-2] == Usage(14, 30, {"prompt_tokens": 14, "completion_tokens": 30, "total_tokens": 44,
-                                        "completion_tokens_details": {"reasoning_tokens": 0}})
+    assert events[-2] == Usage(
+        14,
+        30,
+        {
+            "prompt_tokens": 14,
+            "completion_tokens": 30,
+            "total_tokens": 44,
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        },
+    )
 
 
 def test_parallel_tool_call_recording(sse_server):
@@ -116,7 +155,9 @@ def test_parallel_tool_call_recording(sse_server):
     events, _ = run(sse_server)
     calls = [e for e in events if isinstance(e, ToolCallDelta)]
     assert [(c.index, c.id, c.name) for c in calls if c.id] == [
-        (0, "call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs"), (1, "call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price")]
+        (0, "call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs"),
+        (1, "call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price"),
+    ]
     assert "".join(c.arguments for c in calls if c.index == 1) == '{"ticker": "AAPL", "exchange": "NASDAQ"}'
 
 
@@ -135,19 +176,33 @@ def test_non_ascii_text_split_inside_characters(sse_server):
 
 # --- stream content --------------------------------------------------------------------------------
 
+
 def test_keep_alive_comments_are_skipped(sse_server):
-    body = (b": OPENROUTER PROCESSING\n\n" + sse_body(chunk("a"), done=False) + b":\n\n: keep-alive\n\n"
-            + sse_body(chunk("b", finish="stop")))
+    body = (
+        b": OPENROUTER PROCESSING\n\n"
+        + sse_body(chunk("a"), done=False)
+        + b":\n\n: keep-alive\n\n"
+        + sse_body(chunk("b", finish="stop"))
+    )
     sse_server.stream([body[:30], body[30:]])
     events, error = run(sse_server)
     assert error is None and texts(events) == "ab"
 
 
 def test_reasoning_content_and_reasoning_become_thinking(sse_server):
-    sse_server.stream([sse_body(chunk(reasoning_content="Let me "), chunk(reasoning="think."),
-                                chunk("Answer", reasoning=None), chunk(finish="stop"), usage_chunk(
-                                    completion_tokens_details={"reasoning_tokens": 3},
-                                    prompt_tokens_details={"cached_tokens": 2}))])
+    sse_server.stream(
+        [
+            sse_body(
+                chunk(reasoning_content="Let me "),
+                chunk(reasoning="think."),
+                chunk("Answer", reasoning=None),
+                chunk(finish="stop"),
+                usage_chunk(
+                    completion_tokens_details={"reasoning_tokens": 3}, prompt_tokens_details={"cached_tokens": 2}
+                ),
+            )
+        ]
+    )
     events, _ = run(sse_server, thinking_level="high")
     assert [type(e) for e in events] == [ThinkingDelta, ThinkingDelta, TextDelta, Usage, Finished]
     assert texts(events, ThinkingDelta) == "Let me think."
@@ -166,24 +221,43 @@ def test_tool_calls_without_index_are_told_apart_by_id():
     state = StreamState()
     events = []
     for call_id, name in (("a", "first"), ("b", "second")):
-        events += events_from_chunk(chunk(tool_calls=[{"id": call_id, "function": {"name": name, "arguments": {
-            "x": 1}}}]), state)
+        events += events_from_chunk(
+            chunk(tool_calls=[{"id": call_id, "function": {"name": name, "arguments": {"x": 1}}}]), state
+        )
     assert [(e.index, e.id, e.name, e.arguments) for e in events] == [
-        (0, "a", "first", '{"x":1}'), (1, "b", "second", '{"x":1}')]
+        (0, "a", "first", '{"x":1}'),
+        (1, "b", "second", '{"x":1}'),
+    ]
 
 
 def test_a_whole_json_completion_is_accepted(sse_server):
-    completion = {"model": "m2", "choices": [{"index": 0, "finish_reason": "stop", "message": {
-        "role": "assistant", "content": "Whole", "reasoning_content": "hmm"}}], "usage": {"prompt_tokens": 1}}
-    sse_server.serve("/v1/chat/completions", Script(headers={"Content-Type": "application/json"},
-                                                    chunks=[orjson.dumps(completion)], framing="length"))
+    completion = {
+        "model": "m2",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "Whole", "reasoning_content": "hmm"},
+            }
+        ],
+        "usage": {"prompt_tokens": 1},
+    }
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(headers={"Content-Type": "application/json"}, chunks=[orjson.dumps(completion)], framing="length"),
+    )
     events, error = run(sse_server)
     assert error is None
-    assert events == [ThinkingDelta("hmm"), TextDelta("Whole"), Usage(1, 0, {"prompt_tokens": 1}),
-                      Finished("stop", "m2")]
+    assert events == [
+        ThinkingDelta("hmm"),
+        TextDelta("Whole"),
+        Usage(1, 0, {"prompt_tokens": 1}),
+        Finished("stop", "m2"),
+    ]
 
 
 # --- how streams end ---------------------------------------------------------------------------------
+
 
 def test_finish_reason_then_clean_close_without_done_is_finished(sse_server):
     sse_server.stream([sse_body(chunk("all"), chunk(finish="length"), done=False)], framing="close")
@@ -192,7 +266,7 @@ def test_finish_reason_then_clean_close_without_done_is_finished(sse_server):
 
 
 def test_finish_reason_then_abrupt_close_is_finished(sse_server):
-    sse_server.stream([sse_body(chunk("all"), chunk(finish="stop"), done=False), b"data: {\"id\""], drop_after=2)
+    sse_server.stream([sse_body(chunk("all"), chunk(finish="stop"), done=False), b'data: {"id"'], drop_after=2)
     events, error = run(sse_server)
     assert error is None and events == [TextDelta("all"), Finished("stop", "test-model")]
 
@@ -239,29 +313,72 @@ def test_error_event_saying_the_model_is_missing_is_model_not_found(sse_server):
 
 # --- HTTP errors -------------------------------------------------------------------------------------
 
+
 def _error_script(status: int, body: object, headers: dict | None = None) -> Script:
     content = body if isinstance(body, bytes) else orjson.dumps(body)
-    return Script(status=status, headers={"Content-Type": "application/json", **(headers or {})}, chunks=[content],
-                  framing="length")
+    return Script(
+        status=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+        chunks=[content],
+        framing="length",
+    )
 
 
-@pytest.mark.parametrize("status, body, headers, code, words", [
-    (401, {"error": {"message": f"Incorrect API key provided: {KEY}.", "type": "invalid_request_error",
-                     "code": "invalid_api_key"}}, {}, "auth_failed",
-     ["The API key was rejected by 127.0.0.1:", "(401)", "Settings > Providers"]),
-    (403, {"error": "forbidden"}, {}, "auth_failed", ["(403)"]),
-    (404, {"error": {"message": "The model `gpt-9` does not exist", "code": "model_not_found"}}, {},
-     "model_not_found", ["test-model", "does not exist"]),
-    (400, {"error": {"message": "The model `x` does not exist or you do not have access to it."}}, {},
-     "model_not_found", ["does not exist"]),
-    (429, {"error": {"message": "Rate limit reached for requests"}}, {"Retry-After": "7"}, "rate_limited",
-     ["Rate limit reached", "7 s"]),
-    (500, {"error": {"message": "The server had an error"}}, {}, "provider_unavailable",
-     ["(500)", "The server had an error"]),
-    (503, b"<html><body>Bad gateway</body></html>", {}, "provider_unavailable", ["(503)"]),
-    (400, {"error": {"message": "messages: field required", "type": "invalid_request_error"}}, {}, "bad_request",
-     ["(400)", "messages: field required"]),
-])
+@pytest.mark.parametrize(
+    "status, body, headers, code, words",
+    [
+        (
+            401,
+            {
+                "error": {
+                    "message": f"Incorrect API key provided: {KEY}.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+            {},
+            "auth_failed",
+            ["The API key was rejected by 127.0.0.1:", "(401)", "Settings > Providers"],
+        ),
+        (403, {"error": "forbidden"}, {}, "auth_failed", ["(403)"]),
+        (
+            404,
+            {"error": {"message": "The model `gpt-9` does not exist", "code": "model_not_found"}},
+            {},
+            "model_not_found",
+            ["test-model", "does not exist"],
+        ),
+        (
+            400,
+            {"error": {"message": "The model `x` does not exist or you do not have access to it."}},
+            {},
+            "model_not_found",
+            ["does not exist"],
+        ),
+        (
+            429,
+            {"error": {"message": "Rate limit reached for requests"}},
+            {"Retry-After": "7"},
+            "rate_limited",
+            ["Rate limit reached", "7 s"],
+        ),
+        (
+            500,
+            {"error": {"message": "The server had an error"}},
+            {},
+            "provider_unavailable",
+            ["(500)", "The server had an error"],
+        ),
+        (503, b"<html><body>Bad gateway</body></html>", {}, "provider_unavailable", ["(503)"]),
+        (
+            400,
+            {"error": {"message": "messages: field required", "type": "invalid_request_error"}},
+            {},
+            "bad_request",
+            ["(400)", "messages: field required"],
+        ),
+    ],
+)
 def test_http_errors_map_to_codes(sse_server, status, body, headers, code, words):
     sse_server.serve("/v1/chat/completions", _error_script(status, body, headers))
     events, error = run(sse_server)
@@ -300,6 +417,7 @@ def test_the_key_never_shows_in_repr():
 
 
 # --- cancel ------------------------------------------------------------------------------------------
+
 
 def test_cancel_mid_stream_returns_promptly_without_finished(sse_server):
     sse_server.stream([sse_body(chunk("first"), done=False), sse_body(chunk("second", finish="stop"))], delay=5)
@@ -350,12 +468,16 @@ def test_cancel_set_before_the_call_sends_nothing(sse_server):
 
 # --- models and presets ------------------------------------------------------------------------------
 
+
 def test_list_models(sse_server):
-    models = {"object": "list", "data": [
-        {"id": "gpt-4o", "object": "model", "owned_by": "openai"},
-        {"id": "meta/llama-3", "owned_by": "meta", "context_length": 131072},
-        {"object": "model"},
-    ]}
+    models = {
+        "object": "list",
+        "data": [
+            {"id": "gpt-4o", "object": "model", "owned_by": "openai"},
+            {"id": "meta/llama-3", "owned_by": "meta", "context_length": 131072},
+            {"object": "model"},
+        ],
+    }
     sse_server.serve("/v1/models", _error_script(200, models))
 
     async def scenario():
@@ -402,42 +524,76 @@ def test_presets():
 
 # --- stored messages -> chat messages -------------------------------------------------------------
 
+
 def test_to_openai_messages():
     stored = [
         {"id": "s", "role": "system", "blocks": [{"type": "text", "text": "Be brief."}]},
-        {"id": "u1", "role": "user", "blocks": [
-            {"type": "text", "text": "Summarise these."},
-            {"type": "attachment", "name": "notes.txt", "text": "alpha beta"},
-            {"type": "attachment", "name": "photo.png"},
-        ]},
-        {"id": "a1", "role": "assistant", "blocks": [
-            {"type": "thinking", "text": "never sent"},
-            {"type": "text", "text": "Checking."},
-            {"type": "tool_call", "callId": "c1", "name": "read", "args": {"path": "a"}, "result": "A", "status": "ok"},
-            {"type": "tool_call", "callId": "c2", "name": "stat", "args": {"path": "b"}, "result": {"size": 3},
-             "status": "ok"},
-            {"type": "tool_call", "callId": "c3", "name": "slow", "args": None, "status": "running"},
-        ]},
-        {"id": "t1", "role": "tool", "blocks": [
-            {"type": "tool_call", "callId": "c3", "name": "slow", "args": None, "result": ["done"]}]},
+        {
+            "id": "u1",
+            "role": "user",
+            "blocks": [
+                {"type": "text", "text": "Summarise these."},
+                {"type": "attachment", "name": "notes.txt", "text": "alpha beta"},
+                {"type": "attachment", "name": "photo.png"},
+            ],
+        },
+        {
+            "id": "a1",
+            "role": "assistant",
+            "blocks": [
+                {"type": "thinking", "text": "never sent"},
+                {"type": "text", "text": "Checking."},
+                {
+                    "type": "tool_call",
+                    "callId": "c1",
+                    "name": "read",
+                    "args": {"path": "a"},
+                    "result": "A",
+                    "status": "ok",
+                },
+                {
+                    "type": "tool_call",
+                    "callId": "c2",
+                    "name": "stat",
+                    "args": {"path": "b"},
+                    "result": {"size": 3},
+                    "status": "ok",
+                },
+                {"type": "tool_call", "callId": "c3", "name": "slow", "args": None, "status": "running"},
+            ],
+        },
+        {
+            "id": "t1",
+            "role": "tool",
+            "blocks": [{"type": "tool_call", "callId": "c3", "name": "slow", "args": None, "result": ["done"]}],
+        },
         {"id": "a2", "role": "assistant", "blocks": [{"type": "thinking", "text": "only thinking"}]},
-        {"id": "a3", "role": "assistant", "blocks": [{"type": "tool_call", "name": "ls", "args": "{\"d\":1}"}]},
+        {"id": "a3", "role": "assistant", "blocks": [{"type": "tool_call", "name": "ls", "args": '{"d":1}'}]},
         {"id": "u2", "role": "user", "blocks": [{"type": "text", "text": "Thanks"}]},
     ]
     assert to_openai_messages(stored) == [
         {"role": "system", "content": "Be brief."},
-        {"role": "user",
-         "content": "Summarise these.\n\n[attachment: notes.txt]\nalpha beta\n\n[attachment: photo.png]"},
-        {"role": "assistant", "content": "Checking.", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"path":"a"}'}},
-            {"id": "c2", "type": "function", "function": {"name": "stat", "arguments": '{"path":"b"}'}},
-            {"id": "c3", "type": "function", "function": {"name": "slow", "arguments": "{}"}},
-        ]},
+        {
+            "role": "user",
+            "content": "Summarise these.\n\n[attachment: notes.txt]\nalpha beta\n\n[attachment: photo.png]",
+        },
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"path":"a"}'}},
+                {"id": "c2", "type": "function", "function": {"name": "stat", "arguments": '{"path":"b"}'}},
+                {"id": "c3", "type": "function", "function": {"name": "slow", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "A"},
         {"role": "tool", "tool_call_id": "c2", "content": '{"size":3}'},
         {"role": "tool", "tool_call_id": "c3", "content": '["done"]'},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_a3_0", "type": "function", "function": {"name": "ls", "arguments": '{"d":1}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_a3_0", "type": "function", "function": {"name": "ls", "arguments": '{"d":1}'}}],
+        },
         {"role": "tool", "tool_call_id": "call_a3_0", "content": "(no result: the tool call did not complete)"},
         {"role": "user", "content": "Thanks"},
     ]

@@ -54,7 +54,7 @@ def test_cr_at_a_piece_end_dispatches_without_waiting_for_more():
 
 def test_multibyte_characters_split_across_pieces():
     data = "data: héllo 🌍 ✓\n\n".encode()
-    assert decode(*[data[i:i + 1] for i in range(len(data))]) == [SSEEvent(None, "héllo 🌍 ✓", None)]
+    assert decode(*[data[i : i + 1] for i in range(len(data))]) == [SSEEvent(None, "héllo 🌍 ✓", None)]
 
 
 def test_invalid_utf8_becomes_replacement_characters():
@@ -74,6 +74,7 @@ def test_close_flushes_a_last_event_without_its_blank_line():
 
 
 # --- any split gives the same events ---------------------------------------------------------------
+
 
 def cut_points(size: int):
     return st.lists(st.integers(0, size), max_size=40) | st.just(list(range(size)))

@@ -22,26 +22,83 @@ def ids(host):
 def test_upsert_creates_with_defaults_and_updates_in_place(host):
     created = add(host, "  My OpenAI  ")
     assert created["id"].startswith("my-openai-") and len(created["id"]) == len("my-openai-") + 6
-    assert {k: created[k] for k in ("name", "vendorKey", "type", "protocol", "authKind", "baseUrl", "enabled",
-                                    "hasKey", "defaultModelId", "config", "ownerPluginId", "apiStyle")} == {
-        "name": "My OpenAI", "vendorKey": "custom", "type": "openai_compatible", "protocol": "openai_compatible",
-        "authKind": "api_key_and_base_url", "baseUrl": "https://api.example.com/v1", "enabled": True,
-        "hasKey": False, "defaultModelId": None, "config": {}, "ownerPluginId": None, "apiStyle": None}
+    assert {
+        k: created[k]
+        for k in (
+            "name",
+            "vendorKey",
+            "type",
+            "protocol",
+            "authKind",
+            "baseUrl",
+            "enabled",
+            "hasKey",
+            "defaultModelId",
+            "config",
+            "ownerPluginId",
+            "apiStyle",
+        )
+    } == {
+        "name": "My OpenAI",
+        "vendorKey": "custom",
+        "type": "openai_compatible",
+        "protocol": "openai_compatible",
+        "authKind": "api_key_and_base_url",
+        "baseUrl": "https://api.example.com/v1",
+        "enabled": True,
+        "hasKey": False,
+        "defaultModelId": None,
+        "config": {},
+        "ownerPluginId": None,
+        "apiStyle": None,
+    }
     assert created["createdAt"] == created["updatedAt"]
     assert add(host, "深度求索")["id"].startswith("provider-")
 
-    updated = host.call("providers.upsert", {"provider": {
-        "id": created["id"], "name": "Renamed", "baseUrl": "http://localhost:8080", "enabled": False,
-        "defaultModelId": "gpt-x", "config": {"headers": {"X-Org": "1"}}, "vendorKey": "openai"}})["provider"]
-    assert (updated["id"], updated["name"], updated["baseUrl"], updated["enabled"], updated["defaultModelId"],
-            updated["config"], updated["vendorKey"], updated["createdAt"]) == (
-        created["id"], "Renamed", "http://localhost:8080", False, "gpt-x", {"headers": {"X-Org": "1"}},
-        "openai", created["createdAt"])
+    updated = host.call(
+        "providers.upsert",
+        {
+            "provider": {
+                "id": created["id"],
+                "name": "Renamed",
+                "baseUrl": "http://localhost:8080",
+                "enabled": False,
+                "defaultModelId": "gpt-x",
+                "config": {"headers": {"X-Org": "1"}},
+                "vendorKey": "openai",
+            }
+        },
+    )["provider"]
+    assert (
+        updated["id"],
+        updated["name"],
+        updated["baseUrl"],
+        updated["enabled"],
+        updated["defaultModelId"],
+        updated["config"],
+        updated["vendorKey"],
+        updated["createdAt"],
+    ) == (
+        created["id"],
+        "Renamed",
+        "http://localhost:8080",
+        False,
+        "gpt-x",
+        {"headers": {"X-Org": "1"}},
+        "openai",
+        created["createdAt"],
+    )
     # Absent optional fields keep their values; a null defaultModelId clears it.
     kept = add(host, "Renamed", "http://localhost:8080", id=created["id"])
     assert (kept["enabled"], kept["defaultModelId"], kept["config"], kept["vendorKey"]) == (
-        False, "gpt-x", {"headers": {"X-Org": "1"}}, "openai")
-    assert add(host, "Renamed", "http://localhost:8080", id=created["id"], defaultModelId=None)["defaultModelId"] is None
+        False,
+        "gpt-x",
+        {"headers": {"X-Org": "1"}},
+        "openai",
+    )
+    assert (
+        add(host, "Renamed", "http://localhost:8080", id=created["id"], defaultModelId=None)["defaultModelId"] is None
+    )
 
     chosen = add(host, "Chosen id", id="my-local")
     assert chosen["id"] == "my-local" and ids(host)[-1] == "my-local"
@@ -49,26 +106,29 @@ def test_upsert_creates_with_defaults_and_updates_in_place(host):
     assert topics[:2] == [("providers.changed", "created")] * 2 and ("providers.changed", "updated") in topics
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"provider": {"name": "x", "baseUrl": "ftp://host"}}, "provider.baseUrl"),
-    ({"provider": {"name": "x", "baseUrl": "https://"}}, "provider.baseUrl"),
-    ({"provider": {"name": "x", "baseUrl": "not a url"}}, "provider.baseUrl"),
-    ({"provider": {"name": "x", "baseUrl": "https://user:pw@host"}}, "provider.baseUrl"),
-    ({"provider": {"name": "x", "baseUrl": "https://host:99999"}}, "provider.baseUrl"),
-    ({"provider": {"name": "x"}}, "provider.baseUrl"),
-    ({"provider": {"name": "   ", "baseUrl": "https://h"}}, "provider.name"),
-    ({"provider": {"name": "n" * 81, "baseUrl": "https://h"}}, "provider.name"),
-    ({"provider": {"baseUrl": "https://h"}}, "provider.name"),
-    ({"provider": {"name": "x", "baseUrl": "https://h", "enabled": "yes"}}, "provider.enabled"),
-    ({"provider": {"name": "x", "baseUrl": "https://h", "config": []}}, "provider.config"),
-    ({"provider": {"name": "x", "baseUrl": "https://h", "id": "has space"}}, "provider.id"),
-    ({"provider": {"name": "x", "baseUrl": "https://h", "id": "offline"}}, "provider.id"),
-    ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": "  "}, "apiKey"),
-    ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": "a\nb"}, "apiKey"),
-    ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": 42}, "apiKey"),
-    ({"provider": "x"}, "provider"),
-    ({}, "provider"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"provider": {"name": "x", "baseUrl": "ftp://host"}}, "provider.baseUrl"),
+        ({"provider": {"name": "x", "baseUrl": "https://"}}, "provider.baseUrl"),
+        ({"provider": {"name": "x", "baseUrl": "not a url"}}, "provider.baseUrl"),
+        ({"provider": {"name": "x", "baseUrl": "https://user:pw@host"}}, "provider.baseUrl"),
+        ({"provider": {"name": "x", "baseUrl": "https://host:99999"}}, "provider.baseUrl"),
+        ({"provider": {"name": "x"}}, "provider.baseUrl"),
+        ({"provider": {"name": "   ", "baseUrl": "https://h"}}, "provider.name"),
+        ({"provider": {"name": "n" * 81, "baseUrl": "https://h"}}, "provider.name"),
+        ({"provider": {"baseUrl": "https://h"}}, "provider.name"),
+        ({"provider": {"name": "x", "baseUrl": "https://h", "enabled": "yes"}}, "provider.enabled"),
+        ({"provider": {"name": "x", "baseUrl": "https://h", "config": []}}, "provider.config"),
+        ({"provider": {"name": "x", "baseUrl": "https://h", "id": "has space"}}, "provider.id"),
+        ({"provider": {"name": "x", "baseUrl": "https://h", "id": "offline"}}, "provider.id"),
+        ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": "  "}, "apiKey"),
+        ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": "a\nb"}, "apiKey"),
+        ({"provider": {"name": "x", "baseUrl": "https://h"}, "apiKey": 42}, "apiKey"),
+        ({"provider": "x"}, "provider"),
+        ({}, "provider"),
+    ],
+)
 def test_upsert_validation_names_the_field_and_writes_nothing(host, params, field):
     error = host.error("providers.upsert", params)
     assert error.code == "INVALID_PARAMS" and error.data["field"] == field
@@ -78,8 +138,9 @@ def test_upsert_validation_names_the_field_and_writes_nothing(host, params, fiel
 
 def test_a_bad_field_on_update_leaves_the_row_as_it_was(host):
     row = add(host, "Keep", api_key="k1")
-    error = host.error("providers.upsert", {"provider": {"id": row["id"], "name": "Changed", "baseUrl": "x"},
-                                            "apiKey": "k2"})
+    error = host.error(
+        "providers.upsert", {"provider": {"id": row["id"], "name": "Changed", "baseUrl": "x"}, "apiKey": "k2"}
+    )
     assert error.code == "INVALID_PARAMS" and error.data["field"] == "provider.baseUrl"
     assert error.message == "The base URL must start with http:// or https://, like http://localhost:11434/v1."
     assert host.call("providers.list")["providers"] == [row]
@@ -90,8 +151,13 @@ def test_api_key_set_replace_keep_and_remove(host):
     row = add(host, "Keyed", api_key="  first-key \n")
     assert row["hasKey"] and "apiKey" not in row
     creds = host.call("providers.credentials", {"providerId": row["id"]})
-    assert creds == {"providerId": row["id"], "baseUrl": row["baseUrl"], "apiKey": "first-key",
-                     "defaultModelId": None, "name": "Keyed"}
+    assert creds == {
+        "providerId": row["id"],
+        "baseUrl": row["baseUrl"],
+        "apiKey": "first-key",
+        "defaultModelId": None,
+        "name": "Keyed",
+    }
     add(host, "Keyed", id=row["id"], api_key="second-key")
     assert host.call("providers.credentials", {"providerId": row["id"]})["apiKey"] == "second-key"
     kept = add(host, "Keyed again", id=row["id"])  # no apiKey: unchanged
@@ -101,8 +167,9 @@ def test_api_key_set_replace_keep_and_remove(host):
     host.call("providers.credentials", {"providerId": row["id"]})
     assert len(host.events) == events_before  # credentials emits nothing
 
-    removed = host.call("providers.upsert", {"provider": {"id": row["id"], "name": "Keyed", "baseUrl": row["baseUrl"]},
-                                             "apiKey": None})["provider"]
+    removed = host.call(
+        "providers.upsert", {"provider": {"id": row["id"], "name": "Keyed", "baseUrl": row["baseUrl"]}, "apiKey": None}
+    )["provider"]
     assert not removed["hasKey"]
     assert host.call("providers.credentials", {"providerId": row["id"]})["apiKey"] is None
     assert [p.name for p in (host.location.data_root / "secrets").iterdir()] == [".machine-key"]
@@ -122,8 +189,9 @@ def test_display_order_saved_ids_first_then_creation_order_and_stale_ids_ignored
     # A saved order naming ids that are gone (written by an older build) is read past.
     host.stop()
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
-    conn.execute("UPDATE kv SET value_json = '[\"ghost\", \"d\", \"c\", \"d\"]' "
-                 "WHERE ns = 'app' AND key = 'providers.order'")
+    conn.execute(
+        'UPDATE kv SET value_json = \'["ghost", "d", "c", "d"]\' WHERE ns = \'app\' AND key = \'providers.order\''
+    )
     conn.close()
     again = InProcessHost(host.location)
     try:
@@ -143,9 +211,13 @@ def test_set_default_offline_provider_unknown_and_null(host):
     assert (listed["defaultProviderId"], listed["defaultModelId"]) == ("offline", "offline-demo")
     row = add(host, "Main", defaultModelId="m-1")
     assert host.call("providers.setDefault", {"providerId": row["id"]}) == {
-        "defaultProviderId": row["id"], "defaultModelId": "m-1"}
+        "defaultProviderId": row["id"],
+        "defaultModelId": "m-1",
+    }
     assert host.call("providers.setDefault", {"providerId": row["id"], "modelId": "custom-m"}) == {
-        "defaultProviderId": row["id"], "defaultModelId": "custom-m"}
+        "defaultProviderId": row["id"],
+        "defaultModelId": "custom-m",
+    }
     listed = host.call("providers.list")
     assert (listed["defaultProviderId"], listed["defaultModelId"]) == (row["id"], "custom-m")
     assert host.error("providers.setDefault", {"providerId": "missing"}).code == "NOT_FOUND"
@@ -154,10 +226,14 @@ def test_set_default_offline_provider_unknown_and_null(host):
     assert host.error("providers.setDefault", {}).code == "INVALID_PARAMS"
     assert host.call("providers.list")["defaultProviderId"] == row["id"]
     assert host.call("providers.setDefault", {"providerId": "offline"}) == {
-        "defaultProviderId": "offline", "defaultModelId": "offline-demo"}
+        "defaultProviderId": "offline",
+        "defaultModelId": "offline-demo",
+    }
     host.call("providers.setDefault", {"providerId": row["id"]})
     assert host.call("providers.setDefault", {"providerId": None}) == {
-        "defaultProviderId": "offline", "defaultModelId": "offline-demo"}
+        "defaultProviderId": "offline",
+        "defaultModelId": "offline-demo",
+    }
 
 
 def test_delete_removes_row_models_secret_order_and_default(host):
@@ -199,8 +275,10 @@ def test_plugin_owned_rows_refuse_edit_and_delete(host):
     try:
         before = again.call("providers.list")["providers"]
         assert before[0]["ownerPluginId"] == "acme.models"
-        error = again.error("providers.upsert", {"provider": {"id": "plug", "name": "Mine now",
-                                                              "baseUrl": "https://x.example"}, "apiKey": None})
+        error = again.error(
+            "providers.upsert",
+            {"provider": {"id": "plug", "name": "Mine now", "baseUrl": "https://x.example"}, "apiKey": None},
+        )
         assert error.code == "PERMISSION_DENIED" and "acme.models" in error.message
         assert again.error("providers.delete", {"providerId": "plug"}).code == "PERMISSION_DENIED"
         assert again.call("providers.list")["providers"] == before
@@ -214,13 +292,31 @@ def test_models_upsert_list_delete(host):
     add(host, "First", id="p1")
     add(host, "Second", id="p2")
     host.call("providers.reorder", {"order": ["p2", "p1"]})
-    model = host.call("models.upsert", {"providerId": "p1", "model": {
-        "modelId": "zeta", "displayName": "Zeta", "contextWindow": 128000, "maxOutputTokens": 4096,
-        "capabilities": ["tools", "vision", "tools"]}})["model"]
+    model = host.call(
+        "models.upsert",
+        {
+            "providerId": "p1",
+            "model": {
+                "modelId": "zeta",
+                "displayName": "Zeta",
+                "contextWindow": 128000,
+                "maxOutputTokens": 4096,
+                "capabilities": ["tools", "vision", "tools"],
+            },
+        },
+    )["model"]
     assert {k: v for k, v in model.items() if k != "updatedAt"} == {
-        "providerId": "p1", "modelId": "zeta", "displayName": "Zeta", "source": "user",
-        "capabilities": ["tools", "vision"], "contextWindow": 128000, "maxOutputTokens": 4096,
-        "deprecated": False, "discoveryState": None, "price": None}
+        "providerId": "p1",
+        "modelId": "zeta",
+        "displayName": "Zeta",
+        "source": "user",
+        "capabilities": ["tools", "vision"],
+        "contextWindow": 128000,
+        "maxOutputTokens": 4096,
+        "deprecated": False,
+        "discoveryState": None,
+        "price": None,
+    }
     host.call("models.upsert", {"providerId": "p1", "model": {"modelId": "alpha"}})
     host.call("models.upsert", {"providerId": "p2", "model": {"modelId": "m", "displayName": "Middle"}})
     listed = host.call("models.list")["models"]
@@ -230,12 +326,17 @@ def test_models_upsert_list_delete(host):
     # An update keeps what it does not mention.
     renamed = host.call("models.upsert", {"providerId": "p1", "model": {"modelId": "zeta", "displayName": "Z2"}})
     assert (renamed["model"]["displayName"], renamed["model"]["contextWindow"], renamed["model"]["capabilities"]) == (
-        "Z2", 128000, ["tools", "vision"])
+        "Z2",
+        128000,
+        ["tools", "vision"],
+    )
 
-    for params, field in (({"providerId": "p1", "model": {"modelId": " "}}, "model.modelId"),
-                          ({"providerId": "p1", "model": {"modelId": "x", "contextWindow": 0}}, "model.contextWindow"),
-                          ({"providerId": "p1", "model": {"modelId": "x", "capabilities": [1]}}, "model.capabilities[0]"),
-                          ({"providerId": "p1"}, "model")):
+    for params, field in (
+        ({"providerId": "p1", "model": {"modelId": " "}}, "model.modelId"),
+        ({"providerId": "p1", "model": {"modelId": "x", "contextWindow": 0}}, "model.contextWindow"),
+        ({"providerId": "p1", "model": {"modelId": "x", "capabilities": [1]}}, "model.capabilities[0]"),
+        ({"providerId": "p1"}, "model"),
+    ):
         error = host.error("models.upsert", params)
         assert error.code == "INVALID_PARAMS" and field in error.message
     assert host.error("models.upsert", {"providerId": "nope", "model": {"modelId": "x"}}).code == "NOT_FOUND"
@@ -249,20 +350,30 @@ def test_models_upsert_list_delete(host):
 
 
 def states(host, provider_id):
-    return {m["modelId"]: (m["source"], m["discoveryState"], m["displayName"], m["contextWindow"])
-            for m in host.call("models.list", {"providerId": provider_id})["models"]}
+    return {
+        m["modelId"]: (m["source"], m["discoveryState"], m["displayName"], m["contextWindow"])
+        for m in host.call("models.list", {"providerId": provider_id})["models"]
+    }
 
 
 def test_apply_discovery_adds_keeps_user_rows_unlists_and_republishes(host):
     add(host, "Disc", id="disc")
-    host.call("models.upsert", {"providerId": "disc", "model": {"modelId": "mine", "displayName": "My pick",
-                                                                "contextWindow": 1000}})
-    first = host.call("models.applyDiscovery", {"providerId": "disc", "models": [
-        {"modelId": "gpt-a", "displayName": "GPT A", "contextWindow": 8000},
-        {"modelId": "gpt-b"},
-        {"modelId": "mine", "displayName": "Endpoint name", "contextWindow": 99},
-        {"modelId": "gpt-a", "displayName": "duplicate ignored"},
-    ]})
+    host.call(
+        "models.upsert",
+        {"providerId": "disc", "model": {"modelId": "mine", "displayName": "My pick", "contextWindow": 1000}},
+    )
+    first = host.call(
+        "models.applyDiscovery",
+        {
+            "providerId": "disc",
+            "models": [
+                {"modelId": "gpt-a", "displayName": "GPT A", "contextWindow": 8000},
+                {"modelId": "gpt-b"},
+                {"modelId": "mine", "displayName": "Endpoint name", "contextWindow": 99},
+                {"modelId": "gpt-a", "displayName": "duplicate ignored"},
+            ],
+        },
+    )
     assert first == {"added": ["gpt-a", "gpt-b"], "updated": [], "unlisted": []}
     assert states(host, "disc") == {
         "gpt-a": ("discovered", "published", "GPT A", 8000),
@@ -278,11 +389,16 @@ def test_apply_discovery_adds_keeps_user_rows_unlists_and_republishes(host):
 
     events = len(host.events)
     assert host.call("models.applyDiscovery", {"providerId": "disc", "models": [{"modelId": "gpt-b"}]}) == {
-        "added": [], "updated": [], "unlisted": []}
+        "added": [],
+        "updated": [],
+        "unlisted": [],
+    }
     assert len(host.events) == events  # nothing changed, nothing announced
 
-    third = host.call("models.applyDiscovery", {"providerId": "disc", "models": [
-        {"modelId": "gpt-a", "contextWindow": 16000}, {"modelId": "gpt-b"}]})
+    third = host.call(
+        "models.applyDiscovery",
+        {"providerId": "disc", "models": [{"modelId": "gpt-a", "contextWindow": 16000}, {"modelId": "gpt-b"}]},
+    )
     assert third == {"added": [], "updated": ["gpt-a"], "unlisted": []}
     assert states(host, "disc")["gpt-a"] == ("discovered", "published", "GPT A", 16000)
 
@@ -292,13 +408,17 @@ def test_apply_discovery_keeps_bundled_source_and_is_validated_first(host):
     host.call("models.applyDiscovery", {"providerId": "bun", "models": [{"modelId": "old"}]})
     host.stop()
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"))
-    conn.execute("INSERT INTO models(provider_id, model_id, display_name, source, updated_at) "
-                 "VALUES ('bun', 'shipped', 'Shipped', 'bundled', 1)")
+    conn.execute(
+        "INSERT INTO models(provider_id, model_id, display_name, source, updated_at) "
+        "VALUES ('bun', 'shipped', 'Shipped', 'bundled', 1)"
+    )
     conn.close()
     again = InProcessHost(host.location)
     try:
-        result = again.call("models.applyDiscovery", {"providerId": "bun", "models": [
-            {"modelId": "shipped", "displayName": "Shipped v2"}]})
+        result = again.call(
+            "models.applyDiscovery",
+            {"providerId": "bun", "models": [{"modelId": "shipped", "displayName": "Shipped v2"}]},
+        )
         assert result == {"added": [], "updated": ["shipped"], "unlisted": ["old"]}
         assert states(again, "bun")["shipped"] == ("bundled", "published", "Shipped v2", None)
         # A bundled row missing from the list is not marked.
@@ -306,9 +426,11 @@ def test_apply_discovery_keeps_bundled_source_and_is_validated_first(host):
         assert states(again, "bun")["shipped"][1] == "published"
 
         before = states(again, "bun")
-        for bad, field in (([{"modelId": "ok"}, {"displayName": "no id"}], "models[1].modelId"),
-                           ([{"modelId": "ok"}, "x"], "models[1]"),
-                           ([{"modelId": "ok", "contextWindow": -1}], "models[0].contextWindow")):
+        for bad, field in (
+            ([{"modelId": "ok"}, {"displayName": "no id"}], "models[1].modelId"),
+            ([{"modelId": "ok"}, "x"], "models[1]"),
+            ([{"modelId": "ok", "contextWindow": -1}], "models[0].contextWindow"),
+        ):
             error = again.error("models.applyDiscovery", {"providerId": "bun", "models": bad})
             assert error.code == "INVALID_PARAMS" and field in error.message and error.data["field"] == field
         assert states(again, "bun") == before

@@ -1,7 +1,6 @@
 """Settings > Providers as a new user meets it: the refused field, the model field, Refresh models,
 the buttons that only show when they do something. A real host; models come from a real HTTP server."""
 
-
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
@@ -65,8 +64,9 @@ def test_a_refusal_marks_the_field_the_host_names_in_data(qtbot, qloop, host_cli
     # a sentence for a person, not the host's field path; the host's words stay behind the tooltip
     assert page.notice.text().startswith("The base URL must start with http:// or https://, like http://localhost")
     assert "provider.baseUrl" not in page.notice.text() and "providers.upsert" not in page.notice.text()
-    assert page.notice.toolTip() == ("The base URL must start with http:// or https://, "
-                                     "like http://localhost:11434/v1.")
+    assert page.notice.toolTip() == (
+        "The base URL must start with http:// or https://, like http://localhost:11434/v1."
+    )
     assert stored(host_client)["providers"] == []
 
     # Only data.field decides which input is marked, whatever the message says.
@@ -94,8 +94,7 @@ def test_refresh_models_says_in_words_why_it_waits_for_save(qtbot, qloop, page):
     assert page.models_note.text() == "Models are fetched when you save."
 
 
-def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, host_client, page,
-                                                                sse_server):  # noqa: F811
+def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, host_client, page, sse_server):  # noqa: F811
     serve_models(sse_server)
     draft(qtbot, page, url=sse_server.base_url)
     provider_id = save(qtbot, qloop, page)
@@ -171,7 +170,7 @@ def test_use_as_default_is_not_offered_where_it_would_change_nothing(qtbot, qloo
 def test_buttons_are_disabled_while_their_operation_runs(qtbot, qloop, page):
     draft(qtbot, page)
     seen = []
-    page.client.call, real = None, page.client.call  # noqa: F841 (replaced below)
+    page.client.call, real = None, page.client.call
 
     async def watched(method, params=None):
         seen.append((method, page.save_button.isEnabled()))

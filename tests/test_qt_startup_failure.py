@@ -11,32 +11,49 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import PySide6
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 XCB_PLUGIN = Path(PySide6.__file__).parent / "Qt/plugins/platforms/libqxcb.so"
 NOWHERE = ":4093"  # a display number no X server listens on
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not XCB_PLUGIN.exists(),
-                                reason="Qt's xcb platform plugin exists on Linux only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not XCB_PLUGIN.exists(),
+    reason="Qt's xcb platform plugin exists on Linux only",
+)
 
 
 def start_app(tmp_path: Path, **env_extra: str) -> subprocess.CompletedProcess:
     if Path(f"/tmp/.X11-unix/X{NOWHERE[1:]}").exists():
         pytest.skip(f"an X server listens on {NOWHERE}")
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("QT_", "WAYLAND_")) and key not in ("PI_DESKTOP_DATA_DIR", "XAUTHORITY")}
-    env.update(QT_QPA_PLATFORM="xcb", DISPLAY=NOWHERE, PYTHONPATH=str(REPO), HOME=str(tmp_path / "home"),
-               XDG_CONFIG_HOME=str(tmp_path / "home/.config"), **env_extra)
-    return subprocess.run([sys.executable, "-m", "pidesktop", "--data-dir", str(tmp_path / "data")], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=60)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("QT_", "WAYLAND_")) and key not in ("PI_DESKTOP_DATA_DIR", "XAUTHORITY")
+    }
+    env.update(
+        QT_QPA_PLATFORM="xcb",
+        DISPLAY=NOWHERE,
+        PYTHONPATH=str(REPO),
+        HOME=str(tmp_path / "home"),
+        XDG_CONFIG_HOME=str(tmp_path / "home/.config"),
+        **env_extra,
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def assert_names_the_packages(stderr: str) -> None:
-    assert "pidesktop: Qt: This application failed to start because no Qt platform plugin could be initialized" \
-        in stderr, stderr
+    assert (
+        "pidesktop: Qt: This application failed to start because no Qt platform plugin could be initialized" in stderr
+    ), stderr
     assert "Debian/Ubuntu: sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0" in stderr, stderr
     assert "Fedora: sudo dnf install xcb-util-cursor libxkbcommon-x11" in stderr, stderr
 
@@ -57,8 +74,12 @@ def test_a_missing_xcb_cursor_library_is_named_with_the_packages_to_install(tmp_
 
 
 def test_a_display_that_cannot_be_opened_is_named(tmp_path):
-    loads = subprocess.run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(XCB_PLUGIN)!r})"],
-                           capture_output=True, text=True, timeout=60)
+    loads = subprocess.run(
+        [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(XCB_PLUGIN)!r})"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if loads.returncode != 0:
         pytest.skip(f"the xcb plugin's libraries are missing here: {loads.stderr.strip()[-200:]}")
     result = start_app(tmp_path)

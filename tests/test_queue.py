@@ -30,8 +30,10 @@ def test_promoted_first_in_click_order_then_position_order(host):
     assert newest["position"] == 6  # positions only grow
     host.call("session.queueReorder", {"sessionId": sid, "entryId": ids[4], "direction": "up"})
     assert contents(host, sid) == ["p3", "p1", "p4", "p2", "p5"]
-    assert host.error("session.queueReorder", {"sessionId": sid, "entryId": ids[3],
-                                               "direction": "down"}).code == "CONFLICT"
+    assert (
+        host.error("session.queueReorder", {"sessionId": sid, "entryId": ids[3], "direction": "down"}).code
+        == "CONFLICT"
+    )
 
 
 def test_idempotency_key_returns_the_same_row_or_conflicts(host):

@@ -76,10 +76,20 @@ DRIVER = textwrap.dedent("""
 
 def quit_app(tmp_path: Path, how: str) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != "PI_DESKTOP_DATA_DIR"}
-    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO), HOME=str(tmp_path / "home"),
-               XDG_CONFIG_HOME=str(tmp_path / "home/.config"))
-    return subprocess.run([sys.executable, "-c", DRIVER, how, str(tmp_path / "data")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=90)
+    env.update(
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONPATH=str(REPO),
+        HOME=str(tmp_path / "home"),
+        XDG_CONFIG_HOME=str(tmp_path / "home/.config"),
+    )
+    return subprocess.run(
+        [sys.executable, "-c", DRIVER, how, str(tmp_path / "data")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
 
 
 @pytest.mark.parametrize("how", ["quit-action", "close", "relaunch"])
@@ -91,4 +101,5 @@ def test_quitting_runs_the_whole_shutdown_and_exits_0(tmp_path, how):
     steps = result.stdout.split("\n")
     assert [step for step in steps if step] == (
         ["window up", "outbox flushed", "outbox closed", "host stopped", "main returned 0"]
-        + (["started again"] if how == "relaunch" else []))
+        + (["started again"] if how == "relaunch" else [])
+    )

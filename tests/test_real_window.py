@@ -56,6 +56,7 @@ def app(display, tmp_path):
 
 # --- what the data folder says ----------------------------------------------------------------------
 
+
 def transcripts(data: Path) -> dict[str, list[dict]]:
     """Each chat's messages by session id, read from its JSONL transcript."""
     chats = {}
@@ -84,8 +85,12 @@ def answered(data: Path, prompt: str) -> str | None:
     """The chat where ``prompt`` was sent and the offline demo answered it (it quotes the prompt)."""
     for session_id, messages in transcripts(data).items():
         for asked, reply in zip(messages, messages[1:]):
-            if (asked.get("role") == "user" and text_of(asked) == prompt and reply.get("role") == "assistant"
-                    and f"\u201c{prompt}\u201d" in text_of(reply)):
+            if (
+                asked.get("role") == "user"
+                and text_of(asked) == prompt
+                and reply.get("role") == "assistant"
+                and f"\u201c{prompt}\u201d" in text_of(reply)
+            ):
                 return session_id
     return None
 
@@ -96,8 +101,10 @@ def wait_for_reply(app: App, prompt: str) -> str:
 
 # --- what the screen says ---------------------------------------------------------------------------
 
+
 def wait_for_screen(display: XDisplay, path: Path, what: str, check) -> Shot:
     """Screenshots until ``check(shot)`` holds (10 s at most); the last one stays at ``path``."""
+
     def shot_if_ok() -> Shot | None:
         shot = display.screenshot(path)
         return shot if check(shot) else None
@@ -130,8 +137,9 @@ def hover_actions(display: XDisplay, point: tuple[int, int], name: Path) -> list
         groups = column_groups([(x, y) for x, y in changed if y > point[1]])
         return groups if len(groups) >= 4 else None
 
-    shot = wait_for_screen(display, name.with_name(f"{name.name}.png"), "the actions under the hovered prompt",
-                           lambda shot: buttons(shot))
+    shot = wait_for_screen(
+        display, name.with_name(f"{name.name}.png"), "the actions under the hovered prompt", lambda shot: buttons(shot)
+    )
     return buttons(shot)
 
 
@@ -145,6 +153,7 @@ def click_edit(display: XDisplay, point: tuple[int, int], name: Path) -> None:
 
 
 # --- the scenario -----------------------------------------------------------------------------------
+
 
 def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path):
     shots = tmp_path / "shots"
@@ -162,19 +171,29 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
     answered_shot = display.screenshot(shots / "02-first-reply.png")
 
     # The inbox opens over the right of the window and Esc closes it.
-    panel = (int(answered_shot.width * 0.75), int(answered_shot.height * 0.12), answered_shot.width - 4,
-             int(answered_shot.height * 0.8))
+    panel = (
+        int(answered_shot.width * 0.75),
+        int(answered_shot.height * 0.12),
+        answered_shot.width - 4,
+        int(answered_shot.height * 0.8),
+    )
     display.key("ctrl+shift+i")
-    wait_for_screen(display, shots / "03-inbox.png", "the inbox panel",
-                    lambda shot: len(shot.changed(answered_shot, panel)) > 500)
+    wait_for_screen(
+        display, shots / "03-inbox.png", "the inbox panel", lambda shot: len(shot.changed(answered_shot, panel)) > 500
+    )
     display.key("Escape")
-    wait_for_screen(display, shots / "04-inbox-closed.png", "the inbox to close",
-                    lambda shot: len(shot.changed(answered_shot, panel)) < 50)
+    wait_for_screen(
+        display,
+        shots / "04-inbox-closed.png",
+        "the inbox to close",
+        lambda shot: len(shot.changed(answered_shot, panel)) < 50,
+    )
 
     # Settings opens as its own window and Esc closes it, giving the keyboard back to the main window.
     display.key("ctrl+comma")
-    settings = wait_for(lambda: [w for w in display.visible_windows(app.process.pid) if w != window], 10,
-                        "the Settings window")
+    settings = wait_for(
+        lambda: [w for w in display.visible_windows(app.process.pid) if w != window], 10, "the Settings window"
+    )
     assert display.window_name(settings[0]) == "Settings"
     display.screenshot(shots / "05-settings.png")
     display.key("Escape")
@@ -209,8 +228,11 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
     click_edit(display, bubble, shots / "11-hover-again")
     display.screenshot(shots / "12-editing-again.png")
     display.key("ctrl+k")
-    wait_for(lambda: any(display.window_name(w) == "Search chats"
-                         for w in display.visible_windows(app.process.pid)), 10, "the search window")
+    wait_for(
+        lambda: any(display.window_name(w) == "Search chats" for w in display.visible_windows(app.process.pid)),
+        10,
+        "the search window",
+    )
     display.type(FIRST)
     time.sleep(0.8)  # the hits arrive as one types
     display.screenshot(shots / "13-search.png")

@@ -24,8 +24,7 @@ def replay(server, name: str) -> ReplyBuilder:
 
 
 def final_usage(name: str) -> dict:
-    chunks = [orjson.loads(line[6:]) for line in fixture_bytes(name).splitlines()
-              if line.startswith(b"data: {")]
+    chunks = [orjson.loads(line[6:]) for line in fixture_bytes(name).splitlines() if line.startswith(b"data: {")]
     return [c["usage"] for c in chunks if c.get("usage")][-1]
 
 
@@ -33,20 +32,37 @@ def test_plain_text(sse_server):
     builder = replay(sse_server, "plain-text")
     expected = "".join(
         c["choices"][0]["delta"].get("content") or ""
-        for c in (orjson.loads(line[6:]) for line in fixture_bytes("plain-text").splitlines()
-                  if line.startswith(b"data: {")) if c["choices"])
+        for c in (
+            orjson.loads(line[6:]) for line in fixture_bytes("plain-text").splitlines() if line.startswith(b"data: {")
+        )
+        if c["choices"]
+    )
     assert builder.text == expected and expected.startswith("I'm unable to provide real-time weather")
     assert builder.snapshot("done") == {
-        "id": "r1", "role": "assistant", "blocks": [{"type": "text", "text": expected}],
-        "meta": {"status": "done", "modelId": "gpt-4o", "providerId": "openai",
-                 "usage": final_usage("plain-text"), "finishReason": "stop"},
+        "id": "r1",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": expected}],
+        "meta": {
+            "status": "done",
+            "modelId": "gpt-4o",
+            "providerId": "openai",
+            "usage": final_usage("plain-text"),
+            "finishReason": "stop",
+        },
     }
 
 
 def test_single_tool_call(sse_server):
     snapshot = replay(sse_server, "single-tool-call").snapshot("done")
-    assert snapshot["blocks"] == [{"type": "tool_call", "callId": "call_4XzlGBLtUe9dy3GVNV4jhq7h",
-                                   "name": "get_weather", "args": {"city": "New York City"}, "status": "ok"}]
+    assert snapshot["blocks"] == [
+        {
+            "type": "tool_call",
+            "callId": "call_4XzlGBLtUe9dy3GVNV4jhq7h",
+            "name": "get_weather",
+            "args": {"city": "New York City"},
+            "status": "ok",
+        }
+    ]
     assert snapshot["meta"]["usage"] == final_usage("single-tool-call")
     assert snapshot["meta"]["finishReason"] == "tool_calls"
 
@@ -63,8 +79,14 @@ def test_parallel_tool_calls(sse_server):
 def test_blocks_are_thinking_text_then_tool_calls_in_index_order():
     builder = ReplyBuilder("r", None, "ollama")
     assert not builder.has_content() and builder.snapshot("streaming")["blocks"] == []
-    for event in (ToolCallDelta(1, "b", "second", '{"n":'), ThinkingDelta("hm"), TextDelta("Hi"),
-                  ToolCallDelta(0, None, "first", ""), ToolCallDelta(1, None, None, "2}"), ThinkingDelta("m")):
+    for event in (
+        ToolCallDelta(1, "b", "second", '{"n":'),
+        ThinkingDelta("hm"),
+        TextDelta("Hi"),
+        ToolCallDelta(0, None, "first", ""),
+        ToolCallDelta(1, None, None, "2}"),
+        ThinkingDelta("m"),
+    ):
         builder.feed(event)
     assert builder.has_content()
     assert builder.snapshot("streaming")["blocks"] == [
@@ -74,8 +96,12 @@ def test_blocks_are_thinking_text_then_tool_calls_in_index_order():
         {"type": "tool_call", "callId": "b", "name": "second", "args": {"n": 2}, "status": "ok"},
     ]
     builder.feed(Finished("stop", "qwen3"))
-    assert builder.snapshot("done")["meta"] == {"status": "done", "modelId": "qwen3", "providerId": "ollama",
-                                                "finishReason": "stop"}
+    assert builder.snapshot("done")["meta"] == {
+        "status": "done",
+        "modelId": "qwen3",
+        "providerId": "ollama",
+        "finishReason": "stop",
+    }
 
 
 def test_partial_arguments_stay_a_string():
@@ -92,6 +118,7 @@ def test_a_refusal_is_stored_as_the_answer(before):
     builder.feed(RefusalDelta("I can't help with that."))
     builder.feed(Usage(1, 2, {"prompt_tokens": 1}))
     snapshot = builder.snapshot("done")
-    assert snapshot["blocks"] == [{"type": "text", "text": f"{before}\n\nI can't help with that." if before
-                                   else "I can't help with that."}]
+    assert snapshot["blocks"] == [
+        {"type": "text", "text": f"{before}\n\nI can't help with that." if before else "I can't help with that."}
+    ]
     assert snapshot["meta"]["refusal"] is True and snapshot["meta"]["usage"] == {"prompt_tokens": 1}

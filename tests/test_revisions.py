@@ -37,9 +37,14 @@ def turn_links(host, sid):
 def revision_rows(host, sid):
     conn = apsw.Connection(str(host.location.data_root / "pi.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return [tuple(r) for r in conn.execute(
-            "SELECT root_user_id, revision_index, is_active, message_count FROM message_revisions "
-            "WHERE session_id = ? ORDER BY revision_index", (sid,))]
+        return [
+            tuple(r)
+            for r in conn.execute(
+                "SELECT root_user_id, revision_index, is_active, message_count FROM message_revisions "
+                "WHERE session_id = ? ORDER BY revision_index",
+                (sid,),
+            )
+        ]
     finally:
         conn.close()
 
@@ -48,8 +53,9 @@ def answer(host, sid, turn_id, *messages):
     host.call("session.startTurn", {"sessionId": sid, "turnId": turn_id})
     for message in messages:
         append(host, sid, message, turnId=turn_id)
-    host.call("session.endTurn", {"sessionId": sid, "turnId": turn_id, "status": "completed",
-                                  "createNotification": False})
+    host.call(
+        "session.endTurn", {"sessionId": sid, "turnId": turn_id, "status": "completed", "createNotification": False}
+    )
     return host.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": "u1"})["revision"]
 
 
@@ -66,9 +72,21 @@ def three_variants(host):
     assert answer(host, sid, "t2", msg("a1b", "assistant", "violets"))["revisionIndex"] == 2
     branches[2] = live(host, sid)
     host.call("session.truncateFrom", {"sessionId": sid, "messageId": "a1b"})
-    tool = {"id": "tool1", "role": "tool", "toolName": "Read",
-            "blocks": [{"type": "tool_call", "callId": "c1", "name": "Read", "args": {"path": "poem.txt"},
-                        "status": "ok", "result": {"text": "tulips"}}]}
+    tool = {
+        "id": "tool1",
+        "role": "tool",
+        "toolName": "Read",
+        "blocks": [
+            {
+                "type": "tool_call",
+                "callId": "c1",
+                "name": "Read",
+                "args": {"path": "poem.txt"},
+                "status": "ok",
+                "result": {"text": "tulips"},
+            }
+        ],
+    }
     assert answer(host, sid, "t3", tool, msg("a1c", "assistant", "tulips"))["revisionIndex"] == 3
     branches[3] = live(host, sid)
     return sid, branches
@@ -82,13 +100,17 @@ def test_each_variant_comes_back_exactly_and_the_file_only_grows(host):
     sid, branches = three_variants(host)
     listed = host.call("session.listRevisions", {"sessionId": sid, "rootUserId": "u1"})["revisions"]
     assert [(r["revisionIndex"], r["messageCount"], r["isActive"]) for r in listed] == [
-        (1, 2, False), (2, 2, False), (3, 3, True)]
+        (1, 2, False),
+        (2, 2, False),
+        (3, 3, True),
+    ]
     assert root_meta(host, sid) == {"revisionCount": 3, "activeRevision": 3}
     assert turn_links(host, sid)["a1c"] == "t3"
     for target in (1, 3, 2, 1, 2, 3):
         before = revisions_path(host, sid).read_bytes()
-        count = host.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1",
-                                                       "revisionIndex": target})["messageCount"]
+        count = host.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1", "revisionIndex": target})[
+            "messageCount"
+        ]
         assert revisions_path(host, sid).read_bytes().startswith(before)
         assert live(host, sid) == branches[target] and count == len(branches[target])
         assert root_meta(host, sid) == {"revisionCount": 3, "activeRevision": target}
@@ -148,13 +170,29 @@ def test_a_file_from_an_older_build_reads_back_message_for_message(host):
     sid = new_session(host)
     append(host, sid, msg("u1", text="tell a joke"))
     append(host, sid, msg("a3", "assistant", "third joke"))
-    old = {1: [msg("u1", text="tell a joke"), msg("a1", "assistant", "first joke", meta={"usage": {"input": 3}})],
-           2: [msg("u1", text="tell a joke"), msg("a2", "assistant", "second joke"),
-               msg("u2", text="another"), msg("a2b", "assistant", "fine")]}
-    legacy = b"".join(orjson.dumps({"rootUserId": "u1", "revisionIndex": index, "createdAt": "2025-01-01T00:00:00.000Z",
-                                    "messages": [{"type": "message", **m} for m in messages],
-                                    "turns": {}, "type": "revision"}) + b"\n"
-                      for index, messages in old.items())
+    old = {
+        1: [msg("u1", text="tell a joke"), msg("a1", "assistant", "first joke", meta={"usage": {"input": 3}})],
+        2: [
+            msg("u1", text="tell a joke"),
+            msg("a2", "assistant", "second joke"),
+            msg("u2", text="another"),
+            msg("a2b", "assistant", "fine"),
+        ],
+    }
+    legacy = b"".join(
+        orjson.dumps(
+            {
+                "rootUserId": "u1",
+                "revisionIndex": index,
+                "createdAt": "2025-01-01T00:00:00.000Z",
+                "messages": [{"type": "message", **m} for m in messages],
+                "turns": {},
+                "type": "revision",
+            }
+        )
+        + b"\n"
+        for index, messages in old.items()
+    )
     revisions_path(host, sid).write_bytes(legacy + b'{"type":"revision","rootUserId":"u1","revisi')  # torn tail
     listed = host.call("session.listRevisions", {"sessionId": sid, "rootUserId": "u1"})["revisions"]
     assert [(r["revisionIndex"], r["messageCount"], r["isActive"]) for r in listed] == [(1, 2, False), (2, 4, False)]
@@ -183,6 +221,7 @@ def test_errors_name_the_field_and_unknown_revisions_are_not_found(host):
     assert host.error("session.listRevisions", {"sessionId": "nope", "rootUserId": "u1"}).code == "NOT_FOUND"
     assert host.call("session.listRevisions", {"sessionId": sid, "rootUserId": "other"})["revisions"] == []
     # Activating the live variant changes nothing.
-    assert host.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1",
-                                                  "revisionIndex": 1}) == {"messageCount": 2}
+    assert host.call("session.activateRevision", {"sessionId": sid, "rootUserId": "u1", "revisionIndex": 1}) == {
+        "messageCount": 2
+    }
     assert revisions_path(host, sid).read_bytes() == before

@@ -14,7 +14,7 @@ from pidesktop.host import schedule_rules as rules
 
 ZONES = [ZoneInfo(name) for name in ("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "UTC")]
 BERLIN = ZoneInfo("Europe/Berlin")
-YEAR_2026 = int(dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc).timestamp() * 1000)
+YEAR_2026 = int(dt.datetime(2026, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
 YEAR_MS = 366 * 86_400_000
 
 
@@ -48,8 +48,12 @@ def test_daily_runs_once_on_every_local_day_across_dst(at, zone, start):
 
 
 @settings(max_examples=150, deadline=None)
-@given(at=times, days=st.sets(st.integers(0, 6), min_size=1), zone=st.sampled_from(ZONES),
-       start=st.integers(YEAR_2026, YEAR_2026 + YEAR_MS))
+@given(
+    at=times,
+    days=st.sets(st.integers(0, 6), min_size=1),
+    zone=st.sampled_from(ZONES),
+    start=st.integers(YEAR_2026, YEAR_2026 + YEAR_MS),
+)
 def test_weekly_fires_only_on_its_days_and_nothing_is_missed(at, days, zone, start):
     schedule = rules.normalise({"kind": "weekly", "days": sorted(days), "at": at}, 0)
     first = rules.next_run(schedule, start, zone)
@@ -100,21 +104,24 @@ def test_only_hh_mm_is_a_time(text):
         assert info.value.field == "schedule.at"
 
 
-@pytest.mark.parametrize(("schedule", "field"), [
-    ({"kind": "daily", "at": "24:00"}, "schedule.at"),
-    ({"kind": "daily", "at": "9:00"}, "schedule.at"),
-    ({"kind": "daily"}, "schedule.at"),
-    ({"kind": "weekly", "days": [], "at": "09:00"}, "schedule.days"),
-    ({"kind": "weekly", "days": [7], "at": "09:00"}, "schedule.days"),
-    ({"kind": "hourly", "everyHours": 0}, "schedule.everyHours"),
-    ({"kind": "hourly", "everyHours": 25}, "schedule.everyHours"),
-    ({"kind": "hourly", "everyHours": True}, "schedule.everyHours"),
-    ({"kind": "once", "at": "2020-01-01T00:00:00Z"}, "schedule.at"),
-    ({"kind": "once", "at": "2030-01-01T00:00:00"}, "schedule.at"),
-    ({"kind": "monthly"}, "schedule.kind"),
-    ("daily", "schedule"),
-])
+@pytest.mark.parametrize(
+    ("schedule", "field"),
+    [
+        ({"kind": "daily", "at": "24:00"}, "schedule.at"),
+        ({"kind": "daily", "at": "9:00"}, "schedule.at"),
+        ({"kind": "daily"}, "schedule.at"),
+        ({"kind": "weekly", "days": [], "at": "09:00"}, "schedule.days"),
+        ({"kind": "weekly", "days": [7], "at": "09:00"}, "schedule.days"),
+        ({"kind": "hourly", "everyHours": 0}, "schedule.everyHours"),
+        ({"kind": "hourly", "everyHours": 25}, "schedule.everyHours"),
+        ({"kind": "hourly", "everyHours": True}, "schedule.everyHours"),
+        ({"kind": "once", "at": "2020-01-01T00:00:00Z"}, "schedule.at"),
+        ({"kind": "once", "at": "2030-01-01T00:00:00"}, "schedule.at"),
+        ({"kind": "monthly"}, "schedule.kind"),
+        ("daily", "schedule"),
+    ],
+)
 def test_a_schedule_that_cannot_fire_is_refused(schedule, field):
     with pytest.raises(rules.ScheduleError) as info:
-        rules.normalise(schedule, ms(dt.timezone.utc, 2026, 6, 1))
+        rules.normalise(schedule, ms(dt.UTC, 2026, 6, 1))
     assert info.value.field == field

@@ -14,29 +14,68 @@ from pidesktop.paths import prepare_data_root
 from .conftest import SHARED
 
 TABLES = {
-    "kv", "projects", "providers", "models", "sessions", "session_import_origins", "turns",
-    "plan_approvals", "turn_queue", "session_todo", "session_collaboration_links",
-    "session_collaboration_messages", "messages", "messages_fts", "message_revisions", "artifacts",
-    "scheduled_tasks", "task_runs", "secrets_meta", "audit_log", "notifications", "worktrees",
+    "kv",
+    "projects",
+    "providers",
+    "models",
+    "sessions",
+    "session_import_origins",
+    "turns",
+    "plan_approvals",
+    "turn_queue",
+    "session_todo",
+    "session_collaboration_links",
+    "session_collaboration_messages",
+    "messages",
+    "messages_fts",
+    "message_revisions",
+    "artifacts",
+    "scheduled_tasks",
+    "task_runs",
+    "secrets_meta",
+    "audit_log",
+    "notifications",
+    "worktrees",
 }
 INDEXES = {
-    "idx_providers_owner", "idx_sessions_updated_id", "idx_sessions_project", "idx_sessions_deleted",
-    "idx_session_import_origins_plugin", "idx_turns_session", "idx_turns_ended_at",
-    "idx_plan_approvals_session", "idx_plan_approvals_pending", "idx_plan_approvals_one_pending_session",
-    "idx_plan_approvals_execution_queue", "idx_plan_approvals_execution_id", "idx_turn_queue_session",
-    "idx_turn_queue_idempotency", "idx_session_collaboration_turn", "idx_session_collaboration_receipt",
-    "idx_message_revisions_root", "idx_artifacts_time", "idx_task_runs", "idx_audit_ts",
-    "idx_audit_session", "idx_notifications_created", "idx_notifications_unread",
+    "idx_providers_owner",
+    "idx_sessions_updated_id",
+    "idx_sessions_project",
+    "idx_sessions_deleted",
+    "idx_session_import_origins_plugin",
+    "idx_turns_session",
+    "idx_turns_ended_at",
+    "idx_plan_approvals_session",
+    "idx_plan_approvals_pending",
+    "idx_plan_approvals_one_pending_session",
+    "idx_plan_approvals_execution_queue",
+    "idx_plan_approvals_execution_id",
+    "idx_turn_queue_session",
+    "idx_turn_queue_idempotency",
+    "idx_session_collaboration_turn",
+    "idx_session_collaboration_receipt",
+    "idx_message_revisions_root",
+    "idx_artifacts_time",
+    "idx_task_runs",
+    "idx_audit_ts",
+    "idx_audit_session",
+    "idx_notifications_created",
+    "idx_notifications_unread",
     # named by the spec's prose, designed here
-    "idx_session_todo_one_in_progress", "idx_worktrees_project",
+    "idx_session_todo_one_in_progress",
+    "idx_worktrees_project",
 }
 TRIGGERS = {"messages_ai", "messages_ad", "messages_au"}
 FTS_SHADOW = {"messages_fts_data", "messages_fts_idx", "messages_fts_docsize", "messages_fts_config"}
 
 
 def schema_names(conn, kind):
-    return {name for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'", (kind,))}
+    return {
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'", (kind,)
+        )
+    }
 
 
 def readonly(data_root):
@@ -81,13 +120,31 @@ def test_v21_v24_v27_columns_exist(host):
 def test_pragmas_are_in_effect_on_the_host_connection(location):
     host = Host.open(location, emit=lambda topic, payload: None)
     try:
-        result = {pragma: host.ctx.conn.execute(f"PRAGMA {pragma}").fetchone()[0]
-                  for pragma in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout",
-                                 "temp_store", "cache_size", "trusted_schema", "auto_vacuum")}
+        result = {
+            pragma: host.ctx.conn.execute(f"PRAGMA {pragma}").fetchone()[0]
+            for pragma in (
+                "journal_mode",
+                "synchronous",
+                "foreign_keys",
+                "busy_timeout",
+                "temp_store",
+                "cache_size",
+                "trusted_schema",
+                "auto_vacuum",
+            )
+        }
     finally:
         host.close()
-    assert result == {"journal_mode": "wal", "synchronous": 1, "foreign_keys": 1, "busy_timeout": 5000,
-                      "temp_store": 2, "cache_size": -16000, "trusted_schema": 1, "auto_vacuum": 2}
+    assert result == {
+        "journal_mode": "wal",
+        "synchronous": 1,
+        "foreign_keys": 1,
+        "busy_timeout": 5000,
+        "temp_store": 2,
+        "cache_size": -16000,
+        "trusted_schema": 1,
+        "auto_vacuum": 2,
+    }
 
 
 def test_reopen_is_a_plain_open(location):
@@ -125,10 +182,16 @@ def test_fts_trigram_finds_cjk_and_ascii_substrings(location):
     root = prepare_data_root(location)
     conn = open_database(root / "pi.sqlite")
     conn.execute("INSERT INTO sessions(id, created_at, updated_at) VALUES ('s', 1, 1)")
-    conn.execute("INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES "
-                 "('m1', 's', 1, 'user', '我们明天去京都旅行', 1), ('m2', 's', 2, 'assistant', 'Streaming parser', 1)")
-    hits = lambda q: {r[0] for r in conn.execute(  # noqa: E731
-        "SELECT m.id FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ?", (q,))}
+    conn.execute(
+        "INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES "
+        "('m1', 's', 1, 'user', '我们明天去京都旅行', 1), ('m2', 's', 2, 'assistant', 'Streaming parser', 1)"
+    )
+    hits = lambda q: {
+        r[0]
+        for r in conn.execute(
+            "SELECT m.id FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ?", (q,)
+        )
+    }
     assert hits('"京都旅"') == {"m1"}
     assert hits('"ming par"') == {"m2"}
     conn.execute("DELETE FROM sessions WHERE id = 's'")

@@ -30,10 +30,20 @@ def test_the_backups_are_listed_oldest_version_first_and_nothing_else(host):
     (root / "pi.sqlite.v5.bak").symlink_to(root / "pi.sqlite")  # nor a link (to the live file, even)
     found = host.call("data.schemaBackups")["backups"]
     assert found == [
-        {"name": "pi.sqlite.v9.bak", "path": str(root / "pi.sqlite.v9.bak"), "version": 9, "bytes": 2048,
-         "modifiedAt": 1_600_000_000_500},
-        {"name": "pi.sqlite.v14.bak", "path": str(root / "pi.sqlite.v14.bak"), "version": 14, "bytes": 4096,
-         "modifiedAt": 1_700_000_000_000},
+        {
+            "name": "pi.sqlite.v9.bak",
+            "path": str(root / "pi.sqlite.v9.bak"),
+            "version": 9,
+            "bytes": 2048,
+            "modifiedAt": 1_600_000_000_500,
+        },
+        {
+            "name": "pi.sqlite.v14.bak",
+            "path": str(root / "pi.sqlite.v14.bak"),
+            "version": 14,
+            "bytes": 4096,
+            "modifiedAt": 1_700_000_000_000,
+        },
     ]
 
 
@@ -50,10 +60,22 @@ def test_removing_a_backup_deletes_that_file_only(host):
     assert gone.code == "NOT_FOUND" and gone.data["field"] == "name"
 
 
-@pytest.mark.parametrize("name", [
-    "pi.sqlite", "pi.sqlite-wal", "../pi.sqlite.v14.bak", "sessions/pi.sqlite.v14.bak", "/tmp/pi.sqlite.v14.bak",
-    "pi.sqlite.v14.bak/..", "pi.sqlite.v14.bak\n", "PI.SQLITE.V14.BAK", "pi.sqlite.v.bak", "", " ",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pi.sqlite",
+        "pi.sqlite-wal",
+        "../pi.sqlite.v14.bak",
+        "sessions/pi.sqlite.v14.bak",
+        "/tmp/pi.sqlite.v14.bak",
+        "pi.sqlite.v14.bak/..",
+        "pi.sqlite.v14.bak\n",
+        "PI.SQLITE.V14.BAK",
+        "pi.sqlite.v.bak",
+        "",
+        " ",
+    ],
+)
 def test_anything_but_a_backup_name_is_refused_naming_the_field(host, tmp_path, name):
     root = host.location.data_root
     plant(root, "pi.sqlite.v14.bak")
@@ -85,7 +107,8 @@ def test_the_backup_commands_over_stdio(stdio_host, data_root):
     host.call("app.handshake", {"protocolVersion": 1})
     plant(data_root, "pi.sqlite.v22.bak", 1234)
     assert [(b["name"], b["version"], b["bytes"]) for b in host.call("data.schemaBackups")["backups"]] == [
-        ("pi.sqlite.v22.bak", 22, 1234)]
+        ("pi.sqlite.v22.bak", 22, 1234)
+    ]
     bad = host.request("data.removeSchemaBackup", {"name": "../pi.sqlite"})["error"]
     assert bad["data"] == {"code": "INVALID_PARAMS", "field": "name"}
     assert host.call("data.removeSchemaBackup", {"name": "pi.sqlite.v22.bak"})["bytes"] == 1234
@@ -96,8 +119,13 @@ def test_the_backup_commands_over_stdio(stdio_host, data_root):
 
 # -- pidesktop data status ------------------------------------------------------------------------------
 def data_status(data_root, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pidesktop", "data", "--data-dir", str(data_root), "status",
-                           *extra], cwd=REPO, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "data", "--data-dir", str(data_root), "status", *extra],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_status_reports_the_schema_and_its_backups(host, data_root):
@@ -107,7 +135,9 @@ def test_status_reports_the_schema_and_its_backups(host, data_root):
     report = orjson.loads(data_status(data_root, "--json").stdout)
     assert report["schemaVersion"] == 27 and report["schemaSupported"] == 27
     assert [(b["name"], b["version"], b["bytes"]) for b in report["schemaBackups"]] == [
-        ("pi.sqlite.v14.bak", 14, 5 * 1024 * 1024), ("pi.sqlite.v25.bak", 25, 2048)]
+        ("pi.sqlite.v14.bak", 14, 5 * 1024 * 1024),
+        ("pi.sqlite.v25.bak", 25, 2048),
+    ]
     text = data_status(data_root)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
@@ -116,17 +146,19 @@ def test_status_reports_the_schema_and_its_backups(host, data_root):
     assert f"schema backup    2.0 KiB  {data_root / 'pi.sqlite.v25.bak'}  (v25)" in lines
 
 
-@pytest.mark.parametrize("version, words", [
-    (14, "v14; updated to v27 the next time pidesktop opens it"),
-    (31, "v31, newer than this pidesktop (v27); it will not open it"),
-])
+@pytest.mark.parametrize(
+    "version, words",
+    [
+        (14, "v14; updated to v27 the next time pidesktop opens it"),
+        (31, "v31, newer than this pidesktop (v27); it will not open it"),
+    ],
+)
 def test_status_says_what_an_older_or_newer_schema_means(data_root, version, words):
     import apsw
 
     data_root.mkdir(parents=True)
     conn = apsw.Connection(str(data_root / "pi.sqlite"))
-    conn.execute("CREATE TABLE sessions (id TEXT); INSERT INTO sessions VALUES ('a');"
-                 f"PRAGMA user_version = {version}")
+    conn.execute(f"CREATE TABLE sessions (id TEXT); INSERT INTO sessions VALUES ('a');PRAGMA user_version = {version}")
     conn.close()
     text = data_status(data_root)
     assert text.returncode == 0, text.stderr

@@ -105,14 +105,19 @@ def test_a_walk_keeps_every_row_and_maps_legacy_values(db, version):
         assert got == built.sessions
         assert set(got.values()) <= {"plan", "goal", "agent"}
         for session_id, title_source, fast, thinking, deleted in rows(
-                conn, "SELECT id, title_source, fast_mode, thinking_level, deleted_at FROM sessions"):
+            conn, "SELECT id, title_source, fast_mode, thinking_level, deleted_at FROM sessions"
+        ):
             assert (title_source, fast, thinking, deleted) == ("legacy", 0, "medium", None), session_id
 
         # Messages: every row with its text, found by the trigram index.
         assert dict(rows(conn, "SELECT id, text FROM messages")) == built.messages
         for query, message_id in built.searches.items():
-            found = rows(conn, "SELECT m.id FROM messages_fts JOIN messages m ON m.mid = messages_fts.rowid "
-                               "WHERE messages_fts MATCH ?", f'"{query}"')
+            found = rows(
+                conn,
+                "SELECT m.id FROM messages_fts JOIN messages m ON m.mid = messages_fts.rowid "
+                "WHERE messages_fts MATCH ?",
+                f'"{query}"',
+            )
             assert found == [(message_id,)], query
         assert rows(conn, "INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')") == []
 
@@ -124,33 +129,44 @@ def test_a_walk_keeps_every_row_and_maps_legacy_values(db, version):
         assert rows(conn, "SELECT value_json FROM kv WHERE ns = 'plugin:example'") == [('{"mode": "chat"}',)]
 
         # Scheduled tasks: the top-level mode mapped, nested modes untouched.
-        configs = {task_id: orjson.loads(config) for task_id, config in
-                   rows(conn, "SELECT id, config_json FROM scheduled_tasks")}
+        configs = {
+            task_id: orjson.loads(config)
+            for task_id, config in rows(conn, "SELECT id, config_json FROM scheduled_tasks")
+        }
         assert configs["task-chat"] == {**built.tasks["task-chat"], "mode": "plan"}
         assert configs["task-chat"]["extension"] == {"mode": "chat"}
         assert configs["task-agent"] == built.tasks["task-agent"]
         assert configs["task-nomode"] == built.tasks["task-nomode"]
 
         # Plan approvals: every row a plan, the v8 fields as they were.
-        approvals = rows(conn, "SELECT request_id, kind, status, plan_json, title FROM plan_approvals "
-                               "ORDER BY request_id")
+        approvals = rows(
+            conn, "SELECT request_id, kind, status, plan_json, title FROM plan_approvals ORDER BY request_id"
+        )
         if version >= 8:
-            assert [(r[0], r[1], r[2]) for r in approvals] == [("pa-1", "plan", "approved"),
-                                                              ("pa-2", "plan", "pending")]
+            assert [(r[0], r[1], r[2]) for r in approvals] == [
+                ("pa-1", "plan", "approved"),
+                ("pa-2", "plan", "pending"),
+            ]
             assert approvals[0][3:] == ("# Plan\n\n1. Do it\n", "The plan")
         else:
             assert approvals == []
-        queue = rows(conn, "SELECT id, content, priority, user_message_id, session_message_id FROM turn_queue "
-                           "ORDER BY position")
+        queue = rows(
+            conn, "SELECT id, content, priority, user_message_id, session_message_id FROM turn_queue ORDER BY position"
+        )
         if version >= 15:
-            assert queue == [("q-1", "queued prompt", None, None, None),
-                             ("q-2", "second queued prompt", None, None, None)]
+            assert queue == [
+                ("q-1", "queued prompt", None, None, None),
+                ("q-2", "second queued prompt", None, None, None),
+            ]
         models = dict(rows(conn, "SELECT model_id, discovery_state FROM models"))
         assert models == {"m-disc": "published", "m-user": None, "echo": None}
         assert rows(conn, "SELECT id, owner_plugin_id FROM providers ORDER BY id") == [
-            ("custom-1", None), ("offline", None)]
+            ("custom-1", None),
+            ("offline", None),
+        ]
         assert rows(conn, "SELECT id, path, worktree_setup_command FROM projects") == [
-            (1, "/home/user/project-one", "make setup" if version >= 24 else None)]
+            (1, "/home/user/project-one", "make setup" if version >= 24 else None)
+        ]
         assert rows(conn, "SELECT count(*) FROM turns WHERE status = 'completed'") == [(len(built.sessions),)]
         assert rows(conn, "PRAGMA foreign_key_check") == []
 
@@ -177,8 +193,10 @@ def test_a_v8_data_root_opens_in_a_real_host_with_its_conversations(location, db
         assert set(sessions) == set(built.sessions)
         # a chat an old automation's run made is still that run's: out of the default list (spec 004, 4.11)
         scheduled = {sid for sid, s in sessions.items() if s["scheduledRun"]}
-        assert scheduled and {s["id"] for s in host.call("session.list", {})["sessions"]} == \
-            set(built.sessions) - scheduled
+        assert (
+            scheduled
+            and {s["id"] for s in host.call("session.list", {})["sessions"]} == set(built.sessions) - scheduled
+        )
         got = host.call("session.get", {"sessionId": "s-chat"})
         assert [m["id"] for m in got["messages"]] == ["s-chat-u", "s-chat-a", "s-chat-t"]
         hits = host.call("search.query", {"query": "kiwi0x"})["results"]
@@ -206,16 +224,27 @@ REFUSALS = {
     "malformed settings": (_settings("{not json"), "kv(app, settings)", "{not json"),
     "settings not an object": (_settings('["chat"]'), "kv(app, settings)", '["chat"]'),
     "unknown default mode": (_settings('{"defaultMode": "chatty"}'), "kv(app, settings).defaultMode", "chatty"),
-    "unknown shell": (_settings('{"defaultCommandShell": "fish"}'), "kv(app, settings).defaultCommandShell",
-                      "fish"),
-    "wrong-platform shell": (_settings(f'{{"defaultCommandShell": "{OTHER_PLATFORM_SHELL}"}}'),
-                             "kv(app, settings).defaultCommandShell", OTHER_PLATFORM_SHELL),
-    "malformed task config": (_task("task-agent", "{'mode': 'agent'"),
-                              "scheduled_tasks.config_json (id 'task-agent')", "{'mode': 'agent'"),
-    "unknown task mode": (_task("task-agent", '{"mode": "autopilot"}'),
-                          "scheduled_tasks.config_json (id 'task-agent').mode", "autopilot"),
-    "unknown session mode": (("UPDATE sessions SET mode = 'assistant' WHERE id = 's-agent'", ()),
-                             "sessions.mode (id 's-agent')", "assistant"),
+    "unknown shell": (_settings('{"defaultCommandShell": "fish"}'), "kv(app, settings).defaultCommandShell", "fish"),
+    "wrong-platform shell": (
+        _settings(f'{{"defaultCommandShell": "{OTHER_PLATFORM_SHELL}"}}'),
+        "kv(app, settings).defaultCommandShell",
+        OTHER_PLATFORM_SHELL,
+    ),
+    "malformed task config": (
+        _task("task-agent", "{'mode': 'agent'"),
+        "scheduled_tasks.config_json (id 'task-agent')",
+        "{'mode': 'agent'",
+    ),
+    "unknown task mode": (
+        _task("task-agent", '{"mode": "autopilot"}'),
+        "scheduled_tasks.config_json (id 'task-agent').mode",
+        "autopilot",
+    ),
+    "unknown session mode": (
+        ("UPDATE sessions SET mode = 'assistant' WHERE id = 's-agent'", ()),
+        "sessions.mode (id 's-agent')",
+        "assistant",
+    ),
 }
 
 
@@ -262,8 +291,10 @@ def test_a_v8_plan_approvals_table_already_in_the_current_shape_is_not_rebuilt(d
     with connect(db) as conn:
         assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'plan_approvals'").fetchone() == sql
         assert conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'plan_approvals'").fetchone()[0] == root
-        assert rows(conn, "SELECT request_id, kind FROM plan_approvals ORDER BY 1") == [("pa-1", "plan"),
-                                                                                       ("pa-2", "goal")]
+        assert rows(conn, "SELECT request_id, kind FROM plan_approvals ORDER BY 1") == [
+            ("pa-1", "plan"),
+            ("pa-2", "goal"),
+        ]
         assert_fresh_v27(conn)
 
 

@@ -1,7 +1,8 @@
 """search.sessions / search.query: literal text, Unicode case, CJK, counts, snippets, paging."""
 
 import apsw
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pidesktop.host.search import snippet, uses_fts
 
@@ -11,8 +12,13 @@ def seed(host, title, texts, project=None):
     sid = host.call("session.create", params)["session"]["id"]
     for i, text in enumerate(texts):
         role = "user" if i % 2 == 0 else "assistant"
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"{sid}-{i}", "role": role, "blocks": [{"type": "text", "text": text}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {"id": f"{sid}-{i}", "role": role, "blocks": [{"type": "text", "text": text}]},
+            },
+        )
     return sid
 
 
@@ -39,7 +45,7 @@ def test_cjk_substrings_long_and_short(host):
 
 
 def test_like_wildcards_quotes_and_backslashes_are_literal(host):
-    sid = seed(host, "Lit", ['100% sure', 'snake_case name', 'say "hi"', r'C:\path\to', "it's"])
+    sid = seed(host, "Lit", ["100% sure", "snake_case name", 'say "hi"', r"C:\path\to", "it's"])
     seed(host, "Other", ["1000 sure", "snakeXcase", "say hi"])
     for query in ("100%", "0% s", "e_c", 'y "h', "\\path", "it's", "%", "_"):
         found = by_session(host, query)
@@ -92,8 +98,11 @@ def test_paging_by_session_with_counts_computed_first(host):
 
 
 def test_empty_or_bad_queries_are_refused(host):
-    for params, field in (({"query": "   "}, "query"), ({"query": 3}, "query"),
-                          ({"query": "ok", "cursor": "x"}, "cursor")):
+    for params, field in (
+        ({"query": "   "}, "query"),
+        ({"query": 3}, "query"),
+        ({"query": "ok", "cursor": "x"}, "cursor"),
+    ):
         error = host.error("search.sessions", params)
         assert error.code == "INVALID_PARAMS" and field in error.message
 

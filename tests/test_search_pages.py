@@ -3,7 +3,8 @@
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pidesktop.host import search
 from pidesktop.host.transcripts.records import encode_record, session_header
@@ -20,9 +21,17 @@ def write_transcript(location, session_id, texts):
     with open(folder / f"{session_id}.jsonl", "wb") as f:
         f.write(encode_record(session_header(session_id, "2026-07-26T09:00:00.000Z")))
         for i, text in enumerate(texts):
-            f.write(encode_record({"type": "message", "id": f"{session_id}-{i}", "role": "user" if i % 2 == 0 else "assistant",
-                                   "createdAt": f"2026-07-26T09:{i // 3600 % 60:02d}:{i % 60:02d}.000Z",
-                                   "blocks": [{"type": "text", "text": text}]}))
+            f.write(
+                encode_record(
+                    {
+                        "type": "message",
+                        "id": f"{session_id}-{i}",
+                        "role": "user" if i % 2 == 0 else "assistant",
+                        "createdAt": f"2026-07-26T09:{i // 3600 % 60:02d}:{i % 60:02d}.000Z",
+                        "blocks": [{"type": "text", "text": text}],
+                    }
+                )
+            )
 
 
 def pages(host, query, limit):
@@ -38,8 +47,11 @@ def pages(host, query, limit):
 
 
 def listing(replies):
-    return [(r["sessionId"], r["matchCount"], r["matchCountCapped"], [s["messageId"] for s in r["snippets"]])
-            for page in replies for r in page["results"]]
+    return [
+        (r["sessionId"], r["matchCount"], r["matchCountCapped"], [s["messageId"] for s in r["snippets"]])
+        for page in replies
+        for r in page["results"]
+    ]
 
 
 def test_a_chat_counts_its_matches_up_to_the_cap(location):
@@ -52,8 +64,11 @@ def test_a_chat_counts_its_matches_up_to_the_cap(location):
         assert found["big"]["matchCount"] == search.COUNT_CAP and found["big"]["matchCountCapped"]
         assert found["small"]["matchCount"] == 2 and not found["small"]["matchCountCapped"]
         # Snippets are the chat's newest matches, read for the page only.
-        assert [s["messageId"] for s in found["big"]["snippets"]] == [f"big-{many - 1}", f"big-{many - 2}",
-                                                                     f"big-{many - 3}"]
+        assert [s["messageId"] for s in found["big"]["snippets"]] == [
+            f"big-{many - 1}",
+            f"big-{many - 2}",
+            f"big-{many - 3}",
+        ]
         a, b = found["big"]["snippets"][0]["highlights"][0]
         assert found["big"]["snippets"][0]["text"][a:b] == "needle"
         reply = host.call("search.sessions", {"query": "needle"})
@@ -141,8 +156,11 @@ def test_a_cursor_from_elsewhere_is_refused(host):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(layout=st.lists(st.lists(st.booleans(), min_size=1, max_size=4), min_size=1, max_size=6),
-       titled=st.lists(st.booleans(), min_size=6, max_size=6), limit=st.integers(1, 4))
+@given(
+    layout=st.lists(st.lists(st.booleans(), min_size=1, max_size=4), min_size=1, max_size=6),
+    titled=st.lists(st.booleans(), min_size=6, max_size=6),
+    limit=st.integers(1, 4),
+)
 def test_walked_and_exact_pages_agree_for_any_layout(host, monkeypatch, layout, titled, limit):
     """Chats of earlier examples stay in the host: they are chats without a match, between the new ones."""
     needle = f"qz{next(EXAMPLES)}x"

@@ -7,8 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from pidesktop.ui import theme as themes
-from pidesktop.ui.search_dialog import (HINT_TEXT, SearchDialog, no_match_text, snippet_segments,
-                                        title_highlights)
+from pidesktop.ui.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
 from pidesktop.ui.tasks import spawn
 
 from .conftest import InProcessHost, spin_until
@@ -18,9 +17,17 @@ def seed_session(call, title: str, texts: list[str], project: str | None = None)
     params = ({"title": title} if title else {}) | ({"projectPath": project} if project else {})
     sid = call("session.create", params)["session"]["id"]
     for i, text in enumerate(texts):
-        call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"{sid}-m{i}", "role": "user" if i % 2 == 0 else "assistant",
-            "blocks": [{"type": "text", "text": text}]}})
+        call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {
+                    "id": f"{sid}-m{i}",
+                    "role": "user" if i % 2 == 0 else "assistant",
+                    "blocks": [{"type": "text", "text": text}],
+                },
+            },
+        )
     time.sleep(0.005)  # distinct updatedAt, so "newest first" is decided by time
     return sid
 
@@ -29,9 +36,12 @@ def seed_session(call, title: str, texts: list[str], project: str | None = None)
 def chats(location):
     seed = InProcessHost(location)
     ids = {
-        "kyoto": seed_session(seed.call, "Kyoto trip", ["Which Temple should we see first?",
-                                                        "The temple of the golden pavilion.",
-                                                        "Book the train"], "/home/me/travel"),
+        "kyoto": seed_session(
+            seed.call,
+            "Kyoto trip",
+            ["Which Temple should we see first?", "The temple of the golden pavilion.", "Book the train"],
+            "/home/me/travel",
+        ),
         "groceries": seed_session(seed.call, "Groceries", ["buy milk and eggs"]),
         "work": seed_session(seed.call, "Work notes", ["temple run is a game, not a temple"]),
     }

@@ -40,10 +40,13 @@ def test_round_trip_replace_delete_and_bookkeeping(opened):
     assert secrets.get(ctx, "mcp:x:token") == "ключ 密钥"
     secrets.put(ctx, "provider:a:api_key", "second", owner_id="a")
     assert secrets.get(ctx, "provider:a:api_key") == "second"
-    rows = ctx.conn.execute("SELECT secret_ref, owner_kind, owner_id, kind, backend FROM secrets_meta "
-                            "ORDER BY secret_ref").fetchall()
-    assert rows == [("mcp:x:token", "mcp", "x", "token", "file_fallback"),
-                    ("provider:a:api_key", "provider", "a", "api_key", "file_fallback")]
+    rows = ctx.conn.execute(
+        "SELECT secret_ref, owner_kind, owner_id, kind, backend FROM secrets_meta ORDER BY secret_ref"
+    ).fetchall()
+    assert rows == [
+        ("mcp:x:token", "mcp", "x", "token", "file_fallback"),
+        ("provider:a:api_key", "provider", "a", "api_key", "file_fallback"),
+    ]
     path = secrets.secret_path(ctx, "provider:a:api_key")
     assert path.name == hashlib.sha256(b"provider:a:api_key").hexdigest()
     assert path.read_bytes().startswith(b"PDS1") and mode(path) == 0o600
@@ -57,16 +60,18 @@ def test_round_trip_replace_delete_and_bookkeeping(opened):
 
 def test_machine_key_is_private_and_created_once(location):
     host = InProcessHost(location)
-    provider = host.call("providers.upsert", {"provider": {"name": "One", "baseUrl": "https://a.example"},
-                                              "apiKey": KEY})["provider"]
+    provider = host.call(
+        "providers.upsert", {"provider": {"name": "One", "baseUrl": "https://a.example"}, "apiKey": KEY}
+    )["provider"]
     key_file = location.data_root / "secrets" / ".machine-key"
     first = key_file.read_bytes()
     assert len(first) == 32 and mode(key_file) == 0o600
     host.stop()
     again = InProcessHost(location)
     try:
-        again.call("providers.upsert", {"provider": {"name": "Two", "baseUrl": "https://b.example"},
-                                        "apiKey": "another"})
+        again.call(
+            "providers.upsert", {"provider": {"name": "Two", "baseUrl": "https://b.example"}, "apiKey": "another"}
+        )
         assert key_file.read_bytes() == first
         assert again.call("providers.credentials", {"providerId": provider["id"]})["apiKey"] == KEY
     finally:
@@ -85,10 +90,12 @@ def test_a_damaged_machine_key_is_refused_not_replaced(opened):
 
 
 def test_tampered_or_moved_ciphertexts_fail_clearly_and_the_host_keeps_serving(host):
-    a = host.call("providers.upsert", {"provider": {"name": "A", "baseUrl": "https://a.example"},
-                                       "apiKey": KEY})["provider"]
-    b = host.call("providers.upsert", {"provider": {"name": "B", "baseUrl": "https://b.example"},
-                                       "apiKey": "key-of-b"})["provider"]
+    a = host.call("providers.upsert", {"provider": {"name": "A", "baseUrl": "https://a.example"}, "apiKey": KEY})[
+        "provider"
+    ]
+    b = host.call(
+        "providers.upsert", {"provider": {"name": "B", "baseUrl": "https://b.example"}, "apiKey": "key-of-b"}
+    )["provider"]
     folder = host.location.data_root / "secrets"
     file_a = folder / hashlib.sha256(f"provider:{a['id']}:api_key".encode()).hexdigest()
     file_b = folder / hashlib.sha256(f"provider:{b['id']}:api_key".encode()).hexdigest()
@@ -112,19 +119,24 @@ def test_tampered_or_moved_ciphertexts_fail_clearly_and_the_host_keeps_serving(h
 
     listed = host.call("providers.list")["providers"]
     assert [p["hasKey"] for p in listed] == [True, True]
-    host.call("providers.upsert", {"provider": {"id": a["id"], "name": "A", "baseUrl": "https://a.example"},
-                                   "apiKey": "fresh"})
+    host.call(
+        "providers.upsert",
+        {"provider": {"id": a["id"], "name": "A", "baseUrl": "https://a.example"}, "apiKey": "fresh"},
+    )
     assert host.call("providers.credentials", {"providerId": a["id"]})["apiKey"] == "fresh"
 
 
 def test_the_key_is_nowhere_but_its_encrypted_file(stdio_host, data_root):
     host = stdio_host()
     host.call("app.handshake", {"protocolVersion": 1})
-    created = host.call("providers.upsert", {"provider": {"name": "Leak check", "baseUrl": "https://api.example"},
-                                             "apiKey": KEY})
+    created = host.call(
+        "providers.upsert", {"provider": {"name": "Leak check", "baseUrl": "https://api.example"}, "apiKey": KEY}
+    )
     listed = host.call("providers.list")
-    host.call("providers.upsert", {"provider": {"id": created["provider"]["id"], "name": "Leak check 2",
-                                                "baseUrl": "https://api.example/v1"}})
+    host.call(
+        "providers.upsert",
+        {"provider": {"id": created["provider"]["id"], "name": "Leak check 2", "baseUrl": "https://api.example/v1"}},
+    )
     host.call("providers.list")
     needle = KEY.encode()
 
@@ -150,7 +162,8 @@ def test_the_key_is_nowhere_but_its_encrypted_file(stdio_host, data_root):
     conn = apsw.Connection(str(db))
     try:
         assert conn.execute("SELECT secret_ref, owner_id, backend FROM secrets_meta").fetchall() == [
-            (ref, created["provider"]["id"], "file_fallback")]
+            (ref, created["provider"]["id"], "file_fallback")
+        ]
         assert conn.execute("SELECT secret_ref FROM providers").fetchall() == [(ref,)]
     finally:
         conn.close()

@@ -30,10 +30,14 @@ def whole(prefs, model):
 
 
 def session(rng, number):
-    return {"id": f"s{number:03d}", "title": rng.choice([f"t{number}", None, "alpha"]),
-            "projectPath": rng.choice([None, "/a", "/b", "/c/d"]), "updatedAt": rng.randint(0, 400),
-            "createdAt": rng.randint(0, 400),
-            **({"lastTurn": {"status": "running"}} if rng.random() < 0.1 else {})}
+    return {
+        "id": f"s{number:03d}",
+        "title": rng.choice([f"t{number}", None, "alpha"]),
+        "projectPath": rng.choice([None, "/a", "/b", "/c/d"]),
+        "updatedAt": rng.randint(0, 400),
+        "createdAt": rng.randint(0, 400),
+        **({"lastTurn": {"status": "running"}} if rng.random() < 0.1 else {}),
+    }
 
 
 def test_the_tree_shape_is_answered_in_cpp():
@@ -48,8 +52,9 @@ PROJECT_SORTS = ["recent", "created", "oldest", "name", "manual"]
 
 def view_state(model, view):
     """What a reorder must keep: the current chat and which groups are expanded, by key."""
-    expanded = {model.group_at(model.index(r, 0)).key: view.isExpanded(model.index(r, 0))
-                for r in range(model.rowCount())}
+    expanded = {
+        model.group_at(model.index(r, 0)).key: view.isExpanded(model.index(r, 0)) for r in range(model.rowCount())
+    }
     current = model.session_at(view.currentIndex())
     return (current or {}).get("id"), expanded
 
@@ -68,7 +73,7 @@ def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
     sessions = sorted((session(rng, n) for n in range(120)), key=lambda s: -s["updatedAt"])
     model.reset(sessions[:30])
     for start in range(30, 120, 40):
-        model.extend(sessions[start:start + 40])
+        model.extend(sessions[start : start + 40])
     qtmodeltester.check(model)
     fresh = 200
     for step in range(160):
@@ -113,7 +118,8 @@ def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
             if before[0] is not None and before[0] != touched:
                 assert current == before[0], step
             assert {k: v for k, v in expanded.items() if k in before[1]} == {
-                k: v for k, v in before[1].items() if k in expanded}, step
+                k: v for k, v in before[1].items() if k in expanded
+            }, step
         running = {s["id"] for s in model._sessions.values() if (s.get("lastTurn") or {}).get("status") == "running"}
         assert model.has_running() == bool(running)
     gc.collect()  # rows must not depend on a Python wrapper staying alive
@@ -122,8 +128,13 @@ def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
 
 
 def chat(number, project, created, updated):
-    return {"id": f"c{number:03d}", "title": f"chat {number}", "projectPath": project,
-            "createdAt": created, "updatedAt": updated}
+    return {
+        "id": f"c{number:03d}",
+        "title": f"chat {number}",
+        "projectPath": project,
+        "createdAt": created,
+        "updatedAt": updated,
+    }
 
 
 @pytest.mark.parametrize("project_sort", ["created", "oldest"])
@@ -209,8 +220,9 @@ def test_a_list_read_again_merges_to_what_a_reset_would_show(qtmodeltester, qapp
     model.reset(before)
     resets = []
     model.modelReset.connect(lambda: resets.append(1))
-    after = [dict(s, updatedAt=rng.randint(0, 400)) if rng.random() < 0.2 else s
-             for s in before if rng.random() > 0.15] + [session(rng, n) for n in range(60, 60 + rng.randint(0, 12))]
+    after = [
+        dict(s, updatedAt=rng.randint(0, 400)) if rng.random() < 0.2 else s for s in before if rng.random() > 0.15
+    ] + [session(rng, n) for n in range(60, 60 + rng.randint(0, 12))]
     after[0] = dict(after[0], scheduledRun=True)  # an automation's run chat: no row
     rng.shuffle(after)
     assert model.merge(after) is True

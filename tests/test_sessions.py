@@ -17,7 +17,11 @@ def test_create_defaults_and_placeholder_titles(host):
     assert make(host, title="新对话")["titleSource"] == "default"
     named = make(host, title="  Trip notes  ", mode="plan", thinkingLevel="high", providerId="p", modelId="m")
     assert (named["title"], named["titleSource"], named["mode"], named["thinkingLevel"]) == (
-        "Trip notes", "manual", "plan", "high")
+        "Trip notes",
+        "manual",
+        "plan",
+        "high",
+    )
     assert (named["providerId"], named["modelId"]) == ("p", "m")
 
 
@@ -88,8 +92,10 @@ def test_delete_cascades_and_removes_the_session_files(host):
     keep = make(host, title="keep")
     root = host.location.data_root
     sid = session["id"]
-    files = [root / "sessions" / f"{sid}{suffix}" for suffix in
-                      (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")]
+    files = [
+        root / "sessions" / f"{sid}{suffix}"
+        for suffix in (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")
+    ]
     for path in files:
         path.write_text("{}\n")
     (root / "scratch" / sid).mkdir()
@@ -117,8 +123,9 @@ def test_workspace_get_and_set(host):
     assert host.call("workspace.set", {}) == {"currentProjectId": None, "project": None}
 
 
-@pytest.mark.parametrize("params,field", [({"limit": 0}, "limit"), ({"limit": 501}, "limit"),
-                                          ({"includeDeleted": "yes"}, "includeDeleted")])
+@pytest.mark.parametrize(
+    "params,field", [({"limit": 0}, "limit"), ({"limit": 501}, "limit"), ({"includeDeleted": "yes"}, "includeDeleted")]
+)
 def test_list_params_are_validated(host, params, field):
     error = host.error("session.list", params)
     assert error.code == "INVALID_PARAMS" and field in error.message
@@ -127,36 +134,71 @@ def test_list_params_are_validated(host, params, field):
 def test_first_prompt_names_an_untitled_chat_but_never_a_renamed_one(host):
     sid = make(host)["id"]
     text = "  How do I make sourdough bread at home without a proofing box or any special tools?\nsecond line"
-    host.call("session.appendMessage", {"sessionId": sid, "message": {
-        "id": "u1", "role": "user", "blocks": [{"type": "text", "text": text}]}})
+    host.call(
+        "session.appendMessage",
+        {"sessionId": sid, "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": text}]}},
+    )
     session = host.call("session.list")["sessions"][0]
     assert session["title"] == "How do I make sourdough bread at home without a proofing…"
     assert session["titleSource"] == "default"
-    host.call("session.appendMessage", {"sessionId": sid, "message": {
-        "id": "u2", "role": "user", "blocks": [{"type": "text", "text": "another question"}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": sid,
+            "message": {"id": "u2", "role": "user", "blocks": [{"type": "text", "text": "another question"}]},
+        },
+    )
     assert host.call("session.list")["sessions"][0]["title"].startswith("How do I make")
     named = make(host, title="Mine")["id"]
-    host.call("session.appendMessage", {"sessionId": named, "message": {
-        "id": "n1", "role": "user", "blocks": [{"type": "text", "text": "ignored for the title"}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": named,
+            "message": {"id": "n1", "role": "user", "blocks": [{"type": "text", "text": "ignored for the title"}]},
+        },
+    )
     renamed = make(host)["id"]
     host.call("session.rename", {"sessionId": renamed, "title": "Chosen"})
-    host.call("session.appendMessage", {"sessionId": renamed, "message": {
-        "id": "r1", "role": "user", "blocks": [{"type": "text", "text": "ignored too"}]}})
+    host.call(
+        "session.appendMessage",
+        {
+            "sessionId": renamed,
+            "message": {"id": "r1", "role": "user", "blocks": [{"type": "text", "text": "ignored too"}]},
+        },
+    )
     titles = {s["id"]: s["title"] for s in host.call("session.list")["sessions"]}
     assert titles[named] == "Mine" and titles[renamed] == "Chosen"
 
 
 def test_update_changes_model_thinking_and_mode_but_not_recency(host):
     session = make(host, title="tune me")
-    updated = host.call("session.update", {"sessionId": session["id"], "providerId": "p1", "modelId": "m1",
-                                           "thinkingLevel": "high", "mode": "plan", "fastMode": True})["session"]
-    assert (updated["providerId"], updated["modelId"], updated["thinkingLevel"], updated["mode"],
-            updated["fastMode"]) == ("p1", "m1", "high", "plan", True)
+    updated = host.call(
+        "session.update",
+        {
+            "sessionId": session["id"],
+            "providerId": "p1",
+            "modelId": "m1",
+            "thinkingLevel": "high",
+            "mode": "plan",
+            "fastMode": True,
+        },
+    )["session"]
+    assert (
+        updated["providerId"],
+        updated["modelId"],
+        updated["thinkingLevel"],
+        updated["mode"],
+        updated["fastMode"],
+    ) == ("p1", "m1", "high", "plan", True)
     assert updated["updatedAt"] == session["updatedAt"]
     cleared = host.call("session.update", {"sessionId": session["id"], "providerId": None, "modelId": None})
     assert cleared["session"]["providerId"] is None and cleared["session"]["thinkingLevel"] == "high"
-    for bad, field in (({"thinkingLevel": "huge"}, "thinkingLevel"), ({"mode": "chat"}, "mode"),
-                       ({"fastMode": "yes"}, "fastMode"), ({}, "at least one")):
+    for bad, field in (
+        ({"thinkingLevel": "huge"}, "thinkingLevel"),
+        ({"mode": "chat"}, "mode"),
+        ({"fastMode": "yes"}, "fastMode"),
+        ({}, "at least one"),
+    ):
         error = host.error("session.update", {"sessionId": session["id"], **bad})
         assert error.code == "INVALID_PARAMS" and field in error.message
     assert host.error("session.update", {"sessionId": "nope", "mode": "agent"}).code == "NOT_FOUND"

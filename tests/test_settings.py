@@ -13,28 +13,48 @@ def test_defaults(host):
     assert settings["transcriptDisplayMode"] == "fully-folded"
 
 
-@pytest.mark.parametrize("stored,expected", [
-    ({}, 600), ({"largePasteThreshold": "900"}, 600), ({"largePasteThreshold": 0}, 600),
-    ({"largePasteThreshold": 1_000_001}, 600), ({"largePasteThreshold": True}, 600),
-    ({"largePasteThreshold": 12.5}, 600), ({"largePasteThreshold": 1}, 1),
-    ({"largePasteThreshold": 1_000_000}, 1_000_000),
-])
+@pytest.mark.parametrize(
+    "stored,expected",
+    [
+        ({}, 600),
+        ({"largePasteThreshold": "900"}, 600),
+        ({"largePasteThreshold": 0}, 600),
+        ({"largePasteThreshold": 1_000_001}, 600),
+        ({"largePasteThreshold": True}, 600),
+        ({"largePasteThreshold": 12.5}, 600),
+        ({"largePasteThreshold": 1}, 1),
+        ({"largePasteThreshold": 1_000_000}, 1_000_000),
+    ],
+)
 def test_large_paste_threshold_normalises_to_600(stored, expected):
     assert normalise(stored)["largePasteThreshold"] == expected
 
 
-@pytest.mark.parametrize("stored,expected", [
-    ({}, True), ({"thinkingDisplayMode": "compact"}, False), ({"thinkingDisplayMode": "detailed"}, True),
-    ({"thinkingDisplayMode": "weird"}, True), ({"showThinking": False, "thinkingDisplayMode": "detailed"}, False),
-    ({"showThinking": "no", "thinkingDisplayMode": "compact"}, False),
-])
+@pytest.mark.parametrize(
+    "stored,expected",
+    [
+        ({}, True),
+        ({"thinkingDisplayMode": "compact"}, False),
+        ({"thinkingDisplayMode": "detailed"}, True),
+        ({"thinkingDisplayMode": "weird"}, True),
+        ({"showThinking": False, "thinkingDisplayMode": "detailed"}, False),
+        ({"showThinking": "no", "thinkingDisplayMode": "compact"}, False),
+    ],
+)
 def test_show_thinking_falls_back_to_the_legacy_field(stored, expected):
     assert normalise(stored)["showThinking"] is expected
 
 
-@pytest.mark.parametrize("value,expected", [("flat", "flat"), ("command-first", "command-first"),
-                                            ("fully-folded", "fully-folded"), ("nested", "fully-folded"),
-                                            (None, "fully-folded")])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("flat", "flat"),
+        ("command-first", "command-first"),
+        ("fully-folded", "fully-folded"),
+        ("nested", "fully-folded"),
+        (None, "fully-folded"),
+    ],
+)
 def test_display_mode_normalises(value, expected):
     assert normalise({"transcriptDisplayMode": value})["transcriptDisplayMode"] == expected
 
@@ -44,8 +64,14 @@ def test_set_merges_validates_and_keeps_unknown_keys(host):
     settings = host.call("settings.set", {"patch": {"showThinking": False}})["settings"]
     assert settings["largePasteThreshold"] == 2000 and settings["showThinking"] is False
     assert settings["futureKnob"] == {"a": 1}
-    for bad in ({"largePasteThreshold": 0}, {"largePasteThreshold": 1_000_001}, {"largePasteThreshold": "5"},
-                {"showThinking": 1}, {"transcriptDisplayMode": "nested"}, {"theme": "blue"}):
+    for bad in (
+        {"largePasteThreshold": 0},
+        {"largePasteThreshold": 1_000_001},
+        {"largePasteThreshold": "5"},
+        {"showThinking": 1},
+        {"transcriptDisplayMode": "nested"},
+        {"theme": "blue"},
+    ):
         error = host.error("settings.set", {"patch": bad})
         assert error.code == "INVALID_PARAMS" and next(iter(bad)) in error.message
     assert host.call("settings.get")["settings"] == settings
@@ -59,8 +85,10 @@ def test_a_malformed_stored_blob_reads_as_defaults(host, location):
 
     host.stop()
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
-    conn.execute("INSERT INTO kv(ns, key, value_json, updated_at) VALUES ('app', 'settings', ?, 1)",
-                 (orjson.dumps([1, 2]).decode(),))
+    conn.execute(
+        "INSERT INTO kv(ns, key, value_json, updated_at) VALUES ('app', 'settings', ?, 1)",
+        (orjson.dumps([1, 2]).decode(),),
+    )
     conn.close()
     from .conftest import InProcessHost
 

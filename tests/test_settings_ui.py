@@ -82,6 +82,7 @@ def add_provider(qtbot, qloop, page, preset="openai", name=None, url=None, key=N
 
 # -- General -----------------------------------------------------------------------
 
+
 def test_general_changes_are_stored_at_once_and_shown_again(qtbot, qloop, client, open_settings):
     dialog = open_settings()
     page = dialog.general
@@ -134,6 +135,7 @@ def test_threshold_outside_the_host_range_cannot_be_entered(qtbot, qloop, client
 
 # -- Providers ---------------------------------------------------------------------
 
+
 def test_offline_demo_is_a_permanent_first_row(open_settings):
     page = providers_page(open_settings())
     assert row_ids(page) == [OFFLINE_ID]
@@ -157,7 +159,11 @@ def test_adding_from_a_preset_stores_the_key_and_forgets_it(qtbot, qloop, client
 
     [stored] = providers_list(client)["providers"]
     assert (stored["name"], stored["baseUrl"], stored["vendorKey"], stored["hasKey"]) == (
-        "OpenAI", "https://api.openai.com/v1", "openai", True)
+        "OpenAI",
+        "https://api.openai.com/v1",
+        "openai",
+        True,
+    )
     assert row_ids(page) == [OFFLINE_ID, stored["id"]]
     assert page.selected_id == stored["id"]
     assert page.key_edit.text() == ""
@@ -251,8 +257,14 @@ def test_use_as_default_for_a_provider_and_for_the_offline_demo(qtbot, qloop, cl
 
 
 def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):  # noqa: F811
-    sse_server.serve("/v1/models", Script(headers={"Content-Type": "application/json"}, framing="length",
-                                          chunks=[b'{"data":[{"id":"m-1"},{"id":"m-2","context_length":32768}]}']))
+    sse_server.serve(
+        "/v1/models",
+        Script(
+            headers={"Content-Type": "application/json"},
+            framing="length",
+            chunks=[b'{"data":[{"id":"m-1"},{"id":"m-2","context_length":32768}]}'],
+        ),
+    )
     page = providers_page(open_settings())
     provider_id = add_provider(qtbot, qloop, page, "custom", name="Local", url=sse_server.base_url, key=KEY)
     assert providers_list(client)["providers"][0]["baseUrl"] == sse_server.base_url
@@ -261,7 +273,9 @@ def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, 
     qloop.run_until_complete(page.running)
     models = client.call_blocking("models.list", {"providerId": provider_id})["models"]
     assert [(m["modelId"], m["source"], m["contextWindow"]) for m in models] == [
-        ("m-1", "discovered", None), ("m-2", "discovered", 32768)]
+        ("m-1", "discovered", None),
+        ("m-2", "discovered", 32768),
+    ]
     assert [page.model_combo.itemText(i) for i in range(2)] == ["m-1", "m-2"]
     assert "2 models available" in page.notice.text()
     requests = [r for r in sse_server.requests if r.path == "/v1/models"]
@@ -282,6 +296,7 @@ def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse
 
 # -- Data ------------------------------------------------------------------------------
 
+
 def test_data_page_shows_the_data_folder(open_settings, location):
     dialog = open_settings()
     dialog.show_page("Data")
@@ -291,6 +306,7 @@ def test_data_page_shows_the_data_folder(open_settings, location):
 
 
 # -- Screenshots -----------------------------------------------------------------------
+
 
 @pytest.fixture
 def shot(shots):

@@ -17,7 +17,8 @@ def seed(location):
     ids = {}
     for title, project in (("alpha", "/p/zeta"), ("bravo", "/p/alpha-proj"), ("charlie", None), ("delta", None)):
         ids[title] = host.call("session.create", {"title": title} | ({"projectPath": project} if project else {}))[
-            "session"]["id"]
+            "session"
+        ]["id"]
         time.sleep(0.003)  # distinct times: ties would order by random id
     host.stop()
     return ids
@@ -78,8 +79,7 @@ def test_collapse_survives_a_relayout(sidebar_window, qtbot):
     tree = win.sidebar.tree
     index = win.model.group_index("project:/p/zeta")
     rect = tree.visualRect(index)
-    qtbot.mouseClick(tree.viewport(), __import__("PySide6.QtCore").QtCore.Qt.MouseButton.LeftButton,
-                     pos=rect.center())
+    qtbot.mouseClick(tree.viewport(), __import__("PySide6.QtCore").QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
     assert not tree.isExpanded(win.model.group_index("project:/p/zeta"))
     assert prefs.project_meta("/p/zeta")["collapsed"] is True
     win.model.relayout()
@@ -100,8 +100,9 @@ def test_preferences_change_nothing_the_host_owns(sidebar_window, location):
     assert before == after and projects == win.client.call_blocking("projects.list")
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"[1,2,3]", b'{"sidebar": {"sessionMeta": 5, "projectSort": "wat"}}',
-                                     b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "content", [b"{not json", b"[1,2,3]", b'{"sidebar": {"sessionMeta": 5, "projectSort": "wat"}}', b"\xff\xfe"]
+)
 def test_a_corrupted_preferences_file_falls_back_to_defaults(tmp_path, content):
     folder = tmp_path / "ui"
     folder.mkdir()
@@ -113,9 +114,14 @@ def test_a_corrupted_preferences_file_falls_back_to_defaults(tmp_path, content):
 
 
 def test_slash_variants_of_a_project_path_are_one_entry():
-    prefs = normalise({"sidebar": {"projectMeta": {"/a/b/": {"pinned": True}, "/a/b": {"archived": True},
-                                                   "\\a\\b": {"collapsed": True}},
-                                   "openProjectPaths": ["/x/", "/x", "\\x"]}})
+    prefs = normalise(
+        {
+            "sidebar": {
+                "projectMeta": {"/a/b/": {"pinned": True}, "/a/b": {"archived": True}, "\\a\\b": {"collapsed": True}},
+                "openProjectPaths": ["/x/", "/x", "\\x"],
+            }
+        }
+    )
     assert prefs["sidebar"]["projectMeta"] == {"/a/b": {"pinned": True}}
     assert prefs["sidebar"]["openProjectPaths"] == ["/x"]
 
@@ -140,14 +146,22 @@ def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, tmp_path, hos
 def test_pages_extend_the_tree_like_one_reset_would(qtmodeltester):
     from pidesktop.ui.session_model import SessionTreeModel
 
-    sessions = [{"id": f"s{i:05d}", "title": f"t{i}", "projectPath": [None, "/a", "/b", f"/p{i % 7}"][i % 4],
-                 "updatedAt": 10_000 - i, "createdAt": i} for i in range(900)]
+    sessions = [
+        {
+            "id": f"s{i:05d}",
+            "title": f"t{i}",
+            "projectPath": [None, "/a", "/b", f"/p{i % 7}"][i % 4],
+            "updatedAt": 10_000 - i,
+            "createdAt": i,
+        }
+        for i in range(900)
+    ]
     whole = SessionTreeModel()
     whole.reset(sessions)
     paged = SessionTreeModel()
     paged.reset(sessions[:100])
     for start in range(100, 900, 250):
-        paged.extend(sessions[start:start + 250])
+        paged.extend(sessions[start : start + 250])
     qtmodeltester.check(paged)
     assert layout(paged) == layout(whole)
     assert paged.session_count() == 900

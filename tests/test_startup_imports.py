@@ -19,17 +19,40 @@ import textwrap
 HOST = ["pidesktop.host.core", "pidesktop.host.handlers", "pidesktop.host.boot"]
 # Imported after the first frame is painted: asyncio and the event loop, the window's own widgets, the host
 # bus; then, after the session list, the providers with httpx, markdown and pygments, and the dialogs.
-NOT_BEFORE_THE_FIRST_PAINT = ["asyncio", "qasync", "pidesktop.bus.inprocess", "pidesktop.ui.sidebar",
-                              "pidesktop.ui.composer", "pidesktop.ui.transcript_view", "pidesktop.ui.chat_controller",
-                              "httpx", "markdown_it", "pygments",
-                              "pidesktop.agent.openai_compat", "pidesktop.ui.settings_dialog",
-                              "pidesktop.ui.search_dialog", "pidesktop.ui.automations", "pidesktop.ui.import_dialog",
-                              "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog", "pidesktop.ui.startup_progress",
-                              "pidesktop.ui.storage_wizard"]
+NOT_BEFORE_THE_FIRST_PAINT = [
+    "asyncio",
+    "qasync",
+    "pidesktop.bus.inprocess",
+    "pidesktop.ui.sidebar",
+    "pidesktop.ui.composer",
+    "pidesktop.ui.transcript_view",
+    "pidesktop.ui.chat_controller",
+    "httpx",
+    "markdown_it",
+    "pygments",
+    "pidesktop.agent.openai_compat",
+    "pidesktop.ui.settings_dialog",
+    "pidesktop.ui.search_dialog",
+    "pidesktop.ui.automations",
+    "pidesktop.ui.import_dialog",
+    "pidesktop.ui.trash_view",
+    "pidesktop.ui.export_dialog",
+    "pidesktop.ui.startup_progress",
+    "pidesktop.ui.storage_wizard",
+]
 # Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.
-WARMED_UP = ["httpx", "markdown_it", "pygments.lexers", "pidesktop.agent.openai_compat",
-             "pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations",
-             "pidesktop.ui.import_dialog", "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog"]
+WARMED_UP = [
+    "httpx",
+    "markdown_it",
+    "pygments.lexers",
+    "pidesktop.agent.openai_compat",
+    "pidesktop.ui.settings_dialog",
+    "pidesktop.ui.search_dialog",
+    "pidesktop.ui.automations",
+    "pidesktop.ui.import_dialog",
+    "pidesktop.ui.trash_view",
+    "pidesktop.ui.export_dialog",
+]
 
 PROBE = textwrap.dedent("""
     import json, os, sys, time
@@ -82,10 +105,19 @@ PROBE = textwrap.dedent("""
 def test_the_first_paint_waits_only_for_what_it_draws_and_the_rest_follows(tmp_path):
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    result = subprocess.run([sys.executable, str(script), str(tmp_path / "data"), json.dumps(WARMED_UP)],
-                            capture_output=True, text=True, env=env, timeout=120)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "data"), json.dumps(WARMED_UP)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["built"]["windowShown"]

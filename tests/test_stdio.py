@@ -20,15 +20,27 @@ def test_handshake_reports_schema_27_and_the_data_root(stdio_host, data_root):
 
 def test_the_documented_one_liner(tmp_path):
     line = b'{"jsonrpc":"2.0","id":1,"method":"app.handshake","params":{"protocolVersion":1}}\n'
-    out = subprocess.run([sys.executable, "-m", "pidesktop", "host", "--stdio"], input=line,
-                         capture_output=True, cwd=REPO, timeout=60,
-                         env={"PI_DESKTOP_DATA_DIR": str(tmp_path / "root"), "HOME": str(tmp_path),
-                              "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-m", "pidesktop", "host", "--stdio"],
+        input=line,
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        env={"PI_DESKTOP_DATA_DIR": str(tmp_path / "root"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     reply = orjson.loads(out.stdout)
-    assert reply == {"jsonrpc": "2.0", "id": 1, "result": {
-        "protocolVersion": 1, "schemaVersion": 27, "dataRoot": str(tmp_path / "root"),
-        "hostVersion": reply["result"]["hostVersion"], "interruptedReplies": []}}
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "protocolVersion": 1,
+            "schemaVersion": 27,
+            "dataRoot": str(tmp_path / "root"),
+            "hostVersion": reply["result"]["hostVersion"],
+            "interruptedReplies": [],
+        },
+    }
 
 
 BAD_INPUT = [
@@ -39,28 +51,63 @@ BAD_INPUT = [
     (b'{"jsonrpc":"1.0","id":9,"method":"session.list"}', 9, -32600, "INVALID_REQUEST", "'jsonrpc'"),
     (b'{"jsonrpc":"2.0","id":10,"method":"session.explode"}', 10, -32601, "METHOD_NOT_FOUND", "session.explode"),
     (b'{"jsonrpc":"2.0","id":11,"method":"session.list","params":[1]}', 11, -32602, "INVALID_PARAMS", "'params'"),
-    (b'{"jsonrpc":"2.0","id":12,"method":"session.list","params":{"limit":"ten"}}', 12, -32602,
-     "INVALID_PARAMS", "'limit'"),
-    (b'{"jsonrpc":"2.0","id":13,"method":"session.create","params":{"mode":"chat"}}', 13, -32602,
-     "INVALID_PARAMS", "'mode'"),
-    (b'{"jsonrpc":"2.0","id":14,"method":"session.rename","params":{"title":"x"}}', 14, -32602,
-     "INVALID_PARAMS", "'sessionId'"),
-    (b'{"jsonrpc":"2.0","id":15,"method":"session.create","params":{"title":7}}', 15, -32602,
-     "INVALID_PARAMS", "'title'"),
-    (b'{"jsonrpc":"2.0","id":16,"method":"settings.set","params":{"patch":{"largePasteThreshold":0}}}', 16,
-     -32602, "INVALID_PARAMS", "largePasteThreshold"),
-    (b'{"jsonrpc":"2.0","id":17,"method":"app.handshake","params":{}}', 17, -32602, "INVALID_PARAMS",
-     "'protocolVersion'"),
-    (b'{"jsonrpc":"2.0","id":18,"method":"session.list","params":{"cursor":"garbage"}}', 18, -32602,
-     "INVALID_PARAMS", "'cursor'"),
+    (
+        b'{"jsonrpc":"2.0","id":12,"method":"session.list","params":{"limit":"ten"}}',
+        12,
+        -32602,
+        "INVALID_PARAMS",
+        "'limit'",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":13,"method":"session.create","params":{"mode":"chat"}}',
+        13,
+        -32602,
+        "INVALID_PARAMS",
+        "'mode'",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":14,"method":"session.rename","params":{"title":"x"}}',
+        14,
+        -32602,
+        "INVALID_PARAMS",
+        "'sessionId'",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":15,"method":"session.create","params":{"title":7}}',
+        15,
+        -32602,
+        "INVALID_PARAMS",
+        "'title'",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":16,"method":"settings.set","params":{"patch":{"largePasteThreshold":0}}}',
+        16,
+        -32602,
+        "INVALID_PARAMS",
+        "largePasteThreshold",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":17,"method":"app.handshake","params":{}}',
+        17,
+        -32602,
+        "INVALID_PARAMS",
+        "'protocolVersion'",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":18,"method":"session.list","params":{"cursor":"garbage"}}',
+        18,
+        -32602,
+        "INVALID_PARAMS",
+        "'cursor'",
+    ),
     (b'\xff\xfe{"jsonrpc":"2.0"}', None, -32700, "PARSE_ERROR", "not valid JSON"),
 ]
 
 
-@pytest.mark.parametrize("line,request_id,number,code,named", BAD_INPUT,
-                         ids=[case[3] + ":" + case[4] for case in BAD_INPUT])
-def test_bad_input_gets_the_right_error_and_the_host_keeps_serving(stdio_host, line, request_id, number,
-                                                                    code, named):
+@pytest.mark.parametrize(
+    "line,request_id,number,code,named", BAD_INPUT, ids=[case[3] + ":" + case[4] for case in BAD_INPUT]
+)
+def test_bad_input_gets_the_right_error_and_the_host_keeps_serving(stdio_host, line, request_id, number, code, named):
     host = stdio_host()
     before = host.call("session.list")["sessions"]
     settings_before = host.call("settings.get")["settings"]
@@ -80,15 +127,17 @@ def test_bad_input_gets_the_right_error_and_the_host_keeps_serving(stdio_host, l
 def test_events_arrive_as_notifications_before_the_reply(stdio_host):
     host = stdio_host()
     created = host.call("session.create", {"title": "Hello"})["session"]
-    assert host.events == [{"topic": "session.changed",
-                            "payload": {"sessionId": created["id"], "reason": "created", "session": created}}]
+    assert host.events == [
+        {"topic": "session.changed", "payload": {"sessionId": created["id"], "reason": "created", "session": created}}
+    ]
 
 
 def test_end_of_stdin_exits_zero_and_stdout_holds_only_protocol_lines(stdio_host, data_root):
     host = stdio_host()
     for i in range(5):
-        host.send_raw(orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "session.create",
-                                    "params": {"title": f"chat {i}"}}))
+        host.send_raw(
+            orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "session.create", "params": {"title": f"chat {i}"}})
+        )
     assert host.close() == 0
     messages = [orjson.loads(line) for line in host.raw_lines]
     assert all(m["jsonrpc"] == "2.0" for m in messages)

@@ -48,7 +48,12 @@ def removed_only_inside(before: dict, after: dict, allowed: list[Path]) -> None:
 def test_links_planted_everywhere_redirect_nothing(profile, tmp_path, isolated_home):
     location, outside = profile
     root, ui = location.data_root, location.ui_root
-    for folder in (root / "cache", root / "plugins" / "cache" / "download", root / "openable-attachments", ui / "cache"):
+    for folder in (
+        root / "cache",
+        root / "plugins" / "cache" / "download",
+        root / "openable-attachments",
+        ui / "cache",
+    ):
         folder.mkdir(parents=True, exist_ok=True)
         fill(folder, folder.name)
         os.symlink(outside, folder / "link-out")  # a link to a folder elsewhere
@@ -89,8 +94,9 @@ def test_an_intermediate_link_is_not_followed(profile, tmp_path, isolated_home):
     assert sizes[str(root / "plugins" / "cache" / "download")] == cache.LINK
     assert sizes[str(root / "openable-attachments")] == cache.LINK
     report = cache.clean(location)
-    assert snapshot(isolated_home, tmp_path) == {k: v for k, v in before.items()
-                                                   if not k.startswith(str(root / "cache") + "/")}
+    assert snapshot(isolated_home, tmp_path) == {
+        k: v for k, v in before.items() if not k.startswith(str(root / "cache") + "/")
+    }
     assert {f.state for f in report.folders if f.path != root / "cache"} <= {cache.LINK, cache.ABSENT}
 
 
@@ -143,9 +149,14 @@ def forge(entry_paths: list[Path], container: Path | None = None) -> str:
 @pytest.mark.parametrize("target", ["active-data", "inside-active", "active-ui", "anchor", "pointer-file", "home"])
 def test_preflight_protects_active_data_and_the_anchor(moved, target):
     seeded, result = moved
-    chosen = {"active-data": result.data_root, "inside-active": result.data_root / "sessions",
-              "active-ui": result.ui_root, "anchor": paths.anchor_dir(),
-              "pointer-file": paths.pointer_path(), "home": Path.home()}[target]
+    chosen = {
+        "active-data": result.data_root,
+        "inside-active": result.data_root / "sessions",
+        "active-ui": result.ui_root,
+        "anchor": paths.anchor_dir(),
+        "pointer-file": paths.pointer_path(),
+        "home": Path.home(),
+    }[target]
     entry = forge([chosen])
     before = snapshot(result.data_root, result.ui_root, paths.anchor_dir())
     with pytest.raises(Refused, match="Not deleting anything"):
@@ -169,8 +180,9 @@ def test_a_root_in_use_is_not_deleted(moved):
 
 def test_partial_failure_is_reported_and_a_retry_finishes(moved, tmp_path):
     seeded, result = moved
-    if os.geteuid() == 0 and (shutil.which("chattr") is None or
-                              subprocess.run(["chattr", "+i", str(seeded.location.ui_root)]).returncode != 0):
+    if os.geteuid() == 0 and (
+        shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(seeded.location.ui_root)]).returncode != 0
+    ):
         pytest.skip("cannot make a folder undeletable here")
     if os.geteuid() != 0:
         seeded.location.ui_root.parent.chmod(0o500)

@@ -21,8 +21,13 @@ KILLS = 32
 
 
 def start_move(dest: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pidesktop", "data", "move", str(dest)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    return subprocess.Popen(
+        [sys.executable, "-m", "pidesktop", "data", "move", str(dest)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
 
 
 def published_root() -> Path | None:
@@ -42,8 +47,11 @@ def forget_the_move(dest: Path) -> None:
 def assert_new_root_is_complete(dest: Path, sessions: set[str]) -> None:
     report = verify.verify(dest / "data")
     assert report.ok, report.problems
-    listed = {row.name[: -len(".jsonl")] for row in (dest / "data" / "sessions").glob("*.jsonl")
-              if not row.name.endswith(".revisions.jsonl")}
+    listed = {
+        row.name[: -len(".jsonl")]
+        for row in (dest / "data" / "sessions").glob("*.jsonl")
+        if not row.name.endswith(".revisions.jsonl")
+    }
     assert listed == sessions
 
 
@@ -53,8 +61,13 @@ def use_old_root(session_id: str, text: str) -> None:
     host = InProcessHost(location)
     try:
         before = host.call("session.get", {"sessionId": session_id})["messages"]
-        host.call("session.appendMessage", {"sessionId": session_id, "message": {
-            "id": f"m-{len(before)}", "role": "user", "blocks": [{"type": "text", "text": text}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": session_id,
+                "message": {"id": f"m-{len(before)}", "role": "user", "blocks": [{"type": "text", "text": text}]},
+            },
+        )
         assert host.call("search.query", {"query": text})["results"]
     finally:
         host.stop()
@@ -121,8 +134,12 @@ def test_kill_9_anywhere_keeps_the_old_root_and_the_next_launch_finishes(tmp_pat
     try:
         assert host.location.data_root == dest / "data"
         assert host.call("search.query", {"query": "written while a move was pending"})["results"]
-        assert [m["id"] for m in host.call("session.get", {"sessionId": seeded.a})["messages"]] == \
-            ["u1", "a1", "t1", "u2"]
+        assert [m["id"] for m in host.call("session.get", {"sessionId": seeded.a})["messages"]] == [
+            "u1",
+            "a1",
+            "t1",
+            "u2",
+        ]
     finally:
         host.stop()
     # The old root still opens and works on its own.

@@ -21,8 +21,14 @@ from .test_storage_seed import seed, snapshot
 
 
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pidesktop", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=timeout, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+    )
 
 
 def everything_under(*roots: Path) -> set[str]:
@@ -66,8 +72,13 @@ def test_move_end_to_end_then_a_host_works_on_the_new_root(seeded, tmp_path):
         assert got["messages"][0]["blocks"][1]["ref"] == f"{dest}/data/attachments/{'ab' * 32}"
         hits = host.call("search.query", {"query": "zebra"})["results"]
         assert [h["messageId"] for h in hits] == ["b2"]
-        host.call("session.appendMessage", {"sessionId": seeded.b, "message": {
-            "id": "b3", "role": "user", "blocks": [{"type": "text", "text": "written after the move"}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": seeded.b,
+                "message": {"id": "b3", "role": "user", "blocks": [{"type": "text", "text": "written after the move"}]},
+            },
+        )
         assert [h["messageId"] for h in host.call("search.query", {"query": "after the move"})["results"]] == ["b3"]
     finally:
         host.stop()
@@ -85,8 +96,10 @@ def _unwritable(folder: Path):
     return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
-@pytest.mark.parametrize("case", ["inside-data", "contains-data", "inside-anchor", "non-empty", "under-a-file",
-                                  "unwritable", "selected-inside-old"])
+@pytest.mark.parametrize(
+    "case",
+    ["inside-data", "contains-data", "inside-anchor", "non-empty", "under-a-file", "unwritable", "selected-inside-old"],
+)
 def test_refusals_create_nothing(seeded, tmp_path, isolated_home, case):
     restore = None
     if case == "inside-data":
@@ -174,15 +187,21 @@ def test_cancel_mid_copy_keeps_the_old_root_and_a_retry_finishes(tmp_path):
 def test_another_sources_partial_copy_is_not_reused(seeded, tmp_path):
     dest = tmp_path / "dest"
     dest.mkdir()
-    (dest / marker.MARKER).write_bytes(orjson.dumps({"version": 1, "jobId": "x", "anchor": "/elsewhere",
-                                                     "sourceDataRoot": "/another/root", "createdAt": 1}))
+    (dest / marker.MARKER).write_bytes(
+        orjson.dumps(
+            {"version": 1, "jobId": "x", "anchor": "/elsewhere", "sourceDataRoot": "/another/root", "createdAt": 1}
+        )
+    )
     with pytest.raises(Refused, match="not empty"):
         move.run(dest)
 
 
 def test_a_pending_move_elsewhere_must_be_finished_first(seeded, tmp_path):
-    journal.write(journal.PendingMove("job", seeded.root, seeded.location.ui_root, "default", None,
-                                      tmp_path / "first", "copy", 1, 1))
+    journal.write(
+        journal.PendingMove(
+            "job", seeded.root, seeded.location.ui_root, "default", None, tmp_path / "first", "copy", 1, 1
+        )
+    )
     with pytest.raises(Refused, match="still pending"):
         move.run(tmp_path / "second")
     done = run_cli("data", "move", "--abandon")

@@ -39,10 +39,17 @@ def test_the_stdio_host_finishes_a_pending_move_before_it_serves(tmp_path):
     old = snapshot(seeded.root)
     dest = tmp_path / "dest"
     crashed_move(seeded, dest)
-    proc = subprocess.Popen([sys.executable, "-m", "pidesktop", "host", "--stdio"], cwd=REPO, env=os.environ.copy(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.communicate(orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.list", "params": {}})
-                                + b"\n", timeout=60)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pidesktop", "host", "--stdio"],
+        cwd=REPO,
+        env=os.environ.copy(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = proc.communicate(
+        orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.list", "params": {}}) + b"\n", timeout=60
+    )
     assert proc.returncode == 0, err
     reply = orjson.loads(out.splitlines()[0])
     assert {s["id"] for s in reply["result"]["sessions"]} == {seeded.a, seeded.b}
@@ -58,8 +65,14 @@ def test_a_gone_source_refuses_start_up_and_changes_nothing(tmp_path):
     shutil.move(seeded.root, tmp_path / "unplugged")
     with pytest.raises(RecoveryError, match="no longer there"):
         recovery.before_host_start(paths.resolve())
-    gui = subprocess.run([sys.executable, "-m", "pidesktop"], cwd=REPO, capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    gui = subprocess.run(
+        [sys.executable, "-m", "pidesktop"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert gui.returncode == 2 and "could not be completed" in gui.stderr and "--abandon" in gui.stderr
     assert journal.read() is not None and not paths.pointer_path().exists()
     assert not seeded.root.exists()  # no blank profile was created in its place
@@ -68,8 +81,14 @@ def test_a_gone_source_refuses_start_up_and_changes_nothing(tmp_path):
 def test_a_damaged_journal_refuses_start_up(tmp_path):
     paths.ensure_private_dir(paths.anchor_dir())
     journal.path().write_text("{not json")
-    gui = subprocess.run([sys.executable, "-m", "pidesktop"], cwd=REPO, capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    gui = subprocess.run(
+        [sys.executable, "-m", "pidesktop"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert gui.returncode == 2 and "journal" in gui.stderr and "damaged" in gui.stderr
     assert not (paths.resolve().data_root).exists()
 

@@ -57,16 +57,26 @@ def line_changes(old: bytes, new: bytes) -> dict:
 def rows(db: Path) -> dict[str, list[tuple]]:
     conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                             "AND name NOT LIKE 'messages_fts%' AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'messages_fts%' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
         return {t: sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
     finally:
         conn.close()
 
 
 def cells_naming(table_rows: dict[str, list[tuple]], needle: str) -> set:
-    return {(table, value) for table, found in table_rows.items() for row in found for value in row
-            if isinstance(value, str) and needle in value}
+    return {
+        (table, value)
+        for table, found in table_rows.items()
+        for row in found
+        for value in row
+        if isinstance(value, str) and needle in value
+    }
 
 
 def test_a_move_relocates_exactly_the_path_fields(tmp_path):
@@ -74,9 +84,14 @@ def test_a_move_relocates_exactly_the_path_fields(tmp_path):
     seeded = seed(source, tmp_path / "external")
     r = str(seeded.root)
     a = seeded.a
-    before = {p: p.read_bytes() for p in [*seeded.root.joinpath("sessions").iterdir(),
-                                          seeded.root / "plugins" / "registry.json",
-                                          *source.ui_root.iterdir()]}
+    before = {
+        p: p.read_bytes()
+        for p in [
+            *seeded.root.joinpath("sessions").iterdir(),
+            seeded.root / "plugins" / "registry.json",
+            *source.ui_root.iterdir(),
+        ]
+    }
     old_rows = rows(seeded.root / "pi.sqlite")
 
     result = move.run(tmp_path / "new-place")
@@ -89,14 +104,17 @@ def test_a_move_relocates_exactly_the_path_fields(tmp_path):
         return new_ui / path.relative_to(source.ui_root)
 
     expected = {
-        f"{a}.jsonl": {"u1": {("blocks", 1, "ref")},
-                       "a1": {("blocks", 1, "args", "path"), ("blocks", 1, "result")},
-                       "t1": {("blocks", 0, "text")},
-                       "k1": {("retainedTail", 0, "blocks", 0, "ref")}},
+        f"{a}.jsonl": {
+            "u1": {("blocks", 1, "ref")},
+            "a1": {("blocks", 1, "args", "path"), ("blocks", 1, "result")},
+            "t1": {("blocks", 0, "text")},
+            "k1": {("retainedTail", 0, "blocks", 0, "ref")},
+        },
         f"{a}.revisions.jsonl": {0: {("messages", 0, "blocks", 0, "args", "path")}},
         "registry.json": {0: {("plugins", 0, "installPath")}},
-        "preferences.json": {0: {("key", ("sidebar", "projectMeta", f"{r}/scratch/projB")),
-                                 ("sidebar", "openProjectPaths", 0)}},
+        "preferences.json": {
+            0: {("key", ("sidebar", "projectMeta", f"{r}/scratch/projB")), ("sidebar", "openProjectPaths", 0)}
+        },
         "session-message-outbox.dead-letter.json": {0: {(0, "message", "blocks", 0, "ref")}},
     }
     for path, old in before.items():
@@ -120,16 +138,26 @@ def test_a_move_relocates_exactly_the_path_fields(tmp_path):
     assert transcript["blocks"][2]["text"] == f"done, see {r}/visualizations/{a}/v.html"
 
     new_rows = rows(new_data / "pi.sqlite")
-    assert {t: sorted([tuple(v.replace(n, r) if isinstance(v, str) else v for v in row) for row in found], key=repr)
-            for t, found in new_rows.items()} == old_rows
+    assert {
+        t: sorted([tuple(v.replace(n, r) if isinstance(v, str) else v for v in row) for row in found], key=repr)
+        for t, found in new_rows.items()
+    } == old_rows
     relocated = cells_naming(new_rows, n)
     assert relocated == {
         ("projects", f"{n}/scratch/projB"),
         ("worktrees", f"{n}/scratch/wt1"),
         ("artifacts", f"{n}/scratch/{a}/out.txt"),
         ("kv", orjson.dumps(f"{n}/scratch/ws").decode()),
-        ("kv", orjson.dumps({"name": "g", "roots": [str(seeded.external), f"{n}/scratch/projB"],
-                             "note": f"kept in {r}/scratch/projB"}).decode()),
+        (
+            "kv",
+            orjson.dumps(
+                {
+                    "name": "g",
+                    "roots": [str(seeded.external), f"{n}/scratch/projB"],
+                    "note": f"kept in {r}/scratch/projB",
+                }
+            ).decode(),
+        ),
         ("kv", f"{n}/scratch/projB"),  # a memory key that is a project path under the root
         ("turn_queue", orjson.dumps([{"ref": f"{n}/attachments/{'ef' * 32}", "name": "e"}]).decode()),
     }
@@ -151,17 +179,32 @@ def test_relocate_data_flag_works_on_a_plain_copy(tmp_path, location):
     copy_root = tmp_path / "copied" / "data"
     shutil.copytree(seeded.root, copy_root, symlinks=True)
     old = (copy_root / "sessions" / f"{seeded.a}.jsonl").read_bytes()
-    done = subprocess.run([sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root), str(copy_root)],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root), str(copy_root)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "relocated" in done.stdout
     new = (copy_root / "sessions" / f"{seeded.a}.jsonl").read_bytes()
     assert new != old and new.replace(str(copy_root).encode(), str(seeded.root).encode()) == old
-    again = subprocess.run([sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root), str(copy_root)],
-                           cwd=REPO, capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        [sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root), str(copy_root)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode == 0 and (copy_root / "sessions" / f"{seeded.a}.jsonl").read_bytes() == new
-    overlap = subprocess.run([sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root),
-                              str(seeded.root / "sub")], cwd=REPO, capture_output=True, text=True, timeout=60)
+    overlap = subprocess.run(
+        [sys.executable, "-m", "pidesktop", "--relocate-data", str(seeded.root), str(seeded.root / "sub")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert overlap.returncode == 2 and "overlap" in overlap.stderr
 
 
@@ -172,8 +215,10 @@ def test_path_fields_match_whole_components_only():
     assert mapping.whole("file:///data/root/x") == "file:///new/data/x"
     assert mapping.whole("/data/root-2/x") is None
     assert mapping.whole("/elsewhere/data/root/x") is None
-    assert mapping.embedded("cat /data/root/scratch/s/a.txt; rm /data/root/pi.sqlite") == \
-        "cat /new/data/scratch/s/a.txt; rm /data/root/pi.sqlite"
+    assert (
+        mapping.embedded("cat /data/root/scratch/s/a.txt; rm /data/root/pi.sqlite")
+        == "cat /new/data/scratch/s/a.txt; rm /data/root/pi.sqlite"
+    )
     assert mapping.embedded("/data/rootless/scratch/a") is None
     assert mapping.embedded("x/data/root/scratch/a") is None
 
@@ -181,7 +226,8 @@ def test_path_fields_match_whole_components_only():
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 def string_paths(value, at=()):

@@ -39,10 +39,20 @@ def populate(location: paths.StorageLocation) -> list[str]:
         ids = []
         for title in ("Trip to Kyoto", "Groceries"):
             sid = host.call("session.create", {"title": title})["session"]["id"]
-            host.call("session.appendMessage", {"sessionId": sid, "message": {
-                "id": f"{sid[:6]}-u", "role": "user", "blocks": [text_of(f"hello about {title}")]}})
-            host.call("session.appendMessage", {"sessionId": sid, "message": {
-                "id": f"{sid[:6]}-a", "role": "assistant", "blocks": [text_of("an answer " * 50)]}})
+            host.call(
+                "session.appendMessage",
+                {
+                    "sessionId": sid,
+                    "message": {"id": f"{sid[:6]}-u", "role": "user", "blocks": [text_of(f"hello about {title}")]},
+                },
+            )
+            host.call(
+                "session.appendMessage",
+                {
+                    "sessionId": sid,
+                    "message": {"id": f"{sid[:6]}-a", "role": "assistant", "blocks": [text_of("an answer " * 50)]},
+                },
+            )
             ids.append(sid)
         return sorted(ids)
     finally:
@@ -64,7 +74,6 @@ def default_location(isolated_home) -> paths.StorageLocation:
     assert location.source == "default"
     populate(location)
     return location
-
 
 
 @pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
@@ -96,8 +105,9 @@ def set_destination(qloop, wizard: StorageWizard, value: str) -> None:
     spin_until(qloop, lambda: page.checked_text == value.strip())
 
 
-def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, loop_hosts, default_location, tmp_path,
-                                                          monkeypatch, theme, shot):
+def test_the_wizard_checks_reviews_and_schedules_the_move(
+    qtbot, qloop, loop_hosts, default_location, tmp_path, monkeypatch, theme, shot
+):
     relaunched = []
     monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: relaunched.append(True)))
     wizard = StorageWizard(default_location, loop_hosts.start(default_location), theme)
@@ -128,8 +138,10 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(qtbot, qloop, loop_hos
     wizard.next()
     review = wizard.review
     spin_until(qloop, lambda: review.ready)
-    rows = {review.table.topLevelItem(i).text(0): review.table.topLevelItem(i).text(2)
-            for i in range(review.table.topLevelItemCount())}
+    rows = {
+        review.table.topLevelItem(i).text(0): review.table.topLevelItem(i).text(2)
+        for i in range(review.table.topLevelItemCount())
+    }
     assert "Chat database" in rows and "Transcripts" in rows
     assert all(size != "0 B" for size in rows.values())
     assert review.total_bytes > 0 and "2 chats, 4 messages" in review.total.text()
@@ -210,8 +222,9 @@ def test_the_startup_window_paints_progress(qtbot, default_location, tmp_path, t
     qtbot.addWidget(window)
     window.show()
     window._phase, window._phase_started = "copy", __import__("time").monotonic() - 30
-    window.show_progress("copy", 420_000_000, 1_300_000_000, 2100, 6400,
-                         str(default_location.data_root / "attachments" / ("ab" * 32)))
+    window.show_progress(
+        "copy", 420_000_000, 1_300_000_000, 2100, 6400, str(default_location.data_root / "attachments" / ("ab" * 32))
+    )
     assert window.bar.value() == 323
     assert "420 MB of 1.3 GB" in window.detail.text() and "min left" in window.detail.text()
     window.resize(620, window.sizeHint().height())
@@ -258,8 +271,9 @@ def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, loop_
     shot(dialog, f"maintenance-verify-problem-{theme.name}")
 
 
-def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot, qloop, loop_hosts, location,
-                                                                           tmp_path, theme, shot):
+def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(
+    qtbot, qloop, loop_hosts, location, tmp_path, theme, shot
+):
     populate(location)
     dialog = maintenance.BackupDialog(loop_hosts.start(), theme)
     qtbot.addWidget(dialog)
@@ -280,8 +294,7 @@ def test_backup_refuses_a_relative_path_and_writes_a_verified_private_copy(qtbot
     shot(dialog, f"maintenance-backup-{theme.name}")
 
 
-def test_clean_caches_shows_sizes_and_cleans_them_at_the_next_start(qtbot, qloop, loop_hosts, monkeypatch, theme,
-                                                                    shot):
+def test_clean_caches_shows_sizes_and_cleans_them_at_the_next_start(qtbot, qloop, loop_hosts, monkeypatch, theme, shot):
     """The running host holds the folder: the host records the request, the app restarts, start-up cleans."""
     from pidesktop.storage import cache_request, recovery
 
@@ -389,7 +402,8 @@ def test_workflows_shows_missing_then_the_status(qtbot, qloop, tmp_path, monkeyp
     assert not dialog.verify_button.isEnabled()
     shot(dialog, f"maintenance-workflows-missing-{theme.name}")
 
-    from pidesktop.workflows import db, paths as wf_paths
+    from pidesktop.workflows import db
+    from pidesktop.workflows import paths as wf_paths
 
     db.open_writer(wf_paths.resolve(None), create=True).close()  # `pi-workflows state init`
     dialog = maintenance.WorkflowsDialog(theme)

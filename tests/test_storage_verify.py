@@ -29,14 +29,18 @@ def test_verify_finds_planted_inconsistencies(location, tmp_path):
     seeded = seed(location, tmp_path / "external")
     sessions = seeded.root / "sessions"
     transcript = sessions / f"{seeded.a}.jsonl"
-    transcript.write_bytes(b"".join(line for line in transcript.read_bytes().splitlines(keepends=True)
-                                    if b'"id":"t1"' not in line))
+    transcript.write_bytes(
+        b"".join(line for line in transcript.read_bytes().splitlines(keepends=True) if b'"id":"t1"' not in line)
+    )
     (sessions / f"{seeded.b}.jsonl").rename(sessions / "orphan-session.jsonl")
     conn = apsw.Connection(str(seeded.root / "pi.sqlite"))
     conn.execute("PRAGMA foreign_keys = OFF")  # plant a row the host could never write
     with conn:
-        conn.execute("INSERT INTO message_revisions(id, session_id, root_user_id, revision_index, created_at) "
-                     "VALUES ('r9', ?, 'u1', 9, 1)", (seeded.a,))
+        conn.execute(
+            "INSERT INTO message_revisions(id, session_id, root_user_id, revision_index, created_at) "
+            "VALUES ('r9', ?, 'u1', 9, 1)",
+            (seeded.a,),
+        )
         conn.execute("INSERT INTO turns(id, session_id, started_at) VALUES ('ghost-turn', 'no-such-session', 1)")
     conn.close()
 
@@ -70,16 +74,25 @@ def test_backup_while_a_stdio_host_is_writing(tmp_path, data_root, stdio_host):
         number = 0
         while not stop.is_set() and number < 4:
             number += 1
-            results.append((tmp_path / f"backup-{number}.sqlite",
-                            run_cli("data", "--data-dir", str(data_root), "backup", str(tmp_path / f"backup-{number}.sqlite"))))
+            results.append(
+                (
+                    tmp_path / f"backup-{number}.sqlite",
+                    run_cli("data", "--data-dir", str(data_root), "backup", str(tmp_path / f"backup-{number}.sqlite")),
+                )
+            )
 
     worker = threading.Thread(target=back_up_repeatedly)
     worker.start()
     sent = 0
     while worker.is_alive() and sent < 5000:
         sent += 1
-        host.call("session.appendMessage", {"sessionId": sid, "message": {
-            "id": f"m{sent}", "role": "user", "blocks": [{"type": "text", "text": f"message {sent}"}]}})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "message": {"id": f"m{sent}", "role": "user", "blocks": [{"type": "text", "text": f"message {sent}"}]},
+            },
+        )
     stop.set()
     worker.join(120)
     assert host.close() == 0
@@ -93,8 +106,8 @@ def test_backup_while_a_stdio_host_is_writing(tmp_path, data_root, stdio_host):
         try:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
             assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-            last_seq, = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (sid,)).fetchone()
-            count, = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (sid,)).fetchone()
+            (last_seq,) = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (sid,)).fetchone()
+            (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (sid,)).fetchone()
             assert last_seq == count <= sent  # one consistent snapshot, taken mid-stream
             counts.append(count)
         finally:

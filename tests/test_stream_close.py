@@ -68,8 +68,9 @@ READER = textwrap.dedent("""
 
 
 def read_in_qt_loop(base_url: str, how: str = "all") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", READER, base_url, how], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, env=_env())
+    return subprocess.run(
+        [sys.executable, "-c", READER, base_url, how], cwd=REPO, capture_output=True, text=True, timeout=60, env=_env()
+    )
 
 
 def _env() -> dict:

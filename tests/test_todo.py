@@ -8,11 +8,21 @@ def test_every_write_advances_the_revision_and_replaces_the_whole_list(host):
     session_id = host.call("session.create")["session"]["id"]
     empty = host.call("todo.get", {"sessionId": session_id})["todo"]
     assert empty["revision"] == 0 and empty["items"] == [] and empty["updatedAt"] is None
-    first = host.call("todo.set", {"sessionId": session_id, "items": [
-        {"content": "  Read the code \n", "status": "in_progress"}, {"content": "Fix it", "status": "pending"}]})["todo"]
+    first = host.call(
+        "todo.set",
+        {
+            "sessionId": session_id,
+            "items": [
+                {"content": "  Read the code \n", "status": "in_progress"},
+                {"content": "Fix it", "status": "pending"},
+            ],
+        },
+    )["todo"]
     assert first["revision"] == 1 and first["updatedAt"] is not None
-    assert first["items"] == [{"content": "Read the code", "status": "in_progress", "priority": "medium"},
-                              {"content": "Fix it", "status": "pending", "priority": "medium"}]
+    assert first["items"] == [
+        {"content": "Read the code", "status": "in_progress", "priority": "medium"},
+        {"content": "Fix it", "status": "pending", "priority": "medium"},
+    ]
     second = host.call("todo.set", {"sessionId": session_id, "items": [{"content": "Fix it", "status": "completed"}]})
     assert second["todo"]["revision"] == 2 and len(second["todo"]["items"]) == 1
     cleared = host.call("todo.set", {"sessionId": session_id, "items": []})["todo"]
@@ -21,15 +31,18 @@ def test_every_write_advances_the_revision_and_replaces_the_whole_list(host):
     assert event["todo"] == cleared
 
 
-@pytest.mark.parametrize("items,field", [
-    ([{"content": "a", "status": "in_progress"}, {"content": "b", "status": "in_progress"}], "items[1].status"),
-    ([{"content": "   ", "status": "pending"}], "items[0].content"),
-    ([{"content": "x" * 501, "status": "pending"}], "items[0].content"),
-    ([{"content": "a\x00b", "status": "pending"}], "items[0].content"),
-    ([{"content": "a", "status": "done"}], "items[0].status"),
-    (["a"], "items[0]"),
-    ([{"content": str(n), "status": "pending"} for n in range(51)], "items"),
-])
+@pytest.mark.parametrize(
+    "items,field",
+    [
+        ([{"content": "a", "status": "in_progress"}, {"content": "b", "status": "in_progress"}], "items[1].status"),
+        ([{"content": "   ", "status": "pending"}], "items[0].content"),
+        ([{"content": "x" * 501, "status": "pending"}], "items[0].content"),
+        ([{"content": "a\x00b", "status": "pending"}], "items[0].content"),
+        ([{"content": "a", "status": "done"}], "items[0].status"),
+        (["a"], "items[0]"),
+        ([{"content": str(n), "status": "pending"} for n in range(51)], "items"),
+    ],
+)
 def test_a_refused_checklist_names_the_field_and_changes_nothing(host, items, field):
     session_id = host.call("session.create")["session"]["id"]
     host.call("todo.set", {"sessionId": session_id, "items": [{"content": "kept", "status": "pending"}]})
@@ -56,9 +69,15 @@ def test_each_chat_has_its_own_checklist_and_deleting_the_chat_drops_it(host):
 
 def test_a_fork_starts_with_an_empty_checklist(host):
     session_id = host.call("session.create")["session"]["id"]
-    host.call("session.appendMessage", {"sessionId": session_id, "message": {
-        "id": "u1", "role": "user", "blocks": [{"type": "text", "text": "hi"}]}})
+    host.call(
+        "session.appendMessage",
+        {"sessionId": session_id, "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "hi"}]}},
+    )
     host.call("todo.set", {"sessionId": session_id, "items": [{"content": "a", "status": "pending"}]})
     fork = host.call("session.fork", {"sessionId": session_id})["session"]["id"]
-    assert host.call("todo.get", {"sessionId": fork})["todo"] == {"sessionId": fork, "revision": 0, "updatedAt": None,
-                                                                  "items": []}
+    assert host.call("todo.get", {"sessionId": fork})["todo"] == {
+        "sessionId": fork,
+        "revision": 0,
+        "updatedAt": None,
+        "items": [],
+    }

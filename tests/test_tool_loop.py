@@ -5,8 +5,8 @@ again without tools, and Stop ends the loop."""
 import asyncio
 
 from pidesktop.agent import tool_loop
-from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.events import ToolCallDelta
+from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
@@ -47,11 +47,19 @@ def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):  #
 
 
 def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_server):  # noqa: F811
-    sse_server.serve_in_turn("/v1/chat/completions",
-                             Script(chunks=[tool_call_body("TodoWrite", {"todos": [
-                                 {"content": "a", "status": "in_progress"}, {"content": "b", "status": "in_progress"}]})]),
-                             Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P"}, "call_2")]),
-                             Script(chunks=[text_body("Sorry.")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(
+            chunks=[
+                tool_call_body(
+                    "TodoWrite",
+                    {"todos": [{"content": "a", "status": "in_progress"}, {"content": "b", "status": "in_progress"}]},
+                )
+            ]
+        ),
+        Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P"}, "call_2")]),
+        Script(chunks=[text_body("Sorry.")]),
+    )
     _, result, got = send(host, sse_server)
     assert result["status"] == "completed" and result["approval"] is None
     first, second = [m["blocks"][0] for m in got["messages"][1:3]]
@@ -70,10 +78,16 @@ def test_calls_to_tools_the_app_did_not_offer_end_the_turn_as_before(host, sse_s
 
 
 def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_server):  # noqa: F811
-    sse_server.serve_in_turn("/v1/chat/completions",
-                             Script(status=400, headers={"Content-Type": "application/json"}, framing="length",
-                                    chunks=[b'{"error": {"message": "model does not support tools"}}']),
-                             Script(chunks=[text_body("Plain answer.")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(
+            status=400,
+            headers={"Content-Type": "application/json"},
+            framing="length",
+            chunks=[b'{"error": {"message": "model does not support tools"}}'],
+        ),
+        Script(chunks=[text_body("Plain answer.")]),
+    )
     _, result, got = send(host, sse_server, model="no-tools-model")
     assert result["status"] == "completed"
     with_tools, without = sse_server.requests
@@ -103,16 +117,21 @@ def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):  # noqa: F
     from .sse_server import usage_chunk
 
     def with_usage(body, prompt, completion):
-        return body.replace(b"data: [DONE]", b"data: " + __import__("orjson").dumps(usage_chunk(prompt, completion))
-                            + b"\n\ndata: [DONE]")
+        return body.replace(
+            b"data: [DONE]",
+            b"data: " + __import__("orjson").dumps(usage_chunk(prompt, completion)) + b"\n\ndata: [DONE]",
+        )
 
-    sse_server.serve_in_turn("/v1/chat/completions",
-                             Script(chunks=[with_usage(tool_call_body("TodoWrite", TODO), 100, 10)]),
-                             Script(chunks=[with_usage(text_body("Done."), 150, 20)]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[with_usage(tool_call_body("TodoWrite", TODO), 100, 10)]),
+        Script(chunks=[with_usage(text_body("Done."), 150, 20)]),
+    )
     session_id, result, _ = send(host, sse_server)
     assert result["status"] == "completed"
-    turn = host.call("session.recordUsage", {"sessionId": session_id, "turnId": result["turn"]["id"],
-                                             "records": []})["turn"]
+    turn = host.call("session.recordUsage", {"sessionId": session_id, "turnId": result["turn"]["id"], "records": []})[
+        "turn"
+    ]
     assert (turn["inputTokens"], turn["outputTokens"]) == (250, 30)
 
 
@@ -156,18 +175,31 @@ def test_stop_during_a_call_ends_the_loop_and_the_call_keeps_no_result(host):
 
 
 def test_a_404_about_tool_use_is_asked_again_without_tools(host, sse_server):  # noqa: F811
-    sse_server.serve_in_turn("/v1/chat/completions",
-                             Script(status=404, headers={"Content-Type": "application/json"}, framing="length",
-                                    chunks=[b'{"error": {"message": "No endpoints found that support tool use."}}']),
-                             Script(chunks=[text_body("Fine.")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(
+            status=404,
+            headers={"Content-Type": "application/json"},
+            framing="length",
+            chunks=[b'{"error": {"message": "No endpoints found that support tool use."}}'],
+        ),
+        Script(chunks=[text_body("Fine.")]),
+    )
     _, result, _ = send(host, sse_server, model="router-model-without-tools")
     assert result["status"] == "completed" and len(sse_server.requests) == 2
     assert "tools" not in sse_server.requests[1].json
 
 
 def test_a_rejected_key_is_not_asked_again(host, sse_server):  # noqa: F811
-    sse_server.serve("/v1/chat/completions", Script(status=401, headers={"Content-Type": "application/json"},
-                                                    framing="length", chunks=[b'{"error": {"message": "bad key"}}']))
+    sse_server.serve(
+        "/v1/chat/completions",
+        Script(
+            status=401,
+            headers={"Content-Type": "application/json"},
+            framing="length",
+            chunks=[b'{"error": {"message": "bad key"}}'],
+        ),
+    )
     _, result, _ = send(host, sse_server, model="keyed-model")
     assert result["status"] == "error" and len(sse_server.requests) == 1
 
@@ -176,8 +208,9 @@ def test_a_host_refusal_inside_a_tool_round_still_ends_the_turn(host, sse_server
     """The host refuses storing a round (a full disk, say): the turn ends as an error, never left running."""
     from pidesktop.bus import ErrorCode, HostError
 
-    sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("TodoWrite", TODO)]),
-                             Script(chunks=[text_body("Done.")]))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions", Script(chunks=[tool_call_body("TodoWrite", TODO)]), Script(chunks=[text_body("Done.")])
+    )
 
     class RefusesTheFirstRoundStore:
         def __init__(self, client):
@@ -194,8 +227,9 @@ def test_a_host_refusal_inside_a_tool_round_still_ends_the_turn(host, sse_server
 
     async def main():
         client = HostClient(host.thread, asyncio.get_running_loop())
-        runner = TurnRunner(RefusesTheFirstRoundStore(client),
-                            override=ProviderChoice(base_url=sse_server.base_url, model="m"))
+        runner = TurnRunner(
+            RefusesTheFirstRoundStore(client), override=ProviderChoice(base_url=sse_server.base_url, model="m")
+        )
         try:
             session_id = (await client.call("session.create", {}))["session"]["id"]
             result = await runner.send(session_id, "Do it")

@@ -11,12 +11,26 @@ from .conftest import spin_until
 
 
 def tool(cid, name, status="ok", ms=100):
-    return {"type": "tool_call", "callId": cid, "name": name, "args": {"path": cid}, "status": status,
-            "result": "done", "durationMs": ms}
+    return {
+        "type": "tool_call",
+        "callId": cid,
+        "name": name,
+        "args": {"path": cid},
+        "status": status,
+        "result": "done",
+        "durationMs": ms,
+    }
 
 
-BLOCKS = [{"type": "text", "text": "Looking."}, tool("r1", "Read"), tool("g1", "Grep"), tool("b1", "Bash"),
-          tool("r2", "Read"), tool("t1", "Task", ms=2000), {"type": "text", "text": "Found it."}]
+BLOCKS = [
+    {"type": "text", "text": "Looking."},
+    tool("r1", "Read"),
+    tool("g1", "Grep"),
+    tool("b1", "Bash"),
+    tool("r2", "Read"),
+    tool("t1", "Task", ms=2000),
+    {"type": "text", "text": "Found it."},
+]
 
 
 def shape(segments):
@@ -25,8 +39,14 @@ def shape(segments):
 
 def test_flat_shows_every_call_on_its_own():
     assert shape(activity.segments("m", BLOCKS, "flat")) == [
-        ("text", "Looking."), ("tool", [0]), ("tool", [1]), ("tool", [2]), ("tool", [3]), ("tool", [4]),
-        ("text", "Found it.")]
+        ("text", "Looking."),
+        ("tool", [0]),
+        ("tool", [1]),
+        ("tool", [2]),
+        ("tool", [3]),
+        ("tool", [4]),
+        ("text", "Found it."),
+    ]
 
 
 def test_fully_folded_folds_the_whole_run_commands_included():
@@ -37,7 +57,12 @@ def test_fully_folded_folds_the_whole_run_commands_included():
 
 def test_command_first_keeps_commands_beside_the_groups():
     assert shape(activity.segments("m", BLOCKS, "command-first")) == [
-        ("text", "Looking."), ("group", [0, 1]), ("tool", [2]), ("group", [3, 4]), ("text", "Found it.")]
+        ("text", "Looking."),
+        ("group", [0, 1]),
+        ("tool", [2]),
+        ("group", [3, 4]),
+        ("text", "Found it."),
+    ]
 
 
 def test_unknown_or_missing_mode_means_fully_folded():
@@ -61,8 +86,10 @@ def test_group_summary_counts_names_sums_time_and_reports_the_worst_status():
 
 block_strategy = st.one_of(
     st.builds(lambda t: {"type": "text", "text": t}, st.text(min_size=1, max_size=5)),
-    st.builds(lambda n: {"type": "tool_call", "callId": "c", "name": n},
-              st.sampled_from(["Read", "Bash", "run", "Grep", "Task", "shell"])),
+    st.builds(
+        lambda n: {"type": "tool_call", "callId": "c", "name": n},
+        st.sampled_from(["Read", "Bash", "run", "Grep", "Task", "shell"]),
+    ),
     st.just({"type": "thinking", "text": "hm"}),
 )
 
@@ -90,6 +117,7 @@ def test_every_call_appears_once_in_order_and_text_is_kept(blocks, mode):
 
 # -- in the window -----------------------------------------------------------------------------
 
+
 def seed(client):
     sid = client.call_blocking("session.create", {"title": "Agentic"})["session"]["id"]
 
@@ -100,8 +128,14 @@ def seed(client):
     add({"id": "a1", "role": "assistant", "blocks": BLOCKS, "meta": {"status": "completed"}})
     sub = {"parentToolCallId": "t1", "agentName": "code-reviewer"}
     add({"id": "s1", "role": "user", "blocks": [{"type": "text", "text": "Review it."}], "meta": sub})
-    add({"id": "s2", "role": "assistant", "blocks": [{"type": "text", "text": "Stale rect."}],
-         "meta": {**sub, "status": "completed"}})
+    add(
+        {
+            "id": "s2",
+            "role": "assistant",
+            "blocks": [{"type": "text", "text": "Stale rect."}],
+            "meta": {**sub, "status": "completed"},
+        }
+    )
     add({"id": "u2", "role": "user", "blocks": [{"type": "text", "text": "Thanks."}]})
     return sid
 
@@ -148,9 +182,18 @@ def test_subagent_rows_stay_folded_under_their_task_call_until_it_is_opened(chat
 
 def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):
     sid = chat.client.call_blocking("session.create", {"title": "Orphans"})["session"]["id"]
-    chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": {
-        "id": "o1", "role": "assistant", "blocks": [{"type": "text", "text": "From a delegate."}],
-        "meta": {"status": "completed", "parentToolCallId": "gone", "agentName": "helper"}}})
+    chat.client.call_blocking(
+        "session.appendMessage",
+        {
+            "sessionId": sid,
+            "message": {
+                "id": "o1",
+                "role": "assistant",
+                "blocks": [{"type": "text", "text": "From a delegate."}],
+                "meta": {"status": "completed", "parentToolCallId": "gone", "agentName": "helper"},
+            },
+        },
+    )
     qloop.run_until_complete(chat.open_transcript(sid))
     spin_until(qloop, lambda: chat.transcript_model.row_of("o1") >= 0)
     assert height(chat, "o1") > 0

@@ -31,8 +31,9 @@ line_kinds = st.one_of(
 
 def encode(kind: str, record_id: str, text: str) -> bytes:
     if kind == "message":
-        return encode_record({"type": "message", "id": record_id, "role": "user",
-                              "blocks": [{"type": "text", "text": text}]})
+        return encode_record(
+            {"type": "message", "id": record_id, "role": "user", "blocks": [{"type": "text", "text": text}]}
+        )
     if kind == "compaction":
         return encode_record({"type": "compaction", "id": record_id, "summary": text})
     if kind == "revision_live":
@@ -61,11 +62,17 @@ def oracle(data: bytes, header_line: bytes, messages: set[str], compactions: set
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(line_kinds, max_size=25), with_header=st.booleans(), torn=st.text(max_size=8),
-       messages=st.sets(st.sampled_from(IDS)), compactions=st.sets(st.sampled_from(["k1", "k2", "k3"])),
-       warm=st.booleans())
-def test_cutting_by_layout_matches_a_line_by_line_filter(tmp_path_factory, lines, with_header, torn, messages,
-                                                         compactions, warm):
+@given(
+    lines=st.lists(line_kinds, max_size=25),
+    with_header=st.booleans(),
+    torn=st.text(max_size=8),
+    messages=st.sets(st.sampled_from(IDS)),
+    compactions=st.sets(st.sampled_from(["k1", "k2", "k3"])),
+    warm=st.booleans(),
+)
+def test_cutting_by_layout_matches_a_line_by_line_filter(
+    tmp_path_factory, lines, with_header, torn, messages, compactions, warm
+):
     root = tmp_path_factory.mktemp("cut")
     store = TranscriptStore(root)
     path = store.path("s")
@@ -83,8 +90,15 @@ def test_cutting_by_layout_matches_a_line_by_line_filter(tmp_path_factory, lines
     stat = os.stat(path)
     fresh = scan_bytes(written, stat, lambda *_: None)
     moved = store.layout("s")
-    for field in ("prefix_len", "message_offsets", "message_lengths", "message_ids", "compaction_offsets",
-                  "compaction_lengths", "compaction_ids"):
+    for field in (
+        "prefix_len",
+        "message_offsets",
+        "message_lengths",
+        "message_ids",
+        "compaction_offsets",
+        "compaction_lengths",
+        "compaction_ids",
+    ):
         assert getattr(moved, field) == getattr(fresh, field), field
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
 
@@ -111,8 +125,9 @@ def test_a_shift_sqlite_refuses_changes_nothing_and_says_so():
     from pidesktop.host.message_index import _shift_down
 
     conn = apsw.Connection(":memory:")
-    conn.execute("CREATE TABLE messages(mid INTEGER PRIMARY KEY, session_id TEXT, seq INTEGER, "
-                 "UNIQUE(session_id, seq))")
+    conn.execute(
+        "CREATE TABLE messages(mid INTEGER PRIMARY KEY, session_id TEXT, seq INTEGER, UNIQUE(session_id, seq))"
+    )
     conn.execute("INSERT INTO messages(session_id, seq) VALUES ('s', 1), ('s', 2), ('s', 4), ('s', 5)")
     with conn:
         assert _shift_down(conn, "s", 3, 1)  # slot 3 is free: 4 and 5 move down

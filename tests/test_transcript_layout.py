@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host.transcripts import Layout, TranscriptStore
-from pidesktop.host.transcripts import layout_cache
+from pidesktop.host.transcripts import Layout, TranscriptStore, layout_cache
 from pidesktop.host.transcripts.records import encode_record
 
 SID = "s1"
@@ -215,9 +214,14 @@ BAD_CACHES = {
     "id count mismatch": lambda store: _craft(store, lambda f: f["message_ids"].pop()),
     "payload cut short": lambda store: _resealed(store, lambda body: body[:-5]),
     "missing field": lambda store: _resealed(store, lambda body: body.replace(b'"compaction_count":0,', b"", 1)),
-    "not an object": lambda store: _resealed(store, lambda body: b"[]" + body[body.index(b"\n"):]),
-    "ids not a list": lambda store: _resealed(store, lambda body: body[:body.rindex(b"[")] + b'{"a":1}'[:len(
-        body) - body.rindex(b"[")].ljust(len(body) - body.rindex(b"["), b" ")),
+    "not an object": lambda store: _resealed(store, lambda body: b"[]" + body[body.index(b"\n") :]),
+    "ids not a list": lambda store: _resealed(
+        store,
+        lambda body: (
+            body[: body.rindex(b"[")]
+            + b'{"a":1}'[: len(body) - body.rindex(b"[")].ljust(len(body) - body.rindex(b"["), b" ")
+        ),
+    ),
 }
 
 
@@ -280,10 +284,19 @@ def test_cache_fields_survive_the_round_trip_across_id_chunks(entries):
     for length, _id in entries:
         offsets.append(position)
         position += length
-    fields = {"dev": 3, "ino": 9, "prefix_len": position,
-              "message_offsets": offsets, "message_lengths": [e[0] for e in entries],
-              "message_ids": [e[1] for e in entries], "message_count": len(entries),
-              "compaction_offsets": [], "compaction_lengths": [], "compaction_ids": [], "compaction_count": 0}
+    fields = {
+        "dev": 3,
+        "ino": 9,
+        "prefix_len": position,
+        "message_offsets": offsets,
+        "message_lengths": [e[0] for e in entries],
+        "message_ids": [e[1] for e in entries],
+        "message_count": len(entries),
+        "compaction_offsets": [],
+        "compaction_lengths": [],
+        "compaction_ids": [],
+        "compaction_count": 0,
+    }
     original = cache.ID_CHUNK
     cache.ID_CHUNK = 7  # many chunks from a short list (ids written, offsets and lengths read back)
     try:
@@ -301,11 +314,21 @@ def test_a_cut_or_spliced_cache_reads_as_none_never_as_other_fields(cut, at, spl
     decodes to the fields it was written from or to nothing."""
     from pidesktop.host.transcripts import layout_cache as cache
 
-    fields = {"dev": 1, "ino": 2, "prefix_len": 90, "message_offsets": [0, 30, 60], "message_lengths": [30, 30, 30],
-              "message_ids": ["a", None, "c"], "message_count": 3, "compaction_offsets": [],
-              "compaction_lengths": [], "compaction_ids": [], "compaction_count": 0}
+    fields = {
+        "dev": 1,
+        "ino": 2,
+        "prefix_len": 90,
+        "message_offsets": [0, 30, 60],
+        "message_lengths": [30, 30, 30],
+        "message_ids": ["a", None, "c"],
+        "message_count": 3,
+        "compaction_offsets": [],
+        "compaction_lengths": [],
+        "compaction_ids": [],
+        "compaction_count": 0,
+    }
     data = cache.encode_fields(fields)
     assert cache.decode_fields(data) == fields
     at = min(at, len(data))
-    damaged = (data[:at] + splice + data[at:])[:max(1, len(data) + len(splice) - cut)]
+    damaged = (data[:at] + splice + data[at:])[: max(1, len(data) + len(splice) - cut)]
     assert cache.decode_fields(damaged) in (None, fields)

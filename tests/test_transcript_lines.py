@@ -17,9 +17,9 @@ tricky_text = st.text(
         st.sampled_from(['"', "\\", "{", "}", "[", "]", ":", ",", "\n", "\t", "\x00", "é", "😀", "\u2028"]),
     ),
     max_size=12,
-) | st.sampled_from(['"type":"compaction"', '{"type":"x"}', '\\"', '\\', 'type', 'id', '"id":"z"'])
+) | st.sampled_from(['"type":"compaction"', '{"type":"x"}', '\\"', "\\", "type", "id", '"id":"z"'])
 
-keys = st.sampled_from(["type", "id", "t", "types", "ty\"pe", "type\\", "Type", "blocks", "result"]) | tricky_text
+keys = st.sampled_from(["type", "id", "t", "types", 'ty"pe', "type\\", "Type", "blocks", "result"]) | tricky_text
 
 scalars = (
     st.none()

@@ -66,8 +66,14 @@ def test_a_streamed_reply_grows_at_the_end_and_stays_in_view(qtbot, qloop, locat
     text = ""
     for step in range(12):  # each update lands in its own 50 ms slot: every one is laid out
         text += "a growing reply with more words in every update " * 3
-        model.set_live({"id": "live", "role": "assistant", "blocks": [{"type": "text", "text": text}],
-                        "meta": {"status": "streaming"}})
+        model.set_live(
+            {
+                "id": "live",
+                "role": "assistant",
+                "blocks": [{"type": "text", "text": text}],
+                "meta": {"status": "streaming"},
+            }
+        )
         qloop.run_until_complete(asyncio.sleep(0.07))
         last = model.index(model.rowCount() - 1)
         height = view.visualRect(last).height()

@@ -24,7 +24,9 @@ from pidesktop.host.transcripts.records import encode_record
 SID = "s1"
 CREATED = "2026-07-26T09:00:00.000Z"
 
-texts = st.text(alphabet=st.characters(exclude_categories=("Cs",)) | st.sampled_from(['"', "\\", "{", "}", "\n"]), max_size=30)
+texts = st.text(
+    alphabet=st.characters(exclude_categories=("Cs",)) | st.sampled_from(['"', "\\", "{", "}", "\n"]), max_size=30
+)
 
 
 def message(record_id: str, text: str, role: str = "user") -> dict:
@@ -38,7 +40,15 @@ def tool_message(record_id: str, text: str) -> dict:
         "id": record_id,
         "role": "tool",
         "toolName": "Write",
-        "blocks": [{"type": "tool_call", "callId": "c1", "args": {"t": text}, "result": {"type": "compaction", "id": "x"}, "status": "ok"}],
+        "blocks": [
+            {
+                "type": "tool_call",
+                "callId": "c1",
+                "args": {"t": text},
+                "result": {"type": "compaction", "id": "x"},
+                "status": "ok",
+            }
+        ],
     }
 
 
@@ -104,7 +114,9 @@ class Harness:
     def op_append_duplicate(self):
         if not self.model.lines:
             return
-        record_id = self.draw(st.sampled_from([rid for rid, _ in self.model.lines if rid and rid.startswith("m")] or ["m0"]))
+        record_id = self.draw(
+            st.sampled_from([rid for rid, _ in self.model.lines if rid and rid.startswith("m")] or ["m0"])
+        )
         self._append(message(record_id, "again " + self.draw(texts), role="assistant"))
 
     def op_append_unknown_type(self):
@@ -124,7 +136,9 @@ class Harness:
 
     def op_raw_line(self):
         self._complete_torn()
-        choice = self.draw(st.sampled_from(["unknown", "garbage", "bad_json_message", "bad_utf8", "no_type", "bad_record"]))
+        choice = self.draw(
+            st.sampled_from(["unknown", "garbage", "bad_json_message", "bad_utf8", "no_type", "bad_record"])
+        )
         if choice == "unknown":
             raw_append(self.path, b'{"type":"future-kind","id":"m1","blocks":[]}\n')
         elif choice == "garbage":
@@ -349,14 +363,21 @@ def test_append_creates_a_missing_transcript_with_a_header(tmp_path):
 
 
 def test_append_refuses_records_readers_would_skip(store):
-    for bad in ({"id": "m1"}, {"type": "message", "id": 1, "role": "user", "blocks": []}, {"type": "compaction"}, {"type": "session"}):
+    for bad in (
+        {"id": "m1"},
+        {"type": "message", "id": 1, "role": "user", "blocks": []},
+        {"type": "compaction"},
+        {"type": "session"},
+    ):
         with pytest.raises(InvalidRecord):
             store.append(SID, bad)
     assert store.message_count(SID) == 0
 
 
 def test_invalid_utf8_is_read_with_replacement_characters(store):
-    raw_append(store.path(SID), b'{"type":"message","id":"m1","role":"user","blocks":[{"type":"text","text":"a\xffb"}]}\n')
+    raw_append(
+        store.path(SID), b'{"type":"message","id":"m1","role":"user","blocks":[{"type":"text","text":"a\xffb"}]}\n'
+    )
     expected = [(0, message("m1", "a\ufffdb"))]
     assert store.read_all(SID).messages == expected
     assert store.window(SID, limit=5).messages == expected
@@ -499,7 +520,15 @@ def test_start_past_the_end_is_an_empty_window(ten):
 
 @pytest.mark.parametrize(
     "arguments",
-    [{"limit": 0}, {"limit": -1}, {"before": -1}, {"start": -2}, {"before": 1, "start": 1}, {"around": "m1", "start": 0}, {"limit": True}],
+    [
+        {"limit": 0},
+        {"limit": -1},
+        {"before": -1},
+        {"start": -2},
+        {"before": 1, "start": 1},
+        {"around": "m1", "start": 0},
+        {"limit": True},
+    ],
 )
 def test_bad_window_arguments_are_refused(ten, arguments):
     with pytest.raises(ValueError):

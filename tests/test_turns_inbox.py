@@ -39,8 +39,9 @@ def test_completed_error_aborted_create_one_one_zero(stdio_host):
     topics = [e["topic"] for e in host.events]
     assert topics.count("notification.created") == 2
     # a repeated terminal update changes nothing and never duplicates
-    again = host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
-                                          "createNotification": True})
+    again = host.call(
+        "session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True}
+    )
     assert "notification" not in again and again["turn"]["status"] == "completed"
     assert host.call("notifications.list")["unreadCount"] == 2
     summary = host.call("session.list")["sessions"][0]
@@ -61,8 +62,9 @@ def test_the_201st_notification_prunes_the_oldest_and_the_cap_survives_restart(s
     sid = host.call("session.create", {})["session"]["id"]
     for n in range(201):
         host.call("session.startTurn", {"sessionId": sid, "turnId": f"t{n}"})
-        host.call("session.endTurn", {"sessionId": sid, "turnId": f"t{n}", "status": "completed",
-                                      "createNotification": True})
+        host.call(
+            "session.endTurn", {"sessionId": sid, "turnId": f"t{n}", "status": "completed", "createNotification": True}
+        )
     turn_ids = set()
     cursor = None
     while True:
@@ -119,8 +121,10 @@ def test_usage_records_merge_idempotently_and_do_not_revive(stdio_host):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
     run_turn(host, sid, 1, "completed", notify=False)
-    records = [{"id": "op1", "inputTokens": 100, "outputTokens": 20, "costUsd": None},
-               {"id": "op2", "inputTokens": 5, "outputTokens": 1, "costUsd": 0}]
+    records = [
+        {"id": "op1", "inputTokens": 100, "outputTokens": 20, "costUsd": None},
+        {"id": "op2", "inputTokens": 5, "outputTokens": 1, "costUsd": 0},
+    ]
     first = host.call("session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": records})
     replay = host.call("session.recordUsage", {"sessionId": sid, "turnId": "t1", "records": records})
     assert first["added"] == 2 and replay["added"] == 0
@@ -146,18 +150,17 @@ def test_inflight_checkpoint_rules(stdio_host, data_root):
     checkpoint = data_root / "sessions" / f"{sid}.inflight.json"
     empty = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": ""}]}
     assert host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": empty}) == {
-        "saved": False}
+        "saved": False
+    }
     assert not checkpoint.exists()
     partial = answer("a1", "half an ans", "streaming")
     assert host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})["saved"]
     stored = orjson.loads(checkpoint.read_bytes())
     assert stored["turnId"] == "t1" and stored["sessionId"] == sid and stored["message"]["id"] == "a1"
     # completed end does not drop a checkpoint whose message is not indexed yet (D327)
-    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
-                                  "createNotification": False})
+    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": False})
     assert checkpoint.exists()
-    host.call("session.appendMessage", {"sessionId": sid, "message": answer("a1", "whole answer"),
-                                        "turnId": "t1"})
+    host.call("session.appendMessage", {"sessionId": sid, "message": answer("a1", "whole answer"), "turnId": "t1"})
     assert not checkpoint.exists()
     late = host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})
     assert late == {"saved": False} and not checkpoint.exists()
@@ -168,10 +171,11 @@ def test_boot_promotes_a_leftover_checkpoint_of_a_completed_turn_as_complete(std
     sid = host.call("session.create", {})["session"]["id"]
     host.call("session.appendMessage", {"sessionId": sid, "message": user("u1")})
     host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
-    host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1",
-                                              "message": answer("a1", "final words", "streaming")})
-    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed",
-                                  "createNotification": True})
+    host.call(
+        "session.saveInflightMessage",
+        {"sessionId": sid, "turnId": "t1", "message": answer("a1", "final words", "streaming")},
+    )
+    host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True})
     host.kill()
     again = stdio_host()
     got = again.call("session.get", {"sessionId": sid})

@@ -44,8 +44,16 @@ def provider(h, pid="acme", models=("fast", "smart")):
 def turn(h, sid, model, tokens_in, tokens_out, at, provider_id="acme", status="completed"):
     h.now = at
     tid = h.call("session.startTurn", {"sessionId": sid, "providerId": provider_id, "modelId": model})["turn"]["id"]
-    h.call("session.endTurn", {"sessionId": sid, "turnId": tid, "status": status, "createNotification": False,
-                               "usage": {"inputTokens": tokens_in, "outputTokens": tokens_out}})
+    h.call(
+        "session.endTurn",
+        {
+            "sessionId": sid,
+            "turnId": tid,
+            "status": status,
+            "createNotification": False,
+            "usage": {"inputTokens": tokens_in, "outputTokens": tokens_out},
+        },
+    )
     return tid
 
 
@@ -69,27 +77,47 @@ def test_summary_groups_ended_turns_by_utc_day_and_by_model(h):
     # a turn recorded through session.recordUsage operations, then ended
     h.now = NOW - DAY
     tid = h.call("session.startTurn", {"sessionId": sid, "providerId": "acme", "modelId": "smart"})["turn"]["id"]
-    h.call("session.recordUsage", {"sessionId": sid, "turnId": tid, "records": [
-        {"id": "op1", "inputTokens": 40, "outputTokens": 4}, {"id": "op2", "inputTokens": 60, "outputTokens": 6}]})
+    h.call(
+        "session.recordUsage",
+        {
+            "sessionId": sid,
+            "turnId": tid,
+            "records": [
+                {"id": "op1", "inputTokens": 40, "outputTokens": 4},
+                {"id": "op2", "inputTokens": 60, "outputTokens": 6},
+            ],
+        },
+    )
     h.call("session.endTurn", {"sessionId": sid, "turnId": tid, "status": "completed", "createNotification": False})
     # a running turn has not ended: it is not counted yet
     h.now = NOW - 10
     running = h.call("session.startTurn", {"sessionId": other, "providerId": "acme", "modelId": "fast"})
-    h.call("session.recordUsage", {"sessionId": other, "turnId": running["turn"]["id"],
-                                   "records": [{"id": "x", "inputTokens": 5}]})
+    h.call(
+        "session.recordUsage",
+        {"sessionId": other, "turnId": running["turn"]["id"], "records": [{"id": "x", "inputTokens": 5}]},
+    )
 
     result = summary(h)
     assert (result["from"], result["to"], result["tzOffsetMinutes"], result["currency"]) == (
-        "2026-04-29", "2026-05-28", 0, "USD")
+        "2026-04-29",
+        "2026-05-28",
+        0,
+        "USD",
+    )
     assert len(result["days"]) == 30 and [d["date"] for d in result["days"]][-3:] == [
-        "2026-05-26", "2026-05-27", "2026-05-28"]
+        "2026-05-26",
+        "2026-05-27",
+        "2026-05-28",
+    ]
     by_date = {d["date"]: tokens(d) for d in result["days"]}
     assert by_date["2026-05-26"] == (100, 10, 1)
     assert by_date["2026-05-27"] == (100, 10, 1)
     assert by_date["2026-05-28"] == (1200, 320, 2)
     assert by_date["2026-05-01"] == (0, 0, 0)
     assert {(m["modelId"], m["displayName"]): tokens(m) for m in result["models"]} == {
-        ("fast", "Fast"): (300, 30, 2), ("smart", "Smart"): (1100, 310, 2)}
+        ("fast", "Fast"): (300, 30, 2),
+        ("smart", "Smart"): (1100, 310, 2),
+    }
     assert [m["modelId"] for m in result["models"]] == ["smart", "fast"]  # most tokens first
     assert tokens(result["totals"]) == (1400, 340, 4)
 
@@ -126,13 +154,21 @@ def test_unknown_prices_stay_unknown_and_totals_say_what_is_known(h):
 
     result = summary(h)
     assert all(m["price"] is None and m["cost"] is None for m in result["models"])
-    assert (result["totals"]["cost"], result["totals"]["knownCost"], result["totals"]["costPartial"],
-            result["totals"]["unpricedTurns"]) == (None, 0, False, 2)
+    assert (
+        result["totals"]["cost"],
+        result["totals"]["knownCost"],
+        result["totals"]["costPartial"],
+        result["totals"]["unpricedTurns"],
+    ) == (None, 0, False, 2)
 
-    priced = h.call("models.setPrice", {"providerId": "acme", "modelId": "fast",
-                                        "inputPerMillion": 0.5, "outputPerMillion": 2})
-    assert priced == {"providerId": "acme", "modelId": "fast", "price": {
-        "inputPerMillion": 0.5, "outputPerMillion": 2, "currency": "USD", "source": "user"}}
+    priced = h.call(
+        "models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 0.5, "outputPerMillion": 2}
+    )
+    assert priced == {
+        "providerId": "acme",
+        "modelId": "fast",
+        "price": {"inputPerMillion": 0.5, "outputPerMillion": 2, "currency": "USD", "source": "user"},
+    }
     assert ("models.changed", {"providerId": "acme"}) in h.events
 
     result = summary(h)
@@ -148,11 +184,11 @@ def test_unknown_prices_stay_unknown_and_totals_say_what_is_known(h):
     assert days["2026-05-26"]["cost"] is None and days["2026-05-26"]["costPartial"] is False
 
     # Only the output price known: a turn with input tokens cannot be priced; the cost is never 0.
-    h.call("models.setPrice", {"providerId": "acme", "modelId": "smart",
-                               "inputPerMillion": None, "outputPerMillion": 10})
+    h.call(
+        "models.setPrice", {"providerId": "acme", "modelId": "smart", "inputPerMillion": None, "outputPerMillion": 10}
+    )
     assert {m["modelId"]: m["cost"] for m in summary(h)["models"]}["smart"] is None
-    h.call("models.setPrice", {"providerId": "acme", "modelId": "smart",
-                               "inputPerMillion": 1, "outputPerMillion": 10})
+    h.call("models.setPrice", {"providerId": "acme", "modelId": "smart", "inputPerMillion": 1, "outputPerMillion": 10})
     totals = summary(h)["totals"]
     assert totals["cost"] == pytest.approx(3.0 + 0.001 + 0.001) and totals["costPartial"] is False
     assert totals["unpricedTurns"] == 0
@@ -163,8 +199,9 @@ def test_a_zero_token_side_needs_no_price(h):
     sid = h.call("session.create", {})["session"]["id"]
     turn(h, sid, "fast", 1_000_000, 0, NOW - 1000)
     turn(h, sid, "fast", 1_000_000, 5, NOW - 2000)
-    h.call("models.setPrice", {"providerId": "acme", "modelId": "fast",
-                               "inputPerMillion": 1.25, "outputPerMillion": None})
+    h.call(
+        "models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1.25, "outputPerMillion": None}
+    )
     fast = summary(h)["models"][0]
     assert (fast["cost"], fast["knownCost"], fast["costPartial"], fast["unpricedTurns"]) == (None, 1.25, True, 1)
 
@@ -173,16 +210,21 @@ def test_models_list_carries_prices_and_set_price_clears_and_outlives_the_row(h)
     provider(h)
     listed = {m["modelId"]: m["price"] for m in h.call("models.list")["models"]}
     assert listed == {"fast": None, "smart": None}
-    h.call("models.setPrice", {"providerId": "acme", "modelId": "smart", "inputPerMillion": 3,
-                               "outputPerMillion": 15, "currency": "USD"})
+    h.call(
+        "models.setPrice",
+        {"providerId": "acme", "modelId": "smart", "inputPerMillion": 3, "outputPerMillion": 15, "currency": "USD"},
+    )
     listed = {m["modelId"]: m["price"] for m in h.call("models.list", {"providerId": "acme"})["models"]}
     assert listed["smart"] == {"inputPerMillion": 3, "outputPerMillion": 15, "currency": "USD", "source": "user"}
-    assert h.call("models.upsert", {"providerId": "acme", "model": {"modelId": "smart"}})["model"]["price"] == \
-        listed["smart"]
+    assert (
+        h.call("models.upsert", {"providerId": "acme", "model": {"modelId": "smart"}})["model"]["price"]
+        == listed["smart"]
+    )
 
     # a custom model id with no row can be priced too (turns record any model id)
-    custom = h.call("models.setPrice", {"providerId": "acme", "modelId": "ft:custom/1",
-                                        "inputPerMillion": 0, "outputPerMillion": 0})
+    custom = h.call(
+        "models.setPrice", {"providerId": "acme", "modelId": "ft:custom/1", "inputPerMillion": 0, "outputPerMillion": 0}
+    )
     assert custom["price"]["inputPerMillion"] == 0
     sid = h.call("session.create", {})["session"]["id"]
     turn(h, sid, "ft:custom/1", 10, 10, NOW - 1000)
@@ -193,8 +235,9 @@ def test_models_list_carries_prices_and_set_price_clears_and_outlives_the_row(h)
     h.call("models.upsert", {"providerId": "acme", "model": {"modelId": "smart"}})
     assert h.call("models.list")["models"][-1]["price"]["outputPerMillion"] == 15
 
-    cleared = h.call("models.setPrice", {"providerId": "acme", "modelId": "smart",
-                                         "inputPerMillion": None, "outputPerMillion": None})
+    cleared = h.call(
+        "models.setPrice", {"providerId": "acme", "modelId": "smart", "inputPerMillion": None, "outputPerMillion": None}
+    )
     assert cleared["price"] is None
     assert {m["modelId"]: m["price"] for m in h.call("models.list")["models"]}["smart"] is None
 
@@ -211,41 +254,67 @@ def test_turns_without_a_model_are_counted_and_unpriced(h):
     sid = h.call("session.create", {})["session"]["id"]
     h.now = NOW - 1000
     tid = h.call("session.startTurn", {"sessionId": sid})["turn"]["id"]
-    h.call("session.endTurn", {"sessionId": sid, "turnId": tid, "status": "error", "createNotification": False,
-                               "usage": {"inputTokens": 3}})
+    h.call(
+        "session.endTurn",
+        {"sessionId": sid, "turnId": tid, "status": "error", "createNotification": False, "usage": {"inputTokens": 3}},
+    )
     result = summary(h)
     assert [(m["providerId"], m["modelId"], m["cost"]) for m in result["models"]] == [(None, None, None)]
     assert result["totals"]["unpricedTurns"] == 1
 
 
-@pytest.mark.parametrize("method, params, field", [
-    ("usage.summary", {"days": 0}, "days"),
-    ("usage.summary", {"days": 367}, "days"),
-    ("usage.summary", {"days": "7"}, "days"),
-    ("usage.summary", {"days": 1.5}, "days"),
-    ("usage.summary", {"tzOffsetMinutes": 841}, "tzOffsetMinutes"),
-    ("usage.summary", {"tzOffsetMinutes": True}, "tzOffsetMinutes"),
-    ("usage.summary", {"sessionId": 5}, "sessionId"),
-    ("usage.summary", {"sessionId": "../etc"}, "sessionId"),
-    ("models.setPrice", {"modelId": "fast", "inputPerMillion": 1, "outputPerMillion": 1}, "providerId"),
-    ("models.setPrice", {"providerId": "acme", "inputPerMillion": 1, "outputPerMillion": 1}, "modelId"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "  ", "inputPerMillion": 1, "outputPerMillion": 1},
-     "modelId"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "outputPerMillion": 1}, "inputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1}, "outputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": -1, "outputPerMillion": 1},
-     "inputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": "2", "outputPerMillion": 1},
-     "inputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1, "outputPerMillion": True},
-     "outputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1,
-                         "outputPerMillion": float("nan")}, "outputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 10 ** 5000,
-                         "outputPerMillion": 1}, "inputPerMillion"),
-    ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1, "outputPerMillion": 1,
-                         "currency": "EUR"}, "currency"),
-])
+@pytest.mark.parametrize(
+    "method, params, field",
+    [
+        ("usage.summary", {"days": 0}, "days"),
+        ("usage.summary", {"days": 367}, "days"),
+        ("usage.summary", {"days": "7"}, "days"),
+        ("usage.summary", {"days": 1.5}, "days"),
+        ("usage.summary", {"tzOffsetMinutes": 841}, "tzOffsetMinutes"),
+        ("usage.summary", {"tzOffsetMinutes": True}, "tzOffsetMinutes"),
+        ("usage.summary", {"sessionId": 5}, "sessionId"),
+        ("usage.summary", {"sessionId": "../etc"}, "sessionId"),
+        ("models.setPrice", {"modelId": "fast", "inputPerMillion": 1, "outputPerMillion": 1}, "providerId"),
+        ("models.setPrice", {"providerId": "acme", "inputPerMillion": 1, "outputPerMillion": 1}, "modelId"),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "  ", "inputPerMillion": 1, "outputPerMillion": 1},
+            "modelId",
+        ),
+        ("models.setPrice", {"providerId": "acme", "modelId": "fast", "outputPerMillion": 1}, "inputPerMillion"),
+        ("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1}, "outputPerMillion"),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": -1, "outputPerMillion": 1},
+            "inputPerMillion",
+        ),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": "2", "outputPerMillion": 1},
+            "inputPerMillion",
+        ),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1, "outputPerMillion": True},
+            "outputPerMillion",
+        ),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1, "outputPerMillion": float("nan")},
+            "outputPerMillion",
+        ),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": 10**5000, "outputPerMillion": 1},
+            "inputPerMillion",
+        ),
+        (
+            "models.setPrice",
+            {"providerId": "acme", "modelId": "fast", "inputPerMillion": 1, "outputPerMillion": 1, "currency": "EUR"},
+            "currency",
+        ),
+    ],
+)
 def test_bad_params_are_refused_naming_the_field_and_nothing_is_stored(h, method, params, field):
     provider(h)
     err = h.error(method, params)
@@ -254,8 +323,12 @@ def test_bad_params_are_refused_naming_the_field_and_nothing_is_stored(h, method
 
 
 def test_unknown_provider_or_session_is_not_found(h):
-    assert h.error("models.setPrice", {"providerId": "nope", "modelId": "m", "inputPerMillion": 1,
-                                       "outputPerMillion": 1}).code == ErrorCode.NOT_FOUND
+    assert (
+        h.error(
+            "models.setPrice", {"providerId": "nope", "modelId": "m", "inputPerMillion": 1, "outputPerMillion": 1}
+        ).code
+        == ErrorCode.NOT_FOUND
+    )
     assert h.error("usage.summary", {"sessionId": "0" * 36}).code == ErrorCode.NOT_FOUND
 
 
@@ -265,12 +338,19 @@ def test_over_stdio(stdio_host):
     s.call("models.upsert", {"providerId": "acme", "model": {"modelId": "fast"}})
     sid = s.call("session.create", {})["session"]["id"]
     tid = s.call("session.startTurn", {"sessionId": sid, "providerId": "acme", "modelId": "fast"})["turn"]["id"]
-    s.call("session.endTurn", {"sessionId": sid, "turnId": tid, "status": "completed", "createNotification": False,
-                               "usage": {"inputTokens": 4000, "outputTokens": 1000}})
+    s.call(
+        "session.endTurn",
+        {
+            "sessionId": sid,
+            "turnId": tid,
+            "status": "completed",
+            "createNotification": False,
+            "usage": {"inputTokens": 4000, "outputTokens": 1000},
+        },
+    )
     before = s.call("usage.summary", {"days": 7, "sessionId": sid})
     assert len(before["days"]) == 7 and before["totals"]["cost"] is None and before["totals"]["turns"] == 1
-    s.call("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 2.5,
-                               "outputPerMillion": 10})
+    s.call("models.setPrice", {"providerId": "acme", "modelId": "fast", "inputPerMillion": 2.5, "outputPerMillion": 10})
     assert s.call("models.list", {})["models"][0]["price"]["outputPerMillion"] == 10
     after = s.call("usage.summary", {})
     assert after["totals"]["cost"] == pytest.approx(0.02)

@@ -37,8 +37,14 @@ def two_chats(chat, qloop):
 
 def open_chat(win, qloop, session_id):
     win.sidebar.select(session_id)
-    run(qloop, lambda: win.current_session_id == session_id and win.transcript_model.session_id == session_id
-        and not win.transcript_model.loading)
+    run(
+        qloop,
+        lambda: (
+            win.current_session_id == session_id
+            and win.transcript_model.session_id == session_id
+            and not win.transcript_model.loading
+        ),
+    )
 
 
 def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(two_chats, qtbot, qloop):
@@ -56,7 +62,7 @@ def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(t
     run(qloop, lambda: len(stored(win, b)) == 4 and not win.runner.is_running(b))
     assert texts(stored(win, b))[2] == "a follow-up for B"  # sent normally, to B
     assert win.host_error is None
-    assert texts(stored(win, a)) [0] == "question in A"  # A untouched
+    assert texts(stored(win, a))[0] == "question in A"  # A untouched
 
     open_chat(win, qloop, a)
     assert win.composer.edit.toPlainText() == "question in A, reworded"  # nothing typed was lost
@@ -131,8 +137,12 @@ def test_the_cursor_is_in_the_composer_after_ctrl_n_and_after_sending(chat, qtbo
     run(qloop, lambda: chat.composer.edit.hasFocus())
     qtbot.keyClicks(chat.composer.edit, "typed after Ctrl+N")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id)
-        and len(stored(chat)) == 2)
+    run(
+        qloop,
+        lambda: (
+            chat.current_session_id and not chat.runner.is_running(chat.current_session_id) and len(stored(chat)) == 2
+        ),
+    )
     assert texts(stored(chat))[0] == "typed after Ctrl+N"
     chat.sidebar.tree.setFocus()
     chat.sidebar.tree.clicked.emit(chat.model.index_of(chat.current_session_id))  # a click on the row
@@ -145,8 +155,10 @@ def test_reading_a_chat_marks_its_notifications_read(chat, qtbot, qloop):
     other = call("session.create", {"title": "Also finished"})["session"]["id"]
     for n, session_id in enumerate((sid, other)):
         call("session.startTurn", {"sessionId": session_id, "turnId": f"t{n}"})
-        call("session.endTurn", {"sessionId": session_id, "turnId": f"t{n}", "status": "completed",
-                                 "createNotification": True})
+        call(
+            "session.endTurn",
+            {"sessionId": session_id, "turnId": f"t{n}", "status": "completed", "createNotification": True},
+        )
     run(qloop, lambda: chat.inbox.model.unread_count == 2 and sid in chat.sidebar.delegate.unread)
     chat.activateWindow()
     qtbot.waitActive(chat)

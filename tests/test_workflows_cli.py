@@ -32,8 +32,15 @@ def agent_dir(tmp_path):
 def cli(agent_dir):
     def run(*args: str) -> subprocess.CompletedProcess:
         command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "pidesktop.workflows.cli"]
-        return subprocess.run(command + list(args), capture_output=True, text=True, timeout=60, cwd=REPO,
-                              env={**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir)})
+        return subprocess.run(
+            command + list(args),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=REPO,
+            env={**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir)},
+        )
+
     return run
 
 
@@ -122,8 +129,10 @@ def test_verify_reports_foreign_key_problems(cli, agent_dir):
     assert cli("state", "init").returncode == 0
     conn = apsw.Connection(str(state_path(agent_dir)))
     conn.execute("PRAGMA foreign_keys = OFF")
-    conn.execute("INSERT INTO run_bindings (run_id, name, binding_kind, value_digest, bound_at) "
-                 "VALUES ('ghost', 'x', 'input', zeroblob(32), 0)")
+    conn.execute(
+        "INSERT INTO run_bindings (run_id, name, binding_kind, value_digest, bound_at) "
+        "VALUES ('ghost', 'x', 'input', zeroblob(32), 0)"
+    )
     conn.close()
     result = cli("state", "verify")
     assert result.returncode == 1
@@ -135,17 +144,18 @@ def test_status_never_prints_planted_secrets(cli, agent_dir, tmp_path):
     path = state_path(agent_dir)
     store = db.open_writer(path)
     flow = project_and_definition(store, tmp_path)
-    permit = running_run(store, *flow, owner=f"{secret}-owner", pi_session_id=f"{secret}-session",
-                         input={"apiKeyHint": secret})
+    permit = running_run(
+        store, *flow, owner=f"{secret}-owner", pi_session_id=f"{secret}-session", input={"apiKeyHint": secret}
+    )
     asked = decisions.ask(store, permit, request={"question": secret})
-    decisions.answer(store, asked.decision_id, Actor("human", f"{secret}-actor"), {"text": secret},
-                     expected_revision=1)
+    decisions.answer(store, asked.decision_id, Actor("human", f"{secret}-actor"), {"text": secret}, expected_revision=1)
     delivery.notify(store, asked.run_permit, level="info", body=secret)
     channel = channels.create(store, "chat", f"{secret}-channel-ref", config_name=f"{secret}.json")
     owned = channels.claim(store, channel.channel_id, f"{secret}-channel-owner", ttl_ms=600_000)
     owned = channels.advance_cursor(store, owned, "updates", secret)
-    _, _, owned = channels.record_inbox(store, owned, f"{secret}-external", {"text": secret},
-                                        sender_id=f"{secret}-sender")
+    _, _, owned = channels.record_inbox(
+        store, owned, f"{secret}-external", {"text": secret}, sender_id=f"{secret}-sender"
+    )
     _, effect_id, owned = channels.queue_message(store, owned, [secret])
     effect = effects.get(store.conn, effect_id)
     attempt = effects.begin_attempt(store, effect_id, owned.claim, expected_revision=effect.revision)
@@ -189,8 +199,13 @@ def test_backup_under_concurrent_writes_verifies(cli, agent_dir, tmp_path):
     path = state_path(agent_dir)
     stop = tmp_path / "stop"
     (tmp_path / "load").mkdir()
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(stop), str(tmp_path / "load")],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(stop), str(tmp_path / "load")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     try:
         assert writer.stdout.readline().strip() == "ready"
         time.sleep(0.3)

@@ -36,14 +36,14 @@ from .workflows_support import count, running_run, snapshot
 HUMAN = Actor("human", "person-1")
 
 
-
 def apply_pending(store, permit):
     """The owner's reconciler: apply every pending local effect of its run."""
     results = []
     for effect in effects.unsettled(store.conn, permit.resource_id):
         if effect.delivery == "local" and effect.status == "pending":
-            results.append(effects.apply_local(store, effect.effect_id, permit.claim,
-                                               expected_revision=effect.revision).value)
+            results.append(
+                effects.apply_local(store, effect.effect_id, permit.claim, expected_revision=effect.revision).value
+            )
     return results
 
 
@@ -63,10 +63,12 @@ def test_projects_and_definitions_adopt_repeats_and_refuse_changes(store, tmp_pa
     assert definitions.register(store, first.project_id, "wf", 1, body).adopted
     with pytest.raises(IdempotencyConflict):
         definitions.register(store, first.project_id, "wf", 1, {"nodes": [{"id": "b", "kind": "shell"}]})
-    for broken in ({"nodes": []}, {"nodes": [{"id": "a", "kind": "agent"}]},
-                   {"nodes": [{"id": "a", "kind": "agent", "expectedOutput": {"kind": "assistant-message",
-                                                                                "maxChars": 0}}]},
-                   {"nodes": [{"id": "a", "kind": "shell"}, {"id": "a", "kind": "shell"}]}):
+    for broken in (
+        {"nodes": []},
+        {"nodes": [{"id": "a", "kind": "agent"}]},
+        {"nodes": [{"id": "a", "kind": "agent", "expectedOutput": {"kind": "assistant-message", "maxChars": 0}}]},
+        {"nodes": [{"id": "a", "kind": "shell"}, {"id": "a", "kind": "shell"}]},
+    ):
         with pytest.raises(TransitionRejected):
             definitions.register(store, first.project_id, "bad", 1, broken)
     assert definitions.load(store.conn, definition.definition_id) == body
@@ -83,8 +85,11 @@ def test_one_queued_or_running_reservation_per_pi_session(store, flow):
     # The partial unique index enforces it under the domain check too.
     direct = runs.create(store, project_id=flow[0], definition_id=flow[1])
     with pytest.raises(apsw.ConstraintError):
-        store.conn.execute("INSERT INTO run_queue (run_id, project_id, pi_session_id, status, enqueued_at) "
-                           "VALUES (?, ?, 'pi-1', 'queued', 0)", (direct.run_id, flow[0]))
+        store.conn.execute(
+            "INSERT INTO run_queue (run_id, project_id, pi_session_id, status, enqueued_at) "
+            "VALUES (?, ?, 'pi-1', 'queued', 0)",
+            (direct.run_id, flow[0]),
+        )
     assert first.revision == 1
     explicit = runs.create(store, project_id=flow[0], definition_id=flow[1], run_id="r-1", input={"x": 1})
     assert runs.create(store, project_id=flow[0], definition_id=flow[1], run_id="r-1", input={"x": 1}).adopted
@@ -94,9 +99,13 @@ def test_one_queued_or_running_reservation_per_pi_session(store, flow):
 
 
 def test_a_parked_parent_does_not_block_its_continuation(store, flow, path):
-    parent = running_run(store, *flow, pi_session_id="pi-1", input={"goal": "ship"},
-                         bindings={"origin": ("pi_session", {"sessionId": "pi-1", "entryId": "e0"}),
-                                   "repo": ("input", "/src/app")})
+    parent = running_run(
+        store,
+        *flow,
+        pi_session_id="pi-1",
+        input={"goal": "ship"},
+        bindings={"origin": ("pi_session", {"sessionId": "pi-1", "entryId": "e0"}), "repo": ("input", "/src/app")},
+    )
     parent_id = parent.resource_id.split(":")[1]
     asked = decisions.ask(store, parent, request={"question": "deploy?", "options": ["yes", "no"]})
     assert store.conn.execute("SELECT status FROM run_queue WHERE run_id = ?", (parent_id,)).fetchone() == ("parked",)
@@ -107,8 +116,9 @@ def test_a_parked_parent_does_not_block_its_continuation(store, flow, path):
     child = runs.get(store.conn, child_id)
     assert (child["origin"], child["parentRunId"], child["queue"]["status"]) == ("continuation", parent_id, "queued")
     assert child["input"]["response"] == "yes"
-    bound = store.conn.execute("SELECT name, binding_kind FROM run_bindings WHERE run_id = ? ORDER BY name",
-                               (child_id,)).fetchall()
+    bound = store.conn.execute(
+        "SELECT name, binding_kind FROM run_bindings WHERE run_id = ? ORDER BY name", (child_id,)
+    ).fetchall()
     assert bound == [("origin", "pi_session"), ("repo", "input")]  # copied from the parent
     # A failed reservation (stale revision) leaves the parent parked and recoverable.
     before = snapshot(path)
@@ -147,8 +157,7 @@ def test_a_cancelled_decision_cancels_its_parent_through_the_owner(store, flow):
 
 def test_timeout_with_a_default_is_acceptance_and_expiry_needs_no_default(store, flow, clock):
     with_default = running_run(store, *flow)
-    asked = decisions.ask(store, with_default, request={"options": ["a", "b"]}, default="b",
-                          deadline_at=clock() + 100)
+    asked = decisions.ask(store, with_default, request={"options": ["a", "b"]}, default="b", deadline_at=clock() + 100)
     with pytest.raises(TransitionRejected, match="deadline has not passed"):
         decisions.apply_deadline(store, asked.decision_id, with_default.claim, expected_revision=1)
     clock.advance(100)
@@ -187,8 +196,7 @@ def test_decision_actors(store, flow):
         store.conn.execute("UPDATE human_decision_resolutions SET outcome = 'cancelled'")
     other = running_run(store, *flow)
     open_one = decisions.ask(store, other, request={}, protected=False)
-    assert decisions.answer(store, open_one.decision_id, Actor("model", "agent-1"), {"ok": 1},
-                            expected_revision=1).won
+    assert decisions.answer(store, open_one.decision_id, Actor("model", "agent-1"), {"ok": 1}, expected_revision=1).won
     third = running_run(store, *flow, owner="host-c")
     asked = decisions.ask(store, third, request={})
     with pytest.raises(OwnershipRejected):
@@ -210,12 +218,16 @@ def test_assistant_message_attempts_store_text_and_a_receipt(store, flow):
         attempts.complete_assistant_message(store, attempt.permit, attempt.attempt_id, "x" * 41)
     with pytest.raises(TransitionRejected):
         attempts.complete(store, attempt.permit, attempt.attempt_id, {"not": "text"})
-    receipt, permit = attempts.complete_assistant_message(store, attempt.permit, attempt.attempt_id, "Hello there.",
-                                                          final_entry_id="e2")
+    receipt, permit = attempts.complete_assistant_message(
+        store, attempt.permit, attempt.attempt_id, "Hello there.", final_entry_id="e2"
+    )
     stored = attempts.get(store.conn, attempt.attempt_id)
     assert stored["output"] == "Hello there."
-    assert stored["receipt"] == receipt == {"textDigest": receipt["textDigest"], "finalEntryId": "e2",
-                                            "maxChars": 40, "adopted": False}
+    assert (
+        stored["receipt"]
+        == receipt
+        == {"textDigest": receipt["textDigest"], "finalEntryId": "e2", "maxChars": 40, "adopted": False}
+    )
     free = attempts.start(store, permit, "free")
     assert free.max_chars is None
     receipt, permit = attempts.complete_assistant_message(store, free.permit, free.attempt_id, "y" * 5000)
@@ -312,13 +324,13 @@ def test_channel_cursors_and_inbox_belong_to_the_lease_owner(store, flow, clock)
 
 def test_notifications_and_turn_intents_settle_once(store, flow, clock):
     permit = running_run(store, *flow)
-    notification_id = delivery.notify(store, permit, level="info", body="Run finished a step",
-                                      pi_session_id="pi-1")
+    notification_id = delivery.notify(store, permit, level="info", body="Run finished a step", pi_session_id="pi-1")
     first = delivery.settle_notification(store, notification_id, "delivered", expected_revision=1)
     late = delivery.settle_notification(store, notification_id, "dismissed", expected_revision=1)
     assert (first.status, late.status, late.adopted) == ("delivered", "delivered", True)
-    intent_id = delivery.create_turn_intent(store, permit, pi_session_id="pi-1", prompt="continue",
-                                            not_before=clock() + 50)
+    intent_id = delivery.create_turn_intent(
+        store, permit, pi_session_id="pi-1", prompt="continue", not_before=clock() + 50
+    )
     assert delivery.pending_turns(store.conn, "pi-1", clock()) == []
     clock.advance(50)
     [turn] = delivery.pending_turns(store.conn, "pi-1", clock())
@@ -331,12 +343,22 @@ def test_notifications_and_turn_intents_settle_once(store, flow, clock):
 def test_session_capture(store, flow):
     permit = running_run(store, *flow)
     segment = sessions.open_segment(store, permit, "pi-1")
-    segment = sessions.capture(store, permit, segment, entries=[
-        sessions.Entry("e1", "message", {"role": "user", "text": "hi"}),
-        sessions.Entry("e2", "message", {"role": "assistant", "text": "hello"}, parent_entry_id="e1"),
-    ], events=[sessions.SessionEvent("message_end", {"entry": "e2"}, entry_id="e2")])
-    repeated = sessions.capture(store, permit, segment, entries=[
-        sessions.Entry("e2", "message", {"role": "assistant", "text": "hello"}, parent_entry_id="e1")])
+    segment = sessions.capture(
+        store,
+        permit,
+        segment,
+        entries=[
+            sessions.Entry("e1", "message", {"role": "user", "text": "hi"}),
+            sessions.Entry("e2", "message", {"role": "assistant", "text": "hello"}, parent_entry_id="e1"),
+        ],
+        events=[sessions.SessionEvent("message_end", {"entry": "e2"}, entry_id="e2")],
+    )
+    repeated = sessions.capture(
+        store,
+        permit,
+        segment,
+        entries=[sessions.Entry("e2", "message", {"role": "assistant", "text": "hello"}, parent_entry_id="e1")],
+    )
     assert repeated == segment  # adopted: no new revision
     with pytest.raises(IdempotencyConflict):
         sessions.capture(store, permit, segment, entries=[sessions.Entry("e2", "message", {"text": "changed"})])
@@ -366,7 +388,10 @@ def test_status_is_a_pure_projection_and_reads_never_repair(store, flow, clock, 
     asked = decisions.ask(store, waiting, request={})
     decisions.answer(store, asked.decision_id, HUMAN, "ok", expected_revision=1)
     assert projection.decision_view(store.conn, asked.decision_id) == {
-        "status": "accepted", "outcome": "answered", "followUpPending": True}
+        "status": "accepted",
+        "outcome": "answered",
+        "followUpPending": True,
+    }
     # Rule 4: a stale owner is not current.
     clock.advance(2000)
     assert projection.run_view(store.conn, waiting.resource_id.split(":")[1], clock())["owner"] == "stale"

@@ -25,10 +25,22 @@ def _refused(path, call, *args, **kwargs):
 
 def test_run_input_and_bindings_refuse_credentials(store, flow, path):
     project_id, definition_id = flow
-    _refused(path, runs.create, store, project_id=project_id, definition_id=definition_id,
-             input={"repo": "x", "auth": {"apiKey": "sk-1"}})
-    _refused(path, runs.create, store, project_id=project_id, definition_id=definition_id,
-             bindings={"github": ("input", {"token": "ghp_1"})})
+    _refused(
+        path,
+        runs.create,
+        store,
+        project_id=project_id,
+        definition_id=definition_id,
+        input={"repo": "x", "auth": {"apiKey": "sk-1"}},
+    )
+    _refused(
+        path,
+        runs.create,
+        store,
+        project_id=project_id,
+        definition_id=definition_id,
+        bindings={"github": ("input", {"token": "ghp_1"})},
+    )
     permit = running_run(store, *flow)
     _refused(path, runs.post_update, store, permit, "progress", {"step": 1, "password": "p"})
 
@@ -36,11 +48,25 @@ def test_run_input_and_bindings_refuse_credentials(store, flow, path):
 def test_decisions_refuse_credentials(store, flow, path, clock):
     permit = running_run(store, *flow)
     _refused(path, decisions.ask, store, permit, request={"question": "deploy?", "secret": "s"})
-    _refused(path, decisions.ask, store, permit, request={"question": "deploy?"},
-             default={"Authorization": "Bearer x"}, deadline_at=clock() + 10)
+    _refused(
+        path,
+        decisions.ask,
+        store,
+        permit,
+        request={"question": "deploy?"},
+        default={"Authorization": "Bearer x"},
+        deadline_at=clock() + 10,
+    )
     asked = decisions.ask(store, permit, request={"question": "deploy?"})
-    _refused(path, decisions.answer, store, asked.decision_id, Actor("human", "u1"),
-             {"ok": True, "session_token": "t"}, expected_revision=asked.revision)
+    _refused(
+        path,
+        decisions.answer,
+        store,
+        asked.decision_id,
+        Actor("human", "u1"),
+        {"ok": True, "session_token": "t"},
+        expected_revision=asked.revision,
+    )
 
 
 def test_notifications_refuse_credentials(store, flow, path):
@@ -65,15 +91,28 @@ def test_effect_payloads_and_receipts_refuse_credentials(store, flow, path):
     permit = controllers.claim(store, controller.controller_id, "host-a", ttl_ms=60_000)
     with pytest.raises(TransitionRejected, match="credential"):
         effects.EffectRequest("deploy.start", "r-1", {"tag": "v1", "privateKey": "k"}, permit.resource_id)
-    request = effects.EffectRequest("deploy.start", "r-1", {"tag": "v1"}, permit.resource_id,
-                                    delivery="external")
+    request = effects.EffectRequest("deploy.start", "r-1", {"tag": "v1"}, permit.resource_id, delivery="external")
     reserved = effects.reserve(store, permit, request)
     effect = effects.get(store.conn, reserved.value)
     attempt = effects.begin_attempt(store, effect.effect_id, permit.claim, expected_revision=effect.revision)
-    _refused(path, effects.settle, store, attempt, permit.claim, outcome="succeeded",
-             result={"id": "d-1", "refresh_token": "r"})
-    _refused(path, effects.settle, store, attempt, permit.claim, outcome="failed",
-             error={"request": {"headers": {"Cookie": "c"}}})
+    _refused(
+        path,
+        effects.settle,
+        store,
+        attempt,
+        permit.claim,
+        outcome="succeeded",
+        result={"id": "d-1", "refresh_token": "r"},
+    )
+    _refused(
+        path,
+        effects.settle,
+        store,
+        attempt,
+        permit.claim,
+        outcome="failed",
+        error={"request": {"headers": {"Cookie": "c"}}},
+    )
     effects.settle(store, attempt, permit.claim, outcome="succeeded", result={"id": "d-1"})
 
 
@@ -102,7 +141,8 @@ def test_a_second_host_for_one_project_is_refused(tmp_path):
         # another process meets the same lock
         queue = multiprocessing.get_context("spawn").Queue()
         child = multiprocessing.get_context("spawn").Process(
-            target=_try_lock, args=(env["PI_CODING_AGENT_DIR"], "/src/app", queue))
+            target=_try_lock, args=(env["PI_CODING_AGENT_DIR"], "/src/app", queue)
+        )
         child.start()
         child.join(30)
         assert queue.get(timeout=5).startswith("refused: ")
@@ -135,8 +175,11 @@ def test_the_child_registry_is_written_only_by_the_lock_holder(tmp_path):
 
 def test_adoption_refuses_a_stored_row_that_is_not_what_its_media_type_says(store):
     content = b'{"b":1, "a":2}'  # valid text, but not canonical JSON
-    store.conn.execute("INSERT INTO blobs (digest, media_type, byte_length, content, created_at) "
-                       "VALUES (?, 'application/json', ?, ?, 0)", (blobs.sha256(content), len(content), content))
+    store.conn.execute(
+        "INSERT INTO blobs (digest, media_type, byte_length, content, created_at) "
+        "VALUES (?, 'application/json', ?, ?, 0)",
+        (blobs.sha256(content), len(content), content),
+    )
     with pytest.raises(BlobRejected, match="application/json"):
         blobs.put(store.conn, blobs.of_text(content.decode()), 1)
     assert count(store, "blobs") == 1
@@ -157,8 +200,10 @@ def test_a_blob_row_with_a_foreign_media_type_is_never_adopted(store):
     conn.execute("PRAGMA ignore_check_constraints = ON")
     try:
         content = b"hello"
-        conn.execute("INSERT INTO blobs (digest, media_type, byte_length, content, created_at) "
-                     "VALUES (?, 'image/png', 5, ?, 0)", (blobs.sha256(content), content))
+        conn.execute(
+            "INSERT INTO blobs (digest, media_type, byte_length, content, created_at) VALUES (?, 'image/png', 5, ?, 0)",
+            (blobs.sha256(content), content),
+        )
     finally:
         conn.execute("PRAGMA ignore_check_constraints = OFF")
     with pytest.raises(BlobRejected, match="image/png"):

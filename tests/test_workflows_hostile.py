@@ -42,8 +42,9 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def run_cli(*args: str, agent_dir: Path, uid: int | None = None,
-            python: str | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, agent_dir: Path, uid: int | None = None, python: str | None = None
+) -> subprocess.CompletedProcess:
     """``pi-workflows ARGS``; with ``uid``, as that user through ``python`` (see ``unprivileged``)."""
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir), "HOME": str(agent_dir.parent)}
     if uid is None:
@@ -57,11 +58,14 @@ def run_cli(*args: str, agent_dir: Path, uid: int | None = None,
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-    return subprocess.run(command + list(args), capture_output=True, text=True, timeout=60, cwd=REPO, env=env,
-                          preexec_fn=preexec)
+
+    return subprocess.run(
+        command + list(args), capture_output=True, text=True, timeout=60, cwd=REPO, env=env, preexec_fn=preexec
+    )
 
 
 # -- 1. a refused file is left exactly as it was ---------------------------------------
+
 
 def _newer_schema(path: Path) -> None:
     db.open_writer(path).close()
@@ -88,17 +92,25 @@ def _truncated(path: Path) -> None:
         handle.truncate(8192)
 
 
-@pytest.mark.parametrize("damage", [_newer_schema, _unknown_schema, _not_sqlite, _truncated],
-                         ids=["newer-schema", "unknown-schema", "not-sqlite", "truncated"])
+@pytest.mark.parametrize(
+    "damage",
+    [_newer_schema, _unknown_schema, _not_sqlite, _truncated],
+    ids=["newer-schema", "unknown-schema", "not-sqlite", "truncated"],
+)
 def test_refused_files_stay_byte_identical_with_no_new_siblings(tmp_path, damage):
     agent_dir = tmp_path / "agent"
     path = agent_dir / "workflows" / "state.sqlite"
     damage(path)
     assert listing(path.parent) == ["state.sqlite"]
     before = path.read_bytes()
-    for args in (("state", "status"), ("state", "verify"), ("state", "init"),
-                 ("state", "backup", str(tmp_path / "copy.sqlite")),
-                 ("state", "status", "--json"), ("state", "verify", "--json")):
+    for args in (
+        ("state", "status"),
+        ("state", "verify"),
+        ("state", "init"),
+        ("state", "backup", str(tmp_path / "copy.sqlite")),
+        ("state", "status", "--json"),
+        ("state", "verify", "--json"),
+    ):
         result = run_cli(*args, agent_dir=agent_dir)
         assert result.returncode == 4, (args, result.stdout, result.stderr)
         assert path.read_bytes() == before, args
@@ -116,6 +128,7 @@ def test_verify_of_a_newer_schema_still_reports_its_integrity(tmp_path):
 
 
 # -- 2. modes: init never changes what it did not create ------------------------------
+
 
 @pytest.mark.parametrize("folder_mode", [0o500, 0o750, 0o755])
 def test_init_keeps_the_mode_of_an_existing_folder_and_file(tmp_path, folder_mode):
@@ -157,6 +170,7 @@ def test_init_creates_its_own_folder_private(tmp_path):
 
 
 # -- 2. permissions: storage errors, as a user the mode bits bind ----------------------
+
 
 class Runner:
     """Runs ``pi-workflows`` as a user the mode bits bind, in a folder that user owns."""
@@ -206,8 +220,9 @@ def unprivileged():
                     break
                 errors.append(f"{python}: {probe.stderr.strip()[-200:]}")
             if runner is None:
-                pytest.skip(f"root ignores mode bits, and uid {NOBODY} cannot run pi-workflows here: "
-                            + "; ".join(errors))
+                pytest.skip(
+                    f"root ignores mode bits, and uid {NOBODY} cannot run pi-workflows here: " + "; ".join(errors)
+                )
         yield runner
     finally:
         for dirpath, _, _ in os.walk(folder):
@@ -230,8 +245,12 @@ def test_a_read_only_folder_ends_in_storage_errors(unprivileged, tmp_path):
     backup_dir = run.folder / "backups"
     backup_dir.mkdir()
     run.own(backup_dir)
-    for args in (("state", "status"), ("state", "verify"), ("state", "init"),
-                 ("state", "backup", str(backup_dir / "copy.sqlite"))):
+    for args in (
+        ("state", "status"),
+        ("state", "verify"),
+        ("state", "init"),
+        ("state", "backup", str(backup_dir / "copy.sqlite")),
+    ):
         result = run(*args, agent_dir=agent_dir)
         assert result.returncode == 6, (args, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr, (args, result.stderr)

@@ -24,13 +24,15 @@ def _compete(path, index, jobs, barrier, results):
             barrier.wait(timeout=60)
             role = ROLES[index]
             if role == "answer":
-                outcome = decisions.answer(store, decision_id, Actor("human", f"person-{index}"), {"from": index},
-                                           expected_revision=1)
+                outcome = decisions.answer(
+                    store, decision_id, Actor("human", f"person-{index}"), {"from": index}, expected_revision=1
+                )
             elif role == "deadline":
                 outcome = decisions.apply_deadline(store, decision_id, claim, expected_revision=1)
             else:
-                outcome = decisions.cancel(store, decision_id, expected_revision=1, actor=CONTROL,
-                                           reason=f"worker {index}")
+                outcome = decisions.cancel(
+                    store, decision_id, expected_revision=1, actor=CONTROL, reason=f"worker {index}"
+                )
             seen.append((decision_id, outcome.same_fact(), outcome.won))
     finally:
         store.close()
@@ -46,14 +48,18 @@ def test_eight_processes_race_answers_timeouts_and_cancellations(tmp_path):
         ref = runs.create(store, project_id=flow[0], definition_id=flow[1])
         permit = runs.claim(store, ref.run_id, "host", ttl_ms=600_000, expected_revision=1)
         default = "the default" if trial % 2 == 0 else None
-        asked = decisions.ask(store, permit, request={"question": f"trial {trial}"}, default=default,
-                              deadline_at=store.now() if default else store.now() - 1)
+        asked = decisions.ask(
+            store,
+            permit,
+            request={"question": f"trial {trial}"},
+            default=default,
+            deadline_at=store.now() if default else store.now() - 1,
+        )
         jobs.append((asked.decision_id, permit.claim))
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(WORKERS)
     results = context.Queue()
-    workers = [context.Process(target=_compete, args=(str(path), i, jobs, barrier, results))
-               for i in range(WORKERS)]
+    workers = [context.Process(target=_compete, args=(str(path), i, jobs, barrier, results)) for i in range(WORKERS)]
     for worker in workers:
         worker.start()
     collected = dict(results.get(timeout=120) for _ in workers)
@@ -73,11 +79,13 @@ def test_eight_processes_race_answers_timeouts_and_cancellations(tmp_path):
         assert sum(won for _, _, won in facts) == 1, "exactly one winner"
         if durable.outcome in ("timeout_default", "expired"):
             assert (durable.outcome == "timeout_default") == (trial % 2 == 0)
-        events = conn.execute("SELECT count(*) FROM events WHERE resource_id = ?",
-                              (decisions.decision_resource(decision_id),)).fetchone()[0]
+        events = conn.execute(
+            "SELECT count(*) FROM events WHERE resource_id = ?", (decisions.decision_resource(decision_id),)
+        ).fetchone()[0]
         assert events == 2  # opened, then exactly one resolution
-        follow_ups = conn.execute("SELECT count(*) FROM effects WHERE source_resource_id = ?",
-                                  (decisions.decision_resource(decision_id),)).fetchone()[0]
+        follow_ups = conn.execute(
+            "SELECT count(*) FROM effects WHERE source_resource_id = ?", (decisions.decision_resource(decision_id),)
+        ).fetchone()[0]
         assert follow_ups == 1
     submissions = conn.execute("SELECT count(*) FROM human_decision_submissions").fetchone()[0]
     answered = conn.execute("SELECT count(*) FROM human_decision_resolutions WHERE outcome = 'answered'").fetchone()[0]

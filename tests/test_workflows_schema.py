@@ -15,12 +15,38 @@ from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiv
 from .workflows_support import open_store
 
 SPEC_TABLES = {
-    "schema_meta", "projects", "blobs", "resources", "leases", "events", "workflow_definitions", "runs",
-    "run_bindings", "run_queue", "node_attempts", "workflow_updates", "session_segments", "session_entries",
-    "session_events", "human_decisions", "human_decision_resolutions", "human_decision_submissions",
-    "continuations", "controller_resources", "controller_finalizers", "controller_queue", "controller_workflows",
-    "effects", "effect_attempts", "notifications", "turn_intents", "channels", "channel_cursors", "channel_inbox",
-    "channel_messages", "channel_message_parts",
+    "schema_meta",
+    "projects",
+    "blobs",
+    "resources",
+    "leases",
+    "events",
+    "workflow_definitions",
+    "runs",
+    "run_bindings",
+    "run_queue",
+    "node_attempts",
+    "workflow_updates",
+    "session_segments",
+    "session_entries",
+    "session_events",
+    "human_decisions",
+    "human_decision_resolutions",
+    "human_decision_submissions",
+    "continuations",
+    "controller_resources",
+    "controller_finalizers",
+    "controller_queue",
+    "controller_workflows",
+    "effects",
+    "effect_attempts",
+    "notifications",
+    "turn_intents",
+    "channels",
+    "channel_cursors",
+    "channel_inbox",
+    "channel_messages",
+    "channel_message_parts",
 }
 
 
@@ -49,19 +75,39 @@ def test_a_new_database_has_every_spec_table_strict_with_explicit_keys(agent_dir
         conn = store.conn
         assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x50495746
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
-        tables = {name: strict for name, strict in conn.execute(
-            "SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'")}
+        tables = {
+            name: strict
+            for name, strict in conn.execute(
+                "SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
         assert set(tables) == SPEC_TABLES
         assert all(tables.values()), "every table is STRICT"
         meta = dict(conn.execute("SELECT key, value FROM schema_meta"))
         assert meta["format"] == "pi-workflows-state" and meta["schema_version"] == "1"
         assert meta["ddl_sha256"] == schema.ddl_digest()
-        fks = {t for t in SPEC_TABLES if conn.execute("SELECT count(*) FROM pragma_foreign_key_list(?)",
-                                                      (t,)).fetchone()[0]}
-        assert {"runs", "run_queue", "node_attempts", "human_decision_resolutions", "continuations",
-                "controller_workflows", "effects", "effect_attempts", "channel_messages"} <= fks
-        partial = {name: sql for name, sql in conn.execute(
-            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%UNIQUE%'")}
+        fks = {
+            t
+            for t in SPEC_TABLES
+            if conn.execute("SELECT count(*) FROM pragma_foreign_key_list(?)", (t,)).fetchone()[0]
+        }
+        assert {
+            "runs",
+            "run_queue",
+            "node_attempts",
+            "human_decision_resolutions",
+            "continuations",
+            "controller_workflows",
+            "effects",
+            "effect_attempts",
+            "channel_messages",
+        } <= fks
+        partial = {
+            name: sql
+            for name, sql in conn.execute(
+                "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%UNIQUE%'"
+            )
+        }
         assert "WHERE status = 'running'" in partial["node_attempts_one_active_per_run"]
         assert "WHERE status IN ('queued', 'running')" in partial["run_queue_one_reservation_per_session"]
         assert "WHERE submission_id IS NOT NULL" in partial["human_decision_resolutions_one_winner"]
@@ -139,8 +185,10 @@ def test_a_changed_column_type_is_refused_and_the_file_is_untouched(tmp_path):
     db.open_writer(path).close()
     conn = raw(path)
     conn.execute("PRAGMA writable_schema = ON")
-    conn.execute("UPDATE sqlite_schema SET sql = replace(sql, 'pi_session_id TEXT NOT NULL', "
-                 "'pi_session_id BLOB NOT NULL') WHERE name = 'run_queue'")
+    conn.execute(
+        "UPDATE sqlite_schema SET sql = replace(sql, 'pi_session_id TEXT NOT NULL', "
+        "'pi_session_id BLOB NOT NULL') WHERE name = 'run_queue'"
+    )
     conn.close()
     error = _refused_untouched(path, "run_queue")
     assert any("column pi_session_id differs" in p for p in error.problems)
@@ -155,8 +203,9 @@ def test_a_different_ddl_digest_is_refused(tmp_path):
     _refused_untouched(path, "digest")
 
 
-@pytest.mark.parametrize("pragma,match", [("application_id = 1", "application id"),
-                                          ("user_version = 2", "user version")])
+@pytest.mark.parametrize(
+    "pragma,match", [("application_id = 1", "application id"), ("user_version = 2", "user version")]
+)
 def test_application_id_and_user_version_are_checked(tmp_path, pragma, match):
     path = tmp_path / "state.sqlite"
     db.open_writer(path).close()
@@ -180,8 +229,9 @@ def test_foreign_files_are_refused_untouched(tmp_path):
     _refused_untouched(empty, "not a SQLite database")
 
 
-@pytest.mark.parametrize("older", ["runs/", "artifacts/", "decisions/", "project.sqlite", "channels.db",
-                                   "state.sqlite-wal"])
+@pytest.mark.parametrize(
+    "older", ["runs/", "artifacts/", "decisions/", "project.sqlite", "channels.db", "state.sqlite-wal"]
+)
 def test_older_live_state_blocks_creation_and_is_left_alone(tmp_path, older):
     folder = tmp_path / "workflows"
     folder.mkdir()

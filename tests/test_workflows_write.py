@@ -10,8 +10,8 @@ import pytest
 from pidesktop.workflows import (
     attempts,
     blobs,
-    claims,
     channels,
+    claims,
     controllers,
     effects,
     leases,
@@ -34,8 +34,6 @@ from pidesktop.workflows.ownership import CONTROL, Actor
 
 from .workflows_support import count, running_run, snapshot
 
-
-
 # -- every check rolls the whole command back ---------------------------------------------------
 
 
@@ -51,28 +49,50 @@ def test_each_write_contract_check_rolls_back_the_whole_command(store, path, flo
     channel = channels.create(store, "chat", "room-9")
     good = permit = running_run(store, *flow)
     # verify the actor and operation
-    _rolled_back(store, path, lambda: write.execute(store, write.Command(
-        "run.finish", Actor("human", "h1"), permit.resource_id, permit.revision, event_type="x"),
-        apply=lambda tx, _: None), ActorRejected)
+    _rolled_back(
+        store,
+        path,
+        lambda: write.execute(
+            store,
+            write.Command("run.finish", Actor("human", "h1"), permit.resource_id, permit.revision, event_type="x"),
+            apply=lambda tx, _: None,
+        ),
+        ActorRejected,
+    )
     # verify the expected resource revision
-    _rolled_back(store, path, lambda: runs.finish(store, good.at(good.revision - 1), outcome="succeeded"),
-                 RevisionConflict)
+    _rolled_back(
+        store, path, lambda: runs.finish(store, good.at(good.revision - 1), outcome="succeeded"), RevisionConflict
+    )
     # verify the claim token, generation and expiry
     wrong_token = good.at(good.revision)
     wrong_token = dataclasses.replace(wrong_token, claim=dataclasses.replace(good.claim, token="guess"))
     _rolled_back(store, path, lambda: runs.finish(store, wrong_token, outcome="succeeded"), OwnershipRejected)
     wrong_generation = dataclasses.replace(good, claim=dataclasses.replace(good.claim, generation=7))
-    _rolled_back(store, path, lambda: runs.finish(store, wrong_generation, outcome="succeeded"),
-                 OwnershipRejected)
+    _rolled_back(store, path, lambda: runs.finish(store, wrong_generation, outcome="succeeded"), OwnershipRejected)
     # verify the domain transition
     _rolled_back(store, path, lambda: attempts.start(store, good, "no-such-node"), CommandRejected)
     # write content-addressed values: a blob whose digest lies
     bad = blobs.of_json({"a": 1})
     bad = dataclasses.replace(bad, digest=blobs.sha256(b"other"))
-    _rolled_back(store, path, lambda: write.execute(store, write.Command(
-        "run.update", Actor("run_owner", "host-a"), good.resource_id, good.revision, owner=good.resource_id,
-        claim=good.claim, event_type="run.updated", blobs=(blobs.of_text("fine"), bad)),
-        apply=lambda tx, _: None), BlobRejected)
+    _rolled_back(
+        store,
+        path,
+        lambda: write.execute(
+            store,
+            write.Command(
+                "run.update",
+                Actor("run_owner", "host-a"),
+                good.resource_id,
+                good.revision,
+                owner=good.resource_id,
+                claim=good.claim,
+                event_type="run.updated",
+                blobs=(blobs.of_text("fine"), bad),
+            ),
+            apply=lambda tx, _: None,
+        ),
+        BlobRejected,
+    )
 
     # insert deterministic follow-up effects: a conflict in the last step undoes the domain rows too
     def apply(tx, _):
@@ -80,15 +100,47 @@ def test_each_write_contract_check_rolls_back_the_whole_command(store, path, flo
         tx.effect(effects.EffectRequest("custom.work", "k", {"v": 1}, good.resource_id))
         tx.effect(effects.EffectRequest("custom.work", "k", {"v": 2}, good.resource_id))
 
-    _rolled_back(store, path, lambda: write.execute(store, write.Command(
-        "run.update", Actor("run_owner", "host-a"), good.resource_id, good.revision, owner=good.resource_id,
-        claim=good.claim, event_type="run.updated"), apply=apply), IdempotencyConflict)
+    _rolled_back(
+        store,
+        path,
+        lambda: write.execute(
+            store,
+            write.Command(
+                "run.update",
+                Actor("run_owner", "host-a"),
+                good.resource_id,
+                good.revision,
+                owner=good.resource_id,
+                claim=good.claim,
+                event_type="run.updated",
+            ),
+            apply=apply,
+        ),
+        IdempotencyConflict,
+    )
     # a constraint checked only at COMMIT (the deferred message -> effect key)
-    _rolled_back(store, path, lambda: write.execute(store, write.Command(
-        "run.update", Actor("run_owner", "host-a"), good.resource_id, good.revision, owner=good.resource_id,
-        claim=good.claim, event_type="run.updated"), apply=lambda tx, _: tx.run(
-            "INSERT INTO channel_messages (message_id, channel_id, effect_id, status, created_at) "
-            "VALUES ('m', ?, 'missing', 'pending', 0)", (channel.channel_id,))), CommandRejected)
+    _rolled_back(
+        store,
+        path,
+        lambda: write.execute(
+            store,
+            write.Command(
+                "run.update",
+                Actor("run_owner", "host-a"),
+                good.resource_id,
+                good.revision,
+                owner=good.resource_id,
+                claim=good.claim,
+                event_type="run.updated",
+            ),
+            apply=lambda tx, _: tx.run(
+                "INSERT INTO channel_messages (message_id, channel_id, effect_id, status, created_at) "
+                "VALUES ('m', ?, 'missing', 'pending', 0)",
+                (channel.channel_id,),
+            ),
+        ),
+        CommandRejected,
+    )
     # an expired claim
     clock.advance(61_000)
     _rolled_back(store, path, lambda: runs.finish(store, good, outcome="succeeded"), OwnershipRejected)
@@ -112,8 +164,14 @@ def test_every_accepted_command_increments_the_revision_once_with_one_event(stor
     assert outcome.revision == 6
     history = resources.history(store.conn, permit.resource_id)
     assert [e.revision for e in history] == [1, 2, 3, 4, 5, 6]
-    assert [e.event_type for e in history] == ["run.created", "run.claimed", "attempt.started", "attempt.succeeded",
-                                               "run.updated", "run.succeeded"]
+    assert [e.event_type for e in history] == [
+        "run.created",
+        "run.claimed",
+        "attempt.started",
+        "attempt.succeeded",
+        "run.updated",
+        "run.succeeded",
+    ]
     assert {e.lease_generation for e in history[1:]} == {1}
     late = runs.finish(store, permit.at(6), outcome="failed")
     assert (late.status, late.adopted, late.revision) == ("succeeded", True, 6)
@@ -152,10 +210,12 @@ def test_lease_generations_only_grow_under_takeover(store, flow, clock):
     third = leases.acquire(store, resource, "host-a", ttl_ms=1000)
     assert third.generation == 3
     token_hash = store.conn.execute("SELECT token_sha256 FROM leases WHERE resource_id = ?", (resource,)).fetchone()
-    assert bytes(token_hash[0]) == claims.token_sha256(third.token) and third.token.encode() not in bytes(
-        token_hash[0])
-    for statement in ("UPDATE leases SET generation = 1", "DELETE FROM leases",
-                      "UPDATE leases SET token_sha256 = zeroblob(32)"):
+    assert bytes(token_hash[0]) == claims.token_sha256(third.token) and third.token.encode() not in bytes(token_hash[0])
+    for statement in (
+        "UPDATE leases SET generation = 1",
+        "DELETE FROM leases",
+        "UPDATE leases SET token_sha256 = zeroblob(32)",
+    ):
         with pytest.raises(apsw.ConstraintError):
             store.conn.execute(statement)
 
@@ -184,8 +244,9 @@ def test_a_stale_run_owner_cannot_write_after_takeover(store, flow, clock):
         attempts.complete_assistant_message(store, new, attempt.attempt_id, "hi")
     resumed = attempts.resume(store, new, attempt.attempt_id)
     assert resumed.attempt_id == attempt.attempt_id
-    receipt, new = attempts.complete_assistant_message(store, resumed.permit, attempt.attempt_id, "hi",
-                                                       final_entry_id="e9", adopted=True)
+    receipt, new = attempts.complete_assistant_message(
+        store, resumed.permit, attempt.attempt_id, "hi", final_entry_id="e9", adopted=True
+    )
     assert receipt["adopted"] is True
     assert runs.finish(store, new, outcome="succeeded").status == "succeeded"
 
@@ -196,17 +257,22 @@ def test_a_stale_run_owner_cannot_write_after_takeover(store, flow, clock):
 def test_effect_key_adoption_and_conflict(store, flow):
     controller = controllers.create(store, flow[0], "ctl", {})
     permit = controllers.claim(store, controller.controller_id, "host-a", ttl_ms=60_000)
-    request = effects.EffectRequest("deploy.start", "release-1", {"tag": "v1"}, permit.resource_id,
-                                    delivery="external")
+    request = effects.EffectRequest("deploy.start", "release-1", {"tag": "v1"}, permit.resource_id, delivery="external")
     first = effects.reserve(store, permit, request)
     permit = permit.at(first.revision)
-    again = effects.reserve(store, permit, effects.EffectRequest("deploy.start", "release-1", {"tag": "v1"},
-                                                                 permit.resource_id, delivery="external"))
+    again = effects.reserve(
+        store,
+        permit,
+        effects.EffectRequest("deploy.start", "release-1", {"tag": "v1"}, permit.resource_id, delivery="external"),
+    )
     assert again.adopted and again.value == first.value and again.revision == permit.revision
     assert count(store, "effects") == 1
     with pytest.raises(IdempotencyConflict):
-        effects.reserve(store, permit, effects.EffectRequest("deploy.start", "release-1", {"tag": "v2"},
-                                                             permit.resource_id, delivery="external"))
+        effects.reserve(
+            store,
+            permit,
+            effects.EffectRequest("deploy.start", "release-1", {"tag": "v2"}, permit.resource_id, delivery="external"),
+        )
     effect = effects.get(store.conn, first.value)
     assert effect.effect_id == effects.effect_id(permit.resource_id, "deploy.start", "release-1")
     assert (effect.source_resource_id, effect.source_revision) == (permit.resource_id, permit.revision)
@@ -228,12 +294,20 @@ def test_queue_settlement_effects_exist_only_for_runs_with_a_queue_row(store, fl
         effects.apply_local(store, effect.effect_id, queued.claim, expected_revision=result.revision)
 
     def phantom(tx, _):
-        tx.effect(effects.EffectRequest("run_queue.settle", "x", {"runId": direct.resource_id.split(":")[1]},
-                                        direct.resource_id))
+        tx.effect(
+            effects.EffectRequest(
+                "run_queue.settle", "x", {"runId": direct.resource_id.split(":")[1]}, direct.resource_id
+            )
+        )
 
     with pytest.raises(TransitionRejected, match="run_queue row"):
-        write.execute(store, write.Command("run.create", CONTROL, resources.rid("run", "phantom"), creates=True,
-                                           event_type="run.created"), apply=phantom)
+        write.execute(
+            store,
+            write.Command(
+                "run.create", CONTROL, resources.rid("run", "phantom"), creates=True, event_type="run.created"
+            ),
+            apply=phantom,
+        )
 
 
 def _channel_send(store, flow, clock):
@@ -262,21 +336,28 @@ def test_ambiguous_effects_are_not_repeated_without_evidence(store, flow, clock)
     with pytest.raises(TransitionRejected, match="evidence"):
         effects.begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
     with pytest.raises(TransitionRejected, match="evidence"):
-        effects.resolve_ambiguous(store, effect_id, other.claim, expected_revision=effect.revision, evidence={},
-                                  applied=False)
+        effects.resolve_ambiguous(
+            store, effect_id, other.claim, expected_revision=effect.revision, evidence={}, applied=False
+        )
     assert count(store, "effect_attempts") == 1
     # Evidence that the provider never saw it: the effect may be attempted again.
-    effects.resolve_ambiguous(store, effect_id, other.claim, expected_revision=effect.revision,
-                              evidence={"searched": "provider history", "found": False}, applied=False)
+    effects.resolve_ambiguous(
+        store,
+        effect_id,
+        other.claim,
+        expected_revision=effect.revision,
+        evidence={"searched": "provider history", "found": False},
+        applied=False,
+    )
     effect = effects.get(store.conn, effect_id)
     attempt = effects.begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
     assert attempt.attempt_no == 2 and attempt.generation == 2
-    settled = effects.settle(store, attempt, other.claim, outcome="succeeded", result={"deliveredAs": "m-77"},
-                             external_ref="m-77")
+    settled = effects.settle(
+        store, attempt, other.claim, outcome="succeeded", result={"deliveredAs": "m-77"}, external_ref="m-77"
+    )
     assert settled.value == "succeeded"
     message = channels.message(store.conn, message_id)
-    assert (message["status"], message["externalRef"], message["receipt"]) == ("sent", "m-77",
-                                                                               {"deliveredAs": "m-77"})
+    assert (message["status"], message["externalRef"], message["receipt"]) == ("sent", "m-77", {"deliveredAs": "m-77"})
     assert message["parts"] == ["hello", "world"]
 
 
@@ -284,8 +365,7 @@ def test_a_failed_external_attempt_can_be_scheduled_for_retry(store, flow, clock
     _, permit, message_id, effect_id = _channel_send(store, flow, clock)
     effect = effects.get(store.conn, effect_id)
     attempt = effects.begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
-    effects.settle(store, attempt, permit.claim, outcome="failed", error={"status": 503},
-                   retry_at=clock() + 500)
+    effects.settle(store, attempt, permit.claim, outcome="failed", error={"status": 503}, retry_at=clock() + 500)
     effect = effects.get(store.conn, effect_id)
     assert (effect.status, effect.retry_at) == ("pending", clock() + 500)
     with pytest.raises(TransitionRejected, match="retry"):

@@ -45,10 +45,25 @@ def project_and_definition(store, tmp_path: Path, name: str = "flow") -> tuple[s
     return project.project_id, definition.definition_id
 
 
-def running_run(store, project_id: str, definition_id: str, *, owner: str = "host-a", ttl_ms: int = 60_000,
-                pi_session_id: str | None = None, input=None, bindings=None):
-    ref = runs.create(store, project_id=project_id, definition_id=definition_id, input=input,
-                      pi_session_id=pi_session_id, bindings=bindings)
+def running_run(
+    store,
+    project_id: str,
+    definition_id: str,
+    *,
+    owner: str = "host-a",
+    ttl_ms: int = 60_000,
+    pi_session_id: str | None = None,
+    input=None,
+    bindings=None,
+):
+    ref = runs.create(
+        store,
+        project_id=project_id,
+        definition_id=definition_id,
+        input=input,
+        pi_session_id=pi_session_id,
+        bindings=bindings,
+    )
     return runs.claim(store, ref.run_id, owner, ttl_ms=ttl_ms, expected_revision=ref.revision)
 
 
@@ -71,6 +86,7 @@ def count(store, table: str, where: str = "1", params=()) -> int:
 
 
 # -- fixtures (imported by the test modules) ---------------------------------------
+
 
 @pytest.fixture
 def clock():

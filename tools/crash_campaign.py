@@ -39,25 +39,38 @@ import tempfile
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.storage import journal, recovery  # noqa: E402
-from tests.conftest import InProcessHost, StdioHost  # noqa: E402
-from tests.crash_support import (Replies, db_rows, integrity_ok, kill_after, reference, send_all,  # noqa: E402
-                                 start_ready, transcript_ids, without_rewrite_id)
-from tests.test_history_stdio import AFTER_MIDDLE, BIG, MIDDLE, big_messages, big_template, marker  # noqa: E402
-from tests.test_storage_crash import (assert_new_root_is_complete, forget_the_move, published_root,  # noqa: E402
-                                      start_move)
-from tests.test_storage_seed import seed, snapshot  # noqa: E402
+from pidesktop import paths
+from pidesktop.storage import journal, recovery
+from tests.conftest import InProcessHost, StdioHost
+from tests.crash_support import (
+    Replies,
+    db_rows,
+    integrity_ok,
+    kill_after,
+    reference,
+    send_all,
+    start_ready,
+    transcript_ids,
+    without_rewrite_id,
+)
+from tests.test_history_stdio import AFTER_MIDDLE, BIG, MIDDLE, big_messages, big_template, marker
+from tests.test_storage_crash import (
+    assert_new_root_is_complete,
+    forget_the_move,
+    published_root,
+    start_move,
+)
+from tests.test_storage_seed import seed, snapshot
 
 HOST_KINDS = ("append", "truncateFrom", "replaceMessages", "deleteMessage", "fork", "revision", "endTurn", "inbox")
 MOVE_KIND = "move"
@@ -94,13 +107,16 @@ class Summary:
         return sum(result.instants for result in self.kinds.values())
 
     def table(self) -> str:
-        rows = [f"crash campaign, seed {self.seed}: {self.instants} instants in {self.seconds:.0f} s, "
-                f"{len(self.failures)} failures",
-                f"{'kind':<16}{'instants':>9}{'acked':>7}{'failed':>7}{'op ms':>8}  outcomes"]
+        rows = [
+            f"crash campaign, seed {self.seed}: {self.instants} instants in {self.seconds:.0f} s, "
+            f"{len(self.failures)} failures",
+            f"{'kind':<16}{'instants':>9}{'acked':>7}{'failed':>7}{'op ms':>8}  outcomes",
+        ]
         for kind, r in self.kinds.items():
             outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.outcomes.items()))
-            rows.append(f"{kind:<16}{r.instants:>9}{r.acknowledged:>7}{len(r.failures):>7}"
-                        f"{r.duration * 1e3:>8.0f}  {outcomes}")
+            rows.append(
+                f"{kind:<16}{r.instants:>9}{r.acknowledged:>7}{len(r.failures):>7}{r.duration * 1e3:>8.0f}  {outcomes}"
+            )
         rows += [f"FAIL {failure}" for failure in self.failures]
         return "\n".join(rows)
 
@@ -156,14 +172,16 @@ def check_windows(h: InProcessHost, sid: str, rng: random.Random) -> list[dict]:
         return messages
     for limit in (1, 7, 250):
         w = h.call("session.get", {"sessionId": sid, "messageLimit": limit})
-        check(w["messages"] == messages[max(0, n - limit):], f"{sid}: the last-{limit} window differs")
+        check(w["messages"] == messages[max(0, n - limit) :], f"{sid}: the last-{limit} window differs")
         check(w["compactions"] == full["compactions"], f"{sid}: a window's compactions differ")
     for anchor in rng.sample([m["id"] for m in messages], min(3, n)):
         limit = rng.choice((5, 40))
         w = h.call("session.get", {"sessionId": sid, "messageAround": anchor, "messageLimit": limit})
         check(anchor in [m["id"] for m in w["messages"]], f"{sid}: the window around {anchor} misses it")
-        check(w["messages"] == messages[w["messageStart"]:w["messageEnd"]],
-              f"{sid}: the window around {anchor} is not the full read's slice")
+        check(
+            w["messages"] == messages[w["messageStart"] : w["messageEnd"]],
+            f"{sid}: the window around {anchor} is not the full read's slice",
+        )
     page = rng.choice((97, 333))
     forward, start = [], 0
     while True:
@@ -251,8 +269,10 @@ def appends(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     for i in range(3):
         h.call("session.appendMessage", {"sessionId": sid, "message": msg(f"seed{i}", "user", f"seed {i}")})
     assert h.close() == 0
-    sent = [msg(f"m{i}", "user" if i % 2 else "assistant", "word " * rng.choice((1, 10, 200, 3000)) + f"#{i}")
-            for i in range(APPENDS)]
+    sent = [
+        msg(f"m{i}", "user" if i % 2 else "assistant", "word " * rng.choice((1, 10, 200, 3000)) + f"#{i}")
+        for i in range(APPENDS)
+    ]
     commands = [cmd("session.appendMessage", sessionId=sid, message=m) for m in sent]
     seeded = [f"seed{i}" for i in range(3)]
 
@@ -294,8 +314,9 @@ def rewrite_variant(start: Hosts, work: Path, template: Path, sid: str, name: st
     return Variant(name, template, sid, [command], judge)
 
 
-def observed_prefix(start: Hosts, work: Path, name: str, template: Path, sid: str, commands: list[dict],
-                    observe: Callable) -> Variant:
+def observed_prefix(
+    start: Hosts, work: Path, name: str, template: Path, sid: str, commands: list[dict], observe: Callable
+) -> Variant:
     """A variant judged by states: after the kill, what a new host observes must equal the state after
     some prefix of the commands that includes every acknowledged one."""
     root = work / f"states-{name}"
@@ -327,20 +348,29 @@ def histories(start: Hosts, work: Path, rng: random.Random) -> dict[str, list[Va
     lone = f"m{BIG // 4 + 1:05d}"  # an assistant message
     kinds = {
         "truncateFrom": [
-            rewrite_variant(start, work, big, sid, "regenerate", cmd("session.truncateFrom", sessionId=sid,
-                                                                     messageId=AFTER_MIDDLE)),
-            rewrite_variant(start, work, big, sid, "edit", cmd("session.truncateFrom", sessionId=sid,
-                                                               messageId=MIDDLE))],
+            rewrite_variant(
+                start, work, big, sid, "regenerate", cmd("session.truncateFrom", sessionId=sid, messageId=AFTER_MIDDLE)
+            ),
+            rewrite_variant(
+                start, work, big, sid, "edit", cmd("session.truncateFrom", sessionId=sid, messageId=MIDDLE)
+            ),
+        ],
         "replaceMessages": [
-            rewrite_variant(start, work, big, sid, "replace-drop", cmd("session.replaceMessages", sessionId=sid,
-                                                                       messages=kept)),
-            rewrite_variant(start, work, big, sid, "replace-cut", cmd("session.replaceMessages", sessionId=sid,
-                                                                      messages=cut))],
+            rewrite_variant(
+                start, work, big, sid, "replace-drop", cmd("session.replaceMessages", sessionId=sid, messages=kept)
+            ),
+            rewrite_variant(
+                start, work, big, sid, "replace-cut", cmd("session.replaceMessages", sessionId=sid, messages=cut)
+            ),
+        ],
         "deleteMessage": [
-            rewrite_variant(start, work, big, sid, "delete-prompt", cmd("session.deleteMessage", sessionId=sid,
-                                                                        messageId=MIDDLE)),
-            rewrite_variant(start, work, big, sid, "delete-reply", cmd("session.deleteMessage", sessionId=sid,
-                                                                       messageId=lone))],
+            rewrite_variant(
+                start, work, big, sid, "delete-prompt", cmd("session.deleteMessage", sessionId=sid, messageId=MIDDLE)
+            ),
+            rewrite_variant(
+                start, work, big, sid, "delete-reply", cmd("session.deleteMessage", sessionId=sid, messageId=lone)
+            ),
+        ],
     }
 
     def sessions_after_fork(expected: list[list[str]]):
@@ -358,12 +388,15 @@ def histories(start: Hosts, work: Path, rng: random.Random) -> dict[str, list[Va
             texts = [m["blocks"][0]["text"].split()[0] for m in got]
             check(texts in expected, f"the fork holds {len(texts)} messages, not a whole copy")
             return "whole fork"
+
         return judge
 
     texts = [marker(i) for i in range(BIG)]
     forks = []
-    for name, params, expected in (("fork-whole", {}, texts),
-                                   ("fork-through", {"throughMessageId": MIDDLE}, texts[: BIG // 2 + 1])):
+    for name, params, expected in (
+        ("fork-whole", {}, texts),
+        ("fork-through", {"throughMessageId": MIDDLE}, texts[: BIG // 2 + 1]),
+    ):
         command = cmd("session.fork", sessionId=sid, **params)
         forks.append(Variant(name, big, sid, [command], sessions_after_fork([expected])))
     kinds["fork"] = forks
@@ -383,12 +416,18 @@ def histories(start: Hosts, work: Path, rng: random.Random) -> dict[str, list[Va
         return ([m["id"] for m in got], [(r["revisionIndex"], r["messageCount"], r["isActive"]) for r in rows])
 
     save = cmd("session.saveActiveRevision", sessionId=sid, rootUserId=MIDDLE)
-    switch = lambda index: cmd("session.activateRevision", sessionId=sid, rootUserId=MIDDLE,  # noqa: E731
-                               revisionIndex=index)
+    switch = lambda index: cmd(
+        "session.activateRevision",
+        sessionId=sid,
+        rootUserId=MIDDLE,
+        revisionIndex=index,
+    )
     kinds["revision"] = [
         observed_prefix(start, work, "switch-back", revisions, sid, [save, switch(1)], revision_state),
-        observed_prefix(start, work, "switch-back-and-forth", revisions, sid, [save, switch(1), switch(2)],
-                        revision_state)]
+        observed_prefix(
+            start, work, "switch-back-and-forth", revisions, sid, [save, switch(1), switch(2)], revision_state
+        ),
+    ]
     return kinds
 
 
@@ -400,11 +439,17 @@ def turns(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     commands, ends = [], {}
     for t in range(TURNS):
         turn = f"t{t:03d}"
-        commands += [cmd("session.startTurn", sessionId=sid, turnId=turn),
-                     cmd("session.appendMessage", sessionId=sid, turnId=turn, message=msg(f"u{t}", "user", f"q {t}")),
-                     cmd("session.appendMessage", sessionId=sid, turnId=turn,
-                         message=msg(f"a{t}", "assistant", "answer " * rng.choice((5, 500)))),
-                     cmd("session.endTurn", sessionId=sid, turnId=turn, status="completed", createNotification=True)]
+        commands += [
+            cmd("session.startTurn", sessionId=sid, turnId=turn),
+            cmd("session.appendMessage", sessionId=sid, turnId=turn, message=msg(f"u{t}", "user", f"q {t}")),
+            cmd(
+                "session.appendMessage",
+                sessionId=sid,
+                turnId=turn,
+                message=msg(f"a{t}", "assistant", "answer " * rng.choice((5, 500))),
+            ),
+            cmd("session.endTurn", sessionId=sid, turnId=turn, status="completed", createNotification=True),
+        ]
         ends[len(commands)] = turn
     appended = [c["params"]["message"]["id"] for c in commands if c["method"] == "session.appendMessage"]
 
@@ -415,8 +460,10 @@ def turns(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
         listing = h.call("notifications.list", {"limit": 200})
         notes = Counter(n["turnId"] for n in listing["notifications"])
         check(all(v == 1 for v in notes.values()), "a turn has more than one notification")
-        check(listing["unreadCount"] == sum(1 for n in listing["notifications"] if n["readAt"] is None),
-              "unreadCount differs from the unread notifications")
+        check(
+            listing["unreadCount"] == sum(1 for n in listing["notifications"] if n["readAt"] is None),
+            "unreadCount differs from the unread notifications",
+        )
         for turn, status in rows.items():
             check((status == "completed") == (turn in notes), f"{turn}: status {status} but notified {turn in notes}")
         for position, turn in ends.items():
@@ -424,8 +471,9 @@ def turns(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
                 check(rows.get(turn) == "completed", f"{turn}: an acknowledged endTurn left it {rows.get(turn)}")
         ids = [m["id"] for m in h.call("session.get", {"sessionId": sid})["messages"]]
         check(ids == appended[: len(ids)], "the messages are not a prefix of those appended")
-        acked_appends = sum(1 for i, c in enumerate(commands, start=1)
-                            if i <= acked and c["method"] == "session.appendMessage")
+        acked_appends = sum(
+            1 for i, c in enumerate(commands, start=1) if i <= acked and c["method"] == "session.appendMessage"
+        )
         check(len(ids) >= acked_appends, f"{acked_appends} appends acknowledged, {len(ids)} present")
         return "aborted one" if "aborted" in rows.values() else "none running"
 
@@ -439,15 +487,24 @@ def inbox(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     for t in range(NOTIFICATIONS):
         sid = sids[t % 2]
         h.call("session.startTurn", {"sessionId": sid, "turnId": f"t{t}"})
-        h.call("session.endTurn", {"sessionId": sid, "turnId": f"t{t}", "status": rng.choice(("completed", "error")),
-                                   "createNotification": True})
+        h.call(
+            "session.endTurn",
+            {
+                "sessionId": sid,
+                "turnId": f"t{t}",
+                "status": rng.choice(("completed", "error")),
+                "createNotification": True,
+            },
+        )
     ids = [n["id"] for n in h.call("notifications.list", {"limit": 200})["notifications"]]
     assert h.close() == 0
     reads = rng.sample(ids, 120)
-    commands = ([cmd("notifications.markRead", id=i) for i in reads[:60]]
-                + [cmd("notifications.markAllRead", sessionId=sids[0])]
-                + [cmd("notifications.markRead", id=i) for i in reads[60:]]
-                + [cmd("notifications.markAllRead"), cmd("notifications.clear")])
+    commands = (
+        [cmd("notifications.markRead", id=i) for i in reads[:60]]
+        + [cmd("notifications.markAllRead", sessionId=sids[0])]
+        + [cmd("notifications.markRead", id=i) for i in reads[60:]]
+        + [cmd("notifications.markAllRead"), cmd("notifications.clear")]
+    )
 
     def inbox_state(h) -> tuple:
         listing = h.call("notifications.list", {"limit": 200})
@@ -511,8 +568,10 @@ def move_trials(work: Path, count: int, rng: random.Random, result: KindResult, 
                 if pending is None:
                     result.outcomes["before the journal"] += 1
                 else:
-                    check(pending.destination == dest and pending.source_data_root == seeded.root,
-                          "the journal names another move")
+                    check(
+                        pending.destination == dest and pending.source_data_root == seeded.root,
+                        "the journal names another move",
+                    )
                     follow_up = follow_ups[pending_seen % len(follow_ups)]
                     pending_seen += 1
                     result.outcomes[f"pending, {follow_up}"] += 1
@@ -534,7 +593,7 @@ def move_trials(work: Path, count: int, rng: random.Random, result: KindResult, 
             finally:
                 h.stop()
             baseline = snapshot(*roots)  # a host that opens the old root may touch its files
-        except Exception as exc:  # noqa: BLE001 - every failure is recorded, with the root kept
+        except Exception as exc:
             result.failures.append(f"{where}: {describe(exc)}")
             shutil.copytree(work, keep / f"move-{trial}", symlinks=True, dirs_exist_ok=True)
         forget_the_move(dest)
@@ -567,8 +626,13 @@ def isolated_home(folder: Path):
                 os.environ[key] = value
 
 
-def run_campaign(work: Path, per_kind: int | dict[str, int] = FULL_PER_KIND, moves: int = FULL_MOVES,
-                 seed_value: int = 20261201, log: Callable[[str], None] | None = print) -> Summary:
+def run_campaign(
+    work: Path,
+    per_kind: int | dict[str, int] = FULL_PER_KIND,
+    moves: int = FULL_MOVES,
+    seed_value: int = 20261201,
+    log: Callable[[str], None] | None = print,
+) -> Summary:
     """Kill the host ``per_kind`` times for each kind in HOST_KINDS (a number, or one per kind) and the
     data-folder move ``moves`` times, under ``work``; the summary of what held and what failed."""
     counts = per_kind if isinstance(per_kind, dict) else {kind: per_kind for kind in HOST_KINDS}
@@ -602,23 +666,27 @@ def run_campaign(work: Path, per_kind: int | dict[str, int] = FULL_PER_KIND, mov
                     # a random instant in the trial's stratum of the commands' duration (and a little after)
                     delay = variant.duration * 1.25 * (stratum + rng.random()) / n
                     root = work / "trials" / f"{kind}-{trial}"
-                    where = (f"{variant.name} trial {trial}, kill after {delay * 1e3:.1f} ms "
-                             f"of {variant.duration * 1e3:.1f} ms")
+                    where = (
+                        f"{variant.name} trial {trial}, kill after {delay * 1e3:.1f} ms "
+                        f"of {variant.duration * 1e3:.1f} ms"
+                    )
                     result.instants += 1
                     try:
                         answered, outcome = host_trial(start, variant, root, delay, rng)
                         result.acknowledged += answered
                         result.outcomes[outcome] += 1
                         shutil.rmtree(root)
-                    except Exception as exc:  # noqa: BLE001 - every failure is recorded, with the root kept
+                    except Exception as exc:
                         start.reap()
                         result.failures.append(f"{where}: {describe(exc)} (root kept in {keep / root.name})")
                         keep.mkdir(parents=True, exist_ok=True)
                         if root.exists():
                             shutil.move(str(root), keep / root.name)
                     if log and (trial + 1) % 25 == 0:
-                        log(f"  {kind}: {trial + 1}/{n} ({len(result.failures)} failures, "
-                            f"{time.monotonic() - began:.0f} s)")
+                        log(
+                            f"  {kind}: {trial + 1}/{n} ({len(result.failures)} failures, "
+                            f"{time.monotonic() - began:.0f} s)"
+                        )
             if moves:
                 result = summary.kinds.setdefault(MOVE_KIND, KindResult())
                 move_trials(work / "move", moves, rng, result, keep, log)
@@ -630,8 +698,12 @@ def run_campaign(work: Path, per_kind: int | dict[str, int] = FULL_PER_KIND, mov
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--per-kind", type=int, default=FULL_PER_KIND,
-                        help=f"instants per host kind ({len(HOST_KINDS)} kinds; default {FULL_PER_KIND})")
+    parser.add_argument(
+        "--per-kind",
+        type=int,
+        default=FULL_PER_KIND,
+        help=f"instants per host kind ({len(HOST_KINDS)} kinds; default {FULL_PER_KIND})",
+    )
     parser.add_argument("--moves", type=int, default=FULL_MOVES, help=f"move instants (default {FULL_MOVES})")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--work", type=Path, help="where the data roots go (default: a temporary folder)")
@@ -639,10 +711,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="pidesktop-crash-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"crash campaign in {work}: {args.per_kind} instants x {len(HOST_KINDS)} host kinds, "
-          f"{args.moves} moves, seed {args.seed}", flush=True)
-    summary = run_campaign(work, args.per_kind, args.moves, args.seed,
-                           log=lambda line: print(line, flush=True))
+    print(
+        f"crash campaign in {work}: {args.per_kind} instants x {len(HOST_KINDS)} host kinds, "
+        f"{args.moves} moves, seed {args.seed}",
+        flush=True,
+    )
+    summary = run_campaign(work, args.per_kind, args.moves, args.seed, log=lambda line: print(line, flush=True))
     print(summary.table(), flush=True)
     if not args.keep and not summary.failures:
         shutil.rmtree(work, ignore_errors=True)

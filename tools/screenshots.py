@@ -18,17 +18,17 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import qasync  # noqa: E402
-from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import qasync
+from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter
+from PySide6.QtWidgets import QApplication
 
-from pidesktop import paths  # noqa: E402
-from pidesktop.agent.runner import TurnRunner  # noqa: E402
-from pidesktop.bus import HostClient, HostThread  # noqa: E402
-from pidesktop.host.core import opener  # noqa: E402
-from pidesktop.ui import i18n  # noqa: E402
-from pidesktop.ui import theme as themes  # noqa: E402
-from pidesktop.ui.main_window import MainWindow  # noqa: E402
+from pidesktop import paths
+from pidesktop.agent.runner import TurnRunner
+from pidesktop.bus import HostClient, HostThread
+from pidesktop.host.core import opener
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.main_window import MainWindow
 
 ANSWER = """Here is a compact way to read a large JSONL file **without loading it whole**:
 
@@ -53,63 +53,148 @@ def read_page(path, offsets, start, count):
 async def seed(client: HostClient) -> dict[str, str]:
     ids = {}
     runner = TurnRunner(client, offline_delay=0.0)
-    long_chat = (await client.call("session.create", {"title": "Reading huge JSONL files",
-                                                      "projectPath": "/home/ana/pidesktop"}))["session"]["id"]
+    long_chat = (
+        await client.call("session.create", {"title": "Reading huge JSONL files", "projectPath": "/home/ana/pidesktop"})
+    )["session"]["id"]
     for n in range(30):
-        await client.call("session.appendMessage", {"sessionId": long_chat, "message": {
-            "id": f"q{n}", "role": "user", "blocks": [{"type": "text", "text": f"Question {n}: how do I page through a long file?"}]}})
-        await client.call("session.appendMessage", {"sessionId": long_chat, "message": {
-            "id": f"a{n}", "role": "assistant", "blocks": [
-                {"type": "thinking", "text": "The reader wants constant-time page reads."},
-                {"type": "text", "text": ANSWER},
-                *([{"type": "tool_call", "callId": f"c{n}", "name": "Bash", "args": {"command": "wc -l chat.jsonl"},
-                    "status": "ok", "result": "100000 chat.jsonl", "durationMs": 412}] if n % 3 == 0 else [])],
-            "meta": {"status": "completed", "thinkingSeconds": 3}}})
+        await client.call(
+            "session.appendMessage",
+            {
+                "sessionId": long_chat,
+                "message": {
+                    "id": f"q{n}",
+                    "role": "user",
+                    "blocks": [{"type": "text", "text": f"Question {n}: how do I page through a long file?"}],
+                },
+            },
+        )
+        await client.call(
+            "session.appendMessage",
+            {
+                "sessionId": long_chat,
+                "message": {
+                    "id": f"a{n}",
+                    "role": "assistant",
+                    "blocks": [
+                        {"type": "thinking", "text": "The reader wants constant-time page reads."},
+                        {"type": "text", "text": ANSWER},
+                        *(
+                            [
+                                {
+                                    "type": "tool_call",
+                                    "callId": f"c{n}",
+                                    "name": "Bash",
+                                    "args": {"command": "wc -l chat.jsonl"},
+                                    "status": "ok",
+                                    "result": "100000 chat.jsonl",
+                                    "durationMs": 412,
+                                }
+                            ]
+                            if n % 3 == 0
+                            else []
+                        ),
+                    ],
+                    "meta": {"status": "completed", "thinkingSeconds": 3},
+                },
+            },
+        )
     ids["long"] = long_chat
     ids["agentic"] = await seed_agentic(client)
-    for title, prompt, project in (("Trip to Kyoto", "Plan three calm days in Kyoto in November.", None),
-                                   ("Weekly report", "Summarise this week's release notes.", "/home/ana/work"),
-                                   (None, "What is a layout cache?", None)):
-        sid = (await client.call("session.create", {**({"title": title} if title else {}),
-                                                    **({"projectPath": project} if project else {})}))["session"]["id"]
+    for title, prompt, project in (
+        ("Trip to Kyoto", "Plan three calm days in Kyoto in November.", None),
+        ("Weekly report", "Summarise this week's release notes.", "/home/ana/work"),
+        (None, "What is a layout cache?", None),
+    ):
+        sid = (
+            await client.call(
+                "session.create",
+                {**({"title": title} if title else {}), **({"projectPath": project} if project else {})},
+            )
+        )["session"]["id"]
         await runner.send(sid, prompt)
         ids[title or "untitled"] = sid
     failing = (await client.call("session.create", {"title": "Draft the launch email"}))["session"]["id"]
     await client.call("session.startTurn", {"sessionId": failing, "turnId": "t-failed"})
-    await client.call("session.endTurn", {"sessionId": failing, "turnId": "t-failed", "status": "error",
-                                          "errorCode": "rate_limited", "createNotification": True})
+    await client.call(
+        "session.endTurn",
+        {
+            "sessionId": failing,
+            "turnId": "t-failed",
+            "status": "error",
+            "errorCode": "rate_limited",
+            "createNotification": True,
+        },
+    )
     return ids
 
 
 def tool(call_id: str, name: str, args: dict, ms: int, status: str = "ok", result: str = "ok") -> dict:
-    return {"type": "tool_call", "callId": call_id, "name": name, "args": args, "status": status,
-            "result": result, "durationMs": ms}
+    return {
+        "type": "tool_call",
+        "callId": call_id,
+        "name": name,
+        "args": args,
+        "status": status,
+        "result": result,
+        "durationMs": ms,
+    }
 
 
 async def seed_agentic(client: HostClient) -> str:
     """A chat with a run of tool calls (folded into one group) and a subagent's rows under its Task call."""
-    sid = (await client.call("session.create", {"title": "Fix the flaky paging test",
-                                                "projectPath": "/home/ana/pidesktop"}))["session"]["id"]
+    sid = (
+        await client.call(
+            "session.create", {"title": "Fix the flaky paging test", "projectPath": "/home/ana/pidesktop"}
+        )
+    )["session"]["id"]
     messages = [
-        {"id": "fx-u1", "role": "user", "blocks": [{"type": "text", "text": "The paging test fails one run in "
-                                                                              "ten. Find out why."}]},
-        {"id": "fx-a1", "role": "assistant", "meta": {"status": "completed"}, "blocks": [
-            {"type": "text", "text": "I'll read the test and the model first."},
-            tool("fx-r1", "Read", {"path": "tests/test_paging.py"}, 40),
-            tool("fx-g1", "Grep", {"pattern": "rowsPrepended"}, 120, result="3 matches"),
-            tool("fx-b1", "Bash", {"command": "pytest tests/test_paging.py -x -q"}, 5400, "error", "1 failed"),
-            tool("fx-t1", "Task", {"description": "Review the anchor restore", "subagent_type": "code-reviewer"},
-                 21000, result="The anchor is restored before the rows are laid out."),
-            {"type": "text", "text": "Found it: the anchor is restored **before** the new rows are laid out, "
-                                     "so `visualRect` is stale. Restoring it on a zero-delay timer fixes "
-                                     "the test in 200 runs out of 200."}]},
-        {"id": "fx-s1", "role": "user", "meta": {"parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
-         "blocks": [{"type": "text", "text": "Review how the view restores its anchor after a prepend."}]},
-        {"id": "fx-s2", "role": "assistant",
-         "meta": {"status": "completed", "parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
-         "blocks": [tool("fx-sr1", "Read", {"path": "pidesktop/ui/transcript_view.py"}, 20),
-                    {"type": "text", "text": "`_restore` runs before `doItemsLayout`, so the rectangle it "
-                                             "reads is from the old layout."}]},
+        {
+            "id": "fx-u1",
+            "role": "user",
+            "blocks": [{"type": "text", "text": "The paging test fails one run in ten. Find out why."}],
+        },
+        {
+            "id": "fx-a1",
+            "role": "assistant",
+            "meta": {"status": "completed"},
+            "blocks": [
+                {"type": "text", "text": "I'll read the test and the model first."},
+                tool("fx-r1", "Read", {"path": "tests/test_paging.py"}, 40),
+                tool("fx-g1", "Grep", {"pattern": "rowsPrepended"}, 120, result="3 matches"),
+                tool("fx-b1", "Bash", {"command": "pytest tests/test_paging.py -x -q"}, 5400, "error", "1 failed"),
+                tool(
+                    "fx-t1",
+                    "Task",
+                    {"description": "Review the anchor restore", "subagent_type": "code-reviewer"},
+                    21000,
+                    result="The anchor is restored before the rows are laid out.",
+                ),
+                {
+                    "type": "text",
+                    "text": "Found it: the anchor is restored **before** the new rows are laid out, "
+                    "so `visualRect` is stale. Restoring it on a zero-delay timer fixes "
+                    "the test in 200 runs out of 200.",
+                },
+            ],
+        },
+        {
+            "id": "fx-s1",
+            "role": "user",
+            "meta": {"parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
+            "blocks": [{"type": "text", "text": "Review how the view restores its anchor after a prepend."}],
+        },
+        {
+            "id": "fx-s2",
+            "role": "assistant",
+            "meta": {"status": "completed", "parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
+            "blocks": [
+                tool("fx-sr1", "Read", {"path": "pidesktop/ui/transcript_view.py"}, 20),
+                {
+                    "type": "text",
+                    "text": "`_restore` runs before `doItemsLayout`, so the rectangle it reads is from the old layout.",
+                },
+            ],
+        },
     ]
     for message in messages:
         await client.call("session.appendMessage", {"sessionId": sid, "message": message})
@@ -134,8 +219,9 @@ async def seed_attachments(client: HostClient, files: list[str]) -> str:
     """A chat whose first prompt carries a picture and a text file."""
     sid = (await client.call("session.create", {}))["session"]["id"]
     blocks = [(await client.call("attachments.import", {"path": path}))["attachment"] for path in files]
-    await TurnRunner(client, offline_delay=0.0).send(sid, "Which colours would suit a poster of this?",
-                                                     attachments=blocks)
+    await TurnRunner(client, offline_delay=0.0).send(
+        sid, "Which colours would suit a poster of this?", attachments=blocks
+    )
     return sid
 
 

@@ -24,11 +24,23 @@ READ_CHUNK = 4 << 20  # the host's largest attachments.read
 IMAGE_MAX = 20 << 20
 TEXT_MAX = 256 << 10
 CONTEXT_MAX = 64 << 20  # all inlined bytes of one request together, newest first
-TEXT_APPLICATION_TYPES = frozenset({
-    "application/json", "application/xml", "application/javascript", "application/x-javascript",
-    "application/yaml", "application/x-yaml", "application/toml", "application/x-sh", "application/sql",
-    "application/x-python", "application/csv", "application/x-ndjson", "application/ld+json",
-})
+TEXT_APPLICATION_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-javascript",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/sql",
+        "application/x-python",
+        "application/csv",
+        "application/x-ndjson",
+        "application/ld+json",
+    }
+)
 
 
 def inline_cap(block: dict) -> int | None:
@@ -93,8 +105,9 @@ async def read_capped(client: Any, ref: str, cap: int) -> bytes | None:
     offset = 0
     while True:
         try:
-            chunk = await client.call("attachments.read", {"ref": ref, "offset": offset,
-                                                           "length": min(READ_CHUNK, cap - offset + 1)})
+            chunk = await client.call(
+                "attachments.read", {"ref": ref, "offset": offset, "length": min(READ_CHUNK, cap - offset + 1)}
+            )
         except HostError as exc:  # the model gets the file's name instead of its content
             log.warning("attachment %s could not be read: %s", ref, exc)
             return None
@@ -112,8 +125,12 @@ def _carries_image(block: object) -> bool:
 
 def has_images(messages: list[dict]) -> bool:
     """Whether some prompt carries a picture inline (a data URL) for the model."""
-    return any(_carries_image(block)
-               for message in messages if message.get("role") == "user" for block in message.get("blocks") or [])
+    return any(
+        _carries_image(block)
+        for message in messages
+        if message.get("role") == "user"
+        for block in message.get("blocks") or []
+    )
 
 
 def without_images(messages: list[dict]) -> list[dict]:

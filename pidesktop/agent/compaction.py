@@ -44,8 +44,10 @@ INSTRUCTION = (
     "history was left out, say so in one sentence at the start of the summary. Write plain Markdown with "
     "short sections and bullet points, in the language of the conversation. Reply with the summary only."
 )
-LEFT_OUT = ("(Older history of this chat was left out: it did not fit in one summary request. "
-            "Only the messages below were summarised.)")
+LEFT_OUT = (
+    "(Older history of this chat was left out: it did not fit in one summary request. "
+    "Only the messages below were summarised.)"
+)
 SUMMARY_HEADER = "Summary of the earlier part of this conversation (the messages it replaces are not shown):"
 MESSAGE_CHARS_MAX = 20_000  # one message in the summary input, before the budget trims further
 
@@ -65,9 +67,17 @@ class Plan:
     tokens_before: int  # the estimated context before the compaction
 
 
-def plan(messages: Sequence[dict], tokens: Sequence[int], *, window: int, previous_summary: str = "",
-         complete: bool = True, tokens_before: int | None = None, last_exchange: bool = False,
-         request_window: int | None = None) -> Plan | None:
+def plan(
+    messages: Sequence[dict],
+    tokens: Sequence[int],
+    *,
+    window: int,
+    previous_summary: str = "",
+    complete: bool = True,
+    tokens_before: int | None = None,
+    last_exchange: bool = False,
+    request_window: int | None = None,
+) -> Plan | None:
     """The compaction for ``messages`` (model-visible, oldest first), or None when nothing can go.
 
     ``complete`` is False when the messages read do not reach back to the
@@ -79,21 +89,32 @@ def plan(messages: Sequence[dict], tokens: Sequence[int], *, window: int, previo
     start = budget.tail_start(messages, tokens, budget.tail_target(window), last_exchange=last_exchange)
     if start <= 0:
         return None
-    room = (budget.input_budget(request_window or window) - budget.estimate([instruction_message()])
-            - budget.tokens_for_chars(len(previous_summary) + len(LEFT_OUT) + 200))
+    room = (
+        budget.input_budget(request_window or window)
+        - budget.estimate([instruction_message()])
+        - budget.tokens_for_chars(len(previous_summary) + len(LEFT_OUT) + 200)
+    )
     rendered = [budget.tokens_for_chars(min(len(render(m)), MESSAGE_CHARS_MAX) + 2) for m in messages[:start]]
     first = budget.newest_that_fit(rendered, max(room, 0))
     if first >= start:  # not even the newest message that must go fits whole: send its end, trimmed
         first = start - 1
     chosen = list(messages[first:start])
-    return Plan(summarise=chosen, through=messages[start - 1], first_kept=messages[start],
-                left_out=first > 0 or not complete,
-                tokens_before=tokens_before if tokens_before is not None else sum(tokens))
+    return Plan(
+        summarise=chosen,
+        through=messages[start - 1],
+        first_kept=messages[start],
+        left_out=first > 0 or not complete,
+        tokens_before=tokens_before if tokens_before is not None else sum(tokens),
+    )
 
 
 def instruction_message() -> dict:
-    return {"id": "compaction:instruction", "role": "system", "blocks": [{"type": "text", "text": INSTRUCTION}],
-            "meta": {"purpose": PURPOSE}}
+    return {
+        "id": "compaction:instruction",
+        "role": "system",
+        "blocks": [{"type": "text", "text": INSTRUCTION}],
+        "meta": {"purpose": PURPOSE},
+    }
 
 
 def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
@@ -104,8 +125,12 @@ def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
     if previous_summary:
         parts.append("Earlier summary:\n" + previous_summary)
     head = "\n\n".join(parts)
-    room_chars = (budget.input_budget(window) - budget.estimate([instruction_message()])
-                  - 2 * budget.MESSAGE_OVERHEAD) * budget.CHARS_PER_TOKEN - len(head) - 64
+    room_chars = (
+        (budget.input_budget(window) - budget.estimate([instruction_message()]) - 2 * budget.MESSAGE_OVERHEAD)
+        * budget.CHARS_PER_TOKEN
+        - len(head)
+        - 64
+    )
     lines = [render(message)[:MESSAGE_CHARS_MAX] for message in plan.summarise]
     # the newest lines win when the estimate was short; the oldest one is trimmed from its start
     kept, used = [], 0
@@ -113,13 +138,15 @@ def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
         if used + len(line) + 2 > room_chars:
             rest = room_chars - used - 2
             if rest > 200 or not kept:
-                kept.append("…" + line[len(line) - max(rest, 0):])
+                kept.append("…" + line[len(line) - max(rest, 0) :])
             break
         kept.append(line)
         used += len(line) + 2
     text = "\n\n".join(part for part in (head, "Conversation:", "\n\n".join(reversed(kept))) if part)
-    return [instruction_message(),
-            {"id": "compaction:input", "role": "user", "blocks": [{"type": "text", "text": text}]}]
+    return [
+        instruction_message(),
+        {"id": "compaction:input", "role": "user", "blocks": [{"type": "text", "text": text}]},
+    ]
 
 
 def render(message: dict) -> str:
@@ -158,40 +185,60 @@ async def summarise(provider: Any, messages: list[dict], cancel: asyncio.Event |
                 if isinstance(event, TextDelta):
                     pieces.append(event.text)
     except ProviderError as exc:
-        raise ProviderError(COMPACTION_FAILED, f"This chat is too long for the model and its older part could "
-                                               f"not be summarised: {exc.message}", exc.status) from exc
+        raise ProviderError(
+            COMPACTION_FAILED,
+            f"This chat is too long for the model and its older part could not be summarised: {exc.message}",
+            exc.status,
+        ) from exc
     except asyncio.CancelledError:
         raise CompactionAborted() from None
     if cancel is not None and cancel.is_set():
         raise CompactionAborted()
     summary = "".join(pieces).strip()
     if not summary:
-        raise ProviderError(COMPACTION_FAILED, "This chat is too long for the model and its older part could not "
-                                               "be summarised: the model returned an empty summary.")
+        raise ProviderError(
+            COMPACTION_FAILED,
+            "This chat is too long for the model and its older part could not "
+            "be summarised: the model returned an empty summary.",
+        )
     return summary
 
 
-def checkpoint(plan: Plan, summary: str, *, generation: int, provider_id: str, model_id: str,
-               window: int, manual: bool) -> dict:
+def checkpoint(
+    plan: Plan, summary: str, *, generation: int, provider_id: str, model_id: str, window: int, manual: bool
+) -> dict:
     """The ``compaction`` record (spec 004 section 2.1) for ``session.appendCompaction``."""
     return {
-        "id": f"cp-{uuid.uuid4()}", "summary": summary,
-        "firstKeptMessageId": plan.first_kept["id"], "throughMessageId": plan.through["id"],
-        "tokensBefore": int(plan.tokens_before), "providerId": provider_id, "modelId": model_id,
-        "details": {"generation": generation, "family": FAMILY, "trigger": "manual" if manual else "auto",
-                    "summarisedMessages": len(plan.summarise), "olderHistoryLeftOut": plan.left_out,
-                    "contextWindow": window},
+        "id": f"cp-{uuid.uuid4()}",
+        "summary": summary,
+        "firstKeptMessageId": plan.first_kept["id"],
+        "throughMessageId": plan.through["id"],
+        "tokensBefore": int(plan.tokens_before),
+        "providerId": provider_id,
+        "modelId": model_id,
+        "details": {
+            "generation": generation,
+            "family": FAMILY,
+            "trigger": "manual" if manual else "auto",
+            "summarisedMessages": len(plan.summarise),
+            "olderHistoryLeftOut": plan.left_out,
+            "contextWindow": window,
+        },
     }
 
 
 def summary_message(record: dict) -> dict:
     """The checkpoint's summary as the first (system) message of every later request."""
-    return {"id": f"compaction:{record.get('id')}", "role": "system",
-            "blocks": [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{record.get('summary') or ''}"}],
-            "meta": {"compactionId": record.get("id")}}
+    return {
+        "id": f"compaction:{record.get('id')}",
+        "role": "system",
+        "blocks": [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{record.get('summary') or ''}"}],
+        "meta": {"compactionId": record.get("id")},
+    }
 
 
 # -- the offline demo's answer to a summary request ----------------------------------------
+
 
 def is_summary_request(messages: Sequence[dict]) -> bool:
     return bool(messages) and (messages[0].get("meta") or {}).get("purpose") == PURPOSE
@@ -199,9 +246,13 @@ def is_summary_request(messages: Sequence[dict]) -> bool:
 
 def demo_summary(messages: Sequence[dict]) -> str:
     """A deterministic summary: the size of what was summarised and the first line of each request."""
-    text = "\n".join(block.get("text") or "" for message in messages[1:] for block in message.get("blocks") or []
-                     if isinstance(block, dict) and block.get("type") == "text")
-    asks = [line[len("user: "):].strip() for line in text.splitlines() if line.startswith("user: ")]
+    text = "\n".join(
+        block.get("text") or ""
+        for message in messages[1:]
+        for block in message.get("blocks") or []
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
+    asks = [line[len("user: ") :].strip() for line in text.splitlines() if line.startswith("user: ")]
     lines = ["## Summary (offline demo)", ""]
     if LEFT_OUT in text:
         lines += ["Older history was left out of this summary.", ""]

@@ -108,6 +108,7 @@ def compact_threshold(window: int, compact_at: float | None) -> int:
 
 # -- estimates ---------------------------------------------------------------------------
 
+
 def tokens_for_chars(chars: int) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN)
 
@@ -186,6 +187,7 @@ class Correction:
 
 
 # -- where the kept tail starts ----------------------------------------------------------
+
 
 def tail_start(messages: Sequence[dict], tokens: Sequence[int], target: int, *, last_exchange: bool = False) -> int:
     """Index of the first message kept word for word; the rest before it is summarised.

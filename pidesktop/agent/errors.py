@@ -80,27 +80,41 @@ def says_model_missing(message: str, code: str) -> bool:
     return code == "model_not_found" or bool(_MODEL_MISSING.search(message))
 
 
-def error_for_status(status: int, body: bytes, *, host: str, model: str, retry_after: str | None = None,
-                     secret: str | None = None) -> ProviderError:
+def error_for_status(
+    status: int, body: bytes, *, host: str, model: str, retry_after: str | None = None, secret: str | None = None
+) -> ProviderError:
     """The ``ProviderError`` for an HTTP error response."""
     detail, code = error_detail(body)
     detail = redact(detail, secret)
     suffix = f": {detail}." if detail else "."
     if status in (401, 403):
-        return ProviderError(ProviderErrorCode.AUTH_FAILED,
-                             f"The API key was rejected by {host} ({status}). Open Settings > Providers.", status)
+        return ProviderError(
+            ProviderErrorCode.AUTH_FAILED,
+            f"The API key was rejected by {host} ({status}). Open Settings > Providers.",
+            status,
+        )
     if status == 404 or (400 <= status < 500 and status != 429 and says_model_missing(detail, code)):
-        return ProviderError(ProviderErrorCode.MODEL_NOT_FOUND,
-                             f"{host} does not know the model \"{model}\" ({status}){suffix} "
-                             "Check the model and base URL in Settings > Providers.", status)
+        return ProviderError(
+            ProviderErrorCode.MODEL_NOT_FOUND,
+            f'{host} does not know the model "{model}" ({status}){suffix} '
+            "Check the model and base URL in Settings > Providers.",
+            status,
+        )
     if status == 429:
         seconds = parse_retry_after(retry_after)
         wait = f"Try again in {seconds:g} s." if seconds is not None else "Try again in a moment."
-        return ProviderError(ProviderErrorCode.RATE_LIMITED,
-                             f"{host} is limiting requests (429){suffix} {wait}", status, retry_after=seconds)
+        return ProviderError(
+            ProviderErrorCode.RATE_LIMITED,
+            f"{host} is limiting requests (429){suffix} {wait}",
+            status,
+            retry_after=seconds,
+        )
     if status >= 500:
-        return ProviderError(ProviderErrorCode.PROVIDER_UNAVAILABLE,
-                             f"{host} is having trouble ({status}){suffix} Try again in a moment.", status)
+        return ProviderError(
+            ProviderErrorCode.PROVIDER_UNAVAILABLE,
+            f"{host} is having trouble ({status}){suffix} Try again in a moment.",
+            status,
+        )
     return ProviderError(ProviderErrorCode.BAD_REQUEST, f"{host} rejected the request ({status}){suffix}", status)
 
 
@@ -109,9 +123,10 @@ def error_in_stream(error: object, *, host: str, model: str, secret: str | None 
     detail, code = error_detail({"error": error})
     detail = redact(detail, secret) or "no details given"
     if says_model_missing(detail, code):
-        return ProviderError(ProviderErrorCode.MODEL_NOT_FOUND,
-                             f"{host} does not know the model \"{model}\": {detail}. "
-                             "Check the model in Settings > Providers.")
+        return ProviderError(
+            ProviderErrorCode.MODEL_NOT_FOUND,
+            f'{host} does not know the model "{model}": {detail}. Check the model in Settings > Providers.',
+        )
     return ProviderError(ProviderErrorCode.PROVIDER_ERROR, f"{host} stopped the reply with an error: {detail}.")
 
 

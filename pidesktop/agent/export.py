@@ -31,8 +31,9 @@ PAGE = 200  # messages per session.get window
 FORMAT_NAME = "pidesktop-chat-export"
 VERSION = 1
 DATA_ROOT_MARK = "<data>"
-SECRET_KEYS = frozenset({"apikey", "api_key", "authorization", "password", "secret", "accesstoken",
-                         "refreshtoken", "x-api-key"})
+SECRET_KEYS = frozenset(
+    {"apikey", "api_key", "authorization", "password", "secret", "accesstoken", "refreshtoken", "x-api-key"}
+)
 READ_KEYS = ("seq", "index")  # read positions of a window, not part of the stored message
 
 Write = Callable[[str], Any]
@@ -65,8 +66,9 @@ async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncI
     """Every window of the transcript, oldest first."""
     start = 0
     while True:
-        window = await client.call("session.get", {"sessionId": session_id, "messageStart": start,
-                                                   "messageLimit": page})
+        window = await client.call(
+            "session.get", {"sessionId": session_id, "messageStart": start, "messageLimit": page}
+        )
         yield window
         if not window["hasMoreAfter"] or window["messageEnd"] <= start:
             return
@@ -93,8 +95,12 @@ async def _json(client: HostClient, session_id: str, write: Write, cleaner: Clea
     async for window in pages(client, session_id, page):
         if session is None:
             session = window["session"]
-            head = {"format": FORMAT_NAME, "version": VERSION, "exportedAt": _now_rfc3339(),
-                    "session": cleaner.value(session)}
+            head = {
+                "format": FORMAT_NAME,
+                "version": VERSION,
+                "exportedAt": _now_rfc3339(),
+                "session": cleaner.value(session),
+            }
             write(_dumps(head)[:-1] + ',"messages":[')
         compactions = window.get("compactions") or compactions  # every window carries the whole chain
         for message in window["messages"]:
@@ -174,8 +180,10 @@ def message_markdown(message: dict) -> str:
     status = meta.get("status")
     if role == "assistant" and status in ("aborted", "error"):
         error = (meta.get("error") or {}).get("message")
-        parts.append(f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
-                     f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*")
+        parts.append(
+            f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
+            f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*"
+        )
     return "\n\n".join(parts) + "\n\n---\n\n"
 
 
@@ -188,7 +196,7 @@ def demote_headings(text: str) -> str:
         marker = stripped[:3]
         if fence is None and marker in ("```", "~~~") and len(line) - len(stripped) < 4:
             fence = stripped[: len(stripped) - len(stripped.lstrip(marker[0]))]
-        elif fence is not None and stripped.startswith(fence) and not stripped[len(fence):].strip(fence[0]).strip():
+        elif fence is not None and stripped.startswith(fence) and not stripped[len(fence) :].strip(fence[0]).strip():
             fence = None
         elif fence is None and stripped.startswith("#") and len(line) - len(stripped) < 4:
             level = len(stripped) - len(stripped.lstrip("#"))

@@ -7,8 +7,8 @@ it; it is never stored on a widget, logged or returned.
 
 from __future__ import annotations
 
-from .openai_compat import OpenAICompatibleProvider
 from ..bus import HostClient
+from .openai_compat import OpenAICompatibleProvider
 
 # The host's limits for ``models.applyDiscovery``; entries outside them would fail the whole call.
 MODEL_ID_MAX = 200
@@ -29,8 +29,12 @@ async def refresh_models(client: HostClient, provider_id: str) -> dict:
 
 async def _fetch(client: HostClient, provider_id: str) -> list[dict]:
     credentials = await client.call("providers.credentials", {"providerId": provider_id})
-    provider = OpenAICompatibleProvider(base_url=credentials["baseUrl"], api_key=credentials.get("apiKey"),
-                                        model="", label=credentials.get("name") or "")
+    provider = OpenAICompatibleProvider(
+        base_url=credentials["baseUrl"],
+        api_key=credentials.get("apiKey"),
+        model="",
+        label=credentials.get("name") or "",
+    )
     del credentials  # from here on only the provider object holds the key
     try:
         return await provider.list_models()
@@ -66,7 +70,8 @@ def _price(listed: object) -> dict | None:
     price = {}
     for side in ("inputPerMillion", "outputPerMillion"):
         figure = listed.get(side)
-        ok = (isinstance(figure, (int, float)) and not isinstance(figure, bool)
-              and 0 <= figure <= PER_MILLION_MAX)  # also refuses NaN and infinities
+        ok = (
+            isinstance(figure, (int, float)) and not isinstance(figure, bool) and 0 <= figure <= PER_MILLION_MAX
+        )  # also refuses NaN and infinities
         price[side] = figure if ok else None
     return price if any(figure is not None for figure in price.values()) else None

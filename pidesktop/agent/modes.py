@@ -10,16 +10,20 @@ from __future__ import annotations
 MODES = ("agent", "plan", "goal")
 
 INSTRUCTIONS = {
-    "plan": ("You are in Plan mode. Do not carry out the request yet. Reply with a plan in Markdown: "
-             "the goal in one sentence, numbered steps, risks and open questions. When the plan is ready, "
-             "submit it with the SubmitPlan tool (the whole plan in Markdown) and stop: the person approves "
-             "or rejects it. Without that tool, end by asking the person to approve the plan or say what "
-             "to change."),
-    "goal": ("You are in Goal mode. Do not start the work yet. Agree on the goal first: restate the "
-             "outcome in one sentence, how success will be checked, the constraints and what is out of "
-             "scope, and ask about anything missing. When the goal is clear, submit it with the SubmitGoal "
-             "tool (the whole goal in Markdown) and stop: the person approves or rejects it. Without that "
-             "tool, end by asking the person to confirm the goal."),
+    "plan": (
+        "You are in Plan mode. Do not carry out the request yet. Reply with a plan in Markdown: "
+        "the goal in one sentence, numbered steps, risks and open questions. When the plan is ready, "
+        "submit it with the SubmitPlan tool (the whole plan in Markdown) and stop: the person approves "
+        "or rejects it. Without that tool, end by asking the person to approve the plan or say what "
+        "to change."
+    ),
+    "goal": (
+        "You are in Goal mode. Do not start the work yet. Agree on the goal first: restate the "
+        "outcome in one sentence, how success will be checked, the constraints and what is out of "
+        "scope, and ask about anything missing. When the goal is clear, submit it with the SubmitGoal "
+        "tool (the whole goal in Markdown) and stop: the person approves or rejects it. Without that "
+        "tool, end by asking the person to confirm the goal."
+    ),
 }
 
 
@@ -28,8 +32,12 @@ def with_mode(context: list[dict], mode: object) -> list[dict]:
     text = INSTRUCTIONS.get(mode) if isinstance(mode, str) else None
     if text is None:
         return context
-    instruction = {"id": f"mode:{mode}", "role": "system", "blocks": [{"type": "text", "text": text}],
-                   "meta": {"mode": mode}}
+    instruction = {
+        "id": f"mode:{mode}",
+        "role": "system",
+        "blocks": [{"type": "text", "text": text}],
+        "meta": {"mode": mode},
+    }
     return [instruction, *context]
 
 

@@ -36,16 +36,29 @@ from .reply import ReplyBuilder
 FIRST_PAGE = 200  # the newest messages of the branch: what the request can carry in practice
 
 # pi's stop reasons, from the OpenAI-style finish reasons the providers report.
-STOP_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse",
-                "content_filter": "stop"}
+STOP_REASONS = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "content_filter": "stop",
+}
 
 Update = Callable[[dict], None]
 
 
-async def continue_session(client: HostClient, runner: Any, session_id: str, text: str, *,
-                           provider_id: str | None = None, model_id: str | None = None,
-                           thinking_level: str = "off", cancel: asyncio.Event | None = None,
-                           on_update: Update | None = None) -> dict:
+async def continue_session(
+    client: HostClient,
+    runner: Any,
+    session_id: str,
+    text: str,
+    *,
+    provider_id: str | None = None,
+    model_id: str | None = None,
+    thinking_level: str = "off",
+    cancel: asyncio.Event | None = None,
+    on_update: Update | None = None,
+) -> dict:
     """Answer ``text`` in the pi session and append both; ``{"entryIds", "token", "message", "stopReason"}``.
 
     ``runner`` (a ``TurnRunner``) picks the provider the way it does for the
@@ -80,18 +93,34 @@ async def continue_session(client: HostClient, runner: Any, session_id: str, tex
             await close()
     aborted = cancel is not None and cancel.is_set()
     if not builder.text.strip():
-        raise HostError(ErrorCode.CONFLICT, "Stopped before any answer arrived; nothing was added to the pi session."
-                        if aborted else "The model sent no answer; nothing was added to the pi session.",
-                        {"aborted": aborted})
+        raise HostError(
+            ErrorCode.CONFLICT,
+            "Stopped before any answer arrived; nothing was added to the pi session."
+            if aborted
+            else "The model sent no answer; nothing was added to the pi session.",
+            {"aborted": aborted},
+        )
     stop = "aborted" if aborted else STOP_REASONS.get(builder.finish_reason or "stop", "stop")
-    assistant: dict = {"role": "assistant", "text": builder.text, "provider": provider_id,
-                       "model": builder.model_id or model_id, "usage": pi_usage(builder.usage), "stopReason": stop}
+    assistant: dict = {
+        "role": "assistant",
+        "text": builder.text,
+        "provider": provider_id,
+        "model": builder.model_id or model_id,
+        "usage": pi_usage(builder.usage),
+        "stopReason": stop,
+    }
     if builder.thinking:
         assistant["thinking"] = builder.thinking
-    result = await client.call("native.append", {"sessionId": session_id, "token": token,
-                                                 "messages": [{"role": "user", "text": text}, assistant]})
-    return {"entryIds": result["entryIds"], "token": result["token"], "message": builder.snapshot("completed"),
-            "stopReason": stop}
+    result = await client.call(
+        "native.append",
+        {"sessionId": session_id, "token": token, "messages": [{"role": "user", "text": text}, assistant]},
+    )
+    return {
+        "entryIds": result["entryIds"],
+        "token": result["token"],
+        "message": builder.snapshot("completed"),
+        "stopReason": stop,
+    }
 
 
 def request_messages(page: dict, text: str, token_budget: int) -> list[dict]:
@@ -104,9 +133,9 @@ def request_messages(page: dict, text: str, token_budget: int) -> list[dict]:
         checkpoint = chain[-1]
         ids = [message["id"] for message in messages]
         if checkpoint.get("firstKeptMessageId") in ids:
-            messages = messages[ids.index(checkpoint["firstKeptMessageId"]):]
+            messages = messages[ids.index(checkpoint["firstKeptMessageId"]) :]
         elif checkpoint.get("throughMessageId") in ids:
-            messages = messages[ids.index(checkpoint["throughMessageId"]) + 1:]
+            messages = messages[ids.index(checkpoint["throughMessageId"]) + 1 :]
         head = [compaction.summary_message(checkpoint)]
     kept = [_visible(message) for message in messages if _counts(message)]
     prompt = {"id": "prompt", "role": "user", "blocks": [{"type": "text", "text": text}]}

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import orjson
 
 from ..sizes import human_size
-from . import compaction, modes, tools as app_tools
+from . import compaction, modes
+from . import tools as app_tools
 from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 
 MODEL_ID = "offline-demo"
@@ -55,12 +56,19 @@ class PromptFacts:
     attachments: tuple[str, ...] = ()  # "name (kind, size)" of each attached file
 
     @classmethod
-    def of(cls, text: str, attachments: tuple[str, ...] = ()) -> "PromptFacts":
+    def of(cls, text: str, attachments: tuple[str, ...] = ()) -> PromptFacts:
         language, code = find_code(text)
         prose = _FENCED.sub(" ", text)
-        return cls(text, len(text.split()), len(text.splitlines()), first_sentence(prose),
-                   tuple(dict.fromkeys(url.rstrip(".,;:!?]") for url in _URL.findall(text))), language, code,
-                   attachments)
+        return cls(
+            text,
+            len(text.split()),
+            len(text.splitlines()),
+            first_sentence(prose),
+            tuple(dict.fromkeys(url.rstrip(".,;:!?]") for url in _URL.findall(text))),
+            language,
+            code,
+            attachments,
+        )
 
 
 class OfflineDemoProvider:
@@ -73,8 +81,14 @@ class OfflineDemoProvider:
     def __repr__(self) -> str:
         return f"OfflineDemoProvider(delay={self.delay!r})"
 
-    async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
-                     cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+    async def stream(
+        self,
+        messages: list[dict],
+        *,
+        thinking_level: str = "off",
+        tools: list[dict] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[StreamEvent]:
         call = demo_tool_call(messages, tools)
         if call is not None:  # Plan/Goal proposals and the checklist work without a model too
             for event in call:
@@ -102,8 +116,16 @@ class OfflineDemoProvider:
         prompt_words = sum(len(_message_text(message).split()) for message in messages)
         input_tokens = math.ceil(prompt_words * TOKENS_PER_WORD)
         output_tokens = math.ceil(len((thinking + " " + reply).split()) * TOKENS_PER_WORD)
-        yield Usage(input_tokens, output_tokens, {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
-                                                  "total_tokens": input_tokens + output_tokens, "estimated": True})
+        yield Usage(
+            input_tokens,
+            output_tokens,
+            {
+                "prompt_tokens": input_tokens,
+                "completion_tokens": output_tokens,
+                "total_tokens": input_tokens + output_tokens,
+                "estimated": True,
+            },
+        )
         yield Finished("stop", MODEL_ID)
 
     async def list_models(self) -> list[dict]:
@@ -123,11 +145,15 @@ class OfflineDemoProvider:
 def mode_note(mode: str) -> str:
     """In Plan or Goal mode the demo says what a connected model would be asked to do."""
     if mode == "plan":
-        return ("> **Plan mode.** A connected model is asked to answer with a step-by-step plan for you to "
-                "approve before any work starts.\n\n")
+        return (
+            "> **Plan mode.** A connected model is asked to answer with a step-by-step plan for you to "
+            "approve before any work starts.\n\n"
+        )
     if mode == "goal":
-        return ("> **Goal mode.** A connected model is asked to agree on the outcome and how to check it "
-                "before any work starts.\n\n")
+        return (
+            "> **Goal mode.** A connected model is asked to agree on the outcome and how to check it "
+            "before any work starts.\n\n"
+        )
     return ""
 
 
@@ -148,8 +174,11 @@ def last_user_attachments(messages: list[dict]) -> tuple[str, ...]:
     """``name (kind, size)`` for each attachment of the last prompt; the demo names them, it cannot open them."""
     for message in reversed(messages):
         if message.get("role") == "user":
-            return tuple(describe_attachment(block) for block in message.get("blocks") or []
-                         if isinstance(block, dict) and block.get("type") == "attachment")
+            return tuple(
+                describe_attachment(block)
+                for block in message.get("blocks") or []
+                if isinstance(block, dict) and block.get("type") == "attachment"
+            )
     return ()
 
 
@@ -161,8 +190,11 @@ def describe_attachment(block: dict) -> str:
 
 
 def _message_text(message: dict) -> str:
-    return "\n\n".join(block.get("text") or "" for block in message.get("blocks") or []
-                       if block.get("type") in ("text", "attachment") and block.get("text"))
+    return "\n\n".join(
+        block.get("text") or ""
+        for block in message.get("blocks") or []
+        if block.get("type") in ("text", "attachment") and block.get("text")
+    )
 
 
 def find_code(text: str) -> tuple[str | None, str]:
@@ -176,7 +208,7 @@ def find_code(text: str) -> tuple[str | None, str]:
         return None, ""
     lines = text.splitlines()
     marked = [i for i, line in enumerate(lines) if _looks_like_code(line)]
-    return language, "\n".join(lines[marked[0]: marked[-1] + 1]) if marked else text.strip()
+    return language, "\n".join(lines[marked[0] : marked[-1] + 1]) if marked else text.strip()
 
 
 def guess_language(text: str) -> str | None:
@@ -196,8 +228,11 @@ def guess_language(text: str) -> str | None:
 def _looks_like_code(line: str) -> bool:
     if not line.strip():
         return False
-    return (line.startswith(("    ", "\t")) or bool(_CODE_PUNCTUATION.search(line))
-            or any(sign.search(line) for _, sign in _LANGUAGE_SIGNS))
+    return (
+        line.startswith(("    ", "\t"))
+        or bool(_CODE_PUNCTUATION.search(line))
+        or any(sign.search(line) for _, sign in _LANGUAGE_SIGNS)
+    )
 
 
 def first_sentence(text: str, limit: int = 120) -> str:
@@ -228,7 +263,8 @@ def reply_markdown(facts: PromptFacts) -> str:
         f"- **Size:** {_count(facts.words, 'word')} on {_count(facts.lines, 'line')}",
         f"- **First sentence:** “{facts.first_sentence}”" if facts.first_sentence else "- **First sentence:** (none)",
         "- **Links:** " + (", ".join(facts.urls[:5]) + (" …" if len(facts.urls) > 5 else "") if facts.urls else "none"),
-        f"- **Code:** {facts.language}, {_count(len(facts.code.splitlines()), 'line')}" if facts.code
+        f"- **Code:** {facts.language}, {_count(len(facts.code.splitlines()), 'line')}"
+        if facts.code
         else "- **Code:** none",
     ]
     if facts.attachments:
@@ -242,34 +278,38 @@ def reply_markdown(facts: PromptFacts) -> str:
         lead = "Meanwhile, here is a small Python snippet that counts the words of your message:"
         language, code = "python", word_count_snippet(facts.text)
     fence = "`" * max(3, _longest_backtick_run(code) + 1)
-    return "\n".join([
-        "## Offline demo",
-        "",
-        "No AI model is connected, so this reply comes from the offline demo; "
-        "add a provider in **Settings > Providers** (OpenAI, OpenRouter, or a local server such as Ollama) "
-        "to get real answers.",
-        "",
-        "**Your message at a glance**",
-        "",
-        *summary,
-        "",
-        lead,
-        "",
-        f"{fence}{language}",
-        code,
-        fence,
-        "",
-    ])
+    return "\n".join(
+        [
+            "## Offline demo",
+            "",
+            "No AI model is connected, so this reply comes from the offline demo; "
+            "add a provider in **Settings > Providers** (OpenAI, OpenRouter, or a local server such as Ollama) "
+            "to get real answers.",
+            "",
+            "**Your message at a glance**",
+            "",
+            *summary,
+            "",
+            lead,
+            "",
+            f"{fence}{language}",
+            code,
+            fence,
+            "",
+        ]
+    )
 
 
 def word_count_snippet(prompt: str) -> str:
     excerpt = prompt[:SNIPPET_CHARS]
     note = f"  # the first {SNIPPET_CHARS} characters" if len(prompt) > SNIPPET_CHARS else ""
-    return "\n".join([
-        f"prompt = {excerpt!r}{note}",
-        "words = prompt.split()",
-        f'print(len(words), "words")  # prints: {len(excerpt.split())} words',
-    ])
+    return "\n".join(
+        [
+            f"prompt = {excerpt!r}{note}",
+            "words = prompt.split()",
+            f'print(len(words), "words")  # prints: {len(excerpt.split())} words',
+        ]
+    )
 
 
 def word_pieces(text: str) -> list[str]:
@@ -286,8 +326,10 @@ def _longest_backtick_run(text: str) -> int:
 
 
 # -- the app's tools, demonstrated --------------------------------------------------------
-DEMO_TOOL_REPLY = ("Offline demo: the checklist above is ticked off. No AI model is connected, so nothing was "
-                   "actually done; add a provider in **Settings > Providers** to have a plan carried out.")
+DEMO_TOOL_REPLY = (
+    "Offline demo: the checklist above is ticked off. No AI model is connected, so nothing was "
+    "actually done; add a provider in **Settings > Providers** to have a plan carried out."
+)
 
 
 def answered_tool_calls(messages: list[dict]) -> bool:
@@ -310,26 +352,51 @@ def demo_tool_call(messages: list[dict], tools: list[dict] | None) -> list[Strea
     opening = next((o for o in app_tools.EXECUTION_OPENING.values() if text.startswith(o)), None)
     if opening and app_tools.TODO_WRITE in offered:
         steps = re.findall(r"^\s*\d+\.\s+(.+)$", text, re.M) or ["Carry out the approved text"]
-        return _call_events(app_tools.TODO_WRITE,
-                            {"todos": [{"content": step.strip(), "status": "completed"} for step in steps[:20]]},
-                            messages[-1].get("id", ""))
+        return _call_events(
+            app_tools.TODO_WRITE,
+            {"todos": [{"content": step.strip(), "status": "completed"} for step in steps[:20]]},
+            messages[-1].get("id", ""),
+        )
     return None
 
 
 def demo_proposal(kind: str, prompt: str) -> str:
     topic = first_sentence(_FENCED.sub(" ", prompt), 80) or "your request"
     if kind == "goal":
-        return "\n".join([f"# Goal: {topic}", "", "**Outcome:** what you asked for, done and checked.", "",
-                          "**How we check it:** you look at the result and say it is right.", "",
-                          "**Out of scope:** anything you did not ask for.", "",
-                          "_Offline demo: a connected model writes a real goal here._", ""])
-    return "\n".join([f"# Plan: {topic}", "", "1. Read what is there now", "2. Make the change",
-                      "3. Check the result with you", "", "**Risks:** none known yet.", "",
-                      "_Offline demo: a connected model writes a real plan here._", ""])
+        return "\n".join(
+            [
+                f"# Goal: {topic}",
+                "",
+                "**Outcome:** what you asked for, done and checked.",
+                "",
+                "**How we check it:** you look at the result and say it is right.",
+                "",
+                "**Out of scope:** anything you did not ask for.",
+                "",
+                "_Offline demo: a connected model writes a real goal here._",
+                "",
+            ]
+        )
+    return "\n".join(
+        [
+            f"# Plan: {topic}",
+            "",
+            "1. Read what is there now",
+            "2. Make the change",
+            "3. Check the result with you",
+            "",
+            "**Risks:** none known yet.",
+            "",
+            "_Offline demo: a connected model writes a real plan here._",
+            "",
+        ]
+    )
 
 
 def _call_events(name: str, args: dict, prompt_id: str) -> list[StreamEvent]:
     arguments = orjson.dumps(args).decode()
     half = len(arguments) // 2  # in two fragments, as servers stream them
-    return [ToolCallDelta(0, f"call_demo_{name.lower()}_{prompt_id}", name, arguments[:half]),
-            ToolCallDelta(0, None, None, arguments[half:])]
+    return [
+        ToolCallDelta(0, f"call_demo_{name.lower()}_{prompt_id}", name, arguments[:half]),
+        ToolCallDelta(0, None, None, arguments[half:]),
+    ]

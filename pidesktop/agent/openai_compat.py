@@ -34,6 +34,7 @@ CONNECT_TIMEOUT = 10.0
 
 # --- stored messages -> chat messages ---------------------------------------------------------
 
+
 def to_openai_messages(messages: list[dict]) -> list[dict]:
     """Stored messages as OpenAI chat messages.
 
@@ -73,8 +74,11 @@ def _append_assistant(converted: list[dict], unanswered: dict[str, None], messag
     entry: dict = {"role": "assistant", "content": text or None}
     if calls:
         entry["tool_calls"] = [
-            {"id": _call_id(message, block, index), "type": "function",
-             "function": {"name": block.get("name") or "", "arguments": _arguments_text(block.get("args"))}}
+            {
+                "id": _call_id(message, block, index),
+                "type": "function",
+                "function": {"name": block.get("name") or "", "arguments": _arguments_text(block.get("args"))},
+            }
             for index, block in calls
         ]
     converted.append(entry)
@@ -146,10 +150,10 @@ def _tool_message(call_id: str, result: object) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
-def request_body(model: str, chat_messages: list[dict], *, thinking_level: str = "off",
-                 tools: list[dict] | None = None) -> dict:
-    body: dict = {"model": model, "messages": chat_messages, "stream": True,
-                  "stream_options": {"include_usage": True}}
+def request_body(
+    model: str, chat_messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None
+) -> dict:
+    body: dict = {"model": model, "messages": chat_messages, "stream": True, "stream_options": {"include_usage": True}}
     if thinking_level in REASONING_EFFORT:
         body["reasoning_effort"] = REASONING_EFFORT[thinking_level]
     if tools:
@@ -158,6 +162,7 @@ def request_body(model: str, chat_messages: list[dict], *, thinking_level: str =
 
 
 # --- streamed chunks -> events ----------------------------------------------------------------
+
 
 @dataclass
 class StreamState:
@@ -238,8 +243,11 @@ def _delta_events(delta: dict, state: StreamState, events: list[StreamEvent]) ->
         arguments = function.get("arguments")
         if arguments is not None and not isinstance(arguments, str):
             arguments = orjson.dumps(arguments).decode()  # a few local servers send an object
-        events.append(ToolCallDelta(state.tool_index(call.get("index"), call_id), call_id,
-                                    function.get("name") or None, arguments or ""))
+        events.append(
+            ToolCallDelta(
+                state.tool_index(call.get("index"), call_id), call_id, function.get("name") or None, arguments or ""
+            )
+        )
 
 
 def _text_field(delta: dict, name: str) -> str:
@@ -272,12 +280,21 @@ def events_from_completion(completion: dict, state: StreamState) -> list[StreamE
     calls = message.get("tool_calls") or []
     if isinstance(calls, list):
         calls = [{**call, "index": index} for index, call in enumerate(calls) if isinstance(call, dict)]
-    chunk = {**completion, "choices": [{"index": 0, "delta": {**message, "tool_calls": calls},
-                                        "finish_reason": choices[0].get("finish_reason") or "stop"}]}
+    chunk = {
+        **completion,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {**message, "tool_calls": calls},
+                "finish_reason": choices[0].get("finish_reason") or "stop",
+            }
+        ],
+    }
     return events_from_chunk(chunk, state)
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
+
 
 class _Secret:
     """Holds the API key so that no repr, vars() dump or traceback local shows it."""
@@ -294,8 +311,17 @@ class _Secret:
 class OpenAICompatibleProvider:
     """Streams chat completions from one base URL with one model."""
 
-    def __init__(self, *, base_url: str, api_key: str | None, model: str, label: str = "", timeout: float = 60.0,
-                 extra_headers: dict | None = None, client: httpx.AsyncClient | None = None):
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        model: str,
+        label: str = "",
+        timeout: float = 60.0,
+        extra_headers: dict | None = None,
+        client: httpx.AsyncClient | None = None,
+    ):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.label = label
@@ -307,17 +333,30 @@ class OpenAICompatibleProvider:
         self.host, self.display_url = _where(self.base_url)
 
     def __repr__(self) -> str:
-        return (f"OpenAICompatibleProvider(label={self.label!r}, base_url={self.display_url!r}, "
-                f"model={self.model!r}, api_key={'set' if self._key.value else 'none'})")
+        return (
+            f"OpenAICompatibleProvider(label={self.label!r}, base_url={self.display_url!r}, "
+            f"model={self.model!r}, api_key={'set' if self._key.value else 'none'})"
+        )
 
     # -- public API --
 
-    async def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
-                     cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+    async def stream(
+        self,
+        messages: list[dict],
+        *,
+        thinking_level: str = "off",
+        tools: list[dict] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[StreamEvent]:
         body = request_body(self.model, to_openai_messages(messages), thinking_level=thinking_level, tools=tools)
         client = self._http()
-        request = client.build_request("POST", f"{self.base_url}/chat/completions", content=orjson.dumps(body),
-                                       headers=self._headers("text/event-stream"), timeout=self._timeouts())
+        request = client.build_request(
+            "POST",
+            f"{self.base_url}/chat/completions",
+            content=orjson.dumps(body),
+            headers=self._headers("text/event-stream"),
+            timeout=self._timeouts(),
+        )
         log.debug("chat request", extra={"fields": {"url": self.display_url, "model": self.model}})
         try:
             response = await unless_stopped(client.send(request, stream=True), cancel)
@@ -348,15 +387,17 @@ class OpenAICompatibleProvider:
         """
         url = f"{self.base_url}/models"
         try:
-            response = await self._http().get(url, headers=self._headers("application/json"),
-                                              timeout=self._timeouts())
+            response = await self._http().get(url, headers=self._headers("application/json"), timeout=self._timeouts())
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         if response.status_code == 404:
             # Here a 404 means the base URL is wrong, not that a model is missing.
-            raise ProviderError(ProviderErrorCode.BAD_REQUEST,
-                                f"{self.host} has no model list at {self.display_url}/models (404). "
-                                "Check the base URL in Settings > Providers.", 404)
+            raise ProviderError(
+                ProviderErrorCode.BAD_REQUEST,
+                f"{self.host} has no model list at {self.display_url}/models (404). "
+                "Check the base URL in Settings > Providers.",
+                404,
+            )
         if response.status_code >= 400:
             raise self._error_for_status(response.status_code, response.content, response.headers)
         try:
@@ -366,9 +407,16 @@ class OpenAICompatibleProvider:
         items = payload.get("data", payload.get("models")) if isinstance(payload, dict) else payload
         if not isinstance(items, list):
             raise self._bad_response("a model list without a data array")
-        return [{"id": str(item["id"]), "ownedBy": item.get("owned_by"), "contextWindow": _context_window(item),
-                 "price": _pricing(item)}
-                for item in items if isinstance(item, dict) and item.get("id")]
+        return [
+            {
+                "id": str(item["id"]),
+                "ownedBy": item.get("owned_by"),
+                "contextWindow": _context_window(item),
+                "price": _pricing(item),
+            }
+            for item in items
+            if isinstance(item, dict) and item.get("id")
+        ]
 
     async def aclose(self) -> None:
         if self._client is not None and self._owns_client:
@@ -489,35 +537,48 @@ class OpenAICompatibleProvider:
         return self._error_for_status(response.status_code, body, response.headers)
 
     def _error_for_status(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
-        return error_for_status(status, body, host=self.host, model=self.model,
-                                retry_after=headers.get("retry-after"), secret=self._key.value)
+        return error_for_status(
+            status,
+            body,
+            host=self.host,
+            model=self.model,
+            retry_after=headers.get("retry-after"),
+            secret=self._key.value,
+        )
 
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
         if isinstance(exc, httpx.ConnectTimeout):
-            return ProviderError(ProviderErrorCode.TIMEOUT,
-                                 f"Could not reach {self.host} within {self._timeouts().connect:g} s. "
-                                 "Check the network and the base URL in Settings > Providers.")
+            return ProviderError(
+                ProviderErrorCode.TIMEOUT,
+                f"Could not reach {self.host} within {self._timeouts().connect:g} s. "
+                "Check the network and the base URL in Settings > Providers.",
+            )
         if isinstance(exc, httpx.TimeoutException):
             return self._timeout_error()
         if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
-            return ProviderError(ProviderErrorCode.CONNECTION_FAILED,
-                                 f"The base URL {self.display_url!r} is not a valid http(s) URL. "
-                                 "Fix it in Settings > Providers.")
-        return ProviderError(ProviderErrorCode.CONNECTION_FAILED,
-                             f"Could not connect to {self.display_url}. Check that the server is running "
-                             "and the base URL in Settings > Providers is right.")
+            return ProviderError(
+                ProviderErrorCode.CONNECTION_FAILED,
+                f"The base URL {self.display_url!r} is not a valid http(s) URL. Fix it in Settings > Providers.",
+            )
+        return ProviderError(
+            ProviderErrorCode.CONNECTION_FAILED,
+            f"Could not connect to {self.display_url}. Check that the server is running "
+            "and the base URL in Settings > Providers is right.",
+        )
 
     def _timeout_error(self) -> ProviderError:
         return ProviderError(ProviderErrorCode.TIMEOUT, f"{self.host} did not answer within {self.timeout:g} s.")
 
     def _stream_cut(self) -> ProviderError:
-        return ProviderError(ProviderErrorCode.STREAM_CUT,
-                             f"The connection to {self.host} closed before the reply was finished.")
+        return ProviderError(
+            ProviderErrorCode.STREAM_CUT, f"The connection to {self.host} closed before the reply was finished."
+        )
 
     def _bad_response(self, what: str) -> ProviderError:
-        return ProviderError(ProviderErrorCode.BAD_RESPONSE,
-                             redact(f"{self.host} sent {what}. Is the base URL an OpenAI-compatible API?",
-                                    self._key.value))
+        return ProviderError(
+            ProviderErrorCode.BAD_RESPONSE,
+            redact(f"{self.host} sent {what}. Is the base URL an OpenAI-compatible API?", self._key.value),
+        )
 
 
 def _where(base_url: str) -> tuple[str, str]:

@@ -44,7 +44,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +67,10 @@ class OutboxFull(Exception):
     """The queue was still at capacity after a flush attempt; the message was not queued."""
 
     def __init__(self, session_id: str, message_id: str, capacity: int):
-        super().__init__(f"The message outbox is full ({capacity} waiting); message {message_id} "
-                         f"of session {session_id} was not queued.")
+        super().__init__(
+            f"The message outbox is full ({capacity} waiting); message {message_id} "
+            f"of session {session_id} was not queued."
+        )
         self.session_id = session_id
         self.message_id = message_id
 
@@ -108,7 +110,7 @@ class DeadLetters:
 
     def add(self, record: dict) -> None:
         self._records.append(copy.deepcopy(record))
-        del self._records[:max(0, len(self._records) - self.keep)]  # oldest go first
+        del self._records[: max(0, len(self._records) - self.keep)]  # oldest go first
         self._save()
 
     def forget(self, session_id: str) -> int:
@@ -134,7 +136,7 @@ class DeadLetters:
             except OSError:
                 pass
             return []
-        return records[-self.keep:] if self.keep > 0 else []
+        return records[-self.keep :] if self.keep > 0 else []
 
     def _save(self) -> None:
         if self.path is None:
@@ -169,8 +171,12 @@ class _Entry:
         return params
 
     def describe(self) -> dict:
-        return {"sessionId": self.session_id, "turnId": self.turn_id,
-                "message": copy.deepcopy(self.message), "failures": self.failures}
+        return {
+            "sessionId": self.session_id,
+            "turnId": self.turn_id,
+            "message": copy.deepcopy(self.message),
+            "failures": self.failures,
+        }
 
 
 class Outbox:
@@ -182,10 +188,19 @@ class Outbox:
     observe the schedule without waiting for it.
     """
 
-    def __init__(self, client: HostClient, dead_letter_path: Path | None, *, base_delay: float = 5.0,
-                 max_delay: float = 60.0, max_failures: int = 5, capacity: int = 1024,
-                 dead_letter_keep: int = 256, clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
+    def __init__(
+        self,
+        client: HostClient,
+        dead_letter_path: Path | None,
+        *,
+        base_delay: float = 5.0,
+        max_delay: float = 60.0,
+        max_failures: int = 5,
+        capacity: int = 1024,
+        dead_letter_keep: int = 256,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ):
         self.client = client
         self.base_delay = base_delay
         self.max_delay = max_delay
@@ -228,8 +243,12 @@ class Outbox:
             if len(self._queue) >= self.capacity:
                 await self._drain()  # the flush attempt before refusing
                 if len(self._queue) >= self.capacity:
-                    log.error("outbox full (%d waiting): rejected message %s of session %s",
-                              len(self._queue), message.get("id"), session_id)
+                    log.error(
+                        "outbox full (%d waiting): rejected message %s of session %s",
+                        len(self._queue),
+                        message.get("id"),
+                        session_id,
+                    )
                     raise OutboxFull(session_id, str(message.get("id")), self.capacity)
             entry = _Entry(session_id, copy.deepcopy(message), turn_id)
             self._queue.append(entry)
@@ -330,7 +349,7 @@ class Outbox:
             outcome = ACK
         except HostError as exc:
             error, outcome = exc, classify(exc)
-        except Exception as exc:  # noqa: BLE001 - a broken transport is one more transient failure
+        except Exception as exc:
             error, outcome = HostError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"), RETRY
         if entry.settled:
             return  # its chat was deleted while the call was out
@@ -347,8 +366,9 @@ class Outbox:
                 result = {"message": {"id": entry.message_id, "seq": None}, "duplicate": True}
             self._settle(entry, result)
         elif outcome == DROP:
-            log.error("append of message %s (session %s) refused for good: %s", entry.message_id,
-                      entry.session_id, error.code)
+            log.error(
+                "append of message %s (session %s) refused for good: %s", entry.message_id, entry.session_id, error.code
+            )
             self._quarantine(entry, error)
         else:
             self._failed(entry, error)
@@ -356,17 +376,34 @@ class Outbox:
     def _failed(self, entry: _Entry, error: HostError) -> None:
         entry.failures += 1
         if entry.failures >= self.max_failures:
-            log.error("append of message %s (session %s) failed %d times (%s); quarantined", entry.message_id,
-                      entry.session_id, entry.failures, error.code)
+            log.error(
+                "append of message %s (session %s) failed %d times (%s); quarantined",
+                entry.message_id,
+                entry.session_id,
+                entry.failures,
+                error.code,
+            )
             self._quarantine(entry, error)
             return
         self._backoff = min(self.base_delay * 2 ** (entry.failures - 1), self.max_delay)
-        log.warning("append of message %s (session %s) failed (%s); retry in %.2f s", entry.message_id,
-                    entry.session_id, error.code, self._backoff)
+        log.warning(
+            "append of message %s (session %s) failed (%s); retry in %.2f s",
+            entry.message_id,
+            entry.session_id,
+            error.code,
+            self._backoff,
+        )
 
     def _quarantine(self, entry: _Entry, error: HostError) -> None:
-        self._dead.add({"sessionId": entry.session_id, "turnId": entry.turn_id, "message": entry.message,
-                        "failedAt": _rfc3339(self._clock()), "error": {"code": error.code, "message": error.message}})
+        self._dead.add(
+            {
+                "sessionId": entry.session_id,
+                "turnId": entry.turn_id,
+                "message": entry.message,
+                "failedAt": _rfc3339(self._clock()),
+                "error": {"code": error.code, "message": error.message},
+            }
+        )
         self._settle(entry, None)
 
     def _settle(self, entry: _Entry, result: dict | None) -> None:
@@ -420,5 +457,5 @@ def _report_crash(task: asyncio.Task) -> None:
 
 
 def _rfc3339(seconds: float) -> str:
-    moment = datetime.fromtimestamp(seconds, timezone.utc)
+    moment = datetime.fromtimestamp(seconds, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -25,8 +25,12 @@ log = logging.getLogger("pidesktop.agent.plan_flow")
 
 async def respond(runner: Any, approval_id: str, decision: str, feedback: str | None = None) -> dict:
     """Answer a pending proposal and run what follows; ``{"approval", "turn"}`` (the turn's result or None)."""
-    approval = (await runner.client.call("plan.respond", {
-        "approvalId": approval_id, "decision": decision, **({"feedback": feedback} if feedback else {})}))["approval"]
+    approval = (
+        await runner.client.call(
+            "plan.respond",
+            {"approvalId": approval_id, "decision": decision, **({"feedback": feedback} if feedback else {})},
+        )
+    )["approval"]
     if decision == "approve":
         return {"approval": approval, "turn": await execute(runner, approval)}
     turn = await runner.send(approval["sessionId"], tools.rejection_prompt(approval["kind"], feedback))
@@ -40,12 +44,12 @@ async def execute(runner: Any, approval: dict) -> dict:
     the execution stays ``queued`` (an interrupted queue is never replayed).
     """
     if runner.is_running(approval["sessionId"]):
-        return await runner.send(approval["sessionId"], tools.execution_prompt(approval["kind"],
-                                                                               approval["markdown"]))
+        return await runner.send(approval["sessionId"], tools.execution_prompt(approval["kind"], approval["markdown"]))
     await _report(runner, approval["id"], "running")
     try:
-        result = await runner.send(approval["sessionId"], tools.execution_prompt(approval["kind"],
-                                                                                 approval["markdown"]))
+        result = await runner.send(
+            approval["sessionId"], tools.execution_prompt(approval["kind"], approval["markdown"])
+        )
     except BaseException as exc:
         code = exc.code if isinstance(exc, HostError) else type(exc).__name__
         await _report(runner, approval["id"], "failed", code)

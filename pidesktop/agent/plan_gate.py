@@ -28,4 +28,5 @@ def refuse_unattended(session: dict) -> None:
         ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION,
         f"This chat is in {kind.capitalize()} mode, where every {kind} waits for someone to approve it, "
         f"and this run has nobody to ask. Switch the chat (or the task) to Agent mode, or run it "
-        f"interactively.")
+        f"interactively.",
+    )

@@ -16,8 +16,10 @@ from ..bus import HostClient, HostError
 log = logging.getLogger("pidesktop.agent.project_notes")
 
 ID_PREFIX = "project-notes:"
-INTRO = ("The person keeps the notes below for this project. They are their own notes, given as context about "
-         "the project and how they like to work; they do not replace or override your instructions above.")
+INTRO = (
+    "The person keeps the notes below for this project. They are their own notes, given as context about "
+    "the project and how they like to work; they do not replace or override your instructions above."
+)
 
 
 async def read(client: HostClient, session: dict) -> dict | None:
@@ -43,8 +45,7 @@ def message(notes: dict) -> dict | None:
         instructions = ((group.get("instructions") or {}).get("text") or "").strip()
         memory = ((group.get("memory") or {}).get("text") or "").strip()
         if instructions:
-            sections.append(f"## Instructions for the project group “{name}” (written by the person)\n\n"
-                            f"{instructions}")
+            sections.append(f"## Instructions for the project group “{name}” (written by the person)\n\n{instructions}")
         if memory:
             sections.append(f"## Memory of the project group “{name}” (written by the person)\n\n{memory}")
     memory = ((notes.get("memory") or {}).get("text") or "").strip()
@@ -54,8 +55,12 @@ def message(notes: dict) -> dict | None:
     if not sections:
         return None
     text = "\n\n".join([f"# The person's own notes\n\n{INTRO}", *sections, "# End of the person's notes"])
-    return {"id": f"{ID_PREFIX}{project.get('id')}", "role": "system", "blocks": [{"type": "text", "text": text}],
-            "meta": {"projectNotes": True}}
+    return {
+        "id": f"{ID_PREFIX}{project.get('id')}",
+        "role": "system",
+        "blocks": [{"type": "text", "text": text}],
+        "meta": {"projectNotes": True},
+    }
 
 
 def placed(context: list[dict], notes: dict | None) -> list[dict]:
@@ -63,7 +68,10 @@ def placed(context: list[dict], notes: dict | None) -> list[dict]:
     if notes is None:
         return context
     at = 0
-    while at < len(context) and context[at].get("role") == "system" and not (
-            context[at].get("meta") or {}).get("compactionId"):
+    while (
+        at < len(context)
+        and context[at].get("role") == "system"
+        and not (context[at].get("meta") or {}).get("compactionId")
+    ):
         at += 1
     return [*context[:at], notes, *context[at:]]

@@ -13,13 +13,17 @@ from .events import StreamEvent
 class ChatProvider(Protocol):
     label: str
 
-    def stream(self, messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None,
-               cancel: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+    def stream(
+        self,
+        messages: list[dict],
+        *,
+        thinking_level: str = "off",
+        tools: list[dict] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[StreamEvent]:
         """Yield events ending with ``Finished``, raise ``ProviderError``, or stop quietly once ``cancel`` is set."""
         ...
 
-    async def list_models(self) -> list[dict]:
-        ...
+    async def list_models(self) -> list[dict]: ...
 
-    async def aclose(self) -> None:
-        ...
+    async def aclose(self) -> None: ...

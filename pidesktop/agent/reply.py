@@ -69,8 +69,13 @@ class ReplyBuilder:
         blocks = []
         for index, call in sorted(self._calls.items()):
             call_id = call.id or f"call_{self.message_id}_{index}"
-            block = {"type": "tool_call", "callId": call_id, "name": call.name,
-                     "args": _parsed_arguments("".join(call.arguments)), "status": "ok"}
+            block = {
+                "type": "tool_call",
+                "callId": call_id,
+                "name": call.name,
+                "args": _parsed_arguments("".join(call.arguments)),
+                "status": "ok",
+            }
             blocks.append({**block, **self._results.get(call_id, {})})
         return blocks
 

@@ -98,13 +98,25 @@ class Prepared:
     def summary(self) -> str:
         return str((self.checkpoint or {}).get("summary") or "")
 
-    def after(self, record: dict) -> "Prepared":
+    def after(self, record: dict) -> Prepared:
         """The same request once ``record`` (just appended) is the active checkpoint."""
         ids = [message["id"] for message in self.messages]
         start = ids.index(record["firstKeptMessageId"])
-        return Prepared(self.session, self.provider, self.provider_id, self.model_id, self.window, self.compact_at,
-                        record, self.generation + 1, self.messages[start:], self.tokens[start:], True, self.total,
-                        self.notes)
+        return Prepared(
+            self.session,
+            self.provider,
+            self.provider_id,
+            self.model_id,
+            self.window,
+            self.compact_at,
+            record,
+            self.generation + 1,
+            self.messages[start:],
+            self.tokens[start:],
+            True,
+            self.total,
+            self.notes,
+        )
 
 
 @dataclass
@@ -130,10 +142,18 @@ def is_deleted_error(error: BaseException) -> bool:
 
 
 class TurnRunner:
-    def __init__(self, client: HostClient, *, checkpoint_every: float = CHECKPOINT_EVERY,
-                 offline_delay: float = 0.02, watched: Callable[[str], bool] = lambda session_id: False,
-                 override: ProviderChoice | None = None, outbox: Outbox | None = None,
-                 context_window: int | None = None, interactive: bool = True):
+    def __init__(
+        self,
+        client: HostClient,
+        *,
+        checkpoint_every: float = CHECKPOINT_EVERY,
+        offline_delay: float = 0.02,
+        watched: Callable[[str], bool] = lambda session_id: False,
+        override: ProviderChoice | None = None,
+        outbox: Outbox | None = None,
+        context_window: int | None = None,
+        interactive: bool = True,
+    ):
         self.client = client
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
@@ -171,8 +191,15 @@ class TurnRunner:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
 
-    async def send(self, session_id: str, text: str, *, attachments: list[dict] | None = None,
-                   revision_root_id: str | None = None, interactive: bool | None = None) -> dict:
+    async def send(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        attachments: list[dict] | None = None,
+        revision_root_id: str | None = None,
+        interactive: bool | None = None,
+    ) -> dict:
         """Run a turn for ``text`` and ``attachments``, or queue them if a turn is running in that chat.
 
         ``attachments`` are stored attachment blocks (``attachments.import``
@@ -184,8 +211,14 @@ class TurnRunner:
         """
         if text.strip() == compaction.COMMAND and not attachments:
             record = await self.compact(session_id)
-            return {"status": "compacted", "compaction": record, "turn": None, "message": None, "stored": None,
-                    "error": None}
+            return {
+                "status": "compacted",
+                "compaction": record,
+                "turn": None,
+                "message": None,
+                "stored": None,
+                "error": None,
+            }
         blocks = prompt_blocks(text, attachments)
         if self.is_running(session_id):
             params = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
@@ -216,8 +249,9 @@ class TurnRunner:
             await self._drain_queue(session_id, raise_errors=True)
 
     # -- one turn --------------------------------------------------------------------
-    async def _turn(self, session_id: str, user: dict | None, active: _Active | None = None,
-                    queue_entry_id: str | None = None) -> dict:
+    async def _turn(
+        self, session_id: str, user: dict | None, active: _Active | None = None, queue_entry_id: str | None = None
+    ) -> dict:
         active = active or _Active(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active
         active.task = asyncio.current_task()
@@ -243,10 +277,16 @@ class TurnRunner:
             await call("session.appendMessage", params)
         active.user_stored = True
         prepared = await self.prepare_request(session_id)
-        session, provider, provider_id, model_id = (prepared.session, prepared.provider, prepared.provider_id,
-                                                    prepared.model_id)
-        await call("session.startTurn", {"sessionId": session_id, "turnId": active.turn_id,
-                                         "providerId": provider_id, "modelId": model_id})
+        session, provider, provider_id, model_id = (
+            prepared.session,
+            prepared.provider,
+            prepared.provider_id,
+            prepared.model_id,
+        )
+        await call(
+            "session.startTurn",
+            {"sessionId": session_id, "turnId": active.turn_id, "providerId": provider_id, "modelId": model_id},
+        )
         builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(session_id, "started", builder.snapshot("streaming"))
         status, error = "completed", None
@@ -254,8 +294,16 @@ class TurnRunner:
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         sent_estimate, reported = 0, None
-        tools = tool_loop.ToolLoop(self.client, session_id, active.turn_id, session.get("mode"), active.cancel,
-                                   provider_id=provider_id, model_id=model_id, notify=self._notify)
+        tools = tool_loop.ToolLoop(
+            self.client,
+            session_id,
+            active.turn_id,
+            session.get("mode"),
+            active.cancel,
+            provider_id=provider_id,
+            model_id=model_id,
+            notify=self._notify,
+        )
         try:
             if not (self.interactive if active.interactive is None else active.interactive):
                 plan_gate.refuse_unattended(session)  # before any model request (spec 004)
@@ -266,15 +314,15 @@ class TurnRunner:
             # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
             sent_estimate = budget.estimate(context)
             while True:  # one round per request; the app's tool calls are answered and the model asked again
-                events = tools.stream(fallback, provider, context, thinking_level=session["thinkingLevel"],
-                                      cancel=active.cancel)
+                events = tools.stream(
+                    fallback, provider, context, thinking_level=session["thinkingLevel"], cancel=active.cancel
+                )
                 async with contextlib.aclosing(events):
                     async for event in events:
                         builder.feed(event)
                         if isinstance(event, ThinkingDelta) and thinking_started is None:
                             thinking_started = time.monotonic()
-                        elif (isinstance(event, TextDelta) and thinking_started is not None
-                              and thinking_seconds is None):
+                        elif isinstance(event, TextDelta) and thinking_started is not None and thinking_seconds is None:
                             thinking_seconds = time.monotonic() - thinking_started
                         if isinstance(event, Usage):
                             if not event.raw.get("estimated"):
@@ -327,8 +375,9 @@ class TurnRunner:
                     status, error = "error", ProviderError("outbox_full", str(exc))
             else:
                 try:
-                    stored = await call("session.appendMessage", {"sessionId": session_id, "message": final,
-                                                                  "turnId": active.turn_id})
+                    stored = await call(
+                        "session.appendMessage", {"sessionId": session_id, "message": final, "turnId": active.turn_id}
+                    )
                 except HostError as exc:
                     if is_deleted_error(exc):
                         self._deleted.add(session_id)
@@ -336,11 +385,17 @@ class TurnRunner:
                     raise
         usage = final.get("meta", {}).get("usage")
         try:
-            ended = await call("session.endTurn", {
-                "sessionId": session_id, "turnId": active.turn_id, "status": status,
-                "errorCode": error.code if error else None,
-                "createNotification": status != "aborted" and not self.watched(session_id),
-                "usage": _usage_summary(usage)})
+            ended = await call(
+                "session.endTurn",
+                {
+                    "sessionId": session_id,
+                    "turnId": active.turn_id,
+                    "status": status,
+                    "errorCode": error.code if error else None,
+                    "createNotification": status != "aborted" and not self.watched(session_id),
+                    "usage": _usage_summary(usage),
+                },
+            )
         except HostError:
             if session_id in self._deleted:  # deleted while the reply was being stored
                 return self._dropped(session_id, final)
@@ -351,9 +406,14 @@ class TurnRunner:
         if status == "completed" and stored is not None and branching:
             await self._archive_branch(session_id, prepared.messages, user)
         self._notify(session_id, "finished", final if stored is not None else None)
-        return {"status": status, "turn": ended["turn"], "message": final,
-                "stored": stored, "error": {"code": error.code, "message": error.message} if error else None,
-                "approval": tools.approval}  # a plan or goal this turn left waiting for an answer
+        return {
+            "status": status,
+            "turn": ended["turn"],
+            "message": final,
+            "stored": stored,
+            "error": {"code": error.code, "message": error.message} if error else None,
+            "approval": tools.approval,
+        }  # a plan or goal this turn left waiting for an answer
 
     # -- context budget and compaction ------------------------------------------------------
     async def prepare_request(self, session_id: str) -> Prepared:
@@ -381,8 +441,16 @@ class TurnRunner:
                 await close()
             raise
 
-    async def _read(self, session_id: str, page: dict, provider: Any, provider_id: str, model_id: str,
-                    window: int, compact_at: float | None) -> Prepared:
+    async def _read(
+        self,
+        session_id: str,
+        page: dict,
+        provider: Any,
+        provider_id: str,
+        model_id: str,
+        window: int,
+        compact_at: float | None,
+    ) -> Prepared:
         chain = page.get("compactions") or []
         checkpoint = chain[-1] if chain else None
         boundary = {checkpoint.get("firstKeptMessageId"), checkpoint.get("throughMessageId")} if checkpoint else set()
@@ -391,8 +459,9 @@ class TurnRunner:
         more, start = page["hasMoreBefore"], page["messageStart"]
         tokens = budget.estimate(_context(messages))
         while more and not boundary.intersection(m["id"] for m in messages) and tokens < want:
-            older = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": READ_PAGE,
-                                                           "messageBefore": start})
+            older = await self.client.call(
+                "session.get", {"sessionId": session_id, "messageLimit": READ_PAGE, "messageBefore": start}
+            )
             messages = older["messages"] + messages
             more, start = older["hasMoreBefore"], older["messageStart"]
             tokens += budget.estimate(_context(older["messages"]))
@@ -400,12 +469,24 @@ class TurnRunner:
         if checkpoint is not None:
             ids = [m["id"] for m in messages]
             if checkpoint.get("firstKeptMessageId") in ids:
-                messages, complete = messages[ids.index(checkpoint["firstKeptMessageId"]):], True
+                messages, complete = messages[ids.index(checkpoint["firstKeptMessageId"]) :], True
             elif checkpoint.get("throughMessageId") in ids:  # the first kept message was deleted since
-                messages, complete = messages[len(ids) - ids[::-1].index(checkpoint["throughMessageId"]):], True
+                messages, complete = messages[len(ids) - ids[::-1].index(checkpoint["throughMessageId"]) :], True
         visible = _context(messages)
-        return Prepared(page["session"], provider, provider_id, model_id, window, compact_at, checkpoint, len(chain),
-                        visible, [budget.message_tokens(m) for m in visible], complete, page["totalMessages"])
+        return Prepared(
+            page["session"],
+            provider,
+            provider_id,
+            model_id,
+            window,
+            compact_at,
+            checkpoint,
+            len(chain),
+            visible,
+            [budget.message_tokens(m) for m in visible],
+            complete,
+            page["totalMessages"],
+        )
 
     async def _window(self, provider_id: str, model_id: str | None) -> int:
         row = None
@@ -435,15 +516,18 @@ class TurnRunner:
                 prepared = prepared.after(record)
         needed = self._estimate(session_id, prepared)
         if needed > budget.input_budget(window):
-            raise ProviderError(compaction.CONTEXT_TOO_LARGE,
-                                f"The newest messages need about {needed:,} tokens, more than the model's context "
-                                f"window of {window:,} tokens leaves for a request "
-                                f"({budget.input_budget(window):,}). Shorten the message or pick a model with "
-                                f"a larger context window.")
+            raise ProviderError(
+                compaction.CONTEXT_TOO_LARGE,
+                f"The newest messages need about {needed:,} tokens, more than the model's context "
+                f"window of {window:,} tokens leaves for a request "
+                f"({budget.input_budget(window):,}). Shorten the message or pick a model with "
+                f"a larger context window.",
+            )
         return prepared
 
-    async def _compact(self, session_id: str, prepared: Prepared, cancel: asyncio.Event, *,
-                       manual: bool) -> dict | None:
+    async def _compact(
+        self, session_id: str, prepared: Prepared, cancel: asyncio.Event, *, manual: bool
+    ) -> dict | None:
         """Summarise what must go with one model call and append the checkpoint; None if nothing can go."""
         factor = self.correction.factor(session_id)
         tokens = [max(1, round(t * factor)) for t in prepared.tokens]
@@ -451,20 +535,34 @@ class TurnRunner:
         if not prepared.complete and prepared.messages:  # the first compaction of a long chat: extrapolated
             known = round(known * max(1.0, prepared.total / len(prepared.messages)))
         room = int(prepared.window / max(1.0, factor))  # the summary request is estimated, so corrected too
-        plan = compaction.plan(prepared.messages, tokens, window=prepared.window, request_window=room,
-                               previous_summary=prepared.summary(), complete=prepared.complete,
-                               tokens_before=known, last_exchange=manual)
+        plan = compaction.plan(
+            prepared.messages,
+            tokens,
+            window=prepared.window,
+            request_window=room,
+            previous_summary=prepared.summary(),
+            complete=prepared.complete,
+            tokens_before=known,
+            last_exchange=manual,
+        )
         if plan is None:
             return None
         self._notify(session_id, "compacting", None)
         request = compaction.request(plan, prepared.summary(), room)
         if self.correction.apply(session_id, budget.estimate(request)) > budget.input_budget(prepared.window):
-            raise ProviderError(compaction.COMPACTION_FAILED, "The summary request would not fit in the model's "
-                                                              "context window.")
+            raise ProviderError(
+                compaction.COMPACTION_FAILED, "The summary request would not fit in the model's context window."
+            )
         summary = await compaction.summarise(prepared.provider, request, cancel)
-        record = compaction.checkpoint(plan, summary, generation=prepared.generation + 1,
-                                       provider_id=prepared.provider_id, model_id=prepared.model_id,
-                                       window=prepared.window, manual=manual)
+        record = compaction.checkpoint(
+            plan,
+            summary,
+            generation=prepared.generation + 1,
+            provider_id=prepared.provider_id,
+            model_id=prepared.model_id,
+            window=prepared.window,
+            manual=manual,
+        )
         if session_id in self._deleted:
             raise compaction.CompactionAborted()
         await self.client.call("session.appendCompaction", {"sessionId": session_id, "compaction": record})
@@ -495,16 +593,20 @@ class TurnRunner:
                 if close is not None:
                     await close()
         except compaction.CompactionAborted:
-            raise HostError(compaction.COMPACTION_FAILED, "Compaction was stopped; nothing was changed.",
-                            {"aborted": True}) from None
+            raise HostError(
+                compaction.COMPACTION_FAILED, "Compaction was stopped; nothing was changed.", {"aborted": True}
+            ) from None
         except ProviderError as exc:
             raise HostError(exc.code, exc.message) from exc
         finally:
             self._active.pop(session_id, None)
             self._notify(session_id, "idle", None)
         if record is None:
-            raise HostError(ErrorCode.CONFLICT, "Nothing to compact yet: this chat is no longer than the part a "
-                                                "compaction keeps word for word.", {"nothingToCompact": True})
+            raise HostError(
+                ErrorCode.CONFLICT,
+                "Nothing to compact yet: this chat is no longer than the part a compaction keeps word for word.",
+                {"nothingToCompact": True},
+            )
         return record
 
     async def context_usage(self, session_id: str) -> dict:
@@ -520,8 +622,9 @@ class TurnRunner:
         self._usage[session_id] = usage
         return dict(usage)
 
-    def _remember_usage(self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None,
-                        final: dict) -> None:
+    def _remember_usage(
+        self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None, final: dict
+    ) -> None:
         """Learn the correction from the provider's count, and keep the context size for ``context_usage``."""
         if reported is not None and sent_estimate:
             self.correction.observe(session_id, sent_estimate, reported.input_tokens)
@@ -529,15 +632,15 @@ class TurnRunner:
             tokens = reported.input_tokens + max(reported.output_tokens, 0)
         else:
             tokens = self._estimate(session_id, prepared) + self.correction.apply(
-                session_id, budget.message_tokens(final))
+                session_id, budget.message_tokens(final)
+            )
         self._usage[session_id] = {"tokens": int(tokens), "window": prepared.window}
 
     def _dropped(self, session_id: str, final: dict | None) -> dict:
         """The chat was deleted during the turn: nothing of it is stored."""
         log.info("session %s was deleted during its turn; the reply is dropped", session_id)
         self._notify(session_id, "finished", None)
-        return {"status": "aborted", "turn": None, "message": final, "stored": None, "error": None,
-                "deleted": True}
+        return {"status": "aborted", "turn": None, "message": final, "stored": None, "error": None, "deleted": True}
 
     async def _archive_branch(self, session_id: str, history: list[dict], user: dict | None) -> None:
         """Record the finished branch as the live revision of its prompt (spec 004, 4.9)."""
@@ -554,8 +657,9 @@ class TurnRunner:
         if session_id in self._deleted:
             return  # a checkpoint would be refused anyway: the chat is gone
         try:
-            await self.client.call("session.saveInflightMessage",
-                                   {"sessionId": session_id, "turnId": turn_id, "message": message})
+            await self.client.call(
+                "session.saveInflightMessage", {"sessionId": session_id, "turnId": turn_id, "message": message}
+            )
         except HostError as exc:  # a lost checkpoint costs at most one interval of text
             log.warning("checkpoint failed: %s", exc)
 
@@ -581,18 +685,33 @@ class TurnRunner:
 
         if self.override is not None:
             choice = self.override
-            return (OpenAICompatibleProvider(base_url=choice.base_url, api_key=choice.api_key, model=choice.model,
-                                             label=choice.label), "custom", choice.model)
+            return (
+                OpenAICompatibleProvider(
+                    base_url=choice.base_url, api_key=choice.api_key, model=choice.model, label=choice.label
+                ),
+                "custom",
+                choice.model,
+            )
         provider_id, model_id = await self._model_of(session)
         if provider_id == OFFLINE_ID:
             return OfflineDemoProvider(delay=self.offline_delay), OFFLINE_ID, OFFLINE_MODEL
         creds = await self.client.call("providers.credentials", {"providerId": provider_id})
         model = model_id or creds.get("defaultModelId")
         if not model:
-            raise HostError(ErrorCode.INVALID_PARAMS, f"No model is chosen for {creds.get('name', provider_id)}. "
-                                              f"Pick one in Settings > Providers.")
-        return (OpenAICompatibleProvider(base_url=creds["baseUrl"], api_key=creds.get("apiKey"), model=model,
-                                         label=creds.get("name", provider_id)), provider_id, model)
+            raise HostError(
+                ErrorCode.INVALID_PARAMS,
+                f"No model is chosen for {creds.get('name', provider_id)}. Pick one in Settings > Providers.",
+            )
+        return (
+            OpenAICompatibleProvider(
+                base_url=creds["baseUrl"],
+                api_key=creds.get("apiKey"),
+                model=model,
+                label=creds.get("name", provider_id),
+            ),
+            provider_id,
+            model,
+        )
 
     async def _drain_queue(self, session_id: str, *, raise_errors: bool = False) -> None:
         """After a terminal event (or on Resume/Retry), send the next waiting prompt (one at a time).
@@ -614,8 +733,11 @@ class TurnRunner:
         entry = entries[0]
         active = _Active(turn_id=str(uuid.uuid4()))
         try:
-            user = {"id": queued_user_id(entry), "role": "user",
-                    "blocks": prompt_blocks(entry["content"], entry.get("attachments") or None)}
+            user = {
+                "id": queued_user_id(entry),
+                "role": "user",
+                "blocks": prompt_blocks(entry["content"], entry.get("attachments") or None),
+            }
             await self._turn(session_id, user, active, queue_entry_id=entry["id"])
         except Exception as exc:
             if not active.user_stored and session_id not in self._deleted and not is_deleted_error(exc):
@@ -627,9 +749,10 @@ class TurnRunner:
     async def _mark_failed(self, session_id: str, entry_id: str, exc: BaseException) -> None:
         error = exc if isinstance(exc, HostError) else HostError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
         try:
-            await self.client.call("session.queueMarkFailed", {"sessionId": session_id, "entryId": entry_id,
-                                                               "error": {"code": error.code,
-                                                                         "message": error.message}})
+            await self.client.call(
+                "session.queueMarkFailed",
+                {"sessionId": session_id, "entryId": entry_id, "error": {"code": error.code, "message": error.message}},
+            )
         except HostError as failed:  # the entry is still queued; only its mark is missing
             log.warning("could not mark the queued prompt %s as failed: %s", entry_id, failed)
 
@@ -675,8 +798,10 @@ STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "
 def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
     """A prompt's blocks: its text (unless blank), then its attachment blocks, or INVALID_PARAMS."""
     if attachments is not None and not isinstance(attachments, list):
-        raise HostError(ErrorCode.INVALID_PARAMS, f"attachments must be a list of attachment blocks, "
-                                          f"not {type(attachments).__name__}.")
+        raise HostError(
+            ErrorCode.INVALID_PARAMS,
+            f"attachments must be a list of attachment blocks, not {type(attachments).__name__}.",
+        )
     attached = [_attachment_block(number, block) for number, block in enumerate(attachments or [])]
     if not text.strip() and not attached:
         raise HostError(ErrorCode.INVALID_PARAMS, "The prompt is empty: type a message or attach a file.")
@@ -685,7 +810,7 @@ def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
 
 def _attachment_block(number: int, block: Any) -> dict:
     if not isinstance(block, dict) or block.get("type") != "attachment":
-        raise HostError(ErrorCode.INVALID_PARAMS, f"attachments[{number}] must be an object with type \"attachment\".")
+        raise HostError(ErrorCode.INVALID_PARAMS, f'attachments[{number}] must be an object with type "attachment".')
     if not isinstance(block.get("ref"), str) or not block["ref"]:
         raise HostError(ErrorCode.INVALID_PARAMS, f"attachments[{number}].ref must be a non-empty string.")
     # A prompt stores only what names the attachment (spec 004, 4.7): content fetched

@@ -38,8 +38,9 @@ def wall_clock_ms() -> int:
 
 
 class Scheduler:
-    def __init__(self, client: Any, runner: Any, *, clock: Callable[[], int] = wall_clock_ms,
-                 poll_seconds: float = POLL_SECONDS):
+    def __init__(
+        self, client: Any, runner: Any, *, clock: Callable[[], int] = wall_clock_ms, poll_seconds: float = POLL_SECONDS
+    ):
         self.client = client
         self.runner = runner
         self.clock = clock
@@ -106,8 +107,9 @@ class Scheduler:
         """One run: reserve it, send the prompt in its new chat, record how it ended. The finished run,
         or None when the host refused to start it (not due any more, already running, deleted)."""
         try:
-            started = await self.client.call("tasks.startRun", {"taskId": task_id, "now": self.clock(),
-                                                                "manual": manual})
+            started = await self.client.call(
+                "tasks.startRun", {"taskId": task_id, "now": self.clock(), "manual": manual}
+            )
         except HostError as exc:
             if manual:
                 raise

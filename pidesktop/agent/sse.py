@@ -54,7 +54,7 @@ class SSEDecoder:
             text = text[1:]
         start = 0
         for match in _LINE_END.finditer(text):
-            self._line_parts.append(text[start:match.start()])
+            self._line_parts.append(text[start : match.start()])
             self._line("".join(self._line_parts), events)
             self._line_parts = []
             start = match.end()

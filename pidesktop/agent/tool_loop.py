@@ -57,9 +57,18 @@ def refuses_tools(error: ProviderError) -> bool:
 
 
 class ToolLoop:
-    def __init__(self, client: Any, session_id: str, turn_id: str, mode: object, cancel: asyncio.Event, *,
-                 provider_id: str = "", model_id: str = "",
-                 notify: Callable[[str, str, dict | None], None] = lambda *_: None):
+    def __init__(
+        self,
+        client: Any,
+        session_id: str,
+        turn_id: str,
+        mode: object,
+        cancel: asyncio.Event,
+        *,
+        provider_id: str = "",
+        model_id: str = "",
+        notify: Callable[[str, str, dict | None], None] = lambda *_: None,
+    ):
         self.client = client
         self.session_id = session_id
         self.turn_id = turn_id
@@ -115,11 +124,13 @@ class ToolLoop:
             started = time.monotonic()
             try:
                 outcome = await unless_stopped(
-                    tools.run(self.client, self.session_id, self.turn_id, call, self.names), self.cancel)
+                    tools.run(self.client, self.session_id, self.turn_id, call, self.names), self.cancel
+                )
             except Stopped:
                 return False  # stopped during the call: it keeps no result
-            builder.set_result(call["callId"], outcome.result, ok=outcome.ok,
-                               duration_ms=round((time.monotonic() - started) * 1000))
+            builder.set_result(
+                call["callId"], outcome.result, ok=outcome.ok, duration_ms=round((time.monotonic() - started) * 1000)
+            )
             if outcome.ends_turn:
                 ends_turn = True
                 self.approval = outcome.approval
@@ -127,17 +138,21 @@ class ToolLoop:
             return False
         self.rounds += 1
         if self.rounds >= MAX_ROUNDS:
-            raise ProviderError(TOOL_ROUNDS_EXCEEDED,
-                                f"The model used tools {MAX_ROUNDS} times in this turn without answering, so the "
-                                f"turn was stopped. Send a message to let it go on, or ask it to finish.")
+            raise ProviderError(
+                TOOL_ROUNDS_EXCEEDED,
+                f"The model used tools {MAX_ROUNDS} times in this turn without answering, so the "
+                f"turn was stopped. Send a message to let it go on, or ask it to finish.",
+            )
         return True
 
-    async def next_round(self, builder: ReplyBuilder, model_id: str, provider_id: str,
-                         context: list[dict]) -> tuple[ReplyBuilder, list[dict]]:
+    async def next_round(
+        self, builder: ReplyBuilder, model_id: str, provider_id: str, context: list[dict]
+    ) -> tuple[ReplyBuilder, list[dict]]:
         """Store the round's message (its calls answered) and start the next one: a new builder and context."""
         done = builder.snapshot("completed")
-        await self.client.call("session.appendMessage", {"sessionId": self.session_id, "message": done,
-                                                         "turnId": self.turn_id})
+        await self.client.call(
+            "session.appendMessage", {"sessionId": self.session_id, "message": done, "turnId": self.turn_id}
+        )
         self._notify(self.session_id, "finished", done)
         following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(self.session_id, "started", following.snapshot("streaming"))
@@ -156,7 +171,8 @@ class ToolLoop:
         if isinstance(tokens_out, int) and not isinstance(tokens_out, bool) and tokens_out >= 0:
             record["outputTokens"] = tokens_out
         try:
-            await self.client.call("session.recordUsage", {"sessionId": self.session_id, "turnId": self.turn_id,
-                                                           "records": [record]})
+            await self.client.call(
+                "session.recordUsage", {"sessionId": self.session_id, "turnId": self.turn_id, "records": [record]}
+            )
         except HostError as exc:  # the turn's totals miss a round; the reply itself is unaffected
             log.warning("could not record the usage of a tool round: %s", exc)

@@ -27,15 +27,18 @@ _TODO_WRITE = {
     "type": "function",
     "function": {
         "name": TODO_WRITE,
-        "description": ("Keep a short checklist of the steps of the current work, shown to the person above "
-                        "the message box. Send the whole list every time (it replaces the previous one). Mark "
-                        "exactly one item in_progress while you work on it and mark items completed as soon as "
-                        "they are done. Use it for work with three or more steps; skip it for a quick answer."),
+        "description": (
+            "Keep a short checklist of the steps of the current work, shown to the person above "
+            "the message box. Send the whole list every time (it replaces the previous one). Mark "
+            "exactly one item in_progress while you work on it and mark items completed as soon as "
+            "they are done. Use it for work with three or more steps; skip it for a quick answer."
+        ),
         "parameters": {
             "type": "object",
             "properties": {
                 "todos": {
-                    "type": "array", "maxItems": 50,
+                    "type": "array",
+                    "maxItems": 50,
                     "items": {
                         "type": "object",
                         "properties": {
@@ -57,10 +60,12 @@ def _proposal_tool(name: str, kind: str) -> dict:
         "type": "function",
         "function": {
             "name": name,
-            "description": (f"Submit your {kind} for the person to approve, once it is complete. It is saved "
-                            f"exactly as written and shown with Approve and Reject buttons; your turn ends "
-                            f"there. Do not start any work before it is approved: after approval you are asked "
-                            f"to carry it out; after a rejection you get the person's feedback."),
+            "description": (
+                f"Submit your {kind} for the person to approve, once it is complete. It is saved "
+                f"exactly as written and shown with Approve and Reject buttons; your turn ends "
+                f"there. Do not start any work before it is approved: after approval you are asked "
+                f"to carry it out; after a rejection you get the person's feedback."
+            ),
             "parameters": {
                 "type": "object",
                 "properties": {kind: {"type": "string", "description": f"The whole {kind} in Markdown."}},
@@ -126,20 +131,35 @@ async def _submit(client: Any, session_id: str, turn_id: str, call: dict, kind: 
     markdown = args.get(PROPOSAL_ARGUMENT[kind])
     if not isinstance(markdown, str) or not markdown.strip():
         return Outcome(f"Submit{kind.capitalize()} needs '{kind}': the whole {kind} as Markdown text.", False)
-    approval = (await client.call("plan.submit", {
-        "sessionId": session_id, "kind": kind, "markdown": markdown, "turnId": turn_id,
-        "supersede": True,  # a proposal still waiting (the person replied in the chat instead) is replaced
-        # Scoped by the turn: some local servers number their call ids from 0 in every reply.
-        "toolCallId": f"{turn_id}:{call.get('callId') or ''}"}))["approval"]
-    result = {"approvalId": approval["id"], "status": "pending", "path": approval["artifactRelativePath"],
-              "sha256": approval["sha256"],
-              "note": f"The {kind} was saved and shown to the person for approval. Stop here and wait."}
+    approval = (
+        await client.call(
+            "plan.submit",
+            {
+                "sessionId": session_id,
+                "kind": kind,
+                "markdown": markdown,
+                "turnId": turn_id,
+                "supersede": True,  # a proposal still waiting (the person replied in the chat instead) is replaced
+                # Scoped by the turn: some local servers number their call ids from 0 in every reply.
+                "toolCallId": f"{turn_id}:{call.get('callId') or ''}",
+            },
+        )
+    )["approval"]
+    result = {
+        "approvalId": approval["id"],
+        "status": "pending",
+        "path": approval["artifactRelativePath"],
+        "sha256": approval["sha256"],
+        "note": f"The {kind} was saved and shown to the person for approval. Stop here and wait.",
+    }
     return Outcome(result, True, ends_turn=True, approval=approval)
 
 
 # -- what the person's answer tells the model ---------------------------------------------
-EXECUTION_OPENING = {"plan": "I approved the plan below. Carry it out now, step by step.",
-                     "goal": "I approved the goal below. Work towards it now, step by step."}
+EXECUTION_OPENING = {
+    "plan": "I approved the plan below. Carry it out now, step by step.",
+    "goal": "I approved the goal below. Work towards it now, step by step.",
+}
 
 
 def execution_prompt(kind: str, markdown: str) -> str:

@@ -57,9 +57,9 @@ class HostError(Exception):
         }
 
     @classmethod
-    def from_jsonrpc(cls, error: dict) -> "HostError":
+    def from_jsonrpc(cls, error: dict) -> HostError:
         data = dict(error.get("data") or {})
         code = data.pop("code", ErrorCode.INTERNAL)
         message = str(error.get("message", ""))
         prefix = f"{code}: "
-        return cls(code, message[len(prefix):] if message.startswith(prefix) else message, data)
+        return cls(code, message[len(prefix) :] if message.startswith(prefix) else message, data)

@@ -61,7 +61,7 @@ class HostThread:
         self.open_error: HostError | None = None
 
     # -- lifecycle -------------------------------------------------------
-    def start(self) -> "HostThread":
+    def start(self) -> HostThread:
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._thread.start()
@@ -151,7 +151,7 @@ class HostThread:
     def _run_posted(work: Callable[[], None]) -> None:
         try:
             work()
-        except Exception:  # noqa: BLE001 - posted work reports its own outcome; the host keeps serving
+        except Exception:
             log.exception("posted host work failed")
 
     def _open(self) -> Dispatcher | None:
@@ -159,7 +159,7 @@ class HostThread:
             return self._opener(self._emit)
         except HostError as exc:
             self.open_error = exc
-        except Exception as exc:  # noqa: BLE001 - any failure becomes the answer
+        except Exception as exc:
             log.exception("the host could not open its storage")
             self.open_error = HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc) or type(exc).__name__)
         log.error("host unavailable: %s", self.open_error)
@@ -175,7 +175,7 @@ class HostThread:
                 result = dispatcher.dispatch(method, params)
             except HostError as exc:
                 error = exc
-            except Exception as exc:  # noqa: BLE001 - crosses the bus as a value
+            except Exception as exc:
                 log.exception("command %s failed", method)
                 error = HostError(ErrorCode.INTERNAL, f"{method} failed unexpectedly: {exc}")
         try:

@@ -16,12 +16,18 @@ PROTOCOL_VERSION = 1
 def handshake(ctx: HostContext, p: Params) -> dict:
     version = p.integer("protocolVersion")
     if version != PROTOCOL_VERSION:
-        raise HostError(ErrorCode.INVALID_PARAMS,
-                        f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.",
-                        {"field": "protocolVersion"})
-    result = {"protocolVersion": PROTOCOL_VERSION, "schemaVersion": SCHEMA_VERSION,
-              "dataRoot": str(ctx.data_root), "hostVersion": __version__,
-              "interruptedReplies": list(ctx.interrupted_replies)}
+        raise HostError(
+            ErrorCode.INVALID_PARAMS,
+            f"app.handshake: protocolVersion {version} is not supported; this host speaks {PROTOCOL_VERSION}.",
+            {"field": "protocolVersion"},
+        )
+    result = {
+        "protocolVersion": PROTOCOL_VERSION,
+        "schemaVersion": SCHEMA_VERSION,
+        "dataRoot": str(ctx.data_root),
+        "hostVersion": __version__,
+        "interruptedReplies": list(ctx.interrupted_replies),
+    }
     if ctx.migration is not None:  # only when this start migrated (or archived) the database
         result["migration"] = ctx.migration.to_json()
     return result

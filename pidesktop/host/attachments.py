@@ -120,7 +120,7 @@ def _file_chunks(fd: int) -> Iterator[memoryview]:
 def _bytes_chunks(data: bytes) -> Iterator[memoryview]:
     view = memoryview(data)
     for start in range(0, len(data), CHUNK):
-        yield view[start:start + CHUNK]
+        yield view[start : start + CHUNK]
 
 
 # -- describing ----------------------------------------------------------------------
@@ -154,8 +154,15 @@ def block(stored: Stored, name: str, *, mime: str | None = None) -> dict:
     else:
         kind = "file"
         mime = mime or mimetypes.guess_type(name)[0] or "application/octet-stream"
-    return {"type": "attachment", "kind": kind, "name": name, "ref": f"attachments/{stored.sha256}",
-            "mimeType": mime, "size": stored.size, "sha256": stored.sha256}
+    return {
+        "type": "attachment",
+        "kind": kind,
+        "name": name,
+        "ref": f"attachments/{stored.sha256}",
+        "mimeType": mime,
+        "size": stored.size,
+        "sha256": stored.sha256,
+    }
 
 
 def _name_param(p: Params, default: str) -> str:
@@ -224,8 +231,9 @@ def _store_source(ctx: HostContext, path: str, fd: int) -> Stored:
 
 
 def _storage_error(ctx: HostContext, exc: OSError) -> HostError:
-    return HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                     f"Could not store the attachment in {directory(ctx)}: {exc.strerror or exc}.")
+    return HostError(
+        ErrorCode.STORAGE_UNAVAILABLE, f"Could not store the attachment in {directory(ctx)}: {exc.strerror or exc}."
+    )
 
 
 # -- attachments.importText ----------------------------------------------------------------
@@ -239,8 +247,9 @@ def import_text(ctx: HostContext, p: Params) -> dict:
     try:
         stored = store(directory(ctx), _bytes_chunks(data))
     except _TooLarge:
-        raise invalid("attachments.importText: field 'text' is larger than the 2 GiB attachment limit.",
-                      "text") from None
+        raise invalid(
+            "attachments.importText: field 'text' is larger than the 2 GiB attachment limit.", "text"
+        ) from None
     except OSError as exc:
         raise _storage_error(ctx, exc) from exc
     return {"attachment": block(stored, name, mime="text/plain")}
@@ -276,8 +285,12 @@ def read(ctx: HostContext, p: Params) -> dict:
         data = _read_at(fd, offset, length)
     finally:
         os.close(fd)
-    return {"data": base64.b64encode(data).decode("ascii"), "offset": offset, "size": size,
-            "eof": offset + len(data) >= size}
+    return {
+        "data": base64.b64encode(data).decode("ascii"),
+        "offset": offset,
+        "size": size,
+        "eof": offset + len(data) >= size,
+    }
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:

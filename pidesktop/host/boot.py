@@ -35,16 +35,25 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     now = ctx.clock()
     report: dict[str, int] = {}
     with conn:
-        report["approvalsInterrupted"] = _changes(conn, (
-            "UPDATE plan_approvals SET status = 'interrupted', updated_at = ? WHERE status = 'pending'"), (now,))
-        report["executionsInterrupted"] = _changes(conn, (
-            "UPDATE plan_approvals SET execution_state = 'interrupted', updated_at = ? "
-            "WHERE execution_state IN ('queued', 'running')"), (now,))
-        report["turnsAborted"] = _changes(conn, (
-            "UPDATE turns SET status = 'aborted', ended_at = ? WHERE status = 'running'"), (now,))
+        report["approvalsInterrupted"] = _changes(
+            conn, ("UPDATE plan_approvals SET status = 'interrupted', updated_at = ? WHERE status = 'pending'"), (now,)
+        )
+        report["executionsInterrupted"] = _changes(
+            conn,
+            (
+                "UPDATE plan_approvals SET execution_state = 'interrupted', updated_at = ? "
+                "WHERE execution_state IN ('queued', 'running')"
+            ),
+            (now,),
+        )
+        report["turnsAborted"] = _changes(
+            conn, ("UPDATE turns SET status = 'aborted', ended_at = ? WHERE status = 'running'"), (now,)
+        )
         if report["turnsAborted"] or report["approvalsInterrupted"] or report["executionsInterrupted"]:
-            conn.execute("INSERT INTO audit_log(ts, kind, payload_json) VALUES (?, 'boot_recovery', ?)",
-                         (now, orjson.dumps(report).decode()))
+            conn.execute(
+                "INSERT INTO audit_log(ts, kind, payload_json) VALUES (?, 'boot_recovery', ?)",
+                (now, orjson.dumps(report).decode()),
+            )
     report["rewritesFinished"] = history.finish_interrupted(ctx, now)
     report["tempFilesRemoved"] = sweep_temp_files(ctx)
     report["incomingAttachmentsRemoved"] = sweep_incoming_attachments(ctx)
@@ -55,13 +64,19 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
         closers.insert(0, lambda: record_clean_close(ctx))  # run last: after every other close hook
     report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
     with conn:
-        report["auditPruned"] = _changes(conn, "DELETE FROM audit_log WHERE ts < ?",
-                                         (now - audit_retention_days * _DAY_MS,))
+        report["auditPruned"] = _changes(
+            conn, "DELETE FROM audit_log WHERE ts < ?", (now - audit_retention_days * _DAY_MS,)
+        )
         report["taskRunsInterrupted"] = scheduled.settle_interrupted(conn, now)
         report["taskRunsPruned"] = scheduled.prune_runs(conn, keep=TASK_RUNS_KEEP)
-        report["notificationsPruned"] = _changes(conn, (
-            "DELETE FROM notifications WHERE id NOT IN (SELECT id FROM notifications "
-            "ORDER BY created_at DESC, id DESC LIMIT ?)"), (NOTIFICATIONS_KEEP,))
+        report["notificationsPruned"] = _changes(
+            conn,
+            (
+                "DELETE FROM notifications WHERE id NOT IN (SELECT id FROM notifications "
+                "ORDER BY created_at DESC, id DESC LIMIT ?)"
+            ),
+            (NOTIFICATIONS_KEEP,),
+        )
         report["tombstonesPruned"] = sessions.prune_tombstones(conn, now)
     report["foldersSwept"] = sweep_orphan_folders(ctx)
     conn.execute("PRAGMA incremental_vacuum")
@@ -72,7 +87,6 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
 def _changes(conn, sql: str, args: tuple) -> int:
     conn.execute(sql, args)
     return conn.changes()
-
 
 
 def sweep_temp_files(ctx: HostContext) -> int:
@@ -210,8 +224,7 @@ def index_tail(ctx: HostContext, session_id: str, now: int) -> int:
         for message in records:
             turn_id = checkpoint.get("turnId") if checkpoint and checkpoint["message"]["id"] == message["id"] else None
             stamp = message_index.created_ms(message, now)
-            message_index.insert(conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id),
-                                 stamp)
+            message_index.insert(conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), stamp)
             if message["role"] == "user":
                 sessions.apply_fallback_title(conn, session_id, message)
             updated = max(updated, stamp)
@@ -219,12 +232,19 @@ def index_tail(ctx: HostContext, session_id: str, now: int) -> int:
         conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (updated, session_id))
         if not message_index.in_step(conn, session_id, visible):
             transcript = ctx.transcripts.read_all(session_id)
-            message_index.rebuild(conn, session_id, [{k: v for k, v in record.items() if k != "type"}
-                                                     for _position, record in transcript.messages], now)
+            message_index.rebuild(
+                conn,
+                session_id,
+                [{k: v for k, v in record.items() if k != "type"} for _position, record in transcript.messages],
+                now,
+            )
             log.warning("rebuilt the index of session %s from its transcript", session_id)
     if records:
-        log.warning("indexed %d message line(s) of session %s that a crash left without their index row",
-                    len(records), session_id)
+        log.warning(
+            "indexed %d message line(s) of session %s that a crash left without their index row",
+            len(records),
+            session_id,
+        )
     return len(records)
 
 
@@ -243,8 +263,11 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
         checkpoint = inflight.read(ctx, session_id)
         exists = ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if checkpoint is None or not exists:
-            log.warning("dropping in-flight checkpoint %s: %s", path.name,
-                        "unreadable" if checkpoint is None else "its session is gone")
+            log.warning(
+                "dropping in-flight checkpoint %s: %s",
+                path.name,
+                "unreadable" if checkpoint is None else "its session is gone",
+            )
             path.unlink(missing_ok=True)
             continue
         message = dict(checkpoint["message"])
@@ -263,8 +286,9 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
             promoted += 1
             if status != "completed":
                 (title,) = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
-                ctx.interrupted_replies.append({"sessionId": session_id, "sessionTitle": title or "",
-                                                "messageId": message.get("id")})
+                ctx.interrupted_replies.append(
+                    {"sessionId": session_id, "sessionTitle": title or "", "messageId": message.get("id")}
+                )
         except Exception:
             log.exception("could not promote in-flight checkpoint %s", path.name)
         inflight.remove(ctx, session_id)
@@ -277,8 +301,10 @@ def _turn_status(ctx: HostContext, session_id: str, turn_id: str | None, now: in
     row = ctx.conn.execute("SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)).fetchone()
     if row is None:
         with ctx.conn:
-            ctx.conn.execute("INSERT INTO turns(id, session_id, status, started_at, ended_at) "
-                             "VALUES (?, ?, 'aborted', ?, ?)", (turn_id, session_id, now, now))
+            ctx.conn.execute(
+                "INSERT INTO turns(id, session_id, status, started_at, ended_at) VALUES (?, ?, 'aborted', ?, ?)",
+                (turn_id, session_id, now, now),
+            )
         return "aborted"
     return row[1] if row[0] == session_id else None
 

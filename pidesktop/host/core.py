@@ -32,11 +32,13 @@ class Host:
         self._lock = lock
 
     @classmethod
-    def open(cls, location: StorageLocation, emit: Callable[[str, dict], None], role: str = "host") -> "Host":
+    def open(cls, location: StorageLocation, emit: Callable[[str, dict], None], role: str = "host") -> Host:
         try:
             root = prepare_data_root(location)
         except OSError as exc:
-            raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot create the data folder {location.data_root}: {exc}") from exc
+            raise HostError(
+                ErrorCode.STORAGE_UNAVAILABLE, f"Cannot create the data folder {location.data_root}: {exc}"
+            ) from exc
         lock = _take_writer_lock(root, role)
         try:
             conn, migration = open_migrated(root / DB_NAME)
@@ -53,7 +55,7 @@ class Host:
             raise
         try:
             native_watcher.start_watching(ctx)
-        except Exception:  # noqa: BLE001 - pi sessions then refresh on demand; the host still serves
+        except Exception:
             log.exception("could not watch pi session folders")
         log.info("host ready on %s", root)
         return cls(ctx, lock)
@@ -73,7 +75,7 @@ class Host:
         for closer in reversed(self.ctx.on_close):
             try:
                 closer()
-            except Exception:  # noqa: BLE001 - the database must still close
+            except Exception:
                 log.exception("a close hook failed")
         try:
             self.ctx.conn.close()

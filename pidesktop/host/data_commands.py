@@ -76,11 +76,15 @@ class Jobs:
                 raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host is shutting down.")
             busy = next((job for job in self.running.values() if job.kind == kind), None)
             if busy is not None:
-                raise HostError(ErrorCode.CONFLICT, f"A data {kind} job is already running ({busy.id}); wait "
-                                f"for it to finish or cancel it.", {"job": busy.id})
+                raise HostError(
+                    ErrorCode.CONFLICT,
+                    f"A data {kind} job is already running ({busy.id}); wait for it to finish or cancel it.",
+                    {"job": busy.id},
+                )
             job = Job(f"job-{uuid.uuid4().hex[:12]}", kind)
-            job.thread = threading.Thread(target=self._run, args=(job, work), name=f"pidesktop-data-{kind}",
-                                          daemon=True)
+            job.thread = threading.Thread(
+                target=self._run, args=(job, work), name=f"pidesktop-data-{kind}", daemon=True
+            )
             self.running[job.id] = job
         job.thread.start()
         return {"job": job.id, "kind": kind}
@@ -129,12 +133,14 @@ class Jobs:
         except Refused as exc:
             finished = {**base, "status": "failed", "error": _error(HostError(ErrorCode.CONFLICT, str(exc)))}
         except (StorageJobError, OSError) as exc:
-            finished = {**base, "status": "failed",
-                        "error": _error(HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)))}
-        except Exception as exc:  # noqa: BLE001 - crosses the bus as a value
+            finished = {**base, "status": "failed", "error": _error(HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)))}
+        except Exception as exc:
             log.exception("data job %s (%s) failed", job.id, job.kind)
-            finished = {**base, "status": "failed",
-                        "error": _error(HostError(ErrorCode.INTERNAL, f"data.{job.kind} failed unexpectedly: {exc}"))}
+            finished = {
+                **base,
+                "status": "failed",
+                "error": _error(HostError(ErrorCode.INTERNAL, f"data.{job.kind} failed unexpectedly: {exc}")),
+            }
         with self._lock:
             self.running.pop(job.id, None)
         self._emit(FINISHED, finished)
@@ -142,7 +148,7 @@ class Jobs:
     def _emit(self, topic: str, payload: dict) -> None:
         try:
             self.ctx.emit(topic, payload)
-        except Exception:  # noqa: BLE001 - a job must always reach its end
+        except Exception:
             log.exception("emitting %s failed", topic)
 
 
@@ -203,8 +209,13 @@ def verify_data(ctx: HostContext, params: Params) -> dict:
 
     def work(progress) -> dict:
         report = verify.verify(root, progress)
-        return {"ok": report.ok, "sessions": report.sessions, "messages": report.messages,
-                "problems": list(report.problems), "recoverable": list(report.recoverable)}
+        return {
+            "ok": report.ok,
+            "sessions": report.sessions,
+            "messages": report.messages,
+            "problems": list(report.problems),
+            "recoverable": list(report.recoverable),
+        }
 
     return jobs_of(ctx).start("verify", work)
 
@@ -222,8 +233,12 @@ def backup(ctx: HostContext, params: Params) -> dict:
 
     def work(progress) -> dict:
         result = db_backup.backup(root, target, progress)
-        return {"path": str(result.path), "bytes": result.bytes, "schemaVersion": result.schema_version,
-                "rows": result.rows}
+        return {
+            "path": str(result.path),
+            "bytes": result.bytes,
+            "schemaVersion": result.schema_version,
+            "rows": result.rows,
+        }
 
     return jobs_of(ctx).start("backup", work)
 
@@ -239,11 +254,23 @@ def caches(ctx: HostContext, params: Params) -> dict:
         if last is not None and last.get("dataRoot") != str(location.data_root):
             last = None
         progress("caches", 1, 1)
-        return {"dataRoot": str(location.data_root), "uiRoot": str(location.ui_root),
-                "folders": [{"path": str(f.path), "area": "ui" if _inside(f.path, location.ui_root) else "data",
-                             "state": f.state, "bytes": f.bytes, "files": f.files} for f in folders],
-                "totalBytes": sum(f.bytes for f in folders),
-                "cleanPending": cache_request.pending(location), "lastClean": last}
+        return {
+            "dataRoot": str(location.data_root),
+            "uiRoot": str(location.ui_root),
+            "folders": [
+                {
+                    "path": str(f.path),
+                    "area": "ui" if _inside(f.path, location.ui_root) else "data",
+                    "state": f.state,
+                    "bytes": f.bytes,
+                    "files": f.files,
+                }
+                for f in folders
+            ],
+            "totalBytes": sum(f.bytes for f in folders),
+            "cleanPending": cache_request.pending(location),
+            "lastClean": last,
+        }
 
     return jobs_of(ctx).start("caches", work)
 
@@ -255,8 +282,9 @@ def clean_caches(ctx: HostContext, params: Params) -> dict:
     try:
         cache_request.request(location)
     except OSError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        f"Cannot record the cache cleanup in {paths.anchor_dir()}: {exc}") from exc
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE, f"Cannot record the cache cleanup in {paths.anchor_dir()}: {exc}"
+        ) from exc
     return {"scheduled": True, "dataRoot": str(location.data_root)}
 
 
@@ -268,8 +296,12 @@ def kept_roots(ctx: HostContext, params: Params) -> dict:
         progress("measure", 0, 1)
         found = cleanup.list_kept(location)
         progress("measure", 1, 1)
-        return {"keptRoots": [{**info.entry.to_json(), "bytes": info.bytes, "present": info.present,
-                               "problems": list(info.problems)} for info in found]}
+        return {
+            "keptRoots": [
+                {**info.entry.to_json(), "bytes": info.bytes, "present": info.present, "problems": list(info.problems)}
+                for info in found
+            ]
+        }
 
     return jobs_of(ctx).start("keptRoots", work)
 
@@ -282,16 +314,20 @@ def remove_kept_root(ctx: HostContext, params: Params) -> dict:
     except StorageJobError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)) from exc
     if entry_id not in known:
-        raise HostError(ErrorCode.NOT_FOUND, f"There is no kept data folder with id {entry_id!r}.",
-                        {"field": "id"})
+        raise HostError(ErrorCode.NOT_FOUND, f"There is no kept data folder with id {entry_id!r}.", {"field": "id"})
     location = location_of(ctx)
 
     def work(progress) -> dict:
         progress("delete", 0, 1)
         result = cleanup.delete(entry_id, location)
         progress("delete", 1, 1)
-        return {"id": result.id, "ok": result.ok, "deleted": [str(p) for p in result.deleted],
-                "alreadyGone": [str(p) for p in result.already_gone], "failures": list(result.failures)}
+        return {
+            "id": result.id,
+            "ok": result.ok,
+            "deleted": [str(p) for p in result.deleted],
+            "alreadyGone": [str(p) for p in result.already_gone],
+            "failures": list(result.failures),
+        }
 
     return jobs_of(ctx).start("removeKeptRoot", work)
 
@@ -307,26 +343,35 @@ def remove_schema_backup(ctx: HostContext, params: Params) -> dict:
     """Delete one ``pi.sqlite.v<n>.bak`` directly in the data folder; never the live database or anything else."""
     name = params.text("name")
     if migrations.backup_version(name) is None:
-        raise invalid(f"data.removeSchemaBackup: field 'name': {name!r} is not the name of a database backup "
-                      f"(pi.sqlite.v<version>.bak) in the data folder.", "name")
+        raise invalid(
+            f"data.removeSchemaBackup: field 'name': {name!r} is not the name of a database backup "
+            f"(pi.sqlite.v<version>.bak) in the data folder.",
+            "name",
+        )
     path = ctx.data_root / name  # the pattern has no separator: nothing outside the data folder is reachable
     try:
         info = path.lstat()
     except FileNotFoundError:
-        raise HostError(ErrorCode.NOT_FOUND, f"There is no database backup {name} in {ctx.data_root}.",
-                        {"field": "name"}) from None
+        raise HostError(
+            ErrorCode.NOT_FOUND, f"There is no database backup {name} in {ctx.data_root}.", {"field": "name"}
+        ) from None
     except OSError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read {path}: {exc.strerror or exc}.") from exc
     if not stat.S_ISREG(info.st_mode):
-        raise invalid(f"data.removeSchemaBackup: field 'name': {name} in the data folder is not a regular file; "
-                      f"it is left alone.", "name")
+        raise invalid(
+            f"data.removeSchemaBackup: field 'name': {name} in the data folder is not a regular file; "
+            f"it is left alone.",
+            "name",
+        )
     try:
         path.unlink()
     except FileNotFoundError:
         pass  # removed meanwhile: the outcome asked for
     except OSError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        f"Could not remove {path}: {exc.strerror or exc}. Check the folder's permissions.") from exc
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"Could not remove {path}: {exc.strerror or exc}. Check the folder's permissions.",
+        ) from exc
     log.info("removed the schema backup %s (%d bytes)", path, info.st_size)
     return {"name": name, "path": str(path), "bytes": info.st_size}
 

@@ -41,8 +41,9 @@ def open_database(path: Path, progress: migrations.Progress | None = None) -> ap
     return open_migrated(path, progress)[0]
 
 
-def open_migrated(path: Path, progress: migrations.Progress | None = None
-                  ) -> tuple[apsw.Connection, MigrationReport | None]:
+def open_migrated(
+    path: Path, progress: migrations.Progress | None = None
+) -> tuple[apsw.Connection, MigrationReport | None]:
     """``open_database``, also returning what a migration did (None when none ran)."""
     report = None
     if migrations.needs_migration(path) is not None:
@@ -65,9 +66,11 @@ def open_migrated(path: Path, progress: migrations.Progress | None = None
             log.info("created a fresh schema v%s database at %s", SCHEMA_VERSION, path)
         found = user_version(conn)
         if found != SCHEMA_VERSION:
-            raise HostError(ErrorCode.SCHEMA_INCOMPATIBLE,
-                            f"{path} has schema v{found} after opening; this version reads v{SCHEMA_VERSION}.",
-                            {"schemaVersion": found})
+            raise HostError(
+                ErrorCode.SCHEMA_INCOMPATIBLE,
+                f"{path} has schema v{found} after opening; this version reads v{SCHEMA_VERSION}.",
+                {"schemaVersion": found},
+            )
     except BaseException:
         conn.close()
         raise

@@ -39,8 +39,11 @@ def fork(ctx: HostContext, p: Params) -> dict:
     if native_reading.is_native(source_id):
         return native_writing.fork(ctx, p)  # a new pi file beside the parent
     through = p.text("throughMessageId", required=False, nonempty=True)
-    row = ctx.conn.execute("SELECT title, title_source, project_id, provider_id, model_id, mode, thinking_level, "
-                           "permission_mode, fast_mode FROM sessions WHERE id = ?", (source_id,)).fetchone()
+    row = ctx.conn.execute(
+        "SELECT title, title_source, project_id, provider_id, model_id, mode, thinking_level, "
+        "permission_mode, fast_mode FROM sessions WHERE id = ?",
+        (source_id,),
+    ).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {source_id!r}.")
     _header, records, messages = history.read(ctx, source_id)
@@ -66,16 +69,19 @@ def fork(ctx: HostContext, p: Params) -> dict:
                 "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "
                 "thinking_level, permission_mode, fast_mode, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (child_id, title, title_source, *row[2:], now, now))
-            message_index.rebuild(ctx.conn, child_id,
-                                  [history.strip_type(r) for r in copied if r.get("type") == "message"], now)
+                (child_id, title, title_source, *row[2:], now, now),
+            )
+            message_index.rebuild(
+                ctx.conn, child_id, [history.strip_type(r) for r in copied if r.get("type") == "message"], now
+            )
     except BaseException:
         ctx.transcripts.delete(child_id)
         files.remove()
         raise
     session = sessions.summary(ctx.conn, child_id)
-    ctx.emit("session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id,
-                                 "session": session})
+    ctx.emit(
+        "session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session}
+    )
     return {"session": session}
 
 
@@ -105,8 +111,9 @@ def _remap_record(record: dict[str, Any], ids: Remap, calls: Remap) -> dict[str,
             if isinstance(copy.get(key), str):
                 copy[key] = ids.get(copy[key], copy[key])
         if isinstance(copy.get("retainedTail"), list):
-            copy["retainedTail"] = [_remap_message(m, ids, calls) if isinstance(m, dict) else m
-                                    for m in copy["retainedTail"]]
+            copy["retainedTail"] = [
+                _remap_message(m, ids, calls) if isinstance(m, dict) else m for m in copy["retainedTail"]
+            ]
         return copy
     return _remap_message(record, ids, calls)
 
@@ -173,10 +180,16 @@ class ScratchCopies:
         sid = re.escape(source_id)
         start = r"(?<![A-Za-z0-9_.-])"
         self._kinds: list[tuple[re.Pattern, Path, Path]] = [
-            (re.compile(start + rf"(scratch[/\\]+){sid}([/\\]+pasted[/\\]+)({_NAME})"),
-             data_root / "scratch" / source_id / "pasted", data_root / "scratch" / child_id / "pasted"),
-            (re.compile(start + rf"(visualizations[/\\]+){sid}([/\\]+)({_NAME})"),
-             data_root / "visualizations" / source_id, data_root / "visualizations" / child_id),
+            (
+                re.compile(start + rf"(scratch[/\\]+){sid}([/\\]+pasted[/\\]+)({_NAME})"),
+                data_root / "scratch" / source_id / "pasted",
+                data_root / "scratch" / child_id / "pasted",
+            ),
+            (
+                re.compile(start + rf"(visualizations[/\\]+){sid}([/\\]+)({_NAME})"),
+                data_root / "visualizations" / source_id,
+                data_root / "visualizations" / child_id,
+            ),
         ]
         self._pending: dict[Path, Path] = {}
         self._created: list[Path] = []

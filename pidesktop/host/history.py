@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-
 from collections.abc import Callable
 from typing import Any
 
@@ -74,21 +73,38 @@ def place_checkpoints(messages: list[dict[str, Any]], old_records: list[dict[str
 PENDING_NS = "rewrite"  # kv namespace of rewrites whose index transaction has not committed yet
 
 
-def rewrite(ctx: HostContext, session_id: str, header: dict | None, messages: list[dict[str, Any]],
-            old_records: list[dict[str, Any]], now: int,
-            in_transaction: Callable[[apsw.Connection], None] | None = None) -> int:
+def rewrite(
+    ctx: HostContext,
+    session_id: str,
+    header: dict | None,
+    messages: list[dict[str, Any]],
+    old_records: list[dict[str, Any]],
+    now: int,
+    in_transaction: Callable[[apsw.Connection], None] | None = None,
+) -> int:
     """The transcript becomes ``messages`` (checkpoints placed from ``old_records``); returns the new count."""
     return commit_rewrite(
-        ctx, session_id, header, now,
+        ctx,
+        session_id,
+        header,
+        now,
         lambda new_header: ctx.transcripts.rewrite(session_id, place_checkpoints(messages, old_records), new_header),
         lambda conn: message_index.rebuild(conn, session_id, [strip_type(m) for m in messages], now),
-        in_transaction)
+        in_transaction,
+    )
 
 
-def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: int,
-                   write_file: Callable[[dict], None], reindex: Callable[[apsw.Connection], int],
-                   in_transaction: Callable[[apsw.Connection], None] | None = None, *,
-                   reindex_reads_file: bool = True) -> int:
+def commit_rewrite(
+    ctx: HostContext,
+    session_id: str,
+    header: dict | None,
+    now: int,
+    write_file: Callable[[dict], None],
+    reindex: Callable[[apsw.Connection], int],
+    in_transaction: Callable[[apsw.Connection], None] | None = None,
+    *,
+    reindex_reads_file: bool = True,
+) -> int:
     """File first (atomic), then one index transaction; returns the new message count.
 
     ``write_file(header)`` replaces the transcript with ``header`` as its first
@@ -105,8 +121,11 @@ def commit_rewrite(ctx: HostContext, session_id: str, header: dict | None, now: 
     the order on disk is the same, the two costs overlap instead of adding up.
     """
     rewrite_id = uuid.uuid4().hex
-    header = dict(header) if header else {"type": "session", "schema": 2, "sessionId": session_id,
-                                          "createdAt": message_index.rfc3339(now)}
+    header = (
+        dict(header)
+        if header
+        else {"type": "session", "schema": 2, "sessionId": session_id, "createdAt": message_index.rfc3339(now)}
+    )
     header["rewriteId"] = rewrite_id
     with ctx.conn:
         kv.put(ctx.conn, PENDING_NS, session_id, {"rewriteId": rewrite_id}, now)
@@ -135,7 +154,7 @@ def _alongside(fn: Callable[..., None], *args) -> Callable[[], None]:
     def run() -> None:
         try:
             fn(*args)
-        except BaseException as error:  # noqa: BLE001 - handed back to the host thread
+        except BaseException as error:
             failure.append(error)
 
     worker = threading.Thread(target=run, name="pidesktop-rewrite", daemon=True)
@@ -152,15 +171,18 @@ def _alongside(fn: Callable[..., None], *args) -> Callable[[], None]:
 def finish_interrupted(ctx: HostContext, now: int) -> int:
     """Boot: complete rewrites that crashed between their file rename and their index commit."""
     finished = 0
-    for (session_id, value) in ctx.conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (PENDING_NS,)).fetchall():
+    for session_id, value in ctx.conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (PENDING_NS,)).fetchall():
         marker = orjson.loads(value)
         try:
             header, _records, messages = read(ctx, session_id)
         except Exception:  # an unreadable transcript: leave the old index, drop the marker
             header, messages = None, []
         with ctx.conn:
-            if header is not None and header.get("rewriteId") == marker.get("rewriteId") and \
-                    ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+            if (
+                header is not None
+                and header.get("rewriteId") == marker.get("rewriteId")
+                and ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            ):
                 message_index.rebuild(ctx.conn, session_id, messages, now)
                 revisions.reconcile(ctx, session_id, messages)
                 finished += 1
@@ -169,8 +191,10 @@ def finish_interrupted(ctx: HostContext, now: int) -> int:
 
 
 def changed(ctx: HostContext, session_id: str) -> None:
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "history",
-                                 "session": sessions.summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {"sessionId": session_id, "reason": "history", "session": sessions.summary(ctx.conn, session_id)},
+    )
 
 
 # -- session.truncateFrom ----------------------------------------------------------------
@@ -201,8 +225,9 @@ def truncate_from(ctx: HostContext, p: Params) -> dict:
             following = max(family.indexes() | {change.index}) + 1
             kept[root] = revisions.stamp(kept[root], following, following)
 
-    count = rewrite(ctx, session_id, header, kept, records, now,
-                    lambda conn: revisions.apply(conn, session_id, archived, now))
+    count = rewrite(
+        ctx, session_id, header, kept, records, now, lambda conn: revisions.apply(conn, session_id, archived, now)
+    )
     inflight.remove(ctx, session_id)
     for turn_id in aborted:
         ctx.emit("turn.changed", {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
@@ -220,9 +245,11 @@ def _family_root(messages: list[dict[str, Any]], cut: int) -> int | None:
 
 def _abort_running_turns(ctx: HostContext, session_id: str, now: int) -> list[str]:
     with ctx.conn:
-        rows = ctx.conn.execute("UPDATE turns SET status = 'aborted', ended_at = ? "
-                                "WHERE session_id = ? AND status = 'running' RETURNING id",
-                                (now, session_id)).fetchall()
+        rows = ctx.conn.execute(
+            "UPDATE turns SET status = 'aborted', ended_at = ? "
+            "WHERE session_id = ? AND status = 'running' RETURNING id",
+            (now, session_id),
+        ).fetchall()
     return [row[0] for row in rows]
 
 
@@ -237,8 +264,15 @@ def replace_messages(ctx: HostContext, p: Params) -> dict:
         message.setdefault("createdAt", message_index.rfc3339(now))
     header, records, old_messages = read(ctx, session_id)
     archived = archive_dropped_live_branches(ctx, session_id, old_messages, new_messages, now)
-    count = rewrite(ctx, session_id, header, new_messages, records, now,
-                    lambda conn: revisions.apply(conn, session_id, archived, now))
+    count = rewrite(
+        ctx,
+        session_id,
+        header,
+        new_messages,
+        records,
+        now,
+        lambda conn: revisions.apply(conn, session_id, archived, now),
+    )
     changed(ctx, session_id)
     return {"messageCount": count}
 
@@ -252,15 +286,18 @@ def messages_param(p: Params) -> list[dict[str, Any]]:
         field = f"messages[{number}]"
         message = message_param(Params(p.method, {field: item}), field)
         if message["id"] in seen:
-            raise invalid(f"{p.method}: '{field}.id' repeats the id of 'messages[{seen[message['id']]}]': "
-                          f"{message['id']!r}.", f"{field}.id")
+            raise invalid(
+                f"{p.method}: '{field}.id' repeats the id of 'messages[{seen[message['id']]}]': {message['id']!r}.",
+                f"{field}.id",
+            )
         seen[message["id"]] = number
         checked.append(message)
     return checked
 
 
-def archive_dropped_live_branches(ctx: HostContext, session_id: str, old: list[dict[str, Any]],
-                                  new: list[dict[str, Any]], now: int) -> list[revisions.RowChange]:
+def archive_dropped_live_branches(
+    ctx: HostContext, session_id: str, old: list[dict[str, Any]], new: list[dict[str, Any]], now: int
+) -> list[revisions.RowChange]:
     """Store, in full, every archived family's live branch whose root message the rewrite deletes.
 
     Its ``revision_live`` line could no longer be resolved once the root is
@@ -310,9 +347,12 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
     removed, compactions = _prompt_and_reply(ctx, session_id, position)
     gone = {message["id"] for message in removed}
     # A checkpoint whose boundary leaves (or had already left) goes too, as in every rewrite.
-    dropped = {record["id"] for record in compactions
-               if record.get("throughMessageId") is not None
-               and (record["throughMessageId"] in gone or layout.last_position(record["throughMessageId"]) is None)}
+    dropped = {
+        record["id"]
+        for record in compactions
+        if record.get("throughMessageId") is not None
+        and (record["throughMessageId"] in gone or layout.last_position(record["throughMessageId"]) is None)
+    }
     in_step = message_index.in_step(ctx.conn, session_id, layout.visible_count())
     header = ctx.transcripts.header(session_id)
     now = ctx.clock()
@@ -325,8 +365,11 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
         if len(removed) > 1 or family.indexes():
             # Another live message opening the family holds its active variant: this branch is a new one.
             elsewhere = key != root["id"] and layout.last_position(key) is not None
-            archived.append(revisions.archive_branch(ctx, session_id, key, removed, now, family,
-                                                     family.next_index() if elsewhere else None))
+            archived.append(
+                revisions.archive_branch(
+                    ctx, session_id, key, removed, now, family, family.next_index() if elsewhere else None
+                )
+            )
 
     def reindex(conn: apsw.Connection) -> int:
         if in_step:
@@ -335,18 +378,27 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
         fresh = ctx.transcripts.read_all(session_id)
         return message_index.rebuild(conn, session_id, [strip_type(m) for _, m in fresh.messages], now)
 
-    count = commit_rewrite(ctx, session_id, header, now,
-                           lambda new_header: ctx.transcripts.rewrite_dropping(session_id, gone, dropped, new_header),
-                           reindex, lambda conn: revisions.apply(conn, session_id, archived, now),
-                           reindex_reads_file=not in_step)
+    count = commit_rewrite(
+        ctx,
+        session_id,
+        header,
+        now,
+        lambda new_header: ctx.transcripts.rewrite_dropping(session_id, gone, dropped, new_header),
+        reindex,
+        lambda conn: revisions.apply(conn, session_id, archived, now),
+        reindex_reads_file=not in_step,
+    )
     changed(ctx, session_id)
     revision = None
     if archived:
         change = archived[0]
-        revision = {"rootUserId": change.key, "revisionIndex": change.index, "messageCount": change.count,
-                    "isActive": False}
-    return {"messageCount": count, "removedMessageIds": [message["id"] for message in removed],
-            "revision": revision}
+        revision = {
+            "rootUserId": change.key,
+            "revisionIndex": change.index,
+            "messageCount": change.count,
+            "isActive": False,
+        }
+    return {"messageCount": count, "removedMessageIds": [message["id"] for message in removed], "revision": revision}
 
 
 def _prompt_and_reply(ctx: HostContext, session_id: str, position: int) -> tuple[list[dict], list[dict]]:
@@ -407,11 +459,15 @@ def activate_revision(ctx: HostContext, p: Params) -> dict:
     def index_rows(conn: apsw.Connection) -> None:
         revisions.apply(conn, session_id, [leaving, revisions.RowChange(key, index, len(branch), active=True)], now)
         for message in branch:
-            turn = message_index.valid_turn(conn, session_id, links.get(message["id"])) \
-                if isinstance(links.get(message["id"]), str) else None
+            turn = (
+                message_index.valid_turn(conn, session_id, links.get(message["id"]))
+                if isinstance(links.get(message["id"]), str)
+                else None
+            )
             if turn is not None:
-                conn.execute("UPDATE messages SET turn_id = ? WHERE id = ? AND session_id = ?",
-                             (turn, message["id"], session_id))
+                conn.execute(
+                    "UPDATE messages SET turn_id = ? WHERE id = ? AND session_id = ?", (turn, message["id"], session_id)
+                )
 
     total = rewrite(ctx, session_id, header, restored, records, now, index_rows)
     changed(ctx, session_id)

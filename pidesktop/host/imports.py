@@ -43,10 +43,10 @@ from ..bus.errors import ErrorCode, HostError
 from . import history, message_index, projects, sessions
 from .commands import command
 from .context import HostContext
-from .titles import cut_at_word
 from .data_commands import jobs_of
 from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, TooManyFiles, claude_code, find
 from .params import Params, invalid
+from .titles import cut_at_word
 
 log = logging.getLogger("pidesktop.host.imports")
 
@@ -72,10 +72,19 @@ class Plan:
 
     def origin(self, title: str) -> dict[str, Any]:
         s = self.session
-        return {"path": self.path, "size": self.size, "mtimeNs": self.mtime_ns, "sourceHash": self.source_hash,
-                "fingerprint": self.prefixes[-1], "messageCount": len(s.messages),
-                "compactionCount": len(s.compactions), "projectPath": s.cwd, "modelId": s.model_id,
-                "providerId": s.provider_id, "title": title}
+        return {
+            "path": self.path,
+            "size": self.size,
+            "mtimeNs": self.mtime_ns,
+            "sourceHash": self.source_hash,
+            "fingerprint": self.prefixes[-1],
+            "messageCount": len(s.messages),
+            "compactionCount": len(s.compactions),
+            "projectPath": s.cwd,
+            "modelId": s.model_id,
+            "providerId": s.provider_id,
+            "title": title,
+        }
 
 
 def fingerprints(messages: list[dict[str, Any]]) -> list[str]:
@@ -89,8 +98,9 @@ def fingerprints(messages: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def prepare(source: str, path: Path, data: bytes, size: int, mtime_ns: int,
-            subagents: dict[str, bytes] | None = None) -> Plan:
+def prepare(
+    source: str, path: Path, data: bytes, size: int, mtime_ns: int, subagents: dict[str, bytes] | None = None
+) -> Plan:
     """Read one file's bytes (job thread); ``ReadFailure`` when it holds no session.
 
     ``subagents``: a Claude Code session's subagent files (agent id -> bytes), read with it.
@@ -106,7 +116,10 @@ def prepare(source: str, path: Path, data: bytes, size: int, mtime_ns: int,
 
 
 def subagent_files(path: Path) -> dict[str, bytes]:
-    """A Claude Code session's ``<session>/subagents/agent-<id>.jsonl`` files, by agent id (unreadable ones left out)."""
+    """A Claude Code session's ``<session>/subagents/agent-<id>.jsonl`` files, by agent id.
+
+    Unreadable ones are left out.
+    """
     folder = path.with_suffix("") / "subagents"
     found: dict[str, bytes] = {}
     try:
@@ -131,7 +144,8 @@ def apply(ctx: HostContext, plan: Plan) -> dict[str, Any]:
     row = ctx.conn.execute(
         "SELECT o.session_id, o.origin_json, s.deleted_at FROM session_import_origins o "
         "JOIN sessions s ON s.id = o.session_id WHERE o.plugin_id = ? AND o.source_id = ? AND o.external_id = ?",
-        (PLUGIN_ID, plan.source, plan.session.external_id)).fetchone()
+        (PLUGIN_ID, plan.source, plan.session.external_id),
+    ).fetchone()
     if row is None:
         adopted = _adopt_orphan(ctx, plan)
         return {"outcome": "imported", "sessionId": adopted or _create(ctx, plan)}
@@ -143,10 +157,11 @@ def apply(ctx: HostContext, plan: Plan) -> dict[str, Any]:
             # Same bytes, new time or place (touched, restored, moved): remember it, so the next
             # scan skips the file by its size and time instead of reading and hashing it again.
             with ctx.conn:
-                ctx.conn.execute("UPDATE session_import_origins SET origin_json = ? WHERE plugin_id = ? "
-                                 "AND source_id = ? AND external_id = ?",
-                                 (orjson.dumps(origin | seen).decode(), PLUGIN_ID, plan.source,
-                                  plan.session.external_id))
+                ctx.conn.execute(
+                    "UPDATE session_import_origins SET origin_json = ? WHERE plugin_id = ? "
+                    "AND source_id = ? AND external_id = ?",
+                    (orjson.dumps(origin | seen).decode(), PLUGIN_ID, plan.source, plan.session.external_id),
+                )
         return {"outcome": "unchanged", "sessionId": session_id}
     if deleted_at is not None:
         return {"outcome": "unchanged", "sessionId": session_id, "inTrash": True}
@@ -182,7 +197,7 @@ def _local(session_id: str, stored: dict[str, Any]) -> dict[str, Any]:
     record = {k: v for k, v in stored.items() if k != "type"}
     prefix = f"{session_id}:"
     if isinstance(record.get("id"), str) and record["id"].startswith(prefix):
-        record["id"] = record["id"][len(prefix):]
+        record["id"] = record["id"][len(prefix) :]
     return record
 
 
@@ -249,8 +264,10 @@ def _new_id(ctx: HostContext, plan: Plan) -> str:
 def _adopt_orphan(ctx: HostContext, plan: Plan) -> str | None:
     """The chat of an import cut off before its transaction, if the boot pass restored one: it becomes this import."""
     session_id = stable_id(plan)
-    row = ctx.conn.execute("SELECT o.session_id FROM sessions s LEFT JOIN session_import_origins o "
-                           "ON o.session_id = s.id WHERE s.id = ?", (session_id,)).fetchone()
+    row = ctx.conn.execute(
+        "SELECT o.session_id FROM sessions s LEFT JOIN session_import_origins o ON o.session_id = s.id WHERE s.id = ?",
+        (session_id,),
+    ).fetchone()
     if row is None or row[0] is not None:
         return None
     header = ctx.transcripts.header(session_id) or {}
@@ -261,16 +278,30 @@ def _adopt_orphan(ctx: HostContext, plan: Plan) -> str | None:
 
     def in_transaction(conn) -> None:
         project_id = _project(ctx, plan, now)
-        conn.execute("UPDATE sessions SET source = ?, title = ?, title_source = ?, project_id = ?, created_at = ? "
-                     "WHERE id = ?", (plan.source, title, title_source, project_id,
-                                      plan.session.created_at if plan.session.created_at is not None else now,
-                                      session_id))
+        conn.execute(
+            "UPDATE sessions SET source = ?, title = ?, title_source = ?, project_id = ?, created_at = ? WHERE id = ?",
+            (
+                plan.source,
+                title,
+                title_source,
+                project_id,
+                plan.session.created_at if plan.session.created_at is not None else now,
+                session_id,
+            ),
+        )
         _insert_origin(ctx, plan, session_id, title, now)
         _touch(ctx, plan, session_id)
 
     records = _records(session_id, plan.session)
-    history.rewrite(ctx, session_id, header, [r for r in records if r["type"] == "message"],
-                    [r for r in records if r["type"] == "compaction"], now, in_transaction)
+    history.rewrite(
+        ctx,
+        session_id,
+        header,
+        [r for r in records if r["type"] == "message"],
+        [r for r in records if r["type"] == "compaction"],
+        now,
+        in_transaction,
+    )
     log.info("adopted the chat %s left by an interrupted import of %s", session_id, plan.path)
     return session_id
 
@@ -286,8 +317,16 @@ def _insert_origin(ctx: HostContext, plan: Plan, session_id: str, title: str, no
         "origin_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(plugin_id, source_id, external_id) DO UPDATE SET session_id = excluded.session_id, "
         "source_label = excluded.source_label, origin_json = excluded.origin_json",
-        (PLUGIN_ID, plan.source, plan.session.external_id, session_id, plan.path,
-         orjson.dumps(plan.origin(title)).decode(), now))
+        (
+            PLUGIN_ID,
+            plan.source,
+            plan.session.external_id,
+            session_id,
+            plan.path,
+            orjson.dumps(plan.origin(title)).decode(),
+            now,
+        ),
+    )
 
 
 def _create(ctx: HostContext, plan: Plan) -> str:
@@ -297,8 +336,13 @@ def _create(ctx: HostContext, plan: Plan) -> str:
     created = session.created_at if session.created_at is not None else now
     updated = max(session.updated_at if session.updated_at is not None else created, created)
     title, title_source = _title(session)
-    header = {"type": "session", "schema": 2, "sessionId": session_id, "createdAt": message_index.rfc3339(created),
-              "importedFrom": {"source": plan.source, "externalId": session.external_id}}
+    header = {
+        "type": "session",
+        "schema": 2,
+        "sessionId": session_id,
+        "createdAt": message_index.rfc3339(created),
+        "importedFrom": {"source": plan.source, "externalId": session.external_id},
+    }
     records = _records(session_id, session)
     ctx.transcripts.rewrite(session_id, records, header)
     try:
@@ -307,9 +351,9 @@ def _create(ctx: HostContext, plan: Plan) -> str:
             ctx.conn.execute(
                 "INSERT INTO sessions(id, title, title_source, project_id, source, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session_id, title, title_source, project_id, plan.source, created, updated))
-            message_index.rebuild(ctx.conn, session_id,
-                                  [_stored(session_id, m) for m in session.messages], now)
+                (session_id, title, title_source, project_id, plan.source, created, updated),
+            )
+            message_index.rebuild(ctx.conn, session_id, [_stored(session_id, m) for m in session.messages], now)
             _insert_origin(ctx, plan, session_id, title, now)
     except BaseException:
         ctx.transcripts.delete(session_id)
@@ -319,15 +363,18 @@ def _create(ctx: HostContext, plan: Plan) -> str:
 
 def _save_origin(ctx: HostContext, plan: Plan, session_id: str) -> None:
     title = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
-    ctx.conn.execute("UPDATE session_import_origins SET origin_json = ?, source_label = ? WHERE session_id = ?",
-                     (orjson.dumps(plan.origin(title)).decode(), plan.path, session_id))
+    ctx.conn.execute(
+        "UPDATE session_import_origins SET origin_json = ?, source_label = ? WHERE session_id = ?",
+        (orjson.dumps(plan.origin(title)).decode(), plan.path, session_id),
+    )
 
 
 def _touch(ctx: HostContext, plan: Plan, session_id: str) -> None:
     """The chat's place in the recent list is the source's last activity (never before the chat began)."""
     if plan.session.updated_at is not None:
-        ctx.conn.execute("UPDATE sessions SET updated_at = max(created_at, ?) WHERE id = ?",
-                         (plan.session.updated_at, session_id))
+        ctx.conn.execute(
+            "UPDATE sessions SET updated_at = max(created_at, ?) WHERE id = ?", (plan.session.updated_at, session_id)
+        )
 
 
 def _append(ctx: HostContext, plan: Plan, session_id: str, count: int, origin: dict[str, Any]) -> None:
@@ -358,8 +405,9 @@ def _rewrite(ctx: HostContext, plan: Plan, session_id: str) -> None:
         _touch(ctx, plan, session_id)
         _save_origin(ctx, plan, session_id)
 
-    history.rewrite(ctx, session_id, ctx.transcripts.header(session_id), messages, checkpoints, ctx.clock(),
-                    in_transaction)
+    history.rewrite(
+        ctx, session_id, ctx.transcripts.header(session_id), messages, checkpoints, ctx.clock(), in_transaction
+    )
 
 
 # -- the job ---------------------------------------------------------------------------------------
@@ -378,19 +426,29 @@ class Summary:
         self.failures.append({"path": str(path), "reason": reason})
 
     def to_json(self, files: int) -> dict[str, Any]:
-        return {"source": self.source, "files": files, **self.counts, "messages": self.messages,
-                "skippedEntries": self.skipped, "failures": self.failures, "copies": self.copies}
+        return {
+            "source": self.source,
+            "files": files,
+            **self.counts,
+            "messages": self.messages,
+            "skippedEntries": self.skipped,
+            "failures": self.failures,
+            "copies": self.copies,
+        }
 
 
 def _known_files(ctx: HostContext, source: str) -> dict[str, tuple[int, int]]:
     """Imported source files and the (size, mtime) they had, read on the host thread for the job."""
     known: dict[str, tuple[int, int]] = {}
     for (origin_json,) in ctx.conn.execute(
-            "SELECT origin_json FROM session_import_origins WHERE plugin_id = ? AND source_id = ?",
-            (PLUGIN_ID, source)):
+        "SELECT origin_json FROM session_import_origins WHERE plugin_id = ? AND source_id = ?", (PLUGIN_ID, source)
+    ):
         origin = _loads(origin_json)
-        if isinstance(origin.get("path"), str) and isinstance(origin.get("size"), int) \
-                and isinstance(origin.get("mtimeNs"), int):
+        if (
+            isinstance(origin.get("path"), str)
+            and isinstance(origin.get("size"), int)
+            and isinstance(origin.get("mtimeNs"), int)
+        ):
             known[origin["path"]] = (origin["size"], origin["mtimeNs"])
     return known
 
@@ -413,8 +471,7 @@ def _params(p: Params) -> tuple[str, list[str] | None]:
         except UnicodeEncodeError:
             raise invalid(f"{p.method}: 'paths[{number}]' is not valid text.", f"paths[{number}]") from None
         if not os.path.isabs(os.path.expanduser(item)):
-            raise invalid(f"{p.method}: 'paths[{number}]' must be an absolute path; got {item!r}.",
-                          f"paths[{number}]")
+            raise invalid(f"{p.method}: 'paths[{number}]' must be an absolute path; got {item!r}.", f"paths[{number}]")
         paths.append(os.path.expanduser(item))
     return source, paths
 
@@ -450,8 +507,13 @@ def import_scan(ctx: HostContext, p: Params) -> dict:
             else:
                 counts["changed"] += 1
         progress("scan", len(files), len(files))
-        return {"source": source, "folders": [str(x) for x in _roots(source, paths)], "files": len(files),
-                "bytes": total_bytes, **counts}
+        return {
+            "source": source,
+            "folders": [str(x) for x in _roots(source, paths)],
+            "files": len(files),
+            "bytes": total_bytes,
+            **counts,
+        }
 
     return jobs_of(ctx).start(SCAN_KIND, work)
 
@@ -465,6 +527,7 @@ def _find(source: str, paths: list[str] | None, progress) -> list[Path]:
 
 def _roots(source: str, paths: list[str] | None) -> list[Path]:
     from .importers import default_folders
+
     return [Path(x) for x in paths] if paths else default_folders(source)
 
 
@@ -473,8 +536,9 @@ def import_run(ctx: HostContext, p: Params) -> dict:
     source, paths = _params(p)
     post = ctx.post
     if post is None:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        "Importing needs the host's own thread; this host was opened without one.")
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE, "Importing needs the host's own thread; this host was opened without one."
+        )
     known = _known_files(ctx, source)
 
     def work(progress) -> dict:
@@ -483,7 +547,7 @@ def import_run(ctx: HostContext, p: Params) -> dict:
         files = _find(source, paths, progress)
         for number, path in enumerate(files):
             progress("import", number, len(files))
-            _import_one(ctx, post, summary, source, path, known, lambda: progress("import", number, len(files)))
+            _import_one(ctx, post, summary, source, path, known, lambda n=number: progress("import", n, len(files)))
         progress("import", len(files), len(files))
         result = summary.to_json(len(files))
         result["nothingRead"] = bool(files) and summary.read == 0
@@ -492,8 +556,9 @@ def import_run(ctx: HostContext, p: Params) -> dict:
     return jobs_of(ctx).start(RUN_KIND, work)
 
 
-def _import_one(ctx: HostContext, post, summary: Summary, source: str, path: Path,
-                known: dict[str, tuple[int, int]], check_cancel) -> None:
+def _import_one(
+    ctx: HostContext, post, summary: Summary, source: str, path: Path, known: dict[str, tuple[int, int]], check_cancel
+) -> None:
     info = _stat(path)
     if info is None:
         summary.fail(path, "the file could not be opened")
@@ -517,7 +582,7 @@ def _import_one(ctx: HostContext, post, summary: Summary, source: str, path: Pat
     except ReadFailure as exc:
         summary.fail(path, str(exc))
         return
-    except Exception as exc:  # noqa: BLE001 - a reader bug must cost one file, not the run
+    except Exception as exc:
         log.exception("reading %s failed", path)
         summary.fail(path, f"it could not be read ({type(exc).__name__})")
         return
@@ -534,12 +599,18 @@ def _import_one(ctx: HostContext, post, summary: Summary, source: str, path: Pat
     summary.counts[outcome["outcome"]] += 1
     if outcome["outcome"] in ("imported", "updated", "copied"):
         summary.messages += len(plan.session.messages)
-        ctx.emit("session.changed", {"sessionId": outcome["sessionId"],
-                                     "reason": "imported" if outcome["outcome"] != "updated" else "history",
-                                     "session": outcome["session"]})
+        ctx.emit(
+            "session.changed",
+            {
+                "sessionId": outcome["sessionId"],
+                "reason": "imported" if outcome["outcome"] != "updated" else "history",
+                "session": outcome["session"],
+            },
+        )
     if outcome["outcome"] == "copied":
-        summary.copies.append({"path": str(path), "sessionId": outcome["sessionId"],
-                               "editedSessionId": outcome["editedSessionId"]})
+        summary.copies.append(
+            {"path": str(path), "sessionId": outcome["sessionId"], "editedSessionId": outcome["editedSessionId"]}
+        )
 
 
 def _on_host_thread(ctx: HostContext, post, work, check_cancel) -> dict[str, Any]:
@@ -554,7 +625,7 @@ def _on_host_thread(ctx: HostContext, post, work, check_cancel) -> dict[str, Any
             box.update(outcome)
         except HostError as exc:
             box["error"] = exc.message
-        except Exception as exc:  # noqa: BLE001 - reported as this file's failure
+        except Exception as exc:
             log.exception("importing a session failed")
             box["error"] = f"it could not be stored ({type(exc).__name__}: {exc})"
         finally:

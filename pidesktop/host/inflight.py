@@ -42,8 +42,12 @@ def read(ctx: HostContext, session_id: str) -> dict[str, Any] | None:
 
 def write(ctx: HostContext, session_id: str, turn_id: str | None, message: dict[str, Any], saved_at: str) -> None:
     """Replace the checkpoint atomically: temp file, fsync, rename."""
-    atomic_write(path(ctx, session_id), orjson.dumps({"schema": SCHEMA, "sessionId": session_id, "turnId": turn_id,
-                                                      "savedAt": saved_at, "message": message}))
+    atomic_write(
+        path(ctx, session_id),
+        orjson.dumps(
+            {"schema": SCHEMA, "sessionId": session_id, "turnId": turn_id, "savedAt": saved_at, "message": message}
+        ),
+    )
 
 
 def remove(ctx: HostContext, session_id: str) -> None:

@@ -32,8 +32,11 @@ def extract_text(message: dict[str, Any]) -> str | None:
     meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
     if role == "system" and meta.get("modelSystem") is not None:
         return None
-    parts = [block["text"] for block in message.get("blocks", [])
-             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)]
+    parts = [
+        block["text"]
+        for block in message.get("blocks", [])
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
     text = "\n\n".join(part for part in parts if part)
     return text or None
 
@@ -51,8 +54,10 @@ def is_error(message: dict[str, Any]) -> bool:
     meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
     if meta.get("status") == "error" or meta.get("error"):
         return True
-    return any(isinstance(b, dict) and b.get("type") == "tool_call" and b.get("status") == "error"
-               for b in message.get("blocks", []))
+    return any(
+        isinstance(b, dict) and b.get("type") == "tool_call" and b.get("status") == "error"
+        for b in message.get("blocks", [])
+    )
 
 
 def created_ms(message: dict[str, Any], fallback: int) -> int:
@@ -66,30 +71,45 @@ def valid_turn(conn: apsw.Connection, session_id: str, turn_id: str | None) -> s
         return None
     row = conn.execute("SELECT session_id FROM turns WHERE id = ?", (turn_id,)).fetchone()
     if row is None or row[0] != session_id:
-        log.warning("message kept without its turn link: turn %s is %s", turn_id,
-                    "unknown" if row is None else "from another session",
-                    extra={"fields": {"sessionId": session_id, "turnId": turn_id}})
+        log.warning(
+            "message kept without its turn link: turn %s is %s",
+            turn_id,
+            "unknown" if row is None else "from another session",
+            extra={"fields": {"sessionId": session_id, "turnId": turn_id}},
+        )
         return None
     return turn_id
 
 
 def insert(conn: apsw.Connection, session_id: str, message: dict[str, Any], turn_id: str | None, now: int) -> int:
     """Allocate the next ``seq`` (O(1), RETURNING) and index ``message``; touches the session."""
-    (seq,) = conn.execute("UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? "
-                          "RETURNING last_seq", (now, session_id)).fetchone()
+    (seq,) = conn.execute(
+        "UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq", (now, session_id)
+    ).fetchone()
     conn.execute(
         "INSERT INTO messages(id, session_id, turn_id, seq, role, tool_name, is_error, text, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (message["id"], session_id, turn_id, seq, message["role"], tool_name(message), int(is_error(message)),
-         extract_text(message), created_ms(message, now)),
+        (
+            message["id"],
+            session_id,
+            turn_id,
+            seq,
+            message["role"],
+            tool_name(message),
+            int(is_error(message)),
+            extract_text(message),
+            created_ms(message, now),
+        ),
     )
     return seq
 
 
 def update_content(conn: apsw.Connection, message_id: str, message: dict[str, Any]) -> None:
     """Refresh a row's derived columns in place (same mid, same seq); FTS follows by trigger."""
-    conn.execute("UPDATE messages SET role = ?, tool_name = ?, is_error = ?, text = ? WHERE id = ?",
-                 (message["role"], tool_name(message), int(is_error(message)), extract_text(message), message_id))
+    conn.execute(
+        "UPDATE messages SET role = ?, tool_name = ?, is_error = ?, text = ? WHERE id = ?",
+        (message["role"], tool_name(message), int(is_error(message)), extract_text(message), message_id),
+    )
 
 
 def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any]], now: int) -> int:
@@ -101,21 +121,37 @@ def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any
     """
     turns = dict(conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ?", (session_id,)).fetchall())
     conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-    taken = {row[0] for row in conn.execute(
-        "SELECT id FROM messages WHERE session_id != ? AND id IN (SELECT value FROM json_each(?))",
-        (session_id, _json_ids(messages)))}
+    taken = {
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM messages WHERE session_id != ? AND id IN (SELECT value FROM json_each(?))",
+            (session_id, _json_ids(messages)),
+        )
+    }
     rows = []
     for seq, message in enumerate(messages, start=1):
         if message["id"] in taken:
             log.warning("not indexing %s: the id belongs to another session", message["id"])
             continue
         turn = turns.get(message["id"])
-        rows.append((message["id"], session_id, valid_turn(conn, session_id, turn) if turn else None, seq,
-                     message["role"], tool_name(message), int(is_error(message)), extract_text(message),
-                     created_ms(message, now)))
+        rows.append(
+            (
+                message["id"],
+                session_id,
+                valid_turn(conn, session_id, turn) if turn else None,
+                seq,
+                message["role"],
+                tool_name(message),
+                int(is_error(message)),
+                extract_text(message),
+                created_ms(message, now),
+            )
+        )
     conn.executemany(
         "INSERT INTO messages(id, session_id, turn_id, seq, role, tool_name, is_error, text, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (len(messages), session_id))
     return len(messages)
 
@@ -131,19 +167,26 @@ def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
     inside the caller's transaction.
     """
     wanted = orjson.dumps(ids).decode()
-    first, last, removed = conn.execute("SELECT min(seq), max(seq), count(*) FROM messages WHERE session_id = ? "
-                                        "AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)).fetchone()
+    first, last, removed = conn.execute(
+        "SELECT min(seq), max(seq), count(*) FROM messages WHERE session_id = ? "
+        "AND id IN (SELECT value FROM json_each(?))",
+        (session_id, wanted),
+    ).fetchone()
     if removed:
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
-                     (session_id, wanted))
+        conn.execute(
+            "DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)
+        )
         # One run of rows left (a message, or a prompt and its reply): the rest moves down in one pass.
         if not (last - first + 1 == removed and _shift_down(conn, session_id, last, removed)):
             # Otherwise, as UNIQUE(session_id, seq) is checked row by row, the rows
             # that move step aside to negative numbers first, then take their places.
             conn.execute("UPDATE messages SET seq = -seq WHERE session_id = ? AND seq > ?", (session_id, first))
-            conn.execute("UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER "
-                         "(ORDER BY seq DESC) AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved "
-                         "WHERE messages.mid = moved.mid", (first - 1, session_id))
+            conn.execute(
+                "UPDATE messages SET seq = ? + moved.n FROM (SELECT mid, row_number() OVER "
+                "(ORDER BY seq DESC) AS n FROM messages WHERE session_id = ? AND seq < 0) AS moved "
+                "WHERE messages.mid = moved.mid",
+                (first - 1, session_id),
+            )
     (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
     conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (count, session_id))
     return count
@@ -169,8 +212,9 @@ def _shift_down(conn: apsw.Connection, session_id: str, after: int, by: int) -> 
 
 def in_step(conn: apsw.Connection, session_id: str, messages: int) -> bool:
     """True when the session has ``messages`` rows numbered 1..``messages`` and ``last_seq`` agrees."""
-    rows, top = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM messages WHERE session_id = ?",
-                             (session_id,)).fetchone()
+    rows, top = conn.execute(
+        "SELECT count(*), coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
+    ).fetchone()
     row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return rows == top == messages and row is not None and row[0] == messages
 

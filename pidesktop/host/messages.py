@@ -35,18 +35,19 @@ def message_param(p: Params, field: str = "message") -> dict[str, Any]:
     where = f"{p.method}: '{field}"
     message_id = raw.get("id")
     if not isinstance(message_id, str) or not message_id.strip() or len(message_id) > MESSAGE_ID_MAX:
-        raise invalid(f"{where}.id' must be a non-empty string of at most {MESSAGE_ID_MAX} characters.",
-                      f"{field}.id")
+        raise invalid(f"{where}.id' must be a non-empty string of at most {MESSAGE_ID_MAX} characters.", f"{field}.id")
     if raw.get("role") not in message_index.ROLES:
-        raise invalid(f"{where}.role' must be one of {', '.join(message_index.ROLES)}; got {raw.get('role')!r}.",
-                      f"{field}.role")
+        raise invalid(
+            f"{where}.role' must be one of {', '.join(message_index.ROLES)}; got {raw.get('role')!r}.", f"{field}.role"
+        )
     blocks = raw.get("blocks")
     if not isinstance(blocks, list):
         raise invalid(f"{where}.blocks' must be an array.", f"{field}.blocks")
     for number, block in enumerate(blocks):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise invalid(f"{where}.blocks[{number}]' must be an object with a string 'type'.",
-                          f"{field}.blocks[{number}]")
+            raise invalid(
+                f"{where}.blocks[{number}]' must be an object with a string 'type'.", f"{field}.blocks[{number}]"
+            )
     if "createdAt" in raw and not isinstance(raw["createdAt"], str):
         raise invalid(f"{where}.createdAt' must be an RFC3339 string.", f"{field}.createdAt")
     if raw.get("meta") is not None and not isinstance(raw["meta"], dict):
@@ -69,16 +70,23 @@ def append_message(ctx: HostContext, p: Params) -> dict:
     turn_id = p.text("turnId", required=False)
     queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
     result = append(ctx, session_id, message, turn_id, queue_entry_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "message",
-                                 "messageId": result["message"]["id"],
-                                 "session": sessions.summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {
+            "sessionId": session_id,
+            "reason": "message",
+            "messageId": result["message"]["id"],
+            "session": sessions.summary(ctx.conn, session_id),
+        },
+    )
     if result.pop("dequeued", False):
         queue.changed(ctx, session_id)
     return result
 
 
-def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None,
-           queue_entry_id: str | None = None) -> dict:
+def append(
+    ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None, queue_entry_id: str | None = None
+) -> dict:
     """Store one message durably and index it; idempotent for a replayed id.
 
     ``queue_entry_id`` names the queued prompt this user line starts: the entry
@@ -116,8 +124,9 @@ def append(ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: 
     else:
         ctx.transcripts.append(session_id, {"type": "message", **message})
         with conn:
-            seq = message_index.insert(conn, session_id, message,
-                                       message_index.valid_turn(conn, session_id, turn_id), now)
+            seq = message_index.insert(
+                conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
+            )
             if message["role"] == "user":
                 sessions.apply_fallback_title(conn, session_id, message)
             if queue_entry_id is not None:
@@ -140,8 +149,9 @@ def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -
         message_index.update_content(ctx.conn, message["id"], message)
 
 
-def _replace_lines_and_reindex(ctx: HostContext, session_id: str, message: dict[str, Any],
-                               turn_id: str | None, now: int) -> int:
+def _replace_lines_and_reindex(
+    ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None, now: int
+) -> int:
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
     ctx.transcripts.rewrite(session_id, records)
@@ -178,17 +188,24 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     around = request.around
     summary = sessions.summary(ctx.conn, session_id)
     try:
-        window = ctx.transcripts.window(session_id, before=request.before, limit=request.limit, around=around,
-                                        start=request.start)
+        window = ctx.transcripts.window(
+            session_id, before=request.before, limit=request.limit, around=around, start=request.start
+        )
     except MessageNotFound:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.") from None
     seqs = _seqs(ctx, session_id, [record["id"] for _, record in window.messages])
-    messages = [project(record, position, seqs.get(record["id"]), content_limit)
-                for position, record in window.messages]
+    messages = [
+        project(record, position, seqs.get(record["id"]), content_limit) for position, record in window.messages
+    ]
     return {
-        "session": summary, "messages": messages, "messageStart": window.start, "messageEnd": window.end,
-        "hasMoreBefore": window.has_more_before, "hasMoreAfter": window.has_more_after,
-        "totalMessages": window.total, "compactions": live_compactions(ctx, session_id, window.compactions),
+        "session": summary,
+        "messages": messages,
+        "messageStart": window.start,
+        "messageEnd": window.end,
+        "hasMoreBefore": window.has_more_before,
+        "hasMoreAfter": window.has_more_after,
+        "totalMessages": window.total,
+        "compactions": live_compactions(ctx, session_id, window.compactions),
     }
 
 
@@ -210,8 +227,10 @@ def _seqs(ctx: HostContext, session_id: str, ids: list[str]) -> dict[str, int]:
     if not ids:
         return {}
     # One JSON array parameter: a whole transcript can exceed SQLite's variable limit.
-    rows = ctx.conn.execute("SELECT id, seq, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-                            (orjson.dumps(ids).decode(),)).fetchall()
+    rows = ctx.conn.execute(
+        "SELECT id, seq, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+        (orjson.dumps(ids).decode(),),
+    ).fetchall()
     return {mid: seq for mid, seq, owner in rows if owner == session_id}
 
 
@@ -232,15 +251,18 @@ def append_compaction(ctx: HostContext, p: Params) -> dict:
     compaction = p.obj("compaction")
     for key in ("id", "throughMessageId"):
         if not isinstance(compaction.get(key), str) or not compaction[key]:
-            raise invalid(f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.",
-                          f"compaction.{key}")
+            raise invalid(
+                f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.", f"compaction.{key}"
+            )
     if "summary" in compaction and not isinstance(compaction["summary"], str):
         raise invalid("session.appendCompaction: 'compaction.summary' must be a string.", "compaction.summary")
     sessions.require(ctx.conn, session_id)
     layout = ctx.transcripts.layout(session_id)
     if layout is None or layout.last_position(compaction["throughMessageId"]) is None:
-        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message "
-                                             f"{compaction['throughMessageId']!r} to anchor the checkpoint.")
+        raise HostError(
+            ErrorCode.NOT_FOUND,
+            f"Session {session_id} has no message {compaction['throughMessageId']!r} to anchor the checkpoint.",
+        )
     if compaction["id"] in layout.compaction_ids:
         return {"saved": True}  # a replay of a stored checkpoint
     record = {k: v for k, v in compaction.items() if k != "type"}

@@ -134,8 +134,9 @@ def v27_objects() -> dict[str, tuple[str, str, str]]:
     conn = apsw.Connection(":memory:")
     try:
         conn.execute(ddl())
-        rows = conn.execute("SELECT name, type, tbl_name, sql FROM sqlite_master "
-                            "WHERE sql IS NOT NULL ORDER BY rowid").fetchall()
+        rows = conn.execute(
+            "SELECT name, type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+        ).fetchall()
     finally:
         conn.close()
     return {name: (kind, table, sql) for name, kind, table, sql in rows}
@@ -159,7 +160,7 @@ def table_sql_at(table: str, version: int) -> str:
 def objects_at(version: int) -> list[tuple[str, str, str]]:
     """(type, name, sql) of every object of a ``version`` database, in creation order."""
     out = []
-    for name, (kind, table, sql) in v27_objects().items():
+    for name, (kind, _table, sql) in v27_objects().items():
         if introduced(name) > version or _is_shadow(name):
             continue
         if kind == "table" and not sql.startswith("CREATE VIRTUAL"):
@@ -188,7 +189,7 @@ def drop_column(sql: str, column: str) -> str:
     while depth > 0 or (end + 1 < len(lines) and lines[end + 1].lstrip().startswith("CHECK")):
         end += 1
         depth += _depth(lines[end])
-    kept = lines[:first] + lines[end + 1:]
+    kept = lines[:first] + lines[end + 1 :]
     if end + 1 < len(lines) and lines[end + 1].lstrip().startswith(")"):
         previous = first - 1
         while kept[previous].lstrip().startswith("--"):
@@ -217,7 +218,7 @@ def _is_shadow(name: str) -> bool:
 
 def create_objects(conn: apsw.Connection, version: int) -> None:
     """Create every table and index ``version`` introduced, as v27 (or ``version``) defines it."""
-    for kind, name, sql in objects_at(version):
+    for _kind, name, sql in objects_at(version):
         if introduced(name) == version:
             conn.execute(sql)
 
@@ -237,7 +238,9 @@ def rebuild(conn: apsw.Connection, table: str, version: int) -> None:
     new_sql = table_sql_at(table, version)
     attached = conn.execute(
         "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') "
-        "AND sql IS NOT NULL ORDER BY rowid", (table,)).fetchall()
+        "AND sql IS NOT NULL ORDER BY rowid",
+        (table,),
+    ).fetchall()
     old_columns = _columns(conn, table)
     aside = f"_old_{table}"
     legacy = conn.execute("PRAGMA legacy_alter_table").fetchone()[0]
@@ -267,8 +270,9 @@ def _columns(conn: apsw.Connection, table: str) -> list[str]:
 
 def _keeps_rowid(conn: apsw.Connection, table: str) -> bool:
     """True for a rowid table whose rowid is not already a column (INTEGER PRIMARY KEY)."""
-    (without,) = conn.execute("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?",
-                              (table,)).fetchone()
+    (without,) = conn.execute(
+        "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (table,)
+    ).fetchone()
     if without:
         return False
     keys = conn.execute("SELECT type FROM pragma_table_info(?) WHERE pk > 0", (table,)).fetchall()
@@ -342,16 +346,19 @@ def _map_app_settings(conn: apsw.Connection) -> None:
         shell = settings["defaultCommandShell"]
         shells = platform_shells()
         if not isinstance(shell, str) or shell not in shells:
-            raise StepRefused(f"{where}.defaultCommandShell", shell,
-                              "is not a command shell of this platform (" + ", ".join(shells) + ")")
+            raise StepRefused(
+                f"{where}.defaultCommandShell",
+                shell,
+                "is not a command shell of this platform (" + ", ".join(shells) + ")",
+            )
     if changed != settings or list(changed) != list(settings):
-        conn.execute("UPDATE kv SET value_json = ? WHERE ns = 'app' AND key = 'settings'",
-                     (orjson.dumps(changed).decode(),))
+        conn.execute(
+            "UPDATE kv SET value_json = ? WHERE ns = 'app' AND key = 'settings'", (orjson.dumps(changed).decode(),)
+        )
 
 
 def _map_task_modes(conn: apsw.Connection) -> None:
-    for task_id, config_json in conn.execute(
-            "SELECT id, config_json FROM scheduled_tasks ORDER BY rowid").fetchall():
+    for task_id, config_json in conn.execute("SELECT id, config_json FROM scheduled_tasks ORDER BY rowid").fetchall():
         where = f"scheduled_tasks.config_json (id {task_id!r})"
         config = _json_object(where, config_json)
         if "mode" not in config:
@@ -359,8 +366,9 @@ def _map_task_modes(conn: apsw.Connection) -> None:
         mapped = _mode(f"{where}.mode", config["mode"])
         if mapped != config["mode"]:
             config["mode"] = mapped
-            conn.execute("UPDATE scheduled_tasks SET config_json = ? WHERE id = ?",
-                         (orjson.dumps(config).decode(), task_id))
+            conn.execute(
+                "UPDATE scheduled_tasks SET config_json = ? WHERE id = ?", (orjson.dumps(config).decode(), task_id)
+            )
 
 
 def _json_object(where: str, text) -> dict:
@@ -464,4 +472,3 @@ def v24_to_v25(conn: apsw.Connection) -> None:
 def v26_to_v27(conn: apsw.Connection) -> None:
     """v27: ``sessions.fast_mode`` (rebuild), 0 for every existing session."""
     rebuild(conn, "sessions", 27)
-

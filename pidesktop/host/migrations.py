@@ -96,9 +96,12 @@ class MigrationReport:
 
     def to_json(self) -> dict:
         """The shape ``app.handshake`` returns as ``migration``."""
-        return {"fromVersion": self.from_version, "toVersion": self.to_version,
-                "backups": [str(p) for p in self.backups],
-                "archived": str(self.archived) if self.archived else None}
+        return {
+            "fromVersion": self.from_version,
+            "toVersion": self.to_version,
+            "backups": [str(p) for p in self.backups],
+            "archived": str(self.archived) if self.archived else None,
+        }
 
 
 Progress = Callable[[str, int, int], None]
@@ -149,17 +152,22 @@ def probe(path: Path) -> tuple[int, int]:
     except OSError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot read {path}: {exc}") from exc
     if magic != SQLITE_MAGIC:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        f"{path} is not a SQLite database, so pidesktop cannot open it. Nothing was changed; "
-                        f"move it aside to start with an empty database.", {"reason": "notSqlite"})
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"{path} is not a SQLite database, so pidesktop cannot open it. Nothing was changed; "
+            f"move it aside to start with an empty database.",
+            {"reason": "notSqlite"},
+        )
     conn = _open_probe(path)
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except apsw.Error as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        f"{path} is not a readable SQLite database: {exc}. Nothing was changed.",
-                        {"reason": "unreadable"}) from exc
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"{path} is not a readable SQLite database: {exc}. Nothing was changed.",
+            {"reason": "unreadable"},
+        ) from exc
     finally:
         conn.close()
     return version, objects
@@ -225,9 +233,11 @@ def chain(version: int) -> list[Step]:
         steps.append(step)
         at = step.to_version
     if at != SCHEMA_VERSION:
-        raise HostError(ErrorCode.SCHEMA_INCOMPATIBLE,
-                        f"The steps from v{version} end at v{at}, not v{SCHEMA_VERSION}. Nothing was changed.",
-                        {"schemaVersion": version, "reason": "noStep"})
+        raise HostError(
+            ErrorCode.SCHEMA_INCOMPATIBLE,
+            f"The steps from v{version} end at v{at}, not v{SCHEMA_VERSION}. Nothing was changed.",
+            {"schemaVersion": version, "reason": "noStep"},
+        )
     return steps
 
 
@@ -247,8 +257,14 @@ def migrate(path: Path, progress: Progress | None = None) -> MigrationReport:
         report = _walk(path, version, steps, progress)
     report.seconds = time.perf_counter() - started
     progress("done", 1, 1)
-    log.info("pi.sqlite migrated from v%s to v%s in %.2fs; backups %s; archived %s", report.from_version,
-             report.to_version, report.seconds, [str(p) for p in report.backups], report.archived)
+    log.info(
+        "pi.sqlite migrated from v%s to v%s in %.2fs; backups %s; archived %s",
+        report.from_version,
+        report.to_version,
+        report.seconds,
+        [str(p) for p in report.backups],
+        report.archived,
+    )
     return report
 
 
@@ -265,9 +281,11 @@ def _walk(path: Path, version: int, steps: list[Step], progress: Progress) -> Mi
         progress("checkpoint", 1, 1)
         found = conn.execute("PRAGMA user_version").fetchone()[0]
         if found != version:  # another writer moved it between the probe and now: start over cleanly
-            raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                            f"{path} changed from v{version} to v{found} while it was being opened.",
-                            {"schemaVersion": found})
+            raise HostError(
+                ErrorCode.STORAGE_UNAVAILABLE,
+                f"{path} changed from v{version} to v{found} while it was being opened.",
+                {"schemaVersion": found},
+            )
         pending = start_backup(path, version, progress)  # copied and fsynced; its check runs alongside
         try:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -289,13 +307,16 @@ def _walk(path: Path, version: int, steps: list[Step], progress: Progress) -> Mi
 def _checkpoint(conn: apsw.Connection, path: Path) -> None:
     busy, _frames, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     if busy:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                        f"{path} is in use by another program, so its journal cannot be folded in before the "
-                        f"upgrade. Nothing was changed; close the other program and start again.")
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"{path} is in use by another program, so its journal cannot be folded in before the "
+            f"upgrade. Nothing was changed; close the other program and start again.",
+        )
 
 
-def _run_steps(conn: apsw.Connection, path: Path, version: int, steps: list[Step], pending: PendingBackup,
-               progress: Progress) -> None:
+def _run_steps(
+    conn: apsw.Connection, path: Path, version: int, steps: list[Step], pending: PendingBackup, progress: Progress
+) -> None:
     """All ``steps`` in one transaction, committed only once the backup is checked and published."""
     conn.execute("PRAGMA foreign_keys = OFF")  # a table rebuild must not cascade; checked before the commit
     conn.execute("PRAGMA synchronous = FULL")
@@ -349,21 +370,22 @@ def _check_result(conn: apsw.Connection, violations_before: int) -> None:
     missing_objects = sorted(expected["objects"] - actual["objects"])
     if missing_objects:
         kind, name = missing_objects[0]
-        raise CheckFailed(f"after the steps the {kind} {name} of schema v{SCHEMA_VERSION} is missing",
-                          where=name)
+        raise CheckFailed(f"after the steps the {kind} {name} of schema v{SCHEMA_VERSION} is missing", where=name)
     for table, columns in sorted(expected["columns"].items()):
         missing = sorted(columns - actual["columns"].get(table, frozenset()))
         if missing:
-            raise CheckFailed(f"after the steps table {table} lacks column {missing[0]}",
-                              where=f"{table}.{missing[0]}")
+            raise CheckFailed(f"after the steps table {table} lacks column {missing[0]}", where=f"{table}.{missing[0]}")
     extra = sorted(actual["objects"] - expected["objects"])
     if extra:
         log.warning("after the migration, objects the v%s DDL does not have remain: %s", SCHEMA_VERSION, extra)
     violations = _foreign_key_violations(conn)
     if violations > violations_before:
         table, rowid, parent, _ = next(iter(conn.execute("PRAGMA foreign_key_check")))
-        raise CheckFailed(f"after the steps a {table} row points at a missing {parent} row",
-                          where=f"{table} rowid {rowid}", value=rowid)
+        raise CheckFailed(
+            f"after the steps a {table} row points at a missing {parent} row",
+            where=f"{table} rowid {rowid}",
+            value=rowid,
+        )
 
 
 def _foreign_key_violations(conn: apsw.Connection) -> int:
@@ -371,10 +393,15 @@ def _foreign_key_violations(conn: apsw.Connection) -> int:
 
 
 def _shape(conn: apsw.Connection) -> dict:
-    objects = {(kind, name) for kind, name in conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
-    columns = {name: frozenset(row[1] for row in conn.execute(f"PRAGMA table_info(\"{name}\")"))
-               for kind, name in objects if kind == "table"}
+    objects = {
+        (kind, name)
+        for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    }
+    columns = {
+        name: frozenset(row[1] for row in conn.execute(f'PRAGMA table_info("{name}")'))
+        for kind, name in objects
+        if kind == "table"
+    }
     return {"objects": objects, "columns": columns}
 
 
@@ -452,7 +479,7 @@ def make_backup(path: Path, version: int, progress: Progress | None = None) -> P
         pending.discard()
 
 
-def start_backup(path: Path, version: int, progress: Progress | None = None) -> "PendingBackup":
+def start_backup(path: Path, version: int, progress: Progress | None = None) -> PendingBackup:
     """Copy ``path`` to a hidden temporary and fsync it; its ``integrity_check`` starts on a thread.
 
     ``finish()`` waits for the check and publishes the copy under its name
@@ -499,8 +526,7 @@ class PendingBackup:
         if self._thread is not None:
             self._thread.join()
         if self._problems:
-            raise _backup_failed(self.path, self.version, self.target,
-                                 f"the copy is not sound: {self._problems[0]}")
+            raise _backup_failed(self.path, self.version, self.target, f"the copy is not sound: {self._problems[0]}")
         try:
             os.link(self.temporary, self.target)  # never replaces a file that appeared meanwhile
             fsync_dir(self.path.parent)
@@ -520,10 +546,11 @@ class PendingBackup:
 
 
 def _backup_failed(path: Path, version: int, target: Path, reason: str) -> HostError:
-    return HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                     f"Cannot make the backup {target} before upgrading {path.name} (v{version}): {reason}. "
-                     f"Nothing was changed.",
-                     {"schemaVersion": version, "backup": str(target), "reason": reason})
+    return HostError(
+        ErrorCode.STORAGE_UNAVAILABLE,
+        f"Cannot make the backup {target} before upgrading {path.name} (v{version}): {reason}. Nothing was changed.",
+        {"schemaVersion": version, "backup": str(target), "reason": reason},
+    )
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -558,8 +585,9 @@ def _copy_durably(source: Path, target: Path, progress: Progress) -> None:
 
 
 def _integrity_problems(copy: Path) -> list[str]:
-    conn = apsw.Connection(f"file:{quote(str(copy))}?mode=ro&immutable=1",
-                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn = apsw.Connection(
+        f"file:{quote(str(copy))}?mode=ro&immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    )
     try:
         return [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
     except apsw.Error as exc:
@@ -605,10 +633,15 @@ def _archive_and_reset(path: Path, version: int, progress: Progress) -> Migratio
                 pass
         fsync_dir(path.parent)
     except OSError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Cannot archive {path} as {target}: {exc}",
-                        {"schemaVersion": version}) from exc
-    log.warning("pi.sqlite had schema v%s (before v7): archived as %s; starting a fresh v%s database; "
-                "nothing was carried over", version, target, SCHEMA_VERSION)
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE, f"Cannot archive {path} as {target}: {exc}", {"schemaVersion": version}
+        ) from exc
+    log.warning(
+        "pi.sqlite had schema v%s (before v7): archived as %s; starting a fresh v%s database; nothing was carried over",
+        version,
+        target,
+        SCHEMA_VERSION,
+    )
     _create_fresh_file(path)
     progress("archive", 1, 1)
     return MigrationReport(version, SCHEMA_VERSION, [], target)

@@ -25,8 +25,10 @@ TOKENS_MAX = 100_000_000
 DISCOVERY_MAX = 10_000
 CAPABILITY_MAX = 64
 
-_SELECT = ("SELECT provider_id, model_id, display_name, source, capabilities_json, context_window, "
-           "max_output_tokens, deprecated, discovery_state, updated_at FROM models")
+_SELECT = (
+    "SELECT provider_id, model_id, display_name, source, capabilities_json, context_window, "
+    "max_output_tokens, deprecated, discovery_state, updated_at FROM models"
+)
 
 
 def _to_model(row: tuple) -> dict:
@@ -36,9 +38,15 @@ def _to_model(row: tuple) -> dict:
     except orjson.JSONDecodeError:
         caps = []
     return {
-        "providerId": pid, "modelId": mid, "displayName": name, "source": source,
-        "capabilities": caps if isinstance(caps, list) else [], "contextWindow": window,
-        "maxOutputTokens": max_out, "deprecated": bool(deprecated), "discoveryState": state,
+        "providerId": pid,
+        "modelId": mid,
+        "displayName": name,
+        "source": source,
+        "capabilities": caps if isinstance(caps, list) else [],
+        "contextWindow": window,
+        "maxOutputTokens": max_out,
+        "deprecated": bool(deprecated),
+        "discoveryState": state,
         "updatedAt": updated,
     }
 
@@ -59,8 +67,10 @@ def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
     caps: list[str] = []
     for i, cap in enumerate(raw):
         if not isinstance(cap, str) or not cap.strip() or len(cap) > CAPABILITY_MAX:
-            raise invalid(f"{method}: '{name}[{i}]' must be a non-empty string of at most {CAPABILITY_MAX} characters.",
-                          f"{name}[{i}]")
+            raise invalid(
+                f"{method}: '{name}[{i}]' must be a non-empty string of at most {CAPABILITY_MAX} characters.",
+                f"{name}[{i}]",
+            )
         if cap.strip() not in caps:
             caps.append(cap.strip())
     return caps
@@ -76,8 +86,10 @@ def models_list(ctx: HostContext, p: Params) -> dict:
         rows = ctx.conn.execute(_SELECT).fetchall()
     rank = {pid: i for i, pid in enumerate(providers.display_order(ctx.conn))}
     known = prices.all_prices(ctx.conn)
-    models = sorted((_to_model(r) | {"price": known.get((r[0], r[1]))} for r in rows),
-                    key=lambda m: (rank.get(m["providerId"], len(rank)), m["displayName"].casefold(), m["modelId"]))
+    models = sorted(
+        (_to_model(r) | {"price": known.get((r[0], r[1]))} for r in rows),
+        key=lambda m: (rank.get(m["providerId"], len(rank)), m["displayName"].casefold(), m["modelId"]),
+    )
     return {"models": models}
 
 
@@ -102,11 +114,16 @@ def models_upsert(ctx: HostContext, p: Params) -> dict:
             "source = 'user', capabilities_json = excluded.capabilities_json, "
             "context_window = excluded.context_window, max_output_tokens = excluded.max_output_tokens, "
             "discovery_state = NULL, updated_at = excluded.updated_at",
-            (provider_id, model_id, display or old.get("displayName") or model_id,
-             orjson.dumps(caps if caps is not None else old.get("capabilities", [])).decode(),
-             window if window is not None else old.get("contextWindow"),
-             max_out if max_out is not None else old.get("maxOutputTokens"),
-             int(old.get("deprecated", False)), ctx.clock()),
+            (
+                provider_id,
+                model_id,
+                display or old.get("displayName") or model_id,
+                orjson.dumps(caps if caps is not None else old.get("capabilities", [])).decode(),
+                window if window is not None else old.get("contextWindow"),
+                max_out if max_out is not None else old.get("maxOutputTokens"),
+                int(old.get("deprecated", False)),
+                ctx.clock(),
+            ),
         )
     ctx.emit("models.changed", {"providerId": provider_id})
     return {"model": read(ctx.conn, provider_id, model_id)}
@@ -137,8 +154,11 @@ def _per_million(p: Params, name: str) -> float | None:
         raise invalid(f"{p.method}: field '{name}' must be a number or null.", name)
     if not prices.is_figure(value):
         # the value is not quoted: a huge integer has no printable form (Python caps int-to-text digits)
-        raise invalid(f"{p.method}: field '{name}' must be a finite number from 0 to {prices.PER_MILLION_MAX:,.0f} "
-                      "(per million tokens).", name)
+        raise invalid(
+            f"{p.method}: field '{name}' must be a finite number from 0 to {prices.PER_MILLION_MAX:,.0f} "
+            "(per million tokens).",
+            name,
+        )
     return value
 
 
@@ -148,8 +168,9 @@ def models_delete(ctx: HostContext, p: Params) -> dict:
     model_id = p.text("modelId")
     providers.require(ctx.conn, provider_id)
     with ctx.conn:
-        gone = ctx.conn.execute("DELETE FROM models WHERE provider_id = ? AND model_id = ? RETURNING model_id",
-                                (provider_id, model_id)).fetchone()
+        gone = ctx.conn.execute(
+            "DELETE FROM models WHERE provider_id = ? AND model_id = ? RETURNING model_id", (provider_id, model_id)
+        ).fetchone()
     if gone is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Provider {provider_id!r} has no model {model_id!r}.")
     ctx.emit("models.changed", {"providerId": provider_id})
@@ -166,9 +187,14 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
     updated: list[str] = []
     unlisted: list[str] = []
     with ctx.conn:
-        existing = {r[0]: r[1:] for r in ctx.conn.execute(
-            "SELECT model_id, source, display_name, context_window, discovery_state FROM models "
-            "WHERE provider_id = ?", (provider_id,))}
+        existing = {
+            r[0]: r[1:]
+            for r in ctx.conn.execute(
+                "SELECT model_id, source, display_name, context_window, discovery_state FROM models "
+                "WHERE provider_id = ?",
+                (provider_id,),
+            )
+        }
         for model_id, (display, window, price) in listed.items():
             price_changed = _store_provider_price(ctx.conn, provider_id, model_id, price, now)
             row = existing.get(model_id)
@@ -176,7 +202,8 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
                 ctx.conn.execute(
                     "INSERT INTO models(provider_id, model_id, display_name, source, context_window, "
                     "discovery_state, updated_at) VALUES (?, ?, ?, 'discovered', ?, 'published', ?)",
-                    (provider_id, model_id, display or model_id, window, now))
+                    (provider_id, model_id, display or model_id, window, now),
+                )
                 added.append(model_id)
                 continue
             source, old_display, old_window, state = row
@@ -190,7 +217,8 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
                 ctx.conn.execute(
                     "UPDATE models SET display_name = ?, context_window = ?, discovery_state = 'published', "
                     "updated_at = ? WHERE provider_id = ? AND model_id = ?",
-                    (new_display, new_window, now, provider_id, model_id))
+                    (new_display, new_window, now, provider_id, model_id),
+                )
                 updated.append(model_id)
             elif price_changed:
                 updated.append(model_id)
@@ -198,20 +226,26 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
             if source == "discovered" and model_id not in listed and state != "unlisted":
                 ctx.conn.execute(
                     "UPDATE models SET discovery_state = 'unlisted', updated_at = ? "
-                    "WHERE provider_id = ? AND model_id = ?", (now, provider_id, model_id))
+                    "WHERE provider_id = ? AND model_id = ?",
+                    (now, provider_id, model_id),
+                )
                 unlisted.append(model_id)
     if added or updated or unlisted:
         ctx.emit("models.changed", {"providerId": provider_id})
     return {"added": sorted(added), "updated": sorted(updated), "unlisted": sorted(unlisted)}
 
 
-def _store_provider_price(conn: apsw.Connection, provider_id: str, model_id: str, price: tuple | None,
-                          now: int) -> bool:
+def _store_provider_price(
+    conn: apsw.Connection, provider_id: str, model_id: str, price: tuple | None, now: int
+) -> bool:
     """Store (or, when the listing has none, remove) the provider's price for a listed model; True if it changed."""
     before = prices.stored(conn, provider_id, model_id, prices.PROVIDER_NS)
     figures = price or (None, None)
-    after = None if figures == (None, None) else {"inputPerMillion": figures[0], "outputPerMillion": figures[1],
-                                                  "currency": "USD"}
+    after = (
+        None
+        if figures == (None, None)
+        else {"inputPerMillion": figures[0], "outputPerMillion": figures[1], "currency": "USD"}
+    )
     if before == after:
         return False
     prices.put(conn, provider_id, model_id, *figures, "USD", now, ns=prices.PROVIDER_NS)
@@ -247,7 +281,10 @@ def _listed_price(method: str, q: Params, name: str) -> tuple | None:
     for side in ("inputPerMillion", "outputPerMillion"):
         value = raw.get(side)
         if value is not None and not prices.is_figure(value):
-            raise invalid(f"{method}: field '{name}.{side}' must be a finite number from 0 to "
-                          f"{prices.PER_MILLION_MAX:,.0f} (USD per million tokens) or null.", f"{name}.{side}")
+            raise invalid(
+                f"{method}: field '{name}.{side}' must be a finite number from 0 to "
+                f"{prices.PER_MILLION_MAX:,.0f} (USD per million tokens) or null.",
+                f"{name}.{side}",
+            )
         figures.append(value)
     return tuple(figures)

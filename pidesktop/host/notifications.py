@@ -24,16 +24,25 @@ _COLUMNS = "id, kind, session_id, session_title, turn_id, error_code, created_at
 
 def to_wire(row: tuple) -> dict:
     nid, kind, session_id, title, turn_id, error_code, created, read = row
-    return {"id": nid, "kind": kind, "sessionId": session_id, "sessionTitle": title, "turnId": turn_id,
-            "errorCode": error_code, "createdAt": created, "readAt": read}
+    return {
+        "id": nid,
+        "kind": kind,
+        "sessionId": session_id,
+        "sessionTitle": title,
+        "turnId": turn_id,
+        "errorCode": error_code,
+        "createdAt": created,
+        "readAt": read,
+    }
 
 
 def unread_count(conn: apsw.Connection) -> int:
     return conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL").fetchone()[0]
 
 
-def insert_for_turn(conn: apsw.Connection, session_id: str, turn_id: str, status: str,
-                    error_code: str | None, now: int) -> dict | None:
+def insert_for_turn(
+    conn: apsw.Connection, session_id: str, turn_id: str, status: str, error_code: str | None, now: int
+) -> dict | None:
     """Insert the turn's one inbox row and prune to the cap; None when it already existed.
 
     Runs inside the caller's transaction (the one that ends the turn).
@@ -56,8 +65,11 @@ def insert_for_turn(conn: apsw.Connection, session_id: str, turn_id: str, status
 def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
     # Rows made in the same millisecond are told apart by insertion order (rowid), so the
     # oldest really goes first; a random id would drop an arbitrary one of them.
-    conn.execute("DELETE FROM notifications WHERE rowid IN (SELECT rowid FROM notifications "
-                 "ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)", (keep,))
+    conn.execute(
+        "DELETE FROM notifications WHERE rowid IN (SELECT rowid FROM notifications "
+        "ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)",
+        (keep,),
+    )
     return conn.changes()
 
 
@@ -108,8 +120,10 @@ def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict:
         if session_id is None:
             ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL", (ctx.clock(),))
         else:
-            ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND session_id = ?",
-                             (ctx.clock(), session_id))
+            ctx.conn.execute(
+                "UPDATE notifications SET read_at = ? WHERE read_at IS NULL AND session_id = ?",
+                (ctx.clock(), session_id),
+            )
         updated = ctx.conn.changes()
         unread = unread_count(ctx.conn)
     if updated:

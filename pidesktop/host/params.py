@@ -54,8 +54,16 @@ class Params:
     def has(self, name: str) -> bool:
         return self.raw.get(name) is not None
 
-    def text(self, name: str, *, required: bool = True, default: str | None = None,
-             strip: bool = False, nonempty: bool = False, max_chars: int | None = None) -> str | None:
+    def text(
+        self,
+        name: str,
+        *,
+        required: bool = True,
+        default: str | None = None,
+        strip: bool = False,
+        nonempty: bool = False,
+        max_chars: int | None = None,
+    ) -> str | None:
         value = self._get(name, required)
         if value is _MISSING:
             return default
@@ -71,8 +79,15 @@ class Params:
             raise invalid(f"{self.method}: field '{name}' is longer than {max_chars} characters.", name)
         return value
 
-    def integer(self, name: str, *, required: bool = True, default: int | None = None,
-                minimum: int | None = None, maximum: int | None = None) -> int | None:
+    def integer(
+        self,
+        name: str,
+        *,
+        required: bool = True,
+        default: int | None = None,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> int | None:
         value = self._get(name, required)
         if value is _MISSING:
             return default
@@ -94,8 +109,9 @@ class Params:
             raise self._wrong(name, "true or false", value)
         return value
 
-    def choice(self, name: str, choices: tuple[str, ...], *, required: bool = False,
-               default: str | None = None) -> str | None:
+    def choice(
+        self, name: str, choices: tuple[str, ...], *, required: bool = False, default: str | None = None
+    ) -> str | None:
         value = self.text(name, required=required, default=default)
         if value is not None and value not in choices:
             raise invalid(f"{self.method}: field '{name}' must be one of {', '.join(choices)}; got {value!r}.", name)

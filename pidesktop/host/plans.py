@@ -48,26 +48,59 @@ TITLE_MAX_CHARS = 200
 SLUG_MAX = 48
 ARTIFACT_MODE = 0o444
 
-_COLUMNS = ("request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, feedback, status, "
-            "created_at, updated_at, resolved_at, error_code, artifact_relative_path, artifact_sha256, "
-            "artifact_size_bytes, execution_id, execution_state")
+_COLUMNS = (
+    "request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, feedback, status, "
+    "created_at, updated_at, resolved_at, error_code, artifact_relative_path, artifact_sha256, "
+    "artifact_size_bytes, execution_id, execution_state"
+)
 
 
 # -- the wire shape ----------------------------------------------------------------------
 def to_wire(ctx: HostContext, row: tuple) -> dict:
-    (request_id, session_id, turn_id, tool_call_id, kind, markdown, title, feedback, status, created, updated,
-     resolved, error_code, relative, sha256, size, execution_id, execution_state) = row
+    (
+        request_id,
+        session_id,
+        turn_id,
+        tool_call_id,
+        kind,
+        markdown,
+        title,
+        feedback,
+        status,
+        created,
+        updated,
+        resolved,
+        error_code,
+        relative,
+        sha256,
+        size,
+        execution_id,
+        execution_state,
+    ) = row
     workspace = artifact_root(ctx, request_id, session_id)
     execution = execution_state
     if execution_state == "completed" and error_code:
         execution = "failed"
     return {
-        "id": request_id, "sessionId": session_id, "kind": kind, "status": status,
-        "artifactPath": str(workspace / relative) if relative else None, "artifactRelativePath": relative,
-        "sha256": sha256, "size": size, "executionStatus": execution, "executionId": execution_id,
-        "createdAt": created, "decidedAt": resolved, "updatedAt": updated,
-        "title": title, "markdown": markdown, "feedback": feedback, "errorCode": error_code,
-        "turnId": turn_id, "toolCallId": tool_call_id,
+        "id": request_id,
+        "sessionId": session_id,
+        "kind": kind,
+        "status": status,
+        "artifactPath": str(workspace / relative) if relative else None,
+        "artifactRelativePath": relative,
+        "sha256": sha256,
+        "size": size,
+        "executionStatus": execution,
+        "executionId": execution_id,
+        "createdAt": created,
+        "decidedAt": resolved,
+        "updatedAt": updated,
+        "title": title,
+        "markdown": markdown,
+        "feedback": feedback,
+        "errorCode": error_code,
+        "turnId": turn_id,
+        "toolCallId": tool_call_id,
     }
 
 
@@ -90,8 +123,9 @@ def artifact_root(ctx: HostContext, approval_id: str, session_id: str) -> Path:
 
 def workspace_of(ctx: HostContext, session_id: str) -> Path:
     """The chat's project folder, or its scratch folder under the data root when it has no project."""
-    row = ctx.conn.execute("SELECT p.path FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
-                           "WHERE s.id = ?", (session_id,)).fetchone()
+    row = ctx.conn.execute(
+        "SELECT p.path FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?", (session_id,)
+    ).fetchone()
     if row is not None and row[0]:
         return Path(row[0])
     return ctx.data_root / "scratch" / session_id
@@ -112,43 +146,68 @@ def plan_submit(ctx: HostContext, p: Params) -> dict:
     if not markdown.strip():
         raise invalid(f"plan.submit: the {kind} is empty; the model must send its text as Markdown.", "markdown")
     if len(data) > MARKDOWN_MAX_BYTES:
-        raise HostError(ErrorCode.LIMIT_EXCEEDED, f"The {kind} is {len(data):,} bytes; at most "
-                                                  f"{MARKDOWN_MAX_BYTES:,} are kept.", {"field": "markdown"})
+        raise HostError(
+            ErrorCode.LIMIT_EXCEEDED,
+            f"The {kind} is {len(data):,} bytes; at most {MARKDOWN_MAX_BYTES:,} are kept.",
+            {"field": "markdown"},
+        )
     conn = ctx.conn
     sessions.require(conn, session_id)
-    existing = conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE tool_call_id = ?",
-                            (tool_call_id,)).fetchone()
+    existing = conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE tool_call_id = ?", (tool_call_id,)).fetchone()
     if existing is not None:  # a retried submit of the same call: the same row, never a second file
         approval = to_wire(ctx, existing)
         if approval["sessionId"] != session_id or approval["sha256"] != hashlib.sha256(data).hexdigest():
             raise HostError(ErrorCode.CONFLICT, f"Tool call {tool_call_id} already submitted a different {kind}.")
         return {"approval": approval}
-    pending = conn.execute("SELECT request_id FROM plan_approvals WHERE session_id = ? AND status = 'pending'",
-                           (session_id,)).fetchone()
+    pending = conn.execute(
+        "SELECT request_id FROM plan_approvals WHERE session_id = ? AND status = 'pending'", (session_id,)
+    ).fetchone()
     if pending is not None and not supersede:
-        raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval; approve or "
-                                            "reject it first.", {"approvalId": pending[0]})
+        raise HostError(
+            ErrorCode.CONFLICT,
+            "This chat already has a plan or goal waiting for approval; approve or reject it first.",
+            {"approvalId": pending[0]},
+        )
     now = ctx.clock()
     workspace = workspace_of(ctx, session_id)
     if not workspace.is_relative_to(ctx.data_root) and not workspace.is_dir():
         # never create a project folder that went away (unmounted, moved): say so instead
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"The project folder {workspace} is missing, so the {kind} "
-                                                       f"cannot be saved there. Reconnect or move the project, then "
-                                                       f"ask again.", {"path": str(workspace)})
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"The project folder {workspace} is missing, so the {kind} "
+            f"cannot be saved there. Reconnect or move the project, then "
+            f"ask again.",
+            {"path": str(workspace)},
+        )
     relative = write_artifact(workspace, kind, title, data, now)
     approval_id = str(uuid.uuid4())
     try:
         with conn:
             if pending is not None:  # the person answered in the chat instead: the newer proposal replaces it
-                conn.execute("UPDATE plan_approvals SET status = 'expired', error_code = 'superseded', "
-                             "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
-                             (now, now, pending[0]))
+                conn.execute(
+                    "UPDATE plan_approvals SET status = 'expired', error_code = 'superseded', "
+                    "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
+                    (now, now, pending[0]),
+                )
             conn.execute(
                 "INSERT INTO plan_approvals(request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, "
                 "status, created_at, updated_at, artifact_relative_path, artifact_sha256, artifact_size_bytes) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-                (approval_id, session_id, turn_id, tool_call_id, kind, markdown, title, now, now, relative,
-                 hashlib.sha256(data).hexdigest(), len(data)))
+                (
+                    approval_id,
+                    session_id,
+                    turn_id,
+                    tool_call_id,
+                    kind,
+                    markdown,
+                    title,
+                    now,
+                    now,
+                    relative,
+                    hashlib.sha256(data).hexdigest(),
+                    len(data),
+                ),
+            )
             kv.put(conn, ROOTS_NS, approval_id, str(workspace), now)
     except apsw.ConstraintError:  # lost a race with another submit: the file stays, unreferenced
         raise HostError(ErrorCode.CONFLICT, "This chat already has a plan or goal waiting for approval.") from None
@@ -210,8 +269,11 @@ def write_artifact(workspace: Path, kind: str, title: str, data: bytes, now: int
             Path(temp_name).unlink(missing_ok=True)
         fsync_dir(folder)
     except OSError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"Could not write the {kind} to {folder}: "
-                                                       f"{exc.strerror or exc}.", {"path": str(folder)}) from exc
+        raise HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            f"Could not write the {kind} to {folder}: {exc.strerror or exc}.",
+            {"path": str(folder)},
+        ) from exc
     return f".pi/{kind}/{name}"
 
 
@@ -221,12 +283,17 @@ def verify_artifact(approval: dict) -> None:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise HostError(ErrorCode.CONFLICT, f"The {approval['kind']} file {path} cannot be read "
-                                            f"({exc.strerror or exc}); ask for it again.",
-                        {"artifactChanged": True}) from exc
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"The {approval['kind']} file {path} cannot be read ({exc.strerror or exc}); ask for it again.",
+            {"artifactChanged": True},
+        ) from exc
     if len(data) != approval["size"] or hashlib.sha256(data).hexdigest() != approval["sha256"]:
-        raise HostError(ErrorCode.CONFLICT, f"The {approval['kind']} file {path} was changed after it was "
-                                            f"proposed; ask for it again.", {"artifactChanged": True})
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"The {approval['kind']} file {path} was changed after it was proposed; ask for it again.",
+            {"artifactChanged": True},
+        )
 
 
 # -- plan.list, plans.pending ------------------------------------------------------------
@@ -235,16 +302,19 @@ def plan_list(ctx: HostContext, p: Params) -> dict:
     """Every proposal of a chat, newest first."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
-    rows = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE session_id = ? "
-                            "ORDER BY created_at DESC, rowid DESC", (session_id,)).fetchall()
+    rows = ctx.conn.execute(
+        f"SELECT {_COLUMNS} FROM plan_approvals WHERE session_id = ? ORDER BY created_at DESC, rowid DESC",
+        (session_id,),
+    ).fetchall()
     return {"approvals": [to_wire(ctx, row) for row in rows]}
 
 
 @command("plans.pending")
 def plan_pending(ctx: HostContext, p: Params) -> dict:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
-    rows = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' "
-                            "ORDER BY created_at DESC, rowid DESC").fetchall()
+    rows = ctx.conn.execute(
+        f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' ORDER BY created_at DESC, rowid DESC"
+    ).fetchall()
     approvals = []
     for row in rows:
         approval = to_wire(ctx, row)
@@ -269,16 +339,21 @@ def plan_respond(ctx: HostContext, p: Params) -> dict:
     now = ctx.clock()
     with conn:
         if decision == "approve":
-            conn.execute("UPDATE plan_approvals SET status = 'approved', action = 'approve', feedback = ?, "
-                         "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued' "
-                         "WHERE request_id = ? AND status = 'pending'",
-                         (feedback, now, now, str(uuid.uuid4()), approval_id))
-            conn.execute("UPDATE sessions SET mode = 'agent', updated_at = ? WHERE id = ?",
-                         (now, approval["sessionId"]))
+            conn.execute(
+                "UPDATE plan_approvals SET status = 'approved', action = 'approve', feedback = ?, "
+                "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued' "
+                "WHERE request_id = ? AND status = 'pending'",
+                (feedback, now, now, str(uuid.uuid4()), approval_id),
+            )
+            conn.execute(
+                "UPDATE sessions SET mode = 'agent', updated_at = ? WHERE id = ?", (now, approval["sessionId"])
+            )
         else:
-            conn.execute("UPDATE plan_approvals SET status = 'rejected', action = 'reject', feedback = ?, "
-                         "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
-                         (feedback, now, now, approval_id))
+            conn.execute(
+                "UPDATE plan_approvals SET status = 'rejected', action = 'reject', feedback = ?, "
+                "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
+                (feedback, now, now, approval_id),
+            )
     approval = load(ctx, approval_id)
     changed(ctx, approval)
     return {"approval": approval}
@@ -287,8 +362,7 @@ def plan_respond(ctx: HostContext, p: Params) -> dict:
 def _not_pending(approval: dict) -> str:
     what = approval["kind"]
     if approval["status"] == "interrupted":
-        return (f"This {what} is no longer waiting: the app restarted before it was answered. "
-                f"Ask for the {what} again.")
+        return f"This {what} is no longer waiting: the app restarted before it was answered. Ask for the {what} again."
     return f"This {what} was already answered ({approval['status']})."
 
 
@@ -300,20 +374,30 @@ def plan_execution(ctx: HostContext, p: Params) -> dict:
     state = p.choice("state", EXECUTION_REPORTS, required=True)
     error_code = p.text("errorCode", required=False, max_chars=200)
     approval = load(ctx, approval_id)
-    allowed = {"running": ("queued",), "completed": ("running",), "failed": ("running",),
-               "interrupted": ("queued", "running")}[state]
+    allowed = {
+        "running": ("queued",),
+        "completed": ("running",),
+        "failed": ("running",),
+        "interrupted": ("queued", "running"),
+    }[state]
     if approval["executionStatus"] == state:
         return {"approval": approval}  # a repeated report
     if approval["executionStatus"] not in allowed:
-        raise HostError(ErrorCode.CONFLICT, f"This {approval['kind']}'s execution is "
-                                            f"{approval['executionStatus'] or 'not queued'}; it cannot become "
-                                            f"{state}.", {"executionStatus": approval["executionStatus"]})
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"This {approval['kind']}'s execution is "
+            f"{approval['executionStatus'] or 'not queued'}; it cannot become "
+            f"{state}.",
+            {"executionStatus": approval["executionStatus"]},
+        )
     stored_state = "completed" if state == "failed" else state
     code = (error_code or "failed") if state == "failed" else error_code if state == "interrupted" else None
     now = ctx.clock()
     with ctx.conn:
-        ctx.conn.execute("UPDATE plan_approvals SET execution_state = ?, error_code = ?, updated_at = ? "
-                         "WHERE request_id = ?", (stored_state, code, now, approval_id))
+        ctx.conn.execute(
+            "UPDATE plan_approvals SET execution_state = ?, error_code = ?, updated_at = ? WHERE request_id = ?",
+            (stored_state, code, now, approval_id),
+        )
     approval = load(ctx, approval_id)
     changed(ctx, approval)
     return {"approval": approval}
@@ -323,5 +407,7 @@ def changed(ctx: HostContext, approval: dict) -> None:
     """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
     session_id = approval["sessionId"]
     ctx.emit("plan.changed", {"sessionId": session_id, "approval": approval})
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "plan",
-                                 "session": sessions.summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {"sessionId": session_id, "reason": "plan", "session": sessions.summary(ctx.conn, session_id)},
+    )

@@ -137,8 +137,11 @@ def price_of(conn: apsw.Connection, provider_id: str | None, model_id: str | Non
         return None
     ids = (provider_id, model_id)
     found = {ns: stored(conn, provider_id, model_id, ns) for ns in (NS, PROVIDER_NS)}
-    return Known({ids: found[NS]} if found[NS] else {}, {ids: found[PROVIDER_NS]} if found[PROVIDER_NS] else {},
-                 _local_providers(conn, provider_id)).get(ids)
+    return Known(
+        {ids: found[NS]} if found[NS] else {},
+        {ids: found[PROVIDER_NS]} if found[PROVIDER_NS] else {},
+        _local_providers(conn, provider_id),
+    ).get(ids)
 
 
 def _all_stored(conn: apsw.Connection, ns: str) -> dict[tuple[str, str], dict]:
@@ -149,8 +152,7 @@ def _all_stored(conn: apsw.Connection, ns: str) -> dict[tuple[str, str], dict]:
         except orjson.JSONDecodeError:
             continue
         price = _clean(value)
-        if (price is not None and isinstance(ids, list) and len(ids) == 2
-                and all(isinstance(part, str) for part in ids)):
+        if price is not None and isinstance(ids, list) and len(ids) == 2 and all(isinstance(part, str) for part in ids):
             prices[(ids[0], ids[1])] = price
     return prices
 
@@ -160,15 +162,27 @@ def all_prices(conn: apsw.Connection) -> Known:
     return Known(_all_stored(conn, NS), _all_stored(conn, PROVIDER_NS), _local_providers(conn))
 
 
-def put(conn: apsw.Connection, provider_id: str, model_id: str, input_per_million: float | None,
-        output_per_million: float | None, currency: str, now: int, ns: str = NS) -> None:
+def put(
+    conn: apsw.Connection,
+    provider_id: str,
+    model_id: str,
+    input_per_million: float | None,
+    output_per_million: float | None,
+    currency: str,
+    now: int,
+    ns: str = NS,
+) -> None:
     """Store a price in ``ns`` (the user's by default); both figures null removes it (the next source applies)."""
     if input_per_million is None and output_per_million is None:
         kv.delete(conn, ns, key(provider_id, model_id))
     else:
-        kv.put(conn, ns, key(provider_id, model_id), {"inputPerMillion": input_per_million,
-                                                      "outputPerMillion": output_per_million,
-                                                      "currency": currency}, now)
+        kv.put(
+            conn,
+            ns,
+            key(provider_id, model_id),
+            {"inputPerMillion": input_per_million, "outputPerMillion": output_per_million, "currency": currency},
+            now,
+        )
 
 
 def cost(price: dict | None, input_tokens: int, output_tokens: int) -> float | None:

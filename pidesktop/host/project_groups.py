@@ -51,12 +51,24 @@ def group_of_path(conn: apsw.Connection, path: str) -> dict | None:
 def to_group(conn: apsw.Connection, record: dict) -> dict:
     """The ``ProjectGroup`` shape: the record plus the ids of its roots' project rows, in root order."""
     roots = [r for r in record.get("roots") or [] if isinstance(r, str)]
-    ids = dict(conn.execute(f"SELECT path, id FROM projects WHERE path IN ({','.join('?' * len(roots))})",
-                            roots).fetchall()) if roots else {}
-    return {"id": record["id"], "name": record.get("name") or "", "roots": roots,
-            "primaryRoot": record.get("primaryRoot") or (roots[0] if roots else None),
-            "projectIds": [ids[r] for r in roots if r in ids],
-            "createdAt": record.get("createdAt"), "updatedAt": record.get("updatedAt")}
+    ids = (
+        dict(
+            conn.execute(
+                f"SELECT path, id FROM projects WHERE path IN ({','.join('?' * len(roots))})", roots
+            ).fetchall()
+        )
+        if roots
+        else {}
+    )
+    return {
+        "id": record["id"],
+        "name": record.get("name") or "",
+        "roots": roots,
+        "primaryRoot": record.get("primaryRoot") or (roots[0] if roots else None),
+        "projectIds": [ids[r] for r in roots if r in ids],
+        "createdAt": record.get("createdAt"),
+        "updatedAt": record.get("updatedAt"),
+    }
 
 
 def drop_root(ctx: HostContext, path: str, keep: str | None = None) -> None:
@@ -70,7 +82,6 @@ def drop_root(ctx: HostContext, path: str, keep: str | None = None) -> None:
             record["primaryRoot"] = record["roots"][0] if record["roots"] else None
         record["updatedAt"] = ctx.clock()
         kv.put(ctx.conn, GROUPS_NS, record.pop("id"), record, ctx.clock())
-
 
 
 def _group_id(p: Params) -> str:
@@ -131,6 +142,7 @@ def _note_get(ns: str):
         group_id = _group_id(p)
         record_of(ctx.conn, group_id)
         return projects.read_note(ctx.conn, ns, group_id)
+
     return handler
 
 
@@ -142,6 +154,7 @@ def _note_set(ns: str, what: str):
         result = projects.write_note(ctx, ns, group_id, text, what)
         ctx.emit("projects.changed", {"reason": "groups"})
         return result
+
     return handler
 
 
@@ -159,7 +172,10 @@ def project_notes(ctx: HostContext, p: Params) -> dict:
     record = group_of_path(ctx.conn, project["path"])
     group = None
     if record is not None:
-        group = {"id": record["id"], "name": record.get("name") or "",
-                 "memory": projects.read_note(ctx.conn, MEMORY_NS, record["id"]),
-                 "instructions": projects.read_note(ctx.conn, INSTRUCTIONS_NS, record["id"])}
+        group = {
+            "id": record["id"],
+            "name": record.get("name") or "",
+            "memory": projects.read_note(ctx.conn, MEMORY_NS, record["id"]),
+            "instructions": projects.read_note(ctx.conn, INSTRUCTIONS_NS, record["id"]),
+        }
     return {"project": {"id": project["id"], "name": project["name"]}, "memory": memory, "group": group}

@@ -19,15 +19,21 @@ def projects_remove(ctx: HostContext, p: Params) -> dict:
     project_id = p.integer("projectId", minimum=1)
     path = projects.require(ctx.conn, project_id)["path"]
     with ctx.conn:
-        moved = [row[0] for row in ctx.conn.execute(
-            "UPDATE sessions SET project_id = NULL WHERE project_id = ? RETURNING id", (project_id,))]
+        moved = [
+            row[0]
+            for row in ctx.conn.execute(
+                "UPDATE sessions SET project_id = NULL WHERE project_id = ? RETURNING id", (project_id,)
+            )
+        ]
         ctx.conn.execute("DELETE FROM projects WHERE id = ?", (project_id,))
         kv.delete(ctx.conn, projects.MEMORY_NS, path)
         if kv.get(ctx.conn, "app", projects.CURRENT_KEY) == project_id:
             kv.delete(ctx.conn, "app", projects.CURRENT_KEY)
         project_groups.drop_root(ctx, path)
     for session_id in moved:
-        ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated",
-                                     "session": sessions.summary(ctx.conn, session_id)})
+        ctx.emit(
+            "session.changed",
+            {"sessionId": session_id, "reason": "updated", "session": sessions.summary(ctx.conn, session_id)},
+        )
     ctx.emit("projects.changed", {"reason": "removed", "projectId": project_id})
     return {"removed": True}

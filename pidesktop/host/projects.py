@@ -74,8 +74,16 @@ _SELECT = (
 
 def _to_summary(row: tuple) -> dict:
     pid, path, name, pinned, created, opened, count = row
-    return {"id": pid, "path": path, "name": name, "pinned": bool(pinned), "createdAt": created,
-            "lastOpenedAt": opened, "sessionCount": count, "missing": not os.path.isdir(path)}
+    return {
+        "id": pid,
+        "path": path,
+        "name": name,
+        "pinned": bool(pinned),
+        "createdAt": created,
+        "lastOpenedAt": opened,
+        "sessionCount": count,
+        "missing": not os.path.isdir(path),
+    }
 
 
 @command("projects.list")
@@ -116,8 +124,12 @@ def projects_update(ctx: HostContext, p: Params) -> dict:
         raise invalid("projects.update: give 'name' or 'pinned'.", "name")
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with ctx.conn:
-        if ctx.conn.execute(f"UPDATE projects SET {assignments} WHERE id = ? RETURNING id",
-                            (*changes.values(), project_id)).fetchone() is None:
+        if (
+            ctx.conn.execute(
+                f"UPDATE projects SET {assignments} WHERE id = ? RETURNING id", (*changes.values(), project_id)
+            ).fetchone()
+            is None
+        ):
             raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
     project = summary(ctx.conn, project_id)
     ctx.emit("projects.changed", {"reason": "updated", "project": project})
@@ -151,15 +163,28 @@ def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dic
     """Store (or, when blank, remove) a note of at most 32 KiB of UTF-8."""
     size = len(text.encode("utf-8"))
     if size > MEMORY_LIMIT:
-        raise HostError(ErrorCode.LIMIT_EXCEEDED,
-                        f"The {what} is {size:,} bytes; it can hold at most {MEMORY_LIMIT:,} bytes (32 KiB). "
-                        f"Shorten it and save again.", {"field": "text", "limit": MEMORY_LIMIT, "size": size})
+        raise HostError(
+            ErrorCode.LIMIT_EXCEEDED,
+            f"The {what} is {size:,} bytes; it can hold at most {MEMORY_LIMIT:,} bytes (32 KiB). "
+            f"Shorten it and save again.",
+            {"field": "text", "limit": MEMORY_LIMIT, "size": size},
+        )
     now = ctx.clock()
     with ctx.conn:
         if text.strip():
             # Spec 004's structured value: one untitled visual entry, its text as the derived content.
-            kv.put(ctx.conn, ns, key, {"format": "entries-v1", "entries": [{"title": "", "content": text}],
-                                       "content": text, "updatedAt": now}, now)
+            kv.put(
+                ctx.conn,
+                ns,
+                key,
+                {
+                    "format": "entries-v1",
+                    "entries": [{"title": "", "content": text}],
+                    "content": text,
+                    "updatedAt": now,
+                },
+                now,
+            )
         else:
             kv.delete(ctx.conn, ns, key)
     return read_note(ctx.conn, ns, key) if text.strip() else {"text": "", "updatedAt": None}
@@ -186,8 +211,9 @@ def _name_param(p: Params, required: bool) -> str | None:
     if name is None:
         return None
     if not 1 <= len(name) <= NAME_MAX:
-        raise invalid(f"{p.method}: 'name' must be 1 to {NAME_MAX} characters after trimming; it has {len(name)}.",
-                      "name")
+        raise invalid(
+            f"{p.method}: 'name' must be 1 to {NAME_MAX} characters after trimming; it has {len(name)}.", "name"
+        )
     return name
 
 
@@ -208,8 +234,12 @@ def workspace_set(ctx: HostContext, p: Params) -> dict:
         if path is not None:
             project_id = upsert(ctx.conn, path, now)
         elif project_id is not None:
-            if ctx.conn.execute("UPDATE projects SET last_opened_at = ? WHERE id = ? RETURNING id",
-                                (now, project_id)).fetchone() is None:
+            if (
+                ctx.conn.execute(
+                    "UPDATE projects SET last_opened_at = ? WHERE id = ? RETURNING id", (now, project_id)
+                ).fetchone()
+                is None
+            ):
                 raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
         if project_id is None:
             kv.delete(ctx.conn, "app", CURRENT_KEY)

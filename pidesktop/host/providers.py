@@ -45,9 +45,11 @@ MODEL_ID_MAX = 200
 # selections, so they keep to a small alphabet without ':'.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
-_COLUMNS = ("p.id, p.name, p.vendor_key, p.type, p.protocol, p.api_style, p.auth_kind, p.base_url, "
-            "p.enabled, m.secret_ref IS NOT NULL, p.default_model_id, p.config_json, p.owner_plugin_id, "
-            "p.created_at, p.updated_at")
+_COLUMNS = (
+    "p.id, p.name, p.vendor_key, p.type, p.protocol, p.api_style, p.auth_kind, p.base_url, "
+    "p.enabled, m.secret_ref IS NOT NULL, p.default_model_id, p.config_json, p.owner_plugin_id, "
+    "p.created_at, p.updated_at"
+)
 _SELECT = f"SELECT {_COLUMNS} FROM providers p LEFT JOIN secrets_meta m ON m.secret_ref = p.secret_ref"
 
 
@@ -107,18 +109,43 @@ def default_model(conn: apsw.Connection) -> dict:
 
 
 def _to_provider(row: tuple) -> dict:
-    (pid, name, vendor, ptype, protocol, api_style, auth_kind, base_url, enabled, has_key,
-     default_model_id, config_json, owner, created, updated) = row
+    (
+        pid,
+        name,
+        vendor,
+        ptype,
+        protocol,
+        api_style,
+        auth_kind,
+        base_url,
+        enabled,
+        has_key,
+        default_model_id,
+        config_json,
+        owner,
+        created,
+        updated,
+    ) = row
     try:
         config = orjson.loads(config_json)
     except orjson.JSONDecodeError:
         config = {}
     return {
-        "id": pid, "name": name, "vendorKey": vendor, "type": ptype, "protocol": protocol,
-        "apiStyle": api_style, "authKind": auth_kind, "baseUrl": base_url, "enabled": bool(enabled),
-        "hasKey": bool(has_key), "defaultModelId": default_model_id,
-        "config": config if isinstance(config, dict) else {}, "ownerPluginId": owner,
-        "createdAt": created, "updatedAt": updated,
+        "id": pid,
+        "name": name,
+        "vendorKey": vendor,
+        "type": ptype,
+        "protocol": protocol,
+        "apiStyle": api_style,
+        "authKind": auth_kind,
+        "baseUrl": base_url,
+        "enabled": bool(enabled),
+        "hasKey": bool(has_key),
+        "defaultModelId": default_model_id,
+        "config": config if isinstance(config, dict) else {},
+        "ownerPluginId": owner,
+        "createdAt": created,
+        "updatedAt": updated,
     }
 
 
@@ -130,12 +157,16 @@ def _owner(conn: apsw.Connection, provider_id: str) -> tuple[bool, str | None]:
 
 def _refuse_plugin_row(provider_id: str, owner: str | None, action: str) -> None:
     if owner is not None:
-        raise HostError(ErrorCode.PERMISSION_DENIED,
-                        f"Provider {provider_id!r} belongs to the plugin {owner!r}; it cannot be {action} here. "
-                        f"Change it in the plugin instead.", {"ownerPluginId": owner})
+        raise HostError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Provider {provider_id!r} belongs to the plugin {owner!r}; it cannot be {action} here. "
+            f"Change it in the plugin instead.",
+            {"ownerPluginId": owner},
+        )
 
 
 # -- validation ---------------------------------------------------------------------------------
+
 
 def validate_base_url(raw: str, field: str = "provider.baseUrl", subject: str = "The base URL") -> str:
     """The trimmed URL, or ``INVALID_PARAMS`` with a plain sentence about ``subject`` and ``data.field``."""
@@ -153,8 +184,9 @@ def validate_base_url(raw: str, field: str = "provider.baseUrl", subject: str = 
         raise invalid(f"{subject} must name a server after http:// or https://, {example}.", field)
     if parts.username is not None or parts.password is not None:
         # Credentials in the URL would end up in SQLite; they belong in apiKey.
-        raise invalid(f"{subject} must not contain a user name or password; give the key as the API key "
-                      "instead.", field)
+        raise invalid(
+            f"{subject} must not contain a user name or password; give the key as the API key instead.", field
+        )
     if any(ch.isspace() for ch in url):
         raise invalid(f"{subject} must not contain spaces.", field)
     if len(url) > URL_MAX:
@@ -189,8 +221,9 @@ def _validate_api_key(p: Params) -> tuple[bool, str | None]:
 def _validate_config(q: Params) -> dict | None:
     config = q.obj("provider.config", required=False)
     if config is not None and len(orjson.dumps(config)) > CONFIG_MAX_BYTES:
-        raise invalid(f"The provider's settings (config) must be at most {CONFIG_MAX_BYTES // 1024} KiB.",
-                      "provider.config")
+        raise invalid(
+            f"The provider's settings (config) must be at most {CONFIG_MAX_BYTES // 1024} KiB.", "provider.config"
+        )
     return config
 
 
@@ -202,11 +235,15 @@ def _new_id(name: str) -> str:
 
 # -- commands -----------------------------------------------------------------------------------
 
+
 @command("providers.list")
 def providers_list(ctx: HostContext, p: Params) -> dict:
     default = default_model(ctx.conn)
-    return {"providers": read_all(ctx.conn), "defaultProviderId": default["providerId"],
-            "defaultModelId": default["modelId"]}
+    return {
+        "providers": read_all(ctx.conn),
+        "defaultProviderId": default["providerId"],
+        "defaultModelId": default["modelId"],
+    }
 
 
 @command("providers.upsert")
@@ -214,15 +251,19 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict:
     q = nested(p, "provider")
     given_id = q.text("provider.id", required=False, strip=True)
     if given_id is not None and (not _ID_RE.match(given_id) or given_id == OFFLINE_PROVIDER):
-        raise invalid(f"A provider id must be 1 to 64 letters, digits, '.', '_' or '-', and not "
-                      f"{OFFLINE_PROVIDER!r}; got {given_id!r}.", "provider.id")
+        raise invalid(
+            f"A provider id must be 1 to 64 letters, digits, '.', '_' or '-', and not "
+            f"{OFFLINE_PROVIDER!r}; got {given_id!r}.",
+            "provider.id",
+        )
     name = _validate_name(q.text("provider.name"))
     base_url = validate_base_url(q.text("provider.baseUrl"))
     vendor = q.text("provider.vendorKey", required=False, strip=True, nonempty=True, max_chars=64)
     enabled = q.boolean("provider.enabled", default=None)
     model_given = "provider.defaultModelId" in q.raw
-    default_model_id = q.text("provider.defaultModelId", required=False, strip=True, nonempty=True,
-                              max_chars=MODEL_ID_MAX)
+    default_model_id = q.text(
+        "provider.defaultModelId", required=False, strip=True, nonempty=True, max_chars=MODEL_ID_MAX
+    )
     config = _validate_config(q)
     key_given, api_key = _validate_api_key(p)
 
@@ -241,19 +282,39 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict:
                 "UPDATE providers SET name = ?, base_url = ?, vendor_key = coalesce(?, vendor_key), "
                 "enabled = coalesce(?, enabled), default_model_id = CASE WHEN ? THEN ? ELSE default_model_id END, "
                 "config_json = coalesce(?, config_json), updated_at = ? WHERE id = ?",
-                (name, base_url, vendor, None if enabled is None else int(enabled), model_given, default_model_id,
-                 None if config is None else orjson.dumps(config).decode(), now, provider_id),
+                (
+                    name,
+                    base_url,
+                    vendor,
+                    None if enabled is None else int(enabled),
+                    model_given,
+                    default_model_id,
+                    None if config is None else orjson.dumps(config).decode(),
+                    now,
+                    provider_id,
+                ),
             )
             if old_url != base_url:
                 # A new endpoint has not been asked yet: "missing at the old one" no longer holds.
-                ctx.conn.execute("UPDATE models SET discovery_state = NULL WHERE provider_id = ? "
-                                 "AND discovery_state = 'unlisted'", (provider_id,))
+                ctx.conn.execute(
+                    "UPDATE models SET discovery_state = NULL WHERE provider_id = ? AND discovery_state = 'unlisted'",
+                    (provider_id,),
+                )
         else:
             ctx.conn.execute(
                 "INSERT INTO providers(id, name, vendor_key, base_url, enabled, default_model_id, config_json, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (provider_id, name, vendor or "custom", base_url, 1 if enabled is None else int(enabled),
-                 default_model_id, orjson.dumps(config or {}).decode(), now, now),
+                (
+                    provider_id,
+                    name,
+                    vendor or "custom",
+                    base_url,
+                    1 if enabled is None else int(enabled),
+                    default_model_id,
+                    orjson.dumps(config or {}).decode(),
+                    now,
+                    now,
+                ),
             )
         # The secret goes last, so a failure to write it rolls the row change back.
         if key_given and api_key is not None:
@@ -317,14 +378,17 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict:
 @command("providers.setDefault")
 def providers_set_default(ctx: HostContext, p: Params) -> dict:
     if "providerId" not in p.raw:
-        raise invalid(f"{p.method}: missing required field 'providerId' (send null for the offline model).",
-                      "providerId")
+        raise invalid(
+            f"{p.method}: missing required field 'providerId' (send null for the offline model).", "providerId"
+        )
     provider_id = p.text("providerId", required=False)
     model_id = p.text("modelId", required=False, strip=True, nonempty=True, max_chars=MODEL_ID_MAX)
     if provider_id is None or provider_id == OFFLINE_PROVIDER:
         if model_id not in (None, OFFLINE_MODEL):
-            raise invalid(f"{p.method}: the offline provider has only the model {OFFLINE_MODEL!r}; "
-                          f"'modelId' was {model_id!r}.", "modelId")
+            raise invalid(
+                f"{p.method}: the offline provider has only the model {OFFLINE_MODEL!r}; 'modelId' was {model_id!r}.",
+                "modelId",
+            )
         chosen = {"providerId": OFFLINE_PROVIDER, "modelId": OFFLINE_MODEL}
     else:
         row = ctx.conn.execute("SELECT default_model_id FROM providers WHERE id = ?", (provider_id,)).fetchone()
@@ -341,11 +405,17 @@ def providers_set_default(ctx: HostContext, p: Params) -> dict:
 def providers_credentials(ctx: HostContext, p: Params) -> dict:
     """For the agent runtime only: the one result that carries key material. No event, no log of the key."""
     provider_id = p.text("providerId")
-    row = ctx.conn.execute("SELECT name, base_url, default_model_id, secret_ref FROM providers WHERE id = ?",
-                           (provider_id,)).fetchone()
+    row = ctx.conn.execute(
+        "SELECT name, base_url, default_model_id, secret_ref FROM providers WHERE id = ?", (provider_id,)
+    ).fetchone()
     if row is None:
         raise not_found(provider_id)
     name, base_url, default_model_id, ref = row
     api_key = secrets.get(ctx, ref) if ref else None
-    return {"providerId": provider_id, "baseUrl": base_url, "apiKey": api_key,
-            "defaultModelId": default_model_id, "name": name}
+    return {
+        "providerId": provider_id,
+        "baseUrl": base_url,
+        "apiKey": api_key,
+        "defaultModelId": default_model_id,
+        "name": name,
+    }

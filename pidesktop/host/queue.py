@@ -33,21 +33,45 @@ from .queue_marks import FAILURE_NS, POSITION_NS
 
 MAX_ENTRIES = 8
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
-_COLUMNS = ("q.id, q.session_id, q.principal, q.idempotency_key, q.content, q.attachments_json, "
-            "q.user_message_id, q.permission_mode, q.position, q.priority, q.created_at, f.value_json")
+_COLUMNS = (
+    "q.id, q.session_id, q.principal, q.idempotency_key, q.content, q.attachments_json, "
+    "q.user_message_id, q.permission_mode, q.position, q.priority, q.created_at, f.value_json"
+)
 _FROM = f"turn_queue q LEFT JOIN kv f ON f.ns = '{FAILURE_NS}' AND f.key = q.id"
 _ORDER = "ORDER BY q.priority IS NULL, q.priority, q.position"
 
 
 def to_wire(row: tuple) -> dict:
-    (eid, sid, principal, key, content, attachments, user_message_id, permission, position, priority,
-     created, failure) = row
+    (
+        eid,
+        sid,
+        principal,
+        key,
+        content,
+        attachments,
+        user_message_id,
+        permission,
+        position,
+        priority,
+        created,
+        failure,
+    ) = row
     failed = orjson.loads(failure) if failure else None
-    return {"id": eid, "sessionId": sid, "principal": principal, "idempotencyKey": key, "content": content,
-            "attachments": orjson.loads(attachments) if attachments else [], "userMessageId": user_message_id,
-            "permissionMode": permission, "position": position, "priority": priority, "createdAt": created,
-            "lastError": {"code": failed["code"], "message": failed["message"]} if failed else None,
-            "failedAt": failed["failedAt"] if failed else None}
+    return {
+        "id": eid,
+        "sessionId": sid,
+        "principal": principal,
+        "idempotencyKey": key,
+        "content": content,
+        "attachments": orjson.loads(attachments) if attachments else [],
+        "userMessageId": user_message_id,
+        "permissionMode": permission,
+        "position": position,
+        "priority": priority,
+        "createdAt": created,
+        "lastError": {"code": failed["code"], "message": failed["message"]} if failed else None,
+        "failedAt": failed["failedAt"] if failed else None,
+    }
 
 
 def entries(conn: apsw.Connection, session_id: str) -> list[dict]:
@@ -68,8 +92,9 @@ def changed(ctx: HostContext, session_id: str) -> dict:
 
 
 def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.id = ? AND q.session_id = ?",
-                       (entry_id, session_id)).fetchone()
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.id = ? AND q.session_id = ?", (entry_id, session_id)
+    ).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no queued prompt {entry_id!r}.")
     return to_wire(row)
@@ -99,17 +124,24 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
         if key is not None:
             row = ctx.conn.execute(
                 f"SELECT q.input_hash, {_COLUMNS} FROM {_FROM} WHERE q.session_id = ? AND q.principal = ? "
-                "AND q.idempotency_key = ?", (session_id, principal, key)).fetchone()
+                "AND q.idempotency_key = ?",
+                (session_id, principal, key),
+            ).fetchone()
             if row is not None:
                 if row[0] != input_hash:
-                    raise HostError(ErrorCode.IDEMPOTENCY_CONFLICT,
-                                    f"Idempotency key {key!r} was already used for a different prompt.")
+                    raise HostError(
+                        ErrorCode.IDEMPOTENCY_CONFLICT,
+                        f"Idempotency key {key!r} was already used for a different prompt.",
+                    )
                 return {"entry": to_wire(row[1:]), "entries": entries(ctx.conn, session_id)}
-        (count, last) = ctx.conn.execute("SELECT count(*), COALESCE(MAX(position), 0) FROM turn_queue "
-                                         "WHERE session_id = ?", (session_id,)).fetchone()
+        (count, last) = ctx.conn.execute(
+            "SELECT count(*), COALESCE(MAX(position), 0) FROM turn_queue WHERE session_id = ?", (session_id,)
+        ).fetchone()
         if count >= MAX_ENTRIES:
-            raise HostError(ErrorCode.LIMIT_EXCEEDED,
-                            f"At most {MAX_ENTRIES} prompts can wait in one chat; send or remove one first.")
+            raise HostError(
+                ErrorCode.LIMIT_EXCEEDED,
+                f"At most {MAX_ENTRIES} prompts can wait in one chat; send or remove one first.",
+            )
         # Never MAX(position) + 1 alone: after removals that repeats a position already handed out.
         last = max(last, kv.get(ctx.conn, POSITION_NS, session_id, 0))
         kv.put(ctx.conn, POSITION_NS, session_id, last + 1, ctx.clock())
@@ -118,8 +150,20 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
             "INSERT INTO turn_queue(id, session_id, principal, idempotency_key, input_hash, content, "
             "attachments_json, user_message_id, permission_mode, position, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (entry_id, session_id, principal, key, input_hash, content, attachments_json, user_message_id,
-             permission, last + 1, ctx.clock()))
+            (
+                entry_id,
+                session_id,
+                principal,
+                key,
+                input_hash,
+                content,
+                attachments_json,
+                user_message_id,
+                permission,
+                last + 1,
+                ctx.clock(),
+            ),
+        )
     entry = _entry(ctx.conn, session_id, entry_id)
     return {"entry": entry, **_changed(ctx, session_id)}
 
@@ -152,14 +196,19 @@ def queue_mark_failed(ctx: HostContext, p: Params) -> dict:
         raise invalid("session.queueMarkFailed: 'error' must be {code: non-empty string, message: string}.", "error")
     with ctx.conn:
         _entry(ctx.conn, session_id, entry_id)
-        kv.put(ctx.conn, FAILURE_NS, entry_id, {"sessionId": session_id, "code": code, "message": message[:2000],
-                                                 "failedAt": ctx.clock()}, ctx.clock())
+        kv.put(
+            ctx.conn,
+            FAILURE_NS,
+            entry_id,
+            {"sessionId": session_id, "code": code, "message": message[:2000], "failedAt": ctx.clock()},
+            ctx.clock(),
+        )
     return _changed(ctx, session_id)
 
 
 @command("session.queuePrioritize")
 def queue_prioritize(ctx: HostContext, p: Params) -> dict:
-    """"Send now": deliver this entry before every entry not promoted earlier."""
+    """ "Send now": deliver this entry before every entry not promoted earlier."""
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)
     with ctx.conn:
@@ -167,7 +216,9 @@ def queue_prioritize(ctx: HostContext, p: Params) -> dict:
         if entry["priority"] is None:
             ctx.conn.execute(
                 "UPDATE turn_queue SET priority = (SELECT COALESCE(MAX(priority), 0) + 1 FROM turn_queue "
-                "WHERE session_id = ?) WHERE id = ?", (session_id, entry_id))
+                "WHERE session_id = ?) WHERE id = ?",
+                (session_id, entry_id),
+            )
     return _changed(ctx, session_id)
 
 
@@ -185,7 +236,8 @@ def queue_reorder(ctx: HostContext, p: Params) -> dict:
         neighbour = ctx.conn.execute(
             f"SELECT id, position FROM turn_queue WHERE session_id = ? AND priority IS NULL "
             f"AND position {compare} ? ORDER BY position {order} LIMIT 1",
-            (session_id, entry["position"])).fetchone()
+            (session_id, entry["position"]),
+        ).fetchone()
         if neighbour is not None:
             ctx.conn.execute("UPDATE turn_queue SET position = -1 WHERE id = ?", (entry_id,))
             ctx.conn.execute("UPDATE turn_queue SET position = ? WHERE id = ?", (entry["position"], neighbour[0]))

@@ -17,6 +17,8 @@ FAILURE_NS = "queueFailure"  # key: entry id; value: {sessionId, code, message, 
 
 def forget_session(conn: apsw.Connection, session_id: str) -> None:
     """A deleted session's queue bookkeeping (its rows go by cascade); inside the caller's transaction."""
-    conn.execute(f"DELETE FROM kv WHERE ns = '{FAILURE_NS}' AND key IN "
-                 "(SELECT id FROM turn_queue WHERE session_id = ?)", (session_id,))
+    conn.execute(
+        f"DELETE FROM kv WHERE ns = '{FAILURE_NS}' AND key IN (SELECT id FROM turn_queue WHERE session_id = ?)",
+        (session_id,),
+    )
     kv.delete(conn, POSITION_NS, session_id)

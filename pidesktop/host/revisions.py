@@ -114,8 +114,7 @@ def _usable(record: Any) -> bool:
 
 def stored_messages(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The messages of a ``revision`` line, as message dicts without ``type``."""
-    return [{k: v for k, v in m.items() if k != "type"}
-            for m in record.get("messages", []) if is_valid_message(m)]
+    return [{k: v for k, v in m.items() if k != "type"} for m in record.get("messages", []) if is_valid_message(m)]
 
 
 # -- families -----------------------------------------------------------------------
@@ -159,11 +158,16 @@ class Family:
 
 
 def load_family(ctx: HostContext, session_id: str, key: str) -> Family:
-    rows = ctx.conn.execute("SELECT revision_index, is_active, message_count, created_at FROM message_revisions "
-                            "WHERE session_id = ? AND root_user_id = ? ORDER BY revision_index",
-                            (session_id, key)).fetchall()
-    return Family(key, read_family(ctx, session_id, key),
-                  {index: Row(index, bool(active), count, created) for index, active, count, created in rows})
+    rows = ctx.conn.execute(
+        "SELECT revision_index, is_active, message_count, created_at FROM message_revisions "
+        "WHERE session_id = ? AND root_user_id = ? ORDER BY revision_index",
+        (session_id, key),
+    ).fetchall()
+    return Family(
+        key,
+        read_family(ctx, session_id, key),
+        {index: Row(index, bool(active), count, created) for index, active, count, created in rows},
+    )
 
 
 @dataclass
@@ -180,13 +184,16 @@ def apply(conn: apsw.Connection, session_id: str, changes: list[RowChange], now:
     """Upsert rows; a refresh keeps the row's ``created_at``; one active variant per family."""
     for change in changes:
         if change.active:
-            conn.execute("UPDATE message_revisions SET is_active = 0 WHERE session_id = ? AND root_user_id = ?",
-                         (session_id, change.key))
+            conn.execute(
+                "UPDATE message_revisions SET is_active = 0 WHERE session_id = ? AND root_user_id = ?",
+                (session_id, change.key),
+            )
         conn.execute(
             "INSERT INTO message_revisions(id, session_id, root_user_id, revision_index, is_active, message_count, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id, root_user_id, revision_index) "
             "DO UPDATE SET is_active = excluded.is_active, message_count = excluded.message_count",
-            (str(uuid.uuid4()), session_id, change.key, change.index, int(change.active), change.count, now))
+            (str(uuid.uuid4()), session_id, change.key, change.index, int(change.active), change.count, now),
+        )
 
 
 def reconcile(ctx: HostContext, session_id: str, messages: list[dict[str, Any]]) -> None:
@@ -216,9 +223,10 @@ def reconcile(ctx: HostContext, session_id: str, messages: list[dict[str, Any]])
     now = ctx.clock()
     for key in set(families) | set(stamps):
         active = stamps.get(key)
-        ctx.conn.execute("UPDATE message_revisions SET is_active = (revision_index = ?) "
-                         "WHERE session_id = ? AND root_user_id = ?", (active if active is not None else -1,
-                                                                       session_id, key))
+        ctx.conn.execute(
+            "UPDATE message_revisions SET is_active = (revision_index = ?) WHERE session_id = ? AND root_user_id = ?",
+            (active if active is not None else -1, session_id, key),
+        )
         for index, record in families.get(key, {}).items():
             if record.get("type") != REVISION:
                 continue
@@ -243,8 +251,15 @@ def stamp(message: dict[str, Any], count: int, active: int) -> dict[str, Any]:
     return {**message, "meta": meta}
 
 
-def archive_branch(ctx: HostContext, session_id: str, key: str, branch: list[dict[str, Any]], now: int,
-                   family: Family, index: int | None = None) -> RowChange:
+def archive_branch(
+    ctx: HostContext,
+    session_id: str,
+    key: str,
+    branch: list[dict[str, Any]],
+    now: int,
+    family: Family,
+    index: int | None = None,
+) -> RowChange:
     """Store the live ``branch`` in full before it leaves the transcript; its row becomes inactive.
 
     It is written over the variant it is (the active one), or as a new variant
@@ -255,21 +270,29 @@ def archive_branch(ctx: HostContext, session_id: str, key: str, branch: list[dic
     content = [unstamped(m) for m in branch]
     stored = family.records.get(index)
     if stored is None or stored.get("type") != REVISION or [unstamped(m) for m in stored_messages(stored)] != content:
-        append_line(ctx, session_id, {
-            "type": REVISION, "rootUserId": key, "revisionIndex": index,
-            "createdAt": message_index.rfc3339(now),
-            "messages": [{"type": "message", **m} for m in content],
-            "turns": _turn_links(ctx.conn, session_id, [m["id"] for m in branch]),
-        })
+        append_line(
+            ctx,
+            session_id,
+            {
+                "type": REVISION,
+                "rootUserId": key,
+                "revisionIndex": index,
+                "createdAt": message_index.rfc3339(now),
+                "messages": [{"type": "message", **m} for m in content],
+                "turns": _turn_links(ctx.conn, session_id, [m["id"] for m in branch]),
+            },
+        )
     return RowChange(key, index, len(branch), active=False)
 
 
 def _turn_links(conn: apsw.Connection, session_id: str, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
-    rows = conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL "
-                        "AND id IN (SELECT value FROM json_each(?))",
-                        (session_id, orjson.dumps(ids).decode())).fetchall()
+    rows = conn.execute(
+        "SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL "
+        "AND id IN (SELECT value FROM json_each(?))",
+        (session_id, orjson.dumps(ids).decode()),
+    ).fetchall()
     return dict(rows)
 
 
@@ -280,8 +303,10 @@ def live(ctx: HostContext, session_id: str, key: str):
 
 
 def no_root(session_id: str, key: str) -> HostError:
-    return HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no user message {key!r} "
-                                          f"(or one whose revisionRootId is {key!r}).")
+    return HostError(
+        ErrorCode.NOT_FOUND,
+        f"Session {session_id} has no user message {key!r} (or one whose revisionRootId is {key!r}).",
+    )
 
 
 # -- session.saveActiveRevision ----------------------------------------------------------
@@ -298,20 +323,37 @@ def save_active_revision(ctx: HostContext, p: Params) -> dict:
     family = load_family(ctx, session_id, key)
     index = family.active_index() or family.next_index()
     now = ctx.clock()
-    append_line(ctx, session_id, {"type": REVISION_LIVE, "rootUserId": key, "revisionIndex": index,
-                                  "createdAt": message_index.rfc3339(now)})
+    append_line(
+        ctx,
+        session_id,
+        {"type": REVISION_LIVE, "rootUserId": key, "revisionIndex": index, "createdAt": message_index.rfc3339(now)},
+    )
     count = len(messages) - root
-    _stamp_root_line(ctx, session_id, header, records, messages[root]["id"],
-                     max(family.indexes() | {index}), index)
+    _stamp_root_line(ctx, session_id, header, records, messages[root]["id"], max(family.indexes() | {index}), index)
     with ctx.conn:
         apply(ctx.conn, session_id, [RowChange(key, index, count, active=True)], now)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "revision", "rootUserId": key,
-                                 "revisionIndex": index, "session": sessions.summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {
+            "sessionId": session_id,
+            "reason": "revision",
+            "rootUserId": key,
+            "revisionIndex": index,
+            "session": sessions.summary(ctx.conn, session_id),
+        },
+    )
     return {"revision": {"rootUserId": key, "revisionIndex": index, "messageCount": count, "isActive": True}}
 
 
-def _stamp_root_line(ctx: HostContext, session_id: str, header: dict | None, records: list[dict[str, Any]],
-                     root_id: str, count: int, active: int) -> None:
+def _stamp_root_line(
+    ctx: HostContext,
+    session_id: str,
+    header: dict | None,
+    records: list[dict[str, Any]],
+    root_id: str,
+    count: int,
+    active: int,
+) -> None:
     """Rewrite only the root's own line; every other record is carried over as read."""
     updated = []
     for record in records:
@@ -338,12 +380,19 @@ def list_revisions(ctx: HostContext, p: Params) -> dict:
     for index in sorted(family.indexes()):
         row = family.rows.get(index)
         if row is not None:
-            listed.append({"revisionIndex": index, "messageCount": row.count, "isActive": row.active,
-                           "createdAt": row.created})
+            listed.append(
+                {"revisionIndex": index, "messageCount": row.count, "isActive": row.active, "createdAt": row.created}
+            )
             continue
         # A line whose index commit never landed: described from the file alone.
         record = family.records[index]
         count = len(stored_messages(record)) if record["type"] == REVISION else live_count
-        listed.append({"revisionIndex": index, "messageCount": count, "isActive": False,
-                       "createdAt": message_index.created_ms(record, 0)})
+        listed.append(
+            {
+                "revisionIndex": index,
+                "messageCount": count,
+                "isActive": False,
+                "createdAt": message_index.created_ms(record, 0),
+            }
+        )
     return {"rootUserId": key, "revisions": listed}

@@ -39,20 +39,23 @@ def parse_time(text: object, field: str = "schedule.at") -> tuple[int, int]:
     """``(hour, minute)`` of an ``HH:MM`` text (24-hour clock, two digits each)."""
     match = _TIME.match(text) if isinstance(text, str) else None
     if match is None:
-        raise ScheduleError(f"'{field}' must be a time of day written HH:MM (00:00 to 23:59), "
-                            f"not {text!r}.", field)
+        raise ScheduleError(f"'{field}' must be a time of day written HH:MM (00:00 to 23:59), not {text!r}.", field)
     return int(match.group(1)), int(match.group(2))
 
 
 def parse_instant(text: object, field: str = "schedule.at") -> int:
     """Epoch milliseconds of an RFC 3339 date and time that carries its offset (``Z`` or ``+01:00``)."""
-    if isinstance(text, str) and re.match(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$",
-                                          text):
+    if isinstance(text, str) and re.match(
+        r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$", text
+    ):
         instant = parse_rfc3339(text)  # the pattern above has made sure it carries its offset
         if instant is not None:
             return instant
-    raise ScheduleError(f"'{field}' must be an RFC 3339 date and time with its offset, such as "
-                        f"2026-05-01T09:00:00+02:00, not {text!r}.", field)
+    raise ScheduleError(
+        f"'{field}' must be an RFC 3339 date and time with its offset, such as "
+        f"2026-05-01T09:00:00+02:00, not {text!r}.",
+        field,
+    )
 
 
 def normalise(schedule: object, now_ms: int) -> dict:
@@ -62,35 +65,42 @@ def normalise(schedule: object, now_ms: int) -> dict:
     that has already passed at ``now_ms``.
     """
     if not isinstance(schedule, dict):
-        raise ScheduleError("'schedule' must be an object such as {\"kind\": \"daily\", \"at\": \"09:00\"}.",
-                            "schedule")
+        raise ScheduleError('\'schedule\' must be an object such as {"kind": "daily", "at": "09:00"}.', "schedule")
     kind = schedule.get("kind")
     if kind not in KINDS:
         raise ScheduleError(f"'schedule.kind' must be one of {', '.join(KINDS)}, not {kind!r}.", "schedule.kind")
     if kind == "hourly":
         every = schedule.get("everyHours")
         if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 24:
-            raise ScheduleError(f"'schedule.everyHours' must be a whole number of hours from 1 to 24, "
-                                f"not {every!r}.", "schedule.everyHours")
+            raise ScheduleError(
+                f"'schedule.everyHours' must be a whole number of hours from 1 to 24, not {every!r}.",
+                "schedule.everyHours",
+            )
         return {"kind": kind, "everyHours": every}
     if kind == "once":
         at = parse_instant(schedule.get("at"))
         if at <= now_ms:
-            raise ScheduleError(f"'schedule.at' ({schedule.get('at')}) has already passed, so the task would "
-                                f"never run. Pick a later time.", "schedule.at")
+            raise ScheduleError(
+                f"'schedule.at' ({schedule.get('at')}) has already passed, so the task would "
+                f"never run. Pick a later time.",
+                "schedule.at",
+            )
         return {"kind": kind, "at": schedule["at"]}
     hour, minute = parse_time(schedule.get("at"))
     at = f"{hour:02d}:{minute:02d}"
     if kind == "daily":
         return {"kind": kind, "at": at}
     days = schedule.get("days")
-    if not isinstance(days, list) or any(isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 6
-                                         for d in days):
-        raise ScheduleError("'schedule.days' must be a list of weekdays from 0 (Monday) to 6 (Sunday).",
-                            "schedule.days")
+    if not isinstance(days, list) or any(
+        isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 6 for d in days
+    ):
+        raise ScheduleError(
+            "'schedule.days' must be a list of weekdays from 0 (Monday) to 6 (Sunday).", "schedule.days"
+        )
     if not days:
-        raise ScheduleError("'schedule.days' is empty, so the task would never run. Pick at least one day.",
-                            "schedule.days")
+        raise ScheduleError(
+            "'schedule.days' is empty, so the task would never run. Pick at least one day.", "schedule.days"
+        )
     return {"kind": kind, "days": sorted(set(days)), "at": at}
 
 

@@ -44,6 +44,7 @@ MODES = sessions.MODES
 
 # -- the person's time zone -------------------------------------------------------------
 
+
 def local_zone() -> dt.tzinfo:
     """The zone daily and weekly times are read in: ``TZ``, else ``/etc/localtime``, else the fixed offset now."""
     name = os.environ.get("TZ", "").lstrip(":")
@@ -58,7 +59,7 @@ def local_zone() -> dt.tzinfo:
         zone = schedule_rules.zone_named(target.split("zoneinfo/", 1)[1])
         if zone is not None:
             return zone
-    return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
+    return dt.datetime.now().astimezone().tzinfo or dt.UTC
 
 
 # -- reading rows -------------------------------------------------------------------------
@@ -95,29 +96,50 @@ def _stored_schedule(config: dict) -> dict | None:
 def run_to_wire(conn: apsw.Connection, row: tuple) -> dict:
     run_id, task_id, status, session_id, error_code, started, ended = row
     extra = kv.get(conn, RUN_NS, run_id) or {}
-    return {"id": run_id, "taskId": task_id, "status": status, "sessionId": session_id, "errorCode": error_code,
-            "startedAt": started, "endedAt": ended, "late": bool(extra.get("late")),
-            "manual": bool(extra.get("manual"))}
+    return {
+        "id": run_id,
+        "taskId": task_id,
+        "status": status,
+        "sessionId": session_id,
+        "errorCode": error_code,
+        "startedAt": started,
+        "endedAt": ended,
+        "late": bool(extra.get("late")),
+        "manual": bool(extra.get("manual")),
+    }
 
 
 def task_to_wire(conn: apsw.Connection, row: tuple, zone: dt.tzinfo) -> dict:
     task_id, title, prompt, cadence, enabled, project_id, config_json, last_run_at, created, updated = row
     config = _config(config_json)
     next_at = config.get("nextRunAt") if isinstance(config.get("nextRunAt"), int) else None
-    last = conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE task_id = ? "
-                        "ORDER BY started_at DESC, rowid DESC LIMIT 1", (task_id,)).fetchone()
+    last = conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
+        (task_id,),
+    ).fetchone()
     last_run = run_to_wire(conn, last) if last else None
     calendar = config.get("calendar") if isinstance(config.get("calendar"), dict) else None
     mode = config.get("mode") if config.get("mode") in MODES else "agent"
     return {
-        "id": task_id, "name": title, "prompt": prompt, "schedule": _stored_schedule(config), "cadence": cadence,
-        "mode": mode, "providerId": _text_or_none(config.get("providerId")),
-        "modelId": _text_or_none(config.get("modelId")), "projectId": project_id, "enabled": bool(enabled),
-        "calendarConfigured": calendar_configured(config), "calendar": calendar,
+        "id": task_id,
+        "name": title,
+        "prompt": prompt,
+        "schedule": _stored_schedule(config),
+        "cadence": cadence,
+        "mode": mode,
+        "providerId": _text_or_none(config.get("providerId")),
+        "modelId": _text_or_none(config.get("modelId")),
+        "projectId": project_id,
+        "enabled": bool(enabled),
+        "calendarConfigured": calendar_configured(config),
+        "calendar": calendar,
         "nextRunAt": next_at if enabled else None,
         "nextRunAtText": schedule_rules.rfc3339(next_at, zone) if enabled else None,
-        "lastRunAt": last_run["startedAt"] if last_run else last_run_at, "createdAt": created, "updatedAt": updated,
-        "running": bool(last_run and last_run["status"] == "running"), "lastRun": last_run,
+        "lastRunAt": last_run["startedAt"] if last_run else last_run_at,
+        "createdAt": created,
+        "updatedAt": updated,
+        "running": bool(last_run and last_run["status"] == "running"),
+        "lastRun": last_run,
     }
 
 
@@ -138,6 +160,7 @@ def task(conn: apsw.Connection, task_id: str) -> dict:
 
 # -- validation -----------------------------------------------------------------------------
 
+
 def _check_provider(conn: apsw.Connection, method: str, provider_id: str | None, model_id: str | None) -> None:
     if provider_id is None:
         if model_id is not None:
@@ -145,23 +168,26 @@ def _check_provider(conn: apsw.Connection, method: str, provider_id: str | None,
         return
     if provider_id == OFFLINE_PROVIDER:
         if model_id not in (None, OFFLINE_MODEL):
-            raise invalid(f"{method}: the offline provider has only the model {OFFLINE_MODEL!r}, "
-                          f"not {model_id!r}.", "modelId")
+            raise invalid(
+                f"{method}: the offline provider has only the model {OFFLINE_MODEL!r}, not {model_id!r}.", "modelId"
+            )
         return
     row = conn.execute("SELECT default_model_id FROM providers WHERE id = ?", (provider_id,)).fetchone()
     if row is None:
-        raise invalid(f"{method}: there is no provider with id {provider_id!r}. Pick one from Settings > "
-                      f"Providers.", "providerId")
+        raise invalid(
+            f"{method}: there is no provider with id {provider_id!r}. Pick one from Settings > Providers.", "providerId"
+        )
     if model_id is None or model_id == row[0]:
         return
-    if conn.execute("SELECT 1 FROM models WHERE provider_id = ? AND model_id = ?",
-                    (provider_id, model_id)).fetchone() is None:
+    if (
+        conn.execute("SELECT 1 FROM models WHERE provider_id = ? AND model_id = ?", (provider_id, model_id)).fetchone()
+        is None
+    ):
         raise invalid(f"{method}: the provider {provider_id!r} has no model {model_id!r}.", "modelId")
 
 
 def _check_project(conn: apsw.Connection, method: str, project_id: int | None) -> None:
-    if project_id is not None and conn.execute("SELECT 1 FROM projects WHERE id = ?",
-                                               (project_id,)).fetchone() is None:
+    if project_id is not None and conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is None:
         raise invalid(f"{method}: there is no project with id {project_id}.", "projectId")
 
 
@@ -173,8 +199,7 @@ def _schedule(method: str, raw: object, now: int, config: dict) -> dict:
         if isinstance(remembered, dict):
             raw = {**{k: v for k, v in remembered.items() if k in ("at", "days")}, **raw}
         elif "at" not in raw:
-            raise invalid(f"{method}: 'schedule.at' is missing: say at what time (HH:MM) the task runs.",
-                          "schedule.at")
+            raise invalid(f"{method}: 'schedule.at' is missing: say at what time (HH:MM) the task runs.", "schedule.at")
     try:
         return schedule_rules.normalise(raw, now)
     except schedule_rules.ScheduleError as exc:
@@ -246,6 +271,7 @@ def _apply(config: dict, fields: dict, now: int, zone: dt.tzinfo) -> dict:
 
 # -- commands ----------------------------------------------------------------------------------
 
+
 def _now(ctx: HostContext, p: Params) -> int:
     """``now`` (epoch ms) when the runtime's clock is given, else the host's: schedules are armed and runs
     started by the clock of whoever runs them, so a scheduler with its own clock stays consistent."""
@@ -267,8 +293,18 @@ def tasks_create(ctx: HostContext, p: Params) -> dict:
         ctx.conn.execute(
             "INSERT INTO scheduled_tasks(id, title, prompt, cadence, enabled, project_id, config_json, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (task_id, fields["name"], fields["prompt"], fields["schedule"]["kind"],
-             int(fields.get("enabled", True)), fields.get("projectId"), orjson.dumps(config).decode(), now, now))
+            (
+                task_id,
+                fields["name"],
+                fields["prompt"],
+                fields["schedule"]["kind"],
+                int(fields.get("enabled", True)),
+                fields.get("projectId"),
+                orjson.dumps(config).decode(),
+                now,
+                now,
+            ),
+        )
     _changed(ctx, task_id, "created")
     return {"task": task(ctx.conn, task_id)}
 
@@ -290,9 +326,17 @@ def tasks_update(ctx: HostContext, p: Params) -> dict:
         ctx.conn.execute(
             "UPDATE scheduled_tasks SET title = ?, prompt = ?, cadence = ?, enabled = ?, project_id = ?, "
             "config_json = ?, updated_at = ? WHERE id = ?",
-            (fields.get("name", row[1]), fields.get("prompt", row[2]),
-             (fields["schedule"]["kind"] if "schedule" in fields else row[3]), int(enabled),
-             fields.get("projectId", row[5]), orjson.dumps(config).decode(), now, task_id))
+            (
+                fields.get("name", row[1]),
+                fields.get("prompt", row[2]),
+                (fields["schedule"]["kind"] if "schedule" in fields else row[3]),
+                int(enabled),
+                fields.get("projectId", row[5]),
+                orjson.dumps(config).decode(),
+                now,
+                task_id,
+            ),
+        )
     _changed(ctx, task_id, "updated")
     return {"task": task(ctx.conn, task_id)}
 
@@ -302,10 +346,15 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict:
     task_id = p.text("taskId")
     read_task(ctx.conn, task_id)
     with ctx.conn:
-        had_chats = ctx.conn.execute("SELECT 1 FROM task_runs WHERE task_id = ? AND session_id IS NOT NULL",
-                                     (task_id,)).fetchone() is not None
-        ctx.conn.execute("DELETE FROM kv WHERE ns = ? AND key IN (SELECT id FROM task_runs WHERE task_id = ?)",
-                         (RUN_NS, task_id))
+        had_chats = (
+            ctx.conn.execute(
+                "SELECT 1 FROM task_runs WHERE task_id = ? AND session_id IS NOT NULL", (task_id,)
+            ).fetchone()
+            is not None
+        )
+        ctx.conn.execute(
+            "DELETE FROM kv WHERE ns = ? AND key IN (SELECT id FROM task_runs WHERE task_id = ?)", (RUN_NS, task_id)
+        )
         ctx.conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))  # its runs cascade; chats stay
     _changed(ctx, task_id, "deleted")
     if had_chats:  # its runs' chats are ordinary chats now: back in the list
@@ -325,8 +374,10 @@ def tasks_runs(ctx: HostContext, p: Params) -> dict:
     task_id = p.text("taskId")
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=RUNS_READ_MAX)
     read_task(ctx.conn, task_id)
-    rows = ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE task_id = ? "
-                            "ORDER BY started_at DESC, rowid DESC LIMIT ?", (task_id, limit)).fetchall()
+    rows = ctx.conn.execute(
+        f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
+        (task_id, limit),
+    ).fetchall()
     return {"runs": [run_to_wire(ctx.conn, row) for row in rows]}
 
 
@@ -372,8 +423,11 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     row = read_task(ctx.conn, task_id)
     config = _config(row[6])
     if ctx.conn.execute("SELECT 1 FROM task_runs WHERE task_id = ? AND status = 'running'", (task_id,)).fetchone():
-        raise HostError(ErrorCode.CONFLICT, f"The automation {row[1]!r} is already running; it never runs twice "
-                                            f"at once.", {"taskId": task_id})
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"The automation {row[1]!r} is already running; it never runs twice at once.",
+            {"taskId": task_id},
+        )
     next_at = config.get("nextRunAt") if isinstance(config.get("nextRunAt"), int) else None
     due = next_at is not None and next_at <= now
     if not manual and not (due and row[4]):
@@ -395,15 +449,20 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     fields = sessions.create_fields(Params("session.create", params))
     with ctx.conn:
         session_id = sessions.insert_session(ctx.conn, fields, now)
-        ctx.conn.execute("INSERT INTO task_runs(id, task_id, session_id, status, started_at) "
-                         "VALUES (?, ?, ?, 'running', ?)", (run_id, task_id, session_id, now))
+        ctx.conn.execute(
+            "INSERT INTO task_runs(id, task_id, session_id, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+            (run_id, task_id, session_id, now),
+        )
         kv.put(ctx.conn, RUN_NS, run_id, {"late": late, "manual": manual, "dueAt": next_at if due else None}, now)
-        ctx.conn.execute("UPDATE scheduled_tasks SET last_run_at = ?, config_json = ? WHERE id = ?",
-                         (now, orjson.dumps(config).decode(), task_id))
+        ctx.conn.execute(
+            "UPDATE scheduled_tasks SET last_run_at = ?, config_json = ? WHERE id = ?",
+            (now, orjson.dumps(config).decode(), task_id),
+        )
     session = sessions.announce_created(ctx, session_id)  # after the commit: never a chat that is not there
     _changed(ctx, task_id, "runStarted")
-    run = run_to_wire(ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?",
-                                                 (run_id,)).fetchone())
+    run = run_to_wire(
+        ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)).fetchone()
+    )
     return {"run": run, "task": task(ctx.conn, task_id), "session": session}
 
 
@@ -420,17 +479,23 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict:
     if row[1] != "running":
         raise HostError(ErrorCode.CONFLICT, f"The run {run_id!r} has already ended ({row[1]}).")
     with ctx.conn:
-        ctx.conn.execute("UPDATE task_runs SET status = ?, error_code = ?, ended_at = ? WHERE id = ?",
-                         (status, error_code if status != "completed" else None, now, run_id))
+        ctx.conn.execute(
+            "UPDATE task_runs SET status = ?, error_code = ?, ended_at = ? WHERE id = ?",
+            (status, error_code if status != "completed" else None, now, run_id),
+        )
         pruned = prune_runs(ctx.conn, row[0])
     _changed(ctx, row[0], "runFinished")
     if pruned:  # the oldest run's chat is an ordinary chat now: back in the list
         ctx.emit("session.listChanged", {})
-    return {"run": run_to_wire(ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?",
-                                                          (run_id,)).fetchone())}
+    return {
+        "run": run_to_wire(
+            ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)).fetchone()
+        )
+    }
 
 
 # -- retention and boot --------------------------------------------------------------------
+
 
 def prune_runs(conn: apsw.Connection, task_id: str | None = None, keep: int = RUNS_KEEP) -> int:
     """Keep the newest ``keep`` runs of one task (every task when ``task_id`` is None); returns how many went.
@@ -441,7 +506,8 @@ def prune_runs(conn: apsw.Connection, task_id: str | None = None, keep: int = RU
     conn.execute(
         "DELETE FROM task_runs WHERE rowid IN (SELECT rowid FROM (SELECT rowid, row_number() OVER "
         f"(PARTITION BY task_id ORDER BY started_at DESC, rowid DESC) AS n FROM task_runs {where}) WHERE n > ?)",
-        ((task_id, keep) if task_id is not None else (keep,)))
+        ((task_id, keep) if task_id is not None else (keep,)),
+    )
     pruned = conn.changes()
     if pruned:
         conn.execute("DELETE FROM kv WHERE ns = ? AND key NOT IN (SELECT id FROM task_runs)", (RUN_NS,))
@@ -451,6 +517,8 @@ def prune_runs(conn: apsw.Connection, task_id: str | None = None, keep: int = RU
 def settle_interrupted(conn: apsw.Connection, now: int) -> int:
     """At boot: a run still ``running`` was cut off by a quit or crash; it ends ``aborted`` so the task
     can run again. Runs inside the caller's transaction."""
-    conn.execute("UPDATE task_runs SET status = 'aborted', error_code = 'interrupted', ended_at = ? "
-                 "WHERE status = 'running'", (now,))
+    conn.execute(
+        "UPDATE task_runs SET status = 'aborted', error_code = 'interrupted', ended_at = ? WHERE status = 'running'",
+        (now,),
+    )
     return conn.changes()

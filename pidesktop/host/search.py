@@ -62,20 +62,24 @@ def _source(query: str) -> tuple[str, tuple]:
     """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
     roles = "m.role IN ('user', 'assistant')"
     if uses_fts(query):
-        return (f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
-                (fts_phrase(query),))
+        return (
+            f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
+            (fts_phrase(query),),
+        )
     return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
 
 
-def matching_messages(conn: apsw.Connection, query: str, session_ids: list[str] | None = None,
-                      limit: int | None = None) -> list[tuple]:
+def matching_messages(
+    conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
+) -> list[tuple]:
     """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first."""
     source, args = _source(query)
     if session_ids is not None:
         source += f" AND m.session_id IN ({','.join('?' * len(session_ids))})"
         args = (*args, *session_ids)
     source += " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)"
-    sql = f"SELECT m.session_id, m.id, m.role, m.seq, m.text, m.created_at {source} ORDER BY m.created_at DESC, m.seq DESC"
+    columns = "m.session_id, m.id, m.role, m.seq, m.text, m.created_at"
+    sql = f"SELECT {columns} {source} ORDER BY m.created_at DESC, m.seq DESC"
     needle = query.lower()
     verified = []
     for row in conn.execute(sql, args):
@@ -130,6 +134,7 @@ def query_param(p: Params) -> str:
         raise invalid(f"{p.method}: 'query' must not be empty.", "query")
     return query
 
+
 def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
     """Chats whose title or project path contains ``needle``: ``{id: (title hit, project hit)}``.
 
@@ -141,10 +146,14 @@ def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
     else:
         test = "pi_contains({0}, :n)"
     title, path = test.format("s.title"), test.format("p.path")
-    return {sid: (title_hit, project_hit) for sid, title_hit, project_hit in conn.execute(
-        f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
-        f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED} AND ({title} OR {path})",
-        {"n": needle, "wide": NON_ASCII})}
+    return {
+        sid: (title_hit, project_hit)
+        for sid, title_hit, project_hit in conn.execute(
+            f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
+            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED} AND ({title} OR {path})",
+            {"n": needle, "wide": NON_ASCII},
+        )
+    }
 
 
 def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, list[tuple[int, int]]] | None:
@@ -161,11 +170,16 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
             return None
         if not mids:
             return {}
-        rows = conn.execute(f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.mid IN carray(?) AND {ROLES}",
-                            (apsw.carray(mids),))
+        rows = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.mid IN carray(?) AND {ROLES}",
+            (apsw.carray(mids),),
+        )
     else:
-        rows = conn.execute(f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
-                            "AND pi_contains(m.text, ?)", (query.lower(),))
+        rows = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
+            "AND pi_contains(m.text, ?)",
+            (query.lower(),),
+        )
     hits: dict[str, list[tuple[int, int]]] = {}
     for sid, seq, mid in rows:
         hits.setdefault(sid, []).append((seq, mid))
@@ -180,18 +194,26 @@ def _chat_hits(conn: apsw.Connection, phrase: str, session_id: str) -> list[tupl
     return conn.execute(
         f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
         f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
-        (phrase, low, high, session_id, COUNT_CAP + 1)).fetchall()
+        (phrase, low, high, session_id, COUNT_CAP + 1),
+    ).fetchall()
 
 
 def _snippets(conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int, int]]]) -> dict[str, list[dict]]:
     """The newest ``SNIPPETS_PER_SESSION`` matches of each chat given, the only message text read."""
-    newest = {sid: [mid for _seq, mid in sorted(found, reverse=True)[:SNIPPETS_PER_SESSION]]
-              for sid, found in hits.items() if found}
+    newest = {
+        sid: [mid for _seq, mid in sorted(found, reverse=True)[:SNIPPETS_PER_SESSION]]
+        for sid, found in hits.items()
+        if found
+    }
     wanted = array("q", (mid for mids in newest.values() for mid in mids))
     if not wanted:
         return {}
-    texts = {mid: (message_id, role, text) for mid, message_id, role, text in conn.execute(
-        "SELECT mid, id, role, text FROM messages WHERE mid IN carray(?)", (apsw.carray(wanted),))}
+    texts = {
+        mid: (message_id, role, text)
+        for mid, message_id, role, text in conn.execute(
+            "SELECT mid, id, role, text FROM messages WHERE mid IN carray(?)", (apsw.carray(wanted),)
+        )
+    }
     needle, out = query.lower(), {}
     for sid, mids in newest.items():
         for mid in mids:
@@ -213,24 +235,31 @@ def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
 
 
 # The chats session search answers with: those the session list shows (no deleted ones, no automation runs).
-SESSION_ROWS = ("SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
-                f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED}")
+SESSION_ROWS = (
+    "SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
+    f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED}"
+)
 
 
-def _exact_page(conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None,
-                limit: int) -> tuple[list[tuple], bool, int]:
+def _exact_page(
+    conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None, limit: int
+) -> tuple[list[tuple], bool, int]:
     """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
     wanted = tuple(set(hits) | set(named))
-    ordered = sorted(conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall()
-                     if wanted else [], key=lambda row: (row[3], row[0]), reverse=True)
+    ordered = sorted(
+        conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
+        key=lambda row: (row[3], row[0]),
+        reverse=True,
+    )
     total = len(ordered)
     if after is not None:
         ordered = [row for row in ordered if (row[3], row[0]) < after]
     return ordered[:limit], len(ordered) > limit, total
 
 
-def _walked_page(conn: apsw.Connection, phrase: str, named: dict, after: tuple[int, str] | None, limit: int,
-                 page_hits: dict) -> tuple[list[tuple], bool] | None:
+def _walked_page(
+    conn: apsw.Connection, phrase: str, named: dict, after: tuple[int, str] | None, limit: int, page_hits: dict
+) -> tuple[list[tuple], bool] | None:
     """The page after ``after``, asking the chats newest first for their own matches.
 
     For a phrase in a large share of all messages most chats match, so the
@@ -239,8 +268,9 @@ def _walked_page(conn: apsw.Connection, phrase: str, named: dict, after: tuple[i
     """
     page: list[tuple] = []
     window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
-    for asked, row in enumerate(conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC",
-                                             after or ())):
+    for asked, row in enumerate(
+        conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())
+    ):
         if len(page) == limit:
             return page, True  # another chat exists; the next page finds out whether it matches
         if asked == 2 * limit:
@@ -278,15 +308,27 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
     for sid, title, path, updated in page:
         title_hit, project_hit = named.get(sid, (0, 0))
         count = len(page_hits[sid])
-        results.append({
-            "sessionId": sid, "title": title, "projectPath": path, "updatedAt": updated,
-            "matchCount": min(count, COUNT_CAP), "matchCountCapped": count > COUNT_CAP,
-            "titleMatch": bool(title_hit), "projectMatch": bool(project_hit), "snippets": snippets.get(sid, []),
-        })
+        results.append(
+            {
+                "sessionId": sid,
+                "title": title,
+                "projectPath": path,
+                "updatedAt": updated,
+                "matchCount": min(count, COUNT_CAP),
+                "matchCountCapped": count > COUNT_CAP,
+                "titleMatch": bool(title_hit),
+                "projectMatch": bool(project_hit),
+                "snippets": snippets.get(sid, []),
+            }
+        )
     last = page[-1] if page else None
     next_cursor = f"s:{last[3]}:{listed + len(page)}:{last[0]}" if more and last else None
-    return {"results": results, "nextCursor": next_cursor, "totalSessions": total,
-            "totalSessionsExact": walked is None or next_cursor is None}
+    return {
+        "results": results,
+        "nextCursor": next_cursor,
+        "totalSessions": total,
+        "totalSessionsExact": walked is None or next_cursor is None,
+    }
 
 
 @command("search.query")
@@ -295,6 +337,15 @@ def search_query(ctx: HostContext, p: Params) -> dict:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
     rows = matching_messages(ctx.conn, query, [session_id] if session_id else None)
-    results = [{"sessionId": sid, "messageId": mid, "role": role, "seq": seq, "createdAt": created,
-                "snippet": snippet(text, query)} for sid, mid, role, seq, text, created in rows[:limit]]
+    results = [
+        {
+            "sessionId": sid,
+            "messageId": mid,
+            "role": role,
+            "seq": seq,
+            "createdAt": created,
+            "snippet": snippet(text, query),
+        }
+        for sid, mid, role, seq, text, created in rows[:limit]
+    ]
     return {"results": results, "total": len(rows)}

@@ -23,9 +23,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ..bus.errors import ErrorCode, HostError
+from ..durable import atomic_write, fsync_dir, write_all
 from ..paths import ensure_private_dir
 from .context import HostContext
-from ..durable import atomic_write, fsync_dir, write_all
 
 log = logging.getLogger("pidesktop.host.secrets")
 
@@ -45,8 +45,14 @@ def secret_path(ctx: HostContext, secret_ref: str) -> Path:
     return secrets_dir(ctx) / hashlib.sha256(secret_ref.encode("utf-8")).hexdigest()
 
 
-def put(ctx: HostContext, secret_ref: str, value: str, owner_kind: str = "provider",
-        owner_id: str | None = None, kind: str = "api_key") -> None:
+def put(
+    ctx: HostContext,
+    secret_ref: str,
+    value: str,
+    owner_kind: str = "provider",
+    owner_id: str | None = None,
+    kind: str = "api_key",
+) -> None:
     """Store (or replace) ``value`` under ``secret_ref``: the file first, then its bookkeeping row.
 
     A file without a row is an unreachable blob; a row without a file would
@@ -90,13 +96,14 @@ def get(ctx: HostContext, secret_ref: str) -> str | None:
     key = _machine_key(ctx, create=False)
     if key is None:
         raise _undecryptable(secret_ref, f"the machine key {KEY_FILE} is missing")
-    nonce = blob[len(MAGIC):len(MAGIC) + NONCE_BYTES]
+    nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
     try:
-        plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES:], secret_ref.encode("utf-8"))
+        plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], secret_ref.encode("utf-8"))
         return plain.decode("utf-8")
     except (InvalidTag, UnicodeDecodeError):
-        raise _undecryptable(secret_ref, "the file is damaged, belongs to another entry, "
-                                         "or was written with another machine key") from None
+        raise _undecryptable(
+            secret_ref, "the file is damaged, belongs to another entry, or was written with another machine key"
+        ) from None
 
 
 def delete(ctx: HostContext, secret_ref: str) -> None:
@@ -121,8 +128,9 @@ def exists(ctx: HostContext, secret_ref: str) -> bool:
 
 
 def refs_owned_by(ctx: HostContext, owner_kind: str, owner_id: str) -> list[str]:
-    rows = ctx.conn.execute("SELECT secret_ref FROM secrets_meta WHERE owner_kind = ? AND owner_id = ?",
-                            (owner_kind, owner_id)).fetchall()
+    rows = ctx.conn.execute(
+        "SELECT secret_ref FROM secrets_meta WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+    ).fetchall()
     return [r[0] for r in rows]
 
 
@@ -140,8 +148,10 @@ def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None:
         raise _unavailable(f"Cannot read the machine key {path}: {exc.strerror or exc}") from None
     if len(key) != KEY_BYTES:
         # Replacing it would make every stored secret undecryptable: refuse instead.
-        raise _unavailable(f"The machine key {path} is damaged ({len(key)} bytes, expected {KEY_BYTES}). "
-                           f"Restore it from a backup, or move it away to start over and enter the API keys again.")
+        raise _unavailable(
+            f"The machine key {path} is damaged ({len(key)} bytes, expected {KEY_BYTES}). "
+            f"Restore it from a backup, or move it away to start over and enter the API keys again."
+        )
     return key
 
 
@@ -182,6 +192,8 @@ def _unavailable(message: str) -> HostError:
 
 
 def _undecryptable(secret_ref: str, why: str) -> HostError:
-    return HostError(ErrorCode.STORAGE_UNAVAILABLE,
-                     f"The stored secret {secret_ref!r} cannot be decrypted: {why}. Enter it again to replace it.",
-                     {"secretRef": secret_ref})
+    return HostError(
+        ErrorCode.STORAGE_UNAVAILABLE,
+        f"The stored secret {secret_ref!r} cannot be decrypted: {why}. Enter it again to replace it.",
+        {"secretRef": secret_ref},
+    )

@@ -29,8 +29,9 @@ LIST_LIMIT_MAX = 500
 
 # Titles that mean "not chosen by the user yet", in every shipped locale,
 # compared trimmed and lowercased (spec 004, section 4.5).
-PLACEHOLDER_TITLES = frozenset({"", "new chat", "new session", "untitled", "untitled task",
-                                "新对话", "新聊天", "新会话", "未命名任务", "未命名"})
+PLACEHOLDER_TITLES = frozenset(
+    {"", "new chat", "new session", "untitled", "untitled task", "新对话", "新聊天", "新会话", "未命名任务", "未命名"}
+)
 
 # Session ids become file names: keep them to a safe alphabet.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
@@ -90,15 +91,49 @@ def require(conn: apsw.Connection, session_id: str) -> None:
 
 
 def _to_summary(row: tuple) -> dict:
-    (sid, title, title_source, project_id, project_path, provider_id, model_id, mode, thinking,
-     permission, fast, pinned, last_seq, source, deleted_at, created, updated,
-     turn_id, turn_status, turn_error, scheduled) = row
+    (
+        sid,
+        title,
+        title_source,
+        project_id,
+        project_path,
+        provider_id,
+        model_id,
+        mode,
+        thinking,
+        permission,
+        fast,
+        pinned,
+        last_seq,
+        source,
+        deleted_at,
+        created,
+        updated,
+        turn_id,
+        turn_status,
+        turn_error,
+        scheduled,
+    ) = row
     result = {
-        "id": sid, "title": title, "titleSource": title_source, "projectId": project_id,
-        "projectPath": project_path, "providerId": provider_id, "modelId": model_id, "mode": mode,
-        "thinkingLevel": thinking, "permissionMode": permission, "fastMode": bool(fast),
-        "pinned": bool(pinned), "messageCount": last_seq, "source": source, "deletedAt": deleted_at,
-        "createdAt": created, "updatedAt": updated, "origin": "desktop", "readOnly": False,
+        "id": sid,
+        "title": title,
+        "titleSource": title_source,
+        "projectId": project_id,
+        "projectPath": project_path,
+        "providerId": provider_id,
+        "modelId": model_id,
+        "mode": mode,
+        "thinkingLevel": thinking,
+        "permissionMode": permission,
+        "fastMode": bool(fast),
+        "pinned": bool(pinned),
+        "messageCount": last_seq,
+        "source": source,
+        "deletedAt": deleted_at,
+        "createdAt": created,
+        "updatedAt": updated,
+        "origin": "desktop",
+        "readOnly": False,
         "scheduledRun": bool(scheduled),
     }
     if turn_id is not None:
@@ -109,8 +144,9 @@ def _to_summary(row: tuple) -> dict:
 def validate_title(method: str, raw: str) -> str:
     title = raw.strip()
     if not 1 <= len(title) <= TITLE_MAX:
-        raise invalid(f"{method}: 'title' must be 1 to {TITLE_MAX} characters after trimming; it has {len(title)}.",
-                      "title")
+        raise invalid(
+            f"{method}: 'title' must be 1 to {TITLE_MAX} characters after trimming; it has {len(title)}.", "title"
+        )
     return title
 
 
@@ -143,8 +179,18 @@ def insert_session(conn: apsw.Connection, fields: dict, now: int) -> str:
     conn.execute(
         "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "
         "thinking_level, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (session_id, fields["title"], "default" if is_placeholder(fields["title"]) else "manual", project_id,
-         fields["provider_id"], fields["model_id"], fields["mode"], fields["thinking"], now, now),
+        (
+            session_id,
+            fields["title"],
+            "default" if is_placeholder(fields["title"]) else "manual",
+            project_id,
+            fields["provider_id"],
+            fields["model_id"],
+            fields["mode"],
+            fields["thinking"],
+            now,
+            now,
+        ),
     )
     return session_id
 
@@ -181,8 +227,11 @@ def session_list(ctx: HostContext, p: Params) -> dict:
     sql += " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
     rows = [_to_summary(r) for r in ctx.conn.execute(sql, (*args, limit + 1)).fetchall()]
     if p.boolean("native", default=True):  # pi's own sessions, in the same order and pages
-        rows = sorted(rows + native_reading.list_rows(ctx, project_id, _parse_cursor(cursor) if cursor else None),
-                      key=lambda r: (r["updatedAt"], r["id"]), reverse=True)
+        rows = sorted(
+            rows + native_reading.list_rows(ctx, project_id, _parse_cursor(cursor) if cursor else None),
+            key=lambda r: (r["updatedAt"], r["id"]),
+            reverse=True,
+        )
     sessions = rows[:limit]
     next_cursor = None
     if len(rows) > limit:
@@ -233,12 +282,16 @@ def session_update(ctx: HostContext, p: Params) -> dict:
             projects.require(ctx.conn, project_id)
         changes["project_id"] = project_id
     if not changes:
-        raise invalid("session.update: give at least one of providerId, modelId, thinkingLevel, mode, "
-                      "permissionMode, fastMode, projectId.", "providerId")
+        raise invalid(
+            "session.update: give at least one of providerId, modelId, thinkingLevel, mode, "
+            "permissionMode, fastMode, projectId.",
+            "providerId",
+        )
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with ctx.conn:
-        updated = ctx.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ? RETURNING id",
-                                   (*changes.values(), session_id)).fetchone()
+        updated = ctx.conn.execute(
+            f"UPDATE sessions SET {assignments} WHERE id = ? RETURNING id", (*changes.values(), session_id)
+        ).fetchone()
     if updated is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = summary(ctx.conn, session_id)
@@ -279,12 +332,17 @@ def move_to_trash(ctx: HostContext, session_id: str) -> bool:
     Deleting it again from the trash removes it for good (so does ``session.purge``).
     """
     with ctx.conn:
-        trashed = ctx.conn.execute("UPDATE sessions SET deleted_at = ? WHERE id = ? AND source IS NOT NULL "
-                                   "AND deleted_at IS NULL RETURNING id", (ctx.clock(), session_id)).fetchone()
+        trashed = ctx.conn.execute(
+            "UPDATE sessions SET deleted_at = ? WHERE id = ? AND source IS NOT NULL "
+            "AND deleted_at IS NULL RETURNING id",
+            (ctx.clock(), session_id),
+        ).fetchone()
     if trashed is None:
         return False
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", "trashed": True,
-                                 "session": summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {"sessionId": session_id, "reason": "deleted", "trashed": True, "session": summary(ctx.conn, session_id)},
+    )
     return True
 
 
@@ -319,8 +377,10 @@ def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict) 
         return
     title = fallback_title(message)
     if title:
-        conn.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ? AND title_source = 'default'",
-                     (title, session_id, row[0]))
+        conn.execute(
+            "UPDATE sessions SET title = ? WHERE id = ? AND title = ? AND title_source = 'default'",
+            (title, session_id, row[0]),
+        )
 
 
 def was_deleted(conn: apsw.Connection, session_id: str) -> bool:
@@ -329,8 +389,11 @@ def was_deleted(conn: apsw.Connection, session_id: str) -> bool:
 
 
 def deleted_error(session_id: str) -> HostError:
-    return HostError(ErrorCode.NOT_FOUND, f"Session {session_id} was deleted; nothing more is stored for it.",
-                     {"sessionId": session_id, "deleted": True})
+    return HostError(
+        ErrorCode.NOT_FOUND,
+        f"Session {session_id} was deleted; nothing more is stored for it.",
+        {"sessionId": session_id, "deleted": True},
+    )
 
 
 def prune_tombstones(conn: apsw.Connection, now: int) -> int:
@@ -358,8 +421,10 @@ def ensure_row(ctx: HostContext, session_id: str, now: int) -> None:
         restore_orphan(ctx, session_id, now)
         return
     with ctx.conn:
-        ctx.conn.execute("INSERT INTO sessions(id, title, title_source, created_at, updated_at) "
-                         "VALUES (?, '', 'default', ?, ?)", (session_id, now, now))
+        ctx.conn.execute(
+            "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",
+            (session_id, now, now),
+        )
     log.warning("created a stub session row for %s so its message can be stored", session_id)
 
 
@@ -371,8 +436,10 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
     messages = [{k: v for k, v in record.items() if k != "type"} for _pos, record in transcript.messages]
     updated = max([message_index.created_ms(m, created) for m in messages], default=created)
     with ctx.conn:
-        ctx.conn.execute("INSERT INTO sessions(id, title, title_source, created_at, updated_at) "
-                         "VALUES (?, '', 'default', ?, ?)", (session_id, created, updated))
+        ctx.conn.execute(
+            "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",
+            (session_id, created, updated),
+        )
         count = message_index.rebuild(ctx.conn, session_id, messages, now)
     log.info("restored orphaned session %s from its transcript (%d messages)", session_id, count)
     return count

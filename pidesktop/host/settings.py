@@ -49,8 +49,10 @@ def normalise(stored: dict) -> dict:
 
 def validate_patch(patch: dict) -> None:
     checks: dict[str, tuple[str, Any]] = {
-        "largePasteThreshold": (f"an integer from {PASTE_MIN} to {PASTE_MAX}",
-                                lambda v: _is_int(v) and PASTE_MIN <= v <= PASTE_MAX),
+        "largePasteThreshold": (
+            f"an integer from {PASTE_MIN} to {PASTE_MAX}",
+            lambda v: _is_int(v) and PASTE_MIN <= v <= PASTE_MAX,
+        ),
         "showThinking": ("true or false", lambda v: isinstance(v, bool)),
         "transcriptDisplayMode": ("one of " + ", ".join(DISPLAY_MODES), lambda v: v in DISPLAY_MODES),
         "theme": ("one of " + ", ".join(THEMES), lambda v: v in THEMES),

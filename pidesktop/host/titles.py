@@ -9,7 +9,7 @@ def cut_at_word(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    cut = text[:limit - 1]
-    if " " in cut[limit // 2:]:
-        cut = cut[:cut.rfind(" ")]
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rfind(" ")]
     return cut.rstrip(" ,.;:") + "…"

@@ -22,12 +22,13 @@ CONTENT_MAX = 500
 
 
 def read(ctx: HostContext, session_id: str) -> dict:
-    row = ctx.conn.execute("SELECT todo_revision, todo_updated_at FROM sessions WHERE id = ?",
-                           (session_id,)).fetchone()
-    items = [{"content": content, "status": status, "priority": priority}
-             for content, status, priority in ctx.conn.execute(
-                 "SELECT content, status, priority FROM session_todo WHERE session_id = ? ORDER BY position",
-                 (session_id,))]
+    row = ctx.conn.execute("SELECT todo_revision, todo_updated_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    items = [
+        {"content": content, "status": status, "priority": priority}
+        for content, status, priority in ctx.conn.execute(
+            "SELECT content, status, priority FROM session_todo WHERE session_id = ? ORDER BY position", (session_id,)
+        )
+    ]
     return {"sessionId": session_id, "revision": row[0], "updatedAt": row[1], "items": items}
 
 
@@ -49,23 +50,31 @@ def todo_set(ctx: HostContext, p: Params) -> dict:
         raise invalid(f"todo.set: a checklist holds at most {MAX_ITEMS} items; this one has {len(items)}.", "items")
     active = [index for index, item in enumerate(items) if item["status"] == "in_progress"]
     if len(active) > 1:
-        raise invalid(f"todo.set: only one item can be in progress; items {active[0]} and {active[1]} both are.",
-                      f"items[{active[1]}].status")
+        raise invalid(
+            f"todo.set: only one item can be in progress; items {active[0]} and {active[1]} both are.",
+            f"items[{active[1]}].status",
+        )
     conn = ctx.conn
     sessions.require(conn, session_id)
     now = ctx.clock()
     with conn:
         revision = conn.execute("SELECT todo_revision FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
         if expected is not None and expected != revision:
-            raise HostError(ErrorCode.CONFLICT, f"The checklist changed meanwhile (revision {revision}, not "
-                                                f"{expected}); read it again.", {"revision": revision})
+            raise HostError(
+                ErrorCode.CONFLICT,
+                f"The checklist changed meanwhile (revision {revision}, not {expected}); read it again.",
+                {"revision": revision},
+            )
         conn.execute("DELETE FROM session_todo WHERE session_id = ?", (session_id,))
         for position, item in enumerate(items):
-            conn.execute("INSERT INTO session_todo(session_id, position, content, status, priority, updated_at) "
-                         "VALUES (?, ?, ?, ?, ?, ?)",
-                         (session_id, position, item["content"], item["status"], item["priority"], now))
-        conn.execute("UPDATE sessions SET todo_revision = todo_revision + 1, todo_updated_at = ? WHERE id = ?",
-                     (now, session_id))
+            conn.execute(
+                "INSERT INTO session_todo(session_id, position, content, status, priority, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, position, item["content"], item["status"], item["priority"], now),
+            )
+        conn.execute(
+            "UPDATE sessions SET todo_revision = todo_revision + 1, todo_updated_at = ? WHERE id = ?", (now, session_id)
+        )
     todo = read(ctx, session_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "todo", "todo": todo})
     return {"todo": todo}
@@ -85,10 +94,12 @@ def _item(index: int, value: object) -> dict:
         raise invalid(f"todo.set: {field}.content is longer than {CONTENT_MAX} characters.", f"{field}.content")
     status = value.get("status", "pending")
     if status not in STATUSES:
-        raise invalid(f"todo.set: {field}.status must be one of {', '.join(STATUSES)}, not {status!r}.",
-                      f"{field}.status")
+        raise invalid(
+            f"todo.set: {field}.status must be one of {', '.join(STATUSES)}, not {status!r}.", f"{field}.status"
+        )
     priority = value.get("priority") or "medium"
     if priority not in PRIORITIES:
-        raise invalid(f"todo.set: {field}.priority must be one of {', '.join(PRIORITIES)}, not {priority!r}.",
-                      f"{field}.priority")
+        raise invalid(
+            f"todo.set: {field}.priority must be one of {', '.join(PRIORITIES)}, not {priority!r}.", f"{field}.priority"
+        )
     return {"content": content, "status": status, "priority": priority}

@@ -22,8 +22,9 @@ LIST_LIMIT_MAX = 500
 @command("session.listTrash")
 def list_trash(ctx: HostContext, p: Params) -> dict:
     limit = p.integer("limit", required=False, default=200, minimum=1, maximum=LIST_LIMIT_MAX)
-    rows = ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL "
-                            "ORDER BY deleted_at DESC, id DESC LIMIT ?", (limit + 1,)).fetchall()
+    rows = ctx.conn.execute(
+        "SELECT id FROM sessions WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, id DESC LIMIT ?", (limit + 1,)
+    ).fetchall()
     (total,) = ctx.conn.execute("SELECT count(*) FROM sessions WHERE deleted_at IS NOT NULL").fetchone()
     return {"sessions": [sessions.summary(ctx.conn, row[0]) for row in rows[:limit]], "total": total}
 
@@ -32,8 +33,9 @@ def list_trash(ctx: HostContext, p: Params) -> dict:
 def restore(ctx: HostContext, p: Params) -> dict:
     session_id = sessions.session_id_param(p)
     with ctx.conn:
-        row = ctx.conn.execute("UPDATE sessions SET deleted_at = NULL WHERE id = ? RETURNING id",
-                               (session_id,)).fetchone()
+        row = ctx.conn.execute(
+            "UPDATE sessions SET deleted_at = NULL WHERE id = ? RETURNING id", (session_id,)
+        ).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = sessions.summary(ctx.conn, session_id)

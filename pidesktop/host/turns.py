@@ -21,15 +21,27 @@ from .messages import message_param
 from .params import Params, invalid
 
 TERMINAL = ("completed", "aborted", "error")
-_COLUMNS = "id, session_id, status, provider_id, model_id, error_code, input_tokens, output_tokens, " \
-           "usage_json, started_at, ended_at"
+_COLUMNS = (
+    "id, session_id, status, provider_id, model_id, error_code, input_tokens, output_tokens, "
+    "usage_json, started_at, ended_at"
+)
 
 
 def to_wire(row: tuple) -> dict:
     (tid, sid, status, provider, model, error_code, tokens_in, tokens_out, usage, started, ended) = row
-    return {"id": tid, "sessionId": sid, "status": status, "providerId": provider, "modelId": model,
-            "errorCode": error_code, "inputTokens": tokens_in, "outputTokens": tokens_out,
-            "usage": orjson.loads(usage) if usage else None, "startedAt": started, "endedAt": ended}
+    return {
+        "id": tid,
+        "sessionId": sid,
+        "status": status,
+        "providerId": provider,
+        "modelId": model,
+        "errorCode": error_code,
+        "inputTokens": tokens_in,
+        "outputTokens": tokens_out,
+        "usage": orjson.loads(usage) if usage else None,
+        "startedAt": started,
+        "endedAt": ended,
+    }
 
 
 def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict:
@@ -52,17 +64,24 @@ def start_turn(ctx: HostContext, p: Params) -> dict:
             if existing[0] != session_id:
                 raise HostError(ErrorCode.CONFLICT, f"Turn {turn_id} belongs to another session.")
             return {"turn": load(ctx.conn, session_id, turn_id)}  # a retried start
-        running = ctx.conn.execute("SELECT id FROM turns WHERE session_id = ? AND status = 'running'",
-                                   (session_id,)).fetchone()
+        running = ctx.conn.execute(
+            "SELECT id FROM turns WHERE session_id = ? AND status = 'running'", (session_id,)
+        ).fetchone()
         if running is not None:
-            raise HostError(ErrorCode.CONFLICT,
-                            f"Session {session_id} already has a running turn ({running[0]}); end it first.")
-        ctx.conn.execute("INSERT INTO turns(id, session_id, status, provider_id, model_id, started_at) "
-                         "VALUES (?, ?, 'running', ?, ?, ?)", (turn_id, session_id, provider_id, model_id, ctx.clock()))
+            raise HostError(
+                ErrorCode.CONFLICT, f"Session {session_id} already has a running turn ({running[0]}); end it first."
+            )
+        ctx.conn.execute(
+            "INSERT INTO turns(id, session_id, status, provider_id, model_id, started_at) "
+            "VALUES (?, ?, 'running', ?, ?, ?)",
+            (turn_id, session_id, provider_id, model_id, ctx.clock()),
+        )
     turn = load(ctx.conn, session_id, turn_id)
     ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "turn",
-                                 "session": sessions.summary(ctx.conn, session_id)})
+    ctx.emit(
+        "session.changed",
+        {"sessionId": session_id, "reason": "turn", "session": sessions.summary(ctx.conn, session_id)},
+    )
     return {"turn": {"id": turn["id"], "status": turn["status"], "startedAt": turn["startedAt"]}}
 
 
@@ -78,8 +97,15 @@ def end_turn(ctx: HostContext, p: Params) -> dict:
     return result
 
 
-def settle(ctx: HostContext, session_id: str, turn_id: str, status: str, error_code: str | None,
-           notify: bool, usage: dict | None) -> dict:
+def settle(
+    ctx: HostContext,
+    session_id: str,
+    turn_id: str,
+    status: str,
+    error_code: str | None,
+    notify: bool,
+    usage: dict | None,
+) -> dict:
     """End a turn once; a repeated terminal update changes nothing and never duplicates the inbox row."""
     conn = ctx.conn
     now = ctx.clock()
@@ -91,22 +117,34 @@ def settle(ctx: HostContext, session_id: str, turn_id: str, status: str, error_c
             conn.execute(
                 "UPDATE turns SET status = ?, ended_at = ?, error_code = ?, input_tokens = ?, output_tokens = ?, "
                 "usage_json = ? WHERE id = ?",
-                (status, now, error_code if status != "completed" else None, _total(merged, "inputTokens"),
-                 _total(merged, "outputTokens"), orjson.dumps(merged).decode() if merged else None, turn_id))
+                (
+                    status,
+                    now,
+                    error_code if status != "completed" else None,
+                    _total(merged, "inputTokens"),
+                    _total(merged, "outputTokens"),
+                    orjson.dumps(merged).decode() if merged else None,
+                    turn_id,
+                ),
+            )
             turn = load(conn, session_id, turn_id)
         notification = None
         if notify:
-            notification = notifications.insert_for_turn(conn, session_id, turn_id, turn["status"],
-                                                         turn["errorCode"], now)
+            notification = notifications.insert_for_turn(
+                conn, session_id, turn_id, turn["status"], turn["errorCode"], now
+            )
     if turn["status"] in ("completed", "error"):
         _drop_indexed_checkpoint(ctx, session_id)
     if changed:
         ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
-        ctx.emit("session.changed", {"sessionId": session_id, "reason": "turn",
-                                     "session": sessions.summary(conn, session_id)})
+        ctx.emit(
+            "session.changed",
+            {"sessionId": session_id, "reason": "turn", "session": sessions.summary(conn, session_id)},
+        )
     if notification is not None:
-        ctx.emit("notification.created", {"notification": notification,
-                                          "unreadCount": notifications.unread_count(conn)})
+        ctx.emit(
+            "notification.created", {"notification": notification, "unreadCount": notifications.unread_count(conn)}
+        )
     return {"turn": turn} | ({"notification": notification} if notification else {})
 
 
@@ -115,8 +153,9 @@ def _drop_indexed_checkpoint(ctx: HostContext, session_id: str) -> None:
     current = inflight.read(ctx, session_id)
     if current is None:
         return
-    if ctx.conn.execute("SELECT 1 FROM messages WHERE id = ? AND session_id = ?",
-                        (current["message"]["id"], session_id)).fetchone():
+    if ctx.conn.execute(
+        "SELECT 1 FROM messages WHERE id = ? AND session_id = ?", (current["message"]["id"], session_id)
+    ).fetchone():
         inflight.remove(ctx, session_id)
 
 
@@ -135,8 +174,9 @@ def _total(usage: dict | None, key: str) -> int:
         return 0
     operations = usage.get("operations")
     if isinstance(operations, dict) and operations:
-        return sum(op.get(key) or 0 for op in operations.values() if isinstance(op, dict)
-                   and isinstance(op.get(key) or 0, int))
+        return sum(
+            op.get(key) or 0 for op in operations.values() if isinstance(op, dict) and isinstance(op.get(key) or 0, int)
+        )
     value = usage.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -153,13 +193,16 @@ def record_usage(ctx: HostContext, p: Params) -> dict:
     records = p.array("records")
     for number, record in enumerate(records):
         if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
-            raise invalid(f"session.recordUsage: 'records[{number}].id' must be a non-empty string.",
-                          f"records[{number}].id")
+            raise invalid(
+                f"session.recordUsage: 'records[{number}].id' must be a non-empty string.", f"records[{number}].id"
+            )
         for key in ("inputTokens", "outputTokens"):
             value = record.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise invalid(f"session.recordUsage: 'records[{number}].{key}' must be a non-negative integer.",
-                              f"records[{number}].{key}")
+                raise invalid(
+                    f"session.recordUsage: 'records[{number}].{key}' must be a non-negative integer.",
+                    f"records[{number}].{key}",
+                )
     with ctx.conn:
         turn = load(ctx.conn, session_id, turn_id)
         usage = dict(turn["usage"] or {})
@@ -170,9 +213,10 @@ def record_usage(ctx: HostContext, p: Params) -> dict:
                 operations[record["id"]] = record
                 added += 1
         usage["operations"] = operations
-        ctx.conn.execute("UPDATE turns SET usage_json = ?, input_tokens = ?, output_tokens = ? WHERE id = ?",
-                         (orjson.dumps(usage).decode(), _total(usage, "inputTokens"),
-                          _total(usage, "outputTokens"), turn_id))
+        ctx.conn.execute(
+            "UPDATE turns SET usage_json = ?, input_tokens = ?, output_tokens = ? WHERE id = ?",
+            (orjson.dumps(usage).decode(), _total(usage, "inputTokens"), _total(usage, "outputTokens"), turn_id),
+        )
         turn = load(ctx.conn, session_id, turn_id)
     return {"turn": turn, "added": added}
 
@@ -186,8 +230,9 @@ def save_inflight(ctx: HostContext, p: Params) -> dict:
     sessions.require(ctx.conn, session_id)
     if _is_empty(message):
         return {"saved": False}
-    if ctx.conn.execute("SELECT 1 FROM messages WHERE id = ? AND session_id = ?",
-                        (message["id"], session_id)).fetchone():
+    if ctx.conn.execute(
+        "SELECT 1 FROM messages WHERE id = ? AND session_id = ?", (message["id"], session_id)
+    ).fetchone():
         return {"saved": False}  # its final row already landed: a late checkpoint is dropped
     message.setdefault("createdAt", message_index.rfc3339(ctx.clock()))
     inflight.write(ctx, session_id, turn_id, message, message_index.rfc3339(ctx.clock()))

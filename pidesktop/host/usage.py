@@ -43,10 +43,15 @@ class _Bucket:
 
     def wire(self) -> dict:
         known = round(self.known, _DIGITS)
-        return {"inputTokens": self.input, "outputTokens": self.output, "turns": self.turns,
-                "cost": None if self.unpriced else known, "knownCost": known,
-                "costPartial": bool(self.unpriced) and self.unpriced < self.turns,
-                "unpricedTurns": self.unpriced}
+        return {
+            "inputTokens": self.input,
+            "outputTokens": self.output,
+            "turns": self.turns,
+            "cost": None if self.unpriced else known,
+            "knownCost": known,
+            "costPartial": bool(self.unpriced) and self.unpriced < self.turns,
+            "unpricedTurns": self.unpriced,
+        }
 
 
 def _date(day: int) -> str:
@@ -56,8 +61,7 @@ def _date(day: int) -> str:
 @command("usage.summary")
 def usage_summary(ctx: HostContext, p: Params) -> dict:
     days = p.integer("days", required=False, default=DAYS_DEFAULT, minimum=1, maximum=DAYS_MAX)
-    offset_min = p.integer("tzOffsetMinutes", required=False, default=0, minimum=-TZ_OFFSET_MAX,
-                           maximum=TZ_OFFSET_MAX)
+    offset_min = p.integer("tzOffsetMinutes", required=False, default=0, minimum=-TZ_OFFSET_MAX, maximum=TZ_OFFSET_MAX)
     session_id = p.text("sessionId", required=False)
     if session_id is not None:
         sessions.require(ctx.conn, sessions.check_id(session_id))
@@ -68,30 +72,47 @@ def usage_summary(ctx: HostContext, p: Params) -> dict:
     # One row per (local day, model, which sides have tokens): within a group every turn needs the
     # same price figures, so a group is priced or unpriced as a whole, exactly as its turns are.
     local = "(ended_at + :offset)"
-    sql = (f"SELECT ({local} - (({local} % {DAY_MS}) + {DAY_MS}) % {DAY_MS}) / {DAY_MS} AS day, "
-           "provider_id, model_id, input_tokens > 0, output_tokens > 0, "
-           "SUM(input_tokens), SUM(output_tokens), COUNT(*) FROM turns "
-           "WHERE ended_at >= :start AND ended_at < :end"
-           + (" AND session_id = :session" if session_id is not None else "")
-           + " GROUP BY 1, 2, 3, 4, 5")
+    sql = (
+        f"SELECT ({local} - (({local} % {DAY_MS}) + {DAY_MS}) % {DAY_MS}) / {DAY_MS} AS day, "
+        "provider_id, model_id, input_tokens > 0, output_tokens > 0, "
+        "SUM(input_tokens), SUM(output_tokens), COUNT(*) FROM turns "
+        "WHERE ended_at >= :start AND ended_at < :end"
+        + (" AND session_id = :session" if session_id is not None else "")
+        + " GROUP BY 1, 2, 3, 4, 5"
+    )
     known_prices = prices.all_prices(ctx.conn)
     by_day = {day: _Bucket() for day in range(first, today + 1)}
     by_model: dict[tuple, _Bucket] = {}
     totals = _Bucket()
     for day, provider_id, model_id, _has_in, _has_out, tokens_in, tokens_out, turns in ctx.conn.execute(
-            sql, {"offset": offset, "start": start, "end": end, "session": session_id}):
+        sql, {"offset": offset, "start": start, "end": end, "session": session_id}
+    ):
         price = known_prices.get((provider_id, model_id))
         cost = prices.cost(price, tokens_in, tokens_out)
-        for bucket in (by_day[day],
-                       by_model.setdefault((provider_id, model_id), _Bucket()), totals):
+        for bucket in (by_day[day], by_model.setdefault((provider_id, model_id), _Bucket()), totals):
             bucket.add(tokens_in, tokens_out, turns, cost)
-    names = dict(((pid, mid), name) for pid, mid, name in ctx.conn.execute(
-        "SELECT provider_id, model_id, display_name FROM models"))
-    models = [{"providerId": pid, "modelId": mid, "displayName": names.get((pid, mid)),
-               "price": known_prices.get((pid, mid)), **bucket.wire()}
-              for (pid, mid), bucket in by_model.items()]
+    names = dict(
+        ((pid, mid), name)
+        for pid, mid, name in ctx.conn.execute("SELECT provider_id, model_id, display_name FROM models")
+    )
+    models = [
+        {
+            "providerId": pid,
+            "modelId": mid,
+            "displayName": names.get((pid, mid)),
+            "price": known_prices.get((pid, mid)),
+            **bucket.wire(),
+        }
+        for (pid, mid), bucket in by_model.items()
+    ]
     models.sort(key=lambda m: (-(m["inputTokens"] + m["outputTokens"]), m["providerId"] or "", m["modelId"] or ""))
-    return {"from": _date(first), "to": _date(today), "tzOffsetMinutes": offset_min, "currency": "USD",
-            "sessionId": session_id,
-            "days": [{"date": _date(day), **bucket.wire()} for day, bucket in sorted(by_day.items())],
-            "models": models, "totals": totals.wire()}
+    return {
+        "from": _date(first),
+        "to": _date(today),
+        "tzOffsetMinutes": offset_min,
+        "currency": "USD",
+        "sessionId": session_id,
+        "days": [{"date": _date(day), **bucket.wire()} for day, bucket in sorted(by_day.items())],
+        "models": models,
+        "totals": totals.wire(),
+    }

@@ -21,8 +21,16 @@ def window_request(p: Params) -> tuple[WindowRequest, int | None]:
     around = p.text("messageAround", required=False, nonempty=True)
     after = p.integer("messageEnd", required=False, minimum=0)
     start = p.integer("messageStart", required=False, minimum=0)
-    anchors = [name for name, value in (("messageBefore", before), ("messageAround", around),
-                                        ("messageEnd", after), ("messageStart", start)) if value is not None]
+    anchors = [
+        name
+        for name, value in (
+            ("messageBefore", before),
+            ("messageAround", around),
+            ("messageEnd", after),
+            ("messageStart", start),
+        )
+        if value is not None
+    ]
     if len(anchors) > 1:
         raise invalid(f"session.get: give at most one of {', '.join(anchors)}.", anchors[1])
     request = WindowRequest(before=before, limit=limit, around=around, start=after if after is not None else start)

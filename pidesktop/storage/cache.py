@@ -28,8 +28,7 @@ from . import journal
 from .errors import Refused
 from .locking import writer_lock
 
-DATA_CACHES = (("cache",), ("plugins", "cache", "download"), ("plugins", "cache", "backup"),
-               ("openable-attachments",))
+DATA_CACHES = (("cache",), ("plugins", "cache", "download"), ("plugins", "cache", "backup"), ("openable-attachments",))
 UI_CACHES = (("cache",),)
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -59,8 +58,7 @@ class CleanReport:
 
 def folders(location: paths.StorageLocation) -> list[tuple[Path, tuple[str, ...]]]:
     """Each allowlisted cache as (root it hangs from, path components below that root)."""
-    return ([(location.data_root, parts) for parts in DATA_CACHES]
-            + [(location.ui_root, parts) for parts in UI_CACHES])
+    return [(location.data_root, parts) for parts in DATA_CACHES] + [(location.ui_root, parts) for parts in UI_CACHES]
 
 
 def sizes(location: paths.StorageLocation) -> list[CacheFolder]:

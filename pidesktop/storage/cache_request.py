@@ -35,8 +35,10 @@ def _anchor_file(name: str) -> Path:
 def request(location: paths.StorageLocation) -> None:
     """Record that the caches of ``location`` are to be emptied at the next start."""
     paths.ensure_private_dir(paths.anchor_dir())
-    atomic_write(_anchor_file(REQUEST_FILE), orjson.dumps(
-        {"version": 1, "dataRoot": str(location.data_root), "requestedAt": now_ms()}))
+    atomic_write(
+        _anchor_file(REQUEST_FILE),
+        orjson.dumps({"version": 1, "dataRoot": str(location.data_root), "requestedAt": now_ms()}),
+    )
 
 
 def pending(location: paths.StorageLocation) -> bool:
@@ -58,8 +60,14 @@ def run_if_requested(location: paths.StorageLocation) -> dict | None:
         log.warning("ignoring a cache cleanup requested for another data folder: %s", value.get("dataRoot"))
         return None
     report = cache.clean(location)
-    summary = {"version": 1, "dataRoot": str(location.data_root), "freedBytes": report.freed_bytes,
-               "removedFiles": report.removed_files, "failures": list(report.failures), "finishedAt": now_ms()}
+    summary = {
+        "version": 1,
+        "dataRoot": str(location.data_root),
+        "freedBytes": report.freed_bytes,
+        "removedFiles": report.removed_files,
+        "failures": list(report.failures),
+        "finishedAt": now_ms(),
+    }
     atomic_write(_anchor_file(REPORT_FILE), orjson.dumps(summary))
     log.info("cleaned caches at start-up", extra={"fields": {k: v for k, v in summary.items() if k != "failures"}})
     return summary

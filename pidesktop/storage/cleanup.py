@@ -24,8 +24,9 @@ from .locking import is_in_use
 from .old_roots import KeptRoot
 
 # Files of the installation anchor that no cleanup may remove.
-ANCHOR_FILES = frozenset({paths.POINTER_FILE, "instance.lock", journal.JOURNAL_FILE, old_roots.BACKUPS_FILE,
-                          "installation.json"})
+ANCHOR_FILES = frozenset(
+    {paths.POINTER_FILE, "instance.lock", journal.JOURNAL_FILE, old_roots.BACKUPS_FILE, "installation.json"}
+)
 
 
 @dataclass

@@ -18,7 +18,7 @@ import orjson
 
 from .. import paths
 from ..locks import FileLock, LockHeld
-from .errors import Cancelled, StorageJobError, Refused
+from .errors import Cancelled, Refused, StorageJobError
 from .progress import StderrProgress
 
 OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
@@ -47,8 +47,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    handler = {"status": _status, "verify": _verify, "backup": _backup, "move": _move,
-               "clean-cache": _clean_cache, "clean-backups": _clean_backups}[args.data_command]
+    handler = {
+        "status": _status,
+        "verify": _verify,
+        "backup": _backup,
+        "move": _move,
+        "clean-cache": _clean_cache,
+        "clean-backups": _clean_backups,
+    }[args.data_command]
     try:
         return handler(args)
     except Refused as exc:
@@ -75,14 +81,20 @@ def relocate_data(old: str, new: str) -> int:
     ui = new_root.parent / "ui" if new_root.name == "data" else None
     try:
         with writer_lock(new_root, "pidesktop --relocate-data"):
-            report = relocate(old_root, new_root, old_ui_root=old_root.parent / "ui" if ui else None,
-                              new_ui_root=ui if ui and ui.is_dir() else None)
+            report = relocate(
+                old_root,
+                new_root,
+                old_ui_root=old_root.parent / "ui" if ui else None,
+                new_ui_root=ui if ui and ui.is_dir() else None,
+            )
     except Refused as exc:
         return _say(exc, REFUSED)
     except StorageJobError as exc:
         return _say(exc, PROBLEM)
-    print(f"relocated {report.fields_changed} fields in {len(report.files_rewritten)} files; "
-          f"database rows: {report.rows_changed or 'none'}")
+    print(
+        f"relocated {report.fields_changed} fields in {len(report.files_rewritten)} files; "
+        f"database rows: {report.rows_changed or 'none'}"
+    )
     return OK
 
 
@@ -134,15 +146,25 @@ def _verify(args) -> int:
 
     report = verify(_location(args).data_root)
     if args.json:
-        _print_json({"dataRoot": str(report.data_root), "ok": report.ok, "problems": report.problems,
-                     "recoverable": report.recoverable, "sessions": report.sessions, "messages": report.messages})
+        _print_json(
+            {
+                "dataRoot": str(report.data_root),
+                "ok": report.ok,
+                "problems": report.problems,
+                "recoverable": report.recoverable,
+                "sessions": report.sessions,
+                "messages": report.messages,
+            }
+        )
     else:
         for problem in report.problems:
             print(f"problem: {problem}")
         for note in report.recoverable:
             print(f"recoverable: {note}")
-        print(f"{'ok' if report.ok else 'PROBLEMS FOUND'}: {report.sessions} sessions, "
-              f"{report.messages} indexed messages checked in {report.data_root}")
+        print(
+            f"{'ok' if report.ok else 'PROBLEMS FOUND'}: {report.sessions} sessions, "
+            f"{report.messages} indexed messages checked in {report.data_root}"
+        )
     return OK if report.ok else PROBLEM
 
 
@@ -158,14 +180,19 @@ def _move(args) -> int:
     from . import move, recovery
 
     if args.data_data_dir or args.data_dir or os.environ.get(paths.ENV_DATA_DIR, "").strip():
-        raise Refused(f"This data folder is pinned by --data-dir or {paths.ENV_DATA_DIR}; moving it is "
-                      f"turned off for such folders. Unset it to move this installation's data folder.")
+        raise Refused(
+            f"This data folder is pinned by --data-dir or {paths.ENV_DATA_DIR}; moving it is "
+            f"turned off for such folders. Unset it to move this installation's data folder."
+        )
     with _instance_lock(), _cancel_on_interrupt() as cancel:
         progress = StderrProgress()
         if args.abandon:
             job = recovery.abandon_pending()
-            print(f"abandoned the move to {job.destination}; the data folder stays {job.source_data_root}"
-                  if job else "no move is pending")
+            print(
+                f"abandoned the move to {job.destination}; the data folder stays {job.source_data_root}"
+                if job
+                else "no move is pending"
+            )
             return OK
         if args.dest is None:
             if recovery.pending() is None:
@@ -173,8 +200,10 @@ def _move(args) -> int:
             result = move.resume(recovery.pending(), progress=progress, cancel=cancel, keep_journal=False)
         else:
             result = move.run(args.dest, progress=progress, cancel=cancel)
-    print(f"the data folder is now {result.data_root}; the old one is kept as backup {result.kept.id} "
-          f"(`pidesktop data clean-backups` deletes it)")
+    print(
+        f"the data folder is now {result.data_root}; the old one is kept as backup {result.kept.id} "
+        f"(`pidesktop data clean-backups` deletes it)"
+    )
     return OK
 
 
@@ -192,8 +221,10 @@ def _clean_cache(args) -> int:
         print(f"{_human(folder.bytes):>10}  {folder.files:>6} files  {folder.path}{note}")
     for failure in report.failures:
         print(f"failed: {failure}", file=sys.stderr)
-    print(f"freed {_human(report.freed_bytes)}" + ("" if report.ok else "; some entries could not be removed, "
-                                                       "run it again to retry"))
+    print(
+        f"freed {_human(report.freed_bytes)}"
+        + ("" if report.ok else "; some entries could not be removed, run it again to retry")
+    )
     return OK if report.ok else PROBLEM
 
 

@@ -44,8 +44,7 @@ class Pair:
 
 
 class TreeCopy:
-    def __init__(self, pairs: list[Pair], progress: Progress | None = None,
-                 cancel: threading.Event | None = None):
+    def __init__(self, pairs: list[Pair], progress: Progress | None = None, cancel: threading.Event | None = None):
         self.pairs = pairs
         self.progress = progress or ignore
         self.cancel = cancel or threading.Event()
@@ -78,11 +77,14 @@ class TreeCopy:
                     elif entry.kind == FIFO:
                         _replace_with(dst, lambda dst=dst, entry=entry: os.mkfifo(dst, entry.mode))
                     else:
-                        raise Failed(f"Cannot copy {src}: it is a socket or device file. Remove it from the "
-                                     f"data folder and try again; nothing was changed.")
+                        raise Failed(
+                            f"Cannot copy {src}: it is a socket or device file. Remove it from the "
+                            f"data folder and try again; nothing was changed."
+                        )
                 except OSError as exc:
-                    raise Failed(f"Copying {src} to {dst} failed: {exc}. The active data folder was not "
-                                 f"changed.") from exc
+                    raise Failed(
+                        f"Copying {src} to {dst} failed: {exc}. The active data folder was not changed."
+                    ) from exc
                 done_files += 1
                 self.progress("copy", done_bytes, self.bytes_total, done_files, self.files_total, str(src))
 
@@ -102,13 +104,14 @@ class TreeCopy:
                     chunk = view[:n]
                     digest.update(chunk)
                     while chunk:
-                        chunk = chunk[os.write(dfd, chunk):]
+                        chunk = chunk[os.write(dfd, chunk) :]
                     copied += n
                     if copied - reported >= _REPORT_EVERY:
                         reported = copied
                         self._check_cancel()
-                        self.progress("copy", done_bytes + copied, self.bytes_total, done_files,
-                                      self.files_total, str(src))
+                        self.progress(
+                            "copy", done_bytes + copied, self.bytes_total, done_files, self.files_total, str(src)
+                        )
                 os.fchmod(dfd, entry.mode)
             finally:
                 os.close(dfd)
@@ -125,7 +128,7 @@ class TreeCopy:
             for root in spellings(other.tree.root):
                 base = str(root)
                 if resolved == base or resolved.startswith(base.rstrip(os.sep) + os.sep):
-                    moved = str(other.dest) + resolved[len(base):]
+                    moved = str(other.dest) + resolved[len(base) :]
                     if os.path.isabs(target):
                         return moved
                     return os.path.relpath(moved, os.path.dirname(str(_join(pair.dest, entry.rel))))
@@ -147,15 +150,19 @@ class TreeCopy:
                     st = os.lstat(dst)
                     if entry.kind == FILE:
                         if not stat.S_ISREG(st.st_mode) or self._hash(dst) != pair.digests[entry.rel]:
-                            raise Failed(f"The copy {dst} does not match {_join(pair.tree.root, entry.rel)} "
-                                         f"(SHA-256 differs). The active data folder was not changed.")
+                            raise Failed(
+                                f"The copy {dst} does not match {_join(pair.tree.root, entry.rel)} "
+                                f"(SHA-256 differs). The active data folder was not changed."
+                            )
                         done_bytes += entry.size
                     elif entry.kind == LINK and os.readlink(dst) != pair.links[entry.rel]:
-                        raise Failed(f"The copied link {dst} points at {os.readlink(dst)!r}, "
-                                     f"not {pair.links[entry.rel]!r}.")
+                        raise Failed(
+                            f"The copied link {dst} points at {os.readlink(dst)!r}, not {pair.links[entry.rel]!r}."
+                        )
                     if entry.kind != LINK and stat.S_IMODE(st.st_mode) != entry.mode:
-                        raise Failed(f"The copy {dst} has mode {stat.S_IMODE(st.st_mode):o}, "
-                                     f"not {entry.mode:o} like its source.")
+                        raise Failed(
+                            f"The copy {dst} has mode {stat.S_IMODE(st.st_mode):o}, not {entry.mode:o} like its source."
+                        )
                 except OSError as exc:
                     raise Failed(f"Verifying the copy {dst} failed: {exc}.") from exc
                 done_files += 1

@@ -53,7 +53,7 @@ def write_json_atomic(path: Path, value: Any) -> None:
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -19,10 +19,19 @@ DIR, FILE, LINK, FIFO, OTHER = "dir", "file", "link", "fifo", "other"
 # Top-level names of the data root grouped the way `data status` reports them
 # (spec 004, section 2). Anything else counts as "other".
 CATEGORIES = {
-    "sessions": "transcripts", "attachments": "attachments", "secrets": "secrets",
-    "config-sync": "config-sync", "plugins": "plugins", "logs": "logs", "cache": "cache",
-    "openable-attachments": "cache", "scratch": "scratch", "visualizations": "visualizations",
-    "review-changes": "review-snapshots", "crash-dumps": "crash-dumps", "crash-dumps.json": "crash-dumps",
+    "sessions": "transcripts",
+    "attachments": "attachments",
+    "secrets": "secrets",
+    "config-sync": "config-sync",
+    "plugins": "plugins",
+    "logs": "logs",
+    "cache": "cache",
+    "openable-attachments": "cache",
+    "scratch": "scratch",
+    "visualizations": "visualizations",
+    "review-changes": "review-snapshots",
+    "crash-dumps": "crash-dumps",
+    "crash-dumps.json": "crash-dumps",
 }
 
 

@@ -41,16 +41,24 @@ class PendingMove:
     started_at: int
     updated_at: int
 
-    def at(self, phase: str) -> "PendingMove":
+    def at(self, phase: str) -> PendingMove:
         return replace(self, phase=phase, updated_at=now_ms())
 
     def to_json(self) -> dict:
         return {
-            "version": VERSION, "kind": "move", "jobId": self.job_id, "phase": self.phase,
-            "source": {"dataRoot": str(self.source_data_root), "uiRoot": str(self.source_ui_root),
-                       "resolvedBy": self.resolved_by,
-                       "selectedRoot": str(self.selected_root) if self.selected_root else None},
-            "destination": str(self.destination), "startedAt": self.started_at, "updatedAt": self.updated_at,
+            "version": VERSION,
+            "kind": "move",
+            "jobId": self.job_id,
+            "phase": self.phase,
+            "source": {
+                "dataRoot": str(self.source_data_root),
+                "uiRoot": str(self.source_ui_root),
+                "resolvedBy": self.resolved_by,
+                "selectedRoot": str(self.selected_root) if self.selected_root else None,
+            },
+            "destination": str(self.destination),
+            "startedAt": self.started_at,
+            "updatedAt": self.updated_at,
         }
 
 
@@ -69,15 +77,21 @@ def read() -> PendingMove | None:
             raise ValueError(f"unknown journal version or kind: {raw.get('version')!r}, {raw.get('kind')!r}")
         source = raw["source"]
         return PendingMove(
-            job_id=str(raw["jobId"]), source_data_root=Path(source["dataRoot"]),
-            source_ui_root=Path(source["uiRoot"]), resolved_by=str(source["resolvedBy"]),
+            job_id=str(raw["jobId"]),
+            source_data_root=Path(source["dataRoot"]),
+            source_ui_root=Path(source["uiRoot"]),
+            resolved_by=str(source["resolvedBy"]),
             selected_root=Path(source["selectedRoot"]) if source.get("selectedRoot") else None,
-            destination=Path(raw["destination"]), phase=str(raw["phase"]),
-            started_at=int(raw["startedAt"]), updated_at=int(raw["updatedAt"]))
+            destination=Path(raw["destination"]),
+            phase=str(raw["phase"]),
+            started_at=int(raw["startedAt"]),
+            updated_at=int(raw["updatedAt"]),
+        )
     except (OSError, ValueError, KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:
         raise RecoveryError(
             f"The maintenance journal {where} is damaged ({exc}). The active data folder was not "
-            f"changed; inspect the file, then remove it to start normally.") from exc
+            f"changed; inspect the file, then remove it to start normally."
+        ) from exc
 
 
 def write(job: PendingMove) -> None:

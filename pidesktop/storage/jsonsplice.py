@@ -18,8 +18,9 @@ import orjson
 
 JsonPath = tuple
 
-_TOKEN = re.compile(rb'[ \t\r\n]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([{\[])|([}\]])|(:)|(,)|([^ \t\r\n{}\[\]:,"]+))',
-                    re.DOTALL)
+_TOKEN = re.compile(
+    rb'[ \t\r\n]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([{\[])|([}\]])|(:)|(,)|([^ \t\r\n{}\[\]:,"]+))', re.DOTALL
+)
 
 
 class SpliceError(ValueError):

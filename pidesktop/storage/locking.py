@@ -20,8 +20,9 @@ def writer_lock(data_root: Path, role: str) -> Iterator[FileLock]:
     try:
         lock = FileLock(data_root / WRITER_LOCK, role).acquire()
     except LockHeld as exc:
-        raise Refused(f"pidesktop is using the data folder {data_root} ({exc.holder}). "
-                      f"Close pidesktop first, then try again.") from None
+        raise Refused(
+            f"pidesktop is using the data folder {data_root} ({exc.holder}). Close pidesktop first, then try again."
+        ) from None
     except FileNotFoundError:
         raise Refused(f"There is no data folder at {data_root}.") from None
     except OSError as exc:

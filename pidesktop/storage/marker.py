@@ -21,9 +21,16 @@ MARKER = ".pidesktop-move.json"
 
 
 def write(destination: Path, job_id: str, source_data_root: Path) -> None:
-    write_json_atomic(destination / MARKER, {
-        "version": 1, "jobId": job_id, "anchor": str(paths.anchor_dir()),
-        "sourceDataRoot": str(source_data_root), "createdAt": now_ms()})
+    write_json_atomic(
+        destination / MARKER,
+        {
+            "version": 1,
+            "jobId": job_id,
+            "anchor": str(paths.anchor_dir()),
+            "sourceDataRoot": str(source_data_root),
+            "createdAt": now_ms(),
+        },
+    )
 
 
 def read(destination: Path) -> dict | None:

@@ -41,7 +41,7 @@ from .. import paths
 from ..locks import WRITER_LOCK
 from . import inventory, journal, marker, old_roots, validate
 from .copy import Pair, TreeCopy
-from .errors import Cancelled, Failed, StorageJobError, Refused
+from .errors import Cancelled, Failed, Refused, StorageJobError
 from .fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
 from .journal import PendingMove
 from .locking import writer_lock
@@ -91,32 +91,43 @@ def preflight(destination: str | os.PathLike, *, env: dict[str, str] | None = No
     except paths.StorageLocationError as exc:
         raise Refused(str(exc)) from exc
     if location.source == "env":
-        raise Refused(f"The data folder is pinned to {location.data_root} by {paths.ENV_DATA_DIR} "
-                      f"(or --data-dir); such a folder is managed by whoever set it and cannot be moved "
-                      f"here. Unset it to move this installation's data folder.")
+        raise Refused(
+            f"The data folder is pinned to {location.data_root} by {paths.ENV_DATA_DIR} "
+            f"(or --data-dir); such a folder is managed by whoever set it and cannot be moved "
+            f"here. Unset it to move this installation's data folder."
+        )
     pending = journal.read()
     if pending is not None and pending.destination != dest:
-        raise Refused(f"A move to {pending.destination} is still pending. Finish it first with "
-                      f"`pidesktop data move {pending.destination}`, or abandon it with "
-                      f"`pidesktop data move --abandon`.")
+        raise Refused(
+            f"A move to {pending.destination} is still pending. Finish it first with "
+            f"`pidesktop data move {pending.destination}`, or abandon it with "
+            f"`pidesktop data move --abandon`."
+        )
     data_root, ui_root = location.data_root, location.ui_root
     selected = data_root.parent if location.source == "pointer" else None
     if not data_root.is_dir():
         raise Refused(f"There is no data folder at {data_root} to move.")
-    guarded = [("the current data folder", data_root), ("the current front-end folder", ui_root),
-               ("the installation folder", paths.anchor_dir())]
+    guarded = [
+        ("the current data folder", data_root),
+        ("the current front-end folder", ui_root),
+        ("the installation folder", paths.anchor_dir()),
+    ]
     if selected is not None:
         guarded.append(("the current storage location", selected))
     for label, root in guarded:
         if overlaps(dest, root):
-            raise Refused(f"{dest} overlaps {label} {root}. Choose a folder that is neither inside it "
-                          f"nor contains it.")
+            raise Refused(f"{dest} overlaps {label} {root}. Choose a folder that is neither inside it nor contains it.")
     job_id, retry = _check_destination(dest, data_root, pending)
     return MovePlan(dest, data_root, ui_root, location.source, selected, job_id, retry)
 
 
-def run(destination: str | os.PathLike, *, progress: Progress | None = None,
-        cancel: threading.Event | None = None, env: dict[str, str] | None = None) -> MoveResult:
+def run(
+    destination: str | os.PathLike,
+    *,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    env: dict[str, str] | None = None,
+) -> MoveResult:
     """Move the data folder to ``destination``; returns once the new location is published."""
     pending = journal.read()
     if pending is not None and pending.destination == absolute(destination) and published(pending):
@@ -125,23 +136,32 @@ def run(destination: str | os.PathLike, *, progress: Progress | None = None,
     return _execute(plan, progress or ignore, cancel or threading.Event(), keep_journal=False)
 
 
-def resume(job: PendingMove, *, progress: Progress | None = None, cancel: threading.Event | None = None,
-           keep_journal: bool = True) -> MoveResult:
+def resume(
+    job: PendingMove,
+    *,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    keep_journal: bool = True,
+) -> MoveResult:
     """Complete a journalled move (recopy and re-verify unless it was already published)."""
     progress = progress or ignore
     if published(job):
         return _finish(job, None, 0, 0, progress)
     if not job.source_data_root.is_dir():
-        raise Failed(f"The pending move from {job.source_data_root} to {job.destination} cannot be "
-                     f"completed: {job.source_data_root} is no longer there. Reconnect it, or abandon "
-                     f"the move with `pidesktop data move --abandon`.")
+        raise Failed(
+            f"The pending move from {job.source_data_root} to {job.destination} cannot be "
+            f"completed: {job.source_data_root} is no longer there. Reconnect it, or abandon "
+            f"the move with `pidesktop data move --abandon`."
+        )
     try:
         location = paths.resolve({})
     except paths.StorageLocationError as exc:
         raise Failed(str(exc)) from exc
     if location.data_root != job.source_data_root:
-        raise Failed(f"The pending move was from {job.source_data_root}, but the active data folder is "
-                     f"now {location.data_root}. Abandon it with `pidesktop data move --abandon`.")
+        raise Failed(
+            f"The pending move was from {job.source_data_root}, but the active data folder is "
+            f"now {location.data_root}. Abandon it with `pidesktop data move --abandon`."
+        )
     plan = preflight(job.destination, env={})
     return _execute(plan, progress, cancel or threading.Event(), keep_journal=keep_journal)
 
@@ -159,12 +179,23 @@ def published(job: PendingMove) -> bool:
 def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_journal: bool) -> MoveResult:
     with writer_lock(plan.source_data_root, ROLE):
         progress("inventory", 0, 0, 0, 0, str(plan.source_data_root))
-        trees = [inventory.scan(plan.source_data_root, exclude_top=frozenset({WRITER_LOCK})),
-                 inventory.scan(plan.source_ui_root)]
+        trees = [
+            inventory.scan(plan.source_data_root, exclude_top=frozenset({WRITER_LOCK})),
+            inventory.scan(plan.source_ui_root),
+        ]
         _check_space(plan, sum(t.bytes for t in trees))
         started = now_ms()
-        job = PendingMove(plan.job_id, plan.source_data_root, plan.source_ui_root, plan.resolved_by,
-                          plan.selected_root, plan.destination, "copy", started, started)
+        job = PendingMove(
+            plan.job_id,
+            plan.source_data_root,
+            plan.source_ui_root,
+            plan.resolved_by,
+            plan.selected_root,
+            plan.destination,
+            "copy",
+            started,
+            started,
+        )
         journal.write(job)
         try:
             dest = plan.destination
@@ -176,8 +207,15 @@ def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_j
             copier.verify()
             expected = validate.counts(dest / "data")
             journal.write(job := job.at("relocate"))
-            report = relocate(plan.source_data_root, dest / "data", old_ui_root=plan.source_ui_root,
-                              new_ui_root=dest / "ui", progress=progress, cancel=cancel, sync=False)
+            report = relocate(
+                plan.source_data_root,
+                dest / "data",
+                old_ui_root=plan.source_ui_root,
+                new_ui_root=dest / "ui",
+                progress=progress,
+                cancel=cancel,
+                sync=False,
+            )
             journal.write(job := job.at("validate"))
             progress("validate", 0, 0, 0, 1, str(dest / "data"))
             validate.validate(dest / "data", expected)
@@ -199,20 +237,32 @@ def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_j
         except OSError as exc:
             if not keep_journal:
                 journal.clear()
-            raise Failed(f"Moving the data folder to {plan.destination} failed: {exc}. The active data "
-                         f"folder {plan.source_data_root} was not changed.") from exc
+            raise Failed(
+                f"Moving the data folder to {plan.destination} failed: {exc}. The active data "
+                f"folder {plan.source_data_root} was not changed."
+            ) from exc
     return _finish(job, report, copier.bytes_total, copier.files_total, progress)
 
 
-def _finish(job: PendingMove, report: RelocationReport | None, copied_bytes: int, copied_files: int,
-            progress: Progress) -> MoveResult:
-    kept = KeptRoot(job.job_id, (job.source_data_root, job.source_ui_root), job.selected_root,
-                    job.destination, now_ms())
+def _finish(
+    job: PendingMove, report: RelocationReport | None, copied_bytes: int, copied_files: int, progress: Progress
+) -> MoveResult:
+    kept = KeptRoot(
+        job.job_id, (job.source_data_root, job.source_ui_root), job.selected_root, job.destination, now_ms()
+    )
     old_roots.add(kept)
     journal.clear()
     progress("done", 0, 0, 1, 1, str(job.destination))
-    return MoveResult(job.destination, data_root_at(job.destination), job.destination / "ui", job.job_id,
-                      copied_bytes, copied_files, report, kept)
+    return MoveResult(
+        job.destination,
+        data_root_at(job.destination),
+        job.destination / "ui",
+        job.job_id,
+        copied_bytes,
+        copied_files,
+        report,
+        kept,
+    )
 
 
 # -- preflight helpers -------------------------------------------------------------------
@@ -230,8 +280,10 @@ def _check_destination(dest: Path, data_root: Path, pending: PendingMove | None)
             return earlier, True
         if pending is not None and marker.only_marker_debris(dest):
             return pending.job_id, True
-        raise Refused(f"{dest} is not empty. Choose an empty folder, or a new folder name; pidesktop "
-                      f"never mixes its data with other files.")
+        raise Refused(
+            f"{dest} is not empty. Choose an empty folder, or a new folder name; pidesktop "
+            f"never mixes its data with other files."
+        )
     ancestor = nearest_existing(dest)
     if not ancestor.is_dir():
         raise Refused(f"Cannot create {dest}: {ancestor} is not a folder.")
@@ -253,5 +305,7 @@ def _check_space(plan: MovePlan, needed: int) -> None:
     already = tree_size(plan.destination)[0] if plan.retry else 0
     free = inventory.free_bytes(plan.destination)
     if free + already < needed + SPACE_MARGIN:
-        raise Refused(f"{plan.destination} has {free >> 20} MiB free; the data folder needs "
-                      f"{(needed + SPACE_MARGIN - already) >> 20} MiB. Nothing was changed.")
+        raise Refused(
+            f"{plan.destination} has {free >> 20} MiB free; the data folder needs "
+            f"{(needed + SPACE_MARGIN - already) >> 20} MiB. Nothing was changed."
+        )

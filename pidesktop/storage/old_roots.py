@@ -40,9 +40,13 @@ class KeptRoot:
     moved_at: int
 
     def to_json(self) -> dict:
-        return {"id": self.id, "paths": [str(p) for p in self.paths],
-                "container": str(self.container) if self.container else None,
-                "movedTo": str(self.moved_to), "movedAt": self.moved_at}
+        return {
+            "id": self.id,
+            "paths": [str(p) for p in self.paths],
+            "container": str(self.container) if self.container else None,
+            "movedTo": str(self.moved_to),
+            "movedAt": self.moved_at,
+        }
 
 
 def path() -> Path:
@@ -55,10 +59,16 @@ def entries() -> list[KeptRoot]:
         raw = read_json(path())
         if raw is None:
             return []
-        return [KeptRoot(str(item["id"]), tuple(Path(p) for p in item["paths"]),
-                         Path(item["container"]) if item.get("container") else None,
-                         Path(item["movedTo"]), int(item["movedAt"]))
-                for item in raw["backups"]]
+        return [
+            KeptRoot(
+                str(item["id"]),
+                tuple(Path(p) for p in item["paths"]),
+                Path(item["container"]) if item.get("container") else None,
+                Path(item["movedTo"]),
+                int(item["movedAt"]),
+            )
+            for item in raw["backups"]
+        ]
     except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
         raise Refused(f"The list of kept data folders {path()} is damaged ({exc}); fix or remove it.") from exc
 

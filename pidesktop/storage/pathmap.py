@@ -41,7 +41,8 @@ class PathMap:
         folders = "|".join(re.escape(f) for f in TOOL_FOLDERS)
         self._embedded = [
             (re.compile(rf"(?<![\w.~-]){re.escape(old)}(?=/(?:{folders})(?:[/\\\s\"'`),;:\]}}>]|$))"), new)
-            for old, new in self.pairs]
+            for old, new in self.pairs
+        ]
         # How an old root is spelled inside JSON text: the cheap test before parsing.
         self.needles = sorted({orjson.dumps(old)[1:-1] for old, _ in self.pairs}, key=len)
         self.raw_needles = sorted({old for old, _ in self.pairs}, key=len)
@@ -53,10 +54,10 @@ class PathMap:
         """The relocated value of a path field, or None when it is not under an old root."""
         prefix = ""
         if value.startswith(_FILE_URL):
-            prefix, value = _FILE_URL, value[len(_FILE_URL):]
+            prefix, value = _FILE_URL, value[len(_FILE_URL) :]
         for old, new in self.pairs:
             if value == old or value.startswith(old + "/"):
-                return prefix + new + value[len(old):]
+                return prefix + new + value[len(old) :]
         return None
 
     def embedded(self, text: str) -> str | None:

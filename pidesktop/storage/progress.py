@@ -17,8 +17,7 @@ from typing import TextIO
 Progress = Callable[[str, int, int, int, int, str], None]
 
 
-def ignore(phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int,
-           current_path: str) -> None:
+def ignore(phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int, current_path: str) -> None:
     return None
 
 
@@ -34,8 +33,9 @@ class StderrProgress:
         self._closed = False  # the current phase's final line is out
         self._lock = threading.Lock()
 
-    def __call__(self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int,
-                 current_path: str) -> None:
+    def __call__(
+        self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int, current_path: str
+    ) -> None:
         now = time.monotonic()
         finished = files_done >= files_total
         with self._lock:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from .. import paths
 from ..host.db import DB_NAME
 from . import cache_request, journal
-from .errors import StorageJobError, RecoveryError
+from .errors import RecoveryError, StorageJobError
 from .fsutil import absolute, read_json, write_json_atomic
 from .journal import PendingMove
 from .progress import Progress, StderrProgress
@@ -51,8 +51,9 @@ def resume_pending(progress: Progress | None = None, cancel: threading.Event | N
     try:
         return move.resume(job, progress=progress, cancel=cancel, keep_journal=True)
     except StorageJobError as exc:
-        raise RecoveryError(f"An interrupted move of the data folder to {job.destination} could not be "
-                            f"completed: {exc}") from exc
+        raise RecoveryError(
+            f"An interrupted move of the data folder to {job.destination} could not be completed: {exc}"
+        ) from exc
 
 
 def abandon_pending() -> PendingMove | None:
@@ -130,8 +131,10 @@ def validate_existing(folder: str | Path) -> Path:
     if chosen.name == "data" and (chosen / DB_NAME).is_file():
         return chosen.parent
     if (chosen / DB_NAME).is_file():
-        raise RecoveryError(f"{chosen} holds {DB_NAME} but is not named \"data\". Choose the folder that "
-                            f"contains it inside a \"data\" folder, or rename it to \"data\".")
+        raise RecoveryError(
+            f'{chosen} holds {DB_NAME} but is not named "data". Choose the folder that '
+            f'contains it inside a "data" folder, or rename it to "data".'
+        )
     raise RecoveryError(f"{chosen} is not a pidesktop storage location: it has no data/{DB_NAME}.")
 
 

@@ -61,9 +61,16 @@ class RelocationReport:
     rows_changed: dict[str, int] = field(default_factory=dict)
 
 
-def relocate(old_data_root: Path, new_data_root: Path, *, old_ui_root: Path | None = None,
-             new_ui_root: Path | None = None, progress: Progress | None = None,
-             cancel: threading.Event | None = None, sync: bool = True) -> RelocationReport:
+def relocate(
+    old_data_root: Path,
+    new_data_root: Path,
+    *,
+    old_ui_root: Path | None = None,
+    new_ui_root: Path | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    sync: bool = True,
+) -> RelocationReport:
     """Rewrite the copy at ``new_data_root`` (and ``new_ui_root``) from the old roots' paths to its own.
 
     ``sync=False`` leaves flushing to the caller (a move flushes the whole
@@ -143,8 +150,10 @@ def _rewrite_line(body: bytes, paths: PathMap, rule: Callable, where: Path) -> t
         return orjson.dumps(expected), count
     new = splice(body, changes.values, changes.keys)
     if orjson.loads(new) != expected:
-        raise Failed(f"Relocating paths in {where} would change more than the path fields; stopped. "
-                     f"The active data folder was not changed.")
+        raise Failed(
+            f"Relocating paths in {where} would change more than the path fields; stopped. "
+            f"The active data folder was not changed."
+        )
     return new, count
 
 
@@ -192,7 +201,7 @@ class _Replacement:
         self.tmp = path.with_name(f".{path.name}.relocate.tmp")
         self._discard = False
 
-    def __enter__(self) -> "_Replacement":
+    def __enter__(self) -> _Replacement:
         self.fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         self.file = open(self.fd, "wb", buffering=1 << 20, closefd=False)
         return self
@@ -254,9 +263,11 @@ def _has_column(conn: apsw.Connection, table: str, column: str) -> bool:
 def _relocate_path_column(conn: apsw.Connection, table: str, column: str, paths: PathMap) -> int:
     total = 0
     for old, new in paths.pairs:
-        conn.execute(f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) '
-                     f'WHERE "{column}" = ? OR substr("{column}", 1, ?) = ?',
-                     (new, len(old) + 1, old, len(old) + 1, old + "/"))
+        conn.execute(
+            f'UPDATE "{table}" SET "{column}" = ? || substr("{column}", ?) '
+            f'WHERE "{column}" = ? OR substr("{column}", 1, ?) = ?',
+            (new, len(old) + 1, old, len(old) + 1, old + "/"),
+        )
         total += conn.changes()
     return total
 
@@ -265,14 +276,18 @@ def _relocate_json_column(conn: apsw.Connection, table: str, column: str, keys_t
     keys = [row[1] for row in conn.execute(f'PRAGMA table_info("{table}")') if row[5]] or ["rowid"]
     select = ", ".join(f'"{k}"' if k != "rowid" else k for k in keys)
     where = " OR ".join(f'instr("{column}", ?) > 0' for _ in paths.needles)
-    rows = conn.execute(f'SELECT {select}, "{column}" FROM "{table}" WHERE {where}',
-                        [n.decode() for n in paths.needles]).fetchall()
+    rows = conn.execute(
+        f'SELECT {select}, "{column}" FROM "{table}" WHERE {where}', [n.decode() for n in paths.needles]
+    ).fetchall()
     count = 0
     for row in rows:
         ident, text = row[:-1], row[-1]
-        body, fields = _rewrite_line(text.encode(), paths,
-                                     lambda ch, doc: ch.every_path_value(doc, (), keys_too=keys_too),
-                                     Path(f"{table}.{column}"))
+        body, fields = _rewrite_line(
+            text.encode(),
+            paths,
+            lambda ch, doc: ch.every_path_value(doc, (), keys_too=keys_too),
+            Path(f"{table}.{column}"),
+        )
         if fields:
             match = " AND ".join(f'"{k}" = ?' if k != "rowid" else "rowid = ?" for k in keys)
             conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE {match}', (body.decode(), *ident))

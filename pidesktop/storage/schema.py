@@ -48,8 +48,14 @@ def schema_state(location: paths.StorageLocation) -> dict:
     ``problem`` is the refusal's message (a newer version, not SQLite), else None.
     """
     db = database_path(location)
-    state = {"version": None, "needsMigration": False, "archive": False, "supported": SCHEMA_VERSION,
-             "backups": [str(p) for p in migrations.list_backups(db)], "problem": None}
+    state = {
+        "version": None,
+        "needsMigration": False,
+        "archive": False,
+        "supported": SCHEMA_VERSION,
+        "backups": [str(p) for p in migrations.list_backups(db)],
+        "problem": None,
+    }
     try:
         version, objects = migrations.probe(db)
         if objects or version:
@@ -77,11 +83,13 @@ def migrate(location: paths.StorageLocation, progress: Progress | None = None) -
     try:
         lock = FileLock(location.data_root / WRITER_LOCK, "migration").acquire()
     except LockHeld as exc:
-        raise MigrationError(f"The data folder {location.data_root} is in use by {exc.holder}; it cannot be "
-                             f"upgraded now.", "STORAGE_UNAVAILABLE", {"inUseBy": str(exc.holder)}) from exc
+        raise MigrationError(
+            f"The data folder {location.data_root} is in use by {exc.holder}; it cannot be upgraded now.",
+            "STORAGE_UNAVAILABLE",
+            {"inUseBy": str(exc.holder)},
+        ) from exc
     except OSError as exc:
-        raise MigrationError(f"Cannot lock the data folder {location.data_root}: {exc}",
-                             "STORAGE_UNAVAILABLE") from exc
+        raise MigrationError(f"Cannot lock the data folder {location.data_root}: {exc}", "STORAGE_UNAVAILABLE") from exc
     try:
         report = migrations.migrate(db, report_progress)
         if report.archived is not None:

@@ -14,8 +14,7 @@ import apsw
 
 
 def open_readonly(db: Path) -> apsw.Connection:
-    conn = apsw.Connection(f"file:{quote(str(db))}?mode=ro",
-                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn = apsw.Connection(f"file:{quote(str(db))}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     conn.execute("PRAGMA busy_timeout = 5000")
     return conn
 
@@ -29,8 +28,12 @@ def integrity_problems(conn: apsw.Connection) -> list[str]:
 
 
 def table_counts(conn: apsw.Connection) -> dict[str, int]:
-    names = [row[0] for row in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     return {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in names}
 
 

@@ -13,10 +13,10 @@ from typing import Any
 import apsw
 
 from .. import paths
-from ..locks import WRITER_LOCK
 from ..host import migrations
 from ..host.db import DB_NAME
 from ..host.schema import SCHEMA_VERSION
+from ..locks import WRITER_LOCK
 from . import inventory, journal, old_roots
 from .errors import StorageJobError
 from .locking import is_in_use
@@ -25,9 +25,15 @@ from .sqlite_ro import open_readonly, user_version
 # As the migration engine names them: ``.v<version>.bak``, or ``.v<version>.<n>.bak`` beside an older copy of
 # the same version with other bytes.
 
-COUNTED = (("sessions", "sessions"), ("messages", "messages"), ("projects", "projects"),
-           ("providers", "providers"), ("turns", "turns"), ("scheduledTasks", "scheduled_tasks"),
-           ("notifications", "notifications"))
+COUNTED = (
+    ("sessions", "sessions"),
+    ("messages", "messages"),
+    ("projects", "projects"),
+    ("providers", "providers"),
+    ("turns", "turns"),
+    ("scheduledTasks", "scheduled_tasks"),
+    ("notifications", "notifications"),
+)
 
 
 def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]:
@@ -35,16 +41,23 @@ def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]
     ``uiBytes`` are then absent), which is the only part whose cost grows with the number of files."""
     root = location.data_root
     report: dict[str, Any] = {
-        "dataRoot": str(root), "uiRoot": str(location.ui_root), "resolvedBy": location.source,
-        "anchor": str(paths.anchor_dir()), "exists": root.is_dir(),
-        "freeBytes": inventory.free_bytes(root), "inUseBy": is_in_use(root) if root.is_dir() else None,
-        "schemaVersion": None, "schemaSupported": SCHEMA_VERSION, "counts": {},
+        "dataRoot": str(root),
+        "uiRoot": str(location.ui_root),
+        "resolvedBy": location.source,
+        "anchor": str(paths.anchor_dir()),
+        "exists": root.is_dir(),
+        "freeBytes": inventory.free_bytes(root),
+        "inUseBy": is_in_use(root) if root.is_dir() else None,
+        "schemaVersion": None,
+        "schemaSupported": SCHEMA_VERSION,
+        "counts": {},
     }
     if scan:
         data_tree = inventory.scan(root, exclude_top=frozenset({WRITER_LOCK}))
         ui_tree = inventory.scan(location.ui_root)
-        report.update({"categories": inventory.by_category(data_tree), "dataBytes": data_tree.bytes,
-                       "uiBytes": ui_tree.bytes})
+        report.update(
+            {"categories": inventory.by_category(data_tree), "dataBytes": data_tree.bytes, "uiBytes": ui_tree.bytes}
+        )
     report.update(_database(root / DB_NAME))
     report["schemaBackups"] = schema_backups(root)
     if location.source != "env":
@@ -66,8 +79,11 @@ def _database(db: Path) -> dict[str, Any]:
             version = user_version(conn)
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             # An older schema may lack some tables (it is migrated when pidesktop opens it): count what is there.
-            counts = {label: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                      for label, table in COUNTED if table in tables}
+            counts = {
+                label: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for label, table in COUNTED
+                if table in tables
+            }
             return {"schemaVersion": version, "counts": counts}
         finally:
             conn.close()
@@ -77,13 +93,23 @@ def _database(db: Path) -> dict[str, Any]:
 
 def schema_backups(root: Path) -> list[dict[str, Any]]:
     """``[{name, path, version, bytes, modifiedAt}]`` of the regular ``pi.sqlite.v<n>[.<k>].bak`` files directly
-    in ``root``, oldest version first (then by ``k``); ``modifiedAt`` in epoch milliseconds. Links and folders are not listed."""
+    in ``root``, oldest version first (then by ``k``); ``modifiedAt`` in epoch milliseconds.
+
+    Links and folders are not listed.
+    """
     found = []
     for entry in migrations.list_backups(root / DB_NAME):
         try:
             info = entry.lstat()
         except OSError:
             continue  # removed meanwhile
-        found.append({"name": entry.name, "path": str(entry), "version": migrations.backup_version(entry.name),
-                      "bytes": info.st_size, "modifiedAt": int(info.st_mtime * 1000)})
+        found.append(
+            {
+                "name": entry.name,
+                "path": str(entry),
+                "version": migrations.backup_version(entry.name),
+                "bytes": info.st_size,
+                "modifiedAt": int(info.st_mtime * 1000),
+            }
+        )
     return found

@@ -50,10 +50,16 @@ def validate(data_root: Path, expected: dict[str, int] | None) -> None:
     except apsw.Error as exc:
         raise Failed(f"Cannot open the copied database {db}: {exc}. The active data folder was not changed.") from exc
     if problems:
-        raise Failed(f"The copied database {db} is damaged: {'; '.join(problems[:5])}. "
-                     f"The active data folder was not changed.")
+        raise Failed(
+            f"The copied database {db} is damaged: {'; '.join(problems[:5])}. The active data folder was not changed."
+        )
     if found != expected:
-        diff = {name: (expected.get(name), found.get(name)) for name in set(expected) | set(found)
-                if expected.get(name) != found.get(name)}
-        raise Failed(f"The copied database {db} does not hold the same rows as the source "
-                     f"(table: source, copy): {diff}. The active data folder was not changed.")
+        diff = {
+            name: (expected.get(name), found.get(name))
+            for name in set(expected) | set(found)
+            if expected.get(name) != found.get(name)
+        }
+        raise Failed(
+            f"The copied database {db} does not hold the same rows as the source "
+            f"(table: source, copy): {diff}. The active data folder was not changed."
+        )

@@ -80,7 +80,8 @@ def verify(data_root: Path, progress: StepProgress | None = None) -> VerifyRepor
                 indexed[session_id].append(message_id)
             revisions = defaultdict(set)
             for session_id, root, index in conn.execute(
-                    "SELECT session_id, root_user_id, revision_index FROM message_revisions"):
+                "SELECT session_id, root_user_id, revision_index FROM message_revisions"
+            ):
                 revisions[session_id].add((root, index))
     except apsw.Error as exc:
         report.problems.append(f"Reading {db} failed: {exc}")

@@ -20,8 +20,21 @@ from dataclasses import dataclass
 DISPLAY_MODES = ("flat", "command-first", "fully-folded")
 DEFAULT_MODE = "fully-folded"
 # Tool names that run a command: shown on their own in command-first mode.
-COMMAND_TOOLS = frozenset({"bash", "run", "shell", "exec", "execute", "command", "terminal",
-                           "run_command", "execute_command", "shell_command", "local_shell"})
+COMMAND_TOOLS = frozenset(
+    {
+        "bash",
+        "run",
+        "shell",
+        "exec",
+        "execute",
+        "command",
+        "terminal",
+        "run_command",
+        "execute_command",
+        "shell_command",
+        "local_shell",
+    }
+)
 
 
 @dataclass(frozen=True)

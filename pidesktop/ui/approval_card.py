@@ -20,8 +20,17 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextBrowser, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..agent import plan_flow
 from ..bus import HostClient
@@ -79,8 +88,9 @@ class ApprovalCard(QFrame):
         self.body.setOpenExternalLinks(True)
         self.body.setFrameShape(QFrame.Shape.NoFrame)
         # Headings a step smaller than in a reply: the card's own title says what this is.
-        self.body.document().setDefaultStyleSheet("h1 { font-size: large; } h2 { font-size: medium; } "
-                                                  "h3 { font-size: medium; }")
+        self.body.document().setDefaultStyleSheet(
+            "h1 { font-size: large; } h2 { font-size: medium; } h3 { font-size: medium; }"
+        )
 
         self.feedback = QPlainTextEdit()
         self.feedback.setObjectName("approvalFeedback")
@@ -92,8 +102,9 @@ class ApprovalCard(QFrame):
         self.approve_button.setToolTip(self.tr("Switch to Agent mode and carry it out"))
         self.approve_button.clicked.connect(lambda: self._respond("approve"))
         self.reject_button = QPushButton(self.tr("Reject"))
-        self.reject_button.setToolTip(self.tr("Send the feedback back; the model proposes again (Ctrl+Enter in "
-                                              "the feedback field)"))
+        self.reject_button.setToolTip(
+            self.tr("Send the feedback back; the model proposes again (Ctrl+Enter in the feedback field)")
+        )
         self.reject_button.clicked.connect(lambda: self._respond("reject"))
         self.ask_again_button = QPushButton(self.tr("Ask again"))
         self.ask_again_button.setToolTip(self.tr("Ask the model to propose it once more"))
@@ -122,8 +133,9 @@ class ApprovalCard(QFrame):
         self.session_id = session_id
         newest = None
         if session_id is not None:
-            listed = await host_op(self.client, "plan.list", {"sessionId": session_id}, parent=self,
-                                   failure=self.failed.emit)
+            listed = await host_op(
+                self.client, "plan.list", {"sessionId": session_id}, parent=self, failure=self.failed.emit
+            )
             approvals = (listed or {}).get("approvals") or []
             newest = approvals[0] if approvals and _worth_showing(approvals[0]) else None
         if session_id == self.session_id:
@@ -137,8 +149,11 @@ class ApprovalCard(QFrame):
     def set_approval(self, approval: dict | None) -> None:
         previous = self.approval
         self.approval = approval
-        if (approval is None or approval["status"] in ("rejected", "changes_requested", "expired")
-                or approval["id"] in self.dismissed):
+        if (
+            approval is None
+            or approval["status"] in ("rejected", "changes_requested", "expired")
+            or approval["id"] in self.dismissed
+        ):
             self.hide()
             return
         if previous is None or previous.get("id") != approval["id"]:
@@ -179,8 +194,9 @@ class ApprovalCard(QFrame):
         self.close_button.setVisible(not pending and approval.get("executionStatus") not in ("queued", "running"))
         self.open_button.setVisible(bool(approval.get("artifactPath")))
         self.open_button.setToolTip(approval.get("artifactPath") or "")
-        self.toggle.setText(self.tr("Hide") if self.plan_shown else
-                            (self.tr("Show plan") if kind == "plan" else self.tr("Show goal")))
+        self.toggle.setText(
+            self.tr("Hide") if self.plan_shown else (self.tr("Show plan") if kind == "plan" else self.tr("Show goal"))
+        )
         self.feedback.setVisible(pending)
         self.approve_button.setVisible(pending)
         self.reject_button.setVisible(pending)
@@ -203,18 +219,23 @@ class ApprovalCard(QFrame):
     def _state_text(self, approval: dict) -> str:
         status, execution = approval.get("status"), approval.get("executionStatus")
         if status == "pending":
-            return self.tr("Nothing has been done yet. Approve to switch to Agent mode and carry it out, or reject "
-                           "with what to change.")
+            return self.tr(
+                "Nothing has been done yet. Approve to switch to Agent mode and carry it out, or reject "
+                "with what to change."
+            )
         if status == "interrupted":
-            return self.tr("The app restarted before you answered, so this proposal can no longer be approved. "
-                           "Ask again to get it proposed once more.")
+            return self.tr(
+                "The app restarted before you answered, so this proposal can no longer be approved. "
+                "Ask again to get it proposed once more."
+            )
         return {
             "queued": self.tr("Waiting to start."),
             "running": self.tr("Being carried out in Agent mode…"),
             "completed": self.tr("Carried out in Agent mode."),
             "failed": self.tr("Carrying it out failed; see the reply below."),
-            "interrupted": self.tr("Carrying it out was interrupted (stopped, or the app restarted). Send a message "
-                                   "to continue."),
+            "interrupted": self.tr(
+                "Carrying it out was interrupted (stopped, or the app restarted). Send a message to continue."
+            ),
         }.get(execution or "", "")
 
     def set_theme(self, theme: Theme) -> None:
@@ -233,7 +254,8 @@ class ApprovalCard(QFrame):
             f"QPushButton:hover {{ background: {t.hover}; }}"
             f"QPushButton#primary {{ background: {t.accent}; border-color: {t.accent}; color: white; }}"
             f"QPushButton:disabled {{ color: {t.muted}; }}"
-            f"QToolButton {{ color: {t.accent}; border: none; }}")
+            f"QToolButton {{ color: {t.accent}; border: none; }}"
+        )
         if self.approval is not None:
             self.set_approval(self.approval)
 
@@ -243,9 +265,12 @@ class ApprovalCard(QFrame):
         self._refresh()
 
     def eventFilter(self, watched, event) -> bool:
-        if (watched is self.feedback and event.type() == QEvent.Type.KeyPress
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
+        if (
+            watched is self.feedback
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
             if self.reject_button.isEnabled():
                 self._respond("reject")
             return True
@@ -274,17 +299,27 @@ class ApprovalCard(QFrame):
             self.answered.emit(approval["sessionId"], decision)
 
         # The answer is stored first (plan.respond); the turn that follows streams like any reply.
-        task_op(lambda: plan_flow.respond(self.runner, approval["id"], decision, feedback), parent=self,
-                name=f"plan-{decision}", success=done, failure=self._failed,
-                busy=[self.approve_button, self.reject_button]).run()
+        task_op(
+            lambda: plan_flow.respond(self.runner, approval["id"], decision, feedback),
+            parent=self,
+            name=f"plan-{decision}",
+            success=done,
+            failure=self._failed,
+            busy=[self.approve_button, self.reject_button],
+        ).run()
 
     def _ask_again(self) -> None:
         approval = self.approval
         if approval is None or self.runner is None:
             return
         self.hide()
-        task_op(lambda: plan_flow.ask_again(self.runner, approval), parent=self, name="plan-ask-again",
-                failure=self._failed, busy=[self.ask_again_button]).run()
+        task_op(
+            lambda: plan_flow.ask_again(self.runner, approval),
+            parent=self,
+            name="plan-ask-again",
+            failure=self._failed,
+            busy=[self.ask_again_button],
+        ).run()
 
     def _failed(self, error) -> None:
         self.failed.emit(error)

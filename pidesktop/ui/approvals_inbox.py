@@ -1,4 +1,4 @@
-""""Plan waiting for approval" in the inbox: proposals of chats the person is not looking at.
+""" "Plan waiting for approval" in the inbox: proposals of chats the person is not looking at.
 
 The notifications table only holds finished tasks, so waiting proposals are
 not notifications: this section lists ``plans.pending`` (every pending row,
@@ -65,8 +65,11 @@ class PendingApprovals(QFrame):
             button = QPushButton()
             button.setObjectName("pendingApproval")
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            heading = (self.tr("Plan waiting for approval") if approval["kind"] == "plan"
-                       else self.tr("Goal waiting for approval"))
+            heading = (
+                self.tr("Plan waiting for approval")
+                if approval["kind"] == "plan"
+                else self.tr("Goal waiting for approval")
+            )
             chat = approval.get("sessionTitle") or self.tr("Untitled chat")
             button.setText(f"{heading}\n{chat}")
             button.setToolTip(approval.get("title") or "")
@@ -82,4 +85,5 @@ class PendingApprovals(QFrame):
             f"#pendingApproval {{ text-align: left; padding: 8px 12px; border-radius: 8px; "
             f"border: 1px solid {t.border}; border-left: 3px solid {t.accent}; background: {t.background}; "
             f"color: {t.text}; }}"
-            f"#pendingApproval:hover {{ background: {t.hover}; }}")
+            f"#pendingApproval:hover {{ background: {t.hover}; }}"
+        )

@@ -60,7 +60,7 @@ class Chip(QFrame):
 
 
 def _elided(name: str, limit: int = 32) -> str:
-    return name if len(name) <= limit else name[:limit - 1] + "…"
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 PICKER_SIZE = (900, 560)  # wide enough for the name, size, type and date columns

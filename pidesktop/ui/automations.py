@@ -13,8 +13,18 @@ from typing import Any
 
 from PySide6.QtCore import QDateTime, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
 from ..bus import ErrorCode, HostClient, HostError
@@ -43,8 +53,13 @@ def when(ms: int | None) -> str:
 class AutomationsDialog(QDialog):
     openSession = Signal(str)  # a run's chat
 
-    def __init__(self, client: HostClient, theme: themes.Theme, run_now: Callable[[str], Any] | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        client: HostClient,
+        theme: themes.Theme,
+        run_now: Callable[[str], Any] | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.client = client
         self.run_now_with = run_now
@@ -57,9 +72,13 @@ class AutomationsDialog(QDialog):
 
         title = QLabel(self.tr("Automations"))
         title.setObjectName("pageTitle")
-        hint = QLabel(self.tr("Prompts that run on a schedule, each in a new chat, with the result in the inbox. "
-                              "They run while pidesktop is open; runs missed while it was closed run once at "
-                              "the next start."))
+        hint = QLabel(
+            self.tr(
+                "Prompts that run on a schedule, each in a new chat, with the result in the inbox. "
+                "They run while pidesktop is open; runs missed while it was closed run once at "
+                "the next start."
+            )
+        )
         hint.setObjectName("muted")
         hint.setWordWrap(True)
         self.list = tree([self.tr("Name"), self.tr("Next run"), self.tr("Last result")])
@@ -135,8 +154,13 @@ class AutomationsDialog(QDialog):
         self.new_task()
 
     @classmethod
-    def ask(cls, client: HostClient, theme: themes.Theme, run_now: Callable[[str], Any] | None = None,
-            parent: QWidget | None = None) -> AutomationsDialog:
+    def ask(
+        cls,
+        client: HostClient,
+        theme: themes.Theme,
+        run_now: Callable[[str], Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> AutomationsDialog:
         dialog = cls(client, theme, run_now, parent)
         dialog.loading = spawn(dialog.load(), name="automations-load")
         return dialog
@@ -152,6 +176,7 @@ class AutomationsDialog(QDialog):
             models = (await self.client.call("models.list", {}))["models"]
             projects = (await self.client.call("projects.list", {}))["projects"]
             return listed, models, projects
+
         loaded = await task_op(everything, parent=self, name="automations-choices", failure=self.report_error)
         if loaded is not None:
             listed, models, projects = loaded
@@ -203,8 +228,9 @@ class AutomationsDialog(QDialog):
     def _result_text(self, run: dict | None) -> str:
         if run is None:
             return self.tr("Never run")
-        text = {"running": self.tr("Running…"), "completed": self.tr("Done"),
-                "aborted": self.tr("Stopped")}.get(run["status"]) or self.tr("Failed")
+        text = {"running": self.tr("Running…"), "completed": self.tr("Done"), "aborted": self.tr("Stopped")}.get(
+            run["status"]
+        ) or self.tr("Failed")
         return text + (self.tr(" (late)") if run.get("late") else "")
 
     def _failure_text(self, run: dict) -> str:
@@ -216,17 +242,22 @@ class AutomationsDialog(QDialog):
         return self.tr("Failed: ") + sentence_for_code(code)
 
     async def load_runs(self, task_id: str) -> None:
-        result = await host_op(self.client, "tasks.runs", {"taskId": task_id, "limit": HISTORY_ROWS}, parent=self,
-                               failure=lambda error: None if error.code == ErrorCode.NOT_FOUND
-                               else self.report_error(error))
+        result = await host_op(
+            self.client,
+            "tasks.runs",
+            {"taskId": task_id, "limit": HISTORY_ROWS},
+            parent=self,
+            failure=lambda error: None if error.code == ErrorCode.NOT_FOUND else self.report_error(error),
+        )
         if result is None or task_id != self.current_task_id():
             return
         self.runs = result["runs"]
         self.history.clear()
         for run in self.runs:
             status = self._failure_text(run) if run["status"] == "error" else self._result_text(run)
-            item = QTreeWidgetItem([when(run["startedAt"]), status,
-                                    self.tr("Open chat") if run["sessionId"] else self.tr("Chat deleted")])
+            item = QTreeWidgetItem(
+                [when(run["startedAt"]), status, self.tr("Open chat") if run["sessionId"] else self.tr("Chat deleted")]
+            )
             item.setData(0, Qt.ItemDataRole.UserRole, run["sessionId"])
             item.setToolTip(1, status)
             if run["sessionId"]:
@@ -272,8 +303,15 @@ class AutomationsDialog(QDialog):
             await self.refresh()
             self._select_id(result["task"]["id"])
 
-        host_op(self.client, method, params, parent=self, success=saved, failure=self._save_failed,
-                busy=[self.editor.save_button]).run()
+        host_op(
+            self.client,
+            method,
+            params,
+            parent=self,
+            success=saved,
+            failure=self._save_failed,
+            busy=[self.editor.save_button],
+        ).run()
 
     def _save_failed(self, error: HostError) -> None:
         if error.code == ErrorCode.INVALID_PARAMS:
@@ -292,10 +330,20 @@ class AutomationsDialog(QDialog):
         task = self.editor.task
         if task is None:
             return
-        confirm(self, self.tr("Delete automation"),
-                arg(self.tr("Delete “%1”? Its run history goes too; the chats it made stay."), task["name"]),
-                self.tr("Delete"), lambda: host_op(self.client, "tasks.delete", {"taskId": task["id"]}, parent=self,
-                                                  success=lambda _r: self._deleted(), failure=self.report_error).run())
+        confirm(
+            self,
+            self.tr("Delete automation"),
+            arg(self.tr("Delete “%1”? Its run history goes too; the chats it made stay."), task["name"]),
+            self.tr("Delete"),
+            lambda: host_op(
+                self.client,
+                "tasks.delete",
+                {"taskId": task["id"]},
+                parent=self,
+                success=lambda _r: self._deleted(),
+                failure=self.report_error,
+            ).run(),
+        )
 
     def _deleted(self) -> None:
         self.new_task()
@@ -309,12 +357,14 @@ class AutomationsDialog(QDialog):
 
         async def run() -> Any:
             return await self.run_now_with(task["id"])
+
         def refused(error: HostError) -> None:
             if error.code == ErrorCode.CONFLICT:  # it is running already: it never runs twice at once
                 self.notice.setText(self.tr("This automation is running now; it never runs twice at once."))
                 self.notice.show()
             else:
                 self.report_error(error)
+
         task_op(run, parent=self, name="automation-run-now", failure=refused).run()
 
     def _history_clicked(self, item: QTreeWidgetItem, column: int) -> None:

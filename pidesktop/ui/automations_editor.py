@@ -13,25 +13,54 @@ import re
 from datetime import datetime
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QDateTime, Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDateTimeEdit, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QPushButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateTimeEdit,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .plain_errors import sentence
 
-KINDS = (("hourly", QT_TRANSLATE_NOOP("TaskEditor", "Every few hours")),
-         ("daily", QT_TRANSLATE_NOOP("TaskEditor", "Every day")),
-         ("weekly", QT_TRANSLATE_NOOP("TaskEditor", "On some weekdays")),
-         ("once", QT_TRANSLATE_NOOP("TaskEditor", "Once")))
-MODES = (("agent", QT_TRANSLATE_NOOP("TaskEditor", "Agent")), ("plan", QT_TRANSLATE_NOOP("TaskEditor", "Plan")),
-         ("goal", QT_TRANSLATE_NOOP("TaskEditor", "Goal")))
-DAYS = (QT_TRANSLATE_NOOP("TaskEditor", "Mon"), QT_TRANSLATE_NOOP("TaskEditor", "Tue"),
-        QT_TRANSLATE_NOOP("TaskEditor", "Wed"), QT_TRANSLATE_NOOP("TaskEditor", "Thu"),
-        QT_TRANSLATE_NOOP("TaskEditor", "Fri"), QT_TRANSLATE_NOOP("TaskEditor", "Sat"),
-        QT_TRANSLATE_NOOP("TaskEditor", "Sun"))
+KINDS = (
+    ("hourly", QT_TRANSLATE_NOOP("TaskEditor", "Every few hours")),
+    ("daily", QT_TRANSLATE_NOOP("TaskEditor", "Every day")),
+    ("weekly", QT_TRANSLATE_NOOP("TaskEditor", "On some weekdays")),
+    ("once", QT_TRANSLATE_NOOP("TaskEditor", "Once")),
+)
+MODES = (
+    ("agent", QT_TRANSLATE_NOOP("TaskEditor", "Agent")),
+    ("plan", QT_TRANSLATE_NOOP("TaskEditor", "Plan")),
+    ("goal", QT_TRANSLATE_NOOP("TaskEditor", "Goal")),
+)
+DAYS = (
+    QT_TRANSLATE_NOOP("TaskEditor", "Mon"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Tue"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Wed"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Thu"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Fri"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Sat"),
+    QT_TRANSLATE_NOOP("TaskEditor", "Sun"),
+)
 _TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 # which inline message a host error's field goes to
-_FIELD_LABELS = {"name": "name", "prompt": "prompt", "providerId": "model", "modelId": "model",
-                 "projectId": "project", "mode": "mode"}
+_FIELD_LABELS = {
+    "name": "name",
+    "prompt": "prompt",
+    "providerId": "model",
+    "modelId": "model",
+    "projectId": "project",
+    "mode": "mode",
+}
 
 
 class TaskEditor(QWidget):
@@ -74,8 +103,12 @@ class TaskEditor(QWidget):
         self.mode = QComboBox()
         for key, label in MODES:
             self.mode.addItem(self.tr(label), key)
-        self.mode_hint = QLabel(self.tr("Plan and Goal wait for you to approve, so a scheduled run in these modes "
-                                        "stops with an error. Choose Agent to let it run on its own."))
+        self.mode_hint = QLabel(
+            self.tr(
+                "Plan and Goal wait for you to approve, so a scheduled run in these modes "
+                "stops with an error. Choose Agent to let it run on its own."
+            )
+        )
         self.mode_hint.setObjectName("muted")
         self.mode_hint.setWordWrap(True)
         self.mode_hint.hide()
@@ -90,8 +123,10 @@ class TaskEditor(QWidget):
         form.setVerticalSpacing(6)
         form.addRow(self.tr("Name"), self._with_error("name", self.name))
         form.addRow(self.tr("Prompt"), self._with_error("prompt", self.prompt))
-        form.addRow(self.tr("Schedule"), self._with_error("schedule", _row(self.kind, self.schedule_stack,
-                                                                               stretch=False), self.days_row))
+        form.addRow(
+            self.tr("Schedule"),
+            self._with_error("schedule", _row(self.kind, self.schedule_stack, stretch=False), self.days_row),
+        )
         form.addRow(self.tr("Model"), self._with_error("model", self.model))
         form.addRow(self.tr("Project"), self._with_error("project", self.project))
         form.addRow(self.tr("Mode"), self._with_error("mode", self.mode))
@@ -108,7 +143,8 @@ class TaskEditor(QWidget):
 
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.mode.currentIndexChanged.connect(
-            lambda: self.mode_hint.setVisible(self.mode.currentData() in ("plan", "goal")))
+            lambda: self.mode_hint.setVisible(self.mode.currentData() in ("plan", "goal"))
+        )
         self.name.textChanged.connect(lambda: self._recheck("name", self.name.text()))
         self.prompt.textChanged.connect(lambda: self._recheck("prompt", self.prompt.toPlainText()))
         self.at.textEdited.connect(lambda: self._check_schedule(typing=True))
@@ -161,8 +197,7 @@ class TaskEditor(QWidget):
         calendar = task.get("calendar") or {}
         self._select(self.kind, schedule["kind"])
         self.every.setValue(schedule.get("everyHours", 1))
-        self.at.setText(schedule.get("at") if schedule["kind"] in ("daily", "weekly")
-                        else calendar.get("at", "09:00"))
+        self.at.setText(schedule.get("at") if schedule["kind"] in ("daily", "weekly") else calendar.get("at", "09:00"))
         days = set(schedule.get("days", calendar.get("days", [0, 1, 2, 3, 4])))
         for number, box in enumerate(self.days):
             box.blockSignals(True)
@@ -200,9 +235,11 @@ class TaskEditor(QWidget):
         by_field = {
             "name": self.tr("Give the task a name."),
             "prompt": self.tr("Write what the task should ask."),
-            "schedule.at": (self.tr("That moment has passed. Pick a time in the future.")
-                            if self.kind.currentData() == "once"
-                            else self.tr("Write the time as HH:MM on a 24-hour clock, for example 07:30.")),
+            "schedule.at": (
+                self.tr("That moment has passed. Pick a time in the future.")
+                if self.kind.currentData() == "once"
+                else self.tr("Write the time as HH:MM on a 24-hour clock, for example 07:30.")
+            ),
             "schedule.days": self.tr("Pick at least one day."),
             "providerId": self.tr("That provider is no longer set up. Pick another model."),
             "modelId": self.tr("That model is no longer offered. Pick another one."),
@@ -219,8 +256,7 @@ class TaskEditor(QWidget):
 
     def _check_text(self, key: str, text: str) -> bool:
         empty = not text.strip()
-        message = {"name": self.tr("Give the task a name."),
-                   "prompt": self.tr("Write what the task should ask.")}[key]
+        message = {"name": self.tr("Give the task a name."), "prompt": self.tr("Write what the task should ask.")}[key]
         self.show_error(key, message if empty else "")
         return not empty
 
@@ -258,15 +294,24 @@ class TaskEditor(QWidget):
 
     def values(self) -> dict | None:
         """The fields to store, or None (with the messages shown) while something is wrong."""
-        ok = [self._check_text("name", self.name.text()), self._check_text("prompt", self.prompt.toPlainText()),
-              self._check_schedule()]
+        ok = [
+            self._check_text("name", self.name.text()),
+            self._check_text("prompt", self.prompt.toPlainText()),
+            self._check_schedule(),
+        ]
         if not all(ok):
             return None
         model = self.model.currentData()
-        return {"name": self.name.text().strip(), "prompt": self.prompt.toPlainText(), "schedule": self.schedule(),
-                "providerId": model[0] if model else None, "modelId": model[1] if model else None,
-                "projectId": self.project.currentData(), "mode": self.mode.currentData(),
-                "enabled": self.enabled.isChecked()}
+        return {
+            "name": self.name.text().strip(),
+            "prompt": self.prompt.toPlainText(),
+            "schedule": self.schedule(),
+            "providerId": model[0] if model else None,
+            "modelId": model[1] if model else None,
+            "projectId": self.project.currentData(),
+            "mode": self.mode.currentData(),
+            "enabled": self.enabled.isChecked(),
+        }
 
     def save(self) -> None:
         fields = self.values()

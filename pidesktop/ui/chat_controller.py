@@ -42,8 +42,12 @@ class Editing:
 
 def is_blank(session: dict) -> bool:
     """A chat nobody has written in yet: no messages, no title of its own (never a pi session's file)."""
-    return not session.get("messageCount") and not (session.get("title") or "").strip() \
-        and not session.get("archived") and not session.get("readOnly")
+    return (
+        not session.get("messageCount")
+        and not (session.get("title") or "").strip()
+        and not session.get("archived")
+        and not session.get("readOnly")
+    )
 
 
 def joined(first: Draft, second: Draft) -> Draft:
@@ -53,7 +57,7 @@ def joined(first: Draft, second: Draft) -> Draft:
 
 
 class ChatController(QObject):
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         super().__init__(window)
         self.window = window
         self.client = window.client
@@ -81,8 +85,13 @@ class ChatController(QObject):
 
     async def create_session(self) -> str | None:
         params = {k: v for k, v in self.pending_changes.items() if v}
-        result = await host_op(self.client, "session.create", params, parent=self.window,
-                               busy=(self.window.new_chat_action, self.window.sidebar.new_chat_button))
+        result = await host_op(
+            self.client,
+            "session.create",
+            params,
+            parent=self.window,
+            busy=(self.window.new_chat_action, self.window.sidebar.new_chat_button),
+        )
         if result is None:
             return None
         self.pending_changes = {}
@@ -91,20 +100,25 @@ class ChatController(QObject):
         return session_id
 
     def rename(self, session_id: str, title: str) -> None:
-        host_op(self.client, "session.rename", {"sessionId": session_id, "title": title},
-                parent=self.window).run()
+        host_op(self.client, "session.rename", {"sessionId": session_id, "title": title}, parent=self.window).run()
 
     def confirm_delete(self, session_id: str) -> None:
         """Ask first; the box is window-modal and opened with ``open()``, not ``exec()``."""
         session = self.window.model.session(session_id)
         if session is None:
             return
-        detail = (self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
-                  if session.get("source") else  # an imported chat: session.delete only trashes it
-                  self.tr("Its messages and files are removed from this computer. This cannot be undone."))
-        self._confirm(self.tr("Delete chat"), self.tr("Delete “%1”?").replace("%1", display_title(session)), detail,
-                      lambda: host_op(self.client, "session.delete", {"sessionId": session_id},
-                                      parent=self.window).run())
+        detail = (
+            self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
+            if session.get("source")
+            # an imported chat: session.delete only trashes it
+            else self.tr("Its messages and files are removed from this computer. This cannot be undone.")
+        )
+        self._confirm(
+            self.tr("Delete chat"),
+            self.tr("Delete “%1”?").replace("%1", display_title(session)),
+            detail,
+            lambda: host_op(self.client, "session.delete", {"sessionId": session_id}, parent=self.window).run(),
+        )
 
     def fork(self, session_id: str, through_message_id: str | None = None) -> None:
         """A copy of the chat (up to a message) as a new one, opened at once."""
@@ -198,15 +212,17 @@ class ChatController(QObject):
             if editing is None:
                 return await self.runner.send(session_id, text, attachments=attachments)
             # edit and resend: cut from the old prompt (kept as a revision), then send in its family
-            await self.client.call("session.truncateFrom", {"sessionId": session_id,
-                                                            "messageId": editing.message["id"]})
+            await self.client.call(
+                "session.truncateFrom", {"sessionId": session_id, "messageId": editing.message["id"]}
+            )
             family = (editing.message.get("meta") or {}).get("revisionRootId") or editing.message["id"]
             return await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
 
         def not_sent(error: HostError) -> None:
             if session_id == w.current_session_id:
-                w.composer.give_back(text, attachments, self.tr("Not sent: %1").replace(
-                    "%1", plain_errors.sentence(error)))
+                w.composer.give_back(
+                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
+                )
             w.report_error(error)
 
         result = await task_op(deliver, parent=w, name="send-prompt", failure=not_sent)
@@ -215,8 +231,11 @@ class ChatController(QObject):
             w.composer.focus_prompt()
         if result and result.get("error"):  # stored, but the provider failed: the reply says so
             error = result["error"]
-            w.report_error(HostError(error["code"], error["message"],
-                                     {k: v for k, v in error.items() if k not in ("code", "message")}))
+            w.report_error(
+                HostError(
+                    error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
+                )
+            )
 
     # -- edit mode ---------------------------------------------------------------------
     def start_edit(self, session_id: str, message: dict) -> None:
@@ -224,8 +243,10 @@ class ChatController(QObject):
         before = self.editing.before if self.editing is not None else composer.take_draft()
         self.editing = Editing(session_id, message, before)
         blocks = message.get("blocks", [])
-        composer.set_editing("".join(b.get("text", "") for b in blocks if b.get("type") == "text"),
-                             [b for b in blocks if b.get("type") == "attachment"])
+        composer.set_editing(
+            "".join(b.get("text", "") for b in blocks if b.get("type") == "text"),
+            [b for b in blocks if b.get("type") == "attachment"],
+        )
 
     def end_edit(self, restore: bool = True) -> None:
         """Esc or Cancel: the composer goes back to what it held before the edit began."""
@@ -249,7 +270,9 @@ class ChatController(QObject):
         if session_id is None:
             return
         handler: Callable[[str, dict], Awaitable[None] | None] | None = {
-            "copy": self._copy, "edit": self.start_edit, "regenerate": self._regenerate,
+            "copy": self._copy,
+            "edit": self.start_edit,
+            "regenerate": self._regenerate,
             "show-full": lambda _sid, message: self.window.transcript_model.show_full(message),
             "fork": lambda sid, message: self.fork(sid, message["id"]),
             "delete": lambda sid, message: self.confirm_delete_message(sid, message["id"]),
@@ -258,8 +281,12 @@ class ChatController(QObject):
         }.get(action)
         if handler is None:
             return
-        message = await host_op(self.client, "session.get", {"sessionId": session_id, "messageAround": message_id,
-                                                             "messageLimit": 1}, parent=self.window)
+        message = await host_op(
+            self.client,
+            "session.get",
+            {"sessionId": session_id, "messageAround": message_id, "messageLimit": 1},
+            parent=self.window,
+        )
         if message is None or session_id != self.window.current_session_id:
             return
         done = handler(session_id, message["messages"][0])  # the stored message, uncapped
@@ -276,23 +303,36 @@ class ChatController(QObject):
             return
         composer = self.window.composer
         composer.set_running(True)
-        await task_op(lambda: self.runner.regenerate(session_id, message["id"]), parent=self.window,
-                      name="regenerate")
+        await task_op(lambda: self.runner.regenerate(session_id, message["id"]), parent=self.window, name="regenerate")
         if session_id == self.window.current_session_id:
             composer.set_running(self.runner.is_running(session_id))
         # the transcript reloads from the host's "history"/"revision" events (history_changed), once
 
     async def _page_revision(self, session_id: str, message: dict, step: int) -> None:
         meta = message.get("meta") or {}
-        await host_op(self.client, "session.activateRevision", {
-            "sessionId": session_id, "rootUserId": meta.get("revisionRootId") or message["id"],
-            "revisionIndex": meta["activeRevision"] + step}, parent=self.window)  # reloads from its event
+        await host_op(
+            self.client,
+            "session.activateRevision",
+            {
+                "sessionId": session_id,
+                "rootUserId": meta.get("revisionRootId") or message["id"],
+                "revisionIndex": meta["activeRevision"] + step,
+            },
+            parent=self.window,
+        )  # reloads from its event
 
     def confirm_delete_message(self, session_id: str, message_id: str) -> None:
-        self._confirm(self.tr("Delete message"), self.tr("Delete this message?"),
-                      self.tr("It is removed from the conversation. A reply it started is kept as a revision."),
-                      lambda: host_op(self.client, "session.deleteMessage",
-                                      {"sessionId": session_id, "messageId": message_id}, parent=self.window).run())
+        self._confirm(
+            self.tr("Delete message"),
+            self.tr("Delete this message?"),
+            self.tr("It is removed from the conversation. A reply it started is kept as a revision."),
+            lambda: host_op(
+                self.client,
+                "session.deleteMessage",
+                {"sessionId": session_id, "messageId": message_id},
+                parent=self.window,
+            ).run(),
+        )
 
     def _confirm(self, title: str, text: str, detail: str, on_yes: Callable[[], object]) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel, self.window)

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
-                               QSizePolicy, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient
 from .attachment_tray import AttachmentTray, FilePicker
@@ -27,9 +37,9 @@ def local_files(mime: QMimeData) -> list[str]:
 class PromptEdit(QPlainTextEdit):
     submitted = Signal()
     escapePressed = Signal()
-    filesDropped = Signal(list)     # local paths, dropped or pasted
+    filesDropped = Signal(list)  # local paths, dropped or pasted
     imagePasted = Signal(QImage)
-    longTextPasted = Signal(str)    # longer than paste_threshold characters
+    longTextPasted = Signal(str)  # longer than paste_threshold characters
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -60,7 +70,8 @@ class PromptEdit(QPlainTextEdit):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
-                event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier)):
+            event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier)
+        ):
             self.submitted.emit()
             return
         if event.key() == Qt.Key.Key_Escape:
@@ -96,23 +107,29 @@ class ChipCombo(QComboBox):
 
 
 # Thinking levels a person picks from (spec 004, 4.5), English source texts shown translated.
-THINKING_LEVELS = (("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
-                   ("minimal", QT_TRANSLATE_NOOP("Composer", "Thinking: minimal")),
-                   ("low", QT_TRANSLATE_NOOP("Composer", "Thinking: low")),
-                   ("medium", QT_TRANSLATE_NOOP("Composer", "Thinking: medium")),
-                   ("high", QT_TRANSLATE_NOOP("Composer", "Thinking: high")),
-                   ("xhigh", QT_TRANSLATE_NOOP("Composer", "Thinking: extra high")),
-                   ("max", QT_TRANSLATE_NOOP("Composer", "Thinking: max")),
-                   ("omit", QT_TRANSLATE_NOOP("Composer", "Thinking: model default")))
+THINKING_LEVELS = (
+    ("off", QT_TRANSLATE_NOOP("Composer", "Thinking: off")),
+    ("minimal", QT_TRANSLATE_NOOP("Composer", "Thinking: minimal")),
+    ("low", QT_TRANSLATE_NOOP("Composer", "Thinking: low")),
+    ("medium", QT_TRANSLATE_NOOP("Composer", "Thinking: medium")),
+    ("high", QT_TRANSLATE_NOOP("Composer", "Thinking: high")),
+    ("xhigh", QT_TRANSLATE_NOOP("Composer", "Thinking: extra high")),
+    ("max", QT_TRANSLATE_NOOP("Composer", "Thinking: max")),
+    ("omit", QT_TRANSLATE_NOOP("Composer", "Thinking: model default")),
+)
 
 
 # Operating modes (spec 004, sessions.mode): Plan and Goal negotiate a contract before any work.
-MODES = (("agent", QT_TRANSLATE_NOOP("Composer", "Agent")),
-         ("plan", QT_TRANSLATE_NOOP("Composer", "Plan")),
-         ("goal", QT_TRANSLATE_NOOP("Composer", "Goal")))
-MODE_TIPS = {"agent": QT_TRANSLATE_NOOP("Composer", "Agent: answers and works on the request directly"),
-             "plan": QT_TRANSLATE_NOOP("Composer", "Plan: proposes a step-by-step plan for you to approve first"),
-             "goal": QT_TRANSLATE_NOOP("Composer", "Goal: agrees on the outcome and how to check it first")}
+MODES = (
+    ("agent", QT_TRANSLATE_NOOP("Composer", "Agent")),
+    ("plan", QT_TRANSLATE_NOOP("Composer", "Plan")),
+    ("goal", QT_TRANSLATE_NOOP("Composer", "Goal")),
+)
+MODE_TIPS = {
+    "agent": QT_TRANSLATE_NOOP("Composer", "Agent: answers and works on the request directly"),
+    "plan": QT_TRANSLATE_NOOP("Composer", "Plan: proposes a step-by-step plan for you to approve first"),
+    "goal": QT_TRANSLATE_NOOP("Composer", "Goal: agrees on the outcome and how to check it first"),
+}
 
 
 KEY_SEPARATOR = "\x1f"  # item data is a plain string: Qt keeps it exactly, unlike a tuple
@@ -161,9 +178,11 @@ class Composer(QWidget):
         self.mode_picker = ChipCombo()
         for value, label in MODES:
             self.mode_picker.addItem(QCoreApplication.translate("Composer", label), value)
-            self.mode_picker.setItemData(self.mode_picker.count() - 1,
-                                         QCoreApplication.translate("Composer", MODE_TIPS[value]),
-                                         Qt.ItemDataRole.ToolTipRole)
+            self.mode_picker.setItemData(
+                self.mode_picker.count() - 1,
+                QCoreApplication.translate("Composer", MODE_TIPS[value]),
+                Qt.ItemDataRole.ToolTipRole,
+            )
         self.mode_picker.activated.connect(self._mode_picked)
         self._mode_picked(0, emit=False)
         self.model_picker = ChipCombo()
@@ -178,8 +197,11 @@ class Composer(QWidget):
         self.edit_bar.setObjectName("editBar")
         edit_bar_layout = QHBoxLayout(self.edit_bar)
         edit_bar_layout.setContentsMargins(8, 4, 4, 4)
-        self.edit_bar_label = QLabel(self.tr("Editing an earlier message. Send replaces it and what followed; "
-                                             "the old version stays as a revision."))
+        self.edit_bar_label = QLabel(
+            self.tr(
+                "Editing an earlier message. Send replaces it and what followed; the old version stays as a revision."
+            )
+        )
         self.edit_bar_label.setObjectName("muted")
         self.edit_bar_label.setWordWrap(True)
         self.edit_cancel = QPushButton(self.tr("Cancel"))
@@ -220,8 +242,9 @@ class Composer(QWidget):
         """``choices``: (provider id, model id, label); the first entry is always "Default (...)"."""
         current = self.model_picker.currentData()
         self.model_picker.clear()
-        self.model_picker.addItem(self.tr("Default model") + (f" ({default_label})" if default_label else ""),
-                                  model_key("", ""))
+        self.model_picker.addItem(
+            self.tr("Default model") + (f" ({default_label})" if default_label else ""), model_key("", "")
+        )
         for provider_id, model_id, label in choices:
             self.model_picker.addItem(label, model_key(provider_id, model_id))
         if current is not None:

@@ -25,8 +25,20 @@ from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
-                               QMessageBox, QProgressBar, QPushButton, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
 from ..bus import HostClient, HostError
@@ -47,15 +59,33 @@ from .tasks import spawn
 DIALOG_WIDTH = 620
 
 # The look of the maintenance dialogs lives in ``dialog_style``; these names stay importable from here.
-__all__ = ["BackupDialog", "CacheDialog", "OldCopiesDialog", "SchemaBackupsDialog", "ToolDialog", "VerifyDialog",
-           "WorkflowsDialog", "confirm", "current_theme", "path_row", "set_severity", "stylesheet"]
+__all__ = [
+    "BackupDialog",
+    "CacheDialog",
+    "OldCopiesDialog",
+    "SchemaBackupsDialog",
+    "ToolDialog",
+    "VerifyDialog",
+    "WorkflowsDialog",
+    "confirm",
+    "current_theme",
+    "path_row",
+    "set_severity",
+    "stylesheet",
+]
 
 
 class ToolDialog(QDialog):
     """A titled dialog with an intro, a body, a busy bar, a report line and a row of buttons."""
 
-    def __init__(self, title: str, intro: str, theme: themes.Theme | None = None, parent: QWidget | None = None,
-                 client: HostClient | None = None):
+    def __init__(
+        self,
+        title: str,
+        intro: str,
+        theme: themes.Theme | None = None,
+        parent: QWidget | None = None,
+        client: HostClient | None = None,
+    ):
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.setWindowTitle(title)
@@ -128,8 +158,14 @@ class ToolDialog(QDialog):
         return self.task
 
     # -- host jobs -------------------------------------------------------------------------
-    def job(self, method: str, params: dict | None = None, *, success: Callable[[dict], Awaitable | None],
-            busy: tuple[QWidget, ...] = ()) -> asyncio.Task:
+    def job(
+        self,
+        method: str,
+        params: dict | None = None,
+        *,
+        success: Callable[[dict], Awaitable | None],
+        busy: tuple[QWidget, ...] = (),
+    ) -> asyncio.Task:
         """Run the host job ``method`` as an operation: ``busy`` disabled and the bar showing meanwhile,
         the result to ``success``, a failure to this dialog's report line."""
 
@@ -171,7 +207,7 @@ class ToolDialog(QDialog):
         self.busy.show()
         try:
             return True, await asyncio.to_thread(fn, *args)
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence
+        except Exception as exc:
             return False, error_text(exc, (StateError,))
         finally:
             self.busy.hide()
@@ -182,9 +218,16 @@ class VerifyDialog(ToolDialog):
     """Runs ``data.verify`` and shows what it found."""
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Verify data"),
-                         self.tr("Checks the database and that every indexed message can be read from its "
-                                 "transcript. Nothing is changed."), theme, parent, client)
+        super().__init__(
+            self.tr("Verify data"),
+            self.tr(
+                "Checks the database and that every indexed message can be read from its "
+                "transcript. Nothing is changed."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.result: dict | None = None
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -210,8 +253,7 @@ class VerifyDialog(ToolDialog):
         if found["ok"]:
             self.show_report(self.tr("No problems found.") + " " + counts, "ok")
         else:
-            self.show_report(i18n.arg(self.tr("Problems found: %1."), len(found["problems"])) + " " + counts,
-                             "error")
+            self.show_report(i18n.arg(self.tr("Problems found: %1."), len(found["problems"])) + " " + counts, "error")
         lines = [f"• {problem}" for problem in found["problems"]]
         if found["recoverable"]:
             lines.append(self.tr("Recoverable (pidesktop restores these at the next start):"))
@@ -227,10 +269,16 @@ class BackupDialog(ToolDialog):
     """A verified copy of ``pi.sqlite`` at an absolute path the person picks (``data.backup``)."""
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Back up database"),
-                         self.tr("Writes a consistent copy of the chat database (pi.sqlite), readable only by "
-                                 "you. It is checked before it is kept. pidesktop keeps running meanwhile."),
-                         theme, parent, client)
+        super().__init__(
+            self.tr("Back up database"),
+            self.tr(
+                "Writes a consistent copy of the chat database (pi.sqlite), readable only by "
+                "you. It is checked before it is kept. pidesktop keeps running meanwhile."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.result: dict | None = None
         stamp = datetime.now().strftime("%Y-%m-%d")
         self.path_edit, row = path_row(self.tr("Full path of the new backup file"), self.browse)
@@ -254,8 +302,9 @@ class BackupDialog(ToolDialog):
 
     def _show(self, found: dict) -> None:
         self.result = found
-        self.show_report(i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found["path"],
-                                  human_size(found["bytes"])), "ok")
+        self.show_report(
+            i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found["path"], human_size(found["bytes"])), "ok"
+        )
 
 
 # -- Clean caches --------------------------------------------------------------------------
@@ -269,9 +318,16 @@ class CacheDialog(ToolDialog):
     """
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Clean caches"),
-                         self.tr("Only these folders are emptied. Chats, attachments, secrets and settings are "
-                                 "never touched; pidesktop rebuilds what it needs."), theme, parent, client)
+        super().__init__(
+            self.tr("Clean caches"),
+            self.tr(
+                "Only these folders are emptied. Chats, attachments, secrets and settings are "
+                "never touched; pidesktop rebuilds what it needs."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.folders: list[dict] = []
         self.caches: dict | None = None
         self.scheduled: dict | None = None
@@ -297,8 +353,13 @@ class CacheDialog(ToolDialog):
         self.table.clear()
         for folder in self.folders:
             present = folder["state"] == "present"
-            item = QTreeWidgetItem([self._describe(folder), str(folder["files"]) if present else "–",
-                                    human_size(folder["bytes"]) if present else "–"])
+            item = QTreeWidgetItem(
+                [
+                    self._describe(folder),
+                    str(folder["files"]) if present else "–",
+                    human_size(folder["bytes"]) if present else "–",
+                ]
+            )
             item.setToolTip(0, folder["path"])
             _right(item, 1, 2)
             self.table.addTopLevelItem(item)
@@ -308,14 +369,22 @@ class CacheDialog(ToolDialog):
         if found["cleanPending"]:
             self.show_report(self.tr("A cleanup is waiting: it runs the next time pidesktop starts."), "info")
         elif last is not None:
-            text = i18n.arg(self.tr("The last cleanup freed %1 (%2 files)."), human_size(last.get("freedBytes", 0)),
-                            last.get("removedFiles", 0))
+            text = i18n.arg(
+                self.tr("The last cleanup freed %1 (%2 files)."),
+                human_size(last.get("freedBytes", 0)),
+                last.get("removedFiles", 0),
+            )
             if last.get("failures"):
                 text += "\n" + self.tr("Some entries could not be removed:") + "\n" + "\n".join(last["failures"][:8])
             self.show_report(text, "error" if last.get("failures") else "ok")
         else:
-            self.show_report(self.tr("pidesktop is using these folders, so they are emptied while it restarts, "
-                                     "before your chats open again."), "info")
+            self.show_report(
+                self.tr(
+                    "pidesktop is using these folders, so they are emptied while it restarts, "
+                    "before your chats open again."
+                ),
+                "info",
+            )
 
     def _describe(self, folder: dict) -> str:
         root = self.caches["uiRoot"] if folder["area"] == "ui" else self.caches["dataRoot"]
@@ -333,16 +402,29 @@ class CacheDialog(ToolDialog):
 
     def ask(self) -> None:
         total = self.caches["totalBytes"] if self.caches else 0
-        confirm(self, self.tr("Clean caches"),
-                i18n.arg(self.tr("Restart pidesktop, empty the cache folders and free %1?"), human_size(total)),
-                self.tr("Clean"), self.run)
+        confirm(
+            self,
+            self.tr("Clean caches"),
+            i18n.arg(self.tr("Restart pidesktop, empty the cache folders and free %1?"), human_size(total)),
+            self.tr("Clean"),
+            self.run,
+        )
 
     # Replaceable (tests): how the app restarts after recording a cleanup request.
     relaunch = staticmethod(relaunch_pidesktop)
 
     def run(self) -> None:
-        self.start(host_op(self.client, "data.cleanCaches", parent=self, success=self._scheduled,
-                           failure=self.failed, busy=(self.clean_button,)).run_async(), "data.cleanCaches")
+        self.start(
+            host_op(
+                self.client,
+                "data.cleanCaches",
+                parent=self,
+                success=self._scheduled,
+                failure=self.failed,
+                busy=(self.clean_button,),
+            ).run_async(),
+            "data.cleanCaches",
+        )
 
     def _scheduled(self, result: dict) -> None:
         self.scheduled = result
@@ -354,9 +436,16 @@ class OldCopiesDialog(ToolDialog):
     """The data folders kept after a move (``data.keptRoots``), and deleting one after a second confirmation."""
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Remove old copies"),
-                         self.tr("After a move, pidesktop keeps the old data folder as a backup. Delete it once "
-                                 "you are sure the new one has everything."), theme, parent, client)
+        super().__init__(
+            self.tr("Remove old copies"),
+            self.tr(
+                "After a move, pidesktop keeps the old data folder as a backup. Delete it once "
+                "you are sure the new one has everything."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.kept: list[dict] = []
         self.result: dict | None = None
         self.table = _tree([self.tr("Old folder"), self.tr("Moved"), self.tr("Size")])
@@ -422,15 +511,26 @@ class OldCopiesDialog(ToolDialog):
         if info is None:
             return
         folders = "\n".join(info["paths"])
-        confirm(self, self.tr("Remove old copies"),
-                i18n.arg(self.tr("Delete these folders (%1) for good?\n\n%2\n\nThis cannot be undone."),
-                         human_size(info["bytes"]), folders),
-                self.tr("Delete"), lambda: self.confirm_again(info))
+        confirm(
+            self,
+            self.tr("Remove old copies"),
+            i18n.arg(
+                self.tr("Delete these folders (%1) for good?\n\n%2\n\nThis cannot be undone."),
+                human_size(info["bytes"]),
+                folders,
+            ),
+            self.tr("Delete"),
+            lambda: self.confirm_again(info),
+        )
 
     def confirm_again(self, info: dict) -> None:
-        confirm(self, self.tr("Remove old copies"),
-                self.tr("Are you sure? Your current data folder is not affected, but the old copy cannot be "
-                        "recovered."), self.tr("Delete for good"), lambda: self.delete(info["id"]))
+        confirm(
+            self,
+            self.tr("Remove old copies"),
+            self.tr("Are you sure? Your current data folder is not affected, but the old copy cannot be recovered."),
+            self.tr("Delete for good"),
+            lambda: self.delete(info["id"]),
+        )
 
     def delete(self, entry_id: str) -> None:
         self.report.hide()
@@ -440,12 +540,17 @@ class OldCopiesDialog(ToolDialog):
         self.result = found
         await self.refresh()
         if found["ok"]:
-            self.show_report(i18n.arg(self.tr("Deleted %1 folders."), len(found["deleted"]) + len(found["alreadyGone"])),
-                             "ok")
+            self.show_report(
+                i18n.arg(self.tr("Deleted %1 folders."), len(found["deleted"]) + len(found["alreadyGone"])), "ok"
+            )
         else:
             self.delete_button.setText(self.tr("Retry…"))
-            self.show_report(self.tr("Some folders could not be deleted; the copy stays listed so you can retry:")
-                             + "\n" + "\n".join(found["failures"][:8]), "error")
+            self.show_report(
+                self.tr("Some folders could not be deleted; the copy stays listed so you can retry:")
+                + "\n"
+                + "\n".join(found["failures"][:8]),
+                "error",
+            )
 
     def failed(self, error: HostError) -> None:
         super().failed(error)
@@ -464,10 +569,17 @@ class SchemaBackupsDialog(ToolDialog):
     two confirmations (``data.removeSchemaBackup``). The live database is never listed."""
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Old database copies"),
-                         self.tr("When pidesktop updates your data to a new version, it first keeps a copy of the "
-                                 "database as it was. Once you are sure everything is there, you can remove "
-                                 "them."), theme, parent, client)
+        super().__init__(
+            self.tr("Old database copies"),
+            self.tr(
+                "When pidesktop updates your data to a new version, it first keeps a copy of the "
+                "database as it was. Once you are sure everything is there, you can remove "
+                "them."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.backups: list[dict] | None = None
         self.result: dict | None = None
         self.question: QMessageBox | None = None
@@ -489,8 +601,12 @@ class SchemaBackupsDialog(ToolDialog):
         self.refresh()
 
     def refresh(self) -> asyncio.Task:
-        return self.start(host_op(self.client, "data.schemaBackups", parent=self, success=self._show,
-                                  failure=self.failed).run_async(), "data.schemaBackups")
+        return self.start(
+            host_op(
+                self.client, "data.schemaBackups", parent=self, success=self._show, failure=self.failed
+            ).run_async(),
+            "data.schemaBackups",
+        )
 
     def _show(self, found: dict) -> None:
         self.backups = found["backups"]
@@ -518,12 +634,12 @@ class SchemaBackupsDialog(ToolDialog):
     def _selected(self) -> None:
         self.remove_button.setEnabled(self.selected() is not None)
 
-
     def _question(self, text: str, action: str, on_yes: Callable[[], None]) -> QMessageBox:
         """A question box in the app's look; ``on_yes`` runs only when ``action`` is pressed. The box is kept
         until the next one (not deleted while its own click is still being handled)."""
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Old database copies"), text,
-                          QMessageBox.StandardButton.Cancel, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, self.tr("Old database copies"), text, QMessageBox.StandardButton.Cancel, self
+        )
         yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         style_message_box(box, self.theme)
@@ -538,21 +654,46 @@ class SchemaBackupsDialog(ToolDialog):
         info = self.selected()
         if info is None:
             return None
-        return self._question(i18n.arg(self.tr("Remove %1 (version %2, %3)?\n\n%4"), info["name"], info["version"],
-                                       human_size(info["bytes"]), info["path"]),
-                              self.tr("Remove"), lambda: self.confirm_again(info))
+        return self._question(
+            i18n.arg(
+                self.tr("Remove %1 (version %2, %3)?\n\n%4"),
+                info["name"],
+                info["version"],
+                human_size(info["bytes"]),
+                info["path"],
+            ),
+            self.tr("Remove"),
+            lambda: self.confirm_again(info),
+        )
 
     def confirm_again(self, info: dict) -> QMessageBox:
-        return self._question(i18n.arg(self.tr("Are you sure? Without this copy, going back to a pidesktop "
-                                               "that reads version %1 is no longer possible. Your current "
-                                               "database is not affected."), info["version"]),
-                              self.tr("Remove for good"), lambda: self.remove(info["name"]))
+        return self._question(
+            i18n.arg(
+                self.tr(
+                    "Are you sure? Without this copy, going back to a pidesktop "
+                    "that reads version %1 is no longer possible. Your current "
+                    "database is not affected."
+                ),
+                info["version"],
+            ),
+            self.tr("Remove for good"),
+            lambda: self.remove(info["name"]),
+        )
 
     def remove(self, name: str) -> asyncio.Task:
         self.report.hide()
-        return self.start(host_op(self.client, "data.removeSchemaBackup", {"name": name}, parent=self,
-                                  success=self._removed, failure=self._remove_failed,
-                                  busy=(self.remove_button,)).run_async(), "data.removeSchemaBackup")
+        return self.start(
+            host_op(
+                self.client,
+                "data.removeSchemaBackup",
+                {"name": name},
+                parent=self,
+                success=self._removed,
+                failure=self._remove_failed,
+                busy=(self.remove_button,),
+            ).run_async(),
+            "data.removeSchemaBackup",
+        )
 
     async def _removed(self, found: dict) -> None:
         self.result = found
@@ -568,11 +709,13 @@ class SchemaBackupsDialog(ToolDialog):
 class WorkflowsDialog(ToolDialog):
     """The Pi Workflows state database: its status, a verification and a verified backup."""
 
-    def __init__(self, theme: themes.Theme | None = None, parent: QWidget | None = None,
-                 db_path: str | None = None):
-        super().__init__(self.tr("Workflows"),
-                         self.tr("The Pi Workflows state database keeps runs, decisions and leases. This only "
-                                 "reads it."), theme, parent)
+    def __init__(self, theme: themes.Theme | None = None, parent: QWidget | None = None, db_path: str | None = None):
+        super().__init__(
+            self.tr("Workflows"),
+            self.tr("The Pi Workflows state database keeps runs, decisions and leases. This only reads it."),
+            theme,
+            parent,
+        )
         self.db_path = db_path
         self.summary: dict | None = None
         self.path_label = QLabel("…")
@@ -608,13 +751,20 @@ class WorkflowsDialog(ToolDialog):
         self.table.clear()
         if state == "missing":
             self.table.hide()
-            self.show_report(self.tr("There is no workflows database yet. It is created the first time Pi "
-                                     "Workflows runs."), "info")
+            self.show_report(
+                self.tr("There is no workflows database yet. It is created the first time Pi Workflows runs."), "info"
+            )
             return
         if state == "incompatible":
-            self.show_report(i18n.arg(self.tr("The workflows database is not one this version can read (%1 "
-                                              "problems). Verify shows them."), found.get("problemCount", 0)),
-                             "error")
+            self.show_report(
+                i18n.arg(
+                    self.tr(
+                        "The workflows database is not one this version can read (%1 problems). Verify shows them."
+                    ),
+                    found.get("problemCount", 0),
+                ),
+                "error",
+            )
             self.verify_button.setEnabled(True)
             return
         rows = [(self.tr("Database size"), human_size(found.get("fileBytes", 0) + found.get("walBytes", 0)))]
@@ -665,5 +815,7 @@ class WorkflowsDialog(ToolDialog):
         if not ok:
             self.show_report(found, "error")
             return
-        self.show_report(i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found["destination"],
-                                  human_size(found["bytes"])), "ok")
+        self.show_report(
+            i18n.arg(self.tr("Backed up and verified: %1 (%2)."), found["destination"], human_size(found["bytes"])),
+            "ok",
+        )

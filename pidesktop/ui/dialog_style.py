@@ -12,8 +12,19 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QTreeWidget, QTreeWidgetItem, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from . import i18n
 from . import theme as themes
@@ -45,12 +56,21 @@ def error_text(exc: BaseException, readable: tuple[type[BaseException], ...] = (
         return str(exc)
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
-        return i18n.arg(QCoreApplication.translate("Maintenance", "The file system refused: %1%2. Check the "
-                                                   "folder's permissions and free space, then try again."),
-                        exc.strerror or exc, where)
+        return i18n.arg(
+            QCoreApplication.translate(
+                "Maintenance",
+                "The file system refused: %1%2. Check the folder's permissions and free space, then try again.",
+            ),
+            exc.strerror or exc,
+            where,
+        )
     log.error("maintenance task failed", exc_info=exc)
-    return i18n.arg(QCoreApplication.translate("Maintenance", "Something unexpected went wrong (%1). Nothing "
-                                               "was changed; the details are in the log."), type(exc).__name__)
+    return i18n.arg(
+        QCoreApplication.translate(
+            "Maintenance", "Something unexpected went wrong (%1). Nothing was changed; the details are in the log."
+        ),
+        type(exc).__name__,
+    )
 
 
 def current_theme(widget: QWidget | None = None) -> themes.Theme:
@@ -64,7 +84,9 @@ def current_theme(widget: QWidget | None = None) -> themes.Theme:
 
 def stylesheet(t: themes.Theme) -> str:
     """The settings look, plus progress bars, lists and wizard pages."""
-    return settings_stylesheet(t) + f"""
+    return (
+        settings_stylesheet(t)
+        + f"""
 QDialog, QWizard, QWizardPage {{ background: {t.background}; color: {t.text}; }}
 QLabel#report {{ padding: 10px 12px; border-radius: 8px; background: {t.code_panel}; }}
 QLabel#report[severity="ok"] {{ border-left: 3px solid #16A34A; }}
@@ -87,6 +109,7 @@ QHeaderView::section {{
     padding: 4px 6px; font-weight: 600;
 }}
 """
+    )
 
 
 def set_severity(label: QLabel, severity: str) -> None:

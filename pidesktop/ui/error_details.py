@@ -13,8 +13,16 @@ from datetime import datetime
 
 import orjson
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostError
 
@@ -62,8 +70,11 @@ class ErrorDetailsDialog(QDialog):
         self.resize(640, 420)
         heading = QLabel(self.tr("Error details"))
         heading.setObjectName("pageTitle")
-        intro = QLabel(self.tr("What went wrong, newest first. Nothing here was sent anywhere; "
-                               "copy it into a bug report if you like."))
+        intro = QLabel(
+            self.tr(
+                "What went wrong, newest first. Nothing here was sent anywhere; copy it into a bug report if you like."
+            )
+        )
         intro.setObjectName("muted")
         intro.setWordWrap(True)
         self.text = QPlainTextEdit(log.text())
@@ -83,5 +94,7 @@ class ErrorDetailsDialog(QDialog):
         from .dialog_style import current_theme, stylesheet  # the look of the other dialogs
 
         theme = current_theme(parent)
-        self.setStyleSheet(stylesheet(theme) + f"QPlainTextEdit {{ background: {theme.code_panel}; "
-                           f"color: {theme.text}; border: 1px solid {theme.border}; border-radius: 8px; }}")
+        self.setStyleSheet(
+            stylesheet(theme) + f"QPlainTextEdit {{ background: {theme.code_panel}; "
+            f"color: {theme.text}; border: 1px solid {theme.border}; border-radius: 8px; }}"
+        )

@@ -56,6 +56,7 @@ def ask(client: HostClient, session: dict, parent: QWidget, on_done=None) -> QFi
 
 def run(client: HostClient, session_id: str, fmt: str, target: Path, parent: QWidget, on_done=None):
     """Write the export; a note says where it went, a failure goes to the window's error line."""
+
     async def write() -> Path:
         try:
             handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -87,6 +88,8 @@ def run(client: HostClient, session_id: str, fmt: str, target: Path, parent: QWi
 
 
 def _refused(target: Path, exc: OSError) -> HostError:
-    return HostError(ErrorCode.PERMISSION_DENIED,
-                     f"Could not write the export to {target}: {exc.strerror or exc}. Pick another folder.",
-                     {"path": str(target)})
+    return HostError(
+        ErrorCode.PERMISSION_DENIED,
+        f"Could not write the export to {target}: {exc.strerror or exc}. Pick another folder.",
+        {"path": str(target)},
+    )

@@ -37,7 +37,8 @@ class FirstFrame(QFrame):
             f"QFrame#firstFrame {{ background: {background}; border: none; }}"
             f"QFrame#frameSidebar {{ background: {theme.sidebar}; border: none; border-right: {border}; }}"
             f"QFrame#frameHeader {{ background: {background}; border: none; border-bottom: {border}; }}"
-            f"QFrame#frameComposer {{ background: {background}; border: {border}; border-radius: 10px; }}")
+            f"QFrame#frameComposer {{ background: {background}; border: {border}; border-radius: 10px; }}"
+        )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
@@ -58,7 +59,7 @@ class FirstFrame(QFrame):
         column.addLayout(composer_row)
         row.addLayout(column, 1)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if self.painted is not None:
             done, self.painted = self.painted, None

@@ -20,8 +20,9 @@ PROGRESS = "data.progress"
 FINISHED = "data.finished"
 
 
-async def run_job(client: HostClient, method: str, params: dict | None = None,
-                  progress: Callable[[dict], None] | None = None) -> dict:
+async def run_job(
+    client: HostClient, method: str, params: dict | None = None, progress: Callable[[dict], None] | None = None
+) -> dict:
     """Start ``method`` and wait for its job; ``progress(payload)`` gets each ``data.progress`` of it."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future = loop.create_future()

@@ -41,8 +41,9 @@ _MARKER = re.compile(r"%([1-9])")
 
 def arg(text: str, *values) -> str:
     """Fill Qt-style markers (``%1``, ``%2``…) of a translated text in one pass, so a value is never re-read."""
-    return _MARKER.sub(lambda m: str(values[int(m.group(1)) - 1]) if int(m.group(1)) <= len(values) else m.group(0),
-                       text)
+    return _MARKER.sub(
+        lambda m: str(values[int(m.group(1)) - 1]) if int(m.group(1)) <= len(values) else m.group(0), text
+    )
 
 
 def catalogue(language: str, suffix: str = ".qm") -> Path:
@@ -126,8 +127,9 @@ def compile_catalogue(ts: Path, qm: Path, timeout: float = 60) -> bool:
         return False
     try:
         qm.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([tool, "-silent", str(ts), "-qm", str(qm)], capture_output=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [tool, "-silent", str(ts), "-qm", str(qm)], capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         log.warning("cannot compile %s: %s", ts, exc)
         return False

@@ -35,7 +35,7 @@ def tilde(path: str) -> str:
     """A path under the home folder as ``~/...``, the way people know their tools' folders."""
     home = os.path.expanduser("~").rstrip("/")
     if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home):]
+        return "~" + path[len(home) :]
     return path
 
 
@@ -47,10 +47,17 @@ class ImportDialog(ToolDialog):
     """Finds other agents' sessions, imports the checked ones, and says what happened."""
 
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Import chats"),
-                         self.tr("Brings your conversations from Claude Code, Codex and pi into pidesktop. "
-                                 "Their files are only read. Importing again adds only what is new, and never "
-                                 "overwrites a chat you changed here."), theme, parent, client)
+        super().__init__(
+            self.tr("Import chats"),
+            self.tr(
+                "Brings your conversations from Claude Code, Codex and pi into pidesktop. "
+                "Their files are only read. Importing again adds only what is new, and never "
+                "overwrites a chat you changed here."
+            ),
+            theme,
+            parent,
+            client,
+        )
         self.found: dict[str, dict] = {}
         self.scans: list = []  # looking at the folders (kept so they are not collected mid-run; closing cancels them)
         self.summaries: list[dict] = []
@@ -61,7 +68,8 @@ class ImportDialog(ToolDialog):
             f"QTreeWidget::indicator {{ width: 13px; height: 13px; border: 1px solid {t.muted}; border-radius: 3px;"
             f" background: {t.background}; }}"
             f"QTreeWidget::indicator:checked {{ background: {t.accent}; border-color: {t.accent}; }}"
-            f"QTreeWidget::indicator:disabled {{ border-color: {t.border}; }}")
+            f"QTreeWidget::indicator:disabled {{ border-color: {t.border}; }}"
+        )
         self.body.addWidget(self.list)
         self.items: dict[str, QTreeWidgetItem] = {}
         for source in SOURCES:
@@ -70,8 +78,10 @@ class ImportDialog(ToolDialog):
             item.setCheckState(0, Qt.CheckState.Unchecked)
             self.list.addTopLevelItem(item)
             self.items[source] = item
-        self.items["pi"].setToolTip(0, self.tr("pi's own sessions already show in the sidebar, read-only; importing "
-                                               "makes them chats of this app"))
+        self.items["pi"].setToolTip(
+            0,
+            self.tr("pi's own sessions already show in the sidebar, read-only; importing makes them chats of this app"),
+        )
         self.status = QLabel()
         self.status.setObjectName("muted")
         self.status.hide()
@@ -90,7 +100,7 @@ class ImportDialog(ToolDialog):
         self.list.itemChanged.connect(lambda *_: self._update_import_button())
 
     @classmethod
-    def ask(cls, client: HostClient, parent: QWidget | None = None) -> "ImportDialog":
+    def ask(cls, client: HostClient, parent: QWidget | None = None) -> ImportDialog:
         dialog = cls(client, parent=parent)
         dialog.open()
         return dialog
@@ -116,6 +126,7 @@ class ImportDialog(ToolDialog):
 
     def rescan(self, sources: list[str]) -> None:
         """After an import: the Found column says what is left (one scan at a time, boxes left unchecked)."""
+
         async def scan() -> None:
             for source in sources:
                 await self._scan(source, check=False)
@@ -154,8 +165,11 @@ class ImportDialog(ToolDialog):
         self._update_import_button()
 
     def checked(self) -> list[str]:
-        return [s for s, item in self.items.items()
-                if item.checkState(0) == Qt.CheckState.Checked and item.flags() & Qt.ItemFlag.ItemIsEnabled]
+        return [
+            s
+            for s, item in self.items.items()
+            if item.checkState(0) == Qt.CheckState.Checked and item.flags() & Qt.ItemFlag.ItemIsEnabled
+        ]
 
     def _update_import_button(self) -> None:
         running = self.cancel_button.isVisible()
@@ -173,8 +187,16 @@ class ImportDialog(ToolDialog):
         self.cancel_button.show()
         self.import_button.setEnabled(False)
         self.list.setEnabled(False)
-        self.start(task_op(lambda: self._import_all(sources), parent=self, name="import-run",
-                           success=self._show_summary, failure=self._failed_run).run_async(), "import-run")
+        self.start(
+            task_op(
+                lambda: self._import_all(sources),
+                parent=self,
+                name="import-run",
+                success=self._show_summary,
+                failure=self._failed_run,
+            ).run_async(),
+            "import-run",
+        )
 
     async def _import_all(self, sources: list[str]) -> list[dict]:
         self.busy.setRange(0, 0)
@@ -184,8 +206,12 @@ class ImportDialog(ToolDialog):
             for source in sources:
                 self.status.setText(i18n.arg(self.tr("Importing from %1…"), source_name(source)))
                 started = time.monotonic()
-                result = await run_job(self.client, "import.run", {"source": source},
-                                       lambda event, s=source, t=started: self._progress(s, t, event))
+                result = await run_job(
+                    self.client,
+                    "import.run",
+                    {"source": source},
+                    lambda event, s=source, t=started: self._progress(s, t, event),
+                )
                 self.summaries.append(result)
         finally:
             self._idle()
@@ -200,8 +226,11 @@ class ImportDialog(ToolDialog):
         elapsed = time.monotonic() - started
         if done >= 3 and elapsed > 1:
             left = elapsed / done * (total - done)
-            text += " · " + (i18n.arg(self.tr("about %1 s left"), max(1, round(left))) if left < 90
-                             else i18n.arg(self.tr("about %1 min left"), round(left / 60)))
+            text += " · " + (
+                i18n.arg(self.tr("about %1 s left"), max(1, round(left)))
+                if left < 90
+                else i18n.arg(self.tr("about %1 min left"), round(left / 60))
+            )
         self.status.setText(text)
 
     def _idle(self) -> None:
@@ -221,17 +250,20 @@ class ImportDialog(ToolDialog):
         self.show_report(job_error_text(error), "error")
 
     def _show_summary(self, summaries: list[dict], cancelled: bool = False) -> None:
-        total = {key: sum(s.get(key, 0) for s in summaries)
-                 for key in ("imported", "updated", "unchanged", "copied", "failed")}
-        self.show_report(" ".join(self._sentences(total, cancelled)),
-                         "error" if total["failed"] and not (total["imported"] or total["updated"]) else "ok")
+        total = {
+            key: sum(s.get(key, 0) for s in summaries)
+            for key in ("imported", "updated", "unchanged", "copied", "failed")
+        }
+        self.show_report(
+            " ".join(self._sentences(total, cancelled)),
+            "error" if total["failed"] and not (total["imported"] or total["updated"]) else "ok",
+        )
         lines = []
         for summary in summaries:
             for failure in summary.get("failures", []):
                 lines.append(i18n.arg(self.tr("Could not read %1: %2"), tilde(failure["path"]), failure["reason"]))
             for copy in summary.get("copies", []):
-                lines.append(i18n.arg(self.tr("Kept your changed chat; %1 came in as a new chat"),
-                                      tilde(copy["path"])))
+                lines.append(i18n.arg(self.tr("Kept your changed chat; %1 came in as a new chat"), tilde(copy["path"])))
         self.details.setPlainText("\n".join(lines))
         self.details_button.setVisible(bool(lines))
         self.details_button.setText(self.tr("Details"))
@@ -248,17 +280,33 @@ class ImportDialog(ToolDialog):
         if new:
             parts.append(self.tr("Imported 1 chat.") if new == 1 else i18n.arg(self.tr("Imported %1 chats."), new))
         if total["updated"]:
-            parts.append(self.tr("Updated 1 chat with new messages.") if total["updated"] == 1
-                         else i18n.arg(self.tr("Updated %1 chats with new messages."), total["updated"]))
+            parts.append(
+                self.tr("Updated 1 chat with new messages.")
+                if total["updated"] == 1
+                else i18n.arg(self.tr("Updated %1 chats with new messages."), total["updated"])
+            )
         if total["unchanged"]:
-            parts.append(self.tr("1 chat was already up to date.") if total["unchanged"] == 1
-                         else i18n.arg(self.tr("%1 chats were already up to date."), total["unchanged"]))
+            parts.append(
+                self.tr("1 chat was already up to date.")
+                if total["unchanged"] == 1
+                else i18n.arg(self.tr("%1 chats were already up to date."), total["unchanged"])
+            )
         if total["copied"]:
-            parts.append(i18n.arg(self.tr("%1 chats you changed here were kept as they are; their sources came "
-                                          "in as new chats (see Details)."), total["copied"]))
+            parts.append(
+                i18n.arg(
+                    self.tr(
+                        "%1 chats you changed here were kept as they are; their sources came "
+                        "in as new chats (see Details)."
+                    ),
+                    total["copied"],
+                )
+            )
         if total["failed"]:
-            parts.append(self.tr("1 file could not be read (see Details).") if total["failed"] == 1
-                         else i18n.arg(self.tr("%1 files could not be read (see Details)."), total["failed"]))
+            parts.append(
+                self.tr("1 file could not be read (see Details).")
+                if total["failed"] == 1
+                else i18n.arg(self.tr("%1 files could not be read (see Details)."), total["failed"])
+            )
         if not parts:
             parts.append(self.tr("Nothing was imported."))
         return parts

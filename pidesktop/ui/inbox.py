@@ -11,18 +11,44 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QEasingCurve, QEvent,
-                            QModelIndex, QObject, QPersistentModelIndex, QPoint, QPropertyAnimation, QRect, QRectF,
-                            QSize, Qt, Signal)
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEasingCurve,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QPropertyAnimation,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGraphicsDropShadowEffect, QHBoxLayout, QLabel, QListView,
-                               QMessageBox, QPushButton, QStackedWidget, QStyledItemDelegate,
-                               QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGraphicsDropShadowEffect,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient, HostError
+from .dialog_style import style_message_box
 from .ops import task_op
 from .paged_model import PagedListModel
-from .dialog_style import style_message_box
 from .painting import paint_row_card
 from .plain_errors import sentence_for_code
 from .tasks import spawn
@@ -189,7 +215,6 @@ class InboxModel(PagedListModel):
             self.unreadChanged.emit(count)
 
 
-
 class BellButton(QToolButton):
     """A painted bell outline with a red unread badge (hidden at zero)."""
 
@@ -208,8 +233,9 @@ class BellButton(QToolButton):
 
     def set_count(self, count: int) -> None:
         self.count = max(0, int(count))
-        self.setAccessibleName(self.tr("Inbox, %1 unread").replace("%1", str(self.count)) if self.count
-                              else self.tr("Inbox"))
+        self.setAccessibleName(
+            self.tr("Inbox, %1 unread").replace("%1", str(self.count)) if self.count else self.tr("Inbox")
+        )
         self.update()
 
     def badge(self) -> str:
@@ -361,7 +387,8 @@ class InboxPanel(QFrame):
         title.setObjectName("inboxTitle")
         self.mark_all_button = _text_button(self.tr("Mark all read"), self.tr("Mark every notification as read"))
         self.mark_all_button.clicked.connect(
-            lambda: spawn(self._run(self.model.mark_all_read()), name="inbox-read-all"))
+            lambda: spawn(self._run(self.model.mark_all_read()), name="inbox-read-all")
+        )
         self.clear_button = _text_button(self.tr("Clear"), self.tr("Remove every notification"))
         self.clear_button.clicked.connect(self.confirm_clear)
         self.close_button = QToolButton()
@@ -484,8 +511,13 @@ class InboxPanel(QFrame):
 
     def confirm_clear(self) -> None:
         """Ask first; the box is window-modal and opened with ``open()``."""
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Clear inbox"), self.tr("Clear every notification?"),
-                          QMessageBox.StandardButton.Cancel, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Clear inbox"),
+            self.tr("Clear every notification?"),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setInformativeText(self.tr("Your chats stay as they are; only this list is emptied."))
         clear_button = box.addButton(self.tr("Clear"), QMessageBox.ButtonRole.DestructiveRole)
         style_message_box(box, self.theme if isinstance(getattr(self, "theme", None), Theme) else None)
@@ -526,8 +558,13 @@ class InboxPanel(QFrame):
 
     async def _run(self, work) -> None:
         """Inbox work as an operation: a failure is the panel's one line, success clears it."""
-        await task_op(lambda: work, parent=self, name="inbox", failure=self.show_error,
-                      success=lambda _result: self.error_label.hide())
+        await task_op(
+            lambda: work,
+            parent=self,
+            name="inbox",
+            failure=self.show_error,
+            success=lambda _result: self.error_label.hide(),
+        )
 
     def _update_state(self, *_args) -> None:
         self.pages.setCurrentWidget(self.list if self.model.rowCount() else self.empty_label)

@@ -55,8 +55,18 @@ def _load_widget_modules() -> None:
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
     from PySide6.QtGui import QAction, QKeySequence
-    from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QMenu, QSplitter, QStackedWidget,
-                                   QToolButton, QVBoxLayout, QWidget)
+    from PySide6.QtWidgets import (
+        QApplication,
+        QFrame,
+        QHBoxLayout,
+        QLabel,
+        QMenu,
+        QSplitter,
+        QStackedWidget,
+        QToolButton,
+        QVBoxLayout,
+        QWidget,
+    )
 
     from . import gc_pauses, import_actions, plain_errors
     from .chat_controller import ChatController
@@ -86,8 +96,7 @@ def _load_widget_modules() -> None:
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
-    def __init__(self, client: HostClient | None, theme: themes.Theme, runner=None,
-                 prefs: Preferences | None = None):
+    def __init__(self, client: HostClient | None, theme: themes.Theme, runner=None, prefs: Preferences | None = None):
         """The window; without a client, only its first frame (``build`` makes the rest, see ``first_frame``)."""
         super().__init__()
         self.client = client
@@ -195,8 +204,9 @@ class MainWindow(QMainWindow):
         self.context_meter.setCursor(Qt.CursorShape.PointingHandCursor)
         self.context_meter.hide()
         self.compact_action = QAction(self.tr("Compact now"), self)
-        self.compact_action.setToolTip(self.tr("Summarise the earlier messages so the conversation fits the "
-                                               "model's context again"))
+        self.compact_action.setToolTip(
+            self.tr("Summarise the earlier messages so the conversation fits the model's context again")
+        )
         self.compact_action.triggered.connect(lambda: self.chats.compact(self.current_session_id))
         meter_menu = QMenu(self.context_meter)
         meter_menu.addAction(self.compact_action)
@@ -223,8 +233,9 @@ class MainWindow(QMainWindow):
         self.banner.hide()
 
         self.pages = QStackedWidget()
-        self.empty_page = _centered_message(self.tr("Start a conversation"),
-                                            self.tr("Type below, or press Ctrl+N for a new chat."))
+        self.empty_page = _centered_message(
+            self.tr("Start a conversation"), self.tr("Type below, or press Ctrl+N for a new chat.")
+        )
         self.transcript = TranscriptView(self.transcript_model, self.theme)
         self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
         self.session_page = self.transcript
@@ -276,21 +287,24 @@ class MainWindow(QMainWindow):
     def _connect_composer(self) -> None:
         chats = self.chats
         self.transcript.actionTriggered.connect(chats.message_action)
-        self.composer.sendRequested.connect(lambda text, attachments: spawn(chats.send_prompt(text, attachments),
-                                                                            name="send-prompt"))
+        self.composer.sendRequested.connect(
+            lambda text, attachments: spawn(chats.send_prompt(text, attachments), name="send-prompt")
+        )
         self.composer.stopRequested.connect(chats.stop_reply)
         self.composer.escapePressed.connect(self.escape)
         self.composer.editCancelled.connect(chats.end_edit)
         self.composer.thinkingChanged.connect(lambda level: chats.change_session({"thinkingLevel": level}))
         self.composer.modeChanged.connect(lambda mode: chats.change_session({"mode": mode}))
-        self.composer.modelChanged.connect(lambda provider, model: chats.change_session(
-            {"providerId": provider or None, "modelId": model or None}))  # "" goes back to the default model
+        self.composer.modelChanged.connect(
+            lambda provider, model: chats.change_session({"providerId": provider or None, "modelId": model or None})
+        )  # "" goes back to the default model
         self.queue_strip.resumeRequested.connect(chats.resume_queue)
 
     def _connect_projects(self) -> None:
         projects = self.projects
         self.sidebar.newChatInProjectRequested.connect(
-            lambda path: projects.by_path(path) and projects.new_chat_in(projects.by_path(path)))
+            lambda path: projects.by_path(path) and projects.new_chat_in(projects.by_path(path))
+        )
         self.sidebar.projectMenuRequested.connect(projects.fill_menu)
         self.sidebar.groupMenuRequested.connect(projects.fill_group_menu)
         self.sidebar.projectPinToggled.connect(projects.set_pinned)
@@ -339,14 +353,23 @@ class MainWindow(QMainWindow):
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         self.stop_action.triggered.connect(self.escape)
         self.new_chat_action.setToolTip(self.tr("New chat (Ctrl+N)"))
-        for action in (self.new_chat_action, self.toggle_sidebar_action, self.quit_action, self.search_action,
-                       self.inbox_action, self.settings_action, self.stop_action, self.automations_action):
+        for action in (
+            self.new_chat_action,
+            self.toggle_sidebar_action,
+            self.quit_action,
+            self.search_action,
+            self.inbox_action,
+            self.settings_action,
+            self.stop_action,
+            self.automations_action,
+        ):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
 
     # -- start-up ----------------------------------------------------------------
     async def start(self) -> None:
         """Phase two of start-up: ask the host for the session list."""
+
         async def load() -> None:
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
             self._tell_interrupted(hello.get("interruptedReplies") or [])
@@ -589,8 +612,9 @@ class MainWindow(QMainWindow):
             return
         if session_id != self.current_session_id:  # another chat was picked meanwhile: it shows its own
             return
-        running = (self.runner is not None and self.runner.is_running(session_id)) \
-            or session_id in self.native.continuing  # a pi session's answer being written
+        running = (
+            self.runner is not None and self.runner.is_running(session_id)
+        ) or session_id in self.native.continuing  # a pi session's answer being written
         self.composer.set_running(running)
         self.queue_strip.set_running(running)
         self.refresh_context_meter(session_id)
@@ -637,13 +661,20 @@ class MainWindow(QMainWindow):
         self.context_meter.style().polish(self.context_meter)
         if window:
             percent = round(100 * tokens / window)
-            tip = self.tr("This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every "
-                          "message; when it nears the limit, earlier messages are summarised. "
-                          "Click to compact now.").replace("%1", short_tokens(tokens)).replace(
-                "%2", short_tokens(window)).replace("%3", str(percent))
+            tip = (
+                self.tr(
+                    "This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every "
+                    "message; when it nears the limit, earlier messages are summarised. "
+                    "Click to compact now."
+                )
+                .replace("%1", short_tokens(tokens))
+                .replace("%2", short_tokens(window))
+                .replace("%3", str(percent))
+            )
         else:
-            tip = self.tr("This chat’s context: about %1 tokens are sent with every message. "
-                          "Click to compact now.").replace("%1", short_tokens(tokens))
+            tip = self.tr(
+                "This chat’s context: about %1 tokens are sent with every message. Click to compact now."
+            ).replace("%1", short_tokens(tokens))
         self.context_meter.setToolTip(tip)
         self.context_meter.show()
 
@@ -684,8 +715,10 @@ class MainWindow(QMainWindow):
             self.banner.setProperty("severity", "error")
             heading = _escape(self.tr("Your data can’t be opened."))
             # the host's own words name the file that failed: worth showing in this one place
-            self.banner_text.setText(f"<b>{heading}</b><br>{_escape(plain_errors.sentence(error))}"
-                                     f"<br><small>{_escape(error.message)}</small>")
+            self.banner_text.setText(
+                f"<b>{heading}</b><br>{_escape(plain_errors.sentence(error))}"
+                f"<br><small>{_escape(error.message)}</small>"
+            )
             self.banner.show()
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
@@ -697,11 +730,15 @@ class MainWindow(QMainWindow):
             return
         if len(replies) == 1:
             title = replies[0].get("sessionTitle") or self.tr("New chat")
-            text = self.tr("The reply in “%1” was cut off when pidesktop last quit or crashed. "
-                           "It is kept as far as it got.").replace("%1", title)
+            text = self.tr(
+                "The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got."
+            ).replace("%1", title)
         else:
-            text = self.tr("%n replies were cut off when pidesktop last quit or crashed. "
-                           "They are kept as far as they got.", "", len(replies))
+            text = self.tr(
+                "%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.",
+                "",
+                len(replies),
+            )
         self.show_note(text, 30_000)
 
     def show_note(self, text: str, ms: int | None = None) -> None:

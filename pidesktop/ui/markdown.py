@@ -30,7 +30,7 @@ def _md():
 def warm_up() -> None:
     """Load the parser and the highlighter now (after the first paint), so the first message is not slowed."""
     _md().parse("**a** `b`")
-    import pygments.formatters.html  # noqa: F401 - loaded for _highlight
+    import pygments.formatters.html
     import pygments.lexers  # noqa: F401
 
 
@@ -89,8 +89,7 @@ def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
         return _code_panel(tokens[idx].content.rstrip("\n"), "", theme, next(panels), copy_label)
 
     def code_inline(tokens, idx, options, env):
-        return (f'<code style="background-color:{theme.code_panel};">'
-                f"{html.escape(tokens[idx].content)}</code>")
+        return f'<code style="background-color:{theme.code_panel};">{html.escape(tokens[idx].content)}</code>'
 
     rules = {"fence": fence, "code_block": code_block, "code_inline": code_inline}
     saved = {name: renderer.rules.get(name) for name in rules}
@@ -99,8 +98,15 @@ def to_html(markdown: str, theme: Theme, copy_label: str = "Copy") -> str:
         body = renderer.render(tokens, parser.options, {})
     finally:
         renderer.rules.update(saved)
-    return (f'<div style="color:{theme.text};">' + body.replace("<table>", '<table cellpadding="4" '
-            f'cellspacing="0" border="1" style="border-color:{theme.border}; border-style: solid;">') + "</div>")
+    return (
+        f'<div style="color:{theme.text};">'
+        + body.replace(
+            "<table>",
+            '<table cellpadding="4" '
+            f'cellspacing="0" border="1" style="border-color:{theme.border}; border-style: solid;">',
+        )
+        + "</div>"
+    )
 
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
@@ -157,7 +163,7 @@ def close_open_markers(markdown: str) -> str:
     body = tail.rstrip()
     closers = []
     for token, at in reversed(stack):
-        if body[at + len(token):].strip() == "":
+        if body[at + len(token) :].strip() == "":
             body = body[:at].rstrip() if at else ""  # nothing after the marker yet: leave it out
         else:
             closers.append(token)

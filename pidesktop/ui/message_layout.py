@@ -14,17 +14,25 @@ re-parsing Markdown.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QUrl
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFont, QFontDatabase, QImage, QPainter, QPainterPath,
-                           QTextDocument)
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QTextDocument,
+)
 
-from . import activity, markdown, native_parts
 from ..sizes import human_size
+from . import activity, markdown, native_parts
 from .theme import Theme
 from .usage_format import Prices, short_tokens, usage_line
 
@@ -37,19 +45,23 @@ BUBBLE_PAD = 12
 BUBBLE_MAX_FRACTION = 0.8
 TOOL_PAD = 8
 GROUP_INDENT = 16  # the calls inside an opened activity group
-NEST_INDENT = 28   # a subagent's rows, under the Task call that spawned them
+NEST_INDENT = 28  # a subagent's rows, under the Task call that spawned them
 # The buttons under a message: English source texts, shown translated (context "MessageLayout").
-USER_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
-                ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),
-                ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
-                ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+USER_ACTIONS = (
+    ("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
+    ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),
+    ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
+    ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")),
+)
 # A subagent's rows belong to its Task call: they can be copied, not edited one by one.
 NESTED_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),)
 SHOW_FULL = ("show-full", QT_TRANSLATE_NOOP("MessageLayout", "Show full message"))
-REPLY_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
-                 ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
-                 ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
-                 ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")))
+REPLY_ACTIONS = (
+    ("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
+    ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
+    ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
+    ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")),
+)
 # A pi session is read-only here (docs/rpc.md, "Native pi sessions"): these would be refused.
 READ_ONLY_OFF = frozenset({"edit", "regenerate", "delete"})
 NOTE_PREVIEW = 280  # characters of a folded context note
@@ -98,15 +110,16 @@ class Nesting:
     """A subagent's row (``meta.parentToolCallId``), drawn under its Task call."""
 
     agent: str
-    first: bool      # the first row of this delegate's run: it carries the agent's name
-    hidden: bool     # its Task call is loaded and folded
+    first: bool  # the first row of this delegate's run: it carries the agent's name
+    hidden: bool  # its Task call is loaded and folded
 
 
 HIDDEN_ROW = RenderedRow(0.0)
 
 
-def _doc(html: str, width: float, font: QFont, mono: bool = False,
-         resources: Mapping[str, QImage] | None = None) -> QTextDocument:
+def _doc(
+    html: str, width: float, font: QFont, mono: bool = False, resources: Mapping[str, QImage] | None = None
+) -> QTextDocument:
     doc = QTextDocument()
     doc.setDocumentMargin(0)
     for name, image in (resources or {}).items():
@@ -122,10 +135,18 @@ def _column(width: int) -> tuple[float, float]:
     return (width - column) / 2, column
 
 
-def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: frozenset[str],
-               show_thinking: bool = True, mode: str = activity.DEFAULT_MODE,
-               nesting: Nesting | None = None, images: Mapping[str, Any] | None = None,
-               prices: Prices | None = None) -> RenderedRow:
+def layout_row(
+    row: dict,
+    width: int,
+    theme: Theme,
+    font: QFont,
+    expanded: frozenset[str],
+    show_thinking: bool = True,
+    mode: str = activity.DEFAULT_MODE,
+    nesting: Nesting | None = None,
+    images: Mapping[str, Any] | None = None,
+    prices: Prices | None = None,
+) -> RenderedRow:
     x0, column = _column(width)
     if row["kind"] == "compaction":
         return _divider(row, x0, column, theme, font, expanded)
@@ -133,8 +154,9 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
         return HIDDEN_ROW
     message = row["message"]
     if message.get("role") == "system":
-        return _labelled(_system(row, message, x0, column, theme, font, expanded), message, x0, column, theme,
-                         font, right=False)
+        return _labelled(
+            _system(row, message, x0, column, theme, font, expanded), message, x0, column, theme, font, right=False
+        )
     top = 0.0
     header: Part | None = None
     if nesting is not None:
@@ -147,8 +169,19 @@ def layout_row(row: dict, width: int, theme: Theme, font: QFont, expanded: froze
     if message.get("role") == "user":
         rendered = _user(message, x0, column, theme, font, nested=nesting is not None, images=images)
     else:
-        rendered = _assistant(message, x0, column, theme, font, expanded, row.get("live", False), show_thinking,
-                              mode, nested=nesting is not None, prices=prices)
+        rendered = _assistant(
+            message,
+            x0,
+            column,
+            theme,
+            font,
+            expanded,
+            row.get("live", False),
+            show_thinking,
+            mode,
+            nested=nesting is not None,
+            prices=prices,
+        )
     if row.get("readOnly"):
         for action in rendered.actions:
             action.enabled = action.enabled and action.name not in READ_ONLY_OFF
@@ -179,8 +212,9 @@ def divider_label(compaction: dict) -> str:
     pieces = [QCoreApplication.translate("MessageLayout", "Earlier messages summarised")]
     before = compaction.get("tokensBefore")
     if isinstance(before, int) and not isinstance(before, bool) and before > 0:
-        pieces.append(QCoreApplication.translate("MessageLayout", "%1 tokens before").replace(
-            "%1", short_tokens(before)))
+        pieces.append(
+            QCoreApplication.translate("MessageLayout", "%1 tokens before").replace("%1", short_tokens(before))
+        )
     when = _when(compaction.get("createdAt"))
     if when:
         pieces.append(when)
@@ -205,8 +239,15 @@ def _when(value: Any) -> str:
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm")
 
 
-def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,
-             expanded: frozenset[str] = frozenset(), text: str | None = None) -> RenderedRow:
+def _divider(
+    row: dict,
+    x0: float,
+    column: float,
+    theme: Theme,
+    font: QFont,
+    expanded: frozenset[str] = frozenset(),
+    text: str | None = None,
+) -> RenderedRow:
     """A thin full-width rule with its label (``text``, else the compaction's) in the middle; the
     summary (if any) unfolds under it."""
     compaction = row["compaction"]
@@ -223,19 +264,28 @@ def _divider(row: dict, x0: float, column: float, theme: Theme, font: QFont,
         body = _doc(markdown.plain_to_html(summary, theme, theme.muted), column - 2 * TOOL_PAD, font)
         h = body.size().height() + 2 * TOOL_PAD
         y += 6
-        parts.append(Part("summary", body, x0, y, column, h, background=theme.code_panel, border=theme.border,
-                          toggle=key))
+        parts.append(
+            Part("summary", body, x0, y, column, h, background=theme.code_panel, border=theme.border, toggle=key)
+        )
         y += h
     return RenderedRow(y + ROW_GAP / 2, parts)
 
 
-def _system(row: dict, message: dict, x0: float, column: float, theme: Theme, font: QFont,
-            expanded: frozenset[str]) -> RenderedRow:
+def _system(
+    row: dict, message: dict, x0: float, column: float, theme: Theme, font: QFont, expanded: frozenset[str]
+) -> RenderedRow:
     """A pi session's system row: a branch summary as a divider, anything else as a muted context note."""
     text = native_parts.text_of(message)
     if native_parts.is_divider(message):
-        return _divider({"key": row["key"], "compaction": {"summary": text}}, x0, column, theme, font, expanded,
-                        native_parts.divider_label(message))
+        return _divider(
+            {"key": row["key"], "compaction": {"summary": text}},
+            x0,
+            column,
+            theme,
+            font,
+            expanded,
+            native_parts.divider_label(message),
+        )
     key = summary_key(row)
     long_ = len(text) > NOTE_PREVIEW
     open_ = key in expanded
@@ -246,13 +296,23 @@ def _system(row: dict, message: dict, x0: float, column: float, theme: Theme, fo
         html_text += markdown.plain_to_html(shown, theme, theme.muted)
     doc = _doc(html_text, column - 2 * TOOL_PAD, font)
     h = doc.size().height() + 2 * TOOL_PAD
-    part = Part("summary", doc, x0, ROW_GAP / 2, column, h, background=theme.background, border=theme.border,
-                toggle=key if long_ else None)
+    part = Part(
+        "summary",
+        doc,
+        x0,
+        ROW_GAP / 2,
+        column,
+        h,
+        background=theme.background,
+        border=theme.border,
+        toggle=key if long_ else None,
+    )
     return RenderedRow(ROW_GAP / 2 + h + ROW_GAP / 2, [part])
 
 
-def _labelled(rendered: RenderedRow, message: dict, x0: float, column: float, theme: Theme, font: QFont,
-              right: bool) -> RenderedRow:
+def _labelled(
+    rendered: RenderedRow, message: dict, x0: float, column: float, theme: Theme, font: QFont, right: bool
+) -> RenderedRow:
     """Labels set in pi (``meta.labels``) as chips over the row, on the side its content sits."""
     labels = native_parts.labels_of(message)
     if not labels or rendered is HIDDEN_ROW:
@@ -269,8 +329,15 @@ def _labelled(rendered: RenderedRow, message: dict, x0: float, column: float, th
     return RenderedRow(rendered.height + shift, [chip, *rendered.parts], rendered.actions, rendered.guide_x)
 
 
-def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, nested: bool = False,
-          images: Mapping[str, Any] | None = None) -> RenderedRow:
+def _user(
+    message: dict,
+    x0: float,
+    column: float,
+    theme: Theme,
+    font: QFont,
+    nested: bool = False,
+    images: Mapping[str, Any] | None = None,
+) -> RenderedRow:
     blocks = message.get("blocks", [])
     text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     attachments = [b for b in blocks if b.get("type") == "attachment"]
@@ -285,18 +352,32 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, ne
     doc.setTextWidth(ideal)
     size = doc.size()
     bubble_w = size.width() + 2 * BUBBLE_PAD
-    part = Part("bubble", doc, x0 + column - bubble_w, ROW_GAP / 2, bubble_w, size.height() + 2 * BUBBLE_PAD,
-                background=theme.user_bubble)
+    part = Part(
+        "bubble",
+        doc,
+        x0 + column - bubble_w,
+        ROW_GAP / 2,
+        bubble_w,
+        size.height() + 2 * BUBBLE_PAD,
+        background=theme.user_bubble,
+    )
     y = part.y + part.height + ACTION_GAP
     meta = message.get("meta") or {}
     items = NESTED_ACTIONS if nested else USER_ACTIONS
-    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())),
-                          x0 + column, y, font, align_right=True)
+    actions = _action_row(
+        _translated(items + ((SHOW_FULL,) if _capped(message) else ())), x0 + column, y, font, align_right=True
+    )
     count, active = meta.get("revisionCount"), meta.get("activeRevision")
     if isinstance(count, int) and count > 1 and isinstance(active, int):
         left = min(a.rect.left() for a in actions) - 12
-        pager = _action_row([("revision-prev", "‹"), ("revision-label", f"{active} / {count}"),
-                             ("revision-next", "›")], left, y, font, align_right=True, always=True)
+        pager = _action_row(
+            [("revision-prev", "‹"), ("revision-label", f"{active} / {count}"), ("revision-next", "›")],
+            left,
+            y,
+            font,
+            align_right=True,
+            always=True,
+        )
         pager[0].enabled = active > 1
         pager[2].enabled = active < count
         pager[1].enabled = False
@@ -304,10 +385,19 @@ def _user(message: dict, x0: float, column: float, theme: Theme, font: QFont, ne
     return RenderedRow(y + ACTIONS_HEIGHT + ROW_GAP / 2, [part], actions)
 
 
-def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFont,
-               expanded: frozenset[str], live: bool, show_thinking: bool = True,
-               mode: str = activity.DEFAULT_MODE, nested: bool = False,
-               prices: Prices | None = None) -> RenderedRow:
+def _assistant(
+    message: dict,
+    x0: float,
+    column: float,
+    theme: Theme,
+    font: QFont,
+    expanded: frozenset[str],
+    live: bool,
+    show_thinking: bool = True,
+    mode: str = activity.DEFAULT_MODE,
+    nested: bool = False,
+    prices: Prices | None = None,
+) -> RenderedRow:
     parts: list[Part] = []
     y = ROW_GAP / 2
     mid = message.get("id", "")
@@ -323,7 +413,7 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         else:
             title = _thought_label(seconds)
         arrow = "▾" if open_ else "▸"
-        body = (f'<div style="color:{theme.muted};">{arrow} {_escape(title)}</div>')
+        body = f'<div style="color:{theme.muted};">{arrow} {_escape(title)}</div>'
         if open_:
             body += markdown.plain_to_html(thinking, theme, theme.muted)
         doc = _doc(body, column, font)
@@ -354,8 +444,9 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         parts.append(Part("text", doc, x0, y, column, h))
         y += h + 8
     if meta.get("imagesNotSent"):
-        note = QCoreApplication.translate("MessageLayout", "This model did not accept pictures, so they were "
-                                                           "sent by name only.")
+        note = QCoreApplication.translate(
+            "MessageLayout", "This model did not accept pictures, so they were sent by name only."
+        )
         doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">{_escape(note)}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
@@ -365,8 +456,7 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
         error = {"message": meta["error"]}  # a pi session's failed reply says why in words
     status = meta.get("status")
     if error or status == "aborted":
-        note = (f"⚠ {error.get('message') or error.get('code')}" if error
-                else _stopped_note(meta))
+        note = f"⚠ {error.get('message') or error.get('code')}" if error else _stopped_note(meta)
         color = theme.danger if error else theme.muted
         doc = _doc(f'<div style="color:{color};">{_escape(note)}</div>', column, font)
         h = doc.size().height()
@@ -381,8 +471,7 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     if live:
         return RenderedRow(y + ROW_GAP / 2, parts)
     items = NESTED_ACTIONS if nested else REPLY_ACTIONS
-    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())),
-                          x0, y + ACTION_GAP, font)
+    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())), x0, y + ACTION_GAP, font)
     for action in actions:
         action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
     used = usage_line(meta, prices)
@@ -395,8 +484,9 @@ def _assistant(message: dict, x0: float, column: float, theme: Theme, font: QFon
     return RenderedRow(y + ACTION_GAP + ACTIONS_HEIGHT + ROW_GAP / 2, parts, actions)
 
 
-def _attachments_html(attachments: list[dict], theme: Theme, images: Mapping[str, Any],
-                      resources: dict[str, QImage]) -> str:
+def _attachments_html(
+    attachments: list[dict], theme: Theme, images: Mapping[str, Any], resources: dict[str, QImage]
+) -> str:
     """Image previews where they are loaded, a name chip for everything else."""
     pictures, chips = [], []
     unnamed = QCoreApplication.translate("MessageLayout", "attachment")
@@ -409,8 +499,11 @@ def _attachments_html(attachments: list[dict], theme: Theme, images: Mapping[str
             pictures.append(f'<img src="{key}" width="{image.width()}" height="{image.height()}" title="{name}">')
             continue
         size = human_size(block["size"]) if isinstance(block.get("size"), int) else ""
-        chips.append(f'<td style="background:{theme.background}; padding: 4px 8px;">{name}'
-                     + (f'<span style="color:{theme.muted};"> · {size}</span>' if size else "") + "</td>")
+        chips.append(
+            f'<td style="background:{theme.background}; padding: 4px 8px;">{name}'
+            + (f'<span style="color:{theme.muted};"> · {size}</span>' if size else "")
+            + "</td>"
+        )
     html_text = ""
     if pictures:
         html_text += "<p>" + "&nbsp;".join(pictures) + "</p>"
@@ -430,8 +523,17 @@ def _inline_pictures_html(pictures: list[QImage], resources: dict[str, QImage]) 
     return "<p>" + "&nbsp;".join(tags) + "</p>" if tags else ""
 
 
-def _tool_part(parts: list[Part], mid: str, tool: tuple[int, dict], x: float, y: float, width: float,
-               theme: Theme, font: QFont, expanded: frozenset[str]) -> float:
+def _tool_part(
+    parts: list[Part],
+    mid: str,
+    tool: tuple[int, dict],
+    x: float,
+    y: float,
+    width: float,
+    theme: Theme,
+    font: QFont,
+    expanded: frozenset[str],
+) -> float:
     number, block = tool
     key = f"tool:{mid}:{number}"
     doc = _doc(_tool_html(block, theme, key in expanded), width - 2 * TOOL_PAD, font)
@@ -440,14 +542,22 @@ def _tool_part(parts: list[Part], mid: str, tool: tuple[int, dict], x: float, y:
     return y + h + 6
 
 
-def _group_part(parts: list[Part], mid: str, group: activity.Segment, x: float, y: float, width: float,
-                theme: Theme, font: QFont, expanded: frozenset[str]) -> float:
+def _group_part(
+    parts: list[Part],
+    mid: str,
+    group: activity.Segment,
+    x: float,
+    y: float,
+    width: float,
+    theme: Theme,
+    font: QFont,
+    expanded: frozenset[str],
+) -> float:
     """One folded line for a run of tool calls; opened, the calls follow it, indented."""
     open_ = group.key in expanded
     doc = _doc(_group_html(group, theme, open_), width - 2 * TOOL_PAD, font)
     h = doc.size().height() + 2 * TOOL_PAD
-    parts.append(Part("group", doc, x, y, width, h, background=theme.code_panel, border=theme.border,
-                      toggle=group.key))
+    parts.append(Part("group", doc, x, y, width, h, background=theme.code_panel, border=theme.border, toggle=group.key))
     y += h + 6
     if open_:
         for tool in group.tools:
@@ -464,9 +574,11 @@ def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     color = theme.danger if worst == "error" else theme.muted
     took = f" · {_duration(seconds)}" if seconds is not None else ""
     arrow = "▾" if open_ else "▸"
-    return (f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{_escape(steps)}</b> '
-            f'<span style="color:{theme.muted};">{_escape(_clip(listed, 70))}</span> '
-            f'<span style="color:{color};">{mark}{took}</span></div>')
+    return (
+        f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{_escape(steps)}</b> '
+        f'<span style="color:{theme.muted};">{_escape(_clip(listed, 70))}</span> '
+        f'<span style="color:{color};">{mark}{took}</span></div>'
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -474,11 +586,12 @@ def _duration(seconds: float) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _action_row(items: list[tuple[str, str]], x: float, y: float, font: QFont, align_right: bool = False,
-                always: bool = False) -> list[Action]:
+def _action_row(
+    items: list[tuple[str, str]], x: float, y: float, font: QFont, align_right: bool = False, always: bool = False
+) -> list[Action]:
     """Lay out small text buttons left to right from ``x`` (or ending at ``x``)."""
     from PySide6.QtGui import QFontMetricsF
 
@@ -501,8 +614,9 @@ def _translated(items: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
 def _stopped_note(meta: dict) -> str:
     """Under an aborted reply: stopped by the person, or cut off by a quit or crash (recovered at start-up)."""
     if meta.get("stopReason") == "crash" or meta.get("recoveredFrom") == "inflight":
-        return QCoreApplication.translate("MessageLayout", "Interrupted — pidesktop quit or crashed while this "
-                                                           "reply was being written.")
+        return QCoreApplication.translate(
+            "MessageLayout", "Interrupted — pidesktop quit or crashed while this reply was being written."
+        )
     return QCoreApplication.translate("MessageLayout", "Stopped — the reply above is partial.")
 
 
@@ -533,9 +647,11 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     duration = block.get("durationMs")
     took = f" · {_duration(duration / 1000)}" if isinstance(duration, (int, float)) else ""
     arrow = "▾" if open_ else "▸"
-    head = (f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
-            f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
-            f'<span style="color:{color};">{mark}{took}</span>')
+    head = (
+        f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
+        f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
+        f'<span style="color:{color};">{mark}{took}</span>'
+    )
     if not open_:
         return f"<div>{head}</div>"
     detail = f"<pre>{_escape(_pretty(args))}</pre>"
@@ -553,8 +669,11 @@ def _summary(args: Any) -> str:
                 return first if len(first) <= 60 else first[:57] + "…"
         if isinstance(args.get("todos"), list):  # TodoWrite: how far the checklist is
             done = sum(1 for item in args["todos"] if isinstance(item, dict) and item.get("status") == "completed")
-            return QCoreApplication.translate("MessageLayout", "%1 of %2 done").replace(
-                "%1", str(done)).replace("%2", str(len(args["todos"])))
+            return (
+                QCoreApplication.translate("MessageLayout", "%1 of %2 done")
+                .replace("%1", str(done))
+                .replace("%2", str(len(args["todos"])))
+            )
         for key in ("description", "command", "path", "file_path", "query", "url", "city", "pattern"):
             if isinstance(args.get(key), str):
                 value = args[key]
@@ -578,14 +697,24 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def paint_row(painter: QPainter, rendered: RenderedRow, top: float, left: float, theme: Theme,
-              highlighted: bool = False, hovered: bool = False, hover_action: str | None = None,
-              font: QFont | None = None) -> None:
+def paint_row(
+    painter: QPainter,
+    rendered: RenderedRow,
+    top: float,
+    left: float,
+    theme: Theme,
+    highlighted: bool = False,
+    hovered: bool = False,
+    hover_action: str | None = None,
+    font: QFont | None = None,
+) -> None:
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     if highlighted:
-        painter.fillRect(QRectF(left, top, 10_000, rendered.height), QColor(theme.accent).lighter(190)
-                         if theme.name == "light" else QColor(theme.selected))
+        painter.fillRect(
+            QRectF(left, top, 10_000, rendered.height),
+            QColor(theme.accent).lighter(190) if theme.name == "light" else QColor(theme.selected),
+        )
     if rendered.guide_x is not None:
         painter.fillRect(QRectF(left + rendered.guide_x - 1, top, 2, rendered.height), QColor(theme.border))
     for part in rendered.parts:

@@ -11,8 +11,11 @@ def model_choices(listed: dict, models: list[dict]) -> list[tuple[str, str, str]
     is offered too, once, after the catalogue's models.
     """
     names = {p["id"]: p["name"] for p in listed.get("providers", []) if p.get("enabled", True)}
-    choices = [(m["providerId"], m["modelId"], f"{names[m['providerId']]} · {m.get('displayName') or m['modelId']}")
-               for m in models if m["providerId"] in names]
+    choices = [
+        (m["providerId"], m["modelId"], f"{names[m['providerId']]} · {m.get('displayName') or m['modelId']}")
+        for m in models
+        if m["providerId"] in names
+    ]
     offered = {(provider_id, model_id) for provider_id, model_id, _label in choices}
     for provider in listed.get("providers", []):
         key = (provider["id"], provider.get("defaultModelId"))

@@ -32,7 +32,7 @@ from ..agent.native_continue import continue_session
 from ..bus import ErrorCode, HostError
 from . import native_rows, plain_errors
 from .chat_controller import joined
-from .ops import host_op, task_op
+from .ops import task_op
 from .tasks import spawn
 from .timefmt import relative
 
@@ -76,8 +76,9 @@ class ReadOnlyBanner(QFrame):
         heading = _escape(self.tr("pi session"))
         folder = session.get("cwd") or ""
         where = f' · <span style="font-family: monospace;">{_escape(folder)}</span>' if folder else ""
-        body = _escape(self.tr("Read in place from pi’s file. Fork makes a copy; what you send is added to "
-                               "the file, as pi would."))
+        body = _escape(
+            self.tr("Read in place from pi’s file. Fork makes a copy; what you send is added to the file, as pi would.")
+        )
         self.text.setText(f"<b>{heading}</b>{where}<br><span>{body}</span>")
         self.text.setToolTip(folder)
 
@@ -133,7 +134,7 @@ class BranchSwitcher(QToolButton):
     def _label(self, branch: dict, now: int) -> str:
         preview = " ".join(str(branch.get("preview") or self.tr("(no messages)")).split())
         if len(preview) > PREVIEW_CHARS:
-            preview = preview[:PREVIEW_CHARS - 1] + "…"
+            preview = preview[: PREVIEW_CHARS - 1] + "…"
         count = branch.get("messageCount") if isinstance(branch.get("messageCount"), int) else 0
         facts = [self.tr("%n messages", "", count)]
         if isinstance(branch.get("updatedAt"), int):
@@ -146,7 +147,7 @@ class BranchSwitcher(QToolButton):
 class NativeChat(QObject):
     """The window's pi-session behaviour; the window calls ``show``, ``handle_event`` and the actions."""
 
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         super().__init__(window)
         self.window = window
         self.client = window.client
@@ -172,8 +173,9 @@ class NativeChat(QObject):
         self.banner.setVisible(native)
         if self._placeholder is None:
             self._placeholder = w.composer.edit.placeholderText()
-        w.composer.edit.setPlaceholderText(self.tr("Continue this pi session in pidesktop…  (Enter to send)")
-                                           if native else self._placeholder)
+        w.composer.edit.setPlaceholderText(
+            self.tr("Continue this pi session in pidesktop…  (Enter to send)") if native else self._placeholder
+        )
         if native:
             self.banner.show_session(session)
             pick = self.picks.get(session["id"], {})
@@ -206,8 +208,7 @@ class NativeChat(QObject):
         if not native_rows.is_native_id(session_id):
             return
         params = {"leafId": leaf_id} if leaf_id else {}
-        task_op(lambda: w.transcript_model.open(session_id, read_params=params), parent=w,
-                name="native-branch").run()
+        task_op(lambda: w.transcript_model.open(session_id, read_params=params), parent=w, name="native-branch").run()
 
     def reading_other_branch(self) -> bool:
         model = self.window.transcript_model
@@ -218,8 +219,11 @@ class NativeChat(QObject):
     def handle_event(self, topic: str, payload: dict) -> None:
         if topic == "session.listChanged":
             self._list_timer.start()
-        elif topic == "session.changed" and native_rows.is_native_id(payload.get("sessionId")) \
-                and "session" not in payload:
+        elif (
+            topic == "session.changed"
+            and native_rows.is_native_id(payload.get("sessionId"))
+            and "session" not in payload
+        ):
             self._changed.add(payload["sessionId"])
             self._changed_timer.start()
 
@@ -259,8 +263,10 @@ class NativeChat(QObject):
             return
         last = next((r["key"] for r in reversed(model.rows) if r["kind"] == "message" and not r["live"]), None)
         if last is not None and model.end > 0:
-            window = await self.client.call("session.get", {"sessionId": session_id, "messageEnd": model.end - 1,
-                                                            "messageLimit": 1, **model.read_params})
+            window = await self.client.call(
+                "session.get",
+                {"sessionId": session_id, "messageEnd": model.end - 1, "messageLimit": 1, **model.read_params},
+            )
             if [m["id"] for m in window["messages"]] == [last]:
                 await model.load_newer("tail")
                 return
@@ -301,12 +307,21 @@ class NativeChat(QObject):
         if session_id is None:
             return
         if attachments:
-            composer.give_back(text, attachments, self.tr("Not sent: files can’t be added to a pi session. "
-                                                          "Remove them, then send the text."))
+            composer.give_back(
+                text,
+                attachments,
+                self.tr("Not sent: files can’t be added to a pi session. Remove them, then send the text."),
+            )
             return
         if self.reading_other_branch():
-            composer.give_back(text, [], self.tr("Not sent: you are reading another branch. Switch to the current "
-                                                 "branch to continue it, or fork this one."))
+            composer.give_back(
+                text,
+                [],
+                self.tr(
+                    "Not sent: you are reading another branch. Switch to the current "
+                    "branch to continue it, or fork this one."
+                ),
+            )
             return
         if session_id in self.continuing:
             composer.give_back(text, [], self.tr("Not sent: wait for the answer being written to finish."))
@@ -322,7 +337,9 @@ class NativeChat(QObject):
             return w.current_session_id == session_id and model.session_id == session_id
 
         if shows():
-            model.set_live({"id": f"pending-{uuid.uuid4()}", "role": "user", "blocks": [{"type": "text", "text": text}]})
+            model.set_live(
+                {"id": f"pending-{uuid.uuid4()}", "role": "user", "blocks": [{"type": "text", "text": text}]}
+            )
 
         def update(snapshot: dict) -> None:
             if shows():
@@ -332,8 +349,13 @@ class NativeChat(QObject):
             if shows():
                 model.drop_live()
             if w.current_session_id == session_id:
-                composer.give_back(text, [], self.tr("Not added to the pi session: %1").replace(
-                    "%1", error.message if error.code in HOST_SENTENCE_CODES else plain_errors.sentence(error)))
+                composer.give_back(
+                    text,
+                    [],
+                    self.tr("Not added to the pi session: %1").replace(
+                        "%1", error.message if error.code in HOST_SENTENCE_CODES else plain_errors.sentence(error)
+                    ),
+                )
             else:  # the person moved on: the prompt waits in that chat's draft, never lost
                 w.chats.drafts[session_id] = joined(w.chats.drafts.get(session_id, ("", [])), (text, []))
             w.report_error(error)
@@ -343,9 +365,16 @@ class NativeChat(QObject):
         async def answer() -> dict:
             try:
                 return await continue_session(
-                    self.client, w.runner, session_id, text, provider_id=pick.get("providerId"),
-                    model_id=pick.get("modelId"), thinking_level=pick.get("thinkingLevel") or "off", cancel=cancel,
-                    on_update=update)
+                    self.client,
+                    w.runner,
+                    session_id,
+                    text,
+                    provider_id=pick.get("providerId"),
+                    model_id=pick.get("modelId"),
+                    thinking_level=pick.get("thinkingLevel") or "off",
+                    cancel=cancel,
+                    on_update=update,
+                )
             except (HostError, asyncio.CancelledError):
                 raise
             except Exception as exc:  # a fault here must not eat the prompt: it goes back like a refusal

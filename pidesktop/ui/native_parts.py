@@ -37,8 +37,11 @@ def is_divider(message: dict) -> bool:
 
 
 def text_of(message: dict) -> str:
-    return "\n\n".join(b.get("text", "") for b in message.get("blocks", [])
-                       if isinstance(b, dict) and b.get("type") == "text" and b.get("text"))
+    return "\n\n".join(
+        b.get("text", "")
+        for b in message.get("blocks", [])
+        if isinstance(b, dict) and b.get("type") == "text" and b.get("text")
+    )
 
 
 def divider_label(message: dict) -> str:
@@ -63,8 +66,11 @@ def labels_of(message: dict) -> list[str]:
 
 def chips_html(labels: list[str], theme: Theme) -> str:
     """One small rounded-looking chip per label (a table cell each: QTextDocument has no border-radius)."""
-    cells = "".join(f'<td style="background:{theme.selected}; color:{theme.text}; padding: 1px 6px;">'
-                    f'{_escape(label)}</td><td width="4"></td>' for label in labels)
+    cells = "".join(
+        f'<td style="background:{theme.selected}; color:{theme.text}; padding: 1px 6px;">'
+        f'{_escape(label)}</td><td width="4"></td>'
+        for label in labels
+    )
     return f'<table cellspacing="0" cellpadding="0" style="font-size: small;"><tr>{cells}</tr></table>'
 
 
@@ -83,8 +89,9 @@ def inline_images(blocks: list[dict]) -> list[QImage]:
         if image.isNull():
             continue
         if image.width() > IMAGE_EDGE or image.height() > IMAGE_EDGE:
-            image = image.scaled(IMAGE_EDGE, IMAGE_EDGE, Qt.AspectRatioMode.KeepAspectRatio,
-                                 Qt.TransformationMode.SmoothTransformation)
+            image = image.scaled(
+                IMAGE_EDGE, IMAGE_EDGE, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+            )
         images.append(image)
     return images
 

@@ -48,7 +48,7 @@ def is_group_key(key: str) -> bool:
 
 
 def group_folder(key: str) -> str:
-    return key[len(GROUP_PREFIX):]
+    return key[len(GROUP_PREFIX) :]
 
 
 def group_label(key: str) -> str:

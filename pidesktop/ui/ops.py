@@ -80,16 +80,29 @@ class Op:
         return result
 
 
-def host_op(client: HostClient, method: str, params: dict | None = None, *, parent: QObject | None,
-            success: Callable[[dict], Any] | None = None, failure: Callable[[HostError], Any] | None = None,
-            busy: Iterable[Busy] = ()) -> Op:
+def host_op(
+    client: HostClient,
+    method: str,
+    params: dict | None = None,
+    *,
+    parent: QObject | None,
+    success: Callable[[dict], Any] | None = None,
+    failure: Callable[[HostError], Any] | None = None,
+    busy: Iterable[Busy] = (),
+) -> Op:
     """One host command as an operation."""
     return Op(lambda: client.call(method, params or {}), parent, success, failure, tuple(busy), method)
 
 
-def task_op(call: Callable[[], Awaitable[Any]], *, parent: QObject | None, name: str,
-            success: Callable[[Any], Any] | None = None, failure: Callable[[HostError], Any] | None = None,
-            busy: Iterable[Busy] = ()) -> Op:
+def task_op(
+    call: Callable[[], Awaitable[Any]],
+    *,
+    parent: QObject | None,
+    name: str,
+    success: Callable[[Any], Any] | None = None,
+    failure: Callable[[HostError], Any] | None = None,
+    busy: Iterable[Busy] = (),
+) -> Op:
     """Work that talks to the host through something else (the turn runner, a paged model) as an operation."""
     return Op(call, parent, success, failure, tuple(busy), name)
 

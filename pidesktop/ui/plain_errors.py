@@ -18,51 +18,73 @@ def _tr(text: str) -> str:
 
 # Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when asked for.
 _BY_CODE: dict[str, str] = {
-    ErrorCode.NOT_FOUND: QT_TRANSLATE_NOOP("PlainErrors",
-        "That chat or message is no longer there; it may have been deleted elsewhere."),
-    ErrorCode.INVALID_PARAMS: QT_TRANSLATE_NOOP("PlainErrors",
-        "That was not accepted, and nothing was changed. Details says which value."),
-    ErrorCode.INVALID_REQUEST: QT_TRANSLATE_NOOP("PlainErrors",
-        "That was not accepted, and nothing was changed. Details says why."),
-    ErrorCode.CONFLICT: QT_TRANSLATE_NOOP("PlainErrors",
-        "Something else changed this at the same moment. Nothing was lost; try again."),
-    ErrorCode.IDEMPOTENCY_CONFLICT: QT_TRANSLATE_NOOP("PlainErrors",
-        "Something else changed this at the same moment. Nothing was lost; try again."),
-    ErrorCode.LIMIT_EXCEEDED: QT_TRANSLATE_NOOP("PlainErrors",
-        "That is more than the app takes at once. Nothing was changed; Details names the limit."),
-    ErrorCode.PERMISSION_DENIED: QT_TRANSLATE_NOOP("PlainErrors",
-        "Your data folder refused the change. Check its permissions; Details names the file."),
-    ErrorCode.STORAGE_UNAVAILABLE: QT_TRANSLATE_NOOP("PlainErrors",
-        "Your data folder can’t be reached right now. Check that its disk is attached, then try again."),
-    ErrorCode.SCHEMA_INCOMPATIBLE: QT_TRANSLATE_NOOP("PlainErrors",
-        "Your data was written by a different version of pidesktop, which this one can’t open."),
-    ErrorCode.METHOD_NOT_FOUND: QT_TRANSLATE_NOOP("PlainErrors",
-        "This part of the app is not available in this version."),
-    ErrorCode.INTERNAL: QT_TRANSLATE_NOOP("PlainErrors",
-        "Something unexpected went wrong. Nothing was changed; Details has the report."),
+    ErrorCode.NOT_FOUND: QT_TRANSLATE_NOOP(
+        "PlainErrors", "That chat or message is no longer there; it may have been deleted elsewhere."
+    ),
+    ErrorCode.INVALID_PARAMS: QT_TRANSLATE_NOOP(
+        "PlainErrors", "That was not accepted, and nothing was changed. Details says which value."
+    ),
+    ErrorCode.INVALID_REQUEST: QT_TRANSLATE_NOOP(
+        "PlainErrors", "That was not accepted, and nothing was changed. Details says why."
+    ),
+    ErrorCode.CONFLICT: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Something else changed this at the same moment. Nothing was lost; try again."
+    ),
+    ErrorCode.IDEMPOTENCY_CONFLICT: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Something else changed this at the same moment. Nothing was lost; try again."
+    ),
+    ErrorCode.LIMIT_EXCEEDED: QT_TRANSLATE_NOOP(
+        "PlainErrors", "That is more than the app takes at once. Nothing was changed; Details names the limit."
+    ),
+    ErrorCode.PERMISSION_DENIED: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
+    ),
+    ErrorCode.STORAGE_UNAVAILABLE: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Your data folder can’t be reached right now. Check that its disk is attached, then try again."
+    ),
+    ErrorCode.SCHEMA_INCOMPATIBLE: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Your data was written by a different version of pidesktop, which this one can’t open."
+    ),
+    ErrorCode.METHOD_NOT_FOUND: QT_TRANSLATE_NOOP(
+        "PlainErrors", "This part of the app is not available in this version."
+    ),
+    ErrorCode.INTERNAL: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Something unexpected went wrong. Nothing was changed; Details has the report."
+    ),
     # the runtime's provider failures (agent.errors.ProviderErrorCode)
-    "auth_failed": QT_TRANSLATE_NOOP("PlainErrors",
-        "The provider rejected the API key. Check it in Settings > Providers."),
-    "model_not_found": QT_TRANSLATE_NOOP("PlainErrors",
-        "The provider does not know this model. Pick another one in the composer or in Settings > Providers."),
+    "auth_failed": QT_TRANSLATE_NOOP(
+        "PlainErrors", "The provider rejected the API key. Check it in Settings > Providers."
+    ),
+    "model_not_found": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "The provider does not know this model. Pick another one in the composer or in Settings > Providers.",
+    ),
     "rate_limited": QT_TRANSLATE_NOOP("PlainErrors", "The provider is limiting requests. Try again in a moment."),
-    "provider_unavailable": QT_TRANSLATE_NOOP("PlainErrors",
-        "The provider is having trouble right now. Try again in a moment."),
+    "provider_unavailable": QT_TRANSLATE_NOOP(
+        "PlainErrors", "The provider is having trouble right now. Try again in a moment."
+    ),
     "bad_request": QT_TRANSLATE_NOOP("PlainErrors", "The provider refused the request. Details has its reason."),
-    "connection_failed": QT_TRANSLATE_NOOP("PlainErrors",
-        "Could not reach the provider. Check its address in Settings > Providers and that it is running."),
+    "connection_failed": QT_TRANSLATE_NOOP(
+        "PlainErrors", "Could not reach the provider. Check its address in Settings > Providers and that it is running."
+    ),
     "timeout": QT_TRANSLATE_NOOP("PlainErrors", "The provider took too long to answer. Try again."),
     "bad_response": QT_TRANSLATE_NOOP("PlainErrors", "The provider sent an answer the app could not read."),
-    "provider_error": QT_TRANSLATE_NOOP("PlainErrors",
-        "The provider stopped the reply with an error. Details has its reason."),
+    "provider_error": QT_TRANSLATE_NOOP(
+        "PlainErrors", "The provider stopped the reply with an error. Details has its reason."
+    ),
     "stream_cut": QT_TRANSLATE_NOOP("PlainErrors", "The connection dropped before the reply was finished."),
-    "compaction_failed": QT_TRANSLATE_NOOP("PlainErrors",
-        "The chat's older part could not be summarised to make room, so nothing was sent. Try again."),
-    "context_too_large": QT_TRANSLATE_NOOP("PlainErrors",
-        "The newest message is too long for this model's context window. Shorten it or pick another model."),
-    "aborted_by_crash": QT_TRANSLATE_NOOP("PlainErrors",
-        "The reply was cut off because pidesktop quit or crashed while it was being written."),
+    "compaction_failed": QT_TRANSLATE_NOOP(
+        "PlainErrors", "The chat's older part could not be summarised to make room, so nothing was sent. Try again."
+    ),
+    "context_too_large": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "The newest message is too long for this model's context window. Shorten it or pick another model.",
+    ),
+    "aborted_by_crash": QT_TRANSLATE_NOOP(
+        "PlainErrors", "The reply was cut off because pidesktop quit or crashed while it was being written."
+    ),
 }
+
 
 def sentence_for_code(code: str | None, fallback: str = "") -> str:
     """The sentence for a known code; ``fallback`` (or a general sentence) for any other."""

@@ -47,7 +47,9 @@ def normalise(raw: Any) -> dict:
     out = prefs["sidebar"]
     out["sessionMeta"] = {
         key: {k: bool(v) for k, v in meta.items() if k in ("pinned", "archived") and isinstance(v, bool)}
-        for key, meta in _dict(sidebar.get("sessionMeta")).items() if isinstance(meta, dict)}
+        for key, meta in _dict(sidebar.get("sessionMeta")).items()
+        if isinstance(meta, dict)
+    }
     projects: dict[str, dict] = {}
     for path, meta in _dict(sidebar.get("projectMeta")).items():
         if not isinstance(meta, dict):
@@ -55,9 +57,12 @@ def normalise(raw: Any) -> dict:
         key = normalise_path(path)
         if not key or key in projects:  # slash variants of one path: keep the first
             continue
-        projects[key] = {k: v for k, v in meta.items()
-                         if (k in ("pinned", "archived", "collapsed") and isinstance(v, bool))
-                         or (k == "order" and isinstance(v, int) and not isinstance(v, bool))}
+        projects[key] = {
+            k: v
+            for k, v in meta.items()
+            if (k in ("pinned", "archived", "collapsed") and isinstance(v, bool))
+            or (k == "order" and isinstance(v, int) and not isinstance(v, bool))
+        }
     out["projectMeta"] = projects
     if sidebar.get("projectSort") in SORTS:
         out["projectSort"] = sidebar["projectSort"]

@@ -36,7 +36,7 @@ def folder_name(path: str) -> str:
 
 
 class ProjectActions(QObject):
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         super().__init__(window)
         self.window = window
         self.client = window.client
@@ -65,9 +65,11 @@ class ProjectActions(QObject):
                 self._again = False
 
                 async def read() -> tuple:
-                    return (await self.client.call("projects.list", {}),
-                            await self.client.call("projectGroups.list", {}),
-                            await self.client.call("workspace.get", {}))
+                    return (
+                        await self.client.call("projects.list", {}),
+                        await self.client.call("projectGroups.list", {}),
+                        await self.client.call("workspace.get", {}),
+                    )
 
                 result = await task_op(read, parent=self.window, name="projects-refresh")
                 if result is not None:
@@ -140,8 +142,7 @@ class ProjectActions(QObject):
     def new_chat_in(self, project: dict) -> None:
         """Reuse the project's blank chat, or show the empty page; the chat is made in the project on send."""
         w = self.window
-        blank = next((s for s in w.model.shown_sessions() if s.get("projectId") == project["id"] and is_blank(s)),
-                     None)
+        blank = next((s for s in w.model.shown_sessions() if s.get("projectId") == project["id"] and is_blank(s)), None)
         self._remember(project)
         if blank is not None:
             w.sidebar.select(blank["id"])
@@ -169,9 +170,13 @@ class ProjectActions(QObject):
             if session_id == w.current_session_id:
                 self.session_shown(result["session"])
 
-        host_op(self.client, "session.update", {"sessionId": session_id,
-                                                "projectId": project["id"] if project else None},
-                parent=w, success=moved).run()
+        host_op(
+            self.client,
+            "session.update",
+            {"sessionId": session_id, "projectId": project["id"] if project else None},
+            parent=w,
+            success=moved,
+        ).run()
 
     # -- adding a project ---------------------------------------------------------------------
     def choose_folder(self) -> None:
@@ -216,11 +221,13 @@ class ProjectActions(QObject):
             open_folder.setEnabled(False)
             open_folder.setToolTip(self.tr("The folder can’t be found"))
         group = next((g for g in self.groups if project["id"] in g["projectIds"]), None)
-        menu.addAction(self.tr("Add to a project group…") if group is None else self.tr("Edit project group…")
-                       ).triggered.connect(lambda: self.edit_group(group, project))
+        menu.addAction(
+            self.tr("Add to a project group…") if group is None else self.tr("Edit project group…")
+        ).triggered.connect(lambda: self.edit_group(group, project))
         if group is not None:
             menu.addAction(self.tr("Group memory and instructions…")).triggered.connect(
-                lambda: self.edit_group_notes(group))
+                lambda: self.edit_group_notes(group)
+            )
         menu.addSeparator()
         menu.addAction(self.tr("Remove project…")).triggered.connect(lambda: self.confirm_remove(project))
 
@@ -230,15 +237,17 @@ class ProjectActions(QObject):
             return
         menu.addAction(self.tr("Edit project group…")).triggered.connect(lambda: self.edit_group(group, None))
         menu.addAction(self.tr("Group memory and instructions…")).triggered.connect(
-            lambda: self.edit_group_notes(group))
+            lambda: self.edit_group_notes(group)
+        )
         menu.addSeparator()
         menu.addAction(self.tr("Remove project group…")).triggered.connect(lambda: self.confirm_remove_group(group))
 
     def set_pinned(self, path: str, pinned: bool) -> None:
         project = self.by_path(path)
         if project is not None and project.get("pinned") != pinned:
-            host_op(self.client, "projects.update", {"projectId": project["id"], "pinned": pinned},
-                    parent=self.window).run()
+            host_op(
+                self.client, "projects.update", {"projectId": project["id"], "pinned": pinned}, parent=self.window
+            ).run()
 
     def rename(self, project: dict) -> None:
         dialog = QInputDialog(self.window)
@@ -252,26 +261,36 @@ class ProjectActions(QObject):
     def _rename(self, project: dict, name: str) -> None:
         name = name.strip() or folder_name(project["path"])
         if name != project["name"]:
-            host_op(self.client, "projects.update", {"projectId": project["id"], "name": name},
-                    parent=self.window).run()
+            host_op(
+                self.client, "projects.update", {"projectId": project["id"], "name": name}, parent=self.window
+            ).run()
 
     def open_folder(self, project: dict) -> bool:
         """Show the folder in the system's file manager; a missing folder is said, not opened."""
         from pathlib import Path
 
         if not Path(project["path"]).is_dir():
-            self.window.show_note(i18n.arg(self.tr("The folder %1 can’t be found. Its chats are kept."),
-                                           project["path"]))
+            self.window.show_note(
+                i18n.arg(self.tr("The folder %1 can’t be found. Its chats are kept."), project["path"])
+            )
             return False
         return QDesktopServices.openUrl(QUrl.fromLocalFile(project["path"]))
 
     def confirm_remove(self, project: dict) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Remove project"),
-                          i18n.arg(self.tr("Remove the project “%1”?"), project["name"]),
-                          QMessageBox.StandardButton.Cancel, self.window)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Remove project"),
+            i18n.arg(self.tr("Remove the project “%1”?"), project["name"]),
+            QMessageBox.StandardButton.Cancel,
+            self.window,
+        )
         box.setObjectName("removeProjectBox")
-        box.setInformativeText(self.tr("Its chats stay and move under Chats, and its folder on disk is not "
-                                       "touched. Its project memory is deleted."))
+        box.setInformativeText(
+            self.tr(
+                "Its chats stay and move under Chats, and its folder on disk is not "
+                "touched. Its project memory is deleted."
+            )
+        )
         remove = box.addButton(self.tr("Remove"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         style_message_box(box)
@@ -286,13 +305,22 @@ class ProjectActions(QObject):
 
     # -- notes and groups -------------------------------------------------------------------------
     def edit_memory(self, project: dict) -> NotesEditor:
-        note = Note(self.tr("Project memory"),
-                    self.tr("Plain text or Markdown. Sent with every message of a chat in this project, marked "
-                            "as your own notes."),
-                    "projects.memoryGet", "projects.memorySet", {"projectId": project["id"]})
-        editor = NotesEditor(self.client, i18n.arg(self.tr("Project memory: %1"), project["name"]),
-                             self.tr("What the model should know about this project: conventions, where things "
-                                     "are, what to avoid."), [note], self.window)
+        note = Note(
+            self.tr("Project memory"),
+            self.tr(
+                "Plain text or Markdown. Sent with every message of a chat in this project, marked as your own notes."
+            ),
+            "projects.memoryGet",
+            "projects.memorySet",
+            {"projectId": project["id"]},
+        )
+        editor = NotesEditor(
+            self.client,
+            i18n.arg(self.tr("Project memory: %1"), project["name"]),
+            self.tr("What the model should know about this project: conventions, where things are, what to avoid."),
+            [note],
+            self.window,
+        )
         return self._open_editor(editor)
 
     def edit_group_notes(self, group: dict) -> NotesEditor:
@@ -311,11 +339,16 @@ class ProjectActions(QObject):
         return dialog
 
     def confirm_remove_group(self, group: dict) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Remove project group"),
-                          i18n.arg(self.tr("Remove the project group “%1”?"), group["name"]),
-                          QMessageBox.StandardButton.Cancel, self.window)
-        box.setInformativeText(self.tr("Its projects and their chats stay. The group’s memory and instructions "
-                                       "are deleted."))
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Remove project group"),
+            i18n.arg(self.tr("Remove the project group “%1”?"), group["name"]),
+            QMessageBox.StandardButton.Cancel,
+            self.window,
+        )
+        box.setInformativeText(
+            self.tr("Its projects and their chats stay. The group’s memory and instructions are deleted.")
+        )
         remove = box.addButton(self.tr("Remove"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         style_message_box(box)

@@ -8,8 +8,16 @@ it out of any other group.
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient, HostError
 from . import i18n, plain_errors
@@ -20,27 +28,50 @@ from .project_memory import Note, NotesEditor
 
 def group_notes_editor(client: HostClient, group: dict, parent: QWidget | None) -> NotesEditor:
     """The group's instructions and memory in one editor."""
+
     def tr(text: str) -> str:
         return QCoreApplication.translate("GroupDialog", text)
 
     params = {"groupId": group["id"]}
     notes = [
-        Note(tr("Instructions"), tr("How the model should work in these projects, e.g. “answer in British "
-                                    "English”. Sent as your own notes, never above the app’s rules."),
-             "projectGroups.instructionsGet", "projectGroups.instructionsSet", params),
-        Note(tr("Memory"), tr("What the model should know about every project in the group."),
-             "projectGroups.memoryGet", "projectGroups.memorySet", params),
+        Note(
+            tr("Instructions"),
+            tr(
+                "How the model should work in these projects, e.g. “answer in British "
+                "English”. Sent as your own notes, never above the app’s rules."
+            ),
+            "projectGroups.instructionsGet",
+            "projectGroups.instructionsSet",
+            params,
+        ),
+        Note(
+            tr("Memory"),
+            tr("What the model should know about every project in the group."),
+            "projectGroups.memoryGet",
+            "projectGroups.memorySet",
+            params,
+        ),
     ]
-    return NotesEditor(client, i18n.arg(tr("Project group: %1"), group["name"]),
-                       tr("Every chat in a project of this group gets these notes, then its own project’s memory."),
-                       notes, parent)
+    return NotesEditor(
+        client,
+        i18n.arg(tr("Project group: %1"), group["name"]),
+        tr("Every chat in a project of this group gets these notes, then its own project’s memory."),
+        notes,
+        parent,
+    )
 
 
 class GroupDialog(QDialog):
     """Create a group (``group`` None) or change its name and projects."""
 
-    def __init__(self, client: HostClient, projects: list[dict], group: dict | None, project: dict | None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        client: HostClient,
+        projects: list[dict],
+        group: dict | None,
+        project: dict | None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.client = client
         self.group = group
@@ -79,8 +110,11 @@ class GroupDialog(QDialog):
         layout.addWidget(self.buttons)
 
     def chosen_ids(self) -> list[int]:
-        return [self.list.item(row).data(Qt.ItemDataRole.UserRole) for row in range(self.list.count())
-                if self.list.item(row).checkState() == Qt.CheckState.Checked]
+        return [
+            self.list.item(row).data(Qt.ItemDataRole.UserRole)
+            for row in range(self.list.count())
+            if self.list.item(row).checkState() == Qt.CheckState.Checked
+        ]
 
     def save(self) -> None:
         name = self.name.text().strip()
@@ -95,8 +129,15 @@ class GroupDialog(QDialog):
         params = {"name": name, "projectIds": ids}
         if self.group is not None:
             params["groupId"] = self.group["id"]
-        host_op(self.client, "projectGroups.set", params, parent=self, success=lambda _r: self.accept(),
-                failure=self._failed, busy=(self.buttons,)).run()
+        host_op(
+            self.client,
+            "projectGroups.set",
+            params,
+            parent=self,
+            success=lambda _r: self.accept(),
+            failure=self._failed,
+            busy=(self.buttons,),
+        ).run()
 
     def _say(self, text: str) -> None:
         self.problem.setText(text)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from ..bus import HostClient, HostError
 from . import i18n, plain_errors
@@ -88,13 +88,16 @@ class NotesEditor(QDialog):
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.resize(620, 520 if len(notes) == 1 else 680)
         theme = current_theme(parent)
-        self.setStyleSheet(stylesheet(theme) + f"""
+        self.setStyleSheet(
+            stylesheet(theme)
+            + f"""
 QLabel#hint {{ color: {theme.muted}; }}
 QLabel#byteCounter {{ color: {theme.muted}; }}
 QLabel#byteCounter[over="true"] {{ color: {theme.danger}; font-weight: 600; }}
 QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding: 6px;
                   background: {theme.background}; color: {theme.text}; }}
-""")
+"""
+        )
         self.intro = QLabel(intro)
         self.intro.setWordWrap(True)
         self.fields = [NoteField(note) for note in notes]
@@ -122,8 +125,7 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         """Fill every field from the host; False (the failure reported) when one could not be read."""
         self.save_button.setEnabled(False)
         for field in self.fields:
-            result = await host_op(self.client, field.note.get, field.note.params, parent=self,
-                                   failure=self._failed)
+            result = await host_op(self.client, field.note.get, field.note.params, parent=self, failure=self._failed)
             if result is None:
                 return False
             field.edit.setPlainText(result["text"])
@@ -135,9 +137,17 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         over = [field for field in self.fields if field.over()]
         if over:
             field = over[0]
-            self._show(i18n.arg(self.tr("“%1” is %2 bytes, more than the %3 bytes (32 KiB) it can hold, so it "
-                                        "can’t be saved. Shorten it; the counter turns grey when it fits."),
-                                field.note.label, f"{field.size():,}", f"{LIMIT:,}"))
+            self._show(
+                i18n.arg(
+                    self.tr(
+                        "“%1” is %2 bytes, more than the %3 bytes (32 KiB) it can hold, so it "
+                        "can’t be saved. Shorten it; the counter turns grey when it fits."
+                    ),
+                    field.note.label,
+                    f"{field.size():,}",
+                    f"{LIMIT:,}",
+                )
+            )
         elif self.problem.property("severity") != "error":
             self.problem.hide()
         self.save_button.setEnabled(self._loaded and not over)
@@ -153,6 +163,7 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
 
     def save(self) -> Op:
         """Store every note in turn; the dialog closes only when all were stored."""
+
         async def store() -> bool:
             for field in self.fields:
                 await self.client.call(field.note.set, {**field.note.params, "text": field.edit.toPlainText()})

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from . import i18n
 
-
 MENU_MARK = " ▾"  # a menu opens on click, as on the branch switcher beside it
 
 

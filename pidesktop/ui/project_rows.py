@@ -48,7 +48,7 @@ def is_group_key(key: str) -> bool:
 
 
 def group_id(key: str) -> str:
-    return key[len(GROUP_PREFIX):]
+    return key[len(GROUP_PREFIX) :]
 
 
 def pref_key(group_key: str) -> str:
@@ -61,7 +61,7 @@ def title(index: ProjectIndex, key: str) -> str | None:
         group = index.groups.get(group_id(key))
         return group["name"] if group else None
     if key.startswith(PROJECT_PREFIX):
-        project = index.project(key[len(PROJECT_PREFIX):])
+        project = index.project(key[len(PROJECT_PREFIX) :])
         return project["name"] if project else None
     return None
 
@@ -83,7 +83,7 @@ def header_of(index: ProjectIndex, key: str) -> str | None:
     """The group header key a project header sits under, if any."""
     if not key.startswith(PROJECT_PREFIX):
         return None
-    placed = index.placement.get(key[len(PROJECT_PREFIX):])
+    placed = index.placement.get(key[len(PROJECT_PREFIX) :])
     return GROUP_PREFIX + placed[2] if placed else None
 
 
@@ -121,8 +121,9 @@ def on_plus(rect: QRect, x: int) -> bool:
     return x >= rect.right() - PLUS_WIDTH - 8
 
 
-def paint_header(delegate, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, rect: QRect,
-                 group) -> bool:
+def paint_header(
+    delegate, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, rect: QRect, group
+) -> bool:
     """Paint a project or project-group header; False for other headers (drawn as before)."""
     model = index.model()
     key = group.key
@@ -138,8 +139,11 @@ def paint_header(delegate, painter: QPainter, option: QStyleOptionViewItem, inde
     if is_group_key(key):
         arrow = "▸" if collapsed(model.prefs, key) else "▾"
         painter.setPen(QColor(theme.text))
-        painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(f"{arrow}  {group.label}", Qt.TextElideMode.ElideRight, inner.width()))
+        painter.drawText(
+            inner,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(f"{arrow}  {group.label}", Qt.TextElideMode.ElideRight, inner.width()),
+        )
         return True
     inner.setLeft(inner.left() + indent(model, index))
     hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
@@ -155,8 +159,9 @@ def paint_header(delegate, painter: QPainter, option: QStyleOptionViewItem, inde
     project = model.project_index.project(group.path)
     missing = bool(project and project.get("missing"))
     badge = f"  {WARNING}" if missing else ""
-    label = metrics.elidedText(f"{arrow}  {group.label}", Qt.TextElideMode.ElideRight,
-                               inner.width() - metrics.horizontalAdvance(badge))
+    label = metrics.elidedText(
+        f"{arrow}  {group.label}", Qt.TextElideMode.ElideRight, inner.width() - metrics.horizontalAdvance(badge)
+    )
     painter.setPen(QColor(theme.muted))
     painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
     if missing:

@@ -48,8 +48,9 @@ class QueueStrip(QFrame):
         self.session_id = session_id
         entries: list[dict] = []
         if session_id is not None:
-            listed = await host_op(self.client, "session.queueList", {"sessionId": session_id}, parent=self,
-                                   failure=self.failed.emit)
+            listed = await host_op(
+                self.client, "session.queueList", {"sessionId": session_id}, parent=self, failure=self.failed.emit
+            )
             entries = listed["entries"] if listed else []
         if session_id == self.session_id:
             self.set_entries(entries)
@@ -98,7 +99,9 @@ class QueueStrip(QFrame):
             layout.addWidget(mark)
             retry = QToolButton()
             retry.setText(self.tr("Retry"))
-            retry.setToolTip(self.tr("Sending failed: %1").replace("%1", failure.get("message") or failure.get("code", "")))
+            retry.setToolTip(
+                self.tr("Sending failed: %1").replace("%1", failure.get("message") or failure.get("code", ""))
+            )
             retry.setAutoRaise(True)
             retry.clicked.connect(lambda: self._retry(entry["id"]))
             layout.addWidget(retry)
@@ -108,8 +111,9 @@ class QueueStrip(QFrame):
             badge.setObjectName("chip")
             layout.addWidget(badge)
         else:
-            layout.addWidget(self._button(self.tr("Send now"), self.tr("Deliver this prompt next"),
-                                          "session.queuePrioritize", entry))
+            layout.addWidget(
+                self._button(self.tr("Send now"), self.tr("Deliver this prompt next"), "session.queuePrioritize", entry)
+            )
             up = self._button("↑", self.tr("Move up"), "session.queueReorder", entry, direction="up")
             down = self._button("↓", self.tr("Move down"), "session.queueReorder", entry, direction="down")
             layout.addWidget(up)
@@ -134,12 +138,23 @@ class QueueStrip(QFrame):
             self.set_entries(result.get("entries", self.entries))
             self.resumeRequested.emit()
 
-        host_op(self.client, "session.queuePrioritize", {"sessionId": self.session_id, "entryId": entry_id},
-                parent=self, success=resume, failure=self.failed.emit).run()
+        host_op(
+            self.client,
+            "session.queuePrioritize",
+            {"sessionId": self.session_id, "entryId": entry_id},
+            parent=self,
+            success=resume,
+            failure=self.failed.emit,
+        ).run()
 
     def _act(self, method: str, entry_id: str, extra: dict) -> None:
         if self.session_id is None:
             return
-        host_op(self.client, method, {"sessionId": self.session_id, "entryId": entry_id, **extra}, parent=self,
-                success=lambda result: self.set_entries(result.get("entries", self.entries)),
-                failure=self.failed.emit).run()
+        host_op(
+            self.client,
+            method,
+            {"sessionId": self.session_id, "entryId": entry_id, **extra},
+            parent=self,
+            success=lambda result: self.set_entries(result.get("entries", self.entries)),
+            failure=self.failed.emit,
+        ).run()

@@ -24,7 +24,14 @@ def relaunch_pidesktop() -> None:
 
 def _start_again(python: str, cwd: str) -> None:
     try:
-        subprocess.Popen([python, "-m", "pidesktop"], cwd=cwd, start_new_session=True, close_fds=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            [python, "-m", "pidesktop"],
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError as exc:  # the move is journalled: it runs whenever pidesktop is started next
         print(f"pidesktop: could not restart ({exc}); start pidesktop to move the data folder.", file=sys.stderr)

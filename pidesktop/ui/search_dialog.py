@@ -13,16 +13,38 @@ import re
 import time
 from collections.abc import Coroutine
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QObject,
-                            QPersistentModelIndex, QRect, QRectF, QSize, Qt, QTimer, Signal)
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFrame, QHBoxLayout, QLabel, QLineEdit, QListView,
-                               QStackedWidget, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient, HostError
-from .ops import task_op
 from .i18n import arg
+from .ops import task_op
 from .paged_model import PagedListModel
 from .painting import paint_row_card
 from .tasks import spawn
@@ -80,15 +102,15 @@ def first_message_id(result: dict) -> str:
 
 # Markdown markup a snippet shows as text: what each pattern's groups mark is dropped, the rest is kept.
 _MARKUP = [
-    re.compile(r"(?m)^[ \t]{0,3}(#{1,6}[ \t]+)"),            # heading
-    re.compile(r"(?m)^[ \t]{0,3}((?:>[ \t]?)+)"),             # quote
-    re.compile(r"(?m)^[ \t]*([*+][ \t]+)"),                   # "* item" (a "- item" reads as text)
-    re.compile(r"(!?\[)[^\]\n]*(\]\([^)\s]*\))"),              # [text](url), ![alt](url)
-    re.compile(r"(\*\*|~~)"),                                  # strong, strikethrough (even unpaired: cut)
-    re.compile(r"(?<!\w)(__)|(__)(?!\w)"),                     # strong with underscores, not snake__case
-    re.compile(r"(`+)"),                                       # code spans and fences
+    re.compile(r"(?m)^[ \t]{0,3}(#{1,6}[ \t]+)"),  # heading
+    re.compile(r"(?m)^[ \t]{0,3}((?:>[ \t]?)+)"),  # quote
+    re.compile(r"(?m)^[ \t]*([*+][ \t]+)"),  # "* item" (a "- item" reads as text)
+    re.compile(r"(!?\[)[^\]\n]*(\]\([^)\s]*\))"),  # [text](url), ![alt](url)
+    re.compile(r"(\*\*|~~)"),  # strong, strikethrough (even unpaired: cut)
+    re.compile(r"(?<!\w)(__)|(__)(?!\w)"),  # strong with underscores, not snake__case
+    re.compile(r"(`+)"),  # code spans and fences
     re.compile(r"(?<![\w*])(\*)(?=\S)[^*\n]*?(?<=\S)(\*)(?![\w*])"),  # *emphasis*
-    re.compile(r"(?<!\w)(_)(?=\S)[^_\n]*?(?<=\S)(_)(?!\w)"),        # _emphasis_
+    re.compile(r"(?<!\w)(_)(?=\S)[^_\n]*?(?<=\S)(_)(?!\w)"),  # _emphasis_
 ]
 
 
@@ -173,8 +195,8 @@ def row_height(result: dict) -> int:
 
 class SearchModel(PagedListModel):
     task_name = "search-load-more"
-    searched = Signal(str)   # results for this query are in (possibly none)
-    counted = Signal()       # a further page changed the number of matching chats
+    searched = Signal(str)  # results for this query are in (possibly none)
+    counted = Signal()  # a further page changed the number of matching chats
 
     def __init__(self, client: HostClient, parent: QObject | None = None):
         super().__init__(client, parent)
@@ -241,7 +263,6 @@ class SearchModel(PagedListModel):
         self.searched.emit(query)
 
 
-
 class SearchDelegate(QStyledItemDelegate):
     """Title and time; match count, project and markers; then the snippets, one line each."""
 
@@ -280,8 +301,13 @@ class SearchDelegate(QStyledItemDelegate):
         painter.drawText(line, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
         title = row.get("title") or _tr(UNTITLED)
         marks = title_highlights(title, self.view.model().query) if row.get("titleMatch") else []
-        self._paint_runs(painter, snippet_segments(title, marks), line.adjusted(0, 0, -(time_width + 16), 0),
-                         (bold, bold), (t.text, t.text))
+        self._paint_runs(
+            painter,
+            snippet_segments(title, marks),
+            line.adjusted(0, 0, -(time_width + 16), 0),
+            (bold, bold),
+            (t.text, t.text),
+        )
         y += TITLE_LINE
 
         self._paint_meta(painter, small, row, QRect(inner.left(), y, inner.width(), META_LINE))
@@ -298,16 +324,18 @@ class SearchDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_meta(self, painter: QPainter, font: QFont, row: dict, rect: QRect) -> None:
-        """"3 matches · project" in muted text, then small "title"/"project" markers."""
+        """ "3 matches · project" in muted text, then small "title"/"project" markers."""
         t = self.theme
         painter.setFont(font)
         metrics = painter.fontMetrics()
         parts = [p for p in (matches_text(row), project_name(row.get("projectPath"))) if p]
-        markers = [name for name, hit in ((self.tr("title"), row.get("titleMatch")),
-                                          (self.tr("project"), row.get("projectMatch"))) if hit]
+        markers = [
+            name
+            for name, hit in ((self.tr("title"), row.get("titleMatch")), (self.tr("project"), row.get("projectMatch")))
+            if hit
+        ]
         marker_width = sum(metrics.horizontalAdvance(m) + 12 + 8 for m in markers)
-        text = metrics.elidedText("  ·  ".join(parts), Qt.TextElideMode.ElideRight,
-                                  max(0, rect.width() - marker_width))
+        text = metrics.elidedText("  ·  ".join(parts), Qt.TextElideMode.ElideRight, max(0, rect.width() - marker_width))
         painter.setPen(QColor(t.muted))
         painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
         x = rect.left() + (metrics.horizontalAdvance(text) + 8 if text else 0)
@@ -321,8 +349,14 @@ class SearchDelegate(QStyledItemDelegate):
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, marker)
             x += width + 8
 
-    def _paint_runs(self, painter: QPainter, segments: list[tuple[str, bool]], rect: QRect,
-                    fonts: tuple[QFont, QFont], colours: tuple[str, str]) -> None:
+    def _paint_runs(
+        self,
+        painter: QPainter,
+        segments: list[tuple[str, bool]],
+        rect: QRect,
+        fonts: tuple[QFont, QFont],
+        colours: tuple[str, str],
+    ) -> None:
         """One line of runs, marked ones on a soft accent, elided at the right edge."""
         x, right = rect.left(), rect.right()
         for piece, marked in segments:
@@ -340,8 +374,11 @@ class SearchDelegate(QStyledItemDelegate):
                 painter.fillPath(mark, _soft(self.theme.accent))
             painter.setFont(font)
             painter.setPen(QColor(colours[marked]))
-            painter.drawText(QRect(x, rect.top(), width + 1, rect.height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, piece)
+            painter.drawText(
+                QRect(x, rect.top(), width + 1, rect.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                piece,
+            )
             x += width
             if x >= right:
                 break
@@ -438,7 +475,7 @@ class SearchDialog(QDialog):
         self.set_theme(theme)
 
     @classmethod
-    def ask(cls, client: HostClient, theme: Theme, parent: QWidget | None = None) -> "SearchDialog":
+    def ask(cls, client: HostClient, theme: Theme, parent: QWidget | None = None) -> SearchDialog:
         """Build the dialog; the caller connects ``chosen`` and calls ``open()``."""
         dialog = cls(client, theme, parent)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -482,8 +519,11 @@ class SearchDialog(QDialog):
     def show_error(self, error: HostError) -> None:
         self.status_label.setToolTip(f"{error.code}: {error.message}")
         text = error.message or error.code
-        self.status_label.setText(self.status_label.fontMetrics().elidedText(
-            text, Qt.TextElideMode.ElideRight, max(120, self.status_label.width())))
+        self.status_label.setText(
+            self.status_label.fontMetrics().elidedText(
+                text, Qt.TextElideMode.ElideRight, max(120, self.status_label.width())
+            )
+        )
         self.status_label.setStyleSheet(f"color: {self.theme.danger};")
 
     # -- Qt ----------------------------------------------------------------------

@@ -48,8 +48,12 @@ MERGE_MAX = 200
 _Index = QModelIndex | QPersistentModelIndex
 
 GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
-SESSION_FLAGS = (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
-                 | Qt.ItemFlag.ItemNeverHasChildren)
+SESSION_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled
+    | Qt.ItemFlag.ItemIsSelectable
+    | Qt.ItemFlag.ItemIsEditable
+    | Qt.ItemFlag.ItemNeverHasChildren
+)
 
 
 def _prototype(flags: Qt.ItemFlag) -> QStandardItem:
@@ -103,7 +107,7 @@ class _Group:
 
 
 def _new_group(key: str) -> _Group:
-    return _Group(key, key[len("project:"):] if key.startswith("project:") else None)
+    return _Group(key, key[len("project:") :] if key.startswith("project:") else None)
 
 
 class SessionTreeModel(QStandardItemModel):
@@ -415,8 +419,9 @@ class SessionTreeModel(QStandardItemModel):
         key = self._session_key(session)
         before = group.sessions[row - 1] if row > 0 else None
         after = group.sessions[row + 1] if row + 1 < len(group.sessions) else None
-        return ((before is None or self._session_key(before) <= key)
-                and (after is None or key <= self._session_key(after)))
+        return (before is None or self._session_key(before) <= key) and (
+            after is None or key <= self._session_key(after)
+        )
 
     def _insert(self, session: dict, key: str) -> None:
         group = self._group_of.get(key)
@@ -433,8 +438,9 @@ class SessionTreeModel(QStandardItemModel):
         if not group.sessions and group.path not in self.project_index.by_path:  # a known project stays
             self._drop_group(group)
             header = self._group_of.get(project_rows.header_of(self.project_index, group.key) or "")
-            if header is not None and not any(project_rows.header_of(self.project_index, g.key) == header.key
-                                              for g in self._groups):
+            if header is not None and not any(
+                project_rows.header_of(self.project_index, g.key) == header.key for g in self._groups
+            ):
                 self._drop_group(header)  # the project group's last shown project went
 
     def _drop_group(self, group: _Group) -> None:
@@ -520,8 +526,9 @@ class SessionTreeModel(QStandardItemModel):
                     return special
                 if native_rows.is_group_key(group.key):
                     return self.tr("pi sessions in %1").replace("%1", native_rows.group_folder(group.key))
-                return group.path or (self.tr("Pinned chats") if group.key == "pinned"
-                                      else self.tr("Chats that belong to no project"))
+                return group.path or (
+                    self.tr("Pinned chats") if group.key == "pinned" else self.tr("Chats that belong to no project")
+                )
             if role == IsGroupRole:
                 return True
             if role == GroupKeyRole:

@@ -64,10 +64,16 @@ class DataPage(QWidget):
             (self.backup_button, self.tr("Save a checked copy of the chat database."), self.open_backup),
             (self.cache_button, self.tr("Free space used by caches pidesktop can rebuild."), self.open_caches),
             (self.old_copies_button, self.tr("Delete data folders kept after a move."), self.open_old_copies),
-            (self.schema_backups_button, self.tr("Copies of the database kept when pidesktop updated it."),
-             self.open_schema_backups),
-            (self.workflows_button, self.tr("Status, check and backup of the Pi Workflows state."),
-             self.open_workflows),
+            (
+                self.schema_backups_button,
+                self.tr("Copies of the database kept when pidesktop updated it."),
+                self.open_schema_backups,
+            ),
+            (
+                self.workflows_button,
+                self.tr("Status, check and backup of the Pi Workflows state."),
+                self.open_workflows,
+            ),
         )
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -103,22 +109,31 @@ class DataPage(QWidget):
         layout.addStretch(1)
 
     def _needs_location(self) -> tuple[QPushButton, ...]:
-        return (self.open_button, self.move_button, self.verify_button, self.backup_button, self.cache_button,
-                self.old_copies_button, self.schema_backups_button)
+        return (
+            self.open_button,
+            self.move_button,
+            self.verify_button,
+            self.backup_button,
+            self.cache_button,
+            self.old_copies_button,
+            self.schema_backups_button,
+        )
 
     async def load(self) -> None:
-        result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self,
-                               failure=self._failed)
+        result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self, failure=self._failed)
         if result is None:
             return
         self.data_root = result["dataRoot"]
         self.path_label.setText(self.data_root)
-        status = await task_op(lambda: run_job(self.client, "data.status", {"scan": False}), parent=self,
-                               name="data.status", failure=self._status_failed)
+        status = await task_op(
+            lambda: run_job(self.client, "data.status", {"scan": False}),
+            parent=self,
+            name="data.status",
+            failure=self._status_failed,
+        )
         if status is None:
             return
-        self.location = paths.StorageLocation(Path(status["dataRoot"]), Path(status["uiRoot"]),
-                                              status["resolvedBy"])
+        self.location = paths.StorageLocation(Path(status["dataRoot"]), Path(status["uiRoot"]), status["resolvedBy"])
         pending = status.get("pendingMove")
         if status.get("anchorProblem"):
             self._notice(status["anchorProblem"])
@@ -128,13 +143,21 @@ class DataPage(QWidget):
             for button in (self.move_button, self.cache_button, self.old_copies_button):
                 button.setEnabled(False)
                 button.setToolTip(self.tr("Not available for a data folder set by PI_DESKTOP_DATA_DIR."))
-            self._notice(self.tr("This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir), so it "
-                                 "is managed by whoever set it: pidesktop does not move it or clean it up. Unset "
-                                 "it to manage this installation's own data folder here."))
+            self._notice(
+                self.tr(
+                    "This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir), so it "
+                    "is managed by whoever set it: pidesktop does not move it or clean it up. Unset "
+                    "it to manage this installation's own data folder here."
+                )
+            )
         elif pending is not None:
             self.move_button.setEnabled(False)
-            self._notice(i18n.arg(self.tr("A move to %1 is waiting: it runs the next time pidesktop starts."),
-                                  pending.get("destination", "")))
+            self._notice(
+                i18n.arg(
+                    self.tr("A move to %1 is waiting: it runs the next time pidesktop starts."),
+                    pending.get("destination", ""),
+                )
+            )
 
     def _status_failed(self, error: HostError) -> None:
         self._notice(sentence(error))

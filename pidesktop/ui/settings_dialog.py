@@ -12,8 +12,18 @@ import asyncio
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QListWidget, QListWidgetItem,
-                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient
 from . import theme as themes
@@ -28,8 +38,12 @@ DIALOG_SIZE = (820, 560)
 NAV_WIDTH = 176
 NAV_ROW_HEIGHT = 40
 # Page names: the keys of ``show_page``, shown translated.
-PAGES = (QT_TRANSLATE_NOOP("SettingsDialog", "General"), QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
-         QT_TRANSLATE_NOOP("SettingsDialog", "Usage"), QT_TRANSLATE_NOOP("SettingsDialog", "Data"))
+PAGES = (
+    QT_TRANSLATE_NOOP("SettingsDialog", "General"),
+    QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
+    QT_TRANSLATE_NOOP("SettingsDialog", "Usage"),
+    QT_TRANSLATE_NOOP("SettingsDialog", "Data"),
+)
 
 
 class SettingsDialog(QDialog):
@@ -108,4 +122,3 @@ class SettingsDialog(QDialog):
             palette = box.palette()
             palette.setColor(QPalette.ColorRole.Window, outline)
             box.setPalette(palette)
-

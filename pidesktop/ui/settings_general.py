@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt, Signal
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient, HostError
 from . import i18n
@@ -21,12 +30,17 @@ from .plain_errors import sentence
 from .relaunch import relaunch_pidesktop
 
 # Labels are English source texts, shown translated (context "GeneralPage"); a language keeps its own name.
-THEMES = (("system", QT_TRANSLATE_NOOP("GeneralPage", "System")), ("light", QT_TRANSLATE_NOOP("GeneralPage", "Light")),
-          ("dark", QT_TRANSLATE_NOOP("GeneralPage", "Dark")))
+THEMES = (
+    ("system", QT_TRANSLATE_NOOP("GeneralPage", "System")),
+    ("light", QT_TRANSLATE_NOOP("GeneralPage", "Light")),
+    ("dark", QT_TRANSLATE_NOOP("GeneralPage", "Dark")),
+)
 LANGUAGES = (("system", QT_TRANSLATE_NOOP("GeneralPage", "System")), ("en", "English"), ("zh_CN", "简体中文"))
-DISPLAY_MODES = (("flat", QT_TRANSLATE_NOOP("GeneralPage", "Flat")),
-                 ("command-first", QT_TRANSLATE_NOOP("GeneralPage", "Commands first")),
-                 ("fully-folded", QT_TRANSLATE_NOOP("GeneralPage", "Fully folded")))
+DISPLAY_MODES = (
+    ("flat", QT_TRANSLATE_NOOP("GeneralPage", "Flat")),
+    ("command-first", QT_TRANSLATE_NOOP("GeneralPage", "Commands first")),
+    ("fully-folded", QT_TRANSLATE_NOOP("GeneralPage", "Fully folded")),
+)
 PASTE_MIN, PASTE_MAX = 1, 1_000_000
 FIELD_WIDTH = 240
 CHEVRON_INSET = 16  # from the right edge to the chevron's centre
@@ -85,10 +99,14 @@ class GeneralPage(QWidget):
         form.setHorizontalSpacing(16)
         form.setVerticalSpacing(8)
         form.setColumnStretch(1, 1)
-        rows = ((self.tr("Theme"), self.theme_combo), (self.tr("Language"), self.language_combo),
-                ("", self.language_row),
-                (self.tr("Replies"), self.show_thinking_check), (self.tr("Transcript"), self.display_mode_combo),
-                (self.tr("Large paste threshold"), self.paste_spin))
+        rows = (
+            (self.tr("Theme"), self.theme_combo),
+            (self.tr("Language"), self.language_combo),
+            ("", self.language_row),
+            (self.tr("Replies"), self.show_thinking_check),
+            (self.tr("Transcript"), self.display_mode_combo),
+            (self.tr("Large paste threshold"), self.paste_spin),
+        )
         for row, (label, field) in enumerate(rows):
             if not label:  # a note under the field above, as wide as the column
                 form.addWidget(field, row, 1)
@@ -106,16 +124,23 @@ class GeneralPage(QWidget):
 
         self.theme_combo.currentIndexChanged.connect(lambda: self._changed("theme", self.theme_combo.currentData()))
         self.language_combo.currentIndexChanged.connect(
-            lambda: self._changed("language", self.language_combo.currentData()))
+            lambda: self._changed("language", self.language_combo.currentData())
+        )
         self.display_mode_combo.currentIndexChanged.connect(
-            lambda: self._changed("transcriptDisplayMode", self.display_mode_combo.currentData()))
+            lambda: self._changed("transcriptDisplayMode", self.display_mode_combo.currentData())
+        )
         self.show_thinking_check.toggled.connect(lambda on: self._changed("showThinking", bool(on)))
         self.paste_spin.valueChanged.connect(lambda value: self._changed("largePasteThreshold", int(value)))
 
     # -- host work ---------------------------------------------------------------
     async def load(self) -> None:
-        await host_op(self.client, "settings.get", parent=self, success=lambda result: self._show(result["settings"]),
-                      failure=self._failed)
+        await host_op(
+            self.client,
+            "settings.get",
+            parent=self,
+            success=lambda result: self._show(result["settings"]),
+            failure=self._failed,
+        )
 
     def save(self, key: str, value):
         def saved(result: dict) -> None:
@@ -127,8 +152,9 @@ class GeneralPage(QWidget):
             self._failed(error)
             self._show(self.settings)  # back to what is stored
 
-        return host_op(self.client, "settings.set", {"patch": {key: value}}, parent=self, success=saved,
-                       failure=refused)
+        return host_op(
+            self.client, "settings.set", {"patch": {key: value}}, parent=self, success=saved, failure=refused
+        )
 
     def restart(self) -> None:
         """Quit and start again, so the new language is used; the setting is stored already."""
@@ -151,8 +177,13 @@ class GeneralPage(QWidget):
     def _show(self, settings: dict) -> None:
         """Put ``settings`` into the controls without writing them back."""
         self.settings = dict(settings)
-        controls = (self.theme_combo, self.language_combo, self.display_mode_combo, self.show_thinking_check,
-                    self.paste_spin)
+        controls = (
+            self.theme_combo,
+            self.language_combo,
+            self.display_mode_combo,
+            self.show_thinking_check,
+            self.paste_spin,
+        )
         for control in controls:
             control.blockSignals(True)
         try:

@@ -17,12 +17,25 @@ import asyncio
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QMessageBox, QPushButton, QSizePolicy,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ..agent.model_refresh import refresh_models
 from ..agent.errors import ProviderError
+from ..agent.model_refresh import refresh_models
 from ..agent.presets import PRESETS
 from ..bus import ErrorCode, HostClient, HostError
 from .i18n import arg
@@ -35,10 +48,14 @@ OFFLINE_MODEL = "offline-demo"
 # English source texts, shown through ``_tr`` (translation context "ProvidersPage").
 OFFLINE_NAME = QT_TRANSLATE_NOOP("ProvidersPage", "Offline demo (no AI)")
 CUSTOM_PRESET = "custom"
-PRESET_CHOICES = ([(preset.id, preset.name) for preset in PRESETS.values()]
-                  + [(CUSTOM_PRESET, QT_TRANSLATE_NOOP("ProvidersPage", "Custom"))])
-KEY_NOTE = QT_TRANSLATE_NOOP("ProvidersPage", "Keys are encrypted on this computer with a key stored next to them, "
-                                              "so any program running as your user can read them.")
+PRESET_CHOICES = [(preset.id, preset.name) for preset in PRESETS.values()] + [
+    (CUSTOM_PRESET, QT_TRANSLATE_NOOP("ProvidersPage", "Custom"))
+]
+KEY_NOTE = QT_TRANSLATE_NOOP(
+    "ProvidersPage",
+    "Keys are encrypted on this computer with a key stored next to them, "
+    "so any program running as your user can read them.",
+)
 STORED_KEY = QT_TRANSLATE_NOOP("ProvidersPage", "•••••• stored")
 LIST_WIDTH = 216
 ROW_HEIGHT = 48
@@ -46,11 +63,13 @@ MODEL_CHARS = 12  # the model field's minimum width in characters; a long list m
 # What a person reads when the host refuses a field (``error.data["field"]``), in their language.
 REFUSALS = {
     "provider.name": QT_TRANSLATE_NOOP("ProvidersPage", "Give the provider a name of at most 80 characters."),
-    "provider.baseUrl": QT_TRANSLATE_NOOP("ProvidersPage", "The base URL must start with http:// or https://, like "
-                                                           "http://localhost:11434/v1, with no spaces, user name or "
-                                                           "password in it."),
-    "apiKey": QT_TRANSLATE_NOOP("ProvidersPage", "The API key was not accepted. Paste it again, without line "
-                                                 "breaks."),
+    "provider.baseUrl": QT_TRANSLATE_NOOP(
+        "ProvidersPage",
+        "The base URL must start with http:// or https://, like "
+        "http://localhost:11434/v1, with no spaces, user name or "
+        "password in it.",
+    ),
+    "apiKey": QT_TRANSLATE_NOOP("ProvidersPage", "The API key was not accepted. Paste it again, without line breaks."),
     "provider.defaultModelId": QT_TRANSLATE_NOOP("ProvidersPage", "The model name must be at most 200 characters."),
 }
 
@@ -119,9 +138,13 @@ class ProvidersPage(QWidget):
         panel = QWidget()
         heading = QLabel(_tr(OFFLINE_NAME))
         heading.setObjectName("sectionTitle")
-        about = QLabel(self.tr("Built in. It answers with a demo reply made from your own message, without an AI "
-                               "model or the network, so you can try pidesktop before adding a provider. "
-                               "It cannot be edited or deleted."))
+        about = QLabel(
+            self.tr(
+                "Built in. It answers with a demo reply made from your own message, without an AI "
+                "model or the network, so you can try pidesktop before adding a provider. "
+                "It cannot be edited or deleted."
+            )
+        )
         about.setObjectName("muted")
         about.setWordWrap(True)
         self.offline_default_button = QPushButton(self.tr("Use as default"))
@@ -256,14 +279,23 @@ class ProvidersPage(QWidget):
             self.providersChanged.emit()
             await self.refresh(before=done)
 
-        return host_op(self.client, "providers.upsert", params, parent=self, success=saved,
-                       failure=self._show_refusal, busy=[self.save_button])
+        return host_op(
+            self.client,
+            "providers.upsert",
+            params,
+            parent=self,
+            success=saved,
+            failure=self._show_refusal,
+            busy=[self.save_button],
+        )
 
     def remove_key(self):
         provider = self._selected_provider() or {}
         # The stored name and URL go along unchanged, so unsaved edits in the form are not saved by accident.
-        params = {"provider": {"id": provider.get("id"), "name": provider.get("name"),
-                               "baseUrl": provider.get("baseUrl")}, "apiKey": None}
+        params = {
+            "provider": {"id": provider.get("id"), "name": provider.get("name"), "baseUrl": provider.get("baseUrl")},
+            "apiKey": None,
+        }
 
         async def removed(_result: dict) -> None:
             self.key_edit.clear()
@@ -271,8 +303,15 @@ class ProvidersPage(QWidget):
             self.show_notice(self.tr("API key removed."))
             self.providersChanged.emit()
 
-        return host_op(self.client, "providers.upsert", params, parent=self, success=removed,
-                       failure=self._failed, busy=[self.remove_key_button])
+        return host_op(
+            self.client,
+            "providers.upsert",
+            params,
+            parent=self,
+            success=removed,
+            failure=self._failed,
+            busy=[self.remove_key_button],
+        )
 
     def use_as_default(self, provider_id: str | None):
         if provider_id == OFFLINE_ID or provider_id is None:
@@ -286,15 +325,23 @@ class ProvidersPage(QWidget):
             self._rebuild_list()
             self._update_buttons()
             if self.default_model_id and self.default_provider_id != OFFLINE_ID:
-                notice = arg(self.tr("New chats use %1 with %2."), self._name_of(self.default_provider_id),
-                             self.default_model_id)
+                notice = arg(
+                    self.tr("New chats use %1 with %2."), self._name_of(self.default_provider_id), self.default_model_id
+                )
             else:
                 notice = self.tr("New chats use %1.").replace("%1", self._name_of(self.default_provider_id))
             self.show_notice(notice)
             self.providersChanged.emit()
 
-        return host_op(self.client, "providers.setDefault", params, parent=self, success=chosen,
-                       failure=self._failed, busy=[self.default_button, self.offline_default_button])
+        return host_op(
+            self.client,
+            "providers.setDefault",
+            params,
+            parent=self,
+            success=chosen,
+            failure=self._failed,
+            busy=[self.default_button, self.offline_default_button],
+        )
 
     def move_selected(self, step: int):
         order = [p["id"] for p in self.providers]
@@ -314,8 +361,15 @@ class ProvidersPage(QWidget):
             self._failed(error)
             self._update_buttons()
 
-        return host_op(self.client, "providers.reorder", {"order": order}, parent=self, success=moved,
-                       failure=refused, busy=[self.up_button, self.down_button])
+        return host_op(
+            self.client,
+            "providers.reorder",
+            {"order": order},
+            parent=self,
+            success=moved,
+            failure=refused,
+            busy=[self.up_button, self.down_button],
+        )
 
     def delete(self, provider_id: str):
         async def deleted(_result: dict) -> None:
@@ -325,8 +379,15 @@ class ProvidersPage(QWidget):
             self.show_notice(self.tr("Provider deleted."))
             self.providersChanged.emit()
 
-        return host_op(self.client, "providers.delete", {"providerId": provider_id}, parent=self,
-                       success=deleted, failure=self._failed, busy=[self.delete_button])
+        return host_op(
+            self.client,
+            "providers.delete",
+            {"providerId": provider_id},
+            parent=self,
+            success=deleted,
+            failure=self._failed,
+            busy=[self.delete_button],
+        )
 
     def refresh(self, before: str = ""):
         """Ask the selected provider for its models; ``before`` is a notice to keep in front of the outcome."""
@@ -356,13 +417,20 @@ class ProvidersPage(QWidget):
                 reason = error.message if error.code not in _HOST_CODES else sentence(error)
                 self.show_notice(_joined(before, reason), error=True, details=error.message)
 
-        return task_op(fetch, parent=self, name="providers-refresh-models", success=fetched, failure=failed,
-                       busy=[self.refresh_button])
+        return task_op(
+            fetch,
+            parent=self,
+            name="providers-refresh-models",
+            success=fetched,
+            failure=failed,
+            busy=[self.refresh_button],
+        )
 
     async def load_models(self, provider_id: str) -> list[dict]:
         """Fill the model field with the provider's stored models, keeping what it shows."""
-        result = await host_op(self.client, "models.list", {"providerId": provider_id}, parent=self,
-                               failure=self._failed)
+        result = await host_op(
+            self.client, "models.list", {"providerId": provider_id}, parent=self, failure=self._failed
+        )
         if result is None or provider_id != self.selected_id:
             return []  # failed, or the user moved on while the list was on its way
         shown = self.model_combo.currentText()
@@ -371,8 +439,9 @@ class ProvidersPage(QWidget):
         for model in result["models"]:
             self.model_combo.addItem(model["modelId"])
             if model.get("displayName") and model["displayName"] != model["modelId"]:
-                self.model_combo.setItemData(self.model_combo.count() - 1, model["displayName"],
-                                             Qt.ItemDataRole.ToolTipRole)
+                self.model_combo.setItemData(
+                    self.model_combo.count() - 1, model["displayName"], Qt.ItemDataRole.ToolTipRole
+                )
         self.model_combo.setCurrentIndex(self.model_combo.findText(shown))
         self.model_combo.setEditText(shown)
         self.model_combo.lineEdit().setCursorPosition(0)  # the start of a long id, not its tail
@@ -392,8 +461,14 @@ class ProvidersPage(QWidget):
         self.model_combo.lineEdit().setCursorPosition(0)
         if stored == model_id:
             return
-        params = {"provider": {"id": provider_id, "name": provider["name"], "baseUrl": provider["baseUrl"],
-                               "defaultModelId": model_id}}
+        params = {
+            "provider": {
+                "id": provider_id,
+                "name": provider["name"],
+                "baseUrl": provider["baseUrl"],
+                "defaultModelId": model_id,
+            }
+        }
         if await host_op(self.client, "providers.upsert", params, parent=self, failure=self._failed) is not None:
             await self._reload(keep_form=True)
             self.providersChanged.emit()
@@ -408,8 +483,10 @@ class ProvidersPage(QWidget):
         self.default_model_id = result["defaultModelId"]
 
     async def _reload(self, keep_form: bool = False) -> None:
-        if await host_op(self.client, "providers.list", parent=self, success=self._listed,
-                         failure=self._failed) is None:
+        if (
+            await host_op(self.client, "providers.list", parent=self, success=self._listed, failure=self._failed)
+            is None
+        ):
             return
         if self.selected_id is not None and self._selected_provider() is None:
             self.selected_id = OFFLINE_ID
@@ -429,11 +506,19 @@ class ProvidersPage(QWidget):
         provider = self._selected_provider()
         if provider is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Delete provider"),
-                          self.tr("Delete “%1”?").replace("%1", provider["name"]),
-                          QMessageBox.StandardButton.Cancel, self)
-        box.setInformativeText(self.tr("Its model list and stored API key are removed from this computer. "
-                                       "Chats that used it keep their messages."))
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Delete provider"),
+            self.tr("Delete “%1”?").replace("%1", provider["name"]),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText(
+            self.tr(
+                "Its model list and stored API key are removed from this computer. "
+                "Chats that used it keep their messages."
+            )
+        )
         delete_button = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         provider_id = provider["id"]
@@ -493,7 +578,8 @@ class ProvidersPage(QWidget):
             item.setSizeHint(QSize(0, ROW_HEIGHT))
             self.provider_list.addItem(item)
             self.provider_list.setItemWidget(
-                item, _ProviderRow(name, detail, default=provider_id == self.default_provider_id, enabled=enabled))
+                item, _ProviderRow(name, detail, default=provider_id == self.default_provider_id, enabled=enabled)
+            )
             if provider_id == self.selected_id:
                 self.provider_list.setCurrentItem(item)
         self.provider_list.blockSignals(False)
@@ -553,8 +639,11 @@ class ProvidersPage(QWidget):
         # already answers new chats (an empty model field means the provider's own default).
         model = self.model_combo.currentText().strip()
         provider = self._selected_provider() or {}
-        is_default = saved and self.selected_id == self.default_provider_id and (
-            not model or model == (self.default_model_id or provider.get("defaultModelId")))
+        is_default = (
+            saved
+            and self.selected_id == self.default_provider_id
+            and (not model or model == (self.default_model_id or provider.get("defaultModelId")))
+        )
         self.default_button.setEnabled(saved)
         self.default_button.setVisible(saved and not is_default)
         self.offline_default_button.setVisible(self.default_provider_id != OFFLINE_ID)
@@ -570,9 +659,12 @@ class ProvidersPage(QWidget):
         self._show_key_state(None)
 
     def _upsert_params(self) -> dict:
-        provider: dict = {"name": self.name_edit.text(), "baseUrl": self.url_edit.text(),
-                          "enabled": self.enabled_check.isChecked(),
-                          "defaultModelId": self.model_combo.currentText().strip() or None}
+        provider: dict = {
+            "name": self.name_edit.text(),
+            "baseUrl": self.url_edit.text(),
+            "enabled": self.enabled_check.isChecked(),
+            "defaultModelId": self.model_combo.currentText().strip() or None,
+        }
         if self.selected_id is None:
             preset = PRESETS.get(self.preset_combo.currentData())
             provider["vendorKey"] = preset.vendor_key if preset else CUSTOM_PRESET
@@ -586,8 +678,12 @@ class ProvidersPage(QWidget):
     def _show_refusal(self, error: HostError) -> None:
         """Mark the field the host refused (``data.field``) and say in a sentence what it needs."""
         field = (error.data or {}).get("field")
-        widget = {"provider.name": self.name_edit, "provider.baseUrl": self.url_edit, "apiKey": self.key_edit,
-                  "provider.defaultModelId": self.model_combo}.get(field)
+        widget = {
+            "provider.name": self.name_edit,
+            "provider.baseUrl": self.url_edit,
+            "apiKey": self.key_edit,
+            "provider.defaultModelId": self.model_combo,
+        }.get(field)
         if widget is None:
             self._failed(error)
             return
@@ -641,8 +737,11 @@ class _ElidedLabel(QLabel):
         painter = QPainter(self)
         rect = self.contentsRect()
         painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width()))
+        painter.drawText(
+            rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width()),
+        )
 
 
 def _form_row(grid: QGridLayout, label: str, field) -> QLabel | None:

@@ -14,8 +14,16 @@ from datetime import date
 
 from PySide6.QtCore import QDateTime, QLocale, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..bus import HostClient, HostError
 from .ops import host_op
@@ -38,16 +46,27 @@ class UsagePage(QWidget):
         self.totals.setWordWrap(True)
         models_title = QLabel(self.tr("By model"))
         models_title.setObjectName("sectionTitle")
-        models_hint = QLabel(self.tr("Type the price you pay per million tokens to see costs; "
-                                     "leave it empty when you do not know it."))
+        models_hint = QLabel(
+            self.tr("Type the price you pay per million tokens to see costs; leave it empty when you do not know it.")
+        )
         models_hint.setObjectName("muted")
         models_hint.setWordWrap(True)
-        self.models_table = _table([self.tr("Model"), self.tr("Turns"), self.tr("Input"), self.tr("Output"),
-                                    self.tr("Cost"), self.tr("Input / 1M"), self.tr("Output / 1M")])
+        self.models_table = _table(
+            [
+                self.tr("Model"),
+                self.tr("Turns"),
+                self.tr("Input"),
+                self.tr("Output"),
+                self.tr("Cost"),
+                self.tr("Input / 1M"),
+                self.tr("Output / 1M"),
+            ]
+        )
         days_title = QLabel(self.tr("By day"))
         days_title.setObjectName("sectionTitle")
-        self.days_table = _table([self.tr("Day"), self.tr("Turns"), self.tr("Input"), self.tr("Output"),
-                                  self.tr("Cost")])
+        self.days_table = _table(
+            [self.tr("Day"), self.tr("Turns"), self.tr("Input"), self.tr("Output"), self.tr("Cost")]
+        )
         self.empty = QLabel(self.tr("No replies in the last 30 days yet."))
         self.empty.setObjectName("muted")
         self.empty.hide()
@@ -74,8 +93,14 @@ class UsagePage(QWidget):
     # -- loading -------------------------------------------------------------------------
     async def load(self) -> None:
         offset = QDateTime.currentDateTime().offsetFromUtc() // 60
-        await host_op(self.client, "usage.summary", {"days": DAYS, "tzOffsetMinutes": offset}, parent=self,
-                      success=self.show_summary, failure=self._failed)
+        await host_op(
+            self.client,
+            "usage.summary",
+            {"days": DAYS, "tzOffsetMinutes": offset},
+            parent=self,
+            success=self.show_summary,
+            failure=self._failed,
+        )
 
     def _failed(self, error: HostError) -> None:
         self.error.setText(self.tr("Usage could not be read: %1").replace("%1", error.message))
@@ -86,19 +111,27 @@ class UsagePage(QWidget):
         self.error.hide()
         currency = summary.get("currency") or "USD"
         totals = summary.get("totals") or {}
-        self.totals.setText(self.tr("Last %1 days: %2 replies, %3 tokens in, %4 out · %5").replace(
-            "%1", str(len(summary.get("days") or []) or DAYS)).replace("%2", str(totals.get("turns", 0))).replace(
-            "%3", short_tokens(totals.get("inputTokens", 0))).replace(
-            "%4", short_tokens(totals.get("outputTokens", 0))).replace("%5", self.cost_text(totals, currency)))
+        self.totals.setText(
+            self.tr("Last %1 days: %2 replies, %3 tokens in, %4 out · %5")
+            .replace("%1", str(len(summary.get("days") or []) or DAYS))
+            .replace("%2", str(totals.get("turns", 0)))
+            .replace("%3", short_tokens(totals.get("inputTokens", 0)))
+            .replace("%4", short_tokens(totals.get("outputTokens", 0)))
+            .replace("%5", self.cost_text(totals, currency))
+        )
         self._fill_models(summary.get("models") or [], currency)
         days = [d for d in reversed(summary.get("days") or []) if d.get("turns")]  # newest first, used days only
         self.empty.setVisible(not days)
         self.days_table.setVisible(bool(days))
         self.days_table.setRowCount(len(days))
         for row, day in enumerate(days):
-            cells = [_day_label(day.get("date", "")), str(day.get("turns", 0)),
-                     short_tokens(day.get("inputTokens", 0)), short_tokens(day.get("outputTokens", 0)),
-                     self.cost_text(day, currency)]
+            cells = [
+                _day_label(day.get("date", "")),
+                str(day.get("turns", 0)),
+                short_tokens(day.get("inputTokens", 0)),
+                short_tokens(day.get("outputTokens", 0)),
+                self.cost_text(day, currency),
+            ]
             for column, text in enumerate(cells):
                 self.days_table.setItem(row, column, _cell(text, column > 0))
 
@@ -107,8 +140,13 @@ class UsagePage(QWidget):
         table.setRowCount(len(models))
         for row, model in enumerate(models):
             name = model.get("displayName") or model.get("modelId") or "?"
-            cells = [name, str(model.get("turns", 0)), short_tokens(model.get("inputTokens", 0)),
-                     short_tokens(model.get("outputTokens", 0)), self.cost_text(model, currency)]
+            cells = [
+                name,
+                str(model.get("turns", 0)),
+                short_tokens(model.get("inputTokens", 0)),
+                short_tokens(model.get("outputTokens", 0)),
+                self.cost_text(model, currency),
+            ]
             for column, text in enumerate(cells):
                 item = _cell(text, column > 0)
                 if column == 0:
@@ -138,24 +176,28 @@ class UsagePage(QWidget):
 
     def save_price(self, model: dict, changed: QLineEdit | None = None):
         """Store the row's two figures (an empty one is unknown) if they differ from what is stored."""
-        row = next((r for r in range(self.models_table.rowCount())
-                    if changed is None or changed in self.price_fields(r)), None)
+        row = next(
+            (r for r in range(self.models_table.rowCount()) if changed is None or changed in self.price_fields(r)), None
+        )
         if row is None:
             return None
         figures = [_figure(edit.text()) for edit in self.price_fields(row)]
         stored = model.get("price") or {}
         if figures == [_figure(_price_text(stored.get(k))) for k in ("inputPerMillion", "outputPerMillion")]:
             return None
-        params = {"providerId": model["providerId"], "modelId": model["modelId"],
-                  "inputPerMillion": figures[0], "outputPerMillion": figures[1]}
+        params = {
+            "providerId": model["providerId"],
+            "modelId": model["modelId"],
+            "inputPerMillion": figures[0],
+            "outputPerMillion": figures[1],
+        }
 
         async def saved(result: dict) -> None:
             model["price"] = result.get("price")
             self.priceSaved.emit(model["providerId"], model["modelId"])
             await self.load()
 
-        return host_op(self.client, "models.setPrice", params, parent=self, success=saved,
-                       failure=self._failed).run()
+        return host_op(self.client, "models.setPrice", params, parent=self, success=saved, failure=self._failed).run()
 
     def cost_text(self, bucket: dict, currency: str) -> str:
         """A bucket's cost: the amount, "unknown", or "at least $x" when only part of it is priced."""

@@ -11,9 +11,20 @@ import time
 
 from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle,
-                               QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QTreeView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from . import native_rows, project_rows
 from . import theme as themes
@@ -30,8 +41,11 @@ FORK_MARK_WIDTH = 12  # the branch mark drawn before a fork's title, plus its ga
 
 def is_fork(session: dict) -> bool:
     """A chat made by Fork: the host names it "<title> (fork)" (or says ``forkedFrom`` when it knows)."""
-    return (bool(session.get("forkedFrom")) or (session.get("title") or "").endswith(FORK_SUFFIX)
-            or native_rows.is_fork(session))
+    return (
+        bool(session.get("forkedFrom"))
+        or (session.get("title") or "").endswith(FORK_SUFFIX)
+        or native_rows.is_fork(session)
+    )
 
 
 # Combined once, not per painted row: arithmetic on Python enum flags costs microseconds.
@@ -82,8 +96,9 @@ class SessionDelegate(QStyledItemDelegate):
             self._paint_group(painter, option, index, rect, group.label)
         painter.restore()
 
-    def _paint_group(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, rect: QRect,
-                     label: str) -> None:
+    def _paint_group(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, rect: QRect, label: str
+    ) -> None:
         font = QFont(option.font)
         font.setPointSizeF(font.pointSizeF() * 0.9)
         font.setWeight(QFont.Weight.DemiBold)
@@ -109,8 +124,9 @@ class SessionDelegate(QStyledItemDelegate):
         painter.drawText(inner, RIGHT, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
         if native_rows.is_native(session):  # a pi session: a small "pi" tag before the time
-            left = native_rows.paint_badge(painter, option.font, inner.right() - time_width - 2,
-                                           inner.center().y() + 0.5, t.muted)
+            left = native_rows.paint_badge(
+                painter, option.font, inner.right() - time_width - 2, inner.center().y() + 0.5, t.muted
+            )
             title_rect.setRight(int(left) - native_rows.BADGE_GAP)
         status = (session.get("lastTurn") or {}).get("status")
         if status in ("error", "running"):
@@ -322,8 +338,9 @@ class Sidebar(QWidget):
             self.tree.setCurrentIndex(index)
             pin = menu.addAction(self.tr("Unpin project") if meta.get("pinned") else self.tr("Pin project"))
             pin.triggered.connect(lambda: self._toggle_project_flag(group.path, "pinned"))
-            archive = menu.addAction(self.tr("Unarchive project") if meta.get("archived")
-                                     else self.tr("Archive project"))
+            archive = menu.addAction(
+                self.tr("Unarchive project") if meta.get("archived") else self.tr("Archive project")
+            )
             archive.triggered.connect(lambda: self._toggle_project_flag(group.path, "archived"))
             menu.addSeparator()
             menu.addAction(self.move_up_action)
@@ -358,17 +375,26 @@ class Sidebar(QWidget):
         menu = QMenu(self)
         prefs = self.model.prefs
         sessions = menu.addMenu(self.tr("Sort chats by"))
-        for value, label in (("recent", self.tr("Recent activity")), ("created", self.tr("Newest first")),
-                             ("oldest", self.tr("Oldest first")), ("name", self.tr("Name"))):
+        for value, label in (
+            ("recent", self.tr("Recent activity")),
+            ("created", self.tr("Newest first")),
+            ("oldest", self.tr("Oldest first")),
+            ("name", self.tr("Name")),
+        ):
             action = sessions.addAction(label)
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, v=value: self._set_view("sessionView.sort", v))
-            sessions.aboutToShow.connect(lambda a=action, v=value: a.setChecked(
-                prefs.sidebar["sessionView"]["sort"] == v))
+            sessions.aboutToShow.connect(
+                lambda a=action, v=value: a.setChecked(prefs.sidebar["sessionView"]["sort"] == v)
+            )
         projects = menu.addMenu(self.tr("Sort projects by"))
-        for value, label in (("recent", self.tr("Recent activity")), ("created", self.tr("Newest first")),
-                             ("oldest", self.tr("Oldest first")), ("name", self.tr("Name")),
-                             ("manual", self.tr("Manual order (Alt+Up/Down)"))):
+        for value, label in (
+            ("recent", self.tr("Recent activity")),
+            ("created", self.tr("Newest first")),
+            ("oldest", self.tr("Oldest first")),
+            ("name", self.tr("Name")),
+            ("manual", self.tr("Manual order (Alt+Up/Down)")),
+        ):
             action = projects.addAction(label)
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, v=value: self._set_view("projectSort", v))
@@ -437,8 +463,11 @@ class Sidebar(QWidget):
             if group is not None and project_rows.is_group_key(group.key):
                 header = group.key
                 continue
-            member = group is not None and header is not None and \
-                project_rows.header_of(self.model.project_index, group.key) == header
+            member = (
+                group is not None
+                and header is not None
+                and project_rows.header_of(self.model.project_index, group.key) == header
+            )
             self.tree.setRowHidden(row, QModelIndex(), member and project_rows.collapsed(self.model.prefs, header))
 
     def move_current_project(self, step: int) -> None:
@@ -478,8 +507,11 @@ class Sidebar(QWidget):
             for row in range(self.model.rowCount()):
                 index = self.model.index(row, 0)
                 group = self.model.group_at(index)
-                collapsed = group is not None and group.path is not None and bool(
-                    self.model.prefs.project_meta(group.path).get("collapsed"))
+                collapsed = (
+                    group is not None
+                    and group.path is not None
+                    and bool(self.model.prefs.project_meta(group.path).get("collapsed"))
+                )
                 self.tree.setExpanded(index, not collapsed)
             if current:
                 index = self.model.index_of(current)
@@ -501,13 +533,15 @@ class Sidebar(QWidget):
         group = self.model.group_at(index)
         if group is not None and project_rows.is_group_key(group.key):  # fold the group's projects
             key = project_rows.pref_key(group.key)
-            self.model.prefs.set_project_flag(key, "collapsed", not project_rows.collapsed(self.model.prefs,
-                                                                                         group.key))
+            self.model.prefs.set_project_flag(key, "collapsed", not project_rows.collapsed(self.model.prefs, group.key))
             self._hide_collapsed_groups()
             self.tree.viewport().update()
             return
-        if group is not None and group.path is not None and project_rows.on_plus(
-                self.tree.visualRect(index), self._press_x):
+        if (
+            group is not None
+            and group.path is not None
+            and project_rows.on_plus(self.tree.visualRect(index), self._press_x)
+        ):
             self.newChatInProjectRequested.emit(group.path)
             return
         if group is not None:

@@ -34,17 +34,26 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEventLoop, QObject, Qt, Signal
-from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import paths
 from ..bus.errors import HostError
+from ..sizes import human_size
 from ..storage import move, recovery
 from ..storage.errors import StorageJobError
 from . import i18n
 from . import theme as themes
 from .dialog_style import error_text, set_severity, stylesheet
-from ..sizes import human_size
 
 log = logging.getLogger("pidesktop.ui.startup")
 
@@ -73,7 +82,9 @@ class _Bridge(QObject):
     failed = Signal(str)
 
 
-def run_in_thread(fn: Callable, on_done: Callable, on_error: Callable[[str], None], parent: QObject) -> threading.Thread:
+def run_in_thread(
+    fn: Callable, on_done: Callable, on_error: Callable[[str], None], parent: QObject
+) -> threading.Thread:
     bridge = _Bridge(parent)
     bridge.succeeded.connect(on_done)
     bridge.failed.connect(on_error)
@@ -81,7 +92,7 @@ def run_in_thread(fn: Callable, on_done: Callable, on_error: Callable[[str], Non
     def work():
         try:
             result = fn()
-        except Exception as exc:  # noqa: BLE001 - becomes a sentence
+        except Exception as exc:
             bridge.failed.emit(error_text(exc, (StorageJobError,)))
             return
         bridge.succeeded.emit(result)
@@ -135,8 +146,9 @@ class StartupWindow(QDialog):
 
 
 class MoveProgressWindow(StartupWindow):
-    def __init__(self, location: paths.StorageLocation, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self, location: paths.StorageLocation, theme: themes.Theme | None = None, parent: QWidget | None = None
+    ):
         super().__init__(theme, parent)
         self.location = location
         self.job = recovery.pending()
@@ -148,8 +160,13 @@ class MoveProgressWindow(StartupWindow):
         self._last_emit = 0.0
         title = QLabel(self.tr("Moving your data folder"))
         title.setObjectName("pageTitle")
-        where = QLabel(i18n.arg(self.tr("From %1\nto %2"), self.job.source_data_root if self.job else "",
-                                move.data_root_at(self.job.destination) if self.job else ""))
+        where = QLabel(
+            i18n.arg(
+                self.tr("From %1\nto %2"),
+                self.job.source_data_root if self.job else "",
+                move.data_root_at(self.job.destination) if self.job else "",
+            )
+        )
         where.setObjectName("muted")
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -169,8 +186,9 @@ class MoveProgressWindow(StartupWindow):
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
-        note = QLabel(self.tr("Your chats open as soon as the copy has been checked. Until then, your data stays "
-                              "where it was."))
+        note = QLabel(
+            self.tr("Your chats open as soon as the copy has been checked. Until then, your data stays where it was.")
+        )
         note.setObjectName("muted")
         note.setWordWrap(True)
         self.cancel_button = QPushButton(self.tr("Cancel move"))
@@ -237,8 +255,9 @@ class MoveProgressWindow(StartupWindow):
             raise recovery.RecoveryError(str(exc)) from exc
         return recovery.before_host_start(location)
 
-    def _report(self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int,
-                current: str) -> None:
+    def _report(
+        self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int, current: str
+    ) -> None:
         """Called on the worker thread: forward at most every ``EMIT_INTERVAL`` (and every phase change)."""
         now = time.monotonic()
         if phase == self._phase and now - self._last_emit < EMIT_INTERVAL and files_done < files_total:
@@ -246,8 +265,9 @@ class MoveProgressWindow(StartupWindow):
         self._last_emit = now
         self.bridge.progressed.emit(phase, bytes_done, bytes_total, files_done, files_total, current)
 
-    def show_progress(self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int,
-                      current: str) -> None:
+    def show_progress(
+        self, phase: str, bytes_done: int, bytes_total: int, files_done: int, files_total: int, current: str
+    ) -> None:
         if phase != self._phase:
             self._phase, self._phase_started = phase, time.monotonic()
         self.phase_label.setText(self.tr(PHASES.get(phase, phase)))
@@ -278,8 +298,11 @@ class MoveProgressWindow(StartupWindow):
         self.error = message
         self.bar.hide()
         self.phase_label.setText(self.tr("The move did not finish"))
-        self.detail.setText(self.tr("Your data is still in the current folder. Fix the problem and retry, or keep "
-                                    "using the current folder."))
+        self.detail.setText(
+            self.tr(
+                "Your data is still in the current folder. Fix the problem and retry, or keep using the current folder."
+            )
+        )
         self.current.setText(" ")
         self.error_label.setText(message)
         set_severity(self.error_label, "error")
@@ -297,7 +320,7 @@ class MoveProgressWindow(StartupWindow):
 
 
 class FolderChoice:
-    """"Choose another data folder": a folder dialog, the choice validated (it must hold data/pi.sqlite) and
+    """ "Choose another data folder": a folder dialog, the choice validated (it must hold data/pi.sqlite) and
     selected on a worker thread, then the window ends with the new location.
 
     The window provides ``_busy(bool)``, ``_failed(message)``, ``end(location)`` and ``choose_from`` (the
@@ -309,8 +332,9 @@ class FolderChoice:
     pinned = False
 
     def browse(self) -> QFileDialog:
-        chooser = QFileDialog(self, QCoreApplication.translate("MissingRootWindow", "Select your data folder"),
-                              str(self.choose_from))
+        chooser = QFileDialog(
+            self, QCoreApplication.translate("MissingRootWindow", "Select your data folder"), str(self.choose_from)
+        )
         chooser.setFileMode(QFileDialog.FileMode.Directory)
         chooser.setOption(QFileDialog.Option.ShowDirsOnly, True)
         chooser.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -333,16 +357,23 @@ class FolderChoice:
 
 
 class MissingRootWindow(FolderChoice, StartupWindow):
-    def __init__(self, check: recovery.DefaultRootCheck, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self, check: recovery.DefaultRootCheck, theme: themes.Theme | None = None, parent: QWidget | None = None
+    ):
         super().__init__(theme, parent)
         self.check = check
         self.choose_from = check.data_root.parent
         title = QLabel(self.tr("Your data folder is missing"))
         title.setObjectName("pageTitle")
-        text = QLabel(i18n.arg(self.tr("pidesktop kept its data in %1, but that folder is gone. If it is on a disk "
-                                       "that is not connected, quit, connect it and start pidesktop again."),
-                               check.data_root))
+        text = QLabel(
+            i18n.arg(
+                self.tr(
+                    "pidesktop kept its data in %1, but that folder is gone. If it is on a disk "
+                    "that is not connected, quit, connect it and start pidesktop again."
+                ),
+                check.data_root,
+            )
+        )
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label = QLabel()
@@ -447,7 +478,7 @@ def schema_check(location: paths.StorageLocation) -> SchemaCheck | None:
     """The database's state (``storage.schema.schema_state``); None when it needs nothing (or is not there)."""
     try:
         state = _cold_schema().schema_state(location)
-    except Exception as exc:  # noqa: BLE001 - the host says what is wrong when it opens the folder
+    except Exception as exc:
         log.warning("cannot read the schema state of %s: %s", location.data_root, exc)
         return None
     version, supported = state.get("version"), state.get("supported")
@@ -455,24 +486,27 @@ def schema_check(location: paths.StorageLocation) -> SchemaCheck | None:
     if version is not None and supported is not None and version > supported:
         return SchemaCheck(version, supported, newer=True, reason=state.get("problem") or "", backups=backups)
     if state.get("needsMigration"):
-        return SchemaCheck(version, supported, needs_migration=True, archive=bool(state.get("archive")),
-                           backups=backups)
+        return SchemaCheck(
+            version, supported, needs_migration=True, archive=bool(state.get("archive")), backups=backups
+        )
     return None  # current, fresh, or a problem the host reports when it opens the folder
 
 
 def _migrate(location: paths.StorageLocation, progress: Callable[[str, int, int], None]) -> MigrationDone:
     """``storage.schema.migrate`` with its progress as ``(phase, done, total)`` (bytes or steps)."""
 
-    def forward(phase: str, bytes_done: int, bytes_total: int, steps_done: int, steps_total: int,
-                _current: str = "") -> None:
+    def forward(
+        phase: str, bytes_done: int, bytes_total: int, steps_done: int, steps_total: int, _current: str = ""
+    ) -> None:
         if steps_total or not bytes_total:
             progress(phase, steps_done, steps_total)
         else:
             progress(phase, bytes_done, bytes_total)
 
     report = _cold_schema().migrate(location, forward)
-    return MigrationDone(report["fromVersion"], report["toVersion"], _paths(report.get("backups")),
-                         report.get("archived") or None)
+    return MigrationDone(
+        report["fromVersion"], report["toVersion"], _paths(report.get("backups")), report.get("archived") or None
+    )
 
 
 def _backups_after_failure(location: paths.StorageLocation, exc: BaseException | None = None) -> list[str]:
@@ -482,7 +516,7 @@ def _backups_after_failure(location: paths.StorageLocation, exc: BaseException |
         return [str(named)]
     try:
         state = _cold_schema().schema_state(location)
-    except Exception:  # noqa: BLE001 - only the hint of where the copy is
+    except Exception:
         return []
     return _paths(state.get("backups"))
 
@@ -508,15 +542,28 @@ def migration_note(done: MigrationDone) -> str:
     """The one line the main window shows after a migration."""
     translate = QCoreApplication.translate
     if done.archived:
-        return i18n.arg(translate("MigrationWindow", "Your database was from version %1, too old to update: it "
-                                  "was set aside as %2 and a new one was started."), done.from_version,
-                        done.archived)
+        return i18n.arg(
+            translate(
+                "MigrationWindow",
+                "Your database was from version %1, too old to update: it "
+                "was set aside as %2 and a new one was started.",
+            ),
+            done.from_version,
+            done.archived,
+        )
     backup = _main_backup(done.backups, done.from_version)
     if backup:
-        return i18n.arg(translate("MigrationWindow", "Your data was updated from version %1 to %2. The old "
-                                  "database is kept at %3."), done.from_version, done.to_version, backup)
-    return i18n.arg(translate("MigrationWindow", "Your data was updated from version %1 to %2."),
-                    done.from_version, done.to_version)
+        return i18n.arg(
+            translate(
+                "MigrationWindow", "Your data was updated from version %1 to %2. The old database is kept at %3."
+            ),
+            done.from_version,
+            done.to_version,
+            backup,
+        )
+    return i18n.arg(
+        translate("MigrationWindow", "Your data was updated from version %1 to %2."), done.from_version, done.to_version
+    )
 
 
 class MigrationWindow(FolderChoice, StartupWindow):
@@ -526,8 +573,13 @@ class MigrationWindow(FolderChoice, StartupWindow):
     (Quit).
     """
 
-    def __init__(self, location: paths.StorageLocation, check: SchemaCheck, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        location: paths.StorageLocation,
+        check: SchemaCheck,
+        theme: themes.Theme | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(theme, parent)
         self.location = location
         self.check = check
@@ -541,11 +593,18 @@ class MigrationWindow(FolderChoice, StartupWindow):
         self.title = QLabel(self.tr("pidesktop has been updated"))
         self.title.setObjectName("pageTitle")
         if check.archive:
-            self.headline = QLabel(i18n.arg(self.tr("Your database is from version %1, too old to update: it is "
-                                                    "set aside and a new one is started."), check.version))
+            self.headline = QLabel(
+                i18n.arg(
+                    self.tr(
+                        "Your database is from version %1, too old to update: it is set aside and a new one is started."
+                    ),
+                    check.version,
+                )
+            )
         else:
-            self.headline = QLabel(i18n.arg(self.tr("Updating your data from version %1 to version %2…"),
-                                            check.version, check.supported))
+            self.headline = QLabel(
+                i18n.arg(self.tr("Updating your data from version %1 to version %2…"), check.version, check.supported)
+            )
         self.headline.setObjectName("rowTitle")
         self.headline.setWordWrap(True)
         self.where = QLabel(str(location.data_root))
@@ -564,8 +623,12 @@ class MigrationWindow(FolderChoice, StartupWindow):
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
-        self.note = QLabel(self.tr("pidesktop keeps a copy of the database before it changes anything, and your "
-                                   "chats open when the update has been checked. This happens once."))
+        self.note = QLabel(
+            self.tr(
+                "pidesktop keeps a copy of the database before it changes anything, and your "
+                "chats open when the update has been checked. This happens once."
+            )
+        )
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -608,15 +671,14 @@ class MigrationWindow(FolderChoice, StartupWindow):
     def _work(self) -> tuple[str, Any]:
         try:
             return "done", _migrate(self.location, self._report)
-        except Exception as exc:  # noqa: BLE001 - shown as its reason
+        except Exception as exc:
             return "failed", (_reason(exc), _backups_after_failure(self.location, exc))
 
     def _report(self, phase: str, done: int, total: int) -> None:
         """Called on the worker thread: every step of a short count (a step may then take long, and the bar
         must not stay behind); of a long count (rows) at most one every ``EMIT_INTERVAL``."""
         now = time.monotonic()
-        if phase == self._phase and total > STEPS_SHOWN_EACH and now - self._last_emit < EMIT_INTERVAL \
-                and done < total:
+        if phase == self._phase and total > STEPS_SHOWN_EACH and now - self._last_emit < EMIT_INTERVAL and done < total:
             return
         self._phase, self._last_emit = phase, now
         self.bridge.stepped.emit(phase, done, total)
@@ -657,12 +719,25 @@ class MigrationWindow(FolderChoice, StartupWindow):
     def fail(self, message: str, backups: list[str] | None = None) -> None:
         self.error = message
         self.title.setText(self.tr("Your data could not be updated"))
-        self.headline.setText(i18n.arg(self.tr("The update from version %1 stopped. Nothing was changed: the "
-                                               "database is still at version %1."), self.check.version))
+        self.headline.setText(
+            i18n.arg(
+                self.tr(
+                    "The update from version %1 stopped. Nothing was changed: the database is still at version %1."
+                ),
+                self.check.version,
+            )
+        )
         backup = _main_backup(list(backups or []), self.check.version)
         if backup:
-            self.note.setText(i18n.arg(self.tr("A copy of the database as it was is kept at %1. Quit and keep "
-                                               "the folder as it is, or open another data folder."), backup))
+            self.note.setText(
+                i18n.arg(
+                    self.tr(
+                        "A copy of the database as it was is kept at %1. Quit and keep "
+                        "the folder as it is, or open another data folder."
+                    ),
+                    backup,
+                )
+            )
         else:
             self.note.setText(self.tr("Quit and keep the folder as it is, or open another data folder."))
         self._stopped(message)
@@ -671,13 +746,17 @@ class MigrationWindow(FolderChoice, StartupWindow):
         self.error = reason or self.check.reason or "newer"
         self.title.setText(self.tr("This data is from a newer pidesktop"))
         if self.check.version is not None and self.check.supported is not None:
-            text = i18n.arg(self.tr("The database is version %1; this pidesktop opens versions up to %2."),
-                            self.check.version, self.check.supported)
+            text = i18n.arg(
+                self.tr("The database is version %1; this pidesktop opens versions up to %2."),
+                self.check.version,
+                self.check.supported,
+            )
         else:
             text = reason or self.check.reason
         self.headline.setText(text)
-        self.note.setText(self.tr("Nothing was changed. Update pidesktop to open this folder, or choose another "
-                                  "data folder."))
+        self.note.setText(
+            self.tr("Nothing was changed. Update pidesktop to open this folder, or choose another data folder.")
+        )
         self._stopped(text, "info")
         self.error_label.hide()
 
@@ -692,8 +771,9 @@ class MigrationWindow(FolderChoice, StartupWindow):
         self.error_label.show()
 
 
-def prepare(location: paths.StorageLocation, theme_name: str | None = None,
-            notes: list[str] | None = None) -> paths.StorageLocation | None:
+def prepare(
+    location: paths.StorageLocation, theme_name: str | None = None, notes: list[str] | None = None
+) -> paths.StorageLocation | None:
     """Finish a pending move, handle a missing default folder and update an older database, with windows;
     None means quit. ``notes`` receives the line for the main window after a migration.
 
@@ -773,28 +853,39 @@ def migrate_on_stderr(location: paths.StorageLocation, stream: TextIO | None = N
         return None
     if needed.newer:
         raise recovery.RecoveryError(
-            needed.reason or f"The database in {location.data_root} is version {needed.version}; this pidesktop "
+            needed.reason
+            or f"The database in {location.data_root} is version {needed.version}; this pidesktop "
             f"opens versions up to {needed.supported}. Nothing was changed. Update pidesktop, or start it with "
-            f"another data folder (--data-dir).")
+            f"another data folder (--data-dir)."
+        )
     stream = stream or sys.stderr
-    print(f"pidesktop: updating your data from version {needed.version} to {needed.supported} "
-          f"({location.data_root})", file=stream, flush=True)
+    print(
+        f"pidesktop: updating your data from version {needed.version} to {needed.supported} ({location.data_root})",
+        file=stream,
+        flush=True,
+    )
     try:
         done = _migrate(location, StderrSteps(stream))
-    except Exception as exc:  # noqa: BLE001 - a refusal with its reason
+    except Exception as exc:
         raise recovery.RecoveryError(_failure_words(exc, location, needed)) from exc
     backup = _main_backup(done.backups, done.from_version)
-    print(f"pidesktop: updated the database from version {done.from_version} to {done.to_version}"
-          + (f"; the old one is kept at {backup}" if backup else "")
-          + (f"; the old one was set aside as {done.archived}" if done.archived else ""), file=stream, flush=True)
+    print(
+        f"pidesktop: updated the database from version {done.from_version} to {done.to_version}"
+        + (f"; the old one is kept at {backup}" if backup else "")
+        + (f"; the old one was set aside as {done.archived}" if done.archived else ""),
+        file=stream,
+        flush=True,
+    )
     return done
 
 
 def _failure_words(exc: BaseException, location: paths.StorageLocation, needed: SchemaCheck) -> str:
     backup = _main_backup(_backups_after_failure(location, exc), needed.version)
     where = f" A copy of the database as it was is kept at {backup}." if backup else ""
-    return (f"Updating the database in {location.data_root} from version {needed.version} failed: "
-            f"{_reason(exc)} Nothing was changed; it is still at version {needed.version}.{where}")
+    return (
+        f"Updating the database in {location.data_root} from version {needed.version} failed: "
+        f"{_reason(exc)} Nothing was changed; it is still at version {needed.version}.{where}"
+    )
 
 
 def _install_language(app, location: paths.StorageLocation) -> None:
@@ -802,7 +893,6 @@ def _install_language(app, location: paths.StorageLocation) -> None:
 
     try:
         language = Preferences(location.ui_root).data["window"].get("language")
-    except Exception:  # noqa: BLE001 - only a preference; English is fine
+    except Exception:
         language = None
     i18n.install(app, language)
-

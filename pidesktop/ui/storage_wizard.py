@@ -24,18 +24,18 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout,
 
 from .. import paths
 from ..bus import HostClient, HostError
+from ..sizes import human_size
 from ..storage import inventory, journal, move, old_roots
 from ..storage.errors import StorageJobError
 from ..storage.fsutil import now_ms
 from ..storage.journal import PendingMove
 from . import i18n
 from . import theme as themes
-from .relaunch import relaunch_pidesktop
 from .dialog_style import current_theme, error_text, path_row, set_severity, stylesheet
 from .dialog_style import right as _right
 from .dialog_style import tree as _tree
 from .host_jobs import job_error_text, run_job
-from ..sizes import human_size
+from .relaunch import relaunch_pidesktop
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.storage_wizard")
@@ -74,14 +74,23 @@ def schedule_move(destination: str | os.PathLike) -> PendingMove:
     """
     plan = move.preflight(destination)
     now = now_ms()
-    job = PendingMove(plan.job_id, plan.source_data_root, plan.source_ui_root, plan.resolved_by,
-                      plan.selected_root, plan.destination, "copy", now, now)
+    job = PendingMove(
+        plan.job_id,
+        plan.source_data_root,
+        plan.source_ui_root,
+        plan.resolved_by,
+        plan.selected_root,
+        plan.destination,
+        "copy",
+        now,
+        now,
+    )
     journal.write(job)
     return job
 
 
 def completed_move_notice(location: paths.StorageLocation, now: int | None = None) -> str | None:
-    """"Your data now lives in …", once, at the first start after a move into ``location`` finished.
+    """ "Your data now lives in …", once, at the first start after a move into ``location`` finished.
 
     A finished move is recorded in the kept-roots list (``storage.old_roots``)
     with the folder it moved to. When the newest such record points at the
@@ -92,8 +101,10 @@ def completed_move_notice(location: paths.StorageLocation, now: int | None = Non
     if location.source == "env":
         return None
     try:
-        entry = next((kept for kept in reversed(old_roots.entries())
-                      if move.data_root_at(kept.moved_to) == location.data_root), None)
+        entry = next(
+            (kept for kept in reversed(old_roots.entries()) if move.data_root_at(kept.moved_to) == location.data_root),
+            None,
+        )
     except StorageJobError:
         return None
     if entry is None or (now if now is not None else now_ms()) - entry.moved_at > ANNOUNCE_WITHIN_MS:
@@ -118,8 +129,13 @@ class StorageWizard(QWizard):
     # Replaceable (tests): what runs once the move is journalled.
     relaunch = staticmethod(relaunch_pidesktop)
 
-    def __init__(self, location: paths.StorageLocation, client: HostClient, theme: themes.Theme | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        location: paths.StorageLocation,
+        client: HostClient,
+        theme: themes.Theme | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.location = location
         self.client = client  # the running host: what the data folder holds is asked of it (data.status)
@@ -162,7 +178,7 @@ class StorageWizard(QWizard):
         self.confirm.set_working(True)
         try:
             self.scheduled = await asyncio.to_thread(schedule_move, self.destination)
-        except Exception as exc:  # noqa: BLE001 - shown as a sentence
+        except Exception as exc:
             self.confirm.set_working(False)
             self.confirm.show_error(error_text(exc, READABLE))
             return
@@ -195,18 +211,24 @@ class ChoosePage(QWizardPage):
         self.plan: move.MovePlan | None = None
         self.checking: asyncio.Task | None = None
         self.checked_text: str | None = None  # the text the shown verdict is about
-        self.heading = _heading(self.tr("Choose a new place for your data"),
-                                i18n.arg(self.tr("Your chats, attachments and settings are now in %1."),
-                                         location.data_root))
+        self.heading = _heading(
+            self.tr("Choose a new place for your data"),
+            i18n.arg(self.tr("Your chats, attachments and settings are now in %1."), location.data_root),
+        )
         self.path_edit, row = path_row(
-            self.tr("An empty folder, or a new folder name, e.g. /mnt/big/pidesktop"), self.browse)
+            self.tr("An empty folder, or a new folder name, e.g. /mnt/big/pidesktop"), self.browse
+        )
         self.verdict = QLabel()
         self.verdict.setObjectName("report")
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.hide()
-        note = QLabel(self.tr("pidesktop copies everything there, checks the copy, and then uses it. The current "
-                              "folder is kept as a backup until you remove it."))
+        note = QLabel(
+            self.tr(
+                "pidesktop copies everything there, checks the copy, and then uses it. The current "
+                "folder is kept as a backup until you remove it."
+            )
+        )
         note.setObjectName("muted")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -250,8 +272,13 @@ class ChoosePage(QWizardPage):
             return
         expanded = os.path.expanduser(text)
         if self.location.source == "env":
-            self._show(self.tr("This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir); it cannot be "
-                               "moved from here."), "error")
+            self._show(
+                self.tr(
+                    "This data folder was chosen with PI_DESKTOP_DATA_DIR (or --data-dir); it cannot be "
+                    "moved from here."
+                ),
+                "error",
+            )
             self.checked_text = text
             return
         if not os.path.isabs(expanded):
@@ -260,7 +287,7 @@ class ChoosePage(QWizardPage):
             return
         try:
             plan = await asyncio.to_thread(move.preflight, expanded)
-        except Exception as exc:  # noqa: BLE001 - Refused and friends carry the reason
+        except Exception as exc:
             if self.path_edit.text().strip() == text:
                 self._show(error_text(exc, READABLE), "error")
                 self.checked_text = text
@@ -270,8 +297,10 @@ class ChoosePage(QWizardPage):
         self.plan = plan
         self.checked_text = text
         if plan.retry:
-            self._show(self.tr("This folder holds an earlier, unfinished copy of your data; the move picks up "
-                               "from there."), "ok")
+            self._show(
+                self.tr("This folder holds an earlier, unfinished copy of your data; the move picks up from there."),
+                "ok",
+            )
         elif plan.destination.exists():
             self._show(self.tr("This empty folder can be used."), "ok")
         else:
@@ -293,8 +322,9 @@ class ReviewPage(QWizardPage):
         self.ready = False
         self.loading: asyncio.Task | None = None
         self.total_bytes = 0
-        self.heading = _heading(self.tr("What will be moved"),
-                                self.tr("Everything in the data folder is copied and checked file by file."))
+        self.heading = _heading(
+            self.tr("What will be moved"), self.tr("Everything in the data folder is copied and checked file by file.")
+        )
         self.table = _tree([self.tr("Kind"), self.tr("Files"), self.tr("Size")])
         self.total = QLabel()
         self.total.setObjectName("rowTitle")
@@ -325,18 +355,24 @@ class ReviewPage(QWizardPage):
         except HostError as error:
             self._failed(job_error_text(error))
             return
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._failed(error_text(exc, READABLE))
             return
         categories = dict(report["categories"])
         ui_files = 0
         rows = []
         for name, slot in categories.items():
-            rows.append((QCoreApplication.translate("StorageWizard", CATEGORY_NAMES.get(name, name)),
-                         slot["files"], slot["bytes"]))
+            rows.append(
+                (
+                    QCoreApplication.translate("StorageWizard", CATEGORY_NAMES.get(name, name)),
+                    slot["files"],
+                    slot["bytes"],
+                )
+            )
         if report["uiBytes"]:
-            rows.append((QCoreApplication.translate("StorageWizard", CATEGORY_NAMES["ui"]), ui_files,
-                         report["uiBytes"]))
+            rows.append(
+                (QCoreApplication.translate("StorageWizard", CATEGORY_NAMES["ui"]), ui_files, report["uiBytes"])
+            )
         rows.sort(key=lambda row: -row[2])
         for label, files, size in rows:
             item = QTreeWidgetItem([label, str(files) if files else "", human_size(size)])
@@ -347,13 +383,20 @@ class ReviewPage(QWizardPage):
         self.total.setText(i18n.arg(self.tr("In all: %1 in %2 files."), human_size(self.total_bytes), files))
         counts = report.get("counts") or {}
         if counts:
-            self.total.setText(self.total.text() + " " + i18n.arg(self.tr("%1 chats, %2 messages."),
-                                                                  counts.get("sessions", 0),
-                                                                  counts.get("messages", 0)))
+            self.total.setText(
+                self.total.text()
+                + " "
+                + i18n.arg(self.tr("%1 chats, %2 messages."), counts.get("sessions", 0), counts.get("messages", 0))
+            )
         needed = self.total_bytes + move.SPACE_MARGIN
         if free < needed:
-            self.space.setText(i18n.arg(self.tr("Not enough room: %1 is free there, the move needs %2. Go back "
-                                                "and choose another place."), human_size(free), human_size(needed)))
+            self.space.setText(
+                i18n.arg(
+                    self.tr("Not enough room: %1 is free there, the move needs %2. Go back and choose another place."),
+                    human_size(free),
+                    human_size(needed),
+                )
+            )
             set_severity(self.space, "error")
         else:
             self.space.setText(i18n.arg(self.tr("%1 free at the new place."), human_size(free)))
@@ -381,14 +424,18 @@ class ConfirmPage(QWizardPage):
         self.summary.setObjectName("report")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        steps = QLabel(self.tr("When you press Restart and move:\n"
-                               "1. pidesktop closes.\n"
-                               "2. It starts again and copies your data, showing the progress. Chats are not "
-                               "available until the copy is checked.\n"
-                               "3. It opens the new folder. If anything goes wrong, it keeps using the current "
-                               "one.\n\n"
-                               "The current folder is kept as a backup; remove it later with Settings > Data > "
-                               "Remove old copies."))
+        steps = QLabel(
+            self.tr(
+                "When you press Restart and move:\n"
+                "1. pidesktop closes.\n"
+                "2. It starts again and copies your data, showing the progress. Chats are not "
+                "available until the copy is checked.\n"
+                "3. It opens the new folder. If anything goes wrong, it keeps using the current "
+                "one.\n\n"
+                "The current folder is kept as a backup; remove it later with Settings > Data > "
+                "Remove old copies."
+            )
+        )
         steps.setWordWrap(True)
         self.error = QLabel()
         self.error.setObjectName("formError")
@@ -404,8 +451,14 @@ class ConfirmPage(QWizardPage):
 
     def initializePage(self) -> None:
         wizard: StorageWizard = self.wizard()
-        self.summary.setText(i18n.arg(self.tr("From: %1\nTo: %2\nSize: %3"), wizard.location.data_root,
-                                      wizard.new_data_root, human_size(wizard.review.total_bytes)))
+        self.summary.setText(
+            i18n.arg(
+                self.tr("From: %1\nTo: %2\nSize: %3"),
+                wizard.location.data_root,
+                wizard.new_data_root,
+                human_size(wizard.review.total_bytes),
+            )
+        )
         set_severity(self.summary, "info")
         self.error.hide()
 

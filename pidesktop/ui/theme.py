@@ -25,10 +25,36 @@ class Theme:
     warning: str = "#B45309"  # amber: near a limit (the context meter)
 
 
-LIGHT = Theme("light", "#FFFFFF", "#F7F7F8", "#1F2328", "#6B7280", "#2563EB", "#EEF2FF", "#F6F8FA",
-              "#E5E7EB", "#ECECEF", "#E3E8F5", "#DC2626", "#B45309")
-DARK = Theme("dark", "#1E1F22", "#17181A", "#E6E6E6", "#9CA3AF", "#60A5FA", "#2B3245", "#26282C",
-             "#2F3136", "#25272B", "#2B3245", "#F87171", "#FBBF24")
+LIGHT = Theme(
+    "light",
+    "#FFFFFF",
+    "#F7F7F8",
+    "#1F2328",
+    "#6B7280",
+    "#2563EB",
+    "#EEF2FF",
+    "#F6F8FA",
+    "#E5E7EB",
+    "#ECECEF",
+    "#E3E8F5",
+    "#DC2626",
+    "#B45309",
+)
+DARK = Theme(
+    "dark",
+    "#1E1F22",
+    "#17181A",
+    "#E6E6E6",
+    "#9CA3AF",
+    "#60A5FA",
+    "#2B3245",
+    "#26282C",
+    "#2F3136",
+    "#25272B",
+    "#2B3245",
+    "#F87171",
+    "#FBBF24",
+)
 
 
 def system_prefers_dark() -> bool:

@@ -9,16 +9,29 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from .i18n import arg
 
 CONTEXT = "RelativeTime"
-WEEKDAYS = (QT_TRANSLATE_NOOP("RelativeTime", "Mon"), QT_TRANSLATE_NOOP("RelativeTime", "Tue"),
-            QT_TRANSLATE_NOOP("RelativeTime", "Wed"), QT_TRANSLATE_NOOP("RelativeTime", "Thu"),
-            QT_TRANSLATE_NOOP("RelativeTime", "Fri"), QT_TRANSLATE_NOOP("RelativeTime", "Sat"),
-            QT_TRANSLATE_NOOP("RelativeTime", "Sun"))
-MONTHS = (QT_TRANSLATE_NOOP("RelativeTime", "Jan"), QT_TRANSLATE_NOOP("RelativeTime", "Feb"),
-          QT_TRANSLATE_NOOP("RelativeTime", "Mar"), QT_TRANSLATE_NOOP("RelativeTime", "Apr"),
-          QT_TRANSLATE_NOOP("RelativeTime", "May"), QT_TRANSLATE_NOOP("RelativeTime", "Jun"),
-          QT_TRANSLATE_NOOP("RelativeTime", "Jul"), QT_TRANSLATE_NOOP("RelativeTime", "Aug"),
-          QT_TRANSLATE_NOOP("RelativeTime", "Sep"), QT_TRANSLATE_NOOP("RelativeTime", "Oct"),
-          QT_TRANSLATE_NOOP("RelativeTime", "Nov"), QT_TRANSLATE_NOOP("RelativeTime", "Dec"))
+WEEKDAYS = (
+    QT_TRANSLATE_NOOP("RelativeTime", "Mon"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Tue"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Wed"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Thu"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Fri"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Sat"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Sun"),
+)
+MONTHS = (
+    QT_TRANSLATE_NOOP("RelativeTime", "Jan"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Feb"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Mar"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Apr"),
+    QT_TRANSLATE_NOOP("RelativeTime", "May"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Jun"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Jul"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Aug"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Sep"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Oct"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Nov"),
+    QT_TRANSLATE_NOOP("RelativeTime", "Dec"),
+)
 
 
 def _tr(text: str) -> str:

@@ -68,15 +68,20 @@ class TodoPanel(QFrame):
         self._folded_by_person = None
         todo = None
         if session_id is not None:
-            got = await host_op(self.client, "todo.get", {"sessionId": session_id}, parent=self,
-                                failure=self.failed.emit)
+            got = await host_op(
+                self.client, "todo.get", {"sessionId": session_id}, parent=self, failure=self.failed.emit
+            )
             todo = got["todo"] if got else None
         if session_id == self.session_id:
             self.todo = None
             self.set_todo(todo)
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "session.changed" and payload.get("reason") == "todo" and payload.get("sessionId") == self.session_id:
+        if (
+            topic == "session.changed"
+            and payload.get("reason") == "todo"
+            and payload.get("sessionId") == self.session_id
+        ):
             self.set_todo(payload.get("todo"))
 
     def set_todo(self, todo: dict | None) -> None:
@@ -107,7 +112,7 @@ class TodoPanel(QFrame):
 
     def _item_html(self, item: dict) -> str:
         t = self.theme
-        text = (item["content"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+        text = item["content"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         mark = MARKS.get(item["status"], "☐")
         if item["status"] in ("completed", "cancelled"):
             return f"<span style='color:{t.muted}'>{mark}&nbsp;&nbsp;<s>{text}</s></span>"
@@ -121,8 +126,9 @@ class TodoPanel(QFrame):
             summary = self.tr("Checklist done: %1 of %2").replace("%1", str(done)).replace("%2", str(total))
         else:
             summary = self.tr("Checklist: %1 of %2 done").replace("%1", str(done)).replace("%2", str(total))
-            current = next((i["content"] for i in (self.todo or {}).get("items", []) if i["status"] == "in_progress"),
-                           None)
+            current = next(
+                (i["content"] for i in (self.todo or {}).get("items", []) if i["status"] == "in_progress"), None
+            )
             if self.folded and current:
                 summary += " · " + current
         self.fold_button.setText(f"{arrow}  {summary}")
@@ -143,7 +149,8 @@ class TodoPanel(QFrame):
             f"#todoPanel QLabel {{ color: {t.text}; }}"
             f"#todoFold {{ color: {t.text}; font-weight: 600; border: none; padding: 0; }}"
             f"#todoProgress {{ background: {t.border}; border: none; border-radius: 2px; }}"
-            f"#todoProgress::chunk {{ background: {t.accent}; border-radius: 2px; }}")
+            f"#todoProgress::chunk {{ background: {t.accent}; border-radius: 2px; }}"
+        )
         if self.todo is not None:
             todo, self.todo = self.todo, None
             self.set_todo(todo)

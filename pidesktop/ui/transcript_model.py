@@ -43,18 +43,31 @@ _revisions = itertools.count(1)
 
 def message_row(message: dict, live: bool = False, read_only: bool = False) -> dict:
     """``read_only``: a pi session's message; the layout turns off the actions the host would refuse."""
-    return {"kind": "message", "key": message["id"], "message": message, "index": message.get("index"),
-            "live": live, "rev": next(_revisions), "readOnly": read_only}
+    return {
+        "kind": "message",
+        "key": message["id"],
+        "message": message,
+        "index": message.get("index"),
+        "live": live,
+        "rev": next(_revisions),
+        "readOnly": read_only,
+    }
 
 
 def compaction_row(compaction: dict) -> dict:
-    return {"kind": "compaction", "key": f"cp:{compaction['id']}", "compaction": compaction, "index": None,
-            "live": False, "rev": next(_revisions)}
+    return {
+        "kind": "compaction",
+        "key": f"cp:{compaction['id']}",
+        "compaction": compaction,
+        "index": None,
+        "live": False,
+        "rev": next(_revisions),
+    }
 
 
 class TranscriptModel(QAbstractListModel):
     pageLoaded = Signal(str)  # "open", "older", "newer", "tail"
-    failed = Signal(object)   # a HostError
+    failed = Signal(object)  # a HostError
     rowsPrepended = Signal()  # a chunk of older rows went in above: keep the reader's place
     aboutToDropTop = Signal()  # rows above the reader are about to go
 
@@ -175,9 +188,16 @@ class TranscriptModel(QAbstractListModel):
         generation = self._generation
         self.loading.add("older")
         try:
-            window = await self.client.call("session.get", {
-                "sessionId": self.session_id, "messageBefore": self.start, "messageLimit": PAGE,
-                "contentLimit": CONTENT_LIMIT, **self.read_params})
+            window = await self.client.call(
+                "session.get",
+                {
+                    "sessionId": self.session_id,
+                    "messageBefore": self.start,
+                    "messageLimit": PAGE,
+                    "contentLimit": CONTENT_LIMIT,
+                    **self.read_params,
+                },
+            )
         finally:
             self.loading.discard("older")
         if generation != self._generation:
@@ -202,9 +222,16 @@ class TranscriptModel(QAbstractListModel):
         generation = self._generation
         self.loading.add(reason)
         try:
-            window = await self.client.call("session.get", {
-                "sessionId": self.session_id, "messageEnd": self.end, "messageLimit": PAGE,
-                "contentLimit": CONTENT_LIMIT, **self.read_params})
+            window = await self.client.call(
+                "session.get",
+                {
+                    "sessionId": self.session_id,
+                    "messageEnd": self.end,
+                    "messageLimit": PAGE,
+                    "contentLimit": CONTENT_LIMIT,
+                    **self.read_params,
+                },
+            )
         finally:
             self.loading.discard(reason)
         if generation != self._generation:
@@ -233,9 +260,16 @@ class TranscriptModel(QAbstractListModel):
         if self.session_id is None:
             return
         generation = self._generation
-        window = await self.client.call("session.get", {
-            "sessionId": self.session_id, "messageAround": message_id, "messageLimit": 1,
-            "contentLimit": CONTENT_LIMIT, **self.read_params})
+        window = await self.client.call(
+            "session.get",
+            {
+                "sessionId": self.session_id,
+                "messageAround": message_id,
+                "messageLimit": 1,
+                "contentLimit": CONTENT_LIMIT,
+                **self.read_params,
+            },
+        )
         if generation == self._generation:
             for message in window["messages"]:
                 self._put_message(message)

@@ -11,8 +11,14 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPainter
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QListView, QPushButton, QStyledItemDelegate,
-                               QStyleOptionViewItem)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QListView,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
 
 from . import activity, markdown
 from .message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
@@ -26,7 +32,7 @@ AT_BOTTOM_WITHIN = 48
 
 
 class TranscriptDelegate(QStyledItemDelegate):
-    def __init__(self, view: "TranscriptView", theme: Theme):
+    def __init__(self, view: TranscriptView, theme: Theme):
         super().__init__(view)
         self.view = view
         self.theme = theme
@@ -51,16 +57,30 @@ class TranscriptDelegate(QStyledItemDelegate):
         """Everything about the view a row's height depends on, rebuilt only when one of them changes."""
         if self._state is None:
             view = self.view
-            self._state = (view.layout_width(), self.theme.name, view.show_thinking, view.display_mode,
-                           view.layout_version)
+            self._state = (
+                view.layout_width(),
+                self.theme.name,
+                view.show_thinking,
+                view.display_mode,
+                view.layout_version,
+            )
         return self._state
 
     def _key(self, row: dict, nesting: Nesting | None, width: int) -> tuple[tuple, frozenset]:
         mine = (f"thinking:{row['key']}", f"tool:{row['key']}:", f"group:{row['key']}:")
         summary = f"summary:{row['key']}"  # a compaction divider's folded summary
         expanded = frozenset(k for k in self.view.expanded if k in (mine[0], summary) or k.startswith(mine[1:]))
-        key = (row["key"], row["rev"], width, self.theme.name, expanded, self.view.show_thinking,
-               self.view.display_mode, nesting, self._previews_known(row))
+        key = (
+            row["key"],
+            row["rev"],
+            width,
+            self.theme.name,
+            expanded,
+            self.view.show_thinking,
+            self.view.display_mode,
+            nesting,
+            self._previews_known(row),
+        )
         return key, expanded
 
     def _previews_known(self, row: dict) -> tuple[str, ...]:
@@ -83,8 +103,18 @@ class TranscriptDelegate(QStyledItemDelegate):
         rendered = self.cache.get(key)
         if rendered is None:
             images = {ref: self.view.thumbnails.get(ref) for ref in _image_refs(row)}
-            rendered = layout_row(row, width, self.theme, self.view.font(), expanded, self.view.show_thinking,
-                                  self.view.display_mode, nesting, images, self.view.prices)
+            rendered = layout_row(
+                row,
+                width,
+                self.theme,
+                self.view.font(),
+                expanded,
+                self.view.show_thinking,
+                self.view.display_mode,
+                nesting,
+                images,
+                self.view.prices,
+            )
             self.cache.put(key, rendered)
             if len(self.heights) > HEIGHTS_KEPT:
                 self.heights.clear()
@@ -126,15 +156,27 @@ class TranscriptDelegate(QStyledItemDelegate):
         row = self.view.model().row_at(index)
         highlighted = row["key"] == self.view.model().highlight_id
         hovered = row["key"] == self.view.hover_key
-        paint_row(painter, rendered, option.rect.top(), option.rect.left(), self.theme, highlighted,
-                  hovered, self.view.hover_action if hovered else None, self.view.font())
+        paint_row(
+            painter,
+            rendered,
+            option.rect.top(),
+            option.rect.left(),
+            self.theme,
+            highlighted,
+            hovered,
+            self.view.hover_action if hovered else None,
+            self.view.font(),
+        )
 
 
 def _image_refs(row: dict) -> list[str]:
     if row["kind"] != "message" or row["message"].get("role") != "user":
         return []
-    return [b["ref"] for b in row["message"].get("blocks", [])
-            if b.get("type") == "attachment" and b.get("kind") == "image" and isinstance(b.get("ref"), str)]
+    return [
+        b["ref"]
+        for b in row["message"].get("blocks", [])
+        if b.get("type") == "attachment" and b.get("kind") == "image" and isinstance(b.get("ref"), str)
+    ]
 
 
 class TranscriptView(QListView):
@@ -238,7 +280,7 @@ class TranscriptView(QListView):
     def toggle(self, key: str) -> None:
         if key in self.expanded and key.startswith("group:"):
             # Folding a group folds what was opened inside it, subagent rows included.
-            calls = "tool:" + key[len("group:"):key.rindex(":")] + ":"
+            calls = "tool:" + key[len("group:") : key.rindex(":")] + ":"
             self.expanded = {k for k in self.expanded if not k.startswith(calls)}
         self.expanded.symmetric_difference_update({key})
         self._relayout()
@@ -276,7 +318,7 @@ class TranscriptView(QListView):
         """A code panel's Copy link copies that block; a web link opens in the browser."""
         if href.startswith(markdown.COPY_LINK) and part.source is not None:
             blocks = markdown.code_blocks(part.source)
-            number = int(href[len(markdown.COPY_LINK):] or -1)
+            number = int(href[len(markdown.COPY_LINK) :] or -1)
             if 0 <= number < len(blocks):
                 QApplication.clipboard().setText(blocks[number])
                 self.codeCopied.emit()
@@ -434,8 +476,9 @@ class TranscriptView(QListView):
         if show:
             self.jump_button.adjustSize()
             size = self.jump_button.size()
-            self.jump_button.move((self.viewport().width() - size.width()) // 2,
-                                  self.viewport().height() - size.height() - 12)
+            self.jump_button.move(
+                (self.viewport().width() - size.width()) // 2, self.viewport().height() - size.height() - 12
+            )
 
     def resizeEvent(self, event) -> None:
         self._layout_width = None

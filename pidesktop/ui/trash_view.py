@@ -30,9 +30,13 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 class TrashDialog(ToolDialog):
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
-        super().__init__(self.tr("Trash"),
-                         self.tr("Imported chats you deleted. Restore one to bring it back to the sidebar, or "
-                                 "delete it for good."), theme, parent, client)
+        super().__init__(
+            self.tr("Trash"),
+            self.tr("Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good."),
+            theme,
+            parent,
+            client,
+        )
         self.sessions: list[dict] = []
         self.list = _tree([self.tr("Chat"), self.tr("From"), self.tr("Deleted")])
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -47,7 +51,7 @@ class TrashDialog(ToolDialog):
         self._update_buttons()
 
     @classmethod
-    def ask(cls, client: HostClient, parent: QWidget | None = None) -> "TrashDialog":
+    def ask(cls, client: HostClient, parent: QWidget | None = None) -> TrashDialog:
         dialog = cls(client, parent=parent)
         dialog.open()
         return dialog
@@ -57,8 +61,12 @@ class TrashDialog(ToolDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        self.start(host_op(self.client, "session.listTrash", {}, parent=self, success=self._show,
-                           failure=self.failed).run_async(), "trash-list")
+        self.start(
+            host_op(
+                self.client, "session.listTrash", {}, parent=self, success=self._show, failure=self.failed
+            ).run_async(),
+            "trash-list",
+        )
 
     def _show(self, result: dict) -> None:
         self.sessions = result["sessions"]
@@ -90,30 +98,59 @@ class TrashDialog(ToolDialog):
     def ask_purge(self) -> None:
         ids = self.selected_ids()
         if ids:
-            confirm(self, self.tr("Delete for good"),
-                    i18n.arg(self.tr("Delete %1 chats for good? This cannot be undone; importing again brings "
-                                     "them back from their source if it is still there."), len(ids)),
-                    self.tr("Delete for good"), lambda: self._each("session.purge", ids))
+            confirm(
+                self,
+                self.tr("Delete for good"),
+                i18n.arg(
+                    self.tr(
+                        "Delete %1 chats for good? This cannot be undone; importing again brings "
+                        "them back from their source if it is still there."
+                    ),
+                    len(ids),
+                ),
+                self.tr("Delete for good"),
+                lambda: self._each("session.purge", ids),
+            )
 
     def ask_empty(self) -> None:
-        confirm(self, self.tr("Empty trash"),
-                i18n.arg(self.tr("Delete all %1 chats in the trash for good? This cannot be undone."),
-                         len(self.sessions)),
-                self.tr("Empty trash"), self.empty)
+        confirm(
+            self,
+            self.tr("Empty trash"),
+            i18n.arg(self.tr("Delete all %1 chats in the trash for good? This cannot be undone."), len(self.sessions)),
+            self.tr("Empty trash"),
+            self.empty,
+        )
 
     def empty(self) -> None:
-        self.start(host_op(self.client, "session.emptyTrash", {}, parent=self, failure=self.failed,
-                           success=lambda _r: self.refresh(),
-                           busy=(self.empty_button, self.purge_button, self.restore_button)).run_async(),
-                   "trash-empty")
+        self.start(
+            host_op(
+                self.client,
+                "session.emptyTrash",
+                {},
+                parent=self,
+                failure=self.failed,
+                success=lambda _r: self.refresh(),
+                busy=(self.empty_button, self.purge_button, self.restore_button),
+            ).run_async(),
+            "trash-empty",
+        )
 
     def _each(self, method: str, ids: list[str]) -> None:
         async def call() -> None:
             for session_id in ids:
                 await self.client.call(method, {"sessionId": session_id})
 
-        self.start(task_op(call, parent=self, name=method, failure=self.failed, success=lambda _r: self.refresh(),
-                           busy=(self.empty_button, self.purge_button, self.restore_button)).run_async(), method)
+        self.start(
+            task_op(
+                call,
+                parent=self,
+                name=method,
+                failure=self.failed,
+                success=lambda _r: self.refresh(),
+                busy=(self.empty_button, self.purge_button, self.restore_button),
+            ).run_async(),
+            method,
+        )
 
 
 def ask(client: HostClient, parent: QWidget | None = None) -> TrashDialog:

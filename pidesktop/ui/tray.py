@@ -38,9 +38,11 @@ class TrayNotifier(QObject):
         title = notification.get("sessionTitle") or self.tr("Untitled task")
         failed = notification["kind"] == "task.failed"
         self.session_id = notification["sessionId"]
-        self.icon.showMessage(self.tr("Task failed") if failed else self.tr("Task finished"), title,
-                              QSystemTrayIcon.MessageIcon.Warning if failed
-                              else QSystemTrayIcon.MessageIcon.Information)
+        self.icon.showMessage(
+            self.tr("Task failed") if failed else self.tr("Task finished"),
+            title,
+            QSystemTrayIcon.MessageIcon.Warning if failed else QSystemTrayIcon.MessageIcon.Information,
+        )
 
     def announce_run(self, phase: str, task: dict, run: dict) -> None:
         """A scheduler listener: when an automation's run ends, say which one and how, while the window is not
@@ -51,10 +53,11 @@ class TrayNotifier(QObject):
             return
         failed = run.get("status") != "completed"
         self.session_id = run.get("sessionId")
-        self.icon.showMessage(self.tr("Automation failed") if failed else self.tr("Automation finished"),
-                              task.get("name") or self.tr("Untitled task"),
-                              QSystemTrayIcon.MessageIcon.Warning if failed
-                              else QSystemTrayIcon.MessageIcon.Information)
+        self.icon.showMessage(
+            self.tr("Automation failed") if failed else self.tr("Automation finished"),
+            task.get("name") or self.tr("Untitled task"),
+            QSystemTrayIcon.MessageIcon.Warning if failed else QSystemTrayIcon.MessageIcon.Information,
+        )
 
     def _raise_window(self) -> None:
         self.window.showNormal()

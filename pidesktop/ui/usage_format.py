@@ -55,8 +55,11 @@ def message_tokens(meta: Mapping[str, Any] | None) -> tuple[int, int] | None:
 
 def price_table(models: list[dict]) -> dict[tuple[str, str], dict]:
     """(provider id, model id) -> price, for the ``models.list`` rows that have one."""
-    return {(model.get("providerId"), model.get("modelId")): model["price"] for model in models
-            if isinstance(model.get("price"), dict)}
+    return {
+        (model.get("providerId"), model.get("modelId")): model["price"]
+        for model in models
+        if isinstance(model.get("price"), dict)
+    }
 
 
 def cost(tokens_in: int, tokens_out: int, price: Mapping[str, Any] | None) -> float | None:

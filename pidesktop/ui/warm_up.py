@@ -20,15 +20,32 @@ from . import gc_pauses
 log = logging.getLogger("pidesktop.ui")
 
 # Plain Python (no Qt classes): loaded off the UI thread.
-LIBRARIES = ("pidesktop.agent.openai_compat", "pidesktop.agent.model_refresh", "pidesktop.agent.presets",
-             "pidesktop.agent.export", "pidesktop.workflows.backup", "pidesktop.workflows.status")
+LIBRARIES = (
+    "pidesktop.agent.openai_compat",
+    "pidesktop.agent.model_refresh",
+    "pidesktop.agent.presets",
+    "pidesktop.agent.export",
+    "pidesktop.workflows.backup",
+    "pidesktop.workflows.status",
+)
 # Qt dialogs, after the libraries they import are in (so the UI thread never waits for the worker); each
 # module's own imports first, so every turn of the event loop loads one module and stays short.
-DIALOGS = ("pidesktop.ui.relaunch", "pidesktop.ui.host_jobs", "pidesktop.ui.settings_general",
-           "pidesktop.ui.settings_usage", "pidesktop.ui.settings_providers", "pidesktop.ui.settings_data",
-           "pidesktop.ui.settings_dialog", "pidesktop.ui.search_dialog", "pidesktop.ui.automations_editor",
-           "pidesktop.ui.automations", "pidesktop.ui.data_tools", "pidesktop.ui.import_dialog",
-           "pidesktop.ui.trash_view", "pidesktop.ui.export_dialog")
+DIALOGS = (
+    "pidesktop.ui.relaunch",
+    "pidesktop.ui.host_jobs",
+    "pidesktop.ui.settings_general",
+    "pidesktop.ui.settings_usage",
+    "pidesktop.ui.settings_providers",
+    "pidesktop.ui.settings_data",
+    "pidesktop.ui.settings_dialog",
+    "pidesktop.ui.search_dialog",
+    "pidesktop.ui.automations_editor",
+    "pidesktop.ui.automations",
+    "pidesktop.ui.data_tools",
+    "pidesktop.ui.import_dialog",
+    "pidesktop.ui.trash_view",
+    "pidesktop.ui.export_dialog",
+)
 
 
 def _load_libraries() -> None:
@@ -50,5 +67,5 @@ async def warm_up() -> None:
         gc_pauses.freeze("warm-up")  # the modules just loaded stay: full collector passes stop walking them
     except asyncio.CancelledError:
         raise
-    except Exception:  # noqa: BLE001 - only a head start; the real use imports (and reports) it again
+    except Exception:
         log.exception("loading the deferred modules failed")

@@ -52,8 +52,14 @@ def backup(path: str | os.PathLike | None, dest: str | os.PathLike) -> dict:
     finally:
         paths.remove_with_sidecars(temp)
     report["path"] = str(destination)
-    return {"ok": True, "source": str(source.path), "destination": str(destination), "pages": pages,
-            "bytes": destination.stat().st_size, "verify": report}
+    return {
+        "ok": True,
+        "source": str(source.path),
+        "destination": str(destination),
+        "pages": pages,
+        "bytes": destination.stat().st_size,
+        "verify": report,
+    }
 
 
 def _copy(source: db.Store, temp: Path) -> int:

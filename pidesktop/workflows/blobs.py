@@ -86,8 +86,7 @@ def put(conn: apsw.Connection, blob: Blob, now: int) -> bytes:
     else under the digest means the database was changed behind the store.
     """
     verify(blob)
-    row = conn.execute("SELECT media_type, byte_length, content FROM blobs WHERE digest = ?",
-                       (blob.digest,)).fetchone()
+    row = conn.execute("SELECT media_type, byte_length, content FROM blobs WHERE digest = ?", (blob.digest,)).fetchone()
     if row is None:
         conn.execute(
             "INSERT INTO blobs (digest, media_type, byte_length, content, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -103,8 +102,10 @@ def put(conn: apsw.Connection, blob: Blob, now: int) -> bytes:
                 raise BlobRejected(f"unknown media type {media_type!r}")
             _check_media(media_type, content)
         except BlobRejected as exc:
-            raise BlobRejected(f"stored blob {blob.hex} is recorded as {media_type!r}, which its bytes are not "
-                               f"({exc}); the database may be damaged") from None
+            raise BlobRejected(
+                f"stored blob {blob.hex} is recorded as {media_type!r}, which its bytes are not "
+                f"({exc}); the database may be damaged"
+            ) from None
     return blob.digest
 
 

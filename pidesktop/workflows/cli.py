@@ -32,25 +32,29 @@ EXIT_STORAGE = 6
 
 def build_parser() -> argparse.ArgumentParser:
     db_option = argparse.ArgumentParser(add_help=False)
-    db_option.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
-                           help="use this database file instead of the default")
+    db_option.add_argument(
+        "--db", metavar="PATH", default=argparse.SUPPRESS, help="use this database file instead of the default"
+    )
     json_option = argparse.ArgumentParser(add_help=False)
     json_option.add_argument("--json", action="store_true", help="print the report as JSON")
 
     parser = argparse.ArgumentParser(
-        prog="pi-workflows", parents=[db_option],
+        prog="pi-workflows",
+        parents=[db_option],
         description="Inspect and maintain the Pi Workflows state database "
-                    "($PI_CODING_AGENT_DIR/workflows/state.sqlite, default ~/.pi/agent/workflows/state.sqlite).",
+        "($PI_CODING_AGENT_DIR/workflows/state.sqlite, default ~/.pi/agent/workflows/state.sqlite).",
     )
     sub = parser.add_subparsers(dest="command")
     state = sub.add_parser("state", help="state database tools")
     actions = state.add_subparsers(dest="action", required=True)
     actions.add_parser("init", parents=[db_option], help="create the database (idempotent)")
     actions.add_parser("status", parents=[db_option, json_option], help="safe counts, sizes, leases and effects")
-    actions.add_parser("verify", parents=[db_option, json_option],
-                       help="integrity_check, foreign_key_check and the schema shape")
-    backup = actions.add_parser("backup", parents=[db_option, json_option],
-                                help="a verified copy made with the SQLite backup API")
+    actions.add_parser(
+        "verify", parents=[db_option, json_option], help="integrity_check, foreign_key_check and the schema shape"
+    )
+    backup = actions.add_parser(
+        "backup", parents=[db_option, json_option], help="a verified copy made with the SQLite backup API"
+    )
     backup.add_argument("destination", help="absolute path of the new backup file")
     return parser
 
@@ -85,9 +89,11 @@ def _init(db_path: str | None) -> int:
     print(f"{target} {'is ready (it already existed)' if existed else 'was created'}.")
     for path in (target.parent, target):
         if path.stat().st_mode & 0o077:
-            print(f"note: {path} is open to other users ({paths.describe_mode(path)}); Pi Workflows does not "
-                  f"change the mode of what it did not create (private is 0700 for the folder, 0600 for the file).",
-                  file=sys.stderr)
+            print(
+                f"note: {path} is open to other users ({paths.describe_mode(path)}); Pi Workflows does not "
+                f"change the mode of what it did not create (private is 0700 for the folder, 0600 for the file).",
+                file=sys.stderr,
+            )
     return EXIT_OK
 
 
@@ -111,20 +117,26 @@ def _status_lines(report: dict) -> list[str]:
         return lines
     lines.append(f"  file size: {report['fileBytes']} bytes (WAL {report['walBytes']} bytes)")
     if report["state"] == "incompatible":
-        lines.append(f"  incompatible schema ({report['problemCount']} problems; `pi-workflows state verify` "
-                     f"lists them); nothing was changed")
+        lines.append(
+            f"  incompatible schema ({report['problemCount']} problems; `pi-workflows state verify` "
+            f"lists them); nothing was changed"
+        )
         lines.append(f"  {report['instruction']}")
         return lines
-    lines.append(f"  schema: ok (application id {report['schema']['applicationId']}, "
-                 f"user version {report['schema']['userVersion']})")
+    lines.append(
+        f"  schema: ok (application id {report['schema']['applicationId']}, "
+        f"user version {report['schema']['userVersion']})"
+    )
     lines.append(f"  runs: {_breakdown(report['runs'])}")
     lines.append(f"  run queue: {_breakdown(report['runQueue'])}")
     lines.append(f"  decisions: {_breakdown(report['decisions'])}")
     leases = report["leases"]
     lines.append(f"  active leases: {leases['active']} (stale {leases['stale']})")
     for lease in leases["current"]:
-        lines.append(f"    {lease['kind']}: generation {lease['generation']}, "
-                     f"expires in {max(lease['expiresInMs'], 0) / 1000:.1f} s")
+        lines.append(
+            f"    {lease['kind']}: generation {lease['generation']}, "
+            f"expires in {max(lease['expiresInMs'], 0) / 1000:.1f} s"
+        )
     effects = dict(report["unsettledEffects"])
     total = effects.pop("total")
     lines.append(f"  unsettled effects: {total}" + (f" ({_breakdown(effects)})" if effects else ""))
@@ -169,8 +181,10 @@ def _backup(db_path: str | None, destination: str, as_json: bool) -> int:
     if as_json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     else:
-        print(f"Backed up {result['source']} to {result['destination']} ({result['bytes']} bytes); "
-              f"verified read-only: integrity ok, foreign keys ok, schema ok.")
+        print(
+            f"Backed up {result['source']} to {result['destination']} ({result['bytes']} bytes); "
+            f"verified read-only: integrity ok, foreign keys ok, schema ok."
+        )
     return EXIT_OK
 
 

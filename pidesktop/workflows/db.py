@@ -53,8 +53,7 @@ class Store:
     recorded time come from it, so tests can move time without sleeping.
     """
 
-    def __init__(self, conn: apsw.Connection, path: Path, *, readonly: bool,
-                 clock: Callable[[], int] | None = None):
+    def __init__(self, conn: apsw.Connection, path: Path, *, readonly: bool, clock: Callable[[], int] | None = None):
         self.conn = conn
         self.path = path
         self.readonly = readonly
@@ -83,8 +82,10 @@ class Store:
         verified on this connection.
         """
         conn = self.conn
-        if conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID or \
-                conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION:
+        if (
+            conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID
+            or conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION
+        ):
             raise IncompatibleState(_incompatible_message(self.path, ["application id or user version changed"]))
         cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
         if cookie != self.schema_cookie:
@@ -94,8 +95,9 @@ class Store:
             self.schema_cookie = cookie
 
 
-def open_writer(path: str | os.PathLike | None = None, *, create: bool = True,
-                clock: Callable[[], int] | None = None) -> Store:
+def open_writer(
+    path: str | os.PathLike | None = None, *, create: bool = True, clock: Callable[[], int] | None = None
+) -> Store:
     """Open the database for writing, creating it first when ``create`` allows.
 
     An existing file and its folder keep their modes: a writer that cannot
@@ -115,8 +117,9 @@ def open_writer(path: str | os.PathLike | None = None, *, create: bool = True,
         raise _storage_error(target, "open it for writing", exc) from exc
     try:
         if conn.readonly("main"):
-            raise StorageError(f"Cannot write {target}: SQLite opened it read-only "
-                               f"({paths.describe_mode(target)}); permission denied.")
+            raise StorageError(
+                f"Cannot write {target}: SQLite opened it read-only ({paths.describe_mode(target)}); permission denied."
+            )
         for pragma in WRITER_PRAGMAS + BOUND_PRAGMAS:
             conn.execute(pragma).fetchall()
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()  # maps the -shm now, not mid-command
@@ -130,8 +133,9 @@ def open_writer(path: str | os.PathLike | None = None, *, create: bool = True,
     return store
 
 
-def open_reader(path: str | os.PathLike | None = None, *, clock: Callable[[], int] | None = None,
-                verify: bool = True) -> Store:
+def open_reader(
+    path: str | os.PathLike | None = None, *, clock: Callable[[], int] | None = None, verify: bool = True
+) -> Store:
     """Open read-only (SQLite read-only mode and ``query_only``). Never creates the file."""
     target = paths.resolve(path)
     if not target.exists():
@@ -163,13 +167,15 @@ def require_access(target: Path, *, write: bool) -> None:
     if not os.access(target, os.R_OK | (os.W_OK if write else 0)):
         raise StorageError(
             f"Cannot {doing} {target}: permission denied ({paths.describe_mode(target)}; this process runs as "
-            f"uid {uid}), so it is not {'writable' if write else 'readable'} here. Nothing was changed.")
+            f"uid {uid}), so it is not {'writable' if write else 'readable'} here. Nothing was changed."
+        )
     wal, shm = target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")
     for sidecar in (wal, shm):
         if sidecar.exists() and not os.access(sidecar, os.R_OK | os.W_OK):
             raise StorageError(
                 f"Cannot {doing} {target}: permission denied on {sidecar} ({paths.describe_mode(sidecar)}; this "
-                f"process runs as uid {uid}); SQLite must read and write it. Nothing was changed.")
+                f"process runs as uid {uid}); SQLite must read and write it. Nothing was changed."
+            )
     needs_folder = write or (_is_wal(target) and not (wal.exists() and shm.exists()))
     if not needs_folder:
         return
@@ -178,12 +184,14 @@ def require_access(target: Path, *, write: bool) -> None:
         raise StorageError(
             f"Cannot {doing} {target}: the folder {folder} is not writable ({paths.describe_mode(folder)}; this "
             f"process runs as uid {uid}): permission denied. SQLite must create {target.name}-wal and "
-            f"{target.name}-shm beside the database. Nothing was changed.")
+            f"{target.name}-shm beside the database. Nothing was changed."
+        )
     if not write and not os.access(target, os.W_OK):
         raise StorageError(
             f"Cannot read {target} safely: it is not writable by this process ({paths.describe_mode(target)}; "
             f"uid {uid}): permission denied. Reading it would create {target.name}-wal and {target.name}-shm "
-            f"owned by uid {uid} with the file's mode, which would lock its writers out. Nothing was changed.")
+            f"owned by uid {uid} with the file's mode, which would lock its writers out. Nothing was changed."
+        )
 
 
 def _is_wal(target: Path) -> bool:
@@ -192,8 +200,10 @@ def _is_wal(target: Path) -> bool:
 
 
 def _storage_error(target: Path, doing: str, exc: BaseException) -> StorageError:
-    return StorageError(f"Cannot {doing}: {target} ({paths.describe_mode(target)}, folder "
-                        f"{paths.describe_mode(target.parent)}; this process runs as uid {os.geteuid()}): {exc}")
+    return StorageError(
+        f"Cannot {doing}: {target} ({paths.describe_mode(target)}, folder "
+        f"{paths.describe_mode(target.parent)}; this process runs as uid {os.geteuid()}): {exc}"
+    )
 
 
 def create_database(target: Path) -> bool:

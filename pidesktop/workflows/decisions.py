@@ -58,16 +58,31 @@ class Resolution:
         return self.outcome in ACCEPTED
 
     def same_fact(self) -> tuple:
-        return (self.decision_id, self.outcome, self.response, self.actor_class, self.submission_id,
-                self.reason, self.resolved_at)
+        return (
+            self.decision_id,
+            self.outcome,
+            self.response,
+            self.actor_class,
+            self.submission_id,
+            self.reason,
+            self.resolved_at,
+        )
 
 
 def decision_resource(decision_id: str) -> str:
     return resources.rid("decision", decision_id)
 
 
-def ask(store, permit: write.Permit, *, request: dict, default: Any = None, deadline_at: int | None = None,
-         protected: bool = True, attempt_id: str | None = None) -> DecisionRef:
+def ask(
+    store,
+    permit: write.Permit,
+    *,
+    request: dict,
+    default: Any = None,
+    deadline_at: int | None = None,
+    protected: bool = True,
+    attempt_id: str | None = None,
+) -> DecisionRef:
     """Park the owner's run on a new decision.
 
     ``request`` is shown to the human; with ``"options": [...]`` answers and
@@ -95,17 +110,37 @@ def ask(store, permit: write.Permit, *, request: dict, default: Any = None, dead
         tx.run(
             "INSERT INTO human_decisions (decision_id, resource_id, run_id, attempt_id, protected, request_digest, "
             "default_response_digest, deadline_at, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-            (decision_id, decision_resource(decision_id), run_id, attempt_id, int(protected), request_blob.digest,
-             default_blob.digest if default_blob else None, deadline_at, tx.now),
+            (
+                decision_id,
+                decision_resource(decision_id),
+                run_id,
+                attempt_id,
+                int(protected),
+                request_blob.digest,
+                default_blob.digest if default_blob else None,
+                deadline_at,
+                tx.now,
+            ),
         )
         tx.run("UPDATE runs SET status = 'waiting', updated_at = ? WHERE run_id = ?", (tx.now, run_id))
         tx.run("UPDATE run_queue SET status = 'parked' WHERE run_id = ? AND status = 'running'", (run_id,))
 
-    result = write.execute(store, write.Command(
-        "run.wait", runs.owner_actor(permit), permit.resource_id, permit.revision, owner=permit.resource_id,
-        claim=permit.claim, event_type="run.waiting", event_payload={"decisionId": decision_id},
-        blobs=(request_blob,),
-    ), check=check, apply=apply)
+    result = write.execute(
+        store,
+        write.Command(
+            "run.wait",
+            runs.owner_actor(permit),
+            permit.resource_id,
+            permit.revision,
+            owner=permit.resource_id,
+            claim=permit.claim,
+            event_type="run.waiting",
+            event_payload={"decisionId": decision_id},
+            blobs=(request_blob,),
+        ),
+        check=check,
+        apply=apply,
+    )
     return DecisionRef(decision_id, decision_resource(decision_id), 1, permit.at(result.revision))
 
 
@@ -122,8 +157,9 @@ def _validate_request(request: Any, default: Any, deadline_at: int | None) -> No
             raise TransitionRejected("the default response is not one of the options")
 
 
-def answer(store, decision_id: str, actor: Actor, response: Any, *, expected_revision: int,
-           channel_id: str | None = None) -> Resolution:
+def answer(
+    store, decision_id: str, actor: Actor, response: Any, *, expected_revision: int, channel_id: str | None = None
+) -> Resolution:
     """A verified human (or, for an unprotected decision, a model) answers."""
     require_nonsecret(response, "a decision answer")
     response_blob = blobs.of_json(response)
@@ -141,20 +177,32 @@ def answer(store, decision_id: str, actor: Actor, response: Any, *, expected_rev
         return row
 
     def apply(tx, row):
-        tx.run("INSERT INTO human_decision_submissions (submission_id, decision_id, actor_class, actor_id, "
-               "channel_id, response_digest, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-               (submission_id, decision_id, actor.actor_class, actor.actor_id, channel_id, response_blob.digest,
-                tx.now))
+        tx.run(
+            "INSERT INTO human_decision_submissions (submission_id, decision_id, actor_class, actor_id, "
+            "channel_id, response_digest, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (submission_id, decision_id, actor.actor_class, actor.actor_id, channel_id, response_blob.digest, tx.now),
+        )
         return _resolve(tx, row, "answered", response_blob.digest, submission_id, None)
 
-    return write.execute(store, write.Command(
-        "decision.answer", actor, decision_resource(decision_id), expected_revision,
-        event_type="decision.answered", blobs=(response_blob,),
-    ), adopt=lambda tx: resolution(tx.conn, decision_id), check=check, apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "decision.answer",
+            actor,
+            decision_resource(decision_id),
+            expected_revision,
+            event_type="decision.answered",
+            blobs=(response_blob,),
+        ),
+        adopt=lambda tx: resolution(tx.conn, decision_id),
+        check=check,
+        apply=apply,
+    ).value
 
 
 def apply_deadline(store, decision_id: str, claim: claims.Claim, *, expected_revision: int) -> Resolution:
     """The run owner applies the deadline: the default is accepted, or the decision expires."""
+
     def check(tx):
         row = _open_decision(tx, decision_id)
         if row["deadline_at"] is None:
@@ -168,15 +216,32 @@ def apply_deadline(store, decision_id: str, claim: claims.Claim, *, expected_rev
             return _resolve(tx, row, "timeout_default", row["default_response_digest"], None, None)
         return _resolve(tx, row, "expired", None, None, "deadline passed without a default response")
 
-    return write.execute(store, write.Command(
-        "decision.deadline", claim.actor, decision_resource(decision_id), expected_revision,
-        owner=lambda tx: runs.run_resource(_run_of(tx, decision_id)), claim=claim,
-        event_type="decision.deadline_applied",
-    ), adopt=lambda tx: resolution(tx.conn, decision_id), check=check, apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "decision.deadline",
+            claim.actor,
+            decision_resource(decision_id),
+            expected_revision,
+            owner=lambda tx: runs.run_resource(_run_of(tx, decision_id)),
+            claim=claim,
+            event_type="decision.deadline_applied",
+        ),
+        adopt=lambda tx: resolution(tx.conn, decision_id),
+        check=check,
+        apply=apply,
+    ).value
 
 
-def cancel(store, decision_id: str, *, expected_revision: int, actor: Actor = CONTROL,
-           claim: claims.Claim | None = None, reason: str | None = None) -> Resolution:
+def cancel(
+    store,
+    decision_id: str,
+    *,
+    expected_revision: int,
+    actor: Actor = CONTROL,
+    claim: claims.Claim | None = None,
+    reason: str | None = None,
+) -> Resolution:
     """Cancel explicitly: a control command, or the run owner with its claim."""
     owner = None
     if claim is not None:
@@ -186,11 +251,21 @@ def cancel(store, decision_id: str, *, expected_revision: int, actor: Actor = CO
     def apply(tx, row):
         return _resolve(tx, row, "cancelled", None, None, reason or "cancelled")
 
-    return write.execute(store, write.Command(
-        "decision.cancel", actor, decision_resource(decision_id), expected_revision, owner=owner, claim=claim,
-        event_type="decision.cancelled",
-    ), adopt=lambda tx: resolution(tx.conn, decision_id), check=lambda tx: _open_decision(tx, decision_id),
-        apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "decision.cancel",
+            actor,
+            decision_resource(decision_id),
+            expected_revision,
+            owner=owner,
+            claim=claim,
+            event_type="decision.cancelled",
+        ),
+        adopt=lambda tx: resolution(tx.conn, decision_id),
+        check=lambda tx: _open_decision(tx, decision_id),
+        apply=apply,
+    ).value
 
 
 def _run_of(tx: write.Tx, decision_id: str) -> str:
@@ -201,36 +276,54 @@ def _run_of(tx: write.Tx, decision_id: str) -> str:
 
 
 def _open_decision(tx: write.Tx, decision_id: str) -> dict:
-    row = tx.one("SELECT run_id, protected, request_digest, default_response_digest, deadline_at, status "
-                 "FROM human_decisions WHERE decision_id = ?", (decision_id,))
+    row = tx.one(
+        "SELECT run_id, protected, request_digest, default_response_digest, deadline_at, status "
+        "FROM human_decisions WHERE decision_id = ?",
+        (decision_id,),
+    )
     if row is None:
         raise NotFound(f"no decision {decision_id}")
     if row[5] != "open":
         raise TransitionRejected(f"the decision is {row[5]}")
-    return {"decision_id": decision_id, "run_id": row[0], "protected": bool(row[1]), "request_digest": row[2],
-            "default_response_digest": row[3], "deadline_at": row[4]}
+    return {
+        "decision_id": decision_id,
+        "run_id": row[0],
+        "protected": bool(row[1]),
+        "request_digest": row[2],
+        "default_response_digest": row[3],
+        "deadline_at": row[4],
+    }
 
 
-def _resolve(tx: write.Tx, row: dict, outcome: str, response_digest: bytes | None, submission_id: str | None,
-             reason: str | None) -> Resolution:
+def _resolve(
+    tx: write.Tx, row: dict, outcome: str, response_digest: bytes | None, submission_id: str | None, reason: str | None
+) -> Resolution:
     decision_id = row["decision_id"]
-    tx.run("INSERT INTO human_decision_resolutions (decision_id, outcome, submission_id, response_digest, "
-           "actor_class, reason, resolved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-           (decision_id, outcome, submission_id, response_digest, tx.command.actor.actor_class, reason, tx.now))
+    tx.run(
+        "INSERT INTO human_decision_resolutions (decision_id, outcome, submission_id, response_digest, "
+        "actor_class, reason, resolved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (decision_id, outcome, submission_id, response_digest, tx.command.actor.actor_class, reason, tx.now),
+    )
     accepted = outcome in ACCEPTED
-    tx.run("UPDATE human_decisions SET status = ? WHERE decision_id = ?",
-           ("accepted" if accepted else "cancelled", decision_id))
+    tx.run(
+        "UPDATE human_decisions SET status = ? WHERE decision_id = ?",
+        ("accepted" if accepted else "cancelled", decision_id),
+    )
     follow_up = "decision.continue" if accepted else "decision.cancel_parent"
-    tx.effect(outbox.EffectRequest(follow_up, decision_id, {"decisionId": decision_id},
-                                    runs.run_resource(row["run_id"])))
+    tx.effect(
+        outbox.EffectRequest(follow_up, decision_id, {"decisionId": decision_id}, runs.run_resource(row["run_id"]))
+    )
     found = resolution(tx.conn, decision_id)
     return Resolution(**{**found.__dict__, "won": True})
 
 
 def resolution(conn: apsw.Connection, decision_id: str) -> Resolution | None:
     """The durable winner, or None while the decision is open."""
-    row = conn.execute("SELECT outcome, response_digest, actor_class, submission_id, reason, resolved_at "
-                       "FROM human_decision_resolutions WHERE decision_id = ?", (decision_id,)).fetchone()
+    row = conn.execute(
+        "SELECT outcome, response_digest, actor_class, submission_id, reason, resolved_at "
+        "FROM human_decision_resolutions WHERE decision_id = ?",
+        (decision_id,),
+    ).fetchone()
     if row is None:
         return None
     return Resolution(decision_id, row[0], blobs.read_json(conn, row[1]), row[2], row[3], row[4], row[5])
@@ -240,13 +333,21 @@ def get(conn: apsw.Connection, decision_id: str) -> dict:
     row = conn.execute(
         "SELECT d.decision_id, d.run_id, d.protected, d.request_digest, d.default_response_digest, d.deadline_at, "
         "d.status, s.revision FROM human_decisions d JOIN resources s ON s.resource_id = d.resource_id "
-        "WHERE d.decision_id = ?", (decision_id,),
+        "WHERE d.decision_id = ?",
+        (decision_id,),
     ).fetchone()
     if row is None:
         raise NotFound(f"no decision {decision_id}")
-    return {"decisionId": row[0], "runId": row[1], "protected": bool(row[2]),
-            "request": blobs.read_json(conn, row[3]), "default": blobs.read_json(conn, row[4]),
-            "deadlineAt": row[5], "status": row[6], "revision": row[7]}
+    return {
+        "decisionId": row[0],
+        "runId": row[1],
+        "protected": bool(row[2]),
+        "request": blobs.read_json(conn, row[3]),
+        "default": blobs.read_json(conn, row[4]),
+        "deadlineAt": row[5],
+        "status": row[6],
+        "revision": row[7],
+    }
 
 
 def admit_continuation(tx: write.Tx, effect, payload) -> dict:
@@ -264,20 +365,33 @@ def admit_continuation(tx: write.Tx, effect, payload) -> dict:
         return {"skipped": f"the parent run is {parent[2]}"}
     queue = tx.one("SELECT pi_session_id FROM run_queue WHERE run_id = ?", (parent_id,))
     run_id = resources.new_id()
-    input_blob = blobs.of_json({"parentRunId": parent_id, "decisionId": decision_id, "outcome": won.outcome,
-                                "response": won.response})
+    input_blob = blobs.of_json(
+        {"parentRunId": parent_id, "decisionId": decision_id, "outcome": won.outcome, "response": won.response}
+    )
     tx.put(input_blob)
     tx.create(runs.run_resource(run_id), "run.created", {"origin": "continuation"})
-    runs.insert_run(tx, run_id, project_id=parent[0], definition_id=parent[1], origin="continuation",
-                    input_digest=input_blob.digest, parent_run_id=parent_id)
-    tx.run("INSERT INTO run_bindings (run_id, name, binding_kind, value_digest, bound_at) "
-           "SELECT ?, name, binding_kind, value_digest, ? FROM run_bindings WHERE run_id = ?",
-           (run_id, tx.now, parent_id))
+    runs.insert_run(
+        tx,
+        run_id,
+        project_id=parent[0],
+        definition_id=parent[1],
+        origin="continuation",
+        input_digest=input_blob.digest,
+        parent_run_id=parent_id,
+    )
+    tx.run(
+        "INSERT INTO run_bindings (run_id, name, binding_kind, value_digest, bound_at) "
+        "SELECT ?, name, binding_kind, value_digest, ? FROM run_bindings WHERE run_id = ?",
+        (run_id, tx.now, parent_id),
+    )
     if queue is not None:
         # The parent's row is parked, so it does not hold the session's slot.
         runs.enqueue(tx, run_id, parent[0], queue[0])
-    tx.run("INSERT INTO continuations (continuation_id, decision_id, parent_run_id, run_id, status, admitted_at) "
-           "VALUES (?, ?, ?, ?, 'admitted', ?)", (decision_id, decision_id, parent_id, run_id, tx.now))
+    tx.run(
+        "INSERT INTO continuations (continuation_id, decision_id, parent_run_id, run_id, status, admitted_at) "
+        "VALUES (?, ?, ?, ?, 'admitted', ?)",
+        (decision_id, decision_id, parent_id, run_id, tx.now),
+    )
     return {"continuationId": decision_id, "runId": run_id, "adopted": False}
 
 

@@ -61,8 +61,11 @@ def validate(definition: Any) -> None:
             continue
         if isinstance(expected, str) and expected.strip():
             continue
-        if isinstance(expected, dict) and expected.get("kind") == "assistant-message" \
-                and set(expected) <= {"kind", "maxChars"}:
+        if (
+            isinstance(expected, dict)
+            and expected.get("kind") == "assistant-message"
+            and set(expected) <= {"kind", "maxChars"}
+        ):
             limit = expected.get("maxChars")
             if limit is None or (isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1):
                 continue
@@ -72,8 +75,9 @@ def validate(definition: Any) -> None:
         )
 
 
-def register(store, project_id: str, name: str, version: int, definition: dict, *,
-             actor: Actor = CONTROL) -> Definition:
+def register(
+    store, project_id: str, name: str, version: int, definition: dict, *, actor: Actor = CONTROL
+) -> Definition:
     validate(definition)
     if not name or not isinstance(version, int) or version < 1:
         raise TransitionRejected("a definition has a name and a version of at least 1")
@@ -81,8 +85,11 @@ def register(store, project_id: str, name: str, version: int, definition: dict, 
     definition_id = resources.new_id()
 
     def adopt(tx):
-        row = tx.one("SELECT definition_id, definition_digest FROM workflow_definitions "
-                     "WHERE project_id = ? AND name = ? AND version = ?", (project_id, name, version))
+        row = tx.one(
+            "SELECT definition_id, definition_digest FROM workflow_definitions "
+            "WHERE project_id = ? AND name = ? AND version = ?",
+            (project_id, name, version),
+        )
         if row is None:
             return None
         if bytes(row[1]) != blob.digest:
@@ -94,20 +101,34 @@ def register(store, project_id: str, name: str, version: int, definition: dict, 
             raise NotFound(f"no project {project_id}")
 
     def apply(tx, _):
-        tx.run("INSERT INTO workflow_definitions (definition_id, resource_id, project_id, name, version, "
-               "definition_digest, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-               (definition_id, tx.command.resource_id, project_id, name, version, blob.digest, tx.now))
+        tx.run(
+            "INSERT INTO workflow_definitions (definition_id, resource_id, project_id, name, version, "
+            "definition_digest, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (definition_id, tx.command.resource_id, project_id, name, version, blob.digest, tx.now),
+        )
         return Definition(definition_id, project_id, name, version)
 
-    return write.execute(store, write.Command(
-        "definition.register", actor, resources.rid("workflow_definition", definition_id), creates=True,
-        event_type="definition.registered", event_payload={"name": name, "version": version}, blobs=(blob,),
-    ), adopt=adopt, check=check, apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "definition.register",
+            actor,
+            resources.rid("workflow_definition", definition_id),
+            creates=True,
+            event_type="definition.registered",
+            event_payload={"name": name, "version": version},
+            blobs=(blob,),
+        ),
+        adopt=adopt,
+        check=check,
+        apply=apply,
+    ).value
 
 
 def load(conn: apsw.Connection, definition_id: str) -> dict:
-    row = conn.execute("SELECT definition_digest FROM workflow_definitions WHERE definition_id = ?",
-                       (definition_id,)).fetchone()
+    row = conn.execute(
+        "SELECT definition_digest FROM workflow_definitions WHERE definition_id = ?", (definition_id,)
+    ).fetchone()
     if row is None:
         raise NotFound(f"no workflow definition {definition_id}")
     return blobs.read_json(conn, row[0])

@@ -51,21 +51,43 @@ def notify(store, permit: write.Permit, *, level: str, body: str, pi_session_id:
 
     def apply(tx, plan):
         project_id, run_id = plan
-        tx.run("INSERT INTO notifications (notification_id, resource_id, project_id, run_id, pi_session_id, level, "
-               "body_digest, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-               (notification_id, tx.command.resource_id, project_id, run_id, pi_session_id, level, body_blob.digest,
-                tx.now))
+        tx.run(
+            "INSERT INTO notifications (notification_id, resource_id, project_id, run_id, pi_session_id, level, "
+            "body_digest, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            (
+                notification_id,
+                tx.command.resource_id,
+                project_id,
+                run_id,
+                pi_session_id,
+                level,
+                body_blob.digest,
+                tx.now,
+            ),
+        )
         return notification_id
 
-    return write.execute(store, write.Command(
-        "notification.create", permit.claim.actor, resources.rid("notification", notification_id), creates=True,
-        owner=permit.resource_id, claim=permit.claim, event_type="notification.created",
-        event_payload={"level": level}, blobs=(body_blob,),
-    ), check=lambda tx: _owner_project(tx, permit.resource_id), apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "notification.create",
+            permit.claim.actor,
+            resources.rid("notification", notification_id),
+            creates=True,
+            owner=permit.resource_id,
+            claim=permit.claim,
+            event_type="notification.created",
+            event_payload={"level": level},
+            blobs=(body_blob,),
+        ),
+        check=lambda tx: _owner_project(tx, permit.resource_id),
+        apply=apply,
+    ).value
 
 
-def create_turn_intent(store, permit: write.Permit, *, pi_session_id: str, prompt: str,
-                       not_before: int | None = None) -> str:
+def create_turn_intent(
+    store, permit: write.Permit, *, pi_session_id: str, prompt: str, not_before: int | None = None
+) -> str:
     """Defer a turn into a Pi session; returns the intent id."""
     if permit.claim is None:
         raise TransitionRejected("creating a turn intent needs the run owner's claim")
@@ -74,20 +96,50 @@ def create_turn_intent(store, permit: write.Permit, *, pi_session_id: str, promp
 
     def apply(tx, plan):
         project_id, run_id = plan
-        tx.run("INSERT INTO turn_intents (intent_id, resource_id, project_id, run_id, pi_session_id, prompt_digest, "
-               "status, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-               (intent_id, tx.command.resource_id, project_id, run_id, pi_session_id, prompt_blob.digest,
-                not_before, tx.now))
+        tx.run(
+            "INSERT INTO turn_intents (intent_id, resource_id, project_id, run_id, pi_session_id, prompt_digest, "
+            "status, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+            (
+                intent_id,
+                tx.command.resource_id,
+                project_id,
+                run_id,
+                pi_session_id,
+                prompt_blob.digest,
+                not_before,
+                tx.now,
+            ),
+        )
         return intent_id
 
-    return write.execute(store, write.Command(
-        "turn_intent.create", permit.claim.actor, resources.rid("turn_intent", intent_id), creates=True,
-        owner=permit.resource_id, claim=permit.claim, event_type="turn_intent.created", blobs=(prompt_blob,),
-    ), check=lambda tx: _owner_project(tx, permit.resource_id), apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            "turn_intent.create",
+            permit.claim.actor,
+            resources.rid("turn_intent", intent_id),
+            creates=True,
+            owner=permit.resource_id,
+            claim=permit.claim,
+            event_type="turn_intent.created",
+            blobs=(prompt_blob,),
+        ),
+        check=lambda tx: _owner_project(tx, permit.resource_id),
+        apply=apply,
+    ).value
 
 
-def _settle(store, table: str, key: str, kind: str, ident: str, status: str, allowed: tuple[str, ...],
-            expected_revision: int, actor: Actor) -> Settlement:
+def _settle(
+    store,
+    table: str,
+    key: str,
+    kind: str,
+    ident: str,
+    status: str,
+    allowed: tuple[str, ...],
+    expected_revision: int,
+    actor: Actor,
+) -> Settlement:
     if status not in allowed:
         raise TransitionRejected(f"settle as one of {', '.join(allowed)}")
     resource = resources.rid(kind, ident)
@@ -102,27 +154,57 @@ def _settle(store, table: str, key: str, kind: str, ident: str, status: str, all
         tx.run(f"UPDATE {table} SET status = ?, settled_at = ? WHERE {key} = ?", (status, tx.now, ident))
         return Settlement(status, tx.revision)
 
-    return write.execute(store, write.Command(
-        f"{kind}.settle", actor, resource, expected_revision, event_type=f"{kind}.{status}",
-    ), adopt=adopt, apply=apply).value
+    return write.execute(
+        store,
+        write.Command(
+            f"{kind}.settle",
+            actor,
+            resource,
+            expected_revision,
+            event_type=f"{kind}.{status}",
+        ),
+        adopt=adopt,
+        apply=apply,
+    ).value
 
 
-def settle_notification(store, notification_id: str, status: str, *, expected_revision: int,
-                        actor: Actor = CONTROL) -> Settlement:
-    return _settle(store, "notifications", "notification_id", "notification", notification_id, status,
-                   ("delivered", "dismissed"), expected_revision, actor)
+def settle_notification(
+    store, notification_id: str, status: str, *, expected_revision: int, actor: Actor = CONTROL
+) -> Settlement:
+    return _settle(
+        store,
+        "notifications",
+        "notification_id",
+        "notification",
+        notification_id,
+        status,
+        ("delivered", "dismissed"),
+        expected_revision,
+        actor,
+    )
 
 
-def settle_turn_intent(store, intent_id: str, status: str, *, expected_revision: int,
-                       actor: Actor = CONTROL) -> Settlement:
-    return _settle(store, "turn_intents", "intent_id", "turn_intent", intent_id, status,
-                   ("delivered", "cancelled"), expected_revision, actor)
+def settle_turn_intent(
+    store, intent_id: str, status: str, *, expected_revision: int, actor: Actor = CONTROL
+) -> Settlement:
+    return _settle(
+        store,
+        "turn_intents",
+        "intent_id",
+        "turn_intent",
+        intent_id,
+        status,
+        ("delivered", "cancelled"),
+        expected_revision,
+        actor,
+    )
 
 
 def pending_turns(conn: apsw.Connection, pi_session_id: str, now: int) -> list[dict]:
     rows = conn.execute(
         "SELECT t.intent_id, t.prompt_digest, s.revision FROM turn_intents t JOIN resources s "
         "ON s.resource_id = t.resource_id WHERE t.pi_session_id = ? AND t.status = 'pending' "
-        "AND (t.not_before IS NULL OR t.not_before <= ?) ORDER BY t.created_at", (pi_session_id, now),
+        "AND (t.not_before IS NULL OR t.not_before <= ?) ORDER BY t.created_at",
+        (pi_session_id, now),
     ).fetchall()
     return [{"intentId": r[0], "prompt": blobs.read_text(conn, r[1]), "revision": r[2]} for r in rows]

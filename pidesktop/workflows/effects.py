@@ -111,12 +111,22 @@ def reserve(store, permit: write.Permit, request: EffectRequest) -> write.Result
     claim = permit.claim
     if claim is None:
         raise OwnershipRejected("reserving an effect needs the owner's claim")
-    return write.execute(store, write.Command(
-        "effect.reserve", claim.actor, permit.resource_id, permit.revision,
-        owner=permit.resource_id, claim=claim, event_type="effect.reserved",
-        event_payload={"effectType": request.effect_type},
-    ), adopt=lambda tx: existing(tx, request), check=lambda tx: _check_active_controller(tx, permit),
-        apply=lambda tx, _: tx.effect(request))
+    return write.execute(
+        store,
+        write.Command(
+            "effect.reserve",
+            claim.actor,
+            permit.resource_id,
+            permit.revision,
+            owner=permit.resource_id,
+            claim=claim,
+            event_type="effect.reserved",
+            event_payload={"effectType": request.effect_type},
+        ),
+        adopt=lambda tx: existing(tx, request),
+        check=lambda tx: _check_active_controller(tx, permit),
+        apply=lambda tx, _: tx.effect(request),
+    )
 
 
 def _check_active_controller(tx: write.Tx, permit: write.Permit) -> None:
@@ -126,11 +136,18 @@ def _check_active_controller(tx: write.Tx, permit: write.Permit) -> None:
             raise TransitionRejected(f"the controller is {phase}; it reserves no new effects")
 
 
-def _effect_command(operation: str, view_id: str, claim: Claim, expected_revision: int, event_type: str,
-                    payload: Any = None) -> write.Command:
+def _effect_command(
+    operation: str, view_id: str, claim: Claim, expected_revision: int, event_type: str, payload: Any = None
+) -> write.Command:
     return write.Command(
-        operation, claim.actor, resources.rid("effect", view_id), expected_revision,
-        owner=lambda tx: _scope(tx, view_id), claim=claim, event_type=event_type, event_payload=payload,
+        operation,
+        claim.actor,
+        resources.rid("effect", view_id),
+        expected_revision,
+        owner=lambda tx: _scope(tx, view_id),
+        claim=claim,
+        event_type=event_type,
+        event_payload=payload,
     )
 
 
@@ -152,6 +169,7 @@ def _due(tx: write.Tx, effect: EffectView) -> None:
 
 def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
     """Apply a pending local effect and settle it in the same transaction."""
+
     def check(tx):
         effect = _load(tx, effect_id_)
         if effect.delivery != "local":
@@ -171,7 +189,8 @@ def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int)
         attempt_no = effect.attempt_count + 1
         tx.run(
             "INSERT INTO effect_attempts (effect_id, attempt_no, lease_generation, status, started_at, finished_at) "
-            "VALUES (?, ?, ?, 'succeeded', ?, ?)", (effect.effect_id, attempt_no, tx.generation, tx.now, tx.now),
+            "VALUES (?, ?, ?, 'succeeded', ?, ?)",
+            (effect.effect_id, attempt_no, tx.generation, tx.now, tx.now),
         )
         tx.run(
             "UPDATE effects SET status = 'succeeded', attempt_count = ?, result_digest = ?, settled_at = ?, "
@@ -180,12 +199,17 @@ def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int)
         )
         return result
 
-    return write.execute(store, _effect_command("effect.apply", effect_id_, claim, expected_revision,
-                                                "effect.applied"), check=check, apply=apply)
+    return write.execute(
+        store,
+        _effect_command("effect.apply", effect_id_, claim, expected_revision, "effect.applied"),
+        check=check,
+        apply=apply,
+    )
 
 
 def begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> Attempt:
     """Record an attempt at an external effect before the external call is made."""
+
     def check(tx):
         effect = _load(tx, effect_id_)
         if effect.delivery != "external":
@@ -201,19 +225,35 @@ def begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: in
         attempt_no = effect.attempt_count + 1
         tx.run(
             "INSERT INTO effect_attempts (effect_id, attempt_no, lease_generation, status, started_at) "
-            "VALUES (?, ?, ?, 'running', ?)", (effect.effect_id, attempt_no, tx.generation, tx.now),
+            "VALUES (?, ?, ?, 'running', ?)",
+            (effect.effect_id, attempt_no, tx.generation, tx.now),
         )
-        tx.run("UPDATE effects SET status = 'running', attempt_count = ?, updated_at = ? WHERE effect_id = ?",
-               (attempt_no, tx.now, effect.effect_id))
+        tx.run(
+            "UPDATE effects SET status = 'running', attempt_count = ?, updated_at = ? WHERE effect_id = ?",
+            (attempt_no, tx.now, effect.effect_id),
+        )
         return attempt_no
 
-    result = write.execute(store, _effect_command("effect.attempt", effect_id_, claim, expected_revision,
-                                                  "effect.attempt_started"), check=check, apply=apply)
+    result = write.execute(
+        store,
+        _effect_command("effect.attempt", effect_id_, claim, expected_revision, "effect.attempt_started"),
+        check=check,
+        apply=apply,
+    )
     return Attempt(effect_id_, result.value, result.generation, result.revision)
 
 
-def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any = None, error: Any = None,
-           external_ref: str | None = None, retry_at: int | None = None) -> write.Result:
+def settle(
+    store,
+    attempt: Attempt,
+    claim: Claim,
+    *,
+    outcome: str,
+    result: Any = None,
+    error: Any = None,
+    external_ref: str | None = None,
+    retry_at: int | None = None,
+) -> write.Result:
     """Record what an external attempt did: ``succeeded``, ``failed`` or ``ambiguous``.
 
     A failure with ``retry_at`` schedules another attempt; without it the
@@ -229,8 +269,10 @@ def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any =
 
     def check(tx):
         effect = _load(tx, attempt.effect_id)
-        row = tx.one("SELECT status, lease_generation FROM effect_attempts WHERE effect_id = ? AND attempt_no = ?",
-                     (attempt.effect_id, attempt.attempt_no))
+        row = tx.one(
+            "SELECT status, lease_generation FROM effect_attempts WHERE effect_id = ? AND attempt_no = ?",
+            (attempt.effect_id, attempt.attempt_no),
+        )
         if row is None or row[0] != "running" or effect.status != "running":
             raise TransitionRejected("the attempt is not running")
         if row[1] != tx.generation:
@@ -242,9 +284,11 @@ def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any =
         tx.put(result_blob)
         tx.put(error_blob)
         error_digest = error_blob.digest if error_blob else None
-        tx.run("UPDATE effect_attempts SET status = ?, finished_at = ?, error_digest = ?, external_ref = ? "
-               "WHERE effect_id = ? AND attempt_no = ?",
-               (attempt_status, tx.now, error_digest, external_ref, attempt.effect_id, attempt.attempt_no))
+        tx.run(
+            "UPDATE effect_attempts SET status = ?, finished_at = ?, error_digest = ?, external_ref = ? "
+            "WHERE effect_id = ? AND attempt_no = ?",
+            (attempt_status, tx.now, error_digest, external_ref, attempt.effect_id, attempt.attempt_no),
+        )
         if outcome == "failed" and retry_at is not None:
             status, settled, next_retry = "pending", None, retry_at
         else:
@@ -252,14 +296,28 @@ def settle(store, attempt: Attempt, claim: Claim, *, outcome: str, result: Any =
         tx.run(
             "UPDATE effects SET status = ?, retry_at = ?, result_digest = ?, error_digest = ?, "
             "external_ref = COALESCE(?, external_ref), settled_at = ?, updated_at = ? WHERE effect_id = ?",
-            (status, next_retry, result_blob.digest if result_blob else None, error_digest, external_ref,
-             settled, tx.now, attempt.effect_id),
+            (
+                status,
+                next_retry,
+                result_blob.digest if result_blob else None,
+                error_digest,
+                external_ref,
+                settled,
+                tx.now,
+                attempt.effect_id,
+            ),
         )
         _run_settle_hook(tx, effect, status, result, external_ref)
         return status
 
-    return write.execute(store, _effect_command("effect.settle", attempt.effect_id, claim, attempt.revision,
-                                                "effect.settled", {"outcome": outcome}), check=check, apply=apply)
+    return write.execute(
+        store,
+        _effect_command(
+            "effect.settle", attempt.effect_id, claim, attempt.revision, "effect.settled", {"outcome": outcome}
+        ),
+        check=check,
+        apply=apply,
+    )
 
 
 def recover(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
@@ -269,10 +327,13 @@ def recover(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> 
     ``ambiguous``; a local effect (which never leaves a transaction half done)
     goes back to ``pending``.
     """
+
     def check(tx):
         effect = _load(tx, effect_id_)
-        row = tx.one("SELECT attempt_no, lease_generation FROM effect_attempts "
-                     "WHERE effect_id = ? AND status = 'running'", (effect_id_,))
+        row = tx.one(
+            "SELECT attempt_no, lease_generation FROM effect_attempts WHERE effect_id = ? AND status = 'running'",
+            (effect_id_,),
+        )
         if effect.status != "running" or row is None:
             raise TransitionRejected("the effect has no running attempt")
         if row[1] >= tx.generation:
@@ -282,19 +343,33 @@ def recover(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> 
     def apply(tx, plan):
         effect, attempt_no = plan
         status = "ambiguous" if effect.delivery == "external" else "pending"
-        tx.run("UPDATE effect_attempts SET status = ?, finished_at = ? WHERE effect_id = ? AND attempt_no = ?",
-               ("ambiguous" if status == "ambiguous" else "interrupted", tx.now, effect_id_, attempt_no))
+        tx.run(
+            "UPDATE effect_attempts SET status = ?, finished_at = ? WHERE effect_id = ? AND attempt_no = ?",
+            ("ambiguous" if status == "ambiguous" else "interrupted", tx.now, effect_id_, attempt_no),
+        )
         tx.run("UPDATE effects SET status = ?, updated_at = ? WHERE effect_id = ?", (status, tx.now, effect_id_))
         if status == "ambiguous":
             _run_settle_hook(tx, effect, status, None, None)
         return status
 
-    return write.execute(store, _effect_command("effect.recover", effect_id_, claim, expected_revision,
-                                                "effect.recovered"), check=check, apply=apply)
+    return write.execute(
+        store,
+        _effect_command("effect.recover", effect_id_, claim, expected_revision, "effect.recovered"),
+        check=check,
+        apply=apply,
+    )
 
 
-def resolve_ambiguous(store, effect_id_: str, claim: Claim, *, expected_revision: int, evidence: dict,
-                      applied: bool, external_ref: str | None = None) -> write.Result:
+def resolve_ambiguous(
+    store,
+    effect_id_: str,
+    claim: Claim,
+    *,
+    expected_revision: int,
+    evidence: dict,
+    applied: bool,
+    external_ref: str | None = None,
+) -> write.Result:
     """Settle an ambiguous effect from evidence of what the provider did.
 
     ``applied`` True marks it succeeded; False (the provider shows no trace)
@@ -313,23 +388,35 @@ def resolve_ambiguous(store, effect_id_: str, claim: Claim, *, expected_revision
 
     def apply(tx, effect):
         if applied:
-            tx.run("UPDATE effects SET status = 'succeeded', result_digest = ?, "
-                   "external_ref = COALESCE(?, external_ref), settled_at = ?, updated_at = ? WHERE effect_id = ?",
-                   (evidence_blob.digest, external_ref, tx.now, tx.now, effect_id_))
+            tx.run(
+                "UPDATE effects SET status = 'succeeded', result_digest = ?, "
+                "external_ref = COALESCE(?, external_ref), settled_at = ?, updated_at = ? WHERE effect_id = ?",
+                (evidence_blob.digest, external_ref, tx.now, tx.now, effect_id_),
+            )
             _run_settle_hook(tx, effect, "succeeded", evidence, external_ref)
             return "succeeded"
         tx.run("UPDATE effects SET status = 'pending', updated_at = ? WHERE effect_id = ?", (tx.now, effect_id_))
         return "pending"
 
-    return write.execute(store, write.Command(
-        "effect.resolve", claim.actor, resources.rid("effect", effect_id_), expected_revision,
-        owner=lambda tx: _scope(tx, effect_id_), claim=claim, event_type="effect.resolved",
-        event_payload={"applied": applied}, blobs=(evidence_blob,),
-    ), check=check, apply=apply)
+    return write.execute(
+        store,
+        write.Command(
+            "effect.resolve",
+            claim.actor,
+            resources.rid("effect", effect_id_),
+            expected_revision,
+            owner=lambda tx: _scope(tx, effect_id_),
+            claim=claim,
+            event_type="effect.resolved",
+            event_payload={"applied": applied},
+            blobs=(evidence_blob,),
+        ),
+        check=check,
+        apply=apply,
+    )
 
 
 def _run_settle_hook(tx: write.Tx, effect: EffectView, status: str, result: Any, external_ref: str | None) -> None:
     hook = SETTLE_HOOKS.get(effect.effect_type)
     if hook is not None:
         hook(tx, effect, status, result, external_ref)
-

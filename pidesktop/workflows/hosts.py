@@ -60,8 +60,9 @@ class HostLock:
         try:
             children = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise StorageError(f"{self.registry_path} is not a child-process list ({exc}); "
-                               f"move it away to start with an empty one.") from exc
+            raise StorageError(
+                f"{self.registry_path} is not a child-process list ({exc}); move it away to start with an empty one."
+            ) from exc
         if not isinstance(children, list):
             raise StorageError(f"{self.registry_path} is not a child-process list; move it away to start afresh.")
         return children
@@ -90,8 +91,10 @@ class HostLock:
 
     def _require_held(self, doing: str) -> None:
         if not self.held:
-            raise HostBusy(f"The host lock {self.lock_path} is not held by this host; it may not {doing} "
-                           f"{self.registry_path.name}.")
+            raise HostBusy(
+                f"The host lock {self.lock_path} is not held by this host; it may not {doing} "
+                f"{self.registry_path.name}."
+            )
 
 
 def acquire(canonical_project_path: str, *, env: dict[str, str] | None = None) -> HostLock:

@@ -38,10 +38,19 @@ def acquire(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> Claim:
     if actor_class is None:
         raise TransitionRejected(f"{resources.kind_of(resource_id)} leases are taken by their own command")
     token, spec = acquire_spec(owner_id, ttl_ms)
-    result = write.execute(store, write.Command(
-        "lease.acquire", Actor(actor_class, owner_id), resource_id, revise=False, acquire=spec,
-        event_type="lease.acquired", event_payload={"ttlMs": ttl_ms},
-    ), apply=lambda tx, _: tx.now + ttl_ms)
+    result = write.execute(
+        store,
+        write.Command(
+            "lease.acquire",
+            Actor(actor_class, owner_id),
+            resource_id,
+            revise=False,
+            acquire=spec,
+            event_type="lease.acquired",
+            event_payload={"ttlMs": ttl_ms},
+        ),
+        apply=lambda tx, _: tx.now + ttl_ms,
+    )
     return Claim(resource_id, owner_id, token, result.generation, result.value)
 
 
@@ -53,24 +62,44 @@ def renew(store, claim: Claim, *, ttl_ms: int) -> Claim:
         tx.run("UPDATE leases SET expires_at = ? WHERE resource_id = ?", (tx.now + ttl_ms, claim.resource_id))
         return tx.now + ttl_ms
 
-    result = write.execute(store, write.Command(
-        "lease.renew", claim.actor, claim.resource_id, revise=False, owner=claim.resource_id, claim=claim,
-    ), apply=apply)
+    result = write.execute(
+        store,
+        write.Command(
+            "lease.renew",
+            claim.actor,
+            claim.resource_id,
+            revise=False,
+            owner=claim.resource_id,
+            claim=claim,
+        ),
+        apply=apply,
+    )
     return Claim(claim.resource_id, claim.owner_id, claim.token, claim.generation, result.value)
 
 
 def release(store, claim: Claim) -> None:
     """Give the lease up: the owner fields clear, the generation stays."""
+
     def apply(tx: write.Tx, _):
         tx.run(
             "UPDATE leases SET owner_id = NULL, token_sha256 = NULL, acquired_at = NULL, expires_at = NULL, "
-            "released_at = ? WHERE resource_id = ?", (tx.now, claim.resource_id),
+            "released_at = ? WHERE resource_id = ?",
+            (tx.now, claim.resource_id),
         )
 
-    write.execute(store, write.Command(
-        "lease.release", claim.actor, claim.resource_id, revise=False, owner=claim.resource_id, claim=claim,
-        event_type="lease.released",
-    ), apply=apply)
+    write.execute(
+        store,
+        write.Command(
+            "lease.release",
+            claim.actor,
+            claim.resource_id,
+            revise=False,
+            owner=claim.resource_id,
+            claim=claim,
+            event_type="lease.released",
+        ),
+        apply=apply,
+    )
 
 
 def claim_lease(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
@@ -88,5 +117,6 @@ def current(conn: apsw.Connection, resource_id: str, now: int) -> LeaseView | No
         return None
     generation, owner, expires_at = row
     held = owner is not None and expires_at > now
-    return LeaseView(generation, owner if held else None, expires_at if held else None, held,
-                     stale=owner is not None and not held)
+    return LeaseView(
+        generation, owner if held else None, expires_at if held else None, held, stale=owner is not None and not held
+    )

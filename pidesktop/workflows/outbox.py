@@ -47,10 +47,15 @@ class EffectRequest:
         require_nonsecret(self.payload, f"the {self.effect_type} effect payload")
         blob = blobs.of_json(self.payload)
         object.__setattr__(self, "blob", blob)
-        request = blobs.canonical_json({
-            "type": self.effect_type, "key": self.idempotency_key, "scope": self.owner_scope,
-            "delivery": self.delivery, "payload": blob.hex,
-        })
+        request = blobs.canonical_json(
+            {
+                "type": self.effect_type,
+                "key": self.idempotency_key,
+                "scope": self.owner_scope,
+                "delivery": self.delivery,
+                "payload": blob.hex,
+            }
+        )
         object.__setattr__(self, "request_digest", blobs.sha256(request))
 
     @property
@@ -81,8 +86,20 @@ def insert(tx, request: EffectRequest) -> tuple[str, bool]:
         "INSERT INTO effects (effect_id, resource_id, source_resource_id, source_revision, effect_type, "
         "idempotency_key, request_digest, payload_digest, owner_scope, delivery, status, attempt_count, "
         "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)",
-        (ident, resource_id, tx.command.resource_id, tx.revision, request.effect_type, request.idempotency_key,
-         request.request_digest, request.blob.digest, request.owner_scope, request.delivery, tx.now, tx.now),
+        (
+            ident,
+            resource_id,
+            tx.command.resource_id,
+            tx.revision,
+            request.effect_type,
+            request.idempotency_key,
+            request.request_digest,
+            request.blob.digest,
+            request.owner_scope,
+            request.delivery,
+            tx.now,
+            tx.now,
+        ),
     )
     return ident, False
 

@@ -24,8 +24,11 @@ def run_state(run_status: str, queue_status: str | None) -> dict:
     if run_status in TERMINAL:
         # Rule 1: the queue row may still say running or parked until its
         # settlement effect is applied; the run's fact wins.
-        return {"status": run_status, "queue": None if queue_status is None else "settled",
-                "queueSettlementPending": queue_status not in (None, "settled")}
+        return {
+            "status": run_status,
+            "queue": None if queue_status is None else "settled",
+            "queueSettlementPending": queue_status not in (None, "settled"),
+        }
     return {"status": run_status, "queue": queue_status, "queueSettlementPending": False}
 
 
@@ -37,8 +40,11 @@ def decision_state(resolution_outcome: str | None, follow_up_status: str | None)
         status = "accepted"
     else:
         status = "cancelled"
-    return {"status": status, "outcome": resolution_outcome,
-            "followUpPending": follow_up_status in ("pending", "running", "ambiguous")}
+    return {
+        "status": status,
+        "outcome": resolution_outcome,
+        "followUpPending": follow_up_status in ("pending", "running", "ambiguous"),
+    }
 
 
 def lease_state(owner_id: str | None, expires_at: int | None, now: int) -> str:
@@ -57,7 +63,8 @@ def run_view(conn: apsw.Connection, run_id: str, now: int) -> dict | None:
     row = conn.execute(
         "SELECT r.status, q.status, l.owner_id, l.expires_at, l.generation FROM runs r "
         "LEFT JOIN run_queue q ON q.run_id = r.run_id LEFT JOIN leases l ON l.resource_id = r.resource_id "
-        "WHERE r.run_id = ?", (run_id,),
+        "WHERE r.run_id = ?",
+        (run_id,),
     ).fetchone()
     if row is None:
         return None

@@ -39,20 +39,30 @@ def register(store, path: str | os.PathLike, *, actor: Actor = CONTROL) -> Proje
         return None if row is None else Project(row[0], canonical, adopted=True)
 
     def apply(tx, _):
-        tx.run("INSERT INTO projects (project_id, resource_id, canonical_path, created_at) VALUES (?, ?, ?, ?)",
-               (project_id, tx.command.resource_id, canonical, tx.now))
+        tx.run(
+            "INSERT INTO projects (project_id, resource_id, canonical_path, created_at) VALUES (?, ?, ?, ?)",
+            (project_id, tx.command.resource_id, canonical, tx.now),
+        )
         return Project(project_id, canonical)
 
-    result = write.execute(store, write.Command(
-        "project.register", actor, resources.rid("project", project_id), creates=True,
-        event_type="project.registered", event_payload={"projectId": project_id},
-    ), adopt=adopt, apply=apply)
+    result = write.execute(
+        store,
+        write.Command(
+            "project.register",
+            actor,
+            resources.rid("project", project_id),
+            creates=True,
+            event_type="project.registered",
+            event_payload={"projectId": project_id},
+        ),
+        adopt=adopt,
+        apply=apply,
+    )
     return result.value
 
 
 def get(conn: apsw.Connection, project_id: str) -> Project:
-    row = conn.execute("SELECT project_id, canonical_path FROM projects WHERE project_id = ?",
-                       (project_id,)).fetchone()
+    row = conn.execute("SELECT project_id, canonical_path FROM projects WHERE project_id = ?", (project_id,)).fetchone()
     if row is None:
         raise NotFound(f"no project {project_id}")
     return Project(row[0], row[1])

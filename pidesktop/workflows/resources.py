@@ -15,8 +15,18 @@ import apsw
 
 from . import blobs
 
-KINDS = ("project", "workflow_definition", "run", "decision", "controller", "effect", "channel",
-         "notification", "turn_intent", "session_segment")
+KINDS = (
+    "project",
+    "workflow_definition",
+    "run",
+    "decision",
+    "controller",
+    "effect",
+    "channel",
+    "notification",
+    "turn_intent",
+    "session_segment",
+)
 
 
 def rid(kind: str, ident: str) -> str:
@@ -69,9 +79,19 @@ class Event:
     committed_at: int
 
 
-def append_event(conn: apsw.Connection, *, resource_id: str, revision: int, event_type: str, operation: str,
-                 actor_class: str, actor_id: str | None, lease_generation: int | None, payload: Any,
-                 now: int) -> None:
+def append_event(
+    conn: apsw.Connection,
+    *,
+    resource_id: str,
+    revision: int,
+    event_type: str,
+    operation: str,
+    actor_class: str,
+    actor_id: str | None,
+    lease_generation: int | None,
+    payload: Any,
+    now: int,
+) -> None:
     digest = blobs.put(conn, blobs.of_json({} if payload is None else payload), now)
     conn.execute(
         "INSERT INTO events (resource_id, revision, event_type, operation, actor_class, actor_id, "

@@ -63,7 +63,7 @@ def shape(conn: apsw.Connection) -> dict:
             continue
         indexes = {}
         for _, index, unique, origin, partial in conn.execute(
-            "SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY name", (name,)
+            'SELECT seq, name, "unique", origin, partial FROM pragma_index_list(?) ORDER BY name', (name,)
         ):
             columns = [tuple(r) for r in conn.execute("SELECT * FROM pragma_index_xinfo(?)", (index,))]
             indexes[index] = {"unique": unique, "origin": origin, "partial": partial, "columns": columns}

@@ -30,14 +30,12 @@ def summary(path: str | os.PathLike | None = None, *, now: int | None = None) ->
     try:
         store = db.open_reader(target)
     except IncompatibleState as exc:
-        report.update(state="incompatible", problemCount=len(exc.problems),
-                      instruction=db.clear_instruction(target))
+        report.update(state="incompatible", problemCount=len(exc.problems), instruction=db.clear_instruction(target))
         return report
     try:
         now = store.now() if now is None else now
         report["state"] = "ok"
-        report["schema"] = {"applicationId": f"{schema.APPLICATION_ID:#010x}",
-                            "userVersion": schema.SCHEMA_VERSION}
+        report["schema"] = {"applicationId": f"{schema.APPLICATION_ID:#010x}", "userVersion": schema.SCHEMA_VERSION}
         report.update(_domain_counts(store.conn, now))
     finally:
         store.close()
@@ -56,28 +54,30 @@ def _grouped(conn: apsw.Connection, sql: str, params=()) -> dict[str, int]:
 def _domain_counts(conn: apsw.Connection, now: int) -> dict:
     conn.execute("BEGIN")  # one snapshot for every count
     try:
-        counts = {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-                  for name in schema.table_names()}
+        counts = {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in schema.table_names()}
         runs: dict[str, int] = {}
         settling = 0
         for run_status, queue_status, n in conn.execute(
-                "SELECT r.status, q.status, count(*) FROM runs r LEFT JOIN run_queue q ON q.run_id = r.run_id "
-                "GROUP BY r.status, q.status"):
+            "SELECT r.status, q.status, count(*) FROM runs r LEFT JOIN run_queue q ON q.run_id = r.run_id "
+            "GROUP BY r.status, q.status"
+        ):
             view = projection.run_state(run_status, queue_status)
             runs[view["status"]] = runs.get(view["status"], 0) + n
             settling += n if view["queueSettlementPending"] else 0
         queue = _grouped(conn, "SELECT status, count(*) FROM run_queue GROUP BY status")
         decisions: dict[str, int] = {}
         for outcome, n in conn.execute(
-                "SELECT r.outcome, count(*) FROM human_decisions d LEFT JOIN human_decision_resolutions r "
-                "ON r.decision_id = d.decision_id GROUP BY r.outcome"):
+            "SELECT r.outcome, count(*) FROM human_decisions d LEFT JOIN human_decision_resolutions r "
+            "ON r.decision_id = d.decision_id GROUP BY r.outcome"
+        ):
             status = projection.decision_state(outcome, None)["status"]
             decisions[status] = decisions.get(status, 0) + n
         leases = {"active": 0, "stale": 0, "byKind": {}, "current": []}
         for kind, generation, owner, expires_at in conn.execute(
-                "SELECT r.kind, l.generation, l.owner_id, l.expires_at FROM leases l "
-                "JOIN resources r ON r.resource_id = l.resource_id WHERE l.owner_id IS NOT NULL "
-                "ORDER BY l.expires_at"):
+            "SELECT r.kind, l.generation, l.owner_id, l.expires_at FROM leases l "
+            "JOIN resources r ON r.resource_id = l.resource_id WHERE l.owner_id IS NOT NULL "
+            "ORDER BY l.expires_at"
+        ):
             state = projection.lease_state(owner, expires_at, now)
             if state == "held":
                 leases["active"] += 1
@@ -86,8 +86,9 @@ def _domain_counts(conn: apsw.Connection, now: int) -> dict:
             else:
                 leases["stale"] += 1
         effects: dict[str, int] = {}
-        for status, n in conn.execute("SELECT status, count(*) FROM effects "
-                                      "WHERE status IN ('pending', 'running', 'ambiguous') GROUP BY status"):
+        for status, n in conn.execute(
+            "SELECT status, count(*) FROM effects WHERE status IN ('pending', 'running', 'ambiguous') GROUP BY status"
+        ):
             effects[projection.effect_state(status)] = n
     finally:
         conn.execute("COMMIT")
@@ -113,8 +114,14 @@ def verify(path: str | os.PathLike | None = None) -> dict:
     target = paths.resolve(path)
     if not target.exists():
         raise MissingState(f"There is no Pi Workflows state database at {target}. Nothing was created.")
-    report = {"path": str(target), "ok": False, "schemaOk": False, "integrity": [], "foreignKeys": [],
-              "schemaProblems": []}
+    report = {
+        "path": str(target),
+        "ok": False,
+        "schemaOk": False,
+        "integrity": [],
+        "foreignKeys": [],
+        "schemaProblems": [],
+    }
     try:
         db.check_file(target)
     except IncompatibleState as exc:

@@ -28,7 +28,7 @@ from typing import Any
 import apsw
 
 from . import blobs, claims, outbox, resources
-from .claims import Acquire  # noqa: F401  (commands that take a lease carry one)
+from .claims import Acquire
 from .errors import (
     ActorRejected,
     CommandRejected,
@@ -110,9 +110,16 @@ class Tx:
     def event(self, resource_id: str, revision: int, event_type: str, payload: Any = None) -> None:
         cmd = self.command
         resources.append_event(
-            self.conn, resource_id=resource_id, revision=revision, event_type=event_type,
-            operation=cmd.operation, actor_class=cmd.actor.actor_class, actor_id=cmd.actor.actor_id,
-            lease_generation=self.generation, payload=payload, now=self.now,
+            self.conn,
+            resource_id=resource_id,
+            revision=revision,
+            event_type=event_type,
+            operation=cmd.operation,
+            actor_class=cmd.actor.actor_class,
+            actor_id=cmd.actor.actor_id,
+            lease_generation=self.generation,
+            payload=payload,
+            now=self.now,
         )
 
     def touch(self, resource_id: str, event_type: str, payload: Any = None) -> int:
@@ -135,9 +142,14 @@ class Tx:
         return request.effect_id
 
 
-def execute(store, command: Command, *, apply: Callable[[Tx, Any], Any],
-            check: Callable[[Tx], Any] | None = None,
-            adopt: Callable[[Tx], Any] | None = None) -> Result:
+def execute(
+    store,
+    command: Command,
+    *,
+    apply: Callable[[Tx, Any], Any],
+    check: Callable[[Tx], Any] | None = None,
+    adopt: Callable[[Tx], Any] | None = None,
+) -> Result:
     """Run ``command`` through the write contract; see the module docstring."""
     if store.readonly:
         raise StorageError("this connection is read-only")
@@ -187,14 +199,23 @@ def execute(store, command: Command, *, apply: Callable[[Tx, Any], Any],
     return Result(value, tx.revision, tx.generation)
 
 
-def owner_command(permit: Permit, operation: str, event_type: str, payload: Any = None, extra_blobs=(),
-                  *, owner_name: str) -> Command:
+def owner_command(
+    permit: Permit, operation: str, event_type: str, payload: Any = None, extra_blobs=(), *, owner_name: str
+) -> Command:
     """A command only the lease holder may run (``owner_name`` says whose claim, in the refusal)."""
     if permit.claim is None:
         raise TransitionRejected(f"this command needs the {owner_name} owner's claim")
-    return Command(operation, permit.claim.actor, permit.resource_id, permit.revision,
-                   owner=permit.resource_id, claim=permit.claim, event_type=event_type,
-                   event_payload=payload, blobs=tuple(extra_blobs))
+    return Command(
+        operation,
+        permit.claim.actor,
+        permit.resource_id,
+        permit.revision,
+        owner=permit.resource_id,
+        claim=permit.claim,
+        event_type=event_type,
+        event_payload=payload,
+        blobs=tuple(extra_blobs),
+    )
 
 
 def refresh(conn: apsw.Connection, permit: Permit) -> Permit:
@@ -216,9 +237,7 @@ def _verify_revision(conn: apsw.Connection, command: Command) -> int | None:
     if command.expected_revision is None and command.revise:
         raise RevisionConflict(f"{command.operation}: an expected revision is required")
     if command.expected_revision is not None and command.expected_revision != current:
-        raise RevisionConflict(
-            f"{command.operation}: expected revision {command.expected_revision}, found {current}"
-        )
+        raise RevisionConflict(f"{command.operation}: expected revision {command.expected_revision}, found {current}")
     return current
 
 

@@ -26,7 +26,9 @@ def default_folder(source: str, home: Path | None = None) -> Path:
     """Where the tool keeps its sessions: its own folder under HOME, or where its variable moves it
     (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``PI_CODING_AGENT_DIR``)."""
     home = home if home is not None else Path(os.environ.get("HOME") or Path.home())
-    moved = os.environ.get({"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}.get(source, "PI_CODING_AGENT_DIR"))
+    moved = os.environ.get(
+        {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}.get(source, "PI_CODING_AGENT_DIR")
+    )
     if source == "claude-code":
         return (Path(moved).expanduser() if moved else home / ".claude") / "projects"
     if source == "codex":
@@ -55,8 +57,9 @@ class TooManyFiles(ReadFailure):
     pass
 
 
-def find(source: str, paths: list[str] | None = None, home: Path | None = None,
-         cancelled: Callable[[], None] | None = None) -> list[Path]:
+def find(
+    source: str, paths: list[str] | None = None, home: Path | None = None, cancelled: Callable[[], None] | None = None
+) -> list[Path]:
     """The session files to read: each path that is a file, and every ``*.jsonl`` below each folder, sorted.
 
     ``cancelled()`` is called now and then and may raise to stop the search.
@@ -103,4 +106,14 @@ def _walk(root: Path, source: str, budget: list[int], cancelled: Callable[[], No
     return out
 
 
-__all__ = ["TooManyFiles", "READERS", "SOURCES", "PLUGIN_ID", "ImportedSession", "ReadFailure", "default_folder", "default_folders", "find"]
+__all__ = [
+    "TooManyFiles",
+    "READERS",
+    "SOURCES",
+    "PLUGIN_ID",
+    "ImportedSession",
+    "ReadFailure",
+    "default_folder",
+    "default_folders",
+    "find",
+]

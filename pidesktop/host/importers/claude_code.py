@@ -18,16 +18,47 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, rfc3339, stamp,
-                     storable, text_of, tool_args)
+from .common import (
+    Ids,
+    ImportedSession,
+    ReadFailure,
+    clean_text,
+    json_lines,
+    millis,
+    rfc3339,
+    stamp,
+    storable,
+    text_of,
+    tool_args,
+)
 
 SOURCE = "claude-code"
 # Entries that carry no conversation: known, dropped without being counted as unknown.
-IGNORED = frozenset({"system", "queue-operation", "progress", "file-history-snapshot", "permission-mode",
-                     "last-prompt", "attachment", "custom-title", "tag", "agent-name", "pr-link"})
+IGNORED = frozenset(
+    {
+        "system",
+        "queue-operation",
+        "progress",
+        "file-history-snapshot",
+        "permission-mode",
+        "last-prompt",
+        "attachment",
+        "custom-title",
+        "tag",
+        "agent-name",
+        "pr-link",
+    }
+)
 # User text that is the CLI's own plumbing around slash commands, not something the person wrote.
-COMMAND_NOISE = ("<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
-                 "<local-command-stderr>", "<local-command-caveat>", "Caveat: The messages below were generated")
+COMMAND_NOISE = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+)
 SUBAGENT_TOOLS = ("Task", "Agent")
 
 
@@ -99,8 +130,12 @@ def read(data: bytes, name: str = "") -> ImportedSession:
 
         api_id = message.get("id") if isinstance(message.get("id"), str) else None
         blocks = _assistant_blocks(message.get("content"), calls, open_tasks)
-        if (last_assistant is not None and api_id is not None and last_assistant[0] == api_id
-                and last_assistant[1] == sidechain):
+        if (
+            last_assistant is not None
+            and api_id is not None
+            and last_assistant[0] == api_id
+            and last_assistant[1] == sidechain
+        ):
             target = last_assistant[2]
             target["blocks"].extend(blocks)
             stamp_end(target, when, result)
@@ -143,8 +178,6 @@ def stamp_end(message: dict, ms: int | None, result: ImportedSession) -> None:
         result.updated_at = ms
 
 
-
-
 def _stem(name: str) -> str:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     return clean_text(base[:-6] if base.endswith(".jsonl") else base)
@@ -166,8 +199,9 @@ def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]
             continue
         kind = block.get("type")
         if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
-            results.append((block["tool_use_id"], clean_text(text_of(block.get("content"))),
-                            block.get("is_error") is True))
+            results.append(
+                (block["tool_use_id"], clean_text(text_of(block.get("content"))), block.get("is_error") is True)
+            )
         elif kind == "text" and isinstance(block.get("text"), str):
             text = clean_text(block["text"])
             if text.strip() and not _is_noise(text):
@@ -194,8 +228,13 @@ def _assistant_blocks(content: Any, calls: dict[str, dict], open_tasks: list[tup
         elif kind == "tool_use":
             call_id = block.get("id") if isinstance(block.get("id"), str) else f"call{len(calls) + 1}"
             name = clean_text(block.get("name")) or "tool"
-            call = {"type": "tool_call", "callId": clean_text(call_id), "name": name,
-                    "args": tool_args(block.get("input")), "status": "ok"}
+            call = {
+                "type": "tool_call",
+                "callId": clean_text(call_id),
+                "name": name,
+                "args": tool_args(block.get("input")),
+                "status": "ok",
+            }
             calls[call_id] = call
             blocks.append(call)
             if name in SUBAGENT_TOOLS:
@@ -255,7 +294,7 @@ def subagent_id(file_name: str) -> str | None:
     base = file_name.rsplit("/", 1)[-1]
     if not (base.startswith("agent-") and base.endswith(".jsonl")) or base.startswith("agent-acompact-"):
         return None
-    return base[len("agent-"):-len(".jsonl")] or None
+    return base[len("agent-") : -len(".jsonl")] or None
 
 
 def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> ImportedSession:
@@ -279,8 +318,9 @@ def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> 
                 continue
             used.add(agent)
             args = block["args"] if isinstance(block.get("args"), dict) else {}
-            rows = _subagent_rows(subagents[agent], agent, block["callId"],
-                                  clean_text(args.get("subagent_type")), taken, result)
+            rows = _subagent_rows(
+                subagents[agent], agent, block["callId"], clean_text(args.get("subagent_type")), taken, result
+            )
             placed.setdefault(index, []).extend(rows)
     messages: list[dict] = []
     for index, message in enumerate(result.messages):
@@ -292,8 +332,9 @@ def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> 
     return result
 
 
-def _subagent_rows(data: bytes, agent: str, call_id: str | None, agent_name: str, taken: set[str],
-                   result: ImportedSession) -> list[dict]:
+def _subagent_rows(
+    data: bytes, agent: str, call_id: str | None, agent_name: str, taken: set[str], result: ImportedSession
+) -> list[dict]:
     try:
         sub = read(data, f"agent-{agent}.jsonl")
     except ReadFailure:

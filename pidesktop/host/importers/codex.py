@@ -19,16 +19,33 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import (Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, stamp, text_of,
-                     tool_args)
+from .common import Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, stamp, text_of, tool_args
 
 SOURCE = "codex"
 IGNORED = frozenset({"event_msg", "turn_context", "state"})
-ITEM_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                        "custom_tool_call_output", "local_shell_call", "local_shell_call_output",
-                        "web_search_call", "tool_search_call", "ghost_snapshot"})
-INJECTED = ("<environment_context>", "<user_instructions>", "<permissions instructions>", "# AGENTS.md",
-            "<turn_aborted>", "<user_shell_command>")
+ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "web_search_call",
+        "tool_search_call",
+        "ghost_snapshot",
+    }
+)
+INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "# AGENTS.md",
+    "<turn_aborted>",
+    "<user_shell_command>",
+)
 _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.I)
 
 
@@ -76,17 +93,24 @@ class _Reader:
                     self.assistant(when)["blocks"].append({"type": "text", "text": text})
                     self.open = None
         elif kind == "reasoning":
-            summary = "\n\n".join(clean_text(part.get("text")) for part in item.get("summary") or []
-                                  if isinstance(part, dict) and isinstance(part.get("text"), str))
+            summary = "\n\n".join(
+                clean_text(part.get("text"))
+                for part in item.get("summary") or []
+                if isinstance(part, dict) and isinstance(part.get("text"), str)
+            )
             if summary.strip():
                 self.assistant(when)["blocks"].append({"type": "thinking", "text": summary})
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             raw_id = item.get("call_id") or item.get("id")
             call_id = clean_text(raw_id) if isinstance(raw_id, str) else f"call{len(self.calls) + 1}"
             raw_args = item.get("arguments") if kind == "function_call" else item.get("input", item.get("action"))
-            call = {"type": "tool_call", "callId": call_id,
-                    "name": clean_text(item.get("name")) or ("shell" if kind == "local_shell_call" else "tool"),
-                    "args": tool_args(raw_args), "status": "ok"}
+            call = {
+                "type": "tool_call",
+                "callId": call_id,
+                "name": clean_text(item.get("name")) or ("shell" if kind == "local_shell_call" else "tool"),
+                "args": tool_args(raw_args),
+                "status": "ok",
+            }
             self.calls[call_id] = call
             self.assistant(when)["blocks"].append(call)
         elif kind.endswith("_output"):

@@ -9,8 +9,9 @@ cannot use is skipped and counted, and a file with nothing usable in it is a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
@@ -48,8 +49,12 @@ class ImportedSession:
         (none before the first message: there is nothing to summarise)."""
         if not self.messages or not summary.strip():
             return
-        checkpoint = {"id": f"compaction-{len(self.compactions) + 1}", "summary": summary,
-                      "throughMessageId": self.messages[-1]["id"], "details": {"source": source}}
+        checkpoint = {
+            "id": f"compaction-{len(self.compactions) + 1}",
+            "summary": summary,
+            "throughMessageId": self.messages[-1]["id"],
+            "details": {"source": source},
+        }
         if when is not None:
             checkpoint["createdAt"] = rfc3339(when)
         self.compactions.append(checkpoint)
@@ -63,8 +68,13 @@ class ImportedSession:
                     tool_calls += 1
                 elif block.get("type") == "thinking":
                     thinking += 1
-        return {"messages": len(self.messages), "toolCalls": tool_calls, "thinking": thinking,
-                "compactions": len(self.compactions), "skipped": sum(self.skipped.values())}
+        return {
+            "messages": len(self.messages),
+            "toolCalls": tool_calls,
+            "thinking": thinking,
+            "compactions": len(self.compactions),
+            "skipped": sum(self.skipped.values()),
+        }
 
 
 def json_lines(data: bytes, result: ImportedSession) -> Iterator[tuple[int, dict[str, Any]]]:

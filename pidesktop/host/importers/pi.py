@@ -17,8 +17,19 @@ from ..native import pi_format
 from .common import ImportedSession, ReadFailure, clean_text, millis, rfc3339, storable
 
 SOURCE = "pi"
-KNOWN = frozenset({"message", "model_change", "thinking_level_change", "compaction", "branch_summary",
-                   "custom", "custom_message", "label", "session_info"})
+KNOWN = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
 _UI_ONLY = ("seq", "index")
 
 
@@ -26,7 +37,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     parsed = pi_format.parse(data)
     header = parsed.header
     if header is None:
-        raise ReadFailure("no pi session header (a first line of type \"session\")")
+        raise ReadFailure('no pi session header (a first line of type "session")')
     result = ImportedSession(external_id=_external_id(header, name))
     result.torn_tail = parsed.torn
     result.bad_lines = parsed.garbage

@@ -62,8 +62,9 @@ class Catalog:
 
     # -- scanning -------------------------------------------------------------------------------
     def current_roots(self, conn: apsw.Connection) -> discovery.Roots:
-        rows = conn.execute("SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?",
-                            (discovery.MAX_PROJECTS,)).fetchall()
+        rows = conn.execute(
+            "SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?", (discovery.MAX_PROJECTS,)
+        ).fetchall()
         found = discovery.roots(path for (path,) in rows if os.path.isabs(path))
         if found != self.roots:
             self.roots = found
@@ -201,8 +202,12 @@ class Catalog:
     def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict]:
         projects = _projects(conn)
         generations = [index.generation for index in listed]
-        if self._rows is not None and self._rows[0] is listed and self._rows[1] == generations \
-                and self._rows[2] == projects:
+        if (
+            self._rows is not None
+            and self._rows[0] is listed
+            and self._rows[1] == generations
+            and self._rows[2] == projects
+        ):
             return [dict(r) for r in self._rows[3]]
         ids = {index.path: index.native_id for index in listed}
         by_name: dict[str, list[str]] = {}
@@ -236,8 +241,9 @@ def _folders_unchanged(folders: list[tuple[str, int]]) -> bool:
 
 
 def not_found(session_id: str) -> HostError:
-    return HostError(ErrorCode.NOT_FOUND, f"There is no pi session with id {session_id!r}; "
-                                          f"its file may have been moved or removed.")
+    return HostError(
+        ErrorCode.NOT_FOUND, f"There is no pi session with id {session_id!r}; its file may have been moved or removed."
+    )
 
 
 def _projects(conn: apsw.Connection) -> dict[str, tuple[int, str]]:
@@ -272,12 +278,27 @@ def row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str |
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
     project = projects.get(normalise_path(cwd)) if cwd else None
     return {
-        "id": index.native_id, "title": index.title, "titleSource": "native",
-        "projectId": project[0] if project else None, "projectPath": project[1] if project else None,
-        "providerId": index.provider, "modelId": index.model, "mode": "agent",
-        "thinkingLevel": index.thinking or "off", "permissionMode": "inherit", "fastMode": False,
-        "pinned": False, "messageCount": index.message_count, "source": None, "deletedAt": None,
-        "createdAt": index.created_at, "updatedAt": index.updated_at,
-        "origin": ORIGIN, "readOnly": True, "nativeId": index.session_id, "cwd": cwd,
-        "parentSessionId": parent_id, "nativeToken": index.token,
+        "id": index.native_id,
+        "title": index.title,
+        "titleSource": "native",
+        "projectId": project[0] if project else None,
+        "projectPath": project[1] if project else None,
+        "providerId": index.provider,
+        "modelId": index.model,
+        "mode": "agent",
+        "thinkingLevel": index.thinking or "off",
+        "permissionMode": "inherit",
+        "fastMode": False,
+        "pinned": False,
+        "messageCount": index.message_count,
+        "source": None,
+        "deletedAt": None,
+        "createdAt": index.created_at,
+        "updatedAt": index.updated_at,
+        "origin": ORIGIN,
+        "readOnly": True,
+        "nativeId": index.session_id,
+        "cwd": cwd,
+        "parentSessionId": parent_id,
+        "nativeToken": index.token,
     }

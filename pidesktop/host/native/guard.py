@@ -12,8 +12,9 @@ from __future__ import annotations
 from ...bus.errors import ErrorCode, HostError
 from .catalog import is_native
 
-ALLOWED = frozenset({"session.get", "session.fork", "native.append", "search.query", "search.sessions",
-                     "usage.summary"})
+ALLOWED = frozenset(
+    {"session.get", "session.fork", "native.append", "search.query", "search.sessions", "usage.summary"}
+)
 READ_ONLY_SENTENCE = "This is a pi session; it is read-only here. Fork it or continue it in pidesktop."
 
 

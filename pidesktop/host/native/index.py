@@ -36,7 +36,7 @@ class FileKey:
     mtime_ns: int
 
     @classmethod
-    def of(cls, st: os.stat_result) -> "FileKey":
+    def of(cls, st: os.stat_result) -> FileKey:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
@@ -107,10 +107,15 @@ class FileIndex:
         if key == self.key:
             return False
         old = self.key
-        appended = (old is not None and not self.not_session and not self.light
-                    and (old.dev, old.ino) == (key.dev, key.ino)
-                    and key.size >= self.end and self.end > 0
-                    and os.pread(fd, len(self.check), self.end - len(self.check)) == self.check)
+        appended = (
+            old is not None
+            and not self.not_session
+            and not self.light
+            and (old.dev, old.ino) == (key.dev, key.ino)
+            and key.size >= self.end
+            and self.end > 0
+            and os.pread(fd, len(self.check), self.end - len(self.check)) == self.check
+        )
         if not appended:
             self.reset()
         self._read_lines(fd, key.size)
@@ -160,7 +165,7 @@ class FileIndex:
             self._add(pi_format.describe(value, len(self.offsets), self.version), offset, len(raw))
         self.end = end
         start = max(0, end - base - TAIL_CHECK)
-        self.check = (self.check + data[:end - base])[-TAIL_CHECK:] if start == 0 else data[start:end - base]
+        self.check = (self.check + data[: end - base])[-TAIL_CHECK:] if start == 0 else data[start : end - base]
 
     def _add(self, meta: Meta, offset: int, length: int) -> None:
         self.offsets.append(offset)
@@ -206,8 +211,13 @@ class FileIndex:
     @property
     def exact_v3(self) -> bool:
         """Exactly what pi writes today: a version 3 header, every line an entry, no torn tail."""
-        return (self.is_session and self.version == pi_format.CURRENT_VERSION and self.garbage == 0
-                and self.key is not None and self.end == self.key.size)
+        return (
+            self.is_session
+            and self.version == pi_format.CURRENT_VERSION
+            and self.garbage == 0
+            and self.key is not None
+            and self.end == self.key.size
+        )
 
     # -- branches -----------------------------------------------------------------------------
     def branch_view(self, leaf_id: str | None = None) -> tuple[list[Meta], BranchView]:

@@ -83,8 +83,21 @@ def version_of(header: dict) -> int:
 class Meta:
     """What the tree and the listing need of one entry, without its content."""
 
-    __slots__ = ("id", "parent", "kind", "ts", "call_id", "target", "label", "name", "model", "provider",
-                 "preview", "ordinal", "thinking")
+    __slots__ = (
+        "id",
+        "parent",
+        "kind",
+        "ts",
+        "call_id",
+        "target",
+        "label",
+        "name",
+        "model",
+        "provider",
+        "preview",
+        "ordinal",
+        "thinking",
+    )
 
     def __init__(self, id: str, parent: str | None, kind: str, ordinal: int):
         self.id = id
@@ -107,14 +120,23 @@ def entry_id(entry: dict, ordinal: int, version: int) -> tuple[str, str | None]:
     if version < 2:
         return f"v1-{ordinal}", (f"v1-{ordinal - 1}" if ordinal > 0 else None)
     raw_id, parent = entry.get("id"), entry.get("parentId")
-    return (raw_id if isinstance(raw_id, str) else f"line-{ordinal}",
-            parent if isinstance(parent, str) and parent != raw_id else None)
+    return (
+        raw_id if isinstance(raw_id, str) else f"line-{ordinal}",
+        parent if isinstance(parent, str) and parent != raw_id else None,
+    )
 
 
-_ROLE_KINDS = {"user": "user", "assistant": "assistant", "toolResult": "toolResult", "bashExecution": "bash",
-               "custom": "custom", "hookMessage": "custom"}
-_ENTRY_KINDS = frozenset({"custom_message", "branch_summary", "compaction", "label", "session_info",
-                          "model_change", "thinking_level_change"})
+_ROLE_KINDS = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "toolResult",
+    "bashExecution": "bash",
+    "custom": "custom",
+    "hookMessage": "custom",
+}
+_ENTRY_KINDS = frozenset(
+    {"custom_message", "branch_summary", "compaction", "label", "session_info", "model_change", "thinking_level_change"}
+)
 
 
 def describe(entry: dict, ordinal: int, version: int) -> Meta:
@@ -167,8 +189,11 @@ def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b["text"] for b in content
-                         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
     return ""
 
 
@@ -297,13 +322,19 @@ def project_group(group: Group, entries: list[dict], labels: dict[str, str], ind
     elif kind == "custom":
         ui["role"] = "system"
         ui["blocks"] = _content_blocks(message.get("content"))
-        meta["native"] = {"type": "custom_message", "customType": message.get("customType"),
-                          "display": message.get("display", True)}
+        meta["native"] = {
+            "type": "custom_message",
+            "customType": message.get("customType"),
+            "display": message.get("display", True),
+        }
     elif kind == "custom_message":
         ui["role"] = "system"
         ui["blocks"] = _content_blocks(first.get("content"))
-        meta["native"] = {"type": "custom_message", "customType": first.get("customType"),
-                          "display": first.get("display", True)}
+        meta["native"] = {
+            "type": "custom_message",
+            "customType": first.get("customType"),
+            "display": first.get("display", True),
+        }
     elif kind == "branch_summary":
         ui["role"] = "system"
         ui["blocks"] = [{"type": "text", "text": first.get("summary") if isinstance(first.get("summary"), str) else ""}]
@@ -358,8 +389,15 @@ def _assistant_blocks(content: Any) -> list[dict]:
         elif kind == "thinking" and isinstance(block.get("thinking"), str):
             blocks.append({"type": "thinking", "text": block["thinking"]})
         elif kind == "toolCall":
-            blocks.append({"type": "tool_call", "callId": block.get("id"), "name": block.get("name"),
-                           "args": block.get("arguments", {}), "status": "ok"})
+            blocks.append(
+                {
+                    "type": "tool_call",
+                    "callId": block.get("id"),
+                    "name": block.get("name"),
+                    "args": block.get("arguments", {}),
+                    "status": "ok",
+                }
+            )
         elif kind == "image":
             blocks.append(_image(block))
     return blocks
@@ -391,8 +429,13 @@ def _fold_results(blocks: list[dict], results: list[dict]) -> None:
 
 
 def _result_call(message: dict, fallback_id: str) -> dict:
-    call = {"type": "tool_call", "callId": message.get("toolCallId") or fallback_id,
-            "name": message.get("toolName"), "args": {}, "status": "ok"}
+    call = {
+        "type": "tool_call",
+        "callId": message.get("toolCallId") or fallback_id,
+        "name": message.get("toolName"),
+        "args": {},
+        "status": "ok",
+    }
     _set_result(call, message)
     return call
 
@@ -410,19 +453,31 @@ def _set_result(call: dict, message: dict) -> None:
 def _bash_call(message: dict, entry_id: str) -> dict:
     code = message.get("exitCode")
     error = (code is not None and code != 0) or bool(message.get("cancelled"))
-    return {"type": "tool_call", "callId": entry_id, "name": "bash", "args": {"command": message.get("command")},
-            "result": message.get("output") if isinstance(message.get("output"), str) else "",
-            "isError": error, "status": "error" if error else "ok", "exitCode": code}
+    return {
+        "type": "tool_call",
+        "callId": entry_id,
+        "name": "bash",
+        "args": {"command": message.get("command")},
+        "result": message.get("output") if isinstance(message.get("output"), str) else "",
+        "isError": error,
+        "status": "error" if error else "ok",
+        "exitCode": code,
+    }
 
 
-def project_compaction(entry: dict, meta: Meta, through: str | None, first_kept: str | None,
-                       v1_first_kept: str | None = None) -> dict[str, Any]:
+def project_compaction(
+    entry: dict, meta: Meta, through: str | None, first_kept: str | None, v1_first_kept: str | None = None
+) -> dict[str, Any]:
     """A compaction entry in the app's checkpoint shape (``throughMessageId``: the last message before it)."""
     tokens = entry.get("tokensBefore")
-    return {"id": meta.id, "summary": entry.get("summary") if isinstance(entry.get("summary"), str) else "",
-            "throughMessageId": through, "firstKeptMessageId": first_kept,
-            "tokensBefore": tokens if isinstance(tokens, int) else None,
-            "createdAt": entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None}
+    return {
+        "id": meta.id,
+        "summary": entry.get("summary") if isinstance(entry.get("summary"), str) else "",
+        "throughMessageId": through,
+        "firstKeptMessageId": first_kept,
+        "tokensBefore": tokens if isinstance(tokens, int) else None,
+        "createdAt": entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None,
+    }
 
 
 def first_kept_entry(entry: dict, version: int) -> str | None:
@@ -479,8 +534,10 @@ def read_branch(parsed: Parsed, leaf_id: str | None = None) -> tuple[list[dict],
     by_ordinal = {m.id: (m, parsed.entries[m.ordinal]) for m in parsed.metas}
     branch = parsed.tree.branch(leaf_id)
     branch_view = view(branch)
-    messages = [project_group(group, [by_ordinal[m.id][1] for m in group.metas], parsed.tree.labels, index)
-                for index, group in enumerate(branch_view.groups)]
+    messages = [
+        project_group(group, [by_ordinal[m.id][1] for m in group.metas], parsed.tree.labels, index)
+        for index, group in enumerate(branch_view.groups)
+    ]
     return messages, checkpoints(branch_view, branch, lambda meta: by_ordinal[meta.id][1], parsed.version)
 
 

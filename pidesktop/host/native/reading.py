@@ -44,7 +44,7 @@ def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] 
     catalog = catalog_of(ctx)
     try:
         rows = catalog.rows(ctx.conn, catalog.scan(ctx.conn, FIRST_BUDGET if ctx.post is not None else None))
-    except Exception:  # noqa: BLE001 - whatever is wrong with pi's folders, the app's own chats still list
+    except Exception:
         log.exception("listing pi sessions failed")
         return []
     if catalog.pending:
@@ -68,7 +68,7 @@ def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
         catalog.indexing = False
         try:
             done = catalog.index_pending(SLICE)
-        except Exception:  # noqa: BLE001 - the next list walks again
+        except Exception:
             log.exception("indexing pi sessions failed")
             return
         if done:
@@ -123,22 +123,36 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     return {"session": catalog_of(ctx).row_of(ctx.conn, index), **page, "branches": branches(index)}
 
 
-def read_window(index: FileIndex, fd: int, leaf: str | None, request: WindowRequest,
-                content_limit: int | None = None, around_position: int | None = None) -> dict:
+def read_window(
+    index: FileIndex,
+    fd: int,
+    leaf: str | None,
+    request: WindowRequest,
+    content_limit: int | None = None,
+    around_position: int | None = None,
+) -> dict:
     """One page of a branch (default: the current one), reading only its lines from ``fd``."""
     branch, branch_view = index.branch_view(leaf)
     first, end = select(request, branch_view.total, around_position)
     groups = branch_view.groups[first:end]
     wanted = [meta for group in groups for meta in group.metas]
     entries = dict(zip((m.id for m in wanted), index.read_entries(fd, wanted)))
-    messages = [cap(pi_format.project_group(group, [entries[m.id] for m in group.metas],
-                                            index.tree.labels, first + number), content_limit)
-                for number, group in enumerate(groups)]
+    messages = [
+        cap(
+            pi_format.project_group(group, [entries[m.id] for m in group.metas], index.tree.labels, first + number),
+            content_limit,
+        )
+        for number, group in enumerate(groups)
+    ]
     compaction_metas = [meta for meta, _, _ in branch_view.compactions]
     compaction_entries = dict(zip((m.id for m in compaction_metas), index.read_entries(fd, compaction_metas)))
     return {
-        "messages": messages, "messageStart": first, "messageEnd": end, "hasMoreBefore": first > 0,
-        "hasMoreAfter": end < branch_view.total, "totalMessages": branch_view.total,
+        "messages": messages,
+        "messageStart": first,
+        "messageEnd": end,
+        "hasMoreBefore": first > 0,
+        "hasMoreAfter": end < branch_view.total,
+        "totalMessages": branch_view.total,
         "compactions": pi_format.checkpoints(branch_view, branch, lambda m: compaction_entries[m.id], index.version),
         "leafId": branch[-1].id if branch else None,
     }
@@ -153,8 +167,15 @@ def branches(index: FileIndex) -> list[dict]:
     out = []
     for leaf in index.tree.leaves():
         branch = index.tree.branch(leaf.id)
-        out.append({"leafId": leaf.id, "messageCount": pi_format.view(branch).total, "updatedAt": _newest(branch),
-                    "preview": _last_prompt(branch), "current": leaf.id == current})
+        out.append(
+            {
+                "leafId": leaf.id,
+                "messageCount": pi_format.view(branch).total,
+                "updatedAt": _newest(branch),
+                "preview": _last_prompt(branch),
+                "current": leaf.id == current,
+            }
+        )
     index.branches_cache = (index.generation, out)
     return [dict(b) for b in out]
 
@@ -167,7 +188,7 @@ def _last_prompt(branch: list[Meta]) -> str:
     for meta in reversed(branch):
         if meta.kind == "user" and meta.preview:
             text = meta.preview
-            return text if len(text) <= BRANCH_PREVIEW_CHARS else text[:BRANCH_PREVIEW_CHARS - 1].rstrip() + "…"
+            return text if len(text) <= BRANCH_PREVIEW_CHARS else text[: BRANCH_PREVIEW_CHARS - 1].rstrip() + "…"
     return ""
 
 

@@ -35,8 +35,13 @@ MAX_RETRY_SECONDS = 30.0  # a watch that keeps failing (an inotify limit) is tri
 class NativeWatcher:
     """One thread watching folders: recursively (the default root) or only their own files (configured ones)."""
 
-    def __init__(self, emit: Callable[[str, dict], None], roots: tuple[str, ...], recursive: bool = True,
-                 name: str = "pidesktop-native-watcher"):
+    def __init__(
+        self,
+        emit: Callable[[str, dict], None],
+        roots: tuple[str, ...],
+        recursive: bool = True,
+        name: str = "pidesktop-native-watcher",
+    ):
         self._emit = emit
         self._roots = roots
         self._recursive = recursive
@@ -46,7 +51,7 @@ class NativeWatcher:
         self._restart = threading.Event()  # set with _stop, or when the roots change
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
-    def start(self) -> "NativeWatcher":
+    def start(self) -> NativeWatcher:
         self._thread.start()
         return self
 
@@ -83,20 +88,26 @@ class NativeWatcher:
                 self._restart.wait(RETRY_SECONDS)
                 continue
             try:
-                for changes in watchfiles.watch(*existing, stop_event=self._restart, debounce=DEBOUNCE_MS,
-                                                step=STEP_MS, rust_timeout=int(RETRY_SECONDS * 1000),
-                                                yield_on_timeout=True, recursive=self._recursive,
-                                                raise_interrupt=False,
-                                                ignore_permission_denied=True):
+                for changes in watchfiles.watch(
+                    *existing,
+                    stop_event=self._restart,
+                    debounce=DEBOUNCE_MS,
+                    step=STEP_MS,
+                    rust_timeout=int(RETRY_SECONDS * 1000),
+                    yield_on_timeout=True,
+                    recursive=self._recursive,
+                    raise_interrupt=False,
+                    ignore_permission_denied=True,
+                ):
                     if changes:
                         self._handle(changes, roots)
                     if self._restart.is_set() or self._missing_or_new(existing, roots):
                         break
-            except Exception as exc:  # noqa: BLE001 - a vanished folder or an OS limit: look again later
+            except Exception as exc:
                 failures += 1
                 if failures == 1:
                     log.warning("watching pi session folders failed (%s); lists still refresh on demand", exc)
-                self._restart.wait(min(MAX_RETRY_SECONDS, RETRY_SECONDS * 2 ** failures))
+                self._restart.wait(min(MAX_RETRY_SECONDS, RETRY_SECONDS * 2**failures))
             else:
                 failures = 0
 
@@ -104,7 +115,8 @@ class NativeWatcher:
     def _missing_or_new(existing: tuple[str, ...], roots: tuple[str, ...]) -> bool:
         """A watched folder vanished, or one that was missing appeared: watch again."""
         return any(not os.path.isdir(root) for root in existing) or any(
-            root not in existing and os.path.isdir(root) for root in roots)
+            root not in existing and os.path.isdir(root) for root in roots
+        )
 
     def _handle(self, changes: set, roots: tuple[str, ...]) -> None:
         import watchfiles
@@ -115,9 +127,12 @@ class NativeWatcher:
             if not path.endswith(SUFFIX):
                 # A folder that appears may already hold sessions written before its own watch began
                 # (inotify reports nothing made in that gap), and one that goes takes its files along.
-                if self._recursive and change != watchfiles.Change.modified and _admitted(path, roots, True) \
-                        and (os.path.isdir(path) or (change == watchfiles.Change.deleted
-                                                     and not os.path.splitext(path)[1])):
+                if (
+                    self._recursive
+                    and change != watchfiles.Change.modified
+                    and _admitted(path, roots, True)
+                    and (os.path.isdir(path) or (change == watchfiles.Change.deleted and not os.path.splitext(path)[1]))
+                ):
                     listed = True
                 continue
             if not _admitted(path, roots, self._recursive):

@@ -99,13 +99,16 @@ def fork(ctx: HostContext, p: Params) -> dict:
     _OWN_WRITES[final] = child.key
     session = catalog.row_of(ctx.conn, child)
     ctx.emit("session.listChanged", {})
-    ctx.emit("session.changed", {"sessionId": session["id"], "reason": "created", "forkedFrom": source_id,
-                                 "session": session})
+    ctx.emit(
+        "session.changed",
+        {"sessionId": session["id"], "reason": "created", "forkedFrom": source_id, "session": session},
+    )
     return {"session": session}
 
 
-def _child_content(index: FileIndex, fd: int, source_id: str, through: str | None,
-                   leaf: str | None = None) -> tuple[bytes, str, str]:
+def _child_content(
+    index: FileIndex, fd: int, source_id: str, through: str | None, leaf: str | None = None
+) -> tuple[bytes, str, str]:
     branch, branch_view = index.branch_view(None if leaf == index.tree.leaf else leaf)
     if through is not None:
         position = branch_view.positions.get(through)
@@ -118,8 +121,14 @@ def _child_content(index: FileIndex, fd: int, source_id: str, through: str | Non
     kept = list(branch)
     stamp, _ms = now_iso()
     child_id = str(uuid.uuid4())
-    header = {"type": "session", "version": pi_format.CURRENT_VERSION, "id": child_id, "timestamp": stamp,
-              "cwd": (index.header or {}).get("cwd", ""), "parentSession": index.path}
+    header = {
+        "type": "session",
+        "version": pi_format.CURRENT_VERSION,
+        "id": child_id,
+        "timestamp": stamp,
+        "cwd": (index.header or {}).get("cwd", ""),
+        "parentSession": index.path,
+    }
     lines = [orjson.dumps(header)]
     if index.version == pi_format.CURRENT_VERSION:
         lines += index.raw_lines(fd, kept)  # byte for byte, unknown fields included
@@ -146,8 +155,17 @@ def _child_content(index: FileIndex, fd: int, source_id: str, through: str | Non
             parent = entry_id
     if index.title:
         name = index.title[: 80 - len(FORK_SUFFIX)].rstrip() + FORK_SUFFIX
-        lines.append(orjson.dumps({"type": "session_info", "id": new_entry_id(taken), "parentId": parent,
-                                   "timestamp": stamp, "name": name}))
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": "session_info",
+                    "id": new_entry_id(taken),
+                    "parentId": parent,
+                    "timestamp": stamp,
+                    "name": name,
+                }
+            )
+        )
     return b"\n".join(lines) + b"\n", child_id, stamp
 
 
@@ -181,13 +199,19 @@ def publish(folder: str, child_id: str, final: str, content: bytes) -> None:
         finally:
             os.close(fd)
         if not _is_ours(staging, identity, content, digest):
-            raise HostError(ErrorCode.CONFLICT, "The fork's temporary file changed while it was written; "
-                                                "nothing was published. Try again.", {"reason": "staging"})
+            raise HostError(
+                ErrorCode.CONFLICT,
+                "The fork's temporary file changed while it was written; nothing was published. Try again.",
+                {"reason": "staging"},
+            )
         os.link(staging, final)  # fails instead of replacing a file of that name
         linked = True
         if not _is_ours(final, identity, content, digest):
-            raise HostError(ErrorCode.CONFLICT, "The forked file changed right after it was written; "
-                                                "it was not listed. Try again.", {"reason": "published"})
+            raise HostError(
+                ErrorCode.CONFLICT,
+                "The forked file changed right after it was written; it was not listed. Try again.",
+                {"reason": "published"},
+            )
         _fsync_folder(folder)
     except HostError:
         _cleanup(staging, final if linked else None, identity, content, digest)
@@ -271,8 +295,9 @@ def lease(key: FileKey):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise conflict("Another pidesktop is writing to this pi session right now. Try again in a moment.",
-                           "lease") from None
+            raise conflict(
+                "Another pidesktop is writing to this pi session right now. Try again in a moment.", "lease"
+            ) from None
         yield
     finally:
         os.close(fd)  # closing drops the flock
@@ -281,8 +306,11 @@ def lease(key: FileKey):
 def append(ctx: HostContext, p: Params) -> dict:
     session_id = p.text("sessionId")
     if not is_native(session_id):
-        raise HostError(ErrorCode.PERMISSION_DENIED, "native.append writes only to pi sessions "
-                                                     "(ids that start with native-pi:).", {"field": "sessionId"})
+        raise HostError(
+            ErrorCode.PERMISSION_DENIED,
+            "native.append writes only to pi sessions (ids that start with native-pi:).",
+            {"field": "sessionId"},
+        )
     token = p.text("token", nonempty=True)
     messages = [_message_param(p, raw, number) for number, raw in enumerate(_messages_param(p))]
     index, fd = open_session(ctx, session_id)
@@ -318,8 +346,9 @@ def _message_param(p: Params, raw: Any, number: int) -> dict:
         raise invalid(f"native.append: '{where}.role' must be user or assistant; got {role!r}.", f"{where}.role")
     text = raw.get("text")
     if not isinstance(text, str) or len(text) > TEXT_MAX:
-        raise invalid(f"native.append: '{where}.text' must be a string of at most {TEXT_MAX} characters.",
-                      f"{where}.text")
+        raise invalid(
+            f"native.append: '{where}.text' must be a string of at most {TEXT_MAX} characters.", f"{where}.text"
+        )
     message = {"role": role, "text": text}
     if role == "user":
         return message
@@ -338,27 +367,44 @@ def _message_param(p: Params, raw: Any, number: int) -> dict:
         if value is None and name in ("input", "output"):
             raise invalid(f"native.append: '{where}.usage.{name}' is required.", f"{where}.usage.{name}")
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise invalid(f"native.append: '{where}.usage.{name}' must be a whole number >= 0.",
-                          f"{where}.usage.{name}")
+            raise invalid(
+                f"native.append: '{where}.usage.{name}' must be a whole number >= 0.", f"{where}.usage.{name}"
+            )
         counts[name] = value
     stop = raw.get("stopReason")
     if stop not in STOP_REASONS:
-        raise invalid(f"native.append: '{where}.stopReason' must be one of {', '.join(STOP_REASONS)}.",
-                      f"{where}.stopReason")
-    return {**message, "thinking": thinking, "provider": raw["provider"], "model": raw["model"],
-            "usage": counts, "stopReason": stop}
+        raise invalid(
+            f"native.append: '{where}.stopReason' must be one of {', '.join(STOP_REASONS)}.", f"{where}.stopReason"
+        )
+    return {
+        **message,
+        "thinking": thinking,
+        "provider": raw["provider"],
+        "model": raw["model"],
+        "usage": counts,
+        "stopReason": stop,
+    }
 
 
 def _check_appendable(index: FileIndex, token: str) -> None:
     if index.token != token:
-        raise conflict("This pi session changed since it was read (pi or another program wrote to it). "
-                       "Read it again, then send your message again.", "changed")
+        raise conflict(
+            "This pi session changed since it was read (pi or another program wrote to it). "
+            "Read it again, then send your message again.",
+            "changed",
+        )
     if index.key is not None and index.end != index.key.size:
-        raise conflict("This pi session does not end with a complete line (a writer may be in the middle of "
-                       "one). Wait a moment, then try again.", "newline")
+        raise conflict(
+            "This pi session does not end with a complete line (a writer may be in the middle of "
+            "one). Wait a moment, then try again.",
+            "newline",
+        )
     if not index.exact_v3:
-        raise conflict("Only pi sessions in the current format (version 3) can be continued here. "
-                       "Open it once in pi to update it, or fork it.", "format")
+        raise conflict(
+            "Only pi sessions in the current format (version 3) can be continued here. "
+            "Open it once in pi to update it, or fork it.",
+            "format",
+        )
 
 
 def _check_not_live(index: FileIndex) -> None:
@@ -377,8 +423,18 @@ def _entries(index: FileIndex, messages: list[dict]) -> tuple[list[bytes], list[
         stamp, ms = now_iso()
         entry_id = new_entry_id(taken)
         taken[entry_id] = True
-        lines.append(orjson.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp,
-                                   "message": _pi_message(message, ms)}) + b"\n")
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": stamp,
+                    "message": _pi_message(message, ms),
+                }
+            )
+            + b"\n"
+        )
         ids.append(entry_id)
         parent = entry_id
     return lines, ids
@@ -392,13 +448,26 @@ def _pi_message(message: dict, ms: int) -> dict:
         content.append({"type": "thinking", "thinking": message["thinking"]})
     content.append({"type": "text", "text": message["text"]})
     counts = message["usage"]
-    usage = {"input": counts["input"], "output": counts["output"], "cacheRead": counts["cacheRead"] or 0,
-             "cacheWrite": counts["cacheWrite"] or 0,
-             "totalTokens": counts["totalTokens"] if counts["totalTokens"] is not None
-             else counts["input"] + counts["output"],
-             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
-    return {"role": "assistant", "content": content, "api": "openai-completions", "provider": message["provider"],
-            "model": message["model"], "usage": usage, "stopReason": message["stopReason"], "timestamp": ms}
+    usage = {
+        "input": counts["input"],
+        "output": counts["output"],
+        "cacheRead": counts["cacheRead"] or 0,
+        "cacheWrite": counts["cacheWrite"] or 0,
+        "totalTokens": counts["totalTokens"]
+        if counts["totalTokens"] is not None
+        else counts["input"] + counts["output"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "openai-completions",
+        "provider": message["provider"],
+        "model": message["model"],
+        "usage": usage,
+        "stopReason": message["stopReason"],
+        "timestamp": ms,
+    }
 
 
 def _append_lines(index: FileIndex, data: bytes) -> None:
@@ -410,8 +479,9 @@ def _append_lines(index: FileIndex, data: bytes) -> None:
     try:
         st = os.fstat(fd)
         if key is None or (st.st_dev, st.st_ino, st.st_size) != (key.dev, key.ino, key.size):
-            raise conflict("This pi session changed a moment ago. Read it again, then send your message again.",
-                           "changed")
+            raise conflict(
+                "This pi session changed a moment ago. Read it again, then send your message again.", "changed"
+            )
         try:
             _write_all(fd, data)
             os.fsync(fd)

@@ -18,11 +18,18 @@ from .lines import COMPACTION, MESSAGE
 def cuts_for(layout: Layout, message_ids: set[str], compaction_ids: set[str]) -> list[tuple[int, int]]:
     """``(start, end)`` of every message line whose id is in ``message_ids`` (each copy of a repeated id)
     and every checkpoint line whose id is in ``compaction_ids``, in file order."""
-    cuts = [(offset, offset + length) for offset, length, record_id
-            in zip(layout.message_offsets, layout.message_lengths, layout.message_ids) if record_id in message_ids]
-    cuts += [(offset, offset + length) for offset, length, record_id
-             in zip(layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids)
-             if record_id in compaction_ids]
+    cuts = [
+        (offset, offset + length)
+        for offset, length, record_id in zip(layout.message_offsets, layout.message_lengths, layout.message_ids)
+        if record_id in message_ids
+    ]
+    cuts += [
+        (offset, offset + length)
+        for offset, length, record_id in zip(
+            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
+        )
+        if record_id in compaction_ids
+    ]
     return sorted(cuts)
 
 

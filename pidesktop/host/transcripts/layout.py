@@ -157,9 +157,13 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
             if kind == b"message":
                 add_offset(base + pos)
                 add_length(end - pos)
-                add_id(raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id)
+                add_id(
+                    raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
+                )
             elif kind == b"compaction":
-                record_id = raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
+                record_id = (
+                    raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
+                )
                 layout.add(COMPACTION, base + pos, end - pos, record_id)
             elif on_other_line is not None:
                 on_other_line(kind.decode("utf-8", "replace"), base + pos, base + end)

@@ -67,8 +67,11 @@ def encode(layout: Layout) -> bytes:
 
 
 def encode_fields(fields: dict) -> bytes:
-    chunks = {kind: [orjson.dumps(ids[i:i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
-              for kind in _KINDS for ids in [fields[f"{kind}_ids"]]}
+    chunks = {
+        kind: [orjson.dumps(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
+        for kind in _KINDS
+        for ids in [fields[f"{kind}_ids"]]
+    }
     header = {key: fields[key] for key in ("dev", "ino", "prefix_len", "message_count", "compaction_count")}
     header["id_chunks"] = {kind: [len(chunk) for chunk in chunks[kind]] for kind in _KINDS}
     payload = [_int64s(fields[name]) for name in _ARRAYS] + [c for kind in _KINDS for c in chunks[kind]]
@@ -92,12 +95,12 @@ def decode_fields(data: bytes) -> dict | None:
     if second < 0 or data[:first] != HEADER:
         return None
     whole = memoryview(data)
-    body = whole[second + 1:]
-    if data[first + 1:second] != _checksum(body):
+    body = whole[second + 1 :]
+    if data[first + 1 : second] != _checksum(body):
         return None
     third = data.find(b"\n", second + 1)
-    head = bytes(body) if third < 0 else data[second + 1:third]
-    payload = whole[len(data):] if third < 0 else whole[third + 1:]
+    head = bytes(body) if third < 0 else data[second + 1 : third]
+    payload = whole[len(data) :] if third < 0 else whole[third + 1 :]
     try:
         fields = orjson.loads(head)
         counts = {kind: fields[f"{kind}_count"] for kind in _KINDS}
@@ -116,19 +119,19 @@ def decode_fields(data: bytes) -> dict | None:
     position = 0
     for name, size in zip(_ARRAYS, array_bytes):
         values = array("q")
-        values.frombytes(view[position:position + size])
+        values.frombytes(view[position : position + size])
         if sys.byteorder != "little":
             values.byteswap()
         numbers: list[int] = []
         for start in range(0, len(values), ID_CHUNK):  # 100,000 ints in one call held the GIL ~3 ms
-            numbers.extend(values[start:start + ID_CHUNK].tolist())
+            numbers.extend(values[start : start + ID_CHUNK].tolist())
         fields[name] = numbers
         position += size
     for kind in _KINDS:
         ids: list = []
         for size in sizes[kind]:  # one short call per chunk: the GIL can change hands between them
             try:
-                chunk = orjson.loads(view[position:position + size])
+                chunk = orjson.loads(view[position : position + size])
             except orjson.JSONDecodeError:
                 return None
             if not isinstance(chunk, list):
@@ -178,13 +181,16 @@ def _consistent(layout: Layout, counts: tuple) -> bool:
         for start in range(0, count, ID_CHUNK):
             end = start + ID_CHUNK
             chunk_offsets, chunk_lengths = offsets[start:end], lengths[start:end]
-            if not (set(map(type, chunk_offsets)) <= _INT and set(map(type, chunk_lengths)) <= _INT
-                    and set(map(type, ids[start:end])) <= _ID_TYPES):
+            if not (
+                set(map(type, chunk_offsets)) <= _INT
+                and set(map(type, chunk_lengths)) <= _INT
+                and set(map(type, ids[start:end])) <= _ID_TYPES
+            ):
                 return False
             if min(chunk_lengths) < 1:
                 return False
             # Strictly increasing. Overlaps are left to the checks every read makes.
-            if not all(map(operator.lt, chunk_offsets, offsets[start + 1:end + 1])):
+            if not all(map(operator.lt, chunk_offsets, offsets[start + 1 : end + 1])):
                 return False
         if count and (offsets[0] < 0 or offsets[-1] + lengths[-1] > layout.prefix_len):
             return False

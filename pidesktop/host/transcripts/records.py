@@ -10,7 +10,7 @@ failing the whole transcript.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -28,11 +28,11 @@ class InvalidRecord(ValueError):
 
 def rfc3339(ms: int) -> str:
     """Unix milliseconds as ``2026-07-26T09:00:00.000Z`` (UTC), the transcripts' time format."""
-    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND = timedelta(milliseconds=1)
 
 
@@ -45,14 +45,14 @@ def parse_rfc3339(value: object) -> int | None:
     except ValueError:
         return None
     if moment.tzinfo is None:  # never the local zone: the same line reads the same on every machine
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     # In whole numbers: timestamp() * 1000 reads ...0.911 s as ...910 ms.
     return (moment - _EPOCH) // _MILLISECOND
 
 
 def now_rfc3339() -> str:
     """The current UTC time as ``2026-07-26T09:00:00.000Z``."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
@@ -105,7 +105,9 @@ def parse_line(raw: bytes | memoryview) -> Any:
         return orjson.loads(bytes(raw).decode("utf-8", "replace"))
 
 
-def decode_record(raw: bytes | memoryview, kind: str, record_id: str | None, source: str, offset: int) -> dict[str, Any] | None:
+def decode_record(
+    raw: bytes | memoryview, kind: str, record_id: str | None, source: str, offset: int
+) -> dict[str, Any] | None:
     """Parse a line already classified as ``kind``/``record_id``; None (with a warning) if it is not usable.
 
     Checking the parsed type and id against the classification keeps every

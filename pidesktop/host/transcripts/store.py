@@ -18,8 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from . import cut, layout_cache
-from .files import (ReadCounter, append_durably, atomic_stream, atomic_write, create_exclusive, fsync_dir,
-                    read_to_end, read_whole)
+from .files import (
+    ReadCounter,
+    append_durably,
+    atomic_stream,
+    atomic_write,
+    create_exclusive,
+    fsync_dir,
+    read_to_end,
+    read_whole,
+)
 from .layout import Layout, StaleLayout, ends_at_line_boundary, extend, read_lines, scan_bytes, scan_file
 from .lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
 from .records import InvalidRecord, decode_record, encode_record, now_rfc3339, parse_line, session_header
@@ -139,8 +147,9 @@ class TranscriptStore:
         atomic_write(self.path(session_id), header_line + body)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
 
-    def rewrite_dropping(self, session_id: str, message_ids: set[str], compaction_ids: set[str],
-                         header: dict[str, Any]) -> None:
+    def rewrite_dropping(
+        self, session_id: str, message_ids: set[str], compaction_ids: set[str], header: dict[str, Any]
+    ) -> None:
         """Replace the transcript by itself without the message lines of ``message_ids`` (every copy of
         a repeated id) and the checkpoint lines of ``compaction_ids``, in one pass of large blocks.
 
@@ -229,7 +238,9 @@ class TranscriptStore:
             if record is not None:
                 messages.append((position, record))
         compactions = []
-        for offset, length, record_id in zip(layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids):
+        for offset, length, record_id in zip(
+            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
+        ):
             record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
             if record is not None:
                 compactions.append(record)
@@ -248,8 +259,12 @@ class TranscriptStore:
             for position in range(layout.total)
             if not layout.is_hidden(position)
         ]
-        lines += zip(layout.compaction_offsets, layout.compaction_lengths,
-                     [COMPACTION] * len(layout.compaction_offsets), layout.compaction_ids)
+        lines += zip(
+            layout.compaction_offsets,
+            layout.compaction_lengths,
+            [COMPACTION] * len(layout.compaction_offsets),
+            layout.compaction_ids,
+        )
         lines.sort()
         records = []
         for offset, length, kind, record_id in lines:
@@ -362,7 +377,11 @@ class TranscriptStore:
     def evict(self, session_id: str, *, save: bool = True) -> None:
         """Forget the in-memory layout (after saving it, unless ``save`` is False)."""
         remembered = self._layouts.pop(session_id, None)
-        if save and remembered is not None and remembered.saved != (remembered.layout.total, remembered.layout.prefix_len):
+        if (
+            save
+            and remembered is not None
+            and remembered.saved != (remembered.layout.total, remembered.layout.prefix_len)
+        ):
             self._save(session_id, remembered)
 
     def _current_layout(self, session_id: str, fd: int, stat: os.stat_result, *, use_disk_cache: bool = True) -> Layout:
