@@ -1,6 +1,6 @@
 """Importing other agents' sessions (``import.run``), next to a bare parse of the same files.
 
-Generates N session files from the shapes of the shared fixtures (Claude Code
+Generates N session files from the shapes of the recorded fixtures in tests/fixtures/ (Claude Code
 project JSONL, Codex rollouts, pi v3 files; each copy with ids of its own, so
 every one becomes a chat of its own) and runs the host's import job on an
 in-process host thread over them, as ``pidesktop import`` does. Prints per
@@ -15,7 +15,7 @@ session, in the same run:
   temp file, fsync, rename, folder fsync), the least any importer that keeps
   a session safe before it is listed must write.
 
-    python bench/imports.py [--sessions 1000] [--fixtures PATH]
+    python bench/imports.py [--sessions 1000]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pidesktop import paths
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 
-DEFAULT_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"  # the recorded sessions the tests use
 
 
 def shapes(fixtures: Path) -> list[tuple[str, Path, str]]:
@@ -116,15 +116,11 @@ def run_import(client: HostClient, finished: dict, source: str, folder: Path) ->
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--fixtures", type=Path, default=Path(os.environ.get("PIDESKTOP_FIXTURES", DEFAULT_FIXTURES)))
     add_quick(parser, sessions=100)
     args = parser.parse_args()
-    if not (args.fixtures / "claude-code").is_dir():
-        print(f"imports: the fixtures are not at {args.fixtures} (--fixtures PATH)")
-        return 0
     scratch = Path(tempfile.mkdtemp(prefix="pidesktop-bench-imports-"))
     try:
-        files = generate(args.fixtures, scratch / "sources", args.sessions)
+        files = generate(FIXTURES, scratch / "sources", args.sessions)
         host = HostThread(opener(paths.resolve(data_dir=scratch / "data"), role="bench")).start()
         client = HostClient(host)
         finished = {"lock": threading.Lock(), "jobs": {}}

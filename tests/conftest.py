@@ -27,7 +27,7 @@ from pidesktop.host.core import opener
 pytest_plugins = ["tests.workflows_support"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PIDESKTOP_SHARED_DIR") or REPO.parent / "shared")  # the spec and recorded fixtures
+FIXTURES = Path(__file__).resolve().parent / "fixtures"  # recorded third-party data and the spec text (README there)
 
 
 @pytest.fixture(autouse=True)

@@ -14,17 +14,15 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import orjson
 import pytest
 
 from pidesktop.agent.errors import ProviderError
 
-from .conftest import SHARED
+from .conftest import FIXTURES
 
-# Byte-identical copies kept with the tests (tests/fixtures/README.md), then the shared folder's originals.
-FIXTURE_DIRS = (Path(__file__).resolve().parent / "fixtures/openai-sse", SHARED / "fixtures/openai-sse")
+FIXTURE_DIR = FIXTURES / "openai-sse"  # byte-identical copies of openai-python's recordings (its MANIFEST.md)
 FIXTURE_NAMES = ("plain-text", "single-tool-call", "parallel-tool-calls")
 HELLO = [{"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "Hello"}]}]
 
@@ -222,10 +220,7 @@ def sse_server():
 
 
 def fixture_bytes(name: str) -> bytes:
-    path = next((folder / f"{name}.sse" for folder in FIXTURE_DIRS if (folder / f"{name}.sse").exists()), None)
-    if path is None:
-        pytest.skip(f"recorded stream {name}.sse is not in {' or '.join(map(str, FIXTURE_DIRS))}")
-    return path.read_bytes()
+    return (FIXTURE_DIR / f"{name}.sse").read_bytes()
 
 
 def sse_body(*payloads: object, done: bool = True, ending: str = "\n") -> bytes:

@@ -8,11 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from .test_import_readers import CLAUDE, CODEX, FIXTURES
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
+from .test_import_readers import CLAUDE, CODEX
 
 
 def pidesktop(home: Path, data: Path, *args: str) -> subprocess.CompletedProcess:

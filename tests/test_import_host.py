@@ -13,8 +13,6 @@ import pytest
 from .conftest import InProcessHost
 from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
 
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
-
 
 def job(host: InProcessHost, method: str, params: dict, timeout: float = 30.0) -> dict:
     started = host.call(method, params)
@@ -385,12 +383,8 @@ from pidesktop.host import imports as _imports  # noqa: E402
 from pidesktop.host.core import Host  # noqa: E402
 
 GROWING = {
-    "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True)
-    if FIXTURES.is_dir()
-    else [],
-    "pi": next(PI_NATIVE.glob("*/2026-12-01T14-16-07-462Z_*.jsonl")).read_bytes().splitlines(keepends=True)
-    if FIXTURES.is_dir()
-    else [],
+    "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True),
+    "pi": next(PI_NATIVE.glob("*/2026-12-01T14-16-07-462Z_*.jsonl")).read_bytes().splitlines(keepends=True),
 }
 
 

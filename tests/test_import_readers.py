@@ -17,15 +17,12 @@ from hypothesis import strategies as st
 
 from pidesktop.host.importers import READERS, ReadFailure, find
 
-FIXTURES = Path("/work/shared/fixtures")
-if not FIXTURES.is_dir():
-    FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+from .conftest import FIXTURES
+
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex" / "sessions" / "2026" / "01" / "02"
 PI_V1 = FIXTURES / "pi-sessions" / "v1"
 PI_NATIVE = FIXTURES / "pi-native" / "sessions"
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
 
 # file -> (messages, tool calls, thinking blocks)
 EXPECTED = {

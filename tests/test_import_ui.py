@@ -15,9 +15,7 @@ from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.trash_view import TrashDialog
 
 from .conftest import spin_until, started_window
-from .test_import_readers import CLAUDE, CODEX, FIXTURES
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures are not here")
+from .test_import_readers import CLAUDE, CODEX
 
 
 @pytest.fixture

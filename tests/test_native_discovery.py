@@ -11,9 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-NATIVE = SHARED / "fixtures" / "pi-native" / "sessions"
+NATIVE = FIXTURES / "pi-native" / "sessions"
 ONE_TURN = "2026-12-01T14-13-50-016Z_01a231f4-653f-75e0-b557-9081058b407f.jsonl"
 FIVE_TURNS = "2026-12-01T14-13-52-060Z_01a231f4-6d3b-74c0-8a0e-6f9f6aede47c.jsonl"
 WORK = "--home-ada-code-work--"

@@ -20,10 +20,10 @@ from pidesktop.host.native import pi_format
 from pidesktop.host.native.index import FileIndex
 from pidesktop.host.native.reading import read_window
 from pidesktop.host.transcripts.windows import WindowRequest
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-NATIVE = SHARED / "fixtures" / "pi-native" / "sessions"
-V1 = SHARED / "fixtures" / "pi-sessions" / "v1" / "large-session.jsonl"
+NATIVE = FIXTURES / "pi-native" / "sessions"
+V1 = FIXTURES / "pi-sessions" / "v1" / "large-session.jsonl"
 
 
 def fixture_files() -> list[Path]:

@@ -17,9 +17,9 @@ import pytest
 
 from pidesktop.bus import HostError
 from pidesktop.host.native import pi_format
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-NATIVE = SHARED / "fixtures" / "pi-native" / "sessions"
+NATIVE = FIXTURES / "pi-native" / "sessions"
 
 REFUSED = (
     "session.appendMessage",
@@ -256,7 +256,7 @@ def test_append_refusals_write_nothing(stdio_host, pi_sessions, tmp_path):
     # a v1 file is read but never continued
     v1 = pi_sessions / "old" / "v1.jsonl"
     v1.parent.mkdir()
-    shutil.copy2(SHARED / "fixtures" / "pi-sessions" / "v1" / "large-session.jsonl", v1)
+    shutil.copy2(FIXTURES / "pi-sessions" / "v1" / "large-session.jsonl", v1)
     os.utime(v1, (now, now))
     old = next(
         r

@@ -17,10 +17,11 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
 
-from .conftest import SHARED, spin_until, started_window
+from .conftest import FIXTURES as RECORDED
+from .conftest import spin_until, started_window
 from .sse_server import chunk, sse_body, sse_server, usage_chunk  # noqa: F401
 
-FIXTURES = SHARED / "fixtures/pi-native/sessions"
+FIXTURES = RECORDED / "pi-native/sessions"
 WORK = "--home-ada-code-work--"
 BRANCHING = f"{WORK}/2026-12-01T14-14-26-050Z_01a231f4-f201-704f-974e-b88fc345cd3d.jsonl"
 RPC_EXTRAS = f"{WORK}/2026-12-01T14-16-07-462Z_01a231f6-7e25-7604-a24b-cc803de2a902.jsonl"

@@ -11,7 +11,7 @@ from pidesktop.host.core import Host
 from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
 
-from .conftest import SHARED
+from .conftest import FIXTURES
 
 TABLES = {
     "kv",
@@ -92,9 +92,7 @@ def test_fresh_database_has_exactly_the_v27_objects(host):
 
 
 def test_names_match_the_specification_text():
-    spec = next((SHARED / "spec").glob("004_*.txt"), None)
-    if spec is None:
-        pytest.skip("the shared specification is not next to this checkout")
+    spec = next((FIXTURES / "spec").glob("004_*.txt"))
     text = spec.read_text(encoding="utf-8")
     tables = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (\w+)", text))
     indexes = set(re.findall(r"CREATE (?:UNIQUE )?INDEX (\w+)", text))
