@@ -133,9 +133,7 @@ def _run_stdio_host(data_dir: str | None) -> int:
     from .storage import recovery
 
     try:
-        location = paths.resolve(data_dir=data_dir)
-        location = recovery.before_host_start(location)  # a pending move finishes before any host opens
-        paths.prepare_data_root(location)
+        location = recovery.location_for_host(data_dir)  # a pending move finishes before any host opens
     except (paths.StorageLocationError, recovery.RecoveryError, OSError) as exc:
         print(f"pidesktop host: {exc}", file=sys.stderr)
         return 2

@@ -1,6 +1,7 @@
 """A host thread for a command that runs without the window (chat, export, import, automations).
 
-Each command resolves the data root the way the app does, prepares it, logs
+Each command resolves the data root the way the app does (finishing a pending
+data-folder move first), prepares it, logs
 into it, and starts its own host thread on it; a folder that cannot be used is
 said on stderr in one line, and the command exits 2.
 """
@@ -16,11 +17,11 @@ from .bus import HostThread
 def start_host(data_dir: str | None, prog: str, log_name: str) -> HostThread | None:
     """The started host thread on the data root, or None once the reason is on stderr."""
     from .host.core import opener  # the host loads only when a command needs it
+    from .storage import recovery
 
     try:
-        location = paths.resolve(data_dir=data_dir)
-        paths.prepare_data_root(location)
-    except (paths.StorageLocationError, OSError) as exc:
+        location = recovery.location_for_host(data_dir)  # a pending move finishes before any host opens
+    except (paths.StorageLocationError, recovery.RecoveryError, OSError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return None
     logs.configure(location.data_root, log_name)

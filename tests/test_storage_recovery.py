@@ -130,3 +130,31 @@ def test_missing_default_root_offers_two_choices(tmp_path):
 def test_a_pinned_root_is_outside_the_missing_root_flow(tmp_path, monkeypatch):
     monkeypatch.setenv(paths.ENV_DATA_DIR, str(tmp_path / "pinned"))
     assert recovery.check_default_root().state == "not-default"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "{a}", "--format", "json"],
+        ["import", "claude-code", "{empty}"],
+        ["automations", "run-due"],
+        ["chat", "--session", "{a}", "hello"],
+    ],
+    ids=["export", "import", "automations", "chat"],
+)
+def test_every_window_less_command_finishes_a_pending_move_before_its_host_opens(tmp_path, command):
+    seeded = seed(paths.resolve(), tmp_path / "external")
+    dest = tmp_path / "dest"
+    crashed_move(seeded, dest)
+    (tmp_path / "empty").mkdir()
+    args = [part.format(a=seeded.a, empty=tmp_path / "empty") for part in command]
+    run = subprocess.run(
+        [sys.executable, "-m", "pidesktop", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert "resuming the data folder move" in run.stderr, run.stderr
+    assert journal.read() is None
+    assert paths.resolve().data_root == dest / "data"
+    # the command ran on the moved root: what it wrote or read is there, not in the old one
+    assert (dest / "data" / "sessions" / f"{seeded.a}.jsonl").read_bytes() != b"half a fi"
+    if command[0] == "export":
+        assert run.returncode == 0 and orjson.loads(run.stdout)["session"]["id"] == seeded.a

@@ -87,6 +87,20 @@ def before_host_start(location: paths.StorageLocation, progress: Progress | None
     return location
 
 
+def location_for_host(data_dir: str | None) -> paths.StorageLocation:
+    """The data root a window-less host opens: resolved, any pending move finished, prepared.
+
+    Every host without a start-up window (``pidesktop host --stdio``, ``chat``,
+    ``export``, ``import``, ``automations run-due``) opens its folder through
+    this, so none of them can open the old root while a move is journalled. The
+    window does the same steps with its progress shown (``ui/startup_progress``).
+    Raises ``StorageLocationError``, ``RecoveryError`` or ``OSError`` with the reason.
+    """
+    location = before_host_start(paths.resolve(data_dir=data_dir))
+    paths.prepare_data_root(location)
+    return location
+
+
 # -- missing default root ------------------------------------------------------------------
 @dataclass(frozen=True)
 class DefaultRootCheck:
