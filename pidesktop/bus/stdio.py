@@ -9,6 +9,7 @@ closed, exit code 0. Nothing but protocol lines ever reaches stdout.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -18,6 +19,8 @@ import orjson
 
 from .errors import ErrorCode, HostError
 from .inprocess import HostThread, Opener
+
+log = logging.getLogger("pidesktop.bus.stdio")
 
 
 class StdioServer:
@@ -76,10 +79,30 @@ class StdioServer:
         self._write({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
 
     def _write(self, message: dict) -> None:
-        line = orjson.dumps(message, default=str) + b"\n"
+        line = encode(message)
+        if line is None:
+            return
         with self._write_lock:
             self._stdout.write(line)
             self._stdout.flush()
+
+
+def encode(message: dict) -> bytes | None:
+    """``message`` as one protocol line; a reply that cannot be encoded becomes an error reply.
+
+    Every request with an id gets an answer, even when its result is something
+    orjson will not write (nested past its limit, say). An event that cannot be
+    encoded is logged and dropped: nobody waits for it.
+    """
+    try:
+        return orjson.dumps(message, default=str) + b"\n"
+    except orjson.JSONEncodeError as exc:
+        if "id" not in message:
+            log.error("an event could not be encoded and was not sent: %s", exc)
+            return None
+        log.error("the reply to request %r could not be encoded: %s", message["id"], exc)
+        error = HostError(ErrorCode.INTERNAL, f"The reply could not be encoded as JSON: {exc}.")
+        return orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error.to_jsonrpc()}) + b"\n"
 
 
 def _request_problem(message: dict) -> HostError | None:

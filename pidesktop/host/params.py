@@ -7,9 +7,12 @@ are ignored: callers may send optional fields a newer host understands.
 
 What a handler gets can always be stored: text holds no lone surrogate
 (UTF-8, SQLite and JSON cannot carry one), an integer fits SQLite's 64 bits,
-and an object or array holds only JSON values, at any depth. An in-process
-caller can hand over values JSON could not; they are refused here, naming the
-field (``message.blocks[0].text``), instead of failing deep in a write.
+and an object or array holds only JSON values, nested at most ``MAX_DEPTH``
+levels. An in-process caller can hand over values JSON could not; they are
+refused here, naming the field (``message.blocks[0].text``), instead of failing
+deep in a write. The depth limit keeps every stored value readable over stdio:
+orjson refuses to encode past 255 levels, so a deeper message stored once would
+make every later reply that holds it unanswerable.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ _MISSING = object()
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1  # SQLite's INTEGER
 JSON_INT_MAX = (1 << 64) - 1  # the largest integer JSON encoding (orjson) writes
+MAX_DEPTH = 64  # objects and arrays inside one field; a command's reply wraps stored values a few levels deeper
 
 
 def invalid(message: str, field: str | None = None) -> HostError:
@@ -155,11 +159,16 @@ def decimal(text: str, *, signed: bool = False) -> int | None:
 def _not_json(value: Any) -> tuple[str, str] | None:
     """(path, problem) of the first part of ``value`` that is not a storable JSON value, else None.
 
-    Iterative, so a deeply nested value cannot exhaust the Python stack.
+    Iterative, so a deeply nested value cannot exhaust the Python stack. The
+    field's own object or array is level 1.
     """
-    stack = [("", value)]
+    stack: list[tuple[str, Any, int]] = [("", value, 0)]
     while stack:
-        path, item = stack.pop()
+        path, item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return path, f"is nested more than {MAX_DEPTH} levels deep"
         if isinstance(item, str):
             if _LONE_SURROGATE.search(item):
                 return path, "is not valid Unicode text (it holds a lone surrogate)"
@@ -172,9 +181,9 @@ def _not_json(value: Any) -> tuple[str, str] | None:
             for key, child in item.items():
                 if not isinstance(key, str) or _LONE_SURROGATE.search(key):
                     return path, f"has a key that is not valid text: {key!r}"
-                stack.append((f"{path}.{key}", child))
+                stack.append((f"{path}.{key}", child, depth))
         elif isinstance(item, list):
-            stack.extend((f"{path}[{index}]", child) for index, child in enumerate(item))
+            stack.extend((f"{path}[{index}]", child, depth) for index, child in enumerate(item))
         else:
             return path, f"holds {_kind(item)}, which is not a JSON value"
     return None
