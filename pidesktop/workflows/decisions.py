@@ -244,10 +244,13 @@ def cancel(
 ) -> Resolution:
     """Cancel explicitly: a control command, or the run owner with its claim."""
 
+    def run_owning_the_decision(tx: write.Tx) -> str:
+        return runs.run_resource(_run_of(tx, decision_id))
+
     owner = None
     if claim is not None:
         actor = claim.actor
-        owner = lambda tx: runs.run_resource(_run_of(tx, decision_id))  # noqa: E731
+        owner = run_owning_the_decision
 
     def apply(tx, row):
         return _resolve(tx, row, "cancelled", None, None, reason or "cancelled")
