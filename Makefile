@@ -21,6 +21,18 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile
 
+# Lint, formatting, types (ui/ against tools/mypy-baseline.txt) and the import layers; no display needed.
+# Every check runs and reports; the target fails when any of them failed.
+.PHONY: check
+check: $(STAMP)
+	@status=0; \
+	echo "ruff check"; $(VENV)/bin/ruff check . || status=1; \
+	echo "ruff format --check"; $(VENV)/bin/ruff format --check . || status=1; \
+	echo "mypy"; $(PY) tools/mypy_baseline.py || status=1; \
+	echo "lint-imports"; $(VENV)/bin/lint-imports --no-logo || status=1; \
+	exit $$status
+
+
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) bench/run.py $(ARGS)
 

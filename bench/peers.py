@@ -104,7 +104,7 @@ def build_ours(root: Path, chats) -> None:
     for chat_id, exchanges in chats:
         with open(folder / f"{chat_id}.jsonl", "wb") as f:
             f.write(encode_record(session_header(chat_id, stamp(n)[0])))
-            for i, (prompt, reply) in enumerate(exchanges):
+            for prompt, reply in exchanges:
                 for role, text in (("user", prompt), ("assistant", reply)):
                     f.write(
                         encode_record(

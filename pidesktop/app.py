@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Sequence
 
 from . import logs, paths
 from .locks import FileLock, LockHeld
@@ -34,11 +35,11 @@ def run_gui(
 ) -> int:
     _route_qt_messages_to_the_log()  # before the first QApplication: it is what fails without the xcb libraries
     try:
-        location = paths.resolve(data_dir=data_dir)
+        resolved = paths.resolve(data_dir=data_dir)
     except paths.StorageLocationError as exc:
         return _refuse(str(exc))
     instance_lock = None
-    if location.uses_installation_lock and screenshot is None:
+    if resolved.uses_installation_lock and screenshot is None:
         try:
             paths.ensure_private_dir(paths.anchor_dir())
             instance_lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop GUI").acquire()
@@ -49,14 +50,15 @@ def run_gui(
         # A pending data-folder move (scheduled in Settings, or interrupted by a crash) is finished before any
         # host opens a root, in a progress window; a missing default root asks what to do; an older database
         # is updated (a newer one refused) with its progress shown. None: the person quit.
-        if screenshot is None and _needs_startup_window(location):
+        location: paths.StorageLocation | None
+        if screenshot is None and _needs_startup_window(resolved):
             from .ui import startup_progress
 
             gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
-            location = startup_progress.prepare(location, theme, notes)
+            location = startup_progress.prepare(resolved, theme, notes)
         else:
-            location = recovery.before_host_start(location)
+            location = recovery.before_host_start(resolved)
             if screenshot is None and _database_needs_update(location):
                 # no screen: the same update, its progress or refusal on stderr
                 from .ui import startup_progress
@@ -92,7 +94,7 @@ def _run(
     screenshot: str | None,
     session_id: str | None,
     theme_name: str | None,
-    notes: list[str] = (),
+    notes: Sequence[str] = (),
 ) -> int:
     from .ui import theme as themes
     from .ui.main_window import MainWindow

@@ -104,7 +104,7 @@ def run_chat(
         if not api_key:
             print(f"pidesktop chat: the environment variable {api_key_env} is not set", file=sys.stderr)
             return 2
-    override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url else None
+    override = ProviderChoice(base_url=base_url, model=model, api_key=api_key) if base_url and model else None
     host = start_host(data_dir, "pidesktop chat", "agent")
     if host is None:
         return 2
@@ -148,7 +148,7 @@ async def _chat(
     try:
         try:
             await client.call("app.handshake", {"protocolVersion": 1})
-            if created:
+            if session_id is None:
                 session_id = (await client.call("session.create", {"mode": mode} if mode else {}))["session"]["id"]
             else:
                 await client.call("session.get", {"sessionId": session_id, "messageLimit": 1})
@@ -159,6 +159,7 @@ async def _chat(
             return 2
         if compact:
             return await _compact(runner, session_id, override)
+        assert prompt is not None  # run_chat refuses a chat with neither a prompt nor --compact
         loop.add_signal_handler(signal.SIGINT, runner.stop, session_id)  # Ctrl+C stops the reply, keeps it
         try:
             result = await runner.send(session_id, prompt)

@@ -40,16 +40,21 @@ def configure(data_root: Path, side: str, level: int = logging.INFO) -> logging.
     """Send the ``pidesktop`` loggers to ``logs/<side>/<side>.ndjson``."""
     folder = data_root / "logs" / side
     ensure_private_dir(folder)
-    handler = logging.handlers.RotatingFileHandler(
-        folder / f"{side}.ndjson", maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-    )
+    handler = _SideFile(side, folder / f"{side}.ndjson")
     handler.setFormatter(NdjsonFormatter())
     logger = logging.getLogger("pidesktop")
-    for old in [h for h in logger.handlers if getattr(h, "_pidesktop_side", None) == side]:
+    for old in [h for h in logger.handlers if isinstance(h, _SideFile) and h.side == side]:
         logger.removeHandler(old)
         old.close()
-    handler._pidesktop_side = side  # type: ignore[attr-defined]
     logger.addHandler(handler)
     logger.setLevel(level)
     logger.propagate = False
     return handler
+
+
+class _SideFile(logging.handlers.RotatingFileHandler):
+    """The log file of one side, found again when that side is configured anew (a second host, say)."""
+
+    def __init__(self, side: str, path: Path) -> None:
+        super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+        self.side = side

@@ -416,12 +416,10 @@ def histories(start: Hosts, work: Path, rng: random.Random) -> dict[str, list[Va
         return ([m["id"] for m in got], [(r["revisionIndex"], r["messageCount"], r["isActive"]) for r in rows])
 
     save = cmd("session.saveActiveRevision", sessionId=sid, rootUserId=MIDDLE)
-    switch = lambda index: cmd(
-        "session.activateRevision",
-        sessionId=sid,
-        rootUserId=MIDDLE,
-        revisionIndex=index,
-    )
+
+    def switch(index: int) -> dict:
+        return cmd("session.activateRevision", sessionId=sid, rootUserId=MIDDLE, revisionIndex=index)
+
     kinds["revision"] = [
         observed_prefix(start, work, "switch-back", revisions, sid, [save, switch(1)], revision_state),
         observed_prefix(

@@ -43,7 +43,7 @@ TEXT_APPLICATION_TYPES = frozenset(
 )
 
 
-def inline_cap(block: dict) -> int | None:
+def inline_cap(block: dict[str, Any]) -> int | None:
     """How many bytes of this block may be sent inline, or None when it is only ever named."""
     ref = block.get("ref")
     if block.get("type") != "attachment" or not isinstance(ref, str) or not ref.startswith(REF_PREFIX):
@@ -61,10 +61,10 @@ def is_text_type(mime: str) -> bool:
     return mime.startswith("text/") or mime in TEXT_APPLICATION_TYPES or mime.endswith(("+json", "+xml"))
 
 
-async def hydrate(client: Any, messages: list[dict]) -> list[dict]:
+async def hydrate(client: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Copies of ``messages`` with ``inline`` content on their user attachment blocks; the input is left as is."""
     budget = CONTEXT_MAX
-    hydrated: list[dict] = list(messages)
+    hydrated: list[dict[str, Any]] = list(messages)
     for index in range(len(messages) - 1, -1, -1):  # the newest prompt gets the budget first
         message = messages[index]
         if message.get("role") != "user":
@@ -82,7 +82,7 @@ async def hydrate(client: Any, messages: list[dict]) -> list[dict]:
     return hydrated
 
 
-async def _inline(client: Any, block: dict, budget: int) -> tuple[dict | None, int]:
+async def _inline(client: Any, block: dict[str, Any], budget: int) -> tuple[dict[str, Any] | None, int]:
     cap = inline_cap(block)
     if cap is None:
         return None, 0
@@ -123,7 +123,7 @@ def _carries_image(block: object) -> bool:
     return isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
 
 
-def has_images(messages: list[dict]) -> bool:
+def has_images(messages: list[dict[str, Any]]) -> bool:
     """Whether some prompt carries a picture inline (a data URL) for the model."""
     return any(
         _carries_image(block)
@@ -133,7 +133,7 @@ def has_images(messages: list[dict]) -> bool:
     )
 
 
-def without_images(messages: list[dict]) -> list[dict]:
+def without_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Copies with every picture named instead of sent (for a model that refused pictures)."""
     out = []
     for message in messages:

@@ -60,15 +60,15 @@ class CompactionAborted(Exception):
 class Plan:
     """What one compaction does, worked out from the messages after the active checkpoint."""
 
-    summarise: list[dict]  # the messages that go into the summary request
-    through: dict  # the last message the checkpoint replaces (the durable boundary)
-    first_kept: dict  # the first message sent word for word afterwards
+    summarise: list[dict[str, Any]]  # the messages that go into the summary request
+    through: dict[str, Any]  # the last message the checkpoint replaces (the durable boundary)
+    first_kept: dict[str, Any]  # the first message sent word for word afterwards
     left_out: bool  # some of the messages that must go did not fit in the request
     tokens_before: int  # the estimated context before the compaction
 
 
 def plan(
-    messages: Sequence[dict],
+    messages: Sequence[dict[str, Any]],
     tokens: Sequence[int],
     *,
     window: int,
@@ -108,7 +108,7 @@ def plan(
     )
 
 
-def instruction_message() -> dict:
+def instruction_message() -> dict[str, Any]:
     return {
         "id": "compaction:instruction",
         "role": "system",
@@ -117,7 +117,7 @@ def instruction_message() -> dict:
     }
 
 
-def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
+def request(plan: Plan, previous_summary: str, window: int) -> list[dict[str, Any]]:
     """The summary request: the instruction, then one user message holding what is summarised."""
     parts = []
     if plan.left_out:
@@ -133,7 +133,8 @@ def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
     )
     lines = [render(message)[:MESSAGE_CHARS_MAX] for message in plan.summarise]
     # the newest lines win when the estimate was short; the oldest one is trimmed from its start
-    kept, used = [], 0
+    kept: list[str] = []
+    used = 0
     for line in reversed(lines):
         if used + len(line) + 2 > room_chars:
             rest = room_chars - used - 2
@@ -149,7 +150,7 @@ def request(plan: Plan, previous_summary: str, window: int) -> list[dict]:
     ]
 
 
-def render(message: dict) -> str:
+def render(message: dict[str, Any]) -> str:
     """A message as one plain-text transcript entry."""
     role = message.get("role") or "unknown"
     pieces = []
@@ -175,7 +176,7 @@ def _short(value: Any, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-async def summarise(provider: Any, messages: list[dict], cancel: asyncio.Event | None) -> str:
+async def summarise(provider: Any, messages: list[dict[str, Any]], cancel: asyncio.Event | None) -> str:
     """Ask the model for the summary; ``ProviderError(compaction_failed)`` or ``CompactionAborted``."""
     pieces: list[str] = []
     try:
@@ -206,7 +207,7 @@ async def summarise(provider: Any, messages: list[dict], cancel: asyncio.Event |
 
 def checkpoint(
     plan: Plan, summary: str, *, generation: int, provider_id: str, model_id: str, window: int, manual: bool
-) -> dict:
+) -> dict[str, Any]:
     """The ``compaction`` record (spec 004 section 2.1) for ``session.appendCompaction``."""
     return {
         "id": f"cp-{uuid.uuid4()}",
@@ -227,7 +228,7 @@ def checkpoint(
     }
 
 
-def summary_message(record: dict) -> dict:
+def summary_message(record: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint's summary as the first (system) message of every later request."""
     return {
         "id": f"compaction:{record.get('id')}",
@@ -240,11 +241,11 @@ def summary_message(record: dict) -> dict:
 # -- the offline demo's answer to a summary request ----------------------------------------
 
 
-def is_summary_request(messages: Sequence[dict]) -> bool:
+def is_summary_request(messages: Sequence[dict[str, Any]]) -> bool:
     return bool(messages) and (messages[0].get("meta") or {}).get("purpose") == PURPOSE
 
 
-def demo_summary(messages: Sequence[dict]) -> str:
+def demo_summary(messages: Sequence[dict[str, Any]]) -> str:
     """A deterministic summary: the size of what was summarised and the first line of each request."""
     text = "\n".join(
         block.get("text") or ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -72,7 +73,7 @@ def known_window(model_id: str | None) -> int | None:
     return KNOWN_WINDOWS[best] if best else None
 
 
-def window_for(model_id: str | None, row: dict | None = None, override: int | None = None) -> int:
+def window_for(model_id: str | None, row: dict[str, Any] | None = None, override: int | None = None) -> int:
     """The context window: the override, the model row's ``contextWindow``, the table, else the default."""
     if isinstance(override, int) and override > 0:
         return override
@@ -139,9 +140,11 @@ def block_tokens(block: object) -> int:
     return 0
 
 
-def attachment_tokens(block: dict) -> int:
+def attachment_tokens(block: dict[str, Any]) -> int:
     """An attachment: its text, a picture's flat cost, a text file by its size, else only its name."""
-    inline = block.get("inline") if isinstance(block.get("inline"), dict) else {}
+    inline = block.get("inline")
+    if not isinstance(inline, dict):
+        inline = {}
     text = block.get("text") or inline.get("text")
     if isinstance(text, str) and text:
         return NAMED_ATTACHMENT_TOKENS + tokens_for_chars(len(text))
@@ -159,11 +162,11 @@ def _is_text_mime(mime: str) -> bool:
     return mime.startswith("text/") or mime.endswith(("json", "xml", "yaml", "toml", "csv", "javascript", "sql"))
 
 
-def message_tokens(message: dict) -> int:
+def message_tokens(message: dict[str, Any]) -> int:
     return MESSAGE_OVERHEAD + sum(block_tokens(block) for block in message.get("blocks") or [])
 
 
-def estimate(messages: Iterable[dict]) -> int:
+def estimate(messages: Iterable[dict[str, Any]]) -> int:
     """Estimated prompt tokens of ``messages`` (uncorrected)."""
     return sum(message_tokens(message) for message in messages)
 
@@ -189,7 +192,9 @@ class Correction:
 # -- where the kept tail starts ----------------------------------------------------------
 
 
-def tail_start(messages: Sequence[dict], tokens: Sequence[int], target: int, *, last_exchange: bool = False) -> int:
+def tail_start(
+    messages: Sequence[dict[str, Any]], tokens: Sequence[int], target: int, *, last_exchange: bool = False
+) -> int:
     """Index of the first message kept word for word; the rest before it is summarised.
 
     Keeps the newest messages while they fit in ``target`` (always the newest

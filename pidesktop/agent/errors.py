@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import Any
 
 import orjson
 
@@ -53,7 +54,7 @@ def redact(text: str, secret: str | None) -> str:
     return text
 
 
-def error_detail(body: bytes | str | dict | None) -> tuple[str, str]:
+def error_detail(body: bytes | str | dict[str, Any] | None) -> tuple[str, str]:
     """``(message, code)`` from an error body; understands the OpenAI shape and common variants."""
     payload = body
     if isinstance(body, (bytes, str)):

@@ -7,6 +7,7 @@ A successful stream ends with exactly one ``Finished``; a failed one raises
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class Usage:
 
     input_tokens: int
     output_tokens: int
-    raw: dict = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

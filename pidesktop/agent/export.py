@@ -62,7 +62,7 @@ class Cleaner:
         return value
 
 
-async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncIterator[dict]:
+async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncIterator[dict[str, Any]]:
     """Every window of the transcript, oldest first."""
     start = 0
     while True:
@@ -75,7 +75,7 @@ async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncI
         start = window["messageEnd"]
 
 
-async def export(client: HostClient, session_id: str, fmt: str, write: Write, page: int = PAGE) -> dict:
+async def export(client: HostClient, session_id: str, fmt: str, write: Write, page: int = PAGE) -> dict[str, Any]:
     """Write the chat in ``fmt`` ("md" or "json") through ``write``; returns the session summary."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use md or json")
@@ -85,13 +85,15 @@ async def export(client: HostClient, session_id: str, fmt: str, write: Write, pa
     return await writer(client, session_id, write, cleaner, page)
 
 
-def stored(message: dict) -> dict:
+def stored(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if k not in READ_KEYS}
 
 
 # -- JSON ---------------------------------------------------------------------------------------
-async def _json(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict:
-    session, compactions, first = None, [], True
+async def _json(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict[str, Any]:
+    session: dict[str, Any] | None = None
+    compactions: list[dict[str, Any]] = []
+    first = True
     async for window in pages(client, session_id, page):
         if session is None:
             session = window["session"]
@@ -107,6 +109,7 @@ async def _json(client: HostClient, session_id: str, write: Write, cleaner: Clea
             write(("" if first else ",") + _dumps(cleaner.value(stored(message))))
             first = False
     write('],"compactions":' + _dumps(cleaner.value(compactions)) + "}\n")
+    assert session is not None  # pages() yields at least the first window
     return session
 
 
@@ -118,9 +121,9 @@ def _dumps(value: Any) -> str:
 ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 
 
-async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict:
-    session = None
-    summaries: dict[str, list[dict]] = {}
+async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict[str, Any]:
+    session: dict[str, Any] | None = None
+    summaries: dict[str, list[dict[str, Any]]] = {}
     async for window in pages(client, session_id, page):
         if session is None:
             session = window["session"]
@@ -131,10 +134,11 @@ async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: 
             write(cleaner.text(message_markdown(message)))
             for record in summaries.get(message.get("id"), []):
                 write(cleaner.text(_compaction_markdown(record)))
+    assert session is not None  # pages() yields at least the first window
     return session
 
 
-def _md_head(session: dict, total: int, cleaner: Cleaner) -> str:
+def _md_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
     title = session.get("title") or "New chat"
     lines = [f"# {_escape_html(_one_line(title))}", ""]  # a title's "<b>" is text, not a tag
     created = _ms_rfc3339(session.get("createdAt"))
@@ -149,7 +153,7 @@ def _md_head(session: dict, total: int, cleaner: Cleaner) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def message_markdown(message: dict) -> str:
+def message_markdown(message: dict[str, Any]) -> str:
     """One message: a heading, then its blocks in order."""
     role = message.get("role") or "message"
     heading = ROLE_HEADINGS.get(role, role.capitalize())
@@ -215,7 +219,7 @@ def _short_time(value: Any) -> str | None:
     return value
 
 
-def _tool_call(block: dict) -> str:
+def _tool_call(block: dict[str, Any]) -> str:
     name = block.get("name") or "tool"
     body = ["Arguments:", _fenced(_pretty(block.get("args")), "json")]
     result = block.get("result")
@@ -224,12 +228,12 @@ def _tool_call(block: dict) -> str:
     return _details(f"Tool call: {_escape_html(name)}", "\n\n".join(body))
 
 
-def _compaction_markdown(record: dict) -> str:
+def _compaction_markdown(record: dict[str, Any]) -> str:
     summary = (record.get("summary") or "").strip()
     return _details("Summary of the earlier messages (compaction)", summary or "(empty)") + "\n\n"
 
 
-def _attachment_line(block: dict) -> str:
+def _attachment_line(block: dict[str, Any]) -> str:
     name = block.get("name") or "attachment"
     facts = [f for f in (block.get("mimeType"), _size(block.get("size"))) if f]
     return f"{_one_line(name)}" + (f" ({', '.join(facts)})" if facts else "")
@@ -252,10 +256,11 @@ def _fenced(text: str, language: str) -> str:
 
 def _pretty(value: Any) -> str:
     if isinstance(value, str):
+        text = value
         try:
-            value = orjson.loads(value)
+            value = orjson.loads(text)
         except orjson.JSONDecodeError:
-            return value
+            return text
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
@@ -287,7 +292,7 @@ def _now_rfc3339() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def suggested_name(session: dict, fmt: str) -> str:
+def suggested_name(session: dict[str, Any], fmt: str) -> str:
     """A file name for the export: the chat's title made safe for every file system."""
     title = _one_line(session.get("title") or "chat")
     safe = "".join(c if c.isalnum() or c in " -_.()" else "-" for c in title).strip(" .-")[:60] or "chat"

@@ -7,6 +7,8 @@ it; it is never stored on a widget, logged or returned.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bus import HostClient
 from .openai_compat import OpenAICompatibleProvider
 
@@ -17,7 +19,7 @@ DISCOVERY_MAX = 10_000
 PER_MILLION_MAX = 1_000_000.0
 
 
-async def refresh_models(client: HostClient, provider_id: str) -> dict:
+async def refresh_models(client: HostClient, provider_id: str) -> dict[str, Any]:
     """``{added, updated, unlisted}`` from ``models.applyDiscovery``.
 
     Raises ``ProviderError`` when the provider cannot be reached or answers
@@ -27,7 +29,7 @@ async def refresh_models(client: HostClient, provider_id: str) -> dict:
     return await client.call("models.applyDiscovery", {"providerId": provider_id, "models": discovered(listed)})
 
 
-async def _fetch(client: HostClient, provider_id: str) -> list[dict]:
+async def _fetch(client: HostClient, provider_id: str) -> list[dict[str, Any]]:
     credentials = await client.call("providers.credentials", {"providerId": provider_id})
     provider = OpenAICompatibleProvider(
         base_url=credentials["baseUrl"],
@@ -42,14 +44,14 @@ async def _fetch(client: HostClient, provider_id: str) -> list[dict]:
         await provider.aclose()
 
 
-def discovered(listed: list[dict]) -> list[dict]:
+def discovered(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``list_models`` entries as ``applyDiscovery`` entries, leaving out what the host would reject."""
-    models: list[dict] = []
+    models: list[dict[str, Any]] = []
     for item in listed:
         model_id = str(item.get("id") or "").strip()
         if not model_id or len(model_id) > MODEL_ID_MAX:
             continue
-        entry: dict = {"modelId": model_id}
+        entry: dict[str, Any] = {"modelId": model_id}
         window = item.get("contextWindow")
         if isinstance(window, int) and not isinstance(window, bool) and 1 <= window <= TOKENS_MAX:
             entry["contextWindow"] = window
@@ -62,7 +64,7 @@ def discovered(listed: list[dict]) -> list[dict]:
     return models
 
 
-def _price(listed: object) -> dict | None:
+def _price(listed: object) -> dict[str, Any] | None:
     """The price the server listed as ``{inputPerMillion, outputPerMillion}`` (USD; a figure outside what the
     host accepts is unknown, null), or None when neither figure is known."""
     if not isinstance(listed, dict):

@@ -7,6 +7,8 @@ the model. Nothing is stored: the transcript keeps only what was said.
 
 from __future__ import annotations
 
+from typing import Any
+
 MODES = ("agent", "plan", "goal")
 
 INSTRUCTIONS = {
@@ -27,7 +29,7 @@ INSTRUCTIONS = {
 }
 
 
-def with_mode(context: list[dict], mode: object) -> list[dict]:
+def with_mode(context: list[dict[str, Any]], mode: object) -> list[dict[str, Any]]:
     """``context`` with the mode's instruction first; unchanged in Agent mode (or an unknown mode)."""
     text = INSTRUCTIONS.get(mode) if isinstance(mode, str) else None
     if text is None:
@@ -41,10 +43,10 @@ def with_mode(context: list[dict], mode: object) -> list[dict]:
     return [instruction, *context]
 
 
-def mode_of(context: list[dict]) -> str:
+def mode_of(context: list[dict[str, Any]]) -> str:
     """The mode a context was built for (what ``with_mode`` put first), else "agent"."""
     if context and context[0].get("role") == "system":
         mode = (context[0].get("meta") or {}).get("mode")
-        if mode in MODES:
+        if isinstance(mode, str) and mode in MODES:
             return mode
     return "agent"

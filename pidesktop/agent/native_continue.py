@@ -44,7 +44,7 @@ STOP_REASONS = {
     "content_filter": "stop",
 }
 
-Update = Callable[[dict], None]
+Update = Callable[[dict[str, Any]], None]
 
 
 async def continue_session(
@@ -58,7 +58,7 @@ async def continue_session(
     thinking_level: str = "off",
     cancel: asyncio.Event | None = None,
     on_update: Update | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Answer ``text`` in the pi session and append both; ``{"entryIds", "token", "message", "stopReason"}``.
 
     ``runner`` (a ``TurnRunner``) picks the provider the way it does for the
@@ -101,7 +101,7 @@ async def continue_session(
             {"aborted": aborted},
         )
     stop = "aborted" if aborted else STOP_REASONS.get(builder.finish_reason or "stop", "stop")
-    assistant: dict = {
+    assistant: dict[str, Any] = {
         "role": "assistant",
         "text": builder.text,
         "provider": provider_id,
@@ -123,12 +123,12 @@ async def continue_session(
     }
 
 
-def request_messages(page: dict, text: str, token_budget: int) -> list[dict]:
+def request_messages(page: dict[str, Any], text: str, token_budget: int) -> list[dict[str, Any]]:
     """What the model sees: pi's compaction summary first (when there is one), the messages it kept
     from the window read, then the new prompt; the oldest go first when they do not fit ``token_budget``."""
     messages = list(page.get("messages") or [])
     chain = page.get("compactions") or []
-    head: list[dict] = []
+    head: list[dict[str, Any]] = []
     if chain:
         checkpoint = chain[-1]
         ids = [message["id"] for message in messages]
@@ -146,26 +146,28 @@ def request_messages(page: dict, text: str, token_budget: int) -> list[dict]:
     return head + kept + [prompt]
 
 
-def pi_usage(raw: dict | None) -> dict:
+def pi_usage(raw: dict[str, Any] | None) -> dict[str, Any]:
     """pi's usage fields from the provider's report (zeros when it sent none)."""
     raw = raw if isinstance(raw, dict) else {}
     tokens_in = _int(raw.get("prompt_tokens", raw.get("input_tokens")))
     tokens_out = _int(raw.get("completion_tokens", raw.get("output_tokens")))
-    details = raw.get("prompt_tokens_details") if isinstance(raw.get("prompt_tokens_details"), dict) else {}
+    details = raw.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        details = {}
     cached = _int(details.get("cached_tokens"))
     usage = {"input": max(0, tokens_in - cached), "output": tokens_out, "cacheRead": cached, "cacheWrite": 0}
     usage["totalTokens"] = _int(raw.get("total_tokens")) or tokens_in + tokens_out
     return usage
 
 
-def _counts(message: dict) -> bool:
+def _counts(message: dict[str, Any]) -> bool:
     """Messages a model is shown again: not a reply that was still streaming, not an empty one."""
     if message.get("role") not in ("user", "assistant", "system"):
         return False
     return (message.get("meta") or {}).get("status") != "streaming" and bool(message.get("blocks"))
 
 
-def _visible(message: dict) -> dict:
+def _visible(message: dict[str, Any]) -> dict[str, Any]:
     """A message without the reader's bookkeeping (positions, the cut marks of a capped window)."""
     return {key: value for key, value in message.items() if key not in ("seq", "index")}
 

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -29,7 +30,7 @@ _FENCED = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:\n[ \t]*```|\Z)", re.
 _URL = re.compile(r"https?://[^\s<>()\"'`]+")
 _SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
 # Strong signs of a language; plain prose rarely matches these.
-_LANGUAGE_SIGNS: list[tuple[str, re.Pattern]] = [
+_LANGUAGE_SIGNS: list[tuple[str, re.Pattern[str]]] = [
     ("python", re.compile(r"^\s*(def|class)\s+\w+.*:\s*$|^\s*(import\s+\w+|from\s+[\w.]+\s+import\s)|\bprint\(", re.M)),
     ("rust", re.compile(r"\bfn\s+\w+\s*\(|\blet\s+mut\s|\bimpl\s+\w+", re.M)),
     ("go", re.compile(r"^\s*func\s+\w+\s*\(|^package\s+main\b", re.M)),
@@ -83,10 +84,10 @@ class OfflineDemoProvider:
 
     async def stream(
         self,
-        messages: list[dict],
+        messages: list[dict[str, Any]],
         *,
         thinking_level: str = "off",
-        tools: list[dict] | None = None,
+        tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[StreamEvent]:
         call = demo_tool_call(messages, tools)
@@ -128,7 +129,7 @@ class OfflineDemoProvider:
         )
         yield Finished("stop", MODEL_ID)
 
-    async def list_models(self) -> list[dict]:
+    async def list_models(self) -> list[dict[str, Any]]:
         return [{"id": MODEL_ID, "ownedBy": "pidesktop", "contextWindow": None}]
 
     async def aclose(self) -> None:
@@ -163,14 +164,14 @@ def with_note(reply: str, note: str) -> str:
     return f"{heading}\n\n{note}{rest}" if note else reply
 
 
-def last_user_text(messages: list[dict]) -> str:
+def last_user_text(messages: list[dict[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
             return _message_text(message)
     return ""
 
 
-def last_user_attachments(messages: list[dict]) -> tuple[str, ...]:
+def last_user_attachments(messages: list[dict[str, Any]]) -> tuple[str, ...]:
     """``name (kind, size)`` for each attachment of the last prompt; the demo names them, it cannot open them."""
     for message in reversed(messages):
         if message.get("role") == "user":
@@ -182,14 +183,14 @@ def last_user_attachments(messages: list[dict]) -> tuple[str, ...]:
     return ()
 
 
-def describe_attachment(block: dict) -> str:
+def describe_attachment(block: dict[str, Any]) -> str:
     details = [block.get("kind") or "file"]
     if isinstance(block.get("size"), int):
         details.append(human_size(block["size"]))
     return f"{block.get('name') or 'unnamed'} ({', '.join(details)})"
 
 
-def _message_text(message: dict) -> str:
+def _message_text(message: dict[str, Any]) -> str:
     return "\n\n".join(
         block.get("text") or ""
         for block in message.get("blocks") or []
@@ -332,14 +333,14 @@ DEMO_TOOL_REPLY = (
 )
 
 
-def answered_tool_calls(messages: list[dict]) -> bool:
+def answered_tool_calls(messages: list[dict[str, Any]]) -> bool:
     """The last message is a reply whose tool calls have their results: the model speaks again."""
     last = messages[-1] if messages else {}
     calls = [b for b in last.get("blocks") or [] if b.get("type") == "tool_call"]
     return last.get("role") == "assistant" and bool(calls) and all("result" in b for b in calls)
 
 
-def demo_tool_call(messages: list[dict], tools: list[dict] | None) -> list[StreamEvent] | None:
+def demo_tool_call(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[StreamEvent] | None:
     """In Plan/Goal mode, propose through SubmitPlan/SubmitGoal; for an approved proposal, tick a checklist."""
     offered = app_tools.names(tools or [])
     if not messages or messages[-1].get("role") != "user":
@@ -393,7 +394,7 @@ def demo_proposal(kind: str, prompt: str) -> str:
     )
 
 
-def _call_events(name: str, args: dict, prompt_id: str) -> list[StreamEvent]:
+def _call_events(name: str, args: dict[str, Any], prompt_id: str) -> list[StreamEvent]:
     arguments = orjson.dumps(args).decode()
     half = len(arguments) // 2  # in two fragments, as servers stream them
     return [

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,7 +36,7 @@ CONNECT_TIMEOUT = 10.0
 # --- stored messages -> chat messages ---------------------------------------------------------
 
 
-def to_openai_messages(messages: list[dict]) -> list[dict]:
+def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored messages as OpenAI chat messages.
 
     Thinking is never sent back. Every tool call gets a ``tool`` message: its
@@ -43,7 +44,7 @@ def to_openai_messages(messages: list[dict]) -> list[dict]:
     conversation with an unanswered tool call. Assistant messages with nothing
     to say (a failed turn) are left out.
     """
-    converted: list[dict] = []
+    converted: list[dict[str, Any]] = []
     unanswered: dict[str, None] = {}  # tool call ids waiting for a result, in order
     for message in messages:
         role = message.get("role")
@@ -66,12 +67,14 @@ def to_openai_messages(messages: list[dict]) -> list[dict]:
     return converted
 
 
-def _append_assistant(converted: list[dict], unanswered: dict[str, None], message: dict, blocks: list[dict]) -> None:
+def _append_assistant(
+    converted: list[dict[str, Any]], unanswered: dict[str, None], message: dict[str, Any], blocks: list[dict[str, Any]]
+) -> None:
     text = _joined_text(blocks)
     calls = [(index, block) for index, block in enumerate(blocks) if block.get("type") == "tool_call"]
     if not text and not calls:
         return
-    entry: dict = {"role": "assistant", "content": text or None}
+    entry: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         entry["tool_calls"] = [
             {
@@ -90,13 +93,13 @@ def _append_assistant(converted: list[dict], unanswered: dict[str, None], messag
             unanswered[call_id] = None
 
 
-def _answer_unanswered(converted: list[dict], unanswered: dict[str, None]) -> None:
+def _answer_unanswered(converted: list[dict[str, Any]], unanswered: dict[str, None]) -> None:
     for call_id in unanswered:
         converted.append(_tool_message(call_id, "(no result: the tool call did not complete)"))
     unanswered.clear()
 
 
-def _user_content(blocks: list[dict]) -> str | list[dict]:
+def _user_content(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """A plain string, or content parts (text first, then each image) when images travel inline."""
     images = [url for url in map(_data_url, blocks) if url]
     text = _joined_text(blocks)
@@ -105,13 +108,13 @@ def _user_content(blocks: list[dict]) -> str | list[dict]:
     return [{"type": "text", "text": text}, *({"type": "image_url", "image_url": {"url": url}} for url in images)]
 
 
-def _data_url(block: dict) -> str | None:
+def _data_url(block: dict[str, Any]) -> str | None:
     inline = block.get("inline") if block.get("type") == "attachment" else None
     url = inline.get("dataUrl") if isinstance(inline, dict) else None
     return url if isinstance(url, str) else None
 
 
-def _joined_text(blocks: list[dict]) -> str:
+def _joined_text(blocks: list[dict[str, Any]]) -> str:
     parts = []
     for block in blocks:
         kind = block.get("type")
@@ -122,10 +125,12 @@ def _joined_text(blocks: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
-def _attachment_text(block: dict) -> str:
+def _attachment_text(block: dict[str, Any]) -> str:
     """An attachment as the model reads it: its text under a header, or a header naming it (and its size)."""
     name = block.get("name") or "unnamed"
-    inline = block.get("inline") if isinstance(block.get("inline"), dict) else {}
+    inline = block.get("inline")
+    if not isinstance(inline, dict):
+        inline = {}
     text = block.get("text") or inline.get("text")
     if text:
         return f"[attachment: {name}]\n{text}"
@@ -135,7 +140,7 @@ def _attachment_text(block: dict) -> str:
     return f"[attachment: {name}, {human_size(size)}]"
 
 
-def _call_id(message: dict, block: dict, index: int) -> str:
+def _call_id(message: dict[str, Any], block: dict[str, Any], index: int) -> str:
     return block.get("callId") or f"call_{message.get('id', 'm')}_{index}"
 
 
@@ -145,15 +150,24 @@ def _arguments_text(args: object) -> str:
     return args if isinstance(args, str) else orjson.dumps(args).decode()
 
 
-def _tool_message(call_id: str, result: object) -> dict:
+def _tool_message(call_id: str, result: object) -> dict[str, Any]:
     content = result if isinstance(result, str) else orjson.dumps(result, default=str).decode()
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
 def request_body(
-    model: str, chat_messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None
-) -> dict:
-    body: dict = {"model": model, "messages": chat_messages, "stream": True, "stream_options": {"include_usage": True}}
+    model: str,
+    chat_messages: list[dict[str, Any]],
+    *,
+    thinking_level: str = "off",
+    tools: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": chat_messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     if thinking_level in REASONING_EFFORT:
         body["reasoning_effort"] = REASONING_EFFORT[thinking_level]
     if tools:
@@ -196,7 +210,7 @@ class ChunkShapeError(ValueError):
     """A chunk that is JSON but not shaped like a chat-completion chunk."""
 
 
-def events_from_chunk(chunk: dict, state: StreamState) -> list[StreamEvent]:
+def events_from_chunk(chunk: dict[str, Any], state: StreamState) -> list[StreamEvent]:
     """The events in one ``chat.completion.chunk``; records model and finish reason in ``state``."""
     events: list[StreamEvent] = []
     if isinstance(chunk.get("model"), str) and chunk["model"]:
@@ -221,7 +235,7 @@ def events_from_chunk(chunk: dict, state: StreamState) -> list[StreamEvent]:
     return events
 
 
-def _delta_events(delta: dict, state: StreamState, events: list[StreamEvent]) -> None:
+def _delta_events(delta: dict[str, Any], state: StreamState, events: list[StreamEvent]) -> None:
     # reasoning_content: DeepSeek, vLLM, llama.cpp; reasoning: Ollama, OpenRouter. Never both at once.
     thinking = _text_field(delta, "reasoning_content") or _text_field(delta, "reasoning")
     if thinking:
@@ -250,7 +264,7 @@ def _delta_events(delta: dict, state: StreamState, events: list[StreamEvent]) ->
         )
 
 
-def _text_field(delta: dict, name: str) -> str:
+def _text_field(delta: dict[str, Any], name: str) -> str:
     value = delta.get(name)
     if value is None:
         return ""
@@ -259,7 +273,7 @@ def _text_field(delta: dict, name: str) -> str:
     return value
 
 
-def usage_event(usage: dict) -> Usage:
+def usage_event(usage: dict[str, Any]) -> Usage:
     def count(*names: str) -> int:
         for name in names:
             if isinstance(usage.get(name), (int, float)):
@@ -269,7 +283,7 @@ def usage_event(usage: dict) -> Usage:
     return Usage(count("prompt_tokens", "input_tokens"), count("completion_tokens", "output_tokens"), usage)
 
 
-def events_from_completion(completion: dict, state: StreamState) -> list[StreamEvent]:
+def events_from_completion(completion: dict[str, Any], state: StreamState) -> list[StreamEvent]:
     """The events of a whole (non-streamed) completion, for servers that ignore ``stream: true``."""
     choices = completion.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -319,7 +333,7 @@ class OpenAICompatibleProvider:
         model: str,
         label: str = "",
         timeout: float = 60.0,
-        extra_headers: dict | None = None,
+        extra_headers: dict[str, Any] | None = None,
         client: httpx.AsyncClient | None = None,
     ):
         self.base_url = base_url.rstrip("/")
@@ -342,10 +356,10 @@ class OpenAICompatibleProvider:
 
     async def stream(
         self,
-        messages: list[dict],
+        messages: list[dict[str, Any]],
         *,
         thinking_level: str = "off",
-        tools: list[dict] | None = None,
+        tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[StreamEvent]:
         body = request_body(self.model, to_openai_messages(messages), thinking_level=thinking_level, tools=tools)
@@ -380,7 +394,7 @@ class OpenAICompatibleProvider:
         finally:
             await response.aclose()
 
-    async def list_models(self) -> list[dict]:
+    async def list_models(self) -> list[dict[str, Any]]:
         """``[{"id", "ownedBy", "contextWindow", "price"}]`` from ``GET {base_url}/models``.
 
         ``price`` is what the server itself lists (see ``_pricing``), else None.
@@ -426,7 +440,9 @@ class OpenAICompatibleProvider:
 
     # -- reading --
 
-    async def _read_stream(self, response: httpx.Response, cancel: asyncio.Event | None) -> AsyncIterator[StreamEvent]:
+    async def _read_stream(
+        self, response: httpx.Response, cancel: asyncio.Event | None
+    ) -> AsyncGenerator[StreamEvent, None]:
         """The events of an event-stream body; the response is closed here, whatever ends the reading.
 
         httpx reads the body through a chain of async generators, and closing the
@@ -452,7 +468,7 @@ class OpenAICompatibleProvider:
                         raise self._timeout_error() from cut
                     raise self._stream_cut() from cut
                 at_end = chunk is None
-                for sse in decoder.close() if at_end else decoder.feed(chunk):
+                for sse in decoder.close() if chunk is None else decoder.feed(chunk):
                     for event in self._interpret(sse, state, at_end):
                         yield event
                     if state.done:
@@ -464,7 +480,8 @@ class OpenAICompatibleProvider:
             yield Finished(state.finish_reason, state.model)
         finally:
             await response.aclose()  # first: see the docstring
-            await chunks.aclose()
+            # httpx types aiter_bytes() as an AsyncIterator; what it returns is an async generator.
+            await chunks.aclose()  # type: ignore[attr-defined]
 
     def _interpret(self, sse: SSEEvent, state: StreamState, at_end: bool) -> list[StreamEvent]:
         data = sse.data.strip()
@@ -523,7 +540,7 @@ class OpenAICompatibleProvider:
     def _timeouts(self) -> httpx.Timeout:
         return httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout))
 
-    def _headers(self, accept: str) -> dict:
+    def _headers(self, accept: str) -> dict[str, Any]:
         headers = {"Accept": accept, "Content-Type": "application/json"}
         if self._key.value:
             headers["Authorization"] = f"Bearer {self._key.value}"
@@ -594,18 +611,20 @@ def _where(base_url: str) -> tuple[str, str]:
     return host, f"{parts.scheme}://{host}{parts.path}"
 
 
-def _context_window(item: dict) -> int | None:
+def _context_window(item: dict[str, Any]) -> int | None:
     # OpenAI lists none; OpenRouter: context_length; LM Studio: max_context_length; vLLM: max_model_len.
     for name in ("context_window", "context_length", "max_context_length", "max_model_len"):
-        if isinstance(item.get(name), int):
-            return item[name]
+        value = item.get(name)
+        if isinstance(value, int):
+            return value
     top = item.get("top_provider")
     if isinstance(top, dict) and isinstance(top.get("context_length"), int):
-        return top["context_length"]
+        length: int = top["context_length"]
+        return length
     return None
 
 
-def _pricing(item: dict) -> dict | None:
+def _pricing(item: dict[str, Any]) -> dict[str, Any] | None:
     """``{"inputPerMillion", "outputPerMillion"}`` in USD from a listed ``pricing`` object, or None.
 
     OpenRouter (and servers copying its listing) give ``pricing: {"prompt": "<USD per token>",

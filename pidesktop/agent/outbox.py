@@ -103,12 +103,12 @@ class DeadLetters:
     def __init__(self, path: Path | None, keep: int):
         self.path = path
         self.keep = keep
-        self._records: list[dict] = self._load()
+        self._records: list[dict[str, Any]] = self._load()
 
-    def records(self) -> list[dict]:
+    def records(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._records)
 
-    def add(self, record: dict) -> None:
+    def add(self, record: dict[str, Any]) -> None:
         self._records.append(copy.deepcopy(record))
         del self._records[: max(0, len(self._records) - self.keep)]  # oldest go first
         self._save()
@@ -121,7 +121,7 @@ class DeadLetters:
             self._save()
         return dropped
 
-    def _load(self) -> list[dict]:
+    def _load(self) -> list[dict[str, Any]]:
         if self.path is None or not self.path.exists():
             return []
         try:
@@ -151,18 +151,18 @@ class DeadLetters:
 @dataclass(eq=False)  # identity, not value: two equal payloads are still two entries
 class _Entry:
     session_id: str
-    message: dict
+    message: dict[str, Any]
     turn_id: str | None
     revision: int = 0  # bumped when a newer snapshot of the same message replaces this one
     failures: int = 0  # consecutive transient failures while at the head
     settled: bool = False
-    result: dict | None = None
+    result: dict[str, Any] | None = None
 
     @property
     def message_id(self) -> str:
         return str(self.message.get("id", ""))
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         # A fresh top-level copy per attempt: an in-process host fills createdAt
         # and may remap the id on the dict it is handed.
         params: dict[str, Any] = {"sessionId": self.session_id, "message": dict(self.message)}
@@ -170,7 +170,7 @@ class _Entry:
             params["turnId"] = self.turn_id
         return params
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {
             "sessionId": self.session_id,
             "turnId": self.turn_id,
@@ -215,14 +215,16 @@ class Outbox:
         self._emptied = asyncio.Event()
         self._backoff: float | None = None  # the head's pending delay; None means "try now"
         self._generation = 0  # bumped per host generation; a failure from an older one does not count
-        self._drainer: asyncio.Task | None = None
+        self._drainer: asyncio.Task[None] | None = None
         self._closed = False
         self._forgotten: set[str] = set()  # deleted chats: nothing more is queued for them
         self._unsubscribe: Callable[[], Any] | None = None
         self._follow(client)
 
     # -- public ---------------------------------------------------------------------------
-    async def append(self, session_id: str, message: dict, turn_id: str | None = None) -> dict | None:
+    async def append(
+        self, session_id: str, message: dict[str, Any], turn_id: str | None = None
+    ) -> dict[str, Any] | None:
         """Queue ``message`` and try to deliver it now, behind anything queued before it.
 
         Returns the host's result when the message was stored during this call
@@ -286,11 +288,11 @@ class Outbox:
         if dropped or quarantined:
             log.info("forgot session %s: %d queued, %d quarantined", session_id, len(dropped), quarantined)
 
-    def pending(self) -> list[dict]:
+    def pending(self) -> list[dict[str, Any]]:
         """The queued entries, head first: ``{sessionId, turnId, message, failures}``."""
         return [entry.describe() for entry in self._queue]
 
-    def dead_letters(self) -> list[dict]:
+    def dead_letters(self) -> list[dict[str, Any]]:
         """The quarantined entries, oldest first."""
         return self._dead.records()
 
@@ -329,7 +331,7 @@ class Outbox:
         if callable(subscribe):
             self._unsubscribe = subscribe(self._on_event)
 
-    def _on_event(self, topic: str, payload: dict) -> None:
+    def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
 
@@ -342,7 +344,7 @@ class Outbox:
 
     async def _deliver(self, entry: _Entry) -> None:
         revision, generation = entry.revision, self._generation
-        result: dict | None = None
+        result: dict[str, Any] | None = None
         error: HostError | None = None
         try:
             result = await self.client.call("session.appendMessage", entry.params())
@@ -365,7 +367,9 @@ class Outbox:
             if result is None:
                 result = {"message": {"id": entry.message_id, "seq": None}, "duplicate": True}
             self._settle(entry, result)
-        elif outcome == DROP:
+            return
+        assert error is not None  # every outcome but ACK comes from a failed call
+        if outcome == DROP:
             log.error(
                 "append of message %s (session %s) refused for good: %s", entry.message_id, entry.session_id, error.code
             )
@@ -406,7 +410,7 @@ class Outbox:
         )
         self._settle(entry, None)
 
-    def _settle(self, entry: _Entry, result: dict | None) -> None:
+    def _settle(self, entry: _Entry, result: dict[str, Any] | None) -> None:
         was_head = bool(self._queue) and self._queue[0] is entry
         self._queue.remove(entry)
         entry.settled, entry.result = True, result
@@ -451,7 +455,7 @@ class Outbox:
             waker.cancel()
 
 
-def _report_crash(task: asyncio.Task) -> None:
+def _report_crash(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("the outbox drain task stopped", exc_info=task.exception())
 

@@ -15,15 +15,18 @@ Used by the window's approval card and by ``pidesktop chat --interactive``.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
 from . import tools
 
+if TYPE_CHECKING:
+    from .runner import TurnRunner
+
 log = logging.getLogger("pidesktop.agent.plan_flow")
 
 
-async def respond(runner: Any, approval_id: str, decision: str, feedback: str | None = None) -> dict:
+async def respond(runner: TurnRunner, approval_id: str, decision: str, feedback: str | None = None) -> dict[str, Any]:
     """Answer a pending proposal and run what follows; ``{"approval", "turn"}`` (the turn's result or None)."""
     approval = (
         await runner.client.call(
@@ -37,7 +40,7 @@ async def respond(runner: Any, approval_id: str, decision: str, feedback: str | 
     return {"approval": approval, "turn": turn}
 
 
-async def execute(runner: Any, approval: dict) -> dict:
+async def execute(runner: TurnRunner, approval: dict[str, Any]) -> dict[str, Any]:
     """The execution turn of an approved proposal, with its state reported to the approval row.
 
     When a reply is still running in the chat the prompt waits in its queue and
@@ -64,12 +67,12 @@ async def execute(runner: Any, approval: dict) -> dict:
     return result
 
 
-async def ask_again(runner: Any, approval: dict) -> dict:
+async def ask_again(runner: TurnRunner, approval: dict[str, Any]) -> dict[str, Any]:
     """Ask for an interrupted (or any earlier) proposal once more, in the chat's contract mode."""
     return await runner.send(approval["sessionId"], tools.ask_again_prompt(approval["kind"]))
 
 
-async def _report(runner: Any, approval_id: str, state: str, error_code: str | None = None) -> None:
+async def _report(runner: TurnRunner, approval_id: str, state: str, error_code: str | None = None) -> None:
     params = {"approvalId": approval_id, "state": state, **({"errorCode": error_code} if error_code else {})}
     try:
         await runner.client.call("plan.execution", params)

@@ -8,6 +8,8 @@ background may approve a proposal.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bus import ErrorCode
 from .errors import ProviderError
 
@@ -18,7 +20,7 @@ def is_contract_mode(mode: object) -> bool:
     return mode in CONTRACT_MODES
 
 
-def refuse_unattended(session: dict) -> None:
+def refuse_unattended(session: dict[str, Any]) -> None:
     """Raise the turn's error when ``session`` is in Plan or Goal mode and nobody is there to approve."""
     mode = session.get("mode")
     if not is_contract_mode(mode):

@@ -10,6 +10,7 @@ transcript. Read through the bus (``projects.notes``) for every request.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from ..bus import HostClient, HostError
 
@@ -22,7 +23,7 @@ INTRO = (
 )
 
 
-async def read(client: HostClient, session: dict) -> dict | None:
+async def read(client: HostClient, session: dict[str, Any]) -> dict[str, Any] | None:
     """The notes message for a chat in a project, or None (no project, nothing written, or unreadable)."""
     project_id = session.get("projectId")
     if not isinstance(project_id, int):
@@ -35,7 +36,7 @@ async def read(client: HostClient, session: dict) -> dict | None:
     return message(notes)
 
 
-def message(notes: dict) -> dict | None:
+def message(notes: dict[str, Any]) -> dict[str, Any] | None:
     """One system message holding every non-empty note, each under a heading that says whose it is."""
     sections = []
     project = notes.get("project") or {}
@@ -63,7 +64,7 @@ def message(notes: dict) -> dict | None:
     }
 
 
-def placed(context: list[dict], notes: dict | None) -> list[dict]:
+def placed(context: list[dict[str, Any]], notes: dict[str, Any] | None) -> list[dict[str, Any]]:
     """``context`` with the notes right after its leading system messages (prompt, mode), before the chat."""
     if notes is None:
         return context

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .events import StreamEvent
 
@@ -15,15 +15,15 @@ class ChatProvider(Protocol):
 
     def stream(
         self,
-        messages: list[dict],
+        messages: list[dict[str, Any]],
         *,
         thinking_level: str = "off",
-        tools: list[dict] | None = None,
+        tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Yield events ending with ``Finished``, raise ``ProviderError``, or stop quietly once ``cancel`` is set."""
         ...
 
-    async def list_models(self) -> list[dict]: ...
+    async def list_models(self) -> list[dict[str, Any]]: ...
 
     async def aclose(self) -> None: ...

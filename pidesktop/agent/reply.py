@@ -7,6 +7,7 @@ and again at the end; blocks are always thinking, then text, then tool calls.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -29,10 +30,10 @@ class ReplyBuilder:
         self._text: list[str] = []
         self._refusal: list[str] = []
         self._calls: dict[int, _ToolCall] = {}
-        self.usage: dict | None = None
+        self.usage: dict[str, Any] | None = None
         self.finish_reason: str | None = None
         self.finished = False
-        self._results: dict[str, dict] = {}  # call id -> what the app's tool returned (the tool loop)
+        self._results: dict[str, dict[str, Any]] = {}  # call id -> what the app's tool returned (the tool loop)
 
     def feed(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
@@ -64,7 +65,7 @@ class ReplyBuilder:
         return "".join(self._thinking)
 
     @property
-    def tool_calls(self) -> list[dict]:
+    def tool_calls(self) -> list[dict[str, Any]]:
         """One ``tool_call`` block per call, in index order; args parsed when they are complete JSON."""
         blocks = []
         for index, call in sorted(self._calls.items()):
@@ -81,7 +82,7 @@ class ReplyBuilder:
 
     def set_result(self, call_id: str, result: object, *, ok: bool = True, duration_ms: int | None = None) -> None:
         """The result of a call the app ran; it goes into the call's block (and back to the model)."""
-        answered: dict = {"result": result, "status": "ok" if ok else "error"}
+        answered: dict[str, Any] = {"result": result, "status": "ok" if ok else "error"}
         if duration_ms is not None:
             answered["durationMs"] = duration_ms
         self._results[call_id] = answered
@@ -89,14 +90,14 @@ class ReplyBuilder:
     def has_content(self) -> bool:
         return bool(self.thinking or self.text or self._calls)
 
-    def snapshot(self, status: str) -> dict:
-        blocks: list[dict] = []
+    def snapshot(self, status: str) -> dict[str, Any]:
+        blocks: list[dict[str, Any]] = []
         if self.thinking:
             blocks.append({"type": "thinking", "text": self.thinking})
         if self.text:
             blocks.append({"type": "text", "text": self.text})
         blocks += self.tool_calls
-        meta: dict = {"status": status, "modelId": self.model_id, "providerId": self.provider_id}
+        meta: dict[str, Any] = {"status": status, "modelId": self.model_id, "providerId": self.provider_id}
         if self.usage is not None:
             meta["usage"] = self.usage
         if self.finish_reason is not None:

@@ -37,7 +37,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +45,7 @@ from ..bus import ErrorCode, HostClient, HostError
 from . import attachment_content, compaction, modes, plan_gate, project_notes, tool_loop
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
-from .events import TextDelta, ThinkingDelta, Usage
+from .events import StreamEvent, TextDelta, ThinkingDelta, Usage
 from .offline import OfflineDemoProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
@@ -58,7 +58,7 @@ READ_PAGE = 1000  # each further page read backwards
 CHECKPOINT_EVERY = 1.5
 OFFLINE_ID, OFFLINE_MODEL = "offline", "offline-demo"
 
-Listener = Callable[[str, str, dict | None], None]  # (session id, phase, message snapshot)
+Listener = Callable[[str, str, dict[str, Any] | None], None]  # (session id, phase, message snapshot)
 
 
 @dataclass
@@ -75,21 +75,23 @@ class ProviderChoice:
 class Prepared:
     """A request built and ready to send: what the model sees, and what the budget knows about it."""
 
-    session: dict
+    session: dict[str, Any]
     provider: Any
     provider_id: str
     model_id: str
     window: int
     compact_at: float | None
-    checkpoint: dict | None  # the active (newest) checkpoint
+    checkpoint: dict[str, Any] | None  # the active (newest) checkpoint
     generation: int  # how many checkpoints the chat holds
-    messages: list[dict]  # model-visible messages after the checkpoint (or the newest part read), oldest first
+    messages: list[
+        dict[str, Any]
+    ]  # model-visible messages after the checkpoint (or the newest part read), oldest first
     tokens: list[int]  # the estimate of each of ``messages``
     complete: bool  # ``messages`` reach back to the checkpoint, or to the chat's start
     total: int  # every message line of the transcript
-    notes: dict | None = None  # the project's memory as the person's own notes (``project_notes``)
+    notes: dict[str, Any] | None = None  # the project's memory as the person's own notes (``project_notes``)
 
-    def context(self) -> list[dict]:
+    def context(self) -> list[dict[str, Any]]:
         """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front,
         the project notes right after it."""
         head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
@@ -98,7 +100,7 @@ class Prepared:
     def summary(self) -> str:
         return str((self.checkpoint or {}).get("summary") or "")
 
-    def after(self, record: dict) -> Prepared:
+    def after(self, record: dict[str, Any]) -> Prepared:
         """The same request once ``record`` (just appended) is the active checkpoint."""
         ids = [message["id"] for message in self.messages]
         start = ids.index(record["firstKeptMessageId"])
@@ -123,7 +125,7 @@ class Prepared:
 class _Active:
     turn_id: str
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task | None = None
+    task: asyncio.Task[Any] | None = None  # the task running the turn, whatever it returns
     user_stored: bool = False  # the prompt's line is stored (a queued entry has left the queue)
     interactive: bool | None = None  # this turn only; None: the runner's own setting
 
@@ -131,7 +133,7 @@ class _Active:
 QUEUED_PROMPT_IDS = uuid.UUID("9a1f7c64-3a55-4c1e-8f53-2f0d6b1b8e21")
 
 
-def queued_user_id(entry: dict) -> str:
+def queued_user_id(entry: dict[str, Any]) -> str:
     """The user message id of a queued prompt: the same on every try, so a retry never stores it twice."""
     return entry.get("userMessageId") or str(uuid.uuid5(QUEUED_PROMPT_IDS, entry["id"]))
 
@@ -159,7 +161,7 @@ class TurnRunner:
         self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
         self.correction = budget.Correction()  # per chat: reported prompt tokens / estimated
-        self._usage: dict[str, dict] = {}  # per chat: the context size the last turn or compaction left
+        self._usage: dict[str, dict[str, Any]] = {}  # per chat: the context size the last turn or compaction left
         self.outbox = outbox
         self.checkpoint_every = checkpoint_every
         self.offline_delay = offline_delay
@@ -187,7 +189,7 @@ class TurnRunner:
         if self.outbox is not None:
             self.outbox.forget_session(session_id)
 
-    def _on_event(self, topic: str, payload: dict) -> None:
+    def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
 
@@ -196,10 +198,10 @@ class TurnRunner:
         session_id: str,
         text: str,
         *,
-        attachments: list[dict] | None = None,
+        attachments: list[dict[str, Any]] | None = None,
         revision_root_id: str | None = None,
         interactive: bool | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Run a turn for ``text`` and ``attachments``, or queue them if a turn is running in that chat.
 
         ``attachments`` are stored attachment blocks (``attachments.import``
@@ -221,18 +223,18 @@ class TurnRunner:
             }
         blocks = prompt_blocks(text, attachments)
         if self.is_running(session_id):
-            params = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
+            params: dict[str, Any] = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
             attached = [block for block in blocks if block["type"] == "attachment"]
             if attached:
                 params["attachments"] = attached
             result = await self.client.call("session.queuePush", params)
             return {"queued": result["entry"]}
-        user = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
+        user: dict[str, Any] = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
         if revision_root_id:
             user["meta"] = {"revisionRootId": revision_root_id}
         return await self._turn(session_id, user, _Active(turn_id=str(uuid.uuid4()), interactive=interactive))
 
-    async def regenerate(self, session_id: str, reply_id: str) -> dict:
+    async def regenerate(self, session_id: str, reply_id: str) -> dict[str, Any]:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
             raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
@@ -250,8 +252,12 @@ class TurnRunner:
 
     # -- one turn --------------------------------------------------------------------
     async def _turn(
-        self, session_id: str, user: dict | None, active: _Active | None = None, queue_entry_id: str | None = None
-    ) -> dict:
+        self,
+        session_id: str,
+        user: dict[str, Any] | None,
+        active: _Active | None = None,
+        queue_entry_id: str | None = None,
+    ) -> dict[str, Any]:
         active = active or _Active(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active
         active.task = asyncio.current_task()
@@ -267,7 +273,9 @@ class TurnRunner:
         await self._drain_queue(session_id)
         return result
 
-    async def _run(self, session_id: str, user: dict | None, active: _Active, queue_entry_id: str | None) -> dict:
+    async def _run(
+        self, session_id: str, user: dict[str, Any] | None, active: _Active, queue_entry_id: str | None
+    ) -> dict[str, Any]:
         """One turn; ``user`` is the prompt to append first, or None to answer the last one again."""
         call = self.client.call
         if user is not None:
@@ -444,7 +452,7 @@ class TurnRunner:
     async def _read(
         self,
         session_id: str,
-        page: dict,
+        page: dict[str, Any],
         provider: Any,
         provider_id: str,
         model_id: str,
@@ -455,7 +463,7 @@ class TurnRunner:
         checkpoint = chain[-1] if chain else None
         boundary = {checkpoint.get("firstKeptMessageId"), checkpoint.get("throughMessageId")} if checkpoint else set()
         want = 2 * window
-        messages: list[dict] = list(page["messages"])
+        messages: list[dict[str, Any]] = list(page["messages"])
         more, start = page["hasMoreBefore"], page["messageStart"]
         tokens = budget.estimate(_context(messages))
         while more and not boundary.intersection(m["id"] for m in messages) and tokens < want:
@@ -500,7 +508,8 @@ class TurnRunner:
 
     async def _compact_at(self) -> float | None:
         try:
-            return (await self.client.call("settings.get", {}))["settings"].get("compactAt")
+            compact_at: float | None = (await self.client.call("settings.get", {}))["settings"].get("compactAt")
+            return compact_at
         except HostError:
             return None
 
@@ -527,7 +536,7 @@ class TurnRunner:
 
     async def _compact(
         self, session_id: str, prepared: Prepared, cancel: asyncio.Event, *, manual: bool
-    ) -> dict | None:
+    ) -> dict[str, Any] | None:
         """Summarise what must go with one model call and append the checkpoint; None if nothing can go."""
         factor = self.correction.factor(session_id)
         tokens = [max(1, round(t * factor)) for t in prepared.tokens]
@@ -572,7 +581,7 @@ class TurnRunner:
         self._notify(session_id, "compacted", stored)
         return stored
 
-    async def compact(self, session_id: str) -> dict:
+    async def compact(self, session_id: str) -> dict[str, Any]:
         """Compact now: the checkpoint appended, or HostError (nothing to compact, a failed or stopped summary).
 
         Keeps the newest exchange (at most a quarter of the window) word for
@@ -609,7 +618,7 @@ class TurnRunner:
             )
         return record
 
-    async def context_usage(self, session_id: str) -> dict:
+    async def context_usage(self, session_id: str) -> dict[str, Any]:
         """``{"tokens", "window"}``: the estimated size of the next request's context (summary + kept tail)."""
         known = self._usage.get(session_id)
         if known is not None:
@@ -623,7 +632,7 @@ class TurnRunner:
         return dict(usage)
 
     def _remember_usage(
-        self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None, final: dict
+        self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None, final: dict[str, Any]
     ) -> None:
         """Learn the correction from the provider's count, and keep the context size for ``context_usage``."""
         if reported is not None and sent_estimate:
@@ -636,13 +645,15 @@ class TurnRunner:
             )
         self._usage[session_id] = {"tokens": int(tokens), "window": prepared.window}
 
-    def _dropped(self, session_id: str, final: dict | None) -> dict:
+    def _dropped(self, session_id: str, final: dict[str, Any] | None) -> dict[str, Any]:
         """The chat was deleted during the turn: nothing of it is stored."""
         log.info("session %s was deleted during its turn; the reply is dropped", session_id)
         self._notify(session_id, "finished", None)
         return {"status": "aborted", "turn": None, "message": final, "stored": None, "error": None, "deleted": True}
 
-    async def _archive_branch(self, session_id: str, history: list[dict], user: dict | None) -> None:
+    async def _archive_branch(
+        self, session_id: str, history: list[dict[str, Any]], user: dict[str, Any] | None
+    ) -> None:
         """Record the finished branch as the live revision of its prompt (spec 004, 4.9)."""
         root = user or next((m for m in reversed(history) if m.get("role") == "user"), None)
         if root is None:
@@ -653,7 +664,7 @@ class TurnRunner:
         except HostError as exc:  # the pager loses a variant label, never content
             log.warning("could not archive the finished branch: %s", exc)
 
-    async def _checkpoint(self, session_id: str, turn_id: str, message: dict) -> None:
+    async def _checkpoint(self, session_id: str, turn_id: str, message: dict[str, Any]) -> None:
         if session_id in self._deleted:
             return  # a checkpoint would be refused anyway: the chat is gone
         try:
@@ -663,7 +674,7 @@ class TurnRunner:
         except HostError as exc:  # a lost checkpoint costs at most one interval of text
             log.warning("checkpoint failed: %s", exc)
 
-    async def _model_of(self, session: dict) -> tuple[str, str | None]:
+    async def _model_of(self, session: dict[str, Any]) -> tuple[str, str | None]:
         """``(provider id, model id)`` the chat's next request goes to (the model may still be unknown)."""
         if self.override is not None:
             return "custom", self.override.model
@@ -679,7 +690,7 @@ class TurnRunner:
             return OFFLINE_ID, OFFLINE_MODEL
         return provider_id, model_id
 
-    async def _provider_for(self, session: dict) -> tuple[Any, str, str]:
+    async def _provider_for(self, session: dict[str, Any]) -> tuple[Any, str, str]:
         # httpx comes with it: imported at the first real turn (or the warm-up after the window's first paint)
         from .openai_compat import OpenAICompatibleProvider
 
@@ -756,7 +767,7 @@ class TurnRunner:
         except HostError as failed:  # the entry is still queued; only its mark is missing
             log.warning("could not mark the queued prompt %s as failed: %s", entry_id, failed)
 
-    def _notify(self, session_id: str, phase: str, message: dict | None) -> None:
+    def _notify(self, session_id: str, phase: str, message: dict[str, Any] | None) -> None:
         for listener in list(self.listeners):
             try:
                 listener(session_id, phase, message)
@@ -775,7 +786,9 @@ class ImageFallback:
     def __init__(self) -> None:
         self.images_named = False
 
-    async def stream(self, provider: Any, context: list[dict], **options):
+    async def stream(
+        self, provider: Any, context: list[dict[str, Any]], **options: Any
+    ) -> AsyncGenerator[StreamEvent, None]:
         try:
             async with contextlib.aclosing(provider.stream(context, **options)) as events:
                 async for event in events:
@@ -795,7 +808,7 @@ class ImageFallback:
 STORED_ATTACHMENT_KEYS = frozenset({"type", "kind", "name", "ref", "mimeType", "size", "text"})
 
 
-def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
+def prompt_blocks(text: str, attachments: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """A prompt's blocks: its text (unless blank), then its attachment blocks, or INVALID_PARAMS."""
     if attachments is not None and not isinstance(attachments, list):
         raise HostError(
@@ -808,7 +821,7 @@ def prompt_blocks(text: str, attachments: list[dict] | None) -> list[dict]:
     return ([{"type": "text", "text": text}] if text.strip() else []) + attached
 
 
-def _attachment_block(number: int, block: Any) -> dict:
+def _attachment_block(number: int, block: Any) -> dict[str, Any]:
     if not isinstance(block, dict) or block.get("type") != "attachment":
         raise HostError(ErrorCode.INVALID_PARAMS, f'attachments[{number}] must be an object with type "attachment".')
     if not isinstance(block.get("ref"), str) or not block["ref"]:
@@ -818,7 +831,7 @@ def _attachment_block(number: int, block: Any) -> dict:
     return {key: value for key, value in block.items() if key in STORED_ATTACHMENT_KEYS}
 
 
-def _context(messages: list[dict]) -> list[dict]:
+def _context(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the model sees: the stored conversation without delegate rows or internal system state."""
     context = []
     for message in messages:
@@ -831,12 +844,12 @@ def _context(messages: list[dict]) -> list[dict]:
     return context
 
 
-def _usage_summary(usage: Any) -> dict | None:
+def _usage_summary(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
     tokens_in = usage.get("prompt_tokens", usage.get("input_tokens", usage.get("inputTokens")))
     tokens_out = usage.get("completion_tokens", usage.get("output_tokens", usage.get("outputTokens")))
-    summary = {"raw": usage}
+    summary: dict[str, Any] = {"raw": usage}
     if isinstance(tokens_in, int):
         summary["inputTokens"] = tokens_in
     if isinstance(tokens_out, int):

@@ -30,7 +30,7 @@ from ..bus import ErrorCode, HostError
 log = logging.getLogger("pidesktop.agent.scheduler")
 
 POLL_SECONDS = 60.0  # the longest sleep: a changed clock or a woken laptop is noticed within it
-RunListener = Callable[[str, dict, dict], None]  # (phase "started" | "finished", task, run)
+RunListener = Callable[[str, dict[str, Any], dict[str, Any]], None]  # (phase "started" | "finished", task, run)
 
 
 def wall_clock_ms() -> int:
@@ -47,8 +47,9 @@ class Scheduler:
         self.poll_seconds = poll_seconds
         self.listeners: list[RunListener] = []
         self.next_due_at: int | None = None  # the earliest armed slot the last check saw
-        self._runs: dict[str, asyncio.Task] = {}  # task id -> its running run
-        self._loop_task: asyncio.Task | None = None
+        self._runs: dict[str, asyncio.Task[dict[str, Any] | None]] = {}  # task id -> its running run
+        self._sessions: dict[str, str] = {}  # task id -> the chat its run is replying in (what ``stop`` stops)
+        self._loop_task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         subscribe = getattr(client, "subscribe", None)
         self._unsubscribe = subscribe(self._on_event) if callable(subscribe) else None
@@ -57,13 +58,13 @@ class Scheduler:
     def is_running(self, task_id: str) -> bool:
         return task_id in self._runs
 
-    async def tick(self) -> list[asyncio.Task]:
+    async def tick(self) -> list[asyncio.Task[dict[str, Any] | None]]:
         """Start every due task that is not already running here; returns the runs started."""
         due = await self.client.call("tasks.due", {"now": self.clock()})
         self.next_due_at = due.get("nextDueAt")
         return [self._spawn(task["id"], manual=False) for task in due["tasks"] if task["id"] not in self._runs]
 
-    def run_now(self, task_id: str) -> asyncio.Task:
+    def run_now(self, task_id: str) -> asyncio.Task[dict[str, Any] | None]:
         """Run a task at once, whatever its schedule (Run now); refused by the host while it is running."""
         return self._spawn(task_id, manual=True)
 
@@ -83,8 +84,8 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError, Exception):  # quitting goes on whatever it was
                 await self._loop_task
             self._loop_task = None
-        for task in list(self._runs.values()):
-            session_id = getattr(task, "session_id", None)
+        for task_id in list(self._runs):
+            session_id = self._sessions.get(task_id)
             if session_id:
                 self.runner.stop(session_id)
         if self._runs:
@@ -94,16 +95,16 @@ class Scheduler:
             self._unsubscribe = None
 
     # -- runs ---------------------------------------------------------------------------------
-    def _spawn(self, task_id: str, *, manual: bool) -> asyncio.Task:
+    def _spawn(self, task_id: str, *, manual: bool) -> asyncio.Task[dict[str, Any] | None]:
         running = self._runs.get(task_id)
         if running is not None:
             return running
         job = asyncio.ensure_future(self.run_task(task_id, manual=manual))
         self._runs[task_id] = job
-        job.add_done_callback(lambda _job, task_id=task_id: self._runs.pop(task_id, None))
+        job.add_done_callback(lambda _job: self._runs.pop(task_id, None))
         return job
 
-    async def run_task(self, task_id: str, *, manual: bool = False) -> dict | None:
+    async def run_task(self, task_id: str, *, manual: bool = False) -> dict[str, Any] | None:
         """One run: reserve it, send the prompt in its new chat, record how it ended. The finished run,
         or None when the host refused to start it (not due any more, already running, deleted)."""
         try:
@@ -116,9 +117,7 @@ class Scheduler:
             log.info("automation %s did not start: %s", task_id, exc.message)
             return None
         task, run, session = started["task"], started["run"], started["session"]
-        job = asyncio.current_task()
-        if job is not None:
-            job.session_id = session["id"]  # what ``stop`` stops
+        self._sessions[task_id] = session["id"]
         self._tell("started", task, run)
         status, error_code = "error", None
         try:
@@ -134,23 +133,25 @@ class Scheduler:
             log.exception("automation %s failed", task_id)
             error_code = f"{ErrorCode.INTERNAL}: {type(exc).__name__}"
         finally:
+            self._sessions.pop(task_id, None)  # the reply is over: nothing left for ``stop`` to stop
             if status not in ("completed", "error", "aborted"):
                 status = "error"
             finished = await self._finish(run, status, error_code)
             self._tell("finished", task, finished or run)
         return finished
 
-    async def _finish(self, run: dict, status: str, error_code: str | None) -> dict | None:
+    async def _finish(self, run: dict[str, Any], status: str, error_code: str | None) -> dict[str, Any] | None:
         params = {"runId": run["id"], "status": status, "now": self.clock()}
         if error_code and status != "completed":
             params["errorCode"] = str(error_code)[:200]
         try:
-            return (await self.client.call("tasks.finishRun", params))["run"]
+            finished: dict[str, Any] | None = (await self.client.call("tasks.finishRun", params))["run"]
+            return finished
         except HostError as exc:  # the host is going away: the next boot ends the run as aborted
             log.warning("could not record the end of automation run %s: %s", run["id"], exc.message)
             return None
 
-    def _tell(self, phase: str, task: dict, run: dict) -> None:
+    def _tell(self, phase: str, task: dict[str, Any], run: dict[str, Any]) -> None:
         for listener in list(self.listeners):
             try:
                 listener(phase, task, run)
@@ -158,7 +159,7 @@ class Scheduler:
                 log.exception("automation listener failed")
 
     # -- the loop -------------------------------------------------------------------------------
-    def _on_event(self, topic: str, payload: dict) -> None:
+    def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "tasks.changed" and payload.get("reason") in ("created", "updated"):
             self._wake.set()  # a new or moved slot may come sooner than the current sleep
 

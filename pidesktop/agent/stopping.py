@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class Stopped(Exception):
     """The caller's stop event was set while we waited."""
 
 
-async def unless_stopped(awaitable: Awaitable, stop: asyncio.Event | None):
+async def unless_stopped(awaitable: Awaitable[T], stop: asyncio.Event | None) -> T:
     """Await ``awaitable``, or raise ``Stopped`` as soon as ``stop`` is set (cancelling the wait).
 
     The work is cancelled and awaited whenever this returns early, also when the task running this

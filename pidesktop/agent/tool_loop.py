@@ -25,12 +25,13 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from ..bus import HostError
 from . import tools
 from .errors import ProviderError, ProviderErrorCode
+from .events import StreamEvent
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
 
@@ -67,7 +68,7 @@ class ToolLoop:
         *,
         provider_id: str = "",
         model_id: str = "",
-        notify: Callable[[str, str, dict | None], None] = lambda *_: None,
+        notify: Callable[[str, str, dict[str, Any] | None], None] = lambda *_: None,
     ):
         self.client = client
         self.session_id = session_id
@@ -77,11 +78,13 @@ class ToolLoop:
         self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode)
         self.names = tools.names(self.tools)
         self.rounds = 0
-        self.approval: dict | None = None  # the proposal this turn ended waiting for
+        self.approval: dict[str, Any] | None = None  # the proposal this turn ended waiting for
         self._notify = notify
 
     # -- streaming ------------------------------------------------------------------------
-    async def stream(self, fallback: Any, provider: Any, context: list[dict], **options):
+    async def stream(
+        self, fallback: Any, provider: Any, context: list[dict[str, Any]], **options: Any
+    ) -> AsyncGenerator[StreamEvent, None]:
         """``fallback.stream`` with the tools offered; once more without them if the server refuses them."""
         if not self.tools:
             async with contextlib.aclosing(fallback.stream(provider, context, **options)) as events:
@@ -146,8 +149,8 @@ class ToolLoop:
         return True
 
     async def next_round(
-        self, builder: ReplyBuilder, model_id: str, provider_id: str, context: list[dict]
-    ) -> tuple[ReplyBuilder, list[dict]]:
+        self, builder: ReplyBuilder, model_id: str, provider_id: str, context: list[dict[str, Any]]
+    ) -> tuple[ReplyBuilder, list[dict[str, Any]]]:
         """Store the round's message (its calls answered) and start the next one: a new builder and context."""
         done = builder.snapshot("completed")
         await self.client.call(
@@ -163,7 +166,7 @@ class ToolLoop:
         usage = builder.usage
         if not isinstance(usage, dict):
             return
-        record: dict = {"id": f"{self.turn_id}:round-{self.rounds + 1}", "kind": "tool-loop-round"}
+        record: dict[str, Any] = {"id": f"{self.turn_id}:round-{self.rounds + 1}", "kind": "tool-loop-round"}
         tokens_in = usage.get("prompt_tokens", usage.get("input_tokens"))
         tokens_out = usage.get("completion_tokens", usage.get("output_tokens"))
         if isinstance(tokens_in, int) and not isinstance(tokens_in, bool) and tokens_in >= 0:

@@ -55,7 +55,7 @@ _TODO_WRITE = {
 }
 
 
-def _proposal_tool(name: str, kind: str) -> dict:
+def _proposal_tool(name: str, kind: str) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
@@ -75,7 +75,7 @@ def _proposal_tool(name: str, kind: str) -> dict:
     }
 
 
-def offered(mode: object) -> list[dict]:
+def offered(mode: object) -> list[dict[str, Any]]:
     """The tool definitions sent with a request in ``mode``."""
     tools = [_TODO_WRITE]
     if mode == "plan":
@@ -85,7 +85,7 @@ def offered(mode: object) -> list[dict]:
     return tools
 
 
-def names(tools: list[dict]) -> set[str]:
+def names(tools: list[dict[str, Any]]) -> set[str]:
     return {tool["function"]["name"] for tool in tools}
 
 
@@ -96,10 +96,10 @@ class Outcome:
     result: Any
     ok: bool = True
     ends_turn: bool = False
-    approval: dict | None = None
+    approval: dict[str, Any] | None = None
 
 
-async def run(client: Any, session_id: str, turn_id: str, call: dict, offered_names: set[str]) -> Outcome:
+async def run(client: Any, session_id: str, turn_id: str, call: dict[str, Any], offered_names: set[str]) -> Outcome:
     """Run one ``tool_call`` block (``callId``, ``name``, ``args``) through the host."""
     name = call.get("name") or ""
     if name not in offered_names:
@@ -118,7 +118,7 @@ async def run(client: Any, session_id: str, turn_id: str, call: dict, offered_na
         return Outcome(f"{name} failed: {exc.message}", False)
 
 
-async def _todo_write(client: Any, session_id: str, args: dict) -> Outcome:
+async def _todo_write(client: Any, session_id: str, args: dict[str, Any]) -> Outcome:
     todos = args.get("todos")
     if not isinstance(todos, list):
         return Outcome("TodoWrite needs 'todos': a list of {content, status} objects.", False)
@@ -127,7 +127,9 @@ async def _todo_write(client: Any, session_id: str, args: dict) -> Outcome:
     return Outcome(f"Checklist saved (revision {todo['revision']}): {done} of {len(todo['items'])} done.")
 
 
-async def _submit(client: Any, session_id: str, turn_id: str, call: dict, kind: str, args: dict) -> Outcome:
+async def _submit(
+    client: Any, session_id: str, turn_id: str, call: dict[str, Any], kind: str, args: dict[str, Any]
+) -> Outcome:
     markdown = args.get(PROPOSAL_ARGUMENT[kind])
     if not isinstance(markdown, str) or not markdown.strip():
         return Outcome(f"Submit{kind.capitalize()} needs '{kind}': the whole {kind} as Markdown text.", False)

@@ -4,12 +4,17 @@ A command is ``(method, params)``; its reply is a result dict or a
 ``HostError``. Events flow the other way as ``(topic, payload)``.
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import ErrorCode, HostError
+
+if TYPE_CHECKING:
+    from .inprocess import HostClient, HostThread
 
 __all__ = ["ErrorCode", "HostError", "HostClient", "HostThread"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # The in-process bus (asyncio, threads) is loaded when first asked for: code that only names an error
     # code (the start-up checks before the window's first paint) does not pay for asyncio.
     if name in ("HostClient", "HostThread"):

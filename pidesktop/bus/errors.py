@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class ErrorCode(StrEnum):
@@ -43,13 +44,13 @@ JSONRPC_CODES: dict[str, int] = {
 class HostError(Exception):
     """A failed command: a stable ``code`` and a message a person can act on."""
 
-    def __init__(self, code: str, message: str, data: dict | None = None):
+    def __init__(self, code: str, message: str, data: dict[str, Any] | None = None):
         super().__init__(f"{code}: {message}")
         self.code = str(code)
         self.message = message
         self.data = data or {}
 
-    def to_jsonrpc(self) -> dict:
+    def to_jsonrpc(self) -> dict[str, Any]:
         return {
             "code": JSONRPC_CODES.get(self.code, -32000),
             "message": f"{self.code}: {self.message}",
@@ -57,7 +58,7 @@ class HostError(Exception):
         }
 
     @classmethod
-    def from_jsonrpc(cls, error: dict) -> HostError:
+    def from_jsonrpc(cls, error: dict[str, Any]) -> HostError:
         data = dict(error.get("data") or {})
         code = data.pop("code", ErrorCode.INTERNAL)
         message = str(error.get("message", ""))

@@ -33,13 +33,15 @@ log = logging.getLogger("pidesktop.bus")
 # 0.2 ms bounds each wait to that (bench/ui.py: that tick is now under 8 ms).
 SWITCH_INTERVAL_S = 0.0002
 
-Reply = Callable[[dict | None, HostError | None], None]
-EventSink = Callable[[str, dict], None]
-_STOP = object()
+Reply = Callable[[dict[str, Any] | None, HostError | None], None]
+EventSink = Callable[[str, dict[str, Any]], None]
+# What the host thread's queue carries: a command, work posted back to the writer, or None to stop.
+_Command = tuple[str, dict[str, Any], Reply]
+_QueueItem = _Command | Callable[[], None] | None
 
 
 class Dispatcher(Protocol):
-    def dispatch(self, method: str, params: dict) -> dict: ...
+    def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
@@ -52,7 +54,7 @@ class HostThread:
 
     def __init__(self, opener: Opener, name: str = "pidesktop-host"):
         self._opener = opener
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_QueueItem] = queue.SimpleQueue()
         self._sinks: list[EventSink] = []
         self._sinks_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -77,7 +79,7 @@ class HostThread:
             self._thread.join(timeout)
             return
         self._accepting = False
-        self._queue.put(_STOP)
+        self._queue.put(None)
         if self._thread.is_alive():
             self._thread.join(timeout)
 
@@ -86,7 +88,7 @@ class HostThread:
         return self._thread.is_alive()
 
     # -- commands and events ---------------------------------------------
-    def submit(self, method: str, params: dict, reply: Reply) -> None:
+    def submit(self, method: str, params: dict[str, Any], reply: Reply) -> None:
         if not self._accepting:
             reply(None, HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host is shutting down."))
             return
@@ -114,7 +116,7 @@ class HostThread:
 
         return unsubscribe
 
-    def _emit(self, topic: str, payload: dict) -> None:
+    def _emit(self, topic: str, payload: dict[str, Any]) -> None:
         with self._sinks_lock:
             sinks = list(self._sinks)
         for sink in sinks:
@@ -133,7 +135,7 @@ class HostThread:
         try:
             while True:
                 item = self._queue.get()
-                if item is _STOP:
+                if item is None:
                     break
                 if callable(item):
                     self._run_posted(item)
@@ -165,8 +167,8 @@ class HostThread:
         log.error("host unavailable: %s", self.open_error)
         return None
 
-    def _answer(self, dispatcher: Dispatcher | None, method: str, params: dict, reply: Reply) -> None:
-        result: dict | None = None
+    def _answer(self, dispatcher: Dispatcher | None, method: str, params: dict[str, Any], reply: Reply) -> None:
+        result: dict[str, Any] | None = None
         error: HostError | None = None
         if dispatcher is None:
             error = self.open_error
@@ -198,32 +200,34 @@ class HostClient:
         self._subscribers: list[EventSink] = []
         self._unsubscribe = thread.subscribe(self._forward_event)
 
-    async def call(self, method: str, params: dict | None = None) -> dict:
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         if self._loop is None:
             raise RuntimeError("HostClient.call needs a loop; use call_blocking")
-        future: asyncio.Future = self._loop.create_future()
+        future: asyncio.Future[dict[str, Any]] = self._loop.create_future()
 
-        def reply(result: dict | None, error: HostError | None) -> None:
+        def reply(result: dict[str, Any] | None, error: HostError | None) -> None:
             self._post(_settle, future, result, error)
 
         self._thread.submit(method, dict(params or {}), reply)
         return await future
 
-    def call_blocking(self, method: str, params: dict | None = None, timeout: float = 60) -> dict:
+    def call_blocking(self, method: str, params: dict[str, Any] | None = None, timeout: float = 60) -> dict[str, Any]:
         """For code that has no loop running (command-line tools, start-up)."""
         done = threading.Event()
-        box: list[Any] = [None, None]
+        box: list[tuple[dict[str, Any] | None, HostError | None]] = []
 
-        def reply(result: dict | None, error: HostError | None) -> None:
-            box[0], box[1] = result, error
+        def reply(result: dict[str, Any] | None, error: HostError | None) -> None:
+            box.append((result, error))
             done.set()
 
         self._thread.submit(method, dict(params or {}), reply)
         if not done.wait(timeout):
             raise HostError(ErrorCode.STORAGE_UNAVAILABLE, f"The host did not answer {method} in {timeout:.0f} s.")
-        if box[1] is not None:
-            raise box[1]
-        return box[0]
+        result, error = box[0]
+        if error is not None:
+            raise error
+        assert result is not None  # a reply without an error carries the result
+        return result
 
     def subscribe(self, callback: EventSink) -> Callable[[], None]:
         """``callback(topic, payload)`` runs on the loop's thread."""
@@ -233,17 +237,17 @@ class HostClient:
     def close(self) -> None:
         self._unsubscribe()
 
-    def _forward_event(self, topic: str, payload: dict) -> None:
+    def _forward_event(self, topic: str, payload: dict[str, Any]) -> None:
         self._post(self._deliver, topic, payload)
 
-    def _deliver(self, topic: str, payload: dict) -> None:
+    def _deliver(self, topic: str, payload: dict[str, Any]) -> None:
         for callback in list(self._subscribers):
             try:
                 callback(topic, payload)
             except Exception:
                 log.exception("event handler failed for %s", topic)
 
-    def _post(self, fn: Callable, *args: Any) -> None:
+    def _post(self, fn: Callable[..., None], *args: Any) -> None:
         if self._loop is None:
             fn(*args)
             return
@@ -253,10 +257,11 @@ class HostClient:
             log.debug("dropped a delivery: the loop is closed")
 
 
-def _settle(future: asyncio.Future, result: dict | None, error: HostError | None) -> None:
+def _settle(future: asyncio.Future[dict[str, Any]], result: dict[str, Any] | None, error: HostError | None) -> None:
     if future.done():
         return
     if error is not None:
         future.set_exception(error)
     else:
+        assert result is not None  # a reply without an error carries the result
         future.set_result(result)

@@ -62,7 +62,7 @@ class StdioServer:
             return
         wants_reply = "id" in message and request_id is not None
 
-        def reply(result: dict | None, error: HostError | None) -> None:
+        def reply(result: dict[str, Any] | None, error: HostError | None) -> None:
             if not wants_reply:
                 return
             if error is not None:
@@ -72,13 +72,13 @@ class StdioServer:
 
         self._thread.submit(message["method"], message.get("params") or {}, reply)
 
-    def _on_event(self, topic: str, payload: dict) -> None:
+    def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         self._write({"jsonrpc": "2.0", "method": "event", "params": {"topic": topic, "payload": payload}})
 
     def _write_error(self, request_id: Any, error: HostError) -> None:
         self._write({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
 
-    def _write(self, message: dict) -> None:
+    def _write(self, message: dict[str, Any]) -> None:
         line = encode(message)
         if line is None:
             return
@@ -87,7 +87,7 @@ class StdioServer:
             self._stdout.flush()
 
 
-def encode(message: dict) -> bytes | None:
+def encode(message: dict[str, Any]) -> bytes | None:
     """``message`` as one protocol line; a reply that cannot be encoded becomes an error reply.
 
     Every request with an id gets an answer, even when its result is something
@@ -105,7 +105,7 @@ def encode(message: dict) -> bytes | None:
         return orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error.to_jsonrpc()}) + b"\n"
 
 
-def _request_problem(message: dict) -> HostError | None:
+def _request_problem(message: dict[str, Any]) -> HostError | None:
     if message.get("jsonrpc") != "2.0":
         return HostError(ErrorCode.INVALID_REQUEST, "'jsonrpc' must be \"2.0\".")
     method = message.get("method")

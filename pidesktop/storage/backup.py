@@ -38,7 +38,7 @@ class BackupResult:
     rows: dict[str, int]
 
 
-def check_target(target: str | os.PathLike, example: bool = True) -> Path:
+def check_target(target: str | os.PathLike[str], example: bool = True) -> Path:
     """The backup file ``target`` names, or ``Refused`` saying what is wrong with it (nothing is created).
 
     ``example`` adds the path relative to this process's working folder to the
@@ -58,7 +58,7 @@ def check_target(target: str | os.PathLike, example: bool = True) -> Path:
     return dest
 
 
-def backup(data_root: Path, target: str | os.PathLike, progress: StepProgress | None = None) -> BackupResult:
+def backup(data_root: Path, target: str | os.PathLike[str], progress: StepProgress | None = None) -> BackupResult:
     dest = check_target(target)
     db = data_root / DB_NAME
     if not db.is_file():
@@ -98,6 +98,7 @@ def _copy(db: Path, tmp: Path, progress: StepProgress | None = None) -> None:
             try:
                 with target.backup("main", source, "main") as job:
                     while not job.step(STEP_PAGES if progress is not None else -1):
+                        assert progress is not None  # step(-1) copies every page at once
                         total = job.page_count
                         progress("copy", total - job.remaining, total)
                     if progress is not None:

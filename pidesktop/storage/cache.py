@@ -28,8 +28,13 @@ from . import journal
 from .errors import Refused
 from .locking import writer_lock
 
-DATA_CACHES = (("cache",), ("plugins", "cache", "download"), ("plugins", "cache", "backup"), ("openable-attachments",))
-UI_CACHES = (("cache",),)
+DATA_CACHES: tuple[tuple[str, ...], ...] = (
+    ("cache",),
+    ("plugins", "cache", "download"),
+    ("plugins", "cache", "backup"),
+    ("openable-attachments",),
+)
+UI_CACHES: tuple[tuple[str, ...], ...] = (("cache",),)
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -46,11 +47,11 @@ def pending(location: paths.StorageLocation) -> bool:
     return value is not None and value.get("dataRoot") == str(location.data_root)
 
 
-def last_report() -> dict | None:
+def last_report() -> dict[str, Any] | None:
     return _read(REPORT_FILE)
 
 
-def run_if_requested(location: paths.StorageLocation) -> dict | None:
+def run_if_requested(location: paths.StorageLocation) -> dict[str, Any] | None:
     """Start-up: empty the caches when asked to (for this data folder), then forget the request."""
     value = _read(REQUEST_FILE)
     if value is None:
@@ -73,7 +74,7 @@ def run_if_requested(location: paths.StorageLocation) -> dict | None:
     return summary
 
 
-def _read(name: str) -> dict | None:
+def _read(name: str) -> dict[str, Any] | None:
     try:
         value = orjson.loads(_anchor_file(name).read_bytes())
     except (FileNotFoundError, orjson.JSONDecodeError, OSError):

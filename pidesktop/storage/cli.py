@@ -8,6 +8,7 @@ with Ctrl-C. Reports go to stdout, progress and errors to stderr.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -25,7 +26,7 @@ OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
 INSTANCE_LOCK = "instance.lock"  # the GUI's single-instance lock in the anchor
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     data = sub.add_parser("data", help="look after the local data folder (status, verify, backup, move, clean up)")
     data.add_argument("--data-dir", dest="data_data_dir", help="use this data folder")
     cmds = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -46,7 +47,7 @@ def add_parser(sub) -> None:
     backups.add_argument("--yes", action="store_true", help="confirm the deletion")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     handler = {
         "status": _status,
         "verify": _verify,
@@ -99,11 +100,11 @@ def relocate_data(old: str, new: str) -> int:
 
 
 # -- commands ---------------------------------------------------------------------------
-def _location(args) -> paths.StorageLocation:
+def _location(args: argparse.Namespace) -> paths.StorageLocation:
     return paths.resolve(data_dir=args.data_data_dir or getattr(args, "data_dir", None))
 
 
-def _status(args) -> int:
+def _status(args: argparse.Namespace) -> int:
     from .status import status
 
     report = status(_location(args))
@@ -128,7 +129,7 @@ def _status(args) -> int:
     return OK
 
 
-def _schema_line(report: dict) -> str:
+def _schema_line(report: dict[str, Any]) -> str:
     version, supported = report["schemaVersion"], report["schemaSupported"]
     if report.get("databaseProblem"):
         return f"unreadable: {report['databaseProblem']}"
@@ -141,7 +142,7 @@ def _schema_line(report: dict) -> str:
     return f"v{version}"
 
 
-def _verify(args) -> int:
+def _verify(args: argparse.Namespace) -> int:
     from .verify import verify
 
     report = verify(_location(args).data_root)
@@ -168,7 +169,7 @@ def _verify(args) -> int:
     return OK if report.ok else PROBLEM
 
 
-def _backup(args) -> int:
+def _backup(args: argparse.Namespace) -> int:
     from .backup import backup
 
     result = backup(_location(args).data_root, args.path)
@@ -176,7 +177,7 @@ def _backup(args) -> int:
     return OK
 
 
-def _move(args) -> int:
+def _move(args: argparse.Namespace) -> int:
     from . import move, recovery
 
     if args.data_data_dir or args.data_dir or os.environ.get(paths.ENV_DATA_DIR, "").strip():
@@ -195,9 +196,10 @@ def _move(args) -> int:
             )
             return OK
         if args.dest is None:
-            if recovery.pending() is None:
+            pending = recovery.pending()
+            if pending is None:
                 raise Refused("No move is pending; give the destination: `pidesktop data move DEST`.")
-            result = move.resume(recovery.pending(), progress=progress, cancel=cancel, keep_journal=False)
+            result = move.resume(pending, progress=progress, cancel=cancel, keep_journal=False)
         else:
             result = move.run(args.dest, progress=progress, cancel=cancel)
     print(
@@ -207,7 +209,7 @@ def _move(args) -> int:
     return OK
 
 
-def _clean_cache(args) -> int:
+def _clean_cache(args: argparse.Namespace) -> int:
     from . import cache
 
     location = _location(args)
@@ -228,7 +230,7 @@ def _clean_cache(args) -> int:
     return OK if report.ok else PROBLEM
 
 
-def _clean_backups(args) -> int:
+def _clean_backups(args: argparse.Namespace) -> int:
     from . import cleanup
 
     if args.data_data_dir or args.data_dir:
@@ -267,7 +269,7 @@ def _clean_backups(args) -> int:
 class _instance_lock:
     """The GUI's single-instance lock, so no window starts on a root we are moving."""
 
-    def __enter__(self):
+    def __enter__(self) -> _instance_lock:
         paths.ensure_private_dir(paths.anchor_dir())
         try:
             self.lock = FileLock(paths.anchor_dir() / INSTANCE_LOCK, "pidesktop data move").acquire()
@@ -275,7 +277,7 @@ class _instance_lock:
             raise Refused(f"pidesktop is running ({exc.holder}). Close pidesktop first, then try again.") from None
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.lock.release()
 
 
@@ -287,7 +289,7 @@ class _cancel_on_interrupt:
         self.previous = signal.signal(signal.SIGINT, lambda *_: self.event.set())
         return self.event
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         signal.signal(signal.SIGINT, self.previous)
 
 

@@ -15,10 +15,12 @@ is written again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,10 +74,10 @@ class TreeCopy:
                     elif entry.kind == LINK:
                         target = self._link_target(pair, entry)
                         pair.links[entry.rel] = target
-                        _replace_with(dst, lambda target=target, dst=dst: os.symlink(target, dst))
+                        _replace_with(dst, functools.partial(os.symlink, target, dst))
                         os.utime(dst, ns=(entry.atime_ns, entry.mtime_ns), follow_symlinks=False)
                     elif entry.kind == FIFO:
-                        _replace_with(dst, lambda dst=dst, entry=entry: os.mkfifo(dst, entry.mode))
+                        _replace_with(dst, functools.partial(os.mkfifo, dst, entry.mode))
                     else:
                         raise Failed(
                             f"Cannot copy {src}: it is a socket or device file. Remove it from the "
@@ -205,7 +207,7 @@ def _make_dir(path: Path) -> None:
         os.mkdir(path, 0o700)
 
 
-def _replace_with(dst: Path, create) -> None:
+def _replace_with(dst: Path, create: Callable[[], object]) -> None:
     _unlink_quietly(dst)
     create()
 

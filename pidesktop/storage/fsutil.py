@@ -11,14 +11,17 @@ import shutil
 import stat
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from ..paths import FILE_MODE, ensure_private_dir, fsync_dir
 
+if TYPE_CHECKING:
+    import ctypes
 
-def absolute(raw: str | os.PathLike) -> Path:
+
+def absolute(raw: str | os.PathLike[str]) -> Path:
     return Path(os.path.abspath(os.path.expanduser(os.fspath(raw))))
 
 
@@ -107,7 +110,7 @@ def tree_size(path: Path) -> tuple[int, int]:
     return total, count
 
 
-_libc = None
+_libc: ctypes.CDLL | Literal[False] | None = None  # False: no C library found
 
 
 def sync_filesystem(path: Path) -> None:
@@ -119,7 +122,7 @@ def sync_filesystem(path: Path) -> None:
 
         name = ctypes.util.find_library("c")
         _libc = ctypes.CDLL(name, use_errno=True) if name else False
-    if _libc and hasattr(_libc, "syncfs"):
+    if _libc is not False and hasattr(_libc, "syncfs"):
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         try:
             if _libc.syncfs(fd) == 0:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -44,7 +45,7 @@ class PendingMove:
     def at(self, phase: str) -> PendingMove:
         return replace(self, phase=phase, updated_at=now_ms())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "version": VERSION,
             "kind": "move",

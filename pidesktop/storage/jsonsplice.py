@@ -13,10 +13,11 @@ document itself.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import orjson
 
-JsonPath = tuple
+JsonPath = tuple[str | int, ...]
 
 _TOKEN = re.compile(
     rb'[ \t\r\n]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([{\[])|([}\]])|(:)|(,)|([^ \t\r\n{}\[\]:,"]+))', re.DOTALL
@@ -38,8 +39,8 @@ def splice(text: bytes, values: dict[JsonPath, str], keys: dict[JsonPath, str] |
     pos = 0
     end = len(text)
     # Frames: [is_object, key_or_index, expecting_key]
-    stack: list[list] = []
-    path: list = []
+    stack: list[list[Any]] = []
+    path: list[str | int] = []
     while True:
         match = _TOKEN.match(text, pos)
         if match is None:
@@ -87,4 +88,5 @@ def splice(text: bytes, values: dict[JsonPath, str], keys: dict[JsonPath, str] |
 def _decode(token: bytes) -> str:
     if b"\\" not in token:
         return token[1:-1].decode("utf-8", "replace")
-    return orjson.loads(token)
+    decoded: str = orjson.loads(token)  # the token is one JSON string
+    return decoded

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -33,7 +34,7 @@ def write(destination: Path, job_id: str, source_data_root: Path) -> None:
     )
 
 
-def read(destination: Path) -> dict | None:
+def read(destination: Path) -> dict[str, Any] | None:
     try:
         value = read_json(destination / MARKER)
     except (OSError, ValueError, orjson.JSONDecodeError):

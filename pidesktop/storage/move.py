@@ -83,7 +83,7 @@ class MoveResult:
     kept: KeptRoot
 
 
-def preflight(destination: str | os.PathLike, *, env: dict[str, str] | None = None) -> MovePlan:
+def preflight(destination: str | os.PathLike[str], *, env: dict[str, str] | None = None) -> MovePlan:
     """Every check that needs no lock; creates nothing. Raises ``Refused`` with the reason."""
     dest = absolute(destination)
     try:
@@ -122,7 +122,7 @@ def preflight(destination: str | os.PathLike, *, env: dict[str, str] | None = No
 
 
 def run(
-    destination: str | os.PathLike,
+    destination: str | os.PathLike[str],
     *,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,

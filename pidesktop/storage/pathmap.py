@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -64,5 +65,10 @@ class PathMap:
         """``text`` with mentions of tool files under an old root relocated, or None when there are none."""
         changed = text
         for pattern, new in self._embedded:
-            changed = pattern.sub(lambda _m, new=new: new, changed)
+            changed = pattern.sub(_literal(new), changed)
         return changed if changed != text else None
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A ``re.sub`` replacement that inserts ``text`` as it is (no ``\\1`` or ``\\g<>`` expansion)."""
+    return lambda _match: text

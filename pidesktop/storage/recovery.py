@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from .. import paths
 from ..host.db import DB_NAME
 from . import cache_request, journal
-from .errors import RecoveryError, StorageJobError
+from .errors import RecoveryError as RecoveryError  # raised here; callers catch it as recovery.RecoveryError
+from .errors import StorageJobError
 from .fsutil import absolute, read_json, write_json_atomic
 from .journal import PendingMove
 from .progress import Progress, StderrProgress

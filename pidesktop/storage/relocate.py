@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import apsw
@@ -107,12 +108,16 @@ def relocate(
 
 
 # -- files -------------------------------------------------------------------------------
+# Records what to change in one decoded document.
+Rule = Callable[[Changes, Any], None]
+
+
 def _line_rule(changes: Changes, record: Any) -> None:
     changes.transcript_line(record)
 
 
-def _file_jobs(data_root: Path, ui_root: Path | None) -> list[tuple[Path, Callable, Path]]:
-    jobs: list[tuple[Path, Callable, Path]] = []
+def _file_jobs(data_root: Path, ui_root: Path | None) -> list[tuple[Path, Rule, Path]]:
+    jobs: list[tuple[Path, Rule, Path]] = []
     sessions = data_root / "sessions"
     if sessions.is_dir() and not sessions.is_symlink():
         for entry in sorted(os.scandir(sessions), key=lambda e: e.name):
@@ -133,7 +138,7 @@ def _file_jobs(data_root: Path, ui_root: Path | None) -> list[tuple[Path, Callab
     return jobs
 
 
-def _rewrite_line(body: bytes, paths: PathMap, rule: Callable, where: Path) -> tuple[bytes, int]:
+def _rewrite_line(body: bytes, paths: PathMap, rule: Rule, where: Path) -> tuple[bytes, int]:
     try:
         record = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -157,7 +162,7 @@ def _rewrite_line(body: bytes, paths: PathMap, rule: Callable, where: Path) -> t
     return new, count
 
 
-def _rewrite_json_lines(path: Path, paths: PathMap, rule: Callable) -> int:
+def _rewrite_json_lines(path: Path, paths: PathMap, rule: Rule) -> int:
     if not _mentions(path, paths):
         return 0
     changed = 0
@@ -174,7 +179,7 @@ def _rewrite_json_lines(path: Path, paths: PathMap, rule: Callable) -> int:
     return changed
 
 
-def _rewrite_document(path: Path, paths: PathMap, rule: Callable) -> int:
+def _rewrite_document(path: Path, paths: PathMap, rule: Rule) -> int:
     data = path.read_bytes()
     if not paths.mentioned_in(data):
         return 0
@@ -212,7 +217,7 @@ class _Replacement:
     def discard(self) -> None:
         self._discard = True
 
-    def __exit__(self, kind, value, tb) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         try:
             self.file.close()  # flushes the buffer into fd
             if kind is None and not self._discard:
@@ -282,6 +287,7 @@ def _relocate_json_column(conn: apsw.Connection, table: str, column: str, keys_t
     count = 0
     for row in rows:
         ident, text = row[:-1], row[-1]
+        assert isinstance(text, str), "a JSON column holds TEXT"
         body, fields = _rewrite_line(
             text.encode(),
             paths,

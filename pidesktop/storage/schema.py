@@ -13,6 +13,7 @@ whose ``code`` and ``data`` are the host's (``SCHEMA_INCOMPATIBLE`` or
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import paths
 from ..bus.errors import HostError
@@ -30,7 +31,7 @@ PHASES = ("checkpoint", "backup", "migrate", "check", "archive", "done")
 class MigrationError(StorageJobError):
     """The migration was refused or failed; the database is unchanged. ``code``/``data`` as the host's error."""
 
-    def __init__(self, message: str, code: str, data: dict | None = None):
+    def __init__(self, message: str, code: str, data: dict[str, Any] | None = None):
         super().__init__(message)
         self.code = code
         self.data = data or {}
@@ -40,7 +41,7 @@ def database_path(location: paths.StorageLocation) -> Path:
     return location.data_root / DB_NAME
 
 
-def schema_state(location: paths.StorageLocation) -> dict:
+def schema_state(location: paths.StorageLocation) -> dict[str, Any]:
     """``{version, needsMigration, archive, supported, backups: [str], problem}`` without writing anything.
 
     ``version`` is None when there is no database yet; ``archive`` is true for
@@ -48,7 +49,7 @@ def schema_state(location: paths.StorageLocation) -> dict:
     ``problem`` is the refusal's message (a newer version, not SQLite), else None.
     """
     db = database_path(location)
-    state = {
+    state: dict[str, Any] = {
         "version": None,
         "needsMigration": False,
         "archive": False,
@@ -67,7 +68,7 @@ def schema_state(location: paths.StorageLocation) -> dict:
     return state
 
 
-def migrate(location: paths.StorageLocation, progress: Progress | None = None) -> dict:
+def migrate(location: paths.StorageLocation, progress: Progress | None = None) -> dict[str, Any]:
     """Migrate the data root's database to v27 now, without opening a host.
 
     Returns ``{fromVersion, toVersion, backups: [str], archived: str | None}``
@@ -101,7 +102,7 @@ def migrate(location: paths.StorageLocation, progress: Progress | None = None) -
     return report.to_json()
 
 
-def _adapter(progress: Progress | None):
+def _adapter(progress: Progress | None) -> migrations.Progress | None:
     if progress is None:
         return None
 

@@ -34,8 +34,16 @@ def table_counts(conn: apsw.Connection) -> dict[str, int]:
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
         )
     ]
-    return {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in names}
+    return {name: integer(conn, f'SELECT count(*) FROM "{name}"') for name in names}
 
 
 def user_version(conn: apsw.Connection) -> int:
-    return conn.execute("PRAGMA user_version").fetchone()[0]
+    return integer(conn, "PRAGMA user_version")
+
+
+def integer(conn: apsw.Connection, sql: str) -> int:
+    """The one integer a query such as ``count(*)`` or ``PRAGMA user_version`` answers."""
+    row = conn.execute(sql).fetchone()
+    if row is None or not isinstance(row[0], int):
+        raise TypeError(f"{sql!r} did not answer one integer")
+    return row[0]

@@ -20,7 +20,7 @@ from ..locks import WRITER_LOCK
 from . import inventory, journal, old_roots
 from .errors import StorageJobError
 from .locking import is_in_use
-from .sqlite_ro import open_readonly, user_version
+from .sqlite_ro import integer, open_readonly, user_version
 
 # As the migration engine names them: ``.v<version>.bak``, or ``.v<version>.<n>.bak`` beside an older copy of
 # the same version with other bytes.
@@ -80,9 +80,7 @@ def _database(db: Path) -> dict[str, Any]:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             # An older schema may lack some tables (it is migrated when pidesktop opens it): count what is there.
             counts = {
-                label: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for label, table in COUNTED
-                if table in tables
+                label: integer(conn, f"SELECT count(*) FROM {table}") for label, table in COUNTED if table in tables
             }
             return {"schemaVersion": version, "counts": counts}
         finally:

@@ -22,6 +22,7 @@ from .first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
 from .prefs import Preferences
 
 if TYPE_CHECKING:
+    from ..agent.scheduler import Scheduler
     from ..bus import HostClient
     from .search_dialog import SearchDialog
     from .settings_dialog import SettingsDialog
@@ -136,7 +137,7 @@ class MainWindow(QMainWindow):
         self.forced_theme: str | None = None  # --theme on the command line wins over the setting
         self.search_dialog: SearchDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
-        self.scheduler = None  # the app's automation scheduler (pidesktop.app); Run now needs it
+        self.scheduler: Scheduler | None = None  # the app's automation scheduler (pidesktop.app); Run now needs it
         self.current_session_id: str | None = None
         self.host_error: HostError | None = None
         self.error_log = ErrorLog()

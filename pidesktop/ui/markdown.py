@@ -31,7 +31,7 @@ def warm_up() -> None:
     """Load the parser and the highlighter now (after the first paint), so the first message is not slowed."""
     _md().parse("**a** `b`")
     import pygments.formatters.html
-    import pygments.lexers  # noqa: F401
+    import pygments.lexers  # noqa: F401 - imported only to load it now
 
 
 COPY_LINK = "pidesktop-copy:"  # href of a code panel's Copy link; the number is the block's position

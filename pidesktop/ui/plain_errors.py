@@ -16,8 +16,9 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("PlainErrors", text)
 
 
-# Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when asked for.
-_BY_CODE: dict[str, str] = {
+# Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when asked for. The stubs
+# type QT_TRANSLATE_NOOP as returning object; it returns the text it marks.
+_MARKED: dict[str, object] = {
     ErrorCode.NOT_FOUND: QT_TRANSLATE_NOOP(
         "PlainErrors", "That chat or message is no longer there; it may have been deleted elsewhere."
     ),
@@ -84,6 +85,7 @@ _BY_CODE: dict[str, str] = {
         "PlainErrors", "The reply was cut off because pidesktop quit or crashed while it was being written."
     ),
 }
+_BY_CODE: dict[str, str] = {code: str(text) for code, text in _MARKED.items()}
 
 
 def sentence_for_code(code: str | None, fallback: str = "") -> str:

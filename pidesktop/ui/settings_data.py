@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from .. import paths
 from ..bus import HostClient, HostError
@@ -90,10 +90,10 @@ class DataPage(QWidget):
             grid.addWidget(hint, row, 1)
         for button in self._needs_location():
             button.setEnabled(False)
-        row = QHBoxLayout()
-        row.addWidget(self.open_button)
-        row.addWidget(self.move_button)
-        row.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.move_button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -101,7 +101,7 @@ class DataPage(QWidget):
         layout.addSpacing(8)
         layout.addWidget(caption)
         layout.addWidget(self.path_label)
-        layout.addLayout(row)
+        layout.addLayout(buttons)
         layout.addWidget(self.note)
         layout.addSpacing(16)
         layout.addWidget(tools_title)
@@ -174,7 +174,7 @@ class DataPage(QWidget):
     def _theme(self) -> themes.Theme:
         return getattr(self.window(), "theme", None) or themes.LIGHT
 
-    def _open(self, dialog: QWidget) -> QWidget:
+    def _open(self, dialog: QDialog) -> QDialog:
         self.tool = dialog
         dialog.open()
         return dialog

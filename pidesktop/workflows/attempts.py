@@ -124,7 +124,7 @@ def start(
 
     result = write.execute(store, _command(permit, "attempt.started", {"nodeId": node_id}), check=check, apply=apply)
     attempt_id, attempt_no, kind, max_chars = result.value
-    return AttemptRef(attempt_id, node_id, attempt_no, kind, max_chars, permit.at(result.revision))
+    return AttemptRef(attempt_id, node_id, attempt_no, kind, max_chars, permit.at(result.written_revision))
 
 
 def _current_attempt(tx: write.Tx, run_id: str, attempt_id: str) -> tuple:
@@ -164,7 +164,7 @@ def complete(store, permit: write.Permit, attempt_id: str, output: Any) -> write
         check=check,
         apply=apply,
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def complete_assistant_message(
@@ -201,7 +201,7 @@ def complete_assistant_message(
     result = write.execute(
         store, _command(permit, "attempt.succeeded", {"attemptId": attempt_id}, (text_blob,)), check=check, apply=apply
     )
-    return result.value, permit.at(result.revision)
+    return result.value, permit.at(result.written_revision)
 
 
 def fail(store, permit: write.Permit, attempt_id: str, error: Any) -> write.Permit:
@@ -221,7 +221,7 @@ def fail(store, permit: write.Permit, attempt_id: str, error: Any) -> write.Perm
     result = write.execute(
         store, _command(permit, "attempt.failed", {"attemptId": attempt_id}, (error_blob,)), check=check, apply=apply
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def resume(store, permit: write.Permit, attempt_id: str) -> AttemptRef:
@@ -269,7 +269,7 @@ def resume(store, permit: write.Permit, attempt_id: str) -> AttemptRef:
         store, _command(permit, "attempt.resumed", {"attemptId": attempt_id}), check=check, apply=apply
     )
     new_id, node_id, attempt_no, kind, max_chars = result.value
-    return AttemptRef(new_id, node_id, attempt_no, kind, max_chars, permit.at(result.revision))
+    return AttemptRef(new_id, node_id, attempt_no, kind, max_chars, permit.at(result.written_revision))
 
 
 def get(conn: apsw.Connection, attempt_id: str) -> dict:

@@ -60,7 +60,7 @@ def create(
         if (row[1], row[2]) != (project_id, config_name):
             raise IdempotencyConflict("this channel is already registered differently")
         resource = channel_resource(row[0])
-        return ChannelRef(row[0], resource, resources.revision(tx.conn, resource), adopted=True)
+        return ChannelRef(row[0], resource, resources.existing_revision(tx.conn, resource), adopted=True)
 
     def apply(tx, _):
         tx.run(
@@ -147,7 +147,7 @@ def advance_cursor(
         check=check,
         apply=apply,
     )
-    return permit if result.adopted else permit.at(result.revision)
+    return permit if result.adopted else permit.at(result.written_revision)
 
 
 def record_inbox(
@@ -200,7 +200,7 @@ def record_inbox(
         check=check,
         apply=apply,
     )
-    return result.value, result.adopted, (permit if result.adopted else permit.at(result.revision))
+    return result.value, result.adopted, (permit if result.adopted else permit.at(result.written_revision))
 
 
 def settle_inbox(store, permit: write.Permit, inbox_id: str, status: str) -> write.Permit:
@@ -231,7 +231,7 @@ def settle_inbox(store, permit: write.Permit, inbox_id: str, status: str) -> wri
         check=check,
         apply=apply,
     )
-    return permit if result.adopted else permit.at(result.revision)
+    return permit if result.adopted else permit.at(result.written_revision)
 
 
 def queue_message(
@@ -291,7 +291,7 @@ def queue_message(
         check=check,
         apply=apply,
     )
-    return message_id, result.value, (permit if result.adopted else permit.at(result.revision))
+    return message_id, result.value, (permit if result.adopted else permit.at(result.written_revision))
 
 
 def message_settled(tx: write.Tx, effect, status: str, result: Any, external_ref: str | None) -> None:

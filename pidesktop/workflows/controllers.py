@@ -53,7 +53,7 @@ def create(store, project_id: str, name: str, spec: dict, *, actor: Actor = CONT
         if bytes(row[1]) != spec_blob.digest:
             raise IdempotencyConflict(f"controller {name!r} already exists with a different spec")
         resource = controller_resource(row[0])
-        return ControllerRef(row[0], resource, resources.revision(tx.conn, resource), adopted=True)
+        return ControllerRef(row[0], resource, resources.existing_revision(tx.conn, resource), adopted=True)
 
     def check(tx):
         if tx.one("SELECT 1 FROM projects WHERE project_id = ?", (project_id,)) is None:
@@ -122,7 +122,7 @@ def update_status(store, permit: write.Permit, status: dict) -> write.Permit:
         check=lambda tx: _require_phase(tx, permit, "active", "deleting"),
         apply=apply,
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def request_deletion(store, controller_id: str, *, expected_revision: int, actor: Actor = CONTROL) -> str:
@@ -170,7 +170,7 @@ def add_finalizer(store, permit: write.Permit, finalizer: str) -> write.Permit:
         check=lambda tx: _require_phase(tx, permit, "active"),
         apply=apply,
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def remove_finalizer(store, permit: write.Permit, finalizer: str) -> tuple[str, write.Permit]:
@@ -209,7 +209,7 @@ def remove_finalizer(store, permit: write.Permit, finalizer: str) -> tuple[str, 
         check=check,
         apply=apply,
     )
-    return result.value, permit.at(result.revision)
+    return result.value, permit.at(result.written_revision)
 
 
 def enqueue(store, permit: write.Permit, item_key: str, payload: Any) -> write.Permit:
@@ -251,7 +251,7 @@ def enqueue(store, permit: write.Permit, item_key: str, payload: Any) -> write.P
         check=check,
         apply=apply,
     )
-    return permit.at(result.revision) if not result.adopted else permit
+    return permit.at(result.written_revision) if not result.adopted else permit
 
 
 def reserve_item(store, permit: write.Permit) -> tuple[QueueItem | None, write.Permit]:
@@ -293,7 +293,7 @@ def reserve_item(store, permit: write.Permit) -> tuple[QueueItem | None, write.P
     )
     if result.adopted:
         return None, permit
-    return result.value, permit.at(result.revision)
+    return result.value, permit.at(result.written_revision)
 
 
 def settle_item(store, permit: write.Permit, item_key: str, *, ok: bool, retry_at: int | None = None) -> write.Permit:
@@ -328,7 +328,7 @@ def settle_item(store, permit: write.Permit, item_key: str, *, ok: bool, retry_a
         check=check,
         apply=apply,
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def start_child(
@@ -350,7 +350,7 @@ def start_child(
         if bytes(row[1]) != request_digest:
             raise IdempotencyConflict(f"child {child_key!r} was started with a different request")
         resource = runs.run_resource(row[0])
-        return runs.RunRef(row[0], resource, resources.revision(tx.conn, resource), adopted=True)
+        return runs.RunRef(row[0], resource, resources.existing_revision(tx.conn, resource), adopted=True)
 
     def check(tx):
         controller_id = _require_phase(tx, permit, "active")
@@ -389,7 +389,7 @@ def start_child(
         check=check,
         apply=apply,
     )
-    return result.value, (permit if result.adopted else permit.at(result.revision))
+    return result.value, (permit if result.adopted else permit.at(result.written_revision))
 
 
 def get(conn: apsw.Connection, controller_id: str) -> dict:

@@ -83,11 +83,11 @@ class Store:
         """
         conn = self.conn
         if (
-            conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID
-            or conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION
+            schema.integer(conn, "PRAGMA application_id") != schema.APPLICATION_ID
+            or schema.integer(conn, "PRAGMA user_version") != schema.SCHEMA_VERSION
         ):
             raise IncompatibleState(_incompatible_message(self.path, ["application id or user version changed"]))
-        cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+        cookie = schema.integer(conn, "PRAGMA schema_version")
         if cookie != self.schema_cookie:
             found = schema.problems(conn)
             if found:

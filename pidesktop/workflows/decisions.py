@@ -141,7 +141,7 @@ def ask(
         check=check,
         apply=apply,
     )
-    return DecisionRef(decision_id, decision_resource(decision_id), 1, permit.at(result.revision))
+    return DecisionRef(decision_id, decision_resource(decision_id), 1, permit.at(result.written_revision))
 
 
 def _validate_request(request: Any, default: Any, deadline_at: int | None) -> None:
@@ -243,10 +243,14 @@ def cancel(
     reason: str | None = None,
 ) -> Resolution:
     """Cancel explicitly: a control command, or the run owner with its claim."""
+
+    def run_owning_the_decision(tx: write.Tx) -> str:
+        return runs.run_resource(_run_of(tx, decision_id))
+
     owner = None
     if claim is not None:
         actor = claim.actor
-        owner = lambda tx: runs.run_resource(_run_of(tx, decision_id))  # noqa: E731
+        owner = run_owning_the_decision
 
     def apply(tx, row):
         return _resolve(tx, row, "cancelled", None, None, reason or "cancelled")
@@ -361,6 +365,7 @@ def admit_continuation(tx: write.Tx, effect, payload) -> dict:
         raise TransitionRejected("the decision was not accepted")
     parent_id = tx.scalar("SELECT run_id FROM human_decisions WHERE decision_id = ?", (decision_id,))
     parent = tx.one("SELECT project_id, definition_id, status FROM runs WHERE run_id = ?", (parent_id,))
+    assert parent is not None  # human_decisions.run_id references runs
     if parent[2] != "waiting":
         return {"skipped": f"the parent run is {parent[2]}"}
     queue = tx.one("SELECT pi_session_id FROM run_queue WHERE run_id = ?", (parent_id,))

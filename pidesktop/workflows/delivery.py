@@ -8,6 +8,7 @@ settlement is the durable one: a late or repeated settlement returns it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import apsw
 
@@ -147,7 +148,7 @@ def _settle(
     def adopt(tx):
         current = tx.scalar(f"SELECT status FROM {table} WHERE {key} = ?", (ident,))
         if current is not None and current != "pending":
-            return Settlement(current, resources.revision(tx.conn, resource), adopted=True)
+            return Settlement(current, resources.existing_revision(tx.conn, resource), adopted=True)
         return None
 
     def apply(tx, _):
@@ -201,7 +202,7 @@ def settle_turn_intent(
 
 
 def pending_turns(conn: apsw.Connection, pi_session_id: str, now: int) -> list[dict]:
-    rows = conn.execute(
+    rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT t.intent_id, t.prompt_digest, s.revision FROM turn_intents t JOIN resources s "
         "ON s.resource_id = t.resource_id WHERE t.pi_session_id = ? AND t.status = 'pending' "
         "AND (t.not_before IS NULL OR t.not_before <= ?) ORDER BY t.created_at",

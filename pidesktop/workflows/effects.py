@@ -240,7 +240,7 @@ def begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: in
         check=check,
         apply=apply,
     )
-    return Attempt(effect_id_, result.value, result.generation, result.revision)
+    return Attempt(effect_id_, result.value, result.held_generation, result.written_revision)
 
 
 def settle(

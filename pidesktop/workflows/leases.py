@@ -51,7 +51,7 @@ def acquire(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> Claim:
         ),
         apply=lambda tx, _: tx.now + ttl_ms,
     )
-    return Claim(resource_id, owner_id, token, result.generation, result.value)
+    return Claim(resource_id, owner_id, token, result.held_generation, result.value)
 
 
 def renew(store, claim: Claim, *, ttl_ms: int) -> Claim:
@@ -105,7 +105,7 @@ def release(store, claim: Claim) -> None:
 def claim_lease(store, resource_id: str, owner_id: str, *, ttl_ms: int) -> write.Permit:
     """Take the resource's lease and hand back a permit at its current revision."""
     held = acquire(store, resource_id, owner_id, ttl_ms=ttl_ms)
-    return write.Permit(resource_id, resources.revision(store.conn, resource_id), held)
+    return write.Permit(resource_id, resources.existing_revision(store.conn, resource_id), held)
 
 
 def current(conn: apsw.Connection, resource_id: str, now: int) -> LeaseView | None:

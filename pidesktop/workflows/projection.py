@@ -49,7 +49,7 @@ def decision_state(resolution_outcome: str | None, follow_up_status: str | None)
 
 def lease_state(owner_id: str | None, expires_at: int | None, now: int) -> str:
     """Rule 4: ``held`` only while unexpired; an expired owner is ``stale``, never current."""
-    if owner_id is None:
+    if owner_id is None or expires_at is None:  # the schema sets both or neither
         return "free"
     return "held" if expires_at > now else "stale"
 

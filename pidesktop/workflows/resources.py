@@ -14,6 +14,7 @@ from typing import Any
 import apsw
 
 from . import blobs
+from .errors import NotFound
 
 KINDS = (
     "project",
@@ -51,6 +52,14 @@ def revision(conn: apsw.Connection, resource_id: str) -> int | None:
     return None if row is None else row[0]
 
 
+def existing_revision(conn: apsw.Connection, resource_id: str) -> int:
+    """The revision of a resource the caller knows exists (it holds it, or has just written it)."""
+    current = revision(conn, resource_id)
+    if current is None:
+        raise NotFound(f"no such resource {resource_id}")
+    return current
+
+
 def insert(conn: apsw.Connection, resource_id: str, now: int) -> int:
     conn.execute(
         "INSERT INTO resources (resource_id, kind, revision, created_at, updated_at) VALUES (?, ?, 1, ?, ?)",
@@ -63,7 +72,7 @@ def increment(conn: apsw.Connection, resource_id: str, now: int) -> int:
     conn.execute(
         "UPDATE resources SET revision = revision + 1, updated_at = ? WHERE resource_id = ?", (now, resource_id)
     )
-    return revision(conn, resource_id)
+    return existing_revision(conn, resource_id)
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,8 @@ def append_event(
 
 def history(conn: apsw.Connection, resource_id: str) -> list[Event]:
     """The events of one resource, oldest first (actor ids are not returned)."""
-    rows = conn.execute(
+    # Each column's type is the schema's; a row is read as the query names it.
+    rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT event_id, resource_id, revision, event_type, operation, actor_class, lease_generation, "
         "payload_digest, committed_at FROM events WHERE resource_id = ? ORDER BY event_id",
         (resource_id,),

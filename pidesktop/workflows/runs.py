@@ -80,7 +80,7 @@ def create(
         queued = tx.scalar("SELECT pi_session_id FROM run_queue WHERE run_id = ?", (run_id,))
         if (row[0], bytes(row[1]), row[2], queued) != (definition_id, input_blob.digest, origin, pi_session_id):
             raise IdempotencyConflict(f"run {run_id} already exists with a different request")
-        return RunRef(run_id, run_resource(run_id), resources.revision(tx.conn, run_resource(run_id)), True)
+        return RunRef(run_id, run_resource(run_id), resources.existing_revision(tx.conn, run_resource(run_id)), True)
 
     def check(tx):
         owner = tx.scalar("SELECT project_id FROM workflow_definitions WHERE definition_id = ?", (definition_id,))
@@ -218,7 +218,9 @@ def claim(store, run_id: str, owner_id: str, *, ttl_ms: int, expected_revision: 
         apply=apply,
     )
     return write.Permit(
-        resource, result.revision, claims.Claim(resource, owner_id, token, result.generation, result.value)
+        resource,
+        result.written_revision,
+        claims.Claim(resource, owner_id, token, result.held_generation, result.value),
     )
 
 
@@ -279,7 +281,7 @@ def finish(store, permit: write.Permit, *, outcome: str, output: Any = None, err
     def adopt(tx):
         status = _status(tx, run_id)
         if status in TERMINAL:
-            return RunOutcome(run_id, status, resources.revision(tx.conn, permit.resource_id), adopted=True)
+            return RunOutcome(run_id, status, resources.existing_revision(tx.conn, permit.resource_id), adopted=True)
         return None
 
     def check(tx):
@@ -360,7 +362,7 @@ def post_update(
         check=check,
         apply=apply,
     )
-    return permit.at(result.revision)
+    return permit.at(result.written_revision)
 
 
 def get(conn: apsw.Connection, run_id: str) -> dict:
@@ -405,6 +407,7 @@ def settle_queue(tx: write.Tx, effect, payload) -> dict:
     if status not in TERMINAL:
         raise TransitionRejected("the run has not finished")
     queue = tx.one("SELECT status, outcome FROM run_queue WHERE run_id = ?", (run_id,))
+    assert queue is not None  # the effect is queued only for a run with a queue row
     if queue[0] == "settled":
         return {"outcome": queue[1], "adopted": True}
     tx.run(

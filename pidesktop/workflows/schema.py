@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from importlib import resources
+from typing import Any
 
 import apsw
 
@@ -132,19 +133,29 @@ def _table_problems(name: str, have: dict, want: dict) -> list[str]:
     return problems
 
 
+def integer(conn: apsw.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
+    """The one integer a query such as ``count(*)`` or ``PRAGMA user_version`` answers."""
+    row = conn.execute(sql, params).fetchone()
+    if row is None or not isinstance(row[0], int):
+        raise TypeError(f"{sql!r} did not answer one integer")
+    return row[0]
+
+
 def problems(conn: apsw.Connection) -> list[str]:
     """Every reason ``conn``'s database is not this schema; empty when it is."""
     found = []
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    app_id = integer(conn, "PRAGMA application_id")
     if app_id != APPLICATION_ID:
         found.append(f"application id is {app_id:#010x}, expected {APPLICATION_ID:#010x}")
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    version = integer(conn, "PRAGMA user_version")
     if version != SCHEMA_VERSION:
         found.append(f"user version is {version}, expected {SCHEMA_VERSION}")
     if found:
         return found
     try:
-        meta = dict(conn.execute("SELECT key, value FROM schema_meta").fetchall())
+        meta: dict[Any, Any] = {
+            key: value for key, value in conn.execute("SELECT key, value FROM schema_meta").fetchall()
+        }
     except apsw.SQLError:
         return found + ["schema_meta is missing"]
     expected = dict(meta_rows(0))

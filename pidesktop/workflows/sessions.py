@@ -8,12 +8,13 @@ entry id again with the same payload adopts, with another payload conflicts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
-from . import blobs, resources, runs, write
+from . import blobs, resources, runs, schema, write
 from .errors import IdempotencyConflict, NotFound, TransitionRejected
 
 
@@ -111,7 +112,12 @@ def _open_segment(tx: write.Tx, segment_id: str) -> str:
 
 
 def capture(
-    store, permit: write.Permit, segment: SegmentRef, *, entries: list[Entry] = (), events: list[SessionEvent] = ()
+    store,
+    permit: write.Permit,
+    segment: SegmentRef,
+    *,
+    entries: Sequence[Entry] = (),
+    events: Sequence[SessionEvent] = (),
 ) -> SegmentRef:
     """Append entries and events in one command; returns the segment at its new revision."""
     prepared_entries = [(e, blobs.of_json(e.payload)) for e in entries]
@@ -121,7 +127,9 @@ def capture(
         # A repeated capture of entries already stored (and no events) changes nothing.
         if events or not entries or check(tx):
             return None
-        return SegmentRef(segment.segment_id, segment.resource_id, resources.revision(tx.conn, segment.resource_id))
+        return SegmentRef(
+            segment.segment_id, segment.resource_id, resources.existing_revision(tx.conn, segment.resource_id)
+        )
 
     def check(tx):
         fresh = []
@@ -175,7 +183,7 @@ def capture(
     )
     if result.adopted:
         return result.value
-    return SegmentRef(segment.segment_id, segment.resource_id, result.revision)
+    return SegmentRef(segment.segment_id, segment.resource_id, result.written_revision)
 
 
 def close_segment(store, permit: write.Permit, segment: SegmentRef) -> SegmentRef:
@@ -188,7 +196,7 @@ def close_segment(store, permit: write.Permit, segment: SegmentRef) -> SegmentRe
     result = write.execute(
         store, _segment_command("session.close", segment, permit, "session.segment_closed"), apply=apply
     )
-    return SegmentRef(segment.segment_id, segment.resource_id, result.revision)
+    return SegmentRef(segment.segment_id, segment.resource_id, result.written_revision)
 
 
 def entries(conn: apsw.Connection, segment_id: str) -> list[Entry]:
@@ -210,7 +218,7 @@ def segment(conn: apsw.Connection, segment_id: str) -> dict:
     ).fetchone()
     if row is None:
         raise NotFound(f"no session segment {segment_id}")
-    events = conn.execute("SELECT count(*) FROM session_events WHERE segment_id = ?", (segment_id,)).fetchone()[0]
+    events = schema.integer(conn, "SELECT count(*) FROM session_events WHERE segment_id = ?", (segment_id,))
     return {
         "segmentId": row[0],
         "runId": row[1],

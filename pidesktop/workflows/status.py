@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import apsw
 
@@ -54,7 +55,7 @@ def _grouped(conn: apsw.Connection, sql: str, params=()) -> dict[str, int]:
 def _domain_counts(conn: apsw.Connection, now: int) -> dict:
     conn.execute("BEGIN")  # one snapshot for every count
     try:
-        counts = {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in schema.table_names()}
+        counts = {name: schema.integer(conn, f'SELECT count(*) FROM "{name}"') for name in schema.table_names()}
         runs: dict[str, int] = {}
         settling = 0
         for run_status, queue_status, n in conn.execute(
@@ -72,7 +73,9 @@ def _domain_counts(conn: apsw.Connection, now: int) -> dict:
         ):
             status = projection.decision_state(outcome, None)["status"]
             decisions[status] = decisions.get(status, 0) + n
-        leases = {"active": 0, "stale": 0, "byKind": {}, "current": []}
+        by_kind: dict[str, int] = {}
+        current: list[dict[str, Any]] = []
+        leases: dict[str, Any] = {"active": 0, "stale": 0, "byKind": by_kind, "current": current}
         for kind, generation, owner, expires_at in conn.execute(
             "SELECT r.kind, l.generation, l.owner_id, l.expires_at FROM leases l "
             "JOIN resources r ON r.resource_id = l.resource_id WHERE l.owner_id IS NOT NULL "

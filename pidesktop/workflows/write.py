@@ -74,9 +74,21 @@ class Command:
 @dataclass
 class Result:
     value: Any
-    revision: int | None
+    revision: int | None  # None when adopted and the command's own resource was never created
     generation: int | None = None
     adopted: bool = False
+
+    @property
+    def written_revision(self) -> int:
+        """The resource's revision after the command ran (an adopted result may have none)."""
+        assert self.revision is not None, "an adopted result has no revision of its own"
+        return self.revision
+
+    @property
+    def held_generation(self) -> int:
+        """The lease generation of a command that acquired a lease or ran under one."""
+        assert self.generation is not None, "the command neither acquired nor held a lease"
+        return self.generation
 
 
 @dataclass
@@ -173,14 +185,16 @@ def execute(
         for blob in command.blobs:
             blobs.put(conn, blob, tx.now)
         if command.creates:
-            tx.revision = resources.insert(conn, command.resource_id, tx.now)
+            revision = resources.insert(conn, command.resource_id, tx.now)
         elif command.revise:
-            tx.revision = resources.increment(conn, command.resource_id, tx.now)
+            revision = resources.increment(conn, command.resource_id, tx.now)
         else:
-            tx.revision = current
+            assert current is not None  # _verify_revision found the resource: only a create has none
+            revision = current
+        tx.revision = revision
         if command.event_type is not None:
             payload = command.event_payload(plan) if callable(command.event_payload) else command.event_payload
-            tx.event(command.resource_id, tx.revision, command.event_type, payload)
+            tx.event(command.resource_id, revision, command.event_type, payload)
         if command.acquire is not None:
             claims.write_acquire(tx, command.resource_id, command.acquire)
         value = apply(tx, plan)
@@ -196,7 +210,7 @@ def execute(
     except BaseException:
         _rollback(conn)
         raise
-    return Result(value, tx.revision, tx.generation)
+    return Result(value, revision, tx.generation)
 
 
 def owner_command(
