@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from ..context import HostContext
 from .catalog import native_id
@@ -37,7 +38,7 @@ class NativeWatcher:
 
     def __init__(
         self,
-        emit: Callable[[str, dict], None],
+        emit: Callable[[str, dict[str, Any]], None],
         roots: tuple[str, ...],
         recursive: bool = True,
         name: str = "pidesktop-native-watcher",
@@ -118,7 +119,7 @@ class NativeWatcher:
             root not in existing and os.path.isdir(root) for root in roots
         )
 
-    def _handle(self, changes: set, roots: tuple[str, ...]) -> None:
+    def _handle(self, changes: set[tuple[Any, str]], roots: tuple[str, ...]) -> None:
         import watchfiles
 
         grown: set[str] = set()
