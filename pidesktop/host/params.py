@@ -165,7 +165,11 @@ class Params:
             raise invalid(f"{self.method}: field '{name}' must be at most {maximum}, not {value}.", name)
         return value
 
-    def boolean(self, name: str, *, required: bool = False, default: bool = False) -> bool:
+    @overload
+    def boolean(self, name: str, *, required: bool = ..., default: bool = ...) -> bool: ...
+    @overload
+    def boolean(self, name: str, *, required: bool = ..., default: None) -> bool | None: ...
+    def boolean(self, name: str, *, required: bool = False, default: bool | None = False) -> bool | None:
         value = self._get(name, required)
         if value is _MISSING:
             return default
