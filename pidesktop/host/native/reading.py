@@ -17,7 +17,8 @@ from ..params import Params
 from ..transcripts.windows import WindowRequest, select
 from ..window_params import cap_block, window_request
 from . import pi_format
-from .catalog import Catalog, is_native
+from .catalog import Catalog
+from .catalog import is_native as is_native  # callers ask reading which sessions are native
 from .index import FileIndex
 from .pi_format import Meta
 
