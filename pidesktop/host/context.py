@@ -20,6 +20,8 @@ def now_ms() -> int:
 
 # How the host tells its clients something happened: (event name, payload).
 Emit = Callable[[str, dict[str, Any]], None]
+# Queues a function on the host thread; False when the host is closing.
+Post = Callable[[Callable[[], None]], bool]
 
 
 @dataclass
@@ -35,7 +37,7 @@ class HostContext:
     # what opening the database migrated on this start (None when it was current or new)
     migration: MigrationReport | None = None
     # queues work on the host thread (set by the bus's HostThread; None for a bare Host in tests)
-    post: Callable[[Callable[[], None]], bool] | None = None
+    post: Post | None = None
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
-from .context import Emit, HostContext
+from .context import Emit, HostContext, Post
 from .db import DB_NAME, open_migrated
 from .native import guard as native_guard
 from .native import watcher as native_watcher
@@ -68,7 +68,7 @@ class Host:
         native_guard.check(method, params)  # pi's own sessions are read-only here
         return handler(self.ctx, Params(method, params))
 
-    def attach_post(self, post: Callable[[Callable[[], None]], bool]) -> None:
+    def attach_post(self, post: Post) -> None:
         """The bus's way to queue work on this host's thread (a job thread's writes go through it)."""
         self.ctx.post = post
 
