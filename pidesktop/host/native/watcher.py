@@ -17,10 +17,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
 from typing import Any
 
-from ..context import HostContext
+from ..context import Emit, HostContext
 from .catalog import native_id
 from .discovery import SUFFIX, Roots, inside
 from .reading import catalog_of
@@ -38,7 +37,7 @@ class NativeWatcher:
 
     def __init__(
         self,
-        emit: Callable[[str, dict[str, Any]], None],
+        emit: Emit,
         roots: tuple[str, ...],
         recursive: bool = True,
         name: str = "pidesktop-native-watcher",
