@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import __version__
 from ..bus.errors import ErrorCode, HostError
 from .commands import command
@@ -13,7 +15,7 @@ PROTOCOL_VERSION = 1
 
 
 @command("app.handshake")
-def handshake(ctx: HostContext, p: Params) -> dict:
+def handshake(ctx: HostContext, p: Params) -> dict[str, Any]:
     version = p.integer("protocolVersion")
     if version != PROTOCOL_VERSION:
         raise HostError(

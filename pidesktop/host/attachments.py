@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir, write_all
@@ -98,7 +99,7 @@ def _copy(fd: int, chunks: Iterable[bytes | memoryview]) -> Stored:
         if len(head) < _SNIFF_BYTES:
             head += bytes(chunk[: _SNIFF_BYTES - len(head)])
         digest.update(chunk)
-        write_all(fd, chunk)
+        write_all(fd, cast(bytes, chunk))  # it writes any buffer (through a memoryview); its annotation says bytes
     return Stored(digest.hexdigest(), size, head)
 
 
@@ -142,7 +143,7 @@ def sniff_image(head: bytes) -> str | None:
     return None
 
 
-def block(stored: Stored, name: str, *, mime: str | None = None) -> dict:
+def block(stored: Stored, name: str, *, mime: str | None = None) -> dict[str, Any]:
     """The attachment block a message stores, plus ``sha256`` for the caller.
 
     A given ``mime`` (pasted text) is taken as it is; otherwise the bytes are
@@ -171,7 +172,7 @@ def _name_param(p: Params, default: str) -> str:
 
 # -- attachments.import -----------------------------------------------------------------
 @command("attachments.import")
-def import_file(ctx: HostContext, p: Params) -> dict:
+def import_file(ctx: HostContext, p: Params) -> dict[str, Any]:
     path = p.text("path", nonempty=True)
     if not os.path.isabs(path):
         raise invalid(f"attachments.import: 'path' must be an absolute path, not {path!r}.", "path")
@@ -238,7 +239,7 @@ def _storage_error(ctx: HostContext, exc: OSError) -> HostError:
 
 # -- attachments.importText ----------------------------------------------------------------
 @command("attachments.importText")
-def import_text(ctx: HostContext, p: Params) -> dict:
+def import_text(ctx: HostContext, p: Params) -> dict[str, Any]:
     text = p.text("text")
     if not text.strip():
         raise invalid("attachments.importText: field 'text' must not be empty.", "text")
@@ -264,7 +265,7 @@ def ref_param(p: Params) -> str:
 
 
 @command("attachments.read")
-def read(ctx: HostContext, p: Params) -> dict:
+def read(ctx: HostContext, p: Params) -> dict[str, Any]:
     ref = ref_param(p)
     offset = p.integer("offset", required=False, default=0, minimum=0)
     length = p.integer("length", required=False, default=READ_DEFAULT, minimum=1, maximum=READ_MAX)

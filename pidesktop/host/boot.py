@@ -11,11 +11,14 @@ import logging
 import os
 import shutil
 import time
+from typing import Any
 
+import apsw
 import orjson
 
 from . import attachments, history, inflight, kv, message_index, messages, scheduled, sessions
 from .context import HostContext
+from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.boot")
 
@@ -30,7 +33,7 @@ RUN_NS, RUN_KEY = "host", "run"
 MTIME_SLACK_MS = 2_000  # file-system timestamp granularity and small clock steps
 
 
-def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS) -> dict:
+def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS) -> dict[str, Any]:
     conn = ctx.conn
     now = ctx.clock()
     report: dict[str, int] = {}
@@ -84,7 +87,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     return report
 
 
-def _changes(conn, sql: str, args: tuple) -> int:
+def _changes(conn: apsw.Connection, sql: str, args: tuple[Any, ...]) -> int:
     conn.execute(sql, args)
     return conn.changes()
 
@@ -199,8 +202,8 @@ def index_tail(ctx: HostContext, session_id: str, now: int) -> int:
     if layout is None:
         return 0
     conn = ctx.conn
-    (rows,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
-    (last_seq,) = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    (rows,) = one_row(conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)))
+    (last_seq,) = one_row(conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)))
     visible = layout.visible_count()
     missing: list[str] = []
     for position in range(layout.total - 1, -1, -1):
@@ -220,7 +223,7 @@ def index_tail(ctx: HostContext, session_id: str, now: int) -> int:
             records.append({k: v for k, v in found[1].items() if k != "type"})
     checkpoint = inflight.read(ctx, session_id)
     with conn:
-        (updated,) = conn.execute("SELECT updated_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        (updated,) = one_row(conn.execute("SELECT updated_at FROM sessions WHERE id = ?", (session_id,)))
         for message in records:
             turn_id = checkpoint.get("turnId") if checkpoint and checkpoint["message"]["id"] == message["id"] else None
             stamp = message_index.created_ms(message, now)
@@ -285,7 +288,7 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
             messages.append(ctx, session_id, message, turn_id)
             promoted += 1
             if status != "completed":
-                (title,) = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                (title,) = one_row(ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)))
                 ctx.interrupted_replies.append(
                     {"sessionId": session_id, "sessionTitle": title or "", "messageId": message.get("id")}
                 )

@@ -8,11 +8,12 @@ host thread, one at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .context import HostContext
 from .params import Params
 
-Handler = Callable[[HostContext, Params], dict]
+Handler = Callable[[HostContext, Params], dict[str, Any]]
 
 _HANDLERS: dict[str, Handler] = {}
 

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import apsw
 
@@ -17,20 +18,26 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+# How the host tells its clients something happened: (event name, payload).
+Emit = Callable[[str, dict[str, Any]], None]
+# Queues a function on the host thread; False when the host is closing.
+Post = Callable[[Callable[[], None]], bool]
+
+
 @dataclass
 class HostContext:
     conn: apsw.Connection
     data_root: Path
-    emit: Callable[[str, dict], None]
+    emit: Emit
     clock: Callable[[], int] = field(default=now_ms)
     # replies a quit or crash cut off, found by this start's boot pass (told once, in app.handshake)
-    interrupted_replies: list[dict] = field(default_factory=list)
+    interrupted_replies: list[dict[str, Any]] = field(default_factory=list)
     # run by Host.close, newest first, before the database closes (job threads stop here)
     on_close: list[Callable[[], None]] = field(default_factory=list)
     # what opening the database migrated on this start (None when it was current or new)
     migration: MigrationReport | None = None
     # queues work on the host thread (set by the bus's HostThread; None for a bare Host in tests)
-    post: Callable[[Callable[[], None]], bool] | None = None
+    post: Post | None = None
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

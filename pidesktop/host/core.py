@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..bus.errors import ErrorCode, HostError
 from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
-from .context import HostContext
+from .context import Emit, HostContext, Post
 from .db import DB_NAME, open_migrated
 from .native import guard as native_guard
 from .native import watcher as native_watcher
@@ -32,7 +33,7 @@ class Host:
         self._lock = lock
 
     @classmethod
-    def open(cls, location: StorageLocation, emit: Callable[[str, dict], None], role: str = "host") -> Host:
+    def open(cls, location: StorageLocation, emit: Emit, role: str = "host") -> Host:
         try:
             root = prepare_data_root(location)
         except OSError as exc:
@@ -60,14 +61,14 @@ class Host:
         log.info("host ready on %s", root)
         return cls(ctx, lock)
 
-    def dispatch(self, method: str, params: dict) -> dict:
+    def dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         handler = commands.lookup(method)
         if handler is None:
             raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
         native_guard.check(method, params)  # pi's own sessions are read-only here
         return handler(self.ctx, Params(method, params))
 
-    def attach_post(self, post: Callable[[Callable[[], None]], bool]) -> None:
+    def attach_post(self, post: Post) -> None:
         """The bus's way to queue work on this host's thread (a job thread's writes go through it)."""
         self.ctx.post = post
 
@@ -84,10 +85,10 @@ class Host:
         log.info("host closed")
 
 
-def opener(location: StorageLocation, role: str = "host") -> Callable:
+def opener(location: StorageLocation, role: str = "host") -> Callable[[Emit], Host]:
     """An opener for ``bus.HostThread``: opens a ``Host`` on the host thread."""
 
-    def open_host(emit: Callable[[str, dict], None]) -> Host:
+    def open_host(emit: Emit) -> Host:
         return Host.open(location, emit, role)
 
     return open_host

@@ -52,6 +52,10 @@ FINISHED = "data.finished"
 PROGRESS_INTERVAL = 0.1  # seconds between two progress events of one phase
 CLOSE_WAIT = 10.0  # seconds the host waits for a cancelled job when it closes
 
+# A job's progress report: (phase, done, total); it raises Cancelled once the job is cancelled.
+JobProgress = Callable[[str, int, int], None]
+Work = Callable[[JobProgress], dict[str, Any]]
+
 
 @dataclass
 class Job:
@@ -64,13 +68,13 @@ class Job:
 class Jobs:
     """The data jobs of one host: at most one of each kind at a time."""
 
-    def __init__(self, ctx: HostContext):
+    def __init__(self, ctx: HostContext) -> None:
         self.ctx = ctx
         self._lock = threading.Lock()
         self.running: dict[str, Job] = {}
         self._closed = False
 
-    def start(self, kind: str, work: Callable[[Callable[[str, int, int], None]], dict]) -> dict:
+    def start(self, kind: str, work: Work) -> dict[str, Any]:
         with self._lock:
             if self._closed:
                 raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host is shutting down.")
@@ -110,9 +114,9 @@ class Jobs:
                 if job.thread.is_alive():
                     log.warning("data job %s (%s) still running as the host closes", job.id, job.kind)
 
-    def _run(self, job: Job, work: Callable) -> None:
+    def _run(self, job: Job, work: Work) -> None:
         base = {"job": job.id, "kind": job.kind}
-        last = {"phase": None, "at": 0.0}
+        last: dict[str, Any] = {"phase": None, "at": 0.0}
 
         def progress(phase: str, done: int, total: int) -> None:
             if job.cancel.is_set():
@@ -145,14 +149,14 @@ class Jobs:
             self.running.pop(job.id, None)
         self._emit(FINISHED, finished)
 
-    def _emit(self, topic: str, payload: dict) -> None:
+    def _emit(self, topic: str, payload: dict[str, Any]) -> None:
         try:
             self.ctx.emit(topic, payload)
         except Exception:
             log.exception("emitting %s failed", topic)
 
 
-def _error(exc: HostError) -> dict:
+def _error(exc: HostError) -> dict[str, Any]:
     return {"code": exc.code, "message": exc.message, "data": exc.data}
 
 
@@ -190,11 +194,11 @@ def location_of(ctx: HostContext) -> paths.StorageLocation:
 
 # -- commands --------------------------------------------------------------------------------------
 @command("data.status")
-def status(ctx: HostContext, params: Params) -> dict:
+def status(ctx: HostContext, params: Params) -> dict[str, Any]:
     scan = params.boolean("scan", default=True)
     location = location_of(ctx)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         progress("status", 0, 1)
         report = data_status.status(location, scan=scan)
         progress("status", 1, 1)
@@ -204,10 +208,10 @@ def status(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.verify")
-def verify_data(ctx: HostContext, params: Params) -> dict:
+def verify_data(ctx: HostContext, params: Params) -> dict[str, Any]:
     root = ctx.data_root
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         report = verify.verify(root, progress)
         return {
             "ok": report.ok,
@@ -221,7 +225,7 @@ def verify_data(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.backup")
-def backup(ctx: HostContext, params: Params) -> dict:
+def backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     raw = params.text("path")
     try:
         target = db_backup.check_target(raw, example=False)
@@ -231,7 +235,7 @@ def backup(ctx: HostContext, params: Params) -> dict:
         raise _bad_path(f"{target} is inside the data folder {ctx.data_root}; a backup belongs somewhere else.")
     root = ctx.data_root
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         result = db_backup.backup(root, target, progress)
         return {
             "path": str(result.path),
@@ -244,10 +248,10 @@ def backup(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.caches")
-def caches(ctx: HostContext, params: Params) -> dict:
+def caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     location = location_of(ctx)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         progress("caches", 0, 1)
         folders = cache.sizes(location)
         last = cache_request.last_report()
@@ -276,7 +280,7 @@ def caches(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.cleanCaches")
-def clean_caches(ctx: HostContext, params: Params) -> dict:
+def clean_caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     """Cache cleanup is a cold operation (spec 004, section 2): recorded now, done at the next start."""
     location = location_of(ctx)
     try:
@@ -289,10 +293,10 @@ def clean_caches(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.keptRoots")
-def kept_roots(ctx: HostContext, params: Params) -> dict:
+def kept_roots(ctx: HostContext, params: Params) -> dict[str, Any]:
     location = location_of(ctx)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         progress("measure", 0, 1)
         found = cleanup.list_kept(location)
         progress("measure", 1, 1)
@@ -307,7 +311,7 @@ def kept_roots(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.removeKeptRoot")
-def remove_kept_root(ctx: HostContext, params: Params) -> dict:
+def remove_kept_root(ctx: HostContext, params: Params) -> dict[str, Any]:
     entry_id = params.text("id", strip=True, nonempty=True)
     try:
         known = [entry.id for entry in old_roots.entries()]
@@ -317,7 +321,7 @@ def remove_kept_root(ctx: HostContext, params: Params) -> dict:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no kept data folder with id {entry_id!r}.", {"field": "id"})
     location = location_of(ctx)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         progress("delete", 0, 1)
         result = cleanup.delete(entry_id, location)
         progress("delete", 1, 1)
@@ -333,13 +337,13 @@ def remove_kept_root(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.schemaBackups")
-def schema_backups(ctx: HostContext, params: Params) -> dict:
+def schema_backups(ctx: HostContext, params: Params) -> dict[str, Any]:
     """The copies of ``pi.sqlite`` kept by schema migrations (a directory listing: not a job)."""
     return {"backups": data_status.schema_backups(ctx.data_root)}
 
 
 @command("data.removeSchemaBackup")
-def remove_schema_backup(ctx: HostContext, params: Params) -> dict:
+def remove_schema_backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     """Delete one ``pi.sqlite.v<n>.bak`` directly in the data folder; never the live database or anything else."""
     name = params.text("name")
     if migrations.backup_version(name) is None:
@@ -377,7 +381,7 @@ def remove_schema_backup(ctx: HostContext, params: Params) -> dict:
 
 
 @command("data.cancel")
-def cancel(ctx: HostContext, params: Params) -> dict:
+def cancel(ctx: HostContext, params: Params) -> dict[str, Any]:
     job_id = params.text("job", nonempty=True)
     return {"cancelled": jobs_of(ctx).cancel(job_id)}
 

@@ -19,6 +19,7 @@ from ..paths import FILE_MODE
 from . import migrations
 from .migrations import MigrationReport
 from .schema import SCHEMA_VERSION, create_fresh
+from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.db")
 
@@ -79,4 +80,5 @@ def open_migrated(
 
 
 def user_version(conn: apsw.Connection) -> int:
-    return conn.execute("PRAGMA user_version").fetchone()[0]
+    version: int = one_row(conn.execute("PRAGMA user_version"))[0]
+    return version

@@ -34,7 +34,7 @@ _CALL_KEYS = ("callId", "toolCallId")
 
 
 @command("session.fork")
-def fork(ctx: HostContext, p: Params) -> dict:
+def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     source_id = sessions.session_id_param(p)
     if native_reading.is_native(source_id):
         return native_writing.fork(ctx, p)  # a new pi file beside the parent
@@ -95,7 +95,7 @@ def _fork_title(title: str, source: str) -> tuple[str, str]:
 
 
 # -- id remapping ---------------------------------------------------------------------------
-class Remap(dict):
+class Remap(dict[str, str]):
     """Old id -> new id; unknown ids get a fresh one on first sight (used for tool calls)."""
 
     def fresh(self, old: str) -> str:
@@ -174,12 +174,12 @@ class ScratchCopies:
     folder even when the file has expired (no cross-session reference is left).
     """
 
-    def __init__(self, data_root: Path, source_id: str, child_id: str):
+    def __init__(self, data_root: Path, source_id: str, child_id: str) -> None:
         self.data_root = data_root
         self.child_id = child_id
         sid = re.escape(source_id)
         start = r"(?<![A-Za-z0-9_.-])"
-        self._kinds: list[tuple[re.Pattern, Path, Path]] = [
+        self._kinds: list[tuple[re.Pattern[str], Path, Path]] = [
             (
                 re.compile(start + rf"(scratch[/\\]+){sid}([/\\]+pasted[/\\]+)({_NAME})"),
                 data_root / "scratch" / source_id / "pasted",
@@ -202,7 +202,7 @@ class ScratchCopies:
             if pattern.search(text) is None:
                 continue
 
-            def swap(match: re.Match, source_dir=source_dir, child_dir=child_dir) -> str:
+            def swap(match: re.Match[str], source_dir: Path = source_dir, child_dir: Path = child_dir) -> str:
                 self._note(match.group(3), source_dir, child_dir)
                 return match.group(1) + self.child_id + match.group(2) + match.group(3)
 

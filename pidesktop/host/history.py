@@ -22,9 +22,13 @@ from ..bus.errors import ErrorCode, HostError
 from . import inflight, kv, message_index, revisions, sessions, turns
 from .commands import command
 from .context import HostContext
+from .json_values import object_at
 from .messages import message_param
 from .params import Params, invalid
-from .revisions import MESSAGE, read, strip_type  # the live transcript; also read from here
+from .revisions import MESSAGE
+from .revisions import read as read  # the live transcript; also read from here
+from .revisions import strip_type as strip_type
+from .sql_rows import all_rows
 
 COMPACTION = "compaction"
 
@@ -76,7 +80,7 @@ PENDING_NS = "rewrite"  # kv namespace of rewrites whose index transaction has n
 def rewrite(
     ctx: HostContext,
     session_id: str,
-    header: dict | None,
+    header: dict[str, Any] | None,
     messages: list[dict[str, Any]],
     old_records: list[dict[str, Any]],
     now: int,
@@ -97,9 +101,9 @@ def rewrite(
 def commit_rewrite(
     ctx: HostContext,
     session_id: str,
-    header: dict | None,
+    header: dict[str, Any] | None,
     now: int,
-    write_file: Callable[[dict], None],
+    write_file: Callable[[dict[str, Any]], None],
     reindex: Callable[[apsw.Connection], int],
     in_transaction: Callable[[apsw.Connection], None] | None = None,
     *,
@@ -147,7 +151,7 @@ def commit_rewrite(
     return count
 
 
-def _alongside(fn: Callable[..., None], *args) -> Callable[[], None]:
+def _alongside(fn: Callable[..., None], *args: Any) -> Callable[[], None]:
     """Start ``fn(*args)`` on a thread; the returned function waits for it and re-raises its failure."""
     failure: list[BaseException] = []
 
@@ -171,7 +175,7 @@ def _alongside(fn: Callable[..., None], *args) -> Callable[[], None]:
 def finish_interrupted(ctx: HostContext, now: int) -> int:
     """Boot: complete rewrites that crashed between their file rename and their index commit."""
     finished = 0
-    for session_id, value in ctx.conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (PENDING_NS,)).fetchall():
+    for session_id, value in all_rows(ctx.conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (PENDING_NS,))):
         marker = orjson.loads(value)
         try:
             header, _records, messages = read(ctx, session_id)
@@ -199,7 +203,7 @@ def changed(ctx: HostContext, session_id: str) -> None:
 
 # -- session.truncateFrom ----------------------------------------------------------------
 @command("session.truncateFrom")
-def truncate_from(ctx: HostContext, p: Params) -> dict:
+def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message_id = p.text("messageId", nonempty=True)
     sessions.require(ctx.conn, session_id)
@@ -245,17 +249,19 @@ def _family_root(messages: list[dict[str, Any]], cut: int) -> int | None:
 
 def _abort_running_turns(ctx: HostContext, session_id: str, now: int) -> list[str]:
     with ctx.conn:
-        rows = ctx.conn.execute(
-            "UPDATE turns SET status = 'aborted', ended_at = ? "
-            "WHERE session_id = ? AND status = 'running' RETURNING id",
-            (now, session_id),
-        ).fetchall()
+        rows = all_rows(
+            ctx.conn.execute(
+                "UPDATE turns SET status = 'aborted', ended_at = ? "
+                "WHERE session_id = ? AND status = 'running' RETURNING id",
+                (now, session_id),
+            )
+        )
     return [row[0] for row in rows]
 
 
 # -- session.replaceMessages ---------------------------------------------------------------
 @command("session.replaceMessages")
-def replace_messages(ctx: HostContext, p: Params) -> dict:
+def replace_messages(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     new_messages = messages_param(p)
     sessions.require(ctx.conn, session_id)
@@ -325,7 +331,7 @@ REPLY_BATCH = 64  # messages read per step while looking for the end of a delete
 
 
 @command("session.deleteMessage")
-def delete_message(ctx: HostContext, p: Params) -> dict:
+def delete_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Take one message out of the transcript; a user message takes the reply it started with it.
 
     That reply (every message after the prompt up to the next user message) is
@@ -342,7 +348,7 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
     sessions.require(ctx.conn, session_id)
     layout = ctx.transcripts.layout(session_id)
     position = layout.last_position(message_id) if layout is not None else None
-    if position is None:
+    if layout is None or position is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {message_id!r}.")
     removed, compactions = _prompt_and_reply(ctx, session_id, position)
     gone = {message["id"] for message in removed}
@@ -401,7 +407,9 @@ def delete_message(ctx: HostContext, p: Params) -> dict:
     return {"messageCount": count, "removedMessageIds": [message["id"] for message in removed], "revision": revision}
 
 
-def _prompt_and_reply(ctx: HostContext, session_id: str, position: int) -> tuple[list[dict], list[dict]]:
+def _prompt_and_reply(
+    ctx: HostContext, session_id: str, position: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The message at ``position`` plus, for a user message, the reply after it; and every checkpoint.
 
     Read through the layout a few lines at a time, never the whole history.
@@ -427,7 +435,7 @@ def _prompt_and_reply(ctx: HostContext, session_id: str, position: int) -> tuple
 
 # -- session.activateRevision (a history rewrite that restores a stored branch) ---------------
 @command("session.activateRevision")
-def activate_revision(ctx: HostContext, p: Params) -> dict:
+def activate_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
     index = p.integer("revisionIndex", minimum=1)
@@ -454,7 +462,7 @@ def activate_revision(ctx: HostContext, p: Params) -> dict:
     count = max(family.indexes() | {leaving.index})
     branch[0] = revisions.stamp(branch[0], count, index)
     restored = _dedupe(messages[:root] + branch)
-    links = target.get("turns") if isinstance(target.get("turns"), dict) else {}
+    links = object_at(target, "turns")
 
     def index_rows(conn: apsw.Connection) -> None:
         revisions.apply(conn, session_id, [leaving, revisions.RowChange(key, index, len(branch), active=True)], now)

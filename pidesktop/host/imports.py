@@ -33,19 +33,24 @@ import os
 import re
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import apsw
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
 from . import history, message_index, projects, sessions
 from .commands import command
-from .context import HostContext
-from .data_commands import jobs_of
+from .context import HostContext, Post
+from .data_commands import JobProgress, jobs_of
 from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, TooManyFiles, claude_code, find
+from .json_values import object_at
 from .params import Params, invalid
+from .sql_rows import one_row
 from .titles import cut_at_word
 
 log = logging.getLogger("pidesktop.host.imports")
@@ -210,7 +215,7 @@ def _current_fingerprint(ctx: HostContext, session_id: str) -> tuple[int, str]:
 
 def _records(session_id: str, session: ImportedSession) -> list[dict[str, Any]]:
     """Messages with each checkpoint right after the message it summarises up to, as transcript lines."""
-    after: dict[str, list[dict]] = {}
+    after: dict[str, list[dict[str, Any]]] = {}
     for compaction in session.compactions:
         after.setdefault(compaction["throughMessageId"], []).append(compaction)
     records: list[dict[str, Any]] = []
@@ -236,7 +241,7 @@ _SLASH_COMMAND = re.compile(r"^/[\w:.-]+$")
 
 def _is_prompt(message: dict[str, Any]) -> bool:
     """Something the person asked: not a shell command they ran, nor a bare slash command such as ``/mode``."""
-    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    meta = object_at(message, "meta")
     if meta.get("localCommand") or meta.get("bashExecution") or meta.get("native"):
         return False
     text = message_index.extract_text(message) or ""
@@ -276,7 +281,7 @@ def _adopt_orphan(ctx: HostContext, plan: Plan) -> str | None:
     title, title_source = _title(plan.session)
     now = ctx.clock()
 
-    def in_transaction(conn) -> None:
+    def in_transaction(conn: apsw.Connection) -> None:
         project_id = _project(ctx, plan, now)
         conn.execute(
             "UPDATE sessions SET source = ?, title = ?, title_source = ?, project_id = ?, created_at = ? WHERE id = ?",
@@ -362,7 +367,7 @@ def _create(ctx: HostContext, plan: Plan) -> str:
 
 
 def _save_origin(ctx: HostContext, plan: Plan, session_id: str) -> None:
-    title = ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+    title = one_row(ctx.conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)))[0]
     ctx.conn.execute(
         "UPDATE session_import_origins SET origin_json = ?, source_label = ? WHERE session_id = ?",
         (orjson.dumps(plan.origin(title)).decode(), plan.path, session_id),
@@ -401,7 +406,7 @@ def _rewrite(ctx: HostContext, plan: Plan, session_id: str) -> None:
     messages = [r for r in records if r["type"] == "message"]
     checkpoints = [r for r in records if r["type"] == "compaction"]
 
-    def in_transaction(conn) -> None:
+    def in_transaction(conn: apsw.Connection) -> None:
         _touch(ctx, plan, session_id)
         _save_origin(ctx, plan, session_id)
 
@@ -484,11 +489,11 @@ def _stat(path: Path) -> os.stat_result | None:
 
 
 @command("import.scan")
-def import_scan(ctx: HostContext, p: Params) -> dict:
+def import_scan(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     known = _known_files(ctx, source)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         progress("find", 0, 1)
         files = _find(source, paths, progress)
         counts = {"new": 0, "changed": 0, "unchanged": 0}
@@ -518,7 +523,7 @@ def import_scan(ctx: HostContext, p: Params) -> dict:
     return jobs_of(ctx).start(SCAN_KIND, work)
 
 
-def _find(source: str, paths: list[str] | None, progress) -> list[Path]:
+def _find(source: str, paths: list[str] | None, progress: JobProgress) -> list[Path]:
     try:
         return find(source, paths, cancelled=lambda: progress("find", 0, 1))
     except TooManyFiles as exc:
@@ -532,7 +537,7 @@ def _roots(source: str, paths: list[str] | None) -> list[Path]:
 
 
 @command("import.run")
-def import_run(ctx: HostContext, p: Params) -> dict:
+def import_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     post = ctx.post
     if post is None:
@@ -541,13 +546,13 @@ def import_run(ctx: HostContext, p: Params) -> dict:
         )
     known = _known_files(ctx, source)
 
-    def work(progress) -> dict:
+    def work(progress: JobProgress) -> dict[str, Any]:
         summary = Summary(source)
         progress("find", 0, 1)
         files = _find(source, paths, progress)
         for number, path in enumerate(files):
             progress("import", number, len(files))
-            _import_one(ctx, post, summary, source, path, known, lambda n=number: progress("import", n, len(files)))
+            _import_one(ctx, post, summary, source, path, known, partial(progress, "import", number, len(files)))
         progress("import", len(files), len(files))
         result = summary.to_json(len(files))
         result["nothingRead"] = bool(files) and summary.read == 0
@@ -557,7 +562,13 @@ def import_run(ctx: HostContext, p: Params) -> dict:
 
 
 def _import_one(
-    ctx: HostContext, post, summary: Summary, source: str, path: Path, known: dict[str, tuple[int, int]], check_cancel
+    ctx: HostContext,
+    post: Post,
+    summary: Summary,
+    source: str,
+    path: Path,
+    known: dict[str, tuple[int, int]],
+    check_cancel: Callable[[], None],
 ) -> None:
     info = _stat(path)
     if info is None:
@@ -613,7 +624,9 @@ def _import_one(
         )
 
 
-def _on_host_thread(ctx: HostContext, post, work, check_cancel) -> dict[str, Any]:
+def _on_host_thread(
+    ctx: HostContext, post: Post, work: Callable[[], dict[str, Any]], check_cancel: Callable[[], None]
+) -> dict[str, Any]:
     """Run ``work`` on the host thread and wait for it; cancelling the job stops the wait (not a started write)."""
     done = threading.Event()
     box: dict[str, Any] = {}

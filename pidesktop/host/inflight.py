@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -37,7 +37,7 @@ def read(ctx: HostContext, session_id: str) -> dict[str, Any] | None:
     if not isinstance(message, dict) or not isinstance(message.get("id"), str):
         log.warning("in-flight checkpoint for %s holds no message", session_id)
         return None
-    return value
+    return cast(dict[str, Any], value)  # it holds a message, so it is an object
 
 
 def write(ctx: HostContext, session_id: str, turn_id: str | None, message: dict[str, Any], saved_at: str) -> None:

@@ -14,7 +14,10 @@ from typing import Any
 import apsw
 import orjson
 
-from .transcripts.records import parse_rfc3339, rfc3339  # noqa: F401  (the host's callers name rfc3339 here)
+from .json_values import object_at
+from .sql_rows import all_rows, one_row
+from .transcripts.records import parse_rfc3339
+from .transcripts.records import rfc3339 as rfc3339  # the host's callers name rfc3339 here
 
 log = logging.getLogger("pidesktop.host.index")
 
@@ -29,7 +32,7 @@ def extract_text(message: dict[str, Any]) -> str | None:
     role = message.get("role")
     if role == "tool":
         return None
-    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    meta = object_at(message, "meta")
     if role == "system" and meta.get("modelSystem") is not None:
         return None
     parts = [
@@ -42,16 +45,16 @@ def extract_text(message: dict[str, Any]) -> str | None:
 
 
 def tool_name(message: dict[str, Any]) -> str | None:
-    if isinstance(message.get("toolName"), str):
-        return message["toolName"]
+    if isinstance(name := message.get("toolName"), str):
+        return name
     for block in message.get("blocks", []):
-        if isinstance(block, dict) and block.get("type") == "tool_call" and isinstance(block.get("name"), str):
-            return block["name"]
+        if isinstance(block, dict) and block.get("type") == "tool_call" and isinstance(name := block.get("name"), str):
+            return name
     return None
 
 
 def is_error(message: dict[str, Any]) -> bool:
-    meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+    meta = object_at(message, "meta")
     if meta.get("status") == "error" or meta.get("error"):
         return True
     return any(
@@ -83,9 +86,12 @@ def valid_turn(conn: apsw.Connection, session_id: str, turn_id: str | None) -> s
 
 def insert(conn: apsw.Connection, session_id: str, message: dict[str, Any], turn_id: str | None, now: int) -> int:
     """Allocate the next ``seq`` (O(1), RETURNING) and index ``message``; touches the session."""
-    (seq,) = conn.execute(
-        "UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq", (now, session_id)
-    ).fetchone()
+    seq: int = one_row(
+        conn.execute(
+            "UPDATE sessions SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq",
+            (now, session_id),
+        )
+    )[0]
     conn.execute(
         "INSERT INTO messages(id, session_id, turn_id, seq, role, tool_name, is_error, text, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -119,7 +125,9 @@ def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any
     this session; ``last_seq`` is reseated to the message count. Run inside the
     caller's transaction.
     """
-    turns = dict(conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ?", (session_id,)).fetchall())
+    turns: dict[str, str | None] = dict(
+        all_rows(conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ?", (session_id,)))
+    )
     conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
     taken = {
         row[0]
@@ -167,11 +175,13 @@ def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
     inside the caller's transaction.
     """
     wanted = orjson.dumps(ids).decode()
-    first, last, removed = conn.execute(
-        "SELECT min(seq), max(seq), count(*) FROM messages WHERE session_id = ? "
-        "AND id IN (SELECT value FROM json_each(?))",
-        (session_id, wanted),
-    ).fetchone()
+    first, last, removed = one_row(
+        conn.execute(
+            "SELECT min(seq), max(seq), count(*) FROM messages WHERE session_id = ? "
+            "AND id IN (SELECT value FROM json_each(?))",
+            (session_id, wanted),
+        )
+    )
     if removed:
         conn.execute(
             "DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))", (session_id, wanted)
@@ -187,7 +197,7 @@ def remove(conn: apsw.Connection, session_id: str, ids: list[str]) -> int:
                 "WHERE messages.mid = moved.mid",
                 (first - 1, session_id),
             )
-    (count,) = conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    count: int = one_row(conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)))[0]
     conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (count, session_id))
     return count
 
@@ -212,9 +222,9 @@ def _shift_down(conn: apsw.Connection, session_id: str, after: int, by: int) -> 
 
 def in_step(conn: apsw.Connection, session_id: str, messages: int) -> bool:
     """True when the session has ``messages`` rows numbered 1..``messages`` and ``last_seq`` agrees."""
-    rows, top = conn.execute(
-        "SELECT count(*), coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
-    ).fetchone()
+    rows, top = one_row(
+        conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,))
+    )
     row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return rows == top == messages and row is not None and row[0] == messages
 

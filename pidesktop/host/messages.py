@@ -18,7 +18,8 @@ from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
 from .params import Params, invalid
-from .transcripts import MessageNotFound
+from .sql_rows import all_rows, one_row
+from .transcripts import MessageNotFound, Transcript
 from .window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.messages")
@@ -64,7 +65,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 
 # -- session.appendMessage ------------------------------------------------------------
 @command("session.appendMessage")
-def append_message(ctx: HostContext, p: Params) -> dict:
+def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
     turn_id = p.text("turnId", required=False)
@@ -86,7 +87,7 @@ def append_message(ctx: HostContext, p: Params) -> dict:
 
 def append(
     ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None, queue_entry_id: str | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Store one message durably and index it; idempotent for a replayed id.
 
     ``queue_entry_id`` names the queued prompt this user line starts: the entry
@@ -162,11 +163,11 @@ def _replace_lines_and_reindex(
         if link is not None:
             ctx.conn.execute("UPDATE messages SET turn_id = ? WHERE id = ?", (link, message["id"]))
         ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-        (seq,) = ctx.conn.execute("SELECT seq FROM messages WHERE id = ?", (message["id"],)).fetchone()
+        seq: int = one_row(ctx.conn.execute("SELECT seq FROM messages WHERE id = ?", (message["id"],)))[0]
     return seq
 
 
-def _records_with(transcript, message: dict[str, Any]) -> list[dict[str, Any]]:
+def _records_with(transcript: Transcript, message: dict[str, Any]) -> list[dict[str, Any]]:
     """The transcript's records in file order with every line of ``message``'s id replaced."""
     records: list[dict[str, Any]] = []
     for _position, record in transcript.messages:
@@ -180,7 +181,7 @@ def _strip_type(record: dict[str, Any]) -> dict[str, Any]:
 
 # -- session.get ---------------------------------------------------------------------
 @command("session.get")
-def session_get(ctx: HostContext, p: Params) -> dict:
+def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if native_reading.is_native(session_id):
         return native_reading.session_get(ctx, p)
@@ -209,7 +210,7 @@ def session_get(ctx: HostContext, p: Params) -> dict:
     }
 
 
-def live_compactions(ctx: HostContext, session_id: str, compactions: list[dict]) -> list[dict]:
+def live_compactions(ctx: HostContext, session_id: str, compactions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Checkpoints whose ``throughMessageId`` anchor still exists, oldest first (spec 004, section 2.1)."""
     if not compactions:
         return []
@@ -227,10 +228,12 @@ def _seqs(ctx: HostContext, session_id: str, ids: list[str]) -> dict[str, int]:
     if not ids:
         return {}
     # One JSON array parameter: a whole transcript can exceed SQLite's variable limit.
-    rows = ctx.conn.execute(
-        "SELECT id, seq, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-        (orjson.dumps(ids).decode(),),
-    ).fetchall()
+    rows = all_rows(
+        ctx.conn.execute(
+            "SELECT id, seq, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(ids).decode(),),
+        )
+    )
     return {mid: seq for mid, seq, owner in rows if owner == session_id}
 
 
@@ -246,7 +249,7 @@ def project(record: dict[str, Any], position: int, seq: int | None, content_limi
 
 # -- session.appendCompaction -----------------------------------------------------------
 @command("session.appendCompaction")
-def append_compaction(ctx: HostContext, p: Params) -> dict:
+def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     compaction = p.obj("compaction")
     for key in ("id", "throughMessageId"):

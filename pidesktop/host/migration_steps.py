@@ -33,11 +33,13 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from typing import Any
 
 import apsw
 import orjson
 
 from .schema import ddl
+from .sql_rows import all_rows, one_row
 
 
 class StepRefused(Exception):
@@ -48,7 +50,7 @@ class StepRefused(Exception):
     value, ``reason`` what is wrong with it.
     """
 
-    def __init__(self, where: str, value, reason: str):
+    def __init__(self, where: str, value: object, reason: str) -> None:
         self.where, self.value, self.reason = where, value, reason
         super().__init__(f"{where}: {value!r} {reason}")
 
@@ -134,9 +136,9 @@ def v27_objects() -> dict[str, tuple[str, str, str]]:
     conn = apsw.Connection(":memory:")
     try:
         conn.execute(ddl())
-        rows = conn.execute(
-            "SELECT name, type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
-        ).fetchall()
+        rows = all_rows(
+            conn.execute("SELECT name, type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        )
     finally:
         conn.close()
     return {name: (kind, table, sql) for name, kind, table, sql in rows}
@@ -233,17 +235,19 @@ def rebuild(conn: apsw.Connection, table: str, version: int) -> None:
     dropped, and the indexes and triggers recreated from their own text.
     Columns the old table lacks take their defaults.
     """
-    if conn.execute("PRAGMA foreign_keys").fetchone()[0]:
+    if one_row(conn.execute("PRAGMA foreign_keys"))[0]:
         raise RuntimeError("a table rebuild needs PRAGMA foreign_keys OFF on the migrating connection")
     new_sql = table_sql_at(table, version)
-    attached = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') "
-        "AND sql IS NOT NULL ORDER BY rowid",
-        (table,),
-    ).fetchall()
+    attached = all_rows(
+        conn.execute(
+            "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') "
+            "AND sql IS NOT NULL ORDER BY rowid",
+            (table,),
+        )
+    )
     old_columns = _columns(conn, table)
     aside = f"_old_{table}"
-    legacy = conn.execute("PRAGMA legacy_alter_table").fetchone()[0]
+    legacy = one_row(conn.execute("PRAGMA legacy_alter_table"))[0]
     conn.execute("PRAGMA legacy_alter_table = ON")
     try:
         conn.execute(f'ALTER TABLE "{table}" RENAME TO "{aside}"')
@@ -270,12 +274,10 @@ def _columns(conn: apsw.Connection, table: str) -> list[str]:
 
 def _keeps_rowid(conn: apsw.Connection, table: str) -> bool:
     """True for a rowid table whose rowid is not already a column (INTEGER PRIMARY KEY)."""
-    (without,) = conn.execute(
-        "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (table,)
-    ).fetchone()
+    (without,) = one_row(conn.execute("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (table,)))
     if without:
         return False
-    keys = conn.execute("SELECT type FROM pragma_table_info(?) WHERE pk > 0", (table,)).fetchall()
+    keys = all_rows(conn.execute("SELECT type FROM pragma_table_info(?) WHERE pk > 0", (table,)))
     return not (len(keys) == 1 and keys[0][0].upper() == "INTEGER")
 
 
@@ -318,7 +320,7 @@ def guarded_to_v11(conn: apsw.Connection) -> None:
     _upgrade_plan_approvals(conn)
 
 
-def _mode(where: str, value) -> str:
+def _mode(where: str, value: Any) -> str:
     mapped = LEGACY_MODES.get(value, value) if isinstance(value, str) else value
     if mapped not in MODES:
         raise StepRefused(where, value, "is not a mode (plan, goal, agent, or legacy chat)")
@@ -371,7 +373,7 @@ def _map_task_modes(conn: apsw.Connection) -> None:
             )
 
 
-def _json_object(where: str, text) -> dict:
+def _json_object(where: str, text: Any) -> dict[str, Any]:
     try:
         value = orjson.loads(text) if isinstance(text, (str, bytes)) else None
     except orjson.JSONDecodeError as exc:

@@ -56,6 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import apsw
@@ -64,6 +65,7 @@ from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir
 from . import migration_steps
 from .schema import SCHEMA_VERSION, create_fresh, ddl
+from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.migrations")
 
@@ -94,7 +96,7 @@ class MigrationReport:
     def migrated(self) -> bool:
         return self.from_version != self.to_version or self.archived is not None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The shape ``app.handshake`` returns as ``migration``."""
         return {
             "fromVersion": self.from_version,
@@ -160,8 +162,8 @@ def probe(path: Path) -> tuple[int, int]:
         )
     conn = _open_probe(path)
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        version = one_row(conn.execute("PRAGMA user_version"))[0]
+        objects = one_row(conn.execute("SELECT count(*) FROM sqlite_master"))[0]
     except apsw.Error as exc:
         raise HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
@@ -279,7 +281,7 @@ def _walk(path: Path, version: int, steps: list[Step], progress: Progress) -> Mi
         progress("checkpoint", 0, 1)
         _checkpoint(conn, path)
         progress("checkpoint", 1, 1)
-        found = conn.execute("PRAGMA user_version").fetchone()[0]
+        found = one_row(conn.execute("PRAGMA user_version"))[0]
         if found != version:  # another writer moved it between the probe and now: start over cleanly
             raise HostError(
                 ErrorCode.STORAGE_UNAVAILABLE,
@@ -288,7 +290,7 @@ def _walk(path: Path, version: int, steps: list[Step], progress: Progress) -> Mi
             )
         pending = start_backup(path, version, progress)  # copied and fsynced; its check runs alongside
         try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if one_row(conn.execute("PRAGMA journal_mode"))[0] != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             _run_steps(conn, path, version, steps, pending, progress)
         finally:
@@ -305,7 +307,7 @@ def _walk(path: Path, version: int, steps: list[Step], progress: Progress) -> Mi
 
 
 def _checkpoint(conn: apsw.Connection, path: Path) -> None:
-    busy, _frames, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    busy, _frames, _done = one_row(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
     if busy:
         raise HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
@@ -392,7 +394,7 @@ def _foreign_key_violations(conn: apsw.Connection) -> int:
     return sum(1 for _ in conn.execute("PRAGMA foreign_key_check"))
 
 
-def _shape(conn: apsw.Connection) -> dict:
+def _shape(conn: apsw.Connection) -> dict[str, Any]:
     objects = {
         (kind, name)
         for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
@@ -406,7 +408,7 @@ def _shape(conn: apsw.Connection) -> dict:
 
 
 @lru_cache(maxsize=1)
-def _v27_shape() -> dict:
+def _v27_shape() -> dict[str, Any]:
     conn = apsw.Connection(":memory:")
     try:
         conn.execute(ddl())
@@ -508,14 +510,18 @@ def start_backup(path: Path, version: int, progress: Progress | None = None) -> 
 
 
 class PendingBackup:
-    def __init__(self, path: Path, version: int, target: Path, temporary: Path | None):
+    def __init__(self, path: Path, version: int, target: Path, temporary: Path | None) -> None:
         self.path, self.version, self.target, self.temporary = path, version, target, temporary
         self._problems: list[str] = []
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        temporary = self.temporary
+        if temporary is None:
+            return  # an identical backup was already there: nothing to check
+
         def check() -> None:
-            self._problems = _integrity_problems(self.temporary)
+            self._problems = _integrity_problems(temporary)
 
         self._thread = threading.Thread(target=check, name="pi.sqlite backup check", daemon=True)
         self._thread.start()

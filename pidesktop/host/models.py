@@ -10,6 +10,8 @@ A price the endpoint lists is stored apart from the row (see ``prices``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import apsw
 import orjson
 
@@ -18,6 +20,7 @@ from . import prices, providers
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
+from .sql_rows import all_rows
 
 MODEL_ID_MAX = providers.MODEL_ID_MAX
 DISPLAY_NAME_MAX = 200
@@ -31,7 +34,7 @@ _SELECT = (
 )
 
 
-def _to_model(row: tuple) -> dict:
+def _to_model(row: tuple[Any, ...]) -> dict[str, Any]:
     (pid, mid, name, source, caps_json, window, max_out, deprecated, state, updated) = row
     try:
         caps = orjson.loads(caps_json)
@@ -51,7 +54,7 @@ def _to_model(row: tuple) -> dict:
     }
 
 
-def read(conn: apsw.Connection, provider_id: str, model_id: str) -> dict | None:
+def read(conn: apsw.Connection, provider_id: str, model_id: str) -> dict[str, Any] | None:
     row = conn.execute(_SELECT + " WHERE provider_id = ? AND model_id = ?", (provider_id, model_id)).fetchone()
     return None if row is None else _to_model(row) | {"price": prices.price_of(conn, provider_id, model_id)}
 
@@ -77,13 +80,13 @@ def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
 
 
 @command("models.list")
-def models_list(ctx: HostContext, p: Params) -> dict:
+def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId", required=False)
     if provider_id is not None:
         providers.require(ctx.conn, provider_id)
-        rows = ctx.conn.execute(_SELECT + " WHERE provider_id = ?", (provider_id,)).fetchall()
+        rows = all_rows(ctx.conn.execute(_SELECT + " WHERE provider_id = ?", (provider_id,)))
     else:
-        rows = ctx.conn.execute(_SELECT).fetchall()
+        rows = all_rows(ctx.conn.execute(_SELECT))
     rank = {pid: i for i, pid in enumerate(providers.display_order(ctx.conn))}
     known = prices.all_prices(ctx.conn)
     models = sorted(
@@ -94,7 +97,7 @@ def models_list(ctx: HostContext, p: Params) -> dict:
 
 
 @command("models.upsert")
-def models_upsert(ctx: HostContext, p: Params) -> dict:
+def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     q = providers.nested(p, "model")
     model_id = _model_id(q, "model.modelId")
@@ -130,15 +133,15 @@ def models_upsert(ctx: HostContext, p: Params) -> dict:
 
 
 @command("models.setPrice")
-def models_set_price(ctx: HostContext, p: Params) -> dict:
+def models_set_price(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store the price the person pays for a model; the model need not have a row (custom ids are allowed)."""
     provider_id = p.text("providerId")
     model_id = _model_id(p, "modelId")
-    figures = [_per_million(p, name) for name in ("inputPerMillion", "outputPerMillion")]
+    input_per_million, output_per_million = (_per_million(p, name) for name in ("inputPerMillion", "outputPerMillion"))
     currency = p.choice("currency", prices.CURRENCIES, default="USD")
     providers.require(ctx.conn, provider_id)
     with ctx.conn:
-        prices.put(ctx.conn, provider_id, model_id, *figures, currency, ctx.clock())
+        prices.put(ctx.conn, provider_id, model_id, input_per_million, output_per_million, currency, ctx.clock())
     ctx.emit("models.changed", {"providerId": provider_id})
     return {"providerId": provider_id, "modelId": model_id, "price": prices.price_of(ctx.conn, provider_id, model_id)}
 
@@ -163,7 +166,7 @@ def _per_million(p: Params, name: str) -> float | None:
 
 
 @command("models.delete")
-def models_delete(ctx: HostContext, p: Params) -> dict:
+def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     model_id = p.text("modelId")
     providers.require(ctx.conn, provider_id)
@@ -178,7 +181,7 @@ def models_delete(ctx: HostContext, p: Params) -> dict:
 
 
 @command("models.applyDiscovery")
-def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
+def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     listed = _discovered_list(p)
     providers.require(ctx.conn, provider_id)
@@ -236,11 +239,11 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict:
 
 
 def _store_provider_price(
-    conn: apsw.Connection, provider_id: str, model_id: str, price: tuple | None, now: int
+    conn: apsw.Connection, provider_id: str, model_id: str, price: prices.Figures | None, now: int
 ) -> bool:
     """Store (or, when the listing has none, remove) the provider's price for a listed model; True if it changed."""
     before = prices.stored(conn, provider_id, model_id, prices.PROVIDER_NS)
-    figures = price or (None, None)
+    figures: prices.Figures = price or (None, None)
     after = (
         None
         if figures == (None, None)
@@ -248,17 +251,17 @@ def _store_provider_price(
     )
     if before == after:
         return False
-    prices.put(conn, provider_id, model_id, *figures, "USD", now, ns=prices.PROVIDER_NS)
+    prices.put(conn, provider_id, model_id, figures[0], figures[1], "USD", now, ns=prices.PROVIDER_NS)
     return True
 
 
-def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None, tuple | None]]:
+def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None, prices.Figures | None]]:
     """modelId -> (displayName, contextWindow, price figures or None), in list order; a repeated id keeps its
     first entry."""
     raw = p.array("models")
     if len(raw) > DISCOVERY_MAX:
         raise invalid(f"{p.method}: 'models' has more than {DISCOVERY_MAX} entries.", "models")
-    listed: dict[str, tuple[str | None, int | None, tuple | None]] = {}
+    listed: dict[str, tuple[str | None, int | None, prices.Figures | None]] = {}
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise invalid(f"{p.method}: 'models[{i}]' must be an object.", f"models[{i}]")
@@ -272,7 +275,7 @@ def _discovered_list(p: Params) -> dict[str, tuple[str | None, int | None, tuple
     return listed
 
 
-def _listed_price(method: str, q: Params, name: str) -> tuple | None:
+def _listed_price(method: str, q: Params, name: str) -> prices.Figures | None:
     """``{inputPerMillion?, outputPerMillion?}`` (USD; each a figure or null) as a pair, or None if absent."""
     raw = q.obj(name, required=False)
     if raw is None:
@@ -287,4 +290,4 @@ def _listed_price(method: str, q: Params, name: str) -> tuple | None:
                 f"{name}.{side}",
             )
         figures.append(value)
-    return tuple(figures)
+    return figures[0], figures[1]

@@ -8,6 +8,7 @@ these commands touches sessions, turns or transcripts.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import apsw
 
@@ -15,6 +16,7 @@ from ..bus.errors import ErrorCode, HostError
 from .commands import command
 from .context import HostContext
 from .params import Params, decimal, invalid
+from .sql_rows import one_row
 
 KEEP = 200
 KINDS = {"completed": "task.completed", "error": "task.failed"}
@@ -22,7 +24,7 @@ KINDS = {"completed": "task.completed", "error": "task.failed"}
 _COLUMNS = "id, kind, session_id, session_title, turn_id, error_code, created_at, read_at"
 
 
-def to_wire(row: tuple) -> dict:
+def to_wire(row: tuple[Any, ...]) -> dict[str, Any]:
     nid, kind, session_id, title, turn_id, error_code, created, read = row
     return {
         "id": nid,
@@ -37,12 +39,13 @@ def to_wire(row: tuple) -> dict:
 
 
 def unread_count(conn: apsw.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL").fetchone()[0]
+    count: int = one_row(conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL"))[0]
+    return count
 
 
 def insert_for_turn(
     conn: apsw.Connection, session_id: str, turn_id: str, status: str, error_code: str | None, now: int
-) -> dict | None:
+) -> dict[str, Any] | None:
     """Insert the turn's one inbox row and prune to the cap; None when it already existed.
 
     Runs inside the caller's transaction (the one that ends the turn).
@@ -50,7 +53,7 @@ def insert_for_turn(
     kind = KINDS.get(status)
     if kind is None:
         return None
-    (title,) = conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    (title,) = one_row(conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)))
     row = conn.execute(
         f"INSERT INTO notifications(id, kind, session_id, session_title, turn_id, error_code, created_at) "
         f"VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(turn_id) DO NOTHING RETURNING {_COLUMNS}",
@@ -74,7 +77,7 @@ def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
 
 
 @command("notifications.list")
-def notifications_list(ctx: HostContext, p: Params) -> dict:
+def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
     unread_only = p.boolean("unreadOnly")
     cursor = p.text("cursor", required=False)
@@ -98,7 +101,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict:
 
 
 @command("notifications.markRead")
-def notifications_mark_read(ctx: HostContext, p: Params) -> dict:
+def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     nid = p.text("id", nonempty=True)
     with ctx.conn:
         ctx.conn.execute("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL", (ctx.clock(), nid))
@@ -113,7 +116,7 @@ def notifications_mark_read(ctx: HostContext, p: Params) -> dict:
 
 
 @command("notifications.markAllRead")
-def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict:
+def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every unread notification, or with ``sessionId`` only that chat's (reading a chat reads them)."""
     session_id = p.text("sessionId", required=False, nonempty=True)
     with ctx.conn:
@@ -133,7 +136,7 @@ def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict:
 
 
 @command("notifications.clear")
-def notifications_clear(ctx: HostContext, p: Params) -> dict:
+def notifications_clear(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         ctx.conn.execute("DELETE FROM notifications")
         deleted = ctx.conn.changes()

@@ -18,7 +18,7 @@ make every later reply that holds it unanswerable.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..bus.errors import ErrorCode, HostError
 
@@ -36,13 +36,13 @@ def invalid(message: str, field: str | None = None) -> HostError:
 
 
 class Params:
-    def __init__(self, method: str, raw: Any):
+    def __init__(self, method: str, raw: Any) -> None:
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
             raise invalid(f"{method}: params must be a JSON object, not {_kind(raw)}.")
         self.method = method
-        self.raw = raw
+        self.raw: dict[str, Any] = raw
 
     def _get(self, name: str, required: bool) -> Any:
         value = self.raw.get(name, _MISSING)
@@ -58,6 +58,40 @@ class Params:
     def has(self, name: str) -> bool:
         return self.raw.get(name) is not None
 
+    # A required field, or one with a default, always reads as a value: the overloads tell the type checker so.
+    @overload
+    def text(
+        self,
+        name: str,
+        *,
+        required: Literal[True] = ...,
+        default: str | None = ...,
+        strip: bool = ...,
+        nonempty: bool = ...,
+        max_chars: int | None = ...,
+    ) -> str: ...
+    @overload
+    def text(
+        self,
+        name: str,
+        *,
+        required: bool = ...,
+        default: str,
+        strip: bool = ...,
+        nonempty: bool = ...,
+        max_chars: int | None = ...,
+    ) -> str: ...
+    @overload
+    def text(
+        self,
+        name: str,
+        *,
+        required: bool = ...,
+        default: str | None = ...,
+        strip: bool = ...,
+        nonempty: bool = ...,
+        max_chars: int | None = ...,
+    ) -> str | None: ...
     def text(
         self,
         name: str,
@@ -83,6 +117,36 @@ class Params:
             raise invalid(f"{self.method}: field '{name}' is longer than {max_chars} characters.", name)
         return value
 
+    @overload
+    def integer(
+        self,
+        name: str,
+        *,
+        required: Literal[True] = ...,
+        default: int | None = ...,
+        minimum: int | None = ...,
+        maximum: int | None = ...,
+    ) -> int: ...
+    @overload
+    def integer(
+        self,
+        name: str,
+        *,
+        required: bool = ...,
+        default: int,
+        minimum: int | None = ...,
+        maximum: int | None = ...,
+    ) -> int: ...
+    @overload
+    def integer(
+        self,
+        name: str,
+        *,
+        required: bool = ...,
+        default: int | None = ...,
+        minimum: int | None = ...,
+        maximum: int | None = ...,
+    ) -> int | None: ...
     def integer(
         self,
         name: str,
@@ -105,7 +169,11 @@ class Params:
             raise invalid(f"{self.method}: field '{name}' must be at most {maximum}, not {value}.", name)
         return value
 
-    def boolean(self, name: str, *, required: bool = False, default: bool = False) -> bool:
+    @overload
+    def boolean(self, name: str, *, required: bool = ..., default: bool = ...) -> bool: ...
+    @overload
+    def boolean(self, name: str, *, required: bool = ..., default: None) -> bool | None: ...
+    def boolean(self, name: str, *, required: bool = False, default: bool | None = False) -> bool | None:
         value = self._get(name, required)
         if value is _MISSING:
             return default
@@ -113,6 +181,16 @@ class Params:
             raise self._wrong(name, "true or false", value)
         return value
 
+    @overload
+    def choice(
+        self, name: str, choices: tuple[str, ...], *, required: Literal[True], default: str | None = ...
+    ) -> str: ...
+    @overload
+    def choice(self, name: str, choices: tuple[str, ...], *, required: bool = ..., default: str) -> str: ...
+    @overload
+    def choice(
+        self, name: str, choices: tuple[str, ...], *, required: bool = ..., default: str | None = ...
+    ) -> str | None: ...
     def choice(
         self, name: str, choices: tuple[str, ...], *, required: bool = False, default: str | None = None
     ) -> str | None:
@@ -121,7 +199,11 @@ class Params:
             raise invalid(f"{self.method}: field '{name}' must be one of {', '.join(choices)}; got {value!r}.", name)
         return value
 
-    def obj(self, name: str, *, required: bool = True) -> dict | None:
+    @overload
+    def obj(self, name: str, *, required: Literal[True] = ...) -> dict[str, Any]: ...
+    @overload
+    def obj(self, name: str, *, required: bool) -> dict[str, Any] | None: ...
+    def obj(self, name: str, *, required: bool = True) -> dict[str, Any] | None:
         value = self._get(name, required)
         if value is _MISSING:
             return None
@@ -130,7 +212,11 @@ class Params:
         self._check_json(name, value)
         return value
 
-    def array(self, name: str, *, required: bool = True) -> list | None:
+    @overload
+    def array(self, name: str, *, required: Literal[True] = ...) -> list[Any]: ...
+    @overload
+    def array(self, name: str, *, required: bool) -> list[Any] | None: ...
+    def array(self, name: str, *, required: bool = True) -> list[Any] | None:
         value = self._get(name, required)
         if value is _MISSING:
             return None

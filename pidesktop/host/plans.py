@@ -29,6 +29,7 @@ import unicodedata
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import apsw
 
@@ -56,7 +57,7 @@ _COLUMNS = (
 
 
 # -- the wire shape ----------------------------------------------------------------------
-def to_wire(ctx: HostContext, row: tuple) -> dict:
+def to_wire(ctx: HostContext, row: tuple[Any, ...]) -> dict[str, Any]:
     (
         request_id,
         session_id,
@@ -104,7 +105,7 @@ def to_wire(ctx: HostContext, row: tuple) -> dict:
     }
 
 
-def load(ctx: HostContext, approval_id: str) -> dict:
+def load(ctx: HostContext, approval_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE request_id = ?", (approval_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no plan or goal with id {approval_id!r}.")
@@ -133,7 +134,7 @@ def workspace_of(ctx: HostContext, session_id: str) -> Path:
 
 # -- plan.submit --------------------------------------------------------------------------
 @command("plan.submit")
-def plan_submit(ctx: HostContext, p: Params) -> dict:
+def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store a proposal: the immutable file first, then its pending row (a crash between leaves only a file)."""
     session_id = sessions.session_id_param(p)
     kind = p.choice("kind", KINDS, required=True)
@@ -277,7 +278,7 @@ def write_artifact(workspace: Path, kind: str, title: str, data: bytes, now: int
     return f".pi/{kind}/{name}"
 
 
-def verify_artifact(approval: dict) -> None:
+def verify_artifact(approval: dict[str, Any]) -> None:
     """The file still holds exactly the bytes that were proposed (spec 004: checked before approval)."""
     path = Path(approval["artifactPath"] or "")
     try:
@@ -298,7 +299,7 @@ def verify_artifact(approval: dict) -> None:
 
 # -- plan.list, plans.pending ------------------------------------------------------------
 @command("plan.list")
-def plan_list(ctx: HostContext, p: Params) -> dict:
+def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal of a chat, newest first."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
@@ -310,7 +311,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict:
 
 
 @command("plans.pending")
-def plan_pending(ctx: HostContext, p: Params) -> dict:
+def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
     rows = ctx.conn.execute(
         f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' ORDER BY created_at DESC, rowid DESC"
@@ -326,7 +327,7 @@ def plan_pending(ctx: HostContext, p: Params) -> dict:
 
 # -- plan.respond ------------------------------------------------------------------------
 @command("plan.respond")
-def plan_respond(ctx: HostContext, p: Params) -> dict:
+def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     approval_id = p.text("approvalId", nonempty=True)
     decision = p.choice("decision", DECISIONS, required=True)
     feedback = p.text("feedback", required=False, strip=True, max_chars=FEEDBACK_MAX_CHARS) or None
@@ -359,7 +360,7 @@ def plan_respond(ctx: HostContext, p: Params) -> dict:
     return {"approval": approval}
 
 
-def _not_pending(approval: dict) -> str:
+def _not_pending(approval: dict[str, Any]) -> str:
     what = approval["kind"]
     if approval["status"] == "interrupted":
         return f"This {what} is no longer waiting: the app restarted before it was answered. Ask for the {what} again."
@@ -368,7 +369,7 @@ def _not_pending(approval: dict) -> str:
 
 # -- plan.execution ----------------------------------------------------------------------
 @command("plan.execution")
-def plan_execution(ctx: HostContext, p: Params) -> dict:
+def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The runner reports an approved proposal's execution: running, then completed, failed or interrupted."""
     approval_id = p.text("approvalId", nonempty=True)
     state = p.choice("state", EXECUTION_REPORTS, required=True)
@@ -403,7 +404,7 @@ def plan_execution(ctx: HostContext, p: Params) -> dict:
     return {"approval": approval}
 
 
-def changed(ctx: HostContext, approval: dict) -> None:
+def changed(ctx: HostContext, approval: dict[str, Any]) -> None:
     """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
     session_id = approval["sessionId"]
     ctx.emit("plan.changed", {"sessionId": session_id, "approval": approval})

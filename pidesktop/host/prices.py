@@ -33,6 +33,7 @@ is ``None``.
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 from urllib.parse import urlsplit
 
 import apsw
@@ -50,16 +51,22 @@ CURRENCIES = ("USD",)
 PER_MILLION_MAX = 1_000_000.0  # one currency unit per token: far above any real price
 
 # (providerId, modelId) -> price. See the module docstring for why this is nearly empty.
-DEFAULTS: dict[tuple[str, str], dict] = {
+DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
     ("offline", "offline-demo"): {"inputPerMillion": 0, "outputPerMillion": 0, "currency": "USD"},
 }
+
+
+# (providerId, modelId) -> price
+Prices = dict[tuple[str, str], dict[str, Any]]
+# (input, output) per million tokens; None where unknown
+Figures = tuple[float | None, float | None]
 
 
 def key(provider_id: str, model_id: str) -> str:
     return orjson.dumps([provider_id, model_id]).decode()
 
 
-def _clean(value: object) -> dict | None:
+def _clean(value: object) -> dict[str, Any] | None:
     """A stored value as a price, or None if it is not one (hand-edited or damaged rows are read past)."""
     if not isinstance(value, dict) or value.get("currency") not in CURRENCIES:
         return None
@@ -79,7 +86,7 @@ def is_figure(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= PER_MILLION_MAX
 
 
-def stored(conn: apsw.Connection, provider_id: str, model_id: str, ns: str = NS) -> dict | None:
+def stored(conn: apsw.Connection, provider_id: str, model_id: str, ns: str = NS) -> dict[str, Any] | None:
     return _clean(kv.get(conn, ns, key(provider_id, model_id)))
 
 
@@ -107,7 +114,8 @@ def is_local_server(vendor_key: str | None, base_url: str | None) -> bool:
 
 
 def _local_providers(conn: apsw.Connection, provider_id: str | None = None) -> set[str]:
-    sql, args = "SELECT id, vendor_key, base_url FROM providers", ()
+    sql = "SELECT id, vendor_key, base_url FROM providers"
+    args: tuple[str, ...] = ()
     if provider_id is not None:
         sql, args = sql + " WHERE id = ?", (provider_id,)
     return {pid for pid, vendor, url in conn.execute(sql, args) if is_local_server(vendor, url)}
@@ -116,10 +124,10 @@ def _local_providers(conn: apsw.Connection, provider_id: str | None = None) -> s
 class Known:
     """Every known price, looked up by ``(providerId, modelId)``; ``get`` answers None when unknown."""
 
-    def __init__(self, user: dict, provider: dict, local: set[str]):
+    def __init__(self, user: Prices, provider: Prices, local: set[str]) -> None:
         self._user, self._provider, self._local = user, provider, local
 
-    def get(self, ids: tuple, default: dict | None = None) -> dict | None:
+    def get(self, ids: tuple[str, str], default: dict[str, Any] | None = None) -> dict[str, Any] | None:
         if ids in self._user:
             return {**self._user[ids], "source": "user"}
         if ids in self._provider:
@@ -131,21 +139,21 @@ class Known:
         return default
 
 
-def price_of(conn: apsw.Connection, provider_id: str | None, model_id: str | None) -> dict | None:
+def price_of(conn: apsw.Connection, provider_id: str | None, model_id: str | None) -> dict[str, Any] | None:
     """``{inputPerMillion, outputPerMillion, currency, source}`` or None (unknown); see the module docstring."""
     if provider_id is None or model_id is None:
         return None
     ids = (provider_id, model_id)
-    found = {ns: stored(conn, provider_id, model_id, ns) for ns in (NS, PROVIDER_NS)}
+    user, provider = stored(conn, provider_id, model_id, NS), stored(conn, provider_id, model_id, PROVIDER_NS)
     return Known(
-        {ids: found[NS]} if found[NS] else {},
-        {ids: found[PROVIDER_NS]} if found[PROVIDER_NS] else {},
+        {ids: user} if user else {},
+        {ids: provider} if provider else {},
         _local_providers(conn, provider_id),
     ).get(ids)
 
 
-def _all_stored(conn: apsw.Connection, ns: str) -> dict[tuple[str, str], dict]:
-    prices = {}
+def _all_stored(conn: apsw.Connection, ns: str) -> Prices:
+    prices: Prices = {}
     for raw_key, raw_value in conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (ns,)):
         try:
             ids, value = orjson.loads(raw_key), orjson.loads(raw_value)
@@ -185,7 +193,7 @@ def put(
         )
 
 
-def cost(price: dict | None, input_tokens: int, output_tokens: int) -> float | None:
+def cost(price: dict[str, Any] | None, input_tokens: int, output_tokens: int) -> float | None:
     """What the tokens cost at ``price``; None when a figure it needs is unknown.
 
     A figure is needed only for a side with tokens: 0 output tokens cost 0 even

@@ -12,14 +12,16 @@ rows or folders.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from . import kv, projects
-from .commands import command
+from .commands import Handler, command
 from .context import HostContext
 from .params import Params, invalid
+from .sql_rows import all_rows
 
 GROUPS_NS = "projectGroups"
 MEMORY_NS = "projectGroupMemory"
@@ -27,35 +29,33 @@ INSTRUCTIONS_NS = "projectGroupInstructions"
 MAX_ROOTS = 200
 
 
-def all_records(conn: apsw.Connection) -> list[dict]:
+def all_records(conn: apsw.Connection) -> list[dict[str, Any]]:
     """Every group record, in creation order."""
     records = []
-    for (key,) in conn.execute("SELECT key FROM kv WHERE ns = ?", (GROUPS_NS,)).fetchall():
+    for (key,) in all_rows(conn.execute("SELECT key FROM kv WHERE ns = ?", (GROUPS_NS,))):
         value = kv.get(conn, GROUPS_NS, key)
         if isinstance(value, dict):
             records.append({**value, "id": key})
     return sorted(records, key=lambda r: (r.get("createdAt") or 0, r["id"]))
 
 
-def record_of(conn: apsw.Connection, group_id: str) -> dict:
+def record_of(conn: apsw.Connection, group_id: str) -> dict[str, Any]:
     value = kv.get(conn, GROUPS_NS, group_id)
     if not isinstance(value, dict):
         raise HostError(ErrorCode.NOT_FOUND, f"There is no project group with id {group_id!r}.")
     return {**value, "id": group_id}
 
 
-def group_of_path(conn: apsw.Connection, path: str) -> dict | None:
+def group_of_path(conn: apsw.Connection, path: str) -> dict[str, Any] | None:
     return next((r for r in all_records(conn) if path in (r.get("roots") or [])), None)
 
 
-def to_group(conn: apsw.Connection, record: dict) -> dict:
+def to_group(conn: apsw.Connection, record: dict[str, Any]) -> dict[str, Any]:
     """The ``ProjectGroup`` shape: the record plus the ids of its roots' project rows, in root order."""
     roots = [r for r in record.get("roots") or [] if isinstance(r, str)]
-    ids = (
+    ids: dict[str, int] = (
         dict(
-            conn.execute(
-                f"SELECT path, id FROM projects WHERE path IN ({','.join('?' * len(roots))})", roots
-            ).fetchall()
+            all_rows(conn.execute(f"SELECT path, id FROM projects WHERE path IN ({','.join('?' * len(roots))})", roots))
         )
         if roots
         else {}
@@ -89,12 +89,12 @@ def _group_id(p: Params) -> str:
 
 
 @command("projectGroups.list")
-def groups_list(ctx: HostContext, p: Params) -> dict:
+def groups_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"groups": [to_group(ctx.conn, r) for r in all_records(ctx.conn)]}
 
 
 @command("projectGroups.set")
-def groups_set(ctx: HostContext, p: Params) -> dict:
+def groups_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Create a group (no ``groupId``) or replace its name and members; members leave any other group."""
     group_id = p.text("groupId", required=False, strip=True, max_chars=128)
     name = p.text("name", strip=True, nonempty=True, max_chars=projects.NAME_MAX)
@@ -115,18 +115,19 @@ def groups_set(ctx: HostContext, p: Params) -> dict:
         else:
             group_id = f"g-{uuid.uuid4()}"
             record = {"id": group_id, "createdAt": now}
+        saved_id = group_id  # a name the checker still knows is a str after the transaction
         primary = record.get("primaryRoot") if record.get("primaryRoot") in roots else roots[0]
         record.update({"name": name, "roots": roots, "primaryRoot": primary, "updatedAt": now})
         for path in roots:
             drop_root(ctx, path, keep=group_id)
         kv.put(ctx.conn, GROUPS_NS, group_id, {k: v for k, v in record.items() if k != "id"}, now)
-    group = to_group(ctx.conn, record_of(ctx.conn, group_id))
+    group = to_group(ctx.conn, record_of(ctx.conn, saved_id))
     ctx.emit("projects.changed", {"reason": "groups"})
     return {"group": group}
 
 
 @command("projectGroups.remove")
-def groups_remove(ctx: HostContext, p: Params) -> dict:
+def groups_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Forget a group and its shared notes; its projects and their chats stay as they are."""
     group_id = _group_id(p)
     record_of(ctx.conn, group_id)
@@ -137,8 +138,8 @@ def groups_remove(ctx: HostContext, p: Params) -> dict:
     return {"removed": True}
 
 
-def _note_get(ns: str):
-    def handler(ctx: HostContext, p: Params) -> dict:
+def _note_get(ns: str) -> Handler:
+    def handler(ctx: HostContext, p: Params) -> dict[str, Any]:
         group_id = _group_id(p)
         record_of(ctx.conn, group_id)
         return projects.read_note(ctx.conn, ns, group_id)
@@ -146,8 +147,8 @@ def _note_get(ns: str):
     return handler
 
 
-def _note_set(ns: str, what: str):
-    def handler(ctx: HostContext, p: Params) -> dict:
+def _note_set(ns: str, what: str) -> Handler:
+    def handler(ctx: HostContext, p: Params) -> dict[str, Any]:
         group_id = _group_id(p)
         text = p.text("text")
         record_of(ctx.conn, group_id)
@@ -165,7 +166,7 @@ command("projectGroups.instructionsSet")(_note_set(INSTRUCTIONS_NS, "group instr
 
 
 @command("projects.notes")
-def project_notes(ctx: HostContext, p: Params) -> dict:
+def project_notes(ctx: HostContext, p: Params) -> dict[str, Any]:
     """What a chat in the project gives the model: its memory, and its group's memory and instructions."""
     project = projects.require(ctx.conn, p.integer("projectId", minimum=1))
     memory = projects.read_note(ctx.conn, projects.MEMORY_NS, project["path"])

@@ -8,6 +8,8 @@ touched.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import kv, project_groups, projects, sessions
 from .commands import command
 from .context import HostContext
@@ -15,7 +17,7 @@ from .params import Params
 
 
 @command("projects.remove")
-def projects_remove(ctx: HostContext, p: Params) -> dict:
+def projects_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     project_id = p.integer("projectId", minimum=1)
     path = projects.require(ctx.conn, project_id)["path"]
     with ctx.conn:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 import apsw
 
@@ -18,7 +19,9 @@ from ..bus.errors import ErrorCode, HostError
 from . import kv
 from .commands import command
 from .context import HostContext
+from .json_values import array_at
 from .params import Params, invalid
+from .sql_rows import one_row
 
 CURRENT_KEY = "currentProjectId"
 NAME_MAX = 120
@@ -39,13 +42,15 @@ def upsert(conn: apsw.Connection, raw_path: str, now: int, field: str = "project
     if not path:
         raise invalid(f"'{field}' must name a folder; it is empty.", field)
     name = path.rstrip("/").rsplit("/", 1)[-1] or path
-    row = conn.execute(
-        "INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET last_opened_at = "
-        "CASE WHEN ? THEN excluded.last_opened_at ELSE last_opened_at END RETURNING id",
-        (path, name, now, now, opened),
-    ).fetchone()
-    return row[0]
+    project_id: int = one_row(
+        conn.execute(
+            "INSERT INTO projects(path, name, created_at, last_opened_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET last_opened_at = "
+            "CASE WHEN ? THEN excluded.last_opened_at ELSE last_opened_at END RETURNING id",
+            (path, name, now, now, opened),
+        )
+    )[0]
+    return project_id
 
 
 def is_absolute(path: str) -> bool:
@@ -53,14 +58,14 @@ def is_absolute(path: str) -> bool:
     return path.startswith("/") or bool(_WINDOWS_ABSOLUTE.match(path))
 
 
-def require(conn: apsw.Connection, project_id: int) -> dict:
+def require(conn: apsw.Connection, project_id: int) -> dict[str, Any]:
     project = summary(conn, project_id)
     if project is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
     return project
 
 
-def summary(conn: apsw.Connection, project_id: int) -> dict | None:
+def summary(conn: apsw.Connection, project_id: int) -> dict[str, Any] | None:
     row = conn.execute(_SELECT + " WHERE p.id = ?", (project_id,)).fetchone()
     return _to_summary(row) if row else None
 
@@ -72,7 +77,7 @@ _SELECT = (
 )
 
 
-def _to_summary(row: tuple) -> dict:
+def _to_summary(row: tuple[Any, ...]) -> dict[str, Any]:
     pid, path, name, pinned, created, opened, count = row
     return {
         "id": pid,
@@ -87,13 +92,13 @@ def _to_summary(row: tuple) -> dict:
 
 
 @command("projects.list")
-def projects_list(ctx: HostContext, p: Params) -> dict:
+def projects_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     rows = ctx.conn.execute(_SELECT + " ORDER BY p.last_opened_at DESC, p.id DESC").fetchall()
     return {"projects": [_to_summary(r) for r in rows]}
 
 
 @command("projects.upsert")
-def projects_upsert(ctx: HostContext, p: Params) -> dict:
+def projects_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Add a folder as a project; the same normalised path is the same row (its name is kept unless given)."""
     path = normalise_path(p.text("path"))
     if not path:
@@ -111,7 +116,7 @@ def projects_upsert(ctx: HostContext, p: Params) -> dict:
 
 
 @command("projects.update")
-def projects_update(ctx: HostContext, p: Params) -> dict:
+def projects_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Rename or pin a project; its path (and so its memory) stays."""
     project_id = p.integer("projectId", minimum=1)
     name = _name_param(p, required=False)
@@ -141,7 +146,7 @@ MEMORY_NS = "projectMemory"
 MEMORY_LIMIT = 32 * 1024  # bytes of UTF-8
 
 
-def read_note(conn: apsw.Connection, ns: str, key: str) -> dict:
+def read_note(conn: apsw.Connection, ns: str, key: str) -> dict[str, Any]:
     """``{text, updatedAt}`` of a kv note; a legacy plain string or structured entries read as text."""
     row = conn.execute("SELECT value_json, updated_at FROM kv WHERE ns = ? AND key = ?", (ns, key)).fetchone()
     if row is None:
@@ -150,16 +155,18 @@ def read_note(conn: apsw.Connection, ns: str, key: str) -> dict:
     if isinstance(value, str):
         text = value
     elif isinstance(value, dict):
-        text = value.get("content")
-        if not isinstance(text, str):  # entries only: their bodies, one after another
-            entries = value.get("entries") if isinstance(value.get("entries"), list) else []
+        content = value.get("content")
+        if isinstance(content, str):
+            text = content
+        else:  # entries only: their bodies, one after another
+            entries = array_at(value, "entries")
             text = "\n\n".join(str(e.get("content") or e.get("text") or "") for e in entries if isinstance(e, dict))
     else:
         text = ""
     return {"text": text, "updatedAt": row[1]}
 
 
-def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dict:
+def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dict[str, Any]:
     """Store (or, when blank, remove) a note of at most 32 KiB of UTF-8."""
     size = len(text.encode("utf-8"))
     if size > MEMORY_LIMIT:
@@ -191,13 +198,13 @@ def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dic
 
 
 @command("projects.memoryGet")
-def projects_memory_get(ctx: HostContext, p: Params) -> dict:
+def projects_memory_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     project = require(ctx.conn, p.integer("projectId", minimum=1))
     return read_note(ctx.conn, MEMORY_NS, project["path"])
 
 
 @command("projects.memorySet")
-def projects_memory_set(ctx: HostContext, p: Params) -> dict:
+def projects_memory_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     project_id = p.integer("projectId", minimum=1)
     text = p.text("text")
     project = require(ctx.conn, project_id)
@@ -218,14 +225,14 @@ def _name_param(p: Params, required: bool) -> str | None:
 
 
 @command("workspace.get")
-def workspace_get(ctx: HostContext, p: Params) -> dict:
+def workspace_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     current = kv.get(ctx.conn, "app", CURRENT_KEY)
     project = summary(ctx.conn, current) if isinstance(current, int) else None
     return {"currentProjectId": project["id"] if project else None, "project": project}
 
 
 @command("workspace.set")
-def workspace_set(ctx: HostContext, p: Params) -> dict:
+def workspace_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Select the visible workspace by ``projectPath`` or ``projectId``; neither clears it."""
     path = p.text("projectPath", required=False)
     project_id = p.integer("projectId", required=False, minimum=1)

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import unicodedata
+from typing import Any
 from urllib.parse import urlsplit
 
 import apsw
@@ -27,6 +28,7 @@ from . import kv, secrets
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
+from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.providers")
 
@@ -85,19 +87,19 @@ def display_order(conn: apsw.Connection) -> list[str]:
     return ordered + [pid for pid in by_creation if pid not in placed]
 
 
-def read(conn: apsw.Connection, provider_id: str) -> dict:
+def read(conn: apsw.Connection, provider_id: str) -> dict[str, Any]:
     row = conn.execute(_SELECT + " WHERE p.id = ?", (provider_id,)).fetchone()
     if row is None:
         raise not_found(provider_id)
     return _to_provider(row)
 
 
-def read_all(conn: apsw.Connection) -> list[dict]:
+def read_all(conn: apsw.Connection) -> list[dict[str, Any]]:
     rows = {r[0]: _to_provider(r) for r in conn.execute(_SELECT)}
     return [rows[pid] for pid in display_order(conn)]
 
 
-def default_model(conn: apsw.Connection) -> dict:
+def default_model(conn: apsw.Connection) -> dict[str, Any]:
     """``{providerId, modelId}``; offline when nothing valid is stored."""
     stored = kv.get(conn, NS, DEFAULT_KEY)
     if isinstance(stored, dict):
@@ -108,7 +110,7 @@ def default_model(conn: apsw.Connection) -> dict:
     return {"providerId": OFFLINE_PROVIDER, "modelId": OFFLINE_MODEL}
 
 
-def _to_provider(row: tuple) -> dict:
+def _to_provider(row: tuple[Any, ...]) -> dict[str, Any]:
     (
         pid,
         name,
@@ -218,7 +220,7 @@ def _validate_api_key(p: Params) -> tuple[bool, str | None]:
     return True, value
 
 
-def _validate_config(q: Params) -> dict | None:
+def _validate_config(q: Params) -> dict[str, Any] | None:
     config = q.obj("provider.config", required=False)
     if config is not None and len(orjson.dumps(config)) > CONFIG_MAX_BYTES:
         raise invalid(
@@ -237,7 +239,7 @@ def _new_id(name: str) -> str:
 
 
 @command("providers.list")
-def providers_list(ctx: HostContext, p: Params) -> dict:
+def providers_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     default = default_model(ctx.conn)
     return {
         "providers": read_all(ctx.conn),
@@ -247,7 +249,7 @@ def providers_list(ctx: HostContext, p: Params) -> dict:
 
 
 @command("providers.upsert")
-def providers_upsert(ctx: HostContext, p: Params) -> dict:
+def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     q = nested(p, "provider")
     given_id = q.text("provider.id", required=False, strip=True)
     if given_id is not None and (not _ID_RE.match(given_id) or given_id == OFFLINE_PROVIDER):
@@ -277,7 +279,7 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict:
     ref = secret_ref_for(provider_id)
     with ctx.conn:
         if exists:
-            old_url = ctx.conn.execute("SELECT base_url FROM providers WHERE id = ?", (provider_id,)).fetchone()[0]
+            old_url = one_row(ctx.conn.execute("SELECT base_url FROM providers WHERE id = ?", (provider_id,)))[0]
             ctx.conn.execute(
                 "UPDATE providers SET name = ?, base_url = ?, vendor_key = coalesce(?, vendor_key), "
                 "enabled = coalesce(?, enabled), default_model_id = CASE WHEN ? THEN ? ELSE default_model_id END, "
@@ -331,13 +333,13 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict:
 
 
 @command("providers.delete")
-def providers_delete(ctx: HostContext, p: Params) -> dict:
+def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     exists, owner = _owner(ctx.conn, provider_id)
     if not exists:
         raise not_found(provider_id)
     _refuse_plugin_row(provider_id, owner, "deleted")
-    row_ref = ctx.conn.execute("SELECT secret_ref FROM providers WHERE id = ?", (provider_id,)).fetchone()[0]
+    row_ref = one_row(ctx.conn.execute("SELECT secret_ref FROM providers WHERE id = ?", (provider_id,)))[0]
     refs = {secret_ref_for(provider_id), *secrets.refs_owned_by(ctx, "provider", provider_id)}
     if row_ref:
         refs.add(row_ref)
@@ -357,7 +359,7 @@ def providers_delete(ctx: HostContext, p: Params) -> dict:
 
 
 @command("providers.reorder")
-def providers_reorder(ctx: HostContext, p: Params) -> dict:
+def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     order = p.array("order")
     existing = {r[0] for r in ctx.conn.execute("SELECT id FROM providers")}
     seen: set[str] = set()
@@ -376,7 +378,7 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict:
 
 
 @command("providers.setDefault")
-def providers_set_default(ctx: HostContext, p: Params) -> dict:
+def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
     if "providerId" not in p.raw:
         raise invalid(
             f"{p.method}: missing required field 'providerId' (send null for the offline model).", "providerId"
@@ -402,7 +404,7 @@ def providers_set_default(ctx: HostContext, p: Params) -> dict:
 
 
 @command("providers.credentials")
-def providers_credentials(ctx: HostContext, p: Params) -> dict:
+def providers_credentials(ctx: HostContext, p: Params) -> dict[str, Any]:
     """For the agent runtime only: the one result that carries key material. No event, no log of the key."""
     provider_id = p.text("providerId")
     row = ctx.conn.execute(

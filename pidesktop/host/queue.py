@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from typing import Any
 
 import apsw
 import orjson
@@ -30,6 +31,7 @@ from .commands import command
 from .context import HostContext
 from .params import Params, invalid
 from .queue_marks import FAILURE_NS, POSITION_NS
+from .sql_rows import one_row
 
 MAX_ENTRIES = 8
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
@@ -41,7 +43,7 @@ _FROM = f"turn_queue q LEFT JOIN kv f ON f.ns = '{FAILURE_NS}' AND f.key = q.id"
 _ORDER = "ORDER BY q.priority IS NULL, q.priority, q.position"
 
 
-def to_wire(row: tuple) -> dict:
+def to_wire(row: tuple[Any, ...]) -> dict[str, Any]:
     (
         eid,
         sid,
@@ -74,7 +76,7 @@ def to_wire(row: tuple) -> dict:
     }
 
 
-def entries(conn: apsw.Connection, session_id: str) -> list[dict]:
+def entries(conn: apsw.Connection, session_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.session_id = ? {_ORDER}", (session_id,))
     return [to_wire(r) for r in rows]
 
@@ -87,11 +89,11 @@ def consume(conn: apsw.Connection, session_id: str, entry_id: str) -> bool:
     return removed
 
 
-def changed(ctx: HostContext, session_id: str) -> dict:
+def changed(ctx: HostContext, session_id: str) -> dict[str, Any]:
     return _changed(ctx, session_id)
 
 
-def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict:
+def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict[str, Any]:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM {_FROM} WHERE q.id = ? AND q.session_id = ?", (entry_id, session_id)
     ).fetchone()
@@ -100,14 +102,14 @@ def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict:
     return to_wire(row)
 
 
-def _changed(ctx: HostContext, session_id: str) -> dict:
+def _changed(ctx: HostContext, session_id: str) -> dict[str, Any]:
     listed = entries(ctx.conn, session_id)
     ctx.emit("queue.changed", {"sessionId": session_id, "entries": listed})
     return {"entries": listed}
 
 
 @command("session.queuePush")
-def queue_push(ctx: HostContext, p: Params) -> dict:
+def queue_push(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     content = p.text("content")
     attachments = p.array("attachments", required=False) or []
@@ -134,9 +136,11 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
                         f"Idempotency key {key!r} was already used for a different prompt.",
                     )
                 return {"entry": to_wire(row[1:]), "entries": entries(ctx.conn, session_id)}
-        (count, last) = ctx.conn.execute(
-            "SELECT count(*), COALESCE(MAX(position), 0) FROM turn_queue WHERE session_id = ?", (session_id,)
-        ).fetchone()
+        (count, last) = one_row(
+            ctx.conn.execute(
+                "SELECT count(*), COALESCE(MAX(position), 0) FROM turn_queue WHERE session_id = ?", (session_id,)
+            )
+        )
         if count >= MAX_ENTRIES:
             raise HostError(
                 ErrorCode.LIMIT_EXCEEDED,
@@ -169,14 +173,14 @@ def queue_push(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.queueList")
-def queue_list(ctx: HostContext, p: Params) -> dict:
+def queue_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return {"entries": entries(ctx.conn, session_id)}
 
 
 @command("session.queueRemove")
-def queue_remove(ctx: HostContext, p: Params) -> dict:
+def queue_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)
     with ctx.conn:
@@ -186,7 +190,7 @@ def queue_remove(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.queueMarkFailed")
-def queue_mark_failed(ctx: HostContext, p: Params) -> dict:
+def queue_mark_failed(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Record that starting this entry failed; it stays queued (its prompt is not stored yet)."""
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)
@@ -207,7 +211,7 @@ def queue_mark_failed(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.queuePrioritize")
-def queue_prioritize(ctx: HostContext, p: Params) -> dict:
+def queue_prioritize(ctx: HostContext, p: Params) -> dict[str, Any]:
     """ "Send now": deliver this entry before every entry not promoted earlier."""
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)
@@ -223,7 +227,7 @@ def queue_prioritize(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.queueReorder")
-def queue_reorder(ctx: HostContext, p: Params) -> dict:
+def queue_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Swap an entry with its neighbour (``direction`` up or down) among the entries not promoted."""
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)

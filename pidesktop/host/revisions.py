@@ -17,7 +17,7 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import apsw
 import orjson
@@ -27,7 +27,9 @@ from ..paths import FILE_MODE, fsync_dir
 from . import message_index, sessions
 from .commands import command
 from .context import HostContext
+from .json_values import object_at
 from .params import Params
+from .sql_rows import all_rows
 from .transcripts.files import write_all
 from .transcripts.records import is_valid_message
 
@@ -46,7 +48,7 @@ def strip_type(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "type"}
 
 
-def read(ctx: HostContext, session_id: str) -> tuple[dict | None, list[dict], list[dict]]:
+def read(ctx: HostContext, session_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
     """Header, records in file order and the (deduplicated) messages; empty when there is no file."""
     try:
         header, records = ctx.transcripts.read_records(session_id)
@@ -101,7 +103,7 @@ def read_family(ctx: HostContext, session_id: str, key: str) -> dict[int, dict[s
     return found
 
 
-def _usable(record: Any) -> bool:
+def _usable(record: Any) -> TypeGuard[dict[str, Any]]:
     if not isinstance(record, dict) or not isinstance(record.get("rootUserId"), str):
         return False
     index = record.get("revisionIndex")
@@ -158,11 +160,13 @@ class Family:
 
 
 def load_family(ctx: HostContext, session_id: str, key: str) -> Family:
-    rows = ctx.conn.execute(
-        "SELECT revision_index, is_active, message_count, created_at FROM message_revisions "
-        "WHERE session_id = ? AND root_user_id = ? ORDER BY revision_index",
-        (session_id, key),
-    ).fetchall()
+    rows = all_rows(
+        ctx.conn.execute(
+            "SELECT revision_index, is_active, message_count, created_at FROM message_revisions "
+            "WHERE session_id = ? AND root_user_id = ? ORDER BY revision_index",
+            (session_id, key),
+        )
+    )
     return Family(
         key,
         read_family(ctx, session_id, key),
@@ -205,7 +209,7 @@ def reconcile(ctx: HostContext, session_id: str, messages: list[dict[str, Any]])
     """
     stamps = {}
     for message in messages:
-        meta = message.get("meta") if isinstance(message.get("meta"), dict) else {}
+        meta = object_at(message, "meta")
         if message.get("role") == "user" and isinstance(meta.get("activeRevision"), int):
             stamps[family_key(message)] = meta["activeRevision"]
     families: dict[str, dict[int, dict[str, Any]]] = {}
@@ -288,15 +292,19 @@ def archive_branch(
 def _turn_links(conn: apsw.Connection, session_id: str, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
-    rows = conn.execute(
-        "SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL "
-        "AND id IN (SELECT value FROM json_each(?))",
-        (session_id, orjson.dumps(ids).decode()),
-    ).fetchall()
+    rows = all_rows(
+        conn.execute(
+            "SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL "
+            "AND id IN (SELECT value FROM json_each(?))",
+            (session_id, orjson.dumps(ids).decode()),
+        )
+    )
     return dict(rows)
 
 
-def live(ctx: HostContext, session_id: str, key: str):
+def live(
+    ctx: HostContext, session_id: str, key: str
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]], int | None]:
     """Header, records, messages and the family's root position in the live transcript."""
     header, records, messages = read(ctx, session_id)
     return header, records, messages, find_root(messages, key)
@@ -311,7 +319,7 @@ def no_root(session_id: str, key: str) -> HostError:
 
 # -- session.saveActiveRevision ----------------------------------------------------------
 @command("session.saveActiveRevision")
-def save_active_revision(ctx: HostContext, p: Params) -> dict:
+def save_active_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
     sessions.require(ctx.conn, session_id)
@@ -348,7 +356,7 @@ def save_active_revision(ctx: HostContext, p: Params) -> dict:
 def _stamp_root_line(
     ctx: HostContext,
     session_id: str,
-    header: dict | None,
+    header: dict[str, Any] | None,
     records: list[dict[str, Any]],
     root_id: str,
     count: int,
@@ -368,7 +376,7 @@ def _stamp_root_line(
 
 # -- session.listRevisions ----------------------------------------------------------------
 @command("session.listRevisions")
-def list_revisions(ctx: HostContext, p: Params) -> dict:
+def list_revisions(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
     sessions.require(ctx.conn, session_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from .transcripts.records import parse_rfc3339
@@ -58,7 +59,7 @@ def parse_instant(text: object, field: str = "schedule.at") -> int:
     )
 
 
-def normalise(schedule: object, now_ms: int) -> dict:
+def normalise(schedule: object, now_ms: int) -> dict[str, Any]:
     """The schedule as it is stored, or ``ScheduleError`` naming the field.
 
     Refuses a schedule that would never fire: no weekdays, or a one-off time
@@ -87,9 +88,9 @@ def normalise(schedule: object, now_ms: int) -> dict:
             )
         return {"kind": kind, "at": schedule["at"]}
     hour, minute = parse_time(schedule.get("at"))
-    at = f"{hour:02d}:{minute:02d}"
+    clock = f"{hour:02d}:{minute:02d}"
     if kind == "daily":
-        return {"kind": kind, "at": at}
+        return {"kind": kind, "at": clock}
     days = schedule.get("days")
     if not isinstance(days, list) or any(
         isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 6 for d in days
@@ -101,17 +102,18 @@ def normalise(schedule: object, now_ms: int) -> dict:
         raise ScheduleError(
             "'schedule.days' is empty, so the task would never run. Pick at least one day.", "schedule.days"
         )
-    return {"kind": kind, "days": sorted(set(days)), "at": at}
+    return {"kind": kind, "days": sorted(set(days)), "at": clock}
 
 
-def next_run(schedule: dict, after_ms: int, zone: dt.tzinfo, *, ran_once: bool = False) -> int | None:
+def next_run(schedule: dict[str, Any], after_ms: int, zone: dt.tzinfo, *, ran_once: bool = False) -> int | None:
     """The first moment strictly after ``after_ms`` the (normalised) ``schedule`` fires, else None.
 
     ``ran_once``: a one-off task that has already run never fires again.
     """
     kind = schedule["kind"]
     if kind == "hourly":
-        return after_ms + schedule["everyHours"] * HOUR_MS
+        every: int = schedule["everyHours"]
+        return after_ms + every * HOUR_MS
     if kind == "once":
         at = parse_instant(schedule["at"])
         return None if ran_once else at
@@ -134,7 +136,7 @@ def slot_ms(day: dt.date, hour: int, minute: int, zone: dt.tzinfo) -> int:
     return int(local.timestamp() * 1000)
 
 
-def is_calendar(schedule: dict | None) -> bool:
+def is_calendar(schedule: dict[str, Any] | None) -> bool:
     return isinstance(schedule, dict) and schedule.get("kind") in CALENDAR_KINDS
 
 

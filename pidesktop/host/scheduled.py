@@ -21,6 +21,7 @@ import datetime as dt
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 import apsw
 import orjson
@@ -31,6 +32,7 @@ from .commands import command
 from .context import HostContext
 from .params import Params, invalid
 from .providers import OFFLINE_MODEL, OFFLINE_PROVIDER
+from .sql_rows import one_row
 
 RUNS_KEEP = 100  # spec 004, section 8: the newest 100 runs per task
 RUNS_READ_MAX = 200  # the most one history read returns (spec 004, section 4.11)
@@ -68,7 +70,7 @@ _TASK_COLUMNS = "id, title, prompt, cadence, enabled, project_id, config_json, l
 _RUN_COLUMNS = "id, task_id, status, session_id, error_code, started_at, ended_at"
 
 
-def _config(text: str | None) -> dict:
+def _config(text: str | None) -> dict[str, Any]:
     """A row's settings; an unreadable value reads as none (the row still lists and can be saved over)."""
     try:
         value = orjson.loads(text or "{}")
@@ -77,7 +79,7 @@ def _config(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def calendar_configured(config: dict) -> bool:
+def calendar_configured(config: dict[str, Any]) -> bool:
     """Known calendar intent: the key when stored, else inferred from a saved daily/weekly schedule."""
     known = config.get("calendarConfigured")
     if isinstance(known, bool):
@@ -85,7 +87,7 @@ def calendar_configured(config: dict) -> bool:
     return schedule_rules.is_calendar(config.get("schedule"))
 
 
-def _stored_schedule(config: dict) -> dict | None:
+def _stored_schedule(config: dict[str, Any]) -> dict[str, Any] | None:
     """The schedule when it is one this version can arm; a legacy or damaged one reads as None (unarmed)."""
     try:
         return schedule_rules.normalise(config.get("schedule"), -1) if config.get("schedule") else None
@@ -93,7 +95,7 @@ def _stored_schedule(config: dict) -> dict | None:
         return None
 
 
-def run_to_wire(conn: apsw.Connection, row: tuple) -> dict:
+def run_to_wire(conn: apsw.Connection, row: tuple[Any, ...]) -> dict[str, Any]:
     run_id, task_id, status, session_id, error_code, started, ended = row
     extra = kv.get(conn, RUN_NS, run_id) or {}
     return {
@@ -109,7 +111,7 @@ def run_to_wire(conn: apsw.Connection, row: tuple) -> dict:
     }
 
 
-def task_to_wire(conn: apsw.Connection, row: tuple, zone: dt.tzinfo) -> dict:
+def task_to_wire(conn: apsw.Connection, row: tuple[Any, ...], zone: dt.tzinfo) -> dict[str, Any]:
     task_id, title, prompt, cadence, enabled, project_id, config_json, last_run_at, created, updated = row
     config = _config(config_json)
     next_at = config.get("nextRunAt") if isinstance(config.get("nextRunAt"), int) else None
@@ -147,14 +149,16 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def read_task(conn: apsw.Connection, task_id: str) -> tuple:
-    row = conn.execute(f"SELECT {_TASK_COLUMNS} FROM scheduled_tasks WHERE id = ?", (task_id,)).fetchone()
+def read_task(conn: apsw.Connection, task_id: str) -> tuple[Any, ...]:
+    row: tuple[Any, ...] | None = conn.execute(
+        f"SELECT {_TASK_COLUMNS} FROM scheduled_tasks WHERE id = ?", (task_id,)
+    ).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no automation with id {task_id!r}.")
     return row
 
 
-def task(conn: apsw.Connection, task_id: str) -> dict:
+def task(conn: apsw.Connection, task_id: str) -> dict[str, Any]:
     return task_to_wire(conn, read_task(conn, task_id), local_zone())
 
 
@@ -191,7 +195,7 @@ def _check_project(conn: apsw.Connection, method: str, project_id: int | None) -
         raise invalid(f"{method}: there is no project with id {project_id}.", "projectId")
 
 
-def _schedule(method: str, raw: object, now: int, config: dict) -> dict:
+def _schedule(method: str, raw: object, now: int, config: dict[str, Any]) -> dict[str, Any]:
     """The normalised schedule; a daily/weekly one without its time takes the remembered calendar time,
     but only when calendar intent is known (an hourly task converted needs the time said explicitly)."""
     if isinstance(raw, dict) and raw.get("kind") in schedule_rules.CALENDAR_KINDS:
@@ -206,9 +210,10 @@ def _schedule(method: str, raw: object, now: int, config: dict) -> dict:
         raise invalid(f"{method}: {exc}", exc.field) from exc
 
 
-def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict) -> dict:
+def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict[str, Any]) -> dict[str, Any]:
     """The fields given (all required ones when ``creating``), validated before anything is written."""
-    method, fields = p.method, {}
+    method = p.method
+    fields: dict[str, Any] = {}
     if creating or p.has("name"):
         fields["name"] = p.text("name", strip=True, nonempty=True, max_chars=NAME_MAX)
     if creating or p.has("prompt"):
@@ -246,7 +251,7 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict) -
     return fields
 
 
-def _apply(config: dict, fields: dict, now: int, zone: dt.tzinfo) -> dict:
+def _apply(config: dict[str, Any], fields: dict[str, Any], now: int, zone: dt.tzinfo) -> dict[str, Any]:
     config = dict(config)
     for name in ("mode", "providerId", "modelId"):
         if name in fields:
@@ -284,7 +289,7 @@ def _changed(ctx: HostContext, task_id: str, reason: str) -> None:
 
 
 @command("tasks.create")
-def tasks_create(ctx: HostContext, p: Params) -> dict:
+def tasks_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = _read_fields(ctx, p, creating=True, config={})
     now, zone = _now(ctx, p), local_zone()
     config = _apply({}, fields, now, zone)
@@ -310,7 +315,7 @@ def tasks_create(ctx: HostContext, p: Params) -> dict:
 
 
 @command("tasks.update")
-def tasks_update(ctx: HostContext, p: Params) -> dict:
+def tasks_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     task_id = p.text("taskId")
     row = read_task(ctx.conn, task_id)
     config = _config(row[6])
@@ -342,7 +347,7 @@ def tasks_update(ctx: HostContext, p: Params) -> dict:
 
 
 @command("tasks.delete")
-def tasks_delete(ctx: HostContext, p: Params) -> dict:
+def tasks_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     task_id = p.text("taskId")
     read_task(ctx.conn, task_id)
     with ctx.conn:
@@ -363,14 +368,14 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict:
 
 
 @command("tasks.list")
-def tasks_list(ctx: HostContext, p: Params) -> dict:
+def tasks_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     zone = local_zone()
     rows = ctx.conn.execute(f"SELECT {_TASK_COLUMNS} FROM scheduled_tasks ORDER BY created_at, rowid").fetchall()
     return {"tasks": [task_to_wire(ctx.conn, row, zone) for row in rows]}
 
 
 @command("tasks.runs")
-def tasks_runs(ctx: HostContext, p: Params) -> dict:
+def tasks_runs(ctx: HostContext, p: Params) -> dict[str, Any]:
     task_id = p.text("taskId")
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=RUNS_READ_MAX)
     read_task(ctx.conn, task_id)
@@ -382,7 +387,7 @@ def tasks_runs(ctx: HostContext, p: Params) -> dict:
 
 
 @command("tasks.due")
-def tasks_due(ctx: HostContext, p: Params) -> dict:
+def tasks_due(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Enabled tasks whose next run is at or before ``now`` and that are not running, oldest slot first."""
     now = _now(ctx, p)
     zone = local_zone()
@@ -409,7 +414,7 @@ def _next_due(conn: apsw.Connection, now: int) -> int | None:
 
 
 @command("tasks.startRun")
-def tasks_start_run(ctx: HostContext, p: Params) -> dict:
+def tasks_start_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Reserve a run and create its chat in one transaction; ``CONFLICT`` while the task is running.
 
     ``manual`` (Run now, ``run-due --task``) runs the task whatever its schedule
@@ -432,7 +437,7 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     due = next_at is not None and next_at <= now
     if not manual and not (due and row[4]):
         raise HostError(ErrorCode.CONFLICT, f"The automation {row[1]!r} is not due yet.", {"taskId": task_id})
-    late = (not manual) and due and now - next_at > LATE_AFTER_MS
+    late = (not manual) and due and next_at is not None and now - next_at > LATE_AFTER_MS
     schedule = _stored_schedule(config)
     if due and schedule is not None:
         config["nextRunAt"] = schedule_rules.next_run(schedule, now, zone, ran_once=True)
@@ -461,13 +466,13 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
     session = sessions.announce_created(ctx, session_id)  # after the commit: never a chat that is not there
     _changed(ctx, task_id, "runStarted")
     run = run_to_wire(
-        ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)).fetchone()
+        ctx.conn, one_row(ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)))
     )
     return {"run": run, "task": task(ctx.conn, task_id), "session": session}
 
 
 @command("tasks.finishRun")
-def tasks_finish_run(ctx: HostContext, p: Params) -> dict:
+def tasks_finish_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """End a running run: ``completed``, ``error`` (with ``errorCode``) or ``aborted``; then keep 100 per task."""
     run_id = p.text("runId")
     status = p.choice("status", RUN_STATUSES, required=True)
@@ -489,7 +494,7 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict:
         ctx.emit("session.listChanged", {})
     return {
         "run": run_to_wire(
-            ctx.conn, ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)).fetchone()
+            ctx.conn, one_row(ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)))
         )
     }
 

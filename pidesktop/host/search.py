@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 import apsw
 
@@ -27,6 +28,7 @@ from .commands import command
 from .context import HostContext
 from .params import Params, decimal, invalid
 from .sessions import LISTED
+from .sql_rows import all_rows, one_row
 
 SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
@@ -40,7 +42,8 @@ NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may 
 
 def register_functions(conn: apsw.Connection) -> None:
     """``pi_contains(text, needle)``: Unicode-lowercase substring test used in SQL."""
-    conn.create_scalar_function("pi_contains", _contains, 2, deterministic=True)
+    # apsw types a scalar function as taking any SQLite values; SQL calls this one with text (or NULL) and text.
+    conn.create_scalar_function("pi_contains", _contains, 2, deterministic=True)  # type: ignore[arg-type]
 
 
 def _contains(text: str | None, needle: str) -> int:
@@ -58,7 +61,7 @@ def fts_phrase(query: str) -> str:
     return '"' + query.replace('"', '""') + '"'
 
 
-def _source(query: str) -> tuple[str, tuple]:
+def _source(query: str) -> tuple[str, tuple[str, ...]]:
     """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
     roles = "m.role IN ('user', 'assistant')"
     if uses_fts(query):
@@ -71,7 +74,7 @@ def _source(query: str) -> tuple[str, tuple]:
 
 def matching_messages(
     conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first."""
     source, args = _source(query)
     if session_ids is not None:
@@ -90,7 +93,7 @@ def matching_messages(
     return verified
 
 
-def snippet(text: str, query: str) -> dict:
+def snippet(text: str, query: str) -> dict[str, Any]:
     """Text around the first match, with every match inside it marked as ``[start, end)``."""
     lowered, origin = _lower_with_origin(text)
     needle = query.lower()
@@ -188,17 +191,21 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
 
 def _chat_hits(conn: apsw.Connection, phrase: str, session_id: str) -> list[tuple[int, int]]:
     """Up to ``COUNT_CAP + 1`` matches of one chat, newest first: the FTS query narrowed to its row ids."""
-    low, high = conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+    low, high = one_row(conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)))
     if low is None:
         return []
-    return conn.execute(
-        f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
-        f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
-        (phrase, low, high, session_id, COUNT_CAP + 1),
-    ).fetchall()
+    return all_rows(
+        conn.execute(
+            f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
+            f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
+            (phrase, low, high, session_id, COUNT_CAP + 1),
+        )
+    )
 
 
-def _snippets(conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int, int]]]) -> dict[str, list[dict]]:
+def _snippets(
+    conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int, int]]]
+) -> dict[str, list[dict[str, Any]]]:
     """The newest ``SNIPPETS_PER_SESSION`` matches of each chat given, the only message text read."""
     newest = {
         sid: [mid for _seq, mid in sorted(found, reverse=True)[:SNIPPETS_PER_SESSION]]
@@ -214,7 +221,8 @@ def _snippets(conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int,
             "SELECT mid, id, role, text FROM messages WHERE mid IN carray(?)", (apsw.carray(wanted),)
         )
     }
-    needle, out = query.lower(), {}
+    needle = query.lower()
+    out: dict[str, list[dict[str, Any]]] = {}
     for sid, mids in newest.items():
         for mid in mids:
             message_id, role, text = texts.get(mid, (None, None, None))
@@ -242,12 +250,12 @@ SESSION_ROWS = (
 
 
 def _exact_page(
-    conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None, limit: int
-) -> tuple[list[tuple], bool, int]:
+    conn: apsw.Connection, hits: dict[str, Any], named: dict[str, Any], after: tuple[int, str] | None, limit: int
+) -> tuple[list[tuple[Any, ...]], bool, int]:
     """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
     wanted = tuple(set(hits) | set(named))
     ordered = sorted(
-        conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
+        all_rows(conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),))) if wanted else [],
         key=lambda row: (row[3], row[0]),
         reverse=True,
     )
@@ -258,15 +266,20 @@ def _exact_page(
 
 
 def _walked_page(
-    conn: apsw.Connection, phrase: str, named: dict, after: tuple[int, str] | None, limit: int, page_hits: dict
-) -> tuple[list[tuple], bool] | None:
+    conn: apsw.Connection,
+    phrase: str,
+    named: dict[str, Any],
+    after: tuple[int, str] | None,
+    limit: int,
+    page_hits: dict[str, Any],
+) -> tuple[list[tuple[Any, ...]], bool] | None:
     """The page after ``after``, asking the chats newest first for their own matches.
 
     For a phrase in a large share of all messages most chats match, so the
     page fills after about ``limit`` chats. None when ``2 * limit`` chats were
     asked without filling it: the matches are not that dense after all.
     """
-    page: list[tuple] = []
+    page: list[tuple[Any, ...]] = []
     window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
     for asked, row in enumerate(
         conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())
@@ -283,7 +296,7 @@ def _walked_page(
 
 
 @command("search.sessions")
-def search_sessions(ctx: HostContext, p: Params) -> dict:
+def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
     resume = _session_cursor(p)
@@ -291,7 +304,8 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
     conn = ctx.conn
     named = _named(conn, query.lower())
     hits = _all_hits(conn, query, SPARSE_LIMIT)
-    walked, page_hits = None, {}
+    walked: tuple[list[tuple[Any, ...]], bool] | None = None
+    page_hits: dict[str, list[tuple[int, int]]] = {}
     if hits is None:  # a phrase in a large share of all messages
         walked = _walked_page(conn, fts_phrase(query), named, after, limit, page_hits)
         if walked is None:
@@ -332,7 +346,7 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
 
 
 @command("search.query")
-def search_query(ctx: HostContext, p: Params) -> dict:
+def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)

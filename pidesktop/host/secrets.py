@@ -18,6 +18,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import Literal, overload
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -26,6 +27,7 @@ from ..bus.errors import ErrorCode, HostError
 from ..durable import atomic_write, fsync_dir, write_all
 from ..paths import ensure_private_dir
 from .context import HostContext
+from .sql_rows import all_rows
 
 log = logging.getLogger("pidesktop.host.secrets")
 
@@ -128,12 +130,18 @@ def exists(ctx: HostContext, secret_ref: str) -> bool:
 
 
 def refs_owned_by(ctx: HostContext, owner_kind: str, owner_id: str) -> list[str]:
-    rows = ctx.conn.execute(
-        "SELECT secret_ref FROM secrets_meta WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
-    ).fetchall()
+    rows = all_rows(
+        ctx.conn.execute(
+            "SELECT secret_ref FROM secrets_meta WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+        )
+    )
     return [r[0] for r in rows]
 
 
+@overload
+def _machine_key(ctx: HostContext, *, create: Literal[True]) -> bytes: ...
+@overload
+def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None: ...
 def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None:
     """The 32-byte machine key; created once when ``create`` and it is not there yet."""
     folder = secrets_dir(ctx)

@@ -11,6 +11,7 @@ import logging
 import re
 import shutil
 import uuid
+from typing import Any
 
 import apsw
 
@@ -78,7 +79,7 @@ def session_id_param(p: Params) -> str:
     return check_id(p.text("sessionId"))
 
 
-def summary(conn: apsw.Connection, session_id: str) -> dict:
+def summary(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
     row = conn.execute(_SUMMARY_SQL + " WHERE s.id = ?", (session_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
@@ -90,7 +91,7 @@ def require(conn: apsw.Connection, session_id: str) -> None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
 
 
-def _to_summary(row: tuple) -> dict:
+def _to_summary(row: tuple[Any, ...]) -> dict[str, Any]:
     (
         sid,
         title,
@@ -151,14 +152,14 @@ def validate_title(method: str, raw: str) -> str:
 
 
 @command("session.create")
-def session_create(ctx: HostContext, p: Params) -> dict:
+def session_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = create_fields(p)
     with ctx.conn:
         session_id = insert_session(ctx.conn, fields, ctx.clock())
     return {"session": announce_created(ctx, session_id)}
 
 
-def create_fields(p: Params) -> dict:
+def create_fields(p: Params) -> dict[str, Any]:
     """``session.create``'s params, checked: what ``insert_session`` takes."""
     raw_title = p.text("title", required=False)
     return {
@@ -171,7 +172,7 @@ def create_fields(p: Params) -> dict:
     }
 
 
-def insert_session(conn: apsw.Connection, fields: dict, now: int) -> str:
+def insert_session(conn: apsw.Connection, fields: dict[str, Any], now: int) -> str:
     """A new chat's row (and its project's), in the caller's transaction; its id. Announce it after the commit."""
     session_id = str(uuid.uuid4())
     project_path = fields["project_path"]
@@ -195,7 +196,7 @@ def insert_session(conn: apsw.Connection, fields: dict, now: int) -> str:
     return session_id
 
 
-def announce_created(ctx: HostContext, session_id: str) -> dict:
+def announce_created(ctx: HostContext, session_id: str) -> dict[str, Any]:
     """The committed new chat's summary, told to every client (``session.changed``, ``created``)."""
     session = summary(ctx.conn, session_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "created", "session": session})
@@ -203,13 +204,14 @@ def announce_created(ctx: HostContext, session_id: str) -> dict:
 
 
 @command("session.list")
-def session_list(ctx: HostContext, p: Params) -> dict:
+def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=100, minimum=1, maximum=LIST_LIMIT_MAX)
     cursor = p.text("cursor", required=False)
     project_id = p.integer("projectId", required=False)
     include_deleted = p.boolean("includeDeleted")
     include_scheduled = p.boolean("includeScheduled")
-    where, args = [], []
+    where: list[str] = []
+    args: list[object] = []
     if not include_deleted:
         where.append("s.deleted_at IS NULL")
     if not include_scheduled:
@@ -241,7 +243,7 @@ def session_list(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.rename")
-def session_rename(ctx: HostContext, p: Params) -> dict:
+def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = session_id_param(p)
     title = validate_title("session.rename", p.text("title"))
     with ctx.conn:
@@ -260,7 +262,7 @@ PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
 
 
 @command("session.update")
-def session_update(ctx: HostContext, p: Params) -> dict:
+def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Change a chat's model, thinking level, mode, permission mode, fast mode (next turn on) or project."""
     session_id = session_id_param(p)
     changes: dict[str, object] = {}
@@ -300,7 +302,7 @@ def session_update(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.delete")
-def session_delete(ctx: HostContext, p: Params) -> dict:
+def session_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = session_id_param(p)
     if move_to_trash(ctx, session_id):
         return {"deleted": True, "trashed": True}
@@ -360,14 +362,14 @@ def remove_session_files(ctx: HostContext, session_id: str) -> None:
 FALLBACK_TITLE_CHARS = 60
 
 
-def fallback_title(message: dict) -> str:
+def fallback_title(message: dict[str, Any]) -> str:
     """The deterministic first-prompt title: its first line, cut at a word near 60 characters."""
     text = message_index.extract_text(message) or ""
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     return cut_at_word(line, FALLBACK_TITLE_CHARS)
 
 
-def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict) -> None:
+def apply_fallback_title(conn: apsw.Connection, session_id: str, message: dict[str, Any]) -> None:
     """Name an untitled chat after its first prompt, only while its title is still a placeholder.
 
     Compare-and-set on ``title_source = 'default'``: a manual rename always wins.

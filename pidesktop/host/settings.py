@@ -9,7 +9,7 @@ rather than stored. Keys this build does not know are kept as they are.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from . import kv
 from .commands import command
@@ -24,12 +24,12 @@ LANGUAGES = ("system", "en", "zh_CN")
 COMPACT_AT_DEFAULT, COMPACT_AT_MIN, COMPACT_AT_MAX = 0.8, 0.5, 0.95  # share of the context window
 
 
-def read(ctx: HostContext) -> dict:
+def read(ctx: HostContext) -> dict[str, Any]:
     stored = kv.get(ctx.conn, NS, KEY, {})
     return normalise(stored if isinstance(stored, dict) else {})
 
 
-def normalise(stored: dict) -> dict:
+def normalise(stored: dict[str, Any]) -> dict[str, Any]:
     settings = dict(stored)
     paste = stored.get("largePasteThreshold")
     if not _is_int(paste) or not PASTE_MIN <= paste <= PASTE_MAX:
@@ -47,7 +47,7 @@ def normalise(stored: dict) -> dict:
     return settings
 
 
-def validate_patch(patch: dict) -> None:
+def validate_patch(patch: dict[str, Any]) -> None:
     checks: dict[str, tuple[str, Any]] = {
         "largePasteThreshold": (
             f"an integer from {PASTE_MIN} to {PASTE_MAX}",
@@ -68,12 +68,12 @@ def validate_patch(patch: dict) -> None:
 
 
 @command("settings.get")
-def settings_get(ctx: HostContext, p: Params) -> dict:
+def settings_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"settings": read(ctx)}
 
 
 @command("settings.set")
-def settings_set(ctx: HostContext, p: Params) -> dict:
+def settings_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     patch = p.obj("patch")
     validate_patch(patch)
     with ctx.conn:
@@ -94,5 +94,5 @@ def _is_share(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and COMPACT_AT_MIN <= value <= COMPACT_AT_MAX
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

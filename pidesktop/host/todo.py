@@ -9,11 +9,14 @@ one item is in progress (also a unique index); at most 50 items.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bus.errors import ErrorCode, HostError
 from . import sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
+from .sql_rows import one_row
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 PRIORITIES = ("high", "medium", "low")
@@ -21,8 +24,8 @@ MAX_ITEMS = 50
 CONTENT_MAX = 500
 
 
-def read(ctx: HostContext, session_id: str) -> dict:
-    row = ctx.conn.execute("SELECT todo_revision, todo_updated_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
+def read(ctx: HostContext, session_id: str) -> dict[str, Any]:
+    row = one_row(ctx.conn.execute("SELECT todo_revision, todo_updated_at FROM sessions WHERE id = ?", (session_id,)))
     items = [
         {"content": content, "status": status, "priority": priority}
         for content, status, priority in ctx.conn.execute(
@@ -33,14 +36,14 @@ def read(ctx: HostContext, session_id: str) -> dict:
 
 
 @command("todo.get")
-def todo_get(ctx: HostContext, p: Params) -> dict:
+def todo_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return {"todo": read(ctx, session_id)}
 
 
 @command("todo.set")
-def todo_set(ctx: HostContext, p: Params) -> dict:
+def todo_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Replace the whole checklist; the revision grows by one."""
     session_id = sessions.session_id_param(p)
     raw = p.array("items")
@@ -58,7 +61,7 @@ def todo_set(ctx: HostContext, p: Params) -> dict:
     sessions.require(conn, session_id)
     now = ctx.clock()
     with conn:
-        revision = conn.execute("SELECT todo_revision FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+        revision = one_row(conn.execute("SELECT todo_revision FROM sessions WHERE id = ?", (session_id,)))[0]
         if expected is not None and expected != revision:
             raise HostError(
                 ErrorCode.CONFLICT,
@@ -80,7 +83,7 @@ def todo_set(ctx: HostContext, p: Params) -> dict:
     return {"todo": todo}
 
 
-def _item(index: int, value: object) -> dict:
+def _item(index: int, value: object) -> dict[str, Any]:
     field = f"items[{index}]"
     if not isinstance(value, dict):
         raise invalid(f"todo.set: {field} must be an object with content and status.", field)

@@ -10,27 +10,33 @@ plain ``session.delete`` removes a chat of the app's own.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..bus.errors import ErrorCode, HostError
 from . import sessions
 from .commands import command
 from .context import HostContext
 from .params import Params
+from .sql_rows import all_rows, one_row
 
 LIST_LIMIT_MAX = 500
 
 
 @command("session.listTrash")
-def list_trash(ctx: HostContext, p: Params) -> dict:
+def list_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=200, minimum=1, maximum=LIST_LIMIT_MAX)
-    rows = ctx.conn.execute(
-        "SELECT id FROM sessions WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, id DESC LIMIT ?", (limit + 1,)
-    ).fetchall()
-    (total,) = ctx.conn.execute("SELECT count(*) FROM sessions WHERE deleted_at IS NOT NULL").fetchone()
+    rows = all_rows(
+        ctx.conn.execute(
+            "SELECT id FROM sessions WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC, id DESC LIMIT ?",
+            (limit + 1,),
+        )
+    )
+    (total,) = one_row(ctx.conn.execute("SELECT count(*) FROM sessions WHERE deleted_at IS NOT NULL"))
     return {"sessions": [sessions.summary(ctx.conn, row[0]) for row in rows[:limit]], "total": total}
 
 
 @command("session.restore")
-def restore(ctx: HostContext, p: Params) -> dict:
+def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     with ctx.conn:
         row = ctx.conn.execute(
@@ -44,7 +50,7 @@ def restore(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.purge")
-def purge(ctx: HostContext, p: Params) -> dict:
+def purge(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if not purge_one(ctx, session_id):
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
@@ -52,7 +58,7 @@ def purge(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.emptyTrash")
-def empty_trash(ctx: HostContext, p: Params) -> dict:
+def empty_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     ids = [row[0] for row in ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL")]
     purged = sum(1 for session_id in ids if purge_one(ctx, session_id))
     return {"purged": purged}

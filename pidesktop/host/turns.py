@@ -27,7 +27,7 @@ _COLUMNS = (
 )
 
 
-def to_wire(row: tuple) -> dict:
+def to_wire(row: tuple[Any, ...]) -> dict[str, Any]:
     (tid, sid, status, provider, model, error_code, tokens_in, tokens_out, usage, started, ended) = row
     return {
         "id": tid,
@@ -44,7 +44,7 @@ def to_wire(row: tuple) -> dict:
     }
 
 
-def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict:
+def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict[str, Any]:
     row = conn.execute(f"SELECT {_COLUMNS} FROM turns WHERE id = ?", (turn_id,)).fetchone()
     if row is None or row[1] != session_id:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no turn {turn_id!r}.")
@@ -52,7 +52,7 @@ def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict:
 
 
 @command("session.startTurn")
-def start_turn(ctx: HostContext, p: Params) -> dict:
+def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False, nonempty=True) or str(uuid.uuid4())
     provider_id = p.text("providerId", required=False)
@@ -86,7 +86,7 @@ def start_turn(ctx: HostContext, p: Params) -> dict:
 
 
 @command("session.endTurn")
-def end_turn(ctx: HostContext, p: Params) -> dict:
+def end_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", nonempty=True)
     status = p.choice("status", TERMINAL, required=True)
@@ -104,8 +104,8 @@ def settle(
     status: str,
     error_code: str | None,
     notify: bool,
-    usage: dict | None,
-) -> dict:
+    usage: dict[str, Any] | None,
+) -> dict[str, Any]:
     """End a turn once; a repeated terminal update changes nothing and never duplicates the inbox row."""
     conn = ctx.conn
     now = ctx.clock()
@@ -160,7 +160,7 @@ def _drop_indexed_checkpoint(ctx: HostContext, session_id: str) -> None:
 
 
 # -- usage ------------------------------------------------------------------------------
-def _merge_usage(stored: dict | None, update: dict | None) -> dict | None:
+def _merge_usage(stored: dict[str, Any] | None, update: dict[str, Any] | None) -> dict[str, Any] | None:
     if not update:
         return stored
     merged = dict(stored or {})
@@ -168,7 +168,7 @@ def _merge_usage(stored: dict | None, update: dict | None) -> dict | None:
     return merged
 
 
-def _total(usage: dict | None, key: str) -> int:
+def _total(usage: dict[str, Any] | None, key: str) -> int:
     """Turn totals: the identified operations' sum when there are any, else the plain field."""
     if not usage:
         return 0
@@ -182,7 +182,7 @@ def _total(usage: dict | None, key: str) -> int:
 
 
 @command("session.recordUsage")
-def record_usage(ctx: HostContext, p: Params) -> dict:
+def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Merge identified usage records into the turn's ``usage_json``; replays change nothing.
 
     ``costUsd: null`` (unknown price) is kept distinct from ``0``. The turn's
@@ -223,7 +223,7 @@ def record_usage(ctx: HostContext, p: Params) -> dict:
 
 # -- in-flight checkpoints ---------------------------------------------------------------
 @command("session.saveInflightMessage")
-def save_inflight(ctx: HostContext, p: Params) -> dict:
+def save_inflight(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False)
     message = message_param(p)

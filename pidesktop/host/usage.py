@@ -11,6 +11,7 @@ much of it is known.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from . import prices, sessions
 from .commands import command
@@ -41,7 +42,7 @@ class _Bucket:
         else:
             self.known += cost
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         known = round(self.known, _DIGITS)
         return {
             "inputTokens": self.input,
@@ -59,7 +60,7 @@ def _date(day: int) -> str:
 
 
 @command("usage.summary")
-def usage_summary(ctx: HostContext, p: Params) -> dict:
+def usage_summary(ctx: HostContext, p: Params) -> dict[str, Any]:
     days = p.integer("days", required=False, default=DAYS_DEFAULT, minimum=1, maximum=DAYS_MAX)
     offset_min = p.integer("tzOffsetMinutes", required=False, default=0, minimum=-TZ_OFFSET_MAX, maximum=TZ_OFFSET_MAX)
     session_id = p.text("sessionId", required=False)
@@ -82,7 +83,7 @@ def usage_summary(ctx: HostContext, p: Params) -> dict:
     )
     known_prices = prices.all_prices(ctx.conn)
     by_day = {day: _Bucket() for day in range(first, today + 1)}
-    by_model: dict[tuple, _Bucket] = {}
+    by_model: dict[tuple[str | None, str | None], _Bucket] = {}
     totals = _Bucket()
     for day, provider_id, model_id, _has_in, _has_out, tokens_in, tokens_out, turns in ctx.conn.execute(
         sql, {"offset": offset, "start": start, "end": end, "session": session_id}
@@ -100,7 +101,7 @@ def usage_summary(ctx: HostContext, p: Params) -> dict:
             "providerId": pid,
             "modelId": mid,
             "displayName": names.get((pid, mid)),
-            "price": known_prices.get((pid, mid)),
+            "price": known_prices.get((pid, mid)) if pid is not None and mid is not None else None,
             **bucket.wire(),
         }
         for (pid, mid), bucket in by_model.items()

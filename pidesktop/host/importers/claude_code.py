@@ -65,13 +65,13 @@ SUBAGENT_TOOLS = ("Task", "Agent")
 def read(data: bytes, name: str = "") -> ImportedSession:
     result = ImportedSession(external_id=_stem(name))
     ids = Ids()
-    calls: dict[str, dict] = {}  # tool_use id -> its tool_call block
+    calls: dict[str, dict[str, Any]] = {}  # tool_use id -> its tool_call block
     open_tasks: list[tuple[str, str]] = []  # (Task call id, its prompt), oldest first
     sidechain_parent: str | None = None
     uuids: set[str] = set()
     summaries: list[tuple[str, str]] = []
     session_ids: list[str] = []
-    last_assistant: tuple[str, bool, dict] | None = None  # (api id, sidechain, message)
+    last_assistant: tuple[str, bool, dict[str, Any]] | None = None  # (api id, sidechain, message)
     seen_entries = 0
 
     for _number, entry in json_lines(data, result):
@@ -118,7 +118,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
                 sidechain_parent = _task_for(open_tasks, text_of(blocks))
             if not blocks:
                 continue
-            desktop = {"id": ids.make(entry.get("uuid")), "role": "user", "blocks": blocks}
+            desktop: dict[str, Any] = {"id": ids.make(entry.get("uuid")), "role": "user", "blocks": blocks}
             if sidechain:
                 desktop["meta"] = _subagent_meta(sidechain_parent, calls)
             if _SHELL.search(text_of(message.get("content"))):
@@ -172,7 +172,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     return result
 
 
-def stamp_end(message: dict, ms: int | None, result: ImportedSession) -> None:
+def stamp_end(message: dict[str, Any], ms: int | None, result: ImportedSession) -> None:
     """A later line of the same response: only the session's span moves."""
     if ms is not None and (result.updated_at is None or ms > result.updated_at):
         result.updated_at = ms
@@ -183,9 +183,9 @@ def _stem(name: str) -> str:
     return clean_text(base[:-6] if base.endswith(".jsonl") else base)
 
 
-def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]:
+def _user_blocks(content: Any) -> tuple[list[dict[str, Any]], list[tuple[str, Any, bool]]]:
     """The user's own blocks (noise dropped) and the tool results it carries."""
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     results: list[tuple[str, Any, bool]] = []
     if isinstance(content, str):
         text = clean_text(content)
@@ -211,8 +211,10 @@ def _user_blocks(content: Any) -> tuple[list[dict], list[tuple[str, Any, bool]]]
     return blocks, results
 
 
-def _assistant_blocks(content: Any, calls: dict[str, dict], open_tasks: list[tuple[str, str]]) -> list[dict]:
-    blocks: list[dict] = []
+def _assistant_blocks(
+    content: Any, calls: dict[str, dict[str, Any]], open_tasks: list[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
     if isinstance(content, str):
         return [{"type": "text", "text": clean_text(content)}] if content else []
     if not isinstance(content, list):
@@ -226,7 +228,8 @@ def _assistant_blocks(content: Any, calls: dict[str, dict], open_tasks: list[tup
         elif kind == "thinking" and isinstance(block.get("thinking"), str):
             blocks.append({"type": "thinking", "text": clean_text(block["thinking"])})
         elif kind == "tool_use":
-            call_id = block.get("id") if isinstance(block.get("id"), str) else f"call{len(calls) + 1}"
+            raw_id = block.get("id")
+            call_id = raw_id if isinstance(raw_id, str) else f"call{len(calls) + 1}"
             name = clean_text(block.get("name")) or "tool"
             call = {
                 "type": "tool_call",
@@ -252,7 +255,7 @@ def _task_for(open_tasks: list[tuple[str, str]], prompt: str) -> str | None:
     return open_tasks[-1][0] if open_tasks else None
 
 
-def _subagent_meta(parent: str | None, calls: dict[str, dict] | None = None) -> dict:
+def _subagent_meta(parent: str | None, calls: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {"sidechain": True}
     if parent:
         meta["parentToolCallId"] = parent
@@ -269,7 +272,7 @@ _SHELL = re.compile(r"<(bash-input|bash-stdout|bash-stderr)>(.*?)</\1>", re.S)
 
 def _local_command(text: str) -> str:
     """A "!" shell command and its output, as the CLI wrapped them, made readable ("$ cmd", then a code block)."""
-    parts = dict((tag, body) for tag, body in _SHELL.findall(text))
+    parts: dict[str, str] = dict((tag, body) for tag, body in _SHELL.findall(text))
     if not parts or _SHELL.sub("", text).strip():
         return text
     if "bash-input" in parts:
@@ -306,7 +309,7 @@ def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> 
     if not subagents:
         return result
     taken = {m["id"] for m in result.messages}
-    placed: dict[int, list[dict]] = {}
+    placed: dict[int, list[dict[str, Any]]] = {}
     used: set[str] = set()
     for index, message in enumerate(result.messages):
         for block in message["blocks"]:
@@ -322,7 +325,7 @@ def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> 
                 subagents[agent], agent, block["callId"], clean_text(args.get("subagent_type")), taken, result
             )
             placed.setdefault(index, []).extend(rows)
-    messages: list[dict] = []
+    messages: list[dict[str, Any]] = []
     for index, message in enumerate(result.messages):
         messages.append(message)
         messages.extend(placed.get(index, []))
@@ -334,7 +337,7 @@ def read_with_subagents(data: bytes, name: str, subagents: dict[str, bytes]) -> 
 
 def _subagent_rows(
     data: bytes, agent: str, call_id: str | None, agent_name: str, taken: set[str], result: ImportedSession
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     try:
         sub = read(data, f"agent-{agent}.jsonl")
     except ReadFailure:

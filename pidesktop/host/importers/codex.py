@@ -54,13 +54,13 @@ class _Reader:
         match = _UUID.search(name)
         self.result = ImportedSession(external_id=match.group(1).lower() if match else "")
         self.ids = Ids()
-        self.calls: dict[str, dict] = {}
-        self.open: dict | None = None  # the assistant message being filled
+        self.calls: dict[str, dict[str, Any]] = {}
+        self.open: dict[str, Any] | None = None  # the assistant message being filled
         self.model: str | None = None
         self.items = 0
         self.meta_seen = False
 
-    def assistant(self, when: int | None) -> dict:
+    def assistant(self, when: int | None) -> dict[str, Any]:
         if self.open is None:
             message: dict[str, Any] = {"id": self.ids.make(), "role": "assistant", "blocks": []}
             if self.model:
@@ -72,7 +72,7 @@ class _Reader:
             self.result.updated_at = when
         return self.open
 
-    def item(self, item: dict, when: int | None) -> None:
+    def item(self, item: dict[str, Any], when: int | None) -> None:
         kind = item.get("type")
         if kind not in ITEM_TYPES:
             self.result.skipped[f"response_item:{str(kind)[:30]}"] += 1
@@ -114,14 +114,15 @@ class _Reader:
             self.calls[call_id] = call
             self.assistant(when)["blocks"].append(call)
         elif kind.endswith("_output"):
-            call = self.calls.get(item.get("call_id")) if isinstance(item.get("call_id"), str) else None
-            if call is not None:
+            result_of = item.get("call_id")
+            called = self.calls.get(result_of) if isinstance(result_of, str) else None
+            if called is not None:
                 output = item.get("output")
                 if isinstance(output, dict) and "content" in output:
                     if output.get("success") is False:
-                        call["status"] = "error"
+                        called["status"] = "error"
                     output = output.get("content")
-                call["result"] = clean_text(text_of(output))
+                called["result"] = clean_text(text_of(output))
         # web searches, snapshots: part of the record, nothing to show
 
 
@@ -170,7 +171,7 @@ def _compaction(reader: _Reader, summary: str, when: int | None) -> None:
     reader.result.add_compaction(summary, when, SOURCE)
 
 
-def _meta(reader: _Reader, meta: dict, when: int | None) -> None:
+def _meta(reader: _Reader, meta: dict[str, Any], when: int | None) -> None:
     result = reader.result
     reader.meta_seen = True
     if isinstance(meta.get("id"), str) and meta["id"].strip():

@@ -40,7 +40,7 @@ class ImportedSession:
     updated_at: int | None = None  # ms
     model_id: str | None = None
     provider_id: str | None = None
-    skipped: Counter = field(default_factory=Counter)  # unknown entry types -> lines
+    skipped: Counter[str] = field(default_factory=Counter)  # unknown entry types -> lines
     bad_lines: int = 0  # lines that were not JSON objects (a torn last line not counted)
     torn_tail: bool = False
 
@@ -151,8 +151,8 @@ def text_of(content: Any) -> str:
                 elif item.get("type") in ("image", "input_image"):
                     parts.append("[image]")
         return "\n".join(parts)
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        return content["text"]
+    if isinstance(content, dict) and isinstance(text := content.get("text"), str):
+        return text
     if content is None:
         return ""
     try:

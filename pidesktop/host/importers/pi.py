@@ -82,7 +82,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     return result
 
 
-def _external_id(header: dict, name: str) -> str:
+def _external_id(header: dict[str, Any], name: str) -> str:
     if isinstance(header.get("id"), str) and header["id"].strip():
         return clean_text(header["id"].strip())
     base = name.replace("\\", "/").rsplit("/", 1)[-1]

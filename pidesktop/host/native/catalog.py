@@ -19,6 +19,7 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import apsw
 
@@ -57,7 +58,7 @@ class Catalog:
         self.indexing = False  # a slice of ``index_pending`` is queued on the host thread
         # (roots, folder mtimes, files) of the last full walk, while nothing in it can have changed unseen
         self._listed: list[FileIndex] | None = None  # what the last scan listed (the same list while unchanged)
-        self._rows: tuple[list[FileIndex], list[int], dict, list[dict]] | None = None
+        self._rows: tuple[list[FileIndex], list[int], dict[str, Any], list[dict[str, Any]]] | None = None
         self._walked: tuple[discovery.Roots, list[tuple[str, int]], list[tuple[str, FileIndex]]] | None = None
 
     # -- scanning -------------------------------------------------------------------------------
@@ -65,7 +66,7 @@ class Catalog:
         rows = conn.execute(
             "SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?", (discovery.MAX_PROJECTS,)
         ).fetchall()
-        found = discovery.roots(path for (path,) in rows if os.path.isabs(path))
+        found = discovery.roots(path for (path,) in rows if isinstance(path, str) and os.path.isabs(path))
         if found != self.roots:
             self.roots = found
             if self.on_roots is not None:
@@ -101,15 +102,15 @@ class Catalog:
                 return self._choose([index for _, index in files])
         walk = discovery.scan(found_roots)
         fresh: dict[str, FileIndex] = {}
-        files: list[tuple[str, FileIndex]] = []
+        files = []
         deadline = None if budget is None else time.monotonic() + budget
         self.pending = {}
         for found in walk.files:
-            index = self.indexes.get(found.real)
-            if index is None and deadline is not None and time.monotonic() > deadline:
+            known = self.indexes.get(found.real)
+            if known is None and deadline is not None and time.monotonic() > deadline:
                 self.pending[native_id(found.real)] = found
                 continue
-            index = index or FileIndex(found.real, native_id(found.real))
+            index = known or FileIndex(found.real, native_id(found.real))
             try:
                 if found.stat is None:
                     raise found.error or FileNotFoundError(found.path)
@@ -199,7 +200,7 @@ class Catalog:
         return index
 
     # -- rows ---------------------------------------------------------------------------------------
-    def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict]:
+    def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict[str, Any]]:
         projects = _projects(conn)
         generations = [index.generation for index in listed]
         if (
@@ -217,7 +218,7 @@ class Catalog:
         self._rows = (listed, generations, projects, rows)
         return [dict(r) for r in rows]
 
-    def row_of(self, conn: apsw.Connection, index: FileIndex) -> dict:
+    def row_of(self, conn: apsw.Connection, index: FileIndex) -> dict[str, Any]:
         listed = [self.indexes[path] for path in self.by_id.values() if path in self.indexes]
         ids = {i.path: i.native_id for i in listed}
         by_name: dict[str, list[str]] = {}
@@ -262,7 +263,7 @@ def _parent_id(index: FileIndex, ids: dict[str, str], by_name: dict[str, list[st
     return ids[same_name[0]] if len(same_name) == 1 and same_name[0] != index.path else None
 
 
-def cached_row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict:
+def cached_row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict[str, Any]:
     """The row, rebuilt only when the file, its project or its parent changed (a warm list is lookups)."""
     cwd = index.header.get("cwd") if index.header else None
     project = projects.get(normalise_path(cwd)) if isinstance(cwd, str) and cwd else None
@@ -272,7 +273,7 @@ def cached_row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id
     return dict(index.row_cache[1])
 
 
-def row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict:
+def row(index: FileIndex, projects: dict[str, tuple[int, str]], parent_id: str | None) -> dict[str, Any]:
     """The ``session.list`` row of a native session (the same keys as the app's own rows)."""
     header = index.header or {}
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""

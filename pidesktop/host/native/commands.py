@@ -7,6 +7,8 @@ small hooks in their own modules; the write commands are refused by
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..commands import command
 from ..context import HostContext
 from ..params import Params
@@ -14,6 +16,6 @@ from . import writing
 
 
 @command("native.append")
-def native_append(ctx: HostContext, p: Params) -> dict:
+def native_append(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Continue a pi session: native v3 entries after the current leaf, every check passed first."""
     return writing.append(ctx, p)

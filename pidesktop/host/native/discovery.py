@@ -128,7 +128,7 @@ def scan(found_roots: Roots) -> Walk:
     walk = Walk(out, [], True)
     now = time.time_ns()
 
-    def consider(entry: os.DirEntry, root: str) -> None:
+    def consider(entry: os.DirEntry[str], root: str) -> None:
         try:
             is_link = entry.is_symlink()
             if not is_link and not entry.is_file(follow_symlinks=False):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from . import pi_format
 from .pi_format import BranchView, Meta, Tree
@@ -61,15 +62,16 @@ class FileIndex:
         self.stat_key: tuple[int, int, int, int] | None = None  # the key as a plain tuple, compared per list
         self.file_name = os.path.basename(path)
         self.token = ""
-        self.row_cache: tuple | None = None  # (key, row) kept by the catalog
-        self.branches_cache: tuple[int, list[dict]] | None = None  # (generation, branches) kept by the reader
+        # (key, row) kept by the catalog; the key is (generation, project, parent id)
+        self.row_cache: tuple[tuple[int, tuple[int, str] | None, str | None], dict[str, Any]] | None = None
+        self.branches_cache: tuple[int, list[dict[str, Any]]] | None = None  # (generation, branches) kept by the reader
         self.generation = 0  # counts every change, across full re-reads too
         self.reset()
 
     def reset(self) -> None:
         self.end = 0  # offset just past the last complete line indexed
         self.check = b""  # the TAIL_CHECK bytes before ``end``
-        self.header: dict | None = None
+        self.header: dict[str, Any] | None = None
         self.version = 0
         self.not_session = False
         self.offsets: list[int] = []
@@ -253,7 +255,7 @@ class FileIndex:
             self.key = self.stat_key = None
             self.refresh_fd(fd)
 
-    def read_entries(self, fd: int, metas: list[Meta]) -> list[dict]:
+    def read_entries(self, fd: int, metas: list[Meta]) -> list[dict[str, Any]]:
         """The parsed entries of ``metas`` (from ``fd``, the file this index describes)."""
         entries = []
         for meta in metas:

@@ -25,11 +25,13 @@ message is an assistant ``tool_call`` named ``bash``; ``custom_message`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
+from ..json_values import object_at
 from ..titles import cut_at_word
 from ..transcripts.records import parse_rfc3339, rfc3339
 
@@ -59,7 +61,7 @@ def split_lines(data: bytes, base: int = 0) -> tuple[list[tuple[int, bytes]], in
     return lines, base + start
 
 
-def parse_line(raw: bytes) -> dict | None:
+def parse_line(raw: bytes) -> dict[str, Any] | None:
     """A line's JSON object, or None for a blank line, garbage or any other JSON value."""
     if not raw.strip():
         return None
@@ -70,11 +72,11 @@ def parse_line(raw: bytes) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def is_header(value: Any) -> bool:
+def is_header(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
-def version_of(header: dict) -> int:
+def version_of(header: dict[str, Any]) -> int:
     version = header.get("version")
     return version if isinstance(version, int) and not isinstance(version, bool) else 1
 
@@ -115,7 +117,7 @@ class Meta:
         self.thinking: str | None = None
 
 
-def entry_id(entry: dict, ordinal: int, version: int) -> tuple[str, str | None]:
+def entry_id(entry: dict[str, Any], ordinal: int, version: int) -> tuple[str, str | None]:
     """``(id, parentId)`` of an entry; version 1 entries get ``v1-<n>`` chained to the previous one."""
     if version < 2:
         return f"v1-{ordinal}", (f"v1-{ordinal - 1}" if ordinal > 0 else None)
@@ -139,13 +141,13 @@ _ENTRY_KINDS = frozenset(
 )
 
 
-def describe(entry: dict, ordinal: int, version: int) -> Meta:
+def describe(entry: dict[str, Any], ordinal: int, version: int) -> Meta:
     """The ``Meta`` of an entry (``ordinal``: its 0-based position among the file's entries)."""
     mid, parent = entry_id(entry, ordinal, version)
     kind = entry.get("type")
     meta = Meta(mid, parent, "other", ordinal)
     if kind == "message":
-        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        message = object_at(entry, "message")
         role = message.get("role")
         meta.kind = _ROLE_KINDS.get(role, "other") if isinstance(role, str) else "other"
         stamp = message.get("timestamp")
@@ -300,10 +302,10 @@ def first_kept_group(branch_view: BranchView, branch: list[Meta], first_kept_ent
 
 
 # -- projection to UiMessage ------------------------------------------------------------------------
-def project_group(group: Group, entries: list[dict], labels: dict[str, str], index: int) -> dict[str, Any]:
+def project_group(group: Group, entries: list[dict[str, Any]], labels: dict[str, str], index: int) -> dict[str, Any]:
     """The UiMessage of a group; ``entries`` are the parsed entries of ``group.metas`` in order."""
     head, first = group.metas[0], entries[0]
-    message = first.get("message") if isinstance(first.get("message"), dict) else {}
+    message = object_at(first, "message")
     ui: dict[str, Any] = {"id": head.id, "role": "assistant", "blocks": [], "createdAt": _created(first, head)}
     meta: dict[str, Any] = {}
     kind = head.kind
@@ -349,7 +351,7 @@ def project_group(group: Group, entries: list[dict], labels: dict[str, str], ind
     return ui
 
 
-def _created(entry: dict, meta: Meta) -> str | None:
+def _created(entry: dict[str, Any], meta: Meta) -> str | None:
     stamp = entry.get("timestamp")
     if isinstance(stamp, str):
         return stamp
@@ -358,10 +360,10 @@ def _created(entry: dict, meta: Meta) -> str | None:
     return None
 
 
-def _content_blocks(content: Any) -> list[dict]:
+def _content_blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):
             continue
@@ -372,14 +374,14 @@ def _content_blocks(content: Any) -> list[dict]:
     return blocks
 
 
-def _image(block: dict) -> dict:
+def _image(block: dict[str, Any]) -> dict[str, Any]:
     return {"type": "image", "mimeType": block.get("mimeType"), "data": block.get("data")}
 
 
-def _assistant_blocks(content: Any) -> list[dict]:
+def _assistant_blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):
             continue
@@ -403,7 +405,7 @@ def _assistant_blocks(content: Any) -> list[dict]:
     return blocks
 
 
-def _assistant_meta(message: dict) -> dict[str, Any]:
+def _assistant_meta(message: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {"modelId": message.get("model"), "providerId": message.get("provider")}
     if isinstance(message.get("usage"), dict):
         meta["usage"] = message["usage"]
@@ -417,10 +419,10 @@ def _assistant_meta(message: dict) -> dict[str, Any]:
     return meta
 
 
-def _fold_results(blocks: list[dict], results: list[dict]) -> None:
+def _fold_results(blocks: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
     calls = {b.get("callId"): b for b in blocks if b.get("type") == "tool_call"}
     for entry in results:
-        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        message = object_at(entry, "message")
         call = calls.get(message.get("toolCallId"))
         if call is None:
             blocks.append(_result_call(message, str(message.get("toolCallId"))))
@@ -428,8 +430,8 @@ def _fold_results(blocks: list[dict], results: list[dict]) -> None:
         _set_result(call, message)
 
 
-def _result_call(message: dict, fallback_id: str) -> dict:
-    call = {
+def _result_call(message: dict[str, Any], fallback_id: str) -> dict[str, Any]:
+    call: dict[str, Any] = {
         "type": "tool_call",
         "callId": message.get("toolCallId") or fallback_id,
         "name": message.get("toolName"),
@@ -440,7 +442,7 @@ def _result_call(message: dict, fallback_id: str) -> dict:
     return call
 
 
-def _set_result(call: dict, message: dict) -> None:
+def _set_result(call: dict[str, Any], message: dict[str, Any]) -> None:
     error = bool(message.get("isError"))
     call["result"] = content_text(message.get("content"))
     call["isError"] = error
@@ -450,7 +452,7 @@ def _set_result(call: dict, message: dict) -> None:
         call["images"] = images
 
 
-def _bash_call(message: dict, entry_id: str) -> dict:
+def _bash_call(message: dict[str, Any], entry_id: str) -> dict[str, Any]:
     code = message.get("exitCode")
     error = (code is not None and code != 0) or bool(message.get("cancelled"))
     return {
@@ -466,7 +468,7 @@ def _bash_call(message: dict, entry_id: str) -> dict:
 
 
 def project_compaction(
-    entry: dict, meta: Meta, through: str | None, first_kept: str | None, v1_first_kept: str | None = None
+    entry: dict[str, Any], meta: Meta, through: str | None, first_kept: str | None, v1_first_kept: str | None = None
 ) -> dict[str, Any]:
     """A compaction entry in the app's checkpoint shape (``throughMessageId``: the last message before it)."""
     tokens = entry.get("tokensBefore")
@@ -480,7 +482,7 @@ def project_compaction(
     }
 
 
-def first_kept_entry(entry: dict, version: int) -> str | None:
+def first_kept_entry(entry: dict[str, Any], version: int) -> str | None:
     """The entry id where a compaction's kept tail starts (v1: ``firstKeptEntryIndex`` counts the header)."""
     if version < 2:
         index = entry.get("firstKeptEntryIndex")
@@ -493,9 +495,9 @@ def first_kept_entry(entry: dict, version: int) -> str | None:
 class Parsed:
     """A whole file: its header, its entries with their metadata, and what could not be read."""
 
-    header: dict | None
+    header: dict[str, Any] | None
     version: int
-    entries: list[dict]
+    entries: list[dict[str, Any]]
     metas: list[Meta]
     tree: Tree
     torn: bool  # bytes after the last newline
@@ -506,8 +508,8 @@ def parse(data: bytes) -> Parsed:
     """Read a whole session file; ``header`` is None when it is not a pi session."""
     lines, end = split_lines(data)
     torn = end < len(data)
-    header: dict | None = None
-    entries: list[dict] = []
+    header: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] = []
     metas: list[Meta] = []
     tree = Tree()
     garbage = 0
@@ -529,7 +531,7 @@ def parse(data: bytes) -> Parsed:
     return Parsed(header, version if header else 0, entries, metas, tree, torn, garbage)
 
 
-def read_branch(parsed: Parsed, leaf_id: str | None = None) -> tuple[list[dict], list[dict]]:
+def read_branch(parsed: Parsed, leaf_id: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The UiMessages and checkpoints of a branch of a whole parsed file (default: the current one)."""
     by_ordinal = {m.id: (m, parsed.entries[m.ordinal]) for m in parsed.metas}
     branch = parsed.tree.branch(leaf_id)
@@ -541,7 +543,9 @@ def read_branch(parsed: Parsed, leaf_id: str | None = None) -> tuple[list[dict],
     return messages, checkpoints(branch_view, branch, lambda meta: by_ordinal[meta.id][1], parsed.version)
 
 
-def checkpoints(branch_view: BranchView, branch: list[Meta], entry_of, version: int) -> list[dict]:
+def checkpoints(
+    branch_view: BranchView, branch: list[Meta], entry_of: Callable[[Meta], dict[str, Any]], version: int
+) -> list[dict[str, Any]]:
     result = []
     for meta, before, _ in branch_view.compactions:
         entry = entry_of(meta)

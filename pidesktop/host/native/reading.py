@@ -17,7 +17,8 @@ from ..params import Params
 from ..transcripts.windows import WindowRequest, select
 from ..window_params import cap_block, window_request
 from . import pi_format
-from .catalog import Catalog, is_native
+from .catalog import Catalog
+from .catalog import is_native as is_native  # callers ask reading which sessions are native
 from .index import FileIndex
 from .pi_format import Meta
 
@@ -39,7 +40,7 @@ def catalog_of(ctx: HostContext) -> Catalog:
     return catalog
 
 
-def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict]:
+def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict[str, Any]]:
     """Native rows for ``session.list``, newest first, after ``cursor`` and in ``project_id`` when given."""
     catalog = catalog_of(ctx)
     try:
@@ -63,6 +64,8 @@ def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
     ``session.listChanged`` once they are all in, so the list is asked for again."""
     if catalog.indexing:
         return
+    post = ctx.post
+    assert post is not None  # a list leaves files waiting only when it can post (see list_sessions)
 
     def step() -> None:
         catalog.indexing = False
@@ -76,7 +79,7 @@ def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
         else:
             _go_on_indexing(ctx, catalog)
 
-    catalog.indexing = ctx.post(step)
+    catalog.indexing = post(step)
 
 
 def open_session(ctx: HostContext, session_id: str) -> tuple[FileIndex, int]:
@@ -100,7 +103,7 @@ def open_session(ctx: HostContext, session_id: str) -> tuple[FileIndex, int]:
     return index, fd
 
 
-def session_get(ctx: HostContext, p: Params) -> dict:
+def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = p.text("sessionId")
     assert is_native(session_id)
     leaf = p.text("leafId", required=False, nonempty=True)
@@ -130,7 +133,7 @@ def read_window(
     request: WindowRequest,
     content_limit: int | None = None,
     around_position: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """One page of a branch (default: the current one), reading only its lines from ``fd``."""
     branch, branch_view = index.branch_view(leaf)
     first, end = select(request, branch_view.total, around_position)
@@ -158,7 +161,7 @@ def read_window(
     }
 
 
-def branches(index: FileIndex) -> list[dict]:
+def branches(index: FileIndex) -> list[dict[str, Any]]:
     """Every leaf of the tree with its branch's size, newest activity and last prompt (kept per file state)."""
     cached = index.branches_cache
     if cached is not None and cached[0] == index.generation:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from typing import Any
 
-from ..context import HostContext
+from ..context import Emit, HostContext
 from .catalog import native_id
 from .discovery import SUFFIX, Roots, inside
 from .reading import catalog_of
@@ -37,7 +37,7 @@ class NativeWatcher:
 
     def __init__(
         self,
-        emit: Callable[[str, dict], None],
+        emit: Emit,
         roots: tuple[str, ...],
         recursive: bool = True,
         name: str = "pidesktop-native-watcher",
@@ -118,7 +118,7 @@ class NativeWatcher:
             root not in existing and os.path.isdir(root) for root in roots
         )
 
-    def _handle(self, changes: set, roots: tuple[str, ...]) -> None:
+    def _handle(self, changes: set[tuple[Any, str]], roots: tuple[str, ...]) -> None:
         import watchfiles
 
         grown: set[str] = set()

@@ -34,6 +34,7 @@ import os
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -57,7 +58,7 @@ MAX_MESSAGES = 16
 TEXT_MAX = 4 * 1024 * 1024
 
 # (path, key) of the file states this host wrote last: its own recent write is no live pi.
-_OWN_WRITES: dict[str, FileKey] = {}
+_OWN_WRITES: dict[str, FileKey | None] = {}
 
 
 def conflict(sentence: str, reason: str) -> HostError:
@@ -69,7 +70,7 @@ def now_iso() -> tuple[str, int]:
     return rfc3339(ms), ms
 
 
-def new_entry_id(taken: dict) -> str:
+def new_entry_id(taken: dict[str, Any]) -> str:
     while True:
         candidate = uuid.uuid4().hex[:8]
         if candidate not in taken:
@@ -77,7 +78,7 @@ def new_entry_id(taken: dict) -> str:
 
 
 # -- fork ----------------------------------------------------------------------------------------
-def fork(ctx: HostContext, p: Params) -> dict:
+def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     source_id = p.text("sessionId")
     through = p.text("throughMessageId", required=False, nonempty=True)
     leaf = p.text("leafId", required=False, nonempty=True)  # another branch than the current one
@@ -169,7 +170,7 @@ def _child_content(
     return b"\n".join(lines) + b"\n", child_id, stamp
 
 
-def _upgraded(entry: dict, meta: pi_format.Meta, version: int) -> dict:
+def _upgraded(entry: dict[str, Any], meta: pi_format.Meta, version: int) -> dict[str, Any]:
     """A v1/v2 entry in v3 shape: ids as migrated in memory, ``hookMessage`` named ``custom``."""
     copy = {**entry, "id": meta.id, "parentId": meta.parent}
     if "firstKeptEntryIndex" in copy:
@@ -251,7 +252,7 @@ def _is_our_prefix(path: str, identity: tuple[int, int] | None, content: bytes) 
         return False
 
 
-def _remove_if_ours(path: str, identity, content: bytes, digest: bytes) -> None:
+def _remove_if_ours(path: str, identity: tuple[int, int] | None, content: bytes, digest: bytes) -> None:
     if _is_ours(path, identity, content, digest) or _is_our_prefix(path, identity, content):
         try:
             os.unlink(path)
@@ -259,7 +260,7 @@ def _remove_if_ours(path: str, identity, content: bytes, digest: bytes) -> None:
             log.warning("could not remove %s after a fork: %s", path, exc)
 
 
-def _cleanup(staging: str, final: str | None, identity, content: bytes, digest: bytes) -> None:
+def _cleanup(staging: str, final: str | None, identity: tuple[int, int] | None, content: bytes, digest: bytes) -> None:
     if final is not None:
         _remove_if_ours(final, identity, content, digest)
     _remove_if_ours(staging, identity, content, digest)
@@ -285,7 +286,7 @@ def lease_folder() -> str:
 
 
 @contextmanager
-def lease(key: FileKey):
+def lease(key: FileKey) -> Iterator[None]:
     """An exclusive advisory lease on one pi session file among pidesktop writers; CONFLICT when taken."""
     folder = lease_folder()
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -303,7 +304,7 @@ def lease(key: FileKey):
         os.close(fd)  # closing drops the flock
 
 
-def append(ctx: HostContext, p: Params) -> dict:
+def append(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = p.text("sessionId")
     if not is_native(session_id):
         raise HostError(
@@ -316,6 +317,7 @@ def append(ctx: HostContext, p: Params) -> dict:
     index, fd = open_session(ctx, session_id)
     try:
         _check_appendable(index, token)
+        assert index.key is not None  # open_session read the file's key
         with lease(index.key):
             _check_not_live(index)
             lines, entry_ids = _entries(index, messages)
@@ -328,7 +330,7 @@ def append(ctx: HostContext, p: Params) -> dict:
     return {"sessionId": session_id, "entryIds": entry_ids, "token": index.token}
 
 
-def _messages_param(p: Params) -> list:
+def _messages_param(p: Params) -> list[Any]:
     raw = p.raw.get("messages")
     if not isinstance(raw, list) or not raw:
         raise invalid("native.append: 'messages' must be a non-empty array.", "messages")
@@ -337,7 +339,7 @@ def _messages_param(p: Params) -> list:
     return raw
 
 
-def _message_param(p: Params, raw: Any, number: int) -> dict:
+def _message_param(p: Params, raw: Any, number: int) -> dict[str, Any]:
     where = f"messages[{number}]"
     if not isinstance(raw, dict):
         raise invalid(f"native.append: '{where}' must be an object.", where)
@@ -415,7 +417,7 @@ def _check_not_live(index: FileIndex) -> None:
         raise conflict("pi is writing this session right now. Wait until it is idle, then try again.", "live")
 
 
-def _entries(index: FileIndex, messages: list[dict]) -> tuple[list[bytes], list[str]]:
+def _entries(index: FileIndex, messages: list[dict[str, Any]]) -> tuple[list[bytes], list[str]]:
     taken = dict.fromkeys(index.tree.by_id, True)
     parent = index.tree.leaf
     lines, ids = [], []
@@ -440,10 +442,10 @@ def _entries(index: FileIndex, messages: list[dict]) -> tuple[list[bytes], list[
     return lines, ids
 
 
-def _pi_message(message: dict, ms: int) -> dict:
+def _pi_message(message: dict[str, Any], ms: int) -> dict[str, Any]:
     if message["role"] == "user":
         return {"role": "user", "content": [{"type": "text", "text": message["text"]}], "timestamp": ms}
-    content: list[dict] = []
+    content: list[dict[str, Any]] = []
     if message.get("thinking"):
         content.append({"type": "thinking", "thinking": message["thinking"]})
     content.append({"type": "text", "text": message["text"]})

@@ -22,7 +22,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ...durable import _unlink_quietly, atomic_write, fsync_dir, write_all  # noqa: F401 - re-exported
+from ...durable import _unlink_quietly
+
+# Re-exported for this package's writers.
+from ...durable import atomic_write as atomic_write
+from ...durable import fsync_dir as fsync_dir
+from ...durable import write_all as write_all
 
 FILE_MODE = 0o600  # transcripts are private conversations
 
@@ -91,7 +96,7 @@ def read_at(fd: int, offset: int, size: int, counter: ReadCounter) -> bytes:
     return data
 
 
-def read_to_end(fd: int, offset: int, counter: ReadCounter, chunk_size: int = 1 << 20):
+def read_to_end(fd: int, offset: int, counter: ReadCounter, chunk_size: int = 1 << 20) -> Iterator[bytes]:
     """Yield the file's bytes from ``offset`` to its end, in chunks."""
     while True:
         chunk = os.pread(fd, chunk_size, offset)

@@ -17,12 +17,16 @@ line read through a layout is checked against it; a mismatch raises
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .files import ReadCounter, read_at, read_to_end
 from .lines import COMPACTION, MESSAGE, WRITER_LINE_START, scan_top_level
 
 _NEWLINE = 0x0A
+
+# Told of each line that is neither a message nor a compaction: (type, line start, line end).
+OtherLine = Callable[[str | None, int, int], None]
 
 
 class StaleLayout(Exception):
@@ -51,8 +55,8 @@ class Layout:
     def describes(self, stat: os.stat_result) -> bool:
         return (self.dev, self.ino) == (stat.st_dev, stat.st_ino) and self.prefix_len <= stat.st_size
 
-    def add(self, kind: str, offset: int, length: int, record_id: str | None, *, track: bool = True) -> None:
-        """Add one line; ``track=False`` leaves the id index to a later :meth:`note_added`."""
+    def add(self, kind: str | None, offset: int, length: int, record_id: str | None, *, track: bool = True) -> None:
+        """Add one line (other kinds are ignored); ``track=False`` leaves the id index to a later :meth:`note_added`."""
         if kind == MESSAGE:
             if track and self._last_positions is not None:
                 self._last_positions[record_id] = len(self.message_offsets)
@@ -107,7 +111,7 @@ class Layout:
         return self._last_positions
 
 
-def scan_lines(layout: Layout, chunks, start: int, on_other_line=None) -> None:
+def scan_lines(layout: Layout, chunks: Iterable[bytes], start: int, on_other_line: OtherLine | None = None) -> None:
     """Add the complete lines of ``chunks`` (file bytes from offset ``start``) to ``layout``.
 
     ``start`` must be a line boundary. Bytes after the last newline are left
@@ -130,7 +134,7 @@ def scan_lines(layout: Layout, chunks, start: int, on_other_line=None) -> None:
     layout.note_added(first_new)
 
 
-def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, on_other_line) -> None:
+def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, on_other_line: OtherLine | None) -> None:
     """Classify every line of ``buf[:complete]``, whose offset in the file is ``base``.
 
     This loop runs once per line of a history, so it is kept flat: lines in
@@ -153,20 +157,20 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
             elif on_other_line is not None:
                 on_other_line(kind, base + pos, base + end)
         else:
-            kind, raw_id = match.groups()
-            if kind == b"message":
+            raw_kind, raw_id = match.groups()
+            if raw_kind == b"message":
                 add_offset(base + pos)
                 add_length(end - pos)
                 add_id(
                     raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
                 )
-            elif kind == b"compaction":
+            elif raw_kind == b"compaction":
                 record_id = (
                     raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
                 )
                 layout.add(COMPACTION, base + pos, end - pos, record_id)
             elif on_other_line is not None:
-                on_other_line(kind.decode("utf-8", "replace"), base + pos, base + end)
+                on_other_line(raw_kind.decode("utf-8", "replace"), base + pos, base + end)
         pos = end
 
 
@@ -177,7 +181,7 @@ def scan_file(fd: int, stat: os.stat_result, counter: ReadCounter) -> Layout:
     return layout
 
 
-def scan_bytes(data: bytes, stat: os.stat_result, on_other_line=None) -> Layout:
+def scan_bytes(data: bytes, stat: os.stat_result, on_other_line: OtherLine | None = None) -> Layout:
     """A layout of ``data``, the whole content of the file ``stat`` describes."""
     layout = Layout(stat.st_dev, stat.st_ino)
     scan_lines(layout, (data,), 0, on_other_line)

@@ -32,6 +32,7 @@ import os
 import sys
 from array import array
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -48,13 +49,13 @@ _ID_TYPES = {str, type(None)}
 _ARRAYS = tuple(f"{kind}_{part}" for kind in _KINDS for part in ("offsets", "lengths"))
 
 
-def _checksum(body: bytes) -> bytes:
+def _checksum(body: bytes | memoryview) -> bytes:
     return hashlib.blake2b(body, digest_size=16).hexdigest().encode("ascii")
 
 
-def fields_of(layout: Layout) -> dict:
+def fields_of(layout: Layout) -> dict[str, Any]:
     """What the cache stores of a layout."""
-    fields = {"dev": layout.dev, "ino": layout.ino, "prefix_len": layout.prefix_len}
+    fields: dict[str, Any] = {"dev": layout.dev, "ino": layout.ino, "prefix_len": layout.prefix_len}
     for kind in _KINDS:
         for part in ("offsets", "lengths", "ids"):
             fields[f"{kind}_{part}"] = list(getattr(layout, f"{kind}_{part}"))
@@ -66,7 +67,7 @@ def encode(layout: Layout) -> bytes:
     return encode_fields(fields_of(layout))
 
 
-def encode_fields(fields: dict) -> bytes:
+def encode_fields(fields: dict[str, Any]) -> bytes:
     chunks = {
         kind: [orjson.dumps(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
         for kind in _KINDS
@@ -86,7 +87,7 @@ def _int64s(values: list[int]) -> bytes:
     return packed.tobytes()
 
 
-def decode_fields(data: bytes) -> dict | None:
+def decode_fields(data: bytes) -> dict[str, Any] | None:
     """The stored fields if ``data`` is an intact cache of this version, else None (types unchecked)."""
     # Split by position over one memoryview: ``partition`` copied the megabytes after each
     # newline, three copies of a 100k-message cache, each holding the GIL for milliseconds.
@@ -102,7 +103,7 @@ def decode_fields(data: bytes) -> dict | None:
     head = bytes(body) if third < 0 else data[second + 1 : third]
     payload = whole[len(data) :] if third < 0 else whole[third + 1 :]
     try:
-        fields = orjson.loads(head)
+        fields: dict[str, Any] = orjson.loads(head)  # any other JSON value fails the lookups below
         counts = {kind: fields[f"{kind}_count"] for kind in _KINDS}
         chunk_sizes = fields.pop("id_chunks")
         sizes = {kind: list(chunk_sizes[kind]) for kind in _KINDS}
@@ -128,7 +129,7 @@ def decode_fields(data: bytes) -> dict | None:
         fields[name] = numbers
         position += size
     for kind in _KINDS:
-        ids: list = []
+        ids: list[Any] = []
         for size in sizes[kind]:  # one short call per chunk: the GIL can change hands between them
             try:
                 chunk = orjson.loads(view[position : position + size])
@@ -165,7 +166,7 @@ def decode(data: bytes) -> Layout | None:
     return layout if _consistent(layout, counts) else None
 
 
-def _consistent(layout: Layout, counts: tuple) -> bool:
+def _consistent(layout: Layout, counts: tuple[Any, Any]) -> bool:
     if not all(_is_int(value) and value >= 0 for value in (layout.dev, layout.ino, layout.prefix_len)):
         return False
     for kind, count in zip(_KINDS, counts):
@@ -197,7 +198,7 @@ def _consistent(layout: Layout, counts: tuple) -> bool:
     return True
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> bool:
     return type(value) is int
 
 

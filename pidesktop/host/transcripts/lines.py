@@ -52,8 +52,10 @@ _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 _OPEN_OBJECT, _CLOSE_OBJECT, _OPEN_ARRAY = 0x7B, 0x7D, 0x5B
 _OPENERS = (_OPEN_OBJECT, _OPEN_ARRAY)
 
+Buffer = bytes | bytearray | memoryview
 
-def scan_top_level(buf: bytes | bytearray | memoryview, start: int = 0, end: int | None = None) -> TopLevel:
+
+def scan_top_level(buf: Buffer, start: int = 0, end: int | None = None) -> TopLevel:
     """Find the top-level ``type`` and ``id`` string values of the JSON object in ``buf[start:end]``."""
     if end is None:
         end = len(buf)
@@ -63,24 +65,24 @@ def scan_top_level(buf: bytes | bytearray | memoryview, start: int = 0, end: int
     return _scan_object(buf, start, end)
 
 
-def _scan_object(buf, start: int, end: int) -> TopLevel:
+def _scan_object(buf: Buffer, start: int, end: int) -> TopLevel:
     found: dict[bytes, str | None] = {}
-    i = _WHITESPACE.match(buf, start, end).end()
+    i = _skip_whitespace(buf, start, end)
     if i >= end or buf[i] != _OPEN_OBJECT:
         return TopLevel(None, None)
     i += 1
     while True:
-        i = _WHITESPACE.match(buf, i, end).end()
+        i = _skip_whitespace(buf, i, end)
         if i >= end or buf[i] != _QUOTE:
             break  # closing brace, or damage: either way nothing more to learn
         key_end = _string_end(buf, i, end)
         if key_end < 0:
             break
         key = _key_name(buf[i + 1 : key_end - 1])
-        i = _WHITESPACE.match(buf, key_end, end).end()
+        i = _skip_whitespace(buf, key_end, end)
         if i >= end or buf[i] != _COLON:
             break
-        i = _WHITESPACE.match(buf, i + 1, end).end()
+        i = _skip_whitespace(buf, i + 1, end)
         if i >= end:
             break
         wanted = key in (b"type", b"id") and key not in found
@@ -98,20 +100,26 @@ def _scan_object(buf, start: int, end: int) -> TopLevel:
                 break
         if len(found) == 2:
             break
-        i = _WHITESPACE.match(buf, i, end).end()
+        i = _skip_whitespace(buf, i, end)
         if i >= end or buf[i] != _COMMA:
             break
         i += 1
     return TopLevel(found.get(b"type"), found.get(b"id"))
 
 
-def _string_end(buf, quote: int, end: int) -> int:
+def _skip_whitespace(buf: Buffer, i: int, end: int) -> int:
+    match = _WHITESPACE.match(buf, i, end)
+    assert match is not None  # the pattern matches the empty string, so it matches at any position
+    return match.end()
+
+
+def _string_end(buf: Buffer, quote: int, end: int) -> int:
     """Index just past the string starting at ``quote``, or -1 if unterminated."""
     match = _STRING_REST.match(buf, quote + 1, end)
     return -1 if match is None else match.end()
 
 
-def _skip_value(buf, i: int, end: int) -> int:
+def _skip_value(buf: Buffer, i: int, end: int) -> int:
     """Index just past the JSON value at ``i``, or -1 if it is unterminated."""
     first = buf[i]
     if first == _QUOTE:
@@ -137,7 +145,7 @@ def _skip_value(buf, i: int, end: int) -> int:
             return i
 
 
-def _key_name(raw) -> bytes:
+def _key_name(raw: Buffer) -> bytes:
     # Keys are compared as bytes; only an escaped key needs decoding first.
     raw = bytes(raw)
     if _BACKSLASH not in raw:
@@ -146,21 +154,23 @@ def _key_name(raw) -> bytes:
     return b"" if decoded is None else decoded.encode("utf-8", "surrogatepass")
 
 
-def _decode_plain(raw) -> str:
+def _decode_plain(raw: Buffer) -> str:
     return bytes(raw).decode("utf-8", "replace")
 
 
-def _decode_string(raw) -> str | None:
+def _decode_string(raw: Buffer) -> str | None:
     """Decode a JSON string body the way a full parse of the line would."""
     raw = bytes(raw)
     if _BACKSLASH not in raw:
         return raw.decode("utf-8", "replace")
     try:
-        return orjson.loads(b'"' + raw + b'"')
+        decoded: str = orjson.loads(b'"' + raw + b'"')  # a JSON string body parses to a str
+        return decoded
     except orjson.JSONDecodeError:
         pass
     try:
         # Invalid UTF-8 bytes are replaced before parsing, as readers do.
-        return orjson.loads('"' + raw.decode("utf-8", "replace") + '"')
+        replaced: str = orjson.loads('"' + raw.decode("utf-8", "replace") + '"')
+        return replaced
     except orjson.JSONDecodeError:
         return None  # a bad escape: the full parse fails too

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -125,4 +125,4 @@ def decode_record(
     if record.get("type") != kind or (kind != SESSION and record.get("id") != record_id):
         log.warning("skipping a %s line with repeated top-level keys in %s at byte %d", kind, source, offset)
         return None
-    return record
+    return cast(dict[str, Any], record)  # the validator checked it is an object

@@ -200,7 +200,9 @@ class TranscriptStore:
 
     # -- reading -------------------------------------------------------------
 
-    def _read_whole(self, session_id: str, report_unreadable: bool) -> tuple[memoryview, Layout, dict | None, str]:
+    def _read_whole(
+        self, session_id: str, report_unreadable: bool
+    ) -> tuple[memoryview, Layout, dict[str, Any] | None, str]:
         """One sequential read of the file: its bytes, a fresh layout (adopted) and the header."""
         path = self.path(session_id)
         fd = os.open(path, os.O_RDONLY)
@@ -434,7 +436,7 @@ class TranscriptStore:
         log.info("layout of %s is stale; rescanning", path)
         self._drop_layouts(session_id)
 
-    def _read_messages(self, fd: int, layout: Layout, indexes) -> list[bytes]:
+    def _read_messages(self, fd: int, layout: Layout, indexes: range | list[int]) -> list[bytes]:
         return read_lines(
             fd, layout.message_offsets, layout.message_lengths, layout.message_ids, MESSAGE, indexes, self._reads
         )
