@@ -27,6 +27,9 @@ from . import (
     usage,
 )
 from .native import commands as native_commands
+from .tools import audit as tool_audit
+from .tools import commands as tool_commands
+from .tools import review as tool_review
 
 # Named here so that the imports (done for their ``@command`` registrations) count as used.
 REGISTERING = (
@@ -55,4 +58,7 @@ REGISTERING = (
     turns,
     usage,
     native_commands,
+    tool_audit,
+    tool_commands,
+    tool_review,
 )
