@@ -102,7 +102,8 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
     ids = [m["id"] for m in got["messages"]]
     assert ids.index(record["firstKeptMessageId"]) == ids.index(record["throughMessageId"]) + 1
     sent = requests[2].json["messages"]
-    assert sent[0]["role"] == "system" and SUMMARY in sent[0]["content"]
+    assert sent[0]["role"] == "system" and "workspace" in sent[0]["content"]  # the note naming the workspace
+    assert sent[1]["role"] == "system" and SUMMARY in sent[1]["content"]
     assert {"role": "user", "content": "What did we count?"} in sent
     assert sent[-1] == {"role": "user", "content": "And then?"}
     assert second["status"] == "completed"
@@ -171,11 +172,11 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
     requests = chat_requests(sse_server)
     assert again["status"] == "completed" and again["message"]["blocks"][0]["text"] == "Again."
     regenerated = requests[2].json["messages"]
-    assert SUMMARY in regenerated[0]["content"] and regenerated[-1]["content"] == "What did we count?"
+    assert SUMMARY in regenerated[1]["content"] and regenerated[-1]["content"] == "What did we count?"
     assert edited["status"] == "completed"
     assert all(request_tokens(r) <= budget.input_budget(WINDOW) for r in requests)
     assert requests[-1].json["messages"][-1]["content"] == "Edited question"
-    assert "SUMMARY TWO" in requests[-1].json["messages"][0]["content"]
+    assert "SUMMARY TWO" in requests[-1].json["messages"][1]["content"]
     [record] = host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"]
     assert record["summary"] == "SUMMARY TWO"
 
