@@ -74,7 +74,7 @@ def chat_requests(server):
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
-def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):
+def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 2000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -112,7 +112,7 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
 
 
 @pytest.mark.parametrize("status", [500, 401])
-def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):
+def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):  # noqa: F811
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions",
@@ -131,7 +131,7 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
     assert got["compactions"] == [] and got["session"]["lastTurn"]["errorCode"] == "compaction_failed"
 
 
-def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
+def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions", Script(chunks=[sse_body(chunk("SUM"), done=False), b""] + reply("x"), delay=5.0)
@@ -152,7 +152,7 @@ def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
     assert len(chat_requests(sse_server)) == 1
 
 
-def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
+def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 1000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -181,7 +181,7 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
     assert record["summary"] == "SUMMARY TWO"
 
 
-def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):
+def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):  # noqa: F811
     sid = seed(host, 40)
     answering(sse_server, SUMMARY)
 
@@ -235,7 +235,7 @@ def chat_cli(data_dir, *args):
     )
 
 
-def test_the_cli_flags(host, sse_server):
+def test_the_cli_flags(host, sse_server):  # noqa: F811
     sid = seed(host, 400)
     data_dir = host.location.data_root
     host.stop()

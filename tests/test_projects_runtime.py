@@ -22,7 +22,7 @@ def send(host, server, session_id, prompt="What next?"):
     return asyncio.run(scenario())
 
 
-def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):
+def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):  # noqa: F811
     folder = tmp_path / "blog"
     folder.mkdir()
     project = host.call("projects.upsert", {"path": str(folder)})["project"]
