@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
+from .. import tool_output
 from ..sizes import human_size
 from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
 from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
@@ -157,7 +158,7 @@ def _arguments_text(args: object) -> str:
 
 def _tool_message(call_id: str, result: object) -> dict:
     content = result if isinstance(result, str) else orjson.dumps(result, default=str).decode()
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
+    return {"role": "tool", "tool_call_id": call_id, "content": tool_output.for_model(content)}
 
 
 def request_body(
