@@ -4,14 +4,18 @@ A round is one request and its streamed answer. When the answer calls tools
 the app offered (``tools.py``), each call runs through the host, its result
 goes into the call's ``tool_call`` block, the round's message is stored (as
 an assistant message of the same turn, like any streamed reply) and the model
-is asked again with the results, until it answers without calling one of
-the app's tools. Calls to tools the app did not offer end the turn as they
-always did (stored, unanswered) unless they come with one of the app's.
+is asked again with the results, until it answers without calling a tool.
+A call to a tool the app did not offer, or with arguments that are not a
+JSON object, is answered with an error result the model reads (its block
+stores status "error") and the turn goes on. When the server refused tools
+altogether, such calls are answered the same way but the turn ends there.
 
 Limits: ``MAX_ROUNDS`` rounds of tool calls per turn, then the turn stops with
 ``tool_rounds_exceeded``. A ``SubmitPlan``/``SubmitGoal`` that was stored ends
 the turn: the proposal waits for the person. Stop is checked before every
-call and ends a call that is still waiting (its block keeps no result).
+call and ends a call that is still waiting (its block keeps no result),
+except ``bash``, which handles Stop itself: its command is killed and its
+result says so.
 
 A server that refuses a request and names ``tools`` (a 4xx before any reply,
 as models without tool support do on Ollama and OpenRouter) is asked once more without them;
@@ -29,11 +33,12 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from ..bus import HostError
-from . import tools
+from . import attachment_content, tools, workspace_tools
 from .errors import ProviderError, ProviderErrorCode
 from .events import StreamEvent
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
+from .tool_calls import WorkspaceCalls
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
@@ -69,17 +74,19 @@ class ToolLoop:
         provider_id: str = "",
         model_id: str = "",
         notify: Callable[[str, str, dict[str, Any] | None], None] = lambda *_: None,
+        workspace: WorkspaceCalls | None = None,
     ):
         self.client = client
         self.session_id = session_id
         self.turn_id = turn_id
         self.cancel = cancel
         self.key = (provider_id, model_id)
-        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode)
+        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
         self.names = tools.names(self.tools)
         self.rounds = 0
         self.approval: dict[str, Any] | None = None  # the proposal this turn ended waiting for
         self._notify = notify
+        self.workspace = workspace
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(
@@ -114,25 +121,42 @@ class ToolLoop:
         Raises ``ProviderError(tool_rounds_exceeded)`` when another round would pass ``MAX_ROUNDS``.
         """
         calls = builder.tool_calls
-        ours = self.names | tools.APP_TOOLS if self.names else set()  # a proposal out of its mode is answered too
-        continuing = any(call["name"] in ours for call in calls)
-        if continuing or self.rounds:
+        if calls or self.rounds:
             await self._record_usage(builder)
-        if not continuing:
-            return False  # no tool of ours was called: the reply stands as it is
-        ends_turn = False
+        if not calls:
+            return False  # no tool was called: the reply stands as it is
+        ends_turn = not self.names  # tools were refused by the server: answer the calls, ask no more
+        await self._checkpoint(builder)  # a crash while a call runs or waits keeps the calls, marked aborted
         for call in calls:
             if self.cancel.is_set():
                 return False
             started = time.monotonic()
+            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace)
             try:
-                outcome = await unless_stopped(
-                    tools.run(self.client, self.session_id, self.turn_id, call, self.names), self.cancel
+                # bash stops its own command on Stop, so its result can say so
+                outcome = await (
+                    running if call["name"] == workspace_tools.BASH else unless_stopped(running, self.cancel)
                 )
             except Stopped:
                 return False  # stopped during the call: it keeps no result
             builder.set_result(
-                call["callId"], outcome.result, ok=outcome.ok, duration_ms=round((time.monotonic() - started) * 1000)
+                call["callId"],
+                outcome.result,
+                ok=outcome.ok,
+                duration_ms=round((time.monotonic() - started) * 1000),
+                details=outcome.details,
+                attachments=outcome.attachments,
+            )
+            self._notify(
+                self.session_id,
+                "tool_done",
+                {
+                    "turnId": self.turn_id,
+                    "callId": call["callId"],
+                    "tool": call["name"],
+                    "ok": outcome.ok,
+                    "result": outcome.result,
+                },
             )
             if outcome.ends_turn:
                 ends_turn = True
@@ -159,7 +183,19 @@ class ToolLoop:
         self._notify(self.session_id, "finished", done)
         following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(self.session_id, "started", following.snapshot("streaming"))
-        return following, [*context, done]
+        sent = done
+        if any(block.get("attachments") for block in done["blocks"] if block.get("type") == "tool_call"):
+            [sent] = await attachment_content.hydrate(self.client, [done])  # a read picture goes to the model
+        return following, [*context, sent]
+
+    async def _checkpoint(self, builder: ReplyBuilder) -> None:
+        try:
+            await self.client.call(
+                "session.saveInflightMessage",
+                {"sessionId": self.session_id, "turnId": self.turn_id, "message": builder.snapshot("streaming")},
+            )
+        except HostError as exc:  # only crash recovery loses the calls of this round
+            log.warning("could not checkpoint a tool round: %s", exc)
 
     async def _record_usage(self, builder: ReplyBuilder) -> None:
         """Each round's tokens as one usage record of the turn, so its totals count every request."""
