@@ -50,7 +50,7 @@ def _load_widget_modules() -> None:
     global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
     global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
     global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens
+    global price_table, short_tokens, FileChanges
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
@@ -73,6 +73,7 @@ def _load_widget_modules() -> None:
     from .composer import Composer, local_files
     from .eliding_label import ElidingLabel
     from .error_details import ErrorDetailsDialog, ErrorLog
+    from .file_changes import FileChanges
     from .inbox import BellButton, InboxPanel
     from .model_choices import chip_text, model_choices
     from .native_chat import NativeChat
@@ -152,6 +153,8 @@ class MainWindow(QMainWindow):
         self.sidebar.tree.activated.connect(self._session_clicked)
         self.conversation = self._build_conversation()
         self.chats = ChatController(self)
+        self.file_changes = FileChanges(self)  # review snapshots, Revert and the "Files changed" window
+        self.header_layout.insertWidget(1, self.file_changes.button)
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.open_chat)
@@ -575,6 +578,7 @@ class MainWindow(QMainWindow):
         changed = self.current_session_id != session_id
         if changed:
             self.chats.switch_to(session_id)
+            self.file_changes.show_session(session_id)
         self._show_session(session)
         if changed:
             spawn(self.open_transcript(session_id), name="open-transcript")
@@ -587,6 +591,7 @@ class MainWindow(QMainWindow):
 
     def show_no_session(self) -> None:
         self.header_title.setText("")
+        self.file_changes.show_session(None)
         self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
