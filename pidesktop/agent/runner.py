@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes, plan_gate, project_notes, tool_loop
+from . import attachment_content, compaction, modes, permissions, plan_gate, project_notes, tool_loop
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -153,8 +153,11 @@ class TurnRunner:
         outbox: Outbox | None = None,
         context_window: int | None = None,
         interactive: bool = True,
+        asker: permissions.Asker | None = None,
     ):
         self.client = client
+        # Who answers a tool call that needs the person's word; None: nobody, such calls are denied.
+        self.asker = asker
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's

@@ -27,9 +27,12 @@ from . import (
     usage,
 )
 from .native import commands as native_commands
+from .tools import audit as tool_audit
+from .tools import commands as tool_commands
+from .tools import review as tool_review
 
-# Named so that importing them is their use: each registers its commands when imported.
-COMMAND_MODULES = (
+# Named here so that the imports (done for their ``@command`` registrations) count as used.
+REGISTERING = (
     app_commands,
     attachments,
     data_commands,
@@ -38,7 +41,6 @@ COMMAND_MODULES = (
     imports,
     messages,
     models,
-    native_commands,
     notifications,
     plans,
     project_groups,
@@ -55,4 +57,8 @@ COMMAND_MODULES = (
     trash,
     turns,
     usage,
+    native_commands,
+    tool_audit,
+    tool_commands,
+    tool_review,
 )

@@ -3,7 +3,10 @@
 Reads normalise (spec 004, sections 4.1 and 7): ``largePasteThreshold`` falls
 back to 600 when missing, malformed or out of range; ``showThinking`` falls
 back to the legacy ``thinkingDisplayMode``; ``transcriptDisplayMode`` falls
-back to ``fully-folded``. Writes are validated, so a bad value is refused
+back to ``fully-folded``. ``permissionMode`` (ask, accept-edits, auto; default
+ask) is what a chat set to ``inherit`` uses for its tool calls;
+``sandboxNetwork`` (default true) lets ``bash`` reach the network inside the
+sandbox. Writes are validated, so a bad value is refused
 rather than stored. Keys this build does not know are kept as they are.
 """
 
@@ -22,6 +25,7 @@ DISPLAY_MODES = ("flat", "command-first", "fully-folded")
 THEMES = ("system", "light", "dark")
 LANGUAGES = ("system", "en", "zh_CN")
 COMPACT_AT_DEFAULT, COMPACT_AT_MIN, COMPACT_AT_MAX = 0.8, 0.5, 0.95  # share of the context window
+PERMISSION_MODES = ("ask", "accept-edits", "auto")  # the default for chats set to "inherit"
 
 
 def read(ctx: HostContext) -> dict:
@@ -44,6 +48,10 @@ def normalise(stored: dict) -> dict:
         settings["language"] = "system"
     if not _is_share(stored.get("compactAt")):
         settings["compactAt"] = COMPACT_AT_DEFAULT
+    if stored.get("permissionMode") not in PERMISSION_MODES:
+        settings["permissionMode"] = "ask"
+    if not isinstance(stored.get("sandboxNetwork"), bool):
+        settings["sandboxNetwork"] = True
     return settings
 
 
@@ -58,6 +66,8 @@ def validate_patch(patch: dict) -> None:
         "theme": ("one of " + ", ".join(THEMES), lambda v: v in THEMES),
         "language": ("one of " + ", ".join(LANGUAGES), lambda v: v in LANGUAGES),
         "compactAt": (f"a number from {COMPACT_AT_MIN} to {COMPACT_AT_MAX}", _is_share),
+        "permissionMode": ("one of " + ", ".join(PERMISSION_MODES), lambda v: v in PERMISSION_MODES),
+        "sandboxNetwork": ("true or false", lambda v: isinstance(v, bool)),
     }
     for key, value in patch.items():
         if value is None or key not in checks:
