@@ -367,7 +367,6 @@ class ChatController(QObject):
             w.transcript_model.add_tool_output(str(message.get("callId")), str(message.get("chunk") or ""))
         elif phase == "tool_done" and message is not None:
             w.transcript_model.finish_tool(str(message.get("callId")), bool(message.get("ok")), message.get("result"))
-            w.file_changes.tool_finished(session_id, str(message.get("tool") or ""))
         elif phase in ("started", "delta") and message is not None:
             w.transcript_model.set_live(message)
             w.composer.set_running(True)

@@ -4,7 +4,7 @@ The header's "Files changed" button (Ctrl+Shift+E) opens a small window
 listing ``artifacts.list`` for the chat shown, newest first. Open hands the
 file to the system's handler; Revert undoes the newest change of that file
 (its latest snapshot in ``review.list``). The list follows the chat shown and
-is asked for again whenever a ``write`` or ``edit`` ends and after a revert.
+is asked for again on the host's ``review.changed``.
 Every button is reachable with Tab; Esc closes the window.
 """
 
@@ -115,7 +115,7 @@ class FilesPanel(QDialog):
         row.setObjectName("fileRow")
         layout = QHBoxLayout(row)
         layout.setContentsMargins(4, 4, 4, 4)
-        name = QLabel(path)
+        name = QLabel(_shown(path, self.project_path()))
         name.setToolTip(path)
         name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         op_name = str(artifact.get("op") or "")
@@ -167,6 +167,16 @@ class FilesPanel(QDialog):
         self.note.setVisible(bool(text))
 
 
+def _shown(path: str, project_path: str | None) -> str:
+    """A file inside the chat's project by its path there, any other by its whole path."""
+    if project_path:
+        try:
+            return str(Path(path).relative_to(project_path))
+        except ValueError:
+            pass
+    return path
+
+
 def _when(value: object) -> str:
     """An artifact's time (epoch milliseconds or RFC 3339) as the sidebar says it: "now", "5m", "Yesterday"."""
     if isinstance(value, str):
@@ -210,10 +220,6 @@ class FileChanges:
     def show_session(self, session_id: str | None) -> None:
         self.reviews.show_session(session_id)
         if session_id is not None:
-            spawn(self.reviews.refresh(session_id), name="reviews-refresh")
-
-    def tool_finished(self, session_id: str, tool: str) -> None:
-        if tool in ("write", "edit") and session_id == self.reviews.session_id:
             spawn(self.reviews.refresh(session_id), name="reviews-refresh")
 
     def open_panel(self) -> FilesPanel | None:

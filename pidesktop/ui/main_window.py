@@ -422,6 +422,7 @@ class MainWindow(QMainWindow):
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
         self.plans.handle_event(topic, payload)
+        self.file_changes.reviews.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):

@@ -2,9 +2,9 @@
 
 One place asks the host (``review.list``, ``artifacts.list``, ``review.revert``)
 for both the transcript's tool rows and the "Files changed" panel, so a revert
-from either shows in both. Refreshed when a chat opens, when a ``write`` or
-``edit`` ends, and after a revert. A ``CONFLICT`` (the file changed since the
-snapshot) is said in a sentence; nothing was changed by the host then.
+from either shows in both. Asked for again when a chat opens and on the host's
+``review.changed`` (a write or edit kept a snapshot, or one was reverted). A
+``CONFLICT`` is said in a sentence; the host changed nothing then.
 """
 
 from __future__ import annotations
@@ -15,8 +15,13 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from ..bus import ErrorCode, HostClient, HostError
 from .ops import host_op
+from .tasks import spawn
 
 CONFLICT_SENTENCE = QT_TRANSLATE_NOOP("Reviews", "The file changed since; nothing was reverted.")
+REVERTED_SENTENCE = QT_TRANSLATE_NOOP("Reviews", "This change was reverted already.")
+NOT_KEPT_SENTENCE = QT_TRANSLATE_NOOP(
+    "Reviews", "This change can’t be reverted: the file was larger than 1 MiB, so its earlier version was not kept."
+)
 
 
 class Reviews(QObject):
@@ -59,15 +64,24 @@ class Reviews(QObject):
         self.changed.emit(session_id)
 
     def latest_for(self, path: str) -> dict | None:
-        """The newest snapshot of ``path``: the change a Revert of that file undoes."""
-        ours = [s for s in self.snapshots if s.get("path") == path]
-        return max(ours, key=lambda s: str(s.get("createdAt") or ""), default=None)
+        """The newest snapshot of ``path``: what a Revert of the file undoes (``review.list`` is oldest first)."""
+        return next((s for s in reversed(self.snapshots) if s.get("path") == path), None)
+
+    def handle_event(self, topic: str, payload: dict) -> None:
+        """``review.changed`` (a change kept or reverted, here or from another window): ask again."""
+        if topic == "review.changed" and payload.get("sessionId") == self.session_id:
+            spawn(self.refresh(self.session_id), name="reviews-refresh")
 
     async def revert(self, session_id: str, snapshot_id: str) -> bool:
         """Put the file back as it was before ``snapshot_id``; False (and a sentence) when it could not."""
 
         def refused(error: HostError) -> None:
-            if error.code == ErrorCode.CONFLICT:
+            data = error.data if isinstance(error.data, dict) else {}
+            if error.code == ErrorCode.CONFLICT and data.get("reverted"):
+                self.report(error, QCoreApplication.translate("Reviews", REVERTED_SENTENCE))
+            elif error.code == ErrorCode.CONFLICT and data.get("reversible") is False:
+                self.report(error, QCoreApplication.translate("Reviews", NOT_KEPT_SENTENCE))
+            elif error.code == ErrorCode.CONFLICT:
                 self.report(error, QCoreApplication.translate("Reviews", CONFLICT_SENTENCE))
             else:
                 self.report(error, "")

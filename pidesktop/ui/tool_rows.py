@@ -100,10 +100,10 @@ def review_of(block: dict) -> dict | None:
 def diff_lines(block: dict) -> list[tuple[str, str]]:
     """The change as (mark, text) rows: ``+`` added, ``-`` removed, `` `` context, ``@`` a hunk header.
 
-    From the host's own words first (``review.diff``, a unified diff; or ``before``/``after``
+    From the host's own words first (``details.diff``, a unified diff; or ``before``/``after``
     texts), else from the call's arguments (an edit's old and new text, a write's content)."""
     review = review_of(block) or {}
-    diff = review.get("diff")
+    diff = details_of(block).get("diff", review.get("diff"))
     if isinstance(diff, str) and diff:
         return _parse_unified(diff)
     args = block.get("args") if isinstance(block.get("args"), dict) else {}
