@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from .conftest import spin_until, started_window
 
@@ -112,3 +113,26 @@ def test_the_files_changed_window_lists_opens_and_reverts(qtbot, qloop, host_cli
     assert "back as it was" in panel.note.text()
     panel.close()
     win.close()
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_screenshots(qtbot, qloop, host_client, edited, shots, theme_name, keep_running):
+    from pidesktop.ui import theme as themes
+
+    sid, _target = edited
+    theme = themes.LIGHT if theme_name == "light" else themes.DARK
+    win = started_window(qtbot, qloop, host_client, theme=theme, size=(1100, 720))
+    themes.apply(QApplication.instance(), theme)
+    win.set_theme(theme)
+    win.sidebar.select(sid)
+    spin_until(qloop, lambda: win.transcript_model.row_of("a1") >= 0 and win.file_changes.button.isVisible())
+    win.transcript.toggle("tool:a1:0")
+    spin_until(qloop, lambda: revert_button(win)[0].enabled)
+    win.transcript.scroll_to_end()
+    assert win.grab().save(str(shots / f"tool-row-diff-{theme_name}.png"))
+    panel = win.file_changes.open_panel()
+    spin_until(qloop, lambda: panel.buttons)
+    assert panel.grab().save(str(shots / f"files-changed-{theme_name}.png"))
+    panel.close()
+    win.close()
+    themes.apply(QApplication.instance(), themes.LIGHT)

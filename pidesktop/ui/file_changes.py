@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from . import dialog_style
 from .reviews import Reviews
 from .tasks import spawn
 from .timefmt import relative
@@ -64,6 +65,7 @@ class FilesPanel(QDialog):
         # Replaceable (tests): how a file is handed to the system's handler.
         self.opener: Callable[[QUrl], bool] = QDesktopServices.openUrl
         self.resize(520, 360)
+        self.setStyleSheet(dialog_style.stylesheet(dialog_style.current_theme(parent)))
         self.heading = QLabel(self.tr("Files this chat’s tools changed"))
         self.heading.setObjectName("pageTitle")
         self.empty = QLabel(self.tr("No files changed in this chat yet."))

@@ -298,6 +298,7 @@ class MainWindow(QMainWindow):
         self.composer.editCancelled.connect(chats.end_edit)
         self.composer.thinkingChanged.connect(lambda level: chats.change_session({"thinkingLevel": level}))
         self.composer.modeChanged.connect(lambda mode: chats.change_session({"mode": mode}))
+        self.composer.permissionChanged.connect(lambda mode: chats.change_session({"permissionMode": mode}))
         self.composer.modelChanged.connect(
             lambda provider, model: chats.change_session({"providerId": provider or None, "modelId": model or None})
         )  # "" goes back to the default model
@@ -524,6 +525,7 @@ class MainWindow(QMainWindow):
             self.set_theme(theme)
         self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
         self.transcript.set_display_mode(settings.get("transcriptDisplayMode"))
+        self.composer.set_default_permission(settings.get("permissionMode"))
         threshold = settings.get("largePasteThreshold")
         if isinstance(threshold, int) and threshold > 0:
             self.composer.edit.paste_threshold = threshold
@@ -602,6 +604,7 @@ class MainWindow(QMainWindow):
     def _show_session(self, session: dict) -> None:
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.composer.set_mode(session.get("mode", "agent"))
+        self.composer.set_permission(session.get("permissionMode"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
         self.projects.session_shown(session)
