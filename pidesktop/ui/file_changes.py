@@ -137,7 +137,7 @@ class FilesPanel(QDialog):
         snapshot = self.reviews.latest_for(path)
         if snapshot is None or snapshot.get("reverted") or snapshot.get("reversible") is False:
             revert_button.setEnabled(False)
-            revert_button.setToolTip(_why_not(snapshot, self))
+            revert_button.setToolTip(_why_not(snapshot))
         else:
             revert_button.setToolTip(self.tr("Put the file back as it was before its latest change"))
         revert_button.clicked.connect(lambda: spawn(self.revert(path), name="files-revert"))
@@ -189,12 +189,14 @@ def _when(value: object) -> str:
     return relative(value, int(time.time() * 1000))
 
 
-def _why_not(snapshot: dict | None, panel: QWidget) -> str:
+def _why_not(snapshot: dict | None) -> str:
     if snapshot is None:
-        return panel.tr("No earlier version of this file was kept.")
+        return QCoreApplication.translate("FilesPanel", "No earlier version of this file was kept.")
     if snapshot.get("reverted"):
-        return panel.tr("Its latest change was reverted already.")
-    return panel.tr("Its earlier version was not kept (files over 1 MiB are not), so it can’t be reverted.")
+        return QCoreApplication.translate("FilesPanel", "Its latest change was reverted already.")
+    return QCoreApplication.translate(
+        "FilesPanel", "Its earlier version was not kept (files over 1 MiB are not), so it can’t be reverted."
+    )
 
 
 class FileChanges:
@@ -207,13 +209,15 @@ class FileChanges:
         self.panel: FilesPanel | None = None
         self.button = QToolButton()
         self.button.setObjectName("filesChangedButton")
-        self.button.setText(window.tr("Files changed"))
+        self.button.setText(QCoreApplication.translate("FileChanges", "Files changed"))
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.button.hide()
-        self.action = QAction(window.tr("Files changed"), window)
+        self.action = QAction(QCoreApplication.translate("FileChanges", "Files changed"), window)
         self.action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.action.setToolTip(window.tr("The files this chat’s tools changed (Ctrl+Shift+E)"))
+        self.action.setToolTip(
+            QCoreApplication.translate("FileChanges", "The files this chat’s tools changed (Ctrl+Shift+E)")
+        )
         self.action.triggered.connect(self.open_panel)
         window.addAction(self.action)
         self.button.setToolTip(self.action.toolTip())
@@ -246,4 +250,4 @@ class FileChanges:
         self.window.transcript.set_reviews(self.reviews.snapshots)
         count = len(self.reviews.artifacts)
         self.button.setVisible(count > 0)
-        self.button.setText(self.window.tr("Files changed · %1").replace("%1", str(count)))
+        self.button.setText(QCoreApplication.translate("FileChanges", "Files changed · %1").replace("%1", str(count)))
