@@ -41,7 +41,7 @@ def stored(host, session_id):
     return host.call("session.get", {"sessionId": session_id})
 
 
-def test_plain_text_recording_is_stored_as_streamed(host, sse_server):
+def test_plain_text_recording_is_stored_as_streamed(host, sse_server):  # noqa: F811
     body = fixture_bytes("plain-text")
     sse_server.stream(split_randomly(body, seed=3))
     sid, result = run_turn(host, sse_server)
@@ -65,17 +65,20 @@ def test_plain_text_recording_is_stored_as_streamed(host, sse_server):
     request = sse_server.requests[-1]
     assert request.headers["authorization"] == "Bearer sk-test-key"
     assert request.json["messages"][-1] == {"role": "user", "content": "What's the weather?"}
-    assert [m["role"] for m in request.json["messages"]] == ["user"]  # Agent mode adds nothing
+    # Agent mode adds only the note naming the workspace
+    assert [m["role"] for m in request.json["messages"]] == ["system", "user"]
+    assert "your workspace is a private scratch folder" in request.json["messages"][0]["content"]
 
 
 @pytest.mark.parametrize("mode,words", [("plan", "numbered steps"), ("goal", "how success will be checked")])
-def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_server, mode, words):
+def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_server, mode, words):  # noqa: F811
     sse_server.stream([fixture_bytes("plain-text")])
     sid, result = run_turn(host, sse_server, "Move the blog to a new host", mode=mode)
     assert result["status"] == "completed"
     sent = sse_server.requests[-1].json["messages"]
     assert sent[0]["role"] == "system" and words in sent[0]["content"]
-    assert sent[1] == {"role": "user", "content": "Move the blog to a new host"}
+    assert sent[1]["role"] == "system" and "workspace" in sent[1]["content"]
+    assert sent[2] == {"role": "user", "content": "Move the blog to a new host"}
     # the instruction is sent, never stored
     assert [m["role"] for m in stored(host, sid)["messages"]] == ["user", "assistant"]
     transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_text()
@@ -89,7 +92,7 @@ def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_serve
         ("parallel-tool-calls", None),
     ],
 )
-def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):
+def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):  # noqa: F811
     sse_server.stream([fixture_bytes(name)])
     sid, result = run_turn(host, sse_server)
     reply = stored(host, sid)["messages"][1]
@@ -103,7 +106,7 @@ def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):
 
 
 @pytest.mark.parametrize("status,code", [(401, "auth_failed"), (429, "rate_limited"), (404, "model_not_found")])
-def test_http_errors_become_error_turns_with_a_failed_task_notification(host, sse_server, status, code):
+def test_http_errors_become_error_turns_with_a_failed_task_notification(host, sse_server, status, code):  # noqa: F811
     sse_server.serve(
         "/v1/chat/completions",
         Script(
@@ -122,7 +125,7 @@ def test_http_errors_become_error_turns_with_a_failed_task_notification(host, ss
     assert notification["kind"] == "task.failed" and notification["errorCode"] == code
 
 
-def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):
+def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):  # noqa: F811
     body = sse_body(chunk("Half of "), chunk("an answer"), done=False)
     sse_server.stream([body, b'data: {"choices": [{"delta": {"content": "tr'], drop_after=2)
     sid, result = run_turn(host, sse_server)
@@ -131,7 +134,7 @@ def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):
     assert reply["blocks"][0]["text"] == "Half of an answer"
 
 
-def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host, sse_server):
+def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host, sse_server):  # noqa: F811
     body = sse_body(chunk("Partial "), {"error": {"message": "overloaded", "type": "server_error"}}, done=False)
     sse_server.stream([body])
     sid, result = run_turn(host, sse_server)
@@ -139,13 +142,13 @@ def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host,
     assert stored(host, sid)["messages"][-1]["blocks"][0]["text"] == "Partial "
 
 
-def test_malformed_chunk_is_bad_response(host, sse_server):
+def test_malformed_chunk_is_bad_response(host, sse_server):  # noqa: F811
     sse_server.stream([sse_body(chunk("ok "), "{not json", done=False)])
     _sid, result = run_turn(host, sse_server)
     assert result["error"]["code"] == "bad_response"
 
 
-def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_server):
+def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_server):  # noqa: F811
     pieces = [sse_body(chunk(f"word{i} "), done=False) for i in range(200)]
     sse_server.stream(pieces, delay=0.01)
 
@@ -172,7 +175,7 @@ def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_se
     assert host.call("notifications.list")["notifications"] == []
 
 
-def test_checkpoints_are_saved_while_text_arrives(host, sse_server):
+def test_checkpoints_are_saved_while_text_arrives(host, sse_server):  # noqa: F811
     pieces = [sse_body(chunk(f"w{i} "), done=False) for i in range(30)] + [sse_body(chunk(finish="stop"))]
     sse_server.stream(pieces, delay=0.01)
     saved = []
@@ -214,7 +217,7 @@ def chat_cli(data_dir, *args, env=None, timeout=60):
     )
 
 
-def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):
+def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):  # noqa: F811
     sse_server.stream([sse_body(chunk("Hello "), chunk("from the test server"), chunk(finish="stop"), usage_chunk())])
     done = chat_cli(
         tmp_path / "d",
@@ -237,10 +240,10 @@ def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):
     )
     assert again.returncode == 0 and again.stdout == "Again\n"
     history = sse_server.requests[-1].json["messages"]
-    assert [m["role"] for m in history] == ["user", "assistant", "user"]
+    assert [m["role"] for m in history] == ["system", "user", "assistant", "user"]  # the workspace note first
 
 
-def test_headless_chat_error_exits_non_zero_with_one_line(tmp_path, sse_server):
+def test_headless_chat_error_exits_non_zero_with_one_line(tmp_path, sse_server):  # noqa: F811
     sse_server.serve(
         "/v1/chat/completions",
         Script(status=401, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "bad key"}}']),
@@ -256,7 +259,7 @@ def test_headless_chat_offline_by_default(tmp_path):
     assert done.returncode == 0 and "Offline demo" in done.stdout
 
 
-def test_kill_mid_stream_promotes_the_last_checkpoint_on_restart(tmp_path, sse_server):
+def test_kill_mid_stream_promotes_the_last_checkpoint_on_restart(tmp_path, sse_server):  # noqa: F811
     pieces = [sse_body(chunk(f"tok{i} "), done=False) for i in range(400)]
     sse_server.stream(pieces, delay=0.01)
     root = tmp_path / "d"

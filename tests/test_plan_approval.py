@@ -42,6 +42,9 @@ def answers(server, *bodies):
     server.serve_in_turn("/v1/chat/completions", *[Script(chunks=[body]) for body in bodies])
 
 
+READ_ONLY = ["find", "grep", "ls", "read"]  # the workspace tools Plan and Goal offer before approval
+
+
 def tool_names(request):
     return sorted(tool["function"]["name"] for tool in request.json.get("tools", []))
 
@@ -97,8 +100,9 @@ def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(
     assert re.fullmatch(r"\.pi/plan/\d{8}T\d{9}Z-move-the-blog\.md", pending["artifactRelativePath"])
     assert stat.S_IMODE(path.stat().st_mode) == 0o444  # read-only
     first, execution, after_tool = sse_server.requests
-    assert tool_names(first) == ["SubmitPlan", "TodoWrite"]
-    assert tool_names(execution) == ["TodoWrite"]  # approved: the chat is in Agent mode
+    assert tool_names(first) == ["SubmitPlan", "TodoWrite", *READ_ONLY]
+    assert tool_names(execution) == ["TodoWrite", "bash", "edit", *READ_ONLY, "write"]  # approved: Agent mode
+    assert tool_names(execution) == sorted(tool_names(execution))
     assert execution.json["messages"][-1]["role"] == "user" and PLAN in execution.json["messages"][-1]["content"]
     assert after_tool.json["messages"][-1]["role"] == "tool"
     assert after_tool.json["messages"][-1]["content"].startswith("Checklist saved (revision 1)")
@@ -150,7 +154,7 @@ def test_a_rejection_goes_back_in_plan_mode_and_the_next_plan_is_a_new_file(host
     assert mode == "goal"  # a rejection keeps the contract mode
     feedback_request = sse_server.requests[1].json
     assert "Measure it first" in feedback_request["messages"][-1]["content"]
-    assert tool_names(sse_server.requests[1]) == ["SubmitGoal", "TodoWrite"]
+    assert tool_names(sse_server.requests[1]) == ["SubmitGoal", "TodoWrite", *READ_ONLY]
     assert Path(first["artifactPath"]).read_bytes() == b"# Goal A\n"  # the old file stays as it was
     assert Path(second["artifactPath"]).read_bytes() == b"# Goal B\n"
     assert "/.pi/goal/" in second["artifactPath"]

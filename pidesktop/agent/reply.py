@@ -7,6 +7,7 @@ and again at the end; blocks are always thinking, then text, then tool calls.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -79,11 +80,24 @@ class ReplyBuilder:
             blocks.append({**block, **self._results.get(call_id, {})})
         return blocks
 
-    def set_result(self, call_id: str, result: object, *, ok: bool = True, duration_ms: int | None = None) -> None:
-        """The result of a call the app ran; it goes into the call's block (and back to the model)."""
+    def set_result(
+        self,
+        call_id: str,
+        result: object,
+        *,
+        ok: bool = True,
+        duration_ms: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """The result of a call the app ran; it goes into the call's block (and back to the model).
+
+        ``details`` is for the window only (a write's ``review`` record and diff), never sent to the model.
+        """
         answered: dict = {"result": result, "status": "ok" if ok else "error"}
         if duration_ms is not None:
             answered["durationMs"] = duration_ms
+        if details:
+            answered["details"] = details
         self._results[call_id] = answered
 
     def has_content(self) -> bool:

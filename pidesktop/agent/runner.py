@@ -42,13 +42,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes, permissions, plan_gate, project_notes, tool_loop
+from . import (
+    attachment_content,
+    compaction,
+    modes,
+    permissions,
+    plan_gate,
+    project_notes,
+    tool_loop,
+    tool_permission,
+    workspace_tools,
+)
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
 from .offline import OfflineDemoProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
+from .tool_calls import WorkspaceCalls
 
 log = logging.getLogger("pidesktop.agent.runner")
 
@@ -88,12 +99,17 @@ class Prepared:
     complete: bool  # ``messages`` reach back to the checkpoint, or to the chat's start
     total: int  # every message line of the transcript
     notes: dict | None = None  # the project's memory as the person's own notes (``project_notes``)
+    workspace: dict[str, Any] | None = None  # ``tools.workspace``: the folder the tools work in, the permission mode
 
     def context(self) -> list[dict]:
         """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front,
-        the project notes right after it."""
+        the workspace note and the project notes right after it."""
         head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
-        return project_notes.placed(modes.with_mode(head + self.messages, self.session.get("mode")), self.notes)
+        context = modes.with_mode(head + self.messages, self.session.get("mode"))
+        if self.workspace is not None:
+            note = workspace_tools.workspace_note(str(self.workspace["workspace"]), bool(self.workspace["scratch"]))
+            context = project_notes.placed(context, note)
+        return project_notes.placed(context, self.notes)
 
     def summary(self) -> str:
         return str((self.checkpoint or {}).get("summary") or "")
@@ -116,6 +132,7 @@ class Prepared:
             True,
             self.total,
             self.notes,
+            self.workspace,
         )
 
 
@@ -154,10 +171,14 @@ class TurnRunner:
         context_window: int | None = None,
         interactive: bool = True,
         asker: permissions.Asker | None = None,
+        confirm_unconfined: bool = True,
     ):
         self.client = client
         # Who answers a tool call that needs the person's word; None: nobody, such calls are denied.
         self.asker = asker
+        # False when the person already accepted that commands run without a sandbox (``pidesktop chat``'s flag)
+        self.confirm_unconfined = confirm_unconfined
+        self.grants = tool_permission.Grants()  # "Allow for this chat" answers, for this runner's life
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
@@ -306,6 +327,7 @@ class TurnRunner:
             provider_id=provider_id,
             model_id=model_id,
             notify=self._notify,
+            workspace=self._workspace_calls(session_id, active, prepared),
         )
         try:
             if not (self.interactive if active.interactive is None else active.interactive):
@@ -418,6 +440,22 @@ class TurnRunner:
             "approval": tools.approval,
         }  # a plan or goal this turn left waiting for an answer
 
+    def _workspace_calls(self, session_id: str, active: _Active, prepared: Prepared) -> WorkspaceCalls | None:
+        if prepared.workspace is None:
+            return None
+        unattended = not (self.interactive if active.interactive is None else active.interactive)
+        return WorkspaceCalls(
+            self.client,
+            session_id,
+            active.turn_id,
+            active.cancel,
+            prepared.workspace,
+            asker=None if unattended else self.asker,  # an unattended turn has nobody to ask
+            grants=self.grants,
+            notify=self._notify,
+            confirm_unconfined=self.confirm_unconfined,
+        )
+
     # -- context budget and compaction ------------------------------------------------------
     async def prepare_request(self, session_id: str) -> Prepared:
         """Build the next request without sending it: windowed reads from the active checkpoint on.
@@ -437,6 +475,7 @@ class TurnRunner:
             compact_at = await self._compact_at()
             prepared = await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
             prepared.notes = await project_notes.read(self.client, session)
+            prepared.workspace = await call("tools.workspace", {"sessionId": session_id})
             return prepared
         except BaseException:
             close = getattr(provider, "aclose", None)

@@ -4,14 +4,18 @@ A round is one request and its streamed answer. When the answer calls tools
 the app offered (``tools.py``), each call runs through the host, its result
 goes into the call's ``tool_call`` block, the round's message is stored (as
 an assistant message of the same turn, like any streamed reply) and the model
-is asked again with the results, until it answers without calling one of
-the app's tools. Calls to tools the app did not offer end the turn as they
-always did (stored, unanswered) unless they come with one of the app's.
+is asked again with the results, until it answers without calling a tool.
+A call to a tool the app did not offer, or with arguments that are not a
+JSON object, is answered with an error result the model reads (its block
+stores status "error") and the turn goes on. When the server refused tools
+altogether, such calls are answered the same way but the turn ends there.
 
 Limits: ``MAX_ROUNDS`` rounds of tool calls per turn, then the turn stops with
 ``tool_rounds_exceeded``. A ``SubmitPlan``/``SubmitGoal`` that was stored ends
 the turn: the proposal waits for the person. Stop is checked before every
-call and ends a call that is still waiting (its block keeps no result).
+call and ends a call that is still waiting (its block keeps no result),
+except ``bash``, which handles Stop itself: its command is killed and its
+result says so.
 
 A server that refuses a request and names ``tools`` (a 4xx before any reply,
 as models without tool support do on Ollama and OpenRouter) is asked once more without them;
@@ -29,10 +33,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bus import HostError
-from . import tools
+from . import tools, workspace_tools
 from .errors import ProviderError, ProviderErrorCode
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
+from .tool_calls import WorkspaceCalls
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
@@ -68,6 +73,7 @@ class ToolLoop:
         provider_id: str = "",
         model_id: str = "",
         notify: Callable[[str, str, dict | None], None] = lambda *_: None,
+        workspace: WorkspaceCalls | None = None,
     ):
         self.client = client
         self.session_id = session_id
@@ -79,6 +85,7 @@ class ToolLoop:
         self.rounds = 0
         self.approval: dict | None = None  # the proposal this turn ended waiting for
         self._notify = notify
+        self.workspace = workspace
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(self, fallback: Any, provider: Any, context: list[dict], **options):
@@ -111,25 +118,40 @@ class ToolLoop:
         Raises ``ProviderError(tool_rounds_exceeded)`` when another round would pass ``MAX_ROUNDS``.
         """
         calls = builder.tool_calls
-        ours = self.names | tools.APP_TOOLS if self.names else set()  # a proposal out of its mode is answered too
-        continuing = any(call["name"] in ours for call in calls)
-        if continuing or self.rounds:
+        if calls or self.rounds:
             await self._record_usage(builder)
-        if not continuing:
-            return False  # no tool of ours was called: the reply stands as it is
-        ends_turn = False
+        if not calls:
+            return False  # no tool was called: the reply stands as it is
+        ends_turn = not self.names  # tools were refused by the server: answer the calls, ask no more
         for call in calls:
             if self.cancel.is_set():
                 return False
             started = time.monotonic()
+            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace)
             try:
-                outcome = await unless_stopped(
-                    tools.run(self.client, self.session_id, self.turn_id, call, self.names), self.cancel
+                # bash stops its own command on Stop, so its result can say so
+                outcome = await (
+                    running if call["name"] == workspace_tools.BASH else unless_stopped(running, self.cancel)
                 )
             except Stopped:
                 return False  # stopped during the call: it keeps no result
             builder.set_result(
-                call["callId"], outcome.result, ok=outcome.ok, duration_ms=round((time.monotonic() - started) * 1000)
+                call["callId"],
+                outcome.result,
+                ok=outcome.ok,
+                duration_ms=round((time.monotonic() - started) * 1000),
+                details=outcome.details,
+            )
+            self._notify(
+                self.session_id,
+                "tool_done",
+                {
+                    "turnId": self.turn_id,
+                    "callId": call["callId"],
+                    "tool": call["name"],
+                    "ok": outcome.ok,
+                    "result": outcome.result,
+                },
             )
             if outcome.ends_turn:
                 ends_turn = True

@@ -4,6 +4,8 @@
 - ``SubmitPlan`` (Plan mode) / ``SubmitGoal`` (Goal mode): the proposal,
   stored once as an immutable file and a pending approval by
   ``plan.submit``; the turn then ends, waiting for the person's answer.
+- pi's workspace tools (``workspace_tools``): every one in Agent mode, the
+  read-only ones in Plan and Goal; run by ``tool_calls.WorkspaceCalls``.
 
 Definitions are in the OpenAI ``tools`` format. Every tool runs through the
 host (the runtime never writes a file itself). A call that cannot run (bad
@@ -17,11 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..bus import HostError
+from . import workspace_tools
+from .tool_calls import WorkspaceCalls
 
 SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE = "SubmitPlan", "SubmitGoal", "TodoWrite"
 PROPOSAL_TOOLS = {SUBMIT_PLAN: "plan", SUBMIT_GOAL: "goal"}  # tool -> approval kind
 PROPOSAL_ARGUMENT = {"plan": "plan", "goal": "goal"}  # kind -> the argument holding the Markdown
-APP_TOOLS = frozenset({SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE})
+APP_TOOLS = frozenset({SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE}) | workspace_tools.ALL
 
 _TODO_WRITE = {
     "type": "function",
@@ -77,7 +81,7 @@ def _proposal_tool(name: str, kind: str) -> dict:
 
 def offered(mode: object) -> list[dict]:
     """The tool definitions sent with a request in ``mode``."""
-    tools = [_TODO_WRITE]
+    tools = [*workspace_tools.offered(mode), _TODO_WRITE]
     if mode == "plan":
         tools.append(_proposal_tool(SUBMIT_PLAN, "plan"))
     elif mode == "goal":
@@ -97,20 +101,40 @@ class Outcome:
     ok: bool = True
     ends_turn: bool = False
     approval: dict | None = None
+    details: dict[str, Any] | None = None  # for the window only (a write's review record and diff)
 
 
-async def run(client: Any, session_id: str, turn_id: str, call: dict, offered_names: set[str]) -> Outcome:
+async def run(
+    client: Any,
+    session_id: str,
+    turn_id: str,
+    call: dict,
+    offered_names: set[str],
+    workspace: WorkspaceCalls | None = None,
+) -> Outcome:
     """Run one ``tool_call`` block (``callId``, ``name``, ``args``) through the host."""
     name = call.get("name") or ""
     if name not in offered_names:
         if name in PROPOSAL_TOOLS:
             kind = PROPOSAL_TOOLS[name]
             return Outcome(f"{name} is only available in {kind.capitalize()} mode; this chat is not in it.", False)
-        return Outcome(f"There is no tool named {name!r} here.", False)
+        if name in workspace_tools.ALL and offered_names:
+            return Outcome(
+                f"{name} is not available in this mode: before the plan or goal is approved only "
+                f"{', '.join(sorted(workspace_tools.READ_ONLY))} can be used.",
+                False,
+            )
+        available = ", ".join(sorted(offered_names)) or "none"
+        return Outcome(f"There is no tool named {name!r} here. The tools you can call: {available}.", False)
     args = call.get("args")
     if not isinstance(args, dict):
         return Outcome("The arguments were not a complete JSON object; send the call again.", False)
     try:
+        if name in workspace_tools.ALL:
+            if workspace is None:
+                return Outcome(f"{name} cannot run here: this chat has no workspace.", False)
+            done = await workspace.run(call)
+            return Outcome(done.text, done.ok, details=done.details)
         if name == TODO_WRITE:
             return await _todo_write(client, session_id, args)
         return await _submit(client, session_id, turn_id, call, PROPOSAL_TOOLS[name], args)

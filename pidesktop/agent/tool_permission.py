@@ -1,0 +1,44 @@
+"""Which workspace tool calls need the person's word, by permission mode (``permissions`` has the modes).
+
+- ``ask``: ``write``, ``edit`` and ``bash`` ask;
+- ``accept-edits``: ``write``/``edit`` inside the workspace run, ``bash`` asks;
+- ``auto``: everything runs (``bash`` in the sandbox); without a sandbox,
+  the first ``bash`` of a chat asks once to confirm that commands run unconfined.
+
+A path outside the workspace asks in every mode, one call at a time: "Allow
+for this chat" never covers it. Read-only tools never ask otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import permissions
+from .workspace_tools import BASH, EDITING
+
+
+@dataclass
+class Grants:
+    """What the person allowed for the rest of a chat, for this runner's life: tools, and unconfined commands."""
+
+    tools: dict[str, set[str]] = field(default_factory=dict)  # session id -> tool names
+    unconfined: set[str] = field(default_factory=set)  # sessions whose person accepted commands without a sandbox
+
+    def allows(self, session_id: str, tool: str) -> bool:
+        return tool in self.tools.get(session_id, set())
+
+    def allow(self, session_id: str, tool: str) -> None:
+        self.tools.setdefault(session_id, set()).add(tool)
+
+
+def must_ask(mode: str, tool: str, *, outside: bool = False, unconfined: bool = False, confirmed: bool = False) -> bool:
+    """Whether this call waits for the person (``confirmed``: running unconfined was already accepted)."""
+    if outside:
+        return True
+    if tool in EDITING:
+        return mode == permissions.ASK
+    if tool == BASH:
+        if mode == permissions.AUTO:
+            return unconfined and not confirmed
+        return True
+    return False
