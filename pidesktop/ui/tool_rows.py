@@ -194,7 +194,8 @@ def result_text(value: Any) -> str:
 
 def exit_status(block: dict) -> int | None:
     done = block.get("liveResult") if isinstance(block.get("liveResult"), dict) else {}
-    for source in (details_of(block), block.get("result"), done.get("result")):
+    details = details_of(block)
+    for source in (details.get("bash"), details, block.get("result"), done.get("result")):
         if isinstance(source, dict):
             for key in ("exitCode", "exit_code", "exitStatus"):
                 if isinstance(source.get(key), int) and not isinstance(source.get(key), bool):
