@@ -64,7 +64,7 @@ class FilesPanel(QDialog):
         self.project_path = project_path
         # Replaceable (tests): how a file is handed to the system's handler.
         self.opener: Callable[[QUrl], bool] = QDesktopServices.openUrl
-        self.resize(520, 360)
+        self.resize(560, 280)
         self.setStyleSheet(dialog_style.stylesheet(dialog_style.current_theme(parent)))
         self.heading = QLabel(self.tr("Files this chat’s tools changed"))
         self.heading.setObjectName("pageTitle")
@@ -110,6 +110,20 @@ class FilesPanel(QDialog):
         self.empty.setVisible(not files)
         for position, artifact in enumerate(files):
             self.rows_layout.insertWidget(position, self._row(artifact))
+        if self.isActiveWindow():
+            self._focus_first()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._focus_first()
+
+    def _focus_first(self) -> None:
+        """The keyboard starts on the newest file's first button: Tab goes on to its Revert."""
+        for open_button, revert_button in self.buttons.values():
+            for button in (open_button, revert_button):
+                if button.isEnabled():
+                    button.setFocus()
+                    return
 
     def _row(self, artifact: dict) -> QWidget:
         path = str(artifact.get("path") or "")
@@ -151,7 +165,7 @@ class FilesPanel(QDialog):
     def open_file(self, path: str) -> bool:
         where = resolve(path, self.project_path())
         if where is None or not where.exists():
-            self._say(self.tr("%1 is not there any more.").replace("%1", path))
+            self._say(self.tr("%1 is not there any more.").replace("%1", _shown(path, self.project_path())))
             return False
         return bool(self.opener(QUrl.fromLocalFile(str(where))))
 
@@ -161,7 +175,8 @@ class FilesPanel(QDialog):
         if snapshot is None or session_id is None:
             return False
         done = await self.reviews.revert(session_id, snapshot["snapshotId"])
-        self._say(self.tr("%1 is back as it was before its latest change.").replace("%1", path) if done else "")
+        shown = _shown(path, self.project_path())
+        self._say(self.tr("%1 is back as it was before its latest change.").replace("%1", shown) if done else "")
         return done
 
     def _say(self, text: str) -> None:
