@@ -788,6 +788,8 @@ def paint_row(
         painter.save()
         painter.translate(QPointF(x + part.pad, y + part.pad))
         context = QAbstractTextDocumentLayout.PaintContext()
+        if painter.hasClipping():  # only the blocks in view: a long diff or output costs what shows
+            context.clip = painter.clipBoundingRect()
         part.doc.documentLayout().draw(painter, context)
         painter.restore()
     if rendered.actions and font is not None:

@@ -23,7 +23,7 @@ FILE_TOOLS = frozenset({"read", "write", "edit", "bash", "grep", "find", "ls"})
 CHANGE_TOOLS = frozenset({"write", "edit"})
 # pi's limits on a tool's output (issue 28, spec 4.7): shown at most this much, like the model is.
 MAX_LINES, MAX_BYTES = 2000, 50 * 1024
-DIFF_LINES = 400  # diff rows laid out in a row; the rest is counted, not drawn
+DIFF_LINES = 200  # diff rows laid out in a row (a 200-row document lays out in about 20 ms); the rest is counted
 OUTPUT_LINES = 200  # a command's last lines
 PREVIEW_LINES = 12  # a read's or a search's first lines
 LIVE_OUTPUT_KEPT = 64 * 1024  # characters of a running command's output kept for its row
