@@ -85,3 +85,18 @@ def test_a_chats_own_mode_is_stored_and_its_default_names_the_setting(qtbot, qlo
         ),
     )
     win.close()
+
+
+def test_settings_say_where_commands_run(qtbot, qloop, host_client, monkeypatch):
+    from pidesktop.agent import sandbox
+
+    monkeypatch.setenv(sandbox.FORCE_OFF, "1")
+    page = open_general(qloop, host_client).general
+    assert page.sandbox_label.isVisibleTo(page) and "unconfined" in page.sandbox_label.text()
+    assert not page.network_check.isEnabled()  # nothing to keep off the network without the sandbox
+    page.window().close()
+    monkeypatch.delenv(sandbox.FORCE_OFF)
+    if sandbox.status().available:
+        page = open_general(qloop, host_client).general
+        assert "sandbox" in page.sandbox_label.text() and page.network_check.isEnabled()
+        page.window().close()
