@@ -3,7 +3,8 @@
 pidesktop                          open the app on the default data root
 pidesktop host --stdio [--data-dir PATH]
                                    serve the host as JSON-RPC on stdin/stdout
-pidesktop chat [--session ID] [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
+pidesktop chat [--session ID | --project DIR] [--permission-mode ask|accept-edits|auto] [--interactive]
+               [--base-url URL --model M [--api-key-env NAME]] [--context-window N] PROMPT
                                    one turn without a window; the reply goes to stdout
                [--mode agent|plan|goal] [--interactive]
                                    Plan/Goal need --interactive (approve on stdin), else they are refused
@@ -67,7 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--interactive",
         action="store_true",
-        help="ask on stdin when a plan or goal needs approval (else Plan/Goal runs are refused)",
+        help="ask on stdin when a plan or goal needs approval or a tool call needs permission "
+        "(else Plan/Goal runs are refused and such calls denied)",
+    )
+    chat.add_argument("--project", metavar="DIR", help="a new chat in this project folder (registered when new)")
+    chat.add_argument(
+        "--permission-mode",
+        choices=("ask", "accept-edits", "auto"),
+        help="what the chat's tools may do without asking (auto: everything, commands in the sandbox)",
     )
     export = sub.add_parser("export", help="write a chat as Markdown or JSON (no window)")
     export.add_argument("export_session", metavar="SESSION_ID", help="the chat to export")
@@ -107,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             compact=args.compact,
             mode=args.mode,
             interactive=args.interactive,
+            project=args.project,
+            permission_mode=args.permission_mode,
         )
     if args.command == "export":
         from .export_command import run_export

@@ -7,6 +7,12 @@ error or stopped turn; 2 when the command line or the data folder cannot be
 used. A new chat whose first turn fails before any reply arrives is deleted
 again: nothing of a run that never reached the model is left behind.
 
+``--project DIR`` creates the chat in that project (registered when new);
+``--permission-mode`` sets what its tools may do without asking. A call that
+needs permission is asked about on stdin with ``--interactive``, else denied
+with a result telling the model why (the run goes on). Tool output goes to
+stderr as it runs. Ctrl+C stops the turn and kills a running command.
+
 ``--context-window TOKENS`` overrides the model's context window for the run
 (a long chat is compacted to fit it); ``--compact`` with ``--session`` compacts
 the chat now instead of sending a prompt and prints the checkpoint's id.
@@ -18,8 +24,10 @@ import asyncio
 import os
 import signal
 import sys
+from pathlib import Path
 
-from . import headless_approval
+from . import headless_approval, headless_permission
+from .agent import sandbox
 from .agent.runner import ProviderChoice, TurnRunner
 from .bus import ErrorCode, HostClient, HostError, HostThread
 from .command_host import start_host
@@ -36,6 +44,14 @@ class _Printer:
         self.message_id: str | None = None
 
     def __call__(self, session_id: str, phase: str, message: dict | None) -> None:
+        if phase == "tool_output" and message is not None:  # a command's output, as it runs
+            sys.stderr.write(str(message.get("chunk", "")))
+            sys.stderr.flush()
+            return
+        if phase == "tool_done" and message is not None:
+            mark = "done" if message.get("ok") else "failed"
+            sys.stderr.write(f"[{message.get('tool')}: {mark}]\n")
+            return
         if message is None or phase not in ("delta", "finished"):
             return
         if message.get("id") != self.message_id:  # a turn with tool calls stores one message per round
@@ -76,7 +92,17 @@ def run_chat(
     compact: bool = False,
     mode: str | None = None,
     interactive: bool = False,
+    project: str | None = None,
+    permission_mode: str | None = None,
 ) -> int:
+    if project is not None:
+        if session_id:
+            print("pidesktop chat: --project starts a new chat; leave out --session", file=sys.stderr)
+            return 2
+        if not Path(project).is_dir():
+            print(f"pidesktop chat: --project {project!r} is not a folder", file=sys.stderr)
+            return 2
+        project = str(Path(project).resolve())
     if compact and not session_id:
         print("pidesktop chat: --compact needs --session", file=sys.stderr)
         return 2
@@ -120,6 +146,8 @@ def run_chat(
                 compact,
                 mode=mode,
                 interactive=interactive,
+                project=project,
+                permission_mode=permission_mode,
             )
         )
     finally:
@@ -137,10 +165,23 @@ async def _chat(
     *,
     mode: str | None = None,
     interactive: bool = False,
+    project: str | None = None,
+    permission_mode: str | None = None,
 ) -> int:
     client = HostClient(host, asyncio.get_running_loop())
-    # Unattended unless --interactive: a Plan/Goal turn is refused before any model request.
-    runner = TurnRunner(client, override=override, context_window=context_window, interactive=interactive)
+    # Unattended unless --interactive: a Plan/Goal turn is refused before any model request,
+    # and a tool call that needs permission is denied (nobody to ask).
+    confinement = sandbox.status()
+    if permission_mode == "auto" and not confinement.available:
+        print(f"pidesktop chat: {confinement.reason}", file=sys.stderr)  # the flag is the person's consent
+    runner = TurnRunner(
+        client,
+        override=override,
+        context_window=context_window,
+        interactive=interactive,
+        asker=headless_permission.ask_on_stdin if interactive else None,
+        confirm_unconfined=permission_mode != "auto",
+    )
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
     loop = asyncio.get_running_loop()
@@ -149,11 +190,16 @@ async def _chat(
         try:
             await client.call("app.handshake", {"protocolVersion": 1})
             if created:
-                session_id = (await client.call("session.create", {"mode": mode} if mode else {}))["session"]["id"]
+                params = {"mode": mode} if mode else {}
+                if project:
+                    params["projectPath"] = project  # registers the project when it is new
+                session_id = (await client.call("session.create", params))["session"]["id"]
             else:
                 await client.call("session.get", {"sessionId": session_id, "messageLimit": 1})
                 if mode:
                     await client.call("session.update", {"sessionId": session_id, "mode": mode})
+            if permission_mode:
+                await client.call("session.update", {"sessionId": session_id, "permissionMode": permission_mode})
         except HostError as exc:
             print(f"pidesktop chat: {_unavailable(exc)}", file=sys.stderr)
             return 2

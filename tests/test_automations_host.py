@@ -329,3 +329,20 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
         mine["id"],
         chat["id"],
     }
+
+
+def test_a_task_s_permission_mode_goes_to_its_run_s_chat(host):
+    task = create(host)
+    assert task["permissionMode"] is None
+    automatic = host.call("tasks.startRun", {"taskId": task["id"], "now": task["nextRunAt"]})
+    by_hand = lambda: host.call("tasks.startRun", {"taskId": task["id"], "manual": True})  # noqa: E731
+    assert automatic["session"]["permissionMode"] == "ask"  # no mode of its own: an automatic run asks
+    host.call("tasks.finishRun", {"runId": automatic["run"]["id"], "status": "completed"})
+    manual = by_hand()
+    assert manual["session"]["permissionMode"] == "inherit"  # Run now follows the settings default
+    host.call("tasks.finishRun", {"runId": manual["run"]["id"], "status": "completed"})
+    updated = host.call("tasks.update", {"taskId": task["id"], "permissionMode": "accept-edits"})["task"]
+    assert updated["permissionMode"] == "accept-edits"
+    assert by_hand()["session"]["permissionMode"] == "accept-edits"
+    error = host.error("tasks.update", {"taskId": task["id"], "permissionMode": "everything"})
+    assert error.code == "INVALID_PARAMS" and "permissionMode" in error.message

@@ -35,6 +35,7 @@ def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(
     spin_until(qloop, lambda: card.isVisible() and card.approval and card.approval["status"] == "pending")
     assert card.title.text() == "Plan waiting for your approval: Plan: Move the blog to a new host"
     assert card.approve_button.isVisible() and card.reject_button.isVisible() and card.feedback.isVisible()
+    assert card.approve_button.text() == "Approve and allow edits" and card.approve_ask_button.isVisible()
     assert "Read what is there now" in card.body.toPlainText()  # the Markdown, rendered
     assert not card.ask_again_button.isVisible()
     chat.grab().save(str(shots / "plan-pending.png"))
@@ -46,7 +47,7 @@ def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(
     assert not card.approve_button.isVisible() and not card.feedback.isVisible()
     assert card.state.text() == "Carried out in Agent mode."
     session = chat.client.call_blocking("session.get", {"sessionId": sid})["session"]
-    assert session["mode"] == "agent"
+    assert session["mode"] == "agent" and session["permissionMode"] == "accept-edits"  # "Approve and allow edits"
     todo = chat.plans.todo
     spin_until(qloop, lambda: todo.isVisible() and todo.todo and todo.todo["revision"] == 1)
     assert todo.folded and not todo.items.isVisible()  # every step done: folded away

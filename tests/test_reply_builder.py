@@ -28,7 +28,7 @@ def final_usage(name: str) -> dict:
     return [c["usage"] for c in chunks if c.get("usage")][-1]
 
 
-def test_plain_text(sse_server):
+def test_plain_text(sse_server):  # noqa: F811
     builder = replay(sse_server, "plain-text")
     expected = "".join(
         c["choices"][0]["delta"].get("content") or ""
@@ -52,7 +52,7 @@ def test_plain_text(sse_server):
     }
 
 
-def test_single_tool_call(sse_server):
+def test_single_tool_call(sse_server):  # noqa: F811
     snapshot = replay(sse_server, "single-tool-call").snapshot("done")
     assert snapshot["blocks"] == [
         {
@@ -60,14 +60,14 @@ def test_single_tool_call(sse_server):
             "callId": "call_4XzlGBLtUe9dy3GVNV4jhq7h",
             "name": "get_weather",
             "args": {"city": "New York City"},
-            "status": "ok",
+            "status": "aborted",  # a final snapshot: the call was never answered
         }
     ]
     assert snapshot["meta"]["usage"] == final_usage("single-tool-call")
     assert snapshot["meta"]["finishReason"] == "tool_calls"
 
 
-def test_parallel_tool_calls(sse_server):
+def test_parallel_tool_calls(sse_server):  # noqa: F811
     snapshot = replay(sse_server, "parallel-tool-calls").snapshot("done")
     assert [(b["callId"], b["name"], b["args"]) for b in snapshot["blocks"]] == [
         ("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs", {"city": "Edinburgh", "country": "GB", "units": "c"}),
@@ -92,8 +92,8 @@ def test_blocks_are_thinking_text_then_tool_calls_in_index_order():
     assert builder.snapshot("streaming")["blocks"] == [
         {"type": "thinking", "text": "hmm"},
         {"type": "text", "text": "Hi"},
-        {"type": "tool_call", "callId": "call_r_0", "name": "first", "args": {}, "status": "ok"},
-        {"type": "tool_call", "callId": "b", "name": "second", "args": {"n": 2}, "status": "ok"},
+        {"type": "tool_call", "callId": "call_r_0", "name": "first", "args": {}, "status": "pending"},
+        {"type": "tool_call", "callId": "b", "name": "second", "args": {"n": 2}, "status": "pending"},
     ]
     builder.feed(Finished("stop", "qwen3"))
     assert builder.snapshot("done")["meta"] == {

@@ -23,14 +23,20 @@ from . import tools
 log = logging.getLogger("pidesktop.agent.plan_flow")
 
 
-async def respond(runner: Any, approval_id: str, decision: str, feedback: str | None = None) -> dict:
-    """Answer a pending proposal and run what follows; ``{"approval", "turn"}`` (the turn's result or None)."""
-    approval = (
-        await runner.client.call(
-            "plan.respond",
-            {"approvalId": approval_id, "decision": decision, **({"feedback": feedback} if feedback else {})},
-        )
-    )["approval"]
+async def respond(
+    runner: Any, approval_id: str, decision: str, feedback: str | None = None, permission_mode: str | None = None
+) -> dict:
+    """Answer a pending proposal and run what follows; ``{"approval", "turn"}`` (the turn's result or None).
+
+    ``permission_mode`` (with approve): ``accept-edits`` for "Approve and allow edits", ``ask`` for
+    "Approve, ask first"; the chat keeps it for the execution and after.
+    """
+    params: dict[str, Any] = {"approvalId": approval_id, "decision": decision}
+    if feedback:
+        params["feedback"] = feedback
+    if permission_mode and decision == "approve":
+        params["permissionMode"] = permission_mode
+    approval = (await runner.client.call("plan.respond", params))["approval"]
     if decision == "approve":
         return {"approval": approval, "turn": await execute(runner, approval)}
     turn = await runner.send(approval["sessionId"], tools.rejection_prompt(approval["kind"], feedback))

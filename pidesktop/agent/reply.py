@@ -66,7 +66,11 @@ class ReplyBuilder:
 
     @property
     def tool_calls(self) -> list[dict]:
-        """One ``tool_call`` block per call, in index order; args parsed when they are complete JSON."""
+        """One ``tool_call`` block per call, in index order; args parsed when they are complete JSON.
+
+        Status: ``pending`` until ``set_result`` gives ``ok`` or ``error``; a final snapshot
+        (any status but ``streaming``) marks a call still pending ``aborted``.
+        """
         blocks = []
         for index, call in sorted(self._calls.items()):
             call_id = call.id or f"call_{self.message_id}_{index}"
@@ -75,7 +79,7 @@ class ReplyBuilder:
                 "callId": call_id,
                 "name": call.name,
                 "args": _parsed_arguments("".join(call.arguments)),
-                "status": "ok",
+                "status": "pending",  # until the app answers it; never shown as a success it was not
             }
             blocks.append({**block, **self._results.get(call_id, {})})
         return blocks
@@ -109,7 +113,12 @@ class ReplyBuilder:
             blocks.append({"type": "thinking", "text": self.thinking})
         if self.text:
             blocks.append({"type": "text", "text": self.text})
-        blocks += self.tool_calls
+        if status == "streaming":
+            blocks += self.tool_calls
+        else:  # the reply is over: a call still without a result never ran to its end
+            blocks += [
+                call if call["status"] != "pending" else {**call, "status": "aborted"} for call in self.tool_calls
+            ]
         meta: dict = {"status": status, "modelId": self.model_id, "providerId": self.provider_id}
         if self.usage is not None:
             meta["usage"] = self.usage

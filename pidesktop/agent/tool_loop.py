@@ -123,6 +123,7 @@ class ToolLoop:
         if not calls:
             return False  # no tool was called: the reply stands as it is
         ends_turn = not self.names  # tools were refused by the server: answer the calls, ask no more
+        await self._checkpoint(builder)  # a crash while a call runs or waits keeps the calls, marked aborted
         for call in calls:
             if self.cancel.is_set():
                 return False
@@ -179,6 +180,15 @@ class ToolLoop:
         following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(self.session_id, "started", following.snapshot("streaming"))
         return following, [*context, done]
+
+    async def _checkpoint(self, builder: ReplyBuilder) -> None:
+        try:
+            await self.client.call(
+                "session.saveInflightMessage",
+                {"sessionId": self.session_id, "turnId": self.turn_id, "message": builder.snapshot("streaming")},
+            )
+        except HostError as exc:  # only crash recovery loses the calls of this round
+            log.warning("could not checkpoint a tool round: %s", exc)
 
     async def _record_usage(self, builder: ReplyBuilder) -> None:
         """Each round's tokens as one usage record of the turn, so its totals count every request."""

@@ -281,6 +281,13 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
         message["meta"] = meta
         message.setdefault("role", "assistant")
         message.setdefault("blocks", [])
+        if status != "completed":  # a tool call still waiting or running when the app went away never finished
+            message["blocks"] = [
+                {**block, "status": "aborted"}
+                if isinstance(block, dict) and block.get("type") == "tool_call" and block.get("status") == "pending"
+                else block
+                for block in message["blocks"]
+            ]
         try:
             messages.append(ctx, session_id, message, turn_id)
             promoted += 1

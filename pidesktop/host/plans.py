@@ -325,11 +325,16 @@ def plan_pending(ctx: HostContext, p: Params) -> dict:
 
 
 # -- plan.respond ------------------------------------------------------------------------
+APPROVAL_PERMISSION_MODES = ("ask", "accept-edits", "auto")
+
+
 @command("plan.respond")
 def plan_respond(ctx: HostContext, p: Params) -> dict:
     approval_id = p.text("approvalId", nonempty=True)
     decision = p.choice("decision", DECISIONS, required=True)
     feedback = p.text("feedback", required=False, strip=True, max_chars=FEEDBACK_MAX_CHARS) or None
+    # "Approve and allow edits" (accept-edits) / "Approve, ask first" (ask): the chat's permission mode from now on
+    permission = p.choice("permissionMode", APPROVAL_PERMISSION_MODES) if decision == "approve" else None
     conn = ctx.conn
     approval = load(ctx, approval_id)
     if approval["status"] != "pending":
@@ -341,12 +346,15 @@ def plan_respond(ctx: HostContext, p: Params) -> dict:
         if decision == "approve":
             conn.execute(
                 "UPDATE plan_approvals SET status = 'approved', action = 'approve', feedback = ?, "
-                "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued' "
+                "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued', "
+                "target_permission_mode = COALESCE(?, target_permission_mode) "
                 "WHERE request_id = ? AND status = 'pending'",
-                (feedback, now, now, str(uuid.uuid4()), approval_id),
+                (feedback, now, now, str(uuid.uuid4()), permission, approval_id),
             )
             conn.execute(
-                "UPDATE sessions SET mode = 'agent', updated_at = ? WHERE id = ?", (now, approval["sessionId"])
+                "UPDATE sessions SET mode = 'agent', permission_mode = COALESCE(?, permission_mode), updated_at = ? "
+                "WHERE id = ?",
+                (permission, now, approval["sessionId"]),
             )
         else:
             conn.execute(

@@ -3,7 +3,7 @@
 A task row keeps its name in ``title`` and its cadence in ``cadence``;
 everything else lives in ``config_json`` (section 9: a task knob is a JSON
 key, not a column): ``schedule`` (the wire Schedule), ``mode``,
-``providerId``/``modelId``, ``nextRunAt`` (epoch ms, None when unarmed),
+``providerId``/``modelId``, ``permissionMode``, ``nextRunAt`` (epoch ms, None when unarmed),
 ``calendarConfigured`` and ``calendar`` (the last daily/weekly time, kept
 across a switch to hourly: the "Scheduled calendar provenance" note). Keys
 this version does not know are kept on update.
@@ -40,6 +40,7 @@ LATE_AFTER_MS = 120_000  # a run starting this long after its slot was missed (t
 RUN_NS = "taskRun"
 RUN_STATUSES = ("completed", "error", "aborted")
 MODES = sessions.MODES
+PERMISSION_MODES = ("ask", "accept-edits", "auto")  # a task's own permissionMode (config_json)
 
 
 # -- the person's time zone -------------------------------------------------------------
@@ -129,6 +130,7 @@ def task_to_wire(conn: apsw.Connection, row: tuple, zone: dt.tzinfo) -> dict:
         "mode": mode,
         "providerId": _text_or_none(config.get("providerId")),
         "modelId": _text_or_none(config.get("modelId")),
+        "permissionMode": config.get("permissionMode") if config.get("permissionMode") in PERMISSION_MODES else None,
         "projectId": project_id,
         "enabled": bool(enabled),
         "calendarConfigured": calendar_configured(config),
@@ -223,6 +225,8 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict) -
     for name in ("providerId", "modelId"):
         if name in p.raw:  # null clears: the app's default model at run time
             fields[name] = p.text(name, required=False, strip=True) or None
+    if "permissionMode" in p.raw:  # null clears: Ask for automatic runs, the settings default for Run now
+        fields["permissionMode"] = p.choice("permissionMode", PERMISSION_MODES)
     if "projectId" in p.raw:
         fields["projectId"] = p.integer("projectId", required=False, minimum=1)
     if p.has("enabled"):
@@ -248,7 +252,7 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict) -
 
 def _apply(config: dict, fields: dict, now: int, zone: dt.tzinfo) -> dict:
     config = dict(config)
-    for name in ("mode", "providerId", "modelId"):
+    for name in ("mode", "providerId", "modelId", "permissionMode"):
         if name in fields:
             config[name] = fields[name]
     schedule = fields.get("schedule")
@@ -447,8 +451,13 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict:
         if project is not None:
             params["projectPath"] = project[0]
     fields = sessions.create_fields(Params("session.create", params))
+    # The task's own permission mode; without one (spec 004, 4.11) an automatic run asks (and, with
+    # nobody to ask, is denied) and Run now follows the settings default.
+    stored = config.get("permissionMode")
+    permission = stored if stored in PERMISSION_MODES else ("inherit" if manual else "ask")
     with ctx.conn:
         session_id = sessions.insert_session(ctx.conn, fields, now)
+        ctx.conn.execute("UPDATE sessions SET permission_mode = ? WHERE id = ?", (permission, session_id))
         ctx.conn.execute(
             "INSERT INTO task_runs(id, task_id, session_id, status, started_at) VALUES (?, ?, ?, 'running', ?)",
             (run_id, task_id, session_id, now),

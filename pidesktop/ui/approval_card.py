@@ -97,10 +97,17 @@ class ApprovalCard(QFrame):
         self.feedback.setPlaceholderText(self.tr("What should change? (sent with Reject)"))
         self.feedback.setFixedHeight(56)
         self.feedback.installEventFilter(self)  # Ctrl+Enter while typing feedback rejects
-        self.approve_button = QPushButton(self.tr("Approve"))
+        self.approve_button = QPushButton(self.tr("Approve and allow edits"))
         self.approve_button.setObjectName("primary")
-        self.approve_button.setToolTip(self.tr("Switch to Agent mode and carry it out"))
-        self.approve_button.clicked.connect(lambda: self._respond("approve"))
+        self.approve_button.setToolTip(
+            self.tr("Switch to Agent mode and carry it out; file edits in the project run without asking")
+        )
+        self.approve_button.clicked.connect(lambda: self._respond("approve", "accept-edits"))
+        self.approve_ask_button = QPushButton(self.tr("Approve, ask first"))
+        self.approve_ask_button.setToolTip(
+            self.tr("Switch to Agent mode and carry it out; every edit and command waits for your OK")
+        )
+        self.approve_ask_button.clicked.connect(lambda: self._respond("approve", "ask"))
         self.reject_button = QPushButton(self.tr("Reject"))
         self.reject_button.setToolTip(
             self.tr("Send the feedback back; the model proposes again (Ctrl+Enter in the feedback field)")
@@ -114,6 +121,7 @@ class ApprovalCard(QFrame):
         buttons.addStretch(1)
         buttons.addWidget(self.ask_again_button)
         buttons.addWidget(self.reject_button)
+        buttons.addWidget(self.approve_ask_button)
         buttons.addWidget(self.approve_button)
 
         layout = QVBoxLayout(self)
@@ -199,10 +207,11 @@ class ApprovalCard(QFrame):
         )
         self.feedback.setVisible(pending)
         self.approve_button.setVisible(pending)
+        self.approve_ask_button.setVisible(pending)
         self.reject_button.setVisible(pending)
         self.ask_again_button.setVisible(status == "interrupted")
         running = self.runner is not None and self.session_id is not None and self.runner.is_running(self.session_id)
-        for button in (self.approve_button, self.reject_button, self.ask_again_button):
+        for button in (self.approve_button, self.approve_ask_button, self.reject_button, self.ask_again_button):
             button.setEnabled(not running)
 
     def _title(self, kind: str, status: str | None, title: str) -> str:
@@ -287,7 +296,7 @@ class ApprovalCard(QFrame):
             self.dismissed.add(self.approval["id"])
         self.hide()
 
-    def _respond(self, decision: str) -> None:
+    def _respond(self, decision: str, permission_mode: str | None = None) -> None:
         approval = self.approval
         if approval is None or self.runner is None:
             return
@@ -300,12 +309,12 @@ class ApprovalCard(QFrame):
 
         # The answer is stored first (plan.respond); the turn that follows streams like any reply.
         task_op(
-            lambda: plan_flow.respond(self.runner, approval["id"], decision, feedback),
+            lambda: plan_flow.respond(self.runner, approval["id"], decision, feedback, permission_mode),
             parent=self,
             name=f"plan-{decision}",
             success=done,
             failure=self._failed,
-            busy=[self.approve_button, self.reject_button],
+            busy=[self.approve_button, self.approve_ask_button, self.reject_button],
         ).run()
 
     def _ask_again(self) -> None:

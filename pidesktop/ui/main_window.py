@@ -50,7 +50,7 @@ def _load_widget_modules() -> None:
     global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
     global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
     global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens, FileChanges
+    global price_table, short_tokens, FileChanges, PermissionCard
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
@@ -80,6 +80,7 @@ def _load_widget_modules() -> None:
     from .native_rows import is_native_id
     from .notice_line import NoticeLine
     from .ops import host_op, task_op
+    from .permission_card import PermissionCard
     from .plan_area import PlanArea
     from .project_actions import ProjectActions
     from .project_picker import ProjectPicker
@@ -253,10 +254,17 @@ class MainWindow(QMainWindow):
         self.notice.setMaximumWidth(COMPOSER_WIDTH)
         self.notice.detailsRequested.connect(self.open_error_details)
         self.plans = PlanArea(self.client, self.runner, self.theme, self.report_error, self)
+        self.permission_card = PermissionCard(self.theme)
+        if self.runner is not None:
+            self.runner.asker = self.permission_card.ask  # tool calls that need the person's word ask here
         composer_column = QVBoxLayout()
         composer_column.setSpacing(0)
         composer_column.addWidget(self.notice)
-        for part in (self.plans.card, self.plans.todo):  # a proposal and the checklist end the conversation
+        for part in (
+            self.permission_card,
+            self.plans.card,
+            self.plans.todo,
+        ):  # a proposal and the checklist end the conversation
             part.setMaximumWidth(COMPOSER_WIDTH)
             composer_column.addWidget(part)
             composer_column.addSpacing(6)
@@ -539,6 +547,7 @@ class MainWindow(QMainWindow):
         self.transcript.set_theme(theme)
         self.inbox.set_theme(theme)
         self.plans.set_theme(theme)
+        self.permission_card.set_theme(theme)
         self.bell.set_theme(theme)
         if self.search_dialog is not None:
             self.search_dialog.set_theme(theme)
@@ -598,6 +607,7 @@ class MainWindow(QMainWindow):
         self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
+        self.permission_card.show_session(None)
         self.transcript_model.clear()
         self.pages.setCurrentWidget(self.empty_page)
 
@@ -630,6 +640,7 @@ class MainWindow(QMainWindow):
         await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
         if session_id != self.current_session_id:
             return
+        self.permission_card.show_session(session_id)
         await self.plans.show_session(None if is_native_id(session_id) else session_id)
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:

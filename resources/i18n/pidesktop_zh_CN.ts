@@ -57,12 +57,20 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>需要修改什么？（随“拒绝”一起发送）</translation>
     </message>
     <message>
-        <source>Approve</source>
-        <translation>批准</translation>
+        <source>Approve and allow edits</source>
+        <translation>批准并允许编辑</translation>
     </message>
     <message>
-        <source>Switch to Agent mode and carry it out</source>
-        <translation>切换到智能体模式并执行</translation>
+        <source>Switch to Agent mode and carry it out; file edits in the project run without asking</source>
+        <translation>切换到智能体模式并执行；项目中的文件编辑无需询问</translation>
+    </message>
+    <message>
+        <source>Approve, ask first</source>
+        <translation>批准，先询问</translation>
+    </message>
+    <message>
+        <source>Switch to Agent mode and carry it out; every edit and command waits for your OK</source>
+        <translation>切换到智能体模式并执行；每次编辑和命令都等待你的确认</translation>
     </message>
     <message>
         <source>Reject</source>
@@ -1860,6 +1868,61 @@ This cannot be undone.</source>
     <message>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
+    </message>
+</context>
+<context>
+    <name>PermissionCard</name>
+    <message>
+        <source>Why not? (optional, sent to the model with Deny)</source>
+        <translation>为什么不？（可选，随“拒绝”发送给模型）</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Allow for this chat</source>
+        <translation>在此对话中允许</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Run this command?</source>
+        <translation>运行此命令？</translation>
+    </message>
+    <message>
+        <source>Allow this change? %1</source>
+        <translation>允许此更改？%1</translation>
+    </message>
+    <message>
+        <source>Allow this? %1</source>
+        <translation>允许此操作？%1</translation>
+    </message>
+    <message>
+        <source>This is outside the project folder (%1). Allow it only if you expect it.</source>
+        <translation>这在项目文件夹（%1）之外。仅在你预期如此时才允许。</translation>
+    </message>
+    <message>
+        <source>Commands run with your full rights: no sandbox is installed (install bubblewrap to confine them).</source>
+        <translation>命令以你的全部权限运行：未安装沙箱（安装 bubblewrap 以限制命令）。</translation>
+    </message>
+    <message>
+        <source>It runs in %1.</source>
+        <translation>它在 %1 中运行。</translation>
+    </message>
+    <message>
+        <source>Nothing changes until you allow it. You can revert the change later.</source>
+        <translation>在你允许之前不会有任何更改。之后可以撤销此更改。</translation>
+    </message>
+    <message>
+        <source>Run commands in this chat without asking again (until the app restarts)</source>
+        <translation>在此对话中运行命令不再询问（直到应用重启）</translation>
+    </message>
+    <message>
+        <source>Allow %1 in this chat without asking again (until the app restarts)</source>
+        <translation>在此对话中允许 %1 不再询问（直到应用重启）</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,98 @@
+"""The permission card in the window: an Agent chat in a project asks before an edit, shows the diff,
+and the person's answer decides (a real window, a real host, a loopback server scripted to call edit)."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from pidesktop.agent.runner import ProviderChoice, TurnRunner
+
+from .conftest import spin_until, started_window
+from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .test_plan_approval import text_body, tool_call_body
+
+
+def ask(win, qtbot, text):
+    qtbot.keyClicks(win.composer.edit, text)
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "greeting"
+    folder.mkdir()
+    (folder / "hello.py").write_text('def greet():\n    return "Hello"\n')
+    return folder
+
+
+@pytest.fixture
+def window(qtbot, qloop, host_client, sse_server):  # noqa: F811
+    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"))
+    win = started_window(qtbot, qloop, host_client, runner=runner)
+    yield win
+    win.close()
+
+
+def open_project_chat(win, qloop, project, permission_mode="ask"):
+    sid = win.client.call_blocking("session.create", {"projectPath": str(project)})["session"]["id"]
+    win.client.call_blocking("session.update", {"sessionId": sid, "permissionMode": permission_mode})
+    spin_until(qloop, lambda: win.model.session(sid) is not None)
+    win.sidebar.select(sid)
+    spin_until(qloop, lambda: win.current_session_id == sid and win.permission_card.session_id == sid)
+    return sid
+
+
+def edit_then_answer(server):
+    edit = {"path": "hello.py", "oldText": 'return "Hello"', "newText": 'return "Hello, world"'}
+    server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("edit", edit)]),
+        Script(chunks=[text_body("Done.")]),
+    )
+
+
+def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_server, project, shots):  # noqa: F811
+    sid = open_project_chat(window, qloop, project)
+    edit_then_answer(sse_server)
+    ask(window, qtbot, "Make the greeting friendlier")
+    card = window.permission_card
+    spin_until(qloop, lambda: card.isVisible())
+    assert card.title.text() == "Allow this change? Edit hello.py"
+    assert (
+        '-    return "Hello"' in card.detail.toPlainText() and '+    return "Hello, world"' in card.detail.toPlainText()
+    )
+    assert card.allow_chat_button.isVisible()
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'  # nothing yet
+    window.grab().save(str(shots / "permission-card-edit.png"))
+    qtbot.mouseClick(card.allow_once_button, Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: not window.runner.is_running(sid))
+    assert not card.isVisible()
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello, world"\n'
+    [snapshot] = window.client.call_blocking("review.list", {"sessionId": sid})["snapshots"]
+    window.client.call_blocking("review.revert", {"sessionId": sid, "snapshotId": snapshot["snapshotId"]})
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
+
+
+def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, project):  # noqa: F811
+    sid = open_project_chat(window, qloop, project)
+    edit_then_answer(sse_server)
+    ask(window, qtbot, "Make the greeting friendlier")
+    card = window.permission_card
+    spin_until(qloop, lambda: card.isVisible())
+    qtbot.keyClicks(card.reason, "Keep it short")
+    qtbot.keyClick(card.reason, Qt.Key.Key_Return)
+    spin_until(qloop, lambda: not window.runner.is_running(sid))
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
+    tool_message = [m for m in sse_server.requests[-1].json["messages"] if m["role"] == "tool"][-1]
+    assert "Keep it short" in tool_message["content"]
+
+
+def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):  # noqa: F811
+    sid = open_project_chat(window, qloop, project)
+    edit_then_answer(sse_server)
+    ask(window, qtbot, "Make the greeting friendlier")
+    card = window.permission_card
+    spin_until(qloop, lambda: card.isVisible())
+    window.runner.stop(sid)
+    spin_until(qloop, lambda: not window.runner.is_running(sid))
+    assert not card.isVisible() and card.pending_count() == 0
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
