@@ -101,13 +101,25 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
         app.focus()
         x, y, width, height = display.geometry(window)
 
-        # Ctrl+K finds the chat by its title; Enter opens it with the composer ready for typing.
-        display.key("ctrl+k")
-        wait_for(lambda: len(display.visible_windows(app.process.pid)) > 1, 10, "the search window")
-        display.type("Greeting")
-        time.sleep(0.5)  # the search answers as you type
-        display.key("Return")
-        wait_for(lambda: display.visible_windows(app.process.pid) == [window], 10, "the search window to close")
+        # Ctrl+K finds the chat by its title; Enter opens it with the composer ready for typing. The search
+        # answers as you type: until its hit is listed, Enter opens nothing, so that is tried again.
+        empty = display.screenshot(shots / f"tools-{theme_name}-00-start.png")
+        header = (int(empty.width * 0.22), 0, int(empty.width * 0.6), int(empty.height * 0.1))  # the title's place
+
+        def open_by_search() -> bool:
+            display.key("ctrl+k")
+            wait_for(lambda: len(display.visible_windows(app.process.pid)) > 1, 10, "the search window")
+            display.type("Greeting")
+            time.sleep(1.0)
+            display.key("Return")
+            if display.visible_windows(app.process.pid) != [window]:
+                display.key("Escape")
+            wait_for(lambda: display.visible_windows(app.process.pid) == [window], 10, "the search window to close")
+            time.sleep(0.5)
+            shot = display.screenshot(shots / f"tools-{theme_name}-01-chat.png")
+            return len(shot.changed(empty, header)) > 50  # the chat’s title in the header
+
+        wait_for(open_by_search, 60, "the chat to open from the search", every=0.5)
         before = display.screenshot(shots / f"tools-{theme_name}-01-chat.png")
         display.type(PROMPT)
         display.key("Return")
