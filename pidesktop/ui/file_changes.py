@@ -135,7 +135,7 @@ class FilesPanel(QDialog):
         name.setToolTip(path)
         name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         op_name = str(artifact.get("op") or "")
-        op = QCoreApplication.translate("FilesPanel", OPS[op_name]) if op_name in OPS else op_name
+        op = QCoreApplication.translate("FilesPanel", str(OPS[op_name])) if op_name in OPS else op_name
         when = _when(artifact.get("updatedAt"))
         said = QLabel(" · ".join(piece for piece in (op, when) if piece))
         said.setObjectName("muted")

@@ -37,18 +37,17 @@ MODES = (
 
 
 def label(mode: str) -> str:
-    return next((QCoreApplication.translate("PermissionModes", text) for m, text, _tip in MODES if m == mode), mode)
+    return next((QCoreApplication.translate("PermissionModes", str(text)) for m, text, _t in MODES if m == mode), mode)
 
 
 def tip(mode: str) -> str:
-    return next((QCoreApplication.translate("PermissionModes", text) for m, _label, text in MODES if m == mode), "")
+    return next((QCoreApplication.translate("PermissionModes", str(text)) for m, _l, text in MODES if m == mode), "")
 
 
 def inherit_label(default: str | None) -> str:
     """The chip's "follow Settings" choice, naming what that is now."""
-    return QCoreApplication.translate("PermissionModes", "Default: %1").replace(
-        "%1", label(default if default in (m for m, _l, _t in MODES) else DEFAULT_MODE)
-    )
+    known = default if default is not None and default in {m for m, _l, _t in MODES} else DEFAULT_MODE
+    return QCoreApplication.translate("PermissionModes", "Default: %1").replace("%1", label(known))
 
 
 def sandbox_sentence() -> tuple[bool, str] | None:

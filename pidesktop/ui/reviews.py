@@ -78,11 +78,11 @@ class Reviews(QObject):
         def refused(error: HostError) -> None:
             data = error.data if isinstance(error.data, dict) else {}
             if error.code == ErrorCode.CONFLICT and data.get("reverted"):
-                self.report(error, QCoreApplication.translate("Reviews", REVERTED_SENTENCE))
+                self.report(error, QCoreApplication.translate("Reviews", str(REVERTED_SENTENCE)))
             elif error.code == ErrorCode.CONFLICT and data.get("reversible") is False:
-                self.report(error, QCoreApplication.translate("Reviews", NOT_KEPT_SENTENCE))
+                self.report(error, QCoreApplication.translate("Reviews", str(NOT_KEPT_SENTENCE)))
             elif error.code == ErrorCode.CONFLICT:
-                self.report(error, QCoreApplication.translate("Reviews", CONFLICT_SENTENCE))
+                self.report(error, QCoreApplication.translate("Reviews", str(CONFLICT_SENTENCE)))
             else:
                 self.report(error, "")
 

@@ -59,7 +59,7 @@ def is_file_tool(block: dict) -> bool:
 def summary(block: dict) -> str | None:
     """``src/app.py``, ``make test``, ``"TODO" in src``: None for tools this module does not know."""
     name = str(block.get("name") or "")
-    args = block.get("args") if isinstance(block.get("args"), dict) else {}
+    args = _args(block)
     if name not in FILE_TOOLS:
         return None
     if name == "bash":
@@ -71,6 +71,11 @@ def summary(block: dict) -> str | None:
     if name == "find":
         return _one_line(args.get("pattern"))
     return _one_line(args.get("path")) or ("." if name == "ls" else "")
+
+
+def _args(block: dict) -> dict:
+    args = block.get("args")
+    return args if isinstance(args, dict) else {}
 
 
 def _one_line(value: Any) -> str:
@@ -106,7 +111,7 @@ def diff_lines(block: dict) -> list[tuple[str, str]]:
     diff = details_of(block).get("diff", review.get("diff"))
     if isinstance(diff, str) and diff:
         return _parse_unified(diff)
-    args = block.get("args") if isinstance(block.get("args"), dict) else {}
+    args = _args(block)
     if isinstance(review.get("before"), str) and isinstance(review.get("after"), str):
         before, after = review["before"], review["after"]
     elif block.get("name") == "edit" and isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
@@ -193,7 +198,8 @@ def result_text(value: Any) -> str:
 
 
 def exit_status(block: dict) -> int | None:
-    done = block.get("liveResult") if isinstance(block.get("liveResult"), dict) else {}
+    live = block.get("liveResult")
+    done: dict = live if isinstance(live, dict) else {}
     details = details_of(block)
     for source in (details.get("bash"), details, block.get("result"), done.get("result")):
         if isinstance(source, dict):
@@ -264,7 +270,8 @@ def _bash_html(block: dict, theme: Theme) -> str:
     elif isinstance(block.get("liveResult"), dict):
         text = result_text(block["liveResult"].get("result", ""))
     else:
-        text = block.get("liveOutput") if isinstance(block.get("liveOutput"), str) else ""
+        output = block.get("liveOutput")
+        text = output if isinstance(output, str) else ""
     shown, more = _tail(cut(text)[0], OUTPUT_LINES)
     html_text = ""
     if more:
