@@ -115,6 +115,40 @@ def test_the_files_changed_window_lists_opens_and_reverts(qtbot, qloop, host_cli
     win.close()
 
 
+def test_a_change_to_a_file_over_1_mib_cannot_be_reverted_and_both_places_say_why(
+    qtbot, qloop, host_client, tmp_path, keep_running
+):
+    project = tmp_path / "big"
+    project.mkdir()
+    target = project / "data.txt"
+    target.write_bytes(b"x" * (1024 * 1024 + 10))
+
+    def call(method, params):
+        return qloop.run_until_complete(host_client.call(method, params))
+
+    sid = call("session.create", {"projectPath": str(project)})["session"]["id"]
+    args = {"path": "data.txt", "content": "small now\n"}
+    answer = call("tools.run", {"sessionId": sid, "turnId": "t1", "callId": "c1", "tool": "write", "args": args})
+    assert answer["ok"] and answer["details"]["review"]["reversible"] is False
+    block = {"type": "tool_call", "callId": "c1", "name": "write", "args": args, "status": "ok", **answer}
+    block.pop("ok")
+    user = {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "Shrink it"}]}
+    call("session.appendMessage", {"sessionId": sid, "message": user})
+    call("session.appendMessage", {"sessionId": sid, "message": {"id": "a1", "role": "assistant", "blocks": [block]}})
+    win = open_chat(qtbot, qloop, host_client, sid)
+    win.transcript.toggle("tool:a1:0")
+    action, _spot = revert_button(win)
+    assert not action.enabled
+    rendered = win.transcript.delegate.rendered(win.transcript_model.index(win.transcript_model.row_of("a1")))
+    assert "larger than 1 MiB" in "\n".join(p.doc.toPlainText() for p in rendered.parts)
+    panel = win.file_changes.open_panel()
+    spin_until(qloop, lambda: panel.buttons)
+    revert = panel.buttons[str(target.resolve())][1]
+    assert not revert.isEnabled() and "1 MiB" in revert.toolTip()
+    panel.close()
+    win.close()
+
+
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
 def test_screenshots(qtbot, qloop, host_client, edited, shots, theme_name, keep_running):
     from pidesktop.ui import theme as themes
