@@ -475,7 +475,10 @@ class TurnRunner:
             compact_at = await self._compact_at()
             prepared = await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
             prepared.notes = await project_notes.read(self.client, session)
-            prepared.workspace = await call("tools.workspace", {"sessionId": session_id})
+            try:
+                prepared.workspace = await call("tools.workspace", {"sessionId": session_id})
+            except HostError as exc:  # the chat answers without workspace tools rather than not at all
+                log.warning("no workspace for session %s: %s", session_id, exc)
             return prepared
         except BaseException:
             close = getattr(provider, "aclose", None)

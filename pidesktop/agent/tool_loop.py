@@ -80,7 +80,7 @@ class ToolLoop:
         self.turn_id = turn_id
         self.cancel = cancel
         self.key = (provider_id, model_id)
-        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode)
+        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
         self.names = tools.names(self.tools)
         self.rounds = 0
         self.approval: dict | None = None  # the proposal this turn ended waiting for

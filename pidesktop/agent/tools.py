@@ -79,9 +79,9 @@ def _proposal_tool(name: str, kind: str) -> dict:
     }
 
 
-def offered(mode: object) -> list[dict]:
-    """The tool definitions sent with a request in ``mode``."""
-    tools = [*workspace_tools.offered(mode), _TODO_WRITE]
+def offered(mode: object, *, workspace: bool = True) -> list[dict]:
+    """The tool definitions sent with a request in ``mode`` (``workspace``: the chat has a folder to work in)."""
+    tools = [*(workspace_tools.offered(mode) if workspace else []), _TODO_WRITE]
     if mode == "plan":
         tools.append(_proposal_tool(SUBMIT_PLAN, "plan"))
     elif mode == "goal":

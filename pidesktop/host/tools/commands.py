@@ -33,6 +33,7 @@ SHELL = "bash"
 PERMISSION_MODES = ("ask", "accept-edits", "auto")
 DEFAULT_PERMISSION_MODE = "ask"
 DIFF_MAX_BYTES = limits.MAX_BYTES
+DIFF_INPUT_MAX = 512 * 1024  # larger files are not diffed: difflib would hold the host thread too long
 
 
 def effective_permission_mode(ctx: HostContext, session_id: str) -> tuple[str, str]:
@@ -108,8 +109,15 @@ def tools_prepare(ctx: HostContext, p: Params) -> dict[str, Any]:
         return {**base, "ok": False, "title": title, "detail": str(exc), "result": str(exc)}
     if change.before is None:
         title = f"Create {resolved.shown}"
-    diff = limits.cut(files.unified_diff(resolved.shown, change.before, change.after), max_bytes=DIFF_MAX_BYTES)
-    return {**base, "ok": True, "title": title, "detail": diff.text}
+    return {**base, "ok": True, "title": title, "detail": _diff(resolved, change)}
+
+
+def _diff(resolved: workspace.Resolved, change: files.Change) -> str:
+    """The change as a unified diff, cut to the result limits; too large a file is described, not diffed."""
+    if max(len(change.before or b""), len(change.after)) > DIFF_INPUT_MAX:
+        size = len(change.after)
+        return f"(no diff shown: {resolved.shown} is too large to compare here; it will hold {size:,} bytes)"
+    return limits.cut(files.unified_diff(resolved.shown, change.before, change.after), max_bytes=DIFF_MAX_BYTES).text
 
 
 def _plan(tool: str, args: Params, resolved: workspace.Resolved) -> files.Change:
@@ -139,7 +147,7 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     try:
         if tool in EDITING:
             change = _plan(tool, args, resolved)
-            diff = limits.cut(files.unified_diff(resolved.shown, change.before, change.after), max_bytes=DIFF_MAX_BYTES)
+            diff = _diff(resolved, change)
             review_record = review.keep(
                 ctx,
                 session_id,
@@ -151,7 +159,7 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
                 call_id=call_id,
             )
             replace_file(resolved.path, change.after)
-            answer = {"ok": True, "result": change.summary, "details": {"review": review_record, "diff": diff.text}}
+            answer = {"ok": True, "result": change.summary, "details": {"review": review_record, "diff": diff}}
         else:
             answer = {"ok": True, "result": _read_only(ctx, session_id, tool, args, resolved)}
     except files.Failed as exc:

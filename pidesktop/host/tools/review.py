@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from ...bus.errors import ErrorCode, HostError
-from ...durable import atomic_write
+from ...durable import atomic_write, fsync_dir, write_all
 from .. import sessions
 from ..commands import command
 from ..context import HostContext
@@ -68,7 +68,7 @@ def keep(
     target.mkdir(parents=True, exist_ok=False)
     reversible = before is None or len(before) <= MAX_BEFORE
     if before is not None and reversible:
-        atomic_write(target / "before", before)
+        _write_new(target / "before", before)
     meta = {
         "snapshotId": snapshot_id,
         "sessionId": session_id,
@@ -86,8 +86,21 @@ def keep(
         "callId": call_id,
         "owner": OWNER,
     }
-    atomic_write(target / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
+    # Written last: a folder without a whole meta.json is not a snapshot (``_load`` skips it).
+    _write_new(target / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
+    fsync_dir(target)
+    fsync_dir(target.parent)
     return to_wire(meta)
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """A file in a folder nobody reads yet: written and flushed in place (no temporary file needed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def to_wire(meta: dict[str, Any]) -> dict[str, Any]:
