@@ -42,6 +42,7 @@ OPS = {
     "write": QT_TRANSLATE_NOOP("FilesPanel", "written"),
     "edit": QT_TRANSLATE_NOOP("FilesPanel", "edited"),
     "delete": QT_TRANSLATE_NOOP("FilesPanel", "deleted"),
+    "reverted": QT_TRANSLATE_NOOP("FilesPanel", "reverted"),  # its newest change was undone
 }
 
 
@@ -134,7 +135,8 @@ class FilesPanel(QDialog):
         name = QLabel(_shown(path, self.project_path()))
         name.setToolTip(path)
         name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        op_name = str(artifact.get("op") or "")
+        snapshot = self.reviews.latest_for(path)
+        op_name = "reverted" if snapshot is not None and snapshot.get("reverted") else str(artifact.get("op") or "")
         op = QCoreApplication.translate("FilesPanel", str(OPS[op_name])) if op_name in OPS else op_name
         when = _when(artifact.get("updatedAt"))
         said = QLabel(" · ".join(piece for piece in (op, when) if piece))
@@ -148,7 +150,6 @@ class FilesPanel(QDialog):
         open_button.clicked.connect(lambda: self.open_file(path))
         revert_button = QPushButton(self.tr("Revert"))
         revert_button.setAccessibleName(self.tr("Revert %1").replace("%1", path))
-        snapshot = self.reviews.latest_for(path)
         if snapshot is None or snapshot.get("reverted") or snapshot.get("reversible") is False:
             revert_button.setEnabled(False)
             revert_button.setToolTip(_why_not(snapshot))

@@ -854,6 +854,10 @@ Size: %3</source>
         <translation>已删除</translation>
     </message>
     <message>
+        <source>reverted</source>
+        <translation>已撤销</translation>
+    </message>
+    <message>
         <source>Files changed</source>
         <translation>已更改的文件</translation>
     </message>
