@@ -54,7 +54,8 @@ def test_a_chats_own_mode_is_stored_and_its_default_names_the_setting(qtbot, qlo
     chip = win.composer.permission_picker
     win.sidebar.select(first)
     spin_until(qloop, lambda: win.current_session_id == first)
-    assert chip.currentText() == "Default: Ask before changes" and chip.currentData() == "inherit"
+    assert chip.currentText() == "Default: Ask first" and chip.currentData() == "inherit"
+    assert "Ask before changes" in chip.toolTip() and "Settings" in chip.toolTip()
     chip.setFocus()
     chip.setCurrentIndex(chip.findData("auto"))
     chip.activated.emit(chip.currentIndex())  # what a pick in its list does
@@ -71,9 +72,9 @@ def test_a_chats_own_mode_is_stored_and_its_default_names_the_setting(qtbot, qlo
     spin_until(qloop, lambda: win.current_session_id == second and chip.currentData() == "inherit")
     host_client.call_blocking("settings.set", {"patch": {"permissionMode": "accept-edits"}})
     qloop.run_until_complete(win.apply_settings(stored(host_client)))
-    assert chip.currentText() == "Default: Allow file edits"
+    assert chip.currentText() == "Default: Allow edits"
     win.sidebar.select(first)
-    spin_until(qloop, lambda: win.current_session_id == first and chip.currentText() == "Allow everything")
+    spin_until(qloop, lambda: win.current_session_id == first and chip.currentText() == "Allow all")
     QTest.keyClick(chip, Qt.Key.Key_Up)  # keyboard: one step back, stored like a pick
     spin_until(
         qloop,

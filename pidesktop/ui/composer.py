@@ -192,9 +192,11 @@ class Composer(QWidget):
         self.permission_picker.setAccessibleName(self.tr("Permissions for this chat"))
         self.permission_picker.addItem(permission_modes.inherit_label(None), permission_modes.INHERIT)
         for value, _label, _tip in permission_modes.MODES:
-            self.permission_picker.addItem(permission_modes.label(value), value)
+            self.permission_picker.addItem(permission_modes.chip_label(value), value)
             self.permission_picker.setItemData(
-                self.permission_picker.count() - 1, permission_modes.tip(value), Qt.ItemDataRole.ToolTipRole
+                self.permission_picker.count() - 1,
+                f"{permission_modes.label(value)}: {permission_modes.tip(value)}",
+                Qt.ItemDataRole.ToolTipRole,
             )
         self.permission_picker.activated.connect(self._permission_picked)
         self._permission_picked(0, emit=False)
@@ -309,7 +311,8 @@ class Composer(QWidget):
         if value != permission_modes.INHERIT:
             effective = value
         follows = self.tr("Follows Settings > General. ") if value == permission_modes.INHERIT else ""
-        self.permission_picker.setToolTip(follows + permission_modes.tip(effective))
+        said = f"{permission_modes.label(effective)}: {permission_modes.tip(effective)}"
+        self.permission_picker.setToolTip(follows + said)
         self.permission_picker.updateGeometry()
         if emit:
             self.permissionChanged.emit(value)

@@ -36,6 +36,19 @@ MODES = (
 )
 
 
+# The composer's chip is short: the message box's row holds four chips and Send.
+CHIP_LABELS = {
+    "ask": QT_TRANSLATE_NOOP("PermissionModes", "Ask first"),
+    "accept-edits": QT_TRANSLATE_NOOP("PermissionModes", "Allow edits"),
+    "auto": QT_TRANSLATE_NOOP("PermissionModes", "Allow all"),
+}
+
+
+def chip_label(mode: str) -> str:
+    text = CHIP_LABELS.get(mode)
+    return QCoreApplication.translate("PermissionModes", str(text)) if text else mode
+
+
 def label(mode: str) -> str:
     return next((QCoreApplication.translate("PermissionModes", str(text)) for m, text, _t in MODES if m == mode), mode)
 
@@ -47,7 +60,7 @@ def tip(mode: str) -> str:
 def inherit_label(default: str | None) -> str:
     """The chip's "follow Settings" choice, naming what that is now."""
     known = default if default is not None and default in {m for m, _l, _t in MODES} else DEFAULT_MODE
-    return QCoreApplication.translate("PermissionModes", "Default: %1").replace("%1", label(known))
+    return QCoreApplication.translate("PermissionModes", "Default: %1").replace("%1", chip_label(known))
 
 
 def sandbox_sentence() -> tuple[bool, str] | None:

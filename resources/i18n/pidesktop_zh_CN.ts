@@ -1956,6 +1956,18 @@ This cannot be undone.</source>
         <translation>智能体无需询问即可更改文件和运行命令</translation>
     </message>
     <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Allow edits</source>
+        <translation>允许编辑</translation>
+    </message>
+    <message>
+        <source>Allow all</source>
+        <translation>全部允许</translation>
+    </message>
+    <message>
         <source>Default: %1</source>
         <translation>默认：%1</translation>
     </message>
