@@ -139,8 +139,10 @@ def test_a_change_to_a_file_over_1_mib_cannot_be_reverted_and_both_places_say_wh
     call("session.appendMessage", {"sessionId": sid, "message": {"id": "a1", "role": "assistant", "blocks": [block]}})
     win = open_chat(qtbot, qloop, host_client, sid)
     win.transcript.toggle("tool:a1:0")
-    action, _spot = revert_button(win)
+    action, spot = revert_button(win)
     assert not action.enabled
+    QTest.mouseClick(win.transcript.viewport(), Qt.MouseButton.LeftButton, pos=spot)
+    assert "tool:a1:0" in win.transcript.expanded  # a switched-off button does not fold the row
     rendered = win.transcript.delegate.rendered(win.transcript_model.index(win.transcript_model.row_of("a1")))
     assert "larger than 1 MiB" in "\n".join(p.doc.toPlainText() for p in rendered.parts)
     panel = win.file_changes.open_panel()

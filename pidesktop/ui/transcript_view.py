@@ -388,6 +388,8 @@ class TranscriptView(QListView):
             rect = self.visualRect(index)
             y = event.position().y() - rect.top()
             x = event.position().x() - rect.left()
+            if any(a.button and a.rect.contains(x, y) for a in rendered.actions):
+                return  # a switched-off Revert: clicking it does nothing, it does not fold its row
             for part in rendered.parts:
                 if part.toggle and part.y <= y <= part.y + part.height and part.x <= x <= part.x + part.width:
                     self.toggle(part.toggle)
