@@ -33,6 +33,7 @@ class Result:
 
     def __init__(self, text: str, ok: bool, details: dict[str, Any] | None = None):
         self.text, self.ok, self.details = text, ok, details
+        self.attachments: list[dict[str, Any]] = []  # pictures a read hands the model (stored attachment blocks)
 
 
 class WorkspaceCalls:
@@ -103,7 +104,9 @@ class WorkspaceCalls:
 
     @staticmethod
     def _result(answer: dict[str, Any]) -> Result:
-        return Result(str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"))
+        result = Result(str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"))
+        result.attachments = list(answer.get("attachments") or [])
+        return result
 
     async def _prepare(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         card: dict[str, Any] = await self.client.call(
