@@ -17,12 +17,13 @@ from typing import Any
 import orjson
 from PySide6.QtCore import QCoreApplication
 
+from .. import tool_output
 from .theme import Theme
 
 FILE_TOOLS = frozenset({"read", "write", "edit", "bash", "grep", "find", "ls"})
 CHANGE_TOOLS = frozenset({"write", "edit"})
-# pi's limits on a tool's output (issue 28, spec 4.7): shown at most this much, like the model is.
-MAX_LINES, MAX_BYTES = 2000, 50 * 1024
+# pi's limits on a tool's output (spec 4.7): shown at most this much, like the model is.
+MAX_LINES, MAX_BYTES = tool_output.MAX_LINES, tool_output.MAX_BYTES
 DIFF_LINES = 200  # diff rows laid out in a row (a 200-row document lays out in about 20 ms); the rest is counted
 OUTPUT_LINES = 200  # a command's last lines
 PREVIEW_LINES = 12  # a read's or a search's first lines
@@ -173,17 +174,9 @@ def diff_colours(theme: Theme) -> tuple[str, str]:
 
 # -- output ------------------------------------------------------------------------------------------
 def cut(text: str, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES) -> tuple[str, bool]:
-    """At most ``max_lines`` lines and ``max_bytes`` bytes of UTF-8, cut at a line where it can be."""
-    lines = text.split("\n")
-    cut_lines = len(lines) > max_lines
-    if cut_lines:
-        text = "\n".join(lines[:max_lines])
-    data = text.encode("utf-8")
-    if len(data) <= max_bytes:
-        return text, cut_lines
-    head = data[:max_bytes].decode("utf-8", "ignore")
-    newline = head.rfind("\n")
-    return (head[:newline] if newline > 0 else head), True
+    """At most ``max_lines`` lines and ``max_bytes`` bytes of UTF-8 from the start (``tool_output.cut``)."""
+    kept = tool_output.cut(text, max_lines=max_lines, max_bytes=max_bytes)
+    return kept.text, kept.truncated
 
 
 def result_text(value: Any) -> str:
