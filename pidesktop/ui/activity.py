@@ -131,6 +131,8 @@ def group_summary(tools: tuple[tuple[int, dict], ...]) -> tuple[list[tuple[str, 
         status = block.get("status")
         if status in ("error", "denied"):
             worst = "error"
-        elif status not in ("ok",) and worst == "ok":
+        elif status == "unanswered" and worst == "ok":
+            worst = "unanswered"  # stored without a result: it did not run, and it is not running
+        elif status not in ("ok", "unanswered") and worst != "error":
             worst = "running"
     return list(counts.items()), (total if timed else None), worst

@@ -269,6 +269,9 @@ class ChatController(QObject):
         session_id = self.window.current_session_id
         if session_id is None:
             return
+        if action.startswith("revert:"):  # a write or edit's Revert: its snapshot, not the message
+            await self.window.file_changes.reviews.revert(session_id, action.removeprefix("revert:"))
+            return
         handler: Callable[[str, dict], Awaitable[None] | None] | None = {
             "copy": self._copy,
             "edit": self.start_edit,
@@ -360,7 +363,11 @@ class ChatController(QObject):
                 spawn(w.open_transcript(session_id), name="transcript-reload")
         if session_id != w.current_session_id:
             return
-        if phase in ("started", "delta") and message is not None:
+        if phase == "tool_output" and message is not None:  # a running command's output, as it comes
+            w.transcript_model.add_tool_output(str(message.get("callId")), str(message.get("chunk") or ""))
+        elif phase == "tool_done" and message is not None:
+            w.transcript_model.finish_tool(str(message.get("callId")), bool(message.get("ok")), message.get("result"))
+        elif phase in ("started", "delta") and message is not None:
             w.transcript_model.set_live(message)
             w.composer.set_running(True)
             w.queue_strip.set_running(True)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..bus import HostClient
+from . import permission_modes
 from .attachment_tray import AttachmentTray, FilePicker
 
 MAX_HEIGHT_FRACTION = 0.4
@@ -147,6 +148,7 @@ class Composer(QWidget):
     thinkingChanged = Signal(str)  # the level the person picked for this chat
     modeChanged = Signal(str)  # agent | plan | goal
     modelChanged = Signal(str, str)  # provider id ("" = the default), model id
+    permissionChanged = Signal(str)  # inherit | ask | accept-edits | auto: this chat's permission mode
 
     def __init__(self, client: HostClient | None = None, parent=None):
         super().__init__(parent)
@@ -185,6 +187,19 @@ class Composer(QWidget):
             )
         self.mode_picker.activated.connect(self._mode_picked)
         self._mode_picked(0, emit=False)
+        self.permission_picker = ChipCombo()
+        self.permission_picker.setObjectName("thinkingPicker")
+        self.permission_picker.setAccessibleName(self.tr("Permissions for this chat"))
+        self.permission_picker.addItem(permission_modes.inherit_label(None), permission_modes.INHERIT)
+        for value, _label, _tip in permission_modes.MODES:
+            self.permission_picker.addItem(permission_modes.chip_label(value), value)
+            self.permission_picker.setItemData(
+                self.permission_picker.count() - 1,
+                f"{permission_modes.label(value)}: {permission_modes.tip(value)}",
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.permission_picker.activated.connect(self._permission_picked)
+        self._permission_picked(0, emit=False)
         self.model_picker = ChipCombo()
         self.model_picker.setToolTip(self.tr("The model that answers in this chat"))
         self.model_picker.activated.connect(self._model_picked)
@@ -228,6 +243,7 @@ class Composer(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.attach_button)
         bottom.addWidget(self.mode_picker)
+        bottom.addWidget(self.permission_picker)
         bottom.addWidget(self.model_picker)
         bottom.addWidget(self.thinking)
         bottom.addStretch(1)
@@ -276,6 +292,30 @@ class Composer(QWidget):
         self.mode_picker.setToolTip(QCoreApplication.translate("Composer", MODE_TIPS[value]))
         if emit:
             self.modeChanged.emit(value)
+
+    def set_permission(self, mode: str | None) -> None:
+        """Show the chat's stored permission mode (without emitting permissionChanged)."""
+        row = self.permission_picker.findData(mode or permission_modes.INHERIT)
+        self._permission_picked(max(0, row), emit=False)
+
+    def set_default_permission(self, default: str | None) -> None:
+        """The Settings default changed: the "Default: …" choice names the new one."""
+        self.default_permission = default or permission_modes.DEFAULT_MODE
+        self.permission_picker.setItemText(0, permission_modes.inherit_label(default))
+        self._permission_picked(self.permission_picker.currentIndex(), emit=False)
+
+    def _permission_picked(self, row: int, emit: bool = True) -> None:
+        self.permission_picker.setCurrentIndex(row)
+        value = self.permission_picker.itemData(row)
+        effective = getattr(self, "default_permission", permission_modes.DEFAULT_MODE)
+        if value != permission_modes.INHERIT:
+            effective = value
+        follows = self.tr("Follows Settings > General. ") if value == permission_modes.INHERIT else ""
+        said = f"{permission_modes.label(effective)}: {permission_modes.tip(effective)}"
+        self.permission_picker.setToolTip(follows + said)
+        self.permission_picker.updateGeometry()
+        if emit:
+            self.permissionChanged.emit(value)
 
     def set_running(self, running: bool) -> None:
         self.running = running

@@ -51,7 +51,7 @@ def _load_widget_modules() -> None:
     global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
     global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
     global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens, PermissionCard
+    global price_table, short_tokens, FileChanges, PermissionCard
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
@@ -74,6 +74,7 @@ def _load_widget_modules() -> None:
     from .composer import Composer, local_files
     from .eliding_label import ElidingLabel
     from .error_details import ErrorDetailsDialog, ErrorLog
+    from .file_changes import FileChanges
     from .inbox import BellButton, InboxPanel
     from .model_choices import chip_text, model_choices
     from .native_chat import NativeChat
@@ -154,6 +155,8 @@ class MainWindow(QMainWindow):
         self.sidebar.tree.activated.connect(self._session_clicked)
         self.conversation = self._build_conversation()
         self.chats = ChatController(self)
+        self.file_changes = FileChanges(self)  # review snapshots, Revert and the "Files changed" window
+        self.header_layout.insertWidget(1, self.file_changes.button)
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.open_chat)
@@ -304,6 +307,7 @@ class MainWindow(QMainWindow):
         self.composer.editCancelled.connect(chats.end_edit)
         self.composer.thinkingChanged.connect(lambda level: chats.change_session({"thinkingLevel": level}))
         self.composer.modeChanged.connect(lambda mode: chats.change_session({"mode": mode}))
+        self.composer.permissionChanged.connect(lambda mode: chats.change_session({"permissionMode": mode}))
         self.composer.modelChanged.connect(
             lambda provider, model: chats.change_session({"providerId": provider or None, "modelId": model or None})
         )  # "" goes back to the default model
@@ -428,6 +432,7 @@ class MainWindow(QMainWindow):
         self.inbox.handle_event(topic, payload)
         self.queue_strip.handle_event(topic, payload)
         self.plans.handle_event(topic, payload)
+        self.file_changes.reviews.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):
@@ -529,6 +534,7 @@ class MainWindow(QMainWindow):
             self.set_theme(theme)
         self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
         self.transcript.set_display_mode(settings.get("transcriptDisplayMode"))
+        self.composer.set_default_permission(settings.get("permissionMode"))
         threshold = settings.get("largePasteThreshold")
         if isinstance(threshold, int) and threshold > 0:
             self.composer.edit.paste_threshold = threshold
@@ -585,6 +591,7 @@ class MainWindow(QMainWindow):
         changed = self.current_session_id != session_id
         if changed:
             self.chats.switch_to(session_id)
+            self.file_changes.show_session(session_id)
         self._show_session(session)
         if changed:
             spawn(self.open_transcript(session_id), name="open-transcript")
@@ -597,6 +604,7 @@ class MainWindow(QMainWindow):
 
     def show_no_session(self) -> None:
         self.header_title.setText("")
+        self.file_changes.show_session(None)
         self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
@@ -607,6 +615,7 @@ class MainWindow(QMainWindow):
     def _show_session(self, session: dict) -> None:
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.composer.set_mode(session.get("mode", "agent"))
+        self.composer.set_permission(session.get("permissionMode"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
         self.projects.session_shown(session)

@@ -32,7 +32,7 @@ from PySide6.QtGui import (
 )
 
 from ..sizes import human_size
-from . import activity, markdown, native_parts
+from . import activity, markdown, native_parts, tool_rows
 from .theme import Theme
 from .usage_format import Prices, short_tokens, usage_line
 
@@ -95,6 +95,7 @@ class Action:
     rect: QRectF
     always: bool = False  # the revision pager stays visible; the rest show on hover
     enabled: bool = True
+    button: bool = False  # drawn with a border: a tool row's Revert
 
 
 @dataclass
@@ -146,7 +147,9 @@ def layout_row(
     nesting: Nesting | None = None,
     images: Mapping[str, Any] | None = None,
     prices: Prices | None = None,
+    reviews: Mapping[str, dict] | None = None,
 ) -> RenderedRow:
+    """``reviews``: what ``review.list`` says of the snapshots (by id) this row's changes made."""
     x0, column = _column(width)
     if row["kind"] == "compaction":
         return _divider(row, x0, column, theme, font, expanded)
@@ -181,6 +184,7 @@ def layout_row(
             mode,
             nested=nesting is not None,
             prices=prices,
+            reviews=reviews,
         )
     if row.get("readOnly"):
         for action in rendered.actions:
@@ -397,11 +401,14 @@ def _assistant(
     mode: str = activity.DEFAULT_MODE,
     nested: bool = False,
     prices: Prices | None = None,
+    reviews: Mapping[str, dict] | None = None,
 ) -> RenderedRow:
     parts: list[Part] = []
+    tool_actions: list[Action] = []
     y = ROW_GAP / 2
     mid = message.get("id", "")
-    blocks = message.get("blocks", [])
+    blocks = [tool_rows.effective(b, live) for b in message.get("blocks", [])]
+    tools = _ToolContext(tool_actions, reviews or {}, not nested)
     meta = message.get("meta") or {}
     thinking = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "thinking" and b.get("text"))
     if thinking and show_thinking:
@@ -433,9 +440,9 @@ def _assistant(
             parts.append(Part("text", doc, x0, y, column, h, source=piece.text))
             y += h + 8
         elif piece.kind == "tool":
-            y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded)
+            y = _tool_part(parts, mid, piece.tools[0], x0, y, column, theme, font, expanded, tools)
         else:
-            y = _group_part(parts, mid, piece, x0, y, column, theme, font, expanded)
+            y = _group_part(parts, mid, piece, x0, y, column, theme, font, expanded, tools)
     pictures = native_parts.inline_images(blocks)
     if pictures:  # a pi session's reply may carry pictures inline
         resources: dict[str, QImage] = {}
@@ -469,9 +476,11 @@ def _assistant(
         parts.append(Part("text", doc, x0, y, column, h))
         y += h
     if live:
-        return RenderedRow(y + ROW_GAP / 2, parts)
+        return RenderedRow(y + ROW_GAP / 2, parts, tool_actions)
     items = NESTED_ACTIONS if nested else REPLY_ACTIONS
-    actions = _action_row(_translated(items + ((SHOW_FULL,) if _capped(message) else ())), x0, y + ACTION_GAP, font)
+    actions = tool_actions + _action_row(
+        _translated(items + ((SHOW_FULL,) if _capped(message) else ())), x0, y + ACTION_GAP, font
+    )
     for action in actions:
         action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
     used = usage_line(meta, prices)
@@ -523,6 +532,15 @@ def _inline_pictures_html(pictures: list[QImage], resources: dict[str, QImage]) 
     return "<p>" + "&nbsp;".join(tags) + "</p>" if tags else ""
 
 
+@dataclass
+class _ToolContext:
+    """What a tool row needs beyond its block: where its Revert goes, and what the host says of its snapshot."""
+
+    actions: list[Action]
+    reviews: Mapping[str, dict]
+    revert: bool = True  # a subagent's rows are read, not acted on
+
+
 def _tool_part(
     parts: list[Part],
     mid: str,
@@ -533,11 +551,32 @@ def _tool_part(
     theme: Theme,
     font: QFont,
     expanded: frozenset[str],
+    context: _ToolContext | None = None,
 ) -> float:
     number, block = tool
     key = f"tool:{mid}:{number}"
-    doc = _doc(_tool_html(block, theme, key in expanded), width - 2 * TOOL_PAD, font)
+    open_ = key in expanded
+    review = tool_rows.review_of(block) if open_ and context and context.revert else None
+    html_text = _tool_html(block, theme, open_)
+    revert: Action | None = None
+    if review is not None and context is not None and block.get("status") == "ok":
+        enabled, why = tool_rows.revert_state(review, context.reviews.get(review["snapshotId"]))
+        if why:
+            html_text += f'<div style="color:{theme.muted};">{_escape(why)}</div>'
+        known = {**review, **context.reviews.get(review["snapshotId"], {})}
+        label = (
+            QCoreApplication.translate("MessageLayout", "Reverted")
+            if known.get("reverted")
+            else QCoreApplication.translate("MessageLayout", "Revert")
+        )
+        revert = _action_row([(f"revert:{review['snapshotId']}", label)], x + TOOL_PAD, 0, font, always=True)[0]
+        revert.enabled, revert.button = enabled, True
+    doc = _doc(html_text, width - 2 * TOOL_PAD, font)
     h = doc.size().height() + 2 * TOOL_PAD
+    if revert is not None and context is not None:
+        revert.rect.moveTop(y + h - TOOL_PAD + 4)
+        context.actions.append(revert)
+        h += ACTIONS_HEIGHT + 4
     parts.append(Part("tool", doc, x, y, width, h, background=theme.code_panel, border=theme.border, toggle=key))
     return y + h + 6
 
@@ -552,6 +591,7 @@ def _group_part(
     theme: Theme,
     font: QFont,
     expanded: frozenset[str],
+    context: _ToolContext | None = None,
 ) -> float:
     """One folded line for a run of tool calls; opened, the calls follow it, indented."""
     open_ = group.key in expanded
@@ -561,7 +601,7 @@ def _group_part(
     y += h + 6
     if open_:
         for tool in group.tools:
-            y = _tool_part(parts, mid, tool, x + GROUP_INDENT, y, width - GROUP_INDENT, theme, font, expanded)
+            y = _tool_part(parts, mid, tool, x + GROUP_INDENT, y, width - GROUP_INDENT, theme, font, expanded, context)
     return y
 
 
@@ -570,7 +610,7 @@ def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     # A group holds two calls or more, so the plural always reads right.
     steps = QCoreApplication.translate("MessageLayout", "%1 steps").replace("%1", str(len(group.tools)))
     listed = ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in names)
-    mark = {"ok": "✓", "error": "✗"}.get(worst, "…")
+    mark = {"ok": "✓", "error": "✗", "unanswered": "–"}.get(worst, "…")
     color = theme.danger if worst == "error" else theme.muted
     took = f" · {_duration(seconds)}" if seconds is not None else ""
     arrow = "▾" if open_ else "▸"
@@ -640,25 +680,42 @@ def _has_text(blocks: list[dict]) -> bool:
 def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     name = _escape(str(block.get("name") or "tool"))
     status = block.get("status") or "running"
-    mark = {"ok": "✓", "error": "✗", "denied": "⊘"}.get(status, "…")
+    mark = {"ok": "✓", "error": "✗", "denied": "⊘", "unanswered": "–"}.get(status, "…")
     color = theme.danger if status in ("error", "denied") else theme.muted
     args = block.get("args")
-    summary = _summary(args)
+    own = tool_rows.summary(block)  # the agent's file and shell tools: path or command
+    summary = _clip(own, 60) if own is not None else _summary(args)
     duration = block.get("durationMs")
     took = f" · {_duration(duration / 1000)}" if isinstance(duration, (int, float)) else ""
     arrow = "▾" if open_ else "▸"
     head = (
         f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
         f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
-        f'<span style="color:{color};">{mark}{took}</span>'
+        f'<span style="color:{color};" title="{_escape(_status_words(status))}">{mark}{took}</span>'
     )
     if not open_:
         return f"<div>{head}</div>"
+    if own is not None:
+        return f"<div>{head}</div>{tool_rows.detail_html(block, theme)}"
     detail = f"<pre>{_escape(_pretty(args))}</pre>"
     if "result" in block:
         label = _escape(QCoreApplication.translate("MessageLayout", "result"))
-        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{_escape(_pretty(block["result"]))}</pre>'
+        shown = tool_rows.cut(_pretty(block["result"]))[0]  # pi's limits, for imported output too
+        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{_escape(shown)}</pre>'
     return f"<div>{head}</div>{detail}"
+
+
+STATUS_WORDS = {
+    "ok": QT_TRANSLATE_NOOP("MessageLayout", "Done"),
+    "error": QT_TRANSLATE_NOOP("MessageLayout", "Failed"),
+    "denied": QT_TRANSLATE_NOOP("MessageLayout", "Denied"),
+    "unanswered": QT_TRANSLATE_NOOP("MessageLayout", "Not run"),
+    "running": QT_TRANSLATE_NOOP("MessageLayout", "Running"),
+}
+
+
+def _status_words(status: str) -> str:
+    return QCoreApplication.translate("MessageLayout", STATUS_WORDS.get(status, STATUS_WORDS["running"]))
 
 
 def _summary(args: Any) -> str:
@@ -731,6 +788,8 @@ def paint_row(
         painter.save()
         painter.translate(QPointF(x + part.pad, y + part.pad))
         context = QAbstractTextDocumentLayout.PaintContext()
+        if painter.hasClipping():  # only the blocks in view: a long diff or output costs what shows
+            context.clip = painter.clipBoundingRect()
         part.doc.documentLayout().draw(painter, context)
         painter.restore()
     if rendered.actions and font is not None:
@@ -741,11 +800,17 @@ def paint_row(
             if not (hovered or action.always):
                 continue
             rect = action.rect.translated(left, top)
+            if action.button:
+                frame = QPainterPath()
+                frame.addRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+                painter.fillPath(frame, QColor(theme.background))
+                painter.setPen(QColor(theme.border))
+                painter.drawPath(frame)
             if action.enabled and action.name == hover_action:
                 path = QPainterPath()
                 path.addRoundedRect(rect, 6, 6)
                 painter.fillPath(path, QColor(theme.hover))
-            color = QColor(theme.text if action.name == hover_action else theme.muted)
+            color = QColor(theme.text if action.name == hover_action or action.button else theme.muted)
             if not action.enabled and action.name != "revision-label":
                 color.setAlphaF(0.35)
             painter.setPen(color)

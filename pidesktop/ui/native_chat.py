@@ -186,6 +186,7 @@ class NativeChat(QObject):
             self.switcher.hide()
         # Plan/Goal and attachments have no place in a pi file (not offered); compaction is pi's own.
         w.composer.mode_picker.setVisible(not native)
+        w.composer.permission_picker.setVisible(not native)  # pi runs its own tools
         w.composer.attach_button.setVisible(not native)
         w.compact_action.setEnabled(not native)
         picker = getattr(w, "project_picker", None)  # a pi session's project follows its folder, never a pick

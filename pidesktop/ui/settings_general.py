@@ -1,4 +1,4 @@
-"""Settings > General: look, language and transcript options.
+"""Settings > General: look, language, transcript options and what the agent may do.
 
 Every control writes its one key with ``settings.set`` the moment it changes,
 so there is no Save button and nothing to lose. The host normalises and
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..bus import HostClient, HostError
-from . import i18n
+from . import i18n, permission_modes
 from .ops import host_op
 from .plain_errors import sentence
 from .relaunch import relaunch_pidesktop
@@ -63,6 +63,25 @@ class GeneralPage(QWidget):
         self.language_combo = _choices(LANGUAGES)
         self.display_mode_combo = _choices(DISPLAY_MODES)
         self.show_thinking_check = QCheckBox(self.tr("Show thinking"))
+        self.permission_combo = ChoiceBox()
+        for value, _label, _tip in permission_modes.MODES:
+            self.permission_combo.addItem(permission_modes.label(value), value)
+            self.permission_combo.setItemData(
+                self.permission_combo.count() - 1, permission_modes.tip(value), Qt.ItemDataRole.ToolTipRole
+            )
+        self.permission_combo.setFixedWidth(FIELD_WIDTH)
+        self.permission_combo.setToolTip(self.tr("What the agent may do without asking, in chats that follow this"))
+        self.network_check = QCheckBox(self.tr("Commands may use the network"))
+        self.network_check.setToolTip(self.tr("Turn off to run the agent's commands without network access"))
+        sandbox = permission_modes.sandbox_sentence()
+        self.sandbox_label = QLabel(sandbox[1] if sandbox else "")
+        self.sandbox_label.setObjectName("muted" if sandbox and sandbox[0] else "formError")
+        self.sandbox_label.setWordWrap(True)
+        self.sandbox_label.setMaximumWidth(2 * FIELD_WIDTH)
+        self.sandbox_label.setVisible(sandbox is not None)
+        if sandbox is not None and not sandbox[0]:
+            self.network_check.setEnabled(False)  # the network switch is the sandbox's: unconfined, it has none
+            self.network_check.setToolTip(self.tr("Only commands in the sandbox can be kept off the network"))
         self.paste_spin = QSpinBox()
         self.paste_spin.setRange(PASTE_MIN, PASTE_MAX)
         self.paste_spin.setSuffix(self.tr(" characters"))
@@ -106,6 +125,9 @@ class GeneralPage(QWidget):
             (self.tr("Replies"), self.show_thinking_check),
             (self.tr("Transcript"), self.display_mode_combo),
             (self.tr("Large paste threshold"), self.paste_spin),
+            (self.tr("Agent permissions"), self.permission_combo),
+            (self.tr("Commands"), self.network_check),
+            ("", self.sandbox_label),
         )
         for row, (label, field) in enumerate(rows):
             if not label:  # a note under the field above, as wide as the column
@@ -131,6 +153,10 @@ class GeneralPage(QWidget):
         )
         self.show_thinking_check.toggled.connect(lambda on: self._changed("showThinking", bool(on)))
         self.paste_spin.valueChanged.connect(lambda value: self._changed("largePasteThreshold", int(value)))
+        self.permission_combo.currentIndexChanged.connect(
+            lambda: self._changed(permission_modes.SETTINGS_KEY, self.permission_combo.currentData())
+        )
+        self.network_check.toggled.connect(lambda on: self._changed("sandboxNetwork", bool(on)))
 
     # -- host work ---------------------------------------------------------------
     async def load(self) -> None:
@@ -183,6 +209,8 @@ class GeneralPage(QWidget):
             self.display_mode_combo,
             self.show_thinking_check,
             self.paste_spin,
+            self.permission_combo,
+            self.network_check,
         )
         for control in controls:
             control.blockSignals(True)
@@ -193,6 +221,8 @@ class GeneralPage(QWidget):
             self.language_row.setVisible(i18n.resolve(settings.get("language")) != i18n.active())
             _select(self.display_mode_combo, settings.get("transcriptDisplayMode"))
             self.show_thinking_check.setChecked(bool(settings.get("showThinking", True)))
+            _select(self.permission_combo, settings.get(permission_modes.SETTINGS_KEY, permission_modes.DEFAULT_MODE))
+            self.network_check.setChecked(settings.get("sandboxNetwork", True) is not False)
             threshold = settings.get("largePasteThreshold")
             if isinstance(threshold, int):
                 self.paste_spin.setValue(threshold)

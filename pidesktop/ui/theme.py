@@ -143,6 +143,10 @@ QToolButton#contextMeter {{
 QToolButton#contextMeter:hover {{ color: {t.text}; background: {t.hover}; }}
 QToolButton#contextMeter[level="high"] {{ color: {t.warning}; border-color: {t.warning}; }}
 QToolButton#contextMeter::menu-indicator {{ image: none; width: 0; }}
+QToolButton#filesChangedButton {{
+    color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
+}}
+QToolButton#filesChangedButton:hover, QToolButton#filesChangedButton:focus {{ color: {t.text}; background: {t.hover}; }}
 QToolButton#projectPicker {{
     color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
 }}

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from ..bus import HostClient
+from . import tool_rows
 from .ops import task_op
 
 log = logging.getLogger("pidesktop.ui.transcript")
@@ -99,6 +100,14 @@ class TranscriptModel(QAbstractListModel):
         # The view lays a row out before it goes in, so inserting is cheap and the cost is timed.
         self.prepare: Callable[[dict], None] = lambda _row: None
         self._owners: dict[str, tuple[str, int]] | None = None  # tool call id -> (row key, call number)
+        # A running tool's output (``bash``) and its end, by call id, until its stored block carries the result.
+        self._outputs: dict[str, str] = {}
+        self._done: dict[str, dict] = {}
+        self._changed_calls: set[str] = set()
+        self._output_timer = QTimer(self)
+        self._output_timer.setInterval(LIVE_UPDATE_MS)
+        self._output_timer.setSingleShot(True)
+        self._output_timer.timeout.connect(self._flush_tool_output)
         for changed in (self.rowsInserted, self.rowsRemoved, self.modelReset, self.dataChanged):
             changed.connect(self._forget_owners)
 
@@ -139,6 +148,7 @@ class TranscriptModel(QAbstractListModel):
         self.loading.clear()
         self.highlight_id = None
         self.read_params, self.read_only, self.branches, self.leaf_id = {}, False, [], None
+        self._forget_tool_output()
         self.endResetModel()
 
     async def open(self, session_id: str, around: str | None = None, read_params: dict | None = None) -> None:
@@ -153,6 +163,8 @@ class TranscriptModel(QAbstractListModel):
             self.read_params = dict(read_params)
         elif session_id != self.session_id:
             self.read_params = {}
+        if session_id != self.session_id:
+            self._forget_tool_output()
         params = {"sessionId": session_id, "messageLimit": PAGE, "contentLimit": CONTENT_LIMIT, **self.read_params}
         if around:
             params["messageAround"] = around
@@ -300,6 +312,7 @@ class TranscriptModel(QAbstractListModel):
             self._apply_live(message)
 
     def _apply_live(self, message: dict) -> None:
+        message = self._with_tool_output(message)
         for position, row in enumerate(self.rows):
             if row["key"] == message["id"]:
                 if not row["live"]:
@@ -333,6 +346,57 @@ class TranscriptModel(QAbstractListModel):
                 self.beginRemoveRows(QModelIndex(), position, position)
                 del self.rows[position]
                 self.endRemoveRows()
+
+    # -- a running tool's output ------------------------------------------------------------
+    def add_tool_output(self, call_id: str, chunk: str) -> None:
+        """A piece of a running command's output (the runner's ``tool_output``); shown coalesced."""
+        kept = self._outputs.get(call_id, "") + chunk
+        self._outputs[call_id] = kept[-tool_rows.LIVE_OUTPUT_KEPT :]
+        self._tool_changed(call_id)
+
+    def finish_tool(self, call_id: str, ok: bool, result: object) -> None:
+        """The call ended (``tool_done``): its row shows the outcome before the round's message is stored."""
+        self._done[call_id] = {"ok": ok, "result": result}
+        self._tool_changed(call_id)
+
+    def _tool_changed(self, call_id: str) -> None:
+        self._changed_calls.add(call_id)
+        if not self._output_timer.isActive():
+            self._output_timer.start()
+
+    def _flush_tool_output(self) -> None:
+        calls, self._changed_calls = self._changed_calls, set()
+        keys = {owner[0] for owner in (self.task_call(call) for call in calls) if owner is not None}
+        for key in keys:
+            position = self.row_of(key)
+            row = self.rows[position]
+            self.rows[position] = message_row(
+                self._with_tool_output(row["message"]), live=row["live"], read_only=row.get("readOnly", False)
+            )
+            index = self.index(position)
+            self.dataChanged.emit(index, index)
+
+    def _with_tool_output(self, message: dict) -> dict:
+        """The message with what is known of its running calls (``liveOutput``, ``liveResult``) in their blocks."""
+        if not self._outputs and not self._done:
+            return message
+        blocks = []
+        for block in message.get("blocks", []):
+            call = block.get("callId") if block.get("type") == "tool_call" else None
+            if call and "result" not in block and (call in self._outputs or call in self._done):
+                block = {**block, "liveOutput": self._outputs.get(call, "")}
+                if call in self._done:
+                    block["liveResult"] = self._done[call]
+                    if not self._done[call]["ok"]:
+                        block["status"] = "error"
+            blocks.append(block)
+        return {**message, "blocks": blocks}
+
+    def _forget_tool_output(self) -> None:
+        self._outputs.clear()
+        self._done.clear()
+        self._changed_calls.clear()
+        self._output_timer.stop()
 
     # -- subagent rows ------------------------------------------------------------------
     def parent_call(self, position: int) -> tuple[str, str, bool] | None:

@@ -8,6 +8,7 @@ out). A guard keeps programmatic scrolling from triggering more loads. A
 
 from __future__ import annotations
 
+import orjson
 import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPainter
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from . import activity, markdown
+from . import activity, markdown, tool_rows
 from .message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
 from .theme import Theme
 from .thumbnails import Thumbnails
@@ -80,8 +81,17 @@ class TranscriptDelegate(QStyledItemDelegate):
             self.view.display_mode,
             nesting,
             self._previews_known(row),
+            self._reviews_known(row),
         )
         return key, expanded
+
+    def _reviews_known(self, row: dict) -> tuple:
+        """What ``review.list`` says of this row's snapshots: the row is laid out again when that changes."""
+        ids = _snapshot_ids(row)
+        if not ids:
+            return ()
+        reviews = self.view.reviews
+        return tuple((sid, orjson.dumps(reviews[sid], option=orjson.OPT_SORT_KEYS)) for sid in ids if sid in reviews)
 
     def _previews_known(self, row: dict) -> tuple[str, ...]:
         """The image refs of this row whose preview has arrived: a row is laid out again when one does."""
@@ -114,6 +124,7 @@ class TranscriptDelegate(QStyledItemDelegate):
                 nesting,
                 images,
                 self.view.prices,
+                self.view.reviews,
             )
             self.cache.put(key, rendered)
             if len(self.heights) > HEIGHTS_KEPT:
@@ -169,6 +180,19 @@ class TranscriptDelegate(QStyledItemDelegate):
         )
 
 
+def _snapshot_ids(row: dict) -> list[str]:
+    """The review snapshots the changes in this row made (their calls' ``details.review``)."""
+    if row["kind"] != "message" or row["message"].get("role") != "assistant":
+        return []
+    ids = []
+    for block in row["message"].get("blocks", []):
+        if block.get("type") == "tool_call" and block.get("name") in tool_rows.CHANGE_TOOLS:
+            review = tool_rows.review_of(block)
+            if review is not None:
+                ids.append(review["snapshotId"])
+    return ids
+
+
 def _image_refs(row: dict) -> list[str]:
     if row["kind"] != "message" or row["message"].get("role") != "user":
         return []
@@ -191,6 +215,7 @@ class TranscriptView(QListView):
         self.show_thinking = True
         self.display_mode = activity.DEFAULT_MODE
         self.prices: dict[tuple[str, str], dict] = {}  # (provider, model) -> price: the cost under each reply
+        self.reviews: dict[str, dict] = {}  # snapshot id -> its entry in review.list (reversible, reverted)
         self.layout_version = 0  # bumps when an expansion or a preview changes some row's height
         self._layout_width: int | None = None
         self.thumbnails = Thumbnails(model.client, self)
@@ -265,6 +290,13 @@ class TranscriptView(QListView):
         self.delegate.state_changed()
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
+
+    def set_reviews(self, snapshots: list[dict]) -> None:
+        """The open chat's ``review.list``: the Revert under each change says what it can do."""
+        reviews = {s["snapshotId"]: s for s in snapshots if isinstance(s.get("snapshotId"), str)}
+        if reviews != self.reviews:
+            self.reviews = reviews
+            self._relayout()
 
     def _preview_arrived(self, _ref: str) -> None:
         self._relayout()
@@ -356,6 +388,8 @@ class TranscriptView(QListView):
             rect = self.visualRect(index)
             y = event.position().y() - rect.top()
             x = event.position().x() - rect.left()
+            if any(a.button and a.rect.contains(x, y) for a in rendered.actions):
+                return  # a switched-off Revert: clicking it does nothing, it does not fold its row
             for part in rendered.parts:
                 if part.toggle and part.y <= y <= part.y + part.height and part.x <= x <= part.x + part.width:
                     self.toggle(part.toggle)

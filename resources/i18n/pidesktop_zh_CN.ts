@@ -645,6 +645,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>模型回答前思考的程度（仅此对话）</translation>
     </message>
     <message>
+        <source>Permissions for this chat</source>
+        <translation>此聊天的权限</translation>
+    </message>
+    <message>
         <source>The model that answers in this chat</source>
         <translation>在此对话中回答的模型</translation>
     </message>
@@ -663,6 +667,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
     <message>
         <source>Default model</source>
         <translation>默认模型</translation>
+    </message>
+    <message>
+        <source>Follows Settings &gt; General. </source>
+        <translation>跟随“设置 &gt; 通用”。</translation>
     </message>
     <message>
         <source>Attach files</source>
@@ -813,6 +821,104 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>FileChanges</name>
+    <message>
+        <source>Files changed</source>
+        <translation>已更改的文件</translation>
+    </message>
+    <message>
+        <source>The files this chat’s tools changed (Ctrl+Shift+E)</source>
+        <translation>此聊天的工具更改过的文件（Ctrl+Shift+E）</translation>
+    </message>
+    <message>
+        <source>Files changed · %1</source>
+        <translation>已更改的文件 · %1</translation>
+    </message>
+</context>
+<context>
+    <name>FilesPanel</name>
+    <message>
+        <source>created</source>
+        <translation>已创建</translation>
+    </message>
+    <message>
+        <source>written</source>
+        <translation>已写入</translation>
+    </message>
+    <message>
+        <source>edited</source>
+        <translation>已编辑</translation>
+    </message>
+    <message>
+        <source>deleted</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <source>reverted</source>
+        <translation>已撤销</translation>
+    </message>
+    <message>
+        <source>Files changed</source>
+        <translation>已更改的文件</translation>
+    </message>
+    <message>
+        <source>Files this chat’s tools changed</source>
+        <translation>此聊天的工具更改过的文件</translation>
+    </message>
+    <message>
+        <source>No files changed in this chat yet.</source>
+        <translation>此聊天尚未更改任何文件。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open %1</source>
+        <translation>打开 %1</translation>
+    </message>
+    <message>
+        <source>This chat has no project folder to open the file from.</source>
+        <translation>此聊天没有项目文件夹，无法从中打开文件。</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>撤销更改</translation>
+    </message>
+    <message>
+        <source>Revert %1</source>
+        <translation>撤销 %1 的更改</translation>
+    </message>
+    <message>
+        <source>Put the file back as it was before its latest change</source>
+        <translation>把文件恢复到最近一次更改之前的样子</translation>
+    </message>
+    <message>
+        <source>%1 is not there any more.</source>
+        <translation>%1 已不存在。</translation>
+    </message>
+    <message>
+        <source>%1 is back as it was before its latest change.</source>
+        <translation>%1 已恢复到最近一次更改之前的样子。</translation>
+    </message>
+    <message>
+        <source>No earlier version of this file was kept.</source>
+        <translation>没有保留此文件的早期版本。</translation>
+    </message>
+    <message>
+        <source>Its latest change was reverted already.</source>
+        <translation>它最近的更改已经撤销。</translation>
+    </message>
+    <message>
+        <source>Its earlier version was not kept (files over 1 MiB are not), so it can’t be reverted.</source>
+        <translation>没有保留它的早期版本（超过 1 MiB 的文件不保留），因此无法撤销。</translation>
+    </message>
+</context>
+<context>
     <name>GeneralPage</name>
     <message>
         <source>System</source>
@@ -845,6 +951,22 @@ Size: %3</source>
     <message>
         <source>Show thinking</source>
         <translation>显示思考过程</translation>
+    </message>
+    <message>
+        <source>What the agent may do without asking, in chats that follow this</source>
+        <translation>在跟随此设置的聊天中，智能体无需询问即可做的事</translation>
+    </message>
+    <message>
+        <source>Commands may use the network</source>
+        <translation>命令可以使用网络</translation>
+    </message>
+    <message>
+        <source>Turn off to run the agent&apos;s commands without network access</source>
+        <translation>关闭后，智能体的命令在无网络的环境中运行</translation>
+    </message>
+    <message>
+        <source>Only commands in the sandbox can be kept off the network</source>
+        <translation>只有在沙盒中运行的命令才能禁止联网</translation>
     </message>
     <message>
         <source> characters</source>
@@ -881,6 +1003,14 @@ Size: %3</source>
     <message>
         <source>Large paste threshold</source>
         <translation>长文本粘贴阈值</translation>
+    </message>
+    <message>
+        <source>Agent permissions</source>
+        <translation>智能体权限</translation>
+    </message>
+    <message>
+        <source>Commands</source>
+        <translation>命令</translation>
     </message>
 </context>
 <context>
@@ -1271,6 +1401,34 @@ Size: %3</source>
     <message>
         <source>attachment</source>
         <translation>附件</translation>
+    </message>
+    <message>
+        <source>Reverted</source>
+        <translation>已撤销</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>撤销更改</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>%1 of %2 done</source>
@@ -1769,6 +1927,49 @@ This cannot be undone.</source>
     <message>
         <source>Allow %1 in this chat without asking again (until the app restarts)</source>
         <translation>在此对话中允许 %1 不再询问（直到应用重启）</translation>
+    </message>
+</context>
+<context>
+    <name>PermissionModes</name>
+    <message>
+        <source>Ask before changes</source>
+        <translation>更改前询问</translation>
+    </message>
+    <message>
+        <source>The agent asks you before it changes a file or runs a command</source>
+        <translation>智能体在更改文件或运行命令前先询问你</translation>
+    </message>
+    <message>
+        <source>Allow file edits</source>
+        <translation>允许编辑文件</translation>
+    </message>
+    <message>
+        <source>The agent changes files in the project without asking; it asks before commands</source>
+        <translation>智能体无需询问即可更改项目中的文件；运行命令前会询问</translation>
+    </message>
+    <message>
+        <source>Allow everything</source>
+        <translation>全部允许</translation>
+    </message>
+    <message>
+        <source>The agent changes files and runs commands without asking</source>
+        <translation>智能体无需询问即可更改文件和运行命令</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Allow edits</source>
+        <translation>允许编辑</translation>
+    </message>
+    <message>
+        <source>Allow all</source>
+        <translation>全部允许</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>默认：%1</translation>
     </message>
 </context>
 <context>
@@ -2437,6 +2638,21 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>Reviews</name>
+    <message>
+        <source>The file changed since; nothing was reverted.</source>
+        <translation>文件在此之后已被更改；没有撤销任何内容。</translation>
+    </message>
+    <message>
+        <source>This change was reverted already.</source>
+        <translation>此更改已经撤销。</translation>
+    </message>
+    <message>
+        <source>This change can’t be reverted: the file was larger than 1 MiB, so its earlier version was not kept.</source>
+        <translation>此更改无法撤销：文件大于 1 MiB，因此没有保留其早期版本。</translation>
+    </message>
+</context>
+<context>
     <name>SchemaBackupsDialog</name>
     <message>
         <source>Old database copies</source>
@@ -3025,6 +3241,53 @@ This cannot be undone.</source>
     <message>
         <source>Close</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ToolRows</name>
+    <message>
+        <source>… %1 more lines</source>
+        <translation>…… 还有 %1 行</translation>
+    </message>
+    <message>
+        <source>The call failed without saying why.</source>
+        <translation>调用失败，未说明原因。</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中……</translation>
+    </message>
+    <message>
+        <source>No result was recorded.</source>
+        <translation>没有记录结果。</translation>
+    </message>
+    <message>
+        <source>(nothing)</source>
+        <translation>（无内容）</translation>
+    </message>
+    <message>
+        <source>No change to show.</source>
+        <translation>没有可显示的更改。</translation>
+    </message>
+    <message>
+        <source>… %1 earlier lines</source>
+        <translation>…… 之前还有 %1 行</translation>
+    </message>
+    <message>
+        <source>Exit status %1</source>
+        <translation>退出状态 %1</translation>
+    </message>
+    <message>
+        <source>(no output)</source>
+        <translation>（无输出）</translation>
+    </message>
+    <message>
+        <source>Reverted: the file is back as it was before this change.</source>
+        <translation>已撤销：文件已恢复到此更改之前的样子。</translation>
+    </message>
+    <message>
+        <source>This change can&apos;t be reverted: the file was larger than 1 MiB, so its earlier version was not kept.</source>
+        <translation>此更改无法撤销：文件大于 1 MiB，因此没有保留其早期版本。</translation>
     </message>
 </context>
 <context>
