@@ -119,7 +119,7 @@ def test_ask_mode_asks_and_the_answer_decides(host, sse_server, project):  # noq
     assert (project / "a.txt").read_text() == "one\n"
     assert (project / "README.md").read_text() == "# Demo\nhello world\n"  # denied: unchanged
     write, edit = calls_of(got)
-    assert write["status"] == "ok" and edit["status"] == "error"
+    assert write["status"] == "ok" and edit["status"] == "denied"
     assert "Keep the README as it is" in edit["result"]
     assert "Keep the README as it is" in tool_messages(sse_server, 2)[-1]["content"]
     [denied] = host.call("audit.list", {"sessionId": sid, "kind": "tool_denied"})["entries"]
@@ -144,7 +144,7 @@ def test_with_nobody_to_ask_the_call_is_denied_audited_and_the_turn_goes_on(host
     sid, result, got = drive(host, sse_server, project, mode="ask", asker=None)
     assert result["status"] == "completed" and not (project / "ran").exists()
     [call] = calls_of(got)
-    assert call["status"] == "error" and "not here to approve" in call["result"]
+    assert call["status"] == "denied" and "not here to approve" in call["result"]
     [denied] = host.call("audit.list", {"sessionId": sid, "kind": "tool_denied"})["entries"]
     assert denied["payload"]["nobodyToAsk"] is True
     assert got["messages"][-1]["blocks"][-1]["text"] == "I could not run it."
@@ -181,12 +181,12 @@ def test_escapes_are_refused_unless_the_person_allows_that_one_call(host, sse_se
     assert [r.outside_workspace for r in asked] == [True, True, True]  # allowed for the chat still asks again
     first, second, third = calls_of(got)
     assert "private" in first["result"] and "private" in second["result"]
-    assert third["status"] == "error" and not (tmp_path / "made.txt").exists()
+    assert third["status"] == "denied" and not (tmp_path / "made.txt").exists()
     nobody = drive(host, sse_server, project, mode="auto", asker=None)
     script(sse_server, ("read", {"path": "../outside.txt"}))
     _, _, got = drive(host, sse_server, project, mode="auto", asker=None)
     [refused] = calls_of(got)
-    assert refused["status"] == "error" and "private" not in refused["result"]
+    assert refused["status"] == "denied" and "private" not in refused["result"]
     assert nobody[1]["status"] == "completed"
 
 

@@ -68,7 +68,7 @@ class ReplyBuilder:
     def tool_calls(self) -> list[dict[str, Any]]:
         """One ``tool_call`` block per call, in index order; args parsed when they are complete JSON.
 
-        Status: ``pending`` until ``set_result`` gives ``ok`` or ``error``; a final snapshot
+        Status: ``pending`` until ``set_result`` gives ``ok``, ``error`` or ``denied``; a final snapshot
         (any status but ``streaming``) marks a call still pending ``aborted``.
         """
         blocks = []
@@ -93,12 +93,14 @@ class ReplyBuilder:
         duration_ms: int | None = None,
         details: dict[str, Any] | None = None,
         attachments: list[dict[str, Any]] | None = None,
+        denied: bool = False,
     ) -> None:
         """The result of a call the app ran; it goes into the call's block (and back to the model).
 
         ``details`` is for the window only (a write's ``review`` record and diff), never sent to the model.
         """
-        answered: dict[str, Any] = {"result": result, "status": "ok" if ok else "error"}
+        status = "denied" if denied else "ok" if ok else "error"
+        answered: dict[str, Any] = {"result": result, "status": status}
         if duration_ms is not None:
             answered["durationMs"] = duration_ms
         if details:

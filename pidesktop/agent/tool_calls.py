@@ -31,8 +31,9 @@ Notify = Callable[[str, str, "dict[str, Any] | None"], None]
 class Result:
     """What a workspace call returned: the text the model reads, ok or not, and details for the window."""
 
-    def __init__(self, text: str, ok: bool, details: dict[str, Any] | None = None):
+    def __init__(self, text: str, ok: bool, details: dict[str, Any] | None = None, *, denied: bool = False):
         self.text, self.ok, self.details = text, ok, details
+        self.denied = denied  # not run: the person (or nobody there to ask) said no
         self.attachments: list[dict[str, Any]] = []  # pictures a read hands the model (stored attachment blocks)
 
 
@@ -224,4 +225,4 @@ class WorkspaceCalls:
                 "outsideWorkspace": outside,
             },
         )
-        return Result(permissions.denied_result(request, answer), False)
+        return Result(permissions.denied_result(request, answer), False, denied=True)

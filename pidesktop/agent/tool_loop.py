@@ -146,6 +146,7 @@ class ToolLoop:
                 duration_ms=round((time.monotonic() - started) * 1000),
                 details=outcome.details,
                 attachments=outcome.attachments,
+                denied=outcome.denied,
             )
             self._notify(
                 self.session_id,

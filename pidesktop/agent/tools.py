@@ -103,6 +103,7 @@ class Outcome:
     approval: dict[str, Any] | None = None
     details: dict[str, Any] | None = None  # for the window only (a write's review record and diff)
     attachments: list[dict[str, Any]] | None = None  # pictures the model gets with the result (a read image)
+    denied: bool = False  # not run because permission was refused; stored as status "denied"
 
 
 async def run(
@@ -135,7 +136,9 @@ async def run(
             if workspace is None:
                 return Outcome(f"{name} cannot run here: this chat has no workspace.", False)
             done = await workspace.run(call)
-            return Outcome(done.text, done.ok, details=done.details, attachments=done.attachments or None)
+            return Outcome(
+                done.text, done.ok, details=done.details, attachments=done.attachments or None, denied=done.denied
+            )
         if name == TODO_WRITE:
             return await _todo_write(client, session_id, args)
         return await _submit(client, session_id, turn_id, call, PROPOSAL_TOOLS[name], args)

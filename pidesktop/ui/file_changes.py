@@ -220,6 +220,7 @@ class FileChanges:
 
     def __init__(self, window: MainWindow):
         self.window = window
+        assert window.client is not None  # made by MainWindow.build, which sets the client first
         self.reviews = Reviews(window.client, window.report_error, window)
         self.reviews.changed.connect(self._changed)
         self.panel: FilesPanel | None = None

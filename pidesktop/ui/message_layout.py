@@ -715,7 +715,7 @@ STATUS_WORDS = {
 
 
 def _status_words(status: str) -> str:
-    return QCoreApplication.translate("MessageLayout", STATUS_WORDS.get(status, STATUS_WORDS["running"]))
+    return QCoreApplication.translate("MessageLayout", str(STATUS_WORDS.get(status, STATUS_WORDS["running"])))
 
 
 def _summary(args: Any) -> str:
