@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CATALOGUE := pidesktop/resources/i18n/pidesktop_zh_CN
 
 .PHONY: run test bench crash clean
 
@@ -11,7 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
-	$(VENV)/bin/pyside6-lrelease -silent resources/i18n/pidesktop_zh_CN.ts -qm resources/i18n/pidesktop_zh_CN.qm
+	$(VENV)/bin/pyside6-lrelease -silent $(CATALOGUE).ts -qm $(CATALOGUE).qm
 	touch $(STAMP)
 
 run: $(STAMP)
