@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pyside6-lrelease -silent $(CATALOGUE).ts -qm $(CATALOGUE).qm
 	touch $(STAMP)
 
+# Exit status 2 is pidesktop refusing to start with its reason already printed (a missing library, a
+# data folder in use): that sentence stays the last line, without make's own error line under it.
 run: $(STAMP)
-	$(VENV)/bin/pidesktop
+	@$(VENV)/bin/pidesktop || { status=$$?; [ $$status -eq 2 ] || exit $$status; }
 
 # One worker per core, a test file per worker at a time (its fixtures and its Xvfb stay together).
 test: $(STAMP)
