@@ -207,7 +207,12 @@ def _paint_first_frame(window) -> None:
     from PySide6.QtCore import QEventLoop, QTimer
 
     waiting = QEventLoop()
-    window.first_frame.painted = waiting.quit
+
+    def painted() -> None:
+        log.info("first frame painted")  # its time stamp is when the window first showed (bench/installed.py)
+        waiting.quit()
+
+    window.first_frame.painted = painted
     QTimer.singleShot(300, waiting.quit)
     waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     window.first_frame.painted = None
