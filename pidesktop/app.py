@@ -18,9 +18,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from pathlib import Path
 
-from . import logs, paths, system_libraries
+from . import logs, paths
 from .locks import FileLock, LockHeld
 from .storage import recovery
 from .ui import gc_pauses
@@ -292,8 +291,6 @@ def _interactive_screen() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and not headless
 
 
-# Every package Qt's xcb platform plugin needs, per system (the README lists the same).
-XCB_PACKAGES = system_libraries.install_commands()
 # The exit status of a start Qt refused (instead of its abort): the reason is on stderr already.
 QT_FAILED = 2
 
@@ -356,14 +353,18 @@ def _print_qt_failure(message: str, platform_lines: list[str]) -> None:
 
 def _xcb_libraries_advice() -> list[str]:
     """Which libraries of Qt's xcb plugin are missing here (ldd says), and the packages to install for them."""
+    from pathlib import Path
+
     from PySide6.QtCore import QLibraryInfo
+
+    from . import system_libraries  # only when Qt failed: start-up does not import what it does not need
 
     plugin = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms" / "libqxcb.so"
     missing = system_libraries.missing_for(plugin) if plugin.is_file() else None
     if missing is None:  # ldd could not tell: every package the plugin may need
         return [
             "pidesktop: the window needs Qt's xcb platform plugin and the system libraries it loads:",
-            *(f"  {system}: {command}" for system, command in XCB_PACKAGES.items()),
+            *(f"  {system}: {command}" for system, command in system_libraries.install_commands().items()),
         ]
     if not missing:
         return ["pidesktop: every system library Qt's xcb plugin loads is installed (ldd finds each one)."]

@@ -94,11 +94,10 @@ def test_a_display_that_cannot_be_opened_is_named(tmp_path):
 
 
 def test_the_readme_and_ci_name_the_same_packages():
-    from pidesktop.app import XCB_PACKAGES
-    from pidesktop.system_libraries import DEBIAN_PACKAGES
+    from pidesktop.system_libraries import DEBIAN_PACKAGES, install_commands
 
     readme = (REPO / "README.md").read_text()
-    for system, command in XCB_PACKAGES.items():
+    for system, command in install_commands().items():
         assert f"- {system}: `{command}`" in readme
     ci = (REPO / ".ci" / "system-packages").read_text()
     assert [package for package in DEBIAN_PACKAGES if package not in re.findall(r"[\w.+-]+", ci)] == []
