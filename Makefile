@@ -8,18 +8,21 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DIST_STAMP := $(VENV)/.installed-dist
 CATALOGUE := pidesktop/resources/i18n/pidesktop_zh_CN
+# setuptools' notice that an editable install is one (ten lines on every bootstrap) tells a person nothing;
+# its other warnings still show.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -e
 
 .PHONY: run test bench crash dist dist-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(EDITABLE) '.[test]'
 	$(VENV)/bin/pyside6-lrelease -silent $(CATALOGUE).ts -qm $(CATALOGUE).qm
 	touch $(STAMP)
 
 $(DIST_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[test,dist]'
+	$(EDITABLE) '.[test,dist]'
 	touch $(DIST_STAMP)
 
 # Exit status 2 is pidesktop refusing to start with its reason already printed (a missing library, a

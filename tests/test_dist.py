@@ -105,6 +105,16 @@ def assert_translates(qm: Path) -> None:
 # --- the wheel --------------------------------------------------------------------------------------
 
 
+def test_the_package_builds_without_a_deprecation_warning():
+    # `make dist` keeps python -m build's output; the licence as a TOML table used to fill it with warnings.
+    log = REPO / "build" / "python-build.log"
+    if not log.is_file():
+        pytest.fail(f"{log} is missing: `make dist` writes it")
+    text = log.read_text(errors="replace")
+    assert "Successfully built" in text
+    assert [line for line in text.splitlines() if "deprecat" in line.lower() or "BuildBackendWarning" in line] == []
+
+
 def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path):
     wheel = artefact(WHEEL)
     venv = tmp_path / "venv"
