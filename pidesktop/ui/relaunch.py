@@ -16,16 +16,23 @@ def relaunch_pidesktop() -> None:
     The new process is started once this one has released the installation
     lock, from an exit handler, so it never meets "pidesktop is already running".
     """
-    atexit.register(_start_again, sys.executable, os.getcwd())
+    atexit.register(_start_again, own_command(), os.getcwd())
     app = QApplication.instance()
     if app is not None:
         app.quit()
 
 
-def _start_again(python: str, cwd: str) -> None:
+def own_command() -> list[str]:
+    """How to start this pidesktop: the bundle's own program when frozen (PyInstaller), else its Python's module."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "pidesktop"]
+
+
+def _start_again(command: list[str], cwd: str) -> None:
     try:
         subprocess.Popen(
-            [python, "-m", "pidesktop"],
+            command,
             cwd=cwd,
             start_new_session=True,
             close_fds=True,

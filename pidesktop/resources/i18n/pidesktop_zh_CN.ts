@@ -2836,6 +2836,14 @@ This cannot be undone.</source>
         <translation>数据</translation>
     </message>
     <message>
+        <source>pidesktop %1</source>
+        <translation>pidesktop %1</translation>
+    </message>
+    <message>
+        <source>pidesktop %1 · data schema v%2</source>
+        <translation>pidesktop %1 · 数据结构 v%2</translation>
+    </message>
+    <message>
         <source>Usage</source>
         <translation>用量</translation>
     </message>
