@@ -318,7 +318,23 @@ def test_switching_chats_across_projects_does_not_read_every_project_again(chat,
     chat.model.set_projects = lambda *args: (relaid.append(1), real(*args))
     for sid, project in zip(ids, (first, second)):
         chat.sidebar.select(sid)
-        spin_until(qloop, lambda: chat.projects.current_id == project["id"])
+        spin_until(qloop, lambda project=project: chat.projects.current_id == project["id"])
         qloop.run_until_complete(chat.client.call("workspace.get", {}))  # the host has sent its event by now
     spin_until(qloop, lambda: chat.projects.current()["id"] == second["id"])
     assert relaid == []
+
+
+def test_ctrl_n_never_files_a_new_chat_under_a_missing_folder(chat, qloop, tmp_path):
+    """An imported chat's project can name a folder that is not on this machine: Ctrl+N starts outside it."""
+    gone = tmp_path / "elsewhere" / "imported"  # never made
+    project = call(chat, "projects.upsert", {"path": str(gone)})["project"]
+    call(chat, "workspace.set", {"projectId": project["id"]})  # as reading one of its chats (or a restart) leaves it
+    qloop.run_until_complete(chat.projects.refresh())
+    assert chat.projects.current_id == project["id"] and chat.projects.projects[project["id"]]["missing"]
+
+    chat.new_chat_action.trigger()
+    assert chat.current_session_id is None
+    assert chat.project_picker.text().removesuffix(" ▾") == "No project"
+    sid = send(chat, qloop, "Where does this one go?")
+    assert call(chat, "session.get", {"sessionId": sid})["session"]["projectId"] is None
+    assert call(chat, "workspace.get")["currentProjectId"] is None  # and it stays so after a restart
