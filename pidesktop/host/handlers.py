@@ -28,8 +28,8 @@ from . import (
 )
 from .native import commands as native_commands
 
-# Named here so that the imports (done for their ``@command`` registrations) count as used.
-REGISTERING = (
+# Named so that importing them is their use: each registers its commands when imported.
+COMMAND_MODULES = (
     app_commands,
     attachments,
     data_commands,
@@ -38,6 +38,7 @@ REGISTERING = (
     imports,
     messages,
     models,
+    native_commands,
     notifications,
     plans,
     project_groups,
@@ -54,5 +55,4 @@ REGISTERING = (
     trash,
     turns,
     usage,
-    native_commands,
 )
