@@ -933,6 +933,10 @@ Size: %3</source>
         <translation>pi 自己的会话已以只读方式显示在侧边栏中；导入后它们会成为本应用的对话</translation>
     </message>
     <message>
+        <source>pi sessions are already in the sidebar, read live from pi&apos;s folder, so they are not ticked. Tick pi only if you want a copy of each as a chat of this app: copies are marked “pi copy” in the sidebar, and changing one never changes pi&apos;s file.</source>
+        <translation>pi 会话已在侧边栏中，直接从 pi 的文件夹实时读取，所以默认不勾选。只有想把每个会话复制为本应用的对话时才勾选 pi：副本在侧边栏中标为“pi 副本”，修改副本不会改动 pi 的文件。</translation>
+    </message>
+    <message>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -1583,6 +1587,16 @@ to %2</source>
     <message>
         <source>pi sessions</source>
         <translation>pi 会话</translation>
+    </message>
+    <message>
+        <source>pi copy</source>
+        <translation>pi 副本</translation>
+    </message>
+    <message>
+        <source>%1
+A copy imported from pi: the pi session itself is the row tagged “pi”.</source>
+        <translation>%1
+从 pi 导入的副本：pi 会话本身是标有“pi”的那一行。</translation>
     </message>
 </context>
 <context>
