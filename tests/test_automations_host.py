@@ -318,6 +318,11 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
     assert set(listed(includeScheduled=True)) == {mine["id"], chat["id"]}
     found = host.call("search.sessions", {"query": "persimmon"})["results"]
     assert [r["sessionId"] for r in found] == [mine["id"]]
+    # ...but a person can still find it: search with the automation-runs filter reaches it, marked as such
+    found = host.call("search.sessions", {"query": "persimmon", "automationRuns": True})["results"]
+    assert {r["sessionId"]: r["automationRun"] for r in found} == {mine["id"]: False, chat["id"]: True}
+    found = host.call("search.sessions", {"query": "report", "automationRuns": True})["results"]
+    assert [r["sessionId"] for r in found] == [chat["id"]] and found[0]["snippets"]
     assert host.call("session.get", {"sessionId": chat["id"], "messageLimit": 1})["session"]["scheduledRun"]
 
     host.call("tasks.finishRun", {"runId": run["run"]["id"], "status": "completed"})

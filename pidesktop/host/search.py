@@ -26,7 +26,10 @@ import apsw
 from .commands import command
 from .context import HostContext
 from .params import Params, decimal, invalid
-from .sessions import LISTED
+from .sessions import LISTED, SCHEDULED
+
+# With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
+WITH_RUNS = "s.deleted_at IS NULL"
 
 SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
@@ -135,7 +138,7 @@ def query_param(p: Params) -> str:
     return query
 
 
-def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
+def _named(conn: apsw.Connection, needle: str, where: str = LISTED) -> dict[str, tuple[int, int]]:
     """Chats whose title or project path contains ``needle``: ``{id: (title hit, project hit)}``.
 
     SQLite's ``lower`` folds ASCII only, so for an ASCII needle it rules out
@@ -150,7 +153,7 @@ def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
         sid: (title_hit, project_hit)
         for sid, title_hit, project_hit in conn.execute(
             f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
-            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED} AND ({title} OR {path})",
+            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where} AND ({title} OR {path})",
             {"n": needle, "wide": NON_ASCII},
         )
     }
@@ -234,20 +237,22 @@ def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
     return (int(updated), sid), int(listed)
 
 
-# The chats session search answers with: those the session list shows (no deleted ones, no automation runs).
-SESSION_ROWS = (
-    "SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
-    f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED}"
-)
+def session_rows(where: str = LISTED) -> str:
+    """The chats session search answers with: by default those the session list shows (no deleted ones, no
+    automation runs); ``WITH_RUNS`` adds the automation run chats. The last column says whether it is one."""
+    return (
+        f"SELECT s.id, s.title, p.path, s.updated_at, {SCHEDULED} FROM sessions s "
+        f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where}"
+    )
 
 
 def _exact_page(
-    conn: apsw.Connection, hits: dict, named: dict, after: tuple[int, str] | None, limit: int
+    conn: apsw.Connection, rows: str, hits: dict, named: dict, after: tuple[int, str] | None, limit: int
 ) -> tuple[list[tuple], bool, int]:
     """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
     wanted = tuple(set(hits) | set(named))
     ordered = sorted(
-        conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
+        conn.execute(f"{rows} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
         key=lambda row: (row[3], row[0]),
         reverse=True,
     )
@@ -258,7 +263,13 @@ def _exact_page(
 
 
 def _walked_page(
-    conn: apsw.Connection, phrase: str, named: dict, after: tuple[int, str] | None, limit: int, page_hits: dict
+    conn: apsw.Connection,
+    rows: str,
+    phrase: str,
+    named: dict,
+    after: tuple[int, str] | None,
+    limit: int,
+    page_hits: dict,
 ) -> tuple[list[tuple], bool] | None:
     """The page after ``after``, asking the chats newest first for their own matches.
 
@@ -268,9 +279,7 @@ def _walked_page(
     """
     page: list[tuple] = []
     window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
-    for asked, row in enumerate(
-        conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())
-    ):
+    for asked, row in enumerate(conn.execute(f"{rows}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())):
         if len(page) == limit:
             return page, True  # another chat exists; the next page finds out whether it matches
         if asked == 2 * limit:
@@ -286,14 +295,16 @@ def _walked_page(
 def search_sessions(ctx: HostContext, p: Params) -> dict:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
+    where = WITH_RUNS if p.boolean("automationRuns") else LISTED
+    rows = session_rows(where)
     resume = _session_cursor(p)
     after, listed = resume if resume else (None, 0)
     conn = ctx.conn
-    named = _named(conn, query.lower())
+    named = _named(conn, query.lower(), where)
     hits = _all_hits(conn, query, SPARSE_LIMIT)
     walked, page_hits = None, {}
     if hits is None:  # a phrase in a large share of all messages
-        walked = _walked_page(conn, fts_phrase(query), named, after, limit, page_hits)
+        walked = _walked_page(conn, rows, fts_phrase(query), named, after, limit, page_hits)
         if walked is None:
             hits = _all_hits(conn, query, None)
     if walked is not None:
@@ -301,11 +312,11 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
         total = listed + len(page)  # chats listed so far: the rest are not counted
     else:
         assert hits is not None
-        page, more, total = _exact_page(conn, hits, named, after, limit)
+        page, more, total = _exact_page(conn, rows, hits, named, after, limit)
         page_hits = {row[0]: hits.get(row[0], []) for row in page}
     snippets = _snippets(conn, query, page_hits)
     results = []
-    for sid, title, path, updated in page:
+    for sid, title, path, updated, automation_run in page:
         title_hit, project_hit = named.get(sid, (0, 0))
         count = len(page_hits[sid])
         results.append(
@@ -319,6 +330,7 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
                 "titleMatch": bool(title_hit),
                 "projectMatch": bool(project_hit),
                 "snippets": snippets.get(sid, []),
+                "automationRun": bool(automation_run),
             }
         )
     last = page[-1] if page else None

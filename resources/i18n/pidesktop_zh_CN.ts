@@ -211,16 +211,16 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <source>Run now</source>
-        <translation>立即运行</translation>
-    </message>
-    <message>
         <source>Run this automation at once, in a new chat</source>
         <translation>立即在新对话中运行此自动化任务</translation>
     </message>
     <message>
-        <source>Runs</source>
-        <translation>运行记录</translation>
+        <source>&amp;Run now</source>
+        <translation>立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>R&amp;uns</source>
+        <translation>运行记录(&amp;U)</translation>
     </message>
     <message>
         <source>Started</source>
@@ -293,6 +293,22 @@ Hover and click + for a new chat in this project; right-click for more.</source>
     <message>
         <source>Edit automation</source>
         <translation>编辑自动化任务</translation>
+    </message>
+    <message>
+        <source>Save and &amp;run now</source>
+        <translation>保存并立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Automations run only while the pidesktop window is open</source>
+        <translation>自动化任务只在 pidesktop 窗口打开时运行</translation>
+    </message>
+    <message>
+        <source>This automation is running now; it never runs twice at once</source>
+        <translation>此自动化任务正在运行；它不会同时运行两次</translation>
+    </message>
+    <message>
+        <source>Save this automation, then run it at once in a new chat</source>
+        <translation>保存此自动化任务，然后立即在新对话中运行</translation>
     </message>
     <message>
         <source>Delete automation</source>
@@ -2476,6 +2492,10 @@ This cannot be undone.</source>
 <context>
     <name>SearchDelegate</name>
     <message>
+        <source>automation</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
         <source>title</source>
         <translation>标题</translation>
     </message>
@@ -2497,6 +2517,14 @@ This cannot be undone.</source>
     <message>
         <source>↑↓ to move  ·  Enter to open  ·  Esc to close</source>
         <translation>↑↓ 移动  ·  Enter 打开  ·  Esc 关闭</translation>
+    </message>
+    <message>
+        <source>&amp;Automation runs</source>
+        <translation>自动化任务运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Also search the chats your automations made (they are not in the sidebar; the Automations window lists them too)</source>
+        <translation>同时搜索自动化任务创建的对话（它们不在侧边栏中；自动化任务窗口也会列出它们）</translation>
     </message>
     <message>
         <source>%1+ chats</source>
