@@ -181,7 +181,7 @@ async def _chat(
             # Nothing came back: a chat holding only the prompt (under the app's default model,
             # not the one asked for) would only be clutter, so it goes again, and the line says so.
             try:
-                await client.call("session.delete", {"sessionId": session_id})
+                await client.call("session.delete", {"sessionId": session_id, "forGood": True})
             except HostError as exc:
                 print(f"pidesktop chat: could not remove the new chat again: {exc.message}", file=sys.stderr)
             else:

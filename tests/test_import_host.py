@@ -233,10 +233,13 @@ def test_trash_hides_an_imported_chat_restore_brings_it_back_and_purge_removes_i
     assert imported(host) == []
 
 
-def test_deleting_a_chat_of_the_apps_own_still_removes_it_at_once(host, data_root):
+def test_a_chat_of_the_apps_own_shares_the_trash_and_for_good_skips_it(host, data_root):
     sid = host.call("session.create", {"title": "mine"})["session"]["id"]
-    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}
-    assert host.call("session.listTrash", {})["sessions"] == []
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True, "trashed": True}
+    assert [s["id"] for s in host.call("session.listTrash", {})["sessions"]] == [sid]
+    other = host.call("session.create", {"title": "scratch"})["session"]["id"]
+    assert host.call("session.delete", {"sessionId": other, "forGood": True}) == {"deleted": True}
+    assert [s["id"] for s in host.call("session.listTrash", {})["sessions"]] == [sid]
 
 
 def test_import_over_stdio_is_a_job_with_the_one_line_counts(stdio_host, claude_dir):

@@ -138,7 +138,7 @@ def test_session_delete_cascades_its_notifications(stdio_host):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
     run_turn(host, sid, 1, "completed")
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     assert host.call("notifications.list") == {"notifications": [], "unreadCount": 0, "nextCursor": None}
 
 

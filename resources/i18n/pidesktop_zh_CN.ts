@@ -476,10 +476,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>要删除“%1”吗？</translation>
     </message>
     <message>
-        <source>Its messages and files are removed from this computer. This cannot be undone.</source>
-        <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
-    </message>
-    <message>
         <source>It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.</source>
         <translation>它会移到回收站（在 ⋯ 菜单中），你可以在那里恢复或永久删除它。</translation>
     </message>
@@ -3027,8 +3023,8 @@ This cannot be undone.</source>
         <translation>回收站</translation>
     </message>
     <message>
-        <source>Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
-        <translation>这里是你删除的导入对话。恢复后它会回到侧边栏，也可以将其永久删除。</translation>
+        <source>Chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
+        <translation>你删除的对话。恢复后会回到侧边栏，也可以永久删除。</translation>
     </message>
     <message>
         <source>Chat</source>
@@ -3053,6 +3049,10 @@ This cannot be undone.</source>
     <message>
         <source>Restore</source>
         <translation>恢复</translation>
+    </message>
+    <message>
+        <source>pidesktop</source>
+        <translation>pidesktop</translation>
     </message>
     <message>
         <source>The trash is empty.</source>
