@@ -47,3 +47,19 @@ def test_an_imported_copy_of_a_pi_session_is_marked_as_the_copy(qtbot, qloop, wi
     tip = window.model.data(window.model.index_of(copies[0]["id"]), Qt.ItemDataRole.ToolTipRole)
     assert display_title(copies[0]) in tip and "copy" in tip and "pi" in tip
     window.sidebar.grab().save(str(shots / "sidebar-pi-copies.png"))
+
+
+def test_ctrl_k_finds_pi_sessions_by_text_and_a_hit_opens_the_pi_session(qloop, window, shots):
+    window.search_action.trigger()
+    search = window.search_dialog
+    search.field.setText("What is a JSONL file")
+    qloop.run_until_complete(search.model.search(search.field.text()))
+    assert [r.get("native") for r in search.model.rows] == [True]
+    hit = search.model.rows[0]
+    search.grab().save(str(shots / "search-pi-session.png"))
+    search.choose_current()
+    spin_until(qloop, lambda: window.current_session_id == hit["sessionId"])
+    spin_until(qloop, lambda: window.transcript_model.session_id == hit["sessionId"] and window.transcript_model.rows)
+    wanted = hit["snippets"][0]["messageId"]
+    spin_until(qloop, lambda: window.transcript_model.row_of(wanted) >= 0)
+    assert window.native.banner.isVisible()  # read-only pi session, as from the sidebar

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 import apsw
 
 from .commands import command
 from .context import HostContext
+from .native import text_search as native_text
 from .params import Params, decimal, invalid
 from .sessions import LISTED, SCHEDULED
 
@@ -291,10 +293,43 @@ def _walked_page(
     return page, False
 
 
+def _native_results(ctx: HostContext, query: str, after: tuple[int, str] | None) -> tuple[int, list[dict[str, Any]]]:
+    """Matching pi sessions (read in place, not in the database): how many in all, and those after ``after``
+    as results, newest first."""
+    results = []
+    hits = native_text.search(ctx, query)
+    for hit in hits:
+        row = hit.row
+        if after is not None and (row["updatedAt"], row["id"]) >= after:
+            continue
+        count = len(hit.entries)
+        results.append(
+            {
+                "sessionId": row["id"],
+                "title": row["title"],
+                "projectPath": row.get("projectPath"),
+                "updatedAt": row["updatedAt"],
+                "matchCount": min(count, COUNT_CAP),
+                "matchCountCapped": count > COUNT_CAP,
+                "titleMatch": hit.title_match,
+                "projectMatch": hit.project_match,
+                "snippets": [
+                    {"messageId": eid, "role": role, **snippet(text, query)}
+                    for eid, role, text in hit.entries[:SNIPPETS_PER_SESSION]
+                ],
+                "automationRun": False,
+                "native": True,
+            }
+        )
+    return len(hits), results
+
+
 @command("search.sessions")
 def search_sessions(ctx: HostContext, p: Params) -> dict:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
+    assert limit is not None  # it has a default
+    native = p.boolean("native", default=True)
     where = WITH_RUNS if p.boolean("automationRuns") else LISTED
     rows = session_rows(where)
     resume = _session_cursor(p)
@@ -333,8 +368,17 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
                 "automationRun": bool(automation_run),
             }
         )
-    last = page[-1] if page else None
-    next_cursor = f"s:{last[3]}:{listed + len(page)}:{last[0]}" if more and last else None
+    if native:  # pi's own sessions, merged in the same newest-first order
+        matching, found = _native_results(ctx, query, after)
+        total += matching if walked is None else 0
+        if found:
+            results = sorted(results + found, key=lambda r: (r["updatedAt"], r["sessionId"]), reverse=True)
+            more = more or len(results) > limit
+            results = results[:limit]
+    if walked is not None:
+        total = listed + len(results)
+    last = results[-1] if results else None
+    next_cursor = f"s:{last['updatedAt']}:{listed + len(results)}:{last['sessionId']}" if more and last else None
     return {
         "results": results,
         "nextCursor": next_cursor,

@@ -339,6 +339,7 @@ class SearchDelegate(QStyledItemDelegate):
             name
             for name, hit in (
                 (self.tr("automation"), row.get("automationRun")),  # a run's chat: not in the sidebar
+                (self.tr("pi session"), row.get("native")),  # pi's own file, read in place
                 (self.tr("title"), row.get("titleMatch")),
                 (self.tr("project"), row.get("projectMatch")),
             )

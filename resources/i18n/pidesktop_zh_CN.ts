@@ -2492,6 +2492,10 @@ This cannot be undone.</source>
         <translation>自动化任务</translation>
     </message>
     <message>
+        <source>pi session</source>
+        <translation>pi 会话</translation>
+    </message>
+    <message>
         <source>title</source>
         <translation>标题</translation>
     </message>
