@@ -711,11 +711,9 @@ The current folder is kept as a backup; remove it later with Settings &gt; Data 
     </message>
     <message>
         <source>From: %1
-To: %2
-Size: %3</source>
-        <translation>从：%1
-到：%2
-大小：%3</translation>
+Size: %2</source>
+        <translation>原位置：%1
+大小：%2</translation>
     </message>
 </context>
 <context>
@@ -2823,6 +2821,12 @@ This cannot be undone.</source>
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>Your data goes into %1
+(chats and files in %2, window settings in %3)</source>
+        <translation>你的数据将放入 %1
+（对话和文件在 %2，窗口设置在 %3）</translation>
     </message>
 </context>
 <context>
