@@ -783,8 +783,12 @@ Size: %2</source>
         <translation>pidesktop 更新数据库时保留的副本。</translation>
     </message>
     <message>
-        <source>Status, check and backup of the Pi Workflows state.</source>
-        <translation>Pi Workflows 状态库的状态、检查与备份。</translation>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>For pi&apos;s multi-step workflows (the pi-workflows command): the status of their state file, a check and a backup. If you do not use them, there is nothing to do here.</source>
+        <translation>用于 pi 的多步骤工作流（pi-workflows 命令）：其状态文件的状态、检查和备份。如果你不使用它们，这里无需任何操作。</translation>
     </message>
     <message>
         <source>Not available for a data folder set by PI_DESKTOP_DATA_DIR.</source>
