@@ -305,6 +305,31 @@ def test_the_export_dialog_is_deleted_once_closed(qtbot, chat):
     qtbot.waitUntil(lambda: not isValid(dialog))
 
 
+def test_export_opens_in_the_home_folder_then_where_the_last_export_went(qtbot, qloop, chat, tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from shiboken6 import isValid
+
+    monkeypatch.chdir(tmp_path)  # the process's working folder means nothing to a person
+    monkeypatch.setattr(export_dialog, "_last_folder", None)
+    home = Path(os.environ["HOME"])
+    sid = send(chat, qloop, "Something worth keeping")
+    session = chat.model.session(sid)
+    dialog = export_dialog.ask(chat.client, session, chat)
+    assert Path(dialog.directory().absolutePath()) in (home, home / "Documents")
+    assert Path(dialog.directory().absolutePath()).is_dir()
+    target = tmp_path / "exports" / "kept.md"
+    target.parent.mkdir()
+    dialog.fileSelected.emit(str(target))
+    spin_until(qloop, lambda: target.exists())
+    dialog.reject()
+    qtbot.waitUntil(lambda: not isValid(dialog))
+    again = export_dialog.ask(chat.client, session, chat)
+    assert Path(again.directory().absolutePath()) == target.parent
+    again.reject()
+
+
 def test_switching_chats_across_projects_does_not_read_every_project_again(chat, qloop, tmp_path):
     """Only the current project changes: the sidebar is not relaid out for it."""
     first, second = add_project(chat, qloop, tmp_path / "alpha"), add_project(chat, qloop, tmp_path / "beta")
