@@ -140,7 +140,14 @@ async def _chat(
 ) -> int:
     client = HostClient(host, asyncio.get_running_loop())
     # Unattended unless --interactive: a Plan/Goal turn is refused before any model request.
-    runner = TurnRunner(client, override=override, context_window=context_window, interactive=interactive)
+    # The reply is printed here, to the person who asked: it is not news for the inbox (watched).
+    runner = TurnRunner(
+        client,
+        override=override,
+        context_window=context_window,
+        interactive=interactive,
+        watched=lambda _session_id: True,
+    )
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
     loop = asyncio.get_running_loop()

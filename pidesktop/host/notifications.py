@@ -1,8 +1,10 @@
 """The durable inbox (spec 004, section 4.14).
 
-One row per terminal turn outcome the person did not already see. Rows are
-structured data only (no prose); a global cap keeps the newest 200. None of
-these commands touches sessions, turns or transcripts.
+One row per terminal turn outcome the person did not already see, and one
+unread row per chat: a chat's newer outcome supersedes its unread older rows
+(five replies in one chat are one thing to look at). Rows are structured data
+only (no prose); a global cap keeps the newest 200. None of these commands
+touches sessions, turns or transcripts.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def insert_for_turn(
 ) -> dict | None:
     """Insert the turn's one inbox row and prune to the cap; None when it already existed.
 
-    Runs inside the caller's transaction (the one that ends the turn).
+    The chat's older unread rows go: their ids are the row's ``replaces`` (not stored). Runs inside the
+    caller's transaction (the one that ends the turn).
     """
     kind = KINDS.get(status)
     if kind is None:
@@ -58,8 +61,15 @@ def insert_for_turn(
     ).fetchone()
     if row is None:
         return None
+    replaced = [
+        nid
+        for (nid,) in conn.execute(
+            "DELETE FROM notifications WHERE session_id = ? AND read_at IS NULL AND id != ? RETURNING id",
+            (session_id, row[0]),
+        )
+    ]
     prune(conn)
-    return to_wire(row)
+    return to_wire(row) | ({"replaces": replaced} if replaced else {})
 
 
 def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
