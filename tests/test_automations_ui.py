@@ -218,3 +218,30 @@ def test_run_times_read_in_iso_order_whatever_the_locale():
 
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", when(1_764_579_600_000))
     assert when(None) == "—"
+
+
+def test_the_list_shows_whole_names_in_the_dark_theme(qtbot, qloop, host_client, shots):
+    from PySide6.QtWidgets import QApplication
+
+    for name in ("Quick test automation", "Weekly dependency review"):
+        qloop.run_until_complete(
+            host_client.call(
+                "tasks.create", {"name": name, "prompt": "Hi", "schedule": {"kind": "daily", "at": "09:00"}}
+            )
+        )
+    themes.apply(QApplication.instance(), themes.DARK)
+    try:
+        dialog = AutomationsDialog.ask(host_client, themes.DARK, None)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qloop.run_until_complete(dialog.loading)
+        spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 2)
+        qtbot.waitUntil(lambda: dialog.list.header().sectionSize(0) > 0)
+        metrics = dialog.list.fontMetrics()
+        for row in range(2):
+            item = dialog.list.topLevelItem(row)
+            assert metrics.horizontalAdvance(item.text(0)) + 16 <= dialog.list.header().sectionSize(0), item.text(0)
+            assert item.toolTip(0) == item.text(0)
+        dialog.grab().save(str(shots / "automations-list-dark.png"))
+    finally:
+        themes.apply(QApplication.instance(), themes.LIGHT)

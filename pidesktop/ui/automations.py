@@ -37,8 +37,8 @@ from .ops import host_op, task_op
 from .plain_errors import sentence, sentence_for_code
 from .tasks import spawn
 
-WINDOW_SIZE = (1040, 640)
-LIST_WIDTH = 380
+WINDOW_SIZE = (1120, 640)
+LIST_WIDTH = 460  # room for a name of a few words beside its next run and last result
 HISTORY_ROWS = 50
 
 
@@ -87,6 +87,7 @@ class AutomationsDialog(QDialog):
         self.list = tree([self.tr("Name"), self.tr("Next run"), self.tr("Last result")])
         self.list.setSelectionMode(self.list.SelectionMode.SingleSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name reads from its start ("Quick te…" hid it)
         self.list.currentItemChanged.connect(lambda *_: self._selected())
         self.empty = QLabel(self.tr("No automations yet. Fill in the form to create the first one."))
         self.empty.setObjectName("muted")
@@ -200,6 +201,7 @@ class AutomationsDialog(QDialog):
         for task in self.tasks:
             item = QTreeWidgetItem([task["name"], self._next_text(task), self._result_text(task.get("lastRun"))])
             item.setData(0, Qt.ItemDataRole.UserRole, task["id"])
+            item.setToolTip(0, task["name"])
             if not task["enabled"]:
                 item.setForeground(0, QColor(self.theme.muted))
             self.list.addTopLevelItem(item)
