@@ -334,3 +334,19 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
         mine["id"],
         chat["id"],
     }
+
+
+def test_a_run_whose_chat_is_in_the_trash_says_so(host):
+    task = create(host, prompt="trash me")
+    run = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
+    host.call("tasks.finishRun", {"runId": run["run"]["id"], "status": "completed"})
+    chat = run["session"]["id"]
+
+    def listed():
+        return host.call("tasks.runs", {"taskId": task["id"]})["runs"][0]
+
+    assert listed()["chatInTrash"] is False
+    host.call("session.delete", {"sessionId": chat})
+    assert listed()["sessionId"] == chat and listed()["chatInTrash"] is True
+    host.call("session.restore", {"sessionId": chat})
+    assert listed()["chatInTrash"] is False

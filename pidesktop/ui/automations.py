@@ -261,12 +261,12 @@ class AutomationsDialog(QDialog):
         self.history.clear()
         for run in self.runs:
             status = self._failure_text(run) if run["status"] == "error" else self._result_text(run)
-            item = QTreeWidgetItem(
-                [when(run["startedAt"]), status, self.tr("Open chat") if run["sessionId"] else self.tr("Chat deleted")]
-            )
-            item.setData(0, Qt.ItemDataRole.UserRole, run["sessionId"])
+            openable = bool(run["sessionId"]) and not run.get("chatInTrash")
+            chat = self.tr("Open chat") if openable else self.tr("In the Trash") if run["sessionId"] else ""
+            item = QTreeWidgetItem([when(run["startedAt"]), status, chat or self.tr("Chat deleted")])
+            item.setData(0, Qt.ItemDataRole.UserRole, run["sessionId"] if openable else None)
             item.setToolTip(1, status)
-            if run["sessionId"]:
+            if openable:
                 item.setForeground(2, QColor(self.theme.accent))
                 font = item.font(2)
                 font.setUnderline(True)

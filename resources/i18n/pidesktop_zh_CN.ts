@@ -287,6 +287,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>打开对话</translation>
     </message>
     <message>
+        <source>In the Trash</source>
+        <translation>在回收站中</translation>
+    </message>
+    <message>
         <source>Chat deleted</source>
         <translation>对话已删除</translation>
     </message>
