@@ -244,3 +244,17 @@ def test_notifications_made_in_one_millisecond_prune_and_page_in_the_order_they_
         notifications.insert_for_turn(conn, f"s{n}", f"t{n}", "completed", None, now=7)
     kept = [r[0] for r in conn.execute("SELECT turn_id FROM notifications ORDER BY rowid")]
     assert kept == [f"t{n}" for n in range(5, notifications.KEEP + 5)]
+
+
+def test_a_chat_in_the_trash_leaves_the_inbox_until_it_is_restored(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {"title": "Soon trashed"})["session"]["id"]
+    other = host.call("session.create", {"title": "Stays"})["session"]["id"]
+    run_turn(host, sid, 1, "completed")
+    run_turn(host, other, 2, "completed")
+    host.call("session.delete", {"sessionId": sid})
+    listed = host.call("notifications.list")
+    assert [n["sessionTitle"] for n in listed["notifications"]] == ["Stays"] and listed["unreadCount"] == 1
+    host.call("session.restore", {"sessionId": sid})
+    listed = host.call("notifications.list")
+    assert len(listed["notifications"]) == 2 and listed["unreadCount"] == 2

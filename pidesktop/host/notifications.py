@@ -38,8 +38,12 @@ def to_wire(row: tuple) -> dict:
     }
 
 
+# A chat in the trash takes its rows out of the inbox until it is restored (they are kept, not deleted).
+VISIBLE = "session_id NOT IN (SELECT id FROM sessions WHERE deleted_at IS NOT NULL)"
+
+
 def unread_count(conn: apsw.Connection) -> int:
-    return conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL").fetchone()[0]
+    return conn.execute(f"SELECT count(*) FROM notifications WHERE read_at IS NULL AND {VISIBLE}").fetchone()[0]
 
 
 def insert_for_turn(
@@ -88,7 +92,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
     unread_only = p.boolean("unreadOnly")
     cursor = p.text("cursor", required=False)
-    where, args = [], []
+    where, args = [VISIBLE], []
     if unread_only:
         where.append("read_at IS NULL")
     if cursor:

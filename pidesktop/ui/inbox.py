@@ -184,6 +184,9 @@ class InboxModel(PagedListModel):
                 self._remove(replaced)
             self._insert_newest(payload["notification"])
             self._set_unread(payload.get("unreadCount", self.unread_count))
+        elif topic == "session.changed" and (payload.get("trashed") or payload.get("reason") == "restored"):
+            # a chat went to the Trash or came back: the host lists its rows only while it is out of the Trash
+            spawn(self._background(self.load()), name="inbox-reload")
         elif topic == "notification.changed":
             if "notification" in payload:
                 # one row read: patch it rather than reset the view under the pointer
