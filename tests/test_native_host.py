@@ -399,3 +399,21 @@ def test_search_finds_pi_sessions_by_their_text_and_title_and_a_hit_opens_there(
     second = host.call("search.sessions", {"query": "json", "limit": 1, "cursor": paged["nextCursor"]})
     assert [r["sessionId"] for r in paged["results"] + second["results"]] == ids[:2]
     assert digests(pi_sessions) == before
+
+
+def test_a_first_search_over_many_pi_files_reads_them_a_slice_at_a_time(host, pi_sessions, monkeypatch):
+    """A long pi history is not read whole by the first Ctrl+K: what was not read yet is read between
+    commands, and the answer says its count is not final meanwhile."""
+    from pidesktop.host.native import text_search
+
+    monkeypatch.setattr(text_search, "READ_BUDGET", 0.0)  # one file per search, the rest in between
+    monkeypatch.setattr(text_search, "SLICE", 0.0)
+    first = host.call("search.sessions", {"query": "What is a JSONL file"})
+    assert first["totalSessionsExact"] is False
+    deadline = time.monotonic() + 20
+    while True:
+        reply = host.call("search.sessions", {"query": "What is a JSONL file"})
+        if reply["totalSessionsExact"]:
+            break
+        assert time.monotonic() < deadline, "the pi files were never all read"
+    assert [r["native"] for r in reply["results"]] == [True]

@@ -293,11 +293,13 @@ def _walked_page(
     return page, False
 
 
-def _native_results(ctx: HostContext, query: str, after: tuple[int, str] | None) -> tuple[int, list[dict[str, Any]]]:
-    """Matching pi sessions (read in place, not in the database): how many in all, and those after ``after``
-    as results, newest first."""
+def _native_results(
+    ctx: HostContext, query: str, after: tuple[int, str] | None
+) -> tuple[int, list[dict[str, Any]], bool]:
+    """Matching pi sessions (read in place, not in the database): how many in all, those after ``after``
+    as results, newest first, and whether every pi file was searched (a first search reads for a while)."""
     results = []
-    hits = native_text.search(ctx, query)
+    hits, complete = native_text.search(ctx, query)
     for hit in hits:
         row = hit.row
         if after is not None and (row["updatedAt"], row["id"]) >= after:
@@ -321,7 +323,7 @@ def _native_results(ctx: HostContext, query: str, after: tuple[int, str] | None)
                 "native": True,
             }
         )
-    return len(hits), results
+    return len(hits), results, complete
 
 
 @command("search.sessions")
@@ -368,8 +370,9 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
                 "automationRun": bool(automation_run),
             }
         )
+    complete = True
     if native:  # pi's own sessions, merged in the same newest-first order
-        matching, found = _native_results(ctx, query, after)
+        matching, found, complete = _native_results(ctx, query, after)
         total += matching if walked is None else 0
         if found:
             results = sorted(results + found, key=lambda r: (r["updatedAt"], r["sessionId"]), reverse=True)
@@ -383,7 +386,7 @@ def search_sessions(ctx: HostContext, p: Params) -> dict:
         "results": results,
         "nextCursor": next_cursor,
         "totalSessions": total,
-        "totalSessionsExact": walked is None or next_cursor is None,
+        "totalSessionsExact": (walked is None or next_cursor is None) and complete,
     }
 
 

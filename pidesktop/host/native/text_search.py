@@ -11,6 +11,7 @@ session's transcript opens at. Files are only ever read.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from .reading import FIRST_BUDGET, catalog_of
 log = logging.getLogger("pidesktop.host.native")
 
 ROLES = ("user", "assistant")
+READ_BUDGET = 0.25  # seconds a search spends reading files not read before; the rest are read between commands
+SLICE = 0.05  # seconds of reading per step in between
 
 
 @dataclass
@@ -49,6 +52,7 @@ class TextCache:
 
     def __init__(self) -> None:
         self.files: dict[str, FileText] = {}
+        self.reading = False  # a slice of reading is queued on the host thread
 
     def text_of(self, index: FileIndex) -> FileText:
         """The file's text, read again whole when it changed (pi appends a few lines at a time; its
@@ -67,6 +71,10 @@ class TextCache:
         text.blob = "\0".join(low for *_rest, low in text.entries)
         self.files[index.path] = text
         return text
+
+    def has(self, index: FileIndex) -> bool:
+        cached = self.files.get(index.path)
+        return cached is not None and cached.key is not None and cached.key == index.stat_key
 
     def forget_others(self, paths: set[str]) -> None:
         """Drop the text of files no longer listed."""
@@ -121,21 +129,33 @@ def cache_of(ctx: HostContext) -> TextCache:
     return cache
 
 
-def search(ctx: HostContext, query: str) -> list[NativeHit]:
-    """The listed pi sessions whose text, title or project matches ``query``, newest first."""
+def search(ctx: HostContext, query: str) -> tuple[list[NativeHit], bool]:
+    """The listed pi sessions whose text, title or project matches ``query``, newest first, and whether
+    every file's text was searched. Files never read before are read newest first for ``READ_BUDGET``
+    seconds (at least one); the rest are read between the host's other commands and searched next time,
+    so a first search over a long pi history does not hold the host."""
     catalog: Catalog = catalog_of(ctx)
     try:
         listed = catalog.scan(ctx.conn, FIRST_BUDGET if ctx.post is not None else None)
         rows = catalog.rows(ctx.conn, listed)
     except Exception:
         log.exception("listing pi sessions for search failed")
-        return []
+        return [], True
     cache = cache_of(ctx)
     cache.forget_others({index.path for index in listed})
     needle = query.lower()
     hits = []
-    for index, row in zip(listed, rows):
-        text = cache.text_of(index)
+    deadline = time.monotonic() + READ_BUDGET if ctx.post is not None else None
+    unread: list[FileIndex] = []
+    pairs = sorted(zip(listed, rows), key=lambda pair: pair[1]["updatedAt"], reverse=True)
+    read_one = False
+    for index, row in pairs:
+        if deadline is not None and read_one and time.monotonic() > deadline and not cache.has(index):
+            unread.append(index)
+            text = FileText(None)
+        else:
+            read_one = read_one or not cache.has(index)
+            text = cache.text_of(index)
         matched = [(eid, role, t) for eid, role, t, low in text.entries if needle in low] if needle in text.blob else []
         title_match = needle in (row.get("title") or "").lower()
         project_match = needle in (row.get("projectPath") or "").lower()
@@ -143,7 +163,27 @@ def search(ctx: HostContext, query: str) -> list[NativeHit]:
             matched.reverse()
             hits.append(NativeHit(row, title_match, project_match, matched))
     hits.sort(key=lambda hit: (hit.row["updatedAt"], hit.row["id"]), reverse=True)
-    return hits
+    if unread:
+        _read_between(ctx, cache, unread)
+    return hits, not unread
+
+
+def _read_between(ctx: HostContext, cache: TextCache, waiting: list[FileIndex]) -> None:
+    """Read the files a search left for later, a slice at a time between the host's other commands."""
+    if ctx.post is None or cache.reading:
+        return
+
+    def step() -> None:
+        cache.reading = False
+        deadline = time.monotonic() + SLICE
+        while waiting:  # at least one file a slice, however small the budget
+            cache.text_of(waiting.pop(0))
+            if time.monotonic() >= deadline:
+                break
+        if waiting:
+            _read_between(ctx, cache, waiting)
+
+    cache.reading = ctx.post(step)
 
 
 __all__ = ["NativeHit", "TextCache", "current_branch_text", "search"]
