@@ -178,7 +178,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     return result
 
 
-def _is_continuation(reply: dict) -> bool:
+def _is_continuation(reply: dict[str, Any]) -> bool:
     """The reply ended on a tool call (its results came back since): the next response goes on with it."""
     blocks = reply.get("blocks") or []
     return bool(blocks) and blocks[-1].get("type") == "tool_call"
