@@ -216,6 +216,8 @@ class TurnRunner:
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
+        elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
+            self._deleted.discard(str(payload["sessionId"]))  # back from the trash: it can be written again
 
     async def send(
         self,

@@ -99,11 +99,16 @@ def _stored_schedule(config: dict[str, Any]) -> dict[str, Any] | None:
 def run_to_wire(conn: apsw.Connection, row: tuple[Any, ...]) -> dict[str, Any]:
     run_id, task_id, status, session_id, error_code, started, ended = row
     extra = kv.get(conn, RUN_NS, run_id) or {}
+    trashed = (
+        session_id is not None
+        and conn.execute("SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NOT NULL", (session_id,)).fetchone()
+    )
     return {
         "id": run_id,
         "taskId": task_id,
         "status": status,
         "sessionId": session_id,
+        "chatInTrash": bool(trashed),  # deleted: it waits in the Trash (restorable), not opened from the history
         "errorCode": error_code,
         "startedAt": started,
         "endedAt": ended,

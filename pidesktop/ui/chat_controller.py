@@ -107,12 +107,8 @@ class ChatController(QObject):
         session = self.window.model.session(session_id)
         if session is None:
             return
-        detail = (
-            self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
-            if session.get("source")
-            # an imported chat: session.delete only trashes it
-            else self.tr("Its messages and files are removed from this computer. This cannot be undone.")
-        )
+        # every chat goes to the Trash first
+        detail = self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
         self._confirm(
             self.tr("Delete chat"),
             self.tr("Delete “%1”?").replace("%1", display_title(session)),

@@ -501,9 +501,7 @@ class MainWindow(QMainWindow):
         self.search_dialog.open()
 
     def _open_search_hit(self, session_id: str, message_id: str) -> None:
-        self.sidebar.select(session_id)
-        if message_id:
-            spawn(self.open_transcript(session_id, around=message_id), name="open-search-hit")
+        self.open_chat(session_id, around=message_id or None)  # an automation's run chat has no sidebar row
         self.composer.focus_prompt()
 
     def open_settings(self) -> None:
@@ -565,11 +563,14 @@ class MainWindow(QMainWindow):
         self.composer.set_models(model_choices(listed, rows), self.model_chip.text())
         self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
-    def open_chat(self, session_id: str) -> None:
+    def open_chat(self, session_id: str, around: str | None = None) -> None:
         """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
-        list leaves out: the Automations page, the inbox and the tray open it)."""
+        list leaves out: the Automations page, search, the inbox and the tray open it). ``around``: the
+        message to show (a search hit)."""
         if self.model.session(session_id) is not None:
             self.sidebar.select(session_id)
+            if around:
+                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
             return
 
         async def fetch() -> dict:
@@ -578,6 +579,8 @@ class MainWindow(QMainWindow):
         def show(session: dict) -> None:
             self.sidebar.select_none()  # no row of the list is the chat shown
             self._open_summary(session)
+            if around:
+                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
 
         task_op(fetch, parent=self, name="open-chat", success=show).run()
 

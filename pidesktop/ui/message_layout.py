@@ -345,7 +345,7 @@ def _user(
     blocks = message.get("blocks", [])
     text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     attachments = [b for b in blocks if b.get("type") == "attachment"]
-    html_text = markdown.plain_to_html(text, theme) if text else ""
+    html_text = markdown.prompt_to_html(text, theme) if text else ""
     resources: dict[str, QImage] = {}
     if attachments:
         html_text += _attachments_html(attachments, theme, images or {}, resources)

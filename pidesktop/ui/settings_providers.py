@@ -278,6 +278,8 @@ class ProvidersPage(QWidget):
             self.show_notice(done)
             self.providersChanged.emit()
             await self.refresh(before=done)
+            if created:
+                await self._default_if_first(provider_id)
 
         return host_op(
             self.client,
@@ -312,6 +314,29 @@ class ProvidersPage(QWidget):
             failure=self._failed,
             busy=[self.remove_key_button],
         )
+
+    async def _default_if_first(self, provider_id: str) -> None:
+        """The first real provider answers new chats at once, once it has a model (the offline demo was the
+        default only for want of one); a later one never takes the default from it."""
+        model = self.model_combo.currentText().strip()
+        if self.default_provider_id != OFFLINE_ID or self.selected_id != provider_id or not model:
+            return
+        result = await host_op(
+            self.client,
+            "providers.setDefault",
+            {"providerId": provider_id, "modelId": model},
+            parent=self,
+            failure=self._failed,
+        )
+        if result is None:
+            return
+        self.default_provider_id = result["defaultProviderId"]
+        self.default_model_id = result["defaultModelId"]
+        self._rebuild_list()
+        self._update_buttons()
+        chosen = arg(self.tr("New chats use %1 with %2."), self._name_of(provider_id), model)
+        self.show_notice(_joined(self.notice.text(), chosen))
+        self.providersChanged.emit()
 
     def use_as_default(self, provider_id: str | None):
         if provider_id == OFFLINE_ID or provider_id is None:
@@ -596,8 +621,10 @@ class ProvidersPage(QWidget):
         self.editor.setCurrentWidget(self.form_panel)
         provider = self._selected_provider()
         drafting = provider is None
-        for widget in (self.preset_label, self.preset_combo):
-            widget.setVisible(drafting)
+        if provider is not None:  # presets stay reachable: the one this provider matches, or Custom
+            self.preset_combo.blockSignals(True)
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(_preset_of(provider)))
+            self.preset_combo.blockSignals(False)
         self.delete_button.setVisible(not drafting)
         _mark_invalid(self.model_combo, False)
         if drafting:
@@ -651,9 +678,13 @@ class ProvidersPage(QWidget):
         self.models_note.setVisible(not saved)
 
     def _apply_preset(self) -> None:
-        if self.selected_id is not None:
-            return  # presets only fill in a new provider
+        """A preset fills in the name and URL (of a new provider, or of this one: Save stores them)."""
         preset = PRESETS.get(self.preset_combo.currentData())
+        if self.selected_id is not None:
+            if preset is not None:
+                self.name_edit.setText(preset.name)
+                self.url_edit.setText(preset.base_url)
+            return
         self.name_edit.setText(preset.name if preset else "")
         self.url_edit.setText(preset.base_url if preset else "")
         self._show_key_state(None)
@@ -813,3 +844,9 @@ def _discovery_summary(result: dict, listed: int) -> str:
         return arg(translate("ProvidersPage", "%1."), available)
     separator = translate("ProvidersPage", ", ", "between the items of a short list")
     return arg(translate("ProvidersPage", "%1 (%2)."), available, separator.join(parts))
+
+
+def _preset_of(provider: dict) -> str:
+    """The preset a stored provider matches by its URL, else Custom."""
+    url = (provider.get("baseUrl") or "").rstrip("/")
+    return next((p.id for p in PRESETS.values() if p.base_url.rstrip("/") == url), CUSTOM_PRESET)

@@ -123,9 +123,10 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setPen(self._color(t.muted))
         painter.drawText(inner, RIGHT, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
-        if native_rows.is_native(session):  # a pi session: a small "pi" tag before the time
+        tag = native_rows.badge(session)
+        if tag:  # a pi session ("pi") or a copy imported from one ("pi copy"): a small tag before the time
             left = native_rows.paint_badge(
-                painter, option.font, inner.right() - time_width - 2, inner.center().y() + 0.5, t.muted
+                painter, option.font, inner.right() - time_width - 2, inner.center().y() + 0.5, t.muted, tag
             )
             title_rect.setRight(int(left) - native_rows.BADGE_GAP)
         status = (session.get("lastTurn") or {}).get("status")

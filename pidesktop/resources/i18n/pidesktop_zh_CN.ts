@@ -219,16 +219,16 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <source>Run now</source>
-        <translation>立即运行</translation>
-    </message>
-    <message>
         <source>Run this automation at once, in a new chat</source>
         <translation>立即在新对话中运行此自动化任务</translation>
     </message>
     <message>
-        <source>Runs</source>
-        <translation>运行记录</translation>
+        <source>&amp;Run now</source>
+        <translation>立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>R&amp;uns</source>
+        <translation>运行记录(&amp;U)</translation>
     </message>
     <message>
         <source>Started</source>
@@ -295,12 +295,32 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>打开对话</translation>
     </message>
     <message>
+        <source>In the Trash</source>
+        <translation>在回收站中</translation>
+    </message>
+    <message>
         <source>Chat deleted</source>
         <translation>对话已删除</translation>
     </message>
     <message>
         <source>Edit automation</source>
         <translation>编辑自动化任务</translation>
+    </message>
+    <message>
+        <source>Save and &amp;run now</source>
+        <translation>保存并立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Automations run only while the pidesktop window is open</source>
+        <translation>自动化任务只在 pidesktop 窗口打开时运行</translation>
+    </message>
+    <message>
+        <source>This automation is running now; it never runs twice at once</source>
+        <translation>此自动化任务正在运行；它不会同时运行两次</translation>
+    </message>
+    <message>
+        <source>Save this automation, then run it at once in a new chat</source>
+        <translation>保存此自动化任务，然后立即在新对话中运行</translation>
     </message>
     <message>
         <source>Delete automation</source>
@@ -466,10 +486,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
     <message>
         <source>Delete “%1”?</source>
         <translation>要删除“%1”吗？</translation>
-    </message>
-    <message>
-        <source>Its messages and files are removed from this computer. This cannot be undone.</source>
-        <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
     </message>
     <message>
         <source>It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.</source>
@@ -715,11 +731,9 @@ The current folder is kept as a backup; remove it later with Settings &gt; Data 
     </message>
     <message>
         <source>From: %1
-To: %2
-Size: %3</source>
-        <translation>从：%1
-到：%2
-大小：%3</translation>
+Size: %2</source>
+        <translation>原位置：%1
+大小：%2</translation>
     </message>
 </context>
 <context>
@@ -789,8 +803,12 @@ Size: %3</source>
         <translation>pidesktop 更新数据库时保留的副本。</translation>
     </message>
     <message>
-        <source>Status, check and backup of the Pi Workflows state.</source>
-        <translation>Pi Workflows 状态库的状态、检查与备份。</translation>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>For pi&apos;s multi-step workflows (the pi-workflows command): the status of their state file, a check and a backup. If you do not use them, there is nothing to do here.</source>
+        <translation>用于 pi 的多步骤工作流（pi-workflows 命令）：其状态文件的状态、检查和备份。如果你不使用它们，这里无需任何操作。</translation>
     </message>
     <message>
         <source>Not available for a data folder set by PI_DESKTOP_DATA_DIR.</source>
@@ -1069,6 +1087,10 @@ Size: %3</source>
     <message>
         <source>pi&apos;s own sessions already show in the sidebar, read-only; importing makes them chats of this app</source>
         <translation>pi 自己的会话已以只读方式显示在侧边栏中；导入后它们会成为本应用的对话</translation>
+    </message>
+    <message>
+        <source>pi sessions are already in the sidebar, read live from pi&apos;s folder, so they are not ticked. Tick pi only if you want a copy of each as a chat of this app: copies are marked “pi copy” in the sidebar, and changing one never changes pi&apos;s file.</source>
+        <translation>pi 会话已在侧边栏中，直接从 pi 的文件夹实时读取，所以默认不勾选。只有想把每个会话复制为本应用的对话时才勾选 pi：副本在侧边栏中标为“pi 副本”，修改副本不会改动 pi 的文件。</translation>
     </message>
     <message>
         <source>Details</source>
@@ -1749,6 +1771,16 @@ to %2</source>
     <message>
         <source>pi sessions</source>
         <translation>pi 会话</translation>
+    </message>
+    <message>
+        <source>pi copy</source>
+        <translation>pi 副本</translation>
+    </message>
+    <message>
+        <source>%1
+A copy imported from pi: the pi session itself is the row tagged “pi”.</source>
+        <translation>%1
+从 pi 导入的副本：pi 会话本身是标有“pi”的那一行。</translation>
     </message>
 </context>
 <context>
@@ -2741,6 +2773,14 @@ This cannot be undone.</source>
 <context>
     <name>SearchDelegate</name>
     <message>
+        <source>automation</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>pi session</source>
+        <translation>pi 会话</translation>
+    </message>
+    <message>
         <source>title</source>
         <translation>标题</translation>
     </message>
@@ -2762,6 +2802,14 @@ This cannot be undone.</source>
     <message>
         <source>↑↓ to move  ·  Enter to open  ·  Esc to close</source>
         <translation>↑↓ 移动  ·  Enter 打开  ·  Esc 关闭</translation>
+    </message>
+    <message>
+        <source>&amp;Automation runs</source>
+        <translation>自动化任务运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Also search the chats your automations made (they are not in the sidebar; the Automations window lists them too)</source>
+        <translation>同时搜索自动化任务创建的对话（它们不在侧边栏中；自动化任务窗口也会列出它们）</translation>
     </message>
     <message>
         <source>%1+ chats</source>
@@ -3069,6 +3117,12 @@ This cannot be undone.</source>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
+    <message>
+        <source>Your data goes into %1
+(chats and files in %2, window settings in %3)</source>
+        <translation>你的数据将放入 %1
+（对话和文件在 %2，窗口设置在 %3）</translation>
+    </message>
 </context>
 <context>
     <name>TaskEditor</name>
@@ -3319,8 +3373,8 @@ This cannot be undone.</source>
         <translation>回收站</translation>
     </message>
     <message>
-        <source>Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
-        <translation>这里是你删除的导入对话。恢复后它会回到侧边栏，也可以将其永久删除。</translation>
+        <source>Chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
+        <translation>你删除的对话。恢复后会回到侧边栏，也可以永久删除。</translation>
     </message>
     <message>
         <source>Chat</source>
@@ -3345,6 +3399,10 @@ This cannot be undone.</source>
     <message>
         <source>Restore</source>
         <translation>恢复</translation>
+    </message>
+    <message>
+        <source>pidesktop</source>
+        <translation>pidesktop</translation>
     </message>
     <message>
         <source>The trash is empty.</source>
