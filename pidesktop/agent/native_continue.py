@@ -5,7 +5,8 @@ this is the one way to add to one (docs/rpc.md, "Native pi sessions"):
 
 1. read the session's current branch, windowed: the newest page (its
    compaction summary first when pi compacted it, then the messages pi
-   kept), with the ``nativeToken`` naming the exact file state read;
+   kept, as pi's ``context_edit`` entries left them for the model: omitted
+   or replaced), with the ``nativeToken`` naming the exact file state read;
 2. stream the answer from the provider the app's own chats would use
    (the runner's choice: the chat's pick, else the default, else the
    offline demo), showing each snapshot as it arrives;
@@ -137,7 +138,7 @@ def request_messages(page: dict[str, Any], text: str, token_budget: int) -> list
         elif checkpoint.get("throughMessageId") in ids:
             messages = messages[ids.index(checkpoint["throughMessageId"]) + 1 :]
         head = [compaction.summary_message(checkpoint)]
-    kept = [_visible(message) for message in messages if _counts(message)]
+    kept = [_as_edited(_visible(message)) for message in messages if _counts(message) and not _omitted(message)]
     prompt = {"id": "prompt", "role": "user", "blocks": [{"type": "text", "text": text}]}
     while kept and budget.estimate(head + kept + [prompt]) > token_budget:
         kept.pop(0)
@@ -165,6 +166,26 @@ def _counts(message: dict[str, Any]) -> bool:
     if message.get("role") not in ("user", "assistant", "system"):
         return False
     return (message.get("meta") or {}).get("status") != "streaming" and bool(message.get("blocks"))
+
+
+def _omitted(message: dict[str, Any]) -> bool:
+    """pi's ``context_edit`` took this message out of what the model is shown (the history keeps it)."""
+    return bool(((message.get("meta") or {}).get("contextEdit") or {}).get("omitted"))
+
+
+def _as_edited(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as pi's ``context_edit`` entries replaced it for the model (host: ``meta.contextEdit``)."""
+    edit = (message.get("meta") or {}).get("contextEdit") or {}
+    blocks = edit["blocks"] if isinstance(edit.get("blocks"), list) else message.get("blocks") or []
+    out = []
+    for block in blocks:
+        change = block.get("contextEdit") if isinstance(block, dict) else None
+        if isinstance(change, dict):
+            block = {key: value for key, value in block.items() if key not in ("contextEdit", "result")}
+            if not change.get("omitted"):
+                block["result"] = change.get("result", "")
+        out.append(block)
+    return {**message, "blocks": out}
 
 
 def _visible(message: dict[str, Any]) -> dict[str, Any]:
