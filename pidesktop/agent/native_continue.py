@@ -16,13 +16,15 @@ this is the one way to add to one (docs/rpc.md, "Native pi sessions"):
    the caller gives the prompt back.
 
 Nothing is written before the reply is complete: a failed or empty answer
-writes nothing either.
+writes nothing either. A session whose working folder (the header's ``cwd``)
+is not a folder here is refused before the model is asked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +75,7 @@ async def continue_session(
     token = page["session"].get("nativeToken")
     if not isinstance(token, str) or not token:
         raise HostError(ErrorCode.PERMISSION_DENIED, "Only a pi session can be continued this way.")
+    _check_working_folder(page["session"].get("cwd"))
     # The runner's own choice of provider (stored default, offline demo, or ``--base-url``), so a pi
     # session is answered by the same model the person's chats use.
     provider, provider_id, model_id = await runner._provider_for({"providerId": provider_id, "modelId": model_id})
@@ -122,6 +125,21 @@ async def continue_session(
         "message": builder.snapshot("completed"),
         "stopReason": stop,
     }
+
+
+def _check_working_folder(cwd: object) -> None:
+    """Spec 004 section 12 (NP.9): a pi session is continued only where it works; a folder that is not there
+    (another computer's, or moved) is refused before anything is asked or written."""
+    if not isinstance(cwd, str) or not cwd:
+        return  # pi wrote no folder: nothing to check against
+    if not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"This pi session works in {cwd}, which is not a folder on this computer, so it cannot be "
+            f"continued here. Nothing was added; fork it to keep talking, or continue it in pi where that "
+            f"folder exists.",
+            {"reason": "cwd", "cwd": cwd},
+        )
 
 
 def request_messages(page: dict[str, Any], text: str, token_budget: int) -> list[dict[str, Any]]:
