@@ -149,7 +149,10 @@ def test_legacy_rows_infer_calendar_intent_and_list_unarmed(host, location):
     conn.close()
     tasks = {t["id"]: t for t in host.call("tasks.list")["tasks"]}
     assert tasks["legacy-daily"]["calendarConfigured"] is True
-    assert tasks["legacy-hourly"]["calendarConfigured"] is False and tasks["legacy-hourly"]["schedule"] is None
+    # spec 004's own {hour, minute, weekday} shape is read with the cadence column (an hourly task)
+    assert tasks["legacy-hourly"]["calendarConfigured"] is False
+    assert tasks["legacy-hourly"]["schedule"] == {"kind": "hourly", "everyHours": 1}
+    assert tasks["legacy-hourly"]["nextRunAt"] is None  # no nextRunAt stored: armed by its next save
     assert tasks["broken"]["schedule"] is None and tasks["broken"]["nextRunAt"] is None
 
 

@@ -55,12 +55,47 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
             "schedule": {"kind": "weekly", "at": "09:15", "days": [2]},
             "providerId": None,
             "modelId": None,
+            "thinkingLevel": None,
             "projectId": None,
+            "workspacePath": None,
+            "sessionMode": "perRun",
             "mode": "plan",
             "enabled": True,
         }
     ]
     assert editor.name.text() == "Standup notes"  # nothing typed is thrown away
+
+
+def test_the_editor_sets_interval_thinking_folder_and_chat_reuse(qtbot, shots):
+    editor = TaskEditor()
+    editor.resize(640, 520)
+    qtbot.addWidget(editor)
+    editor.show()
+    saved = []
+    editor.saveRequested.connect(saved.append)
+    editor.load(
+        {
+            "name": "Build watch",
+            "prompt": "Is the build green?",
+            "schedule": {"kind": "interval", "intervalMinutes": 45},
+            "thinkingLevel": "high",
+            "workspacePath": "/srv/site",
+            "sessionMode": "reuse",
+            "enabled": True,
+        }
+    )
+    assert editor.minutes.isVisible() and editor.minutes.value() == 45
+    assert editor.folder.isVisible() and editor.folder.text() == "/srv/site"
+    editor.folder.setText("site")
+    editor.save()
+    assert saved == [] and "full path" in editor.errors["project"].text()
+    editor.folder.setText("/srv/site2")
+    assert not editor.errors["project"].isVisible()
+    editor.grab().save(str(shots / "automations-editor-interval.png"))
+    editor.save()
+    fields = saved[-1]
+    assert fields["schedule"] == {"kind": "interval", "intervalMinutes": 45}
+    assert (fields["thinkingLevel"], fields["workspacePath"], fields["sessionMode"]) == ("high", "/srv/site2", "reuse")
 
 
 def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, shots, keep_running):

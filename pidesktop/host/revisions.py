@@ -30,6 +30,7 @@ from .context import HostContext
 from .json_values import object_at
 from .params import Params
 from .sql_rows import all_rows
+from .transcripts import binary_storage
 from .transcripts.files import write_all
 from .transcripts.records import is_valid_message
 
@@ -99,6 +100,8 @@ def read_family(ctx: HostContext, session_id: str, key: str) -> dict[int, dict[s
         except orjson.JSONDecodeError:
             continue  # a torn line left by a crash mid-append
         if _usable(record) and record["rootUserId"] == key:
+            if binary_storage.is_encoded(record):  # Pi Desktop v26+ tool images; refuses what it cannot decode
+                record = binary_storage.decode(record, f"the revisions of {session_id}")
             found[record["revisionIndex"]] = record
     return found
 

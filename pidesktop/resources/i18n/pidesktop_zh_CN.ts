@@ -3127,6 +3127,10 @@ This cannot be undone.</source>
 <context>
     <name>TaskEditor</name>
     <message>
+        <source>Every few minutes</source>
+        <translation>每隔几分钟</translation>
+    </message>
+    <message>
         <source>Every few hours</source>
         <translation>每隔几小时</translation>
     </message>
@@ -3153,6 +3157,42 @@ This cannot be undone.</source>
     <message>
         <source>Goal</source>
         <translation>目标</translation>
+    </message>
+    <message>
+        <source>Off (default)</source>
+        <translation>关闭（默认）</translation>
+    </message>
+    <message>
+        <source>Minimal</source>
+        <translation>最少</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Extra high</source>
+        <translation>很高</translation>
+    </message>
+    <message>
+        <source>Maximum</source>
+        <translation>最高</translation>
+    </message>
+    <message>
+        <source>A new chat for each run</source>
+        <translation>每次运行新建一个对话</translation>
+    </message>
+    <message>
+        <source>Continue the same chat each run</source>
+        <translation>每次运行继续同一个对话</translation>
     </message>
     <message>
         <source>Mon</source>
@@ -3195,12 +3235,20 @@ This cannot be undone.</source>
         <translation> 小时</translation>
     </message>
     <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
         <source>every</source>
         <translation>每</translation>
     </message>
     <message>
         <source>at</source>
         <translation>于</translation>
+    </message>
+    <message>
+        <source>Folder to work in (optional, absolute path)</source>
+        <translation>工作文件夹（可选，绝对路径）</translation>
     </message>
     <message>
         <source>Plan and Goal wait for you to approve, so a scheduled run in these modes stops with an error. Choose Agent to let it run on its own.</source>
@@ -3231,8 +3279,16 @@ This cannot be undone.</source>
         <translation>模型</translation>
     </message>
     <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
         <source>Project</source>
         <translation>项目</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
     </message>
     <message>
         <source>Mode</source>
@@ -3277,6 +3333,14 @@ This cannot be undone.</source>
     <message>
         <source>That project is no longer there. Pick another one.</source>
         <translation>该项目已不存在。请选择其他项目。</translation>
+    </message>
+    <message>
+        <source>Write the folder as a full path, for example /home/me/site.</source>
+        <translation>请填写完整路径，例如 /home/me/site。</translation>
+    </message>
+    <message>
+        <source>Pick from 5 to 1440 minutes.</source>
+        <translation>请选择 5 到 1440 分钟。</translation>
     </message>
 </context>
 <context>
