@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes, plan_gate, project_notes, tool_loop
+from . import attachment_content, compaction, modes, plan_gate, project_notes, send_check, tool_loop
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -227,15 +227,28 @@ class TurnRunner:
                 params["attachments"] = attached
             result = await self.client.call("session.queuePush", params)
             return {"queued": result["entry"]}
+        await self.check_session(session_id)  # nothing is stored for a prompt that cannot go out
         user = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
         if revision_root_id:
             user["meta"] = {"revisionRootId": revision_root_id}
         return await self._turn(session_id, user, _Active(turn_id=str(uuid.uuid4()), interactive=interactive))
 
+    async def check_ready(self, choice: dict[str, Any]) -> None:
+        """Raise ``not_ready`` (``send_check``) when a chat with ``choice``'s provider and model cannot send."""
+        if self.override is None:
+            await send_check.check(self.client, choice)
+
+    async def check_session(self, session_id: str) -> None:
+        """``check_ready`` for a stored chat's own provider and model."""
+        if self.override is None:
+            session = (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
+            await send_check.check(self.client, session)
+
     async def regenerate(self, session_id: str, reply_id: str) -> dict:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
             raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
+        await self.check_session(session_id)  # the old reply stays in place when the new one cannot be asked for
         await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
         return await self._turn(session_id, None)
 

@@ -197,7 +197,23 @@ class ChatController(QObject):
             await w.native.send(text, attachments)
             return
         editing = self.editing if self.editing and self.editing.session_id == w.current_session_id else None
-        session_id = w.current_session_id or await self.create_session()
+
+        def not_sent(error: HostError) -> None:
+            if session_id == w.current_session_id:
+                w.composer.give_back(
+                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
+                )
+            w.report_error(error)
+
+        session_id = w.current_session_id
+        # nothing is stored (not even a new chat) and the edit goes on when the prompt cannot go out
+        if not await task_op(lambda: self._ready(session_id), parent=w, name="send-check", failure=not_sent):
+            return
+        if session_id != w.current_session_id:  # another chat was picked meanwhile: the prompt waits in its draft
+            self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
+            return
+        if session_id is None:
+            session_id = await self.create_session()
         if session_id is None:
             w.composer.give_back(text, attachments, self.tr("Not sent: the chat could not be created."))
             return
@@ -218,13 +234,6 @@ class ChatController(QObject):
             family = (editing.message.get("meta") or {}).get("revisionRootId") or editing.message["id"]
             return await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
 
-        def not_sent(error: HostError) -> None:
-            if session_id == w.current_session_id:
-                w.composer.give_back(
-                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
-                )
-            w.report_error(error)
-
         result = await task_op(deliver, parent=w, name="send-prompt", failure=not_sent)
         if session_id == w.current_session_id:
             w.composer.set_running(self.runner.is_running(session_id))
@@ -236,6 +245,13 @@ class ChatController(QObject):
                     error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
                 )
             )
+
+    async def _ready(self, session_id: str | None) -> bool:
+        if session_id is None:
+            await self.runner.check_ready(dict(self.pending_changes))  # the chat the prompt would create
+        else:
+            await self.runner.check_session(session_id)
+        return True
 
     # -- edit mode ---------------------------------------------------------------------
     def start_edit(self, session_id: str, message: dict) -> None:
