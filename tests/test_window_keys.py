@@ -1,0 +1,59 @@
+"""Keys a person uses from anywhere in the window: F2 and Delete on the chat picked, focus after Regenerate."""
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from .conftest import spin_until
+
+
+def stored(win, sid=None):
+    return win.client.call_blocking("session.get", {"sessionId": sid or win.current_session_id})["messages"]
+
+
+@pytest.fixture
+def two_chats(chat, qtbot, qloop):
+    """Two answered chats; the window shows the second, and is the active window."""
+    for prompt in ("first chat", "second chat"):
+        chat.chats.new_chat()
+        qloop.run_until_complete(chat.chats.send_prompt(prompt))
+        spin_until(qloop, lambda: not chat.runner.is_running(chat.current_session_id))
+    chat.activateWindow()
+    qtbot.waitUntil(chat.isActiveWindow)
+    return chat
+
+
+def click_chat(win, qtbot, qloop, title):
+    sid = next(s["id"] for s in win.model.shown_sessions() if s.get("title") == title)
+    rect = win.sidebar.tree.visualRect(win.model.index_of(sid))
+    qtbot.mouseClick(win.sidebar.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    spin_until(qloop, lambda: win.current_session_id == sid)
+    return sid
+
+
+def test_f2_after_clicking_a_chat_renames_it(two_chats, qtbot, qloop):
+    win = two_chats
+    click_chat(win, qtbot, qloop, "first chat")
+    assert QApplication.focusWidget() is win.composer.edit  # the click hands the keyboard to the composer
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_F2)
+    editor = spin_until(qloop, lambda: win.sidebar.tree.viewport().findChild(QLineEdit))
+    assert editor.text() == "first chat"
+
+
+def test_delete_after_clicking_a_chat_asks_to_delete_it(two_chats, qtbot, qloop):
+    win = two_chats
+    click_chat(win, qtbot, qloop, "first chat")
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Delete)
+    box = spin_until(qloop, lambda: win.chats.confirm_box)
+    assert "first chat" in box.text()
+    box.reject()
+
+
+def test_delete_in_a_composer_with_text_deletes_text_not_the_chat(two_chats, qtbot, qloop):
+    win = two_chats
+    click_chat(win, qtbot, qloop, "first chat")
+    qtbot.keyClicks(win.composer.edit, "abc")
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Home)
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Delete)
+    assert win.composer.edit.toPlainText() == "bc"
+    assert win.chats.confirm_box is None
