@@ -57,3 +57,31 @@ def test_delete_in_a_composer_with_text_deletes_text_not_the_chat(two_chats, qtb
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Delete)
     assert win.composer.edit.toPlainText() == "bc"
     assert win.chats.confirm_box is None
+
+
+def click_action(win, qtbot, row, name):
+    index = win.transcript_model.index(row)
+    action = next(a for a in win.transcript.delegate.rendered(index).actions if a.name == name)
+    top_left = win.transcript.visualRect(index).topLeft()
+    point = top_left + action.rect.center().toPoint()
+    qtbot.mouseMove(win.transcript.viewport(), point)
+    qtbot.mouseClick(win.transcript.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def test_after_regenerate_what_is_typed_goes_to_the_composer(two_chats, qtbot, qloop):
+    win = two_chats
+    sid = win.current_session_id
+    spin_until(qloop, lambda: win.transcript_model.rowCount() == 2)
+    reply = stored(win)[1]
+
+    async def click():  # the click starts a task: the loop runs
+        click_action(win, qtbot, 1, "regenerate")
+
+    qloop.run_until_complete(click())
+    spin_until(qloop, lambda: [m["id"] for m in stored(win, sid)][1:] not in ([], [reply["id"]]))
+    spin_until(qloop, lambda: not win.runner.is_running(sid))
+    spin_until(qloop, lambda: win.transcript_model.rowCount() == 2)
+    focused = QApplication.focusWidget()
+    assert focused is win.composer.edit, focused
+    qtbot.keyClicks(focused, "next question")
+    assert win.composer.edit.toPlainText() == "next question"

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 Draft = tuple[str, list[dict]]
+# Message actions after which the keyboard goes back to the composer (edit puts it there itself; fork and delete
+# open a chat or a question that take it).
+KEYBOARD_BACK_TO_COMPOSER = ("copy", "regenerate", "show-full", "revision-prev", "revision-next")
 
 
 @dataclass
@@ -297,6 +300,8 @@ class ChatController(QObject):
         }.get(action)
         if handler is None:
             return
+        if action in KEYBOARD_BACK_TO_COMPOSER:  # a click in the transcript took the keyboard: what is typed next
+            self.window.composer.focus_prompt()  # is the next prompt, never lost in the message list
         message = await host_op(
             self.client,
             "session.get",
