@@ -85,3 +85,37 @@ def test_after_regenerate_what_is_typed_goes_to_the_composer(two_chats, qtbot, q
     assert focused is win.composer.edit, focused
     qtbot.keyClicks(focused, "next question")
     assert win.composer.edit.toPlainText() == "next question"
+
+
+def test_an_edit_left_behind_is_still_there_when_coming_back(two_chats, qtbot, qloop):
+    win = two_chats
+    second = win.current_session_id
+    prompt = stored(win)[0]
+    qloop.run_until_complete(win.chats.run_message_action("edit", prompt["id"]))
+    win.composer.edit.setPlainText("second chat, edited")
+    first = click_chat(win, qtbot, qloop, "first chat")
+    assert not win.composer.editing and win.composer.edit.toPlainText() == ""
+    qtbot.keyClicks(win.composer.edit, "a draft for the first chat")
+    click_chat(win, qtbot, qloop, "second chat")
+    assert win.composer.editing and win.composer.edit.toPlainText() == "second chat, edited"
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
+
+    def prompts():
+        return [m["blocks"][0]["text"] for m in stored(win, second) if m["role"] == "user"]
+
+    spin_until(qloop, lambda: prompts() == ["second chat, edited"])  # replaced, not appended
+    spin_until(qloop, lambda: len(stored(win, second)) == 2 and not win.runner.is_running(second))
+    click_chat(win, qtbot, qloop, "first chat")
+    assert win.composer.edit.toPlainText() == "a draft for the first chat" and not win.composer.editing
+    assert len(stored(win, first)) == 2
+
+
+def test_esc_after_coming_back_ends_the_edit_and_gives_back_the_draft(two_chats, qtbot, qloop):
+    win = two_chats
+    qtbot.keyClicks(win.composer.edit, "half a thought")
+    qloop.run_until_complete(win.chats.run_message_action("edit", stored(win)[0]["id"]))
+    click_chat(win, qtbot, qloop, "first chat")
+    click_chat(win, qtbot, qloop, "second chat")
+    assert win.composer.editing
+    qtbot.keyClick(win.composer.edit, Qt.Key.Key_Escape)
+    assert not win.composer.editing and win.composer.edit.toPlainText() == "half a thought"

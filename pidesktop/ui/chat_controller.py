@@ -41,6 +41,7 @@ class Editing:
     session_id: str
     message: dict
     before: Draft = field(default=("", []))  # what the composer held when the edit began
+    typed: Draft = field(default=("", []))  # the edited text, kept while its chat is not shown
 
 
 def is_blank(session: dict) -> bool:
@@ -67,6 +68,7 @@ class ChatController(QObject):
         self.runner = window.runner
         self.editing: Editing | None = None
         self.drafts: dict[str | None, Draft] = {}  # per chat, kept while the window is open
+        self.parked_edits: dict[str, Editing] = {}  # an edit left behind in its chat, taken up on coming back
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.confirm_box: QMessageBox | None = None
         self._reload_when_idle: set[str] = set()
@@ -176,8 +178,10 @@ class ChatController(QObject):
         if previous == session_id and w.current_session_id is not None:
             return
         draft = w.composer.take_draft()
-        if self.editing is not None:  # leaving ends the edit; what was typed stays with its chat
-            draft = joined(self.editing.before, draft)
+        if self.editing is not None:  # the edit stays with its chat, as typed; the chat's own draft waits behind it
+            self.editing.typed = draft
+            self.parked_edits[self.editing.session_id] = self.editing
+            draft = self.editing.before
             self.editing = None
             w.composer.set_editing(None)
         if draft[0].strip() or draft[1]:
@@ -187,7 +191,13 @@ class ChatController(QObject):
         w.composer.show_status("")
         w.current_session_id = session_id
         text, attachments = self.drafts.pop(session_id, ("", []))
-        w.composer.put_draft(text, attachments)
+        parked = self.parked_edits.pop(session_id, None) if session_id is not None else None
+        if parked is not None:
+            parked.before = (text, attachments)
+            self.editing = parked
+            w.composer.set_editing(*parked.typed, focus=False)
+        else:
+            w.composer.put_draft(text, attachments)
 
     # -- sending ----------------------------------------------------------------------
     async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:

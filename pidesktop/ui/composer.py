@@ -292,13 +292,14 @@ class Composer(QWidget):
         self.running = running
         self._refresh_button()
 
-    def set_editing(self, text: str | None, attachments: list[dict] | None = None) -> None:
+    def set_editing(self, text: str | None, attachments: list[dict] | None = None, focus: bool = True) -> None:
         """Editing an earlier prompt: its text and attachments in the box, a bar saying so; None ends it."""
         self.edit_bar.setVisible(text is not None)
         if text is None:
             return
         self.put_draft(text, attachments or [])
-        self.focus_prompt()
+        if focus:
+            self.focus_prompt()
 
     @property
     def editing(self) -> bool:

@@ -697,6 +697,7 @@ class MainWindow(QMainWindow):
             self.chats.switch_to(None)
             self.show_no_session()
             self.sidebar.select_none()
+        self.chats.parked_edits.pop(session_id, None)  # after the switch, which parks an edit in progress
         self._refresh_empty_state()
 
     def _refresh_empty_state(self) -> None:
