@@ -1,5 +1,7 @@
 """Keys a person uses from anywhere in the window: F2 and Delete on the chat picked, focus after Regenerate."""
 
+import asyncio
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
@@ -119,3 +121,22 @@ def test_esc_after_coming_back_ends_the_edit_and_gives_back_the_draft(two_chats,
     assert win.composer.editing
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Escape)
     assert not win.composer.editing and win.composer.edit.toPlainText() == "half a thought"
+
+
+def test_a_prompt_sent_right_after_regenerate_waits_for_the_new_reply(two_chats, qloop):
+    win = two_chats
+    sid = win.current_session_id
+    reply = stored(win)[1]
+
+    async def regenerate_then_type():
+        regenerating = asyncio.ensure_future(win.runner.regenerate(sid, reply["id"]))
+        await asyncio.sleep(0)  # the click's task has started; the person types before it reaches the host
+        assert win.runner.is_running(sid)
+        assert "queued" in await win.runner.send(sid, "typed at once")
+        await regenerating
+
+    qloop.run_until_complete(regenerate_then_type())
+    spin_until(qloop, lambda: len(stored(win, sid)) == 4 and not win.runner.is_running(sid))
+    messages = stored(win, sid)
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[1]["id"] != reply["id"] and messages[2]["blocks"][0]["text"] == "typed at once"

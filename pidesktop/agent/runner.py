@@ -248,9 +248,17 @@ class TurnRunner:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
             raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
-        await self.check_session(session_id)  # the old reply stays in place when the new one cannot be asked for
-        await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
-        return await self._turn(session_id, None)
+        active = _Active(turn_id=str(uuid.uuid4()))
+        self._active[session_id] = active  # from now on a prompt sent in this chat waits for the new reply
+        try:
+            await self.check_session(session_id)  # the old reply stays in place when the new one cannot be asked for
+            await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
+        except BaseException:
+            self._active.pop(session_id, None)
+            self._notify(session_id, "idle", None)
+            await self._drain_queue(session_id)
+            raise
+        return await self._turn(session_id, None, active)
 
     async def resume(self, session_id: str) -> None:
         """Send the waiting prompts of a chat, one turn at a time (nothing is replayed on its own).

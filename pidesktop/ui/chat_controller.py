@@ -18,7 +18,6 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..bus import HostError
-from . import plain_errors
 from .dialog_style import style_message_box
 from .native_rows import is_native_id
 from .ops import host_op, task_op
@@ -102,6 +101,8 @@ class ChatController(QObject):
         self.pending_changes = {}
         session_id = result["session"]["id"]
         self.window.sidebar.select(session_id)  # the row is there: the event came before the reply
+        if self.window.current_session_id != session_id:  # its row was already current, or not laid out yet
+            self.window.open_summary(self.window.model.session(session_id) or result["session"])
         return session_id
 
     def rename(self, session_id: str, title: str) -> None:
@@ -213,8 +214,9 @@ class ChatController(QObject):
 
         def not_sent(error: HostError) -> None:
             if session_id == w.current_session_id:
+                # the line above the composer says why, once; this says what became of the message
                 w.composer.give_back(
-                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
+                    text, attachments, self.tr("Not sent. Your message is kept here: send it again once that is fixed.")
                 )
             w.report_error(error)
 

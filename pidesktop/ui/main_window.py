@@ -561,16 +561,16 @@ class MainWindow(QMainWindow):
 
         def show(session: dict) -> None:
             self.sidebar.select_none()  # no row of the list is the chat shown
-            self._open_summary(session)
+            self.open_summary(session)
 
         task_op(fetch, parent=self, name="open-chat", success=show).run()
 
     def _open_session(self, session_id: str) -> None:
         session = self.model.session(session_id)
         if session is not None:
-            self._open_summary(session)
+            self.open_summary(session)
 
-    def _open_summary(self, session: dict) -> None:
+    def open_summary(self, session: dict) -> None:
         session_id = session["id"]
         changed = self.current_session_id != session_id
         if changed:
