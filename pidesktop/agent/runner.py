@@ -630,6 +630,31 @@ class TurnRunner:
             )
         return record
 
+    async def prompt_fit(
+        self, session_id: str | None, choice: dict[str, Any], text: str, attachments: list[dict[str, Any]] | None = None
+    ) -> dict[str, int]:
+        """Whether a prompt of ``text`` and ``attachments`` fits the next request, asked before it is stored.
+
+        ``{"tokens", "prompt", "history", "budget", "window"}``: the chat's context as the meter shows it
+        plus the prompt's own estimate, which no correction learned from earlier replies shrinks (a large
+        paste is not like the conversation before it), against what the window leaves for a request.
+        ``choice`` names the provider and model of a chat not made yet.
+        """
+        if session_id is not None:
+            usage = await self.context_usage(session_id)
+            history, window = int(usage["tokens"]), int(usage["window"])
+        else:
+            provider_id, model_id = await self._model_of(choice)
+            history, window = 0, await self._window(provider_id, model_id)
+        prompt = budget.message_tokens({"blocks": prompt_blocks(text, attachments)})
+        return {
+            "tokens": history + prompt,
+            "prompt": prompt,
+            "history": history,
+            "budget": budget.input_budget(window),
+            "window": window,
+        }
+
     async def context_usage(self, session_id: str) -> dict:
         """``{"tokens", "window"}``: the estimated size of the next request's context (summary + kept tail)."""
         known = self._usage.get(session_id)

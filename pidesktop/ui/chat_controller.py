@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..agent import context as budget
 from ..bus import HostError
+from . import too_long
 from .dialog_style import style_message_box
 from .native_rows import is_native_id
 from .ops import host_op, task_op
@@ -70,6 +72,7 @@ class ChatController(QObject):
         self.parked_edits: dict[str, Editing] = {}  # an edit left behind in its chat, taken up on coming back
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.confirm_box: QMessageBox | None = None
+        self.too_long_box: QMessageBox | None = None  # a prompt that does not fit: compact, trim or edit
         self._reload_when_idle: set[str] = set()
         if self.runner is not None:
             self.runner.listeners.append(self.on_turn)
@@ -227,6 +230,8 @@ class ChatController(QObject):
         if session_id != w.current_session_id:  # another chat was picked meanwhile: the prompt waits in its draft
             self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
             return
+        if not await self._fits(session_id, text, attachments, not_sent):
+            return
         if session_id is None:
             session_id = await self.create_session()
         if session_id is None:
@@ -260,6 +265,58 @@ class ChatController(QObject):
                     error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
                 )
             )
+
+    async def _fits(
+        self, session_id: str | None, text: str, attachments: list[dict], not_sent: Callable[[HostError], None]
+    ) -> bool:
+        """A prompt the budget says cannot fit is not sent: it goes back into the composer, with a question."""
+        w = self.window
+        fit = await task_op(
+            lambda: self.runner.prompt_fit(session_id, dict(self.pending_changes), text, attachments),
+            parent=w,
+            name="send-fit",
+            failure=not_sent,
+        )
+        if fit is None:
+            return False
+        if fit["tokens"] <= fit["budget"]:
+            return True
+        if session_id == w.current_session_id:
+            w.composer.give_back(text, attachments, self.tr("Not sent: too long for the model’s context window."))
+            self.too_long_box = too_long.ask(
+                w, fit, len(attachments), lambda choice: self._too_long_chosen(choice, session_id, fit)
+            )
+        return False
+
+    def _too_long_chosen(self, choice: str, session_id: str | None, fit: dict) -> None:
+        self.too_long_box = None
+        if session_id != self.window.current_session_id:
+            return
+        if choice == too_long.COMPACT and session_id is not None:
+            spawn(self._compact_then_send(session_id), name="compact-then-send")
+        elif choice == too_long.TRIM:
+            self._trim_attachments(fit["budget"] - fit["history"])
+
+    async def _compact_then_send(self, session_id: str) -> None:
+        await self._compact(session_id)
+        if session_id == self.window.current_session_id:
+            text, attachments = self.window.composer.take_draft()
+            await self.send_prompt(text, attachments)
+
+    def _trim_attachments(self, room: int) -> None:
+        """The largest attachments out of the composer until the prompt fits; the text always stays."""
+        composer = self.window.composer
+        text, attachments = composer.take_draft()
+        kept, removed = budget.trimmed([{"type": "text", "text": text}, *attachments], room)
+        composer.put_draft(text, [block for block in kept if block.get("type") == "attachment"])
+        names = ", ".join(str(block.get("name") or "") for block in removed)
+        if budget.message_tokens({"blocks": kept}) > room:
+            composer.show_status(
+                self.tr("Removed %1. The text alone is still too long: shorten it.").replace("%1", names)
+            )
+        else:
+            composer.show_status(self.tr("Removed %1 so the message fits. Press Enter to send.").replace("%1", names))
+        composer.focus_prompt()
 
     async def _ready(self, session_id: str | None) -> bool:
         if session_id is None:

@@ -1,0 +1,66 @@
+"""The question before a prompt too long for the model's context window: nothing is sent until it fits.
+
+The prompt is already back in the composer when this asks; the person may
+have the earlier messages summarised and the prompt sent, take the largest
+attachments out, or keep editing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from .dialog_style import style_message_box
+from .usage_format import short_tokens
+
+COMPACT, TRIM = "compact", "trim"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TooLong", text)
+
+
+def can_compact(fit: dict) -> bool:
+    """Summarising the earlier messages helps only when there are some and the prompt alone fits."""
+    return fit["history"] > 0 and fit["prompt"] <= fit["budget"]
+
+
+def ask(parent: QWidget, fit: dict, attachments: int, chosen: Callable[[str], None]) -> QMessageBox:
+    """A window-modal question, opened with ``open()``; ``chosen`` gets ``COMPACT`` or ``TRIM``."""
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        _tr("Message too long"),
+        _tr("This message is too long for the model’s context window, so it was not sent."),
+        QMessageBox.StandardButton.Cancel,
+        parent,
+    )
+    box.setObjectName("tooLongBox")
+    box.setInformativeText(
+        _tr(
+            "With the conversation so far it needs about %1 tokens; the model takes about %2 per message "
+            "(a %3 context window, with room kept for the reply). Your message is still in the box."
+        )
+        .replace("%1", short_tokens(fit["tokens"]))
+        .replace("%2", short_tokens(fit["budget"]))
+        .replace("%3", short_tokens(fit["window"]))
+    )
+    choices = {}
+    if can_compact(fit):
+        choices[box.addButton(_tr("Summarise earlier messages and send"), QMessageBox.ButtonRole.AcceptRole)] = COMPACT
+    if attachments:
+        choices[box.addButton(_tr("Remove the largest attachments"), QMessageBox.ButtonRole.ActionRole)] = TRIM
+    cancel = box.button(QMessageBox.StandardButton.Cancel)
+    cancel.setText(_tr("Keep editing"))
+    box.setDefaultButton(cancel)
+    style_message_box(box)
+
+    def finished(_result: int) -> None:
+        choice = choices.get(box.clickedButton())
+        if choice is not None:
+            chosen(choice)
+
+    box.finished.connect(finished)
+    box.open()
+    return box
