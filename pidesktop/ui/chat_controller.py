@@ -258,9 +258,9 @@ class ChatController(QObject):
         if session_id == w.current_session_id:
             w.composer.set_running(self.runner.is_running(session_id))
             w.composer.focus_prompt()
-        if result and result.get("error"):  # stored, but the provider failed: the reply says so
+        if result and result.get("error"):  # stored, but the provider failed: the reply says so, once
             error = result["error"]
-            w.report_error(
+            w.record_error(
                 HostError(
                     error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
                 )

@@ -725,6 +725,12 @@ class MainWindow(QMainWindow):
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
 
+    def record_error(self, error: HostError) -> None:
+        """A failure already shown where it happened (a failed reply says why under itself): kept for the log
+        and for Details, not said a second time on the notice line."""
+        self.error_log.add(error)
+        log.warning("error recorded: %s: %s %s", error.code, error.message, error.data or "")
+
     def _tell_interrupted(self, replies: list[dict]) -> None:
         """Replies a quit or crash cut off (the boot pass kept them as far as they got): say so once."""
         if not replies:
