@@ -289,7 +289,8 @@ class App:
                     f"pidesktop exited ({self.process.returncode}) before showing a window:\n{self.stderr}"
                 )
             for window in self.display.visible_windows(self.process.pid):
-                if self.display.window_name(window) == "pidesktop":
+                name = self.display.window_name(window)
+                if name == "pidesktop" or name.endswith(" — pidesktop"):  # named after the chat it shows
                     return window
             return None
 

@@ -246,7 +246,8 @@ def test_edit_stop_regenerate_switch_and_the_sidebar_keys(display, server, tmp_p
         display.key("ctrl+a")
         display.type("Renamed by F2")
         display.key("Return")
-        time.sleep(0.5)
+        # item 27: the window is named after the chat it shows, in the task bar too
+        wait_for(lambda: display.window_name(app.window) == "Renamed by F2 — pidesktop", 10, "the window's new name")
         display.screenshot(shots / "12-renamed.png")
         click_at(display, geometry[0] + 100, rows[0])
         display.key("Delete")

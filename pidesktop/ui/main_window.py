@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pidesktop.ui")
 
+APP_NAME = "pidesktop"
 PAGE_SIZE = 100
 FIRST_PAGE = 100
 # The next page of the session list is asked for this long after one went in: the window relays out and
@@ -105,7 +106,7 @@ class MainWindow(QMainWindow):
         self.prefs = prefs or Preferences(None)
         self.built = False
         self._close_when_built = False
-        self.setWindowTitle("pidesktop")
+        self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
         state = self.prefs.data["window"]
         geometry = state.get("geometry")
@@ -374,6 +375,7 @@ class MainWindow(QMainWindow):
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
             self._tell_interrupted(hello.get("interruptedReplies") or [])
             await self.load_sessions()
+            self._reopen_last_chat()
             await self.projects.refresh()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
@@ -383,6 +385,12 @@ class MainWindow(QMainWindow):
         await task_op(load, parent=self, name="start")
         self.composer.focus_prompt()
         self.ready.emit()
+
+    def _reopen_last_chat(self) -> None:
+        """The chat shown when the window last closed is shown again, if it is still in the list."""
+        last = self.prefs.data["window"].get("lastSession")
+        if isinstance(last, str) and self.current_session_id is None and self.model.session(last) is not None:
+            self.sidebar.select(last)
 
     async def load_sessions(self) -> None:
         """The newest chats at once, the rest a page at a time (no single long stall)."""
@@ -587,6 +595,7 @@ class MainWindow(QMainWindow):
 
     def show_no_session(self) -> None:
         self.header_title.setText("")
+        self.setWindowTitle(APP_NAME)
         self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
@@ -598,6 +607,7 @@ class MainWindow(QMainWindow):
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
+        self.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
         self.projects.session_shown(session)
         self.native.show(session)
         # a chat nobody has written in yet looks like the first start
@@ -773,6 +783,7 @@ class MainWindow(QMainWindow):
             "splitter": self.splitter.sizes(),
             "sidebarHidden": int(self.sidebar.isHidden()),
             "theme": self.theme.name,  # the next start's first frame is painted in it
+            **({"lastSession": self.current_session_id} if self.current_session_id else {}),
             **({"language": language} if isinstance(language, str) else {}),
         }
         self.prefs.save()
