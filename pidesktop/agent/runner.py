@@ -175,6 +175,10 @@ class TurnRunner:
     def is_running(self, session_id: str) -> bool:
         return session_id in self._active
 
+    def running_sessions(self) -> list[str]:
+        """The chats whose reply is being written now."""
+        return list(self._active)
+
     def stop(self, session_id: str) -> None:
         active = self._active.get(session_id)
         if active is not None:

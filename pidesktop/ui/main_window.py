@@ -51,7 +51,7 @@ def _load_widget_modules() -> None:
     global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
     global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
     global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens
+    global price_table, short_tokens, QuitQuestion
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
@@ -84,6 +84,7 @@ def _load_widget_modules() -> None:
     from .project_actions import ProjectActions
     from .project_picker import ProjectPicker
     from .queue_strip import QueueStrip
+    from .quit_question import QuitQuestion
     from .resources import app_icon
     from .session_model import SessionTreeModel, display_title
     from .sidebar import Sidebar
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.open_chat)
+        self.quit_question = QuitQuestion(self)  # closing while a reply is written asks first
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.projects.new_chat)
         self._connect_projects()
@@ -806,6 +808,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         if not self.built:  # closed while the window is being built: once it is
             self._close_when_built = True
+            event.ignore()
+            return
+        if not self.quit_question.may_close():  # a reply is being written: asked, or waited for
             event.ignore()
             return
         self._save_window_state()

@@ -9,13 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from .dialog_style import style_message_box
 from .usage_format import short_tokens
 
 COMPACT, TRIM = "compact", "trim"
+# Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when shown.
+TITLE = QT_TRANSLATE_NOOP("TooLong", "Message too long")
+TEXT = QT_TRANSLATE_NOOP("TooLong", "This message is too long for the model’s context window, so it was not sent.")
+DETAIL = QT_TRANSLATE_NOOP(
+    "TooLong",
+    "With the conversation so far it needs about %1 tokens; the model takes about %2 per message "
+    "(a %3 context window, with room kept for the reply). Your message is still in the box.",
+)
+SUMMARISE = QT_TRANSLATE_NOOP("TooLong", "Summarise earlier messages and send")
+REMOVE = QT_TRANSLATE_NOOP("TooLong", "Remove the largest attachments")
+KEEP = QT_TRANSLATE_NOOP("TooLong", "Keep editing")
 
 
 def _tr(text: str) -> str:
@@ -31,28 +42,25 @@ def ask(parent: QWidget, fit: dict, attachments: int, chosen: Callable[[str], No
     """A window-modal question, opened with ``open()``; ``chosen`` gets ``COMPACT`` or ``TRIM``."""
     box = QMessageBox(
         QMessageBox.Icon.Warning,
-        _tr("Message too long"),
-        _tr("This message is too long for the model’s context window, so it was not sent."),
+        _tr(TITLE),
+        _tr(TEXT),
         QMessageBox.StandardButton.Cancel,
         parent,
     )
     box.setObjectName("tooLongBox")
     box.setInformativeText(
-        _tr(
-            "With the conversation so far it needs about %1 tokens; the model takes about %2 per message "
-            "(a %3 context window, with room kept for the reply). Your message is still in the box."
-        )
+        _tr(DETAIL)
         .replace("%1", short_tokens(fit["tokens"]))
         .replace("%2", short_tokens(fit["budget"]))
         .replace("%3", short_tokens(fit["window"]))
     )
     choices = {}
     if can_compact(fit):
-        choices[box.addButton(_tr("Summarise earlier messages and send"), QMessageBox.ButtonRole.AcceptRole)] = COMPACT
+        choices[box.addButton(_tr(SUMMARISE), QMessageBox.ButtonRole.AcceptRole)] = COMPACT
     if attachments:
-        choices[box.addButton(_tr("Remove the largest attachments"), QMessageBox.ButtonRole.ActionRole)] = TRIM
+        choices[box.addButton(_tr(REMOVE), QMessageBox.ButtonRole.ActionRole)] = TRIM
     cancel = box.button(QMessageBox.StandardButton.Cancel)
-    cancel.setText(_tr("Keep editing"))
+    cancel.setText(_tr(KEEP))
     box.setDefaultButton(cancel)
     style_message_box(box)
 
