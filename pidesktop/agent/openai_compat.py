@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -151,9 +152,24 @@ def _tool_message(call_id: str, result: object) -> dict:
 
 
 def request_body(
-    model: str, chat_messages: list[dict], *, thinking_level: str = "off", tools: list[dict] | None = None
-) -> dict:
-    body: dict = {"model": model, "messages": chat_messages, "stream": True, "stream_options": {"include_usage": True}}
+    model: str,
+    chat_messages: list[dict[str, Any]],
+    *,
+    thinking_level: str = "off",
+    tools: list[dict[str, Any]] | None = None,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": chat_messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if max_tokens is not None:  # set per model in Settings > Providers; else the server's own limit
+        body["max_tokens"] = max_tokens
+    if temperature is not None:
+        body["temperature"] = temperature
     if thinking_level in REASONING_EFFORT:
         body["reasoning_effort"] = REASONING_EFFORT[thinking_level]
     if tools:
@@ -331,6 +347,8 @@ class OpenAICompatibleProvider:
         self._client = client
         self._owns_client = client is None
         self.host, self.display_url = _where(self.base_url)
+        self.max_tokens: int | None = None  # the model's settings (``model_settings``), set by the runner
+        self.temperature: float | None = None
 
     def __repr__(self) -> str:
         return (
@@ -348,7 +366,14 @@ class OpenAICompatibleProvider:
         tools: list[dict] | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        body = request_body(self.model, to_openai_messages(messages), thinking_level=thinking_level, tools=tools)
+        body = request_body(
+            self.model,
+            to_openai_messages(messages),
+            thinking_level=thinking_level,
+            tools=tools,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
         client = self._http()
         request = client.build_request(
             "POST",

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bus import ErrorCode, HostClient, HostError
-from . import attachment_content, compaction, modes, plan_gate, project_notes, send_check, tool_loop
+from . import attachment_content, compaction, model_settings, modes, plan_gate, project_notes, send_check, tool_loop
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
@@ -88,12 +88,15 @@ class Prepared:
     complete: bool  # ``messages`` reach back to the checkpoint, or to the chat's start
     total: int  # every message line of the transcript
     notes: dict | None = None  # the project's memory as the person's own notes (``project_notes``)
+    system_prompt: str = ""  # the model's system prompt (Settings > Providers, ``model_settings``)
 
     def context(self) -> list[dict]:
         """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front,
-        the project notes right after it."""
+        the model's system prompt after it, then the project notes."""
         head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
-        return project_notes.placed(modes.with_mode(head + self.messages, self.session.get("mode")), self.notes)
+        context = modes.with_mode(head + self.messages, self.session.get("mode"))
+        context = project_notes.placed(context, model_settings.system_message(self.system_prompt))
+        return project_notes.placed(context, self.notes)
 
     def summary(self) -> str:
         return str((self.checkpoint or {}).get("summary") or "")
@@ -116,6 +119,7 @@ class Prepared:
             True,
             self.total,
             self.notes,
+            self.system_prompt,
         )
 
 
@@ -194,6 +198,8 @@ class TurnRunner:
     def _on_event(self, topic: str, payload: dict) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
+        elif topic in ("models.changed", "providers.changed"):
+            self._usage.clear()  # a model's context window may have changed: measured again when asked
 
     async def send(
         self,
@@ -455,10 +461,16 @@ class TurnRunner:
         session = page["session"]
         provider, provider_id, model_id = await self._provider_for(session)
         try:
-            window = await self._window(provider_id, model_id)
+            row = await self._model_row(provider_id, model_id)
+            window = budget.window_for(model_id, row, self.context_window)
+            settings = model_settings.read(row, await self._provider_config(provider_id), model_id)
+            for name, value in (("max_tokens", settings.max_output_tokens), ("temperature", settings.temperature)):
+                if hasattr(provider, name):  # the demo takes none of them
+                    setattr(provider, name, value)
             compact_at = await self._compact_at()
             prepared = await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
             prepared.notes = await project_notes.read(self.client, session)
+            prepared.system_prompt = settings.system_prompt
             return prepared
         except BaseException:
             close = getattr(provider, "aclose", None)
@@ -514,14 +526,26 @@ class TurnRunner:
         )
 
     async def _window(self, provider_id: str, model_id: str | None) -> int:
-        row = None
-        if self.context_window is None and provider_id not in (OFFLINE_ID, "custom") and model_id:
-            try:
-                rows = (await self.client.call("models.list", {"providerId": provider_id}))["models"]
-                row = next((r for r in rows if r.get("modelId") == model_id), None)
-            except HostError:
-                row = None
-        return budget.window_for(model_id, row, self.context_window)
+        return budget.window_for(model_id, await self._model_row(provider_id, model_id), self.context_window)
+
+    async def _model_row(self, provider_id: str, model_id: str | None) -> dict[str, Any] | None:
+        """The model's ``models.list`` row: its context window and most output tokens, when set."""
+        if provider_id in (OFFLINE_ID, "custom") or not model_id:
+            return None
+        try:
+            rows = (await self.client.call("models.list", {"providerId": provider_id}))["models"]
+        except HostError:
+            return None
+        return next((r for r in rows if r.get("modelId") == model_id), None)
+
+    async def _provider_config(self, provider_id: str) -> dict[str, Any] | None:
+        if provider_id in (OFFLINE_ID, "custom"):
+            return None
+        try:
+            listed = (await self.client.call("providers.list", {}))["providers"]
+        except HostError:
+            return None
+        return next((p.get("config") for p in listed if p.get("id") == provider_id), None)
 
     async def _compact_at(self) -> float | None:
         try:

@@ -433,6 +433,7 @@ class MainWindow(QMainWindow):
             self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
+            QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
         if topic != "session.changed":
             return
         session_id = payload["sessionId"]

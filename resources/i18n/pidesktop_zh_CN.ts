@@ -1448,6 +1448,57 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>ModelSettingsForm</name>
+    <message>
+        <source>How many tokens the model reads at once; the chat header&apos;s meter measures against it.</source>
+        <translation>模型一次能读取的 token 数；聊天标题栏的用量表以此为准。</translation>
+    </message>
+    <message>
+        <source>Server’s limit</source>
+        <translation>服务器的上限</translation>
+    </message>
+    <message>
+        <source>Server’s default</source>
+        <translation>服务器的默认值</translation>
+    </message>
+    <message>
+        <source>Lower answers more predictably, higher more varied (0 to 2).</source>
+        <translation>越低回答越稳定，越高越多样（0 到 2）。</translation>
+    </message>
+    <message>
+        <source>Instructions the model reads before every chat (optional)</source>
+        <translation>模型在每次聊天前读取的说明（可选）</translation>
+    </message>
+    <message>
+        <source>Context window</source>
+        <translation>上下文窗口</translation>
+    </message>
+    <message>
+        <source>Output limit</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Automatic (%1)</source>
+        <translation>自动（%1）</translation>
+    </message>
+    <message>
+        <source>Settings for %1, stored with Save:</source>
+        <translation>%1 的设置，点击保存后生效：</translation>
+    </message>
+    <message>
+        <source>Choose a model to set its context window, output, temperature and system prompt.</source>
+        <translation>选择一个模型以设置其上下文窗口、输出、温度和系统提示词。</translation>
+    </message>
+</context>
+<context>
     <name>MoveProgressWindow</name>
     <message>
         <source>Looking at your data…</source>
