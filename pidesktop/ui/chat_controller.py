@@ -221,6 +221,8 @@ class ChatController(QObject):
                 w.composer.give_back(
                     text, attachments, self.tr("Not sent. Your message is kept here: send it again once that is fixed.")
                 )
+            else:  # the person moved to another chat meanwhile: the message waits in its own chat's draft
+                self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
             w.report_error(error)
 
         session_id = w.current_session_id
@@ -286,6 +288,8 @@ class ChatController(QObject):
             self.too_long_box = too_long.ask(
                 w, fit, len(attachments), lambda choice: self._too_long_chosen(choice, session_id, fit)
             )
+        else:  # another chat was picked meanwhile: the prompt waits in its own chat's draft
+            self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
         return False
 
     def _too_long_chosen(self, choice: str, session_id: str | None, fit: dict) -> None:
