@@ -31,13 +31,9 @@ class QuitQuestion(QObject):
             window.runner.listeners.append(self._turn)
 
     def running(self) -> list[str]:
-        """The chats whose reply is being written: as the runner knows them, and the one the window shows so."""
+        """The chats whose reply is being written now."""
         runner = self.window.runner
-        sessions = list(runner.running_sessions()) if runner is not None and hasattr(runner, "running_sessions") else []
-        shown = self.window.current_session_id
-        if self.window.composer.running and shown is not None and shown not in sessions:
-            sessions.append(shown)
-        return sessions
+        return list(runner.running_sessions()) if runner is not None and hasattr(runner, "running_sessions") else []
 
     def may_close(self) -> bool:
         """True when the window may close now; otherwise the question is asked (or the wait goes on)."""
