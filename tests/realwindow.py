@@ -136,6 +136,22 @@ class XDisplay:
             return None
         return probe.stderr.strip()[-400:] or f"exit status {probe.returncode}"
 
+    def clipboard_text(self) -> str:
+        """What the display's clipboard holds as text (read by a Qt client of its own, as a paste would)."""
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from PySide6.QtGui import QGuiApplication; app = QGuiApplication(['probe']); "
+                "sys.stdout.write(app.clipboard().text())",
+            ],
+            env=self.env(QT_QPA_PLATFORM="xcb"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return probe.stdout
+
     def active_window(self) -> str:
         return self.xdotool("getactivewindow", check=False).strip()
 
@@ -284,7 +300,8 @@ class App:
                     f"pidesktop exited ({self.process.returncode}) before showing a window:\n{self.stderr}"
                 )
             for window in self.display.visible_windows(self.process.pid):
-                if self.display.window_name(window) == "pidesktop":
+                name = self.display.window_name(window)
+                if name == "pidesktop" or name.endswith(" — pidesktop"):  # named after the chat it shows
                     return window
             return None
 

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import delegation, inflight, message_index, queue, sessions
+from . import delegation, inflight, message_index, queue, revisions, sessions
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -123,6 +123,7 @@ def append(
             with conn:
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
     else:
+        message = revisions.stamp_edited_prompt(ctx, session_id, message)
         ctx.transcripts.append(session_id, {"type": "message", **message})
         with conn:
             seq = message_index.insert(

@@ -258,6 +258,27 @@ def stamp(message: dict[str, Any], count: int, active: int) -> dict[str, Any]:
     return {**message, "meta": meta}
 
 
+def stamp_edited_prompt(ctx: HostContext, session_id: str, message: dict[str, Any]) -> dict[str, Any]:
+    """An edited prompt (a user line naming its ``revisionRootId``) is its family's next variant from the start.
+
+    The stamp goes on with the line itself, so the pager shows from the moment
+    the prompt is stored, and a reply that is stopped or fails never hides the
+    variants already stored. A family with no stored variant, or one whose
+    active variant is still live, is left as it is.
+    """
+    meta = message.get("meta")
+    if message.get("role") != "user" or not isinstance(meta, dict) or any(name in meta for name in PAGER_FIELDS):
+        return message
+    root = meta.get("revisionRootId")
+    if not isinstance(root, str) or not root:
+        return message
+    family = load_family(ctx, session_id, root)
+    if not family.indexes() or family.active_index() is not None:
+        return message
+    following = family.next_index()
+    return stamp(message, following, following)
+
+
 def archive_branch(
     ctx: HostContext,
     session_id: str,

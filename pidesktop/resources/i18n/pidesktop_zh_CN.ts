@@ -500,12 +500,24 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>较早的消息已汇总为摘要</translation>
     </message>
     <message>
+        <source>Not sent. Your message is kept here: send it again once that is fixed.</source>
+        <translation>未发送。消息仍保留在这里：问题解决后再发送即可。</translation>
+    </message>
+    <message>
         <source>Not sent: the chat could not be created.</source>
         <translation>未发送：无法创建对话。</translation>
     </message>
     <message>
-        <source>Not sent: %1</source>
-        <translation>未发送：%1</translation>
+        <source>Not sent: too long for the model’s context window.</source>
+        <translation>未发送：超出了模型的上下文窗口。</translation>
+    </message>
+    <message>
+        <source>Removed %1. The text alone is still too long: shorten it.</source>
+        <translation>已移除 %1。仅文字仍然太长：请缩短。</translation>
+    </message>
+    <message>
+        <source>Removed %1 so the message fits. Press Enter to send.</source>
+        <translation>已移除 %1，消息现在放得下。按 Enter 发送。</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
@@ -1624,6 +1636,57 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>ModelSettingsForm</name>
+    <message>
+        <source>How many tokens the model reads at once; the chat header&apos;s meter measures against it.</source>
+        <translation>模型一次能读取的 token 数；聊天标题栏的用量表以此为准。</translation>
+    </message>
+    <message>
+        <source>Server’s limit</source>
+        <translation>服务器的上限</translation>
+    </message>
+    <message>
+        <source>Server’s default</source>
+        <translation>服务器的默认值</translation>
+    </message>
+    <message>
+        <source>Lower answers more predictably, higher more varied (0 to 2).</source>
+        <translation>越低回答越稳定，越高越多样（0 到 2）。</translation>
+    </message>
+    <message>
+        <source>Instructions the model reads before every chat (optional)</source>
+        <translation>模型在每次聊天前读取的说明（可选）</translation>
+    </message>
+    <message>
+        <source>Context window</source>
+        <translation>上下文窗口</translation>
+    </message>
+    <message>
+        <source>Output limit</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Automatic (%1)</source>
+        <translation>自动（%1）</translation>
+    </message>
+    <message>
+        <source>Settings for %1, stored with Save:</source>
+        <translation>%1 的设置，点击保存后生效：</translation>
+    </message>
+    <message>
+        <source>Choose a model to set its context window, output, temperature and system prompt.</source>
+        <translation>选择一个模型以设置其上下文窗口、输出、温度和系统提示词。</translation>
+    </message>
+</context>
+<context>
     <name>MoveProgressWindow</name>
     <message>
         <source>Looking at your data…</source>
@@ -2506,6 +2569,33 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>QuitQuestion</name>
+    <message>
+        <source>Quit pidesktop</source>
+        <translation>退出 pidesktop</translation>
+    </message>
+    <message>
+        <source>A reply is still being written.</source>
+        <translation>还有一条回复正在生成。</translation>
+    </message>
+    <message>
+        <source>Wait for it and pidesktop quits when it is finished, or stop it now: it is kept as far as it got.</source>
+        <translation>等待它完成后 pidesktop 再退出，或者现在停止：已生成的部分会保留。</translation>
+    </message>
+    <message>
+        <source>Wait, then quit</source>
+        <translation>等待后退出</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>停止并退出</translation>
+    </message>
+    <message>
+        <source>pidesktop quits when the reply is finished.</source>
+        <translation>回复完成后 pidesktop 将退出。</translation>
+    </message>
+</context>
+<context>
     <name>ReadOnlyBanner</name>
     <message>
         <source>Fork</source>
@@ -3360,6 +3450,33 @@ This cannot be undone.</source>
     <message>
         <source>Fold the checklist</source>
         <translation>折叠清单</translation>
+    </message>
+</context>
+<context>
+    <name>TooLong</name>
+    <message>
+        <source>Message too long</source>
+        <translation>消息太长</translation>
+    </message>
+    <message>
+        <source>This message is too long for the model’s context window, so it was not sent.</source>
+        <translation>这条消息超出了模型的上下文窗口，因此没有发送。</translation>
+    </message>
+    <message>
+        <source>With the conversation so far it needs about %1 tokens; the model takes about %2 per message (a %3 context window, with room kept for the reply). Your message is still in the box.</source>
+        <translation>加上目前的对话约需 %1 个 token；该模型每条消息约可接收 %2（上下文窗口 %3，其中一部分留给回复）。您的消息仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>Summarise earlier messages and send</source>
+        <translation>总结较早的消息并发送</translation>
+    </message>
+    <message>
+        <source>Remove the largest attachments</source>
+        <translation>移除最大的附件</translation>
+    </message>
+    <message>
+        <source>Keep editing</source>
+        <translation>继续编辑</translation>
     </message>
 </context>
 <context>
