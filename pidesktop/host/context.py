@@ -31,6 +31,8 @@ class HostContext:
     migration: MigrationReport | None = None
     # queues work on the host thread (set by the bus's HostThread; None for a bare Host in tests)
     post: Callable[[Callable[[], None]], bool] | None = None
+    # MCP servers' running state as the agent runtime reports it (``mcp.reportState``); kept in memory only
+    mcp_states: dict[str, dict] = field(default_factory=dict)
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:
