@@ -56,9 +56,12 @@ from . import (
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
+from .mcp.calls import McpCalls
+from .mcp.pool import McpPool
 from .offline import OfflineDemoProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
+from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
 
 log = logging.getLogger("pidesktop.agent.runner")
@@ -172,8 +175,11 @@ class TurnRunner:
         interactive: bool = True,
         asker: permissions.Asker | None = None,
         confirm_unconfined: bool = True,
+        mcp: McpPool | None = None,
     ):
         self.client = client
+        # The app's MCP servers (started when a chat first needs them); None: no MCP tools
+        self.mcp = mcp
         # Who answers a tool call that needs the person's word; None: nobody, such calls are denied.
         self.asker = asker
         # False when the person already accepted that commands run without a sandbox (``pidesktop chat``'s flag)
@@ -328,6 +334,7 @@ class TurnRunner:
             model_id=model_id,
             notify=self._notify,
             workspace=self._workspace_calls(session_id, active, prepared),
+            mcp=await self._mcp_calls(session_id, active, prepared, session.get("mode")),
         )
         try:
             if not (self.interactive if active.interactive is None else active.interactive):
@@ -454,6 +461,35 @@ class TurnRunner:
             grants=self.grants,
             notify=self._notify,
             confirm_unconfined=self.confirm_unconfined,
+        )
+
+    async def _mcp_calls(self, session_id: str, active: _Active, prepared: Prepared, mode: object) -> McpCalls | None:
+        """The chat's MCP tools (their servers started if needed); Plan and Goal get the read-only ones."""
+        if self.mcp is None or prepared.provider_id == OFFLINE_ID:
+            return None
+        try:
+            offer = await unless_stopped(self.mcp.offer(session_id), active.cancel)
+        except Stopped:
+            return None
+        for server, sentence in offer.failed.items():
+            self._notify(session_id, "mcp_failure", {"server": server, "message": sentence})
+        if mode in ("plan", "goal"):
+            offer.tools = {name: tool for name, tool in offer.tools.items() if tool.read_only}
+        if not offer.tools:
+            return None
+        unattended = not (self.interactive if active.interactive is None else active.interactive)
+        workspace = prepared.workspace or {}
+        return McpCalls(
+            self.client,
+            self.mcp,
+            offer,
+            session_id,
+            active.turn_id,
+            active.cancel,
+            mode=str(workspace.get("permissionMode") or permissions.DEFAULT_MODE),
+            asker=None if unattended else self.asker,
+            grants=self.grants,
+            notify=self._notify,
         )
 
     # -- context budget and compaction ------------------------------------------------------

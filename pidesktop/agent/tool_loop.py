@@ -35,6 +35,7 @@ from typing import Any
 from ..bus import HostError
 from . import tools, workspace_tools
 from .errors import ProviderError, ProviderErrorCode
+from .mcp.calls import McpCalls
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
@@ -74,6 +75,7 @@ class ToolLoop:
         model_id: str = "",
         notify: Callable[[str, str, dict | None], None] = lambda *_: None,
         workspace: WorkspaceCalls | None = None,
+        mcp: McpCalls | None = None,
     ):
         self.client = client
         self.session_id = session_id
@@ -81,11 +83,14 @@ class ToolLoop:
         self.cancel = cancel
         self.key = (provider_id, model_id)
         self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
+        if self.tools and mcp is not None:
+            self.tools += mcp.definitions
         self.names = tools.names(self.tools)
         self.rounds = 0
         self.approval: dict | None = None  # the proposal this turn ended waiting for
         self._notify = notify
         self.workspace = workspace
+        self.mcp = mcp
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(self, fallback: Any, provider: Any, context: list[dict], **options):
@@ -128,7 +133,7 @@ class ToolLoop:
             if self.cancel.is_set():
                 return False
             started = time.monotonic()
-            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace)
+            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace, self.mcp)
             try:
                 # bash stops its own command on Stop, so its result can say so
                 outcome = await (
