@@ -39,7 +39,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import (
@@ -56,13 +56,15 @@ from . import (
 from . import context as budget
 from .errors import ProviderError, ProviderErrorCode
 from .events import TextDelta, ThinkingDelta, Usage
-from .mcp.calls import McpCalls
-from .mcp.pool import McpPool
 from .offline import OfflineDemoProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
+    from .mcp.pool import McpPool
 
 log = logging.getLogger("pidesktop.agent.runner")
 
@@ -477,6 +479,8 @@ class TurnRunner:
             offer.tools = {name: tool for name, tool in offer.tools.items() if tool.read_only}
         if not offer.tools:
             return None
+        from .mcp.calls import McpCalls
+
         unattended = not (self.interactive if active.interactive is None else active.interactive)
         workspace = prepared.workspace or {}
         return McpCalls(

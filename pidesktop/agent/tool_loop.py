@@ -30,15 +30,17 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
 from . import tools, workspace_tools
 from .errors import ProviderError, ProviderErrorCode
-from .mcp.calls import McpCalls
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 

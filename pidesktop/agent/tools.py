@@ -19,12 +19,14 @@ an error result the model can read and correct; it never fails the turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
 from . import workspace_tools
-from .mcp.calls import McpCalls
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
 
 SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE = "SubmitPlan", "SubmitGoal", "TodoWrite"
 PROPOSAL_TOOLS = {SUBMIT_PLAN: "plan", SUBMIT_GOAL: "goal"}  # tool -> approval kind

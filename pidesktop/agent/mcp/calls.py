@@ -13,13 +13,15 @@ import asyncio
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...bus import HostError
 from .. import permissions, tool_permission
 from ..permissions import Answer, Decision, PermissionRequest
 from ..stopping import unless_stopped
-from .pool import McpPool, Offer, OfferedTool
+
+if TYPE_CHECKING:
+    from .pool import McpPool, Offer, OfferedTool
 
 Notify = Callable[[str, str, "dict[str, Any] | None"], None]
 DETAIL_MAX = 4000

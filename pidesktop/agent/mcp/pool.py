@@ -16,14 +16,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any
-
-from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Tool
+from typing import TYPE_CHECKING, Any
 
 from ...bus import HostError
 from . import names
-from .connection import Connection, ServerConfig, StartFailed
+
+if TYPE_CHECKING:  # the SDK is imported when a server is first started, not with the app
+    from mcp_types import CallToolResult, Tool
+
+    from .connection import Connection, ServerConfig
 
 log = logging.getLogger("pidesktop.agent.mcp")
 
@@ -95,6 +96,8 @@ class McpPool:
         except HostError as exc:
             log.warning("no MCP servers for %s: %s", session_id, exc)
             return Offer()
+        from .connection import ServerConfig
+
         configs = [ServerConfig.from_wire(raw) for raw in answer.get("servers") or []]
         offer = Offer()
         if not configs or self._closed:
@@ -114,6 +117,8 @@ class McpPool:
 
     async def _running(self, config: ServerConfig) -> Connection | str:
         """A usable connection to ``config``'s server, started if needed; a sentence when it cannot start."""
+        from .connection import Connection, StartFailed
+
         lock = self._locks.setdefault(config.name, asyncio.Lock())
         async with lock:
             self._configs[config.name] = config
@@ -139,6 +144,8 @@ class McpPool:
     # -- calling --------------------------------------------------------------------------
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> CallResult:
         """Run one tool; a dead, failing or hung server gives a ``failure`` sentence, never an exception."""
+        from mcp.shared.exceptions import MCPError
+
         config = self._configs.get(server)
         if config is None:
             return CallResult(failure=f"The MCP server {server} is not configured any more.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...bus.errors import HostError
 from .. import sessions
 from ..commands import command
 from ..context import HostContext
@@ -183,3 +184,28 @@ def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         audit.record(ctx.conn, ctx.clock(), audit.TOOL_EXECUTE, session_id, payload)
     return {"ok": ok, "result": text}
+
+
+@command("mcp.import")
+def mcp_import(ctx: HostContext, p: Params) -> dict[str, Any]:
+    """Servers from a Claude Desktop / Cursor ``{"mcpServers": {...}}`` object; each one added or skipped with why."""
+    document = p.obj("config") or {}
+    servers = document.get("mcpServers")
+    if not isinstance(servers, dict):
+        raise invalid('mcp.import: the file has no "mcpServers" object (Claude Desktop or Cursor format).', "config")
+    added: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    for raw_name, entry in servers.items():
+        name = config.import_name(str(raw_name))
+        try:
+            fields = config.imported_fields(str(raw_name), entry)
+            if config.stored(ctx.conn, name) is not None:
+                raise invalid(f"a server named {name!r} already exists")
+            server, values = config.read_fields(Params("mcp.import", fields), None)
+            config.save(ctx, name, server, values)
+        except HostError as exc:
+            skipped.append({"name": str(raw_name), "reason": exc.message})
+            continue
+        added.append(_listed(ctx, name, server))
+        _changed(ctx, name, "added")
+    return {"added": added, "skipped": skipped}

@@ -230,3 +230,33 @@ def set_project_off(ctx: HostContext, project_id: int, off: set[str]) -> None:
             kv.put(ctx.conn, PROJECTS_NS, str(project_id), {"off": sorted(off)}, ctx.clock())
         else:
             kv.delete(ctx.conn, PROJECTS_NS, str(project_id))
+
+
+def import_name(raw: str) -> str:
+    """A name from another app's file as a name here: other characters become '-', at most 40."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "-", raw.strip()).strip("-")[:40]
+    return name or "server"
+
+
+def imported_fields(raw_name: str, entry: Any) -> dict[str, Any]:
+    """One ``mcpServers`` entry (``{command, args, env}`` or ``{url, headers}``) as ``mcp.add`` params."""
+    if not isinstance(entry, dict):
+        raise invalid(f"the entry for {raw_name!r} is not an object")
+    kind = str(entry.get("type") or entry.get("transport") or "").lower()
+    if kind == "sse":
+        raise invalid("it uses the older SSE transport; only stdio and streamable HTTP servers are supported")
+    fields: dict[str, Any] = {"name": import_name(raw_name)}
+    if entry.get("url") is not None:
+        fields["url"] = entry["url"]
+        if entry.get("headers") is not None:
+            fields["headers"] = entry["headers"]
+    elif entry.get("command") is not None:
+        fields["command"] = entry["command"]
+        for key in ("args", "env"):
+            if entry.get(key) is not None:
+                fields[key] = entry[key]
+    else:
+        raise invalid("it has neither a command nor a url")
+    if entry.get("disabled") is True:
+        fields["enabled"] = False
+    return fields
