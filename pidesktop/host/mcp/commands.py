@@ -20,6 +20,7 @@ from ..tools import audit
 from . import config, results
 
 STATES = ("starting", "ready", "failed", "stopped")
+LAUNCH_FIELDS = ("transport", "command", "args", "url")  # a change restarts the server; a tool switch does not
 STDERR_TAIL_MAX = 4000
 
 
@@ -68,9 +69,11 @@ def mcp_add(ctx: HostContext, p: Params) -> dict[str, Any]:
 def mcp_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     name = p.text("name", strip=True) or ""
     current = config.require(ctx.conn, name)
+    before = {key: current.get(key) for key in LAUNCH_FIELDS}
     server, values = config.read_fields(p, current)
     config.save(ctx, name, server, values)
-    ctx.mcp_states.pop(name, None)  # the runtime restarts it with the new configuration on its next use
+    if values or any(server.get(key) != before[key] for key in LAUNCH_FIELDS):
+        ctx.mcp_states.pop(name, None)  # the runtime restarts it with the new configuration on its next use
     _changed(ctx, name, "updated")
     return {"server": _listed(ctx, name, server)}
 
@@ -204,7 +207,7 @@ def mcp_import(ctx: HostContext, p: Params) -> dict[str, Any]:
             server, values = config.read_fields(Params("mcp.import", fields), None)
             config.save(ctx, name, server, values)
         except HostError as exc:
-            skipped.append({"name": str(raw_name), "reason": exc.message})
+            skipped.append({"name": str(raw_name), "reason": exc.message.removeprefix("mcp.import: ")})
             continue
         added.append(_listed(ctx, name, server))
         _changed(ctx, name, "added")

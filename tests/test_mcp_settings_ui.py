@@ -1,0 +1,95 @@
+"""Settings > Tools with a real host and a real MCP server: add a server in its dialog (the refused name
+said under the form, the typing kept), the state and tools once a chat's pool started it, a tool switched
+off, Edit keeping the stored env value, Import of a Claude Desktop file, Remove."""
+
+import json
+import sys
+
+import pytest
+import shiboken6
+from PySide6.QtCore import Qt
+
+from pidesktop.agent.mcp.pool import McpPool
+from pidesktop.ui import theme as themes
+from pidesktop.ui.settings_dialog import SettingsDialog
+
+from .conftest import spin_until
+from .mcp_helpers import SERVER
+
+
+@pytest.fixture
+def page(qloop, host_client):
+    dialog = SettingsDialog.ask(host_client, themes.LIGHT)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    dialog.show_page("Tools")
+    yield dialog.tools
+    if shiboken6.isValid(dialog):
+        dialog.close()
+
+
+def click(qtbot, button):
+    assert button.isEnabled() and button.isVisible(), button.text()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def names(page):
+    return [page.list.item(row).text().split("\n")[0] for row in range(page.list.count())]
+
+
+def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloop, host_client, page, shots):
+    assert page.empty.isVisible() and not page.panel.isVisible()
+    dialog = page.edit(None)
+    dialog.name.setText("bad name")
+    dialog.command.setText(f"{sys.executable} {SERVER} stdio")
+    dialog.pairs.setPlainText("TOKEN=tok-123")
+    dialog.save_button.click()
+    spin_until(qloop, lambda: dialog.error.isVisible())
+    assert dialog.error.text().startswith("The server name 'bad name' can hold only")
+    assert dialog.isVisible() and dialog.command.text().endswith("stdio")  # nothing typed is lost
+    dialog.name.setText("tester")
+    dialog.save_button.click()
+    spin_until(qloop, lambda: names(page) == ["tester"])
+    assert "Starts when a chat needs it" in page.list.item(0).text()
+    [stored] = host_client.call_blocking("mcp.list")["servers"]
+    assert stored["args"] == [str(SERVER), "stdio"] and stored["envKeys"] == ["TOKEN"]
+
+    pool = McpPool(host_client)  # a chat's turn starting it: the page follows mcp.changed
+    try:
+        qloop.run_until_complete(pool.offer(None))
+        spin_until(qloop, lambda: "Ready · 8 tool(s)" in page.list.item(0).text())
+        switches = {box.text().split()[0]: box for box in page.tools_box.findChildren(type(page.enabled))}
+        assert set(switches) >= {"echo", "add", "die"} and "(read-only)" in switches["echo"].text()
+        page.grab().save(str(shots / "settings-tools.png"))
+        switches["die"].click()
+        spin_until(qloop, lambda: host_client.call_blocking("mcp.list")["servers"][0]["disabledTools"] == ["die"])
+        offer = qloop.run_until_complete(pool.offer(None))
+        assert "mcp__tester__die" not in offer.tools and "mcp__tester__echo" in offer.tools
+    finally:
+        qloop.run_until_complete(pool.aclose())
+
+    edit = page.edit(page.selected())
+    assert edit.pairs.toPlainText() == "TOKEN="  # the name only: values never come back to the window
+    edit.timeout.setValue(5)
+    edit.save_button.click()
+    spin_until(qloop, lambda: host_client.call_blocking("mcp.list")["servers"][0]["timeoutSeconds"] == 5)
+    [launch] = host_client.call_blocking("mcp.launchConfig")["servers"]
+    assert launch["env"] == {"TOKEN": "tok-123"}  # the empty value kept the stored one
+
+    page.enabled.click()
+    spin_until(qloop, lambda: "Off" in page.list.item(0).text())
+    qloop.run_until_complete(page.remove("tester"))
+    assert names(page) == [] and page.empty.isVisible()
+
+
+def test_import_a_claude_desktop_file(qtbot, qloop, host_client, page, tmp_path):
+    config = tmp_path / "claude_desktop_config.json"
+    servers = {"files": {"command": "npx", "args": ["-y", "srv"]}, "old": {"type": "sse", "url": "https://x/sse"}}
+    config.write_text(json.dumps({"mcpServers": servers}))
+    qloop.run_until_complete(page.import_file(str(config)))
+    assert names(page) == ["files"]
+    assert "Imported: files" in page.notice.text() and "Skipped old: it uses the older SSE" in page.notice.text()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    qloop.run_until_complete(page.import_file(str(broken)))
+    assert "could not be read" in page.notice.text() and names(page) == ["files"]
