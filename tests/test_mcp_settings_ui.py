@@ -93,3 +93,29 @@ def test_import_a_claude_desktop_file(qtbot, qloop, host_client, page, tmp_path)
     broken.write_text("{")
     qloop.run_until_complete(page.import_file(str(broken)))
     assert "could not be read" in page.notice.text() and names(page) == ["files"]
+
+
+def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot, qloop, host_client, tmp_path, shots):
+    from .conftest import started_window
+
+    for name in ("files", "github"):
+        host_client.call_blocking("mcp.add", {"name": name, "command": "srv"})
+    project_chat = host_client.call_blocking("session.create", {"projectPath": str(tmp_path)})["session"]
+    plain_chat = host_client.call_blocking("session.create", {})["session"]
+    win = started_window(qtbot, qloop, host_client)
+    try:
+        chip = win.composer.mcp_chip
+        win.sidebar.select(project_chat["id"])
+        spin_until(qloop, lambda: chip.isVisible() and chip.text() == "MCP: files, github")
+        github = next(a for a in chip.menu().actions() if a.text() == "github")
+        assert github.isEnabled() and github.isChecked()
+        github.setChecked(False)  # off for this project's chats
+        spin_until(qloop, lambda: chip.text() == "MCP: files")
+        launch = host_client.call_blocking("mcp.launchConfig", {"sessionId": project_chat["id"]})["servers"]
+        assert [s["name"] for s in launch] == ["files"]
+        win.composer.grab().save(str(shots / "composer-mcp-chip.png"))
+        win.sidebar.select(plain_chat["id"])
+        spin_until(qloop, lambda: chip.text() == "MCP: files, github")  # a chat without a project: every server
+        assert not next(a for a in chip.menu().actions() if a.text() == "github").isEnabled()
+    finally:
+        win.close()

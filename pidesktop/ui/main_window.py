@@ -607,6 +607,8 @@ class MainWindow(QMainWindow):
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
+        if self.composer.mcp_chip is not None:
+            self.composer.mcp_chip.show_for(session)
         self.header_title.setText(display_title(session))
         self.projects.session_shown(session)
         self.native.show(session)

@@ -1227,6 +1227,33 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>McpChip</name>
+    <message>
+        <source>MCP: off</source>
+        <translation>MCP：关闭</translation>
+    </message>
+    <message>
+        <source>MCP: %1</source>
+        <translation>MCP：%1</translation>
+    </message>
+    <message>
+        <source>The tools of these MCP servers are on for this chat</source>
+        <translation>此对话启用了这些 MCP 服务器的工具</translation>
+    </message>
+    <message>
+        <source>No MCP server&apos;s tools are on for this chat</source>
+        <translation>此对话未启用任何 MCP 服务器的工具</translation>
+    </message>
+    <message>
+        <source>Checked servers are on for every chat of this project</source>
+        <translation>勾选的服务器对此项目的所有对话启用</translation>
+    </message>
+    <message>
+        <source>Chats without a project use every enabled server (Settings &gt; Tools)</source>
+        <translation>不属于项目的对话使用所有已启用的服务器（设置 &gt; 工具）</translation>
+    </message>
+</context>
+<context>
     <name>McpServerDialog</name>
     <message>
         <source>Edit MCP server</source>
