@@ -1,13 +1,13 @@
 """A small real MCP server for the tests and the bench, built on the SDK's own ``MCPServer``.
 
-    python mcp_server.py stdio          # over stdin/stdout
+    python mcp_server.py stdio [STARTS]  # over stdin/stdout
     python mcp_server.py http           # streamable HTTP on 127.0.0.1, a free port; prints "PORT <n>"
 
 Tools: ``echo`` (read-only), ``add``, ``picture`` (an image), ``note`` (an
 embedded text resource), ``boom`` (raises), ``hang`` (never answers), ``die``
 (the process exits mid-call), ``has_env`` (whether an environment variable's
 SHA-256 is the one given, without saying the value). ``MCP_TEST_STARTS`` names a
-file that gets one line (the pid) per start, so tests can count starts and find
+file (or the STARTS argument) that gets one line (the pid) per start, so tests can count starts and find
 the processes; ``MCP_TEST_HANGING`` a file ``hang`` writes to once it is called.
 """
 
@@ -90,7 +90,7 @@ def has_env(name: str, sha256: str) -> str:
 
 
 def _count_start() -> None:
-    starts = os.environ.get("MCP_TEST_STARTS")
+    starts = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("MCP_TEST_STARTS")
     if starts:
         with open(starts, "a") as f:
             f.write(f"{os.getpid()}\n")
