@@ -15,6 +15,7 @@ from pidesktop.ui.settings_dialog import SettingsDialog
 
 from .conftest import spin_until
 from .mcp_helpers import SERVER
+from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
 
 
 @pytest.fixture
@@ -106,16 +107,48 @@ def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot,
     try:
         chip = win.composer.mcp_chip
         win.sidebar.select(project_chat["id"])
-        spin_until(qloop, lambda: chip.isVisible() and chip.text() == "MCP: files, github")
-        github = next(a for a in chip.menu().actions() if a.text() == "github")
-        assert github.isEnabled() and github.isChecked()
-        github.setChecked(False)  # off for this project's chats
+
+        def github():
+            return next((a for a in chip.menu().actions() if a.text() == "github"), None)
+
+        spin_until(qloop, lambda: chip.project_id == project_chat["projectId"] and github() and github().isEnabled())
+        assert chip.isVisible() and chip.text() == "MCP: files, github" and github().isChecked()
+        github().setChecked(False)  # off for this project's chats
         spin_until(qloop, lambda: chip.text() == "MCP: files")
         launch = host_client.call_blocking("mcp.launchConfig", {"sessionId": project_chat["id"]})["servers"]
         assert [s["name"] for s in launch] == ["files"]
         win.composer.grab().save(str(shots / "composer-mcp-chip.png"))
         win.sidebar.select(plain_chat["id"])
-        spin_until(qloop, lambda: chip.text() == "MCP: files, github")  # a chat without a project: every server
-        assert not next(a for a in chip.menu().actions() if a.text() == "github").isEnabled()
+        spin_until(qloop, lambda: chip.project_id is None and chip.text() == "MCP: files, github")
+        assert not github().isEnabled()  # a chat without a project: every enabled server, switched in Settings
     finally:
+        win.close()
+
+
+def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, host_client, sse_server, tmp_path):  # noqa: F811
+    from pidesktop.agent.runner import ProviderChoice, TurnRunner
+
+    from .conftest import started_window
+    from .test_plan_approval import text_body, tool_call_body
+
+    host_client.call_blocking("mcp.add", {"name": "t", "command": sys.executable, "args": [str(SERVER), "stdio"]})
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("mcp__t__die", {}, "call_0")]),
+        Script(chunks=[text_body("It stopped.")]),
+    )
+    sid = host_client.call_blocking("session.create", {"mode": "agent"})["session"]["id"]
+    host_client.call_blocking("session.update", {"sessionId": sid, "permissionMode": "auto"})
+    pool = McpPool(host_client)
+    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"), mcp=pool)
+    win = started_window(qtbot, qloop, host_client, runner=runner)
+    try:
+        win.sidebar.select(sid)
+        spin_until(qloop, lambda: win.current_session_id == sid)
+        qloop.run_until_complete(runner.send(sid, "Run it"))
+        note = win.notice.label.text()
+        assert "The MCP server t stopped while running die" in note, note
+        assert "dying on purpose" not in note  # stderr stays with the model and Settings' Details
+    finally:
+        qloop.run_until_complete(pool.aclose())
         win.close()

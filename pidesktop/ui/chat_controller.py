@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 Draft = tuple[str, list[dict]]
+MCP_NOTE_MS = 15_000  # how long the sentence about a failed MCP server stays
 
 
 @dataclass
@@ -360,7 +361,9 @@ class ChatController(QObject):
                 spawn(w.open_transcript(session_id), name="transcript-reload")
         if session_id != w.current_session_id:
             return
-        if phase in ("started", "delta") and message is not None:
+        if phase == "mcp_failure" and message is not None:
+            w.show_note(str(message.get("message", "")), MCP_NOTE_MS)  # a server that failed: one sentence
+        elif phase in ("started", "delta") and message is not None:
             w.transcript_model.set_live(message)
             w.composer.set_running(True)
             w.queue_strip.set_running(True)

@@ -85,7 +85,8 @@ class McpCalls:
         }
         if outcome.result is None:
             params["error"] = outcome.failure or "The call failed."
-            self._notify(self.session_id, "mcp_failure", {"server": tool.server, "message": params["error"]})
+            sentence = params["error"].split("\n")[0].removesuffix(" Its last output:")  # the tail is for the model
+            self._notify(self.session_id, "mcp_failure", {"server": tool.server, "message": sentence})
         else:
             dumped = outcome.result.model_dump(mode="json", by_alias=True, exclude_none=True)
             params.update(
