@@ -6,6 +6,8 @@ process outlives the pool; an env value never reaches the database or the logs."
 import asyncio
 import hashlib
 import logging
+import os
+import signal
 
 import pytest
 
@@ -223,3 +225,27 @@ def test_an_env_value_reaches_the_server_but_never_the_database_or_logs(host, ss
     for path in data_root.rglob("*"):
         if path.is_file() and "secrets" not in path.parts:
             assert needle not in path.read_bytes(), path
+
+
+def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, sse_server, started):  # noqa: F811
+    host.call("mcp.add", counted(started))
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("mcp__t__echo", {"text": "one"}, "call_0")]),
+        Script(chunks=[text_body("First.")]),
+        Script(chunks=[tool_call_body("mcp__t__echo", {"text": "two"}, "call_1")]),
+        Script(chunks=[text_body("Second.")]),
+    )
+
+    async def kill_between_turns(runner, sid):
+        while not (runner.is_running(sid) or starts(started)):
+            await asyncio.sleep(0.01)
+        while runner.is_running(sid):
+            await asyncio.sleep(0.01)
+        if len(starts(started)) == 1:  # after the first turn only
+            os.kill(starts(started)[0], signal.SIGKILL)
+
+    _, results, got, _ = drive(host, sse_server, prompts=("one", "two"), during=kill_between_turns)
+    assert [r["status"] for r in results] == ["completed", "completed"]
+    assert [c["result"] for c in calls_of(got)] == ["echo: one", "echo: two"]
+    assert len(starts(started)) == 2

@@ -31,6 +31,7 @@ log = logging.getLogger("pidesktop.agent.mcp")
 
 STDERR_TAIL_BYTES = 2000
 CLOSE_GRACE_S = 5.0
+PING_TIMEOUT_S = 5.0
 
 
 class StartFailed(Exception):
@@ -161,6 +162,18 @@ class Connection:
         if not isinstance(result, CallToolResult):
             raise ConnectionError(f"{self.config.name} answered {tool} with something other than a tool result")
         return result
+
+    async def answers(self) -> bool:
+        """Whether the server still answers a ping (a server that exited while idle does not)."""
+        session = self.session
+        if session is None:
+            return False
+        try:
+            await asyncio.wait_for(session.send_ping(), PING_TIMEOUT_S)
+        except Exception as exc:  # closed, timed out, or refused: start it again
+            log.info("MCP server %s did not answer a ping: %s", self.config.name, exc)
+            return False
+        return True
 
     async def close(self) -> None:
         """Stop the server (its process, or its HTTP session); bounded, never raises."""

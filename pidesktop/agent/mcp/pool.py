@@ -102,7 +102,7 @@ class McpPool:
         offer = Offer()
         if not configs or self._closed:
             return offer
-        started = await asyncio.gather(*(self._running(config) for config in configs))
+        started = await asyncio.gather(*(self._running(config, check=True) for config in configs))
         for config, outcome in zip(configs, started, strict=True):
             if isinstance(outcome, str):
                 offer.failed[config.name] = outcome
@@ -115,8 +115,12 @@ class McpPool:
                 offer.tools[name] = OfferedTool(config.name, tool.name, _read_only(tool), definition)
         return offer
 
-    async def _running(self, config: ServerConfig) -> Connection | str:
-        """A usable connection to ``config``'s server, started if needed; a sentence when it cannot start."""
+    async def _running(self, config: ServerConfig, *, check: bool = False) -> Connection | str:
+        """A usable connection to ``config``'s server, started if needed; a sentence when it cannot start.
+
+        ``check`` (once per turn): ping a running server first, so one that exited while idle is
+        started again now rather than failing the turn's first call.
+        """
         from .connection import Connection, StartFailed
 
         lock = self._locks.setdefault(config.name, asyncio.Lock())
@@ -124,8 +128,9 @@ class McpPool:
             self._configs[config.name] = config
             current = self._connections.get(config.name)
             if current is not None and current.usable and current.config.launch_key() == config.launch_key():
-                current.config = config  # the timeout and disabled tools apply without a restart
-                return current
+                if not check or await current.answers():
+                    current.config = config  # the timeout and disabled tools apply without a restart
+                    return current
             if current is not None:
                 await current.close()
                 self._connections.pop(config.name, None)
