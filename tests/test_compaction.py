@@ -74,7 +74,7 @@ def chat_requests(server):
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
-def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):
+def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 2000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -102,7 +102,8 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
     ids = [m["id"] for m in got["messages"]]
     assert ids.index(record["firstKeptMessageId"]) == ids.index(record["throughMessageId"]) + 1
     sent = requests[2].json["messages"]
-    assert sent[0]["role"] == "system" and SUMMARY in sent[0]["content"]
+    assert sent[0]["role"] == "system" and "workspace" in sent[0]["content"]  # the note naming the workspace
+    assert sent[1]["role"] == "system" and SUMMARY in sent[1]["content"]
     assert {"role": "user", "content": "What did we count?"} in sent
     assert sent[-1] == {"role": "user", "content": "And then?"}
     assert second["status"] == "completed"
@@ -111,7 +112,7 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
 
 
 @pytest.mark.parametrize("status", [500, 401])
-def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):
+def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):  # noqa: F811
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions",
@@ -130,7 +131,7 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
     assert got["compactions"] == [] and got["session"]["lastTurn"]["errorCode"] == "compaction_failed"
 
 
-def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
+def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions", Script(chunks=[sse_body(chunk("SUM"), done=False), b""] + reply("x"), delay=5.0)
@@ -151,7 +152,7 @@ def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
     assert len(chat_requests(sse_server)) == 1
 
 
-def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
+def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):  # noqa: F811
     sid = seed(host, 1000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -171,16 +172,16 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
     requests = chat_requests(sse_server)
     assert again["status"] == "completed" and again["message"]["blocks"][0]["text"] == "Again."
     regenerated = requests[2].json["messages"]
-    assert SUMMARY in regenerated[0]["content"] and regenerated[-1]["content"] == "What did we count?"
+    assert SUMMARY in regenerated[1]["content"] and regenerated[-1]["content"] == "What did we count?"
     assert edited["status"] == "completed"
     assert all(request_tokens(r) <= budget.input_budget(WINDOW) for r in requests)
     assert requests[-1].json["messages"][-1]["content"] == "Edited question"
-    assert "SUMMARY TWO" in requests[-1].json["messages"][0]["content"]
+    assert "SUMMARY TWO" in requests[-1].json["messages"][1]["content"]
     [record] = host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"]
     assert record["summary"] == "SUMMARY TWO"
 
 
-def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):
+def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):  # noqa: F811
     sid = seed(host, 40)
     answering(sse_server, SUMMARY)
 
@@ -234,7 +235,7 @@ def chat_cli(data_dir, *args):
     )
 
 
-def test_the_cli_flags(host, sse_server):
+def test_the_cli_flags(host, sse_server):  # noqa: F811
     sid = seed(host, 400)
     data_dir = host.location.data_root
     host.stop()

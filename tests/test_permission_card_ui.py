@@ -96,3 +96,26 @@ def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):  # 
     spin_until(qloop, lambda: not window.runner.is_running(sid))
     assert not card.isVisible() and card.pending_count() == 0
     assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
+
+
+def test_a_request_from_another_chat_waits_until_that_chat_is_shown(qtbot, qloop):
+    import asyncio
+
+    from pidesktop.agent.permissions import Decision, PermissionRequest
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.permission_card import PermissionCard
+
+    card = PermissionCard(themes.LIGHT)
+    qtbot.addWidget(card)
+    card.show_session("chat-b")
+    changes = []
+    card.pendingChanged.connect(lambda: changes.append(card.pending_count()))
+    request = PermissionRequest("r1", "chat-a", "t1", "c1", "bash", {"command": "make"}, "Run make", "make", False)
+    asked = asyncio.ensure_future(card.ask(request), loop=qloop)
+    spin_until(qloop, lambda: card.pending_count("chat-a") == 1)
+    assert card.isHidden() and card.current() is None
+    card.show_session("chat-a")
+    assert card.isVisible() and card.title.text() == "Run this command?" and card.detail.toPlainText() == "make"
+    qtbot.mouseClick(card.allow_chat_button, Qt.MouseButton.LeftButton)
+    answer = spin_until(qloop, lambda: asked.done() and asked.result())
+    assert answer.decision == Decision.ALLOW_FOR_CHAT and card.isHidden() and changes == [1, 0]

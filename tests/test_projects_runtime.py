@@ -22,7 +22,7 @@ def send(host, server, session_id, prompt="What next?"):
     return asyncio.run(scenario())
 
 
-def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):
+def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):  # noqa: F811
     folder = tmp_path / "blog"
     folder.mkdir()
     project = host.call("projects.upsert", {"path": str(folder)})["project"]
@@ -36,13 +36,14 @@ def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sen
     sse_server.stream([fixture_bytes("plain-text")])
     assert send(host, sse_server, inside)["status"] == "completed"
     sent = sse_server.requests[-1].json["messages"]
-    assert [m["role"] for m in sent] == ["system", "system", "user"]
+    assert [m["role"] for m in sent] == ["system", "system", "system", "user"]
     assert "Plan mode" in sent[0]["content"]  # the mode instruction stays first, above the notes
-    notes = sent[1]["content"]
+    assert "Your workspace is the project folder" in sent[1]["content"] and str(folder) in sent[1]["content"]
+    notes = sent[2]["content"]
     assert "The person's own notes" in notes and "do not replace or override" in notes
     for text in ("make ship", "British English", "one CDN", "“blog”", "“Sites”"):
         assert text in notes
-    assert sent[2] == {"role": "user", "content": "What next?"}
+    assert sent[3] == {"role": "user", "content": "What next?"}
     stored = host.call("session.get", {"sessionId": inside})["messages"]
     assert [m["role"] for m in stored] == ["user", "assistant"]  # sent, never stored
     transcript = (host.location.data_root / "sessions" / f"{inside}.jsonl").read_text()
@@ -50,7 +51,7 @@ def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sen
 
     sse_server.stream([fixture_bytes("plain-text")])
     assert send(host, sse_server, outside)["status"] == "completed"
-    assert [m["role"] for m in sse_server.requests[-1].json["messages"]] == ["user"]
+    assert [m["role"] for m in sse_server.requests[-1].json["messages"]] == ["system", "user"]  # the workspace only
 
     # moved out of the project: the next request carries no notes
     host.call("session.update", {"sessionId": inside, "projectId": None})

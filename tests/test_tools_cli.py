@@ -160,3 +160,19 @@ def test_kill_9_while_asking_leaves_no_file_and_the_turn_aborted(tmp_path, sse_s
     assert status == "aborted"
     [call] = [b for m in messages for b in m["blocks"] if b["type"] == "tool_call"]
     assert call["name"] == "write" and call["status"] == "aborted" and "result" not in call
+
+
+def test_ctrl_c_while_asking_withdraws_the_question_and_exits(tmp_path, sse_server, project):  # noqa: F811
+    script(sse_server, ("write", {"path": "new.txt", "content": "x"}))
+    env = {**os.environ, sandbox.FORCE_OFF: "1"}
+    args = command(tmp_path / "d", sse_server, project, "--permission-mode", "ask", "--interactive", "Write")
+    with subprocess.Popen(
+        args, stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO, env=env
+    ) as p:
+        seen = ""
+        while "Allow?" not in seen:
+            seen += p.stderr.read(1)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)  # stdin stays open: nothing may wait for a line
+    assert p.returncode == 1 and "stopped" in err
+    assert not project.joinpath("new.txt").exists()

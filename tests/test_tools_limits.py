@@ -55,3 +55,21 @@ def test_edit_keeps_line_endings_and_the_byte_order_mark(tmp_path_factory, body,
         assert "\r\n" not in text or "\r\n" in replacement
     expected = newline.join(rows).replace(marker, replacement.replace("\n", newline))
     assert text == expected
+
+
+def test_an_older_result_over_the_limits_is_cut_for_the_model_but_one_already_cut_is_not():
+    from pidesktop import tool_output
+    from pidesktop.agent.openai_compat import to_openai_messages
+
+    imported = "".join(f"output line {n}\n" for n in range(3000))  # e.g. a Claude Code Bash result
+    message = {
+        "id": "m",
+        "role": "assistant",
+        "blocks": [{"type": "tool_call", "callId": "c", "name": "Bash", "args": {}, "result": imported}],
+    }
+    sent = to_openai_messages([message])[-1]["content"]
+    assert sent.count("\n") < 2010 and "output line 1999\n" in sent and "output line 2000" not in sent
+    assert "showing the first 2000 of 3000 lines" in sent and "kept in this chat's transcript" in sent
+    already = tool_output.cut(imported).text + "\n[Output cut: ... the whole output is in /x/tool-output/bash.txt]"
+    assert tool_output.for_model(already) == already
+    assert tool_output.for_model("\n" * 2500) != "\n" * 2500  # many short lines count too

@@ -270,3 +270,25 @@ def test_the_network_can_be_turned_off_in_the_sandbox(host, sse_server, project)
     _, _, got = drive(host, sse_server, project)
     [call] = calls_of(got)
     assert call["result"].split() == ["lo"]  # a fresh network namespace holds only loopback
+
+
+def test_reading_a_picture_hands_it_to_the_model_and_stores_only_its_reference(
+    host,
+    sse_server,  # noqa: F811
+    project,
+):
+    picture = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
+    (project / "logo.png").write_bytes(picture)
+    script(sse_server, ("read", {"path": "logo.png"}), final="A tiny logo.")
+    sid, result, got = drive(host, sse_server, project)
+    assert result["status"] == "completed"
+    [call] = calls_of(got)
+    assert call["status"] == "ok" and "is an image (image/png" in call["result"]
+    [attached] = call["attachments"]
+    assert attached["kind"] == "image" and attached["ref"].startswith("attachments/") and "inline" not in attached
+    sent = sse_server.requests[1].json["messages"]
+    tool_at = next(i for i, m in enumerate(sent) if m["role"] == "tool")
+    after = sent[tool_at + 1]
+    assert after["role"] == "user" and after["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    transcript = (host.location.data_root / "sessions" / f"{sid}.jsonl").read_text()
+    assert "base64" not in transcript  # the bytes travel to the model only

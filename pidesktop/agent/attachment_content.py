@@ -67,6 +67,11 @@ async def hydrate(client: Any, messages: list[dict]) -> list[dict]:
     hydrated: list[dict] = list(messages)
     for index in range(len(messages) - 1, -1, -1):  # the newest prompt gets the budget first
         message = messages[index]
+        if message.get("role") == "assistant":  # pictures a tool call (read) handed the model
+            blocks, budget = await _hydrate_tool_pictures(client, message, budget)
+            if blocks is not None:
+                hydrated[index] = {**message, "blocks": blocks}
+            continue
         if message.get("role") != "user":
             continue
         blocks = list(message.get("blocks") or [])
@@ -80,6 +85,25 @@ async def hydrate(client: Any, messages: list[dict]) -> list[dict]:
         if changed:
             hydrated[index] = {**message, "blocks": blocks}
     return hydrated
+
+
+async def _hydrate_tool_pictures(
+    client: Any, message: dict[str, Any], budget: int
+) -> tuple[list[dict[str, Any]] | None, int]:
+    """Copies of the message's tool_call blocks with their ``attachments`` inlined; None when it has none."""
+    blocks = list(message.get("blocks") or [])
+    changed = False
+    for position, block in enumerate(blocks):
+        if not isinstance(block, dict) or block.get("type") != "tool_call" or not block.get("attachments"):
+            continue
+        attached = []
+        for item in block["attachments"]:
+            inline, used = await _inline(client, item, budget) if isinstance(item, dict) else (None, 0)
+            attached.append({**item, "inline": inline} if inline is not None else item)
+            budget -= used
+        blocks[position] = {**block, "attachments": attached}
+        changed = True
+    return (blocks if changed else None), budget
 
 
 async def _inline(client: Any, block: dict, budget: int) -> tuple[dict | None, int]:
@@ -123,14 +147,24 @@ def _carries_image(block: object) -> bool:
     return isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
 
 
+def _tool_pictures(block: object) -> list[Any]:
+    if not isinstance(block, dict) or block.get("type") != "tool_call":
+        return []
+    return list(block.get("attachments") or [])
+
+
 def has_images(messages: list[dict]) -> bool:
-    """Whether some prompt carries a picture inline (a data URL) for the model."""
+    """Whether some prompt, or some tool result, carries a picture inline (a data URL) for the model."""
     return any(
-        _carries_image(block)
+        _carries_image(block) or any(map(_carries_image, _tool_pictures(block)))
         for message in messages
-        if message.get("role") == "user"
+        if message.get("role") in ("user", "assistant")
         for block in message.get("blocks") or []
     )
+
+
+def _named(block: Any) -> Any:
+    return {k: v for k, v in block.items() if k != "inline"} if _carries_image(block) else block
 
 
 def without_images(messages: list[dict]) -> list[dict]:
@@ -139,7 +173,12 @@ def without_images(messages: list[dict]) -> list[dict]:
     for message in messages:
         blocks = message.get("blocks") or []
         if message.get("role") == "user" and any(map(_carries_image, blocks)):
-            blocks = [{k: v for k, v in b.items() if k != "inline"} if _carries_image(b) else b for b in blocks]
+            message = {**message, "blocks": [_named(b) for b in blocks]}
+        elif message.get("role") == "assistant" and any(_tool_pictures(b) for b in blocks):
+            blocks = [
+                {**b, "attachments": [_named(item) for item in _tool_pictures(b)]} if _tool_pictures(b) else b
+                for b in blocks
+            ]
             message = {**message, "blocks": blocks}
         out.append(message)
     return out

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
+from .. import tool_output
 from ..sizes import human_size
 from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
 from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
@@ -82,12 +83,18 @@ def _append_assistant(converted: list[dict], unanswered: dict[str, None], messag
             for index, block in calls
         ]
     converted.append(entry)
+    pictures: list[str] = []
     for index, block in calls:
         call_id = _call_id(message, block, index)
         if block.get("result") is not None:
             converted.append(_tool_message(call_id, block["result"]))
+            pictures += [url for url in map(_data_url, block.get("attachments") or []) if url]
         else:
             unanswered[call_id] = None
+    if pictures and not unanswered:
+        # A tool message carries text only: the pictures a read returned follow as the next user turn.
+        parts = [{"type": "text", "text": "The image(s) returned by the tool call(s) above:"}]
+        converted.append({"role": "user", "content": parts + [_image_part(url) for url in pictures]})
 
 
 def _answer_unanswered(converted: list[dict], unanswered: dict[str, None]) -> None:
@@ -103,6 +110,10 @@ def _user_content(blocks: list[dict]) -> str | list[dict]:
     if not images:
         return text
     return [{"type": "text", "text": text}, *({"type": "image_url", "image_url": {"url": url}} for url in images)]
+
+
+def _image_part(url: str) -> dict[str, object]:
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def _data_url(block: dict) -> str | None:
@@ -147,7 +158,7 @@ def _arguments_text(args: object) -> str:
 
 def _tool_message(call_id: str, result: object) -> dict:
     content = result if isinstance(result, str) else orjson.dumps(result, default=str).decode()
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
+    return {"role": "tool", "tool_call_id": call_id, "content": tool_output.for_model(content)}
 
 
 def request_body(

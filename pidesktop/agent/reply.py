@@ -92,6 +92,7 @@ class ReplyBuilder:
         ok: bool = True,
         duration_ms: int | None = None,
         details: dict[str, Any] | None = None,
+        attachments: list[dict[str, Any]] | None = None,
     ) -> None:
         """The result of a call the app ran; it goes into the call's block (and back to the model).
 
@@ -102,6 +103,8 @@ class ReplyBuilder:
             answered["durationMs"] = duration_ms
         if details:
             answered["details"] = details
+        if attachments:  # stored attachment blocks: the pictures go to the model after the results
+            answered["attachments"] = attachments
         self._results[call_id] = answered
 
     def has_content(self) -> bool:

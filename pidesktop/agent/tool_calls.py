@@ -33,6 +33,7 @@ class Result:
 
     def __init__(self, text: str, ok: bool, details: dict[str, Any] | None = None):
         self.text, self.ok, self.details = text, ok, details
+        self.attachments: list[dict[str, Any]] = []  # pictures a read hands the model (stored attachment blocks)
 
 
 class WorkspaceCalls:
@@ -82,16 +83,14 @@ class WorkspaceCalls:
             if not card.get("ok", True):
                 return Result(str(card.get("result")), False)  # e.g. oldText not found: nothing to ask about
             outside = bool(card.get("outsideWorkspace"))
-            if not await self._permitted(tool, call_id, args, card, outside):
-                return self._denied
-            return await self._run_in_host(tool, call_id, args, outside)
+            refused = await self._refused(tool, call_id, args, card, outside)
+            return refused or await self._run_in_host(tool, call_id, args, outside)
         answer = await self._host_run(tool, call_id, args, allow_outside=False)
         if not answer.get("outsideWorkspace"):
             return self._result(answer)
         card = await self._prepare(tool, args)
-        if not await self._permitted(tool, call_id, args, card, True):
-            return self._denied
-        return await self._run_in_host(tool, call_id, args, True)
+        refused = await self._refused(tool, call_id, args, card, True)
+        return refused or await self._run_in_host(tool, call_id, args, True)
 
     async def _run_in_host(self, tool: str, call_id: str, args: dict[str, Any], outside: bool) -> Result:
         return self._result(await self._host_run(tool, call_id, args, allow_outside=outside))
@@ -105,7 +104,9 @@ class WorkspaceCalls:
 
     @staticmethod
     def _result(answer: dict[str, Any]) -> Result:
-        return Result(str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"))
+        result = Result(str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"))
+        result.attachments = list(answer.get("attachments") or [])
+        return result
 
     async def _prepare(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         card: dict[str, Any] = await self.client.call(
@@ -128,8 +129,9 @@ class WorkspaceCalls:
         if not granted and tool_permission.must_ask(self.mode, BASH, unconfined=unconfined, confirmed=confirmed):
             first = command.strip().splitlines()[0]
             card = {"title": f"Run {first[:120]}", "detail": command}
-            if not await self._permitted(BASH, call_id, args, card, False, unconfined=unconfined):
-                return self._denied
+            refused = await self._refused(BASH, call_id, args, card, False, unconfined=unconfined)
+            if refused is not None:
+                return refused
             if unconfined:
                 self.grants.unconfined.add(self.session_id)
 
@@ -168,7 +170,7 @@ class WorkspaceCalls:
         return Result(str(recorded["result"]), bool(recorded["ok"]), {"bash": details})
 
     # -- asking -------------------------------------------------------------------------
-    async def _permitted(
+    async def _refused(
         self,
         tool: str,
         call_id: str,
@@ -177,8 +179,8 @@ class WorkspaceCalls:
         outside: bool,
         *,
         unconfined: bool = False,
-    ) -> bool:
-        """Ask the person (or, with nobody to ask, deny); a denial is audited and leaves ``self._denied``."""
+    ) -> Result | None:
+        """Ask the person (or, with nobody to ask, deny): None when the call may run, else its audited denial."""
         request = PermissionRequest(
             request_id=str(uuid.uuid4()),
             session_id=self.session_id,
@@ -208,7 +210,7 @@ class WorkspaceCalls:
         if answer is not None and answer.decision != Decision.DENY:
             if answer.decision == Decision.ALLOW_FOR_CHAT and not outside:
                 self.grants.allow(self.session_id, tool)
-            return True
+            return None
         await self.client.call(
             "tools.deny",
             {
@@ -222,7 +224,4 @@ class WorkspaceCalls:
                 "outsideWorkspace": outside,
             },
         )
-        self._denied = Result(permissions.denied_result(request, answer), False)
-        return False
-
-    _denied: Result = Result("", False)
+        return Result(permissions.denied_result(request, answer), False)

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
-from . import tools, workspace_tools
+from . import attachment_content, tools, workspace_tools
 from .errors import ProviderError, ProviderErrorCode
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
@@ -149,6 +149,7 @@ class ToolLoop:
                 ok=outcome.ok,
                 duration_ms=round((time.monotonic() - started) * 1000),
                 details=outcome.details,
+                attachments=outcome.attachments,
             )
             self._notify(
                 self.session_id,
@@ -186,7 +187,10 @@ class ToolLoop:
         self._notify(self.session_id, "finished", done)
         following = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(self.session_id, "started", following.snapshot("streaming"))
-        return following, [*context, done]
+        sent = done
+        if any(block.get("attachments") for block in done["blocks"] if block.get("type") == "tool_call"):
+            [sent] = await attachment_content.hydrate(self.client, [done])  # a read picture goes to the model
+        return following, [*context, sent]
 
     async def _checkpoint(self, builder: ReplyBuilder) -> None:
         try:

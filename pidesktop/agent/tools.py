@@ -108,6 +108,7 @@ class Outcome:
     ends_turn: bool = False
     approval: dict | None = None
     details: dict[str, Any] | None = None  # for the window only (a write's review record and diff)
+    attachments: list[dict[str, Any]] | None = None  # pictures the model gets with the result (a read image)
 
 
 async def run(
@@ -144,7 +145,7 @@ async def run(
             if workspace is None:
                 return Outcome(f"{name} cannot run here: this chat has no workspace.", False)
             done = await workspace.run(call)
-            return Outcome(done.text, done.ok, details=done.details)
+            return Outcome(done.text, done.ok, details=done.details, attachments=done.attachments or None)
         if name == TODO_WRITE:
             return await _todo_write(client, session_id, args)
         return await _submit(client, session_id, turn_id, call, PROPOSAL_TOOLS[name], args)

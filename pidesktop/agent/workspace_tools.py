@@ -33,8 +33,8 @@ def _tool(name: str, description: str, properties: dict[str, Any], required: lis
 DEFINITIONS: dict[str, dict[str, Any]] = {
     READ: _tool(
         READ,
-        "Read a text file, with line numbers. Output is cut at 2000 lines or 50 KB; use offset and limit "
-        "to read a long file in parts.",
+        "Read a text file, with line numbers, or look at a picture (PNG, JPEG, GIF, WebP). Output is cut "
+        "at 2000 lines or 50 KB; use offset and limit to read a long file in parts.",
         {
             "path": _PATH,
             "offset": {"type": "integer", "minimum": 1, "description": "The first line to read (1-based)."},

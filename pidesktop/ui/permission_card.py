@@ -14,7 +14,7 @@ import asyncio
 import html
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QFrame,
@@ -41,6 +41,9 @@ class _Waiting:
 
 
 class PermissionCard(QFrame):
+    # A request was added or settled (any chat): ``pending_count(session_id)`` says how many wait where.
+    pendingChanged = Signal()
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("permissionCard")
@@ -95,12 +98,14 @@ class PermissionCard(QFrame):
         waiting = _Waiting(request, asyncio.get_running_loop().create_future())
         self._waiting.append(waiting)
         self._refresh()
+        self.pendingChanged.emit()
         try:
             return await waiting.answer
         finally:
             if waiting in self._waiting:
                 self._waiting.remove(waiting)
             self._refresh()
+            self.pendingChanged.emit()
 
     def show_session(self, session_id: str | None) -> None:
         """The chat on screen changed: show its oldest waiting request, if any."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import sessions
+from .. import attachments, sessions
 from .. import settings as app_settings
 from ..commands import command
 from ..context import HostContext
@@ -33,6 +33,8 @@ SHELL = "bash"
 PERMISSION_MODES = ("ask", "accept-edits", "auto")
 DEFAULT_PERMISSION_MODE = "ask"
 DIFF_MAX_BYTES = limits.MAX_BYTES
+IMAGE_MAX = 20 * 1024 * 1024  # the largest picture a read hands a vision model (as attachments send them)
+STORED_ATTACHMENT_KEYS = ("type", "kind", "name", "ref", "mimeType", "size")
 DIFF_INPUT_MAX = 512 * 1024  # larger files are not diffed: difflib would hold the host thread too long
 
 
@@ -160,6 +162,13 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
             )
             replace_file(resolved.path, change.after)
             answer = {"ok": True, "result": change.summary, "details": {"review": review_record, "diff": diff}}
+        elif tool == "read" and (image := _image(ctx, resolved)) is not None:
+            answer = {
+                "ok": True,
+                "result": f"{resolved.shown} is an image ({image['mimeType']}, {image['size']:,} bytes); "
+                "it is attached so you can see it.",
+                "attachments": [image],
+            }
         else:
             answer = {"ok": True, "result": _read_only(ctx, session_id, tool, args, resolved)}
     except files.Failed as exc:
@@ -179,6 +188,21 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     if review_record is not None:
         ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
     return answer
+
+
+def _image(ctx: HostContext, resolved: workspace.Resolved) -> dict[str, Any] | None:
+    """A picture (PNG, JPEG, GIF, WebP by its bytes) stored as an attachment for a vision model, else None."""
+    path = resolved.path
+    if not path.is_file() or path.stat().st_size > IMAGE_MAX:
+        return None
+    with open(path, "rb") as source:
+        if attachments.sniff_image(source.read(16)) is None:
+            return None
+        source.seek(0)
+        data = source.read(IMAGE_MAX + 1)
+    stored = attachments.store(attachments.directory(ctx), [data])
+    described = attachments.block(stored, path.name)
+    return {key: described[key] for key in STORED_ATTACHMENT_KEYS}
 
 
 def _read_only(ctx: HostContext, session_id: str, tool: str, args: Params, resolved: workspace.Resolved) -> str:

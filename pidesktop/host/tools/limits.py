@@ -10,45 +10,15 @@ output, so the model is told which ``offset`` reads on instead.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
+from ... import tool_output
 from ...durable import atomic_write
 from ..context import HostContext
 
-MAX_LINES = 2000
-MAX_BYTES = 50 * 1024
-
-
-@dataclass(frozen=True)
-class Cut:
-    text: str
-    truncated: bool
-    total_lines: int
-    kept_lines: int
-
-
-def cut(text: str, *, keep: str = "head", max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES) -> Cut:
-    """At most ``max_lines`` whole lines and ``max_bytes`` UTF-8 bytes, from the start or (``keep="tail"``) the end."""
-    lines = text.splitlines(keepends=True)
-    if len(lines) <= max_lines and len(text.encode()) <= max_bytes:
-        return Cut(text, False, len(lines), len(lines))
-    ordered = lines if keep == "head" else list(reversed(lines))
-    kept: list[str] = []
-    size = 0
-    for line in ordered[:max_lines]:
-        length = len(line.encode())
-        if size + length > max_bytes:
-            if not kept:  # one enormous line: keep its part that fits
-                raw = line.encode()
-                part = raw[:max_bytes] if keep == "head" else raw[-max_bytes:]
-                kept.append(part.decode(errors="ignore"))
-            break
-        kept.append(line)
-        size += length
-    if keep != "head":
-        kept.reverse()
-    return Cut("".join(kept), True, len(lines), len(kept))
+MAX_LINES, MAX_BYTES = tool_output.MAX_LINES, tool_output.MAX_BYTES
+Cut = tool_output.Cut
+cut = tool_output.cut
 
 
 def spill(ctx: HostContext, session_id: str, text: str, tool: str) -> Path:
