@@ -152,3 +152,40 @@ def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, 
     finally:
         qloop.run_until_complete(pool.aclose())
         win.close()
+
+
+def test_an_mcp_tool_not_marked_read_only_waits_on_the_permission_card(qtbot, qloop, host_client, sse_server, shots):  # noqa: F811
+    from pidesktop.agent.runner import ProviderChoice, TurnRunner
+
+    from .conftest import started_window
+    from .test_plan_approval import text_body, tool_call_body
+
+    host_client.call_blocking("mcp.add", {"name": "calc", "command": sys.executable, "args": [str(SERVER), "stdio"]})
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("mcp__calc__add", {"a": 1, "b": 2}, "call_0")]),
+        Script(chunks=[text_body("It is 3.")]),
+    )
+    sid = host_client.call_blocking("session.create", {"mode": "agent"})["session"]["id"]
+    host_client.call_blocking("session.update", {"sessionId": sid, "permissionMode": "ask"})
+    pool = McpPool(host_client)
+    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"), mcp=pool)
+    win = started_window(qtbot, qloop, host_client, runner=runner)
+    try:
+        win.sidebar.select(sid)
+        spin_until(qloop, lambda: win.current_session_id == sid and win.permission_card.session_id == sid)
+        qtbot.keyClicks(win.composer.edit, "Add one and two")
+        qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
+        card = win.permission_card
+        spin_until(qloop, lambda: card.isVisible())
+        assert card.title.text() == "Allow this? Use add from the MCP server calc"
+        assert '"a": 1' in card.detail.toPlainText() and "cannot undo" in card.explanation.text()
+        win.grab().save(str(shots / "permission-card-mcp.png"))
+        qtbot.mouseClick(card.allow_once_button, Qt.MouseButton.LeftButton)
+        spin_until(qloop, lambda: not runner.is_running(sid))
+        got = host_client.call_blocking("session.get", {"sessionId": sid})
+        [call] = [b for m in got["messages"] for b in m["blocks"] if b["type"] == "tool_call"]
+        assert (call["status"], call["result"]) == ("ok", "3")
+    finally:
+        qloop.run_until_complete(pool.aclose())
+        win.close()

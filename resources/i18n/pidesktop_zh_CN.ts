@@ -1853,6 +1853,10 @@ This cannot be undone.</source>
         <translation>命令以你的全部权限运行：未安装沙箱（安装 bubblewrap 以限制命令）。</translation>
     </message>
     <message>
+        <source>The MCP server %1 runs it with the arguments below; the app cannot undo what it does.</source>
+        <translation>MCP 服务器 %1 会用下面的参数运行它；应用无法撤销它所做的操作。</translation>
+    </message>
+    <message>
         <source>It runs in %1.</source>
         <translation>它在 %1 中运行。</translation>
     </message>
