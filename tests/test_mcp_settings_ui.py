@@ -58,7 +58,7 @@ def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloo
     pool = McpPool(host_client)  # a chat's turn starting it: the page follows mcp.changed
     try:
         qloop.run_until_complete(pool.offer(None))
-        spin_until(qloop, lambda: "Ready · 8 tool(s)" in page.list.item(0).text())
+        spin_until(qloop, lambda: "Ready · 8 tools" in page.list.item(0).text())
         switches = {box.text().split()[0]: box for box in page.tools_box.findChildren(type(page.enabled))}
         assert set(switches) >= {"echo", "add", "die"} and "(read-only)" in switches["echo"].text()
         page.grab().save(str(shots / "settings-tools.png"))

@@ -153,7 +153,8 @@ class ToolsPage(QWidget):
         if kind == "starting":
             return self.tr("Starting…")
         if kind == "ready":
-            return self.tr("Ready · %n tool(s)", "", len(state.get("tools") or []))
+            count = len(state.get("tools") or [])
+            return self.tr("Ready · 1 tool") if count == 1 else self.tr("Ready · %1 tools").replace("%1", str(count))
         if kind == "failed":
             return self.tr("Failed: %1").replace("%1", state.get("reason") or self.tr("unknown reason"))
         return self.tr("Starts when a chat needs it")

@@ -3183,11 +3183,13 @@ This cannot be undone.</source>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
-    <message numerus="yes">
-        <source>Ready · %n tool(s)</source>
-        <translation>
-            <numerusform>就绪 · %n 个工具</numerusform>
-        </translation>
+    <message>
+        <source>Ready · 1 tool</source>
+        <translation>就绪 · 1 个工具</translation>
+    </message>
+    <message>
+        <source>Ready · %1 tools</source>
+        <translation>就绪 · %1 个工具</translation>
     </message>
     <message>
         <source>Failed: %1</source>
