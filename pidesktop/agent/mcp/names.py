@@ -15,9 +15,10 @@ MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def model_name(server: str, tool: str) -> str:
+def model_name(server: str, tool: str, *, hashed: bool = False) -> str:
+    """The name the model calls; ``hashed`` forces the hash (two servers' tools that would read the same)."""
     name = f"{PREFIX}{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
-    if len(name) <= MAX_NAME and _UNSAFE.sub("_", tool) == tool:
+    if len(name) <= MAX_NAME and _UNSAFE.sub("_", tool) == tool and not hashed:
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"

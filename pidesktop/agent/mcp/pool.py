@@ -60,7 +60,7 @@ class CallResult:
     failure: str | None = None
 
 
-def _definition(server: str, tool: Tool) -> dict[str, Any]:
+def _definition(server: str, tool: Tool, *, hashed: bool = False) -> dict[str, Any]:
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     if schema.get("type") != "object":
         schema = {"type": "object", "properties": {}}
@@ -68,7 +68,7 @@ def _definition(server: str, tool: Tool) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
-            "name": names.model_name(server, tool.name),
+            "name": names.model_name(server, tool.name, hashed=hashed),
             "description": f"{description} (MCP server {server})"[:DESCRIPTION_MAX],
             "parameters": schema,
         },
@@ -112,6 +112,9 @@ class McpPool:
                     continue
                 definition = _definition(config.name, tool)
                 name = definition["function"]["name"]
+                if name in offer.tools:  # server "a" tool "b__c" and server "a__b" tool "c"
+                    definition = _definition(config.name, tool, hashed=True)
+                    name = definition["function"]["name"]
                 offer.tools[name] = OfferedTool(config.name, tool.name, _read_only(tool), definition)
         return offer
 
