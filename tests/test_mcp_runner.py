@@ -249,3 +249,19 @@ def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, 
     assert [r["status"] for r in results] == ["completed", "completed"]
     assert [c["result"] for c in calls_of(got)] == ["echo: one", "echo: two"]
     assert len(starts(started)) == 2
+
+
+def test_a_server_that_never_finishes_starting_is_cut_off_and_the_turn_goes_on(host, sse_server, tmp_path):  # noqa: F811
+    pid_file = tmp_path / "pid"
+    # a "server" that never answers the handshake: it notes its pid and sleeps
+    host.call(
+        "mcp.add",
+        {"name": "mute", "command": "sh", "args": ["-c", f"echo $$ > {pid_file}; exec sleep 600"], "timeoutSeconds": 1},
+    )
+    script(sse_server)
+    _, [result], _, _ = drive(host, sse_server)
+    assert result["status"] == "completed"
+    assert not any(name.startswith("mcp__") for name in offered(sse_server.requests[0]))
+    [listed] = host.call("mcp.list")["servers"]
+    assert listed["state"]["state"] == "failed" and "did not finish starting within 10 s" in listed["state"]["reason"]
+    assert not alive(int(pid_file.read_text()))  # stopped, not left behind

@@ -101,6 +101,7 @@ def _serve_http() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # connections wait in the backlog until uvicorn serves: the port is usable once printed
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning")

@@ -31,6 +31,7 @@ log = logging.getLogger("pidesktop.agent.mcp")
 
 STDERR_TAIL_BYTES = 2000
 CLOSE_GRACE_S = 5.0
+START_TIMEOUT_MIN_S = 10.0  # a short call timeout must not fail a server whose interpreter starts slowly
 PING_TIMEOUT_S = 5.0
 
 
@@ -110,14 +111,13 @@ class Connection:
     async def start(self) -> None:
         """Start the server and list its tools, within the server's timeout; ``StartFailed`` says why not."""
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.config.name}")
+        limit = max(self.config.timeout_s, START_TIMEOUT_MIN_S)
         try:
-            await asyncio.wait_for(asyncio.shield(self._ready), self.config.timeout_s)
+            await asyncio.wait_for(asyncio.shield(self._ready), limit)
         except TimeoutError:
             tail = self.stderr_tail()
             await self.close()
-            raise StartFailed(
-                f"{self.config.name} did not finish starting within {self.config.timeout_s:g} s.", tail
-            ) from None
+            raise StartFailed(f"{self.config.name} did not finish starting within {limit:g} s.", tail) from None
         except (StartFailed, asyncio.CancelledError):  # failed, or Stop while it started: nothing left running
             await self.close()
             raise
@@ -183,12 +183,12 @@ class Connection:
         if owner is None or owner.done():
             self._close_stderr()
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), CLOSE_GRACE_S)
-        except (TimeoutError, Exception):
+        if self.session is None:  # still starting (the handshake hangs): it is not waiting to be told
             owner.cancel()
-            with contextlib.suppress(BaseException):
-                await owner
+        await asyncio.wait({owner}, timeout=CLOSE_GRACE_S)  # the SDK's own shutdown: stdin closed, then signals
+        if not owner.done():
+            owner.cancel()
+            await asyncio.wait({owner})
         self._close_stderr()
 
     def _close_stderr(self) -> None:
