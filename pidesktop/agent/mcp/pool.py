@@ -145,6 +145,9 @@ class McpPool:
                 sentence = f"The MCP server {config.name} could not start: {exc}"
                 await self._report(config.name, "failed", reason=str(exc), stderr=exc.stderr_tail)
                 return sentence
+            if self._closed:  # the app quit while it started: it must not outlive the pool
+                await connection.close()
+                return f"The MCP server {config.name} was not kept: the app is closing."
             self._connections[config.name] = connection
             await self._report(config.name, "ready", tools=connection.tools)
             return connection
@@ -178,6 +181,9 @@ class McpPool:
         except (ConnectionError, OSError, BaseExceptionGroup) as exc:
             log.warning("MCP call %s/%s failed: %s", server, tool, exc)
             return CallResult(failure=await self._died(connection, tool))
+        except Exception as exc:  # a result the SDK refused (schema, input requests): the server stays up
+            log.warning("MCP call %s/%s gave no usable result: %r", server, tool, exc)
+            return CallResult(failure=f"The MCP server {server} answered {tool} with something unusable: {exc}")
 
     async def _died(self, connection: Connection, tool: str) -> str:
         tail = connection.stderr_tail()
