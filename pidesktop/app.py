@@ -130,11 +130,13 @@ def _run(
     host = HostThread(_host_opener(location, "pidesktop GUI"))
     client = HostClient(host, loop)
     try:
+        from .agent.mcp.pool import McpPool
         from .agent.outbox import Outbox, dead_letter_file
         from .agent.runner import TurnRunner
 
         outbox = Outbox(client, dead_letter_file(location.ui_root))
-        runner = TurnRunner(client, outbox=outbox)
+        mcp = McpPool(client)  # MCP servers start when a chat first needs their tools, and stop at quit
+        runner = TurnRunner(client, outbox=outbox, mcp=mcp)
         window.build(client, runner)
         gc_pauses.start_done()
         # Its imports and the database's opening run beside the window's first paint with its widgets (commands
@@ -185,6 +187,7 @@ def _run(
             if warming is not None and not warming.done():
                 warming.cancel()  # a quit right after the start: the imports left do not matter any more
             await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed
+            await mcp.aclose()  # no MCP server process outlives the app
             await outbox.flush(5)
             await outbox.aclose()
             window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit

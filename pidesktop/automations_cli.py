@@ -57,13 +57,15 @@ def run_due(task_id: str | None, data_dir: str | None) -> int:
 async def _run_due(host: HostThread, task_id: str | None) -> int:
     import asyncio
 
+    from .agent.mcp.pool import McpPool
     from .agent.runner import TurnRunner
     from .agent.scheduler import Scheduler
     from .bus import HostClient
 
     loop = asyncio.get_running_loop()
     client = HostClient(host, loop)
-    scheduler = Scheduler(client, TurnRunner(client, interactive=False))
+    mcp = McpPool(client)  # the enabled MCP servers' tools, as in the app; stopped when the runs end
+    scheduler = Scheduler(client, TurnRunner(client, interactive=False, mcp=mcp))
     ended: list[tuple[dict, dict]] = []
     scheduler.listeners.append(lambda phase, task, run: ended.append((task, run)) if phase == "finished" else None)
     stopping = loop.create_task(_never())
@@ -101,6 +103,7 @@ async def _run_due(host: HostThread, task_id: str | None) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
         await scheduler.stop()
+        await mcp.aclose()
         client.close()
 
 

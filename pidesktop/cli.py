@@ -30,7 +30,7 @@ import argparse
 import os
 import sys
 
-from . import __version__, automations_cli, import_cli
+from . import __version__, automations_cli, import_cli, mcp_cli
 from .storage import cli as storage_cli
 
 
@@ -87,14 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     storage_cli.add_parser(sub)
     automations_cli.add_parser(sub)
     import_cli.add_parser(sub)
+    mcp_cli.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv, server_command = mcp_cli.split_command(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     if args.version:
         print(version_line())
         return 0
+    args.mcp_command = server_command
     if args.relocate_data:
         return storage_cli.relocate_data(*args.relocate_data)
     if args.command == "data":
@@ -103,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         return automations_cli.run(args)
     if args.command == "import":
         return import_cli.run(args)
+    if args.command == "mcp":
+        return mcp_cli.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":

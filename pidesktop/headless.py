@@ -28,6 +28,7 @@ from pathlib import Path
 
 from . import headless_approval, headless_permission
 from .agent import sandbox
+from .agent.mcp.pool import McpPool
 from .agent.runner import ProviderChoice, TurnRunner
 from .bus import ErrorCode, HostClient, HostError, HostThread
 from .command_host import start_host
@@ -175,6 +176,7 @@ async def _chat(
     confinement = sandbox.status()
     if permission_mode == "auto" and not confinement.available:
         print(f"pidesktop chat: {confinement.reason}", file=sys.stderr)  # the flag is the person's consent
+    mcp = McpPool(client)  # the enabled MCP servers' tools; their processes end with this command
     runner = TurnRunner(
         client,
         override=override,
@@ -183,6 +185,7 @@ async def _chat(
         asker=headless_permission.ask_on_stdin if interactive else None,
         confirm_unconfined=permission_mode != "auto",
         watched=lambda _session_id: True,
+        mcp=mcp,
     )
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
@@ -241,6 +244,7 @@ async def _chat(
         print(f"session: {session_id}", file=sys.stderr)
         return 1
     finally:
+        await mcp.aclose()
         client.close()
 
 

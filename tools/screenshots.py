@@ -225,6 +225,27 @@ async def seed_attachments(client: HostClient, files: list[str]) -> str:
     return sid
 
 
+async def seed_mcp(client: HostClient) -> None:
+    """Three MCP servers for Settings > Tools: one started (ready, a tool switched off), one failed, one not yet."""
+    from pidesktop.agent.mcp.pool import McpPool
+
+    repo = Path(__file__).resolve().parent.parent
+    os.chdir(repo)  # the server's command line is shown as typed: relative to the checkout
+    python = os.path.relpath(sys.executable, repo)
+    await client.call(
+        "mcp.add", {"name": "toolbox", "command": python, "args": ["tests/support/mcp_server.py", "stdio"]}
+    )
+    await client.call("mcp.add", {"name": "notes", "command": "/opt/notes-mcp/bin/notes-mcp"})
+    await client.call("mcp.add", {"name": "github", "url": "https://api.githubcopilot.com/mcp/"})
+    await client.call("mcp.update", {"name": "github", "enabled": False})
+    pool = McpPool(client)
+    try:
+        await pool.offer(None)
+    finally:
+        await pool.aclose()
+    await client.call("mcp.update", {"name": "toolbox", "disabledTools": ["die", "hang"]})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "screenshots"))
@@ -243,6 +264,7 @@ def main() -> None:
             ids = await seed(client)
             files = sample_files(Path(tmp))
             ids["attachments"] = await seed_attachments(client, files)
+            await seed_mcp(client)
             for theme in (themes.LIGHT, themes.DARK):
                 themes.apply(app, theme)
                 window = MainWindow(client, theme, TurnRunner(client, offline_delay=0.0))
@@ -294,6 +316,11 @@ def main() -> None:
                 window.settings_dialog.show_page("Providers")
                 await asyncio.sleep(0.3)
                 window.settings_dialog.grab().save(str(out / f"settings-{theme.name}.png"))
+                window.settings_dialog.show_page("Tools")
+                window.settings_dialog.tools.selected_name = "toolbox"
+                await window.settings_dialog.tools.load()
+                await asyncio.sleep(0.3)
+                window.settings_dialog.grab().save(str(out / f"settings-tools-{theme.name}.png"))
                 window.settings_dialog.close()
                 window.close()
                 window.deleteLater()

@@ -39,7 +39,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import ErrorCode, HostClient, HostError
 from . import (
@@ -61,7 +61,12 @@ from .events import StreamEvent, TextDelta, ThinkingDelta, Usage
 from .offline import OfflineDemoProvider
 from .outbox import Outbox, OutboxFull
 from .reply import ReplyBuilder
+from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
+    from .mcp.pool import McpPool
 
 log = logging.getLogger("pidesktop.agent.runner")
 
@@ -179,8 +184,11 @@ class TurnRunner:
         interactive: bool = True,
         asker: permissions.Asker | None = None,
         confirm_unconfined: bool = True,
+        mcp: McpPool | None = None,
     ):
         self.client = client
+        # The app's MCP servers (started when a chat first needs them); None: no MCP tools
+        self.mcp = mcp
         # Who answers a tool call that needs the person's word; None: nobody, such calls are denied.
         self.asker = asker
         # False when the person already accepted that commands run without a sandbox (``pidesktop chat``'s flag)
@@ -370,6 +378,7 @@ class TurnRunner:
             model_id=model_id,
             notify=self._notify,
             workspace=self._workspace_calls(session_id, active, prepared),
+            mcp=await self._mcp_calls(session_id, active, prepared, session.get("mode")),
         )
         try:
             if not (self.interactive if active.interactive is None else active.interactive):
@@ -496,6 +505,37 @@ class TurnRunner:
             grants=self.grants,
             notify=self._notify,
             confirm_unconfined=self.confirm_unconfined,
+        )
+
+    async def _mcp_calls(self, session_id: str, active: _Active, prepared: Prepared, mode: object) -> McpCalls | None:
+        """The chat's MCP tools (their servers started if needed); Plan and Goal get the read-only ones."""
+        if self.mcp is None or prepared.provider_id == OFFLINE_ID:
+            return None
+        try:
+            offer = await unless_stopped(self.mcp.offer(session_id), active.cancel)
+        except Stopped:
+            return None
+        for server, sentence in offer.failed.items():
+            self._notify(session_id, "mcp_failure", {"server": server, "message": sentence})
+        if mode in ("plan", "goal"):
+            offer.tools = {name: tool for name, tool in offer.tools.items() if tool.read_only}
+        if not offer.tools:
+            return None
+        from .mcp.calls import McpCalls
+
+        unattended = not (self.interactive if active.interactive is None else active.interactive)
+        workspace = prepared.workspace or {}
+        return McpCalls(
+            self.client,
+            self.mcp,
+            offer,
+            session_id,
+            active.turn_id,
+            active.cancel,
+            mode=str(workspace.get("permissionMode") or permissions.DEFAULT_MODE),
+            asker=None if unattended else self.asker,
+            grants=self.grants,
+            notify=self._notify,
         )
 
     # -- context budget and compaction ------------------------------------------------------

@@ -30,7 +30,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
 from . import attachment_content, tools, workspace_tools
@@ -39,6 +39,9 @@ from .events import StreamEvent
 from .reply import ReplyBuilder
 from .stopping import Stopped, unless_stopped
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
@@ -75,6 +78,7 @@ class ToolLoop:
         model_id: str = "",
         notify: Callable[[str, str, dict[str, Any] | None], None] = lambda *_: None,
         workspace: WorkspaceCalls | None = None,
+        mcp: McpCalls | None = None,
     ):
         self.client = client
         self.session_id = session_id
@@ -82,11 +86,14 @@ class ToolLoop:
         self.cancel = cancel
         self.key = (provider_id, model_id)
         self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
+        if self.tools and mcp is not None:
+            self.tools += mcp.definitions
         self.names = tools.names(self.tools)
         self.rounds = 0
         self.approval: dict[str, Any] | None = None  # the proposal this turn ended waiting for
         self._notify = notify
         self.workspace = workspace
+        self.mcp = mcp
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(
@@ -131,7 +138,7 @@ class ToolLoop:
             if self.cancel.is_set():
                 return False
             started = time.monotonic()
-            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace)
+            running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace, self.mcp)
             try:
                 # bash stops its own command on Stop, so its result can say so
                 outcome = await (

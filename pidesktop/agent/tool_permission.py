@@ -5,6 +5,9 @@
 - ``auto``: everything runs (``bash`` in the sandbox); without a sandbox,
   the first ``bash`` of a chat asks once to confirm that commands run unconfined.
 
+An MCP server's tool (``must_ask_mcp``) asks in ``ask`` and ``accept-edits``
+unless its server marks it ``readOnlyHint: true``; ``auto`` runs it.
+
 A path outside the workspace asks in every mode, one call at a time: "Allow
 for this chat" never covers it. Read-only tools never ask otherwise.
 """
@@ -42,3 +45,10 @@ def must_ask(mode: str, tool: str, *, outside: bool = False, unconfined: bool = 
             return unconfined and not confirmed
         return True
     return False
+
+
+def must_ask_mcp(mode: str, read_only: bool) -> bool:
+    """An MCP server's tool: ``auto`` runs it; ``ask`` and ``accept-edits`` ask unless it is marked ``readOnlyHint``."""
+    if mode == permissions.AUTO:
+        return False
+    return not read_only

@@ -6,6 +6,9 @@
   ``plan.submit``; the turn then ends, waiting for the person's answer.
 - pi's workspace tools (``workspace_tools``): every one in Agent mode, the
   read-only ones in Plan and Goal; run by ``tool_calls.WorkspaceCalls``.
+- MCP servers' tools, named ``mcp__<server>__<tool>`` (``mcp``): every
+  enabled one in Agent mode, those marked read-only in Plan and Goal; run by
+  ``mcp.calls.McpCalls``.
 
 Definitions are in the OpenAI ``tools`` format. Every tool runs through the
 host (the runtime never writes a file itself). A call that cannot run (bad
@@ -16,11 +19,14 @@ an error result the model can read and correct; it never fails the turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HostError
 from . import workspace_tools
 from .tool_calls import WorkspaceCalls
+
+if TYPE_CHECKING:
+    from .mcp.calls import McpCalls
 
 SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE = "SubmitPlan", "SubmitGoal", "TodoWrite"
 PROPOSAL_TOOLS = {SUBMIT_PLAN: "plan", SUBMIT_GOAL: "goal"}  # tool -> approval kind
@@ -119,6 +125,7 @@ async def run(
     call: dict[str, Any],
     offered_names: set[str],
     workspace: WorkspaceCalls | None = None,
+    mcp: McpCalls | None = None,
 ) -> Outcome:
     """Run one ``tool_call`` block (``callId``, ``name``, ``args``) through the host."""
     name = call.get("name") or ""
@@ -138,6 +145,9 @@ async def run(
     if not isinstance(args, dict):
         return Outcome("The arguments were not a complete JSON object; send the call again.", False)
     try:
+        if mcp is not None and mcp.offers(name):
+            answered = await mcp.run(call)
+            return Outcome(answered.text, answered.ok)
         if name in workspace_tools.ALL:
             if workspace is None:
                 return Outcome(f"{name} cannot run here: this chat has no workspace.", False)

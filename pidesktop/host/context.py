@@ -38,6 +38,8 @@ class HostContext:
     migration: MigrationReport | None = None
     # queues work on the host thread (set by the bus's HostThread; None for a bare Host in tests)
     post: Post | None = None
+    # MCP servers' running state as the agent runtime reports it (``mcp.reportState``); kept in memory only
+    mcp_states: dict[str, dict[str, Any]] = field(default_factory=dict)
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

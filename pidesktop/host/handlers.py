@@ -26,6 +26,7 @@ from . import (
     turns,
     usage,
 )
+from .mcp import commands as mcp_commands
 from .native import commands as native_commands
 from .tools import audit as tool_audit
 from .tools import commands as tool_commands
@@ -57,6 +58,7 @@ REGISTERING = (
     trash,
     turns,
     usage,
+    mcp_commands,
     native_commands,
     tool_audit,
     tool_commands,

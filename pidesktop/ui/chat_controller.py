@@ -33,6 +33,7 @@ Draft = tuple[str, list[dict]]
 # Message actions after which the keyboard goes back to the composer (edit puts it there itself; fork and delete
 # open a chat or a question that take it).
 KEYBOARD_BACK_TO_COMPOSER = ("copy", "regenerate", "show-full", "revision-prev", "revision-next")
+MCP_NOTE_MS = 15_000  # how long the sentence about a failed MCP server stays
 
 
 @dataclass
@@ -457,6 +458,8 @@ class ChatController(QObject):
             w.transcript_model.add_tool_output(str(message.get("callId")), str(message.get("chunk") or ""))
         elif phase == "tool_done" and message is not None:
             w.transcript_model.finish_tool(str(message.get("callId")), bool(message.get("ok")), message.get("result"))
+        elif phase == "mcp_failure" and message is not None:
+            w.show_note(str(message.get("message", "")), MCP_NOTE_MS)  # a server that failed: one sentence
         elif phase in ("started", "delta") and message is not None:
             w.transcript_model.set_live(message)
             w.composer.set_running(True)

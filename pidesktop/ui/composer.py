@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from ..bus import HostClient
 from . import permission_modes
 from .attachment_tray import AttachmentTray, FilePicker
+from .mcp_chip import McpChip
 
 MAX_HEIGHT_FRACTION = 0.4
 MIN_LINES = 1
@@ -215,6 +216,8 @@ class Composer(QWidget):
         self.model_picker.setToolTip(self.tr("The model that answers in this chat"))
         self.model_picker.activated.connect(self._model_picked)
         self.set_models([], "")
+        # which MCP servers' tools are on for the chat (shown once a server is configured)
+        self.mcp_chip = McpChip(client) if client is not None else None
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
@@ -257,6 +260,8 @@ class Composer(QWidget):
         bottom.addWidget(self.permission_picker)
         bottom.addWidget(self.model_picker)
         bottom.addWidget(self.thinking)
+        if self.mcp_chip is not None:
+            bottom.addWidget(self.mcp_chip)
         bottom.addStretch(1)
         bottom.addWidget(self.send_button)
         inner.addLayout(bottom)

@@ -168,7 +168,12 @@ class PermissionCard(QFrame):
                 )
             )
         if not lines:
-            if request.tool == "bash":
+            if request.extra.get("mcpServer"):
+                mcp_note = self.tr(
+                    "The MCP server %1 runs it with the arguments below; the app cannot undo what it does."
+                )
+                lines.append(i18n.arg(mcp_note, str(request.extra["mcpServer"])))
+            elif request.tool == "bash":
                 lines.append(i18n.arg(self.tr("It runs in %1."), request.workspace))
             else:
                 lines.append(self.tr("Nothing changes until you allow it. You can revert the change later."))

@@ -1,4 +1,4 @@
-"""The Settings dialog: a list of pages on the left (General, Providers, Usage, Data), the page on the right.
+"""The Settings dialog: a list of pages on the left (General, Providers, Tools, Usage, Data), the page on the right.
 
 Build it with ``SettingsDialog.ask(client, theme, parent)`` and show it with
 ``open()``: it loads every page from the host in the background and deletes
@@ -35,6 +35,7 @@ from .ops import host_op
 from .settings_data import DataPage
 from .settings_general import GeneralPage
 from .settings_providers import ProvidersPage
+from .settings_tools import ToolsPage
 from .settings_usage import UsagePage
 from .tasks import spawn
 
@@ -45,6 +46,7 @@ NAV_ROW_HEIGHT = 40
 PAGES = (
     QT_TRANSLATE_NOOP("SettingsDialog", "General"),
     QT_TRANSLATE_NOOP("SettingsDialog", "Providers"),
+    QT_TRANSLATE_NOOP("SettingsDialog", "Tools"),
     QT_TRANSLATE_NOOP("SettingsDialog", "Usage"),
     QT_TRANSLATE_NOOP("SettingsDialog", "Data"),
 )
@@ -65,6 +67,7 @@ class SettingsDialog(QDialog):
 
         self.general = GeneralPage(client)
         self.providers = ProvidersPage(client)
+        self.tools = ToolsPage(client)
         self.usage = UsagePage(client)
         self.data = DataPage(client)
         self.nav = QListWidget()
@@ -75,7 +78,7 @@ class SettingsDialog(QDialog):
             item.setSizeHint(QSize(0, NAV_ROW_HEIGHT))
             self.nav.addItem(item)
         self.pages = QStackedWidget()
-        for page in (self.general, self.providers, self.usage, self.data):
+        for page in (self.general, self.providers, self.tools, self.usage, self.data):
             self.pages.addWidget(page)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.nav.setCurrentRow(0)
@@ -117,7 +120,12 @@ class SettingsDialog(QDialog):
 
     async def load(self) -> None:
         await asyncio.gather(
-            self.general.load(), self.providers.load(), self.usage.load(), self.data.load(), self.load_about()
+            self.general.load(),
+            self.providers.load(),
+            self.tools.load(),
+            self.usage.load(),
+            self.data.load(),
+            self.load_about(),
         )
 
     def about_line(self, schema_version: int | None) -> str:
@@ -135,7 +143,7 @@ class SettingsDialog(QDialog):
             self.about.setText(self.about_line(hello["schemaVersion"]))
 
     def show_page(self, name: str) -> None:
-        """Switch to ``"General"``, ``"Providers"``, ``"Usage"`` or ``"Data"``."""
+        """Switch to ``"General"``, ``"Providers"``, ``"Tools"``, ``"Usage"`` or ``"Data"``."""
         self.nav.setCurrentRow(PAGES.index(name))
 
     def apply_theme(self, theme: themes.Theme) -> None:

@@ -176,6 +176,9 @@ QToolButton#chipRemove {{ border: none; color: {t.muted}; padding: 0 4px; }}
 QToolButton#chipRemove:hover {{ color: {t.text}; }}
 QToolButton#attachButton {{ border: 1px solid {t.border}; border-radius: 10px; padding: 1px 8px; color: {t.muted}; }}
 QToolButton#attachButton:hover {{ background: {t.hover}; color: {t.text}; }}
+QToolButton#mcpChip {{ border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; color: {t.muted}; }}
+QToolButton#mcpChip:hover {{ background: {t.hover}; color: {t.text}; }}
+QToolButton#mcpChip::menu-indicator {{ image: none; width: 0; }}
 QPushButton#sendButton {{
     background: {t.accent}; color: #FFFFFF; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
 }}

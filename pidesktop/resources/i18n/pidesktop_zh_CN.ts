@@ -1391,6 +1391,104 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>McpChip</name>
+    <message>
+        <source>MCP: off</source>
+        <translation>MCP：关闭</translation>
+    </message>
+    <message>
+        <source>MCP: %1</source>
+        <translation>MCP：%1</translation>
+    </message>
+    <message>
+        <source>The tools of these MCP servers are on for this chat</source>
+        <translation>此对话启用了这些 MCP 服务器的工具</translation>
+    </message>
+    <message>
+        <source>No MCP server&apos;s tools are on for this chat</source>
+        <translation>此对话未启用任何 MCP 服务器的工具</translation>
+    </message>
+    <message>
+        <source>Checked servers are on for every chat of this project</source>
+        <translation>勾选的服务器对此项目的所有对话启用</translation>
+    </message>
+    <message>
+        <source>Chats without a project use every enabled server (Settings &gt; Tools)</source>
+        <translation>不属于项目的对话使用所有已启用的服务器（设置 &gt; 工具）</translation>
+    </message>
+</context>
+<context>
+    <name>McpServerDialog</name>
+    <message>
+        <source>Edit MCP server</source>
+        <translation>编辑 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Add MCP server</source>
+        <translation>添加 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>e.g. files or github</source>
+        <translation>例如 files 或 github</translation>
+    </message>
+    <message>
+        <source>Start a command (stdio)</source>
+        <translation>启动命令（stdio）</translation>
+    </message>
+    <message>
+        <source>Connect to a URL (streamable HTTP)</source>
+        <translation>连接 URL（可流式 HTTP）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>One NAME=value a line. Values are kept encrypted.</source>
+        <translation>每行一个 NAME=value。值会加密保存。</translation>
+    </message>
+    <message>
+        <source>Leave a value empty to keep the stored one.</source>
+        <translation>值留空则保留已保存的值。</translation>
+    </message>
+    <message>
+        <source>Line %1 needs the form NAME=value.</source>
+        <translation>第 %1 行需要写成 NAME=value。</translation>
+    </message>
+    <message>
+        <source>The command line could not be read: %1</source>
+        <translation>无法读取命令行：%1</translation>
+    </message>
+    <message>
+        <source>Type the command that starts the server.</source>
+        <translation>请输入启动服务器的命令。</translation>
+    </message>
+</context>
+<context>
     <name>MessageLayout</name>
     <message>
         <source>Copy</source>
@@ -2006,6 +2104,10 @@ This cannot be undone.</source>
     <message>
         <source>Commands run with your full rights: no sandbox is installed (install bubblewrap to confine them).</source>
         <translation>命令以你的全部权限运行：未安装沙箱（安装 bubblewrap 以限制命令）。</translation>
+    </message>
+    <message>
+        <source>The MCP server %1 runs it with the arguments below; the app cannot undo what it does.</source>
+        <translation>MCP 服务器 %1 会用下面的参数运行它；应用无法撤销它所做的操作。</translation>
     </message>
     <message>
         <source>It runs in %1.</source>
@@ -2970,6 +3072,10 @@ This cannot be undone.</source>
         <translation>提供商</translation>
     </message>
     <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
         <source>Data</source>
         <translation>数据</translation>
     </message>
@@ -3531,6 +3637,129 @@ This cannot be undone.</source>
     <message>
         <source>This change can&apos;t be reverted: the file was larger than 1 MiB, so its earlier version was not kept.</source>
         <translation>此更改无法撤销：文件大于 1 MiB，因此没有保留其早期版本。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsPage</name>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>MCP servers give the model more tools in every chat. A server starts when a chat first needs it. Tools not marked read-only ask before they run, unless the chat allows everything.</source>
+        <translation>MCP 服务器为每个对话中的模型提供更多工具。服务器在对话首次需要时启动。未标记为只读的工具在运行前会先询问，除非该对话允许所有操作。</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Read the mcpServers of a Claude Desktop or Cursor settings file</source>
+        <translation>读取 Claude Desktop 或 Cursor 设置文件中的 mcpServers</translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. Add one, or import the file of another app.</source>
+        <translation>还没有 MCP 服务器。添加一个，或导入其他应用的设置文件。</translation>
+    </message>
+    <message>
+        <source>Use this server&apos;s tools</source>
+        <translation>使用此服务器的工具</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Ready · 1 tool</source>
+        <translation>就绪 · 1 个工具</translation>
+    </message>
+    <message>
+        <source>Ready · %1 tools</source>
+        <translation>就绪 · %1 个工具</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>unknown reason</source>
+        <translation>原因未知</translation>
+    </message>
+    <message>
+        <source>Starts when a chat needs it</source>
+        <translation>在对话需要时启动</translation>
+    </message>
+    <message>
+        <source>The MCP servers could not be read: %1</source>
+        <translation>无法读取 MCP 服务器：%1</translation>
+    </message>
+    <message>
+        <source>Streamable HTTP: %1</source>
+        <translation>可流式 HTTP：%1</translation>
+    </message>
+    <message>
+        <source>Command: %1</source>
+        <translation>命令：%1</translation>
+    </message>
+    <message>
+        <source>The tools are listed here once the server has started in a chat.</source>
+        <translation>服务器在对话中启动后，这里会列出它的工具。</translation>
+    </message>
+    <message>
+        <source>(read-only)</source>
+        <translation>（只读）</translation>
+    </message>
+    <message>
+        <source>Remove MCP server</source>
+        <translation>移除 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Remove %1 and its stored keys? Chats keep the results of its past calls.</source>
+        <translation>移除 %1 及其保存的密钥？对话会保留它以往调用的结果。</translation>
+    </message>
+    <message>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Settings files (*.json);;All files (*)</source>
+        <translation>设置文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%1 could not be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>Imported: %1</source>
+        <translation>已导入：%1</translation>
+    </message>
+    <message>
+        <source>Skipped %1: %2</source>
+        <translation>已跳过 %1：%2</translation>
+    </message>
+    <message>
+        <source>The file lists no MCP servers.</source>
+        <translation>该文件未列出任何 MCP 服务器。</translation>
     </message>
 </context>
 <context>
