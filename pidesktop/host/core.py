@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from ..bus.errors import ErrorCode, HostError
 from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
-from . import boot, commands, search
+from . import boot, commands, search, storage_errors
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import Emit, HostContext, Post
 from .db import DB_NAME, open_migrated
@@ -66,7 +68,14 @@ class Host:
         if handler is None:
             raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
         native_guard.check(method, params)  # pi's own sessions are read-only here
-        return handler(self.ctx, Params(method, params))
+        try:
+            return handler(self.ctx, Params(method, params))
+        except (OSError, apsw.Error) as exc:
+            coded = storage_errors.classify(exc)
+            if coded is None:
+                raise
+            log.warning("%s refused by the disk: %s", method, exc)
+            raise coded from exc
 
     def attach_post(self, post: Post) -> None:
         """The bus's way to queue work on this host's thread (a job thread's writes go through it)."""

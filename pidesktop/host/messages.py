@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, queue, sessions
+from . import index_sync, inflight, message_index, queue, sessions
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -123,17 +123,37 @@ def append(
             with conn:
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
     else:
+        index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
+        layout = ctx.transcripts.layout(session_id)
+        start = None if layout is None else layout.prefix_len
         ctx.transcripts.append(session_id, {"type": "message", **message})
-        with conn:
-            seq = message_index.insert(
-                conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
-            )
-            if message["role"] == "user":
-                sessions.apply_fallback_title(conn, session_id, message)
-            if queue_entry_id is not None:
-                dequeued = queue.consume(conn, session_id, queue_entry_id)
+        length = ctx.transcripts.length(session_id)
+        try:
+            with conn:
+                seq = message_index.insert(
+                    conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
+                )
+                if length is not None:
+                    index_sync.record_length(conn, session_id, length, now)
+                if message["role"] == "user":
+                    sessions.apply_fallback_title(conn, session_id, message)
+                if queue_entry_id is not None:
+                    dequeued = queue.consume(conn, session_id, queue_entry_id)
+        except Exception:
+            _take_back(ctx, session_id, start)  # an error reply means "not stored"
+            raise
     inflight.remove_if_message(ctx, session_id, message["id"])
     return {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
+
+
+def _take_back(ctx: HostContext, session_id: str, start: int | None) -> None:
+    """Remove the line an append wrote when its index commit failed (a full disk, most often)."""
+    if start is None:
+        return
+    try:
+        ctx.transcripts.take_back(session_id, start)
+    except OSError:  # the line stays; the next append or start indexes it (index_sync)
+        log.exception("could not take back the line of a failed append to session %s", session_id)
 
 
 def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:

@@ -1739,6 +1739,10 @@ This cannot be undone.</source>
         <translation>目前无法访问数据文件夹。请确认所在磁盘已连接，然后重试。</translation>
     </message>
     <message>
+        <source>Your disk is full: free some space; nothing you wrote is lost.</source>
+        <translation>磁盘已满：请释放一些空间；你写下的内容没有丢失。</translation>
+    </message>
+    <message>
         <source>Your data was written by a different version of pidesktop, which this one can’t open.</source>
         <translation>你的数据由另一个版本的 pidesktop 写入，当前版本无法打开。</translation>
     </message>
