@@ -53,7 +53,12 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     report["rewritesFinished"] = history.finish_interrupted(ctx, now)
     report["tempFilesRemoved"] = sweep_temp_files(ctx)
     report["incomingAttachmentsRemoved"] = sweep_incoming_attachments(ctx)
+    (settings_kept,) = one_row(conn.execute("SELECT count(*) FROM kv"))
     report["sessionsRestored"] = restore_orphans(ctx, now)
+    if report["sessionsRestored"]:
+        # An empty kv beside chats to restore: the database was lost, and what lives only in it went with it.
+        lost = [] if settings_kept else ["settings", "providers", "projectMemory"]
+        ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
     report["unindexedLinesIndexed"] = index_sync.reconcile_all(ctx, now)
     with conn:  # the clock-and-flag marker an earlier version kept for the same purpose
         kv.delete(conn, "host", "run")

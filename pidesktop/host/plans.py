@@ -35,7 +35,7 @@ import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir, write_all
-from . import kv, sessions
+from . import kv, session_info, sessions
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -338,6 +338,8 @@ def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     if decision == "approve":
         verify_artifact(approval)
     now = ctx.clock()
+    if decision == "approve":  # file first: the chat leaves Plan for Agent in its transcript too
+        session_info.record(ctx, approval["sessionId"], {"mode": "agent"})
     with conn:
         if decision == "approve":
             conn.execute(

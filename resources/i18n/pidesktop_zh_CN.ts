@@ -1191,6 +1191,20 @@ Size: %3</source>
         </translation>
     </message>
     <message>
+        <source>A chat was rebuilt from its file, with its title, project and settings.</source>
+        <translation>已从聊天文件重建 1 个聊天，包括标题、项目和设置。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats were rebuilt from their files, with their titles, projects and settings.</source>
+        <translation>
+            <numerusform>已从聊天文件重建 %n 个聊天，包括标题、项目和设置。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Settings, providers and project memory could not be recovered: set them again if you had changed them.</source>
+        <translation>应用设置、服务提供方和项目记忆无法恢复：如果你曾修改过，请重新设置。</translation>
+    </message>
+    <message>
         <source>New chat (Ctrl+N)</source>
         <translation>新对话（Ctrl+N）</translation>
     </message>

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from . import cut, layout_cache
+from . import cut, info, layout_cache
 from .files import (
     ReadCounter,
     append_durably,
@@ -186,13 +186,25 @@ class TranscriptStore:
 
     def rewrite(self, session_id: str, records: list[dict[str, Any]], header: dict[str, Any] | None = None) -> None:
         """Replace the whole transcript atomically; keeps the current header when ``header`` is None."""
-        body = b"".join(_encode_body_record(record) for record in records)
+        kept_info = self._folded_info(session_id, records)
+        body = b"".join(_encode_body_record(record) for record in [*kept_info, *records])
         if header is None:
             header = self._read_header(session_id) or session_header(session_id, now_rfc3339())
         header_line = encode_record({**header, "type": SESSION})
         self._ensure_sessions_dir()
         atomic_write(self.path(session_id), header_line + body)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
+
+    def _folded_info(self, session_id: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The current file's ``session_info`` lines as one record, unless ``records`` carry their own."""
+        if any(record.get("type") == info.INFO for record in records):
+            return []
+        try:
+            data = self.path(session_id).read_bytes()
+        except FileNotFoundError:
+            return []
+        line = info.folded_line(info.fold(data))
+        return [] if line is None else [line]
 
     def rewrite_dropping(
         self, session_id: str, message_ids: set[str], compaction_ids: set[str], header: dict[str, Any]
