@@ -68,7 +68,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
-    turn_id = p.text("turnId", required=False)
+    turn_id = p.text("turnId", required=False, max_chars=MESSAGE_ID_MAX)
     queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
     result = append(ctx, session_id, message, turn_id, queue_entry_id)
     ctx.emit(
@@ -273,9 +273,11 @@ def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     compaction = p.obj("compaction")
     for key in ("id", "throughMessageId"):
-        if not isinstance(compaction.get(key), str) or not compaction[key]:
+        if not isinstance(compaction.get(key), str) or not compaction[key] or len(compaction[key]) > MESSAGE_ID_MAX:
             raise invalid(
-                f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.", f"compaction.{key}"
+                f"session.appendCompaction: 'compaction.{key}' must be a non-empty string of at most "
+                f"{MESSAGE_ID_MAX} characters.",
+                f"compaction.{key}",
             )
     if "summary" in compaction and not isinstance(compaction["summary"], str):
         raise invalid("session.appendCompaction: 'compaction.summary' must be a string.", "compaction.summary")
