@@ -11,7 +11,7 @@ pidesktop chat --session ID --compact [--context-window N]
                                    summarise the chat's older part now (a compaction checkpoint)
 pidesktop --screenshot PATH [--session ID] [--theme light|dark]
                                    render the main window offscreen and save a PNG
-pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
+pidesktop data status|verify|repair|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
                                    look after the data folder (see docs/storage.md)
 pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
 pidesktop automations run-due [--task ID] [--data-dir PATH]

@@ -6,9 +6,13 @@ database overwritten with garbage, after a clean close and after a SIGKILL.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import apsw
+
+from .conftest import REPO
 
 PROVIDER = {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}
 
@@ -101,4 +105,31 @@ def test_a_command_that_meets_a_damaged_search_page_repairs_it_at_once(stdio_hos
     assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE" and reply["error"]["data"]["damaged"] is True
     assert "has been rebuilt from your chat files" in reply["error"]["message"]
     check_rebuilt(h, sids, data_root, tmp_path)  # at once, without a restart
+    assert h.close() == 0
+
+
+def data_repair(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "data", "--data-dir", str(root), "repair"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+def test_pidesktop_data_repair_checks_and_repairs_a_closed_data_folder(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    sound = data_repair(data_root)
+    assert sound.returncode == 0 and sound.stdout.startswith("ok: the database is sound"), sound.stderr
+    assert not list(data_root.glob("pi.sqlite.damaged-*"))
+    damage(data_root, "sessions")
+    done = data_repair(data_root)
+    assert done.returncode == 0, done.stderr
+    assert "repaired: the damaged database is kept as" in done.stdout and "rebuilt 2 chats" in done.stdout
+    assert len(list(data_root.glob("pi.sqlite.damaged-*"))) == 1
+    h = stdio_host()
+    listed = {s["id"]: s["title"] for s in h.call("session.list", {})["sessions"]}
+    assert listed[sids[0]] == "Lisbon" and h.call("settings.get", {})["settings"]["theme"] == "dark"
     assert h.close() == 0

@@ -156,6 +156,33 @@ def _repair_and_boot(root: Path, emit: Emit, reason: str) -> HostContext:
     return ctx
 
 
+def check_and_repair(location: StorageLocation, role: str = "pidesktop data repair") -> dict[str, Any] | None:
+    """``pidesktop data repair``: a full integrity check of the closed data folder, and the repair if it fails.
+
+    The report of the repair, or None when the database is sound. ``HostError``
+    (STORAGE_UNAVAILABLE) when a running pidesktop holds the folder.
+    """
+    root = prepare_data_root(location)
+    lock = _take_writer_lock(root, role)
+    try:
+        conn, _migration = open_migrated(root / DB_NAME)
+        try:
+            rows = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(20)")]
+            problem = None if rows == ["ok"] else "; ".join(rows)
+        except apsw.CorruptError as exc:
+            problem = str(exc)
+        finally:
+            conn.close()
+        if problem is None:
+            return None
+        ctx = _repair_and_boot(root, lambda topic, payload: None, f"integrity_check: {problem}")
+        ctx.conn.close()
+        repair.mark_closed(root)
+        return ctx.rebuilt
+    finally:
+        lock.release()
+
+
 def opener(location: StorageLocation, role: str = "host") -> Callable[[Emit], Host]:
     """An opener for ``bus.HostThread``: opens a ``Host`` on the host thread."""
 
