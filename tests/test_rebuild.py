@@ -110,3 +110,28 @@ def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_h
     assert not win.notice.details_button.isVisible()  # news, not an error
     win.grab().save("/tmp/pidesktop-rebuilt-note.png")
     win.close()
+
+
+def test_settings_providers_and_project_memory_come_back_from_the_snapshot(stdio_host, data_root, tmp_path):
+    folder = tmp_path / "atlas"
+    folder.mkdir()
+    h = stdio_host()
+    h.call("settings.set", {"patch": {"theme": "dark"}})
+    h.call("providers.upsert", {"provider": {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}})
+    project = h.call("projects.upsert", {"path": str(folder)})["project"]
+    h.call("projects.memorySet", {"projectId": project["id"], "text": "Deploys go through staging."})
+    sid = h.call("session.create", {"title": "Kept", "projectPath": str(folder)})["session"]["id"]
+    assert h.close() == 0
+    assert (data_root / "state-snapshot.json").is_file()
+
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("app.handshake", {"protocolVersion": 1})["rebuilt"] == {"sessions": 1, "notRecovered": []}
+    assert h.call("settings.get", {})["settings"]["theme"] == "dark"
+    assert [p["id"] for p in h.call("providers.list", {})["providers"]] == ["acme"]
+    (restored,) = h.call("projects.list", {})["projects"]
+    assert restored["path"] == str(folder)
+    memory = h.call("projects.memoryGet", {"projectId": restored["id"]})
+    assert "Deploys go through staging." in orjson.dumps(memory).decode()
+    assert h.call("session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
+    assert h.close() == 0

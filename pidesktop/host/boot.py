@@ -14,7 +14,7 @@ from typing import Any
 import apsw
 import orjson
 
-from . import attachments, history, index_sync, inflight, kv, messages, scheduled, sessions
+from . import attachments, history, index_sync, inflight, kv, messages, scheduled, sessions, snapshot
 from .context import HostContext
 from .sql_rows import one_row
 
@@ -54,10 +54,11 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     report["tempFilesRemoved"] = sweep_temp_files(ctx)
     report["incomingAttachmentsRemoved"] = sweep_incoming_attachments(ctx)
     (settings_kept,) = one_row(conn.execute("SELECT count(*) FROM kv"))
+    # An empty kv: a new or lost database. The snapshot beside it gives back what only the database held.
+    from_snapshot = [] if settings_kept else snapshot.restore(conn, ctx.data_root)
     report["sessionsRestored"] = restore_orphans(ctx, now)
     if report["sessionsRestored"]:
-        # An empty kv beside chats to restore: the database was lost, and what lives only in it went with it.
-        lost = [] if settings_kept else ["settings", "providers", "projectMemory"]
+        lost = [] if settings_kept or from_snapshot else ["settings", "providers", "projectMemory"]
         ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
     report["unindexedLinesIndexed"] = index_sync.reconcile_all(ctx, now)
     with conn:  # the clock-and-flag marker an earlier version kept for the same purpose

@@ -16,7 +16,7 @@ import apsw
 from ..bus.errors import ErrorCode, HostError
 from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
-from . import boot, commands, repair, search, storage_errors
+from . import boot, commands, repair, search, snapshot, storage_errors
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import Emit, HostContext, Post
 from .db import DB_NAME, open_migrated
@@ -66,7 +66,10 @@ class Host:
             raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
         native_guard.check(method, params)  # pi's own sessions are read-only here
         try:
-            return handler(self.ctx, Params(method, params))
+            result = handler(self.ctx, Params(method, params))
+            if method in snapshot.COMMANDS:  # what only the database holds, kept beside it too
+                snapshot.write(self.ctx)
+            return result
         except apsw.CorruptError as exc:
             log.error("%s met a damaged database: %s", method, exc)
             raise self._repair_in_place(str(exc)) from exc
