@@ -135,3 +135,24 @@ def test_settings_providers_and_project_memory_come_back_from_the_snapshot(stdio
     assert "Deploys go through staging." in orjson.dumps(memory).decode()
     assert h.call("session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
     assert h.close() == 0
+
+
+def test_an_older_database_put_back_brings_no_deleted_chat_back_as_a_ghost(stdio_host, data_root, tmp_path):
+    h = stdio_host()
+    sids = []
+    for title in ("Kept", "Deleted later"):
+        sid = h.call("session.create", {"title": title})["session"]["id"]
+        h.call("session.appendMessage", {"sessionId": sid, "message": text(f"{sid[:4]}-u", "hello")})
+        sids.append(sid)
+    assert h.close() == 0
+    old = tmp_path / "old.sqlite"
+    old.write_bytes((data_root / "pi.sqlite").read_bytes())  # a copy taken after a clean close
+    h = stdio_host()
+    h.call("session.delete", {"sessionId": sids[1]})
+    assert h.close() == 0
+    (data_root / "pi.sqlite").write_bytes(old.read_bytes())  # the older copy put back
+    for suffix in ("-wal", "-shm"):
+        (data_root / f"pi.sqlite{suffix}").unlink(missing_ok=True)
+    h = stdio_host()
+    assert [s["id"] for s in h.call("session.list", {})["sessions"]] == [sids[0]]
+    assert h.close() == 0

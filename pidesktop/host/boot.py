@@ -60,6 +60,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     if report["sessionsRestored"]:
         lost = [] if settings_kept or from_snapshot else ["settings", "providers", "projectMemory"]
         ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
+    report["ghostsRemoved"] = remove_ghosts(ctx)
     report["unindexedLinesIndexed"] = index_sync.reconcile_all(ctx, now)
     with conn:  # the clock-and-flag marker an earlier version kept for the same purpose
         kv.delete(conn, "host", "run")
@@ -139,6 +140,25 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
         except Exception:  # one unreadable file must not stop the host from starting
             log.exception("could not restore orphaned transcript %s", path.name)
     return restored
+
+
+def remove_ghosts(ctx: HostContext) -> int:
+    """Drop rows of chats that had messages but whose transcript is gone (an older ``pi.sqlite`` put back).
+
+    The transcript is the truth: a chat deleted after that copy was made would
+    otherwise come back as an empty ghost. A row without messages may simply
+    not have its file yet, so it stays.
+    """
+    ghosts = [
+        session_id
+        for (session_id,) in ctx.conn.execute("SELECT id FROM sessions WHERE last_seq > 0")
+        if not ctx.transcripts.exists(session_id)
+    ]
+    if ghosts:
+        with ctx.conn:
+            ctx.conn.executemany("DELETE FROM sessions WHERE id = ?", [(session_id,) for session_id in ghosts])
+        log.warning("removed %d chat row(s) whose transcript is gone: %s", len(ghosts), ", ".join(ghosts))
+    return len(ghosts)
 
 
 def promote_checkpoints(ctx: HostContext, now: int) -> int:
