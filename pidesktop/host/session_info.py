@@ -63,7 +63,7 @@ def project_path(conn: apsw.Connection, project_id: int | None) -> str | None:
 
 def read(data: bytes) -> dict[str, Any]:
     """The folded state of a transcript's ``session_info`` lines (the last value of each field)."""
-    return info_lines.fold(data)
+    return {k: v for k, v in info_lines.fold(data).items() if k != "at"}
 
 
 def apply(conn: apsw.Connection, session_id: str, state: dict[str, Any], now: int) -> list[str]:

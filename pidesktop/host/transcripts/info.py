@@ -10,14 +10,13 @@ from typing import Any
 
 import orjson
 
-from .records import now_rfc3339
-
 INFO = "session_info"
 LINE_START = b'{"type":"session_info"'
 
 
 def fold(data: bytes) -> dict[str, Any]:
-    """Every ``session_info`` line of a transcript's bytes folded in order: the last value of each field."""
+    """Every ``session_info`` line of a transcript's bytes folded in order: the last value of each field
+    (``at`` included: the time of the last line, so folding the same lines twice gives the same bytes)."""
     state: dict[str, Any] = {}
     for line in data.split(b"\n"):
         if not line.startswith(LINE_START):
@@ -27,10 +26,10 @@ def fold(data: bytes) -> dict[str, Any]:
         except orjson.JSONDecodeError:
             continue
         if isinstance(entry, dict) and entry.get("type") == INFO:
-            state.update((k, v) for k, v in entry.items() if k not in ("type", "at"))
+            state.update((k, v) for k, v in entry.items() if k != "type")
     return state
 
 
 def folded_line(state: dict[str, Any]) -> dict[str, Any] | None:
     """One record carrying a folded state, or None when there is nothing to carry."""
-    return {"type": INFO, **state, "at": now_rfc3339()} if state else None
+    return {"type": INFO, **state} if state else None
