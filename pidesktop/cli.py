@@ -13,7 +13,7 @@ pidesktop chat --session ID --compact [--context-window N]
                                    summarise the chat's older part now (a compaction checkpoint)
 pidesktop --screenshot PATH [--session ID] [--theme light|dark]
                                    render the main window offscreen and save a PNG
-pidesktop data status|verify|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
+pidesktop data status|verify|repair|backup PATH|move [DEST]|clean-cache|clean-backups [ID --yes]
                                    look after the data folder (see docs/storage.md)
 pidesktop --relocate-data OLD NEW  rewrite paths in a copied data folder from OLD to NEW, offline
 pidesktop automations run-due [--task ID] [--data-dir PATH]
@@ -161,7 +161,12 @@ def _run_stdio_host(data_dir: str | None) -> int:
     try:
         location = recovery.location_for_host(data_dir)  # a pending move finishes before any host opens
     except (paths.StorageLocationError, recovery.RecoveryError, OSError) as exc:
+        # A client still gets an answer to every call: the reason, as STORAGE_UNAVAILABLE.
         print(f"pidesktop host: {exc}", file=sys.stderr)
+        stdio.run(stdio.unavailable_opener(f"The data folder cannot be used: {exc}"))
         return 2
-    logs.configure(location.data_root, "host")
+    try:
+        logs.configure(location.data_root, "host")
+    except OSError as exc:  # the host's own open then says what is wrong, call by call
+        print(f"pidesktop host: cannot write the log in the data folder: {exc}", file=sys.stderr)
     return stdio.run(opener(location, role="pidesktop host --stdio"))

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .agent import export
-from .bus import HostClient, HostError, HostThread
+from .bus import ErrorCode, HostClient, HostError, HostThread
 from .command_host import start_host
 
 
@@ -59,6 +59,6 @@ async def _export(host: HostThread, session_id: str, fmt: str, target: Path | No
         return 0
     except HostError as exc:
         print(f"pidesktop export: {exc.message}", file=sys.stderr)
-        return 1
+        return 1 if exc.code == ErrorCode.NOT_FOUND else 2  # 1 is "that chat cannot be read", as documented
     finally:
         client.close()

@@ -8,7 +8,14 @@ from .host_helpers import transcript_path as transcript
 
 
 def records(host, sid):
-    return [orjson.loads(line) for line in transcript(host, sid).read_bytes().splitlines()[1:]]
+    """The transcript's message and checkpoint lines (its session_info lines are the row's, not history)."""
+    lines = [orjson.loads(line) for line in transcript(host, sid).read_bytes().splitlines()[1:]]
+    return [line for line in lines if line["type"] != "session_info"]
+
+
+def info_lines(host, sid):
+    lines = [orjson.loads(line) for line in transcript(host, sid).read_bytes().splitlines()[1:]]
+    return [line for line in lines if line["type"] == "session_info"]
 
 
 def source_session(host, tmp_path):
@@ -109,6 +116,13 @@ def test_a_whole_fork_is_an_independent_copy(host, tmp_path):
         assert child[key] == source[key], key
     assert (child["mode"], child["permissionMode"], child["fastMode"]) == ("plan", "auto", True)
     assert child["messageCount"] == 6
+    (info,) = info_lines(host, child["id"])  # the child's row, for a rebuild
+    assert (info["title"], info["mode"], info["permissionMode"], info["fastMode"]) == (
+        "Trip plan (fork)",
+        "plan",
+        "auto",
+        True,
+    )
     assert transcript(host, sid).read_bytes() == source_bytes
     assert host.call("session.queueList", {"sessionId": child["id"]})["entries"] == []
 

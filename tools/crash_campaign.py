@@ -4,7 +4,8 @@
 
 Host kinds: appends, history rewrites (truncateFrom, replaceMessages,
 deleteMessage), forks, revision switches (activateRevision after a
-saveActiveRevision), turns ending with a notification, and inbox writes. Each
+saveActiveRevision), turns ending with a notification, inbox writes, and
+chat changes followed by the loss of ``pi.sqlite`` (``crash_index_loss.py``). Each
 kind seeds one template data root; every trial copies it, starts
 ``pidesktop host --stdio`` on the copy, sends the kind's commands without
 waiting, and SIGKILLs the process after a delay drawn from one of N equal
@@ -71,10 +72,21 @@ from tests.test_storage_crash import (
     start_move,
 )
 from tests.test_storage_seed import seed, snapshot
+from tools import crash_index_loss
 
-HOST_KINDS = ("append", "truncateFrom", "replaceMessages", "deleteMessage", "fork", "revision", "endTurn", "inbox")
+HOST_KINDS = (
+    "append",
+    "truncateFrom",
+    "replaceMessages",
+    "deleteMessage",
+    "fork",
+    "revision",
+    "endTurn",
+    "inbox",
+    "indexLoss",
+)
 MOVE_KIND = "move"
-FULL_PER_KIND = 125  # 8 kinds: 1,000 host instants
+FULL_PER_KIND = 125  # 9 kinds: 1,125 host instants
 FULL_MOVES = 100
 MOVE_BULK_MB = 24
 APPENDS = 240
@@ -202,9 +214,12 @@ def check_windows(h: InProcessHost, sid: str, rng: random.Random) -> list[dict]:
     return messages
 
 
-def check_reopened(root: Path, rng: random.Random, verify: Callable[[InProcessHost], None]) -> None:
+def check_reopened(
+    root: Path, rng: random.Random, verify: Callable[[InProcessHost], None], database_lost: bool = False
+) -> None:
     """A new host on ``root``: the kind's checks, every session's windows, and one more append."""
-    check(integrity_ok(root), "PRAGMA integrity_check is not ok")
+    if not database_lost:
+        check(integrity_ok(root), "PRAGMA integrity_check is not ok")
     h = in_process(root)
     try:
         verify(h)
@@ -232,6 +247,8 @@ class Variant:
     commands: list[dict]
     judge: Callable[[Path, Replies, InProcessHost], str]  # raises TrialFailure; returns the outcome's name
     duration: float = 0.0
+    # done to the killed root before it is reopened (indexLoss: the database is lost); names what it did
+    after_kill: Callable[[Path, random.Random], str] | None = None
 
 
 def acked_prefix(replies: Replies, count: int) -> int:
@@ -462,8 +479,13 @@ def turns(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
             listing["unreadCount"] == sum(1 for n in listing["notifications"] if n["readAt"] is None),
             "unreadCount differs from the unread notifications",
         )
-        for turn, status in rows.items():
-            check((status == "completed") == (turn in notes), f"{turn}: status {status} but notified {turn in notes}")
+        # The inbox keeps one unread row per chat: the newest completed turn's, each newer one replacing it.
+        completed = sorted(turn for turn, status in rows.items() if status == "completed")
+        check(set(notes) <= set(completed), f"notifications {sorted(notes)} name a turn that did not complete")
+        check(
+            sorted(notes) == completed[-1:],
+            f"the inbox holds {sorted(notes)}, not the newest completed turn {completed[-1:]}",
+        )
         for position, turn in ends.items():
             if position <= acked:
                 check(rows.get(turn) == "completed", f"{turn}: an acknowledged endTurn left it {rows.get(turn)}")
@@ -481,9 +503,10 @@ def turns(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
 def inbox(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     template = work / "inbox-template"
     h = start(template)
-    sids = [h.call("session.create", {"title": f"chat {n}"})["session"]["id"] for n in range(2)]
+    # The inbox keeps one unread row per chat (a newer one replaces it), so each row gets a chat of its own.
+    sids = [h.call("session.create", {"title": f"chat {n}"})["session"]["id"] for n in range(NOTIFICATIONS)]
     for t in range(NOTIFICATIONS):
-        sid = sids[t % 2]
+        sid = sids[t]
         h.call("session.startTurn", {"sessionId": sid, "turnId": f"t{t}"})
         h.call(
             "session.endTurn",
@@ -517,12 +540,20 @@ def host_trial(start: Hosts, variant: Variant, root: Path, delay: float, rng: ra
     replies = kill_after(start, variant.template, root, variant.sid, variant.commands, delay)
     start.reap()
     outcome = []
+    lost = variant.after_kill(root, rng) if variant.after_kill is not None else None
 
     def verify(h: InProcessHost) -> None:
         outcome.append(variant.judge(root, replies, h))
 
-    check_reopened(root, rng, verify)
-    return bool(replies.got), outcome[0]
+    check_reopened(root, rng, verify, database_lost=lost is not None)
+    return bool(replies.got), outcome[0] if lost is None else f"{outcome[0]} after {lost}"
+
+
+def index_loss(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
+    template = work / "index-loss-template"
+    projects = [work / "projects" / f"p{n}" for n in range(3)]
+    sid, commands, judge = crash_index_loss.build(template, projects, rng, in_process, cmd, msg, check)
+    return [Variant("indexLoss", template, sid, commands, judge, after_kill=crash_index_loss.lose_database)]
 
 
 # -- moves ------------------------------------------------------------------------------------------------
@@ -651,6 +682,8 @@ def run_campaign(
                 variants["endTurn"] = turns(start, work, rng)
             if "inbox" in wanted:
                 variants["inbox"] = inbox(start, work, rng)
+            if "indexLoss" in wanted:
+                variants["indexLoss"] = index_loss(start, work, rng)
             for kind in wanted:
                 result = summary.kinds.setdefault(kind, KindResult())
                 for variant in variants[kind]:

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from .errors import ErrorCode, HostError
-from .inprocess import HostThread, Opener
+from .inprocess import Dispatcher, EventSink, HostThread, Opener
 
 log = logging.getLogger("pidesktop.bus.stdio")
 
@@ -117,6 +117,15 @@ def _request_problem(message: dict[str, Any]) -> HostError | None:
     if params is not None and not isinstance(params, dict):
         return HostError(ErrorCode.INVALID_PARAMS, f"{method}: 'params' must be a JSON object.")
     return None
+
+
+def unavailable_opener(reason: str) -> Opener:
+    """An opener for a data folder that cannot be used: every call is answered with ``reason``."""
+
+    def refuse(emit: EventSink) -> Dispatcher:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, reason, {"reason": reason})
+
+    return refuse
 
 
 def run(opener: Opener) -> int:

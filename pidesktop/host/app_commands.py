@@ -30,6 +30,8 @@ def handshake(ctx: HostContext, p: Params) -> dict[str, Any]:
         "hostVersion": __version__,
         "interruptedReplies": list(ctx.interrupted_replies),
     }
+    if ctx.rebuilt is not None:  # only when this start rebuilt chats from their transcripts
+        result["rebuilt"] = dict(ctx.rebuilt)
     if ctx.migration is not None:  # only when this start migrated (or archived) the database
         result["migration"] = ctx.migration.to_json()
     return result

@@ -8,15 +8,13 @@ it interrupted, then retention runs and freed pages go back to the file system.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import time
 from typing import Any
 
 import apsw
 import orjson
 
-from . import attachments, history, inflight, kv, message_index, messages, scheduled, sessions
+from . import attachments, history, index_sync, inflight, kv, messages, scheduled, sessions, snapshot
 from .context import HostContext
 from .sql_rows import one_row
 
@@ -26,11 +24,6 @@ AUDIT_RETENTION_DAYS = 90
 TASK_RUNS_KEEP = 100
 NOTIFICATIONS_KEEP = 200
 _DAY_MS = 86_400_000
-# kv(host, run): {"since": wall-clock ms, "clean": bool}. ``clean`` turns true
-# only in Host.close; ``since`` is when the transcripts were last known to be
-# fully indexed, so a start after a crash checks only files written since then.
-RUN_NS, RUN_KEY = "host", "run"
-MTIME_SLACK_MS = 2_000  # file-system timestamp granularity and small clock steps
 
 
 def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS) -> dict[str, Any]:
@@ -60,11 +53,17 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
     report["rewritesFinished"] = history.finish_interrupted(ctx, now)
     report["tempFilesRemoved"] = sweep_temp_files(ctx)
     report["incomingAttachmentsRemoved"] = sweep_incoming_attachments(ctx)
+    (settings_kept,) = one_row(conn.execute("SELECT count(*) FROM kv"))
+    # An empty kv: a new or lost database. The snapshot beside it gives back what only the database held.
+    from_snapshot = [] if settings_kept else snapshot.restore(conn, ctx.data_root)
     report["sessionsRestored"] = restore_orphans(ctx, now)
-    report["unindexedLinesIndexed"] = index_unindexed_tails(ctx, now)
-    closers = getattr(ctx, "on_close", None)
-    if closers is not None:
-        closers.insert(0, lambda: record_clean_close(ctx))  # run last: after every other close hook
+    if report["sessionsRestored"]:
+        lost = [] if settings_kept or from_snapshot else ["settings", "providers", "projectMemory"]
+        ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
+    report["ghostsRemoved"] = remove_ghosts(ctx)
+    report["unindexedLinesIndexed"] = index_sync.reconcile_all(ctx, now)
+    with conn:  # the clock-and-flag marker an earlier version kept for the same purpose
+        kv.delete(conn, "host", "run")
     report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
     with conn:
         report["auditPruned"] = _changes(
@@ -143,112 +142,23 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
     return restored
 
 
-def index_unindexed_tails(ctx: HostContext, now: int) -> int:
-    """Index message lines a crash left in a transcript without their index row.
+def remove_ghosts(ctx: HostContext) -> int:
+    """Drop rows of chats that had messages but whose transcript is gone (an older ``pi.sqlite`` put back).
 
-    An append writes (and fsyncs) its line before the index transaction; a
-    kill between the two leaves a line that renders but that search and
-    ``messageCount`` never see. Bounded: nothing is read after a clean close;
-    after a crash only the transcripts modified since the last point they were
-    known to be indexed are checked, each through its layout (the cached
-    offsets plus a scan of the new tail), walking back from the last line only
-    until a line that has its row. Returns the number of lines indexed.
+    The transcript is the truth: a chat deleted after that copy was made would
+    otherwise come back as an empty ghost. A row without messages may simply
+    not have its file yet, so it stays.
     """
-    wall = time.time_ns() // 1_000_000
-    previous = kv.get(ctx.conn, RUN_NS, RUN_KEY)
-    if isinstance(previous, dict) and previous.get("clean") is True:
-        since = None  # the last run closed cleanly: every append committed
-    elif isinstance(previous, dict) and isinstance(previous.get("since"), int):
-        since = previous["since"] - MTIME_SLACK_MS
-    else:
-        since = 0  # first start with this check (or an unreadable marker): look at every transcript once
-    indexed = 0
-    if since is not None:
-        known = {row[0] for row in ctx.conn.execute("SELECT id FROM sessions")}
-        for entry in sorted(os.scandir(ctx.sessions_dir), key=lambda e: e.name) if ctx.sessions_dir.is_dir() else []:
-            session_id = entry.name[: -len(".jsonl")]
-            if not entry.name.endswith(".jsonl") or session_id not in known:
-                continue
-            try:
-                if entry.stat().st_mtime_ns // 1_000_000 < since:
-                    continue
-                indexed += index_tail(ctx, session_id, now)
-            except Exception:  # one unreadable file must not stop the host from starting
-                log.exception("could not check transcript %s for unindexed lines", entry.name)
-    with ctx.conn:
-        kv.put(ctx.conn, RUN_NS, RUN_KEY, {"since": wall, "clean": False}, now)
-    return indexed
-
-
-def record_clean_close(ctx: HostContext) -> None:
-    """At Host.close: every append of this run committed, so the next start need not check transcripts."""
-    try:
+    ghosts = [
+        session_id
+        for (session_id,) in ctx.conn.execute("SELECT id FROM sessions WHERE last_seq > 0")
+        if not ctx.transcripts.exists(session_id)
+    ]
+    if ghosts:
         with ctx.conn:
-            previous = kv.get(ctx.conn, RUN_NS, RUN_KEY) or {}
-            kv.put(ctx.conn, RUN_NS, RUN_KEY, {**previous, "clean": True}, ctx.clock())
-    except Exception:  # the next start then checks the recent transcripts: slower, never wrong
-        log.exception("could not record the clean close")
-
-
-def index_tail(ctx: HostContext, session_id: str, now: int) -> int:
-    """Index the visible message lines after the last indexed one, like their appends would have.
-
-    One transaction, the shape of an append's: ``seq`` allocated from
-    ``last_seq``, the row with its search text, the fallback title for a first
-    prompt. Should the index still disagree with the file afterwards (lines
-    missing in the middle), the session's index is rebuilt from the file.
-    """
-    layout = ctx.transcripts.layout(session_id)
-    if layout is None:
-        return 0
-    conn = ctx.conn
-    (rows,) = one_row(conn.execute("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,)))
-    (last_seq,) = one_row(conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)))
-    visible = layout.visible_count()
-    missing: list[str] = []
-    for position in range(layout.total - 1, -1, -1):
-        message_id = layout.message_ids[position]
-        if message_id is None or layout.is_hidden(position):
-            continue
-        owner = conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
-        if owner is not None:
-            break  # indexed (here, or an id another session owns: never ours to take)
-        missing.append(message_id)
-    if not missing and rows == visible == last_seq:
-        return 0
-    records = []
-    for message_id in reversed(missing):
-        found = ctx.transcripts.find(session_id, message_id)
-        if found is not None:
-            records.append({k: v for k, v in found[1].items() if k != "type"})
-    checkpoint = inflight.read(ctx, session_id)
-    with conn:
-        (updated,) = one_row(conn.execute("SELECT updated_at FROM sessions WHERE id = ?", (session_id,)))
-        for message in records:
-            turn_id = checkpoint.get("turnId") if checkpoint and checkpoint["message"]["id"] == message["id"] else None
-            stamp = message_index.created_ms(message, now)
-            message_index.insert(conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), stamp)
-            if message["role"] == "user":
-                sessions.apply_fallback_title(conn, session_id, message)
-            updated = max(updated, stamp)
-        # insert() stamps the row's time on the session; the recent list never goes back in time
-        conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (updated, session_id))
-        if not message_index.in_step(conn, session_id, visible):
-            transcript = ctx.transcripts.read_all(session_id)
-            message_index.rebuild(
-                conn,
-                session_id,
-                [{k: v for k, v in record.items() if k != "type"} for _position, record in transcript.messages],
-                now,
-            )
-            log.warning("rebuilt the index of session %s from its transcript", session_id)
-    if records:
-        log.warning(
-            "indexed %d message line(s) of session %s that a crash left without their index row",
-            len(records),
-            session_id,
-        )
-    return len(records)
+            ctx.conn.executemany("DELETE FROM sessions WHERE id = ?", [(session_id,) for session_id in ghosts])
+        log.warning("removed %d chat row(s) whose transcript is gone: %s", len(ghosts), ", ".join(ghosts))
+    return len(ghosts)
 
 
 def promote_checkpoints(ctx: HostContext, now: int) -> int:

@@ -32,6 +32,8 @@ class HostContext:
     clock: Callable[[], int] = field(default=now_ms)
     # replies a quit or crash cut off, found by this start's boot pass (told once, in app.handshake)
     interrupted_replies: list[dict[str, Any]] = field(default_factory=list)
+    # chats this start's boot pass rebuilt from their transcripts, and what could not be (told once)
+    rebuilt: dict[str, Any] | None = None
     # run by Host.close, newest first, before the database closes (job threads stop here)
     on_close: list[Callable[[], None]] = field(default_factory=list)
     # what opening the database migrated on this start (None when it was current or new)

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from ..bus.errors import ErrorCode, HostError
 from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
-from . import boot, commands, search
+from . import boot, commands, repair, search, snapshot, storage_errors
 from . import handlers as _handlers  # noqa: F401 - registers every command
 from .context import Emit, HostContext, Post
 from .db import DB_NAME, open_migrated
@@ -31,6 +33,7 @@ class Host:
     def __init__(self, ctx: HostContext, lock: FileLock):
         self.ctx = ctx
         self._lock = lock
+        self._damaged = False  # a command met SQLITE_CORRUPT: the next start checks and repairs
 
     @classmethod
     def open(cls, location: StorageLocation, emit: Emit, role: str = "host") -> Host:
@@ -42,16 +45,12 @@ class Host:
             ) from exc
         lock = _take_writer_lock(root, role)
         try:
-            conn, migration = open_migrated(root / DB_NAME)
+            unclean = repair.mark_open(root)
+            try:
+                ctx = _open_and_boot(root, emit, check=unclean)
+            except apsw.CorruptError as exc:  # the index is derived: set it aside and rebuild it
+                ctx = _repair_and_boot(root, emit, str(exc))
         except BaseException:
-            lock.release()
-            raise
-        search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
-        try:
-            boot.boot_pass(ctx)
-        except BaseException:
-            conn.close()
             lock.release()
             raise
         try:
@@ -66,7 +65,44 @@ class Host:
         if handler is None:
             raise HostError(ErrorCode.METHOD_NOT_FOUND, f"There is no command named {method!r}.")
         native_guard.check(method, params)  # pi's own sessions are read-only here
-        return handler(self.ctx, Params(method, params))
+        try:
+            result = handler(self.ctx, Params(method, params))
+            if method in snapshot.COMMANDS:  # what only the database holds, kept beside it too
+                snapshot.write(self.ctx)
+            return result
+        except apsw.CorruptError as exc:
+            log.error("%s met a damaged database: %s", method, exc)
+            raise self._repair_in_place(str(exc)) from exc
+        except (OSError, apsw.Error) as exc:
+            coded = storage_errors.classify(exc)
+            if coded is None:
+                raise
+            log.warning("%s refused by the disk: %s", method, exc)
+            raise coded from exc
+
+    def _repair_in_place(self, reason: str) -> HostError:
+        """Set the damaged database aside and rebuild it now; the error that tells the command's caller so."""
+        root = self.ctx.data_root
+        try:
+            self.ctx.conn.close(True)
+            rebuilt = _repair_and_boot(root, self.ctx.emit, reason)
+        except Exception as exc:
+            self._damaged = True  # the next start checks and repairs
+            log.exception("repairing the damaged database failed")
+            return HostError(
+                ErrorCode.STORAGE_UNAVAILABLE,
+                f"The database is damaged. Restart pidesktop to rebuild it from your chat files ({exc}).",
+                {"reason": reason, "damaged": True},
+            )
+        self.ctx.conn = rebuilt.conn
+        self.ctx.rebuilt = rebuilt.rebuilt
+        repaired = (rebuilt.rebuilt or {}).get("repaired", {})
+        return HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            "The database was damaged and has been rebuilt from your chat files; nothing you wrote is lost. "
+            f"Try again. The damaged copy is kept as {repaired.get('damagedFile')}.",
+            {"reason": reason, "damaged": True, "repaired": repaired},
+        )
 
     def attach_post(self, post: Post) -> None:
         """The bus's way to queue work on this host's thread (a job thread's writes go through it)."""
@@ -80,9 +116,74 @@ class Host:
                 log.exception("a close hook failed")
         try:
             self.ctx.conn.close()
+            if not self._damaged:
+                repair.mark_closed(self.ctx.data_root)
         finally:
             self._lock.release()
         log.info("host closed")
+
+
+def _open_and_boot(root: Path, emit: Emit, *, check: bool) -> HostContext:
+    """The database opened (a quick_check first when the last run did not close), its boot pass run."""
+    conn, migration = open_migrated(root / DB_NAME)
+    try:
+        problem = repair.quick_check(conn) if check else None
+        if problem is not None:
+            raise apsw.CorruptError(f"quick_check after an unclean close: {problem}")
+        search.register_functions(conn)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
+        boot.boot_pass(ctx)
+    except BaseException:
+        conn.close()
+        raise
+    return ctx
+
+
+def _repair_and_boot(root: Path, emit: Emit, reason: str) -> HostContext:
+    """Set the damaged database aside, open a fresh one with what it still yields, rebuild from the transcripts."""
+    db = root / DB_NAME
+    damaged = repair.set_aside(db)
+    log.error("the database was damaged (%s); set aside as %s, rebuilding from the transcripts", reason, damaged)
+    report = repair.RepairReport(damaged, reason)
+    conn, migration = open_migrated(db)
+    try:
+        repair.salvage(conn, damaged, report)
+        search.register_functions(conn)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
+        boot.boot_pass(ctx)
+    except BaseException:
+        conn.close()
+        raise
+    lost = sorted({"settings" if t == "kv" else t for t in report.lost})
+    ctx.rebuilt = {**(ctx.rebuilt or {"sessions": 0}), "notRecovered": lost, "repaired": report.to_json()}
+    return ctx
+
+
+def check_and_repair(location: StorageLocation, role: str = "pidesktop data repair") -> dict[str, Any] | None:
+    """``pidesktop data repair``: a full integrity check of the closed data folder, and the repair if it fails.
+
+    The report of the repair, or None when the database is sound. ``HostError``
+    (STORAGE_UNAVAILABLE) when a running pidesktop holds the folder.
+    """
+    root = prepare_data_root(location)
+    lock = _take_writer_lock(root, role)
+    try:
+        conn, _migration = open_migrated(root / DB_NAME)
+        try:
+            rows = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(20)")]
+            problem = None if rows == ["ok"] else "; ".join(rows)
+        except apsw.CorruptError as exc:
+            problem = str(exc)
+        finally:
+            conn.close()
+        if problem is None:
+            return None
+        ctx = _repair_and_boot(root, lambda topic, payload: None, f"integrity_check: {problem}")
+        ctx.conn.close()
+        repair.mark_closed(root)
+        return ctx.rebuilt
+    finally:
+        lock.release()
 
 
 def opener(location: StorageLocation, role: str = "host") -> Callable[[Emit], Host]:

@@ -40,7 +40,7 @@ from ..storage import backup as db_backup
 from ..storage import cache, cache_request, cleanup, old_roots, verify
 from ..storage import status as data_status
 from ..storage.errors import Cancelled, Refused, StorageJobError
-from . import migrations
+from . import migrations, storage_errors
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -137,7 +137,7 @@ class Jobs:
         except Refused as exc:
             finished = {**base, "status": "failed", "error": _error(HostError(ErrorCode.CONFLICT, str(exc)))}
         except (StorageJobError, OSError) as exc:
-            finished = {**base, "status": "failed", "error": _error(HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc)))}
+            finished = {**base, "status": "failed", "error": _error(_disk_failure(exc))}
         except Exception as exc:
             log.exception("data job %s (%s) failed", job.id, job.kind)
             finished = {
@@ -193,6 +193,18 @@ def location_of(ctx: HostContext) -> paths.StorageLocation:
 
 
 # -- commands --------------------------------------------------------------------------------------
+def _disk_failure(exc: Exception) -> HostError:
+    """A job's read or write failure: STORAGE_FULL for a full disk (here or as the cause), else its own code."""
+    for cause in (exc, exc.__cause__):
+        if cause is not None and (coded := storage_errors.classify(cause)) is not None:
+            if coded.code == ErrorCode.STORAGE_FULL:
+                return HostError(
+                    coded.code, f"The disk is full; nothing was written. Free some space ({exc}).", coded.data
+                )
+            return HostError(coded.code, str(exc), coded.data)
+    return HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc))
+
+
 @command("data.status")
 def status(ctx: HostContext, params: Params) -> dict[str, Any]:
     scan = params.boolean("scan", default=True)

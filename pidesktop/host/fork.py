@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bus.errors import ErrorCode, HostError
-from . import history, message_index, sessions
+from . import history, message_index, session_info, sessions
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -61,9 +61,22 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     copied = files.rewrite(copied)
     now = ctx.clock()
     title, title_source = _fork_title(row[0], row[1])
+    info = {  # the child's row in its own transcript, so a rebuild finds it (session_info.py)
+        "type": session_info.INFO,
+        "title": title,
+        "titleSource": title_source,
+        "projectPath": session_info.project_path(ctx.conn, row[2]),
+        "providerId": row[3],
+        "modelId": row[4],
+        "mode": row[5],
+        "thinkingLevel": row[6],
+        "permissionMode": row[7],
+        "fastMode": bool(row[8]),
+        "at": message_index.rfc3339(now),
+    }
     try:
         files.copy()
-        ctx.transcripts.rewrite(child_id, copied, session_header(child_id, message_index.rfc3339(now)))
+        ctx.transcripts.rewrite(child_id, [info, *copied], session_header(child_id, message_index.rfc3339(now)))
         with ctx.conn:
             ctx.conn.execute(
                 "INSERT INTO sessions(id, title, title_source, project_id, provider_id, model_id, mode, "

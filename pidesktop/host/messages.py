@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import delegation, inflight, message_index, queue, revisions, sessions
+from . import delegation, index_sync, inflight, message_index, queue, revisions, sessions
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -68,7 +68,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
-    turn_id = p.text("turnId", required=False)
+    turn_id = p.text("turnId", required=False, max_chars=MESSAGE_ID_MAX)
     queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
     result = append(ctx, session_id, message, turn_id, queue_entry_id)
     ctx.emit(
@@ -124,17 +124,37 @@ def append(
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
     else:
         message = revisions.stamp_edited_prompt(ctx, session_id, message)
+        index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
+        layout = ctx.transcripts.layout(session_id)
+        start = None if layout is None else layout.prefix_len
         ctx.transcripts.append(session_id, {"type": "message", **message})
-        with conn:
-            seq = message_index.insert(
-                conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
-            )
-            if message["role"] == "user":
-                sessions.apply_fallback_title(conn, session_id, message)
-            if queue_entry_id is not None:
-                dequeued = queue.consume(conn, session_id, queue_entry_id)
+        length = ctx.transcripts.length(session_id)
+        try:
+            with conn:
+                seq = message_index.insert(
+                    conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
+                )
+                if length is not None:
+                    index_sync.record_length(conn, session_id, length, now)
+                if message["role"] == "user":
+                    sessions.apply_fallback_title(conn, session_id, message)
+                if queue_entry_id is not None:
+                    dequeued = queue.consume(conn, session_id, queue_entry_id)
+        except Exception:
+            _take_back(ctx, session_id, start)  # an error reply means "not stored"
+            raise
     inflight.remove_if_message(ctx, session_id, message["id"])
     return {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
+
+
+def _take_back(ctx: HostContext, session_id: str, start: int | None) -> None:
+    """Remove the line an append wrote when its index commit failed (a full disk, most often)."""
+    if start is None:
+        return
+    try:
+        ctx.transcripts.take_back(session_id, start)
+    except OSError:  # the line stays; the next append or start indexes it (index_sync)
+        log.exception("could not take back the line of a failed append to session %s", session_id)
 
 
 def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
@@ -262,9 +282,11 @@ def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     compaction = p.obj("compaction")
     for key in ("id", "throughMessageId"):
-        if not isinstance(compaction.get(key), str) or not compaction[key]:
+        if not isinstance(compaction.get(key), str) or not compaction[key] or len(compaction[key]) > MESSAGE_ID_MAX:
             raise invalid(
-                f"session.appendCompaction: 'compaction.{key}' must be a non-empty string.", f"compaction.{key}"
+                f"session.appendCompaction: 'compaction.{key}' must be a non-empty string of at most "
+                f"{MESSAGE_ID_MAX} characters.",
+                f"compaction.{key}",
             )
     if "summary" in compaction and not isinstance(compaction["summary"], str):
         raise invalid("session.appendCompaction: 'compaction.summary' must be a string.", "compaction.summary")

@@ -44,7 +44,7 @@ import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir, write_all
-from . import kv, sessions, settings
+from . import kv, session_info, sessions, settings
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -369,6 +369,8 @@ def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     now = ctx.clock()
     if decision == "approve" and permission is None:
         permission = _effective_permission(ctx, approval["sessionId"])
+    if decision == "approve":  # file first: the chat leaves Plan for Agent in its transcript too
+        session_info.record(ctx, approval["sessionId"], {"mode": "agent", "permissionMode": permission})
     with conn:
         if decision == "approve":
             conn.execute(

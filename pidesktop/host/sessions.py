@@ -16,7 +16,7 @@ from typing import Any
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
-from . import kv, message_index, projects, queue_marks
+from . import kv, message_index, projects, queue_marks, session_info
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -154,9 +154,30 @@ def validate_title(method: str, raw: str) -> str:
 @command("session.create")
 def session_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = create_fields(p)
+    session_id = str(uuid.uuid4())
+    info = _created_info(fields)
+    if info:  # file first: a rebuilt index finds the chat's title, project and settings in its transcript
+        session_info.record(ctx, session_id, info)
     with ctx.conn:
-        session_id = insert_session(ctx.conn, fields, ctx.clock())
+        insert_session(ctx.conn, fields, ctx.clock(), session_id)
     return {"session": announce_created(ctx, session_id)}
+
+
+def _created_info(fields: dict[str, Any]) -> dict[str, Any]:
+    """What a new chat has beyond the defaults, as ``session_info`` fields."""
+    info: dict[str, Any] = {}
+    if not is_placeholder(fields["title"]):
+        info.update(title=fields["title"], titleSource="manual")
+    if fields["project_path"] is not None:
+        info["projectPath"] = projects.normalise_path(fields["project_path"])
+    if fields["mode"] != "agent":
+        info["mode"] = fields["mode"]
+    if fields["thinking"] != "off":
+        info["thinkingLevel"] = fields["thinking"]
+    for field, key in (("provider_id", "providerId"), ("model_id", "modelId")):
+        if fields[field] is not None:
+            info[key] = fields[field]
+    return info
 
 
 def create_fields(p: Params) -> dict[str, Any]:
@@ -172,9 +193,9 @@ def create_fields(p: Params) -> dict[str, Any]:
     }
 
 
-def insert_session(conn: apsw.Connection, fields: dict[str, Any], now: int) -> str:
+def insert_session(conn: apsw.Connection, fields: dict[str, Any], now: int, session_id: str | None = None) -> str:
     """A new chat's row (and its project's), in the caller's transaction; its id. Announce it after the commit."""
-    session_id = str(uuid.uuid4())
+    session_id = session_id or str(uuid.uuid4())
     project_path = fields["project_path"]
     project_id = projects.upsert(conn, project_path, now) if project_path is not None else None
     conn.execute(
@@ -246,6 +267,8 @@ def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
 def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = session_id_param(p)
     title = validate_title("session.rename", p.text("title"))
+    require(ctx.conn, session_id)
+    session_info.record(ctx, session_id, {"title": title, "titleSource": "manual"})
     with ctx.conn:
         changed = ctx.conn.execute(
             "UPDATE sessions SET title = ?, title_source = 'manual' WHERE id = ? RETURNING id",
@@ -289,6 +312,8 @@ def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
             "permissionMode, fastMode, projectId.",
             "providerId",
         )
+    require(ctx.conn, session_id)
+    session_info.record(ctx, session_id, _info_of(ctx, changes))
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with ctx.conn:
         updated = ctx.conn.execute(
@@ -299,6 +324,18 @@ def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     session = summary(ctx.conn, session_id)
     ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated", "session": session})
     return {"session": session}
+
+
+def _info_of(ctx: HostContext, changes: dict[str, object]) -> dict[str, Any]:
+    """``session.update``'s column changes as ``session_info`` fields (a project by its path)."""
+    names = {column: field for field, column in session_info.COLUMNS.items()}
+    info: dict[str, Any] = {}
+    for column, value in changes.items():
+        if column == "project_id":
+            info["projectPath"] = session_info.project_path(ctx.conn, value if isinstance(value, int) else None)
+        else:
+            info[names[column]] = bool(value) if column == "fast_mode" else value
+    return info
 
 
 @command("session.delete")
@@ -438,12 +475,19 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
     created = message_index.created_ms(header, now)
     messages = [{k: v for k, v in record.items() if k != "type"} for _pos, record in transcript.messages]
     updated = max([message_index.created_ms(m, created) for m in messages], default=created)
+    info = session_info.read(ctx.transcripts.path(session_id).read_bytes())
     with ctx.conn:
         ctx.conn.execute(
             "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",
             (session_id, created, updated),
         )
         count = message_index.rebuild(ctx.conn, session_id, messages, now)
+        skipped = session_info.apply(ctx.conn, session_id, info, now)
+        first_prompt = next((m for m in messages if m.get("role") == "user"), None)
+        if first_prompt is not None:
+            apply_fallback_title(ctx.conn, session_id, first_prompt)
+    if skipped:
+        log.warning("restored session %s without these unreadable fields: %s", session_id, ", ".join(skipped))
     log.info("restored orphaned session %s from its transcript (%d messages)", session_id, count)
     return count
 

@@ -17,6 +17,7 @@ from ..bus.errors import ErrorCode, HostError
 from . import inflight, message_index, notifications, sessions
 from .commands import command
 from .context import HostContext
+from .messages import MESSAGE_ID_MAX as ID_MAX
 from .messages import message_param
 from .params import Params, invalid
 
@@ -54,7 +55,7 @@ def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict[str, Any]
 @command("session.startTurn")
 def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
-    turn_id = p.text("turnId", required=False, nonempty=True) or str(uuid.uuid4())
+    turn_id = p.text("turnId", required=False, nonempty=True, max_chars=ID_MAX) or str(uuid.uuid4())
     provider_id = p.text("providerId", required=False)
     model_id = p.text("modelId", required=False)
     sessions.require(ctx.conn, session_id)
@@ -88,7 +89,7 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
 @command("session.endTurn")
 def end_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
-    turn_id = p.text("turnId", nonempty=True)
+    turn_id = p.text("turnId", nonempty=True, max_chars=ID_MAX)
     status = p.choice("status", TERMINAL, required=True)
     error_code = p.text("errorCode", required=False)
     notify = p.boolean("createNotification", required=True)
@@ -115,7 +116,9 @@ def settle(
         if changed:
             merged = _merge_usage(turn["usage"], usage)
             conn.execute(
-                "UPDATE turns SET status = ?, ended_at = ?, error_code = ?, input_tokens = ?, output_tokens = ?, "
+                # max(): with the wall clock stepped back meanwhile, a turn still never ends before it starts
+                "UPDATE turns SET status = ?, ended_at = max(?, started_at), error_code = ?, input_tokens = ?, "
+                "output_tokens = ?, "
                 "usage_json = ? WHERE id = ?",
                 (
                     status,
@@ -192,7 +195,7 @@ def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
     status is never changed: late usage does not revive a finished turn.
     """
     session_id = sessions.session_id_param(p)
-    turn_id = p.text("turnId", nonempty=True)
+    turn_id = p.text("turnId", nonempty=True, max_chars=ID_MAX)
     records = p.array("records")
     for number, record in enumerate(records):
         if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
@@ -228,7 +231,7 @@ def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
 @command("session.saveInflightMessage")
 def save_inflight(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
-    turn_id = p.text("turnId", required=False)
+    turn_id = p.text("turnId", required=False, max_chars=ID_MAX)
     message = message_param(p)
     sessions.require(ctx.conn, session_id)
     if _is_empty(message):

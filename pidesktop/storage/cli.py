@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     status.add_argument("--json", action="store_true", help="print the report as JSON")
     verify = cmds.add_parser("verify", help="check the database and transcripts (exit 1 on problems)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    cmds.add_parser("repair", help="check the database and, if it is damaged, rebuild it from the chat files (offline)")
     backup = cmds.add_parser("backup", help="write a checked copy of the database to an absolute path")
     backup.add_argument("path", help="absolute path of the new backup file")
     move = cmds.add_parser("move", help="move the data folder to DEST (offline; the old one is kept)")
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     handler = {
         "status": _status,
         "verify": _verify,
+        "repair": _repair,
         "backup": _backup,
         "move": _move,
         "clean-cache": _clean_cache,
@@ -140,6 +142,28 @@ def _schema_line(report: dict[str, Any]) -> str:
     if version < supported:
         return f"v{version}; updated to v{supported} the next time pidesktop opens it"
     return f"v{version}"
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from ..bus.errors import HostError
+    from ..host.core import check_and_repair
+
+    try:
+        report = check_and_repair(_location(args))
+    except HostError as exc:
+        print(f"pidesktop data repair: {exc.message}", file=sys.stderr)
+        return REFUSED
+    if report is None:
+        print("ok: the database is sound; nothing was changed")
+        return OK
+    repaired = report.get("repaired", {})
+    print(f"repaired: the damaged database is kept as {repaired.get('damagedFile')}")
+    print(f"rebuilt {report.get('sessions', 0)} chats from their files")
+    for table, rows in (repaired.get("salvaged") or {}).items():
+        print(f"salvaged {rows} rows of {table}")
+    for table in repaired.get("lost") or []:
+        print(f"could not salvage {table}")
+    return OK
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -389,6 +389,7 @@ class MainWindow(QMainWindow):
         async def load() -> None:
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
             self._tell_interrupted(hello.get("interruptedReplies") or [])
+            self._tell_rebuilt(hello.get("rebuilt"))
             await self.load_sessions()
             self._reopen_last_chat()
             await self.projects.refresh()
@@ -784,6 +785,23 @@ class MainWindow(QMainWindow):
                 "%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.",
                 "",
                 len(replies),
+            )
+        self.show_note(text, 30_000)
+
+    def _tell_rebuilt(self, rebuilt: dict | None) -> None:
+        """Chats the host rebuilt from their files at this start (a lost or damaged index): say so once."""
+        if not rebuilt:
+            return
+        count = int(rebuilt.get("sessions") or 0)
+        if count == 1:
+            text = self.tr("A chat was rebuilt from its file, with its title, project and settings.")
+        else:
+            text = self.tr(
+                "%n chats were rebuilt from their files, with their titles, projects and settings.", "", count
+            )
+        if rebuilt.get("notRecovered"):
+            text += " " + self.tr(
+                "Settings, providers and project memory could not be recovered: set them again if you had changed them."
             )
         self.show_note(text, 30_000)
 

@@ -43,6 +43,9 @@ _MARKED: dict[str, object] = {
     ErrorCode.STORAGE_UNAVAILABLE: QT_TRANSLATE_NOOP(
         "PlainErrors", "Your data folder can’t be reached right now. Check that its disk is attached, then try again."
     ),
+    ErrorCode.STORAGE_FULL: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Your disk is full: free some space; nothing you wrote is lost."
+    ),
     ErrorCode.SCHEMA_INCOMPATIBLE: QT_TRANSLATE_NOOP(
         "PlainErrors", "Your data was written by a different version of pidesktop, which this one can’t open."
     ),

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cut, layout_cache
+import orjson
+
+from . import cut, info, layout_cache
 from .files import (
     ReadCounter,
     append_durably,
@@ -25,6 +27,7 @@ from .files import (
     atomic_write,
     create_exclusive,
     fsync_dir,
+    read_at,
     read_to_end,
     read_whole,
 )
@@ -122,7 +125,7 @@ class TranscriptStore:
         try:
             layout = self._current_layout(session_id, fd, os.fstat(fd))
             size = os.fstat(fd).st_size
-            if size > layout.prefix_len:
+            if size > layout.prefix_len and not self._mend_tail(fd, layout, size, path):
                 log.warning("discarding %d bytes of an incomplete last line of %s", size - layout.prefix_len, path)
                 os.ftruncate(fd, layout.prefix_len)
             try:
@@ -137,15 +140,71 @@ class TranscriptStore:
         self._save_if_lagging(session_id)
         return layout.total - 1 if kind == MESSAGE else None
 
+    def mend_unterminated_tail(self, session_id: str) -> bool:
+        """Give a last line that is a complete record but lacks its ``\\n`` (a cut file) its newline.
+
+        True when it did. A strict prefix of a JSON object is never a JSON
+        object, so a line a crash tore mid-write never passes for complete.
+        """
+        try:
+            fd = os.open(self.path(session_id), os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            return False
+        try:
+            layout = self._current_layout(session_id, fd, os.fstat(fd))
+            size = os.fstat(fd).st_size
+            return size > layout.prefix_len and self._mend_tail(fd, layout, size, self.path(session_id))
+        finally:
+            os.close(fd)
+
+    def take_back(self, session_id: str, length: int) -> None:
+        """Cut the transcript back to ``length`` bytes: undo an append whose index commit failed."""
+        path = self.path(session_id)
+        self._layouts.pop(session_id, None)  # the file's end moves back; rescan on next use
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, length)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def length(self, session_id: str) -> int | None:
+        """The transcript's size in bytes, or None if there is no file."""
+        try:
+            return os.stat(self.path(session_id)).st_size
+        except FileNotFoundError:
+            return None
+
+    def _mend_tail(self, fd: int, layout: Layout, size: int, path: Path) -> bool:
+        tail = read_at(fd, layout.prefix_len, size - layout.prefix_len, self._reads)
+        if b"\n" in tail or not _is_complete_record(tail):
+            return False
+        append_durably(fd, b"\n")
+        extend(layout, fd, self._reads)
+        log.warning("gave the complete last line of %s its missing newline", path)
+        return True
+
     def rewrite(self, session_id: str, records: list[dict[str, Any]], header: dict[str, Any] | None = None) -> None:
         """Replace the whole transcript atomically; keeps the current header when ``header`` is None."""
-        body = b"".join(_encode_body_record(record) for record in records)
+        kept_info = self._folded_info(session_id, records)
+        body = b"".join(_encode_body_record(record) for record in [*kept_info, *records])
         if header is None:
             header = self._read_header(session_id) or session_header(session_id, now_rfc3339())
         header_line = encode_record({**header, "type": SESSION})
         self._ensure_sessions_dir()
         atomic_write(self.path(session_id), header_line + body)
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
+
+    def _folded_info(self, session_id: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The current file's ``session_info`` lines as one record, unless ``records`` carry their own."""
+        if any(record.get("type") == info.INFO for record in records):
+            return []
+        try:
+            data = self.path(session_id).read_bytes()
+        except FileNotFoundError:
+            return []
+        line = info.folded_line(info.fold(data))
+        return [] if line is None else [line]
 
     def rewrite_dropping(
         self, session_id: str, message_ids: set[str], compaction_ids: set[str], header: dict[str, Any]
@@ -490,6 +549,15 @@ def _encode_body_record(record: dict[str, Any]) -> bytes:
     if isinstance(record, dict) and record.get("type") == SESSION:
         raise InvalidRecord("the session header is written by create() and rewrite(), not as a record")
     return encode_record(record)
+
+
+def _is_complete_record(line: bytes) -> bool:
+    """True when ``line`` (without a newline) is a whole JSON object with a string ``type``."""
+    try:
+        record = parse_line(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and isinstance(record.get("type"), str)
 
 
 def _report_unreadable(line: memoryview, kind: str | None, source: str, offset: int) -> None:

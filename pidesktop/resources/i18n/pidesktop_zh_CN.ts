@@ -1363,6 +1363,20 @@ Size: %2</source>
         </translation>
     </message>
     <message>
+        <source>A chat was rebuilt from its file, with its title, project and settings.</source>
+        <translation>已从聊天文件重建 1 个聊天，包括标题、项目和设置。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats were rebuilt from their files, with their titles, projects and settings.</source>
+        <translation>
+            <numerusform>已从聊天文件重建 %n 个聊天，包括标题、项目和设置。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Settings, providers and project memory could not be recovered: set them again if you had changed them.</source>
+        <translation>应用设置、服务提供方和项目记忆无法恢复：如果你曾修改过，请重新设置。</translation>
+    </message>
+    <message>
         <source>New chat (Ctrl+N)</source>
         <translation>新对话（Ctrl+N）</translation>
     </message>
@@ -2198,6 +2212,10 @@ This cannot be undone.</source>
     <message>
         <source>Your data folder can’t be reached right now. Check that its disk is attached, then try again.</source>
         <translation>目前无法访问数据文件夹。请确认所在磁盘已连接，然后重试。</translation>
+    </message>
+    <message>
+        <source>Your disk is full: free some space; nothing you wrote is lost.</source>
+        <translation>磁盘已满：请释放一些空间；你写下的内容没有丢失。</translation>
     </message>
     <message>
         <source>Your data was written by a different version of pidesktop, which this one can’t open.</source>

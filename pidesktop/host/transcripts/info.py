@@ -1,0 +1,35 @@
+"""``session_info`` lines in a transcript: folding them, and keeping them through a rewrite.
+
+A rewrite keeps only messages and checkpoints; one line with the folded state
+goes right after the header so what the lines said survives it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+INFO = "session_info"
+LINE_START = b'{"type":"session_info"'
+
+
+def fold(data: bytes) -> dict[str, Any]:
+    """Every ``session_info`` line of a transcript's bytes folded in order: the last value of each field
+    (``at`` included: the time of the last line, so folding the same lines twice gives the same bytes)."""
+    state: dict[str, Any] = {}
+    for line in data.split(b"\n"):
+        if not line.startswith(LINE_START):
+            continue
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and entry.get("type") == INFO:
+            state.update((k, v) for k, v in entry.items() if k != "type")
+    return state
+
+
+def folded_line(state: dict[str, Any]) -> dict[str, Any] | None:
+    """One record carrying a folded state, or None when there is nothing to carry."""
+    return {"type": INFO, **state} if state else None

@@ -1,0 +1,158 @@
+"""A lost ``pi.sqlite`` gives back every chat's title, project and settings from the transcripts.
+
+Real ``pidesktop host --stdio`` subprocesses; the database and its WAL are
+deleted (or cut to nothing) between two runs, as a damaged disk or a careless
+clean-up would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from .conftest import InProcessHost, started_window
+
+
+def lose_database(root: Path, how: str) -> None:
+    for suffix in ("-wal", "-shm"):
+        (root / f"pi.sqlite{suffix}").unlink(missing_ok=True)
+    if how == "delete":
+        (root / "pi.sqlite").unlink()
+    else:
+        (root / "pi.sqlite").write_bytes(b"")
+
+
+def text(mid: str, words: str, role: str = "user") -> dict:
+    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": words}]}
+
+
+@pytest.mark.parametrize("how", ["delete", "truncate"])
+def test_titles_projects_and_settings_come_back_after_the_database_is_lost(stdio_host, data_root, tmp_path, how):
+    project = tmp_path / "work" / "atlas"
+    project.mkdir(parents=True)
+    h = stdio_host()
+    named = h.call("session.create", {"title": "Trip to Lisbon", "projectPath": str(project)})["session"]["id"]
+    h.call("session.appendMessage", {"sessionId": named, "message": text("a1", "plan the trip")})
+    h.call("session.update", {"sessionId": named, "mode": "plan", "thinkingLevel": "high"})
+    h.call("session.update", {"sessionId": named, "permissionMode": "ask"})
+    h.call("session.rename", {"sessionId": named, "title": "Lisbon, final"})
+    untitled = h.call("session.create", {})["session"]["id"]
+    h.call("session.appendMessage", {"sessionId": untitled, "message": text("b1", "Why is the sky blue?")})
+    before = {sid: h.call("session.get", {"sessionId": sid}) for sid in (named, untitled)}
+    assert h.close() == 0
+
+    lose_database(data_root, how)
+    h = stdio_host()
+    hello = h.call("app.handshake", {"protocolVersion": 1})
+    assert hello["rebuilt"] == {"sessions": 2, "notRecovered": ["settings", "providers", "projectMemory"]}
+    after = {sid: h.call("session.get", {"sessionId": sid}) for sid in (named, untitled)}
+    got = after[named]["session"]
+    assert got["title"] == "Lisbon, final" and got["titleSource"] == "manual"
+    assert got["projectPath"] == before[named]["session"]["projectPath"] == str(project)
+    assert (got["mode"], got["thinkingLevel"], got["permissionMode"]) == ("plan", "high", "ask")
+    assert after[untitled]["session"]["title"] == before[untitled]["session"]["title"] == "Why is the sky blue?"
+    for sid in (named, untitled):  # the lines are for the rebuild: the window sees the same messages
+        assert after[sid]["messages"] == before[sid]["messages"]
+    assert [p["path"] for p in h.call("projects.list")["projects"]] == [str(project)]
+    assert h.close() == 0
+
+
+def test_a_rewrite_keeps_what_the_info_lines_said(stdio_host, data_root):
+    h = stdio_host()
+    sid = h.call("session.create", {"title": "Kept"})["session"]["id"]
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("u1", "first")})
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("r1", "reply", "assistant")})
+    streaming = {**text("r2", "partial", "assistant"), "meta": {"status": "streaming"}}
+    h.call("session.appendMessage", {"sessionId": sid, "message": streaming})
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("r2", "whole", "assistant")})  # a rewrite
+    assert h.close() == 0
+    lines = [orjson.loads(line) for line in (data_root / "sessions" / f"{sid}.jsonl").read_bytes().splitlines()]
+    assert [line["type"] for line in lines if line["type"] == "session_info"] == ["session_info"]
+
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("session.get", {"sessionId": sid})["session"]["title"] == "Kept"
+    assert h.close() == 0
+
+
+def test_the_rebuild_is_told_once(stdio_host, data_root):
+    h = stdio_host()
+    sid = h.call("session.create", {"title": "Once"})["session"]["id"]
+    h.call("settings.set", {"patch": {"theme": "dark"}})
+    assert h.close() == 0
+    (data_root / "sessions" / f"{sid}.jsonl").rename(data_root / "aside.jsonl")
+    h = stdio_host()  # the row stays; the kv keeps the settings
+    h.call("session.delete", {"sessionId": sid})
+    assert h.close() == 0
+    (data_root / "aside.jsonl").rename(data_root / "sessions" / "11111111-2222-3333-4444-555555555555.jsonl")
+    h = stdio_host()
+    hello = h.call("app.handshake", {"protocolVersion": 1})
+    assert hello["rebuilt"] == {"sessions": 1, "notRecovered": []}  # the database was there: nothing else lost
+    assert h.close() == 0
+    h = stdio_host()
+    assert "rebuilt" not in h.call("app.handshake", {"protocolVersion": 1})
+    assert h.close() == 0
+
+
+def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_hosts):
+    seed = InProcessHost(location)
+    try:
+        seed.call("session.create", {"title": "Lisbon"})
+    finally:
+        seed.stop()
+    lose_database(location.data_root, "delete")
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    assert win.notice.isVisible()
+    assert "A chat was rebuilt from its file" in win.notice.label.text()
+    assert "could not be recovered" in win.notice.label.text()
+    assert not win.notice.details_button.isVisible()  # news, not an error
+    win.grab().save("/tmp/pidesktop-rebuilt-note.png")
+    win.close()
+
+
+def test_settings_providers_and_project_memory_come_back_from_the_snapshot(stdio_host, data_root, tmp_path):
+    folder = tmp_path / "atlas"
+    folder.mkdir()
+    h = stdio_host()
+    h.call("settings.set", {"patch": {"theme": "dark"}})
+    h.call("providers.upsert", {"provider": {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}})
+    project = h.call("projects.upsert", {"path": str(folder)})["project"]
+    h.call("projects.memorySet", {"projectId": project["id"], "text": "Deploys go through staging."})
+    sid = h.call("session.create", {"title": "Kept", "projectPath": str(folder)})["session"]["id"]
+    assert h.close() == 0
+    assert (data_root / "state-snapshot.json").is_file()
+
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("app.handshake", {"protocolVersion": 1})["rebuilt"] == {"sessions": 1, "notRecovered": []}
+    assert h.call("settings.get", {})["settings"]["theme"] == "dark"
+    assert [p["id"] for p in h.call("providers.list", {})["providers"]] == ["acme"]
+    (restored,) = h.call("projects.list", {})["projects"]
+    assert restored["path"] == str(folder)
+    memory = h.call("projects.memoryGet", {"projectId": restored["id"]})
+    assert "Deploys go through staging." in orjson.dumps(memory).decode()
+    assert h.call("session.get", {"sessionId": sid})["session"]["projectPath"] == str(folder)
+    assert h.close() == 0
+
+
+def test_an_older_database_put_back_brings_no_deleted_chat_back_as_a_ghost(stdio_host, data_root, tmp_path):
+    h = stdio_host()
+    sids = []
+    for title in ("Kept", "Deleted later"):
+        sid = h.call("session.create", {"title": title})["session"]["id"]
+        h.call("session.appendMessage", {"sessionId": sid, "message": text(f"{sid[:4]}-u", "hello")})
+        sids.append(sid)
+    assert h.close() == 0
+    old = tmp_path / "old.sqlite"
+    old.write_bytes((data_root / "pi.sqlite").read_bytes())  # a copy taken after a clean close
+    h = stdio_host()
+    h.call("session.delete", {"sessionId": sids[1], "forGood": True})  # past the Trash: gone for good
+    assert h.close() == 0
+    (data_root / "pi.sqlite").write_bytes(old.read_bytes())  # the older copy put back
+    for suffix in ("-wal", "-shm"):
+        (data_root / f"pi.sqlite{suffix}").unlink(missing_ok=True)
+    h = stdio_host()
+    assert [s["id"] for s in h.call("session.list", {})["sessions"]] == [sids[0]]
+    assert h.close() == 0

@@ -1,0 +1,133 @@
+"""A damaged ``pi.sqlite`` is set aside and rebuilt from the transcripts, keeping what it still yields.
+
+Real ``pidesktop host --stdio`` subprocesses on real files: a page of the
+database overwritten with garbage, after a clean close and after a SIGKILL.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import apsw
+
+from .conftest import REPO
+
+PROVIDER = {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}
+
+
+def seeded(stdio_host, tmp_path) -> tuple[object, list[str]]:
+    project = tmp_path / "atlas"
+    project.mkdir()
+    h = stdio_host()
+    sids = []
+    for n, params in enumerate(({"title": "Lisbon", "projectPath": str(project)}, {})):
+        sid = h.call("session.create", params)["session"]["id"]
+        for m in range(3):
+            message = {"id": f"s{n}m{m}", "role": "user", "blocks": [{"type": "text", "text": f"note{n} {m}"}]}
+            h.call("session.appendMessage", {"sessionId": sid, "message": message})
+        sids.append(sid)
+    h.call("session.update", {"sessionId": sids[0], "mode": "plan"})
+    h.call("settings.set", {"patch": {"theme": "dark"}})
+    h.call("providers.upsert", {"provider": PROVIDER})
+    return h, sids
+
+
+def damage(root: Path, table: str) -> None:
+    """Overwrite the root page of ``table`` with garbage, after moving every WAL frame into the file."""
+    db = root / "pi.sqlite"
+    conn = apsw.Connection(str(db))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    rootpage = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as out:
+        out.seek((rootpage - 1) * page_size)
+        out.write(b"\xa5" * page_size)
+
+
+def check_rebuilt(h, sids: list[str], root: Path, tmp_path: Path) -> dict:
+    hello = h.call("app.handshake", {"protocolVersion": 1})
+    repaired = hello["rebuilt"]["repaired"]
+    damaged = Path(repaired["damagedFile"])
+    assert damaged.parent == root and damaged.name.startswith("pi.sqlite.damaged-") and damaged.is_file()
+    listed = {s["id"]: s for s in h.call("session.list", {})["sessions"]}
+    assert set(sids) <= set(listed)
+    first = h.call("session.get", {"sessionId": sids[0]})
+    assert first["session"]["title"] == "Lisbon" and first["session"]["mode"] == "plan"
+    assert first["session"]["projectPath"] == str(tmp_path / "atlas")
+    assert [m["id"] for m in first["messages"]] == ["s0m0", "s0m1", "s0m2"]
+    assert listed[sids[1]]["title"] == "note1 0"  # the first-prompt title, derived again
+    hits = h.call("search.query", {"query": "note1"})["results"]
+    assert {hit["messageId"] for hit in hits} == {"s1m0", "s1m1", "s1m2"}
+    # what lives only in the database came over from the damaged file
+    assert h.call("settings.get", {})["settings"]["theme"] == "dark"
+    assert "acme" in [p["id"] for p in h.call("providers.list", {})["providers"]]
+    return repaired
+
+
+def test_a_damaged_sessions_page_is_set_aside_and_everything_comes_back(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage(data_root, "sessions")
+    h = stdio_host()
+    repaired = check_rebuilt(h, sids, data_root, tmp_path)  # the boot pass reads the table: repaired at start
+    assert "malformed" in repaired["reason"] or "corrupt" in repaired["reason"].lower()
+    message = {"id": "after", "role": "user", "blocks": [{"type": "text", "text": "still writing"}]}
+    assert h.call("session.appendMessage", {"sessionId": sids[0], "message": message})["message"]["seq"] == 4
+    assert h.close() == 0
+    h = stdio_host()  # told once; the repaired database opens as it is
+    assert "rebuilt" not in h.call("app.handshake", {"protocolVersion": 1})
+    assert h.close() == 0
+
+
+def test_after_a_kill_a_quick_check_finds_a_damaged_messages_page(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    h.kill()  # no clean close: the next start checks the database before serving
+    assert (data_root / "pi.sqlite.open").exists()
+    damage(data_root, "messages")
+    h = stdio_host()
+    repaired = check_rebuilt(h, sids, data_root, tmp_path)
+    assert repaired["reason"].startswith("quick_check after an unclean close")
+    assert h.close() == 0
+    assert not (data_root / "pi.sqlite.open").exists()
+
+
+def test_a_command_that_meets_a_damaged_search_page_repairs_it_at_once(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage(data_root, "messages_fts_data")  # the search index's own pages
+    h = stdio_host()
+    reply = h.request("search.query", {"query": "note1"})
+    assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE" and reply["error"]["data"]["damaged"] is True
+    assert "has been rebuilt from your chat files" in reply["error"]["message"]
+    check_rebuilt(h, sids, data_root, tmp_path)  # at once, without a restart
+    assert h.close() == 0
+
+
+def data_repair(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pidesktop", "data", "--data-dir", str(root), "repair"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+def test_pidesktop_data_repair_checks_and_repairs_a_closed_data_folder(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    sound = data_repair(data_root)
+    assert sound.returncode == 0 and sound.stdout.startswith("ok: the database is sound"), sound.stderr
+    assert not list(data_root.glob("pi.sqlite.damaged-*"))
+    damage(data_root, "sessions")
+    done = data_repair(data_root)
+    assert done.returncode == 0, done.stderr
+    assert "repaired: the damaged database is kept as" in done.stdout and "rebuilt 2 chats" in done.stdout
+    assert len(list(data_root.glob("pi.sqlite.damaged-*"))) == 1
+    h = stdio_host()
+    listed = {s["id"]: s["title"] for s in h.call("session.list", {})["sessions"]}
+    assert listed[sids[0]] == "Lisbon" and h.call("settings.get", {})["settings"]["theme"] == "dark"
+    assert h.close() == 0
