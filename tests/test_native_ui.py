@@ -609,3 +609,22 @@ def test_the_window_refuses_what_the_host_refuses_on_a_pi_session():
     assert native_guard.allows("session.update", {"sessionId": "app-chat-1"})
     assert not native_guard.allows("review.list", {"sessionId": "native-pi:abc"})
     assert native_guard.allows("session.get", {"sessionId": "native-pi:abc"})
+
+
+def test_leaving_a_pi_session_whose_answer_is_written_takes_its_stop_at_once(replay_window, qloop, sse_server):  # noqa: F811
+    win = replay_window
+    open_native(qloop, win, FIVE_TURNS)
+    sse_server.stream(
+        [sse_body(chunk("Half an "), done=False), sse_body(chunk("answer", finish="stop"))], delays={1: 30.0}
+    )
+    win.composer.edit.setPlainText("Answer slowly")
+    win.composer._submit()
+    spin_until(qloop, lambda: any(r["live"] and r["message"]["role"] == "assistant" for r in win.transcript_model.rows))
+    mine = win.current_session_id
+    assert win.composer.running
+    win.sidebar.select(native_row(win, BRANCHING)["id"])
+    assert not win.composer.running  # before the other chat's transcript has loaded
+    win.sidebar.select(mine)
+    assert win.composer.running
+    win.chats.stop_reply()
+    spin_until(qloop, lambda: not win.native.continuing)
