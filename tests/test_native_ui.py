@@ -169,7 +169,7 @@ def test_screenshots(window, qloop, shots, theme):
     menu.grab().save(str(shots / f"native-branch-menu-{theme.name}.png"))
     menu.hide()
     window.grab().save(str(shots / f"native-branches-{theme.name}.png"))
-    row = open_native(qloop, window, RPC_EXTRAS)
+    open_native(qloop, window, RPC_EXTRAS)
     note = spin_until(
         qloop,
         lambda: next(
@@ -285,7 +285,7 @@ def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):  #
     win.close()
 
 
-def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window, qloop, agent_dir, sse_server):
+def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
     win = replay_window
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
@@ -329,7 +329,7 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     assert win.composer.edit.toPlainText() == ""
 
 
-def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):
+def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
     import os
 
     win = replay_window
@@ -417,7 +417,7 @@ def test_pictures_pi_stored_inline_are_shown(qapp):
         assert html.count("pidesktop-inline:") == 1, role
 
 
-def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, qloop, agent_dir, sse_server):
+def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
     win = replay_window
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
@@ -546,3 +546,85 @@ def test_files_dropped_on_a_pi_session_come_back_with_the_text(window, qloop, ag
     assert window.composer.take_draft() == ("with a file", [chip])
     assert "files can’t be added" in window.composer.status_label.text()
     assert (agent_dir / "sessions" / FIVE_TURNS).read_bytes() == before
+
+
+class SentCommands:
+    """Every command the window's client sends (to the real host), and how many still wait for their reply."""
+
+    def __init__(self, client):
+        self.sent: list[tuple[str, dict]] = []
+        self.in_flight = 0
+        send = client.call
+
+        async def call(method, params=None):
+            self.sent.append((method, dict(params or {})))
+            self.in_flight += 1
+            try:
+                return await send(method, params)
+            finally:
+                self.in_flight -= 1
+
+        client.call = call
+
+    def naming_pi_sessions(self) -> list[str]:
+        return [method for method, params in self.sent if str(params.get("sessionId", "")).startswith("native-pi:")]
+
+
+def test_reading_pi_sessions_sends_nothing_the_host_would_refuse(window, qloop):
+    from pidesktop.ui import native_guard
+
+    spy = SentCommands(window.client)
+    for name in (FIVE_TURNS, BRANCHING, RPC_EXTRAS):
+        shown = open_native(qloop, window, name)["id"]
+        spin_until(qloop, lambda shown=shown: window.permission_card.session_id == shown and spy.in_flight == 0)
+    assert window.host_error is None and not window.file_changes.button.isVisible()
+    assert "session.get" in spy.naming_pi_sessions()
+    assert set(spy.naming_pi_sessions()) <= native_guard.MAY_SEND
+
+
+def test_a_write_naming_a_pi_session_is_refused_in_the_window_without_being_sent(window, qloop):
+    from pidesktop.ui.ops import host_op
+
+    row = open_native(qloop, window, FIVE_TURNS)
+    spy = SentCommands(window.client)
+    params = {"sessionId": row["id"], "title": "Renamed"}
+    assert qloop.run_until_complete(host_op(window.client, "session.update", params, parent=window)) is None
+    assert "session.update" not in spy.naming_pi_sessions()
+    assert window.host_error.code == "PERMISSION_DENIED" and window.host_error.data["native"] is True
+    assert (
+        window.notice.label.text()
+        == "This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop."
+    )
+    fork = host_op(window.client, "session.fork", {"sessionId": row["id"]}, parent=window)
+    assert qloop.run_until_complete(fork)["session"]["id"] != row["id"]  # what a pi session allows still goes
+    assert "session.fork" in spy.naming_pi_sessions()
+
+
+def test_the_window_refuses_what_the_host_refuses_on_a_pi_session():
+    from pidesktop.host.native import guard
+    from pidesktop.ui import native_guard
+
+    assert native_guard.MAY_SEND == guard.ALLOWED
+    assert native_guard.READ_ONLY_SENTENCE == guard.READ_ONLY_SENTENCE
+    assert native_guard.allows("session.update", {"sessionId": "app-chat-1"})
+    assert not native_guard.allows("review.list", {"sessionId": "native-pi:abc"})
+    assert native_guard.allows("session.get", {"sessionId": "native-pi:abc"})
+
+
+def test_leaving_a_pi_session_whose_answer_is_written_takes_its_stop_at_once(replay_window, qloop, sse_server):  # noqa: F811
+    win = replay_window
+    open_native(qloop, win, FIVE_TURNS)
+    sse_server.stream(
+        [sse_body(chunk("Half an "), done=False), sse_body(chunk("answer", finish="stop"))], delays={1: 30.0}
+    )
+    win.composer.edit.setPlainText("Answer slowly")
+    win.composer._submit()
+    spin_until(qloop, lambda: any(r["live"] and r["message"]["role"] == "assistant" for r in win.transcript_model.rows))
+    mine = win.current_session_id
+    assert win.composer.running
+    win.sidebar.select(native_row(win, BRANCHING)["id"])
+    assert not win.composer.running  # before the other chat's transcript has loaded
+    win.sidebar.select(mine)
+    assert win.composer.running
+    win.chats.stop_reply()
+    spin_until(qloop, lambda: not win.native.continuing)

@@ -606,6 +606,7 @@ class MainWindow(QMainWindow):
         changed = self.current_session_id != session_id
         if changed:
             self.chats.switch_to(session_id)
+            self._show_running(session_id)  # Stop belongs to the chat shown, even while its transcript loads
             self.file_changes.show_session(session_id)
         self._show_session(session)
         if changed:
@@ -651,17 +652,21 @@ class MainWindow(QMainWindow):
             return
         if session_id != self.current_session_id:  # another chat was picked meanwhile: it shows its own
             return
-        running = (
-            self.runner is not None and self.runner.is_running(session_id)
-        ) or session_id in self.native.continuing  # a pi session's answer being written
-        self.composer.set_running(running)
-        self.queue_strip.set_running(running)
+        self._show_running(session_id)
         self.refresh_context_meter(session_id)
         await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
         if session_id != self.current_session_id:
             return
         self.permission_card.show_session(session_id)
         await self.plans.show_session(None if is_native_id(session_id) else session_id)
+
+    def _show_running(self, session_id: str) -> None:
+        """The composer offers Stop, and the queue strip waits, while ``session_id`` has a reply being written."""
+        running = (
+            self.runner is not None and self.runner.is_running(session_id)
+        ) or session_id in self.native.continuing  # a pi session's answer being written
+        self.composer.set_running(running)
+        self.queue_strip.set_running(running)
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:
         """Ask the runner how full the chat's context is; the header's meter shows it."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
 from ..bus import HostClient, HostError
+from . import native_guard
 from .tasks import spawn
 
 log = logging.getLogger("pidesktop.ui")
@@ -90,8 +91,16 @@ def host_op(
     failure: Callable[[HostError], Any] | None = None,
     busy: Iterable[Busy] = (),
 ) -> Op:
-    """One host command as an operation."""
+    """One host command as an operation. A write naming a pi session is never sent: it fails here, as the
+    host would refuse it (``native_guard``)."""
+    refused = native_guard.refusal(method, params)
+    if refused is not None:
+        return Op(lambda: _fail(refused), parent, success, failure, tuple(busy), method)
     return Op(lambda: client.call(method, params or {}), parent, success, failure, tuple(busy), method)
+
+
+async def _fail(error: HostError) -> dict:
+    raise error
 
 
 def task_op(

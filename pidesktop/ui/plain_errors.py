@@ -89,6 +89,10 @@ _MARKED: dict[str, object] = {
     ),
 }
 _BY_CODE: dict[str, str] = {code: str(text) for code, text in _MARKED.items()}
+# PERMISSION_DENIED naming a pi session is not the data folder's permissions: the session is pi's own file
+_PI_READ_ONLY = QT_TRANSLATE_NOOP(
+    "PlainErrors", "This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop."
+)
 
 
 def sentence_for_code(code: str | None, fallback: str = "") -> str:
@@ -101,4 +105,6 @@ def sentence_for_code(code: str | None, fallback: str = "") -> str:
 
 def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
+    if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict) and error.data.get("native"):
+        return _tr(str(_PI_READ_ONLY))
     return sentence_for_code(error.code, error.message)

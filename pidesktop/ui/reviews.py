@@ -14,6 +14,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from ..bus import ErrorCode, HostClient, HostError
+from . import native_guard
 from .ops import host_op
 from .tasks import spawn
 
@@ -48,6 +49,8 @@ class Reviews(QObject):
         session_id = session_id or self.session_id
         if session_id is None or session_id != self.session_id or not self.available:
             return
+        if not native_guard.allows("review.list", {"sessionId": session_id}):
+            return  # a pi session: pi's tools keep no snapshots here, so no Files changed
         try:
             snapshots = await self.client.call("review.list", {"sessionId": session_id})
             artifacts = await self.client.call("artifacts.list", {"sessionId": session_id})

@@ -2281,6 +2281,10 @@ This cannot be undone.</source>
         <source>The reply was cut off because pidesktop quit or crashed while it was being written.</source>
         <translation>写入回复时 pidesktop 退出或崩溃，回复被中断。</translation>
     </message>
+    <message>
+        <source>This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop.</source>
+        <translation>这是 pi 会话，无法在这里更改。请分叉它，或在 pidesktop 中继续它。</translation>
+    </message>
 </context>
 <context>
     <name>ProjectActions</name>
