@@ -91,8 +91,8 @@ def test_second_backup_uploads_only_the_new_tail(host, bucket):  # noqa: F811
     second = backup(s3_repo(bucket), host.location.data_root)
     assert second.chunks_reused >= first.chunks_new - second.chunks_new
     # The big attachment and the old part of the transcript are named again, not sent again.
-    assert second.bytes_uploaded < second.bytes / 2
-    assert second.chunks_new <= 3  # the database chunk(s) and the transcript's tail
+    assert second.bytes > 6 << 20
+    assert second.bytes_uploaded < 1 << 20  # some database pages and the transcript's tail
     assert [first.snapshot_id, second.snapshot_id] == s3_repo(bucket).snapshot_ids()
 
 

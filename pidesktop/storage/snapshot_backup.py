@@ -24,11 +24,11 @@ from ..host.db import DB_NAME
 from .backup import copy_database
 from .errors import Refused
 from .snapshot_format import (
-    CHUNK_BYTES,
     FileEntry,
     Manifest,
     Repository,
     chunk_aad,
+    chunk_bytes_for,
     chunk_name,
     new_snapshot_id,
 )
@@ -179,7 +179,8 @@ class _Uploader:
         size = 0
         with open(path, "rb") as source:
             mode = stat.S_IMODE(os.fstat(source.fileno()).st_mode)
-            while block := source.read(CHUNK_BYTES):
+            step = chunk_bytes_for(relative)
+            while block := source.read(step):
                 digest.update(block)
                 size += len(block)
                 chunk_id = self.repo.key.content_id(block)

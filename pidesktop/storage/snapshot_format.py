@@ -6,9 +6,10 @@ chunks/<id>            one sealed chunk of file content; <id> is the chunk's key
 snapshots/<id>         one sealed manifest: every file of the data root with its chunk ids
 ```
 
-Files are cut into fixed-size chunks at fixed offsets, so an unchanged file names
-the same chunks again (nothing to upload) and a grown append-only transcript only
-adds the chunks from its old last, partial one onwards. A snapshot exists once its
+Files are cut into fixed-size chunks at fixed offsets (1 MiB; 256 KiB for transcripts,
+64 KiB for the database), so an unchanged file names the same chunks again (nothing to
+upload) and a grown append-only transcript only adds the chunks from its old last,
+partial one onwards. A snapshot exists once its
 manifest is stored, which is the last thing a backup writes.
 """
 
@@ -31,6 +32,20 @@ HEADER = "backup.json"
 CHUNKS = "chunks"
 SNAPSHOTS = "snapshots"
 CHUNK_BYTES = 1 << 20
+# The database changes a few pages here and there on every write: smaller chunks keep its share of an
+# incremental backup small (restore only concatenates chunks, so sizes may differ between files).
+DB_CHUNK_BYTES = 64 << 10
+# A transcript grows at its end: its last, partial chunk is stored again after each new message.
+TRANSCRIPT_CHUNK_BYTES = 256 << 10
+
+
+def chunk_bytes_for(relative: str) -> int:
+    """The chunk size for the file at ``relative`` (``/``-separated, under the data root)."""
+    if relative == "pi.sqlite":
+        return DB_CHUNK_BYTES
+    if relative.startswith("sessions/"):
+        return TRANSCRIPT_CHUNK_BYTES
+    return CHUNK_BYTES
 
 
 def chunk_name(chunk_id: str) -> str:
