@@ -255,3 +255,23 @@ raise SystemExit("not killed")
 def _killed_run(what: str, location: s3.S3Location, path: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", _KILLER, what, str(location.endpoint), location.bucket, location.prefix, str(path)]
     return subprocess.run(command, env=_env(PASSPHRASE), capture_output=True, text=True)
+
+
+def test_host_snapshot_job_and_a_wrong_passphrase(host, tmp_path):
+    from .test_data_commands import run
+
+    filled_root(host)
+    folder = tmp_path / "backups"
+    done = run(host, "data.snapshot", {"folder": str(folder), "passphrase": PASSPHRASE, "keep": 2})
+    assert done["status"] == "done", done
+    assert done["result"]["files"] >= 3 and done["result"]["chunksNew"] > 0
+    before = sorted(p.name for p in folder.rglob("*"))
+    refused = run(host, "data.snapshot", {"folder": str(folder), "passphrase": "another one"})
+    assert refused["status"] == "failed" and "passphrase is wrong" in refused["error"]["message"]
+    assert sorted(p.name for p in folder.rglob("*")) == before
+    error = host.error("data.snapshot", {"folder": "relative/dir", "passphrase": "x"})
+    assert error.data["field"] == "folder"
+    error = host.error("data.snapshot", {"folder": str(host.location.data_root / "b"), "passphrase": "x"})
+    assert "overlaps" in error.data["sentence"]
+    restore(open_repository(FolderStore(folder), PASSPHRASE), tmp_path / "restored")
+    assert payload_files(tmp_path / "restored") == payload_files(host.location.data_root)
