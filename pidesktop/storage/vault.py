@@ -85,8 +85,13 @@ class VaultKey:
     def __init__(self, material: bytes) -> None:
         if len(material) != 64:
             raise ValueError("vault key material must be 64 bytes")
+        self._material = material
         self._aead = AESGCM(material[:32])
         self._name_key = material[32:]
+
+    def material(self) -> bytes:
+        """The 64 key bytes, for keeping in the encrypted secret store (settings sync unlocks without a prompt)."""
+        return self._material
 
     def seal(self, plaintext: bytes, aad: bytes) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
@@ -130,3 +135,14 @@ def unlock(passphrase: str, params: VaultParams) -> VaultKey:
     except DamagedData as exc:
         raise WrongPassphrase("The passphrase is wrong: it is not the one this data was encrypted with.") from exc
     return key
+
+
+def confirm(key: VaultKey, params: VaultParams) -> None:
+    """Raise ``WrongPassphrase`` unless ``key`` (kept from an earlier unlock) is the one ``params`` were made with."""
+    try:
+        if key.open(params.check, _CHECK_AAD) != _CHECK_TEXT:
+            raise DamagedData("The stored key check is damaged.")
+    except DamagedData as exc:
+        raise WrongPassphrase(
+            "The sync data in the bucket was made with another passphrase: type that passphrase in Settings > Sync."
+        ) from exc
