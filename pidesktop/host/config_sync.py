@@ -9,24 +9,28 @@ the merge back here, and make it the new base. Offline, the changes stay in
 ``pending.bin`` and the run says so; nothing stored here is changed.
 
 A run talks to S3 on the host thread: it is short (a few small objects), and it
-keeps every database write on the thread that owns the database.
+keeps every database write on the thread that owns the database. boto3 is imported
+when a sync command first runs, not when the host starts.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets as random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bus.errors import ErrorCode, HostError
-from ..storage import s3, vault
+from ..storage import vault
 from ..storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
-from ..storage.sync_remote import LocalState, Remote, Revision
 from . import kv, sync_items
 from . import secrets as secret_store
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
+
+if TYPE_CHECKING:
+    from ..storage import s3
+    from ..storage.sync_remote import LocalState, Remote
 
 log = logging.getLogger("pidesktop.host.sync")
 
@@ -43,6 +47,8 @@ def _config(ctx: HostContext) -> dict[str, Any]:
 
 
 def _location(config: dict[str, Any]) -> s3.S3Location:
+    from ..storage import s3
+
     return s3.S3Location(
         bucket=str(config.get("bucket", "")),
         endpoint=config.get("endpoint") or None,
@@ -62,6 +68,8 @@ def _not_configured() -> HostError:
 
 
 def _read_connection(p: Params) -> tuple[dict[str, Any], s3.S3Credentials | None, str | None]:
+    from ..storage import s3
+
     endpoint = p.text("endpoint", required=False, default="") or ""
     if endpoint and not endpoint.startswith(("http://", "https://")):
         raise invalid(f"{p.method}: endpoint must start with http:// or https://; got {endpoint!r}.", "endpoint")
@@ -81,6 +89,8 @@ def _read_connection(p: Params) -> tuple[dict[str, Any], s3.S3Credentials | None
 
 
 def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
+    from ..storage import s3
+
     access, secret = secret_store.get(ctx, ACCESS_REF), secret_store.get(ctx, SECRET_REF)
     return s3.S3Credentials(access, secret) if access and secret else None
 
@@ -88,6 +98,8 @@ def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
 @command("sync.test")
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Test a connection without saving it: the bucket answers and accepts a small object."""
+    from ..storage import s3
+
     connection, credentials, _ = _read_connection(p)
     location = _location(connection)
     try:
@@ -104,6 +116,9 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     The passphrase is checked against the vault parameters already in the bucket
     (a wrong one is refused and nothing is saved); in an empty bucket it makes them.
     """
+    from ..storage import s3
+    from ..storage.sync_remote import Remote
+
     connection, credentials, passphrase = _read_connection(p)
     credentials = credentials or _stored_credentials(ctx)
     before = _config(ctx)
@@ -176,6 +191,8 @@ def _status(ctx: HostContext) -> dict[str, Any]:
 
 
 def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) -> LocalState:
+    from ..storage.sync_remote import LocalState
+
     return LocalState(ctx.data_root / "config-sync" / "s3" / str(config["stateId"]), key)
 
 
@@ -183,6 +200,8 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The saved connection (never a secret), the base revision, pending keys; ``history`` also lists the
     revisions kept in the bucket (a request to S3)."""
+    from ..storage import s3
+
     result = _status(ctx)
     if p.boolean("history", default=False) and result["configured"]:
         remote, key = _open(ctx)
@@ -196,6 +215,9 @@ def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
     """The bucket and the saved vault key; nothing is asked of S3 yet."""
+    from ..storage import s3
+    from ..storage.sync_remote import Remote
+
     config = _config(ctx)
     if not config.get("bucket") or not config.get("stateId"):
         raise _not_configured()
@@ -225,6 +247,9 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
 @command("sync.run")
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
+    from ..storage import s3
+    from ..storage.sync_remote import Revision
+
     restore = p.integer("restore", required=False)
     config = _config(ctx)
     remote, key = _open(ctx)
