@@ -43,7 +43,20 @@ def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s
         page.sync_button.click()
         spin_until(qloop, lambda: page.message.text().startswith("Synced:"))
         spin_until(qloop, lambda: "revision 1" in page.state.text())
+
+        # A second version, then back to the first through the versions list.
+        host_client.call_blocking("settings.set", {"patch": {"theme": "light"}})
+        page.sync_button.click()
+        spin_until(qloop, lambda: "revision 2" in page.state.text())
+        page.versions_button.click()
+        spin_until(qloop, lambda: page.versions.count() == 2)
+        assert page.versions.itemText(0).startswith("Version 2")
         dialog.grab().save(str(shots / "settings-sync.png"))
+        page.versions.setCurrentIndex(1)
+        page.restore_button.click()
+        spin_until(qloop, lambda: "revision 3" in page.state.text())
+        assert "Version 1 restored" in page.message.text()
+        assert host_client.call_blocking("settings.get")["settings"]["theme"] == "dark"
     finally:
         if shiboken6.isValid(dialog):
             dialog.close()

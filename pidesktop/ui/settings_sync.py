@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -81,6 +82,19 @@ class SyncPage(QWidget):
         self.state = QLabel()
         self.state.setObjectName("muted")
         self.state.setWordWrap(True)
+        self.versions_button = QPushButton(self.tr("Show earlier versions"))
+        self.versions_button.clicked.connect(self.show_versions)
+        self.versions = QComboBox()
+        self.versions.setMinimumWidth(320)
+        self.restore_button = QPushButton(self.tr("Restore this version"))
+        self.restore_button.clicked.connect(self.restore)
+        self.versions.hide()
+        self.restore_button.hide()
+        history = QHBoxLayout()
+        history.addWidget(self.versions_button)
+        history.addWidget(self.versions)
+        history.addWidget(self.restore_button)
+        history.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -91,11 +105,13 @@ class SyncPage(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.state)
+        layout.addLayout(history)
         layout.addStretch(1)
         self.sync_button.setEnabled(False)
+        self.versions_button.setEnabled(False)
 
     def _busy(self) -> tuple[QWidget, ...]:
-        return (self.test_button, self.save_button, self.sync_button)
+        return (self.test_button, self.save_button, self.sync_button, self.versions_button, self.restore_button)
 
     def connection(self) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -121,6 +137,7 @@ class SyncPage(QWidget):
         if not status.get("configured"):
             self.state.setText(self.tr("Not set up yet."))
             self.sync_button.setEnabled(False)
+            self.versions_button.setEnabled(False)
             return
         self.endpoint.setText(status.get("endpoint", ""))
         self.region.setText(status.get("region", ""))
@@ -132,6 +149,7 @@ class SyncPage(QWidget):
             self.secret_key.setPlaceholderText(self.tr("saved"))
             self.passphrase.setPlaceholderText(self.tr("saved"))
         self.sync_button.setEnabled(True)
+        self.versions_button.setEnabled(True)
         last = status.get("lastRun")
         lines = [i18n.arg(self.tr("Synced up to revision %1."), status.get("revision", 0))]
         if status.get("pending"):
@@ -187,3 +205,50 @@ class SyncPage(QWidget):
         from .tasks import spawn
 
         spawn(self.load(), name="sync-status")
+
+    def show_versions(self) -> None:
+        """Ask the bucket for the kept revisions (newest first) and offer them for restoring."""
+
+        def listed(status: dict[str, Any]) -> None:
+            self.versions.clear()
+            for entry in status.get("history", []):
+                when = QDateTime.fromMSecsSinceEpoch(int(entry["at"])).toString("yyyy-MM-dd HH:mm")
+                text = i18n.arg(self.tr("Version %1 · %2 · %3 change(s)"), entry["revision"], when, len(entry["keys"]))
+                self.versions.addItem(text, entry["revision"])
+            self.versions.setVisible(self.versions.count() > 0)
+            self.restore_button.setVisible(self.versions.count() > 1)
+            if not self.versions.count():
+                self._say(self.tr("There are no versions in the bucket yet: press Sync now."))
+
+        host_op(
+            self.client,
+            "sync.status",
+            {"history": True},
+            parent=self,
+            success=listed,
+            failure=self._failed,
+            busy=self._busy(),
+        ).run()
+
+    def restore(self) -> None:
+        revision = self.versions.currentData()
+        if revision is None:
+            return
+
+        def restored(result: dict[str, Any]) -> None:
+            self._say(
+                i18n.arg(self.tr("Version %1 restored here and on the next sync of your other computers."), revision)
+            )
+            self.versions.hide()
+            self.restore_button.hide()
+            self.load_later()
+
+        host_op(
+            self.client,
+            "sync.run",
+            {"restore": int(revision)},
+            parent=self,
+            success=restored,
+            failure=self._failed,
+            busy=self._busy(),
+        ).run()

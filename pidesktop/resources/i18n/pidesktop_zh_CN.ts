@@ -3137,6 +3137,14 @@ This cannot be undone.</source>
         <translation>立即同步</translation>
     </message>
     <message>
+        <source>Show earlier versions</source>
+        <translation>显示早期版本</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复此版本</translation>
+    </message>
+    <message>
         <source>Not set up yet.</source>
         <translation>尚未设置。</translation>
     </message>
@@ -3167,6 +3175,18 @@ This cannot be undone.</source>
     <message>
         <source>Synced: %1 sent, %2 received.</source>
         <translation>已同步：发送 %1 项，接收 %2 项。</translation>
+    </message>
+    <message>
+        <source>Version %1 · %2 · %3 change(s)</source>
+        <translation>第 %1 版 · %2 · %3 项更改</translation>
+    </message>
+    <message>
+        <source>There are no versions in the bucket yet: press Sync now.</source>
+        <translation>存储桶中还没有版本：请点“立即同步”。</translation>
+    </message>
+    <message>
+        <source>Version %1 restored here and on the next sync of your other computers.</source>
+        <translation>已在此处恢复第 %1 版，其他电脑下次同步时也会恢复。</translation>
     </message>
 </context>
 <context>
