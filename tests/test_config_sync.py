@@ -300,3 +300,27 @@ def test_sync_now_killed_mid_run_leaves_both_sides_whole(machines, bucket, tmp_p
 
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.startswith("Synced: revision"), done.stderr
+
+
+def test_a_revision_the_history_does_not_name_yet_is_found_and_never_replaced(machines, bucket):  # noqa: F811
+    """A sync killed between storing its revision and the history (or beaten to the history) loses nothing."""
+    a, b = machines("a"), machines("b")
+    for machine in (a, b):
+        machine.call("sync.configure", connection(bucket))
+    a.call("settings.set", {"patch": {"compactAt": 0.6}})
+    assert a.call("sync.run")["revision"] == 1
+    client = s3.connect(bucket, CREDENTIALS)
+    history_key = "pidesktop/config-sync/history.bin"
+    old_history = client.get_object(Bucket=bucket.bucket, Key=history_key)["Body"].read()
+    a.call("settings.set", {"patch": {"theme": "dark"}})
+    assert a.call("sync.run")["revision"] == 2
+    client.put_object(Bucket=bucket.bucket, Key=history_key, Body=old_history)  # as if killed before the history
+
+    b.now = NOW + 10
+    b.call("settings.set", {"patch": {"language": "en"}})
+    result = b.call("sync.run")
+    assert result["revision"] == 3 and "setting/theme" in result["pulled"]
+    assert b.settings()["theme"] == "dark"
+    a.call("sync.run")
+    assert a.settings()["language"] == "en"
+    assert [e["revision"] for e in a.call("sync.status", {"history": True})["history"]] == [3, 2, 1]

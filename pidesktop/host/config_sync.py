@@ -37,6 +37,7 @@ log = logging.getLogger("pidesktop.host.sync")
 NS, KEY = "configSyncS3", "config"
 ACCESS_REF, SECRET_REF, VAULT_REF = "configSyncS3/accessKey", "configSyncS3/secretKey", "configSyncS3/vaultKey"
 OWNER = "configSync"
+PUBLISH_ATTEMPTS = 5  # fetch-merge-publish rounds when other machines publish the same revision first
 # What makes a connection: changing any of these (or the mode) starts a fresh state id.
 _CONNECTION_FIELDS = ("endpoint", "region", "bucket", "prefix", "syncKeys")
 
@@ -248,14 +249,13 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
     from ..storage import s3
-    from ..storage.sync_remote import Revision
 
     restore = p.integer("restore", required=False)
     config = _config(ctx)
     remote, key = _open(ctx)
     machine = str(config["machineId"])
     state = _local_state(ctx, config, key)
-    base_revision, base = state.base()
+    _, base = state.base()
     now = ctx.clock()
     local = stamp_changes(base, sync_items.gather(ctx, machine, bool(config.get("syncKeys"))), state.pending(), now)
     pending = {k: e for k, e in local.items() if k not in base or base[k] != e}
@@ -263,22 +263,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     state.save_pending(pending)  # survives an offline run or a kill from here on
     try:
         _confirm(remote, key)
-        history = remote.history(key)
-        newest = history[-1].number if history else 0
-        remote_snapshot = remote.revision(key, newest) if newest else {}
-        if restore is not None:
-            if restore not in {entry.number for entry in history}:
-                raise invalid(f"sync.run: revision {restore} is not among the kept revisions.", "restore")
-            picked = remote.revision(key, restore)
-            merged = {k: Entry(e.value, now) for k, e in picked.items()}
-            conflicts: list[Conflict] = []
-        else:
-            merged, conflicts = merge(base, local, remote_snapshot)
-        revision = newest
-        if restore is not None or _values(merged) != _values(remote_snapshot):
-            revision = newest + 1
-            changed_keys = sorted(set(_changed(remote_snapshot, merged)))
-            remote.publish(key, merged, Revision(revision, now, machine, changed_keys), history)
+        revision, merged, conflicts = _exchange(remote, key, base, local, restore, now, machine)
     except s3.S3Problem as problem:
         raise HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
@@ -305,6 +290,39 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         "pulled": pulled,
         "conflicts": last_run["conflicts"],
     }
+
+
+def _exchange(
+    remote: Remote, key: vault.VaultKey, base: Snapshot, local: Snapshot, restore: int | None, now: int, machine: str
+) -> tuple[int, Snapshot, list[Conflict]]:
+    """Fetch the newest revision, merge, and publish the merge when it differs: the revision number, the merge
+    and its conflicts. A machine that publishes the same number first makes this fetch and merge again."""
+    from ..storage.sync_remote import Revision, RevisionTaken
+
+    for _attempt in range(PUBLISH_ATTEMPTS):
+        history = remote.latest(key)
+        newest = history[-1].number if history else 0
+        remote_snapshot = remote.revision(key, newest) if newest else {}
+        conflicts: list[Conflict] = []
+        if restore is not None:
+            if restore not in {entry.number for entry in history}:
+                raise invalid(f"sync.run: revision {restore} is not among the kept revisions.", "restore")
+            merged = {k: Entry(e.value, now) for k, e in remote.revision(key, restore).items()}
+        else:
+            merged, conflicts = merge(base, local, remote_snapshot)
+        if restore is None and _values(merged) == _values(remote_snapshot):
+            return newest, merged, conflicts
+        entry = Revision(newest + 1, now, machine, _changed(remote_snapshot, merged))
+        try:
+            remote.publish(key, merged, entry, history)
+        except RevisionTaken:
+            continue
+        return entry.number, merged, conflicts
+    raise HostError(
+        ErrorCode.CONFLICT,
+        "Other computers kept syncing at the same moment: sync again in a little while.",
+        {"reason": "busy"},
+    )
 
 
 def _values(snapshot: Snapshot) -> dict[str, Any]:

@@ -5,7 +5,8 @@ except the key parameters, and names say nothing but revision numbers::
 
     config-sync/vault.json          scrypt salt and cost, and a sealed check value
     config-sync/history.bin         the newest 30 revisions: number, time, machine, keys changed
-    config-sync/rev-00000042.bin    one full merged snapshot; immutable, kept indefinitely
+    config-sync/rev-00000042.bin    one full merged snapshot and its history entry; written once, never
+                                    replaced (a conditional write), kept indefinitely
 
 Local, in ``<data root>/config-sync/s3/<state-id>/`` (spec 004, 1.3): ``base.bin``
 (the last snapshot both sides shared, and its revision) and ``pending.bin``
@@ -19,6 +20,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
 
 from ..durable import atomic_write
 from . import s3, vault
@@ -53,6 +56,10 @@ class Revision:
         return cls(int(data["revision"]), int(data["at"]), str(data.get("machine", "")), list(data.get("keys", [])))
 
 
+class RevisionTaken(Exception):
+    """Another machine published the same revision number first: fetch, merge and try again."""
+
+
 class Remote:
     """The sync objects at ``location``; every failure is an ``s3.S3Problem`` or a ``vault.VaultError``."""
 
@@ -74,9 +81,22 @@ class Remote:
                 return None
             raise problem from exc
 
-    def _put(self, name: str, data: bytes) -> None:
+    def _put(self, name: str, data: bytes, exclusive: bool = False) -> None:
+        """Store ``data``; ``exclusive`` refuses to replace an object already there (``RevisionTaken``)."""
+        key = self._key(name)
         try:
-            self.client.put_object(Bucket=self.location.bucket, Key=self._key(name), Body=data)
+            if exclusive:
+                self.client.put_object(Bucket=self.location.bucket, Key=key, Body=data, IfNoneMatch="*")
+            else:
+                self.client.put_object(Bucket=self.location.bucket, Key=key, Body=data)
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", ""))
+            if code in {"PreconditionFailed", "ConditionalRequestConflict", "412"}:
+                raise RevisionTaken(name) from exc
+            if exclusive and code in {"NotImplemented", "501"}:  # a service without conditional writes
+                self._put(name, data)
+                return
+            raise s3.explain(exc, self.location, writing=True) from exc
         except Exception as exc:
             raise s3.explain(exc, self.location, writing=True) from exc
 
@@ -104,19 +124,38 @@ class Remote:
         return [Revision.from_json(item) for item in json.loads(key.open(blob, _AAD_HISTORY))]
 
     def revision(self, key: vault.VaultKey, number: int) -> Snapshot:
+        found = self._revision(key, number)
+        if found is None:
+            raise s3.S3Problem(s3.OBJECT_MISSING, f"Revision {number} is missing from {self.location.describe()}.")
+        return found[1]
+
+    def _revision(self, key: vault.VaultKey, number: int) -> tuple[Revision, Snapshot] | None:
         blob = self._get(_revision_name(number))
         if blob is None:
-            raise s3.S3Problem(s3.OBJECT_MISSING, f"Revision {number} is missing from {self.location.describe()}.")
-        return from_json(json.loads(key.open(blob, _AAD_REVISION + str(number).encode())))
+            return None
+        data = json.loads(key.open(blob, _AAD_REVISION + str(number).encode()))
+        return Revision.from_json(data["entry"]), from_json(data["snapshot"])
+
+    def latest(self, key: vault.VaultKey) -> list[Revision]:
+        """The history, plus any newer revision it does not name yet (a sync killed, or beaten to the
+        history, after storing its revision): the last entry is the newest revision there is."""
+        history = self.history(key)
+        number = history[-1].number if history else 0
+        while (found := self._revision(key, number + 1)) is not None:
+            history.append(found[0])
+            number += 1
+        return history
 
     def publish(self, key: vault.VaultKey, snapshot: Snapshot, entry: Revision, history: list[Revision]) -> None:
         """Store ``snapshot`` as revision ``entry.number``, then the history that names it.
 
         The revision goes first: a sync killed between the two leaves the history
-        pointing at the previous revision, which is still whole.
+        pointing at the previous revision, which is still whole. It is written only
+        if no machine wrote that number first (``RevisionTaken`` otherwise).
         """
         aad = _AAD_REVISION + str(entry.number).encode()
-        self._put(_revision_name(entry.number), key.seal(json.dumps(to_json(snapshot)).encode(), aad))
+        sealed = key.seal(json.dumps({"entry": entry.to_json(), "snapshot": to_json(snapshot)}).encode(), aad)
+        self._put(_revision_name(entry.number), sealed, exclusive=True)
         kept = [*history, entry][-HISTORY_LIMIT:]
         self._put("history.bin", key.seal(json.dumps([item.to_json() for item in kept]).encode(), _AAD_HISTORY))
 
