@@ -30,7 +30,7 @@ import argparse
 import os
 import sys
 
-from . import __version__, automations_cli, import_cli, mcp_cli
+from . import __version__, automations_cli, import_cli, mcp_cli, sync_cli
 from .storage import cli as storage_cli
 
 
@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     automations_cli.add_parser(sub)
     import_cli.add_parser(sub)
     mcp_cli.add_parser(sub)
+    sync_cli.add_parser(sub)
     return parser
 
 
@@ -108,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         return import_cli.run(args)
     if args.command == "mcp":
         return mcp_cli.run(args)
+    if args.command == "sync":
+        return sync_cli.run(args)
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":

@@ -91,8 +91,8 @@ ENGLISH = {
     "inbox empty": "Nothing here yet — finished tasks you didn't watch show up here.",
     "chip": "Offline demo (no AI)",
     "settings": "Settings",
-    "nav": ["General", "Providers", "Tools", "Usage", "Data"],
-    "page titles": sorted(["General", "Providers", "Tools", "Usage", "Data"]),
+    "nav": ["General", "Providers", "Tools", "Usage", "Data", "Sync"],
+    "page titles": sorted(["General", "Providers", "Tools", "Usage", "Data", "Sync"]),
 }
 
 CHINESE = {
@@ -106,8 +106,8 @@ CHINESE = {
     "inbox empty": "这里还没有内容——你没在看时完成的任务会显示在这里。",
     "chip": "离线演示（无 AI）",
     "settings": "设置",
-    "nav": ["通用", "提供商", "工具", "用量", "数据"],
-    "page titles": sorted(["通用", "提供商", "工具", "用量", "数据"]),
+    "nav": ["通用", "提供商", "工具", "用量", "数据", "同步"],
+    "page titles": sorted(["通用", "提供商", "工具", "用量", "数据", "同步"]),
 }
 
 

@@ -259,6 +259,54 @@ def backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("backup", work)
 
 
+@command("data.snapshot")
+def snapshot(ctx: HostContext, params: Params) -> dict[str, Any]:
+    """An encrypted, incremental snapshot of the whole data root into a backup folder (storage.snapshot_backup)."""
+    from ..storage import snapshot_backup, snapshot_format, vault
+    from ..storage.blobstore import FolderStore
+
+    raw = params.text("folder", nonempty=True)
+    passphrase = params.text("passphrase", nonempty=True)
+    keep = params.integer("keep", required=False, default=0, minimum=0)
+    include_secrets = params.boolean("secrets", default=False)
+    folder = Path(raw)
+    if not folder.is_absolute():
+        raise _bad_field("data.snapshot", "folder", f"The backup folder must be an absolute path (it was {raw!r}).")
+    if _inside(folder, ctx.data_root) or _inside(ctx.data_root, folder):
+        raise _bad_field("data.snapshot", "folder", f"{folder} overlaps the data folder; choose a folder elsewhere.")
+    if not folder.parent.is_dir():
+        raise _bad_field("data.snapshot", "folder", f"The folder {folder.parent} does not exist.")
+    root = ctx.data_root
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        progress("snapshot", 0, 1)
+        try:
+            repo = snapshot_format.open_repository(FolderStore(folder), passphrase, create=True)
+        except vault.WrongPassphrase as exc:
+            raise Refused(f"{exc} This folder already holds backups made with another passphrase.") from exc
+        except vault.VaultError as exc:
+            raise StorageJobError(str(exc)) from exc
+        summary = snapshot_backup.backup(
+            repo,
+            root,
+            include_secrets=include_secrets,
+            keep=keep or None,
+            progress=lambda done, total: progress("snapshot", done, total),
+        )
+        return {
+            "folder": str(folder),
+            "snapshot": summary.snapshot_id,
+            "files": summary.files,
+            "bytes": summary.bytes,
+            "bytesUploaded": summary.bytes_uploaded,
+            "chunksNew": summary.chunks_new,
+            "chunksReused": summary.chunks_reused,
+            "snapshotsPruned": summary.snapshots_pruned,
+        }
+
+    return jobs_of(ctx).start("snapshot", work)
+
+
 @command("data.caches")
 def caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     location = location_of(ctx)
@@ -400,7 +448,11 @@ def cancel(ctx: HostContext, params: Params) -> dict[str, Any]:
 
 def _bad_path(reason: str) -> HostError:
     """``INVALID_PARAMS`` about ``path``; ``data.sentence`` is the reason alone, for a dialog's report line."""
-    error = invalid(f"data.backup: field 'path': {reason}", "path")
+    return _bad_field("data.backup", "path", reason)
+
+
+def _bad_field(method: str, name: str, reason: str) -> HostError:
+    error = invalid(f"{method}: field {name!r}: {reason}", name)
     error.data["sentence"] = reason
     return error
 

@@ -3,6 +3,7 @@
 from . import (
     app_commands,
     attachments,
+    config_sync,
     data_commands,
     fork,
     history,
@@ -36,6 +37,7 @@ from .tools import review as tool_review
 REGISTERING = (
     app_commands,
     attachments,
+    config_sync,
     data_commands,
     fork,
     history,

@@ -129,3 +129,8 @@ def _check(tmp: Path, dest: Path) -> BackupResult:
     if problems:
         raise Failed(f"The backup failed its check and was not kept: {'; '.join(problems[:5])}")
     return BackupResult(dest, tmp.stat().st_size, version, rows)
+
+
+def copy_database(db: Path, target: Path, progress: StepProgress | None = None) -> None:
+    """A consistent copy of ``db`` at ``target`` through SQLite's online backup (a standalone file)."""
+    _copy(db, target, progress)

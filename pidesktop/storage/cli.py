@@ -19,6 +19,7 @@ import orjson
 
 from .. import paths
 from ..locks import FileLock, LockHeld
+from . import snapshot_cli
 from .errors import Cancelled, Refused, StorageJobError
 from .progress import StderrProgress
 
@@ -35,8 +36,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     verify = cmds.add_parser("verify", help="check the database and transcripts (exit 1 on problems)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     cmds.add_parser("repair", help="check the database and, if it is damaged, rebuild it from the chat files (offline)")
-    backup = cmds.add_parser("backup", help="write a checked copy of the database to an absolute path")
-    backup.add_argument("path", help="absolute path of the new backup file")
+    backup = cmds.add_parser(
+        "backup",
+        help="copy the database to an absolute PATH, or snapshot everything: backup s3 [options] | backup folder DIR",
+    )
+    backup.add_argument("path", help="absolute path of a new database copy, or s3, or folder")
+    backup.add_argument("folder", nargs="?", help="with folder: the backup folder (absolute)")
+    backup.add_argument("--keep", type=int, help="keep only the newest N snapshots (and the chunks they use)")
+    backup.add_argument("--secrets", action="store_true", help="include the saved API keys (still encrypted)")
+    snapshot_cli.add_target_options(backup)
+    restore = cmds.add_parser(
+        "restore", help="rebuild a data folder from a snapshot: restore s3 [options] DIR | restore folder BACKUP DIR"
+    )
+    restore.add_argument("kind", choices=snapshot_cli.KINDS)
+    restore.add_argument("operands", nargs="+", metavar="DIR", help="(folder: the backup folder, then) the new DIR")
+    restore.add_argument("--snapshot", help="the snapshot to restore (default: the newest)")
+    snapshot_cli.add_target_options(restore)
+    snapshots = cmds.add_parser("snapshots", help="list the snapshots: snapshots s3 [options] | snapshots folder DIR")
+    snapshots.add_argument("kind", choices=snapshot_cli.KINDS)
+    snapshots.add_argument("folder", nargs="?", help="with folder: the backup folder (absolute)")
+    snapshot_cli.add_target_options(snapshots)
     move = cmds.add_parser("move", help="move the data folder to DEST (offline; the old one is kept)")
     move.add_argument("dest", nargs="?", help="the new storage location; omit to finish a pending move")
     move.add_argument("--abandon", action="store_true", help="forget a pending move and stay where you are")
@@ -54,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         "verify": _verify,
         "repair": _repair,
         "backup": _backup,
+        "restore": _restore,
+        "snapshots": _snapshots,
         "move": _move,
         "clean-cache": _clean_cache,
         "clean-backups": _clean_backups,
@@ -196,9 +217,21 @@ def _verify(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     from .backup import backup
 
+    if args.path in snapshot_cli.KINDS:
+        return snapshot_cli.run_backup(args, _location(args).data_root, args.path, args.folder)
+    if args.folder is not None:
+        raise Refused(f"Unexpected {args.folder!r}: `data backup PATH` takes one path.")
     result = backup(_location(args).data_root, args.path)
     print(f"backed up schema v{result.schema_version} ({_human(result.bytes)}) to {result.path}")
     return OK
+
+
+def _restore(args: argparse.Namespace) -> int:
+    return snapshot_cli.run_restore(args, args.kind, args.operands)
+
+
+def _snapshots(args: argparse.Namespace) -> int:
+    return snapshot_cli.run_list(args, args.kind, args.folder)
 
 
 def _move(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""The Settings dialog: a list of pages on the left (General, Providers, Tools, Usage, Data), the page on the right.
+"""The Settings dialog: the pages on the left (General, Providers, Tools, Usage, Data, Sync), one on the right.
 
 Build it with ``SettingsDialog.ask(client, theme, parent)`` and show it with
 ``open()``: it loads every page from the host in the background and deletes
@@ -35,6 +35,7 @@ from .ops import host_op
 from .settings_data import DataPage
 from .settings_general import GeneralPage
 from .settings_providers import ProvidersPage
+from .settings_sync import SyncPage
 from .settings_tools import ToolsPage
 from .settings_usage import UsagePage
 from .tasks import spawn
@@ -49,6 +50,7 @@ PAGES = (
     QT_TRANSLATE_NOOP("SettingsDialog", "Tools"),
     QT_TRANSLATE_NOOP("SettingsDialog", "Usage"),
     QT_TRANSLATE_NOOP("SettingsDialog", "Data"),
+    QT_TRANSLATE_NOOP("SettingsDialog", "Sync"),
 )
 
 
@@ -70,6 +72,7 @@ class SettingsDialog(QDialog):
         self.tools = ToolsPage(client)
         self.usage = UsagePage(client)
         self.data = DataPage(client)
+        self.sync = SyncPage(client)
         self.nav = QListWidget()
         self.nav.setObjectName("settingsNav")
         self.nav.setFixedWidth(NAV_WIDTH)
@@ -78,7 +81,7 @@ class SettingsDialog(QDialog):
             item.setSizeHint(QSize(0, NAV_ROW_HEIGHT))
             self.nav.addItem(item)
         self.pages = QStackedWidget()
-        for page in (self.general, self.providers, self.tools, self.usage, self.data):
+        for page in (self.general, self.providers, self.tools, self.usage, self.data, self.sync):
             self.pages.addWidget(page)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.nav.setCurrentRow(0)
@@ -125,6 +128,7 @@ class SettingsDialog(QDialog):
             self.tools.load(),
             self.usage.load(),
             self.data.load(),
+            self.sync.load(),
             self.load_about(),
         )
 
@@ -143,7 +147,7 @@ class SettingsDialog(QDialog):
             self.about.setText(self.about_line(hello["schemaVersion"]))
 
     def show_page(self, name: str) -> None:
-        """Switch to ``"General"``, ``"Providers"``, ``"Tools"``, ``"Usage"`` or ``"Data"``."""
+        """Switch to ``"General"``, ``"Providers"``, ``"Tools"``, ``"Usage"``, ``"Data"`` or ``"Sync"``."""
         self.nav.setCurrentRow(PAGES.index(name))
 
     def apply_theme(self, theme: themes.Theme) -> None:

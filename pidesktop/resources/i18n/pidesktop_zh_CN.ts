@@ -3102,6 +3102,10 @@ This cannot be undone.</source>
         <translation>数据</translation>
     </message>
     <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
         <source>pidesktop %1</source>
         <translation>pidesktop %1</translation>
     </message>
@@ -3340,6 +3344,121 @@ This cannot be undone.</source>
 (chats and files in %2, window settings in %3)</source>
         <translation>你的数据将放入 %1
 （对话和文件在 %2，窗口设置在 %3）</translation>
+    </message>
+</context>
+<context>
+    <name>SyncPage</name>
+    <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>Keep settings, providers, models, prices, MCP servers, project memory and groups, and automations the same on your computers through an S3 bucket. Everything is encrypted with your passphrase before it leaves this computer.</source>
+        <translation>通过 S3 存储桶让你各台电脑上的设置、提供商、模型、价格、MCP 服务器、项目记忆和分组以及自动化保持一致。所有内容在离开这台电脑前都会用你的口令加密。</translation>
+    </message>
+    <message>
+        <source>https://s3.example.com (empty for AWS)</source>
+        <translation>https://s3.example.com（AWS 留空）</translation>
+    </message>
+    <message>
+        <source>optional folder in the bucket</source>
+        <translation>存储桶中的文件夹（可选）</translation>
+    </message>
+    <message>
+        <source>Sync API keys too</source>
+        <translation>同时同步 API 密钥</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>Bucket</source>
+        <translation>存储桶</translation>
+    </message>
+    <message>
+        <source>Prefix</source>
+        <translation>前缀</translation>
+    </message>
+    <message>
+        <source>Access key</source>
+        <translation>访问密钥</translation>
+    </message>
+    <message>
+        <source>Secret key</source>
+        <translation>私有密钥</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>口令</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Show earlier versions</source>
+        <translation>显示早期版本</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复此版本</translation>
+    </message>
+    <message>
+        <source>Not set up yet.</source>
+        <translation>尚未设置。</translation>
+    </message>
+    <message>
+        <source>saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>Synced up to revision %1.</source>
+        <translation>已同步到第 %1 版。</translation>
+    </message>
+    <message>
+        <source>%1 change(s) wait for the next sync.</source>
+        <translation>%1 项更改等待下次同步。</translation>
+    </message>
+    <message>
+        <source>Changed on two computers: %1; the newer change was kept.</source>
+        <translation>两台电脑都改了 %1；保留了较新的更改。</translation>
+    </message>
+    <message>
+        <source>The bucket answers and accepts data.</source>
+        <translation>存储桶可以访问并能写入数据。</translation>
+    </message>
+    <message>
+        <source>Saved. Sync now sends and fetches settings.</source>
+        <translation>已保存。点“立即同步”即可发送和获取设置。</translation>
+    </message>
+    <message>
+        <source>Synced: %1 sent, %2 received.</source>
+        <translation>已同步：发送 %1 项，接收 %2 项。</translation>
+    </message>
+    <message>
+        <source>Version %1 · %2 · %3 change(s)</source>
+        <translation>第 %1 版 · %2 · %3 项更改</translation>
+    </message>
+    <message>
+        <source>There are no versions in the bucket yet: press Sync now.</source>
+        <translation>存储桶中还没有版本：请点“立即同步”。</translation>
+    </message>
+    <message>
+        <source>Version %1 restored here and on the next sync of your other computers.</source>
+        <translation>已在此处恢复第 %1 版，其他电脑下次同步时也会恢复。</translation>
     </message>
 </context>
 <context>

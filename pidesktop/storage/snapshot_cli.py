@@ -1,0 +1,150 @@
+"""``pidesktop data backup s3|folder``, ``data restore s3|folder`` and ``data snapshots s3|folder``.
+
+The passphrase comes from ``PIDESKTOP_BACKUP_PASSPHRASE`` or a prompt on a terminal;
+S3 credentials from ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``. Backups read the
+data root beside a running host (read-only, like ``data backup PATH``); a restore only
+writes a new folder, so neither needs the host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import Failed, Refused
+
+if TYPE_CHECKING:  # boto3 is imported only when a snapshot command runs, not on every start
+    from .blobstore import BlobStore
+    from .snapshot_format import Repository
+
+ENV_PASSPHRASE = "PIDESKTOP_BACKUP_PASSPHRASE"
+KINDS = ("s3", "folder")
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("S3 (for s3)")
+    group.add_argument("--endpoint", help="S3 endpoint URL (omit for AWS)")
+    group.add_argument("--bucket", help="bucket name")
+    group.add_argument("--prefix", default="", help="key prefix inside the bucket")
+    group.add_argument("--region", help="S3 region")
+
+
+def passphrase(confirm: bool = False) -> str:
+    value = os.environ.get(ENV_PASSPHRASE, "")
+    if value:
+        return value
+    if not sys.stdin.isatty():
+        raise Refused(f"No backup passphrase: set {ENV_PASSPHRASE} or run this on a terminal to be asked.")
+    value = getpass.getpass("Backup passphrase: ")
+    if confirm and value and getpass.getpass("Same passphrase again: ") != value:
+        raise Refused("The two passphrases differ; nothing was backed up.")
+    return value
+
+
+@contextmanager
+def plain_errors() -> Iterator[None]:
+    """S3 and vault failures as the storage job errors ``data`` reports: a wrong passphrase is a refusal."""
+    from .s3 import S3Problem
+    from .vault import VaultError, WrongPassphrase
+
+    try:
+        yield
+    except WrongPassphrase as exc:
+        raise Refused(f"{exc} Nothing was changed.") from exc
+    except (S3Problem, VaultError) as exc:
+        raise Failed(str(exc)) from exc
+
+
+def guarded(handler: Callable[..., int]) -> Callable[..., int]:
+    def run(*args: object) -> int:
+        with plain_errors():
+            return handler(*args)
+
+    return run
+
+
+def store_for(kind: str, args: argparse.Namespace, folder: str | None) -> BlobStore:
+    from .blobstore import FolderStore, S3Store
+    from .s3 import S3Location, connect
+
+    if kind == "s3":
+        if not args.bucket:
+            raise Refused("Give the bucket with --bucket NAME.")
+        location = S3Location(args.bucket, args.endpoint or None, args.region or None, args.prefix or "")
+        return S3Store(connect(location), location)
+    if kind == "folder":
+        if not folder or not os.path.isabs(folder):
+            raise Refused(f"Give the backup folder as an absolute path (it was {folder!r}).")
+        return FolderStore(Path(os.path.normpath(folder)))
+    raise Refused(f"Back up to s3 or to a folder, not {kind!r}.")
+
+
+@guarded
+def run_backup(args: argparse.Namespace, data_root: Path, kind: str, folder: str | None) -> int:
+    from .blobstore import FolderStore
+    from .snapshot_backup import backup
+    from .snapshot_format import open_repository
+
+    store = store_for(kind, args, folder)
+    new = isinstance(store, FolderStore) and not store.exists("backup.json")
+    repo = open_repository(store, passphrase(confirm=new), create=True)
+    started = time.monotonic()
+    summary = backup(repo, data_root, include_secrets=args.secrets, keep=args.keep)
+    pruned = f"; pruned {summary.snapshots_pruned} snapshots" if args.keep else ""
+    print(
+        f"snapshot {summary.snapshot_id}: {summary.files} files, {_mib(summary.bytes)} MiB; "
+        f"uploaded {summary.chunks_new} new chunks ({_mib(summary.bytes_uploaded)} MiB), "
+        f"reused {summary.chunks_reused}, in {time.monotonic() - started:.1f} s{pruned}"
+    )
+    return 0
+
+
+@guarded
+def run_restore(args: argparse.Namespace, kind: str, operands: list[str]) -> int:
+    from .snapshot_restore import check_target, restore
+
+    folder, target = (None, operands[0]) if kind == "s3" and len(operands) == 1 else _two(kind, operands)
+    destination = Path(target)
+    check_target(destination)  # refuse before asking for a passphrase
+    repo = _open(args, kind, folder)
+    manifest = restore(repo, destination, args.snapshot)
+    print(f"restored snapshot {manifest.snapshot_id} ({len(manifest.files)} files) into {destination}")
+    print(f"start pidesktop on it with: pidesktop --data-dir {destination}")
+    return 0
+
+
+@guarded
+def run_list(args: argparse.Namespace, kind: str, folder: str | None) -> int:
+    repo = _open(args, kind, folder)
+    ids = repo.snapshot_ids()
+    for snapshot_id in ids:
+        manifest = repo.manifest(snapshot_id)
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(manifest.created_ms / 1000))
+        print(f"{snapshot_id}  {when}  {len(manifest.files):>6} files  {_mib(manifest.total_bytes):>10} MiB")
+    if not ids:
+        print("no snapshots")
+    return 0
+
+
+def _open(args: argparse.Namespace, kind: str, folder: str | None) -> Repository:
+    from .snapshot_format import open_repository
+
+    return open_repository(store_for(kind, args, folder), passphrase())
+
+
+def _two(kind: str, operands: list[str]) -> tuple[str | None, str]:
+    if kind == "folder" and len(operands) == 2:
+        return operands[0], operands[1]
+    usage = "data restore s3 [options] DIR" if kind == "s3" else "data restore folder BACKUP_FOLDER DIR"
+    raise Refused(f"Usage: pidesktop {usage}.")
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f}"

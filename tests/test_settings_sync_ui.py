@@ -1,0 +1,62 @@
+"""Settings > Sync against a real S3 on 127.0.0.1: Test connection in words, Save, Sync now."""
+
+import shiboken6
+
+from pidesktop.ui import theme as themes
+from pidesktop.ui.settings_dialog import SettingsDialog
+from tests.conftest import spin_until
+from tests.s3_server import CREDENTIALS, S3Server, bucket, s3_server  # noqa: F401
+
+
+def fill(page, location, passphrase="a long passphrase"):
+    page.endpoint.setText(location.endpoint)
+    page.region.setText(location.region)
+    page.bucket.setText(location.bucket)
+    page.prefix.setText(location.prefix)
+    page.access_key.setText(CREDENTIALS.access_key)
+    page.secret_key.setText(CREDENTIALS.secret_key)
+    page.passphrase.setText(passphrase)
+
+
+def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s3_server: S3Server, bucket, shots):  # noqa: F811
+    dialog = SettingsDialog.ask(host_client, themes.LIGHT)
+    dialog.resize(900, 640)
+    dialog.open()
+    try:
+        qloop.run_until_complete(dialog.loading)
+        dialog.show_page("Sync")
+        page = dialog.sync
+        assert page.state.text() == "Not set up yet." and not page.sync_button.isEnabled()
+
+        fill(page, s3_server.location("no-such-bucket"))
+        page.test_button.click()
+        spin_until(qloop, lambda: page.message.text())
+        assert "does not exist" in page.message.text()
+
+        fill(page, bucket)
+        page.test_button.click()
+        spin_until(qloop, lambda: "accepts data" in page.message.text())
+        page.save_button.click()
+        spin_until(qloop, lambda: page.sync_button.isEnabled())
+        assert page.passphrase.text() == "" and page.secret_key.text() == ""
+        host_client.call_blocking("settings.set", {"patch": {"theme": "dark"}})
+        page.sync_button.click()
+        spin_until(qloop, lambda: page.message.text().startswith("Synced:"))
+        spin_until(qloop, lambda: "revision 1" in page.state.text())
+
+        # A second version, then back to the first through the versions list.
+        host_client.call_blocking("settings.set", {"patch": {"theme": "light"}})
+        page.sync_button.click()
+        spin_until(qloop, lambda: "revision 2" in page.state.text())
+        page.versions_button.click()
+        spin_until(qloop, lambda: page.versions.count() == 2)
+        assert page.versions.itemText(0).startswith("Version 2")
+        dialog.grab().save(str(shots / "settings-sync.png"))
+        page.versions.setCurrentIndex(1)
+        page.restore_button.click()
+        spin_until(qloop, lambda: "revision 3" in page.state.text())
+        assert "Version 1 restored" in page.message.text()
+        assert host_client.call_blocking("settings.get")["settings"]["theme"] == "dark"
+    finally:
+        if shiboken6.isValid(dialog):
+            dialog.close()
