@@ -78,3 +78,64 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     assert isinstance(restore, RestoreDialog)
     restore.close()
     print(tmp_path)
+
+
+def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp_path):
+    from moto.server import ThreadedMotoServer
+
+    from pidesktop import paths
+    from pidesktop.storage import recovery
+    from pidesktop.storage.blobstore import S3Store
+    from pidesktop.storage.snapshot_backup import backup
+    from pidesktop.storage.snapshot_format import open_repository
+    from pidesktop.ui.startup_progress import MissingRootWindow
+
+    from .conftest import InProcessHost
+    from .s3_server import CREDENTIALS, S3Server, _free_port
+
+    location = paths.resolve()
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "From the old laptop"})["session"]["id"]
+        message = {"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "hello from before"}]}
+        host.call("session.appendMessage", {"sessionId": sid, "message": message})
+    finally:
+        host.stop()
+    recovery.before_host_start(location)
+    port = _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        bucket = S3Server(f"http://127.0.0.1:{port}").new_bucket(prefix="laptop")
+        from pidesktop.storage import s3
+
+        repo = open_repository(S3Store(s3.connect(bucket, CREDENTIALS), bucket), "pass", create=True)
+        backup(repo, location.data_root)
+        transcript = (location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
+        location.data_root.rename(tmp_path / "gone")
+        check = recovery.check_default_root()
+        assert check.state == "missing"
+
+        window = MissingRootWindow(check)
+        qtbot.addWidget(window)
+        window.show()
+        window.s3_button.click()
+        form = window.s3_form
+        form.endpoint.setText(str(bucket.endpoint))
+        form.bucket.setText(bucket.bucket)
+        form.prefix.setText("laptop")
+        form.access_key.setText(CREDENTIALS.access_key)
+        form.secret_key.setText(CREDENTIALS.secret_key)
+        form.passphrase.setText("wrong")
+        window.s3_restore_button.click()
+        qtbot.waitUntil(lambda: window.error_label.isVisible(), timeout=20000)
+        assert "passphrase is wrong" in window.error_label.text() and not check.data_root.exists()
+        window.grab().save(str(tmp_path / "missing-root-s3.png"))
+        form.passphrase.setText("pass")
+        window.s3_restore_button.click()
+        qtbot.waitUntil(lambda: window.result_location is not None, timeout=20000)
+        assert window.result_location.data_root == check.data_root
+        assert (check.data_root / "sessions" / f"{sid}.jsonl").read_bytes() == transcript
+        print(tmp_path)
+    finally:
+        server.stop()

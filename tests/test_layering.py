@@ -90,6 +90,8 @@ UI_STORAGE_IMPORTS = {
         "snapshot_restore",
         "vault",
         "blobstore.FolderStore",
+        "blobstore.S3Store",
+        "s3",
         "errors.Refused",
     },
     "pidesktop/ui/startup_progress.py": {"move", "recovery", "schema", "errors.StorageJobError"},

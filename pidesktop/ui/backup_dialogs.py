@@ -13,7 +13,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 from shiboken6 import isValid
 
 from ..bus import HostClient
@@ -176,5 +176,79 @@ def restore_folder(source: Path, target: Path, passphrase: str) -> int:
         repo = snapshot_format.open_repository(FolderStore(source), passphrase)
         manifest = snapshot_restore.restore(repo, target)
     except vault.VaultError as exc:
+        raise StorageJobError(str(exc)) from exc
+    return len(manifest.files)
+
+
+class S3RestoreForm(QWidget):
+    """Where a backup on S3 is and how to open it: endpoint, bucket, prefix, region, key pair, passphrase."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.endpoint = QLineEdit()
+        self.endpoint.setPlaceholderText(self.tr("Endpoint URL (empty for AWS)"))
+        self.bucket = QLineEdit()
+        self.bucket.setPlaceholderText(self.tr("Bucket"))
+        self.prefix = QLineEdit()
+        self.prefix.setPlaceholderText(self.tr("Prefix (optional)"))
+        self.region = QLineEdit()
+        self.region.setPlaceholderText(self.tr("Region (optional)"))
+        self.access_key = QLineEdit(os.environ.get("AWS_ACCESS_KEY_ID", ""))
+        self.access_key.setPlaceholderText(self.tr("Access key"))
+        self.secret_key = _passphrase_field(self.tr("Secret key"))
+        self.secret_key.setText(os.environ.get("AWS_SECRET_ACCESS_KEY", ""))
+        self.passphrase = _passphrase_field(self.tr("Backup passphrase"))
+        # Its exact height always: a window that grows later must not squeeze the fields.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(6)
+        grid.addWidget(self.endpoint, 0, 0, 1, 2)
+        grid.addWidget(self.bucket, 1, 0)
+        grid.addWidget(self.prefix, 1, 1)
+        grid.addWidget(self.region, 2, 0)
+        grid.addWidget(self.access_key, 3, 0)
+        grid.addWidget(self.secret_key, 3, 1)
+        grid.addWidget(self.passphrase, 4, 0, 1, 2)
+
+    def fit(self) -> None:
+        """Take the height the styled fields need (the style sheet pads them once they are shown)."""
+        for edit in self.fields():
+            edit.ensurePolished()
+            edit.setFixedHeight(edit.sizeHint().height())
+        layout = self.layout()
+        layout.invalidate()
+        self.setFixedHeight(layout.totalSizeHint().height())
+
+    def fields(self) -> tuple[QLineEdit, ...]:
+        return (self.endpoint, self.bucket, self.prefix, self.region, self.access_key, self.secret_key, self.passphrase)
+
+
+def restore_s3(form_values: dict[str, str], target: Path) -> int:
+    """Restore the newest snapshot on S3 into ``target`` (missing or empty); the number of files.
+
+    ``form_values``: endpoint, bucket, prefix, region, accessKey, secretKey, passphrase. Every failure
+    is a ``StorageJobError`` whose message is a sentence for the person.
+    """
+    from ..storage import s3, snapshot_format, snapshot_restore, vault
+    from ..storage.blobstore import S3Store
+    from ..storage.errors import Refused
+
+    if not form_values["bucket"].strip():
+        raise Refused("Type the bucket that holds the backup.")
+    snapshot_restore.check_target(target)
+    location = s3.S3Location(
+        form_values["bucket"].strip(),
+        form_values["endpoint"].strip() or None,
+        form_values["region"].strip() or None,
+        form_values["prefix"].strip(),
+    )
+    access, secret = form_values["accessKey"].strip(), form_values["secretKey"].strip()
+    try:
+        client = s3.connect(location, s3.S3Credentials(access, secret) if access and secret else None)
+        repo = snapshot_format.open_repository(S3Store(client, location), form_values["passphrase"])
+        manifest = snapshot_restore.restore(repo, target)
+    except (vault.VaultError, s3.S3Problem) as exc:
         raise StorageJobError(str(exc)) from exc
     return len(manifest.files)

@@ -1609,8 +1609,20 @@ Size: %3</source>
         <translation>选择已有文件夹…</translation>
     </message>
     <message>
+        <source>Restore from S3…</source>
+        <translation>从 S3 恢复…</translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Rebuild %1 from the newest backup made with “pidesktop data backup s3”:</source>
+        <translation>用“pidesktop data backup s3”做的最新备份重建 %1：</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
     </message>
     <message>
         <source>Select your data folder</source>
@@ -2713,6 +2725,37 @@ This cannot be undone.</source>
     <message>
         <source>This change can’t be reverted: the file was larger than 1 MiB, so its earlier version was not kept.</source>
         <translation>此更改无法撤销：文件大于 1 MiB，因此没有保留其早期版本。</translation>
+    </message>
+</context>
+<context>
+    <name>S3RestoreForm</name>
+    <message>
+        <source>Endpoint URL (empty for AWS)</source>
+        <translation>端点 URL（AWS 留空）</translation>
+    </message>
+    <message>
+        <source>Bucket</source>
+        <translation>存储桶</translation>
+    </message>
+    <message>
+        <source>Prefix (optional)</source>
+        <translation>前缀（可选）</translation>
+    </message>
+    <message>
+        <source>Region (optional)</source>
+        <translation>区域（可选）</translation>
+    </message>
+    <message>
+        <source>Access key</source>
+        <translation>访问密钥</translation>
+    </message>
+    <message>
+        <source>Secret key</source>
+        <translation>秘密密钥</translation>
+    </message>
+    <message>
+        <source>Backup passphrase</source>
+        <translation>备份密码短语</translation>
     </message>
 </context>
 <context>
