@@ -37,7 +37,7 @@ def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_ho
     dialog.again.setText("pass one")
     dialog.backup_button.click()
     spin_until(qloop, lambda: dialog.report.isVisible())
-    assert dialog.result is not None, dialog.report.text()
+    assert dialog.summary is not None, dialog.report.text()
     assert dialog.report.text().startswith("Backed up ") and str(tmp_path / "backups") in dialog.report.text()
     dialog.grab().save(str(tmp_path / "snapshot-dialog.png"))
 

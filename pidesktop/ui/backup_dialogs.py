@@ -55,7 +55,7 @@ class SnapshotDialog(ToolDialog):
             parent,
             client,
         )
-        self.result: dict | None = None
+        self.summary: dict | None = None
         self.folder_edit, row = path_row(self.tr("Backup folder (full path)"), self.browse)
         self.folder_edit.setText(str(Path.home() / "pidesktop-backups"))
         self.passphrase = _passphrase_field(self.tr("Passphrase"))
@@ -90,7 +90,7 @@ class SnapshotDialog(ToolDialog):
         self.job("data.snapshot", params, success=self._show, busy=busy)
 
     def _show(self, found: dict) -> None:
-        self.result = found
+        self.summary = found
         text = i18n.arg(
             self.tr("Backed up %1 (%2 new) to %3."),
             human_size(found["bytes"]),
@@ -200,7 +200,7 @@ class S3RestoreForm(QWidget):
         self.passphrase = _passphrase_field(self.tr("Backup passphrase"))
         # Its exact height always: a window that grows later must not squeeze the fields.
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        grid = QGridLayout(self)
+        self.grid = grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(6)
@@ -217,9 +217,8 @@ class S3RestoreForm(QWidget):
         for edit in self.fields():
             edit.ensurePolished()
             edit.setFixedHeight(edit.sizeHint().height())
-        layout = self.layout()
-        layout.invalidate()
-        self.setFixedHeight(layout.totalSizeHint().height())
+        self.grid.invalidate()
+        self.setFixedHeight(self.grid.totalSizeHint().height())
 
     def fields(self) -> tuple[QLineEdit, ...]:
         return (self.endpoint, self.bucket, self.prefix, self.region, self.access_key, self.secret_key, self.passphrase)

@@ -415,7 +415,7 @@ class MissingRootWindow(FolderChoice, StartupWindow):
             buttons.addWidget(button)
         for button in (self.quit_button, self.s3_button, self.fresh_button, self.select_button, self.s3_restore_button):
             button.setAutoDefault(False)
-        layout = QVBoxLayout(self)
+        self.page_layout = layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
         layout.setSpacing(10)
         layout.addWidget(title)
@@ -444,7 +444,7 @@ class MissingRootWindow(FolderChoice, StartupWindow):
 
     def _fit(self) -> None:
         """Grow to the height the form and the error line need (a dialog's minimum ignores late children)."""
-        layout = self.layout()
+        layout = self.page_layout
         layout.invalidate()
         layout.activate()
         needed = max(layout.totalMinimumSize().height(), layout.totalSizeHint().height())
