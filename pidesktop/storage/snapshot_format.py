@@ -6,8 +6,8 @@ chunks/<id>            one sealed chunk of file content; <id> is the chunk's key
 snapshots/<id>         one sealed manifest: every file of the data root with its chunk ids
 ```
 
-Files are cut into fixed-size chunks at fixed offsets (4 MiB; 256 KiB for transcripts,
-64 KiB for the database), so an unchanged file names the same chunks again (nothing to
+Files are cut into fixed-size chunks at fixed offsets (4 MiB; 1 MiB for transcripts,
+256 KiB for the database), so an unchanged file names the same chunks again (nothing to
 upload) and a grown append-only transcript only adds the chunks from its old last,
 partial one onwards. A snapshot exists once its
 manifest is stored, which is the last thing a backup writes.
@@ -34,9 +34,9 @@ SNAPSHOTS = "snapshots"
 CHUNK_BYTES = 4 << 20  # attachments and other files written once: fewer, larger objects upload faster
 # The database changes a few pages here and there on every write: smaller chunks keep its share of an
 # incremental backup small (restore only concatenates chunks, so sizes may differ between files).
-DB_CHUNK_BYTES = 64 << 10
+DB_CHUNK_BYTES = 256 << 10
 # A transcript grows at its end: its last, partial chunk is stored again after each new message.
-TRANSCRIPT_CHUNK_BYTES = 256 << 10
+TRANSCRIPT_CHUNK_BYTES = 1 << 20
 
 
 def chunk_bytes_for(relative: str) -> int:
