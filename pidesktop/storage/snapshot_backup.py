@@ -37,7 +37,7 @@ from .sqlite_ro import open_readonly, user_version
 LEFT_OUT = {"host.lock", "cache", "logs", "scratch", f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal"}
 SECRETS = "secrets"
 PARALLEL = 16  # uploads in flight; S3 rewards many at once
-_READ_AHEAD = 2 * PARALLEL  # chunks read but not yet stored: bounds memory to about 32 MiB
+_READ_AHEAD = PARALLEL + 4  # chunks read but not yet stored: bounds memory to about 80 MiB
 
 # ``progress(done_bytes, total_bytes)`` while files are read and chunks stored.
 BackupProgress = Callable[[int, int], None]
@@ -77,7 +77,7 @@ def backup(
         finally:
             conn.close()
         sources = [(DB_NAME, db_copy), *_data_files(data_root, include_secrets)]
-        uploader = _Uploader(repo)
+        uploader = _Uploader(repo, _previous_files(repo))
         entries = uploader.store_files(sources, progress)
     manifest = Manifest(new_snapshot_id(), _now_ms(), schema, entries)
     repo.save_manifest(manifest)
@@ -110,6 +110,17 @@ def prune(repo: Repository, keep: int) -> tuple[int, int]:
     return len(old), len(unused)
 
 
+def _previous_files(repo: Repository) -> dict[str, FileEntry]:
+    """The newest snapshot's files by path: a file with the same size and mtime is not read again."""
+    ids = repo.snapshot_ids()
+    if not ids:
+        return {}
+    known = repo.chunk_ids()
+    files = repo.manifest(ids[-1]).files
+    # Only entries whose chunks are all still stored (a prune by another run could have removed some).
+    return {f.path: f for f in files if f.mtime_ns and f.path != DB_NAME and all(c in known for c in f.chunks)}
+
+
 def _data_files(data_root: Path, include_secrets: bool) -> list[tuple[str, Path]]:
     found: list[tuple[str, Path]] = []
     for top in sorted(os.listdir(data_root)):
@@ -139,8 +150,9 @@ def _wanted(path: Path) -> bool:
 
 
 class _Uploader:
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, previous: dict[str, FileEntry]) -> None:
         self.repo = repo
+        self.previous = previous
         self.known = repo.chunk_ids()  # chunks already stored, by earlier or stopped runs
         self.new = self.reused = self.uploaded_bytes = 0
         self._lock = threading.Lock()
@@ -178,7 +190,14 @@ class _Uploader:
         chunks: list[str] = []
         size = 0
         with open(path, "rb") as source:
-            mode = stat.S_IMODE(os.fstat(source.fileno()).st_mode)
+            info = os.fstat(source.fileno())
+            mode = stat.S_IMODE(info.st_mode)
+            earlier = self.previous.get(relative)
+            if earlier is not None and earlier.size == info.st_size and earlier.mtime_ns == info.st_mtime_ns:
+                self.reused += len(earlier.chunks)
+                return FileEntry(
+                    relative, earlier.size, mode, earlier.sha256, earlier.chunks, earlier.mtime_ns
+                ), earlier.size
             step = chunk_bytes_for(relative)
             while block := source.read(step):
                 digest.update(block)
@@ -193,7 +212,8 @@ class _Uploader:
                     continue
                 self._slots.acquire()
                 pending.append(pool.submit(self._upload, chunk_id, block))
-        return FileEntry(relative, size, mode, digest.hexdigest(), chunks), size
+        # An mtime from before the read: a write during the read changes it, so the next run reads again.
+        return FileEntry(relative, size, mode, digest.hexdigest(), chunks, info.st_mtime_ns), size
 
     def _upload(self, chunk_id: str, block: bytes) -> None:
         try:

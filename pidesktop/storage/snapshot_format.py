@@ -6,8 +6,8 @@ chunks/<id>            one sealed chunk of file content; <id> is the chunk's key
 snapshots/<id>         one sealed manifest: every file of the data root with its chunk ids
 ```
 
-Files are cut into fixed-size chunks at fixed offsets (1 MiB; 256 KiB for transcripts,
-64 KiB for the database), so an unchanged file names the same chunks again (nothing to
+Files are cut into fixed-size chunks at fixed offsets (4 MiB; 1 MiB for transcripts,
+256 KiB for the database), so an unchanged file names the same chunks again (nothing to
 upload) and a grown append-only transcript only adds the chunks from its old last,
 partial one onwards. A snapshot exists once its
 manifest is stored, which is the last thing a backup writes.
@@ -31,12 +31,12 @@ VERSION = 1
 HEADER = "backup.json"
 CHUNKS = "chunks"
 SNAPSHOTS = "snapshots"
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 4 << 20  # attachments and other files written once: fewer, larger objects upload faster
 # The database changes a few pages here and there on every write: smaller chunks keep its share of an
 # incremental backup small (restore only concatenates chunks, so sizes may differ between files).
-DB_CHUNK_BYTES = 64 << 10
+DB_CHUNK_BYTES = 256 << 10
 # A transcript grows at its end: its last, partial chunk is stored again after each new message.
-TRANSCRIPT_CHUNK_BYTES = 256 << 10
+TRANSCRIPT_CHUNK_BYTES = 1 << 20
 
 
 def chunk_bytes_for(relative: str) -> int:
@@ -78,6 +78,7 @@ class FileEntry:
     mode: int
     sha256: str
     chunks: list[str]
+    mtime_ns: int = 0  # with ``size``, lets the next backup name the same chunks without reading the file
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,14 @@ class Manifest:
                 "created": self.created_ms,
                 "schemaVersion": self.schema_version,
                 "files": [
-                    {"path": f.path, "size": f.size, "mode": f.mode, "sha256": f.sha256, "chunks": f.chunks}
+                    {
+                        "path": f.path,
+                        "size": f.size,
+                        "mode": f.mode,
+                        "sha256": f.sha256,
+                        "chunks": f.chunks,
+                        "mtimeNs": f.mtime_ns,
+                    }
                     for f in self.files
                 ],
             }
@@ -113,7 +121,14 @@ class Manifest:
             created_ms=int(raw["created"]),
             schema_version=int(raw["schemaVersion"]),
             files=[
-                FileEntry(str(f["path"]), int(f["size"]), int(f["mode"]), str(f["sha256"]), list(f["chunks"]))
+                FileEntry(
+                    str(f["path"]),
+                    int(f["size"]),
+                    int(f["mode"]),
+                    str(f["sha256"]),
+                    list(f["chunks"]),
+                    int(f.get("mtimeNs", 0)),
+                )
                 for f in raw["files"]
             ],
         )

@@ -54,14 +54,26 @@ class DataPage(QWidget):
         tools_title = QLabel(self.tr("Maintenance"))
         tools_title.setObjectName("sectionTitle")
         self.verify_button = QPushButton(self.tr("Verify data"))
-        self.backup_button = QPushButton(self.tr("Back up database…"))
+        self.snapshot_button = QPushButton(self.tr("Back up everything…"))
+        self.restore_button = QPushButton(self.tr("Restore…"))
+        self.backup_button = QPushButton(self.tr("Copy database file…"))
         self.cache_button = QPushButton(self.tr("Clean caches…"))
         self.old_copies_button = QPushButton(self.tr("Remove old copies…"))
         self.schema_backups_button = QPushButton(self.tr("Old database copies…"))
         self.workflows_button = QPushButton(self.tr("Workflows…"))
         tools = (
             (self.verify_button, self.tr("Check the database and transcripts for problems."), self.open_verify),
-            (self.backup_button, self.tr("Save a checked copy of the chat database."), self.open_backup),
+            (
+                self.snapshot_button,
+                self.tr("Chats, attachments and settings, encrypted, into a backup folder."),
+                self.open_snapshot,
+            ),
+            (
+                self.restore_button,
+                self.tr("Rebuild a data folder from a backup, into a new folder."),
+                self.open_restore,
+            ),
+            (self.backup_button, self.tr("Save a checked copy of the chat database file alone."), self.open_backup),
             (self.cache_button, self.tr("Free space used by caches pidesktop can rebuild."), self.open_caches),
             (self.old_copies_button, self.tr("Delete data folders kept after a move."), self.open_old_copies),
             (
@@ -130,6 +142,7 @@ class DataPage(QWidget):
             self.open_button,
             self.move_button,
             self.verify_button,
+            self.snapshot_button,
             self.backup_button,
             self.cache_button,
             self.old_copies_button,
@@ -209,6 +222,16 @@ class DataPage(QWidget):
         from .data_tools import VerifyDialog
 
         return self._open(VerifyDialog(self.client, self._theme(), self))
+
+    def open_snapshot(self) -> QWidget:
+        from .backup_dialogs import SnapshotDialog
+
+        return self._open(SnapshotDialog(self.client, self._theme(), self))
+
+    def open_restore(self) -> QWidget:
+        from .backup_dialogs import RestoreDialog
+
+        return self._open(RestoreDialog(self._theme(), self))
 
     def open_backup(self) -> QWidget:
         from .data_tools import BackupDialog

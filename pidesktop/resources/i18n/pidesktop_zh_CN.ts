@@ -775,10 +775,6 @@ Size: %2</source>
         <translation>校验数据</translation>
     </message>
     <message>
-        <source>Back up database…</source>
-        <translation>备份数据库…</translation>
-    </message>
-    <message>
         <source>Clean caches…</source>
         <translation>清理缓存…</translation>
     </message>
@@ -799,8 +795,28 @@ Size: %2</source>
         <translation>检查数据库和对话记录是否有问题。</translation>
     </message>
     <message>
-        <source>Save a checked copy of the chat database.</source>
-        <translation>保存一份经过检查的聊天数据库副本。</translation>
+        <source>Back up everything…</source>
+        <translation>全部备份…</translation>
+    </message>
+    <message>
+        <source>Restore…</source>
+        <translation>恢复…</translation>
+    </message>
+    <message>
+        <source>Copy database file…</source>
+        <translation>复制数据库文件…</translation>
+    </message>
+    <message>
+        <source>Chats, attachments and settings, encrypted, into a backup folder.</source>
+        <translation>将聊天、附件和设置加密保存到备份文件夹。</translation>
+    </message>
+    <message>
+        <source>Rebuild a data folder from a backup, into a new folder.</source>
+        <translation>从备份重建数据文件夹，放入一个新文件夹。</translation>
+    </message>
+    <message>
+        <source>Save a checked copy of the chat database file alone.</source>
+        <translation>仅保存一份经过检查的聊天数据库文件副本。</translation>
     </message>
     <message>
         <source>Free space used by caches pidesktop can rebuild.</source>
@@ -1739,8 +1755,20 @@ Size: %2</source>
         <translation>选择已有文件夹…</translation>
     </message>
     <message>
+        <source>Restore from S3…</source>
+        <translation>从 S3 恢复…</translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Rebuild %1 from the newest backup made with “pidesktop data backup s3”:</source>
+        <translation>用“pidesktop data backup s3”做的最新备份重建 %1：</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
     </message>
     <message>
         <source>Select your data folder</source>
@@ -2841,6 +2869,53 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>RestoreDialog</name>
+    <message>
+        <source>Restore from a backup</source>
+        <translation>从备份恢复</translation>
+    </message>
+    <message>
+        <source>Rebuilds a data folder from the newest backup in a backup folder, into a new or empty folder. The data you use now is not touched.</source>
+        <translation>用备份文件夹中最新的备份重建数据文件夹，放入一个新的或空的文件夹。你现在使用的数据不会被改动。</translation>
+    </message>
+    <message>
+        <source>Backup folder (full path)</source>
+        <translation>备份文件夹（完整路径）</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>密码短语</translation>
+    </message>
+    <message>
+        <source>New data folder (full path)</source>
+        <translation>新数据文件夹（完整路径）</translation>
+    </message>
+    <message>
+        <source>Restore from</source>
+        <translation>恢复自</translation>
+    </message>
+    <message>
+        <source>Into</source>
+        <translation>恢复到</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Backup folder</source>
+        <translation>备份文件夹</translation>
+    </message>
+    <message>
+        <source>New data folder</source>
+        <translation>新数据文件夹</translation>
+    </message>
+    <message>
+        <source>Restored %1 files into %2. Open it with: pidesktop --data-dir %2</source>
+        <translation>已将 %1 个文件恢复到 %2。打开方式：pidesktop --data-dir %2</translation>
+    </message>
+</context>
+<context>
     <name>ReviewPage</name>
     <message>
         <source>What will be moved</source>
@@ -2896,6 +2971,37 @@ This cannot be undone.</source>
     <message>
         <source>This change can’t be reverted: the file was larger than 1 MiB, so its earlier version was not kept.</source>
         <translation>此更改无法撤销：文件大于 1 MiB，因此没有保留其早期版本。</translation>
+    </message>
+</context>
+<context>
+    <name>S3RestoreForm</name>
+    <message>
+        <source>Endpoint URL (empty for AWS)</source>
+        <translation>端点 URL（AWS 留空）</translation>
+    </message>
+    <message>
+        <source>Bucket</source>
+        <translation>存储桶</translation>
+    </message>
+    <message>
+        <source>Prefix (optional)</source>
+        <translation>前缀（可选）</translation>
+    </message>
+    <message>
+        <source>Region (optional)</source>
+        <translation>区域（可选）</translation>
+    </message>
+    <message>
+        <source>Access key</source>
+        <translation>访问密钥</translation>
+    </message>
+    <message>
+        <source>Secret key</source>
+        <translation>秘密密钥</translation>
+    </message>
+    <message>
+        <source>Backup passphrase</source>
+        <translation>备份密码短语</translation>
     </message>
 </context>
 <context>
@@ -3255,6 +3361,57 @@ This cannot be undone.</source>
     <message>
         <source>List the pi coding agent&apos;s own sessions beside your chats</source>
         <translation>在你的对话旁列出 pi 编程智能体自己的会话</translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotDialog</name>
+    <message>
+        <source>Back up everything</source>
+        <translation>全部备份</translation>
+    </message>
+    <message>
+        <source>Saves chats, attachments and settings, encrypted with a passphrase, into a backup folder (another disk is best). Backing up to the same folder again stores only what changed. Saved API keys are left out. Without the passphrase the backup cannot be read.</source>
+        <translation>用密码短语加密，把聊天、附件和设置保存到备份文件夹（最好在另一块磁盘上）。再次备份到同一文件夹时只保存有变化的部分。已保存的 API 密钥不包括在内。没有密码短语就无法读取备份。</translation>
+    </message>
+    <message>
+        <source>Backup folder (full path)</source>
+        <translation>备份文件夹（完整路径）</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>密码短语</translation>
+    </message>
+    <message>
+        <source>Passphrase again</source>
+        <translation>再次输入密码短语</translation>
+    </message>
+    <message>
+        <source>Keep every backup</source>
+        <translation>保留所有备份</translation>
+    </message>
+    <message>
+        <source> newest backups kept</source>
+        <translation> 个最新备份保留</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>备份</translation>
+    </message>
+    <message>
+        <source>Backup folder</source>
+        <translation>备份文件夹</translation>
+    </message>
+    <message>
+        <source>Type a passphrase; you will need it to restore.</source>
+        <translation>请输入密码短语；恢复时需要用到它。</translation>
+    </message>
+    <message>
+        <source>The two passphrases differ; type the same one twice.</source>
+        <translation>两次输入的密码短语不一致；请输入相同的密码短语两次。</translation>
+    </message>
+    <message>
+        <source>Backed up %1 (%2 new) to %3.</source>
+        <translation>已备份 %1（新增 %2）到 %3。</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,253 @@
+"""Settings > Data: "Back up everything…" into a backup folder, and "Restore…" from one into a new folder.
+
+Backing up reads the data folder, which the host owns, so it runs as the host's
+``data.snapshot`` job. Restoring writes only a new, empty folder no host has
+opened, so it runs the storage layer's cold restore on a worker thread, as the
+move wizard checks its destination; the person then opens it with
+``pidesktop --data-dir``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
+from shiboken6 import isValid
+
+from ..bus import HostClient
+from ..sizes import human_size
+from ..storage.errors import StorageJobError
+from . import i18n
+from . import theme as themes
+from .data_tools import ToolDialog
+from .dialog_style import error_text, path_row
+
+
+def _passphrase_field(placeholder: str) -> QLineEdit:
+    edit = QLineEdit()
+    edit.setEchoMode(QLineEdit.EchoMode.Password)
+    edit.setPlaceholderText(placeholder)
+    return edit
+
+
+def _choose_folder(parent: QWidget, title: str, edit: QLineEdit) -> None:
+    chooser = QFileDialog(parent, title, edit.text() or str(Path.home()))
+    chooser.setFileMode(QFileDialog.FileMode.Directory)
+    chooser.setOption(QFileDialog.Option.ShowDirsOnly, True)
+    chooser.fileSelected.connect(edit.setText)
+    chooser.open()
+
+
+class SnapshotDialog(ToolDialog):
+    """An encrypted snapshot of the whole data folder into a backup folder (``data.snapshot``)."""
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(
+            self.tr("Back up everything"),
+            self.tr(
+                "Saves chats, attachments and settings, encrypted with a passphrase, into a backup folder "
+                "(another disk is best). Backing up to the same folder again stores only what changed. "
+                "Saved API keys are left out. Without the passphrase the backup cannot be read."
+            ),
+            theme,
+            parent,
+            client,
+        )
+        self.summary: dict | None = None
+        self.folder_edit, row = path_row(self.tr("Backup folder (full path)"), self.browse)
+        self.folder_edit.setText(str(Path.home() / "pidesktop-backups"))
+        self.passphrase = _passphrase_field(self.tr("Passphrase"))
+        self.again = _passphrase_field(self.tr("Passphrase again"))
+        self.keep = QSpinBox()
+        self.keep.setRange(0, 1000)
+        self.keep.setSpecialValueText(self.tr("Keep every backup"))
+        self.keep.setSuffix(self.tr(" newest backups kept"))
+        self.body.addLayout(row)
+        self.body.addWidget(self.passphrase)
+        self.body.addWidget(self.again)
+        self.body.addWidget(self.keep)
+        self.backup_button = self.add_button(self.tr("Back up"), self.run, "primary")
+
+    def browse(self) -> None:
+        _choose_folder(self, self.tr("Backup folder"), self.folder_edit)
+
+    def run(self) -> None:
+        self.report.hide()
+        if not self.passphrase.text():
+            self.show_report(self.tr("Type a passphrase; you will need it to restore."), "error")
+            return
+        if self.passphrase.text() != self.again.text():
+            self.show_report(self.tr("The two passphrases differ; type the same one twice."), "error")
+            return
+        params = {
+            "folder": os.path.expanduser(self.folder_edit.text().strip()),
+            "passphrase": self.passphrase.text(),
+            "keep": self.keep.value(),
+        }
+        busy = (self.backup_button, self.folder_edit, self.passphrase, self.again, self.keep)
+        self.job("data.snapshot", params, success=self._show, busy=busy)
+
+    def _show(self, found: dict) -> None:
+        self.summary = found
+        text = i18n.arg(
+            self.tr("Backed up %1 (%2 new) to %3."),
+            human_size(found["bytes"]),
+            human_size(found["bytesUploaded"]),
+            found["folder"],
+        )
+        self.show_report(text, "ok")
+
+
+class RestoreDialog(ToolDialog):
+    """Rebuilds a data folder from a backup folder into a new, empty folder (cold: the host is not involved)."""
+
+    def __init__(self, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(
+            self.tr("Restore from a backup"),
+            self.tr(
+                "Rebuilds a data folder from the newest backup in a backup folder, into a new or empty "
+                "folder. The data you use now is not touched."
+            ),
+            theme,
+            parent,
+        )
+        self.restored: Path | None = None
+        self.source_edit, source_row = path_row(self.tr("Backup folder (full path)"), self.browse_source)
+        self.source_edit.setText(str(Path.home() / "pidesktop-backups"))
+        self.passphrase = _passphrase_field(self.tr("Passphrase"))
+        self.target_edit, target_row = path_row(self.tr("New data folder (full path)"), self.browse_target)
+        self.target_edit.setText(str(Path.home() / "pidesktop-restored"))
+        self.body.addWidget(QLabel(self.tr("Restore from")))
+        self.body.addLayout(source_row)
+        self.body.addWidget(self.passphrase)
+        self.body.addWidget(QLabel(self.tr("Into")))
+        self.body.addLayout(target_row)
+        self.restore_button = self.add_button(self.tr("Restore"), self.run, "primary")
+
+    def browse_source(self) -> None:
+        _choose_folder(self, self.tr("Backup folder"), self.source_edit)
+
+    def browse_target(self) -> None:
+        _choose_folder(self, self.tr("New data folder"), self.target_edit)
+
+    def run(self) -> None:
+        self.report.hide()
+        source = Path(os.path.expanduser(self.source_edit.text().strip()))
+        target = Path(os.path.expanduser(self.target_edit.text().strip()))
+        self.start(self._restore(source, target, self.passphrase.text()), "restore")
+
+    async def _restore(self, source: Path, target: Path, passphrase: str) -> None:
+        widgets = (self.restore_button, self.source_edit, self.target_edit, self.passphrase)
+        for widget in widgets:
+            widget.setEnabled(False)
+        self.busy.show()
+        try:
+            found = await asyncio.to_thread(restore_folder, source, target, passphrase)
+        except Exception as exc:
+            self.show_report(error_text(exc, (StorageJobError,)), "error")
+            return
+        finally:
+            if isValid(self.busy):  # closing the dialog deletes it
+                self.busy.hide()
+                for widget in widgets:
+                    widget.setEnabled(True)
+        self.restored = target
+        self.show_report(
+            i18n.arg(self.tr("Restored %1 files into %2. Open it with: pidesktop --data-dir %2"), found, str(target)),
+            "ok",
+        )
+
+
+def restore_folder(source: Path, target: Path, passphrase: str) -> int:
+    """Restore the newest snapshot in the backup folder ``source`` into ``target``; the number of files.
+
+    Every failure is a ``StorageJobError`` whose message is a sentence for the person.
+    """
+    from ..storage import snapshot_format, snapshot_restore, vault
+    from ..storage.blobstore import FolderStore
+    from ..storage.errors import Refused
+
+    if not source.is_absolute() or not target.is_absolute():
+        raise Refused("Give both folders as full paths.")
+    snapshot_restore.check_target(target)
+    try:
+        repo = snapshot_format.open_repository(FolderStore(source), passphrase)
+        manifest = snapshot_restore.restore(repo, target)
+    except vault.VaultError as exc:
+        raise StorageJobError(str(exc)) from exc
+    return len(manifest.files)
+
+
+class S3RestoreForm(QWidget):
+    """Where a backup on S3 is and how to open it: endpoint, bucket, prefix, region, key pair, passphrase."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.endpoint = QLineEdit()
+        self.endpoint.setPlaceholderText(self.tr("Endpoint URL (empty for AWS)"))
+        self.bucket = QLineEdit()
+        self.bucket.setPlaceholderText(self.tr("Bucket"))
+        self.prefix = QLineEdit()
+        self.prefix.setPlaceholderText(self.tr("Prefix (optional)"))
+        self.region = QLineEdit()
+        self.region.setPlaceholderText(self.tr("Region (optional)"))
+        self.access_key = QLineEdit(os.environ.get("AWS_ACCESS_KEY_ID", ""))
+        self.access_key.setPlaceholderText(self.tr("Access key"))
+        self.secret_key = _passphrase_field(self.tr("Secret key"))
+        self.secret_key.setText(os.environ.get("AWS_SECRET_ACCESS_KEY", ""))
+        self.passphrase = _passphrase_field(self.tr("Backup passphrase"))
+        # Its exact height always: a window that grows later must not squeeze the fields.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.grid = grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(6)
+        grid.addWidget(self.endpoint, 0, 0, 1, 2)
+        grid.addWidget(self.bucket, 1, 0)
+        grid.addWidget(self.prefix, 1, 1)
+        grid.addWidget(self.region, 2, 0)
+        grid.addWidget(self.access_key, 3, 0)
+        grid.addWidget(self.secret_key, 3, 1)
+        grid.addWidget(self.passphrase, 4, 0, 1, 2)
+
+    def fit(self) -> None:
+        """Take the height the styled fields need (the style sheet pads them once they are shown)."""
+        for edit in self.fields():
+            edit.ensurePolished()
+            edit.setFixedHeight(edit.sizeHint().height())
+        self.grid.invalidate()
+        self.setFixedHeight(self.grid.totalSizeHint().height())
+
+    def fields(self) -> tuple[QLineEdit, ...]:
+        return (self.endpoint, self.bucket, self.prefix, self.region, self.access_key, self.secret_key, self.passphrase)
+
+
+def restore_s3(form_values: dict[str, str], target: Path) -> int:
+    """Restore the newest snapshot on S3 into ``target`` (missing or empty); the number of files.
+
+    ``form_values``: endpoint, bucket, prefix, region, accessKey, secretKey, passphrase. Every failure
+    is a ``StorageJobError`` whose message is a sentence for the person.
+    """
+    from ..storage import s3, snapshot_format, snapshot_restore, vault
+    from ..storage.blobstore import S3Store
+    from ..storage.errors import Refused
+
+    if not form_values["bucket"].strip():
+        raise Refused("Type the bucket that holds the backup.")
+    snapshot_restore.check_target(target)
+    location = s3.S3Location(
+        form_values["bucket"].strip(),
+        form_values["endpoint"].strip() or None,
+        form_values["region"].strip() or None,
+        form_values["prefix"].strip(),
+    )
+    access, secret = form_values["accessKey"].strip(), form_values["secretKey"].strip()
+    try:
+        client = s3.connect(location, s3.S3Credentials(access, secret) if access and secret else None)
+        repo = snapshot_format.open_repository(S3Store(client, location), form_values["passphrase"])
+        manifest = snapshot_restore.restore(repo, target)
+    except (vault.VaultError, s3.S3Problem) as exc:
+        raise StorageJobError(str(exc)) from exc
+    return len(manifest.files)

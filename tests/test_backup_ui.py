@@ -1,0 +1,141 @@
+"""Settings > Data: Back up everything… (the host's data.snapshot job) and Restore… (a cold restore)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pidesktop.storage import vault
+from pidesktop.storage.verify import verify
+
+from .conftest import spin_until
+
+CHEAP = 2**10
+
+
+@pytest.fixture(autouse=True)
+def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = vault.create
+    monkeypatch.setattr(vault, "create", lambda passphrase, n=CHEAP, r=8, p=1: original(passphrase, n, r, p))
+
+
+def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_hosts, tmp_path, keep_running):
+    from pidesktop.ui.backup_dialogs import RestoreDialog, SnapshotDialog
+
+    client = loop_hosts.start()
+    sid = qloop.run_until_complete(client.call("session.create", {"title": "Keep me"}))["session"]["id"]
+    message = {"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "remember this"}]}
+    qloop.run_until_complete(client.call("session.appendMessage", {"sessionId": sid, "message": message}))
+
+    dialog = SnapshotDialog(client)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    dialog.folder_edit.setText(str(tmp_path / "backups"))
+    dialog.passphrase.setText("pass one")
+    dialog.again.setText("pass two")
+    dialog.backup_button.click()
+    assert dialog.report.text() == "The two passphrases differ; type the same one twice."
+    dialog.again.setText("pass one")
+    dialog.backup_button.click()
+    spin_until(qloop, lambda: dialog.report.isVisible())
+    assert dialog.summary is not None, dialog.report.text()
+    assert dialog.report.text().startswith("Backed up ") and str(tmp_path / "backups") in dialog.report.text()
+    dialog.grab().save(str(tmp_path / "snapshot-dialog.png"))
+
+    restore = RestoreDialog()
+    qtbot.addWidget(restore)
+    restore.open()
+    restore.source_edit.setText(str(tmp_path / "backups"))
+    restore.target_edit.setText(str(tmp_path / "restored"))
+    restore.passphrase.setText("wrong")
+    restore.restore_button.click()
+    spin_until(qloop, lambda: restore.report.isVisible())
+    assert "passphrase is wrong" in restore.report.text() and not (tmp_path / "restored").exists()
+    restore.passphrase.setText("pass one")
+    restore.restore_button.click()
+    spin_until(qloop, lambda: restore.restored is not None)
+    assert "pidesktop --data-dir" in restore.report.text()
+    assert verify(tmp_path / "restored").ok
+    restore.grab().save(str(tmp_path / "restore-dialog.png"))
+    print(tmp_path)
+
+
+def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_client, tmp_path):
+    from pidesktop.ui.backup_dialogs import RestoreDialog, SnapshotDialog
+    from pidesktop.ui.settings_data import DataPage
+
+    page = DataPage(host_client)
+    qtbot.addWidget(page)
+    qloop.run_until_complete(page.load())
+    assert page.snapshot_button.text() == "Back up everything…" and page.snapshot_button.isEnabled()
+    assert page.backup_button.text() == "Copy database file…"
+    assert page.restore_button.text() == "Restore…" and page.restore_button.isEnabled()
+    page.resize(760, 620)
+    page.grab().save(str(tmp_path / "data-page.png"))
+    snapshot = page.open_snapshot()
+    assert isinstance(snapshot, SnapshotDialog)
+    snapshot.close()
+    restore = page.open_restore()
+    assert isinstance(restore, RestoreDialog)
+    restore.close()
+    print(tmp_path)
+
+
+def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp_path):
+    from moto.server import ThreadedMotoServer
+
+    from pidesktop import paths
+    from pidesktop.storage import recovery
+    from pidesktop.storage.blobstore import S3Store
+    from pidesktop.storage.snapshot_backup import backup
+    from pidesktop.storage.snapshot_format import open_repository
+    from pidesktop.ui.startup_progress import MissingRootWindow
+
+    from .conftest import InProcessHost
+    from .s3_server import CREDENTIALS, S3Server, _free_port
+
+    location = paths.resolve()
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "From the old laptop"})["session"]["id"]
+        message = {"id": "m1", "role": "user", "blocks": [{"type": "text", "text": "hello from before"}]}
+        host.call("session.appendMessage", {"sessionId": sid, "message": message})
+    finally:
+        host.stop()
+    recovery.before_host_start(location)
+    port = _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        bucket = S3Server(f"http://127.0.0.1:{port}").new_bucket(prefix="laptop")
+        from pidesktop.storage import s3
+
+        repo = open_repository(S3Store(s3.connect(bucket, CREDENTIALS), bucket), "pass", create=True)
+        backup(repo, location.data_root)
+        transcript = (location.data_root / "sessions" / f"{sid}.jsonl").read_bytes()
+        location.data_root.rename(tmp_path / "gone")
+        check = recovery.check_default_root()
+        assert check.state == "missing"
+
+        window = MissingRootWindow(check)
+        qtbot.addWidget(window)
+        window.show()
+        window.s3_button.click()
+        form = window.s3_form
+        form.endpoint.setText(str(bucket.endpoint))
+        form.bucket.setText(bucket.bucket)
+        form.prefix.setText("laptop")
+        form.access_key.setText(CREDENTIALS.access_key)
+        form.secret_key.setText(CREDENTIALS.secret_key)
+        form.passphrase.setText("wrong")
+        window.s3_restore_button.click()
+        qtbot.waitUntil(lambda: window.error_label.isVisible(), timeout=20000)
+        assert "passphrase is wrong" in window.error_label.text() and not check.data_root.exists()
+        window.grab().save(str(tmp_path / "missing-root-s3.png"))
+        form.passphrase.setText("pass")
+        window.s3_restore_button.click()
+        qtbot.waitUntil(lambda: window.result_location is not None, timeout=20000)
+        assert window.result_location.data_root == check.data_root
+        assert (check.data_root / "sessions" / f"{sid}.jsonl").read_bytes() == transcript
+        print(tmp_path)
+    finally:
+        server.stop()
