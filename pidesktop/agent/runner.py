@@ -10,7 +10,9 @@
 
 Stop cancels the stream and keeps what arrived (``aborted``, no inbox row).
 A prompt sent while a turn runs waits in the host's queue and is sent after
-the running turn ends. A queued prompt leaves the queue in the same host step
+the running turn ends, unless it was sent with ``steer``: then the turn's next
+request round carries it (``steering.py``), and Stop before any answer takes
+unanswered prompts back into the composer. A queued prompt leaves the queue in the same host step
 that stores its user line (``appendMessage`` with ``queueEntryId``); a start
 that fails before that keeps the entry, marked with its error, for Retry.
 
@@ -49,6 +51,7 @@ from . import (
     permissions,
     plan_gate,
     project_notes,
+    steering,
     tool_loop,
     tool_permission,
     workspace_tools,
@@ -145,6 +148,7 @@ class _Active:
     task: asyncio.Task[Any] | None = None  # the task running the turn, whatever it returns
     user_stored: bool = False  # the prompt's line is stored (a queued entry has left the queue)
     interactive: bool | None = None  # this turn only; None: the runner's own setting
+    steering: steering.Steering = field(default_factory=steering.Steering)  # prompts sent into this turn
 
 
 QUEUED_PROMPT_IDS = uuid.UUID("9a1f7c64-3a55-4c1e-8f53-2f0d6b1b8e21")
@@ -258,6 +262,27 @@ class TurnRunner:
             user["meta"] = {"revisionRootId": revision_root_id}
         return await self._turn(session_id, user, _Active(turn_id=str(uuid.uuid4()), interactive=interactive))
 
+    async def steer(
+        self, session_id: str, text: str, *, attachments: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """Send ``text`` into the chat's running turn: its next request round carries it (``steering.py``).
+
+        Returns ``{"steering": entry}``, the queue entry it waits in until then.
+        A chat with no running turn simply gets it as a new prompt (``send``).
+        """
+        active = self._active.get(session_id)
+        if active is None:
+            return await self.send(session_id, text, attachments=attachments)
+        blocks = prompt_blocks(text, attachments)
+        params: dict[str, Any] = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
+        attached = [block for block in blocks if block["type"] == "attachment"]
+        if attached:
+            params["attachments"] = attached
+        entry = (await self.client.call("session.queuePush", params))["entry"]
+        # If the turn ended meanwhile, the entry is an ordinary queued prompt and is sent next.
+        active.steering.waiting.append(entry)
+        return {"steering": entry}
+
     async def regenerate(self, session_id: str, reply_id: str) -> dict[str, Any]:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
@@ -307,6 +332,7 @@ class TurnRunner:
             if queue_entry_id is not None:
                 params["queueEntryId"] = queue_entry_id  # leaves the queue with this very append
             await call("session.appendMessage", params)
+            active.steering.unanswered = [user]
         active.user_stored = True
         prepared = await self.prepare_request(session_id)
         session, provider, provider_id, model_id = (
@@ -365,9 +391,17 @@ class TurnRunner:
                         if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
                             await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
                             last_checkpoint = time.monotonic()
-                if active.cancel.is_set() or not await tools.run_calls(builder):
+                if active.cancel.is_set():
                     break
+                more = await tools.run_calls(builder)
+                # A reply that called no tools is asked once more when a steering prompt waits for it.
+                steered = not builder.tool_calls and tools.approval is None and bool(active.steering.waiting)
+                if active.cancel.is_set() or not (more or steered):
+                    break
+                if builder.has_content():
+                    active.steering.answered()
                 builder, context = await tools.next_round(builder, model_id, provider_id, context)
+                context = [*context, *await self._take_steering(session_id, active, provider_id)]
                 sent_estimate = budget.estimate(context)  # the usage reported last is this request's
             if active.cancel.is_set():
                 status = "aborted"
@@ -389,6 +423,8 @@ class TurnRunner:
         self._remember_usage(session_id, prepared, sent_estimate, reported, final)
         if session_id in self._deleted:
             return self._dropped(session_id, final)
+        if status == "completed" or builder.has_content():
+            active.steering.answered()
         meta = final.setdefault("meta", {})
         if thinking_seconds is not None:
             meta["thinkingSeconds"] = round(thinking_seconds, 1)
@@ -433,6 +469,11 @@ class TurnRunner:
             if session_id in self._deleted:  # deleted while the reply was being stored
                 return self._dropped(session_id, final)
             raise
+        withdrawn, rewritten = None, False
+        if status == "aborted":  # smart Stop: what no reply answered goes back into the composer
+            withdrawn, rewritten = await steering.withdraw(self.client, session_id, active.steering)
+            if withdrawn is not None:
+                self._notify(session_id, "withdrawn", withdrawn)
         # Only a regenerated or edited prompt has variants to page through; stamping
         # every new prompt would rewrite the whole transcript after every turn.
         branching = user is None or bool((user.get("meta") or {}).get("revisionRootId"))
@@ -440,13 +481,28 @@ class TurnRunner:
             await self._archive_branch(session_id, prepared.messages, user)
         self._notify(session_id, "finished", final if stored is not None else None)
         return {
-            "status": status,
+            "status": "withdrawn" if rewritten else status,
             "turn": ended["turn"],
             "message": final,
             "stored": stored,
             "error": {"code": error.code, "message": error.message} if error else None,
-            "approval": tools.approval,
-        }  # a plan or goal this turn left waiting for an answer
+            "approval": tools.approval,  # a plan or goal this turn left waiting for an answer
+            "withdrawn": withdrawn,  # the draft Stop took back: {text, attachments}, or None
+        }
+
+    async def _take_steering(self, session_id: str, active: _Active, provider_id: str) -> list[dict[str, Any]]:
+        """The steering prompts waiting for this round, stored and ready for the request."""
+
+        def prompt_of(entry: dict[str, Any]) -> dict[str, Any]:
+            blocks = prompt_blocks(entry["content"], entry.get("attachments") or None)
+            return {"id": queued_user_id(entry), "role": "user", "blocks": blocks}
+
+        taken = await steering.take(self.client, session_id, active.turn_id, active.steering, prompt_of)
+        for message in taken:
+            self._notify(session_id, "steered", message)
+        if provider_id != OFFLINE_ID and any(b["type"] == "attachment" for m in taken for b in m["blocks"]):
+            taken = await attachment_content.hydrate(self.client, taken)
+        return taken
 
     def _workspace_calls(self, session_id: str, active: _Active, prepared: Prepared) -> WorkspaceCalls | None:
         if prepared.workspace is None:

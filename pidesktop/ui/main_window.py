@@ -302,6 +302,9 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(
             lambda text, attachments: spawn(chats.send_prompt(text, attachments), name="send-prompt")
         )
+        self.composer.steerRequested.connect(
+            lambda text, attachments: spawn(chats.steer_prompt(text, attachments), name="steer-prompt")
+        )
         self.composer.stopRequested.connect(chats.stop_reply)
         self.composer.escapePressed.connect(self.escape)
         self.composer.editCancelled.connect(chats.end_edit)
