@@ -799,7 +799,11 @@ class TurnRunner:
             choice = self.override
             return (
                 OpenAICompatibleProvider(
-                    base_url=choice.base_url, api_key=choice.api_key, model=choice.model, label=choice.label
+                    base_url=choice.base_url,
+                    api_key=choice.api_key,
+                    model=choice.model,
+                    label=choice.label,
+                    proxy=await self._proxy(),
                 ),
                 "custom",
                 choice.model,
@@ -820,10 +824,19 @@ class TurnRunner:
                 api_key=creds.get("apiKey"),
                 model=model,
                 label=creds.get("name", provider_id),
+                proxy=await self._proxy(),
             ),
             provider_id,
             model,
         )
+
+    async def _proxy(self) -> object:
+        """``settings.networkProxy``; None (the system's proxy) when the settings cannot be read."""
+        try:
+            settings: dict[str, Any] = (await self.client.call("settings.get", {}))["settings"]
+        except HostError:
+            return None
+        return settings.get("networkProxy")
 
     async def _drain_queue(self, session_id: str, *, raise_errors: bool = False) -> None:
         """After a terminal event (or on Resume/Retry), send the next waiting prompt (one at a time).

@@ -6,7 +6,8 @@ back to the legacy ``thinkingDisplayMode``; ``transcriptDisplayMode`` falls
 back to ``fully-folded``. ``permissionMode`` (ask, accept-edits, auto; default
 ask) is what a chat set to ``inherit`` uses for its tool calls;
 ``sandboxNetwork`` (default true) lets ``bash`` reach the network inside the
-sandbox. Writes are validated, so a bad value is refused
+sandbox. ``networkProxy`` (``{mode: system|direct|custom, url?, bypass?}``,
+``pidesktop/network_proxy.py``) is kept as stored; absent means system. Writes are validated, so a bad value is refused
 rather than stored. Keys this build does not know are kept as they are.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from .. import network_proxy
 from . import kv
 from .commands import command
 from .context import HostContext
@@ -69,6 +71,11 @@ def validate_patch(patch: dict[str, Any]) -> None:
         "permissionMode": ("one of " + ", ".join(PERMISSION_MODES), lambda v: v in PERMISSION_MODES),
         "sandboxNetwork": ("true or false", lambda v: isinstance(v, bool)),
     }
+    proxy = patch.get("networkProxy")
+    if proxy is not None:
+        problem = network_proxy.setting_problem(proxy)
+        if problem is not None:
+            raise invalid(f"settings.set: patch.networkProxy must be {problem}; got {proxy!r}.", "patch.networkProxy")
     for key, value in patch.items():
         if value is None or key not in checks:
             continue
