@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_stdio_host(data_dir: str | None) -> int:
-    from . import logs, paths
+    from . import crash_dumps, logs, paths
     from .bus import stdio
     from .host.core import opener
     from .storage import recovery
@@ -148,4 +148,5 @@ def _run_stdio_host(data_dir: str | None) -> int:
         print(f"pidesktop host: {exc}", file=sys.stderr)
         return 2
     logs.configure(location.data_root, "host")
+    crash_dumps.arm(location.data_root)
     return stdio.run(opener(location, role="pidesktop host --stdio"))

@@ -3,6 +3,7 @@
 from . import (
     app_commands,
     attachments,
+    crash_reports,
     data_commands,
     fork,
     history,
@@ -35,6 +36,7 @@ from .tools import review as tool_review
 REGISTERING = (
     app_commands,
     attachments,
+    crash_reports,
     data_commands,
     fork,
     history,

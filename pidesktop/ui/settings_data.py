@@ -19,6 +19,7 @@ from .. import paths
 from ..bus import HostClient, HostError
 from . import i18n
 from . import theme as themes
+from .crash_reports_row import CrashReportsRow
 from .host_jobs import run_job
 from .ops import host_op, task_op
 from .plain_errors import sentence
@@ -106,6 +107,9 @@ class DataPage(QWidget):
         layout.addSpacing(16)
         layout.addWidget(tools_title)
         layout.addLayout(grid)
+        layout.addSpacing(16)
+        self.crash_reports = CrashReportsRow(client)
+        layout.addWidget(self.crash_reports)
         layout.addStretch(1)
 
     def _needs_location(self) -> tuple[QPushButton, ...]:
@@ -120,6 +124,7 @@ class DataPage(QWidget):
         )
 
     async def load(self) -> None:
+        await self.crash_reports.load()
         result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self, failure=self._failed)
         if result is None:
             return
