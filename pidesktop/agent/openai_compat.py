@@ -147,8 +147,11 @@ def _attachment_text(block: dict[str, Any]) -> str:
         return f"[attachment: {name}]\n{text}"
     size = block.get("size")
     if _data_url(block) or not isinstance(size, int) or isinstance(size, bool):
-        return f"[attachment: {name}]"
-    return f"[attachment: {name}, {human_size(size)}]"
+        header = f"[attachment: {name}]"
+    else:
+        header = f"[attachment: {name}, {human_size(size)}]"
+    path = block.get("path")  # a picture the model does not see: a copy its tools can open
+    return f"{header} @{path}" if isinstance(path, str) and path and not _data_url(block) else header
 
 
 def _call_id(message: dict[str, Any], block: dict[str, Any], index: int) -> str:

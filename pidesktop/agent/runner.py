@@ -348,7 +348,7 @@ class TurnRunner:
         builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(session_id, "started", builder.snapshot("streaming"))
         status, error = "completed", None
-        fallback = ImageFallback()
+        fallback = ImageFallback(self.client, session_id)
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         sent_estimate, reported = 0, None
@@ -370,6 +370,8 @@ class TurnRunner:
             context = prepared.context()
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
                 context = await attachment_content.hydrate(self.client, context)
+                # a picture over the inline bound goes by path, so the model's tools can still open it
+                context = await attachment_content.with_paths(self.client, session_id, context)
             # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
             sent_estimate = budget.estimate(context)
             while True:  # one round per request; the app's tool calls are answered and the model asked again
@@ -894,11 +896,15 @@ class ImageFallback:
 
     A text-only model answers a request carrying an image with a 4xx before any
     reply streams (``BAD_REQUEST``), so retrying without the pictures cannot
-    repeat or lose part of a reply.
+    repeat or lose part of a reply. A named picture of a prompt carries the
+    path of a copy in ``scratch/<sessionId>/replayed/`` (``@path``), so the
+    model is not left without it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, client: Any = None, session_id: str = "") -> None:
         self.images_named = False
+        self.client = client
+        self.session_id = session_id
 
     async def stream(
         self, provider: Any, context: list[dict[str, Any]], **options: Any
@@ -914,6 +920,8 @@ class ImageFallback:
             log.info("the model refused a request with pictures; asking again with them named only")
         self.images_named = True
         named_only = attachment_content.without_images(context)
+        if self.client is not None:
+            named_only = await attachment_content.with_paths(self.client, self.session_id, named_only)
         async with contextlib.aclosing(provider.stream(named_only, **options)) as events:
             async for event in events:
                 yield event
