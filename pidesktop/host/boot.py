@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 import orjson
 
-from . import attachments, history, inflight, kv, message_index, messages, scheduled, sessions
+from . import attachments, history, inflight, kv, message_index, messages, scheduled, sessions, settings
 from .context import HostContext
 from .sql_rows import one_row
 
@@ -36,8 +36,11 @@ RUN_NS, RUN_KEY = "host", "run"
 MTIME_SLACK_MS = 2_000  # file-system timestamp granularity and small clock steps
 
 
-def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS) -> dict[str, Any]:
+def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict[str, Any]:
+    """The start-up pass; ``audit_retention_days`` None: the ``auditRetentionDays`` setting (default 90)."""
     conn = ctx.conn
+    if audit_retention_days is None:
+        audit_retention_days = settings.read(ctx)["auditRetentionDays"]
     now = ctx.clock()
     report: dict[str, int] = {}
     with conn:

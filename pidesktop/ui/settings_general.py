@@ -43,6 +43,7 @@ DISPLAY_MODES = (
     ("fully-folded", QT_TRANSLATE_NOOP("GeneralPage", "Fully folded")),
 )
 PASTE_MIN, PASTE_MAX = 1, 1_000_000
+AUDIT_DAYS_MIN, AUDIT_DAYS_MAX = 1, 3650  # the host's range for auditRetentionDays
 FIELD_WIDTH = 240
 CHEVRON_INSET = 16  # from the right edge to the chevron's centre
 
@@ -84,6 +85,13 @@ class GeneralPage(QWidget):
             self.network_check.setEnabled(False)  # the network switch is the sandbox's: unconfined, it has none
             self.network_check.setToolTip(self.tr("Only commands in the sandbox can be kept off the network"))
         self.proxy = ProxyFields(ChoiceBox(), FIELD_WIDTH)
+        self.audit_spin = QSpinBox()
+        self.audit_spin.setRange(AUDIT_DAYS_MIN, AUDIT_DAYS_MAX)
+        self.audit_spin.setSuffix(self.tr(" days"))
+        self.audit_spin.setFixedWidth(FIELD_WIDTH)
+        self.audit_spin.lineEdit().setTextMargins(7, 0, 0, 0)
+        self.audit_spin.setKeyboardTracking(False)
+        self.audit_spin.setToolTip(self.tr("How long the record of what the agent's tools did is kept"))
         self.paste_spin = QSpinBox()
         self.paste_spin.setRange(PASTE_MIN, PASTE_MAX)
         self.paste_spin.setSuffix(self.tr(" characters"))
@@ -130,6 +138,7 @@ class GeneralPage(QWidget):
             (self.tr("Agent permissions"), self.permission_combo),
             (self.tr("Commands"), self.network_check),
             ("", self.sandbox_label),
+            (self.tr("Keep the tool log"), self.audit_spin),
             (self.tr("Network proxy"), self.proxy),
         )
         for row, (label, field) in enumerate(rows):
@@ -165,6 +174,7 @@ class GeneralPage(QWidget):
             lambda: self._changed(permission_modes.SETTINGS_KEY, self.permission_combo.currentData())
         )
         self.network_check.toggled.connect(lambda on: self._changed("sandboxNetwork", bool(on)))
+        self.audit_spin.valueChanged.connect(lambda value: self._changed("auditRetentionDays", int(value)))
         self.proxy.changed.connect(lambda value: self._changed("networkProxy", value))
 
     # -- host work ---------------------------------------------------------------
@@ -220,6 +230,7 @@ class GeneralPage(QWidget):
             self.paste_spin,
             self.permission_combo,
             self.network_check,
+            self.audit_spin,
         )
         for control in controls:
             control.blockSignals(True)
@@ -233,6 +244,9 @@ class GeneralPage(QWidget):
             _select(self.permission_combo, settings.get(permission_modes.SETTINGS_KEY, permission_modes.DEFAULT_MODE))
             self.network_check.setChecked(settings.get("sandboxNetwork", True) is not False)
             self.proxy.show_value(settings.get("networkProxy"))
+            days = settings.get("auditRetentionDays")
+            if isinstance(days, int):
+                self.audit_spin.setValue(days)
             threshold = settings.get("largePasteThreshold")
             if isinstance(threshold, int):
                 self.paste_spin.setValue(threshold)
