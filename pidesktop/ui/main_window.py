@@ -565,7 +565,8 @@ class MainWindow(QMainWindow):
         self.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
         models = await host_op(self.client, "models.list", parent=self, failure=lambda _e: None)
         rows = (models or {}).get("models", [])
-        self.composer.set_models(model_choices(listed, rows), self.model_chip.text())
+        recent = await host_op(self.client, "models.recent", parent=self, failure=lambda _e: None)
+        self.composer.set_models(model_choices(listed, rows, (recent or {}).get("models")), self.model_chip.text())
         self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
     def open_chat(self, session_id: str) -> None:
