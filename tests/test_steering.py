@@ -152,3 +152,20 @@ def test_steering_an_idle_chat_sends_it_as_a_prompt(host, sse_server):  # noqa: 
     assert result["status"] == "completed"
     got = host.call("session.get", {"sessionId": sid})
     assert [texts(m) for m in got["messages"]] == ["Hi", "Hello"]
+
+
+def test_a_steering_prompt_removed_from_the_queue_is_not_sent(host, sse_server):  # noqa: F811
+    sse_server.serve_in_turn("/v1/chat/completions", slow_reply(30), quick_reply("never asked"))
+
+    async def body(runner, sid, seen):
+        task = asyncio.create_task(runner.send(sid, "Tell me about the weather"))
+        await until(lambda: len(phases(seen, "delta")) >= 3, "the reply streams")
+        entry = (await runner.steer(sid, "Actually, never mind"))["steering"]
+        await runner.client.call("session.queueRemove", {"sessionId": sid, "entryId": entry["id"]})
+        return await asyncio.wait_for(task, 30)
+
+    sid, result = scenario(host, sse_server, body)
+    assert result["status"] == "completed" and result["withdrawn"] is None
+    got = host.call("session.get", {"sessionId": sid})
+    assert [m["role"] for m in got["messages"]] == ["user", "assistant"]
+    assert len(sse_server.requests) == 1

@@ -398,6 +398,8 @@ class TurnRunner:
                 more = await tools.run_calls(builder)
                 # A reply that called no tools is asked once more when a steering prompt waits for it.
                 steered = not builder.tool_calls and tools.approval is None and bool(active.steering.waiting)
+                if steered:  # one removed from the queue meanwhile asks for nothing
+                    steered = await self._still_queued(session_id, active)
                 if active.cancel.is_set() or not (more or steered):
                     break
                 if builder.has_content():
@@ -491,6 +493,13 @@ class TurnRunner:
             "approval": tools.approval,  # a plan or goal this turn left waiting for an answer
             "withdrawn": withdrawn,  # the draft Stop took back: {text, attachments}, or None
         }
+
+    async def _still_queued(self, session_id: str, active: _Active) -> bool:
+        """Whether a waiting steering prompt is still in the queue (the queue strip can remove it)."""
+        entries = (await self.client.call("session.queueList", {"sessionId": session_id}))["entries"]
+        queued = {entry["id"] for entry in entries}
+        active.steering.waiting = [entry for entry in active.steering.waiting if entry["id"] in queued]
+        return bool(active.steering.waiting)
 
     async def _take_steering(self, session_id: str, active: _Active, provider_id: str) -> list[dict[str, Any]]:
         """The steering prompts waiting for this round, stored and ready for the request."""

@@ -48,6 +48,10 @@ async def take(
 
     ``prompt_of`` makes a queue entry's user message, the same one a queued prompt would get.
     """
+    # A steering prompt removed from the queue meanwhile (the queue strip's Remove) is not sent.
+    queued = (await client.call("session.queueList", {"sessionId": session_id}))["entries"]
+    still = {entry["id"] for entry in queued}
+    steering.waiting = [entry for entry in steering.waiting if entry["id"] in still]
     stored: list[dict[str, Any]] = []
     while steering.waiting:
         entry = steering.waiting.pop(0)
