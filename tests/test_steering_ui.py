@@ -34,6 +34,14 @@ def test_ctrl_enter_steers_the_running_reply(chat, qtbot, qloop, shots):
         ("assistant", False),
     ]
     assert texts(stored["messages"][2]) == "Make it about a lighthouse"
+    spin_until(
+        qloop,
+        lambda: (
+            [r["message"]["id"] for r in chat.transcript_model.rows if r["kind"] == "message"]
+            == [m["id"] for m in stored["messages"]]
+        ),
+    )  # the steering prompt is drawn where it was stored, between the two replies
+    chat.grab().save(str(shots / "window-steered.png"))
     assert chat.client.call_blocking("session.queueList", {"sessionId": sid})["entries"] == []
     assert chat.composer.edit.toPlainText() == ""
     assert chat.composer.steer_button.isHidden()
