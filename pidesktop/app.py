@@ -209,7 +209,12 @@ def _paint_first_frame(window) -> None:
     from PySide6.QtCore import QEventLoop, QTimer
 
     waiting = QEventLoop()
-    window.first_frame.painted = waiting.quit
+
+    def painted() -> None:
+        log.info("first frame painted")  # its time stamp is when the window first showed (bench/installed.py)
+        waiting.quit()
+
+    window.first_frame.painted = painted
     QTimer.singleShot(300, waiting.quit)
     waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     window.first_frame.painted = None
@@ -289,14 +294,8 @@ def _interactive_screen() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and not headless
 
 
-# Shown under Qt's own words when its xcb platform plugin cannot start (the usual first-run failure on Linux).
-XCB_PACKAGES = {
-    "Debian/Ubuntu": "sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 "
-    "libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libx11-xcb1 "
-    "libegl1 libgl1 libfontconfig1 libdbus-1-3",
-    "Fedora": "sudo dnf install xcb-util-cursor libxkbcommon-x11 xcb-util-wm xcb-util-image xcb-util-keysyms "
-    "xcb-util-renderutil libX11-xcb mesa-libEGL mesa-libGL fontconfig dbus-libs",
-}
+# The exit status of a start Qt refused (instead of its abort): the reason is on stderr already.
+QT_FAILED = 2
 
 
 def _route_qt_messages_to_the_log() -> None:
@@ -327,6 +326,12 @@ def _route_qt_messages_to_the_log() -> None:
         if level >= logging.ERROR:
             _print_qt_failure(message, platform_lines)
         qt_log.log(level, message)
+        if kind == QtMsgType.QtFatalMsg:
+            # Qt aborts after a fatal message; its reason is printed and logged, so end with a plain exit status
+            # instead of "Aborted" (and a core dump) under it.
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+            os._exit(QT_FAILED)
 
     qInstallMessageHandler(handle)
 
@@ -337,8 +342,7 @@ def _print_qt_failure(message: str, platform_lines: list[str]) -> None:
         lines += [f"  {line}" for line in platform_lines]
         said = "\n".join([message, *platform_lines])
         if "xcb" in said:
-            lines.append("pidesktop: the window needs Qt's xcb platform plugin and the system libraries it loads:")
-            lines += [f"  {system}: {command}" for system, command in XCB_PACKAGES.items()]
+            lines += _xcb_libraries_advice()
         if "could not connect to display" in said:
             lines.append(
                 f"pidesktop: no X display could be opened (DISPLAY={os.environ.get('DISPLAY', '')!r}); "
@@ -348,6 +352,32 @@ def _print_qt_failure(message: str, platform_lines: list[str]) -> None:
         print("\n".join(lines), file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass  # no terminal to tell; the log still has it
+
+
+def _xcb_libraries_advice() -> list[str]:
+    """Which libraries of Qt's xcb plugin are missing here (ldd says), and the packages to install for them."""
+    from pathlib import Path
+
+    from PySide6.QtCore import QLibraryInfo
+
+    from . import system_libraries  # only when Qt failed: start-up does not import what it does not need
+
+    plugin = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms" / "libqxcb.so"
+    missing = system_libraries.missing_for(plugin) if plugin.is_file() else None
+    if missing is None:  # ldd could not tell: every package the plugin may need
+        return [
+            "pidesktop: the window needs Qt's xcb platform plugin and the system libraries it loads:",
+            *(f"  {system}: {command}" for system, command in system_libraries.install_commands().items()),
+        ]
+    if not missing:
+        return ["pidesktop: every system library Qt's xcb plugin loads is installed (ldd finds each one)."]
+    named = ", ".join(f"{soname} ({why})" for soname, why in missing.items())
+    lines = [f"pidesktop: the window cannot open: Qt's xcb plugin cannot load {named}. Install:"]
+    lines += [f"  {system}: {command}" for system, command in system_libraries.install_commands(list(missing)).items()]
+    unknown = [soname for soname in missing if soname not in {lib.soname for lib in system_libraries.XCB_LIBRARIES}]
+    if unknown:
+        lines.append(f"  and the package of your system that provides {', '.join(unknown)}")
+    return lines
 
 
 def _refuse(message: str) -> int:

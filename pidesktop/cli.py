@@ -1,6 +1,7 @@
 """Command line: the GUI by default, and the headless tools beside it.
 
 pidesktop                          open the app on the default data root
+pidesktop --version                print the version and the data schema version it reads and writes
 pidesktop host --stdio [--data-dir PATH]
                                    serve the host as JSON-RPC on stdin/stdout
 pidesktop chat [--session ID | --project DIR] [--permission-mode ask|accept-edits|auto] [--interactive]
@@ -29,12 +30,13 @@ import argparse
 import os
 import sys
 
-from . import automations_cli, import_cli
+from . import __version__, automations_cli, import_cli
 from .storage import cli as storage_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pidesktop", description="A local-first desktop chat app.")
+    parser.add_argument("--version", action="store_true", help="print the version and the data schema version")
     parser.add_argument("--data-dir", help="use this data folder (same as PI_DESKTOP_DATA_DIR)")
     parser.add_argument("--screenshot", metavar="PATH", help="render the main window offscreen to PATH and exit")
     parser.add_argument("--session", metavar="ID", help="with --screenshot: open this session")
@@ -90,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.version:
+        print(version_line())
+        return 0
     if args.relocate_data:
         return storage_cli.relocate_data(*args.relocate_data)
     if args.command == "data":
@@ -134,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)
     finally:
         gc_pauses.resume()  # a start that ended before the window was built
+
+
+def version_line() -> str:
+    from .host.schema import SCHEMA_VERSION
+
+    return f"pidesktop {__version__} (data schema v{SCHEMA_VERSION})"
 
 
 def _run_stdio_host(data_dir: str | None) -> int:

@@ -170,7 +170,8 @@ async def _chat(
 ) -> int:
     client = HostClient(host, asyncio.get_running_loop())
     # Unattended unless --interactive: a Plan/Goal turn is refused before any model request,
-    # and a tool call that needs permission is denied (nobody to ask).
+    # and a tool call that needs permission is denied (nobody to ask). The reply is printed here,
+    # to the person who asked: it is not news for the inbox (watched).
     confinement = sandbox.status()
     if permission_mode == "auto" and not confinement.available:
         print(f"pidesktop chat: {confinement.reason}", file=sys.stderr)  # the flag is the person's consent
@@ -181,6 +182,7 @@ async def _chat(
         interactive=interactive,
         asker=headless_permission.ask_on_stdin if interactive else None,
         confirm_unconfined=permission_mode != "auto",
+        watched=lambda _session_id: True,
     )
     printer = _Printer(show_thinking)
     runner.listeners.append(printer)
@@ -229,7 +231,7 @@ async def _chat(
             # Nothing came back: a chat holding only the prompt (under the app's default model,
             # not the one asked for) would only be clutter, so it goes again, and the line says so.
             try:
-                await client.call("session.delete", {"sessionId": session_id})
+                await client.call("session.delete", {"sessionId": session_id, "forGood": True})
             except HostError as exc:
                 print(f"pidesktop chat: could not remove the new chat again: {exc.message}", file=sys.stderr)
             else:

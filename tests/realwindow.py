@@ -136,6 +136,22 @@ class XDisplay:
             return None
         return probe.stderr.strip()[-400:] or f"exit status {probe.returncode}"
 
+    def clipboard_text(self) -> str:
+        """What the display's clipboard holds as text (read by a Qt client of its own, as a paste would)."""
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from PySide6.QtGui import QGuiApplication; app = QGuiApplication(['probe']); "
+                "sys.stdout.write(app.clipboard().text())",
+            ],
+            env=self.env(QT_QPA_PLATFORM="xcb"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return probe.stdout
+
     def active_window(self) -> str:
         return self.xdotool("getactivewindow", check=False).strip()
 
@@ -219,13 +235,18 @@ def column_groups(points: list[tuple[int, int]], gap: int = 6) -> list[tuple[int
 
 
 class App:
-    """``python -m pidesktop`` in an ``XDisplay``, with a home and a data folder of its own."""
+    """``python -m pidesktop`` in an ``XDisplay``, with a home and a data folder of its own.
 
-    def __init__(self, display: XDisplay, root: Path, *args: str):
+    With ``program`` (an installed pidesktop, e.g. ``/usr/bin/pidesktop``), that runs instead, in a clean
+    environment (the display, the home and XDG folders, ``PATH=/usr/bin:/bin``; nothing of this checkout or
+    its Python) on its default data folder, ``~/.pi-desktop`` in the scratch home.
+    """
+
+    def __init__(self, display: XDisplay, root: Path, *args: str, program: tuple[str, ...] | None = None):
         self.display = display
         self.root = root
         self.home = root / "home"
-        self.data = root / "data"
+        self.data = root / "data" if program is None else self.home / ".pi-desktop"
         for folder in (
             self.home,
             self.home / ".config",
@@ -251,8 +272,14 @@ class App:
         )
         env.pop("PI_DESKTOP_DATA_DIR", None)
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        command = [sys.executable, "-m", "pidesktop", "--data-dir", str(self.data), *args]
+        if program is not None:
+            kept = ("DISPLAY", "HOME", "LANG", "LC_ALL", "LANGUAGE")
+            env = {key: value for key, value in env.items() if key in kept or key.startswith("XDG_")}
+            env["PATH"] = "/usr/bin:/bin"
+            command = [*program, *args]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pidesktop", "--data-dir", str(self.data), *args],
+            command,
             cwd=root,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -273,7 +300,8 @@ class App:
                     f"pidesktop exited ({self.process.returncode}) before showing a window:\n{self.stderr}"
                 )
             for window in self.display.visible_windows(self.process.pid):
-                if self.display.window_name(window) == "pidesktop":
+                name = self.display.window_name(window)
+                if name == "pidesktop" or name.endswith(" — pidesktop"):  # named after the chat it shows
                     return window
             return None
 

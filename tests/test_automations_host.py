@@ -149,7 +149,10 @@ def test_legacy_rows_infer_calendar_intent_and_list_unarmed(host, location):
     conn.close()
     tasks = {t["id"]: t for t in host.call("tasks.list")["tasks"]}
     assert tasks["legacy-daily"]["calendarConfigured"] is True
-    assert tasks["legacy-hourly"]["calendarConfigured"] is False and tasks["legacy-hourly"]["schedule"] is None
+    # spec 004's own {hour, minute, weekday} shape is read with the cadence column (an hourly task)
+    assert tasks["legacy-hourly"]["calendarConfigured"] is False
+    assert tasks["legacy-hourly"]["schedule"] == {"kind": "hourly", "everyHours": 1}
+    assert tasks["legacy-hourly"]["nextRunAt"] is None  # no nextRunAt stored: armed by its next save
     assert tasks["broken"]["schedule"] is None and tasks["broken"]["nextRunAt"] is None
 
 
@@ -318,6 +321,11 @@ def test_a_run_s_chat_stays_out_of_the_list_and_search_until_its_task_goes(host)
     assert set(listed(includeScheduled=True)) == {mine["id"], chat["id"]}
     found = host.call("search.sessions", {"query": "persimmon"})["results"]
     assert [r["sessionId"] for r in found] == [mine["id"]]
+    # ...but a person can still find it: search with the automation-runs filter reaches it, marked as such
+    found = host.call("search.sessions", {"query": "persimmon", "automationRuns": True})["results"]
+    assert {r["sessionId"]: r["automationRun"] for r in found} == {mine["id"]: False, chat["id"]: True}
+    found = host.call("search.sessions", {"query": "report", "automationRuns": True})["results"]
+    assert [r["sessionId"] for r in found] == [chat["id"]] and found[0]["snippets"]
     assert host.call("session.get", {"sessionId": chat["id"], "messageLimit": 1})["session"]["scheduledRun"]
 
     host.call("tasks.finishRun", {"runId": run["run"]["id"], "status": "completed"})
@@ -346,3 +354,19 @@ def test_a_task_s_permission_mode_goes_to_its_run_s_chat(host):
     assert by_hand()["session"]["permissionMode"] == "accept-edits"
     error = host.error("tasks.update", {"taskId": task["id"], "permissionMode": "everything"})
     assert error.code == "INVALID_PARAMS" and "permissionMode" in error.message
+
+
+def test_a_run_whose_chat_is_in_the_trash_says_so(host):
+    task = create(host, prompt="trash me")
+    run = host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
+    host.call("tasks.finishRun", {"runId": run["run"]["id"], "status": "completed"})
+    chat = run["session"]["id"]
+
+    def listed():
+        return host.call("tasks.runs", {"taskId": task["id"]})["runs"][0]
+
+    assert listed()["chatInTrash"] is False
+    host.call("session.delete", {"sessionId": chat})
+    assert listed()["sessionId"] == chat and listed()["chatInTrash"] is True
+    host.call("session.restore", {"sessionId": chat})
+    assert listed()["chatInTrash"] is False

@@ -55,12 +55,47 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
             "schedule": {"kind": "weekly", "at": "09:15", "days": [2]},
             "providerId": None,
             "modelId": None,
+            "thinkingLevel": None,
             "projectId": None,
+            "workspacePath": None,
+            "sessionMode": "perRun",
             "mode": "plan",
             "enabled": True,
         }
     ]
     assert editor.name.text() == "Standup notes"  # nothing typed is thrown away
+
+
+def test_the_editor_sets_interval_thinking_folder_and_chat_reuse(qtbot, shots):
+    editor = TaskEditor()
+    editor.resize(640, 520)
+    qtbot.addWidget(editor)
+    editor.show()
+    saved = []
+    editor.saveRequested.connect(saved.append)
+    editor.load(
+        {
+            "name": "Build watch",
+            "prompt": "Is the build green?",
+            "schedule": {"kind": "interval", "intervalMinutes": 45},
+            "thinkingLevel": "high",
+            "workspacePath": "/srv/site",
+            "sessionMode": "reuse",
+            "enabled": True,
+        }
+    )
+    assert editor.minutes.isVisible() and editor.minutes.value() == 45
+    assert editor.folder.isVisible() and editor.folder.text() == "/srv/site"
+    editor.folder.setText("site")
+    editor.save()
+    assert saved == [] and "full path" in editor.errors["project"].text()
+    editor.folder.setText("/srv/site2")
+    assert not editor.errors["project"].isVisible()
+    editor.grab().save(str(shots / "automations-editor-interval.png"))
+    editor.save()
+    fields = saved[-1]
+    assert fields["schedule"] == {"kind": "interval", "intervalMinutes": 45}
+    assert (fields["thinkingLevel"], fields["workspacePath"], fields["sessionMode"]) == ("high", "/srv/site2", "reuse")
 
 
 def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, shots, keep_running):
@@ -70,7 +105,8 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     qtbot.addWidget(dialog)
     dialog.show()
     qloop.run_until_complete(dialog.loading)
-    assert dialog.list_stack.currentWidget() is dialog.empty and not dialog.run_button.isEnabled()
+    assert dialog.list_stack.currentWidget() is dialog.empty
+    assert dialog.run_button.isEnabled() and dialog.run_button.text().replace("&", "") == "Save and run now"
     dialog.grab().save(str(shots / "automations-empty.png"))
 
     editor = dialog.editor
@@ -167,7 +203,47 @@ def test_the_main_window_opens_automations_and_a_run_chat(qtbot, qloop, chat, ho
     qloop.run_until_complete(chat.load_sessions())  # the list read again does not select the chat left before
     assert not chat.sidebar.tree.currentIndex().isValid() and chat.current_session_id == run["sessionId"]
     chat.grab().save(str(shots / "automations-run-chat.png"))
+
+    # Ctrl+K finds it again with the "Automation runs" filter, marked as a run; choosing it opens it
+    chat.sidebar.select(notes["id"])
+    spin_until(qloop, lambda: chat.current_session_id == notes["id"])
+    chat.search_action.trigger()
+    search = chat.search_dialog
+    search.field.setText("What is new")
+    qloop.run_until_complete(search.model.search(search.field.text()))
+    assert search.model.rows == []  # not among the chats by default
+    search.runs_filter.setChecked(True)
+    spin_until(qloop, lambda: [r["sessionId"] for r in search.model.rows] == [run["sessionId"]])
+    assert search.model.rows[0]["automationRun"] is True
+    search.grab().save(str(shots / "search-automation-runs.png"))
+    search.choose_current()
+    spin_until(qloop, lambda: chat.current_session_id == run["sessionId"])
+    assert chat.header_title.text() == "Inbox sweep"
     qloop.run_until_complete(chat.scheduler.stop())
+
+
+def test_run_now_saves_a_new_automation_first_and_says_why_it_cannot_run(qtbot, qloop, host_client, keep_running):
+    runner = TurnRunner(host_client, offline_delay=0.0, interactive=False)
+    scheduler = Scheduler(host_client, runner)
+    dialog = AutomationsDialog.ask(host_client, themes.LIGHT, scheduler.run_now)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qloop.run_until_complete(dialog.loading)
+    dialog.run_button.click()  # nothing typed yet: the fields say what is missing, nothing is saved
+    assert dialog.editor.errors["name"].isVisible() and dialog.tasks == []
+    dialog.editor.name.setText("Tidy downloads")
+    dialog.editor.prompt.setPlainText("List what is old in Downloads")
+    dialog.run_button.click()
+    spin_until(qloop, lambda: dialog.runs and dialog.runs[0]["status"] == "completed")
+    assert [t["name"] for t in dialog.tasks] == ["Tidy downloads"]
+    assert dialog.run_button.text().replace("&", "") == "Run now" and dialog.run_button.isEnabled()
+    qloop.run_until_complete(scheduler.wait_idle())
+    qloop.run_until_complete(scheduler.stop())
+
+    without = AutomationsDialog.ask(host_client, themes.LIGHT, None)  # no scheduler: says so rather than greying out
+    qtbot.addWidget(without)
+    qloop.run_until_complete(without.loading)
+    assert not without.run_button.isEnabled() and "window is open" in without.run_button.toolTip()
 
 
 def test_run_times_read_in_iso_order_whatever_the_locale():
@@ -177,3 +253,30 @@ def test_run_times_read_in_iso_order_whatever_the_locale():
 
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", when(1_764_579_600_000))
     assert when(None) == "—"
+
+
+def test_the_list_shows_whole_names_in_the_dark_theme(qtbot, qloop, host_client, shots):
+    from PySide6.QtWidgets import QApplication
+
+    for name in ("Quick test automation", "Weekly dependency review"):
+        qloop.run_until_complete(
+            host_client.call(
+                "tasks.create", {"name": name, "prompt": "Hi", "schedule": {"kind": "daily", "at": "09:00"}}
+            )
+        )
+    themes.apply(QApplication.instance(), themes.DARK)
+    try:
+        dialog = AutomationsDialog.ask(host_client, themes.DARK, None)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qloop.run_until_complete(dialog.loading)
+        spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 2)
+        qtbot.waitUntil(lambda: dialog.list.header().sectionSize(0) > 0)
+        metrics = dialog.list.fontMetrics()
+        for row in range(2):
+            item = dialog.list.topLevelItem(row)
+            assert metrics.horizontalAdvance(item.text(0)) + 16 <= dialog.list.header().sectionSize(0), item.text(0)
+            assert item.toolTip(0) == item.text(0)
+        dialog.grab().save(str(shots / "automations-list-dark.png"))
+    finally:
+        themes.apply(QApplication.instance(), themes.LIGHT)

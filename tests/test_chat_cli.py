@@ -83,6 +83,19 @@ def test_a_failed_turn_in_an_existing_chat_keeps_the_chat(tmp_path, sse_server):
     assert [s["id"] for s in sessions_in(root)] == [session_id]
 
 
+def test_a_reply_printed_to_the_terminal_is_not_unread_in_the_inbox(tmp_path, sse_server):  # noqa: F811
+    root = tmp_path / "d"
+    sse_server.stream([sse_body(chunk("Hello"), chunk(finish="stop"))] * 2)
+    for prompt in ("one", "two"):
+        done = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m", prompt)
+        assert done.returncode == 0, done.stderr
+    host = InProcessHost(paths.resolve(data_dir=root))
+    try:
+        assert host.call("notifications.list") == {"notifications": [], "unreadCount": 0, "nextCursor": None}
+    finally:
+        host.stop()
+
+
 def test_while_the_app_has_the_folder_open_it_says_what_to_do(tmp_path):
     root = tmp_path / "d"
     app = InProcessHost(paths.resolve(data_dir=root))  # the app's host holds the folder

@@ -66,7 +66,7 @@ def test_host_refuses_a_late_append_for_a_deleted_chat_and_keeps_stubs_for_unkno
     sid = new_session(host)
     append(host, sid, msg("u1"))
     host.call("session.saveInflightMessage", {"sessionId": sid, "message": assistant("a1", status="streaming")})
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     error = host.error("session.appendMessage", {"sessionId": sid, "message": assistant("a1")})
     assert error.code == "NOT_FOUND" and error.data.get("deleted") is True
     assert host.error("session.saveInflightMessage", {"sessionId": sid, "message": assistant("a1")}).code == "NOT_FOUND"
@@ -90,7 +90,7 @@ def test_over_stdio_a_deleted_chat_is_not_restored_from_a_left_over_transcript(s
     sid = host.call("session.create", {})["session"]["id"]
     host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1", text="secret words")})
     kept = (data_root / "sessions" / f"{sid}.jsonl").read_bytes()
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     with pytest.raises(HostError) as refused:
         host.call("session.appendMessage", {"sessionId": sid, "message": assistant("a1")})
     assert refused.value.code == "NOT_FOUND" and refused.value.data.get("deleted") is True
@@ -123,7 +123,7 @@ def test_outbox_drops_the_pending_and_quarantined_appends_of_a_chat_deleted_else
             assert await outbox.append(kept, assistant("fine")) is None
             assert [r["sessionId"] for r in outbox.dead_letters()] == [doomed]
             other = HostClient(host.thread, loop)  # another window's client
-            await other.call("session.delete", {"sessionId": doomed})
+            await other.call("session.delete", {"sessionId": doomed, "forGood": True})
             await wait_for(lambda: all(e["sessionId"] != doomed for e in outbox.pending()))
             gate.closed = False
             outbox.reset_backoff()
@@ -156,7 +156,7 @@ def test_outbox_forgets_a_chat_when_the_host_says_it_was_deleted(host, tmp_path)
         try:
             assert await outbox.append(doomed, assistant("one")) is None
             assert await outbox.append(doomed, assistant("two")) is None
-            host.call("session.delete", {"sessionId": doomed})
+            host.call("session.delete", {"sessionId": doomed, "forGood": True})
             gate.closed = False
             outbox.reset_backoff()
             assert await outbox.flush(5)
@@ -187,7 +187,7 @@ def test_deleting_a_chat_while_its_reply_streams_does_not_bring_it_back(qloop, h
     async def scenario():
         turn = asyncio.ensure_future(runner.send(sid, "tell me a long story"))
         await wait_for(lambda: phases.count("delta") >= 3)
-        await host_client.call("session.delete", {"sessionId": sid})
+        await host_client.call("session.delete", {"sessionId": sid, "forGood": True})
         result = await turn
         await outbox.flush(2)
         return result
@@ -263,7 +263,7 @@ def test_queue_positions_are_never_handed_out_twice(host, location):
         seen.append(entry["position"])
         return entry["id"]
 
-    a, b, c = push("a"), push("b"), push("c")
+    _a, b, c = push("a"), push("b"), push("c")
     host.call("session.queueRemove", {"sessionId": sid, "entryId": c})
     push("d")
     host.call("session.queueReorder", {"sessionId": sid, "entryId": b, "direction": "up"})
@@ -368,7 +368,7 @@ def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_
         sid = host.call("session.create", {})["session"]["id"]
         acked = []
 
-        def read_replies():
+        def read_replies(host=host, acked=acked):
             try:
                 for line in host.proc.stdout:
                     reply = orjson.loads(line)

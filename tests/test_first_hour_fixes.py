@@ -103,7 +103,7 @@ def test_the_wizard_shows_the_final_data_folder(qtbot, qloop, loop_hosts, movabl
     wizard.next()
     assert wizard.currentPage() is wizard.confirm
     summary = wizard.confirm.summary.text()
-    assert f"To: {destination / 'data'}\n" in summary, summary
+    assert f"(chats and files in {destination / 'data'}," in summary.splitlines()[1], summary
     assert f"From: {movable.data_root}\n" in summary
     assert wizard.button(QWizard.WizardButton.FinishButton).isEnabled()
     shot(wizard, "fixes-move-confirm-light")

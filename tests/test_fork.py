@@ -135,7 +135,7 @@ def test_a_whole_fork_is_an_independent_copy(host, tmp_path):
 
     hits = {r["sessionId"] for r in host.call("search.query", {"query": "quokka"})["results"]}
     assert hits == {sid, child["id"]}
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     got = host.call("session.get", {"sessionId": child["id"]})
     assert len(got["messages"]) == 6 and [c["id"] for c in got["compactions"]] == ["cp1"]
     assert (copied / "notes.txt").exists() and (root / "visualizations" / child["id"] / "map.html").exists()

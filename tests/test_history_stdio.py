@@ -632,7 +632,7 @@ def test_a_fork_outlives_its_deleted_source_with_messages_search_and_revisions(s
     fork_revisions = revisions_bytes(h, child)
     fork_transcript = transcript_bytes(h, child)
 
-    h.call("session.delete", {"sessionId": sid})
+    h.call("session.delete", {"sessionId": sid, "forGood": True})
     h = restart(stdio_host, h)
     assert not (sessions_dir(h) / f"{sid}.jsonl").exists()
     assert not (sessions_dir(h) / f"{sid}.revisions.jsonl").exists()

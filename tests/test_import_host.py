@@ -50,10 +50,10 @@ def test_import_makes_chats_with_origin_title_times_and_project(host, claude_dir
     assert (result["imported"], result["updated"], result["unchanged"], result["failed"]) == (2, 0, 0, 0)
     chats = {s["title"]: s for s in imported(host)}
     chat = chats["User learned about Python decorators, including basic decorators and…"]
-    assert chat["source"] == "claude-code" and chat["messageCount"] == 9 and chat["titleSource"] == "generated"
+    assert chat["source"] == "claude-code" and chat["messageCount"] == 7 and chat["titleSource"] == "generated"
     assert chat["createdAt"] == 1751557807874 and chat["projectPath"] == "/tmp"
     other = next(s for s in chats.values() if s is not chat)
-    assert other["projectPath"] == "/src/experiments/claude_p" and other["messageCount"] == 11
+    assert other["projectPath"] == "/src/experiments/claude_p" and other["messageCount"] == 2
     assert other["titleSource"] == "default" and other["title"]  # the first prompt
     got = host.call("session.get", {"sessionId": chat["id"]})
     assert [m["role"] for m in got["messages"]][:2] == ["user", "assistant"]
@@ -70,7 +70,7 @@ def test_import_makes_chats_with_origin_title_times_and_project(host, claude_dir
 
 def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new_messages(host, claude_dir, data_root):
     run(host, "claude-code", claude_dir)
-    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    chat = next(s for s in imported(host) if s["messageCount"] == 7)
     transcript = data_root / "sessions" / f"{chat['id']}.jsonl"
     before = transcript.read_bytes()
     again = run(host, "claude-code", claude_dir)
@@ -98,7 +98,7 @@ def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new
     after = transcript.read_bytes()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1
     session = host.call("session.get", {"sessionId": chat["id"]})
-    assert session["session"]["messageCount"] == 10
+    assert session["session"]["messageCount"] == 8
     assert session["messages"][-1]["blocks"][0]["text"] == "One more question"
     assert session["session"]["updatedAt"] == 1751560200000
     assert len(imported(host)) == 2
@@ -106,7 +106,7 @@ def test_importing_again_changes_nothing_and_a_grown_source_appends_only_the_new
 
 def test_a_chat_changed_here_is_never_overwritten_the_source_comes_in_as_a_copy(host, claude_dir):
     run(host, "claude-code", claude_dir)
-    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    chat = next(s for s in imported(host) if s["messageCount"] == 7)
     host.call(
         "session.appendMessage",
         {
@@ -124,9 +124,9 @@ def test_a_chat_changed_here_is_never_overwritten_the_source_comes_in_as_a_copy(
     (copy,) = result["copies"]
     assert copy["editedSessionId"] == chat["id"] and copy["sessionId"] != chat["id"]
     mine = host.call("session.get", {"sessionId": chat["id"]})["messages"]
-    assert [m["blocks"][0].get("text") for m in mine][-1] == "my own follow-up" and len(mine) == 10
+    assert [m["blocks"][0].get("text") for m in mine][-1] == "my own follow-up" and len(mine) == 8
     theirs = host.call("session.get", {"sessionId": copy["sessionId"]})["messages"]
-    assert len(theirs) == 10 and theirs[-1]["blocks"][0]["text"] == "later"
+    assert len(theirs) == 8 and theirs[-1]["blocks"][0]["text"] == "later"
     # the copy now carries the origin: importing again leaves both alone
     assert run(host, "claude-code", claude_dir)["unchanged"] == 2
 
@@ -166,7 +166,7 @@ def test_unreadable_files_are_reported_with_path_and_reason_and_the_rest_goes_on
     assert result["imported"] == 2 and result["failed"] == 2, result
     reasons = {Path(f["path"]).name: f["reason"] for f in result["failures"]}
     assert set(reasons) == {"garbage.jsonl", "not_a_session.jsonl"} and all(reasons.values())
-    assert sorted(s["messageCount"] for s in imported(host)) == [9, 9]  # the torn one without its last line
+    assert sorted(s["messageCount"] for s in imported(host)) == [7, 7]  # the torn one without its last line
 
 
 def test_import_run_refuses_bad_params_naming_the_field(host):
@@ -202,7 +202,7 @@ def test_default_folders_come_from_home_or_the_tools_own_variable(host, tmp_path
 
 def test_trash_hides_an_imported_chat_restore_brings_it_back_and_purge_removes_it(host, claude_dir, data_root):
     run(host, "claude-code", claude_dir)
-    chat = next(s for s in imported(host) if s["messageCount"] == 9)
+    chat = next(s for s in imported(host) if s["messageCount"] == 7)
     transcript = data_root / "sessions" / f"{chat['id']}.jsonl"
     assert host.call("session.delete", {"sessionId": chat["id"]}) == {"deleted": True, "trashed": True}
     listed = [s["id"] for s in host.call("session.list", {})["sessions"]]
@@ -231,10 +231,13 @@ def test_trash_hides_an_imported_chat_restore_brings_it_back_and_purge_removes_i
     assert imported(host) == []
 
 
-def test_deleting_a_chat_of_the_apps_own_still_removes_it_at_once(host, data_root):
+def test_a_chat_of_the_apps_own_shares_the_trash_and_for_good_skips_it(host, data_root):
     sid = host.call("session.create", {"title": "mine"})["session"]["id"]
-    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}
-    assert host.call("session.listTrash", {})["sessions"] == []
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True, "trashed": True}
+    assert [s["id"] for s in host.call("session.listTrash", {})["sessions"]] == [sid]
+    other = host.call("session.create", {"title": "scratch"})["session"]["id"]
+    assert host.call("session.delete", {"sessionId": other, "forGood": True}) == {"deleted": True}
+    assert [s["id"] for s in host.call("session.listTrash", {})["sessions"]] == [sid]
 
 
 def test_import_over_stdio_is_a_job_with_the_one_line_counts(stdio_host, claude_dir):
@@ -353,7 +356,7 @@ def test_cancel_stops_an_import_between_two_sessions_and_keeps_what_was_written(
         time.sleep(0.01)
     assert end is not None and end["status"] == "cancelled"
     kept = imported(host)
-    assert len(kept) < 200 and all(s["messageCount"] == 9 for s in kept)  # whole chats only
+    assert len(kept) < 200 and all(s["messageCount"] == 7 for s in kept)  # whole chats only
     rest = run(host, "claude-code", folder)
     assert rest["imported"] == 200 - len(kept) and rest["unchanged"] == len(kept)
 

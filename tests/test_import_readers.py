@@ -26,9 +26,9 @@ PI_NATIVE = FIXTURES / "pi-native" / "sessions"
 
 # file -> (messages, tool calls, thinking blocks)
 EXPECTED = {
-    ("claude-code", "representative_messages.jsonl"): (9, 2, 0),  # 4 prompts, 5 replies, 2 joined tool pairs
-    ("claude-code", "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl"): (11, 9, 0),  # 12 reply lines of 10 responses
-    ("claude-code", "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"): (18, 14, 0),  # caveat (isMeta) dropped
+    ("claude-code", "representative_messages.jsonl"): (7, 2, 0),  # 4 prompts, 3 replies (a turn is one reply)
+    ("claude-code", "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl"): (2, 9, 0),  # 12 reply lines: one turn, one reply
+    ("claude-code", "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"): (4, 14, 0),  # caveat (isMeta) dropped
     ("codex", "rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"): (2, 3, 1),
     ("pi", "large-session.jsonl"): (541, 391, 1),  # 88 user + 453 assistant; results joined
     ("pi", "2026-12-01T14-13-50-016Z_01a231f4-653f-75e0-b557-9081058b407f.jsonl"): (2, 0, 0),
@@ -96,7 +96,7 @@ def test_claude_code_drops_meta_and_hook_noise_and_marks_failed_tools():
     statuses = [b["status"] for m in session.messages for b in m["blocks"] if b["type"] == "tool_call"]
     assert statuses.count("error") == 2
     merged = read_claude("2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl")
-    assert sum(1 for m in merged.messages if m["role"] == "assistant") == 10
+    assert sum(1 for m in merged.messages if m["role"] == "assistant") == 1  # 10 responses of one turn
 
 
 def _line(value: dict) -> bytes:
@@ -228,7 +228,7 @@ def test_a_torn_last_line_is_ignored_and_the_rest_is_read():
     data = (CLAUDE / "representative_messages.jsonl").read_bytes()
     torn = data + b'{"type":"user","message":{"role":"user","content":"half'
     session = READERS["claude-code"](torn, "x.jsonl")
-    assert session.torn_tail and len(session.messages) == 9 and session.bad_lines == 0
+    assert session.torn_tail and len(session.messages) == 7 and session.bad_lines == 0
     path = next(CODEX.glob("*.jsonl"))
     cut = path.read_bytes()[:-40]
     assert READERS["codex"](cut, str(path)).torn_tail
@@ -399,12 +399,11 @@ def test_claude_code_subagent_files_are_placed_under_the_task_call_that_names_th
         {"ab12cd3": b"".join(_line(x) for x in agent), "zz99": b"".join(_line(x) for x in stray), "bad": b"\x00\n"},
     )
     roles = [(m["role"], (m.get("meta") or {}).get("parentToolCallId")) for m in session.messages]
-    assert roles == [
+    assert roles == [  # the reply goes on after its Task call in the same message, as the app's own replies do
         ("user", None),
         ("assistant", None),
         ("user", "task-9"),
         ("assistant", "task-9"),
-        ("assistant", None),
         ("user", None),
     ]
     assert session.messages[2]["meta"]["agentName"] == "Explore"
@@ -447,3 +446,61 @@ def test_compaction_summaries_of_claude_code_and_codex_become_checkpoints_and_ol
     assert [m["role"] for m in rollout.messages] == ["user", "assistant"]
     assert rollout.created_at == 1746093600000 and not rollout.skipped
     assert rollout.compactions[0]["summary"] == "we said hello"
+
+
+def test_claude_code_one_turn_of_tool_calls_is_one_reply_that_folds():
+    """Claude Code writes each API response of a turn as its own entry; here they are one reply, as the app's own
+    replies are, so "Fully folded" folds the turn's calls into one line (and no row gap sits between them)."""
+    from pidesktop.ui.activity import segments
+
+    def assistant(uuid, api_id, content, second):
+        return {
+            "type": "assistant",
+            "uuid": uuid,
+            "timestamp": f"2026-01-01T00:00:{second:02d}Z",
+            "message": {"id": api_id, "role": "assistant", "model": "claude-x", "content": content},
+        }
+
+    def result(uuid, call_id, second):
+        return {
+            "type": "user",
+            "uuid": uuid,
+            "timestamp": f"2026-01-01T00:00:{second:02d}Z",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "ok"}]},
+        }
+
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "Fix it"},
+        },
+        assistant(
+            "a1",
+            "r1",
+            [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "c1", "name": "Read", "input": {}}],
+            1,
+        ),
+        result("t1", "c1", 2),
+        assistant("a2", "r2", [{"type": "tool_use", "id": "c2", "name": "Edit", "input": {}}], 3),
+        result("t2", "c2", 4),
+        assistant("a3", "r3", [{"type": "tool_use", "id": "c3", "name": "Bash", "input": {}}], 5),
+        result("t3", "c3", 6),
+        assistant("a4", "r4", [{"type": "text", "text": "Done."}], 7),
+        {
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": "2026-01-01T00:00:08Z",
+            "message": {"role": "user", "content": "Thanks"},
+        },
+        assistant("a5", "r5", [{"type": "text", "text": "Welcome."}], 9),
+    ]
+    session = READERS["claude-code"](b"".join(_line(v) for v in lines), "turns.jsonl")
+    assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    reply = session.messages[1]
+    assert [b.get("name") or b.get("text") for b in reply["blocks"]] == ["Looking.", "Read", "Edit", "Bash", "Done."]
+    assert all(b["status"] == "ok" for b in reply["blocks"] if b["type"] == "tool_call")
+    assert reply["createdAt"] == "2026-01-01T00:00:01.000Z" and reply["meta"]["modelId"] == "claude-x"
+    kinds = [s.kind for s in segments(reply["id"], reply["blocks"], "fully-folded")]
+    assert kinds == ["text", "group", "text"]

@@ -151,3 +151,27 @@ def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_tra
     spin_until(qloop, lambda: window.model.session_count() == 2)
     trash.close()
     window.close()
+
+
+def test_an_imported_claude_code_turn_folds_and_its_pasted_code_reads_as_code(qtbot, qloop, host_client, shots):
+    from pidesktop.ui import theme as themes
+
+    source = CLAUDE / "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"
+    assert (
+        qloop.run_until_complete(run_job(host_client, "import.run", {"source": "claude-code", "paths": [str(source)]}))[
+            "imported"
+        ]
+        == 1
+    )
+    from PySide6.QtWidgets import QApplication
+
+    themes.apply(QApplication.instance(), themes.DARK)
+    window = started_window(qtbot, qloop, host_client, theme=themes.DARK, size=(1100, 900))
+    chat = window.model.shown_sessions()[0]
+    window.sidebar.select(chat["id"])
+    spin_until(qloop, lambda: window.transcript_model.session_id == chat["id"] and window.transcript_model.rows)
+    rows = [r for r in window.transcript_model.rows if r["kind"] == "message"]
+    assert [r["message"]["role"] for r in rows] == ["user", "user", "user", "assistant"]  # one reply for the turn
+    window.grab().save(str(shots / "imported-claude-folded-dark.png"))
+    window.close()
+    themes.apply(QApplication.instance(), themes.LIGHT)

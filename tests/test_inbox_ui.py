@@ -224,3 +224,16 @@ def test_paints_in_both_themes(seeded, inbox, qloop, theme, tmp_path):
     inbox.list.setCurrentIndex(inbox.model.index(0))
     assert inbox.grab().save(str(tmp_path / f"inbox-{theme.name}.png"))
     assert inbox.bell.grab().save(str(tmp_path / f"bell-{theme.name}.png"))
+
+
+def test_a_chats_newer_outcome_replaces_its_unread_row(host_client):
+    from pidesktop.ui.inbox import InboxModel
+
+    model = InboxModel(host_client)
+    old = {"id": "n1", "kind": "task.completed", "sessionId": "s", "sessionTitle": "Chat", "readAt": None}
+    other = {"id": "n2", "kind": "task.completed", "sessionId": "t", "sessionTitle": "Other", "readAt": None}
+    new = {"id": "n3", "kind": "task.failed", "sessionId": "s", "sessionTitle": "Chat", "readAt": None}
+    model.handle_event("notification.created", {"notification": old, "unreadCount": 1})
+    model.handle_event("notification.created", {"notification": other, "unreadCount": 2})
+    model.handle_event("notification.created", {"notification": new, "unreadCount": 2, "replaces": ["n1"]})
+    assert [row["id"] for row in model.rows] == ["n3", "n2"] and model.unread_count == 2

@@ -108,7 +108,7 @@ def test_events_from_elsewhere_update_the_sidebar(window, qloop):
     window.client.call_blocking("session.create", {"title": "made elsewhere"})
     spin_until(qloop, lambda: window.model.session_count() == 1)
     sid = host_sessions(window)[0]["id"]
-    window.client.call_blocking("session.delete", {"sessionId": sid})
+    window.client.call_blocking("session.delete", {"sessionId": sid, "forGood": True})
     spin_until(qloop, lambda: window.model.session_count() == 0)
 
 

@@ -208,6 +208,6 @@ def test_delete_removes_index_entries_and_files(host):
     sid = new_session(host)
     append(host, sid, msg("u1", text="京都の旅行プラン"))
     assert host.call("search.sessions", {"query": "旅行"})["results"][0]["sessionId"] == sid
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     assert host.call("search.sessions", {"query": "旅行"})["results"] == []
     assert not list((host.location.data_root / "sessions").glob(f"{sid}*"))

@@ -71,3 +71,21 @@ def test_pi_usage_from_an_openai_report():
     ) == {"input": 10, "output": 4, "cacheRead": 30, "cacheWrite": 0, "totalTokens": 44}
     assert pi_usage(None) == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
     assert pi_usage({"input_tokens": 3, "output_tokens": True})["output"] == 0
+
+
+def test_pis_context_edits_omit_or_replace_what_the_model_is_shown():
+    removed = msg(1, "assistant", "a secret", meta={"contextEdit": {"omitted": True}})
+    replaced = msg(
+        2, "user", "my password is hunter2", meta={"contextEdit": {"blocks": [{"type": "text", "text": "[redacted]"}]}}
+    )
+    tool = msg(3, "assistant")
+    tool["blocks"] = [
+        {"type": "tool_call", "callId": "c1", "name": "read", "result": "huge", "contextEdit": {"result": "short"}},
+        {"type": "tool_call", "callId": "c2", "name": "read", "result": "gone", "contextEdit": {"omitted": True}},
+    ]
+    sent = request_messages(page([msg(0, "user"), removed, replaced, tool]), "q", 100_000)
+    assert [m["id"] for m in sent[:-1]] == ["e0", "e2", "e3"]
+    assert sent[1]["blocks"] == [{"type": "text", "text": "[redacted]"}]
+    first, second = sent[2]["blocks"]
+    assert first["result"] == "short" and "contextEdit" not in first
+    assert "result" not in second

@@ -382,3 +382,55 @@ def test_images_and_truncation_marks():
     capped = cap(messages[1], 10)["blocks"][0]
     assert capped["result"] == "x" * 10 and capped["truncated"] is True
     assert messages[1]["blocks"][0]["result"] == "x" * 50  # the read itself is never changed
+
+
+def _v3(*entries: dict) -> bytes:
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/w"}
+    return b"".join(orjson.dumps(value) + b"\n" for value in (header, *entries))
+
+
+def _message(entry_id: str, parent: str | None, role: str, content, **extra) -> dict:
+    message = {"role": role, "content": content, "timestamp": 1, **extra}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-05-01T10:00:00.000Z",
+        "message": message,
+    }
+
+
+def test_context_edits_on_the_branch_mark_what_the_model_is_shown_and_keep_the_history():
+    data = _v3(
+        _message("u1", None, "user", "my password is hunter2"),
+        _message("a1", "u1", "assistant", [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]),
+        _message("r1", "a1", "toolResult", [{"type": "text", "text": "a very long file"}], toolCallId="c1"),
+        _message("u2", "r1", "user", "and now?"),
+        {
+            "type": "context_edit",
+            "id": "x1",
+            "parentId": "u2",
+            "targetId": "u1",
+            "replacement": {"content": "my password is [redacted]"},
+        },
+        {
+            "type": "context_edit",
+            "id": "x2",
+            "parentId": "x1",
+            "targetId": "r1",
+            "replacement": {"content": "a short summary"},
+        },
+        {"type": "context_edit", "id": "x3", "parentId": "x2", "targetId": "u2", "replacement": None},
+        # on another branch (child of u1): does not apply to the current one
+        {"type": "context_edit", "id": "y1", "parentId": "u1", "targetId": "u1", "replacement": None},
+        _message("u3", "x3", "user", "last"),
+    )
+    messages, _ = pi_format.read_branch(pi_format.parse(data))
+    by_id = {m["id"]: m for m in messages}
+    assert list(by_id) == ["u1", "a1", "u2", "u3"]  # the edits are not messages
+    assert by_id["u1"]["blocks"] == [{"type": "text", "text": "my password is hunter2"}]  # history intact
+    assert by_id["u1"]["meta"]["contextEdit"] == {"blocks": [{"type": "text", "text": "my password is [redacted]"}]}
+    assert by_id["u2"]["meta"]["contextEdit"] == {"omitted": True}
+    call = by_id["a1"]["blocks"][0]
+    assert call["contextEdit"] == {"result": "a short summary"}
+    assert "contextEdit" not in by_id["u3"].get("meta", {})

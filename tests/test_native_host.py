@@ -369,3 +369,51 @@ def test_fork_of_another_branch_copies_that_branch(stdio_host, pi_sessions):
     reply = host.request("session.fork", {"sessionId": row["id"], "leafId": "no-such-entry"})
     assert HostError.from_jsonrpc(reply["error"]).code == "NOT_FOUND"
     assert host.close() == 0
+
+
+def test_search_finds_pi_sessions_by_their_text_and_title_and_a_hit_opens_there(stdio_host, pi_sessions):
+    """Ctrl+K's search.sessions reads pi's own sessions too (read in place, read-only)."""
+    before = digests(pi_sessions)
+    host = stdio_host()
+    mine = host.call("session.create", {"title": "Notes about JSON"})["session"]
+    found = host.call("search.sessions", {"query": "What is a JSONL file"})["results"]
+    assert [r.get("native") for r in found] == [True]
+    hit = found[0]
+    assert hit["sessionId"].startswith("native-pi:") and hit["matchCount"] >= 1
+    snippet = hit["snippets"][0]
+    assert "JSONL file" in snippet["text"] and snippet["highlights"]
+    opened = host.call(
+        "session.get", {"sessionId": hit["sessionId"], "messageAround": snippet["messageId"], "messageLimit": 5}
+    )
+    assert snippet["messageId"] in [m["id"] for m in opened["messages"]]  # the hit opens at the message
+
+    titles = host.call("search.sessions", {"query": "Fixture"})["results"]
+    titled = [r for r in titles if r["title"].startswith("Fixture")]
+    assert titled and all(r["native"] and r["titleMatch"] for r in titled)
+    both = host.call("search.sessions", {"query": "json", "limit": 200})["results"]
+    ids = [r["sessionId"] for r in both]
+    assert mine["id"] in ids and any(i.startswith("native-pi:") for i in ids)
+    assert [r["updatedAt"] for r in both] == sorted((r["updatedAt"] for r in both), reverse=True)
+    assert host.call("search.sessions", {"query": "Fixture", "native": False})["results"] == []
+    paged = host.call("search.sessions", {"query": "json", "limit": 1})
+    second = host.call("search.sessions", {"query": "json", "limit": 1, "cursor": paged["nextCursor"]})
+    assert [r["sessionId"] for r in paged["results"] + second["results"]] == ids[:2]
+    assert digests(pi_sessions) == before
+
+
+def test_a_first_search_over_many_pi_files_reads_them_a_slice_at_a_time(host, pi_sessions, monkeypatch):
+    """A long pi history is not read whole by the first Ctrl+K: what was not read yet is read between
+    commands, and the answer says its count is not final meanwhile."""
+    from pidesktop.host.native import text_search
+
+    monkeypatch.setattr(text_search, "READ_BUDGET", 0.0)  # one file per search, the rest in between
+    monkeypatch.setattr(text_search, "SLICE", 0.0)
+    first = host.call("search.sessions", {"query": "What is a JSONL file"})
+    assert first["totalSessionsExact"] is False
+    deadline = time.monotonic() + 20
+    while True:
+        reply = host.call("search.sessions", {"query": "What is a JSONL file"})
+        if reply["totalSessionsExact"]:
+            break
+        assert time.monotonic() < deadline, "the pi files were never all read"
+    assert [r["native"] for r in reply["results"]] == [True]

@@ -6,6 +6,7 @@ following a file pi is writing, and Fork / Continue in pidesktop.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -262,8 +263,18 @@ def test_fork_opens_the_new_pi_session_and_leaves_the_parent_alone(window, qloop
 
 
 @pytest.fixture
-def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
+def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):  # noqa: F811
     from pidesktop.agent.runner import ProviderChoice
+
+    # The five-turn session works in a folder that exists here, so it can be continued (spec 004 section 12);
+    # the recorded /home/ada/code/work of the others is not on this machine.
+    path = agent_dir / "sessions" / FIVE_TURNS
+    stat = path.stat()
+    work = tmp_path / "work"
+    work.mkdir()
+    head, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(orjson.dumps({**orjson.loads(head), "cwd": str(work)}) + b"\n" + rest)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as recorded: not a pi writing it now
 
     client = loop_hosts.start()
     runner = TurnRunner(
@@ -334,6 +345,25 @@ def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_wind
     assert "pi is writing" in win.composer.status_label.text()
     assert path.read_bytes() == before
     assert "Never stored" not in shown_texts(win) and not any(r["live"] for r in win.transcript_model.rows)
+
+
+def test_a_session_whose_working_folder_is_not_here_is_not_continued(
+    replay_window,
+    qloop,
+    agent_dir,
+    sse_server,  # noqa: F811
+):
+    win = replay_window
+    open_native(qloop, win, BRANCHING)  # recorded in /home/ada/code/work, not a folder on this machine
+    path = agent_dir / "sessions" / BRANCHING
+    before = path.read_bytes()
+    asked = len(sse_server.requests)
+    win.composer.edit.setPlainText("Keep going")
+    win.composer._submit()
+    spin_until(qloop, lambda: win.composer.status_label.isVisible() and not win.native.continuing)
+    assert win.composer.edit.toPlainText() == "Keep going"
+    assert "/home/ada/code/work" in win.composer.status_label.text()
+    assert path.read_bytes() == before and len(sse_server.requests) == asked  # the model was not asked
 
 
 def test_a_branch_summary_is_a_divider_with_its_label_chip(window, qloop):

@@ -190,3 +190,24 @@ def test_a_chat_opened_late_does_not_put_its_plan_under_the_chat_on_screen(chat,
     qloop.run_until_complete(chat.open_transcript(planned))
     assert chat.current_session_id == other
     assert chat.plans.card.session_id == other and not chat.plans.card.isVisible()
+
+
+def test_the_card_shows_the_models_question_while_the_proposal_waits(chat, qloop, shots):
+    open_plan_chat(chat, qloop)
+    card = chat.plans.card
+    approval = {
+        "id": "p1",
+        "sessionId": card.session_id,
+        "kind": "plan",
+        "status": "pending",
+        "title": "Move the blog",
+        "question": "Should the old host stay up for a week?",
+        "markdown": "# Move the blog\n\n1. Copy the files\n",
+        "artifactPath": None,
+        "executionStatus": None,
+    }
+    card.set_approval(approval)
+    assert card.question.isVisible() and card.question.text() == "Should the old host stay up for a week?"
+    chat.grab().save(str(shots / "plan-question.png"))
+    card.set_approval({**approval, "status": "approved", "executionStatus": "running"})
+    assert not card.question.isVisible()

@@ -305,6 +305,31 @@ def test_the_export_dialog_is_deleted_once_closed(qtbot, chat):
     qtbot.waitUntil(lambda: not isValid(dialog))
 
 
+def test_export_opens_in_the_home_folder_then_where_the_last_export_went(qtbot, qloop, chat, tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from shiboken6 import isValid
+
+    monkeypatch.chdir(tmp_path)  # the process's working folder means nothing to a person
+    monkeypatch.setattr(export_dialog, "_last_folder", None)
+    home = Path(os.environ["HOME"])
+    sid = send(chat, qloop, "Something worth keeping")
+    session = chat.model.session(sid)
+    dialog = export_dialog.ask(chat.client, session, chat)
+    assert Path(dialog.directory().absolutePath()) in (home, home / "Documents")
+    assert Path(dialog.directory().absolutePath()).is_dir()
+    target = tmp_path / "exports" / "kept.md"
+    target.parent.mkdir()
+    dialog.fileSelected.emit(str(target))
+    spin_until(qloop, lambda: target.exists())
+    dialog.reject()
+    qtbot.waitUntil(lambda: not isValid(dialog))
+    again = export_dialog.ask(chat.client, session, chat)
+    assert Path(again.directory().absolutePath()) == target.parent
+    again.reject()
+
+
 def test_switching_chats_across_projects_does_not_read_every_project_again(chat, qloop, tmp_path):
     """Only the current project changes: the sidebar is not relaid out for it."""
     first, second = add_project(chat, qloop, tmp_path / "alpha"), add_project(chat, qloop, tmp_path / "beta")
@@ -318,7 +343,23 @@ def test_switching_chats_across_projects_does_not_read_every_project_again(chat,
     chat.model.set_projects = lambda *args: (relaid.append(1), real(*args))
     for sid, project in zip(ids, (first, second)):
         chat.sidebar.select(sid)
-        spin_until(qloop, lambda: chat.projects.current_id == project["id"])
+        spin_until(qloop, lambda project=project: chat.projects.current_id == project["id"])
         qloop.run_until_complete(chat.client.call("workspace.get", {}))  # the host has sent its event by now
     spin_until(qloop, lambda: chat.projects.current()["id"] == second["id"])
     assert relaid == []
+
+
+def test_ctrl_n_never_files_a_new_chat_under_a_missing_folder(chat, qloop, tmp_path):
+    """An imported chat's project can name a folder that is not on this machine: Ctrl+N starts outside it."""
+    gone = tmp_path / "elsewhere" / "imported"  # never made
+    project = call(chat, "projects.upsert", {"path": str(gone)})["project"]
+    call(chat, "workspace.set", {"projectId": project["id"]})  # as reading one of its chats (or a restart) leaves it
+    qloop.run_until_complete(chat.projects.refresh())
+    assert chat.projects.current_id == project["id"] and chat.projects.projects[project["id"]]["missing"]
+
+    chat.new_chat_action.trigger()
+    assert chat.current_session_id is None
+    assert chat.project_picker.text().removesuffix(" ▾") == "No project"
+    sid = send(chat, qloop, "Where does this one go?")
+    assert call(chat, "session.get", {"sessionId": sid})["session"]["projectId"] is None
+    assert call(chat, "workspace.get")["currentProjectId"] is None  # and it stays so after a restart

@@ -104,7 +104,7 @@ def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, ho
     spin_until(qloop, lambda: stored(host_client)["providers"][0]["defaultModelId"] == "m-1")
     assert page.model_combo.currentText() == "m-1" and page.model_combo.currentIndex() == 0
     assert page.model_combo.lineEdit().cursorPosition() == 0  # a long id shows its start
-    assert page.notice.text() == "Provider added. 2 models available (2 new)."
+    assert page.notice.text() == "Provider added. 2 models available (2 new). New chats use Local with m-1."
     assert page.selected_id == provider_id
 
 
@@ -213,3 +213,30 @@ def test_screenshots(qtbot, qloop, host_client, theme, sse_server, shots):  # no
         dialog.close()
         app.setStyleSheet("")
         app.setPalette(app.style().standardPalette())
+
+
+def test_the_first_real_provider_becomes_the_default_and_presets_stay_reachable(
+    qtbot,
+    qloop,
+    host_client,
+    page,
+    sse_server,  # noqa: F811
+):
+    serve_models(sse_server)
+    draft(qtbot, page, name="Local server", url=sse_server.base_url)
+    first = save(qtbot, qloop, page)
+    listed = stored(host_client)
+    assert (listed["defaultProviderId"], listed["defaultModelId"]) == (first, "m-1")  # no "Use as default" needed
+    assert "New chats use Local server with m-1." in page.notice.text()
+    assert page.preset_label.isVisible() and page.preset_combo.isVisible()  # still there after Save
+    assert page.preset_combo.currentData() == "custom"
+
+    # a second provider does not take the default from the first
+    draft(qtbot, page, name="Another", url=sse_server.base_url)
+    second = save(qtbot, qloop, page)
+    assert second != first and stored(host_client)["defaultProviderId"] == first
+
+    # a preset chosen for a saved provider fills its form; Save stores it
+    page.preset_combo.setCurrentIndex(page.preset_combo.findData("openrouter"))
+    assert page.url_edit.text().startswith("https://openrouter.ai")
+    assert page.name_edit.text() == "OpenRouter"

@@ -54,7 +54,7 @@ def test_queue_survives_restart_and_cascades_with_the_session(host, location):
     again = InProcessHost(location)
     try:
         assert contents(again, sid) == ["waiting"]
-        again.call("session.delete", {"sessionId": sid})
+        again.call("session.delete", {"sessionId": sid, "forGood": True})
         assert again.error("session.queueList", {"sessionId": sid}).code == "NOT_FOUND"
         import apsw
 

@@ -102,7 +102,7 @@ def test_delete_cascades_and_removes_the_session_files(host):
     (root / "scratch" / sid / "pasted.txt").write_text("x")
     other = root / "sessions" / f"{keep['id']}.jsonl"
     other.write_text("keep\n")
-    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}
+    assert host.call("session.delete", {"sessionId": sid, "forGood": True}) == {"deleted": True}
     assert all(not p.exists() for p in files)
     assert not (root / "scratch" / sid).exists()
     assert other.read_text() == "keep\n"
@@ -202,3 +202,25 @@ def test_update_changes_model_thinking_and_mode_but_not_recency(host):
         error = host.error("session.update", {"sessionId": session["id"], **bad})
         assert error.code == "INVALID_PARAMS" and field in error.message
     assert host.error("session.update", {"sessionId": "nope", "mode": "agent"}).code == "NOT_FOUND"
+
+
+def test_every_chat_goes_to_the_trash_first_and_comes_back_whole(host):
+    """One trash for every chat: a chat of the app's own is restorable, like an imported one."""
+    session = make(host, title="mine")
+    sid = session["id"]
+    host.call(
+        "session.appendMessage",
+        {"sessionId": sid, "message": {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": "keep me"}]}},
+    )
+    transcript = host.location.data_root / "sessions" / f"{sid}.jsonl"
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True, "trashed": True}
+    assert transcript.exists() and host.call("session.list")["sessions"] == []
+    assert [s["id"] for s in host.call("session.listTrash")["sessions"]] == [sid]
+    assert host.call("search.sessions", {"query": "keep me"})["results"] == []
+    restored = host.call("session.restore", {"sessionId": sid})["session"]
+    assert restored["deletedAt"] is None and [s["id"] for s in host.call("session.list")["sessions"]] == [sid]
+    assert [m["id"] for m in host.call("session.get", {"sessionId": sid})["messages"]] == ["u1"]
+
+    host.call("session.delete", {"sessionId": sid})
+    assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}  # again, from the trash: for good
+    assert not transcript.exists() and host.call("session.listTrash")["total"] == 0

@@ -305,6 +305,19 @@ def test_data_page_shows_the_data_folder(open_settings, location):
     assert dialog.data.open_button.isEnabled()
 
 
+def test_the_workflows_tool_sits_under_advanced_and_says_what_it_is_for(open_settings):
+    dialog = open_settings()
+    dialog.show_page("Data")
+    QApplication.processEvents()
+    page = dialog.data
+    assert page.advanced_title.text() == "Advanced" and page.advanced_title.isVisible()
+    below = page.workflows_button.mapTo(page, page.workflows_button.rect().topLeft()).y()
+    assert below > page.advanced_title.mapTo(page, page.advanced_title.rect().topLeft()).y()
+    hint = page.workflows_hint.text()
+    assert "pi-workflows" in hint and "nothing to do here" in hint  # who it is for, and who can skip it
+    assert "Pi Workflows state" not in hint
+
+
 # -- Screenshots -----------------------------------------------------------------------
 
 

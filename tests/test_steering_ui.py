@@ -51,8 +51,10 @@ def test_stop_before_the_first_word_puts_the_prompt_back_in_the_composer(chat, q
     chat.runner.offline_delay = 0.4
     qtbot.keyClicks(chat.composer.edit, "Explain tides")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.composer.send_button.text() == "Stop")
+    # the turn has started (the button says Stop a little earlier, while the send is checked)
+    spin_until(qloop, lambda: chat.current_session_id and chat.runner.is_running(chat.current_session_id))
     sid = chat.current_session_id
+    assert chat.composer.send_button.text() == "Stop"
     qtbot.mouseClick(chat.composer.send_button, Qt.MouseButton.LeftButton)
     spin_until(qloop, lambda: not chat.runner.is_running(sid) and chat.composer.edit.toPlainText() == "Explain tides")
     spin_until(qloop, lambda: not chat.transcript_model.rows)  # the unanswered prompt left the transcript too

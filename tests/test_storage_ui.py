@@ -133,6 +133,8 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(
     set_destination(qloop, wizard, str(destination))
     assert next_button.isEnabled()
     assert "will be created" in wizard.choose.verdict.text()
+    # the final place is said in words, before anything is confirmed: the folder typed, not a "data" below it
+    assert f"Your data goes into {destination}" in wizard.choose.verdict.text()
     shot(wizard, f"move-wizard-choose-{theme.name}")
 
     wizard.next()
@@ -151,7 +153,9 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(
 
     wizard.next()
     assert wizard.currentPage() is wizard.confirm
-    assert str(destination) in wizard.confirm.summary.text()
+    summary = wizard.confirm.summary.text()
+    assert summary.splitlines()[0] == f"Your data goes into {destination}"  # the first thing on the page
+    assert summary.splitlines()[1].startswith(f"(chats and files in {destination / 'data'}")
     assert wizard.confirm.heading.subtitle.text() == "pidesktop will restart to move your data."
     shot(wizard, f"move-wizard-confirm-{theme.name}")
     wizard.button(QWizard.WizardButton.FinishButton).click()

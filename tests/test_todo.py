@@ -63,7 +63,7 @@ def test_each_chat_has_its_own_checklist_and_deleting_the_chat_drops_it(host):
     one, two = (host.call("session.create")["session"]["id"] for _ in range(2))
     host.call("todo.set", {"sessionId": one, "items": [{"content": "a", "status": "pending"}]})
     assert host.call("todo.get", {"sessionId": two})["todo"]["revision"] == 0
-    host.call("session.delete", {"sessionId": one})
+    host.call("session.delete", {"sessionId": one, "forGood": True})
     assert host.error("todo.get", {"sessionId": one}).code == "NOT_FOUND"
 
 

@@ -35,18 +35,35 @@ def test_completed_error_aborted_create_one_one_zero(stdio_host):
     assert failed["notification"]["kind"] == "task.failed" and failed["notification"]["errorCode"] == "rate_limited"
     assert "notification" not in aborted and aborted["turn"]["status"] == "aborted"
     listed = host.call("notifications.list")
-    assert [n["turnId"] for n in listed["notifications"]] == ["t2", "t1"] and listed["unreadCount"] == 2
+    # one unread row per chat: the newest outcome stands for the chat (t1's row is superseded, and said so)
+    assert [n["turnId"] for n in listed["notifications"]] == ["t2"] and listed["unreadCount"] == 1
     topics = [e["topic"] for e in host.events]
     assert topics.count("notification.created") == 2
+    created = [e["payload"] for e in host.events if e["topic"] == "notification.created"]
+    assert created[1]["replaces"] == [done["notification"]["id"]] and created[1]["unreadCount"] == 1
     # a repeated terminal update changes nothing and never duplicates
     again = host.call(
         "session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True}
     )
     assert "notification" not in again and again["turn"]["status"] == "completed"
-    assert host.call("notifications.list")["unreadCount"] == 2
+    assert host.call("notifications.list")["unreadCount"] == 1
     summary = host.call("session.list")["sessions"][0]
     assert summary["lastTurn"] == {"id": "t3", "status": "aborted", "errorCode": None}
     assert host.close() == 0
+
+
+def test_a_read_row_stays_and_other_chats_keep_their_own(stdio_host):
+    host = stdio_host()
+    first = host.call("session.create", {"title": "First"})["session"]["id"]
+    second = host.call("session.create", {"title": "Second"})["session"]["id"]
+    one = run_turn(host, first, 1, "completed")["notification"]
+    host.call("notifications.markRead", {"id": one["id"]})
+    run_turn(host, first, 2, "completed")
+    run_turn(host, second, 3, "completed")
+    run_turn(host, first, 4, "error", error_code="rate_limited")
+    listed = host.call("notifications.list")["notifications"]
+    assert [(n["sessionTitle"], n["turnId"]) for n in listed] == [("First", "t4"), ("Second", "t3"), ("First", "t1")]
+    assert host.call("notifications.list")["unreadCount"] == 2
 
 
 def test_no_notification_when_the_person_was_watching(stdio_host):
@@ -59,8 +76,8 @@ def test_no_notification_when_the_person_was_watching(stdio_host):
 
 def test_the_201st_notification_prunes_the_oldest_and_the_cap_survives_restart(stdio_host, data_root):
     host = stdio_host()
-    sid = host.call("session.create", {})["session"]["id"]
     for n in range(201):
+        sid = host.call("session.create", {})["session"]["id"]  # a chat each: a chat keeps one unread row
         host.call("session.startTurn", {"sessionId": sid, "turnId": f"t{n}"})
         host.call(
             "session.endTurn", {"sessionId": sid, "turnId": f"t{n}", "status": "completed", "createNotification": True}
@@ -95,8 +112,9 @@ def turn_rows(root):
 def test_mark_read_is_idempotent_and_inbox_commands_touch_nothing_else(stdio_host, data_root):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
+    other = host.call("session.create", {})["session"]["id"]
     run_turn(host, sid, 1, "completed")
-    run_turn(host, sid, 2, "error")
+    run_turn(host, other, 2, "error")
     first = host.call("notifications.list")["notifications"][0]
     host.close()
     files, turns = file_digest(data_root), turn_rows(data_root)
@@ -138,7 +156,7 @@ def test_session_delete_cascades_its_notifications(stdio_host):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
     run_turn(host, sid, 1, "completed")
-    host.call("session.delete", {"sessionId": sid})
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
     assert host.call("notifications.list") == {"notifications": [], "unreadCount": 0, "nextCursor": None}
 
 
@@ -221,8 +239,22 @@ def test_notifications_made_in_one_millisecond_prune_and_page_in_the_order_they_
     from pidesktop.host.db import open_database
 
     conn = open_database(tmp_path / "index.sqlite")
-    conn.execute("INSERT INTO sessions(id, created_at, updated_at) VALUES ('s', 1, 1)")
-    for n in range(notifications.KEEP + 5):
-        notifications.insert_for_turn(conn, "s", f"t{n}", "completed", None, now=7)
+    for n in range(notifications.KEEP + 5):  # a chat each: a chat keeps one unread row
+        conn.execute("INSERT INTO sessions(id, created_at, updated_at) VALUES (?, 1, 1)", (f"s{n}",))
+        notifications.insert_for_turn(conn, f"s{n}", f"t{n}", "completed", None, now=7)
     kept = [r[0] for r in conn.execute("SELECT turn_id FROM notifications ORDER BY rowid")]
     assert kept == [f"t{n}" for n in range(5, notifications.KEEP + 5)]
+
+
+def test_a_chat_in_the_trash_leaves_the_inbox_until_it_is_restored(stdio_host):
+    host = stdio_host()
+    sid = host.call("session.create", {"title": "Soon trashed"})["session"]["id"]
+    other = host.call("session.create", {"title": "Stays"})["session"]["id"]
+    run_turn(host, sid, 1, "completed")
+    run_turn(host, other, 2, "completed")
+    host.call("session.delete", {"sessionId": sid})
+    listed = host.call("notifications.list")
+    assert [n["sessionTitle"] for n in listed["notifications"]] == ["Stays"] and listed["unreadCount"] == 1
+    host.call("session.restore", {"sessionId": sid})
+    listed = host.call("notifications.list")
+    assert len(listed["notifications"]) == 2 and listed["unreadCount"] == 2

@@ -166,6 +166,21 @@ def message_tokens(message: dict[str, Any]) -> int:
     return MESSAGE_OVERHEAD + sum(block_tokens(block) for block in message.get("blocks") or [])
 
 
+def trimmed(blocks: Sequence[dict[str, Any]], room: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``blocks`` with the largest attachments taken out until the rest fits ``room`` tokens: (kept, removed).
+
+    Text is never taken out; when the text alone does not fit, every attachment goes."""
+    kept = list(blocks)
+    removed: list[dict[str, Any]] = []
+    attached = sorted((b for b in kept if b.get("type") == "attachment"), key=attachment_tokens, reverse=True)
+    for block in attached:
+        if message_tokens({"blocks": kept}) <= room:
+            break
+        kept.remove(block)
+        removed.append(block)
+    return kept, removed
+
+
 def estimate(messages: Iterable[dict[str, Any]]) -> int:
     """Estimated prompt tokens of ``messages`` (uncorrected)."""
     return sum(message_tokens(message) for message in messages)

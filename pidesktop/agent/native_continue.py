@@ -5,7 +5,8 @@ this is the one way to add to one (docs/rpc.md, "Native pi sessions"):
 
 1. read the session's current branch, windowed: the newest page (its
    compaction summary first when pi compacted it, then the messages pi
-   kept), with the ``nativeToken`` naming the exact file state read;
+   kept, as pi's ``context_edit`` entries left them for the model: omitted
+   or replaced), with the ``nativeToken`` naming the exact file state read;
 2. stream the answer from the provider the app's own chats would use
    (the runner's choice: the chat's pick, else the default, else the
    offline demo), showing each snapshot as it arrives;
@@ -15,13 +16,15 @@ this is the one way to add to one (docs/rpc.md, "Native pi sessions"):
    the caller gives the prompt back.
 
 Nothing is written before the reply is complete: a failed or empty answer
-writes nothing either.
+writes nothing either. A session whose working folder (the header's ``cwd``)
+is not a folder here is refused before the model is asked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -72,6 +75,7 @@ async def continue_session(
     token = page["session"].get("nativeToken")
     if not isinstance(token, str) or not token:
         raise HostError(ErrorCode.PERMISSION_DENIED, "Only a pi session can be continued this way.")
+    _check_working_folder(page["session"].get("cwd"))
     # The runner's own choice of provider (stored default, offline demo, or ``--base-url``), so a pi
     # session is answered by the same model the person's chats use.
     provider, provider_id, model_id = await runner._provider_for({"providerId": provider_id, "modelId": model_id})
@@ -123,6 +127,21 @@ async def continue_session(
     }
 
 
+def _check_working_folder(cwd: object) -> None:
+    """Spec 004 section 12 (NP.9): a pi session is continued only where it works; a folder that is not there
+    (another computer's, or moved) is refused before anything is asked or written."""
+    if not isinstance(cwd, str) or not cwd:
+        return  # pi wrote no folder: nothing to check against
+    if not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"This pi session works in {cwd}, which is not a folder on this computer, so it cannot be "
+            f"continued here. Nothing was added; fork it to keep talking, or continue it in pi where that "
+            f"folder exists.",
+            {"reason": "cwd", "cwd": cwd},
+        )
+
+
 def request_messages(page: dict[str, Any], text: str, token_budget: int) -> list[dict[str, Any]]:
     """What the model sees: pi's compaction summary first (when there is one), the messages it kept
     from the window read, then the new prompt; the oldest go first when they do not fit ``token_budget``."""
@@ -137,7 +156,7 @@ def request_messages(page: dict[str, Any], text: str, token_budget: int) -> list
         elif checkpoint.get("throughMessageId") in ids:
             messages = messages[ids.index(checkpoint["throughMessageId"]) + 1 :]
         head = [compaction.summary_message(checkpoint)]
-    kept = [_visible(message) for message in messages if _counts(message)]
+    kept = [_as_edited(_visible(message)) for message in messages if _counts(message) and not _omitted(message)]
     prompt = {"id": "prompt", "role": "user", "blocks": [{"type": "text", "text": text}]}
     while kept and budget.estimate(head + kept + [prompt]) > token_budget:
         kept.pop(0)
@@ -165,6 +184,26 @@ def _counts(message: dict[str, Any]) -> bool:
     if message.get("role") not in ("user", "assistant", "system"):
         return False
     return (message.get("meta") or {}).get("status") != "streaming" and bool(message.get("blocks"))
+
+
+def _omitted(message: dict[str, Any]) -> bool:
+    """pi's ``context_edit`` took this message out of what the model is shown (the history keeps it)."""
+    return bool(((message.get("meta") or {}).get("contextEdit") or {}).get("omitted"))
+
+
+def _as_edited(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as pi's ``context_edit`` entries replaced it for the model (host: ``meta.contextEdit``)."""
+    edit = (message.get("meta") or {}).get("contextEdit") or {}
+    blocks = edit["blocks"] if isinstance(edit.get("blocks"), list) else message.get("blocks") or []
+    out = []
+    for block in blocks:
+        change = block.get("contextEdit") if isinstance(block, dict) else None
+        if isinstance(change, dict):
+            block = {key: value for key, value in block.items() if key not in ("contextEdit", "result")}
+            if not change.get("omitted"):
+                block["result"] = change.get("result", "")
+        out.append(block)
+    return {**message, "blocks": out}
 
 
 def _visible(message: dict[str, Any]) -> dict[str, Any]:

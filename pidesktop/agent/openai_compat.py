@@ -175,6 +175,8 @@ def request_body(
     *,
     thinking_level: str = "off",
     tools: list[dict[str, Any]] | None = None,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": model,
@@ -182,6 +184,10 @@ def request_body(
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if max_tokens is not None:  # set per model in Settings > Providers; else the server's own limit
+        body["max_tokens"] = max_tokens
+    if temperature is not None:
+        body["temperature"] = temperature
     if thinking_level in REASONING_EFFORT:
         body["reasoning_effort"] = REASONING_EFFORT[thinking_level]
     if tools:
@@ -361,6 +367,8 @@ class OpenAICompatibleProvider:
         self._proxy = proxy  # settings.networkProxy (``network_proxy``); None: the system's
         self._owns_client = client is None
         self.host, self.display_url = _where(self.base_url)
+        self.max_tokens: int | None = None  # the model's settings (``model_settings``), set by the runner
+        self.temperature: float | None = None
 
     def __repr__(self) -> str:
         return (
@@ -378,7 +386,14 @@ class OpenAICompatibleProvider:
         tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        body = request_body(self.model, to_openai_messages(messages), thinking_level=thinking_level, tools=tools)
+        body = request_body(
+            self.model,
+            to_openai_messages(messages),
+            thinking_level=thinking_level,
+            tools=tools,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
         client = self._http()
         request = client.build_request(
             "POST",

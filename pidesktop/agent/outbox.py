@@ -334,6 +334,8 @@ class Outbox:
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
+        elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
+            self._forgotten.discard(str(payload["sessionId"]))  # back from the trash: its appends are queued again
 
     # -- delivery -------------------------------------------------------------------------
     async def _drain(self, until: _Entry | None = None) -> None:

@@ -47,10 +47,12 @@ from ..bus import ErrorCode, HostClient, HostError
 from . import (
     attachment_content,
     compaction,
+    model_settings,
     modes,
     permissions,
     plan_gate,
     project_notes,
+    send_check,
     steering,
     tool_loop,
     tool_permission,
@@ -105,12 +107,14 @@ class Prepared:
     total: int  # every message line of the transcript
     notes: dict[str, Any] | None = None  # the project's memory as the person's own notes (``project_notes``)
     workspace: dict[str, Any] | None = None  # ``tools.workspace``: the folder the tools work in, the permission mode
+    system_prompt: str = ""  # the model's system prompt (Settings > Providers, ``model_settings``)
 
     def context(self) -> list[dict[str, Any]]:
         """The checkpoint's summary first, then the kept messages; the chat's mode instruction in front,
-        the workspace note and the project notes right after it."""
+        the model's system prompt after it, then the workspace note and the project notes."""
         head = [compaction.summary_message(self.checkpoint)] if self.checkpoint else []
         context = modes.with_mode(head + self.messages, self.session.get("mode"))
+        context = project_notes.placed(context, model_settings.system_message(self.system_prompt))
         if self.workspace is not None:
             note = workspace_tools.workspace_note(str(self.workspace["workspace"]), bool(self.workspace["scratch"]))
             context = project_notes.placed(context, note)
@@ -138,6 +142,7 @@ class Prepared:
             self.total,
             self.notes,
             self.workspace,
+            self.system_prompt,
         )
 
 
@@ -205,6 +210,10 @@ class TurnRunner:
     def is_running(self, session_id: str) -> bool:
         return session_id in self._active
 
+    def running_sessions(self) -> list[str]:
+        """The chats whose reply is being written now."""
+        return list(self._active)
+
     def stop(self, session_id: str) -> None:
         active = self._active.get(session_id)
         if active is not None:
@@ -220,6 +229,10 @@ class TurnRunner:
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
         if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
+        elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
+            self._deleted.discard(str(payload["sessionId"]))  # back from the trash: it can be written again
+        elif topic in ("models.changed", "providers.changed"):
+            self._usage.clear()  # a model's context window may have changed: measured again when asked
 
     async def send(
         self,
@@ -257,10 +270,22 @@ class TurnRunner:
                 params["attachments"] = attached
             result = await self.client.call("session.queuePush", params)
             return {"queued": result["entry"]}
+        await self.check_session(session_id)  # nothing is stored for a prompt that cannot go out
         user: dict[str, Any] = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
         if revision_root_id:
             user["meta"] = {"revisionRootId": revision_root_id}
         return await self._turn(session_id, user, _Active(turn_id=str(uuid.uuid4()), interactive=interactive))
+
+    async def check_ready(self, choice: dict[str, Any]) -> None:
+        """Raise ``not_ready`` (``send_check``) when a chat with ``choice``'s provider and model cannot send."""
+        if self.override is None:
+            await send_check.check(self.client, choice)
+
+    async def check_session(self, session_id: str) -> None:
+        """``check_ready`` for a stored chat's own provider and model."""
+        if self.override is None:
+            session = (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
+            await send_check.check(self.client, session)
 
     async def steer(
         self, session_id: str, text: str, *, attachments: list[dict[str, Any]] | None = None
@@ -287,8 +312,17 @@ class TurnRunner:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
             raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
-        await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
-        return await self._turn(session_id, None)
+        active = _Active(turn_id=str(uuid.uuid4()))
+        self._active[session_id] = active  # from now on a prompt sent in this chat waits for the new reply
+        try:
+            await self.check_session(session_id)  # the old reply stays in place when the new one cannot be asked for
+            await self.client.call("session.truncateFrom", {"sessionId": session_id, "messageId": reply_id})
+        except BaseException:
+            self._active.pop(session_id, None)
+            self._notify(session_id, "idle", None)
+            await self._drain_queue(session_id)
+            raise
+        return await self._turn(session_id, None, active)
 
     async def resume(self, session_id: str) -> None:
         """Send the waiting prompts of a chat, one turn at a time (nothing is replayed on its own).
@@ -546,10 +580,16 @@ class TurnRunner:
         session = page["session"]
         provider, provider_id, model_id = await self._provider_for(session)
         try:
-            window = await self._window(provider_id, model_id)
+            row = await self._model_row(provider_id, model_id)
+            window = budget.window_for(model_id, row, self.context_window)
+            settings = model_settings.read(row, await self._provider_config(provider_id), model_id)
+            for name, value in (("max_tokens", settings.max_output_tokens), ("temperature", settings.temperature)):
+                if hasattr(provider, name):  # the demo takes none of them
+                    setattr(provider, name, value)
             compact_at = await self._compact_at()
             prepared = await self._read(session_id, page, provider, provider_id, model_id, window, compact_at)
             prepared.notes = await project_notes.read(self.client, session)
+            prepared.system_prompt = settings.system_prompt
             try:
                 prepared.workspace = await call("tools.workspace", {"sessionId": session_id})
             except HostError as exc:  # the chat answers without workspace tools rather than not at all
@@ -609,14 +649,26 @@ class TurnRunner:
         )
 
     async def _window(self, provider_id: str, model_id: str | None) -> int:
-        row = None
-        if self.context_window is None and provider_id not in (OFFLINE_ID, "custom") and model_id:
-            try:
-                rows = (await self.client.call("models.list", {"providerId": provider_id}))["models"]
-                row = next((r for r in rows if r.get("modelId") == model_id), None)
-            except HostError:
-                row = None
-        return budget.window_for(model_id, row, self.context_window)
+        return budget.window_for(model_id, await self._model_row(provider_id, model_id), self.context_window)
+
+    async def _model_row(self, provider_id: str, model_id: str | None) -> dict[str, Any] | None:
+        """The model's ``models.list`` row: its context window and most output tokens, when set."""
+        if provider_id in (OFFLINE_ID, "custom") or not model_id:
+            return None
+        try:
+            rows = (await self.client.call("models.list", {"providerId": provider_id}))["models"]
+        except HostError:
+            return None
+        return next((r for r in rows if r.get("modelId") == model_id), None)
+
+    async def _provider_config(self, provider_id: str) -> dict[str, Any] | None:
+        if provider_id in (OFFLINE_ID, "custom"):
+            return None
+        try:
+            listed = (await self.client.call("providers.list", {}))["providers"]
+        except HostError:
+            return None
+        return next((p.get("config") for p in listed if p.get("id") == provider_id), None)
 
     async def _compact_at(self) -> float | None:
         try:
@@ -729,6 +781,31 @@ class TurnRunner:
                 {"nothingToCompact": True},
             )
         return record
+
+    async def prompt_fit(
+        self, session_id: str | None, choice: dict[str, Any], text: str, attachments: list[dict[str, Any]] | None = None
+    ) -> dict[str, int]:
+        """Whether a prompt of ``text`` and ``attachments`` fits the next request, asked before it is stored.
+
+        ``{"tokens", "prompt", "history", "budget", "window"}``: the chat's context as the meter shows it
+        plus the prompt's own estimate, which no correction learned from earlier replies shrinks (a large
+        paste is not like the conversation before it), against what the window leaves for a request.
+        ``choice`` names the provider and model of a chat not made yet.
+        """
+        if session_id is not None:
+            usage = await self.context_usage(session_id)
+            history, window = int(usage["tokens"]), int(usage["window"])
+        else:
+            provider_id, model_id = await self._model_of(choice)
+            history, window = 0, await self._window(provider_id, model_id)
+        prompt = budget.message_tokens({"blocks": prompt_blocks(text, attachments)})
+        return {
+            "tokens": history + prompt,
+            "prompt": prompt,
+            "history": history,
+            "budget": budget.input_budget(window),
+            "window": window,
+        }
 
     async def context_usage(self, session_id: str) -> dict[str, Any]:
         """``{"tokens", "window"}``: the estimated size of the next request's context (summary + kept tail)."""

@@ -72,7 +72,13 @@ def _proposal_tool(name: str, kind: str) -> dict[str, Any]:
             ),
             "parameters": {
                 "type": "object",
-                "properties": {kind: {"type": "string", "description": f"The whole {kind} in Markdown."}},
+                "properties": {
+                    kind: {"type": "string", "description": f"The whole {kind} in Markdown."},
+                    "question": {
+                        "type": "string",
+                        "description": "Optional: one question the person should answer when deciding.",
+                    },
+                },
                 "required": [kind],
             },
         },
@@ -161,6 +167,7 @@ async def _submit(
     markdown = args.get(PROPOSAL_ARGUMENT[kind])
     if not isinstance(markdown, str) or not markdown.strip():
         return Outcome(f"Submit{kind.capitalize()} needs '{kind}': the whole {kind} as Markdown text.", False)
+    question = args["question"][:2000] if isinstance(args.get("question"), str) else ""
     approval = (
         await client.call(
             "plan.submit",
@@ -169,6 +176,7 @@ async def _submit(
                 "kind": kind,
                 "markdown": markdown,
                 "turnId": turn_id,
+                "question": question,
                 "supersede": True,  # a proposal still waiting (the person replied in the chat instead) is replaced
                 # Scoped by the turn: some local servers number their call ids from 0 in every reply.
                 "toolCallId": f"{turn_id}:{call.get('callId') or ''}",

@@ -3,7 +3,8 @@
 The version is read first without writing anything (``migrations.needs_migration``):
 a newer database, or one this build cannot read, is refused and left
 byte-identical; an older one is migrated (``migrations.migrate``: backup,
-one transaction) before the host serves anything.
+one transaction) before the host serves anything. At every start a missing
+v27 index is created and an unknown one dropped (``schema_indexes``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..paths import FILE_MODE
 from . import migrations
 from .migrations import MigrationReport
 from .schema import SCHEMA_VERSION, create_fresh
+from .schema_indexes import BrokenIndexData, index_drift, reconcile_indexes
 from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.db")
@@ -72,11 +74,29 @@ def open_migrated(
                 f"{path} has schema v{found} after opening; this version reads v{SCHEMA_VERSION}.",
                 {"schemaVersion": found},
             )
+        if not fresh:
+            _repair_indexes(conn, path)
     except BaseException:
         conn.close()
         raise
     os.chmod(path, FILE_MODE)
     return conn, report
+
+
+def _repair_indexes(conn: apsw.Connection, path: Path) -> None:
+    """Every start: put back a missing v27 index, drop a foreign one (derived data; see ``schema_indexes``)."""
+    missing, unknown = index_drift(conn)
+    if not missing and not unknown:
+        return  # the usual case: no write at all
+    try:
+        with conn:
+            reconcile_indexes(conn)
+    except BrokenIndexData as exc:
+        raise HostError(
+            ErrorCode.SCHEMA_INCOMPATIBLE,
+            f"{path.name} cannot be opened: {exc.reason}. Nothing was changed.",
+            {"schemaVersion": SCHEMA_VERSION, "reason": exc.reason, "where": exc.where},
+        ) from exc
 
 
 def user_version(conn: apsw.Connection) -> int:

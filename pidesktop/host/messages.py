@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, queue, sessions
+from . import delegation, inflight, message_index, queue, revisions, sessions
 from .commands import command
 from .context import HostContext
 from .native import reading as native_reading
@@ -123,6 +123,7 @@ def append(
             with conn:
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
     else:
+        message = revisions.stamp_edited_prompt(ctx, session_id, message)
         ctx.transcripts.append(session_id, {"type": "message", **message})
         with conn:
             seq = message_index.insert(
@@ -137,11 +138,19 @@ def append(
 
 
 def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
-    """A replay of an indexed id is a no-op, except a terminal assistant replacing its streaming row."""
-    if message["role"] != "assistant" or is_streaming(message):
+    """A replay of an indexed id is a no-op, except a terminal assistant replacing its streaming row, and a
+    terminal snapshot of a running delegation replacing only that tool result (``delegation.settle``)."""
+    if is_streaming(message):
         return
     found = ctx.transcripts.find(session_id, message["id"])
-    if found is None or not is_streaming(found[1]):
+    if found is None:
+        return
+    if not is_streaming(found[1]):
+        settled = delegation.settle(_strip_type(found[1]), message)
+        if settled is None:
+            return
+        message = settled
+    elif message["role"] != "assistant":
         return
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)

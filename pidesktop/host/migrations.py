@@ -30,8 +30,11 @@ How a walk runs (v7 and later):
    has no file of its own "from" version to copy (that state is never
    committed); the initial backup is its pre-image: it was taken before any
    step ran and holds everything the step could change.
-3. Before the commit: every table, column, index and trigger of the v27 DDL
-   must be there, and ``foreign_key_check`` must find no violation that was
+3. Before the commit: every missing index of the v27 DDL is created and
+   every other index on a v27 table dropped (``schema_indexes``: indexes are
+   derived, a database another implementation wrote may name them otherwise);
+   then every table, column and trigger of the v27 DDL must be there, no
+   UNIQUE index may be broken by the rows, and ``foreign_key_check`` must find no violation that was
    not there before. Then the commit, and a checkpoint.
 
 Any failure rolls everything back: the old schema stays authoritative and
@@ -65,6 +68,7 @@ from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir
 from . import migration_steps
 from .schema import SCHEMA_VERSION, create_fresh, ddl
+from .schema_indexes import reconcile_indexes
 from .sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.migrations")
@@ -367,9 +371,10 @@ class CheckFailed(Exception):
 
 
 def _check_result(conn: apsw.Connection, violations_before: int) -> None:
+    reconcile_indexes(conn)  # derived: created or dropped, never a reason to refuse
     expected = _v27_shape()
     actual = _shape(conn)
-    missing_objects = sorted(expected["objects"] - actual["objects"])
+    missing_objects = sorted(expected["objects"] - actual["objects"], key=lambda o: (o[0] != "table", o))
     if missing_objects:
         kind, name = missing_objects[0]
         raise CheckFailed(f"after the steps the {kind} {name} of schema v{SCHEMA_VERSION} is missing", where=name)

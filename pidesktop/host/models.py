@@ -104,6 +104,8 @@ def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     display = q.text("model.displayName", required=False, strip=True, nonempty=True, max_chars=DISPLAY_NAME_MAX)
     window = q.integer("model.contextWindow", required=False, minimum=1, maximum=TOKENS_MAX)
     max_out = q.integer("model.maxOutputTokens", required=False, minimum=1, maximum=TOKENS_MAX)
+    # null clears a token count (back to the known or default window, the server's own output limit)
+    cleared = {name for name in ("contextWindow", "maxOutputTokens") if q.raw.get(f"model.{name}", 0) is None}
     caps = _capabilities(p.method, q, "model.capabilities")
     providers.require(ctx.conn, provider_id)
     old = read(ctx.conn, provider_id, model_id) or {}
@@ -122,8 +124,8 @@ def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
                 model_id,
                 display or old.get("displayName") or model_id,
                 orjson.dumps(caps if caps is not None else old.get("capabilities", [])).decode(),
-                window if window is not None else old.get("contextWindow"),
-                max_out if max_out is not None else old.get("maxOutputTokens"),
+                window if window is not None or "contextWindow" in cleared else old.get("contextWindow"),
+                max_out if max_out is not None or "maxOutputTokens" in cleared else old.get("maxOutputTokens"),
                 int(old.get("deprecated", False)),
                 ctx.clock(),
             ),

@@ -1,8 +1,10 @@
 """The durable inbox (spec 004, section 4.14).
 
-One row per terminal turn outcome the person did not already see. Rows are
-structured data only (no prose); a global cap keeps the newest 200. None of
-these commands touches sessions, turns or transcripts.
+One row per terminal turn outcome the person did not already see, and one
+unread row per chat: a chat's newer outcome supersedes its unread older rows
+(five replies in one chat are one thing to look at). Rows are structured data
+only (no prose); a global cap keeps the newest 200. None of these commands
+touches sessions, turns or transcripts.
 """
 
 from __future__ import annotations
@@ -38,8 +40,13 @@ def to_wire(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
+# A chat in the trash takes its rows out of the inbox until it is restored (they are kept, not deleted).
+VISIBLE = "session_id NOT IN (SELECT id FROM sessions WHERE deleted_at IS NOT NULL)"
+
+
 def unread_count(conn: apsw.Connection) -> int:
-    count: int = one_row(conn.execute("SELECT count(*) FROM notifications WHERE read_at IS NULL"))[0]
+    sql = f"SELECT count(*) FROM notifications WHERE read_at IS NULL AND {VISIBLE}"
+    count: int = one_row(conn.execute(sql))[0]
     return count
 
 
@@ -48,7 +55,8 @@ def insert_for_turn(
 ) -> dict[str, Any] | None:
     """Insert the turn's one inbox row and prune to the cap; None when it already existed.
 
-    Runs inside the caller's transaction (the one that ends the turn).
+    The chat's older unread rows go: their ids are the row's ``replaces`` (not stored). Runs inside the
+    caller's transaction (the one that ends the turn).
     """
     kind = KINDS.get(status)
     if kind is None:
@@ -61,8 +69,15 @@ def insert_for_turn(
     ).fetchone()
     if row is None:
         return None
+    replaced = [
+        nid
+        for (nid,) in conn.execute(
+            "DELETE FROM notifications WHERE session_id = ? AND read_at IS NULL AND id != ? RETURNING id",
+            (session_id, row[0]),
+        )
+    ]
     prune(conn)
-    return to_wire(row)
+    return to_wire(row) | ({"replaces": replaced} if replaced else {})
 
 
 def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
@@ -81,7 +96,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
     unread_only = p.boolean("unreadOnly")
     cursor = p.text("cursor", required=False)
-    where, args = [], []
+    where, args = [VISIBLE], []
     if unread_only:
         where.append("read_at IS NULL")
     if cursor:

@@ -14,6 +14,15 @@ Approval checks the file against its hash and size, marks the row
 will carry it out). The runner reports ``running`` and the end. The schema's
 execution states have no ``failed``: a failed execution is ``completed`` with
 an ``error_code``, shown on the wire as ``executionStatus: "failed"``.
+Approval also makes the chat's permission mode explicit: the one chosen
+with the answer, else the mode the chat had in effect (``inherit`` resolved
+through the settings default), stored on the row and the chat, so a later
+change of the default does not change what the approved work may do.
+
+A proposal carries its structured ``question`` and an absolute deadline
+(``expires_at``, ``EXPIRY_MS`` after it was submitted). A pending row past it
+becomes ``expired`` the next time anything reads or answers proposals
+(``expire_due``); expiry, like rejection, keeps the chat in its contract mode.
 Rejection keeps the chat in its contract mode. The boot pass marks pending
 rows and queued/running executions ``interrupted`` (boot.py); anything not
 pending is answered with ``CONFLICT``.
@@ -35,7 +44,7 @@ import apsw
 
 from ..bus.errors import ErrorCode, HostError
 from ..durable import fsync_dir, write_all
-from . import kv, sessions
+from . import kv, sessions, settings
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -46,13 +55,15 @@ EXECUTION_REPORTS = ("running", "completed", "failed", "interrupted")
 MARKDOWN_MAX_BYTES = 1024 * 1024  # a plan is prose; a megabyte is far more than any sensible one
 FEEDBACK_MAX_CHARS = 20_000
 TITLE_MAX_CHARS = 200
+QUESTION_MAX_CHARS = 2_000
+EXPIRY_MS = 24 * 60 * 60 * 1000  # a day: long enough to come back to, short enough not to act on a stale plan
 SLUG_MAX = 48
 ARTIFACT_MODE = 0o444
 
 _COLUMNS = (
     "request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, feedback, status, "
     "created_at, updated_at, resolved_at, error_code, artifact_relative_path, artifact_sha256, "
-    "artifact_size_bytes, execution_id, execution_state"
+    "artifact_size_bytes, execution_id, execution_state, question, expires_at, target_permission_mode"
 )
 
 
@@ -77,6 +88,9 @@ def to_wire(ctx: HostContext, row: tuple[Any, ...]) -> dict[str, Any]:
         size,
         execution_id,
         execution_state,
+        question,
+        expires_at,
+        target_permission_mode,
     ) = row
     workspace = artifact_root(ctx, request_id, session_id)
     execution = execution_state
@@ -97,6 +111,9 @@ def to_wire(ctx: HostContext, row: tuple[Any, ...]) -> dict[str, Any]:
         "decidedAt": resolved,
         "updatedAt": updated,
         "title": title,
+        "question": question,
+        "expiresAt": expires_at,
+        "targetPermissionMode": target_permission_mode,
         "markdown": markdown,
         "feedback": feedback,
         "errorCode": error_code,
@@ -142,6 +159,7 @@ def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
     turn_id = p.text("turnId", nonempty=True)
     tool_call_id = p.text("toolCallId", nonempty=True)
     title = p.text("title", required=False, strip=True, max_chars=TITLE_MAX_CHARS) or title_of(markdown)
+    question = p.text("question", required=False, strip=True, max_chars=QUESTION_MAX_CHARS) or ""
     supersede = p.boolean("supersede")
     data = markdown.encode("utf-8")
     if not markdown.strip():
@@ -154,6 +172,7 @@ def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
         )
     conn = ctx.conn
     sessions.require(conn, session_id)
+    expire_due(ctx)
     existing = conn.execute(f"SELECT {_COLUMNS} FROM plan_approvals WHERE tool_call_id = ?", (tool_call_id,)).fetchone()
     if existing is not None:  # a retried submit of the same call: the same row, never a second file
         approval = to_wire(ctx, existing)
@@ -192,8 +211,8 @@ def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
                 )
             conn.execute(
                 "INSERT INTO plan_approvals(request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, "
-                "status, created_at, updated_at, artifact_relative_path, artifact_sha256, artifact_size_bytes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                "question, status, created_at, updated_at, expires_at, artifact_relative_path, artifact_sha256, "
+                "artifact_size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
                 (
                     approval_id,
                     session_id,
@@ -202,8 +221,10 @@ def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
                     kind,
                     markdown,
                     title,
+                    question,
                     now,
                     now,
+                    now + EXPIRY_MS,
                     relative,
                     hashlib.sha256(data).hexdigest(),
                     len(data),
@@ -303,6 +324,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal of a chat, newest first."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
+    expire_due(ctx)
     rows = ctx.conn.execute(
         f"SELECT {_COLUMNS} FROM plan_approvals WHERE session_id = ? ORDER BY created_at DESC, rowid DESC",
         (session_id,),
@@ -313,6 +335,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
 @command("plans.pending")
 def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
+    expire_due(ctx)
     rows = ctx.conn.execute(
         f"SELECT {_COLUMNS} FROM plan_approvals WHERE status = 'pending' ORDER BY created_at DESC, rowid DESC"
     ).fetchall()
@@ -337,24 +360,26 @@ def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     # "Approve and allow edits" (accept-edits) / "Approve, ask first" (ask): the chat's permission mode from now on
     permission = p.choice("permissionMode", APPROVAL_PERMISSION_MODES) if decision == "approve" else None
     conn = ctx.conn
+    expire_due(ctx)
     approval = load(ctx, approval_id)
     if approval["status"] != "pending":
         raise HostError(ErrorCode.CONFLICT, _not_pending(approval), {"status": approval["status"]})
     if decision == "approve":
         verify_artifact(approval)
     now = ctx.clock()
+    if decision == "approve" and permission is None:
+        permission = _effective_permission(ctx, approval["sessionId"])
     with conn:
         if decision == "approve":
             conn.execute(
                 "UPDATE plan_approvals SET status = 'approved', action = 'approve', feedback = ?, "
                 "resolved_at = ?, updated_at = ?, execution_id = ?, execution_state = 'queued', "
-                "target_permission_mode = COALESCE(?, target_permission_mode) "
+                "target_permission_mode = ? "
                 "WHERE request_id = ? AND status = 'pending'",
                 (feedback, now, now, str(uuid.uuid4()), permission, approval_id),
             )
             conn.execute(
-                "UPDATE sessions SET mode = 'agent', permission_mode = COALESCE(?, permission_mode), updated_at = ? "
-                "WHERE id = ?",
+                "UPDATE sessions SET mode = 'agent', permission_mode = ?, updated_at = ? WHERE id = ?",
                 (permission, now, approval["sessionId"]),
             )
         else:
@@ -368,8 +393,43 @@ def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"approval": approval}
 
 
+def _effective_permission(ctx: HostContext, session_id: str) -> str:
+    """The permission mode the chat has in effect now: its own, or the settings default for ``inherit``."""
+    row = ctx.conn.execute("SELECT permission_mode FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    mode = row[0] if row else "inherit"
+    if mode in APPROVAL_PERMISSION_MODES:
+        return str(mode)
+    default = settings.read(ctx).get("permissionMode")
+    return str(default) if default in APPROVAL_PERMISSION_MODES else "ask"
+
+
+def expire_due(ctx: HostContext) -> None:
+    """Every pending proposal past its deadline becomes ``expired`` (one transaction), with ``plan.changed``."""
+    now = ctx.clock()
+    conn = ctx.conn
+    with conn:
+        due = [
+            str(request_id)
+            for (request_id,) in conn.execute(
+                "SELECT request_id FROM plan_approvals WHERE status = 'pending' AND expires_at IS NOT NULL "
+                "AND expires_at <= ?",
+                (now,),
+            )
+        ]
+        for request_id in due:
+            conn.execute(
+                "UPDATE plan_approvals SET status = 'expired', error_code = 'expired', resolved_at = ?, "
+                "updated_at = ? WHERE request_id = ? AND status = 'pending'",
+                (now, now, request_id),
+            )
+    for request_id in due:
+        changed(ctx, load(ctx, request_id))
+
+
 def _not_pending(approval: dict[str, Any]) -> str:
     what = approval["kind"]
+    if approval["status"] == "expired" and approval["errorCode"] == "expired":
+        return f"This {what} expired before it was answered. Ask for the {what} again."
     if approval["status"] == "interrupted":
         return f"This {what} is no longer waiting: the app restarted before it was answered. Ask for the {what} again."
     return f"This {what} was already answered ({approval['status']})."

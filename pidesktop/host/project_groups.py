@@ -7,6 +7,12 @@ ordered canonical roots (project paths) and primary root; the shared memory in
 ``kv(projectGroupInstructions, <group id>)``. A project belongs to at most one
 group. Changing membership or removing a group never touches chats, project
 rows or folders.
+
+``detachedPaths`` (spec 004, 1.6): a root taken out of a group that has no
+chats is kept there, so the old path project is not read again as a
+standalone legacy group; a removed root with chats is left out and reads as
+its own legacy group. A root taken back in leaves ``detachedPaths``. With
+``includeLegacy`` the list adds those projected groups (``legacy_groups``).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 import apsw
 
 from ..bus.errors import ErrorCode, HostError
-from . import kv, projects
+from . import kv, legacy_groups, projects
 from .commands import Handler, command
 from .context import HostContext
 from .params import Params, invalid
@@ -66,6 +72,7 @@ def to_group(conn: apsw.Connection, record: dict[str, Any]) -> dict[str, Any]:
         "roots": roots,
         "primaryRoot": record.get("primaryRoot") or (roots[0] if roots else None),
         "projectIds": [ids[r] for r in roots if r in ids],
+        "detachedPaths": [r for r in record.get("detachedPaths") or [] if isinstance(r, str)],
         "createdAt": record.get("createdAt"),
         "updatedAt": record.get("updatedAt"),
     }
@@ -90,7 +97,22 @@ def _group_id(p: Params) -> str:
 
 @command("projectGroups.list")
 def groups_list(ctx: HostContext, p: Params) -> dict[str, Any]:
-    return {"groups": [to_group(ctx.conn, r) for r in all_records(ctx.conn)]}
+    records = all_records(ctx.conn)
+    groups = [to_group(ctx.conn, r) for r in records]
+    if p.boolean("includeLegacy"):
+        groups += legacy_groups.projected(ctx.conn, records)
+    return {"groups": groups}
+
+
+def _has_chats(conn: apsw.Connection, path: str) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM sessions s JOIN projects p ON p.id = s.project_id "
+            "WHERE p.path = ? AND s.deleted_at IS NULL LIMIT 1",
+            (path,),
+        ).fetchone()
+        is not None
+    )
 
 
 @command("projectGroups.set")
@@ -117,7 +139,12 @@ def groups_set(ctx: HostContext, p: Params) -> dict[str, Any]:
             record = {"id": group_id, "createdAt": now}
         saved_id = group_id  # a name the checker still knows is a str after the transaction
         primary = record.get("primaryRoot") if record.get("primaryRoot") in roots else roots[0]
-        record.update({"name": name, "roots": roots, "primaryRoot": primary, "updatedAt": now})
+        removed = [r for r in record.get("roots") or [] if isinstance(r, str) and r not in roots]
+        detached = [r for r in record.get("detachedPaths") or [] if isinstance(r, str) and r not in roots]
+        detached += [r for r in removed if r not in detached and not _has_chats(ctx.conn, r)]
+        record.update(
+            {"name": name, "roots": roots, "primaryRoot": primary, "detachedPaths": detached, "updatedAt": now}
+        )
         for path in roots:
             drop_root(ctx, path, keep=group_id)
         kv.put(ctx.conn, GROUPS_NS, group_id, {k: v for k, v in record.items() if k != "id"}, now)
@@ -141,6 +168,10 @@ def groups_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
 def _note_get(ns: str) -> Handler:
     def handler(ctx: HostContext, p: Params) -> dict[str, Any]:
         group_id = _group_id(p)
+        if legacy_groups.is_legacy(group_id):  # a path project read as a group: its own notes, read-only
+            if ns == MEMORY_NS:
+                return legacy_groups.memory(ctx.conn, group_id)
+            return legacy_groups.instructions(ctx.conn, group_id)
         record_of(ctx.conn, group_id)
         return projects.read_note(ctx.conn, ns, group_id)
 

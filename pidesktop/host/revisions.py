@@ -30,6 +30,7 @@ from .context import HostContext
 from .json_values import object_at
 from .params import Params
 from .sql_rows import all_rows
+from .transcripts import binary_storage
 from .transcripts.files import write_all
 from .transcripts.records import is_valid_message
 
@@ -99,6 +100,8 @@ def read_family(ctx: HostContext, session_id: str, key: str) -> dict[int, dict[s
         except orjson.JSONDecodeError:
             continue  # a torn line left by a crash mid-append
         if _usable(record) and record["rootUserId"] == key:
+            if binary_storage.is_encoded(record):  # Pi Desktop v26+ tool images; refuses what it cannot decode
+                record = binary_storage.decode(record, f"the revisions of {session_id}")
             found[record["revisionIndex"]] = record
     return found
 
@@ -253,6 +256,27 @@ def stamp(message: dict[str, Any], count: int, active: int) -> dict[str, Any]:
     meta["revisionCount"] = count
     meta["activeRevision"] = active
     return {**message, "meta": meta}
+
+
+def stamp_edited_prompt(ctx: HostContext, session_id: str, message: dict[str, Any]) -> dict[str, Any]:
+    """An edited prompt (a user line naming its ``revisionRootId``) is its family's next variant from the start.
+
+    The stamp goes on with the line itself, so the pager shows from the moment
+    the prompt is stored, and a reply that is stopped or fails never hides the
+    variants already stored. A family with no stored variant, or one whose
+    active variant is still live, is left as it is.
+    """
+    meta = message.get("meta")
+    if message.get("role") != "user" or not isinstance(meta, dict) or any(name in meta for name in PAGER_FIELDS):
+        return message
+    root = meta.get("revisionRootId")
+    if not isinstance(root, str) or not root:
+        return message
+    family = load_family(ctx, session_id, root)
+    if not family.indexes() or family.active_index() is not None:
+        return message
+    following = family.next_index()
+    return stamp(message, following, following)
 
 
 def archive_branch(

@@ -1,7 +1,8 @@
 """When an automation runs next: pure rules, no I/O (spec 004, section 4.11).
 
 A ``Schedule`` is the wire shape of RPC-WAVE2 ("Automations"):
-``{"kind": "hourly", "everyHours": 1..24}``, ``{"kind": "daily", "at": "HH:MM"}``,
+``{"kind": "hourly", "everyHours": 1..24}``, ``{"kind": "interval", "intervalMinutes": 5..1440}``,
+``{"kind": "daily", "at": "HH:MM"}``,
 ``{"kind": "weekly", "days": [0..6], "at": "HH:MM"}`` (0 = Monday) or
 ``{"kind": "once", "at": RFC3339}``.
 
@@ -9,8 +10,13 @@ Daily and weekly times are wall-clock times in the person's time zone. Each
 local day has exactly one slot, whatever daylight saving does: a time the
 clocks skip (02:30 on a spring-forward night) runs at the same instant shifted
 by the gap (03:30), and a time that happens twice (02:30 on a fall-back night)
-runs at its first occurrence only. Hourly schedules count elapsed time from
-the moment they were armed, so they ignore the calendar entirely.
+runs at its first occurrence only. Hourly and interval schedules count
+elapsed time from the moment they were armed, so they ignore the calendar
+entirely.
+
+Spec 004 4.11 stores a schedule as ``{hour, minute, weekday}`` (optional
+``weekdays``) beside the ``cadence`` column and a top-level
+``intervalMinutes``; ``from_spec_shape`` reads that into the wire shape.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ from zoneinfo import ZoneInfo
 
 from .transcripts.records import parse_rfc3339
 
-KINDS = ("hourly", "daily", "weekly", "once")
+KINDS = ("hourly", "interval", "daily", "weekly", "once")
+INTERVAL_MIN, INTERVAL_MAX = 5, 1440  # minutes (spec 004, 4.11)
+MINUTE_MS = 60_000
 CALENDAR_KINDS = ("daily", "weekly")
 HOUR_MS = 3_600_000
 _TIME = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
@@ -78,6 +86,15 @@ def normalise(schedule: object, now_ms: int) -> dict[str, Any]:
                 "schedule.everyHours",
             )
         return {"kind": kind, "everyHours": every}
+    if kind == "interval":
+        minutes = schedule.get("intervalMinutes")
+        if isinstance(minutes, bool) or not isinstance(minutes, int) or not INTERVAL_MIN <= minutes <= INTERVAL_MAX:
+            raise ScheduleError(
+                f"'schedule.intervalMinutes' must be a whole number of minutes from {INTERVAL_MIN} to "
+                f"{INTERVAL_MAX}, not {minutes!r}.",
+                "schedule.intervalMinutes",
+            )
+        return {"kind": kind, "intervalMinutes": minutes}
     if kind == "once":
         at = parse_instant(schedule.get("at"))
         if at <= now_ms:
@@ -114,6 +131,9 @@ def next_run(schedule: dict[str, Any], after_ms: int, zone: dt.tzinfo, *, ran_on
     if kind == "hourly":
         every: int = schedule["everyHours"]
         return after_ms + every * HOUR_MS
+    if kind == "interval":
+        minutes: int = schedule["intervalMinutes"]
+        return after_ms + minutes * MINUTE_MS
     if kind == "once":
         at = parse_instant(schedule["at"])
         return None if ran_once else at
@@ -128,6 +148,33 @@ def next_run(schedule: dict[str, Any], after_ms: int, zone: dt.tzinfo, *, ran_on
         if slot > after_ms:
             return slot
     return None  # unreachable for a normalised schedule
+
+
+def from_spec_shape(schedule: object, cadence: object, interval_minutes: object) -> dict[str, Any] | None:
+    """Spec 004's stored ``{hour, minute, weekday, weekdays?}`` with the row's cadence, as a wire schedule.
+
+    ``weekday``/``weekdays`` count as JavaScript does (0 = Sunday); ours 0 =
+    Monday. None for a manual cadence or anything that cannot be armed (an
+    interval without ``intervalMinutes`` stays unarmed, as the spec says).
+    """
+    if not isinstance(schedule, dict) or "kind" in schedule:
+        return None
+    if cadence == "hourly":
+        return {"kind": "hourly", "everyHours": 1}
+    if cadence == "interval":
+        return {"kind": "interval", "intervalMinutes": interval_minutes}
+    hour, minute = schedule.get("hour"), schedule.get("minute")
+    if cadence not in CALENDAR_KINDS or not all(isinstance(v, int) and not isinstance(v, bool) for v in (hour, minute)):
+        return None
+    at = f"{hour:02d}:{minute:02d}"
+    if cadence == "daily":
+        return {"kind": "daily", "at": at}
+    days = schedule.get("weekdays")
+    if not isinstance(days, list) or not days:
+        days = [schedule.get("weekday")]
+    if not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 6 for d in days):
+        return None
+    return {"kind": "weekly", "days": sorted({(d + 6) % 7 for d in days}), "at": at}
 
 
 def slot_ms(day: dt.date, hour: int, minute: int, zone: dt.tzinfo) -> int:

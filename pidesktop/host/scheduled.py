@@ -3,10 +3,14 @@
 A task row keeps its name in ``title`` and its cadence in ``cadence``;
 everything else lives in ``config_json`` (section 9: a task knob is a JSON
 key, not a column): ``schedule`` (the wire Schedule), ``mode``,
-``providerId``/``modelId``, ``permissionMode``, ``nextRunAt`` (epoch ms, None when unarmed),
+``providerId``/``modelId``, ``permissionMode``, ``thinkingLevel``, ``workspacePath`` (the folder a run
+works in when the task has no project), ``sessionMode`` (``perRun``, the default, or ``reuse``: every run
+continues the chat of the previous one while it exists), ``nextRunAt`` (epoch ms, None when unarmed),
 ``calendarConfigured`` and ``calendar`` (the last daily/weekly time, kept
 across a switch to hourly: the "Scheduled calendar provenance" note). Keys
-this version does not know are kept on update.
+this version does not know are kept on update. A schedule stored in spec 004's
+own shape (``{hour, minute, weekday}`` with the ``cadence`` column and
+``intervalMinutes``) is read too (``schedule_rules.from_spec_shape``).
 
 The runtime (the app's scheduler, ``pidesktop automations run-due``) asks
 ``tasks.due``, reserves a run with ``tasks.startRun`` (which also creates the
@@ -43,6 +47,8 @@ RUN_NS = "taskRun"
 RUN_STATUSES = ("completed", "error", "aborted")
 MODES = sessions.MODES
 PERMISSION_MODES = ("ask", "accept-edits", "auto")  # a task's own permissionMode (config_json)
+SESSION_MODES = ("perRun", "reuse")
+THINKING_LEVELS = sessions.THINKING_LEVELS
 
 
 # -- the person's time zone -------------------------------------------------------------
@@ -88,10 +94,15 @@ def calendar_configured(config: dict[str, Any]) -> bool:
     return schedule_rules.is_calendar(config.get("schedule"))
 
 
-def _stored_schedule(config: dict[str, Any]) -> dict[str, Any] | None:
-    """The schedule when it is one this version can arm; a legacy or damaged one reads as None (unarmed)."""
+def _stored_schedule(config: dict[str, Any], cadence: object = None) -> dict[str, Any] | None:
+    """The schedule when it is one this version can arm (ours, or spec 004's ``{hour, minute, weekday}`` read
+    with ``cadence``); a damaged one reads as None (unarmed)."""
+    raw = config.get("schedule")
+    if not raw:
+        return None
+    spec_shaped = schedule_rules.from_spec_shape(raw, cadence, config.get("intervalMinutes"))
     try:
-        return schedule_rules.normalise(config.get("schedule"), -1) if config.get("schedule") else None
+        return schedule_rules.normalise(spec_shaped or raw, -1)
     except schedule_rules.ScheduleError:
         return None
 
@@ -99,11 +110,16 @@ def _stored_schedule(config: dict[str, Any]) -> dict[str, Any] | None:
 def run_to_wire(conn: apsw.Connection, row: tuple[Any, ...]) -> dict[str, Any]:
     run_id, task_id, status, session_id, error_code, started, ended = row
     extra = kv.get(conn, RUN_NS, run_id) or {}
+    trashed = (
+        session_id is not None
+        and conn.execute("SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NOT NULL", (session_id,)).fetchone()
+    )
     return {
         "id": run_id,
         "taskId": task_id,
         "status": status,
         "sessionId": session_id,
+        "chatInTrash": bool(trashed),  # deleted: it waits in the Trash (restorable), not opened from the history
         "errorCode": error_code,
         "startedAt": started,
         "endedAt": ended,
@@ -127,12 +143,15 @@ def task_to_wire(conn: apsw.Connection, row: tuple[Any, ...], zone: dt.tzinfo) -
         "id": task_id,
         "name": title,
         "prompt": prompt,
-        "schedule": _stored_schedule(config),
+        "schedule": _stored_schedule(config, cadence),
         "cadence": cadence,
         "mode": mode,
         "providerId": _text_or_none(config.get("providerId")),
         "modelId": _text_or_none(config.get("modelId")),
         "permissionMode": config.get("permissionMode") if config.get("permissionMode") in PERMISSION_MODES else None,
+        "thinkingLevel": config.get("thinkingLevel") if config.get("thinkingLevel") in THINKING_LEVELS else None,
+        "workspacePath": _text_or_none(config.get("workspacePath")),
+        "sessionMode": "reuse" if config.get("sessionMode") == "reuse" else "perRun",
         "projectId": project_id,
         "enabled": bool(enabled),
         "calendarConfigured": calendar_configured(config),
@@ -232,6 +251,15 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict[st
             fields[name] = p.text(name, required=False, strip=True) or None
     if "permissionMode" in p.raw:  # null clears: Ask for automatic runs, the settings default for Run now
         fields["permissionMode"] = p.choice("permissionMode", PERMISSION_MODES)
+    if "thinkingLevel" in p.raw:  # null clears: the legacy "off"
+        fields["thinkingLevel"] = p.choice("thinkingLevel", THINKING_LEVELS)
+    if "workspacePath" in p.raw:
+        path = p.text("workspacePath", required=False, strip=True) or None
+        if path is not None and not os.path.isabs(path):
+            raise invalid(f"{method}: 'workspacePath' must be an absolute folder path, not {path!r}.", "workspacePath")
+        fields["workspacePath"] = path
+    if p.has("sessionMode"):
+        fields["sessionMode"] = p.choice("sessionMode", SESSION_MODES)
     if "projectId" in p.raw:
         fields["projectId"] = p.integer("projectId", required=False, minimum=1)
     if p.has("enabled"):
@@ -257,7 +285,7 @@ def _read_fields(ctx: HostContext, p: Params, *, creating: bool, config: dict[st
 
 def _apply(config: dict[str, Any], fields: dict[str, Any], now: int, zone: dt.tzinfo) -> dict[str, Any]:
     config = dict(config)
-    for name in ("mode", "providerId", "modelId", "permissionMode"):
+    for name in ("mode", "providerId", "modelId", "permissionMode", "thinkingLevel", "workspacePath", "sessionMode"):
         if name in fields:
             config[name] = fields[name]
     schedule = fields.get("schedule")
@@ -266,6 +294,9 @@ def _apply(config: dict[str, Any], fields: dict[str, Any], now: int, zone: dt.tz
         if known and "calendar" not in config and schedule_rules.is_calendar(config.get("schedule")):
             config["calendar"] = {k: config["schedule"][k] for k in ("at", "days") if k in config["schedule"]}
         config["schedule"] = schedule
+        config.pop("intervalMinutes", None)  # the spec shape's field: the wire schedule now carries it
+        if schedule["kind"] == "interval":
+            config["intervalMinutes"] = schedule["intervalMinutes"]  # read by spec 004 readers too
         if schedule_rules.is_calendar(schedule):
             config["calendarConfigured"] = True
             config["calendar"] = {k: schedule[k] for k in ("at", "days") if k in schedule}
@@ -329,7 +360,7 @@ def tasks_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     enabled = fields.get("enabled", bool(row[4]))
     if enabled and not row[4] and "schedule" not in fields:
         # switched back on: arm from now, so slots missed while it was off do not run "late"
-        schedule = _stored_schedule(config)
+        schedule = _stored_schedule(config, row[3])
         config["nextRunAt"] = schedule_rules.next_run(schedule, now, zone) if schedule else None
     with ctx.conn:
         ctx.conn.execute(
@@ -380,6 +411,15 @@ def tasks_list(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 @command("tasks.runs")
 def tasks_runs(ctx: HostContext, p: Params) -> dict[str, Any]:
+    """One task's history (``taskId``), or the newest run of every task (``latestPerTask``, for the task list)."""
+    if p.boolean("latestPerTask"):
+        if "taskId" in p.raw:
+            raise invalid("tasks.runs: 'latestPerTask' reads every task; do not send 'taskId' with it.", "taskId")
+        rows = ctx.conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY task_id "
+            "ORDER BY started_at DESC, rowid DESC) AS n FROM task_runs) WHERE n = 1 ORDER BY started_at DESC"
+        ).fetchall()
+        return {"runs": [run_to_wire(ctx.conn, row) for row in rows]}
     task_id = p.text("taskId")
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=RUNS_READ_MAX)
     read_task(ctx.conn, task_id)
@@ -442,7 +482,7 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     if not manual and not (due and row[4]):
         raise HostError(ErrorCode.CONFLICT, f"The automation {row[1]!r} is not due yet.", {"taskId": task_id})
     late = (not manual) and due and next_at is not None and now - next_at > LATE_AFTER_MS
-    schedule = _stored_schedule(config)
+    schedule = _stored_schedule(config, row[3])
     if due and schedule is not None:
         config["nextRunAt"] = schedule_rules.next_run(schedule, now, zone, ran_once=True)
     run_id = str(uuid.uuid4())
@@ -451,17 +491,22 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     for name in ("providerId", "modelId"):
         if _text_or_none(config.get(name)):
             params[name] = config[name]
+    if config.get("thinkingLevel") in THINKING_LEVELS:
+        params["thinkingLevel"] = config["thinkingLevel"]
     if row[5] is not None:
         project = ctx.conn.execute("SELECT path FROM projects WHERE id = ?", (row[5],)).fetchone()
         if project is not None:
             params["projectPath"] = project[0]
+    if "projectPath" not in params and _text_or_none(config.get("workspacePath")):
+        params["projectPath"] = config["workspacePath"]
+    reused = _reusable_chat(ctx.conn, task_id) if config.get("sessionMode") == "reuse" else None
     fields = sessions.create_fields(Params("session.create", params))
     # The task's own permission mode; without one (spec 004, 4.11) an automatic run asks (and, with
     # nobody to ask, is denied) and Run now follows the settings default.
     stored = config.get("permissionMode")
     permission = stored if stored in PERMISSION_MODES else ("inherit" if manual else "ask")
     with ctx.conn:
-        session_id = sessions.insert_session(ctx.conn, fields, now)
+        session_id = reused or sessions.insert_session(ctx.conn, fields, now)
         ctx.conn.execute("UPDATE sessions SET permission_mode = ? WHERE id = ?", (permission, session_id))
         ctx.conn.execute(
             "INSERT INTO task_runs(id, task_id, session_id, status, started_at) VALUES (?, ?, ?, 'running', ?)",
@@ -472,12 +517,25 @@ def tasks_start_run(ctx: HostContext, p: Params) -> dict[str, Any]:
             "UPDATE scheduled_tasks SET last_run_at = ?, config_json = ? WHERE id = ?",
             (now, orjson.dumps(config).decode(), task_id),
         )
-    session = sessions.announce_created(ctx, session_id)  # after the commit: never a chat that is not there
+    if reused:
+        session = sessions.summary(ctx.conn, session_id)
+    else:
+        session = sessions.announce_created(ctx, session_id)  # after the commit: never a chat that is not there
     _changed(ctx, task_id, "runStarted")
     run = run_to_wire(
         ctx.conn, one_row(ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)))
     )
     return {"run": run, "task": task(ctx.conn, task_id), "session": session}
+
+
+def _reusable_chat(conn: apsw.Connection, task_id: str) -> str | None:
+    """``sessionMode: reuse``: the chat of the task's newest run, while it is still there and not deleted."""
+    row = conn.execute(
+        "SELECT r.session_id FROM task_runs r JOIN sessions s ON s.id = r.session_id "
+        "WHERE r.task_id = ? AND s.deleted_at IS NULL ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1",
+        (task_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
 
 
 @command("tasks.finishRun")

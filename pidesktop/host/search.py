@@ -26,9 +26,13 @@ import apsw
 
 from .commands import command
 from .context import HostContext
+from .native import text_search as native_text
 from .params import Params, decimal, invalid
-from .sessions import LISTED
+from .sessions import LISTED, SCHEDULED
 from .sql_rows import all_rows, one_row
+
+# With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
+WITH_RUNS = "s.deleted_at IS NULL"
 
 SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 100
@@ -138,7 +142,7 @@ def query_param(p: Params) -> str:
     return query
 
 
-def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
+def _named(conn: apsw.Connection, needle: str, where: str = LISTED) -> dict[str, tuple[int, int]]:
     """Chats whose title or project path contains ``needle``: ``{id: (title hit, project hit)}``.
 
     SQLite's ``lower`` folds ASCII only, so for an ASCII needle it rules out
@@ -153,7 +157,7 @@ def _named(conn: apsw.Connection, needle: str) -> dict[str, tuple[int, int]]:
         sid: (title_hit, project_hit)
         for sid, title_hit, project_hit in conn.execute(
             f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
-            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED} AND ({title} OR {path})",
+            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where} AND ({title} OR {path})",
             {"n": needle, "wide": NON_ASCII},
         )
     }
@@ -242,20 +246,27 @@ def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
     return (int(updated), sid), int(listed)
 
 
-# The chats session search answers with: those the session list shows (no deleted ones, no automation runs).
-SESSION_ROWS = (
-    "SELECT s.id, s.title, p.path, s.updated_at FROM sessions s "
-    f"LEFT JOIN projects p ON p.id = s.project_id WHERE {LISTED}"
-)
+def session_rows(where: str = LISTED) -> str:
+    """The chats session search answers with: by default those the session list shows (no deleted ones, no
+    automation runs); ``WITH_RUNS`` adds the automation run chats. The last column says whether it is one."""
+    return (
+        f"SELECT s.id, s.title, p.path, s.updated_at, {SCHEDULED} FROM sessions s "
+        f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where}"
+    )
 
 
 def _exact_page(
-    conn: apsw.Connection, hits: dict[str, Any], named: dict[str, Any], after: tuple[int, str] | None, limit: int
+    conn: apsw.Connection,
+    rows: str,
+    hits: dict[str, Any],
+    named: dict[str, Any],
+    after: tuple[int, str] | None,
+    limit: int,
 ) -> tuple[list[tuple[Any, ...]], bool, int]:
     """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
     wanted = tuple(set(hits) | set(named))
     ordered = sorted(
-        all_rows(conn.execute(f"{SESSION_ROWS} AND s.id IN carray(?)", (apsw.carray(wanted),))) if wanted else [],
+        conn.execute(f"{rows} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
         key=lambda row: (row[3], row[0]),
         reverse=True,
     )
@@ -267,6 +278,7 @@ def _exact_page(
 
 def _walked_page(
     conn: apsw.Connection,
+    rows: str,
     phrase: str,
     named: dict[str, Any],
     after: tuple[int, str] | None,
@@ -281,9 +293,7 @@ def _walked_page(
     """
     page: list[tuple[Any, ...]] = []
     window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
-    for asked, row in enumerate(
-        conn.execute(f"{SESSION_ROWS}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())
-    ):
+    for asked, row in enumerate(conn.execute(f"{rows}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())):
         if len(page) == limit:
             return page, True  # another chat exists; the next page finds out whether it matches
         if asked == 2 * limit:
@@ -295,19 +305,56 @@ def _walked_page(
     return page, False
 
 
+def _native_results(
+    ctx: HostContext, query: str, after: tuple[int, str] | None
+) -> tuple[int, list[dict[str, Any]], bool]:
+    """Matching pi sessions (read in place, not in the database): how many in all, those after ``after``
+    as results, newest first, and whether every pi file was searched (a first search reads for a while)."""
+    results = []
+    hits, complete = native_text.search(ctx, query)
+    for hit in hits:
+        row = hit.row
+        if after is not None and (row["updatedAt"], row["id"]) >= after:
+            continue
+        count = len(hit.entries)
+        results.append(
+            {
+                "sessionId": row["id"],
+                "title": row["title"],
+                "projectPath": row.get("projectPath"),
+                "updatedAt": row["updatedAt"],
+                "matchCount": min(count, COUNT_CAP),
+                "matchCountCapped": count > COUNT_CAP,
+                "titleMatch": hit.title_match,
+                "projectMatch": hit.project_match,
+                "snippets": [
+                    {"messageId": eid, "role": role, **snippet(text, query)}
+                    for eid, role, text in hit.entries[:SNIPPETS_PER_SESSION]
+                ],
+                "automationRun": False,
+                "native": True,
+            }
+        )
+    return len(hits), results, complete
+
+
 @command("search.sessions")
 def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
+    assert limit is not None  # it has a default
+    native = p.boolean("native", default=True)
+    where = WITH_RUNS if p.boolean("automationRuns") else LISTED
+    rows = session_rows(where)
     resume = _session_cursor(p)
     after, listed = resume if resume else (None, 0)
     conn = ctx.conn
-    named = _named(conn, query.lower())
+    named = _named(conn, query.lower(), where)
     hits = _all_hits(conn, query, SPARSE_LIMIT)
     walked: tuple[list[tuple[Any, ...]], bool] | None = None
     page_hits: dict[str, list[tuple[int, int]]] = {}
     if hits is None:  # a phrase in a large share of all messages
-        walked = _walked_page(conn, fts_phrase(query), named, after, limit, page_hits)
+        walked = _walked_page(conn, rows, fts_phrase(query), named, after, limit, page_hits)
         if walked is None:
             hits = _all_hits(conn, query, None)
     if walked is not None:
@@ -315,11 +362,11 @@ def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
         total = listed + len(page)  # chats listed so far: the rest are not counted
     else:
         assert hits is not None
-        page, more, total = _exact_page(conn, hits, named, after, limit)
+        page, more, total = _exact_page(conn, rows, hits, named, after, limit)
         page_hits = {row[0]: hits.get(row[0], []) for row in page}
     snippets = _snippets(conn, query, page_hits)
     results = []
-    for sid, title, path, updated in page:
+    for sid, title, path, updated, automation_run in page:
         title_hit, project_hit = named.get(sid, (0, 0))
         count = len(page_hits[sid])
         results.append(
@@ -333,15 +380,26 @@ def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
                 "titleMatch": bool(title_hit),
                 "projectMatch": bool(project_hit),
                 "snippets": snippets.get(sid, []),
+                "automationRun": bool(automation_run),
             }
         )
-    last = page[-1] if page else None
-    next_cursor = f"s:{last[3]}:{listed + len(page)}:{last[0]}" if more and last else None
+    complete = True
+    if native:  # pi's own sessions, merged in the same newest-first order
+        matching, found, complete = _native_results(ctx, query, after)
+        total += matching if walked is None else 0
+        if found:
+            results = sorted(results + found, key=lambda r: (r["updatedAt"], r["sessionId"]), reverse=True)
+            more = more or len(results) > limit
+            results = results[:limit]
+    if walked is not None:
+        total = listed + len(results)
+    last = results[-1] if results else None
+    next_cursor = f"s:{last['updatedAt']}:{listed + len(results)}:{last['sessionId']}" if more and last else None
     return {
         "results": results,
         "nextCursor": next_cursor,
         "totalSessions": total,
-        "totalSessionsExact": walked is None or next_cursor is None,
+        "totalSessionsExact": (walked is None or next_cursor is None) and complete,
     }
 
 

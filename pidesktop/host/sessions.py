@@ -303,8 +303,9 @@ def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 @command("session.delete")
 def session_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
+    """Every chat goes to the trash first (restorable); from the trash, or with ``forGood``, it is removed."""
     session_id = session_id_param(p)
-    if move_to_trash(ctx, session_id):
+    if not p.boolean("forGood") and move_to_trash(ctx, session_id):
         return {"deleted": True, "trashed": True}
     if not delete_for_good(ctx, session_id):
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
@@ -329,14 +330,14 @@ def delete_for_good(ctx: HostContext, session_id: str, *, purged: bool = False) 
 
 
 def move_to_trash(ctx: HostContext, session_id: str) -> bool:
-    """An imported chat goes to the trash (``deleted_at``, spec 004 section 4.5) instead; True if it did.
+    """A chat goes to the trash (``deleted_at``, spec 004 section 4.5) instead of away; True if it did.
 
-    Deleting it again from the trash removes it for good (so does ``session.purge``).
+    One trash for every chat, the app's own and imported ones alike. Deleting it again from the
+    trash removes it for good (so do ``session.purge`` and ``session.emptyTrash``).
     """
     with ctx.conn:
         trashed = ctx.conn.execute(
-            "UPDATE sessions SET deleted_at = ? WHERE id = ? AND source IS NOT NULL "
-            "AND deleted_at IS NULL RETURNING id",
+            "UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL RETURNING id",
             (ctx.clock(), session_id),
         ).fetchone()
     if trashed is None:

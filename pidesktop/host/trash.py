@@ -1,8 +1,8 @@
-"""The trash of imported chats: list, restore, purge, empty (spec 004, sections 4.5 and 11 item 20).
+"""The trash of every chat: list, restore, purge, empty (spec 004, sections 4.5 and 11 item 20).
 
-``session.delete`` of a chat with a ``source`` (an imported one) only sets
-``deleted_at``: the chat leaves the list and search, its transcript and
-origin row stay. From here it comes back (``session.restore``) or goes for
+``session.delete`` of a chat (the app's own or an imported one) only sets
+``deleted_at``: the chat leaves the list and search, its transcript (and an
+import's origin row) stay. From here it comes back (``session.restore``) or goes for
 good (``session.purge``, ``session.emptyTrash``): the row (its origin row
 and index rows cascade), a deletion tombstone, then its files, exactly as a
 plain ``session.delete`` removes a chat of the app's own.

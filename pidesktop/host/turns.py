@@ -131,7 +131,7 @@ def settle(
             )
             turn = load(conn, session_id, turn_id)
         notification = None
-        if notify:
+        if notify and changed:  # once, when the turn ends (a superseded row never comes back on a repeat)
             notification = notifications.insert_for_turn(
                 conn, session_id, turn_id, turn["status"], turn["errorCode"], now
             )
@@ -144,8 +144,11 @@ def settle(
             {"sessionId": session_id, "reason": "turn", "session": sessions.summary(conn, session_id)},
         )
     if notification is not None:
+        replaces = notification.pop("replaces", [])  # the chat's older unread rows, gone in the same transaction
         ctx.emit(
-            "notification.created", {"notification": notification, "unreadCount": notifications.unread_count(conn)}
+            "notification.created",
+            {"notification": notification, "unreadCount": notifications.unread_count(conn)}
+            | ({"replaces": replaces} if replaces else {}),
         )
     return {"turn": turn} | ({"notification": notification} if notification else {})
 

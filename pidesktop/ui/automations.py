@@ -37,8 +37,8 @@ from .ops import host_op, task_op
 from .plain_errors import sentence, sentence_for_code
 from .tasks import spawn
 
-WINDOW_SIZE = (1040, 640)
-LIST_WIDTH = 380
+WINDOW_SIZE = (1120, 640)
+LIST_WIDTH = 460  # room for a name of a few words beside its next run and last result
 HISTORY_ROWS = 50
 
 
@@ -68,6 +68,9 @@ class AutomationsDialog(QDialog):
         self.setObjectName("automationsDialog")
         self.setWindowTitle(self.tr("Automations"))
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        # A normal window, not a dialog: window managers keep a dialog above the app's other windows, and
+        # "Open chat" must bring the chat forward over this one. Esc still closes it (QDialog's key handling).
+        self.setWindowFlags(Qt.WindowType.Window)
         self.resize(*WINDOW_SIZE)
 
         title = QLabel(self.tr("Automations"))
@@ -84,6 +87,7 @@ class AutomationsDialog(QDialog):
         self.list = tree([self.tr("Name"), self.tr("Next run"), self.tr("Last result")])
         self.list.setSelectionMode(self.list.SelectionMode.SingleSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name reads from its start ("Quick te…" hid it)
         self.list.currentItemChanged.connect(lambda *_: self._selected())
         self.empty = QLabel(self.tr("No automations yet. Fill in the form to create the first one."))
         self.empty.setObjectName("muted")
@@ -112,13 +116,14 @@ class AutomationsDialog(QDialog):
         self.editor.saveRequested.connect(self.save)
         # the form keeps its natural height (more when a message shows under a field); the history takes the rest
         self.editor.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        self.run_button = QPushButton(self.tr("Run now"))
-        self.run_button.setToolTip(self.tr("Run this automation at once, in a new chat"))
+        self.run_button = QPushButton(self.tr("&Run now"))
         self.run_button.clicked.connect(self.run_now)
         self.editor.buttons.insertWidget(0, self.run_button)
-        runs_title = QLabel(self.tr("Runs"))
+        runs_title = QLabel(self.tr("R&uns"))  # Alt+U: the history, where Enter opens a run's chat
         runs_title.setObjectName("sectionTitle")
         self.history = tree([self.tr("Started"), self.tr("Result"), self.tr("Chat")])
+        self.history.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reached by keyboard: Alt+U, arrows, Enter
+        runs_title.setBuddy(self.history)
         self.history.setSelectionMode(self.history.SelectionMode.SingleSelection)
         self.history.itemClicked.connect(self._history_clicked)
         self.history.itemActivated.connect(lambda item, _column: self._open_run(item))
@@ -196,6 +201,7 @@ class AutomationsDialog(QDialog):
         for task in self.tasks:
             item = QTreeWidgetItem([task["name"], self._next_text(task), self._result_text(task.get("lastRun"))])
             item.setData(0, Qt.ItemDataRole.UserRole, task["id"])
+            item.setToolTip(0, task["name"])
             if not task["enabled"]:
                 item.setForeground(0, QColor(self.theme.muted))
             self.list.addTopLevelItem(item)
@@ -208,7 +214,7 @@ class AutomationsDialog(QDialog):
             if task is None:
                 self.new_task()
             else:
-                self.run_button.setEnabled(self.run_now_with is not None and not task["running"])
+                self._update_run_button(task)
                 await self.load_runs(current)
 
     def current_task_id(self) -> str | None:
@@ -255,12 +261,12 @@ class AutomationsDialog(QDialog):
         self.history.clear()
         for run in self.runs:
             status = self._failure_text(run) if run["status"] == "error" else self._result_text(run)
-            item = QTreeWidgetItem(
-                [when(run["startedAt"]), status, self.tr("Open chat") if run["sessionId"] else self.tr("Chat deleted")]
-            )
-            item.setData(0, Qt.ItemDataRole.UserRole, run["sessionId"])
+            openable = bool(run["sessionId"]) and not run.get("chatInTrash")
+            chat = self.tr("Open chat") if openable else self.tr("In the Trash") if run["sessionId"] else ""
+            item = QTreeWidgetItem([when(run["startedAt"]), status, chat or self.tr("Chat deleted")])
+            item.setData(0, Qt.ItemDataRole.UserRole, run["sessionId"] if openable else None)
             item.setToolTip(1, status)
-            if run["sessionId"]:
+            if openable:
                 item.setForeground(2, QColor(self.theme.accent))
                 font = item.font(2)
                 font.setUnderline(True)
@@ -277,8 +283,27 @@ class AutomationsDialog(QDialog):
         self.editor_title.setText(self.tr("Edit automation"))
         self.editor.load(task)
         self.delete_button.setEnabled(True)
-        self.run_button.setEnabled(self.run_now_with is not None and not task["running"])
+        self._update_run_button(task)
         spawn(self.load_runs(task_id), name="automation-runs")
+
+    def _update_run_button(self, task: dict | None) -> None:
+        """Run now (Save and run now for a new automation); when it cannot run, its tooltip says why."""
+        self.run_button.setText(self.tr("Save and &run now") if task is None else self.tr("&Run now"))
+        if self.run_now_with is None:
+            reason = self.tr("Automations run only while the pidesktop window is open")
+        elif task is not None and task["running"]:
+            reason = self.tr("This automation is running now; it never runs twice at once")
+        else:
+            reason = ""
+        self.run_button.setEnabled(not reason)
+        self.run_button.setToolTip(
+            reason
+            or (
+                self.tr("Save this automation, then run it at once in a new chat")
+                if task is None
+                else self.tr("Run this automation at once, in a new chat")
+            )
+        )
 
     def new_task(self) -> None:
         self.list.setCurrentItem(None)
@@ -287,13 +312,13 @@ class AutomationsDialog(QDialog):
         self.editor.load(None)
         self.editor.name.setFocus()
         self.delete_button.setEnabled(False)
-        self.run_button.setEnabled(False)
+        self._update_run_button(None)
         self.history.clear()
         self.runs = []
         self.history_stack.setCurrentWidget(self.no_runs)
 
     # -- actions -------------------------------------------------------------------------------
-    def save(self, fields: dict) -> None:
+    def save(self, fields: dict, then: Callable[[dict], Any] | None = None) -> None:
         task = self.editor.task
         method, params = ("tasks.update", {"taskId": task["id"], **fields}) if task else ("tasks.create", fields)
 
@@ -302,6 +327,8 @@ class AutomationsDialog(QDialog):
             self.editor.task = result["task"]
             await self.refresh()
             self._select_id(result["task"]["id"])
+            if then is not None:
+                then(result["task"])
 
         host_op(
             self.client,
@@ -350,8 +377,18 @@ class AutomationsDialog(QDialog):
         spawn(self.refresh(), name="automations-refresh")
 
     def run_now(self) -> None:
-        task = self.editor.task
-        if task is None or self.run_now_with is None:
+        """Run the automation shown; a new one is saved first (its fields checked as Save does)."""
+        if self.run_now_with is None:
+            return
+        if self.editor.task is None:
+            fields = self.editor.values()
+            if fields is not None:
+                self.save(fields, then=self._run)
+            return
+        self._run(self.editor.task)
+
+    def _run(self, task: dict) -> None:
+        if self.run_now_with is None:
             return
         self.run_button.setEnabled(False)
 
@@ -417,4 +454,9 @@ def open_automations(window: QWidget) -> AutomationsDialog:
     dialog.openSession.connect(open_chat)
     window.automations_dialog = dialog
     dialog.show()
+    # A window of its own, not one kept above the main window: "Open chat" brings the chat forward over it.
+    # (It stays the main window's child, so it closes with it.)
+    handle = dialog.windowHandle()
+    if handle is not None:
+        handle.setTransientParent(None)  # type: ignore[arg-type]  # None clears it; the stub omits Optional
     return dialog

@@ -1,4 +1,4 @@
-"""The editor of one automation: name, prompt, schedule, model, project, mode, on/off.
+"""The editor of one automation: name, prompt, schedule, model, thinking, project or folder, chat, mode, on/off.
 
 Input is checked as it is typed (a time that is not HH:MM, no weekday, an
 empty name or prompt) and again by the host; either way the message stands
@@ -9,6 +9,7 @@ something is wrong.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 from .plain_errors import sentence
 
 KINDS = (
+    ("interval", QT_TRANSLATE_NOOP("TaskEditor", "Every few minutes")),
     ("hourly", QT_TRANSLATE_NOOP("TaskEditor", "Every few hours")),
     ("daily", QT_TRANSLATE_NOOP("TaskEditor", "Every day")),
     ("weekly", QT_TRANSLATE_NOOP("TaskEditor", "On some weekdays")),
@@ -41,6 +43,19 @@ MODES = (
     ("agent", QT_TRANSLATE_NOOP("TaskEditor", "Agent")),
     ("plan", QT_TRANSLATE_NOOP("TaskEditor", "Plan")),
     ("goal", QT_TRANSLATE_NOOP("TaskEditor", "Goal")),
+)
+THINKING: tuple[tuple[str | None, object], ...] = (
+    (None, QT_TRANSLATE_NOOP("TaskEditor", "Off (default)")),
+    ("minimal", QT_TRANSLATE_NOOP("TaskEditor", "Minimal")),
+    ("low", QT_TRANSLATE_NOOP("TaskEditor", "Low")),
+    ("medium", QT_TRANSLATE_NOOP("TaskEditor", "Medium")),
+    ("high", QT_TRANSLATE_NOOP("TaskEditor", "High")),
+    ("xhigh", QT_TRANSLATE_NOOP("TaskEditor", "Extra high")),
+    ("max", QT_TRANSLATE_NOOP("TaskEditor", "Maximum")),
+)
+SESSION_MODES = (
+    ("perRun", QT_TRANSLATE_NOOP("TaskEditor", "A new chat for each run")),
+    ("reuse", QT_TRANSLATE_NOOP("TaskEditor", "Continue the same chat each run")),
 )
 DAYS = (
     QT_TRANSLATE_NOOP("TaskEditor", "Mon"),
@@ -60,6 +75,9 @@ _FIELD_LABELS = {
     "modelId": "model",
     "projectId": "project",
     "mode": "mode",
+    "thinkingLevel": "model",
+    "workspacePath": "project",
+    "sessionMode": "chat",
 }
 
 
@@ -84,6 +102,10 @@ class TaskEditor(QWidget):
         self.every.setRange(1, 24)
         self.every.setSuffix(self.tr(" h"))
         self.every.setValue(1)
+        self.minutes = QSpinBox()
+        self.minutes.setRange(5, 1440)
+        self.minutes.setSuffix(self.tr(" min"))
+        self.minutes.setValue(30)
         self.at = QLineEdit("09:00")
         self.at.setPlaceholderText("HH:MM")
         self.at.setMaximumWidth(80)
@@ -95,11 +117,20 @@ class TaskEditor(QWidget):
         self.once.setDisplayFormat("yyyy-MM-dd HH:mm")
         self.schedule_stack = QStackedWidget()
         self.schedule_stack.addWidget(_row(QLabel(self.tr("every")), self.every, stretch=True))
+        self.schedule_stack.addWidget(_row(QLabel(self.tr("every")), self.minutes, stretch=True))
         self.schedule_stack.addWidget(_row(QLabel(self.tr("at")), self.at, stretch=True))
         self.schedule_stack.addWidget(_row(self.once, stretch=True))
         self.days_row = _row(*self.days, stretch=True)
         self.model = QComboBox()
+        self.thinking = QComboBox()
+        for level, label in THINKING:
+            self.thinking.addItem(self.tr(str(label)), level)
         self.project = QComboBox()
+        self.folder = QLineEdit()
+        self.folder.setPlaceholderText(self.tr("Folder to work in (optional, absolute path)"))
+        self.session_mode = QComboBox()
+        for key, label in SESSION_MODES:
+            self.session_mode.addItem(self.tr(str(label)), key)
         self.mode = QComboBox()
         for key, label in MODES:
             self.mode.addItem(self.tr(label), key)
@@ -128,7 +159,9 @@ class TaskEditor(QWidget):
             self._with_error("schedule", _row(self.kind, self.schedule_stack, stretch=False), self.days_row),
         )
         form.addRow(self.tr("Model"), self._with_error("model", self.model))
-        form.addRow(self.tr("Project"), self._with_error("project", self.project))
+        form.addRow(self.tr("Thinking"), self.thinking)
+        form.addRow(self.tr("Project"), self._with_error("project", self.project, self.folder))
+        form.addRow(self.tr("Chat"), self._with_error("chat", self.session_mode))
         form.addRow(self.tr("Mode"), self._with_error("mode", self.mode))
         form.addRow("", self.mode_hint)  # wraps: a row of its own, so the form measures it
         form.addRow("", self.enabled)
@@ -145,6 +178,8 @@ class TaskEditor(QWidget):
         self.mode.currentIndexChanged.connect(
             lambda: self.mode_hint.setVisible(self.mode.currentData() in ("plan", "goal"))
         )
+        self.project.currentIndexChanged.connect(lambda: self.folder.setVisible(self.project.currentData() is None))
+        self.folder.textChanged.connect(lambda: self.errors["project"].isHidden() or self._check_folder())
         self.name.textChanged.connect(lambda: self._recheck("name", self.name.text()))
         self.prompt.textChanged.connect(lambda: self._recheck("prompt", self.prompt.toPlainText()))
         self.at.textEdited.connect(lambda: self._check_schedule(typing=True))
@@ -197,6 +232,7 @@ class TaskEditor(QWidget):
         calendar = task.get("calendar") or {}
         self._select(self.kind, schedule["kind"])
         self.every.setValue(schedule.get("everyHours", 1))
+        self.minutes.setValue(schedule.get("intervalMinutes", 30))
         self.at.setText(schedule.get("at") if schedule["kind"] in ("daily", "weekly") else calendar.get("at", "09:00"))
         days = set(schedule.get("days", calendar.get("days", [0, 1, 2, 3, 4])))
         for number, box in enumerate(self.days):
@@ -209,7 +245,11 @@ class TaskEditor(QWidget):
         if provider and self.model.findData((provider, task.get("modelId"))) < 0 and task.get("modelId"):
             self.model.addItem(f"{provider} · {task['modelId']}", (provider, task["modelId"]))
         self._select(self.model, (provider, task.get("modelId")) if provider else None)
+        self._select(self.thinking, task.get("thinkingLevel"))
         self._select(self.project, task.get("projectId"))
+        self.folder.setText(task.get("workspacePath") or "")
+        self.folder.setVisible(self.project.currentData() is None)
+        self._select(self.session_mode, task.get("sessionMode", "perRun"))
         self._select(self.mode, task.get("mode", "agent"))
         self.enabled.setChecked(task.get("enabled", True))
 
@@ -244,6 +284,8 @@ class TaskEditor(QWidget):
             "providerId": self.tr("That provider is no longer set up. Pick another model."),
             "modelId": self.tr("That model is no longer offered. Pick another one."),
             "projectId": self.tr("That project is no longer there. Pick another one."),
+            "workspacePath": self.tr("Write the folder as a full path, for example /home/me/site."),
+            "schedule.intervalMinutes": self.tr("Pick from 5 to 1440 minutes."),
         }
         key = "schedule" if field.startswith("schedule") else _FIELD_LABELS.get(field, "name")
         self.show_error(key, by_field.get(field) or sentence(error))
@@ -274,9 +316,17 @@ class TaskEditor(QWidget):
         self.show_error("schedule", message)
         return not message
 
+    def _check_folder(self) -> bool:
+        folder = self.folder.text().strip()
+        bad = self.project.currentData() is None and bool(folder) and not os.path.isabs(folder)
+        self.show_error(
+            "project", self.tr("Write the folder as a full path, for example /home/me/site.") if bad else ""
+        )
+        return not bad
+
     def _kind_changed(self) -> None:
         kind = self.kind.currentData()
-        self.schedule_stack.setCurrentIndex({"hourly": 0, "daily": 1, "weekly": 1, "once": 2}[kind])
+        self.schedule_stack.setCurrentIndex({"hourly": 0, "interval": 1, "daily": 2, "weekly": 2, "once": 3}[kind])
         self.days_row.setVisible(kind == "weekly")
         self.show_error("schedule", "")
 
@@ -284,6 +334,8 @@ class TaskEditor(QWidget):
         kind = self.kind.currentData()
         if kind == "hourly":
             return {"kind": kind, "everyHours": self.every.value()}
+        if kind == "interval":
+            return {"kind": kind, "intervalMinutes": self.minutes.value()}
         if kind == "once":
             moment = datetime.fromtimestamp(self.once.dateTime().toMSecsSinceEpoch() / 1000).astimezone()
             return {"kind": kind, "at": moment.isoformat(timespec="seconds")}
@@ -298,6 +350,7 @@ class TaskEditor(QWidget):
             self._check_text("name", self.name.text()),
             self._check_text("prompt", self.prompt.toPlainText()),
             self._check_schedule(),
+            self._check_folder(),
         ]
         if not all(ok):
             return None
@@ -308,7 +361,10 @@ class TaskEditor(QWidget):
             "schedule": self.schedule(),
             "providerId": model[0] if model else None,
             "modelId": model[1] if model else None,
+            "thinkingLevel": self.thinking.currentData(),
             "projectId": self.project.currentData(),
+            "workspacePath": (self.folder.text().strip() or None) if self.project.currentData() is None else None,
+            "sessionMode": self.session_mode.currentData(),
             "mode": self.mode.currentData(),
             "enabled": self.enabled.isChecked(),
         }

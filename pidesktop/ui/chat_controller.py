@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..agent import context as budget
 from ..bus import HostError
-from . import plain_errors
+from . import too_long
 from .dialog_style import style_message_box
 from .native_rows import is_native_id
 from .ops import host_op, task_op
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 Draft = tuple[str, list[dict]]
+# Message actions after which the keyboard goes back to the composer (edit puts it there itself; fork and delete
+# open a chat or a question that take it).
+KEYBOARD_BACK_TO_COMPOSER = ("copy", "regenerate", "show-full", "revision-prev", "revision-next")
 
 
 @dataclass
@@ -38,6 +42,7 @@ class Editing:
     session_id: str
     message: dict
     before: Draft = field(default=("", []))  # what the composer held when the edit began
+    typed: Draft = field(default=("", []))  # the edited text, kept while its chat is not shown
 
 
 def is_blank(session: dict) -> bool:
@@ -64,8 +69,10 @@ class ChatController(QObject):
         self.runner = window.runner
         self.editing: Editing | None = None
         self.drafts: dict[str | None, Draft] = {}  # per chat, kept while the window is open
+        self.parked_edits: dict[str, Editing] = {}  # an edit left behind in its chat, taken up on coming back
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.confirm_box: QMessageBox | None = None
+        self.too_long_box: QMessageBox | None = None  # a prompt that does not fit: compact, trim or edit
         self._reload_when_idle: set[str] = set()
         if self.runner is not None:
             self.runner.listeners.append(self.on_turn)
@@ -97,6 +104,8 @@ class ChatController(QObject):
         self.pending_changes = {}
         session_id = result["session"]["id"]
         self.window.sidebar.select(session_id)  # the row is there: the event came before the reply
+        if self.window.current_session_id != session_id:  # its row was already current, or not laid out yet
+            self.window.open_summary(self.window.model.session(session_id) or result["session"])
         return session_id
 
     def rename(self, session_id: str, title: str) -> None:
@@ -107,12 +116,8 @@ class ChatController(QObject):
         session = self.window.model.session(session_id)
         if session is None:
             return
-        detail = (
-            self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
-            if session.get("source")
-            # an imported chat: session.delete only trashes it
-            else self.tr("Its messages and files are removed from this computer. This cannot be undone.")
-        )
+        # every chat goes to the Trash first
+        detail = self.tr("It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.")
         self._confirm(
             self.tr("Delete chat"),
             self.tr("Delete “%1”?").replace("%1", display_title(session)),
@@ -173,8 +178,10 @@ class ChatController(QObject):
         if previous == session_id and w.current_session_id is not None:
             return
         draft = w.composer.take_draft()
-        if self.editing is not None:  # leaving ends the edit; what was typed stays with its chat
-            draft = joined(self.editing.before, draft)
+        if self.editing is not None:  # the edit stays with its chat, as typed; the chat's own draft waits behind it
+            self.editing.typed = draft
+            self.parked_edits[self.editing.session_id] = self.editing
+            draft = self.editing.before
             self.editing = None
             w.composer.set_editing(None)
         if draft[0].strip() or draft[1]:
@@ -184,7 +191,13 @@ class ChatController(QObject):
         w.composer.show_status("")
         w.current_session_id = session_id
         text, attachments = self.drafts.pop(session_id, ("", []))
-        w.composer.put_draft(text, attachments)
+        parked = self.parked_edits.pop(session_id, None) if session_id is not None else None
+        if parked is not None:
+            parked.before = (text, attachments)
+            self.editing = parked
+            w.composer.set_editing(*parked.typed, focus=False)
+        else:
+            w.composer.put_draft(text, attachments)
 
     # -- sending ----------------------------------------------------------------------
     async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:
@@ -197,7 +210,28 @@ class ChatController(QObject):
             await w.native.send(text, attachments)
             return
         editing = self.editing if self.editing and self.editing.session_id == w.current_session_id else None
-        session_id = w.current_session_id or await self.create_session()
+
+        def not_sent(error: HostError) -> None:
+            if session_id == w.current_session_id:
+                # the line above the composer says why, once; this says what became of the message
+                w.composer.give_back(
+                    text, attachments, self.tr("Not sent. Your message is kept here: send it again once that is fixed.")
+                )
+            else:  # the person moved to another chat meanwhile: the message waits in its own chat's draft
+                self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
+            w.report_error(error)
+
+        session_id = w.current_session_id
+        # nothing is stored (not even a new chat) and the edit goes on when the prompt cannot go out
+        if not await task_op(lambda: self._ready(session_id), parent=w, name="send-check", failure=not_sent):
+            return
+        if session_id != w.current_session_id:  # another chat was picked meanwhile: the prompt waits in its draft
+            self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
+            return
+        if not await self._fits(session_id, text, attachments, not_sent):
+            return
+        if session_id is None:
+            session_id = await self.create_session()
         if session_id is None:
             w.composer.give_back(text, attachments, self.tr("Not sent: the chat could not be created."))
             return
@@ -218,20 +252,13 @@ class ChatController(QObject):
             family = (editing.message.get("meta") or {}).get("revisionRootId") or editing.message["id"]
             return await self.runner.send(session_id, text, attachments=attachments, revision_root_id=family)
 
-        def not_sent(error: HostError) -> None:
-            if session_id == w.current_session_id:
-                w.composer.give_back(
-                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
-                )
-            w.report_error(error)
-
         result = await task_op(deliver, parent=w, name="send-prompt", failure=not_sent)
         if session_id == w.current_session_id:
             w.composer.set_running(self.runner.is_running(session_id))
             w.composer.focus_prompt()
-        if result and result.get("error"):  # stored, but the provider failed: the reply says so
+        if result and result.get("error"):  # stored, but the provider failed: the reply says so, once
             error = result["error"]
-            w.report_error(
+            w.record_error(
                 HostError(
                     error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
                 )
@@ -247,10 +274,12 @@ class ChatController(QObject):
         attachments = attachments or []
 
         def not_sent(error: HostError) -> None:
-            if session_id == w.current_session_id:
+            if session_id == w.current_session_id:  # as a refused send: the reason above, the message kept here
                 w.composer.give_back(
-                    text, attachments, self.tr("Not sent: %1").replace("%1", plain_errors.sentence(error))
+                    text, attachments, self.tr("Not sent. Your message is kept here: send it again once that is fixed.")
                 )
+            else:
+                self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
             w.report_error(error)
 
         result = await task_op(
@@ -261,6 +290,67 @@ class ChatController(QObject):
         )
         if result and "steering" in result and session_id == w.current_session_id:
             w.composer.show_status(self.tr("Sent into the running reply; the model reads it at its next step."))
+
+    async def _fits(
+        self, session_id: str | None, text: str, attachments: list[dict], not_sent: Callable[[HostError], None]
+    ) -> bool:
+        """A prompt the budget says cannot fit is not sent: it goes back into the composer, with a question."""
+        w = self.window
+        fit = await task_op(
+            lambda: self.runner.prompt_fit(session_id, dict(self.pending_changes), text, attachments),
+            parent=w,
+            name="send-fit",
+            failure=not_sent,
+        )
+        if fit is None:
+            return False
+        if fit["tokens"] <= fit["budget"]:
+            return True
+        if session_id == w.current_session_id:
+            w.composer.give_back(text, attachments, self.tr("Not sent: too long for the model’s context window."))
+            self.too_long_box = too_long.ask(
+                w, fit, len(attachments), lambda choice: self._too_long_chosen(choice, session_id, fit)
+            )
+        else:  # another chat was picked meanwhile: the prompt waits in its own chat's draft
+            self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
+        return False
+
+    def _too_long_chosen(self, choice: str, session_id: str | None, fit: dict) -> None:
+        self.too_long_box = None
+        if session_id != self.window.current_session_id:
+            return
+        if choice == too_long.COMPACT and session_id is not None:
+            spawn(self._compact_then_send(session_id), name="compact-then-send")
+        elif choice == too_long.TRIM:
+            self._trim_attachments(fit["budget"] - fit["history"])
+
+    async def _compact_then_send(self, session_id: str) -> None:
+        await self._compact(session_id)
+        if session_id == self.window.current_session_id:
+            text, attachments = self.window.composer.take_draft()
+            await self.send_prompt(text, attachments)
+
+    def _trim_attachments(self, room: int) -> None:
+        """The largest attachments out of the composer until the prompt fits; the text always stays."""
+        composer = self.window.composer
+        text, attachments = composer.take_draft()
+        kept, removed = budget.trimmed([{"type": "text", "text": text}, *attachments], room)
+        composer.put_draft(text, [block for block in kept if block.get("type") == "attachment"])
+        names = ", ".join(str(block.get("name") or "") for block in removed)
+        if budget.message_tokens({"blocks": kept}) > room:
+            composer.show_status(
+                self.tr("Removed %1. The text alone is still too long: shorten it.").replace("%1", names)
+            )
+        else:
+            composer.show_status(self.tr("Removed %1 so the message fits. Press Enter to send.").replace("%1", names))
+        composer.focus_prompt()
+
+    async def _ready(self, session_id: str | None) -> bool:
+        if session_id is None:
+            await self.runner.check_ready(dict(self.pending_changes))  # the chat the prompt would create
+        else:
+            await self.runner.check_session(session_id)
+        return True
 
     # -- edit mode ---------------------------------------------------------------------
     def start_edit(self, session_id: str, message: dict) -> None:
@@ -309,6 +399,8 @@ class ChatController(QObject):
         }.get(action)
         if handler is None:
             return
+        if action in KEYBOARD_BACK_TO_COMPOSER:  # a click in the transcript took the keyboard: what is typed next
+            self.window.composer.focus_prompt()  # is the next prompt, never lost in the message list
         message = await host_op(
             self.client,
             "session.get",

@@ -9,8 +9,8 @@ threshold become attachment chips above the prompt.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QKeyEvent, QTextCursor
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QMimeData, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -71,6 +71,17 @@ class PromptEdit(QPlainTextEdit):
             self.longTextPasted.emit(source.text())
         else:
             super().insertFromMimeData(source)
+
+    def event(self, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Delete)
+            and not self.toPlainText()
+        ):
+            event.ignore()  # nothing to delete here: Delete goes to the window (the chat picked in the sidebar)
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -337,13 +348,14 @@ class Composer(QWidget):
         self.running = running
         self._refresh_button()
 
-    def set_editing(self, text: str | None, attachments: list[dict] | None = None) -> None:
+    def set_editing(self, text: str | None, attachments: list[dict] | None = None, focus: bool = True) -> None:
         """Editing an earlier prompt: its text and attachments in the box, a bar saying so; None ends it."""
         self.edit_bar.setVisible(text is not None)
         if text is None:
             return
         self.put_draft(text, attachments or [])
-        self.focus_prompt()
+        if focus:
+            self.focus_prompt()
 
     @property
     def editing(self) -> bool:

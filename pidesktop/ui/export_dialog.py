@@ -35,10 +35,22 @@ def format_of(path: str, chosen_filter: str) -> str:
     return filters().get(chosen_filter, "md")
 
 
+_last_folder: Path | None = None  # where the last export of this run went: the next one starts there
+
+
+def start_folder() -> Path:
+    """The last export's folder, else Documents, else the home folder: always one that exists (a missing one
+    made the dialog open in the process's working folder)."""
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    for folder in (_last_folder, Path(documents) if documents else None):
+        if folder is not None and folder.is_dir():
+            return folder
+    return Path.home()
+
+
 def ask(client: HostClient, session: dict, parent: QWidget, on_done=None) -> QFileDialog:
     """Open the save dialog for ``session``; the export starts when a file is chosen."""
-    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-    dialog = QFileDialog(parent, _tr("Export chat"), str(Path(folder) / export.suggested_name(session, "md")))
+    dialog = QFileDialog(parent, _tr("Export chat"), str(start_folder() / export.suggested_name(session, "md")))
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)  # one per Export…: none kept once closed
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setNameFilters(list(filters()))
@@ -46,6 +58,8 @@ def ask(client: HostClient, session: dict, parent: QWidget, on_done=None) -> QFi
     dialog.filterSelected.connect(lambda chosen: dialog.setDefaultSuffix(filters().get(chosen, "md")))
 
     def chosen(path: str) -> None:
+        global _last_folder
+        _last_folder = Path(path).parent
         fmt = format_of(path, dialog.selectedNameFilter())
         run(client, session["id"], fmt, Path(path), parent, on_done)
 

@@ -1,11 +1,12 @@
 """Translations of the desktop UI: pidesktop's own catalogue and Qt's, installed on the application.
 
 English is the source language and needs no file. Another language is
-``resources/i18n/pidesktop_<lang>.qm`` (compiled from the ``.ts`` next to it by
-``make``), plus Qt's ``qtbase_<lang>.qm`` for its standard buttons when Qt
-ships one. A checkout that has not compiled its catalogue yet gets it compiled
-into a cache folder with the environment's ``pyside6-lrelease``; when that is
-impossible the UI stays English. Nothing here ever stops start-up.
+``pidesktop/resources/i18n/pidesktop_<lang>.qm`` (compiled from the ``.ts`` next
+to it by ``make`` in a checkout, and by the package build into the wheel),
+plus Qt's ``qtbase_<lang>.qm`` for its standard buttons when Qt ships one. A
+checkout that has not compiled its catalogue yet gets it compiled into a cache
+folder with the environment's ``pyside6-lrelease``; when that is impossible the
+UI stays English. Nothing here ever stops start-up.
 
 The widgets read their texts when they are built, so a language is installed
 before the main window is created and a change applies at the next start.

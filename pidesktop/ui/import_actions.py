@@ -21,7 +21,7 @@ def install(window) -> None:
     window.import_action.setToolTip(_tr("Bring in Claude Code, Codex and pi sessions (Ctrl+Shift+O)"))
     window.import_action.triggered.connect(lambda: _open(window, "import_dialog_open", _ask_import))
     window.trash_action = QAction(_tr("Trash"), window)
-    window.trash_action.setToolTip(_tr("Imported chats you deleted: restore or delete for good"))
+    window.trash_action.setToolTip(_tr("Chats you deleted: restore or delete for good"))
     window.trash_action.triggered.connect(lambda: _open(window, "trash_dialog_open", _ask_trash))
     for action in (window.import_action, window.trash_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)

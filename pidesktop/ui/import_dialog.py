@@ -2,7 +2,9 @@
 
 On opening, the host looks in each tool's own folder under HOME
 (``import.scan``, a host job) and the dialog lists what it found, with a
-check box per tool. Import runs ``import.run`` for each checked tool, one
+check box per tool. pi's sessions are left unticked: the sidebar already
+shows them live, and an import would only add a copy of each (marked
+"pi copy" in the sidebar). Import runs ``import.run`` for each checked tool, one
 after the other, with a progress bar, the time left and Cancel (closing the
 dialog cancels too; what was already imported stays). The summary says what
 came in; files that could not be read and chats that were kept because they
@@ -82,6 +84,18 @@ class ImportDialog(ToolDialog):
             0,
             self.tr("pi's own sessions already show in the sidebar, read-only; importing makes them chats of this app"),
         )
+        # pi sessions are live in the sidebar already: say plainly what ticking them would add (a copy of each)
+        self.pi_note = QLabel(
+            self.tr(
+                "pi sessions are already in the sidebar, read live from pi's folder, so they are not ticked. "
+                "Tick pi only if you want a copy of each as a chat of this app: copies are marked "
+                "“pi copy” in the sidebar, and changing one never changes pi's file."
+            )
+        )
+        self.pi_note.setObjectName("muted")
+        self.pi_note.setWordWrap(True)
+        self.pi_note.hide()
+        self.body.addWidget(self.pi_note)
         self.status = QLabel()
         self.status.setObjectName("muted")
         self.status.hide()
@@ -160,8 +174,12 @@ class ImportDialog(ToolDialog):
         else:
             text = sessions + ", " + self.tr("all imported already")
         item.setText(1, text)
-        if check:
-            item.setCheckState(0, Qt.CheckState.Checked if fresh else Qt.CheckState.Unchecked)
+        if source == "pi":
+            self.pi_note.show()
+            self.fit_height()
+        if check:  # pi sessions are live in the sidebar already: copying them is asked for, never the default
+            fresh_here = fresh and source != "pi"
+            item.setCheckState(0, Qt.CheckState.Checked if fresh_here else Qt.CheckState.Unchecked)
         self._update_import_button()
 
     def checked(self) -> list[str]:

@@ -180,8 +180,13 @@ class InboxModel(PagedListModel):
     def handle_event(self, topic: str, payload: dict) -> None:
         """Feed every host event here; the model picks the inbox ones."""
         if topic == "notification.created":
+            for replaced in payload.get("replaces") or []:  # the chat's older unread rows: one row per chat
+                self._remove(replaced)
             self._insert_newest(payload["notification"])
             self._set_unread(payload.get("unreadCount", self.unread_count))
+        elif topic == "session.changed" and (payload.get("trashed") or payload.get("reason") == "restored"):
+            # a chat went to the Trash or came back: the host lists its rows only while it is out of the Trash
+            spawn(self._background(self.load()), name="inbox-reload")
         elif topic == "notification.changed":
             if "notification" in payload:
                 # one row read: patch it rather than reset the view under the pointer
@@ -197,6 +202,13 @@ class InboxModel(PagedListModel):
         self.beginInsertRows(QModelIndex(), 0, 0)
         self.rows.insert(0, notification)
         self.endInsertRows()
+
+    def _remove(self, notification_id: str) -> None:
+        row = self.row_of(notification_id)
+        if row >= 0:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self.rows[row]
+            self.endRemoveRows()
 
     def _replace(self, notification: dict) -> bool:
         """Swap in the host's copy of a row; True when it turned from unread to read."""

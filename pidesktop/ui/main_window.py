@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pidesktop.ui")
 
+APP_NAME = "pidesktop"
 PAGE_SIZE = 100
 FIRST_PAGE = 100
 # The next page of the session list is asked for this long after one went in: the window relays out and
@@ -51,7 +52,7 @@ def _load_widget_modules() -> None:
     global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
     global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
     global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens, FileChanges, PermissionCard
+    global price_table, short_tokens, FileChanges, PermissionCard, QuitQuestion
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
@@ -86,6 +87,7 @@ def _load_widget_modules() -> None:
     from .project_actions import ProjectActions
     from .project_picker import ProjectPicker
     from .queue_strip import QueueStrip
+    from .quit_question import QuitQuestion
     from .resources import app_icon
     from .session_model import SessionTreeModel, display_title
     from .sidebar import Sidebar
@@ -108,7 +110,7 @@ class MainWindow(QMainWindow):
         self.prefs = prefs or Preferences(None)
         self.built = False
         self._close_when_built = False
-        self.setWindowTitle("pidesktop")
+        self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
         state = self.prefs.data["window"]
         geometry = state.get("geometry")
@@ -160,6 +162,7 @@ class MainWindow(QMainWindow):
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
         self.tray = TrayNotifier(self, self.open_chat)
+        self.quit_question = QuitQuestion(self)  # closing while a reply is written asks first
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.projects.new_chat)
         self._connect_projects()
@@ -390,6 +393,7 @@ class MainWindow(QMainWindow):
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
             self._tell_interrupted(hello.get("interruptedReplies") or [])
             await self.load_sessions()
+            self._reopen_last_chat()
             await self.projects.refresh()
             await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
@@ -399,6 +403,12 @@ class MainWindow(QMainWindow):
         await task_op(load, parent=self, name="start")
         self.composer.focus_prompt()
         self.ready.emit()
+
+    def _reopen_last_chat(self) -> None:
+        """The chat shown when the window last closed is shown again, if it is still in the list."""
+        last = self.prefs.data["window"].get("lastSession")
+        if isinstance(last, str) and self.current_session_id is None and self.model.session(last) is not None:
+            self.sidebar.select(last)
 
     async def load_sessions(self) -> None:
         """The newest chats at once, the rest a page at a time (no single long stall)."""
@@ -440,6 +450,7 @@ class MainWindow(QMainWindow):
             self.tray.announce(payload["notification"])
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
+            QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
         if topic != "session.changed":
             return
         session_id = payload["sessionId"]
@@ -504,9 +515,7 @@ class MainWindow(QMainWindow):
         self.search_dialog.open()
 
     def _open_search_hit(self, session_id: str, message_id: str) -> None:
-        self.sidebar.select(session_id)
-        if message_id:
-            spawn(self.open_transcript(session_id, around=message_id), name="open-search-hit")
+        self.open_chat(session_id, around=message_id or None)  # an automation's run chat has no sidebar row
         self.composer.focus_prompt()
 
     def open_settings(self) -> None:
@@ -569,11 +578,14 @@ class MainWindow(QMainWindow):
         self.composer.set_models(model_choices(listed, rows, (recent or {}).get("models")), self.model_chip.text())
         self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
-    def open_chat(self, session_id: str) -> None:
+    def open_chat(self, session_id: str, around: str | None = None) -> None:
         """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
-        list leaves out: the Automations page, the inbox and the tray open it)."""
+        list leaves out: the Automations page, search, the inbox and the tray open it). ``around``: the
+        message to show (a search hit)."""
         if self.model.session(session_id) is not None:
             self.sidebar.select(session_id)
+            if around:
+                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
             return
 
         async def fetch() -> dict:
@@ -581,16 +593,18 @@ class MainWindow(QMainWindow):
 
         def show(session: dict) -> None:
             self.sidebar.select_none()  # no row of the list is the chat shown
-            self._open_summary(session)
+            self.open_summary(session)
+            if around:
+                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
 
         task_op(fetch, parent=self, name="open-chat", success=show).run()
 
     def _open_session(self, session_id: str) -> None:
         session = self.model.session(session_id)
         if session is not None:
-            self._open_summary(session)
+            self.open_summary(session)
 
-    def _open_summary(self, session: dict) -> None:
+    def open_summary(self, session: dict) -> None:
         session_id = session["id"]
         changed = self.current_session_id != session_id
         if changed:
@@ -609,6 +623,7 @@ class MainWindow(QMainWindow):
     def show_no_session(self) -> None:
         self.header_title.setText("")
         self.file_changes.show_session(None)
+        self.setWindowTitle(APP_NAME)
         self.projects.no_session_shown()
         self.context_meter.hide()
         spawn(self.plans.show_session(None), name="plan-area")
@@ -622,6 +637,7 @@ class MainWindow(QMainWindow):
         self.composer.set_permission(session.get("permissionMode"))
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         self.header_title.setText(display_title(session))
+        self.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
         self.projects.session_shown(session)
         self.native.show(session)
         # a chat nobody has written in yet looks like the first start
@@ -722,6 +738,7 @@ class MainWindow(QMainWindow):
             self.chats.switch_to(None)
             self.show_no_session()
             self.sidebar.select_none()
+        self.chats.parked_edits.pop(session_id, None)  # after the switch, which parks an edit in progress
         self._refresh_empty_state()
 
     def _refresh_empty_state(self) -> None:
@@ -748,6 +765,12 @@ class MainWindow(QMainWindow):
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
+
+    def record_error(self, error: HostError) -> None:
+        """A failure already shown where it happened (a failed reply says why under itself): kept for the log
+        and for Details, not said a second time on the notice line."""
+        self.error_log.add(error)
+        log.warning("error recorded: %s: %s %s", error.code, error.message, error.data or "")
 
     def _tell_interrupted(self, replies: list[dict]) -> None:
         """Replies a quit or crash cut off (the boot pass kept them as far as they got): say so once."""
@@ -791,6 +814,7 @@ class MainWindow(QMainWindow):
             "splitter": self.splitter.sizes(),
             "sidebarHidden": int(self.sidebar.isHidden()),
             "theme": self.theme.name,  # the next start's first frame is painted in it
+            **({"lastSession": self.current_session_id} if self.current_session_id else {}),
             **({"language": language} if isinstance(language, str) else {}),
         }
         self.prefs.save()
@@ -813,6 +837,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         if not self.built:  # closed while the window is being built: once it is
             self._close_when_built = True
+            event.ignore()
+            return
+        if not self.quit_question.may_close():  # a reply is being written: asked, or waited for
             event.ignore()
             return
         self._save_window_state()

@@ -174,3 +174,34 @@ def plain_to_html(text: str, theme: Theme, color: str | None = None) -> str:
     """Text shown exactly as typed (user prompts): escaped, line breaks kept."""
     escaped = html.escape(text).replace("\n", "<br>")
     return f'<div style="color:{color or theme.text}; white-space: pre-wrap;">{escaped}</div>'
+
+
+# A closed fenced block on lines of its own: ``` or ~~~ (3 or more), an optional info string, the code.
+_CLOSED_FENCE = re.compile(
+    r"^(?P<fence>`{3,}|~{3,})[^\n`]*\n(?P<code>.*?)\n?^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL
+)
+
+
+def prompt_to_html(text: str, theme: Theme) -> str:
+    """A prompt as typed, except that a closed fenced block shows as code rather than as ``` marks (a prompt
+    pasted from another tool often carries them). Nothing else is read as markdown."""
+    parts: list[str] = []
+    position = 0
+    for match in _CLOSED_FENCE.finditer(text):
+        before = text[position : match.start()].strip("\n")
+        if before:
+            parts.append(plain_to_html(before, theme))
+        code = html.escape(match.group("code"))
+        parts.append(
+            f'<table width="100%" cellspacing="0" cellpadding="8" style="background-color:{theme.code_panel}; '
+            f'border: 1px solid {theme.border}; margin-top: 4px; margin-bottom: 4px;"><tr><td>'
+            f'<div style="font-family: monospace; white-space: pre-wrap; color:{theme.text};">'
+            f"{code.replace(chr(10), '<br>')}</div></td></tr></table>"
+        )
+        position = match.end()
+    if not parts:
+        return plain_to_html(text, theme)
+    rest = text[position:].strip("\n")
+    if rest:
+        parts.append(plain_to_html(rest, theme))
+    return "".join(parts)

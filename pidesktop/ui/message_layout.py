@@ -345,7 +345,7 @@ def _user(
     blocks = message.get("blocks", [])
     text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     attachments = [b for b in blocks if b.get("type") == "attachment"]
-    html_text = markdown.plain_to_html(text, theme) if text else ""
+    html_text = markdown.prompt_to_html(text, theme) if text else ""
     resources: dict[str, QImage] = {}
     if attachments:
         html_text += _attachments_html(attachments, theme, images or {}, resources)
@@ -760,18 +760,18 @@ def paint_row(
     top: float,
     left: float,
     theme: Theme,
-    highlighted: bool = False,
+    highlighted: float = 0.0,
     hovered: bool = False,
     hover_action: str | None = None,
     font: QFont | None = None,
 ) -> None:
+    """``highlighted``: how strongly the row is marked as a search hit, 1 (full) fading to 0 (not at all)."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    if highlighted:
-        painter.fillRect(
-            QRectF(left, top, 10_000, rendered.height),
-            QColor(theme.accent).lighter(190) if theme.name == "light" else QColor(theme.selected),
-        )
+    if highlighted > 0:
+        color = QColor(theme.accent).lighter(190) if theme.name == "light" else QColor(theme.selected)
+        color.setAlphaF(min(1.0, float(highlighted)))
+        painter.fillRect(QRectF(left, top, 10_000, rendered.height), color)
     if rendered.guide_x is not None:
         painter.fillRect(QRectF(left + rendered.guide_x - 1, top, 2, rendered.height), QColor(theme.border))
     for part in rendered.parts:

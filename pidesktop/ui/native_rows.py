@@ -19,6 +19,8 @@ CONTEXT = "NativeRows"
 GROUP_LABEL = QT_TRANSLATE_NOOP("NativeRows", "%1 · pi")
 NO_FOLDER = QT_TRANSLATE_NOOP("NativeRows", "pi sessions")
 BADGE = "pi"
+COPY_BADGE = QT_TRANSLATE_NOOP("NativeRows", "pi copy")
+COPY_TIP = QT_TRANSLATE_NOOP("NativeRows", "%1\nA copy imported from pi: the pi session itself is the row tagged “pi”.")
 BADGE_GAP = 6
 
 
@@ -28,7 +30,7 @@ def is_native_id(session_id: str | None) -> bool:
 
 def is_native(session: dict | None) -> bool:
     """A row of a pi session file (read in place, never written by the app's own commands)."""
-    return bool(session) and (session.get("origin") == "native-pi" or is_native_id(session.get("id")))
+    return session is not None and (session.get("origin") == "native-pi" or is_native_id(session.get("id")))
 
 
 def shown(prefs) -> bool:
@@ -54,8 +56,8 @@ def group_folder(key: str) -> str:
 def group_label(key: str) -> str:
     folder = group_folder(key).rstrip("/").rsplit("/", 1)[-1]
     if not folder:
-        return QCoreApplication.translate(CONTEXT, NO_FOLDER)
-    return QCoreApplication.translate(CONTEXT, GROUP_LABEL).replace("%1", folder)
+        return QCoreApplication.translate(CONTEXT, str(NO_FOLDER))
+    return QCoreApplication.translate(CONTEXT, str(GROUP_LABEL)).replace("%1", folder)
 
 
 def is_fork(session: dict) -> bool:
@@ -63,14 +65,32 @@ def is_fork(session: dict) -> bool:
     return is_native(session) and bool(session.get("parentSessionId"))
 
 
-def badge_width(font: QFont) -> float:
-    return _badge_font(font)[1].horizontalAdvance(BADGE) + 10
+def is_pi_copy(session: dict | None) -> bool:
+    """A chat of this app imported from a pi session file (the file itself is also listed, as a native row)."""
+    return session is not None and not is_native(session) and session.get("source") == "pi"
 
 
-def paint_badge(painter: QPainter, font: QFont, right: float, middle: float, color: str) -> float:
-    """A small outlined "pi" tag ending at ``right``; returns its left edge."""
+def badge(session: dict) -> str | None:
+    """The tag a row wears so that a pi session and its imported copy are never two look-alike rows."""
+    if is_native(session):
+        return BADGE
+    if is_pi_copy(session):
+        return QCoreApplication.translate(CONTEXT, str(COPY_BADGE))
+    return None
+
+
+def copy_tooltip(title: str) -> str:
+    return QCoreApplication.translate(CONTEXT, str(COPY_TIP)).replace("%1", title)
+
+
+def badge_width(font: QFont, text: str = BADGE) -> float:
+    return _badge_font(font)[1].horizontalAdvance(text) + 10
+
+
+def paint_badge(painter: QPainter, font: QFont, right: float, middle: float, color: str, text: str = BADGE) -> float:
+    """A small outlined tag ("pi", "pi copy") ending at ``right``; returns its left edge."""
     small, metrics = _badge_font(font)
-    width = metrics.horizontalAdvance(BADGE) + 10
+    width = metrics.horizontalAdvance(text) + 10
     height = metrics.height() + 2
     rect = QRectF(right - width, middle - height / 2, width, height)
     painter.save()
@@ -81,7 +101,7 @@ def paint_badge(painter: QPainter, font: QFont, right: float, middle: float, col
     path.addRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
     painter.drawPath(path)
     painter.setFont(small)
-    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, BADGE)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
     painter.restore()
     return rect.left()
 

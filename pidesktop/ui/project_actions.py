@@ -130,11 +130,16 @@ class ProjectActions(QObject):
 
     # -- chats ---------------------------------------------------------------------------
     def new_chat(self) -> None:
-        """Ctrl+N: a chat in the current project, or one in no project."""
+        """Ctrl+N: a chat in the current project, or one in no project.
+
+        A project whose folder is missing (an imported chat's, from another machine) is never where new
+        chats go: its tools could not run there. Ctrl+N then starts outside any project and forgets it.
+        """
         project = self.current()
-        if project is not None:
+        if project is not None and not project.get("missing"):
             self.new_chat_in(project)
         else:
+            self._remember(None)
             self.window.chats.pending_changes.pop("projectPath", None)
             self.window.chats.new_chat()
             self.no_session_shown()

@@ -16,22 +16,31 @@ def relaunch_pidesktop() -> None:
     The new process is started once this one has released the installation
     lock, from an exit handler, so it never meets "pidesktop is already running".
     """
-    atexit.register(_start_again, sys.executable, os.getcwd())
+    atexit.register(_start_again, restart_command(own_command(), sys.argv), os.getcwd())
     app = QApplication.instance()
     if app is not None:
         app.quit()
 
 
-def _start_again(python: str, cwd: str) -> None:
+def own_command() -> list[str]:
+    """How to start this pidesktop: the bundle's own program when frozen (PyInstaller), else its Python's module."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "pidesktop"]
+
+
+def restart_command(program: list[str], argv: list[str]) -> list[str]:
+    """``program`` (``own_command()``) with the options this run was given (``--data-dir`` among them)."""
+    return [*program, *argv[1:]]
+
+
+def _start_again(command: list[str], cwd: str) -> subprocess.Popen | None:
+    """Start the new process in a session of its own (closing a terminal does not stop it), writing to the
+    same output as this one: started from a terminal, what it says still shows there."""
     try:
-        subprocess.Popen(
-            [python, "-m", "pidesktop"],
-            cwd=cwd,
-            start_new_session=True,
-            close_fds=True,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        started = subprocess.Popen(command, cwd=cwd, start_new_session=True, close_fds=True, stdin=subprocess.DEVNULL)
     except OSError as exc:  # the move is journalled: it runs whenever pidesktop is started next
         print(f"pidesktop: could not restart ({exc}); start pidesktop to move the data folder.", file=sys.stderr)
+        return None
+    print(f"pidesktop: started again (process {started.pid})", file=sys.stderr, flush=True)
+    return started

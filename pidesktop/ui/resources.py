@@ -1,4 +1,4 @@
-"""Icons and other files from the top-level ``resources/`` folder."""
+"""Icons and translations, shipped inside the package (``pidesktop/resources/``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 
 
 def app_icon() -> QIcon:

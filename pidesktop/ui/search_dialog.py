@@ -1,7 +1,8 @@
 """Search every chat (Ctrl+K): a field, live results, keyboard to pick one.
 
 ``SearchModel`` asks the host (``search.sessions``) and keeps only the answer
-to the newest query; further pages load when the list reaches its end.
+to the newest query (the "Automation runs" filter adds the chats automations
+made, which no list shows); further pages load when the list reaches its end.
 ``SearchDelegate`` paints one result per session with up to three snippets,
 their matches in bold on a soft accent. ``SearchDialog`` debounces typing and
 reports the choice as ``chosen(sessionId, messageId)``.
@@ -29,6 +30,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -201,6 +203,7 @@ class SearchModel(PagedListModel):
     def __init__(self, client: HostClient, parent: QObject | None = None):
         super().__init__(client, parent)
         self.query = ""
+        self.automation_runs = False  # the filter: also search the chats automations made (not listed elsewhere)
         self.total = 0
         self.total_exact = True  # False: ``total`` counts the chats listed so far, more may match
 
@@ -239,11 +242,14 @@ class SearchModel(PagedListModel):
         if not query:
             self._apply(generation, "", {"results": [], "nextCursor": None, "totalSessions": 0})
             return
-        reply = await self.client.call("search.sessions", {"query": query, "limit": PAGE})
+        reply = await self.client.call("search.sessions", self._params(query))
         self._apply(generation, query, reply)
 
+    def _params(self, query: str) -> dict:
+        return {"query": query, "limit": PAGE} | ({"automationRuns": True} if self.automation_runs else {})
+
     async def load_more(self) -> None:
-        reply = await self._next_page("search.sessions", {"query": self.query, "limit": PAGE}, "results", "sessionId")
+        reply = await self._next_page("search.sessions", self._params(self.query), "results", "sessionId")
         if reply is not None:
             self.total = reply.get("totalSessions", self.total)
             self.total_exact = reply.get("totalSessionsExact", True)
@@ -331,7 +337,12 @@ class SearchDelegate(QStyledItemDelegate):
         parts = [p for p in (matches_text(row), project_name(row.get("projectPath"))) if p]
         markers = [
             name
-            for name, hit in ((self.tr("title"), row.get("titleMatch")), (self.tr("project"), row.get("projectMatch")))
+            for name, hit in (
+                (self.tr("automation"), row.get("automationRun")),  # a run's chat: not in the sidebar
+                (self.tr("pi session"), row.get("native")),  # pi's own file, read in place
+                (self.tr("title"), row.get("titleMatch")),
+                (self.tr("project"), row.get("projectMatch")),
+            )
             if hit
         ]
         marker_width = sum(metrics.horizontalAdvance(m) + 12 + 8 for m in markers)
@@ -463,9 +474,21 @@ class SearchDialog(QDialog):
         footer_frame.setObjectName("searchFooter")
         footer_frame.setLayout(footer)
 
-        top = QVBoxLayout()
+        self.runs_filter = QCheckBox(self.tr("&Automation runs"))  # Alt+A
+        self.runs_filter.setObjectName("searchRunsFilter")
+        self.runs_filter.setToolTip(
+            self.tr(
+                "Also search the chats your automations made "
+                "(they are not in the sidebar; the Automations window lists them too)"
+            )
+        )
+        self.runs_filter.toggled.connect(self._filter_changed)
+
+        top = QHBoxLayout()
         top.setContentsMargins(16, 16, 16, 8)
-        top.addWidget(self.field)
+        top.setSpacing(12)
+        top.addWidget(self.field, 1)
+        top.addWidget(self.runs_filter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -539,6 +562,11 @@ class SearchDialog(QDialog):
         self.model.forget_pending()
         self.debounce.start()
 
+    def _filter_changed(self, on: bool) -> None:
+        self.model.automation_runs = on
+        self.field.setFocus()  # typing goes on in the field
+        self._text_changed(self.field.text())
+
     def _search_now(self) -> None:
         spawn(self._search(self.field.text()), name="search-sessions")
 
@@ -594,4 +622,5 @@ QListView#searchResults {{ background: {t.background}; border: none; outline: 0;
 QLabel#searchEmpty {{ color: {t.muted}; font-size: 14px; background: {t.background}; }}
 QFrame#searchFooter {{ border-top: 1px solid {t.border}; background: {t.sidebar}; }}
 QLabel#searchStatus, QLabel#searchKeys {{ color: {t.muted}; }}
+QCheckBox#searchRunsFilter {{ color: {t.muted}; }}
 """

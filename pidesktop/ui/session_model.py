@@ -542,6 +542,8 @@ class SessionTreeModel(QStandardItemModel):
         if role == Qt.ItemDataRole.EditRole:
             return session["title"]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if native_rows.is_pi_copy(session):
+                return native_rows.copy_tooltip(display_title(session))
             return display_title(session)
         if role == SessionIdRole:
             return session["id"]

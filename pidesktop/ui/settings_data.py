@@ -70,11 +70,6 @@ class DataPage(QWidget):
                 self.tr("Copies of the database kept when pidesktop updated it."),
                 self.open_schema_backups,
             ),
-            (
-                self.workflows_button,
-                self.tr("Status, check and backup of the Pi Workflows state."),
-                self.open_workflows,
-            ),
         )
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -89,6 +84,25 @@ class DataPage(QWidget):
             hint.setWordWrap(True)
             grid.addWidget(button, row, 0)
             grid.addWidget(hint, row, 1)
+        # Only for people who run pi's workflows (the pi-workflows command): kept apart, and said so plainly.
+        self.advanced_title = QLabel(self.tr("Advanced"))
+        self.advanced_title.setObjectName("sectionTitle")
+        self.workflows_hint = QLabel(
+            self.tr(
+                "For pi's multi-step workflows (the pi-workflows command): the status of their state file, "
+                "a check and a backup. If you do not use them, there is nothing to do here."
+            )
+        )
+        self.workflows_hint.setObjectName("muted")
+        self.workflows_hint.setWordWrap(True)
+        self.workflows_button.setMinimumWidth(self.TOOL_BUTTON_WIDTH)
+        self.workflows_button.clicked.connect(self.open_workflows)
+        advanced = QGridLayout()
+        advanced.setContentsMargins(0, 0, 0, 0)
+        advanced.setHorizontalSpacing(16)
+        advanced.setColumnStretch(1, 1)
+        advanced.addWidget(self.workflows_button, 0, 0, Qt.AlignmentFlag.AlignTop)
+        advanced.addWidget(self.workflows_hint, 0, 1)
         for button in self._needs_location():
             button.setEnabled(False)
         buttons = QHBoxLayout()
@@ -110,6 +124,9 @@ class DataPage(QWidget):
         layout.addSpacing(16)
         self.crash_reports = CrashReportsRow(client)
         layout.addWidget(self.crash_reports)
+        layout.addSpacing(16)
+        layout.addWidget(self.advanced_title)
+        layout.addLayout(advanced)
         layout.addStretch(1)
 
     def _needs_location(self) -> tuple[QPushButton, ...]:

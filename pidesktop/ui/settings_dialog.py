@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -25,9 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .. import __version__
 from ..bus import HostClient
+from . import i18n
 from . import theme as themes
 from .dialog_style import settings_stylesheet
+from .ops import host_op
 from .settings_data import DataPage
 from .settings_general import GeneralPage
 from .settings_providers import ProvidersPage
@@ -78,11 +82,17 @@ class SettingsDialog(QDialog):
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.about = QLabel(self.about_line(None))
+        self.about.setObjectName("muted")
+        self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        footer = QHBoxLayout()
+        footer.addWidget(self.about, 0, Qt.AlignmentFlag.AlignVCenter)
+        footer.addWidget(buttons, 1)
         content = QVBoxLayout()
         content.setContentsMargins(24, 24, 24, 16)
         content.setSpacing(16)
         content.addWidget(self.pages, 1)
-        content.addWidget(buttons)
+        content.addLayout(footer)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -106,7 +116,23 @@ class SettingsDialog(QDialog):
         return dialog
 
     async def load(self) -> None:
-        await asyncio.gather(self.general.load(), self.providers.load(), self.usage.load(), self.data.load())
+        await asyncio.gather(
+            self.general.load(), self.providers.load(), self.usage.load(), self.data.load(), self.load_about()
+        )
+
+    def about_line(self, schema_version: int | None) -> str:
+        """What is running: this pidesktop's version and, once the host said it, the data schema it uses."""
+        if schema_version is None:
+            return i18n.arg(self.tr("pidesktop %1"), __version__)
+        return i18n.arg(self.tr("pidesktop %1 · data schema v%2"), __version__, schema_version)
+
+    async def load_about(self) -> None:
+        # Without an answer the line keeps the version alone; the pages report a host that does not answer.
+        hello = await host_op(
+            self.client, "app.handshake", {"protocolVersion": 1}, parent=self, failure=lambda _error: None
+        )
+        if hello is not None:
+            self.about.setText(self.about_line(hello["schemaVersion"]))
 
     def show_page(self, name: str) -> None:
         """Switch to ``"General"``, ``"Providers"``, ``"Usage"`` or ``"Data"``."""

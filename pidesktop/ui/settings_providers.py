@@ -39,6 +39,7 @@ from ..agent.model_refresh import refresh_models
 from ..agent.presets import PRESETS
 from ..bus import ErrorCode, HostClient, HostError
 from .i18n import arg
+from .model_settings_form import ModelSettingsForm
 from .ops import host_op, task_op
 from .plain_errors import sentence
 from .settings_general import ChoiceBox
@@ -225,6 +226,12 @@ class ProvidersPage(QWidget):
         _form_row(self.form, "", self.enabled_check)
         _form_row(self.form, self.tr("Default model"), self.model_combo)
         _form_row(self.form, "", refresh_row)
+        # The model named above: its window, output, temperature and system prompt, stored with Save.
+        self.model_rows: dict[str, dict] = {}
+        self.model_form = ModelSettingsForm(self)
+        for caption, field in self.model_form.rows():
+            _form_row(self.form, caption, field)
+        self.model_combo.editTextChanged.connect(lambda _text: self._show_model_settings())
         self.notice = _notice()
 
         self.save_button = QPushButton(self.tr("Save"))
@@ -269,15 +276,27 @@ class ProvidersPage(QWidget):
         params = self._upsert_params()
         created = self.selected_id is None
 
+        model = self.model_form.model_params()
+        row = self.model_rows.get(model["modelId"]) or {}
+        # only a change is stored: a model row written here becomes the person's, which discovery leaves alone
+        tokens_changed = (row.get("contextWindow"), row.get("maxOutputTokens")) != (
+            model["contextWindow"],
+            model["maxOutputTokens"],
+        )
+
         async def saved(result: dict) -> None:
             self.key_edit.clear()  # the key lives in the host's store now, not here
             provider_id = result["provider"]["id"]
             self.selected_id = provider_id
+            if model["modelId"] and tokens_changed:  # the model's token counts: its row (null: automatic)
+                await host_op(self.client, "models.upsert", {"providerId": provider_id, "model": model}, parent=self)
             await self._reload()
             done = self.tr("Provider added.") if created else self.tr("Saved.")
             self.show_notice(done)
             self.providersChanged.emit()
             await self.refresh(before=done)
+            if created:
+                await self._default_if_first(provider_id)
 
         return host_op(
             self.client,
@@ -312,6 +331,29 @@ class ProvidersPage(QWidget):
             failure=self._failed,
             busy=[self.remove_key_button],
         )
+
+    async def _default_if_first(self, provider_id: str) -> None:
+        """The first real provider answers new chats at once, once it has a model (the offline demo was the
+        default only for want of one); a later one never takes the default from it."""
+        model = self.model_combo.currentText().strip()
+        if self.default_provider_id != OFFLINE_ID or self.selected_id != provider_id or not model:
+            return
+        result = await host_op(
+            self.client,
+            "providers.setDefault",
+            {"providerId": provider_id, "modelId": model},
+            parent=self,
+            failure=self._failed,
+        )
+        if result is None:
+            return
+        self.default_provider_id = result["defaultProviderId"]
+        self.default_model_id = result["defaultModelId"]
+        self._rebuild_list()
+        self._update_buttons()
+        chosen = arg(self.tr("New chats use %1 with %2."), self._name_of(provider_id), model)
+        self.show_notice(_joined(self.notice.text(), chosen))
+        self.providersChanged.emit()
 
     def use_as_default(self, provider_id: str | None):
         if provider_id == OFFLINE_ID or provider_id is None:
@@ -433,6 +475,7 @@ class ProvidersPage(QWidget):
         )
         if result is None or provider_id != self.selected_id:
             return []  # failed, or the user moved on while the list was on its way
+        self.model_rows = {model["modelId"]: model for model in result["models"]}
         shown = self.model_combo.currentText()
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
@@ -446,8 +489,14 @@ class ProvidersPage(QWidget):
         self.model_combo.setEditText(shown)
         self.model_combo.lineEdit().setCursorPosition(0)  # the start of a long id, not its tail
         self.model_combo.blockSignals(False)
+        self._show_model_settings()
         self._update_buttons()
         return result["models"]
+
+    def _show_model_settings(self) -> None:
+        model_id = self.model_combo.currentText().strip()
+        provider = self._selected_provider() or {}
+        self.model_form.show_for(model_id, self.model_rows.get(model_id), provider.get("config"))
 
     async def _choose_default_model(self, provider_id: str, models: list[dict]) -> None:
         """A provider without a default model gets one: the first model it lists. Stored at once, like the list."""
@@ -596,10 +645,13 @@ class ProvidersPage(QWidget):
         self.editor.setCurrentWidget(self.form_panel)
         provider = self._selected_provider()
         drafting = provider is None
-        for widget in (self.preset_label, self.preset_combo):
-            widget.setVisible(drafting)
+        if provider is not None:  # presets stay reachable: the one this provider matches, or Custom
+            self.preset_combo.blockSignals(True)
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(_preset_of(provider)))
+            self.preset_combo.blockSignals(False)
         self.delete_button.setVisible(not drafting)
         _mark_invalid(self.model_combo, False)
+        self.model_rows = {}
         if drafting:
             self.editor_title.setText(self.tr("New provider"))
             self.enabled_check.setChecked(True)
@@ -615,6 +667,7 @@ class ProvidersPage(QWidget):
             self.model_combo.lineEdit().setCursorPosition(0)
             task_op(lambda: self.load_models(provider["id"]), parent=self, name="providers-models").run()
         self._show_key_state(provider)
+        self._show_model_settings()
         self._update_buttons()
 
     def _show_key_state(self, provider: dict | None) -> None:
@@ -651,9 +704,13 @@ class ProvidersPage(QWidget):
         self.models_note.setVisible(not saved)
 
     def _apply_preset(self) -> None:
-        if self.selected_id is not None:
-            return  # presets only fill in a new provider
+        """A preset fills in the name and URL (of a new provider, or of this one: Save stores them)."""
         preset = PRESETS.get(self.preset_combo.currentData())
+        if self.selected_id is not None:
+            if preset is not None:
+                self.name_edit.setText(preset.name)
+                self.url_edit.setText(preset.base_url)
+            return
         self.name_edit.setText(preset.name if preset else "")
         self.url_edit.setText(preset.base_url if preset else "")
         self._show_key_state(None)
@@ -670,6 +727,8 @@ class ProvidersPage(QWidget):
             provider["vendorKey"] = preset.vendor_key if preset else CUSTOM_PRESET
         else:
             provider["id"] = self.selected_id
+        if self.model_form.model_id:
+            provider["config"] = self.model_form.config_for((self._selected_provider() or {}).get("config"))
         params: dict = {"provider": provider}
         if self.key_edit.text():
             params["apiKey"] = self.key_edit.text()  # empty means: keep the stored key
@@ -813,3 +872,9 @@ def _discovery_summary(result: dict, listed: int) -> str:
         return arg(translate("ProvidersPage", "%1."), available)
     separator = translate("ProvidersPage", ", ", "between the items of a short list")
     return arg(translate("ProvidersPage", "%1 (%2)."), available, separator.join(parts))
+
+
+def _preset_of(provider: dict) -> str:
+    """The preset a stored provider matches by its URL, else Custom."""
+    url = (provider.get("baseUrl") or "").rstrip("/")
+    return next((p.id for p in PRESETS.values() if p.base_url.rstrip("/") == url), CUSTOM_PRESET)

@@ -123,9 +123,10 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setPen(self._color(t.muted))
         painter.drawText(inner, RIGHT, when)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - time_width - 8, inner.height())
-        if native_rows.is_native(session):  # a pi session: a small "pi" tag before the time
+        tag = native_rows.badge(session)
+        if tag:  # a pi session ("pi") or a copy imported from one ("pi copy"): a small tag before the time
             left = native_rows.paint_badge(
-                painter, option.font, inner.right() - time_width - 2, inner.center().y() + 0.5, t.muted
+                painter, option.font, inner.right() - time_width - 2, inner.center().y() + 0.5, t.muted, tag
             )
             title_rect.setRight(int(left) - native_rows.BADGE_GAP)
         status = (session.get("lastTurn") or {}).get("status")
@@ -241,11 +242,13 @@ class Sidebar(QWidget):
 
         self.rename_action = QAction(self.tr("Rename"), self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
-        self.rename_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # F2 and Delete act on the chat picked from anywhere in the window (a click hands the keyboard to the
+        # composer); a text field that has text keeps Delete for itself (see PromptEdit.event).
+        self.rename_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.rename_action.triggered.connect(self.rename_current)
         self.delete_action = QAction(self.tr("Delete…"), self)
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.delete_action.triggered.connect(self._delete_current)
         self.pin_action = QAction(self.tr("Pin"), self)
         self.pin_action.triggered.connect(lambda: self._toggle_session_flag("pinned"))

@@ -204,6 +204,20 @@ def _heading(title: str, subtitle: str) -> QVBoxLayout:
     return box
 
 
+def destination_text(destination: Path | None) -> str:
+    """Where the data ends up, in the words of the folder the person chose (its layout in brackets)."""
+    if destination is None:
+        return ""
+    return i18n.arg(
+        QCoreApplication.translate(
+            "StorageWizard", "Your data goes into %1\n(chats and files in %2, window settings in %3)"
+        ),
+        destination,
+        move.data_root_at(destination),
+        destination / "ui",
+    )
+
+
 class ChoosePage(QWizardPage):
     def __init__(self, location: paths.StorageLocation):
         super().__init__()
@@ -297,14 +311,14 @@ class ChoosePage(QWizardPage):
         self.plan = plan
         self.checked_text = text
         if plan.retry:
-            self._show(
-                self.tr("This folder holds an earlier, unfinished copy of your data; the move picks up from there."),
-                "ok",
+            verdict = self.tr(
+                "This folder holds an earlier, unfinished copy of your data; the move picks up from there."
             )
         elif plan.destination.exists():
-            self._show(self.tr("This empty folder can be used."), "ok")
+            verdict = self.tr("This empty folder can be used.")
         else:
-            self._show(self.tr("This folder will be created."), "ok")
+            verdict = self.tr("This folder will be created.")
+        self._show(verdict + "\n" + destination_text(plan.destination), "ok")
         self.completeChanged.emit()
 
     def _show(self, text: str, severity: str) -> None:
@@ -452,12 +466,9 @@ class ConfirmPage(QWizardPage):
     def initializePage(self) -> None:
         wizard: StorageWizard = self.wizard()
         self.summary.setText(
-            i18n.arg(
-                self.tr("From: %1\nTo: %2\nSize: %3"),
-                wizard.location.data_root,
-                wizard.new_data_root,
-                human_size(wizard.review.total_bytes),
-            )
+            destination_text(wizard.destination)
+            + "\n"
+            + i18n.arg(self.tr("From: %1\nSize: %2"), wizard.location.data_root, human_size(wizard.review.total_bytes))
         )
         set_severity(self.summary, "info")
         self.error.hide()

@@ -98,7 +98,10 @@ def apply(app: QApplication, theme: Theme) -> None:
 
 
 def stylesheet(t: Theme) -> str:
+    # Dialog buttons carry no icons: on X11 the style's Close ✗ (and Save, Cancel) icons are drawn dark,
+    # nearly invisible on the dark theme, and every other button of the app is text only.
     return f"""
+QDialogButtonBox {{ dialogbuttonbox-buttons-have-icons: 0; }}
 QMainWindow, QWidget#conversation {{ background: {t.background}; color: {t.text}; }}
 QWidget#sidebar {{ background: {t.sidebar}; border-right: 1px solid {t.border}; }}
 QTreeView#sessionTree {{ background: {t.sidebar}; border: none; outline: 0; }}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import orjson
 import shiboken6
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, QVariantAnimation, Signal
 from PySide6.QtGui import QDesktopServices, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -165,7 +165,7 @@ class TranscriptDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         rendered = self.rendered(index)
         row = self.view.model().row_at(index)
-        highlighted = row["key"] == self.view.model().highlight_id
+        highlighted = self.view.highlight_level if row["key"] == self.view.model().highlight_id else 0.0
         hovered = row["key"] == self.view.hover_key
         paint_row(
             painter,
@@ -203,6 +203,10 @@ def _image_refs(row: dict) -> list[str]:
     ]
 
 
+HIGHLIGHT_HOLD_MS = 1500  # a search hit stays highlighted this long,
+HIGHLIGHT_FADE_MS = 1500  # then fades out over this long
+
+
 class TranscriptView(QListView):
     nearTop = Signal()
     actionTriggered = Signal(str, str)  # action name, message id
@@ -237,6 +241,18 @@ class TranscriptView(QListView):
         self.setMouseTracking(True)
         self._programmatic = False
         self._follow_tail = True
+        # A search hit is shown highlighted, then the highlight fades (it is where the hit was, not a mark).
+        self.highlight_level = 0.0
+        self._highlight_hold = QTimer(self)
+        self._highlight_hold.setSingleShot(True)
+        self._highlight_hold.setInterval(HIGHLIGHT_HOLD_MS)
+        self._highlight_fade = QVariantAnimation(self)
+        self._highlight_fade.setStartValue(1.0)
+        self._highlight_fade.setEndValue(0.0)
+        self._highlight_fade.setDuration(HIGHLIGHT_FADE_MS)
+        self._highlight_hold.timeout.connect(self._highlight_fade.start)
+        self._highlight_fade.valueChanged.connect(self._fade_highlight)
+        self._highlight_fade.finished.connect(self._highlight_faded)
         self.jump_button = QPushButton("↓  " + self.tr("Jump to latest"), self)
         self.jump_button.setObjectName("jumpToLatest")
         self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -457,6 +473,10 @@ class TranscriptView(QListView):
         # Layouts stay cached: they are keyed by row revision, and the first rows of
         # the new chat were laid out just before the reset.
         model: TranscriptModel = self.model()
+        self._highlight_fade.stop()
+        self.highlight_level = 1.0 if model.highlight_id else 0.0
+        if model.highlight_id:
+            self._highlight_hold.start()  # the hit's page comes in the next ticks; then the mark fades
         self._later(self.center_highlight if model.highlight_id else self.scroll_to_end)
 
     def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
@@ -495,6 +515,15 @@ class TranscriptView(QListView):
             self._programmatic = False
         self._follow_tail = False
         self._place_jump_button()
+
+    def _fade_highlight(self, level: float) -> None:
+        self.highlight_level = float(level)
+        self.viewport().update()
+
+    def _highlight_faded(self) -> None:
+        self.highlight_level = 0.0
+        self.model().highlight_id = None
+        self.viewport().update()
 
     def jump_to_latest(self) -> None:
         model: TranscriptModel = self.model()

@@ -32,7 +32,7 @@ class TrashDialog(ToolDialog):
     def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
         super().__init__(
             self.tr("Trash"),
-            self.tr("Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good."),
+            self.tr("Chats you deleted. Restore one to bring it back to the sidebar, or delete it for good."),
             theme,
             parent,
             client,
@@ -73,7 +73,8 @@ class TrashDialog(ToolDialog):
         self.list.clear()
         for session in self.sessions:
             deleted = datetime.fromtimestamp((session.get("deletedAt") or 0) / 1000).strftime("%Y-%m-%d %H:%M")
-            item = QTreeWidgetItem([display_title(session), source_name(session.get("source") or ""), deleted])
+            origin = source_name(session["source"]) if session.get("source") else self.tr("pidesktop")
+            item = QTreeWidgetItem([display_title(session), origin, deleted])
             item.setData(0, ID_ROLE, session["id"])
             item.setToolTip(0, display_title(session))
             self.list.addTopLevelItem(item)

@@ -71,7 +71,9 @@ def read(data: bytes, name: str = "") -> ImportedSession:
     uuids: set[str] = set()
     summaries: list[tuple[str, str]] = []
     session_ids: list[str] = []
-    last_assistant: tuple[str, bool, dict[str, Any]] | None = None  # (api id, sidechain, message)
+    # The reply being read: (api id, sidechain, message). A turn's later API responses join it while only
+    # tool results came between (Claude Code writes one entry per response), so a turn is one reply that folds.
+    last_assistant: tuple[str | None, bool, dict[str, Any]] | None = None
     seen_entries = 0
 
     for _number, entry in json_lines(data, result):
@@ -130,15 +132,19 @@ def read(data: bytes, name: str = "") -> ImportedSession:
 
         api_id = message.get("id") if isinstance(message.get("id"), str) else None
         blocks = _assistant_blocks(message.get("content"), calls, open_tasks)
+        failed = entry.get("isApiErrorMessage") is True
         if (
             last_assistant is not None
-            and api_id is not None
-            and last_assistant[0] == api_id
             and last_assistant[1] == sidechain
+            and not failed
+            and ((api_id is not None and last_assistant[0] == api_id) or _is_continuation(last_assistant[2]))
         ):
             target = last_assistant[2]
             target["blocks"].extend(blocks)
+            if isinstance(message.get("stop_reason"), str):
+                target.setdefault("meta", {})["stopReason"] = clean_text(message["stop_reason"])
             stamp_end(target, when, result)
+            last_assistant = (api_id, sidechain, target)
             continue
         desktop = {"id": ids.make(entry.get("uuid")), "role": "assistant", "blocks": blocks}
         meta: dict[str, Any] = {}
@@ -149,7 +155,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             meta["sourceUsage"] = storable(message["usage"])
         if isinstance(message.get("stop_reason"), str):
             meta["stopReason"] = clean_text(message["stop_reason"])
-        if entry.get("isApiErrorMessage") is True:  # the CLI's own note that the request failed
+        if failed:  # the CLI's own note that the request failed
             meta["status"] = "error"
         if sidechain:
             meta.update(_subagent_meta(sidechain_parent, calls))
@@ -157,7 +163,7 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             desktop["meta"] = meta
         stamp(desktop, when, result)
         result.messages.append(desktop)
-        last_assistant = (api_id, sidechain, desktop) if api_id is not None else None
+        last_assistant = None if failed else (api_id, sidechain, desktop)
 
     if not seen_entries:
         raise ReadFailure("no Claude Code entries in this file")
@@ -170,6 +176,12 @@ def read(data: bytes, name: str = "") -> ImportedSession:
             result.title = summary.strip()
             break
     return result
+
+
+def _is_continuation(reply: dict[str, Any]) -> bool:
+    """The reply ended on a tool call (its results came back since): the next response goes on with it."""
+    blocks = reply.get("blocks") or []
+    return bool(blocks) and blocks[-1].get("type") == "tool_call"
 
 
 def stamp_end(message: dict[str, Any], ms: int | None, result: ImportedSession) -> None:

@@ -21,6 +21,14 @@ message is an assistant ``tool_call`` named ``bash``; ``custom_message`` and
 ``branch_summary`` entries are ``system`` messages marked in
 ``meta.native``; compactions go to the ``compactions`` list; labels become
 ``meta.labels`` of their target.
+
+A ``context_edit`` entry (pi 0.87.1: ``targetId`` and ``replacement``, either
+``null`` or ``{content}``) on the branch changes only what the model is shown
+of its target, never the history: the target's UiMessage carries
+``meta.contextEdit`` (``{"omitted": true}`` or ``{"blocks": [...]}``), or for
+a tool result folded into its call, the ``tool_call`` block carries
+``contextEdit`` (``{"omitted": true}`` or ``{"result": text}``). The latest
+edit of a target on the branch wins; edits on other branches do not apply.
 """
 
 from __future__ import annotations
@@ -99,6 +107,7 @@ class Meta:
         "preview",
         "ordinal",
         "thinking",
+        "edit",
     )
 
     def __init__(self, id: str, parent: str | None, kind: str, ordinal: int):
@@ -115,6 +124,7 @@ class Meta:
         self.provider: str | None = None
         self.preview: str | None = None
         self.thinking: str | None = None
+        self.edit: dict[str, Any] | None = None  # a context_edit's replacement (None: omit the target)
 
 
 def entry_id(entry: dict[str, Any], ordinal: int, version: int) -> tuple[str, str | None]:
@@ -137,7 +147,16 @@ _ROLE_KINDS = {
     "hookMessage": "custom",
 }
 _ENTRY_KINDS = frozenset(
-    {"custom_message", "branch_summary", "compaction", "label", "session_info", "model_change", "thinking_level_change"}
+    {
+        "custom_message",
+        "branch_summary",
+        "compaction",
+        "label",
+        "session_info",
+        "model_change",
+        "thinking_level_change",
+        "context_edit",
+    }
 )
 
 
@@ -171,6 +190,10 @@ def describe(entry: dict[str, Any], ordinal: int, version: int) -> Meta:
             meta.model, meta.provider = _str(entry.get("modelId")), _str(entry.get("provider"))
         elif kind == "thinking_level_change":
             meta.thinking = _str(entry.get("thinkingLevel"))
+        elif kind == "context_edit":
+            meta.target = _str(entry.get("targetId"))
+            replacement = entry.get("replacement")
+            meta.edit = replacement if isinstance(replacement, dict) and "content" in replacement else None
     return meta
 
 
@@ -302,7 +325,25 @@ def first_kept_group(branch_view: BranchView, branch: list[Meta], first_kept_ent
 
 
 # -- projection to UiMessage ------------------------------------------------------------------------
-def project_group(group: Group, entries: list[dict[str, Any]], labels: dict[str, str], index: int) -> dict[str, Any]:
+OMIT = "omit"  # a context edit that takes its target out of the model's view
+
+
+def context_edits(branch: list[Meta]) -> dict[str, Any]:
+    """target id -> its replacement ``{content}`` or ``OMIT``, from the ``context_edit`` entries on ``branch``."""
+    edits: dict[str, Any] = {}
+    for meta in branch:
+        if meta.kind == "context_edit" and meta.target is not None:
+            edits[meta.target] = meta.edit if meta.edit is not None else OMIT
+    return edits
+
+
+def project_group(
+    group: Group,
+    entries: list[dict[str, Any]],
+    labels: dict[str, str],
+    index: int,
+    edits: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The UiMessage of a group; ``entries`` are the parsed entries of ``group.metas`` in order."""
     head, first = group.metas[0], entries[0]
     message = object_at(first, "message")
@@ -341,6 +382,8 @@ def project_group(group: Group, entries: list[dict[str, Any]], labels: dict[str,
         ui["role"] = "system"
         ui["blocks"] = [{"type": "text", "text": first.get("summary") if isinstance(first.get("summary"), str) else ""}]
         meta["native"] = {"type": "branch_summary", "fromId": first.get("fromId")}
+    if edits:
+        _mark_context_edits(group, ui, meta, edits)
     chips = [labels[m.id] for m in group.metas if m.id in labels]
     if chips:
         meta["labels"] = chips
@@ -349,6 +392,29 @@ def project_group(group: Group, entries: list[dict[str, Any]], labels: dict[str,
     ui["seq"] = index + 1
     ui["index"] = index
     return ui
+
+
+def _mark_context_edits(group: Group, ui: dict[str, Any], meta: dict[str, Any], edits: dict[str, Any]) -> None:
+    head = group.metas[0]
+    if head.id in edits:
+        edit = edits[head.id]
+        if edit == OMIT:
+            meta["contextEdit"] = {"omitted": True}
+        else:
+            content = edit.get("content")
+            blocks = _assistant_blocks(content) if head.kind == "assistant" else _content_blocks(content)
+            if isinstance(content, str) and head.kind == "assistant":
+                blocks = [{"type": "text", "text": content}]
+            meta["contextEdit"] = {"blocks": blocks}
+    for result in group.metas[1:]:
+        if result.id not in edits:
+            continue
+        edit = edits[result.id]
+        for block in ui["blocks"]:
+            if block.get("type") == "tool_call" and block.get("callId") == result.call_id:
+                block["contextEdit"] = (
+                    {"omitted": True} if edit == OMIT else {"result": content_text(edit.get("content"))}
+                )
 
 
 def _created(entry: dict[str, Any], meta: Meta) -> str | None:
@@ -536,8 +602,9 @@ def read_branch(parsed: Parsed, leaf_id: str | None = None) -> tuple[list[dict[s
     by_ordinal = {m.id: (m, parsed.entries[m.ordinal]) for m in parsed.metas}
     branch = parsed.tree.branch(leaf_id)
     branch_view = view(branch)
+    edits = context_edits(branch)
     messages = [
-        project_group(group, [by_ordinal[m.id][1] for m in group.metas], parsed.tree.labels, index)
+        project_group(group, [by_ordinal[m.id][1] for m in group.metas], parsed.tree.labels, index, edits)
         for index, group in enumerate(branch_view.groups)
     ]
     return messages, checkpoints(branch_view, branch, lambda meta: by_ordinal[meta.id][1], parsed.version)

@@ -140,9 +140,12 @@ def read_window(
     groups = branch_view.groups[first:end]
     wanted = [meta for group in groups for meta in group.metas]
     entries = dict(zip((m.id for m in wanted), index.read_entries(fd, wanted)))
+    edits = pi_format.context_edits(branch)  # pi's context_edit entries: what the model is shown, not the history
     messages = [
         cap(
-            pi_format.project_group(group, [entries[m.id] for m in group.metas], index.tree.labels, first + number),
+            pi_format.project_group(
+                group, [entries[m.id] for m in group.metas], index.tree.labels, first + number, edits
+            ),
             content_limit,
         )
         for number, group in enumerate(groups)

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import orjson
 
+from . import binary_storage
 from .lines import COMPACTION, MESSAGE, SESSION
 
 log = logging.getLogger("pidesktop.host.transcripts")
@@ -112,13 +113,18 @@ def decode_record(
 
     Checking the parsed type and id against the classification keeps every
     reader agreeing on which lines count, whatever odd bytes a file holds.
-    ``source`` and ``offset`` only locate the line in warnings.
+    ``source`` and ``offset`` only locate the line in warnings. A record in
+    the ``binaryStorage`` envelope comes back decoded; one that cannot be
+    decoded raises ``BinaryStorageError`` (never skipped: the history would be
+    silently wrong).
     """
     try:
         record = parse_line(raw)
     except orjson.JSONDecodeError as error:
         log.warning("skipping a line of %s at byte %d that is not valid JSON: %s", source, offset, error)
         return None
+    if isinstance(record, dict) and binary_storage.is_encoded(record):
+        record = binary_storage.decode(record, f"{source} (byte {offset})")
     if not _VALIDATORS[kind](record):
         log.warning("skipping an invalid %s record in %s at byte %d", kind, source, offset)
         return None

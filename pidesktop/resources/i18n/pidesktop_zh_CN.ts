@@ -219,16 +219,16 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <source>Run now</source>
-        <translation>立即运行</translation>
-    </message>
-    <message>
         <source>Run this automation at once, in a new chat</source>
         <translation>立即在新对话中运行此自动化任务</translation>
     </message>
     <message>
-        <source>Runs</source>
-        <translation>运行记录</translation>
+        <source>&amp;Run now</source>
+        <translation>立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>R&amp;uns</source>
+        <translation>运行记录(&amp;U)</translation>
     </message>
     <message>
         <source>Started</source>
@@ -295,12 +295,32 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>打开对话</translation>
     </message>
     <message>
+        <source>In the Trash</source>
+        <translation>在回收站中</translation>
+    </message>
+    <message>
         <source>Chat deleted</source>
         <translation>对话已删除</translation>
     </message>
     <message>
         <source>Edit automation</source>
         <translation>编辑自动化任务</translation>
+    </message>
+    <message>
+        <source>Save and &amp;run now</source>
+        <translation>保存并立即运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Automations run only while the pidesktop window is open</source>
+        <translation>自动化任务只在 pidesktop 窗口打开时运行</translation>
+    </message>
+    <message>
+        <source>This automation is running now; it never runs twice at once</source>
+        <translation>此自动化任务正在运行；它不会同时运行两次</translation>
+    </message>
+    <message>
+        <source>Save this automation, then run it at once in a new chat</source>
+        <translation>保存此自动化任务，然后立即在新对话中运行</translation>
     </message>
     <message>
         <source>Delete automation</source>
@@ -468,10 +488,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>要删除“%1”吗？</translation>
     </message>
     <message>
-        <source>Its messages and files are removed from this computer. This cannot be undone.</source>
-        <translation>其中的消息和文件将从这台电脑上移除。此操作无法撤销。</translation>
-    </message>
-    <message>
         <source>It moves to the Trash (in the ⋯ menu), where you can restore it or delete it for good.</source>
         <translation>它会移到回收站（在 ⋯ 菜单中），你可以在那里恢复或永久删除它。</translation>
     </message>
@@ -484,12 +500,24 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>较早的消息已汇总为摘要</translation>
     </message>
     <message>
+        <source>Not sent. Your message is kept here: send it again once that is fixed.</source>
+        <translation>未发送。消息仍保留在这里：问题解决后再发送即可。</translation>
+    </message>
+    <message>
         <source>Not sent: the chat could not be created.</source>
         <translation>未发送：无法创建对话。</translation>
     </message>
     <message>
-        <source>Not sent: %1</source>
-        <translation>未发送：%1</translation>
+        <source>Not sent: too long for the model’s context window.</source>
+        <translation>未发送：超出了模型的上下文窗口。</translation>
+    </message>
+    <message>
+        <source>Removed %1. The text alone is still too long: shorten it.</source>
+        <translation>已移除 %1。仅文字仍然太长：请缩短。</translation>
+    </message>
+    <message>
+        <source>Removed %1 so the message fits. Press Enter to send.</source>
+        <translation>已移除 %1，消息现在放得下。按 Enter 发送。</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
@@ -715,11 +743,9 @@ The current folder is kept as a backup; remove it later with Settings &gt; Data 
     </message>
     <message>
         <source>From: %1
-To: %2
-Size: %3</source>
-        <translation>从：%1
-到：%2
-大小：%3</translation>
+Size: %2</source>
+        <translation>原位置：%1
+大小：%2</translation>
     </message>
 </context>
 <context>
@@ -789,8 +815,12 @@ Size: %3</source>
         <translation>pidesktop 更新数据库时保留的副本。</translation>
     </message>
     <message>
-        <source>Status, check and backup of the Pi Workflows state.</source>
-        <translation>Pi Workflows 状态库的状态、检查与备份。</translation>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>For pi&apos;s multi-step workflows (the pi-workflows command): the status of their state file, a check and a backup. If you do not use them, there is nothing to do here.</source>
+        <translation>用于 pi 的多步骤工作流（pi-workflows 命令）：其状态文件的状态、检查和备份。如果你不使用它们，这里无需任何操作。</translation>
     </message>
     <message>
         <source>Not available for a data folder set by PI_DESKTOP_DATA_DIR.</source>
@@ -1069,6 +1099,10 @@ Size: %3</source>
     <message>
         <source>pi&apos;s own sessions already show in the sidebar, read-only; importing makes them chats of this app</source>
         <translation>pi 自己的会话已以只读方式显示在侧边栏中；导入后它们会成为本应用的对话</translation>
+    </message>
+    <message>
+        <source>pi sessions are already in the sidebar, read live from pi&apos;s folder, so they are not ticked. Tick pi only if you want a copy of each as a chat of this app: copies are marked “pi copy” in the sidebar, and changing one never changes pi&apos;s file.</source>
+        <translation>pi 会话已在侧边栏中，直接从 pi 的文件夹实时读取，所以默认不勾选。只有想把每个会话复制为本应用的对话时才勾选 pi：副本在侧边栏中标为“pi 副本”，修改副本不会改动 pi 的文件。</translation>
     </message>
     <message>
         <source>Details</source>
@@ -1602,6 +1636,57 @@ Size: %3</source>
     </message>
 </context>
 <context>
+    <name>ModelSettingsForm</name>
+    <message>
+        <source>How many tokens the model reads at once; the chat header&apos;s meter measures against it.</source>
+        <translation>模型一次能读取的 token 数；聊天标题栏的用量表以此为准。</translation>
+    </message>
+    <message>
+        <source>Server’s limit</source>
+        <translation>服务器的上限</translation>
+    </message>
+    <message>
+        <source>Server’s default</source>
+        <translation>服务器的默认值</translation>
+    </message>
+    <message>
+        <source>Lower answers more predictably, higher more varied (0 to 2).</source>
+        <translation>越低回答越稳定，越高越多样（0 到 2）。</translation>
+    </message>
+    <message>
+        <source>Instructions the model reads before every chat (optional)</source>
+        <translation>模型在每次聊天前读取的说明（可选）</translation>
+    </message>
+    <message>
+        <source>Context window</source>
+        <translation>上下文窗口</translation>
+    </message>
+    <message>
+        <source>Output limit</source>
+        <translation>输出上限</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Automatic (%1)</source>
+        <translation>自动（%1）</translation>
+    </message>
+    <message>
+        <source>Settings for %1, stored with Save:</source>
+        <translation>%1 的设置，点击保存后生效：</translation>
+    </message>
+    <message>
+        <source>Choose a model to set its context window, output, temperature and system prompt.</source>
+        <translation>选择一个模型以设置其上下文窗口、输出、温度和系统提示词。</translation>
+    </message>
+</context>
+<context>
     <name>MoveProgressWindow</name>
     <message>
         <source>Looking at your data…</source>
@@ -1749,6 +1834,16 @@ to %2</source>
     <message>
         <source>pi sessions</source>
         <translation>pi 会话</translation>
+    </message>
+    <message>
+        <source>pi copy</source>
+        <translation>pi 副本</translation>
+    </message>
+    <message>
+        <source>%1
+A copy imported from pi: the pi session itself is the row tagged “pi”.</source>
+        <translation>%1
+从 pi 导入的副本：pi 会话本身是标有“pi”的那一行。</translation>
     </message>
 </context>
 <context>
@@ -2474,6 +2569,33 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>QuitQuestion</name>
+    <message>
+        <source>Quit pidesktop</source>
+        <translation>退出 pidesktop</translation>
+    </message>
+    <message>
+        <source>A reply is still being written.</source>
+        <translation>还有一条回复正在生成。</translation>
+    </message>
+    <message>
+        <source>Wait for it and pidesktop quits when it is finished, or stop it now: it is kept as far as it got.</source>
+        <translation>等待它完成后 pidesktop 再退出，或者现在停止：已生成的部分会保留。</translation>
+    </message>
+    <message>
+        <source>Wait, then quit</source>
+        <translation>等待后退出</translation>
+    </message>
+    <message>
+        <source>Stop and quit</source>
+        <translation>停止并退出</translation>
+    </message>
+    <message>
+        <source>pidesktop quits when the reply is finished.</source>
+        <translation>回复完成后 pidesktop 将退出。</translation>
+    </message>
+</context>
+<context>
     <name>ReadOnlyBanner</name>
     <message>
         <source>Fork</source>
@@ -2741,6 +2863,14 @@ This cannot be undone.</source>
 <context>
     <name>SearchDelegate</name>
     <message>
+        <source>automation</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>pi session</source>
+        <translation>pi 会话</translation>
+    </message>
+    <message>
         <source>title</source>
         <translation>标题</translation>
     </message>
@@ -2762,6 +2892,14 @@ This cannot be undone.</source>
     <message>
         <source>↑↓ to move  ·  Enter to open  ·  Esc to close</source>
         <translation>↑↓ 移动  ·  Enter 打开  ·  Esc 关闭</translation>
+    </message>
+    <message>
+        <source>&amp;Automation runs</source>
+        <translation>自动化任务运行(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Also search the chats your automations made (they are not in the sidebar; the Automations window lists them too)</source>
+        <translation>同时搜索自动化任务创建的对话（它们不在侧边栏中；自动化任务窗口也会列出它们）</translation>
     </message>
     <message>
         <source>%1+ chats</source>
@@ -2834,6 +2972,14 @@ This cannot be undone.</source>
     <message>
         <source>Data</source>
         <translation>数据</translation>
+    </message>
+    <message>
+        <source>pidesktop %1</source>
+        <translation>pidesktop %1</translation>
+    </message>
+    <message>
+        <source>pidesktop %1 · data schema v%2</source>
+        <translation>pidesktop %1 · 数据结构 v%2</translation>
     </message>
     <message>
         <source>Usage</source>
@@ -3061,9 +3207,19 @@ This cannot be undone.</source>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
+    <message>
+        <source>Your data goes into %1
+(chats and files in %2, window settings in %3)</source>
+        <translation>你的数据将放入 %1
+（对话和文件在 %2，窗口设置在 %3）</translation>
+    </message>
 </context>
 <context>
     <name>TaskEditor</name>
+    <message>
+        <source>Every few minutes</source>
+        <translation>每隔几分钟</translation>
+    </message>
     <message>
         <source>Every few hours</source>
         <translation>每隔几小时</translation>
@@ -3091,6 +3247,42 @@ This cannot be undone.</source>
     <message>
         <source>Goal</source>
         <translation>目标</translation>
+    </message>
+    <message>
+        <source>Off (default)</source>
+        <translation>关闭（默认）</translation>
+    </message>
+    <message>
+        <source>Minimal</source>
+        <translation>最少</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Extra high</source>
+        <translation>很高</translation>
+    </message>
+    <message>
+        <source>Maximum</source>
+        <translation>最高</translation>
+    </message>
+    <message>
+        <source>A new chat for each run</source>
+        <translation>每次运行新建一个对话</translation>
+    </message>
+    <message>
+        <source>Continue the same chat each run</source>
+        <translation>每次运行继续同一个对话</translation>
     </message>
     <message>
         <source>Mon</source>
@@ -3133,12 +3325,20 @@ This cannot be undone.</source>
         <translation> 小时</translation>
     </message>
     <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
         <source>every</source>
         <translation>每</translation>
     </message>
     <message>
         <source>at</source>
         <translation>于</translation>
+    </message>
+    <message>
+        <source>Folder to work in (optional, absolute path)</source>
+        <translation>工作文件夹（可选，绝对路径）</translation>
     </message>
     <message>
         <source>Plan and Goal wait for you to approve, so a scheduled run in these modes stops with an error. Choose Agent to let it run on its own.</source>
@@ -3169,8 +3369,16 @@ This cannot be undone.</source>
         <translation>模型</translation>
     </message>
     <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
         <source>Project</source>
         <translation>项目</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
     </message>
     <message>
         <source>Mode</source>
@@ -3216,6 +3424,14 @@ This cannot be undone.</source>
         <source>That project is no longer there. Pick another one.</source>
         <translation>该项目已不存在。请选择其他项目。</translation>
     </message>
+    <message>
+        <source>Write the folder as a full path, for example /home/me/site.</source>
+        <translation>请填写完整路径，例如 /home/me/site。</translation>
+    </message>
+    <message>
+        <source>Pick from 5 to 1440 minutes.</source>
+        <translation>请选择 5 到 1440 分钟。</translation>
+    </message>
 </context>
 <context>
     <name>TodoPanel</name>
@@ -3234,6 +3450,33 @@ This cannot be undone.</source>
     <message>
         <source>Fold the checklist</source>
         <translation>折叠清单</translation>
+    </message>
+</context>
+<context>
+    <name>TooLong</name>
+    <message>
+        <source>Message too long</source>
+        <translation>消息太长</translation>
+    </message>
+    <message>
+        <source>This message is too long for the model’s context window, so it was not sent.</source>
+        <translation>这条消息超出了模型的上下文窗口，因此没有发送。</translation>
+    </message>
+    <message>
+        <source>With the conversation so far it needs about %1 tokens; the model takes about %2 per message (a %3 context window, with room kept for the reply). Your message is still in the box.</source>
+        <translation>加上目前的对话约需 %1 个 token；该模型每条消息约可接收 %2（上下文窗口 %3，其中一部分留给回复）。您的消息仍在输入框中。</translation>
+    </message>
+    <message>
+        <source>Summarise earlier messages and send</source>
+        <translation>总结较早的消息并发送</translation>
+    </message>
+    <message>
+        <source>Remove the largest attachments</source>
+        <translation>移除最大的附件</translation>
+    </message>
+    <message>
+        <source>Keep editing</source>
+        <translation>继续编辑</translation>
     </message>
 </context>
 <context>
@@ -3311,8 +3554,8 @@ This cannot be undone.</source>
         <translation>回收站</translation>
     </message>
     <message>
-        <source>Imported chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
-        <translation>这里是你删除的导入对话。恢复后它会回到侧边栏，也可以将其永久删除。</translation>
+        <source>Chats you deleted. Restore one to bring it back to the sidebar, or delete it for good.</source>
+        <translation>你删除的对话。恢复后会回到侧边栏，也可以永久删除。</translation>
     </message>
     <message>
         <source>Chat</source>
@@ -3337,6 +3580,10 @@ This cannot be undone.</source>
     <message>
         <source>Restore</source>
         <translation>恢复</translation>
+    </message>
+    <message>
+        <source>pidesktop</source>
+        <translation>pidesktop</translation>
     </message>
     <message>
         <source>The trash is empty.</source>
