@@ -15,13 +15,11 @@ def test_the_data_page_shows_kept_crash_reports_and_removes_them(qtbot, qloop, l
     dialog.show_page("Data")
     row = dialog.data.crash_reports
     spin_until(qloop, lambda: len(row.dumps) == 2)
-    assert "2 crash reports are kept on this computer and never sent anywhere" in row.summary.text()
-    assert row.remove_button.isVisible() and row.show_button.isVisible()
-    dialog.resize(760, 640)
+    assert "2 crash reports, the newest from" in row.summary.text() and "never sent" in row.summary.text()
+    assert row.isVisible() and row.remove_button.isVisible()
     dialog.grab().save(str(shots / "settings-data-crash-reports.png"))
     assert (location.data_root / "crash-dumps.json").exists()  # shown: marked as reported
     qtbot.mouseClick(row.remove_button, Qt.MouseButton.LeftButton)
     spin_until(qloop, lambda: not row.dumps)
     assert list(folder.iterdir()) == []
-    assert "has not crashed" in row.summary.text()
-    assert row.remove_button.isHidden()
+    assert row.isHidden()  # nothing kept, nothing to say

@@ -1,4 +1,4 @@
-"""Settings > Data > Crash reports: whether crash dumps are kept, with Show folder and Remove.
+"""Settings > Data > Maintenance: the crash reports kept, with a link to their folder and Remove.
 
 The dumps stay on this computer; nothing is ever sent. Listing them here
 records them as seen (``data.crashDumps {markReported: true}``).
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ..bus import HostClient, HostError
 from . import i18n
@@ -19,32 +19,31 @@ from .plain_errors import sentence
 
 
 class CrashReportsRow(QWidget):
+    """One row of Settings > Data > Maintenance: Remove crash reports, and what is kept; hidden when none are."""
+
+    BUTTON_WIDTH = 190
+
     def __init__(self, client: HostClient, parent: QWidget | None = None):
         super().__init__(parent)
         self.client = client
         self.folder: str | None = None
         self.dumps: list[dict] = []
-        title = QLabel(self.tr("Crash reports"))
-        title.setObjectName("sectionTitle")
+        self.remove_button = QPushButton(self.tr("Remove crash reports"))
+        self.remove_button.setMinimumWidth(self.BUTTON_WIDTH)
+        self.remove_button.setToolTip(self.tr("Delete the crash reports kept on this computer"))
+        self.remove_button.clicked.connect(lambda: self.remove().run())
         self.summary = QLabel("…")
         self.summary.setObjectName("muted")
         self.summary.setWordWrap(True)
-        self.show_button = QPushButton(self.tr("Show folder"))
-        self.show_button.clicked.connect(self.show_folder)
-        self.remove_button = QPushButton(self.tr("Remove"))
-        self.remove_button.setToolTip(self.tr("Delete the crash reports kept on this computer"))
-        self.remove_button.clicked.connect(lambda: self.remove().run())
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.show_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(8)
-        layout.addWidget(title)
-        layout.addWidget(self.summary)
-        layout.addLayout(buttons)
+        self.summary.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
+        self.summary.linkActivated.connect(lambda _link: self.show_folder())
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(16)
+        row.addWidget(self.remove_button, 0)
+        row.addWidget(self.summary, 1)
         self._show([])
 
     async def load(self) -> None:
@@ -77,19 +76,20 @@ class CrashReportsRow(QWidget):
 
     def _show(self, dumps: list[dict]) -> None:
         self.dumps = list(dumps)
-        self.show_button.setVisible(bool(dumps))
-        self.remove_button.setVisible(bool(dumps))
+        self.setVisible(bool(dumps))  # nothing to say when pidesktop never crashed
         if not dumps:
-            self.summary.setText(self.tr("pidesktop has not crashed on this computer, or its reports were removed."))
             return
         newest = time.strftime("%Y-%m-%d %H:%M", time.localtime(dumps[0]["mtime"]))
         if len(dumps) == 1:
-            text = self.tr("1 crash report is kept on this computer and never sent anywhere. It is from %1.")
+            text = self.tr("1 crash report from %1, kept on this computer and never sent (<a href='#'>show</a>).")
             self.summary.setText(i18n.arg(text, newest))
             return
-        text = self.tr("%1 crash reports are kept on this computer and never sent anywhere. The newest is from %2.")
+        text = self.tr(
+            "%1 crash reports, the newest from %2, kept on this computer and never sent (<a href='#'>show</a>)."
+        )
         self.summary.setText(i18n.arg(text, len(dumps), newest))
 
     def _failed(self, error: HostError) -> None:
+        self.setVisible(True)
         self.summary.setText(sentence(error))
         self.summary.setToolTip(error.message)

@@ -84,6 +84,8 @@ class DataPage(QWidget):
             hint.setWordWrap(True)
             grid.addWidget(button, row, 0)
             grid.addWidget(hint, row, 1)
+        self.crash_reports = CrashReportsRow(client)  # shown only when reports are kept
+        grid.addWidget(self.crash_reports, len(tools), 0, 1, 2)
         # Only for people who run pi's workflows (the pi-workflows command): kept apart, and said so plainly.
         self.advanced_title = QLabel(self.tr("Advanced"))
         self.advanced_title.setObjectName("sectionTitle")
@@ -121,9 +123,6 @@ class DataPage(QWidget):
         layout.addSpacing(16)
         layout.addWidget(tools_title)
         layout.addLayout(grid)
-        layout.addSpacing(16)
-        self.crash_reports = CrashReportsRow(client)
-        layout.addWidget(self.crash_reports)
         layout.addSpacing(16)
         layout.addWidget(self.advanced_title)
         layout.addLayout(advanced)
