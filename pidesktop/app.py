@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import logs, paths
+from . import crash_dumps, logs, paths
 from .locks import FileLock, LockHeld
 from .storage import recovery
 from .ui import gc_pauses
@@ -77,6 +77,7 @@ def run_gui(
     try:
         paths.prepare_data_root(location)
         logs.configure(location.data_root, "app")
+        crash_dumps.arm(location.data_root)
     except OSError as exc:
         log.warning("cannot prepare %s: %s", location.data_root, exc)  # the host reports it to the UI
 

@@ -156,7 +156,7 @@ def version_line() -> str:
 
 
 def _run_stdio_host(data_dir: str | None) -> int:
-    from . import logs, paths
+    from . import crash_dumps, logs, paths
     from .bus import stdio
     from .host.core import opener
     from .storage import recovery
@@ -172,4 +172,6 @@ def _run_stdio_host(data_dir: str | None) -> int:
         logs.configure(location.data_root, "host")
     except OSError as exc:  # the host's own open then says what is wrong, call by call
         print(f"pidesktop host: cannot write the log in the data folder: {exc}", file=sys.stderr)
+    else:
+        crash_dumps.arm(location.data_root)
     return stdio.run(opener(location, role="pidesktop host --stdio"))

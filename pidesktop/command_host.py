@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from . import logs, paths
+from . import crash_dumps, logs, paths
 from .bus import HostThread
 
 
@@ -25,4 +25,5 @@ def start_host(data_dir: str | None, prog: str, log_name: str) -> HostThread | N
         print(f"{prog}: {exc}", file=sys.stderr)
         return None
     logs.configure(location.data_root, log_name)
+    crash_dumps.arm(location.data_root)
     return HostThread(opener(location, role=prog)).start()

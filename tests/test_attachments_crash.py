@@ -60,7 +60,7 @@ def assert_blobs_hold_their_names(folder: Path) -> list[str]:
 
 
 def last_boot_report(root: Path) -> dict:
-    lines = (root / "logs" / "host" / "host.ndjson").read_bytes().splitlines()
+    lines = (root / "logs" / "host" / "boot.ndjson").read_bytes().splitlines()
     return [orjson.loads(line) for line in lines if b'"boot pass done"' in line][-1]
 
 

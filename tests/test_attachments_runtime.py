@@ -252,9 +252,48 @@ def test_a_model_that_refuses_pictures_is_asked_again_with_them_named(host, sse_
     assert result["status"] == "completed" and result["error"] is None
     first, second = (request.json["messages"][-1] for request in sse_server.requests[-2:])
     assert first["content"][1]["type"] == "image_url"
-    assert second == {"role": "user", "content": f"Describe the chart\n\n[attachment: chart.png, {len(png)} B]"}
+    copy = host.location.data_root / "scratch" / sid / "replayed" / f"{image['ref'][12:28]}-chart.png"
+    # named, with the path of a copy the model's tools can open (spec 004: the @path fallback)
+    assert second == {
+        "role": "user",
+        "content": f"Describe the chart\n\n[attachment: chart.png, {len(png)} B] @{copy}",
+    }
+    assert copy.read_bytes() == png
     reply = host.call("session.get", {"sessionId": sid})["messages"][1]
     assert reply["meta"]["imagesNotSent"] is True and reply["meta"]["status"] == "completed"
+    assert "path" not in reply_prompt(host, sid)  # the copy's path is never stored with the prompt
+
+
+def reply_prompt(host, sid) -> dict:
+    return host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"][1]
+
+
+def test_a_picture_over_the_inline_bound_goes_by_path(host, sse_server, tmp_path, monkeypatch):  # noqa: F811
+    from pidesktop.agent import attachment_content
+
+    png = tiny_png(40, 40)
+    monkeypatch.setattr(attachment_content, "IMAGE_MAX", len(png) - 1)
+    image = import_file(host, tmp_path / "big photo.png", png)
+    sse_server.stream([fixture_bytes("plain-text")])
+
+    async def scenario(client, sid):
+        return await runner_for(client, sse_server).send(sid, "What is this?", attachments=[image])
+
+    sid, result = run(host, scenario)
+    assert result["status"] == "completed"
+    sent = sse_server.requests[-1].json["messages"][-1]["content"]
+    copy = host.location.data_root / "scratch" / sid / "replayed" / f"{image['ref'][12:28]}-big_photo.png"
+    assert sent.endswith(f"[attachment: big photo.png, {len(png)} B] @{copy}")
+    assert copy.read_bytes() == png
+
+
+def test_replay_refuses_a_bad_ref_and_an_unknown_chat(host):
+    sid = host.call("session.create", {})["session"]["id"]
+    assert host.error("attachments.replay", {"sessionId": sid, "ref": "../etc/passwd"}).code == "INVALID_PARAMS"
+    missing = {"sessionId": sid, "ref": "attachments/" + "0" * 64}
+    assert host.error("attachments.replay", missing).code == "NOT_FOUND"
+    unknown = {"sessionId": "nope", "ref": "attachments/" + "0" * 64}
+    assert host.error("attachments.replay", unknown).code == "NOT_FOUND"
 
 
 def test_a_refusal_without_pictures_is_not_retried(host, sse_server, tmp_path):

@@ -158,6 +158,25 @@ def test_content_limit_caps_only_the_projection(host):
     assert "truncated" not in full["messages"][0]["blocks"][0]
 
 
+def test_a_jump_target_comes_with_its_whole_text_and_only_it(host):
+    # spec 004, W.23: only the selected user/assistant text bypasses the display cap
+    sid = new_session(host)
+    long_text = "x" * 500
+    append(host, sid, msg("u1", text=long_text))
+    reply = msg("a1", "assistant", text=long_text)
+    reply["blocks"].append({"type": "thinking", "text": "t" * 500})
+    append(host, sid, reply)
+    append(host, sid, msg("u2", text=long_text))
+    got = host.call("session.get", {"sessionId": sid, "contentLimit": 100, "messageAround": "a1"})
+    by_id = {m["id"]: m for m in got["messages"]}
+    assert by_id["a1"]["blocks"][0]["text"] == long_text and "truncated" not in by_id["a1"]["blocks"][0]
+    assert by_id["a1"]["blocks"][1]["truncated"] is True  # its thinking stays capped
+    assert all(by_id[other]["blocks"][0]["truncated"] is True for other in ("u1", "u2"))
+    assert (
+        host.error("session.get", {"sessionId": sid, "contentLimit": 100, "messageAround": "gone"}).code == "NOT_FOUND"
+    )
+
+
 def test_compactions_come_whole_with_every_window(host):
     sid = new_session(host)
     for i in range(6):

@@ -38,3 +38,17 @@ def test_chip_names_the_default_or_the_offline_demo():
     assert chip_text(LISTED, "Offline") == "Local · m-typed"
     assert chip_text({"defaultProviderId": "offline", "providers": []}, "Offline") == "Offline"
     assert chip_text({"defaultProviderId": "p3", "providers": LISTED["providers"]}, "Offline") == "Cloud"
+
+
+def test_recently_used_models_come_first_newest_first_and_gone_ones_are_not_offered():
+    recent = [
+        {"providerId": "p1", "modelId": "m-typed"},
+        {"providerId": "p2", "modelId": "x"},  # its provider is switched off
+        {"providerId": "p3", "modelId": "c1"},
+        {"providerId": "p9", "modelId": "gone"},
+    ]
+    assert model_choices(LISTED, MODELS, recent) == [
+        ("p1", "m-typed", "Local · m-typed"),
+        ("p3", "c1", "Cloud · c1"),
+        ("p1", "m1", "Local · Model One"),
+    ]

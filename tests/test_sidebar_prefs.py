@@ -3,6 +3,7 @@
 import hashlib
 import time
 
+import orjson
 import pytest
 
 from pidesktop.ui import theme as themes
@@ -165,3 +166,18 @@ def test_pages_extend_the_tree_like_one_reset_would(qtmodeltester):
     qtmodeltester.check(paged)
     assert layout(paged) == layout(whole)
     assert paged.session_count() == 900
+
+
+def test_session_order_and_a_manual_session_sort_survive_a_rewrite(tmp_path):
+    # Compatibility fields another client wrote (spec 004, SP.4): kept, never used here.
+    folder = tmp_path / "ui"
+    folder.mkdir()
+    stored = {"sidebar": {"sessionMeta": {"s1": {"order": 3, "pinned": True}}, "sessionView": {"sort": "manual"}}}
+    (folder / "preferences.json").write_bytes(orjson.dumps(stored))
+    prefs = Preferences(folder)
+    prefs.set_session_flag("s2", "archived", True)
+    again = orjson.loads((folder / "preferences.json").read_bytes())["sidebar"]
+    assert again["sessionMeta"]["s1"] == {"order": 3, "pinned": True}
+    assert again["sessionView"]["sort"] == "manual"
+    prefs.set_session_flag("s1", "pinned", False)  # the order stays with the chat
+    assert Preferences(folder).session_meta("s1") == {"order": 3}

@@ -143,6 +143,42 @@ async def read_capped(client: Any, ref: str, cap: int) -> bytes | None:
             return bytes(data)
 
 
+def _named_image(block: object) -> bool:
+    """A stored picture of a prompt that goes to the model by name only (refused, or over the inline bound)."""
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "attachment"
+        and block.get("kind") == "image"
+        and isinstance(block.get("ref"), str)
+        and not _carries_image(block)
+    )
+
+
+async def with_paths(client: Any, session_id: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies where every picture named instead of sent carries ``path``: a copy the model's tools can open.
+
+    The host copies it into ``scratch/<sessionId>/replayed/`` (``attachments.replay``);
+    a picture it cannot copy stays named only.
+    """
+    out = []
+    for message in messages:
+        blocks = message.get("blocks") or []
+        if message.get("role") != "user" or not any(map(_named_image, blocks)):
+            out.append(message)
+            continue
+        placed = []
+        for block in blocks:
+            if _named_image(block) and not block.get("path"):
+                try:
+                    params = {"sessionId": session_id, "ref": block["ref"], "name": str(block.get("name") or "")}
+                    block = {**block, "path": (await client.call("attachments.replay", params))["path"]}
+                except HostError as exc:
+                    log.warning("no path for the picture %s: %s", block.get("name"), exc)
+            placed.append(block)
+        out.append({**message, "blocks": placed})
+    return out
+
+
 def _carries_image(block: object) -> bool:
     return isinstance(block, dict) and "dataUrl" in (block.get("inline") or {})
 

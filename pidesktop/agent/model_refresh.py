@@ -31,11 +31,13 @@ async def refresh_models(client: HostClient, provider_id: str) -> dict[str, Any]
 
 async def _fetch(client: HostClient, provider_id: str) -> list[dict[str, Any]]:
     credentials = await client.call("providers.credentials", {"providerId": provider_id})
+    settings = (await client.call("settings.get", {}))["settings"]
     provider = OpenAICompatibleProvider(
         base_url=credentials["baseUrl"],
         api_key=credentials.get("apiKey"),
         model="",
         label=credentials.get("name") or "",
+        proxy=settings.get("networkProxy"),
     )
     del credentials  # from here on only the provider object holds the key
     try:

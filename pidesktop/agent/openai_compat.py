@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from .. import tool_output
+from .. import network_proxy, tool_output
 from ..sizes import human_size
 from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
 from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
@@ -147,8 +147,11 @@ def _attachment_text(block: dict[str, Any]) -> str:
         return f"[attachment: {name}]\n{text}"
     size = block.get("size")
     if _data_url(block) or not isinstance(size, int) or isinstance(size, bool):
-        return f"[attachment: {name}]"
-    return f"[attachment: {name}, {human_size(size)}]"
+        header = f"[attachment: {name}]"
+    else:
+        header = f"[attachment: {name}, {human_size(size)}]"
+    path = block.get("path")  # a picture the model does not see: a copy its tools can open
+    return f"{header} @{path}" if isinstance(path, str) and path and not _data_url(block) else header
 
 
 def _call_id(message: dict[str, Any], block: dict[str, Any], index: int) -> str:
@@ -352,6 +355,7 @@ class OpenAICompatibleProvider:
         timeout: float = 60.0,
         extra_headers: dict[str, Any] | None = None,
         client: httpx.AsyncClient | None = None,
+        proxy: object = None,
     ):
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -360,6 +364,7 @@ class OpenAICompatibleProvider:
         self._key = _Secret(api_key)
         self._extra_headers = dict(extra_headers or {})
         self._client = client
+        self._proxy = proxy  # settings.networkProxy (``network_proxy``); None: the system's
         self._owns_client = client is None
         self.host, self.display_url = _where(self.base_url)
         self.max_tokens: int | None = None  # the model's settings (``model_settings``), set by the runner
@@ -560,7 +565,7 @@ class OpenAICompatibleProvider:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeouts())
+            self._client = network_proxy.http_client(self._proxy, self.base_url, timeout=self._timeouts())
         return self._client
 
     def _timeouts(self) -> httpx.Timeout:

@@ -10,7 +10,9 @@
 
 Stop cancels the stream and keeps what arrived (``aborted``, no inbox row).
 A prompt sent while a turn runs waits in the host's queue and is sent after
-the running turn ends. A queued prompt leaves the queue in the same host step
+the running turn ends, unless it was sent with ``steer``: then the turn's next
+request round carries it (``steering.py``), and Stop before any answer takes
+unanswered prompts back into the composer. A queued prompt leaves the queue in the same host step
 that stores its user line (``appendMessage`` with ``queueEntryId``); a start
 that fails before that keeps the entry, marked with its error, for Retry.
 
@@ -51,6 +53,7 @@ from . import (
     plan_gate,
     project_notes,
     send_check,
+    steering,
     tool_loop,
     tool_permission,
     workspace_tools,
@@ -155,6 +158,7 @@ class _Active:
     task: asyncio.Task[Any] | None = None  # the task running the turn, whatever it returns
     user_stored: bool = False  # the prompt's line is stored (a queued entry has left the queue)
     interactive: bool | None = None  # this turn only; None: the runner's own setting
+    steering: steering.Steering = field(default_factory=steering.Steering)  # prompts sent into this turn
 
 
 QUEUED_PROMPT_IDS = uuid.UUID("9a1f7c64-3a55-4c1e-8f53-2f0d6b1b8e21")
@@ -291,6 +295,27 @@ class TurnRunner:
             session = (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
             await send_check.check(self.client, session)
 
+    async def steer(
+        self, session_id: str, text: str, *, attachments: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """Send ``text`` into the chat's running turn: its next request round carries it (``steering.py``).
+
+        Returns ``{"steering": entry}``, the queue entry it waits in until then.
+        A chat with no running turn simply gets it as a new prompt (``send``).
+        """
+        active = self._active.get(session_id)
+        if active is None:
+            return await self.send(session_id, text, attachments=attachments)
+        blocks = prompt_blocks(text, attachments)
+        params: dict[str, Any] = {"sessionId": session_id, "content": text, "idempotencyKey": str(uuid.uuid4())}
+        attached = [block for block in blocks if block["type"] == "attachment"]
+        if attached:
+            params["attachments"] = attached
+        entry = (await self.client.call("session.queuePush", params))["entry"]
+        # If the turn ended meanwhile, the entry is an ordinary queued prompt and is sent next.
+        active.steering.waiting.append(entry)
+        return {"steering": entry}
+
     async def regenerate(self, session_id: str, reply_id: str) -> dict[str, Any]:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
@@ -349,6 +374,7 @@ class TurnRunner:
             if queue_entry_id is not None:
                 params["queueEntryId"] = queue_entry_id  # leaves the queue with this very append
             await call("session.appendMessage", params)
+            active.steering.unanswered = [user]
         active.user_stored = True
         prepared = await self.prepare_request(session_id)
         session, provider, provider_id, model_id = (
@@ -364,7 +390,7 @@ class TurnRunner:
         builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
         self._notify(session_id, "started", builder.snapshot("streaming"))
         status, error = "completed", None
-        fallback = ImageFallback()
+        fallback = ImageFallback(self.client, session_id)
         thinking_started = thinking_seconds = None
         last_checkpoint = time.monotonic()
         sent_estimate, reported = 0, None
@@ -387,6 +413,8 @@ class TurnRunner:
             context = prepared.context()
             if provider_id != OFFLINE_ID:  # the demo only names attachments; it never needs their bytes
                 context = await attachment_content.hydrate(self.client, context)
+                # a picture over the inline bound goes by path, so the model's tools can still open it
+                context = await attachment_content.with_paths(self.client, session_id, context)
             # Closed here, in this task, however the loop ends: see OpenAICompatibleProvider._read_stream.
             sent_estimate = budget.estimate(context)
             while True:  # one round per request; the app's tool calls are answered and the model asked again
@@ -408,9 +436,19 @@ class TurnRunner:
                         if time.monotonic() - last_checkpoint >= self.checkpoint_every and builder.has_content():
                             await self._checkpoint(session_id, active.turn_id, builder.snapshot("streaming"))
                             last_checkpoint = time.monotonic()
-                if active.cancel.is_set() or not await tools.run_calls(builder):
+                if active.cancel.is_set():
                     break
+                more = await tools.run_calls(builder)
+                # A reply that called no tools is asked once more when a steering prompt waits for it.
+                steered = not builder.tool_calls and tools.approval is None and bool(active.steering.waiting)
+                if steered:  # one removed from the queue meanwhile asks for nothing
+                    steered = await self._still_queued(session_id, active)
+                if active.cancel.is_set() or not (more or steered):
+                    break
+                if builder.has_content():
+                    active.steering.answered()
                 builder, context = await tools.next_round(builder, model_id, provider_id, context)
+                context = [*context, *await self._take_steering(session_id, active, provider_id)]
                 sent_estimate = budget.estimate(context)  # the usage reported last is this request's
             if active.cancel.is_set():
                 status = "aborted"
@@ -432,6 +470,8 @@ class TurnRunner:
         self._remember_usage(session_id, prepared, sent_estimate, reported, final)
         if session_id in self._deleted:
             return self._dropped(session_id, final)
+        if status == "completed" or builder.has_content():
+            active.steering.answered()
         meta = final.setdefault("meta", {})
         if thinking_seconds is not None:
             meta["thinkingSeconds"] = round(thinking_seconds, 1)
@@ -476,6 +516,11 @@ class TurnRunner:
             if session_id in self._deleted:  # deleted while the reply was being stored
                 return self._dropped(session_id, final)
             raise
+        withdrawn, rewritten = None, False
+        if status == "aborted":  # smart Stop: what no reply answered goes back into the composer
+            withdrawn, rewritten = await steering.withdraw(self.client, session_id, active.steering)
+            if withdrawn is not None:
+                self._notify(session_id, "withdrawn", withdrawn)
         # Only a regenerated or edited prompt has variants to page through; stamping
         # every new prompt would rewrite the whole transcript after every turn.
         branching = user is None or bool((user.get("meta") or {}).get("revisionRootId"))
@@ -483,13 +528,35 @@ class TurnRunner:
             await self._archive_branch(session_id, prepared.messages, user)
         self._notify(session_id, "finished", final if stored is not None else None)
         return {
-            "status": status,
+            "status": "withdrawn" if rewritten else status,
             "turn": ended["turn"],
             "message": final,
             "stored": stored,
             "error": {"code": error.code, "message": error.message} if error else None,
-            "approval": tools.approval,
-        }  # a plan or goal this turn left waiting for an answer
+            "approval": tools.approval,  # a plan or goal this turn left waiting for an answer
+            "withdrawn": withdrawn,  # the draft Stop took back: {text, attachments}, or None
+        }
+
+    async def _still_queued(self, session_id: str, active: _Active) -> bool:
+        """Whether a waiting steering prompt is still in the queue (the queue strip can remove it)."""
+        entries = (await self.client.call("session.queueList", {"sessionId": session_id}))["entries"]
+        queued = {entry["id"] for entry in entries}
+        active.steering.waiting = [entry for entry in active.steering.waiting if entry["id"] in queued]
+        return bool(active.steering.waiting)
+
+    async def _take_steering(self, session_id: str, active: _Active, provider_id: str) -> list[dict[str, Any]]:
+        """The steering prompts waiting for this round, stored and ready for the request."""
+
+        def prompt_of(entry: dict[str, Any]) -> dict[str, Any]:
+            blocks = prompt_blocks(entry["content"], entry.get("attachments") or None)
+            return {"id": queued_user_id(entry), "role": "user", "blocks": blocks}
+
+        taken = await steering.take(self.client, session_id, active.turn_id, active.steering, prompt_of)
+        for message in taken:
+            self._notify(session_id, "steered", message)
+        if provider_id != OFFLINE_ID and any(b["type"] == "attachment" for m in taken for b in m["blocks"]):
+            taken = await attachment_content.hydrate(self.client, taken)
+        return taken
 
     def _workspace_calls(self, session_id: str, active: _Active, prepared: Prepared) -> WorkspaceCalls | None:
         if prepared.workspace is None:
@@ -860,7 +927,11 @@ class TurnRunner:
             choice = self.override
             return (
                 OpenAICompatibleProvider(
-                    base_url=choice.base_url, api_key=choice.api_key, model=choice.model, label=choice.label
+                    base_url=choice.base_url,
+                    api_key=choice.api_key,
+                    model=choice.model,
+                    label=choice.label,
+                    proxy=await self._proxy(),
                 ),
                 "custom",
                 choice.model,
@@ -881,10 +952,19 @@ class TurnRunner:
                 api_key=creds.get("apiKey"),
                 model=model,
                 label=creds.get("name", provider_id),
+                proxy=await self._proxy(),
             ),
             provider_id,
             model,
         )
+
+    async def _proxy(self) -> object:
+        """``settings.networkProxy``; None (the system's proxy) when the settings cannot be read."""
+        try:
+            settings: dict[str, Any] = (await self.client.call("settings.get", {}))["settings"]
+        except HostError:
+            return None
+        return settings.get("networkProxy")
 
     async def _drain_queue(self, session_id: str, *, raise_errors: bool = False) -> None:
         """After a terminal event (or on Resume/Retry), send the next waiting prompt (one at a time).
@@ -942,11 +1022,15 @@ class ImageFallback:
 
     A text-only model answers a request carrying an image with a 4xx before any
     reply streams (``BAD_REQUEST``), so retrying without the pictures cannot
-    repeat or lose part of a reply.
+    repeat or lose part of a reply. A named picture of a prompt carries the
+    path of a copy in ``scratch/<sessionId>/replayed/`` (``@path``), so the
+    model is not left without it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, client: Any = None, session_id: str = "") -> None:
         self.images_named = False
+        self.client = client
+        self.session_id = session_id
 
     async def stream(
         self, provider: Any, context: list[dict[str, Any]], **options: Any
@@ -962,6 +1046,8 @@ class ImageFallback:
             log.info("the model refused a request with pictures; asking again with them named only")
         self.images_named = True
         named_only = attachment_content.without_images(context)
+        if self.client is not None:
+            named_only = await attachment_content.with_paths(self.client, self.session_id, named_only)
         async with contextlib.aclosing(provider.stream(named_only, **options)) as events:
             async for event in events:
                 yield event

@@ -7,14 +7,29 @@ it interrupted, then retention runs and freed pages go back to the file system.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import shutil
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import apsw
 import orjson
 
-from . import attachments, history, index_sync, inflight, kv, messages, scheduled, sessions, snapshot
+from . import (
+    attachments,
+    history,
+    index_sync,
+    inflight,
+    kv,
+    messages,
+    scheduled,
+    sessions,
+    settings,
+    snapshot,
+)
 from .context import HostContext
 from .sql_rows import one_row
 
@@ -26,8 +41,11 @@ NOTIFICATIONS_KEEP = 200
 _DAY_MS = 86_400_000
 
 
-def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS) -> dict[str, Any]:
+def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict[str, Any]:
+    """The start-up pass; ``audit_retention_days`` None: the ``auditRetentionDays`` setting (default 90)."""
     conn = ctx.conn
+    if audit_retention_days is None:
+        audit_retention_days = settings.read(ctx)["auditRetentionDays"]
     now = ctx.clock()
     report: dict[str, int] = {}
     with conn:
@@ -81,6 +99,8 @@ def boot_pass(ctx: HostContext, audit_retention_days: int = AUDIT_RETENTION_DAYS
         )
         report["tombstonesPruned"] = sessions.prune_tombstones(conn, now)
     report["foldersSwept"] = sweep_orphan_folders(ctx)
+    live = [(str(row[0]), int(row[1] or 0)) for row in ctx.conn.execute("SELECT id, updated_at FROM sessions")]
+    report["staleScratchSwept"] = sweep_stale_scratch(ctx.data_root, live, now)
     conn.execute("PRAGMA incremental_vacuum")
     log.info("boot pass done", extra={"fields": report})
     return report
@@ -227,6 +247,47 @@ def _turn_status(ctx: HostContext, session_id: str, turn_id: str | None, now: in
             )
         return "aborted"
     return row[1] if row[0] == session_id else None
+
+
+STALE_SCRATCH_DAYS = 30
+STALE_SCRATCH = ("tool-output", "replayed")  # what a chat's tools and image fallbacks leave, all re-creatable
+
+
+def sweep_stale_scratch(data_root: Path, chats: Iterable[tuple[str, int]], now: int) -> int:
+    """Remove the disposable folders of chats idle for ``STALE_SCRATCH_DAYS``: how many went.
+
+    Only ``scratch/<sid>/tool-output/`` (full outputs of cut tool results) and
+    ``scratch/<sid>/replayed/`` (image files for models that read paths) go,
+    once both the chat (``updated_at``) and every file in the folder are older
+    than the limit: a live chat's folders are never touched. The rest of
+    ``scratch/<sid>/`` is the workspace of a chat without a project (the
+    person's files, ``.pi/plan``) and ``pasted/`` holds files its messages
+    point to: those stay while the chat exists. A chat folder left empty goes too.
+    """
+    limit = now - STALE_SCRATCH_DAYS * _DAY_MS
+    base = data_root / "scratch"
+    swept = 0
+    for session_id, updated_at in chats:
+        folder = base / session_id
+        if updated_at > limit or not folder.is_dir() or folder.is_symlink():
+            continue
+        for name in STALE_SCRATCH:
+            target = folder / name
+            if target.is_dir() and not target.is_symlink() and _newest_mtime_ms(target) <= limit:
+                shutil.rmtree(target, ignore_errors=True)
+                swept += 1
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when nothing else is in it
+    return swept
+
+
+def _newest_mtime_ms(folder: Path) -> int:
+    newest = folder.stat().st_mtime_ns // 1_000_000
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime_ns // 1_000_000)
+    return newest
 
 
 def sweep_orphan_folders(ctx: HostContext) -> int:

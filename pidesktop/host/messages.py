@@ -225,7 +225,8 @@ def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
         raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no message {around!r}.") from None
     seqs = _seqs(ctx, session_id, [record["id"] for _, record in window.messages])
     messages = [
-        project(record, position, seqs.get(record["id"]), content_limit) for position, record in window.messages
+        project(record, position, seqs.get(record["id"]), content_limit, whole_text=_is_target(record, around))
+        for position, record in window.messages
     ]
     return {
         "session": summary,
@@ -266,14 +267,29 @@ def _seqs(ctx: HostContext, session_id: str, ids: list[str]) -> dict[str, int]:
     return {mid: seq for mid, seq, owner in rows if owner == session_id}
 
 
-def project(record: dict[str, Any], position: int, seq: int | None, content_limit: int | None) -> dict[str, Any]:
-    """The ``UiMessage``: the stored message plus ``seq`` and physical ``index``, capped for display only."""
+def project(
+    record: dict[str, Any], position: int, seq: int | None, content_limit: int | None, *, whole_text: bool = False
+) -> dict[str, Any]:
+    """The ``UiMessage``: the stored message plus ``seq`` and physical ``index``, capped for display only.
+
+    ``whole_text``: the message's text blocks are not capped (the target of a jump; its other blocks are).
+    """
     ui = _strip_type(record)
     ui["seq"] = seq
     ui["index"] = position
     if content_limit is not None:
-        ui["blocks"] = [cap_block(block, content_limit) for block in record.get("blocks", [])]
+        ui["blocks"] = [
+            block
+            if whole_text and isinstance(block, dict) and block.get("type") == "text"
+            else cap_block(block, content_limit)
+            for block in record.get("blocks", [])
+        ]
     return ui
+
+
+def _is_target(record: dict[str, Any], around: str | None) -> bool:
+    """The message a window was opened around, when it is one a person reads whole (spec 004, W.23)."""
+    return around is not None and record.get("id") == around and record.get("role") in ("user", "assistant")
 
 
 # -- session.appendCompaction -----------------------------------------------------------

@@ -16,7 +16,7 @@ import apsw
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import prices, providers
+from . import model_cache, prices, providers
 from .commands import command
 from .context import HostContext
 from .params import Params, invalid
@@ -93,7 +93,7 @@ def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
         (_to_model(r) | {"price": known.get((r[0], r[1]))} for r in rows),
         key=lambda m: (rank.get(m["providerId"], len(rank)), m["displayName"].casefold(), m["modelId"]),
     )
-    return {"models": models}
+    return {"models": models, "refreshedAt": model_cache.refreshed_at(ctx.conn)}
 
 
 @command("models.upsert")
@@ -192,6 +192,7 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
     updated: list[str] = []
     unlisted: list[str] = []
     with ctx.conn:
+        model_cache.stamp_refresh(ctx.conn, provider_id, now)
         existing = {
             r[0]: r[1:]
             for r in ctx.conn.execute(

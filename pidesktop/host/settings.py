@@ -6,7 +6,9 @@ back to the legacy ``thinkingDisplayMode``; ``transcriptDisplayMode`` falls
 back to ``fully-folded``. ``permissionMode`` (ask, accept-edits, auto; default
 ask) is what a chat set to ``inherit`` uses for its tool calls;
 ``sandboxNetwork`` (default true) lets ``bash`` reach the network inside the
-sandbox. Writes are validated, so a bad value is refused
+sandbox. ``auditRetentionDays`` (1..3650, default 90) is how long the start-up
+pass keeps ``audit_log`` rows (spec 004, RT.1). ``networkProxy`` (``{mode: system|direct|custom, url?, bypass?}``,
+``pidesktop/network_proxy.py``) is kept as stored; absent means system. Writes are validated, so a bad value is refused
 rather than stored. Keys this build does not know are kept as they are.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from .. import network_proxy
 from . import kv
 from .commands import command
 from .context import HostContext
@@ -26,6 +29,7 @@ THEMES = ("system", "light", "dark")
 LANGUAGES = ("system", "en", "zh_CN")
 COMPACT_AT_DEFAULT, COMPACT_AT_MIN, COMPACT_AT_MAX = 0.8, 0.5, 0.95  # share of the context window
 PERMISSION_MODES = ("ask", "accept-edits", "auto")  # the default for chats set to "inherit"
+AUDIT_DAYS_DEFAULT, AUDIT_DAYS_MIN, AUDIT_DAYS_MAX = 90, 1, 3650  # how long the tool log keeps a row
 
 
 def read(ctx: HostContext) -> dict[str, Any]:
@@ -52,6 +56,9 @@ def normalise(stored: dict[str, Any]) -> dict[str, Any]:
         settings["permissionMode"] = "ask"
     if not isinstance(stored.get("sandboxNetwork"), bool):
         settings["sandboxNetwork"] = True
+    days = stored.get("auditRetentionDays")
+    if not _is_int(days) or not AUDIT_DAYS_MIN <= days <= AUDIT_DAYS_MAX:
+        settings["auditRetentionDays"] = AUDIT_DAYS_DEFAULT
     return settings
 
 
@@ -68,7 +75,16 @@ def validate_patch(patch: dict[str, Any]) -> None:
         "compactAt": (f"a number from {COMPACT_AT_MIN} to {COMPACT_AT_MAX}", _is_share),
         "permissionMode": ("one of " + ", ".join(PERMISSION_MODES), lambda v: v in PERMISSION_MODES),
         "sandboxNetwork": ("true or false", lambda v: isinstance(v, bool)),
+        "auditRetentionDays": (
+            f"a whole number of days from {AUDIT_DAYS_MIN} to {AUDIT_DAYS_MAX}",
+            lambda v: _is_int(v) and AUDIT_DAYS_MIN <= v <= AUDIT_DAYS_MAX,
+        ),
     }
+    proxy = patch.get("networkProxy")
+    if proxy is not None:
+        problem = network_proxy.setting_problem(proxy)
+        if problem is not None:
+            raise invalid(f"settings.set: patch.networkProxy must be {problem}; got {proxy!r}.", "patch.networkProxy")
     for key, value in patch.items():
         if value is None or key not in checks:
             continue

@@ -14,7 +14,7 @@ import apsw
 import orjson
 
 from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, notifications, sessions
+from . import inflight, message_index, model_cache, notifications, sessions
 from .commands import command
 from .context import HostContext
 from .messages import MESSAGE_ID_MAX as ID_MAX
@@ -77,6 +77,8 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
             "VALUES (?, ?, 'running', ?, ?, ?)",
             (turn_id, session_id, provider_id, model_id, ctx.clock()),
         )
+        if provider_id and model_id:
+            model_cache.remember_use(ctx.conn, provider_id, model_id, ctx.clock())
     turn = load(ctx.conn, session_id, turn_id)
     ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
     ctx.emit(

@@ -265,6 +265,33 @@ class ChatController(QObject):
                 )
             )
 
+    async def steer_prompt(self, text: str, attachments: list[dict] | None = None) -> None:
+        """Send what the composer held into the running reply (a plain send when none runs)."""
+        w = self.window
+        session_id = w.current_session_id
+        if self.runner is None or not session_id or is_native_id(session_id) or self.editing is not None:
+            await self.send_prompt(text, attachments)
+            return
+        attachments = attachments or []
+
+        def not_sent(error: HostError) -> None:
+            if session_id == w.current_session_id:  # as a refused send: the reason above, the message kept here
+                w.composer.give_back(
+                    text, attachments, self.tr("Not sent. Your message is kept here: send it again once that is fixed.")
+                )
+            else:
+                self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
+            w.report_error(error)
+
+        result = await task_op(
+            lambda: self.runner.steer(session_id, text, attachments=attachments),
+            parent=w,
+            name="steer-prompt",
+            failure=not_sent,
+        )
+        if result and "steering" in result and session_id == w.current_session_id:
+            w.composer.show_status(self.tr("Sent into the running reply; the model reads it at its next step."))
+
     async def _fits(
         self, session_id: str | None, text: str, attachments: list[dict], not_sent: Callable[[HostError], None]
     ) -> bool:
@@ -452,8 +479,12 @@ class ChatController(QObject):
             self._reload_when_idle.discard(session_id)
             if session_id == w.current_session_id:  # history changed while the reply ran (edit, revisions)
                 spawn(w.open_transcript(session_id), name="transcript-reload")
+        if phase == "withdrawn" and message is not None:
+            self._take_back(session_id, message)
         if session_id != w.current_session_id:
             return
+        if phase == "steered":
+            w.composer.show_status("")
         if phase == "tool_output" and message is not None:  # a running command's output, as it comes
             w.transcript_model.add_tool_output(str(message.get("callId")), str(message.get("chunk") or ""))
         elif phase == "tool_done" and message is not None:
@@ -472,6 +503,17 @@ class ChatController(QObject):
             w.composer.set_running(False)
             w.queue_strip.set_running(False)
             w.refresh_context_meter(session_id)
+
+    def _take_back(self, session_id: str, draft: dict) -> None:
+        """Stop took back prompts no reply answered: into that chat's composer, before anything typed since."""
+        text, attachments = str(draft.get("text") or ""), list(draft.get("attachments") or [])
+        if session_id == self.window.current_session_id:
+            self.window.composer.give_back(
+                text, attachments, self.tr("Stopped before an answer: your message is back here to edit or send.")
+            )
+            self.window.composer.focus_prompt()
+        else:
+            self.drafts[session_id] = joined((text, attachments), self.drafts.get(session_id, ("", [])))
 
     def history_changed(self, session_id: str) -> None:
         """The transcript was rewritten (edit, delete, revisions): reload now, or when its reply ends."""

@@ -1,6 +1,8 @@
 """The composer: a growing text box, Send that turns into Stop while a reply streams.
 
-Enter sends, Shift+Enter starts a new line; Esc stops a running reply. Files
+Enter sends, Shift+Enter starts a new line; Esc stops a running reply. While a
+reply runs, Enter queues the prompt after it and Steer (Ctrl+Enter) sends it
+into the reply itself (``agent/steering.py``). Files
 dropped or pasted, pictures pasted, and text longer than the large-paste
 threshold become attachment chips above the prompt.
 """
@@ -38,6 +40,7 @@ def local_files(mime: QMimeData) -> list[str]:
 
 class PromptEdit(QPlainTextEdit):
     submitted = Signal()
+    steerSubmitted = Signal()  # Ctrl+Enter: into the running reply, if one runs
     escapePressed = Signal()
     filesDropped = Signal(list)  # local paths, dropped or pasted
     imagePasted = Signal(QImage)
@@ -85,7 +88,8 @@ class PromptEdit(QPlainTextEdit):
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
             event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier)
         ):
-            self.submitted.emit()
+            steer = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            (self.steerSubmitted if steer else self.submitted).emit()
             return
         if event.key() == Qt.Key.Key_Escape:
             self.escapePressed.emit()  # the window decides: close the inbox, end an edit, or stop the reply
@@ -154,6 +158,7 @@ def model_key(provider_id: str, model_id: str) -> str:
 
 class Composer(QWidget):
     sendRequested = Signal(str, list)  # the prompt, its attachment blocks
+    steerRequested = Signal(str, list)  # the same, sent into the running reply (Steer, Ctrl+Enter)
     stopRequested = Signal()  # the Stop button
     escapePressed = Signal()  # Esc in the prompt
     editCancelled = Signal()  # Cancel on the "editing an earlier message" bar
@@ -184,6 +189,15 @@ class Composer(QWidget):
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.send_button.clicked.connect(self._button_clicked)
+        # While a reply runs, Enter queues the prompt after it; Steer sends it into the reply itself.
+        self.steer_button = QPushButton(self.tr("Steer"))
+        self.steer_button.setObjectName("steerButton")
+        self.steer_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.steer_button.setToolTip(
+            self.tr("Send this into the running reply: the model reads it at its next step (Ctrl+Enter)")
+        )
+        self.steer_button.clicked.connect(lambda: self._submit(steer=True))
+        self.steer_button.hide()
         self.thinking = ChipCombo()
         self.thinking.setToolTip(self.tr("How much the model thinks before it answers (this chat)"))
         for value, label in THINKING_LEVELS:
@@ -221,6 +235,7 @@ class Composer(QWidget):
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
+        self.edit.steerSubmitted.connect(lambda: self._submit(steer=self.running))
         self.edit.escapePressed.connect(self.escapePressed)
         self.edit_bar = QFrame()
         self.edit_bar.setObjectName("editBar")
@@ -263,6 +278,7 @@ class Composer(QWidget):
         if self.mcp_chip is not None:
             bottom.addWidget(self.mcp_chip)
         bottom.addStretch(1)
+        bottom.addWidget(self.steer_button)
         bottom.addWidget(self.send_button)
         inner.addLayout(bottom)
         layout = QVBoxLayout(self)
@@ -397,6 +413,7 @@ class Composer(QWidget):
         return self.tr("Adding attachments… Send when they are ready.")
 
     def _refresh_button(self) -> None:
+        self.steer_button.setVisible(self.running)
         self.send_button.setText(self.tr("Stop") if self.running else self.tr("Send"))
         self.send_button.setToolTip(self.tr("Stop the reply (Esc)") if self.running else self.tr("Send (Enter)"))
         # The style sheet styles #sendButton and #stopButton differently.
@@ -410,7 +427,7 @@ class Composer(QWidget):
         else:
             self._submit()
 
-    def _submit(self) -> None:
+    def _submit(self, steer: bool = False) -> None:
         text = self.edit.toPlainText()
         if self.tray.pending():
             self.show_status(self._waiting_text())
@@ -421,4 +438,4 @@ class Composer(QWidget):
         self.show_status("")
         self.edit.clear()
         self.tray.clear()
-        self.sendRequested.emit(text, attachments)
+        (self.steerRequested if steer else self.sendRequested).emit(text, attachments)

@@ -181,6 +181,9 @@ QLabel#badge {{ color: {t.accent}; border: 1px solid {t.accent}; border-radius: 
 QLabel#offBadge {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 8px; padding: 0px 6px; }}
 QLabel#path {{ font-family: monospace; padding: 8px; background: {t.code_panel}; border-radius: 8px; }}
 QLineEdit {{ color: {t.text}; }}
+QLineEdit#proxyField {{
+    border: 1px solid {t.border}; border-radius: 8px; padding: 5px 8px; background: {t.background};
+}}
 QLineEdit[invalid="true"], QComboBox[invalid="true"] {{ border-color: {t.danger}; }}
 QComboBox, QSpinBox {{
     border: 1px solid {t.border}; border-radius: 8px; padding: 6px 8px; background: {t.background}; color: {t.text};

@@ -305,6 +305,9 @@ class MainWindow(QMainWindow):
         self.composer.sendRequested.connect(
             lambda text, attachments: spawn(chats.send_prompt(text, attachments), name="send-prompt")
         )
+        self.composer.steerRequested.connect(
+            lambda text, attachments: spawn(chats.steer_prompt(text, attachments), name="steer-prompt")
+        )
         self.composer.stopRequested.connect(chats.stop_reply)
         self.composer.escapePressed.connect(self.escape)
         self.composer.editCancelled.connect(chats.end_edit)
@@ -572,7 +575,8 @@ class MainWindow(QMainWindow):
         self.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
         models = await host_op(self.client, "models.list", parent=self, failure=lambda _e: None)
         rows = (models or {}).get("models", [])
-        self.composer.set_models(model_choices(listed, rows), self.model_chip.text())
+        recent = await host_op(self.client, "models.recent", parent=self, failure=lambda _e: None)
+        self.composer.set_models(model_choices(listed, rows, (recent or {}).get("models")), self.model_chip.text())
         self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
 
     def open_chat(self, session_id: str, around: str | None = None) -> None:

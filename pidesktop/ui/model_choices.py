@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 
-def model_choices(listed: dict, models: list[dict]) -> list[tuple[str, str, str]]:
+def model_choices(listed: dict, models: list[dict], recent: list[dict] | None = None) -> list[tuple[str, str, str]]:
     """``(provider id, model id, label)`` for every enabled provider's known models.
 
     ``listed`` is a ``providers.list`` result, ``models`` a ``models.list`` one.
     A provider's default model typed in Settings may not be in the catalogue: it
-    is offered too, once, after the catalogue's models.
+    is offered too, once, after the catalogue's models. ``recent`` (a
+    ``models.recent`` list) brings the models used last to the top, newest
+    first; a recent model that is no longer offered is left out.
     """
+    choices = _all_choices(listed, models)
+    rank = {(r.get("providerId"), r.get("modelId")): n for n, r in enumerate(recent or [])}
+    return sorted(choices, key=lambda choice: rank.get((choice[0], choice[1]), len(rank)))  # stable: rest in order
+
+
+def _all_choices(listed: dict, models: list[dict]) -> list[tuple[str, str, str]]:
     names = {p["id"]: p["name"] for p in listed.get("providers", []) if p.get("enabled", True)}
     choices = [
         (m["providerId"], m["modelId"], f"{names[m['providerId']]} · {m.get('displayName') or m['modelId']}")

@@ -21,6 +21,9 @@ log = logging.getLogger("pidesktop.ui.prefs")
 FILE_NAME = "preferences.json"
 SORTS = ("recent", "created", "oldest", "name", "manual")
 SESSION_SORTS = ("recent", "created", "oldest", "name")
+# Kept when another client stored them, never offered or used here (spec 004, SP.4): a session's manual
+# ``order`` and a ``manual`` session sort, which this sidebar shows as "recent".
+SESSION_SORTS_KEPT = (*SESSION_SORTS, "manual")
 
 DEFAULTS: dict[str, Any] = {
     "window": {},
@@ -46,7 +49,12 @@ def normalise(raw: Any) -> dict:
         return prefs
     out = prefs["sidebar"]
     out["sessionMeta"] = {
-        key: {k: bool(v) for k, v in meta.items() if k in ("pinned", "archived") and isinstance(v, bool)}
+        key: {
+            k: v
+            for k, v in meta.items()
+            if (k in ("pinned", "archived") and isinstance(v, bool))
+            or (k == "order" and isinstance(v, int) and not isinstance(v, bool))
+        }
         for key, meta in _dict(sidebar.get("sessionMeta")).items()
         if isinstance(meta, dict)
     }
@@ -67,7 +75,7 @@ def normalise(raw: Any) -> dict:
     if sidebar.get("projectSort") in SORTS:
         out["projectSort"] = sidebar["projectSort"]
     view = _dict(sidebar.get("sessionView"))
-    if view.get("sort") in SESSION_SORTS:
+    if view.get("sort") in SESSION_SORTS_KEPT:
         out["sessionView"]["sort"] = view["sort"]
     if isinstance(view.get("archived"), bool):
         out["sessionView"]["archived"] = view["archived"]

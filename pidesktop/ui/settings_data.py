@@ -19,6 +19,7 @@ from .. import paths
 from ..bus import HostClient, HostError
 from . import i18n
 from . import theme as themes
+from .crash_reports_row import CrashReportsRow
 from .host_jobs import run_job
 from .ops import host_op, task_op
 from .plain_errors import sentence
@@ -95,6 +96,8 @@ class DataPage(QWidget):
             hint.setWordWrap(True)
             grid.addWidget(button, row, 0)
             grid.addWidget(hint, row, 1)
+        self.crash_reports = CrashReportsRow(client)  # shown only when reports are kept
+        grid.addWidget(self.crash_reports, len(tools), 0, 1, 2)
         # Only for people who run pi's workflows (the pi-workflows command): kept apart, and said so plainly.
         self.advanced_title = QLabel(self.tr("Advanced"))
         self.advanced_title.setObjectName("sectionTitle")
@@ -150,6 +153,7 @@ class DataPage(QWidget):
         )
 
     async def load(self) -> None:
+        await self.crash_reports.load()
         result = await host_op(self.client, "app.handshake", {"protocolVersion": 1}, parent=self, failure=self._failed)
         if result is None:
             return

@@ -1,4 +1,4 @@
-"""Settings > General: look, language, transcript options and what the agent may do.
+"""Settings > General: look, language, transcript options, what the agent may do, the network proxy.
 
 Every control writes its one key with ``settings.set`` the moment it changes,
 so there is no Save button and nothing to lose. The host normalises and
@@ -27,6 +27,7 @@ from ..bus import HostClient, HostError
 from . import i18n, permission_modes
 from .ops import host_op
 from .plain_errors import sentence
+from .proxy_fields import ProxyFields
 from .relaunch import relaunch_pidesktop
 
 # Labels are English source texts, shown translated (context "GeneralPage"); a language keeps its own name.
@@ -42,6 +43,7 @@ DISPLAY_MODES = (
     ("fully-folded", QT_TRANSLATE_NOOP("GeneralPage", "Fully folded")),
 )
 PASTE_MIN, PASTE_MAX = 1, 1_000_000
+AUDIT_DAYS_MIN, AUDIT_DAYS_MAX = 1, 3650  # the host's range for auditRetentionDays
 FIELD_WIDTH = 240
 CHEVRON_INSET = 16  # from the right edge to the chevron's centre
 
@@ -82,6 +84,14 @@ class GeneralPage(QWidget):
         if sandbox is not None and not sandbox[0]:
             self.network_check.setEnabled(False)  # the network switch is the sandbox's: unconfined, it has none
             self.network_check.setToolTip(self.tr("Only commands in the sandbox can be kept off the network"))
+        self.proxy = ProxyFields(ChoiceBox(), FIELD_WIDTH)
+        self.audit_spin = QSpinBox()
+        self.audit_spin.setRange(AUDIT_DAYS_MIN, AUDIT_DAYS_MAX)
+        self.audit_spin.setSuffix(self.tr(" days"))
+        self.audit_spin.setFixedWidth(FIELD_WIDTH)
+        self.audit_spin.lineEdit().setTextMargins(7, 0, 0, 0)
+        self.audit_spin.setKeyboardTracking(False)
+        self.audit_spin.setToolTip(self.tr("How long the record of what the agent's tools did is kept"))
         self.paste_spin = QSpinBox()
         self.paste_spin.setRange(PASTE_MIN, PASTE_MAX)
         self.paste_spin.setSuffix(self.tr(" characters"))
@@ -128,13 +138,20 @@ class GeneralPage(QWidget):
             (self.tr("Agent permissions"), self.permission_combo),
             (self.tr("Commands"), self.network_check),
             ("", self.sandbox_label),
+            (self.tr("Keep the tool log"), self.audit_spin),
+            (self.tr("Network proxy"), self.proxy),
         )
         for row, (label, field) in enumerate(rows):
             if not label:  # a note under the field above, as wide as the column
                 form.addWidget(field, row, 1)
                 continue
-            form.addWidget(QLabel(label), row, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            form.addWidget(field, row, 1, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            # a field of several lines keeps its label beside its first line
+            vertical = Qt.AlignmentFlag.AlignTop if field is self.proxy else Qt.AlignmentFlag.AlignVCenter
+            caption = QLabel(label)
+            if field is self.proxy:
+                caption.setMinimumHeight(self.proxy.mode_combo.sizeHint().height())
+            form.addWidget(caption, row, 0, Qt.AlignmentFlag.AlignRight | vertical)
+            form.addWidget(field, row, 1, Qt.AlignmentFlag.AlignLeft | vertical)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -157,6 +174,8 @@ class GeneralPage(QWidget):
             lambda: self._changed(permission_modes.SETTINGS_KEY, self.permission_combo.currentData())
         )
         self.network_check.toggled.connect(lambda on: self._changed("sandboxNetwork", bool(on)))
+        self.audit_spin.valueChanged.connect(lambda value: self._changed("auditRetentionDays", int(value)))
+        self.proxy.changed.connect(lambda value: self._changed("networkProxy", value))
 
     # -- host work ---------------------------------------------------------------
     async def load(self) -> None:
@@ -211,6 +230,7 @@ class GeneralPage(QWidget):
             self.paste_spin,
             self.permission_combo,
             self.network_check,
+            self.audit_spin,
         )
         for control in controls:
             control.blockSignals(True)
@@ -223,6 +243,10 @@ class GeneralPage(QWidget):
             self.show_thinking_check.setChecked(bool(settings.get("showThinking", True)))
             _select(self.permission_combo, settings.get(permission_modes.SETTINGS_KEY, permission_modes.DEFAULT_MODE))
             self.network_check.setChecked(settings.get("sandboxNetwork", True) is not False)
+            self.proxy.show_value(settings.get("networkProxy"))
+            days = settings.get("auditRetentionDays")
+            if isinstance(days, int):
+                self.audit_spin.setValue(days)
             threshold = settings.get("largePasteThreshold")
             if isinstance(threshold, int):
                 self.paste_spin.setValue(threshold)

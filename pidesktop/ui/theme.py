@@ -185,6 +185,10 @@ QPushButton#sendButton {{
 QPushButton#stopButton {{
     background: {t.text}; color: {t.background}; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
 }}
+QPushButton#steerButton {{
+    background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 8px; padding: 6px 14px;
+}}
+QPushButton#steerButton:hover {{ background: {t.hover}; }}
 QPushButton#jumpToLatest {{
     background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 14px; padding: 6px 14px;
 }}

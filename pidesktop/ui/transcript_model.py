@@ -66,6 +66,11 @@ def compaction_row(compaction: dict) -> dict:
     }
 
 
+def is_model_system(message: dict) -> bool:
+    """An internal ``role: system`` row holding what the model was told (``meta.modelSystem``): not for people."""
+    return message.get("role") == "system" and bool((message.get("meta") or {}).get("modelSystem"))
+
+
 class TranscriptModel(QAbstractListModel):
     pageLoaded = Signal(str)  # "open", "older", "newer", "tail"
     failed = Signal(object)  # a HostError
@@ -537,7 +542,8 @@ class TranscriptModel(QAbstractListModel):
         for message in messages:
             if skip and message["id"] in skip:
                 continue
-            rows.append(message_row(message, read_only=self.read_only))
+            if not is_model_system(message):  # the model's own instructions are never a row (T.3)
+                rows.append(message_row(message, read_only=self.read_only))
             rows += [compaction_row(c) for c in after.get(message["id"], []) if not skip or f"cp:{c['id']}" not in skip]
         return rows
 
