@@ -22,6 +22,14 @@ def stored(win):
     return win.client.call_blocking("session.get", {"sessionId": win.current_session_id})["messages"]
 
 
+def pager_of_first_row(win) -> list[str]:
+    """The always-shown actions (the revision pager) of the transcript's first row, as laid out."""
+    model = win.transcript_model
+    if model.rowCount() == 0:
+        return []
+    return [action.label for action in win.transcript.delegate.rendered(model.index(0)).actions if action.always]
+
+
 def test_copy_puts_the_full_text_on_the_clipboard(chat, qloop):
     reply = stored(chat)[1]
     qloop.run_until_complete(chat.chats.run_message_action("copy", reply["id"]))
@@ -36,9 +44,9 @@ def test_regenerate_keeps_the_old_reply_as_a_revision_and_pages_between_them(cha
     assert messages[1]["id"] != first_reply["id"]
     root = messages[0]
     assert (root["meta"]["revisionCount"], root["meta"]["activeRevision"]) == (2, 2)
-    spin_until(qloop, lambda: chat.transcript_model.rowCount() == 2)
-    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0))
-    assert [a.label for a in rendered.actions if a.always] == ["‹", "2 / 2", "›"]
+    # The transcript reloads once the reply is in. The old rows already counted two, and a reload under load
+    # shows the newest row first and puts the prompt above it a tick later: wait for the prompt's pager itself.
+    spin_until(qloop, lambda: pager_of_first_row(chat) == ["‹", "2 / 2", "›"])
     qloop.run_until_complete(chat.chats.run_message_action("revision-prev", root["id"]))
     back = stored(chat)
     assert back[1]["id"] == first_reply["id"] and back[0]["meta"]["activeRevision"] == 1
