@@ -19,7 +19,8 @@ from pathlib import Path
 
 import orjson
 
-from .conftest import REPO, StdioHost
+from .support.hosts import StdioHost
+from .support.repo import REPO
 
 MiB = 1 << 20
 SIZE = 64 * MiB

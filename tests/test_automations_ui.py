@@ -11,7 +11,7 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.automations import AutomationsDialog
 from pidesktop.ui.automations_editor import TaskEditor
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 @pytest.fixture(autouse=True)

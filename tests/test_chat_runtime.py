@@ -13,8 +13,10 @@ import pytest
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .conftest import REPO, InProcessHost
-from .sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, sse_server, usage_chunk  # noqa: F401
+from .support.cli import chat_cli
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, usage_chunk
 
 
 def run_turn(host, server, prompt="What's the weather?", mode=None, **runner_options):
@@ -201,17 +203,6 @@ def test_checkpoints_are_saved_while_text_arrives(host, sse_server):
     assert all(final.startswith(text) for text in saved)
     # the final append removed the checkpoint
     assert not (host.location.data_root / "sessions" / f"{sid}.inflight.json").exists()
-
-
-def chat_cli(data_dir, *args, env=None, timeout=60):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):

@@ -6,7 +6,9 @@ from PySide6.QtCore import Qt
 
 from pidesktop.ui.transcript_model import TranscriptModel
 
-from .conftest import InProcessHost, spin_until, started_window
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 def rows(window):

@@ -1,19 +1,17 @@
 """Long chats against a real loopback server: compaction, the budget per request, and `pidesktop chat`."""
 
 import asyncio
-import os
-import subprocess
-import sys
 
 import pytest
 
 from pidesktop.agent import compaction
 from pidesktop.agent import context as budget
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostError
 
-from .conftest import REPO
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401
+from .support.cli import chat_cli
+from .support.hosts import run_with_client
+from .support.sse_server import Script, chunk, sse_body
 
 WINDOW = 3000
 ANSWER = "The answer."
@@ -52,17 +50,6 @@ def runner_for(client, server, window=WINDOW):
     )
 
 
-def run(host, body):
-    async def scenario():
-        client = HostClient(host.thread, asyncio.get_running_loop())
-        try:
-            return await body(client)
-        finally:
-            client.close()
-
-    return asyncio.run(scenario())
-
-
 def request_tokens(request):
     """The budget's estimate of what was sent, from the request body as received."""
     return sum(
@@ -85,7 +72,7 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
         second = await runner.send(sid, "And then?")
         return first, second, await runner.context_usage(sid)
 
-    first, second, usage = run(host, body)
+    first, second, usage = run_with_client(host, body)
     assert first["status"] == "completed" and first["message"]["blocks"][0]["text"] == ANSWER
     requests = chat_requests(sse_server)
     assert len(requests) == 3  # summary + answer, then the next turn's answer only
@@ -122,7 +109,7 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
             framing="length",
         ),
     )
-    result = run(host, lambda client: runner_for(client, sse_server).send(sid, "Still there?"))
+    result = run_with_client(host, lambda client: runner_for(client, sse_server).send(sid, "Still there?"))
     assert result["status"] == "error" and result["error"]["code"] == "compaction_failed"
     assert "summarised" in result["error"]["message"]
     assert len(chat_requests(sse_server)) == 1  # no answer was asked for
@@ -145,7 +132,7 @@ def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
         runner.stop(sid)
         return await asyncio.wait_for(task, 10)
 
-    result = run(host, body)
+    result = run_with_client(host, body)
     assert result["status"] == "aborted"
     assert host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"] == []
     assert len(chat_requests(sse_server)) == 1
@@ -167,7 +154,7 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
         edited = await runner.send(sid, "Edited question")
         return again, edited
 
-    again, edited = run(host, body)
+    again, edited = run_with_client(host, body)
     requests = chat_requests(sse_server)
     assert again["status"] == "completed" and again["message"]["blocks"][0]["text"] == "Again."
     regenerated = requests[2].json["messages"]
@@ -202,7 +189,7 @@ def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):
             await runner.compact(sid)
         return record, usage, command, nothing.value
 
-    record, usage, command, nothing = run(host, body)
+    record, usage, command, nothing = run_with_client(host, body)
     assert record["summary"] == SUMMARY and record["firstKeptMessageId"] == "h38"
     assert usage["window"] == 32_000 and usage["tokens"] > 0
     assert command["status"] == "compacted" and command["compaction"]["summary"] == "SUMMARY TWO"
@@ -217,21 +204,10 @@ def test_the_offline_demo_compacts_without_a_server(host):
     async def body(client):
         return await TurnRunner(client, context_window=WINDOW, offline_delay=0).send(sid, "Hello again")
 
-    result = run(host, body)
+    result = run_with_client(host, body)
     assert result["status"] == "completed"
     [record] = host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"]
     assert "offline demo" in record["summary"] and "Older history was left out" in record["summary"]
-
-
-def chat_cli(data_dir, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(os.environ),
-    )
 
 
 def test_the_cli_flags(host, sse_server):

@@ -10,8 +10,8 @@ import time
 
 import orjson
 
-from .conftest import InProcessHost, StdioHost
-from .crash_support import integrity_ok
+from .support.crash_support import integrity_ok
+from .support.hosts import InProcessHost, StdioHost
 
 APPEND_RUNS = 50
 TURN_RUNS = 30

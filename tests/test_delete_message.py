@@ -8,7 +8,7 @@ import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
 
-from .crash_support import (
+from .support.crash_support import (
     db_rows,
     integrity_ok,
     killed_during,
@@ -17,8 +17,8 @@ from .crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
-from .host_helpers import append, msg, new_session, transcript_path
-from .host_helpers import transcript_lines as lines
+from .support.host_helpers import append, msg, new_session, transcript_path
+from .support.host_helpers import transcript_lines as lines
 from .test_history import checkpoint, conversation, found, index_rows
 from .test_history_stdio import AFTER_MIDDLE, MIDDLE, big_template, marker
 

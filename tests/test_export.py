@@ -13,7 +13,7 @@ import pytest
 from pidesktop.agent import export
 from pidesktop.bus import HostClient
 
-from .conftest import REPO
+from .support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
 

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 from pidesktop.host.transcripts import MessageNotFound, TranscriptStore, layout_cache
 
-from .fuzz_budget import fuzz_settings
+from .support.fuzz_budget import fuzz_settings
 
 SID = "s1"
 IDS = ["a", "b", "c", "d", "e", "é", 'q"uote']

@@ -16,8 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import StdioHost
-from .crash_support import (
+from .support.crash_support import (
     Replies,
     db_rows,
     integrity_ok,
@@ -29,6 +28,8 @@ from .crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
+from .support.host_helpers import append, msg
+from .support.hosts import StdioHost
 
 PAGER = ("revisionCount", "activeRevision")
 PROJECTION = ("seq", "index")
@@ -36,12 +37,6 @@ VOCAB = ("kelp", "first answer", "second question", "zebra", "giraffe", "okapi",
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(h, sid, message, **params):
-    return h.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
 
 
 def restart(start, h: StdioHost) -> StdioHost:

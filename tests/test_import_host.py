@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
 
 

@@ -14,7 +14,8 @@ from pidesktop.ui.host_jobs import run_job
 from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.trash_view import TrashDialog
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 from .test_import_readers import CLAUDE, CODEX
 
 

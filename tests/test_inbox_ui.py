@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from pidesktop.ui import theme as themes
 from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 
 def finish_turn(call, title: str, n: int, status: str, error_code: str | None = None) -> str:
@@ -224,3 +225,14 @@ def test_paints_in_both_themes(seeded, inbox, qloop, theme, tmp_path):
     inbox.list.setCurrentIndex(inbox.model.index(0))
     assert inbox.grab().save(str(tmp_path / f"inbox-{theme.name}.png"))
     assert inbox.bell.grab().save(str(tmp_path / f"bell-{theme.name}.png"))
+
+
+def test_inbox_rows_read_as_sentences_not_codes(qapp):
+    from pidesktop.ui.inbox import status_of
+
+    crash = status_of({"kind": "task.failed", "errorCode": "aborted_by_crash"})
+    assert crash == "The reply was cut off because pidesktop quit or crashed while it was being written."
+    assert status_of({"kind": "task.failed", "errorCode": "rate_limited"}).startswith("The provider is limiting")
+    assert status_of({"kind": "task.failed", "errorCode": "something_new"}) == "The reply failed."
+    assert "·" not in crash and "_" not in status_of({"kind": "task.failed", "errorCode": "outbox_full"})
+    assert status_of({"kind": "task.completed"}) == "Completed"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .support.repo import REPO
 
 
 def imported_modules(path: Path, root: Path = REPO) -> set[str]:

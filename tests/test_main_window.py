@@ -14,7 +14,11 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
 
-from .conftest import REPO, InProcessHost, spin_until, started_window
+from .support.host_helpers import crash_mid_reply
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 @pytest.fixture
@@ -186,3 +190,39 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
     assert window.notice.isHidden()  # seen: the line goes until the next error
     dialog.close()
     qtbot.waitUntil(lambda: window.error_dialog is None)  # closed is gone: each Details makes a new one
+
+
+def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):
+    from PySide6.QtWidgets import QMessageBox
+
+    from pidesktop.bus import HostError
+    from pidesktop.ui.dialog_style import style_message_box
+    from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+
+    log = ErrorLog()
+    log.add(HostError("storage_unavailable", "disk gone")) if hasattr(log, "add") else None
+    dialog = ErrorDetailsDialog(log)
+    qtbot.addWidget(dialog)
+    assert "QPushButton#primary" in dialog.styleSheet() or "pageTitle" in dialog.styleSheet()
+    dialog.show()
+    qtbot.wait(20)
+    shot(dialog, f"error-details-{theme.name}")
+    box = QMessageBox(
+        QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?", QMessageBox.StandardButton.Cancel
+    )
+    delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+    style_message_box(box, theme)
+    qtbot.addWidget(box)
+    assert delete.objectName() == "danger" and box.styleSheet()
+    box.show()
+    qtbot.wait(20)
+    shot(box, f"delete-box-{theme.name}")
+
+
+def test_the_window_says_a_reply_was_cut_off_by_a_crash(qtbot, qloop, location, loop_hosts):
+    crash_mid_reply(location)  # before the window's host starts
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    assert win.notice.isVisible()
+    assert "“Story” was cut off" in win.notice.label.text()
+    assert not win.notice.details_button.isVisible()  # news, not an error
+    win.close()

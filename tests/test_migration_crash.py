@@ -17,8 +17,8 @@ import apsw
 from pidesktop.host import migrations
 from pidesktop.host.db import open_database
 
-from .conftest import REPO
-from .migration_support import build
+from .support.migration_support import build
+from .support.repo import REPO
 
 MESSAGES = 20_000
 KILLS = 14

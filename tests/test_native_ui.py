@@ -17,9 +17,10 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
 
-from .conftest import FIXTURES as RECORDED
-from .conftest import spin_until, started_window
-from .sse_server import chunk, sse_body, sse_server, usage_chunk  # noqa: F401
+from .support.repo import FIXTURES as RECORDED
+from .support.sse_server import chunk, sse_body, usage_chunk
+from .support.waits import spin_until
+from .support.windows import started_window
 
 FIXTURES = RECORDED / "pi-native/sessions"
 WORK = "--home-ada-code-work--"
@@ -146,13 +147,6 @@ def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
         qloop, lambda: "keep me" in window.composer.edit.toPlainText() and window.composer.status_label.isVisible()
     )
     assert "another branch" in window.composer.status_label.text()
-
-
-@pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def theme(request, qapp):
-    themes.apply(qapp, request.param)
-    yield request.param
-    themes.apply(qapp, themes.LIGHT)
 
 
 def test_screenshots(window, qloop, shots, theme):

@@ -11,7 +11,7 @@ from pidesktop.ui import export_dialog, project_rows
 from pidesktop.ui.project_memory import LIMIT
 from pidesktop.ui.tasks import spawn
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 def call(chat, method, params=None):

@@ -19,7 +19,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.realwindow import App, Shot, XDisplay, column_groups, missing_tools, wait_for
+from .support.realwindow import App, Shot, XDisplay, column_groups, missing_tools
+from .support.waits import wait_for
 
 pytestmark = pytest.mark.realwindow
 

@@ -9,7 +9,7 @@ from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDe
 from pidesktop.agent.openai_compat import OpenAICompatibleProvider
 from pidesktop.agent.reply import ReplyBuilder
 
-from .sse_server import collect, fixture_bytes, split_randomly, sse_server  # noqa: F401  (fixture)
+from .support.sse_server import collect, fixture_bytes, split_randomly
 
 
 def replay(server, name: str) -> ReplyBuilder:

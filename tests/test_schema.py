@@ -11,7 +11,7 @@ from pidesktop.host.core import Host
 from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
 
-from .conftest import FIXTURES
+from .support.repo import FIXTURES
 
 TABLES = {
     "kv",

@@ -6,7 +6,8 @@ from pidesktop.host import search
 from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import SearchDialog, matches_text
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 from .test_search_pages import write_transcript
 from .test_search_ui import rows, search_for, seed_session
 

@@ -9,8 +9,8 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
 
-from .conftest import spin_until
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import spin_until
 
 KEY = "sk-test-9f8e7d6c5b4a"
 
@@ -256,7 +256,7 @@ def test_use_as_default_for_a_provider_and_for_the_offline_demo(qtbot, qloop, cl
     assert changed
 
 
-def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):  # noqa: F811
+def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):
     sse_server.serve(
         "/v1/models",
         Script(
@@ -283,7 +283,7 @@ def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, 
     assert not [w for w in page.findChildren(QLineEdit) if KEY in w.text()]
 
 
-def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse_server):  # noqa: F811
+def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse_server):
     page = providers_page(open_settings())
     add_provider(qtbot, qloop, page, "custom", name="Nowhere", url=f"{sse_server.url}/nothing/v1")
     assert page.notice.property("severity") == "error"  # Save's own fetch failed the same way
@@ -306,15 +306,6 @@ def test_data_page_shows_the_data_folder(open_settings, location):
 
 
 # -- Screenshots -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def shot(shots):
-    def save(dialog, name):
-        QApplication.processEvents()  # let pending layout changes land first
-        assert dialog.grab().save(str(shots / f"{name}.png"))
-
-    return save
 
 
 @pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])

@@ -9,7 +9,9 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences, normalise
 
-from .conftest import InProcessHost, spin_until, started_window
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 def seed(location):

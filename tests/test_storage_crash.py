@@ -14,7 +14,8 @@ from pathlib import Path
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots, recovery, verify
 
-from .conftest import REPO, InProcessHost
+from .support.hosts import InProcessHost
+from .support.repo import REPO
 from .test_storage_seed import seed, snapshot
 
 KILLS = 32

@@ -23,7 +23,7 @@ import orjson
 from pidesktop import paths
 from pidesktop.host.core import WRITER_LOCK
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 @dataclass

@@ -14,13 +14,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from tests.sse_server import Script, chunk, fixture_bytes, split_every, sse_body, sse_server  # noqa: F401 (fixture)
-
-REPO = Path(__file__).resolve().parents[1]
+from .support.repo import REPO
+from .support.sse_server import Script, chunk, fixture_bytes, split_every, sse_body
 
 # Streams one reply the way TurnRunner does (through ImageFallback), under QCoreApplication + qasync.
 # argv: base_url, how ("all" | "cancel" | "stop-early"); prints the number of events read.

@@ -5,7 +5,8 @@ import asyncio
 
 from pidesktop.ui import transcript_model
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 from .test_chat_ui import seed_long_session
 
 

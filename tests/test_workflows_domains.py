@@ -31,7 +31,7 @@ from pidesktop.workflows.errors import (
 )
 from pidesktop.workflows.ownership import Actor
 
-from .workflows_support import count, running_run, snapshot
+from .support.workflows_support import count, running_run, snapshot
 
 HUMAN = Actor("human", "person-1")
 

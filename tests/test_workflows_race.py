@@ -7,7 +7,7 @@ import multiprocessing
 from pidesktop.workflows import db, decisions, runs
 from pidesktop.workflows.ownership import CONTROL, Actor
 
-from .workflows_support import project_and_definition
+from .support.workflows_support import project_and_definition
 
 TRIALS = 200
 WORKERS = 8
