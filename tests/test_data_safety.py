@@ -247,7 +247,8 @@ def test_queue_positions_are_never_handed_out_twice(host, location):
         seen.append(entry["position"])
         return entry["id"]
 
-    a, b, c = push("a"), push("b"), push("c")
+    push("a")
+    b, c = push("b"), push("c")
     host.call("session.queueRemove", {"sessionId": sid, "entryId": c})
     push("d")
     host.call("session.queueReorder", {"sessionId": sid, "entryId": b, "direction": "up"})
@@ -352,7 +353,7 @@ def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_
         sid = host.call("session.create", {})["session"]["id"]
         acked = []
 
-        def read_replies():
+        def read_replies(host=host, acked=acked):  # this run's host and list, not the next run's
             try:
                 for line in host.proc.stdout:
                     reply = orjson.loads(line)

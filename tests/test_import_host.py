@@ -9,6 +9,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pidesktop import paths as _paths
+from pidesktop.host import imports as _imports
+from pidesktop.host.core import Host
 
 from .support.hosts import InProcessHost
 from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
@@ -375,12 +381,7 @@ def test_a_folder_with_too_many_entries_ends_the_search_with_a_sentence(host, tm
 
 
 # -- a property: however a source grows between imports, the chat ends up as the source reads ---------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from pidesktop import paths as _paths  # noqa: E402
-from pidesktop.host import imports as _imports  # noqa: E402
-from pidesktop.host.core import Host  # noqa: E402
 
 GROWING = {
     "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True),

@@ -162,7 +162,7 @@ def test_screenshots(window, qloop, shots, theme):
     menu.grab().save(str(shots / f"native-branch-menu-{theme.name}.png"))
     menu.hide()
     window.grab().save(str(shots / f"native-branches-{theme.name}.png"))
-    row = open_native(qloop, window, RPC_EXTRAS)
+    open_native(qloop, window, RPC_EXTRAS)
     note = spin_until(
         qloop,
         lambda: next(

@@ -261,7 +261,7 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
 
 
 def test_closing_the_window_from_the_title_bar_exits_0(display, app, tmp_path):
-    window = app.wait_for_window()
+    app.wait_for_window()
     app.focus()
     time.sleep(0.5)
     display.key("alt+F4")  # openbox closes the active window, as its title bar's close button does

@@ -34,7 +34,7 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
         start = model.start
         bar.setValue(0)  # the reader reaches the top: the older page is asked for
         key, top = view._anchor
-        spin_until(qloop, lambda: model.start < start and "older" not in model.loading)
+        spin_until(qloop, lambda start=start: model.start < start and "older" not in model.loading)
         qloop.run_until_complete(asyncio.sleep(0.05))
         assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
         assert model.rowCount() <= 80

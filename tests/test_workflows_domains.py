@@ -192,7 +192,7 @@ def test_decision_actors(store, flow):
     with pytest.raises(TransitionRejected, match="options"):
         decisions.answer(store, protected.decision_id, HUMAN, "maybe", expected_revision=1)
     assert decisions.answer(store, protected.decision_id, HUMAN, "stop", expected_revision=1).won
-    with pytest.raises(Exception):
+    with pytest.raises(apsw.ConstraintError):
         store.conn.execute("UPDATE human_decision_resolutions SET outcome = 'cancelled'")
     other = running_run(store, *flow)
     open_one = decisions.ask(store, other, request={}, protected=False)
