@@ -20,6 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from pidesktop import paths
 from pidesktop.bus import HostClient
 
+from .support.clock import TickingClock
 from .support.hosts import InProcessHost, LoopHosts, StdioHost
 from .support.windows import started_window
 
@@ -67,6 +68,14 @@ def location(data_root) -> paths.StorageLocation:
 @pytest.fixture
 def host(location):
     running = InProcessHost(location)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def ticking_host(location):
+    """A real host thread whose clock moves on at every reading: no two of its stamps are equal."""
+    running = InProcessHost(location, clock=TickingClock())
     yield running
     running.stop()
 

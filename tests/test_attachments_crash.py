@@ -84,7 +84,7 @@ def kill_at(host: StdioHost, folder: Path, point: float | None, deadline: float)
             break
         if point is None and seen_copy and not temps:  # renamed (or dropped): kill around the rename
             break
-        time.sleep(0.0002)
+        time.sleep(0.0002)  # the copy's progress is the behaviour watched: poll it closely
     caught = bool(incoming(folder))
     host.kill()
     return caught

@@ -79,7 +79,7 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     editor.at.setText("7:30")  # wrong: the host is never asked
     editor.save()
     assert "HH:MM" in editor.errors["schedule"].text()
-    qtbot.wait(50)  # let the layout make room for the message before the picture
+    qtbot.waitUntil(lambda: editor.errors["schedule"].isVisible())  # laid out before the picture
     dialog.grab().save(str(shots / "automations-editor.png"))
     spin_until(qloop, lambda: True)
     assert dialog.tasks == []

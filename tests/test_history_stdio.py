@@ -473,7 +473,7 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
         h = start_ready(start, root, sid)
         replies = Replies(h)
         send(h, 99, command)
-        time.sleep(ref["duration"] * rng.uniform(0.4, 0.95))
+        time.sleep(ref["duration"] * rng.uniform(0.4, 0.95))  # kill midway through the command, on purpose
         h.kill()
         replies.thread.join(5)
         rewritten = without_rewrite_id((root / "sessions" / f"{sid}.jsonl").read_bytes()) == without_rewrite_id(

@@ -435,9 +435,9 @@ def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_hos
     )
 
 
-def test_an_import_files_chats_in_projects_without_marking_them_opened(host, claude_dir):
+def test_an_import_files_chats_in_projects_without_marking_them_opened(ticking_host, claude_dir):
+    host = ticking_host  # an import that stamped lastOpenedAt would show: every reading is a later time
     before = host.call("projects.upsert", {"path": "/tmp"})["project"]
-    time.sleep(0.01)
     run(host, "claude-code", claude_dir)
     after = {p["path"]: p for p in host.call("projects.list")["projects"]}
     assert after["/tmp"]["lastOpenedAt"] == before["lastOpenedAt"]  # the recent-projects order stays

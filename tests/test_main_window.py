@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -14,6 +13,7 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
 
+from .support.clock import TickingClock
 from .support.host_helpers import crash_mid_reply
 from .support.hosts import InProcessHost
 from .support.repo import REPO
@@ -90,11 +90,9 @@ def test_ctrl_n_never_piles_up_empty_chats(window, qtbot, qloop):
 
 
 def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location, loop_hosts):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct updatedAt: "newest first" is decided by time
     seed.call("session.create", {"title": "older loose"})
-    time.sleep(0.005)  # distinct updatedAt: chats made in the same millisecond are ordered by id
     seed.call("session.create", {"title": "work item", "projectPath": "/home/me/work"})
-    time.sleep(0.005)
     seed.call("session.create", {"title": "newer loose"})
     seed.stop()
     win = MainWindow(loop_hosts.start(), themes.DARK)
@@ -205,7 +203,6 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):
     qtbot.addWidget(dialog)
     assert "QPushButton#primary" in dialog.styleSheet() or "pageTitle" in dialog.styleSheet()
     dialog.show()
-    qtbot.wait(20)
     shot(dialog, f"error-details-{theme.name}")
     box = QMessageBox(
         QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?", QMessageBox.StandardButton.Cancel
@@ -215,7 +212,6 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):
     qtbot.addWidget(box)
     assert delete.objectName() == "danger" and box.styleSheet()
     box.show()
-    qtbot.wait(20)
     shot(box, f"delete-box-{theme.name}")
 
 

@@ -1,7 +1,5 @@
 """The Ctrl+K search dialog against a real host on the offscreen platform."""
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -10,6 +8,7 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
 from pidesktop.ui.tasks import spawn
 
+from .support.clock import TickingClock
 from .support.hosts import InProcessHost
 from .support.waits import spin_until
 
@@ -29,13 +28,12 @@ def seed_session(call, title: str, texts: list[str], project: str | None = None)
                 },
             },
         )
-    time.sleep(0.005)  # distinct updatedAt, so "newest first" is decided by time
     return sid
 
 
 @pytest.fixture
 def chats(location):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     ids = {
         "kyoto": seed_session(
             seed.call,
@@ -155,7 +153,7 @@ def test_a_reply_for_an_older_query_is_ignored(chats, dialog, qtbot, qloop):
 
 
 def test_more_results_load_when_the_keyboard_reaches_the_end(location, qtbot, qloop, qtmodeltester, loop_hosts):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     for n in range(25):
         seed_session(seed.call, f"Chat {n}", [f"a needle in haystack {n}"])
     seed.stop()
@@ -244,5 +242,4 @@ def test_search_results_paint_plain_snippets(qtbot, theme, shot):
     )
     dialog.resize(640, 300)
     dialog.show()
-    qtbot.wait(30)
     shot(dialog, f"search-{theme.name}")

@@ -281,7 +281,6 @@ def test_a_fork_is_marked_in_the_sidebar(qtbot, theme, shot):
     assert is_fork(sidebar.model.session("b")) and not is_fork(sidebar.model.session("a"))
     assert is_fork({"title": "renamed", "forkedFrom": "a"})
     sidebar.select("b")
-    qtbot.wait(30)
     shot(sidebar, f"sidebar-fork-{theme.name}")
     # the two rows differ where it shows: the fork's row has the mark at the start of its title
     tree = sidebar.tree

@@ -96,7 +96,7 @@ def test_kill_9_anywhere_keeps_the_old_root_and_the_next_launch_finishes(tmp_pat
             use_old_root(seeded.b, "written while a move was pending")
             baseline = snapshot(*roots)
         proc = start_move(dest)
-        time.sleep(rng.uniform(0.0, duration * 1.1))
+        time.sleep(rng.uniform(0.0, duration * 1.1))  # the kill's instant is the thing under test
         if proc.poll() is None:
             proc.kill()
         proc.wait(30)

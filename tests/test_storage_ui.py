@@ -441,9 +441,8 @@ def test_verify_result_line_is_not_squeezed(qtbot, qloop, loop_hosts, location, 
     qtbot.addWidget(dialog)
     dialog.open()
     qloop.run_until_complete(wait_until(lambda: dialog.result is not None))
-    qtbot.wait(20)
     assert dialog.report.text().startswith("No problems found.")
-    assert shows_whole_report(dialog)
+    qtbot.waitUntil(lambda: shows_whole_report(dialog))  # once the layout has made room for it
     shot(dialog, f"verify-{theme.name}")
 
 
@@ -457,9 +456,8 @@ def test_backup_result_line_is_not_squeezed(
     dialog.path_edit.setText(str(isolated_home / "pi-backup.sqlite"))
     dialog.backup_button.click()
     qloop.run_until_complete(wait_until(lambda: dialog.result is not None))
-    qtbot.wait(20)
     assert dialog.report.text().startswith("Backed up and verified")
-    assert shows_whole_report(dialog)
+    qtbot.waitUntil(lambda: shows_whole_report(dialog))
     shot(dialog, f"backup-{theme.name}")
 
 

@@ -56,7 +56,7 @@ READER = textwrap.dedent("""
         finally:
             await provider.aclose()
         gc.collect()
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # the loop runs its close callbacks: a leaked transport would warn here
         print("events", count)
 
     with loop:

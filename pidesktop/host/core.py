@@ -15,7 +15,7 @@ from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, search
 from . import handlers as _handlers  # noqa: F401 - registers every command
-from .context import HostContext
+from .context import HostContext, now_ms
 from .db import DB_NAME, open_migrated
 from .native import guard as native_guard
 from .native import watcher as native_watcher
@@ -32,7 +32,14 @@ class Host:
         self._lock = lock
 
     @classmethod
-    def open(cls, location: StorageLocation, emit: Callable[[str, dict], None], role: str = "host") -> Host:
+    def open(
+        cls,
+        location: StorageLocation,
+        emit: Callable[[str, dict], None],
+        role: str = "host",
+        clock: Callable[[], int] = now_ms,
+    ) -> Host:
+        """``clock`` (epoch ms) stamps everything the host writes; tests pass one that always moves on."""
         try:
             root = prepare_data_root(location)
         except OSError as exc:
@@ -46,7 +53,7 @@ class Host:
             lock.release()
             raise
         search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, clock=clock, migration=migration)
         try:
             boot.boot_pass(ctx)
         except BaseException:
@@ -84,11 +91,11 @@ class Host:
         log.info("host closed")
 
 
-def opener(location: StorageLocation, role: str = "host") -> Callable:
+def opener(location: StorageLocation, role: str = "host", clock: Callable[[], int] = now_ms) -> Callable:
     """An opener for ``bus.HostThread``: opens a ``Host`` on the host thread."""
 
     def open_host(emit: Callable[[str, dict], None]) -> Host:
-        return Host.open(location, emit, role)
+        return Host.open(location, emit, role, clock)
 
     return open_host
 

@@ -17,6 +17,7 @@ import pytest
 
 from pidesktop import paths
 from pidesktop.bus import HostClient, HostError, HostThread
+from pidesktop.host.context import now_ms
 from pidesktop.host.core import opener
 
 from .repo import REPO
@@ -27,9 +28,9 @@ T = TypeVar("T")
 class InProcessHost:
     """A real host thread with a blocking client, and a record of its events."""
 
-    def __init__(self, location: paths.StorageLocation):
+    def __init__(self, location: paths.StorageLocation, clock: Callable[[], int] | None = None):
         self.location = location
-        self.thread = HostThread(opener(location, role="test host")).start()
+        self.thread = HostThread(opener(location, "test host", clock or now_ms)).start()
         self.client = HostClient(self.thread)
         self.events: list[tuple[str, dict]] = []
         self._events_lock = threading.Lock()
