@@ -20,7 +20,7 @@ from pidesktop.ui.prefs import Preferences
 from .support.repo import FIXTURES as RECORDED
 from .support.sse_server import chunk, sse_body, usage_chunk
 from .support.waits import spin_until
-from .support.windows import started_window
+from .support.windows import started_window, transcript_shows_page
 
 FIXTURES = RECORDED / "pi-native/sessions"
 WORK = "--home-ada-code-work--"
@@ -55,7 +55,7 @@ def native_row(win, file_name: str) -> dict:
 def open_native(qloop, win, file_name: str) -> dict:
     row = native_row(win, file_name)
     win.sidebar.select(row["id"])
-    spin_until(qloop, lambda: win.transcript_model.session_id == row["id"] and win.transcript_model.rows)
+    spin_until(qloop, lambda: transcript_shows_page(win, row["id"]))
     return row
 
 
@@ -122,7 +122,7 @@ def test_the_branch_switcher_lists_every_leaf_and_reads_the_chosen_one(window, q
     other = next(a for a in switcher.menu().actions() if not a.isChecked())
     leaf = other.data()
     other.trigger()  # the menu is rebuilt once the branch is read
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     assert window.transcript_model.read_params == {"leafId": leaf}
     assert switcher.shown_leaf == leaf and "Branch" in switcher.text()
     shown = [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"]
@@ -130,7 +130,7 @@ def test_the_branch_switcher_lists_every_leaf_and_reads_the_chosen_one(window, q
     # back to the current branch
     mine = next(a for a in switcher.menu().actions() if a.data() == current[0]["leafId"])
     mine.trigger()
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == current[0]["leafId"])
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == current[0]["leafId"] and transcript_shows_page(window))
     assert window.transcript_model.read_params == {} and not window.native.reading_other_branch()
     assert [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"] != shown
 
@@ -140,7 +140,7 @@ def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
     other = next(a for a in window.native.switcher.menu().actions() if not a.isChecked())
     leaf = other.data()
     other.trigger()
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     window.composer.edit.setPlainText("keep me")
     window.composer._submit()
     spin_until(
@@ -252,7 +252,7 @@ def test_fork_opens_the_new_pi_session_and_leaves_the_parent_alone(window, qloop
     new = set((agent_dir / "sessions" / WORK).iterdir()) - files
     assert len(new) == 1 and next(iter(new)).suffix == ".jsonl"
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
-    spin_until(qloop, lambda: window.transcript_model.session_id == child["id"] and window.transcript_model.rows)
+    spin_until(qloop, lambda: transcript_shows_page(window, child["id"]))
 
 
 @pytest.fixture
@@ -334,7 +334,7 @@ def test_a_branch_summary_is_a_divider_with_its_label_chip(window, qloop):
     open_native(qloop, window, BRANCHING)
     leaf = next(b["leafId"] for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(leaf)
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     summary = spin_until(
         qloop,
         lambda: next(
@@ -462,15 +462,13 @@ def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent
     parent = open_native(qloop, window, BRANCHING)
     branch = next(b for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(branch["leafId"])
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == branch["leafId"])
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == branch["leafId"] and transcript_shows_page(window))
     shown = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
     before = (agent_dir / "sessions" / BRANCHING).read_bytes()
     assert window.native.banner.fork_button.isEnabled()
     window.native.banner.fork_button.click()
     spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
-    spin_until(
-        qloop, lambda: window.transcript_model.session_id == window.current_session_id and window.transcript_model.rows
-    )
+    spin_until(qloop, lambda: transcript_shows_page(window))
     copied = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
     assert copied == shown and window.host_error is None
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before

@@ -20,3 +20,15 @@ def started_window(qtbot, qloop, client, theme=None, runner=None, prefs=None, si
 def stored_messages(win, session_id: str | None = None) -> list[dict]:
     """The messages the host holds for ``session_id`` (the window's open chat by default)."""
     return win.client.call_blocking("session.get", {"sessionId": session_id or win.current_session_id})["messages"]
+
+
+def transcript_shows_page(win, session_id: str | None = None) -> bool:
+    """Whether the transcript holds ``session_id``'s (the open chat's) whole loaded page.
+
+    Under load an open lays out and shows the newest rows first and puts the older ones of the page
+    above them a few ticks later: rows being there is not yet the page."""
+    model = win.transcript_model
+    if model.session_id != (session_id or win.current_session_id) or not model.rows:
+        return False
+    indexes = [row["index"] for row in model.rows if row["index"] is not None]
+    return indexes == list(range(model.start, model.end))
