@@ -18,9 +18,12 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from .support.hosts import StdioHost
 from .support.repo import REPO
+
+pytestmark = pytest.mark.slow  # kill -9 during imports, many times
 
 MiB = 1 << 20
 SIZE = 64 * MiB

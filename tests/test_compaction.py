@@ -61,6 +61,7 @@ def chat_requests(server):
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
+@pytest.mark.slow
 def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):
     sid = seed(host, 2000)
     answering(sse_server, SUMMARY, ANSWER)
@@ -210,6 +211,7 @@ def test_the_offline_demo_compacts_without_a_server(host):
     assert "offline demo" in record["summary"] and "Older history was left out" in record["summary"]
 
 
+@pytest.mark.slow
 def test_the_cli_flags(host, sse_server):
     sid = seed(host, 400)
     data_dir = host.location.data_root

@@ -9,9 +9,12 @@ import threading
 import time
 
 import orjson
+import pytest
 
 from .support.crash_support import integrity_ok
 from .support.hosts import InProcessHost, StdioHost
+
+pytestmark = pytest.mark.slow  # kill -9 at random instants, many times
 
 APPEND_RUNS = 50
 TURN_RUNS = 30

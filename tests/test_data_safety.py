@@ -344,6 +344,7 @@ def test_after_a_clean_close_the_start_reads_no_transcript(host, location):
 KILL_RUNS = 12
 
 
+@pytest.mark.slow
 def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_path):
     """SIGKILL at random instants while appending: after the restart every line has its row."""
     rng = random.Random(20260511)

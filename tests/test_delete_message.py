@@ -5,6 +5,7 @@ import shutil
 
 import apsw
 import orjson
+import pytest
 
 from pidesktop.host.transcripts import TranscriptStore
 
@@ -309,6 +310,7 @@ def test_delete_over_stdio_survives_a_restart(stdio_host):
 TRIALS = 7
 
 
+@pytest.mark.slow
 def test_kill_during_a_delete_leaves_the_old_or_new_transcript_and_the_index_heals(stdio_host, tmp_path):
     rng = random.Random(20261201)
     template = tmp_path / "template"

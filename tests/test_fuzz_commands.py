@@ -61,6 +61,8 @@ from .support.fuzz_budget import fuzz_settings
 from .support.host_helpers import msg
 from .support.repo import REPO
 
+pytestmark = pytest.mark.slow  # every command against hostile params
+
 HOST_SOURCES = REPO / "pidesktop" / "host"
 METHODS = commands.names()
 READERS = {"text", "integer", "boolean", "choice", "obj", "array", "has", "get"}

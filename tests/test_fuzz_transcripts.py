@@ -41,6 +41,8 @@ from pidesktop.host.transcripts import MessageNotFound, TranscriptStore, layout_
 
 from .support.fuzz_budget import fuzz_settings
 
+pytestmark = pytest.mark.slow  # property tests over hostile transcript files
+
 SID = "s1"
 IDS = ["a", "b", "c", "d", "e", "é", 'q"uote']
 MB = 1 << 20

@@ -399,6 +399,7 @@ def commands(sid: str) -> dict[str, dict]:
     }
 
 
+@pytest.mark.slow
 def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_heals(stdio_host, tmp_path):
     rng = random.Random(20261130)
     template = tmp_path / "template"
@@ -484,6 +485,7 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
     return None
 
 
+@pytest.mark.slow
 def test_a_regenerate_killed_before_its_index_commit_keeps_the_discarded_branch(stdio_host, tmp_path):
     template = tmp_path / "template"
     sid = big_template(stdio_host, template)
@@ -524,6 +526,7 @@ def comparable_lines(lines: list[bytes], root_ids: set[str]) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 def test_switching_between_three_variants_restores_each_exactly_and_only_appends(stdio_host):
     rng = random.Random(50)
     h = stdio_host()

@@ -13,12 +13,15 @@ import sys
 import time
 
 import apsw
+import pytest
 
 from pidesktop.host import migrations
 from pidesktop.host.db import open_database
 
 from .support.migration_support import build
 from .support.repo import REPO
+
+pytestmark = pytest.mark.slow  # kill -9 during migrations, many times
 
 MESSAGES = 20_000
 KILLS = 14

@@ -59,6 +59,7 @@ def view_state(model, view):
     return (current or {}).get("id"), expanded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
     rng = random.Random(seed)

@@ -11,12 +11,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots, recovery, verify
 
 from .support.hosts import InProcessHost
 from .support.repo import REPO
 from .test_storage_seed import seed, snapshot
+
+pytestmark = pytest.mark.slow  # kill -9 of data-folder moves, many times
 
 KILLS = 32
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 from pidesktop.workflows import db, decisions, runs
 from pidesktop.workflows.ownership import CONTROL, Actor
 
 from .support.workflows_support import project_and_definition
+
+pytestmark = pytest.mark.slow  # eight processes racing
 
 TRIALS = 200
 WORKERS = 8
