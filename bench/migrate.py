@@ -1,7 +1,7 @@
 """Migrating a v14 ``pi.sqlite`` with 100k messages to v27, next to copying the same file.
 
 Builds a v14 database (the v27 DDL with v15-v27 taken out, as
-``tests/migration_support.py`` does) holding ``--messages`` messages in 100
+``tests/support/migration_support.py`` does) holding ``--messages`` messages in 100
 chats, then, alternately in the same run, ``--runs`` times:
 
 - ``migrations.migrate``: checkpoint, exact backup (copy, fsync,
@@ -39,7 +39,7 @@ import apsw
 from quick import add_quick
 
 from pidesktop.host import migrations
-from tests.migration_support import build
+from tests.support.migration_support import build
 
 TARGET = 3.0
 

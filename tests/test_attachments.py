@@ -14,7 +14,7 @@ import pytest
 
 from pidesktop.host import attachments
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 MiB = 1 << 20
 

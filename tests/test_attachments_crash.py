@@ -18,8 +18,12 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 
-from .conftest import REPO, StdioHost
+from .support.hosts import StdioHost
+from .support.repo import REPO
+
+pytestmark = pytest.mark.slow  # kill -9 during imports, many times
 
 MiB = 1 << 20
 SIZE = 64 * MiB
@@ -83,7 +87,7 @@ def kill_at(host: StdioHost, folder: Path, point: float | None, deadline: float)
             break
         if point is None and seen_copy and not temps:  # renamed (or dropped): kill around the rename
             break
-        time.sleep(0.0002)
+        time.sleep(0.0002)  # the copy's progress is the behaviour watched: poll it closely
     caught = bool(incoming(folder))
     host.kill()
     return caught

@@ -13,10 +13,11 @@ import pytest
 
 from pidesktop.agent.attachment_content import hydrate
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostError
 
-from .conftest import wait_until
-from .sse_server import Script, chunk, fixture_bytes, sse_body, sse_server  # noqa: F401
+from .support.hosts import run_with_client
+from .support.sse_server import Script, chunk, fixture_bytes, sse_body
+from .support.waits import wait_until
 from .test_attachments import tiny_png
 
 
@@ -30,15 +31,11 @@ def runner_for(client, server=None) -> TurnRunner:
 def run(host, scenario):
     """Run ``scenario(client, runner_factory, session_id)`` on a fresh session; returns (session id, its result)."""
 
-    async def main():
-        client = HostClient(host.thread, asyncio.get_running_loop())
-        try:
-            session_id = (await client.call("session.create", {}))["session"]["id"]
-            return session_id, await scenario(client, session_id)
-        finally:
-            client.close()
+    async def body(client):
+        session_id = (await client.call("session.create", {}))["session"]["id"]
+        return session_id, await scenario(client, session_id)
 
-    return asyncio.run(main())
+    return run_with_client(host, body)
 
 
 def import_file(host, path: Path, data: bytes) -> dict:
@@ -268,7 +265,7 @@ def reply_prompt(host, sid) -> dict:
     return host.call("session.get", {"sessionId": sid})["messages"][0]["blocks"][1]
 
 
-def test_a_picture_over_the_inline_bound_goes_by_path(host, sse_server, tmp_path, monkeypatch):  # noqa: F811
+def test_a_picture_over_the_inline_bound_goes_by_path(host, sse_server, tmp_path, monkeypatch):
     from pidesktop.agent import attachment_content
 
     png = tiny_png(40, 40)

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui.thumbnails import PREVIEW, decode_preview
 
-from .conftest import spin_until
+from .support.waits import spin_until
+from .support.windows import stored_messages
 
 
 def picture(path: Path, width=800, height=500) -> bytes:
@@ -32,10 +33,6 @@ def ready(win):
     return tray.chips and not tray.pending()
 
 
-def stored(win):
-    return win.client.call_blocking("session.get", {"sessionId": win.current_session_id})["messages"]
-
-
 def test_dropped_files_become_chips_and_are_sent_with_the_prompt(chat, qtbot, qloop, tmp_path):
     data = picture(tmp_path / "chart.png")
     (tmp_path / "notes.txt").write_text("plain notes")
@@ -47,10 +44,12 @@ def test_dropped_files_become_chips_and_are_sent_with_the_prompt(chat, qtbot, ql
     spin_until(
         qloop,
         lambda: (
-            chat.current_session_id and len(stored(chat)) == 2 and not chat.runner.is_running(chat.current_session_id)
+            chat.current_session_id
+            and len(stored_messages(chat)) == 2
+            and not chat.runner.is_running(chat.current_session_id)
         ),
     )
-    prompt = stored(chat)[0]
+    prompt = stored_messages(chat)[0]
     attachments = [b for b in prompt["blocks"] if b["type"] == "attachment"]
     assert [(a["name"], a["kind"]) for a in attachments] == [("chart.png", "image"), ("notes.txt", "file")]
     assert attachments[0]["ref"] == "attachments/" + hashlib.sha256(data).hexdigest()
@@ -63,8 +62,8 @@ def test_a_prompt_of_attachments_only_can_be_sent(chat, qtbot, qloop, tmp_path):
     chat.composer.edit.insertFromMimeData(files(tmp_path / "a.txt"))
     spin_until(qloop, lambda: ready(chat))
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
-    assert [b["type"] for b in stored(chat)[0]["blocks"]] == ["attachment"]
+    spin_until(qloop, lambda: chat.current_session_id and len(stored_messages(chat)) == 2)
+    assert [b["type"] for b in stored_messages(chat)[0]["blocks"]] == ["attachment"]
 
 
 def test_a_removed_chip_is_not_sent(chat, qtbot, qloop, tmp_path):
@@ -76,8 +75,8 @@ def test_a_removed_chip_is_not_sent(chat, qtbot, qloop, tmp_path):
     doomed.removeRequested.emit(doomed.chip_id)
     chat.composer.edit.setPlainText("one file")
     qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
-    spin_until(qloop, lambda: chat.current_session_id and len(stored(chat)) == 2)
-    assert [b["name"] for b in stored(chat)[0]["blocks"] if b["type"] == "attachment"] == ["keep.txt"]
+    spin_until(qloop, lambda: chat.current_session_id and len(stored_messages(chat)) == 2)
+    assert [b["name"] for b in stored_messages(chat)[0]["blocks"] if b["type"] == "attachment"] == ["keep.txt"]
 
 
 def test_a_long_paste_becomes_a_text_attachment_and_a_short_one_stays_text(chat, qloop):
@@ -164,10 +163,12 @@ def test_edit_and_resend_keeps_the_attachments_of_the_prompt(chat, qloop, tmp_pa
     spin_until(
         qloop,
         lambda: (
-            chat.current_session_id and len(stored(chat)) == 2 and not chat.runner.is_running(chat.current_session_id)
+            chat.current_session_id
+            and len(stored_messages(chat)) == 2
+            and not chat.runner.is_running(chat.current_session_id)
         ),
     )
-    qloop.run_until_complete(chat.chats.run_message_action("edit", stored(chat)[0]["id"]))
+    qloop.run_until_complete(chat.chats.run_message_action("edit", stored_messages(chat)[0]["id"]))
     assert chat.composer.edit.toPlainText() == "read this"
     assert [b["name"] for b in chat.composer.tray.blocks()] == ["spec.txt"]
 
@@ -226,3 +227,27 @@ def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
     spin_until(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
     rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("r1")))
     assert any("sent by name only" in part.doc.toPlainText() for part in rendered.parts)
+
+
+# -- the attach-files picker opens at home (then the last folder), at a useful size ----------------------
+def test_the_file_picker_opens_at_home_then_the_last_folder(qapp, isolated_home, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog
+
+    from pidesktop.ui.attachment_tray import PICKER_SIZE, FilePicker
+
+    monkeypatch.setattr(FilePicker, "last_folder", None)
+    seen = []
+    picked = tmp_path / "photos" / "cat.png"
+    picked.parent.mkdir()
+    picked.write_bytes(b"png")
+
+    def fake_exec(dialog):
+        seen.append((dialog.directory().absolutePath(), (dialog.width(), dialog.height())))
+        monkeypatch.setattr(QFileDialog, "selectedFiles", lambda self: [str(picked)])
+        return 1
+
+    monkeypatch.setattr(QFileDialog, "exec", fake_exec)
+    assert FilePicker.choose(None, "Attach files")[0] == [str(picked)]
+    assert seen[0] == (str(isolated_home), PICKER_SIZE)
+    FilePicker.choose(None, "Attach files")
+    assert seen[1][0] == str(picked.parent)

@@ -7,7 +7,7 @@ import pytest
 
 from pidesktop.bus import ErrorCode, HostError
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 DAY_MS = 86_400_000
 

@@ -2,11 +2,11 @@
 
 from PySide6.QtCore import Qt
 
-from .conftest import spin_until
-from .test_settings_ui import client, open_settings, stored_settings  # noqa: F401  (fixtures)
+from .support.waits import spin_until
+from .test_settings_ui import stored_settings
 
 
-def test_the_tool_log_retention_is_stored_and_shown_again(qtbot, qloop, client, open_settings):  # noqa: F811
+def test_the_tool_log_retention_is_stored_and_shown_again(qtbot, qloop, client, open_settings):
     page = open_settings().general
     assert page.audit_spin.value() == 90
     page.audit_spin.lineEdit().selectAll()

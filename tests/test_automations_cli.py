@@ -10,8 +10,9 @@ import time
 
 from pidesktop import paths
 
-from .conftest import REPO, InProcessHost
-from .sse_server import chunk, sse_body, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.sse_server import chunk, sse_body
 
 DAY = 86_400_000
 
@@ -35,7 +36,7 @@ def with_host(root, body):
         host.stop()
 
 
-def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, sse_server, monkeypatch):  # noqa: F811
+def test_run_due_runs_a_late_task_once_and_then_one_task_on_request(tmp_path, sse_server, monkeypatch):
     monkeypatch.setenv("TZ", "Europe/Berlin")
     root = tmp_path / "d"
     sse_server.stream([sse_body(chunk("Good morning"), chunk(finish="stop"))])

@@ -11,7 +11,7 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.automations import AutomationsDialog
 from pidesktop.ui.automations_editor import TaskEditor
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +115,7 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     editor.at.setText("7:30")  # wrong: the host is never asked
     editor.save()
     assert "HH:MM" in editor.errors["schedule"].text()
-    qtbot.wait(50)  # let the layout make room for the message before the picture
+    qtbot.waitUntil(lambda: editor.errors["schedule"].isVisible())  # laid out before the picture
     dialog.grab().save(str(shots / "automations-editor.png"))
     spin_until(qloop, lambda: True)
     assert dialog.tasks == []

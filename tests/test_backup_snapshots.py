@@ -19,9 +19,9 @@ from pidesktop.storage.snapshot_format import Repository, open_repository
 from pidesktop.storage.snapshot_restore import restore, staging_folder
 from pidesktop.storage.verify import verify
 
-from .conftest import InProcessHost
-from .host_helpers import append, msg, new_session
-from .s3_server import CREDENTIALS, S3Server, bucket, s3_server  # noqa: F401
+from .support.host_helpers import append, msg, new_session
+from .support.hosts import InProcessHost
+from .support.s3_server import CREDENTIALS
 
 PASSPHRASE = "a long backup passphrase"
 CHEAP = 2**10
@@ -59,7 +59,7 @@ def s3_repo(location: s3.S3Location, passphrase: str = PASSPHRASE) -> Repository
     return open_repository(S3Store(s3.connect(location, CREDENTIALS), location), passphrase, create=True)
 
 
-def test_round_trip_to_s3_is_byte_identical_and_verifies(host, bucket, tmp_path):  # noqa: F811
+def test_round_trip_to_s3_is_byte_identical_and_verifies(host, bucket, tmp_path):
     filled_root(host)
     summary = backup(s3_repo(bucket), host.location.data_root)
     assert summary.chunks_new > 0 and summary.files >= 3
@@ -84,7 +84,7 @@ def test_round_trip_to_s3_is_byte_identical_and_verifies(host, bucket, tmp_path)
         restored.stop()
 
 
-def test_second_backup_uploads_only_the_new_tail(host, bucket):  # noqa: F811
+def test_second_backup_uploads_only_the_new_tail(host, bucket):
     sid, _ = filled_root(host, big_bytes=3 << 20)
     first = backup(s3_repo(bucket), host.location.data_root)
     append(host, sid, msg("later", text="one more"))
@@ -112,7 +112,7 @@ def test_keep_prunes_old_snapshots_and_unused_chunks(host, tmp_path):
     assert payload_files(target) == payload_files(host.location.data_root)
 
 
-def test_wrong_passphrase_is_refused_and_changes_nothing(host, bucket, tmp_path):  # noqa: F811
+def test_wrong_passphrase_is_refused_and_changes_nothing(host, bucket, tmp_path):
     filled_root(host)
     backup(s3_repo(bucket), host.location.data_root)
     client = s3.connect(bucket, CREDENTIALS)
@@ -144,7 +144,7 @@ def test_restore_into_a_non_empty_folder_is_refused(host, tmp_path):
     assert verify(empty).ok
 
 
-def test_a_bucket_that_refuses_writes_keeps_earlier_snapshots(host, bucket, tmp_path):  # noqa: F811
+def test_a_bucket_that_refuses_writes_keeps_earlier_snapshots(host, bucket, tmp_path):
     sid, _ = filled_root(host)
     first = backup(s3_repo(bucket), host.location.data_root)
     deny = {"Effect": "Deny", "Principal": "*", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{bucket.bucket}/*"}
@@ -177,7 +177,7 @@ def test_cli_backup_list_and_restore_through_a_folder(host, tmp_path):
     assert again.returncode == 2 and "not empty" in again.stderr
 
 
-def test_kill_during_backup_keeps_snapshots_and_the_next_run_reuses_chunks(host, bucket, tmp_path):  # noqa: F811
+def test_kill_during_backup_keeps_snapshots_and_the_next_run_reuses_chunks(host, bucket, tmp_path):
     filled_root(host)
     first = backup(s3_repo(bucket), host.location.data_root)
     host.call("attachments.importText", {"text": random.Random(1).randbytes(6 << 20).hex()})  # 12 MiB: 3 chunks
@@ -193,7 +193,7 @@ def test_kill_during_backup_keeps_snapshots_and_the_next_run_reuses_chunks(host,
     assert payload_files(target) == payload_files(host.location.data_root)
 
 
-def test_kill_during_restore_leaves_nothing_a_host_would_open(host, bucket, tmp_path):  # noqa: F811
+def test_kill_during_restore_leaves_nothing_a_host_would_open(host, bucket, tmp_path):
     filled_root(host, big_bytes=3 << 20)
     backup(s3_repo(bucket), host.location.data_root)
     target = tmp_path / "restored"

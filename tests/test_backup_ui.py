@@ -7,7 +7,7 @@ import pytest
 from pidesktop.storage import vault
 from pidesktop.storage.verify import verify
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 CHEAP = 2**10
 
@@ -90,8 +90,8 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
     from pidesktop.storage.snapshot_format import open_repository
     from pidesktop.ui.startup_progress import MissingRootWindow
 
-    from .conftest import InProcessHost
-    from .s3_server import CREDENTIALS, S3Server, _free_port
+    from .support.hosts import InProcessHost
+    from .support.s3_server import CREDENTIALS, S3Server, _free_port
 
     location = paths.resolve()
     host = InProcessHost(location)

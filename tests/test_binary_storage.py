@@ -19,9 +19,9 @@ from pidesktop.bus import HostError
 from pidesktop.host.transcripts.binary_storage import json_escape
 from pidesktop.host.transcripts.records import decode_record
 
-from .conftest import InProcessHost
-from .fuzz_budget import fuzz_settings
-from .host_helpers import append, new_session, transcript_path
+from .support.fuzz_budget import fuzz_settings
+from .support.host_helpers import append, new_session, transcript_path
+from .support.hosts import InProcessHost
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 

@@ -10,7 +10,7 @@ from pidesktop.bus import HostClient, HostError, HostThread
 from pidesktop.host.core import opener
 from pidesktop.paths import prepare_data_root
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 def test_commands_run_in_submission_order(host):

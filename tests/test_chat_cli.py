@@ -2,25 +2,11 @@
 that never got a reply, and a data folder the app has open. Real subprocesses; the provider is the
 replay server in sse_server.py, over real HTTP."""
 
-import os
-import subprocess
-import sys
-
 from pidesktop import paths
 
-from .conftest import REPO, InProcessHost
-from .sse_server import Script, chunk, closed_port, sse_body, sse_server  # noqa: F401  (the fixture)
-
-
-def chat_cli(data_dir, *args, timeout=60):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=timeout,
-        env=dict(os.environ),
-    )
+from .support.cli import chat_cli
+from .support.hosts import InProcessHost
+from .support.sse_server import Script, chunk, closed_port, sse_body
 
 
 def sessions_in(root):
@@ -53,7 +39,7 @@ def test_an_unreachable_base_url_leaves_no_chat_behind(tmp_path):
     assert sessions_in(root) == []
 
 
-def test_a_refused_request_leaves_no_chat_behind(tmp_path, sse_server):  # noqa: F811
+def test_a_refused_request_leaves_no_chat_behind(tmp_path, sse_server):
     sse_server.serve(
         "/v1/chat/completions",
         Script(status=401, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "bad key"}}']),
@@ -67,7 +53,7 @@ def test_a_refused_request_leaves_no_chat_behind(tmp_path, sse_server):  # noqa:
     assert [r.path for r in sse_server.requests] == ["/v1/chat/completions"]
 
 
-def test_a_failed_turn_in_an_existing_chat_keeps_the_chat(tmp_path, sse_server):  # noqa: F811
+def test_a_failed_turn_in_an_existing_chat_keeps_the_chat(tmp_path, sse_server):
     root = tmp_path / "d"
     sse_server.stream([sse_body(chunk("Hello"), chunk(finish="stop"))])
     first = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m-used", "hi")
@@ -83,7 +69,7 @@ def test_a_failed_turn_in_an_existing_chat_keeps_the_chat(tmp_path, sse_server):
     assert [s["id"] for s in sessions_in(root)] == [session_id]
 
 
-def test_a_reply_printed_to_the_terminal_is_not_unread_in_the_inbox(tmp_path, sse_server):  # noqa: F811
+def test_a_reply_printed_to_the_terminal_is_not_unread_in_the_inbox(tmp_path, sse_server):
     root = tmp_path / "d"
     sse_server.stream([sse_body(chunk("Hello"), chunk(finish="stop"))] * 2)
     for prompt in ("one", "two"):

@@ -13,8 +13,10 @@ import pytest
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .conftest import REPO, InProcessHost
-from .sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, sse_server, usage_chunk  # noqa: F401
+from .support.cli import chat_cli
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, usage_chunk
 
 
 def run_turn(host, server, prompt="What's the weather?", mode=None, **runner_options):
@@ -41,7 +43,7 @@ def stored(host, session_id):
     return host.call("session.get", {"sessionId": session_id})
 
 
-def test_plain_text_recording_is_stored_as_streamed(host, sse_server):  # noqa: F811
+def test_plain_text_recording_is_stored_as_streamed(host, sse_server):
     body = fixture_bytes("plain-text")
     sse_server.stream(split_randomly(body, seed=3))
     sid, result = run_turn(host, sse_server)
@@ -71,7 +73,7 @@ def test_plain_text_recording_is_stored_as_streamed(host, sse_server):  # noqa: 
 
 
 @pytest.mark.parametrize("mode,words", [("plan", "numbered steps"), ("goal", "how success will be checked")])
-def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_server, mode, words):  # noqa: F811
+def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_server, mode, words):
     sse_server.stream([fixture_bytes("plain-text")])
     sid, result = run_turn(host, sse_server, "Move the blog to a new host", mode=mode)
     assert result["status"] == "completed"
@@ -92,7 +94,7 @@ def test_plan_and_goal_mode_ask_the_model_for_the_contract_first(host, sse_serve
         ("parallel-tool-calls", None),
     ],
 )
-def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):  # noqa: F811
+def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):
     sse_server.stream([fixture_bytes(name)])
     sid, result = run_turn(host, sse_server)
     reply = stored(host, sid)["messages"][1]
@@ -106,7 +108,7 @@ def test_tool_call_recordings_are_assembled(host, sse_server, name, calls):  # n
 
 
 @pytest.mark.parametrize("status,code", [(401, "auth_failed"), (429, "rate_limited"), (404, "model_not_found")])
-def test_http_errors_become_error_turns_with_a_failed_task_notification(host, sse_server, status, code):  # noqa: F811
+def test_http_errors_become_error_turns_with_a_failed_task_notification(host, sse_server, status, code):
     sse_server.serve(
         "/v1/chat/completions",
         Script(
@@ -125,7 +127,7 @@ def test_http_errors_become_error_turns_with_a_failed_task_notification(host, ss
     assert notification["kind"] == "task.failed" and notification["errorCode"] == code
 
 
-def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):  # noqa: F811
+def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):
     body = sse_body(chunk("Half of "), chunk("an answer"), done=False)
     sse_server.stream([body, b'data: {"choices": [{"delta": {"content": "tr'], drop_after=2)
     sid, result = run_turn(host, sse_server)
@@ -134,7 +136,7 @@ def test_a_stream_cut_mid_chunk_keeps_the_partial_text(host, sse_server):  # noq
     assert reply["blocks"][0]["text"] == "Half of an answer"
 
 
-def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host, sse_server):  # noqa: F811
+def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host, sse_server):
     body = sse_body(chunk("Partial "), {"error": {"message": "overloaded", "type": "server_error"}}, done=False)
     sse_server.stream([body])
     sid, result = run_turn(host, sse_server)
@@ -142,13 +144,13 @@ def test_an_error_object_mid_stream_is_an_error_turn_with_the_partial_text(host,
     assert stored(host, sid)["messages"][-1]["blocks"][0]["text"] == "Partial "
 
 
-def test_malformed_chunk_is_bad_response(host, sse_server):  # noqa: F811
+def test_malformed_chunk_is_bad_response(host, sse_server):
     sse_server.stream([sse_body(chunk("ok "), "{not json", done=False)])
     _sid, result = run_turn(host, sse_server)
     assert result["error"]["code"] == "bad_response"
 
 
-def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_server):  # noqa: F811
+def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_server):
     pieces = [sse_body(chunk(f"word{i} "), done=False) for i in range(200)]
     sse_server.stream(pieces, delay=0.01)
 
@@ -175,7 +177,7 @@ def test_stop_mid_stream_keeps_the_partial_text_and_notifies_nobody(host, sse_se
     assert host.call("notifications.list")["notifications"] == []
 
 
-def test_checkpoints_are_saved_while_text_arrives(host, sse_server):  # noqa: F811
+def test_checkpoints_are_saved_while_text_arrives(host, sse_server):
     pieces = [sse_body(chunk(f"w{i} "), done=False) for i in range(30)] + [sse_body(chunk(finish="stop"))]
     sse_server.stream(pieces, delay=0.01)
     saved = []
@@ -206,18 +208,7 @@ def test_checkpoints_are_saved_while_text_arrives(host, sse_server):  # noqa: F8
     assert not (host.location.data_root / "sessions" / f"{sid}.inflight.json").exists()
 
 
-def chat_cli(data_dir, *args, env=None, timeout=60):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):  # noqa: F811
+def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):
     sse_server.stream([sse_body(chunk("Hello "), chunk("from the test server"), chunk(finish="stop"), usage_chunk())])
     done = chat_cli(
         tmp_path / "d",
@@ -243,7 +234,7 @@ def test_headless_chat_streams_the_reply_and_stores_it(tmp_path, sse_server):  #
     assert [m["role"] for m in history] == ["system", "user", "assistant", "user"]  # the workspace note first
 
 
-def test_headless_chat_error_exits_non_zero_with_one_line(tmp_path, sse_server):  # noqa: F811
+def test_headless_chat_error_exits_non_zero_with_one_line(tmp_path, sse_server):
     sse_server.serve(
         "/v1/chat/completions",
         Script(status=401, headers={"Content-Type": "application/json"}, chunks=[b'{"error": {"message": "bad key"}}']),
@@ -259,7 +250,7 @@ def test_headless_chat_offline_by_default(tmp_path):
     assert done.returncode == 0 and "Offline demo" in done.stdout
 
 
-def test_kill_mid_stream_promotes_the_last_checkpoint_on_restart(tmp_path, sse_server):  # noqa: F811
+def test_kill_mid_stream_promotes_the_last_checkpoint_on_restart(tmp_path, sse_server):
     pieces = [sse_body(chunk(f"tok{i} "), done=False) for i in range(400)]
     sse_server.stream(pieces, delay=0.01)
     root = tmp_path / "d"

@@ -1,19 +1,17 @@
 """Long chats against a real loopback server: compaction, the budget per request, and `pidesktop chat`."""
 
 import asyncio
-import os
-import subprocess
-import sys
 
 import pytest
 
 from pidesktop.agent import compaction
 from pidesktop.agent import context as budget
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostError
 
-from .conftest import REPO
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401
+from .support.cli import chat_cli
+from .support.hosts import run_with_client
+from .support.sse_server import Script, chunk, sse_body
 
 WINDOW = 3000
 ANSWER = "The answer."
@@ -52,17 +50,6 @@ def runner_for(client, server, window=WINDOW):
     )
 
 
-def run(host, body):
-    async def scenario():
-        client = HostClient(host.thread, asyncio.get_running_loop())
-        try:
-            return await body(client)
-        finally:
-            client.close()
-
-    return asyncio.run(scenario())
-
-
 def request_tokens(request):
     """The budget's estimate of what was sent, from the request body as received."""
     return sum(
@@ -74,7 +61,8 @@ def chat_requests(server):
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
-def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):  # noqa: F811
+@pytest.mark.slow
+def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, sse_server):
     sid = seed(host, 2000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -85,7 +73,7 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
         second = await runner.send(sid, "And then?")
         return first, second, await runner.context_usage(sid)
 
-    first, second, usage = run(host, body)
+    first, second, usage = run_with_client(host, body)
     assert first["status"] == "completed" and first["message"]["blocks"][0]["text"] == ANSWER
     requests = chat_requests(sse_server)
     assert len(requests) == 3  # summary + answer, then the next turn's answer only
@@ -112,7 +100,7 @@ def test_a_long_chat_gets_an_answer_within_the_window_and_one_checkpoint(host, s
 
 
 @pytest.mark.parametrize("status", [500, 401])
-def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):  # noqa: F811
+def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_server, status):
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions",
@@ -123,7 +111,7 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
             framing="length",
         ),
     )
-    result = run(host, lambda client: runner_for(client, sse_server).send(sid, "Still there?"))
+    result = run_with_client(host, lambda client: runner_for(client, sse_server).send(sid, "Still there?"))
     assert result["status"] == "error" and result["error"]["code"] == "compaction_failed"
     assert "summarised" in result["error"]["message"]
     assert len(chat_requests(sse_server)) == 1  # no answer was asked for
@@ -131,7 +119,7 @@ def test_a_failed_summary_fails_the_turn_and_writes_no_checkpoint(host, sse_serv
     assert got["compactions"] == [] and got["session"]["lastTurn"]["errorCode"] == "compaction_failed"
 
 
-def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):  # noqa: F811
+def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
     sid = seed(host, 600)
     sse_server.serve(
         "/v1/chat/completions", Script(chunks=[sse_body(chunk("SUM"), done=False), b""] + reply("x"), delay=5.0)
@@ -146,13 +134,13 @@ def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):  # noqa: F811
         runner.stop(sid)
         return await asyncio.wait_for(task, 10)
 
-    result = run(host, body)
+    result = run_with_client(host, body)
     assert result["status"] == "aborted"
     assert host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"] == []
     assert len(chat_requests(sse_server)) == 1
 
 
-def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):  # noqa: F811
+def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
     sid = seed(host, 1000)
     answering(sse_server, SUMMARY, ANSWER)
 
@@ -168,7 +156,7 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
         edited = await runner.send(sid, "Edited question")
         return again, edited
 
-    again, edited = run(host, body)
+    again, edited = run_with_client(host, body)
     requests = chat_requests(sse_server)
     assert again["status"] == "completed" and again["message"]["blocks"][0]["text"] == "Again."
     regenerated = requests[2].json["messages"]
@@ -181,7 +169,7 @@ def test_regenerate_and_edit_keep_working_across_a_checkpoint(host, sse_server):
     assert record["summary"] == "SUMMARY TWO"
 
 
-def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):  # noqa: F811
+def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):
     sid = seed(host, 40)
     answering(sse_server, SUMMARY)
 
@@ -203,7 +191,7 @@ def test_compact_now_the_command_and_nothing_to_compact(host, sse_server):  # no
             await runner.compact(sid)
         return record, usage, command, nothing.value
 
-    record, usage, command, nothing = run(host, body)
+    record, usage, command, nothing = run_with_client(host, body)
     assert record["summary"] == SUMMARY and record["firstKeptMessageId"] == "h38"
     assert usage["window"] == 32_000 and usage["tokens"] > 0
     assert command["status"] == "compacted" and command["compaction"]["summary"] == "SUMMARY TWO"
@@ -218,24 +206,14 @@ def test_the_offline_demo_compacts_without_a_server(host):
     async def body(client):
         return await TurnRunner(client, context_window=WINDOW, offline_delay=0).send(sid, "Hello again")
 
-    result = run(host, body)
+    result = run_with_client(host, body)
     assert result["status"] == "completed"
     [record] = host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"]
     assert "offline demo" in record["summary"] and "Older history was left out" in record["summary"]
 
 
-def chat_cli(data_dir, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(os.environ),
-    )
-
-
-def test_the_cli_flags(host, sse_server):  # noqa: F811
+@pytest.mark.slow
+def test_the_cli_flags(host, sse_server):
     sid = seed(host, 400)
     data_dir = host.location.data_root
     host.stop()

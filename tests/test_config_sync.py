@@ -19,7 +19,7 @@ from pidesktop.host import (
 )
 from pidesktop.host.core import Host
 from pidesktop.storage import s3
-from tests.s3_server import CREDENTIALS, S3Server, _free_port, bucket, s3_server  # noqa: F401
+from tests.support.s3_server import CREDENTIALS, S3Server, _free_port
 
 NOW = 1_780_000_000_000
 PASSPHRASE = "correct horse battery staple"
@@ -84,7 +84,7 @@ def object_keys(location: s3.S3Location) -> list[str]:
     return sorted(item["Key"] for item in listed.get("Contents", []))
 
 
-def test_two_folders_sync_both_ways_and_a_conflict_goes_to_the_newer_change(machines, bucket):  # noqa: F811
+def test_two_folders_sync_both_ways_and_a_conflict_goes_to_the_newer_change(machines, bucket):
     a, b = machines("a"), machines("b")
     a.call("sync.configure", connection(bucket))
     b.call("sync.configure", connection(bucket))
@@ -126,7 +126,7 @@ def test_two_folders_sync_both_ways_and_a_conflict_goes_to_the_newer_change(mach
         assert b"acme" not in body and b"theme" not in body
 
 
-def test_provider_keys_travel_only_when_asked(machines, s3_server: S3Server):  # noqa: F811
+def test_provider_keys_travel_only_when_asked(machines, s3_server: S3Server):
     for sync_keys in (False, True):
         location = s3_server.new_bucket(prefix="p")
         a, b = machines(f"a{sync_keys}"), machines(f"b{sync_keys}")
@@ -141,7 +141,7 @@ def test_provider_keys_travel_only_when_asked(machines, s3_server: S3Server):  #
         )
 
 
-def test_an_automation_is_armed_on_one_machine_at_a_time(machines, bucket):  # noqa: F811
+def test_an_automation_is_armed_on_one_machine_at_a_time(machines, bucket):
     a, b = machines("a"), machines("b")
     for machine in (a, b):
         machine.call("sync.configure", connection(bucket))
@@ -161,7 +161,7 @@ def test_an_automation_is_armed_on_one_machine_at_a_time(machines, bucket):  # n
     assert enabled == {a: False, b: True}
 
 
-def test_changes_made_offline_wait_in_pending_and_go_with_the_next_sync(machines, bucket):  # noqa: F811
+def test_changes_made_offline_wait_in_pending_and_go_with_the_next_sync(machines, bucket):
     a, b = machines("a"), machines("b")
     for machine in (a, b):
         machine.call("sync.configure", connection(bucket))
@@ -185,7 +185,7 @@ def test_changes_made_offline_wait_in_pending_and_go_with_the_next_sync(machines
     assert b.settings()["theme"] == "light"
 
 
-def test_an_earlier_revision_can_be_restored(machines, bucket):  # noqa: F811
+def test_an_earlier_revision_can_be_restored(machines, bucket):
     a, b = machines("a"), machines("b")
     for machine in (a, b):
         machine.call("sync.configure", connection(bucket))
@@ -202,7 +202,7 @@ def test_an_earlier_revision_can_be_restored(machines, bucket):  # noqa: F811
     assert a.error("sync.run", {"restore": 99}).code == ErrorCode.INVALID_PARAMS
 
 
-def test_the_history_keeps_thirty_revisions(machines, bucket):  # noqa: F811
+def test_the_history_keeps_thirty_revisions(machines, bucket):
     a = machines("a")
     a.call("sync.configure", connection(bucket))
     for step in range(32):
@@ -214,7 +214,7 @@ def test_the_history_keeps_thirty_revisions(machines, bucket):  # noqa: F811
     assert "pidesktop/config-sync/rev-00000001.bin" in object_keys(bucket)  # revisions themselves stay
 
 
-def test_a_wrong_passphrase_is_refused_and_nothing_changes(machines, bucket):  # noqa: F811
+def test_a_wrong_passphrase_is_refused_and_nothing_changes(machines, bucket):
     a, b = machines("a"), machines("b")
     a.call("sync.configure", connection(bucket))
     a.call("settings.set", {"patch": {"theme": "dark"}})
@@ -236,7 +236,7 @@ def test_a_wrong_passphrase_is_refused_and_nothing_changes(machines, bucket):  #
     assert after == before
 
 
-def test_a_bucket_that_refuses_writes_changes_nothing_here(machines, bucket):  # noqa: F811
+def test_a_bucket_that_refuses_writes_changes_nothing_here(machines, bucket):
     a, b = machines("a"), machines("b")
     for machine in (a, b):
         machine.call("sync.configure", connection(bucket))
@@ -255,7 +255,7 @@ def test_a_bucket_that_refuses_writes_changes_nothing_here(machines, bucket):  #
     assert test.data["reason"] == s3.WRITES_REFUSED
 
 
-def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server):  # noqa: F811
+def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server):
     a = machines("a")
     missing = a.error("sync.test", connection(s3_server.location("no-such-bucket")))
     assert missing.data["reason"] == s3.BUCKET_MISSING and "does not exist" in missing.message
@@ -264,7 +264,7 @@ def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server):  # n
     assert a.error("sync.run").data["reason"] == "not_configured"
 
 
-def test_a_fresh_state_id_when_the_connection_or_mode_changes(machines, bucket):  # noqa: F811
+def test_a_fresh_state_id_when_the_connection_or_mode_changes(machines, bucket):
     a = machines("a")
     first = a.call("sync.configure", connection(bucket))["stateId"]
     assert a.call("sync.configure", connection(bucket))["stateId"] == first
@@ -273,7 +273,7 @@ def test_a_fresh_state_id_when_the_connection_or_mode_changes(machines, bucket):
     assert status["hasCredentials"] and "secretKey" not in status and "passphrase" not in json.dumps(status)
 
 
-def test_sync_now_killed_mid_run_leaves_both_sides_whole(machines, bucket, tmp_path):  # noqa: F811
+def test_sync_now_killed_mid_run_leaves_both_sides_whole(machines, bucket, tmp_path):
     a, b = machines("a"), machines("b")
     for machine in (a, b):
         machine.call("sync.configure", connection(bucket))
@@ -302,7 +302,7 @@ def test_sync_now_killed_mid_run_leaves_both_sides_whole(machines, bucket, tmp_p
     assert done.returncode == 0 and done.stdout.startswith("Synced: revision"), done.stderr
 
 
-def test_a_revision_the_history_does_not_name_yet_is_found_and_never_replaced(machines, bucket):  # noqa: F811
+def test_a_revision_the_history_does_not_name_yet_is_found_and_never_replaced(machines, bucket):
     """A sync killed between storing its revision and the history (or beaten to the history) loses nothing."""
     a, b = machines("a"), machines("b")
     for machine in (a, b):

@@ -14,7 +14,9 @@ from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.transcript_model import TranscriptModel, message_row
 from pidesktop.ui.usage_format import format_cost, meter_text, short_tokens, usage_line
 
-from .conftest import InProcessHost, spin_until, started_window
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
+from .support.windows import started_window
 
 SUMMARY = "The person asked about layout caches; we agreed to key them by row revision and width."
 NEEDS_COMPACT = pytest.mark.skipif(

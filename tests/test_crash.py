@@ -9,9 +9,12 @@ import threading
 import time
 
 import orjson
+import pytest
 
-from .conftest import InProcessHost, StdioHost
-from .crash_support import integrity_ok
+from .support.crash_support import integrity_ok
+from .support.hosts import InProcessHost, StdioHost
+
+pytestmark = pytest.mark.slow  # kill -9 at random instants, many times
 
 APPEND_RUNS = 50
 TURN_RUNS = 30
@@ -76,7 +79,7 @@ def test_kill_during_appends_never_loses_an_acknowledged_message(tmp_path):
             if not pump.send(i, "session.appendMessage", {"sessionId": sid, "message": message}):
                 break
             if i % 20 == 0:
-                time.sleep(0.001)
+                time.sleep(0.001)  # spread the sends over time, so the kill lands at a random instant
         host.kill()
         pump.reader.join(5)
         acknowledged = [sent[k]["id"] for k in sorted(pump.acked)]
@@ -150,7 +153,7 @@ def test_kill_during_a_running_turn_aborts_it_and_promotes_the_checkpoint_once(t
                     },
                 },
             )
-            time.sleep(0.003)
+            time.sleep(0.003)  # checkpoints spread over time: the kill lands between two of them
         host.kill()
         pump.reader.join(5)
         acked_texts = {k for k in pump.acked if pump.acked[k].get("saved")}

@@ -6,7 +6,11 @@ notification, inbox writes, chat changes followed by a lost database) and
 five of the data-folder move, each judged as the full campaign judges it.
 """
 
+import pytest
+
 from tools.crash_campaign import HOST_KINDS, MOVE_KIND, run_campaign
+
+pytestmark = pytest.mark.slow  # a slice of the kill -9 campaign
 
 SUBSET = {kind: 6 if n < 5 else 5 for n, kind in enumerate(HOST_KINDS)}  # 50 host instants
 MOVES = 5

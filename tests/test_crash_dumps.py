@@ -7,7 +7,7 @@ import textwrap
 
 from pidesktop import crash_dumps
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 def run_python(code: str, data_root) -> subprocess.CompletedProcess:

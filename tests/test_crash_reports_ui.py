@@ -2,11 +2,10 @@
 
 from PySide6.QtCore import Qt
 
-from .conftest import spin_until
-from .test_settings_ui import client, open_settings  # noqa: F401  (fixtures)
+from .support.waits import spin_until
 
 
-def test_the_data_page_shows_kept_crash_reports_and_removes_them(qtbot, qloop, location, open_settings, shots):  # noqa: F811
+def test_the_data_page_shows_kept_crash_reports_and_removes_them(qtbot, qloop, location, open_settings, shots):
     folder = location.data_root / "crash-dumps"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "20260101T000000Z-11.txt").write_text("Fatal Python error: Segmentation fault\n")

@@ -12,7 +12,8 @@ from pidesktop.storage import old_roots
 from pidesktop.storage import verify as storage_verify
 from pidesktop.storage.old_roots import KeptRoot
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 
 def finished(events: list, job: str, timeout: float = 20.0) -> dict:

@@ -25,17 +25,9 @@ from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import ErrorCode, HostClient, HostError
 from pidesktop.ui.queue_strip import QueueStrip
 
-from .conftest import InProcessHost, StdioHost, spin_until
-from .host_helpers import append, msg, new_session
-
-
-def assistant(message_id, text="done", status="completed"):
-    return {
-        "id": message_id,
-        "role": "assistant",
-        "blocks": [{"type": "text", "text": text}],
-        "meta": {"status": status},
-    }
+from .support.host_helpers import append, assistant, crash_mid_reply, msg, new_session
+from .support.hosts import InProcessHost, StdioHost
+from .support.waits import spin_until, wait_until
 
 
 def all_session_ids(host):
@@ -124,7 +116,7 @@ def test_outbox_drops_the_pending_and_quarantined_appends_of_a_chat_deleted_else
             assert [r["sessionId"] for r in outbox.dead_letters()] == [doomed]
             other = HostClient(host.thread, loop)  # another window's client
             await other.call("session.delete", {"sessionId": doomed, "forGood": True})
-            await wait_for(lambda: all(e["sessionId"] != doomed for e in outbox.pending()))
+            await wait_until(lambda: all(e["sessionId"] != doomed for e in outbox.pending()))
             gate.closed = False
             outbox.reset_backoff()
             assert await outbox.flush(5)
@@ -169,14 +161,6 @@ def test_outbox_forgets_a_chat_when_the_host_says_it_was_deleted(host, tmp_path)
     assert doomed not in all_session_ids(host)
 
 
-async def wait_for(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met")
-        await asyncio.sleep(0.01)
-
-
 def test_deleting_a_chat_while_its_reply_streams_does_not_bring_it_back(qloop, host_client, location, tmp_path):
     sid = host_client.call_blocking("session.create", {})["session"]["id"]
     outbox = Outbox(host_client, tmp_path / DEAD_LETTER_NAME)
@@ -186,7 +170,7 @@ def test_deleting_a_chat_while_its_reply_streams_does_not_bring_it_back(qloop, h
 
     async def scenario():
         turn = asyncio.ensure_future(runner.send(sid, "tell me a long story"))
-        await wait_for(lambda: phases.count("delta") >= 3)
+        await wait_until(lambda: phases.count("delta") >= 3)
         await host_client.call("session.delete", {"sessionId": sid, "forGood": True})
         result = await turn
         await outbox.flush(2)
@@ -263,7 +247,8 @@ def test_queue_positions_are_never_handed_out_twice(host, location):
         seen.append(entry["position"])
         return entry["id"]
 
-    _a, b, c = push("a"), push("b"), push("c")
+    push("a")
+    b, c = push("b"), push("c")
     host.call("session.queueRemove", {"sessionId": sid, "entryId": c})
     push("d")
     host.call("session.queueReorder", {"sessionId": sid, "entryId": b, "direction": "up"})
@@ -359,6 +344,7 @@ def test_after_a_clean_close_the_start_reads_no_transcript(host, location):
 KILL_RUNS = 12
 
 
+@pytest.mark.slow
 def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_path):
     """SIGKILL at random instants while appending: after the restart every line has its row."""
     rng = random.Random(20260511)
@@ -368,7 +354,7 @@ def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_
         sid = host.call("session.create", {})["session"]["id"]
         acked = []
 
-        def read_replies(host=host, acked=acked):
+        def read_replies(host=host, acked=acked):  # this run's host and list, not the next run's
             try:
                 for line in host.proc.stdout:
                     reply = orjson.loads(line)
@@ -408,3 +394,67 @@ def test_kill_during_appends_leaves_every_stored_line_indexed_after_restart(tmp_
                 assert again.call("search.query", {"query": f"needle{last[1:]} "})["total"] == 1, f"run {run}"
         finally:
             again.stop()
+
+
+# -- 4. a reply cut off by a crash says so, unlike one the person stopped --------------------------------
+def test_the_boot_pass_marks_a_reply_cut_off_by_a_crash(location):
+    sid = crash_mid_reply(location)
+    host = InProcessHost(location)  # reopening runs the boot pass
+    try:
+        got = host.call("session.get", {"sessionId": sid})
+        assert got["session"]["lastTurn"]["status"] == "aborted"
+        recovered = got["messages"][-1]
+        assert recovered["id"] == "a1" and recovered["blocks"][0]["text"] == "Once upon a"
+        assert recovered["meta"]["status"] == "aborted" and recovered["meta"]["stopReason"] == "crash"
+        assert "error" not in recovered["meta"]  # aborted, not failed
+        # Spec 004 (4.14, acceptance list): aborted turns are never a notification source.
+        assert host.call("notifications.list")["notifications"] == []
+    finally:
+        host.stop()
+
+
+def test_a_stopped_reply_is_not_marked_as_a_crash(location):
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "Story"})["session"]["id"]
+        host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": sid,
+                "turnId": "t1",
+                "message": {
+                    "id": "a1",
+                    "role": "assistant",
+                    "blocks": [{"type": "text", "text": "Once"}],
+                    "meta": {"status": "aborted"},
+                },
+            },
+        )
+        host.call(
+            "session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "aborted", "createNotification": False}
+        )
+    finally:
+        host.stop()
+    again = InProcessHost(location)
+    try:
+        meta = again.call("session.get", {"sessionId": sid})["messages"][-1]["meta"]
+        assert meta["status"] == "aborted" and "stopReason" not in meta
+        assert again.call("notifications.list")["notifications"] == []
+    finally:
+        again.stop()
+
+
+def test_the_next_start_is_told_which_replies_a_crash_cut_off(location):
+    sid = crash_mid_reply(location)
+    host = InProcessHost(location)
+    try:
+        hello = host.call("app.handshake", {"protocolVersion": 1})
+        assert hello["interruptedReplies"] == [{"sessionId": sid, "sessionTitle": "Story", "messageId": "a1"}]
+    finally:
+        host.stop()
+    again = InProcessHost(location)  # told once: the start after that has nothing to say
+    try:
+        assert again.call("app.handshake", {"protocolVersion": 1})["interruptedReplies"] == []
+    finally:
+        again.stop()

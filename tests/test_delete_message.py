@@ -5,10 +5,11 @@ import shutil
 
 import apsw
 import orjson
+import pytest
 
 from pidesktop.host.transcripts import TranscriptStore
 
-from .crash_support import (
+from .support.crash_support import (
     db_rows,
     integrity_ok,
     killed_during,
@@ -17,8 +18,8 @@ from .crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
-from .host_helpers import append, msg, new_session, transcript_path
-from .host_helpers import transcript_lines as lines
+from .support.host_helpers import append, msg, new_session, transcript_path
+from .support.host_helpers import transcript_lines as lines
 from .test_history import checkpoint, conversation, found, index_rows
 from .test_history_stdio import AFTER_MIDDLE, MIDDLE, big_template, marker
 
@@ -309,6 +310,7 @@ def test_delete_over_stdio_survives_a_restart(stdio_host):
 TRIALS = 7
 
 
+@pytest.mark.slow
 def test_kill_during_a_delete_leaves_the_old_or_new_transcript_and_the_index_heals(stdio_host, tmp_path):
     rng = random.Random(20261201)
     template = tmp_path / "template"

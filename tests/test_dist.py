@@ -25,7 +25,7 @@ from PySide6.QtCore import QTranslator
 
 from pidesktop import __version__
 from pidesktop.host.schema import SCHEMA_VERSION
-from tests.realwindow import App, XDisplay, missing_tools, wait_for
+from tests.support.realwindow import App, XDisplay, missing_tools, wait_for
 
 pytestmark = pytest.mark.dist
 

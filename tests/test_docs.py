@@ -4,7 +4,7 @@ import re
 
 from pidesktop.host import commands, handlers  # noqa: F401 - registers every command
 
-from .conftest import REPO
+from .support.repo import REPO
 
 
 def test_every_command_is_documented():

@@ -2,8 +2,8 @@
 
 from PySide6.QtCore import Qt
 
-from .conftest import spin_until
-from .host_helpers import msg, new_session
+from .support.host_helpers import msg, new_session
+from .support.waits import spin_until
 
 
 def stored(win):

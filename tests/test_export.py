@@ -9,11 +9,13 @@ import sys
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pidesktop.agent import export
 from pidesktop.bus import HostClient
 
-from .conftest import REPO
+from .support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
 
@@ -192,9 +194,6 @@ def test_an_empty_chat_exports(host, fmt):
     text = run_export(host, sid, fmt)
     assert ("# New chat" in text) if fmt == "md" else (orjson.loads(text)["messages"] == [])
 
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 LINES = st.lists(
     st.sampled_from(

@@ -7,7 +7,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 
 BEFORE = b"def greet(name):\n    return 'hi ' + name\n"
 AFTER = b"def greet(name):\n    return f'Hello, {name}!'\n"

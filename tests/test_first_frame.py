@@ -21,9 +21,9 @@ def test_the_first_frame_paints_the_layout_in_the_theme_and_says_when(qtbot):
         frame = FirstFrame(theme, SIDEBAR_WIDTH)
         qtbot.addWidget(frame)
         frame.resize(1280, 800)
-        frame.painted = lambda: painted.append(theme.name)
+        frame.painted = lambda name=theme.name: painted.append(name)
         frame.show()
-        qtbot.waitUntil(lambda: theme.name in painted)
+        qtbot.waitUntil(lambda name=theme.name: name in painted)
         assert _pixel(frame, 10, 400) == theme.sidebar
         assert _pixel(frame, SIDEBAR_WIDTH - 1, 400) == theme.border
         assert _pixel(frame, 700, 400) == theme.background

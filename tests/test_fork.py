@@ -3,8 +3,8 @@
 import apsw
 import orjson
 
-from .host_helpers import append, msg
-from .host_helpers import transcript_path as transcript
+from .support.host_helpers import append, msg
+from .support.host_helpers import transcript_path as transcript
 
 
 def records(host, sid):

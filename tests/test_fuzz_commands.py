@@ -57,10 +57,13 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import commands
 from pidesktop.host.core import Host
 
-from .fuzz_budget import fuzz_settings
-from .host_helpers import msg
+from .support.fuzz_budget import fuzz_settings
+from .support.host_helpers import msg
+from .support.repo import REPO
 
-HOST_SOURCES = Path(__file__).resolve().parents[1] / "pidesktop" / "host"
+pytestmark = pytest.mark.slow  # every command against hostile params
+
+HOST_SOURCES = REPO / "pidesktop" / "host"
 METHODS = commands.names()
 READERS = {"text", "integer", "boolean", "choice", "obj", "array", "has", "get"}
 # Data root entries whose bytes may change without a logical change.

@@ -11,7 +11,7 @@ import pytest
 
 from pidesktop.bus.errors import ErrorCode
 
-from .host_helpers import append, msg, new_session
+from .support.host_helpers import append, msg, new_session
 
 
 def refused(host, method, params, field):

@@ -39,7 +39,9 @@ from hypothesis import strategies as st
 
 from pidesktop.host.transcripts import MessageNotFound, TranscriptStore, layout_cache
 
-from .fuzz_budget import fuzz_settings
+from .support.fuzz_budget import fuzz_settings
+
+pytestmark = pytest.mark.slow  # property tests over hostile transcript files
 
 SID = "s1"
 IDS = ["a", "b", "c", "d", "e", "é", 'q"uote']

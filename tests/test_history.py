@@ -5,8 +5,8 @@ import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
 
-from .host_helpers import append, msg, new_session, transcript_path
-from .host_helpers import transcript_lines as lines
+from .support.host_helpers import append, msg, new_session, transcript_path
+from .support.host_helpers import transcript_lines as lines
 
 
 def index_rows(host, sid):

@@ -16,8 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import StdioHost
-from .crash_support import (
+from .support.crash_support import (
     Replies,
     db_rows,
     integrity_ok,
@@ -29,6 +28,8 @@ from .crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
+from .support.host_helpers import append, msg
+from .support.hosts import StdioHost
 
 PAGER = ("revisionCount", "activeRevision")
 PROJECTION = ("seq", "index")
@@ -36,12 +37,6 @@ VOCAB = ("kelp", "first answer", "second question", "zebra", "giraffe", "okapi",
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def msg(mid, role="user", text="hello", **extra):
-    return {"id": mid, "role": role, "blocks": [{"type": "text", "text": text}], **extra}
-
-
-def append(h, sid, message, **params):
-    return h.call("session.appendMessage", {"sessionId": sid, "message": message, **params})
 
 
 def restart(start, h: StdioHost) -> StdioHost:
@@ -404,6 +399,7 @@ def commands(sid: str) -> dict[str, dict]:
     }
 
 
+@pytest.mark.slow
 def test_kill_during_a_rewrite_leaves_the_old_or_new_transcript_and_the_index_heals(stdio_host, tmp_path):
     rng = random.Random(20261130)
     template = tmp_path / "template"
@@ -478,7 +474,7 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
         h = start_ready(start, root, sid)
         replies = Replies(h)
         send(h, 99, command)
-        time.sleep(ref["duration"] * rng.uniform(0.4, 0.95))
+        time.sleep(ref["duration"] * rng.uniform(0.4, 0.95))  # kill midway through the command, on purpose
         h.kill()
         replies.thread.join(5)
         rewritten = without_rewrite_id((root / "sessions" / f"{sid}.jsonl").read_bytes()) == without_rewrite_id(
@@ -489,6 +485,7 @@ def kill_between_rename_and_commit(start, template: Path, work: Path, sid: str, 
     return None
 
 
+@pytest.mark.slow
 def test_a_regenerate_killed_before_its_index_commit_keeps_the_discarded_branch(stdio_host, tmp_path):
     template = tmp_path / "template"
     sid = big_template(stdio_host, template)
@@ -529,6 +526,7 @@ def comparable_lines(lines: list[bytes], root_ids: set[str]) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 def test_switching_between_three_variants_restores_each_exactly_and_only_appends(stdio_host):
     rng = random.Random(50)
     h = stdio_host()

@@ -17,7 +17,9 @@ from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences
 from pidesktop.ui.timefmt import relative
 
-from .conftest import REPO, spin_until, started_window
+from .support.repo import REPO
+from .support.waits import spin_until
+from .support.windows import started_window
 
 TS = i18n.catalogue("zh_CN", ".ts")
 

@@ -13,7 +13,7 @@ from pidesktop.host import handlers  # noqa: F401 - registers every command
 from pidesktop.host.core import WRITER_LOCK, Host
 from pidesktop.locks import FileLock
 
-from .conftest import REPO
+from .support.repo import REPO
 
 NOW = 1_780_000_000_000
 LONG = "t" * 10_000

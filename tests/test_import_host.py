@@ -9,8 +9,14 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from .conftest import InProcessHost
+from pidesktop import paths as _paths
+from pidesktop.host import imports as _imports
+from pidesktop.host.core import Host
+
+from .support.hosts import InProcessHost
 from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
 
 
@@ -378,12 +384,7 @@ def test_a_folder_with_too_many_entries_ends_the_search_with_a_sentence(host, tm
 
 
 # -- a property: however a source grows between imports, the chat ends up as the source reads ---------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from pidesktop import paths as _paths  # noqa: E402
-from pidesktop.host import imports as _imports  # noqa: E402
-from pidesktop.host.core import Host  # noqa: E402
 
 GROWING = {
     "claude-code": (CLAUDE / "2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl").read_bytes().splitlines(keepends=True),
@@ -437,9 +438,9 @@ def test_any_growth_between_imports_leaves_the_chat_as_the_source_reads(bare_hos
     )
 
 
-def test_an_import_files_chats_in_projects_without_marking_them_opened(host, claude_dir):
+def test_an_import_files_chats_in_projects_without_marking_them_opened(ticking_host, claude_dir):
+    host = ticking_host  # an import that stamped lastOpenedAt would show: every reading is a later time
     before = host.call("projects.upsert", {"path": "/tmp"})["project"]
-    time.sleep(0.01)
     run(host, "claude-code", claude_dir)
     after = {p["path"]: p for p in host.call("projects.list")["projects"]}
     assert after["/tmp"]["lastOpenedAt"] == before["lastOpenedAt"]  # the recent-projects order stays

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pidesktop.host.importers import READERS, ReadFailure, find
 
-from .conftest import FIXTURES
+from .support.repo import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex" / "sessions" / "2026" / "01" / "02"

@@ -14,7 +14,8 @@ from pidesktop.ui.host_jobs import run_job
 from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.trash_view import TrashDialog
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 from .test_import_readers import CLAUDE, CODEX
 
 
@@ -76,7 +77,9 @@ def test_cancel_stops_the_import_and_says_so(qtbot, qloop, host_client, tools_at
 
 
 def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_client, tools_at_home, monkeypatch, shots):
-    call = lambda method, params=None: qloop.run_until_complete(host_client.call(method, params or {}))  # noqa: E731
+    def call(method, params=None):
+        return qloop.run_until_complete(host_client.call(method, params or {}))
+
     for source in ("claude-code", "codex"):
         assert qloop.run_until_complete(run_job(host_client, "import.run", {"source": source}))["imported"] == 1
     chats = call("session.list")["sessions"]

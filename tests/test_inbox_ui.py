@@ -1,14 +1,14 @@
 """The inbox panel, its model and the bell, against a real host on the offscreen platform."""
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
 
-from .conftest import InProcessHost, spin_until
+from .support.clock import TickingClock
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 
 def finish_turn(call, title: str, n: int, status: str, error_code: str | None = None) -> str:
@@ -18,14 +18,13 @@ def finish_turn(call, title: str, n: int, status: str, error_code: str | None = 
     if error_code:
         params["errorCode"] = error_code
     call("session.endTurn", params)
-    time.sleep(0.005)  # distinct createdAt, so "newest first" is decided by time
     return sid
 
 
 @pytest.fixture
 def seeded(location):
     """A failed turn, then a completed one, stored before the window's host starts."""
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     failed = finish_turn(seed.call, "Deploy the site", 1, "error", "rate_limited")
     done = finish_turn(seed.call, "Write the tests", 2, "completed")
     seed.stop()
@@ -146,7 +145,7 @@ def test_a_read_elsewhere_updates_the_row_in_place(seeded, inbox, qloop):
 
 
 def test_pages_load_by_cursor(location, qtbot, qloop, qtmodeltester, loop_hosts):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     for n in range(60):
         finish_turn(seed.call, f"Task {n}", n, "completed")
     seed.stop()
@@ -237,3 +236,14 @@ def test_a_chats_newer_outcome_replaces_its_unread_row(host_client):
     model.handle_event("notification.created", {"notification": other, "unreadCount": 2})
     model.handle_event("notification.created", {"notification": new, "unreadCount": 2, "replaces": ["n1"]})
     assert [row["id"] for row in model.rows] == ["n3", "n2"] and model.unread_count == 2
+
+
+def test_inbox_rows_read_as_sentences_not_codes(qapp):
+    from pidesktop.ui.inbox import status_of
+
+    crash = status_of({"kind": "task.failed", "errorCode": "aborted_by_crash"})
+    assert crash == "The reply was cut off because pidesktop quit or crashed while it was being written."
+    assert status_of({"kind": "task.failed", "errorCode": "rate_limited"}).startswith("The provider is limiting")
+    assert status_of({"kind": "task.failed", "errorCode": "something_new"}) == "The reply failed."
+    assert "·" not in crash and "_" not in status_of({"kind": "task.failed", "errorCode": "outbox_full"})
+    assert status_of({"kind": "task.completed"}) == "Completed"

@@ -7,16 +7,14 @@ line and its index commit, a transcript cut by outside damage.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import orjson
-import pytest
 
 from pidesktop.storage import verify
 
-from .crash_support import db_rows
+from .support.crash_support import db_rows
+from .support.disks import fill
 
 
 def message(mid: str, text: str, role: str = "user") -> dict:
@@ -65,34 +63,6 @@ def test_a_lost_wal_after_a_kill_leaves_no_line_unindexed(stdio_host, data_root)
     assert h.close() == 0
     assert indexed_ids(data_root, sid) == [f"m{n}" for n in range(6)]
     assert verify.verify(data_root).ok
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 16 MiB tmpfs to fill (root only)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("filling a disk needs a small tmpfs, and mounting one needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Take every free byte of ``disk`` with one file."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    return filler
 
 
 def file_ids(root: Path, sid: str) -> list[str]:

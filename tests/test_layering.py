@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
-
-PACKAGE = REPO / "pidesktop"
+from .support.repo import REPO
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Absolute names of every module a file imports, relative imports resolved."""
+def imported_modules(path: Path, root: Path = REPO) -> set[str]:
+    """Absolute names of every module a file below ``root`` imports, relative imports resolved."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    parts = list(path.relative_to(root).with_suffix("").parts)
     package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
     found = set()
     for node in ast.walk(tree):
@@ -31,18 +29,30 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
-def files_of(layer: str) -> list[Path]:
-    return sorted((PACKAGE / layer).rglob("*.py"))
+def files_of(layer: str, root: Path = REPO) -> list[Path]:
+    return sorted((root / "pidesktop" / layer).rglob("*.py"))
 
 
-def violations(layers: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+def violations(layers: tuple[str, ...], forbidden: tuple[str, ...], root: Path = REPO) -> list[str]:
+    """Every import of a ``forbidden`` module by a file of ``layers`` in the package below ``root``."""
     bad = []
     for layer in layers:
-        for path in files_of(layer):
-            for module in imported_modules(path):
+        for path in files_of(layer, root):
+            for module in imported_modules(path, root):
                 if any(module == f or module.startswith(f + ".") for f in forbidden):
-                    bad.append(f"{path.relative_to(REPO)} imports {module}")
+                    bad.append(f"{path.relative_to(root)} imports {module}")
     return bad
+
+
+def probe_tree(root: Path, files: dict[str, str]) -> Path:
+    """A stand-in package below ``root`` holding only ``files`` (path below pidesktop/ -> source).
+
+    The guards are tested on a copy, never by writing into the real package while other tests read it."""
+    for name, source in files.items():
+        path = root / "pidesktop" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+    return root
 
 
 def test_ui_and_agent_never_import_apsw_or_the_host():
@@ -57,16 +67,12 @@ def test_host_and_bus_never_import_qt_ui_or_agent():
 
 def test_the_scanner_sees_relative_imports(tmp_path):
     """Guard the guard: a relative import of the host from ui is caught."""
-    sample = PACKAGE / "ui" / "_layering_probe.py"
-    sample.write_text("from ..host import db\nimport apsw\n")
-    try:
-        assert sorted(violations(("ui",), ("apsw", "pidesktop.host"))) == [
-            "pidesktop/ui/_layering_probe.py imports apsw",
-            "pidesktop/ui/_layering_probe.py imports pidesktop.host",
-            "pidesktop/ui/_layering_probe.py imports pidesktop.host.db",
-        ]
-    finally:
-        sample.unlink()
+    root = probe_tree(tmp_path, {"ui/_layering_probe.py": "from ..host import db\nimport apsw\n"})
+    assert sorted(violations(("ui",), ("apsw", "pidesktop.host"), root)) == [
+        "pidesktop/ui/_layering_probe.py imports apsw",
+        "pidesktop/ui/_layering_probe.py imports pidesktop.host",
+        "pidesktop/ui/_layering_probe.py imports pidesktop.host.db",
+    ]
 
 
 def test_import_linter_contracts_hold():
@@ -155,17 +161,17 @@ def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
-def import_graph(package: str) -> dict[str, set[str]]:
+def import_graph(package: str, root: Path = REPO) -> dict[str, set[str]]:
     """Module -> the modules of ``package`` it imports at run time (lazy imports included).
 
     ``from . import x`` is an edge to the submodule ``x`` (not to the package's
     ``__init__``); ``from .m import name`` is an edge to ``m``. Only edges inside
     ``package`` are kept.
     """
-    folder = REPO.joinpath(*package.split("."))
+    folder = root.joinpath(*package.split("."))
     modules = {}
     for path in sorted(folder.rglob("*.py")):
-        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        parts = list(path.relative_to(root).with_suffix("").parts)
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
 
@@ -176,7 +182,7 @@ def import_graph(package: str) -> dict[str, set[str]]:
 
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
-        parts = list(path.relative_to(REPO).with_suffix("").parts)[:-1]
+        parts = list(path.relative_to(root).with_suffix("").parts)[:-1]
         targets = []
         for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
@@ -258,13 +264,14 @@ def test_every_package_reads_top_down(package):
 
 def test_the_cycle_finder_sees_a_lazy_circle(tmp_path):
     """Guard the guard: two ui modules that import each other (one inside a function) form a cycle."""
-    first, second = PACKAGE / "ui" / "_cycle_probe_a.py", PACKAGE / "ui" / "_cycle_probe_b.py"
-    first.write_text("from . import _cycle_probe_b\n")
-    second.write_text("def f():\n    from ._cycle_probe_a import x\n")
-    try:
-        assert ["pidesktop.ui._cycle_probe_a", "pidesktop.ui._cycle_probe_b"] in find_cycles(
-            import_graph("pidesktop.ui")
-        )
-    finally:
-        first.unlink()
-        second.unlink()
+    root = probe_tree(
+        tmp_path,
+        {
+            "ui/__init__.py": "",
+            "ui/_cycle_probe_a.py": "from . import _cycle_probe_b\n",
+            "ui/_cycle_probe_b.py": "def f():\n    from ._cycle_probe_a import x\n",
+        },
+    )
+    assert find_cycles(import_graph("pidesktop.ui", root)) == [
+        ["pidesktop.ui._cycle_probe_a", "pidesktop.ui._cycle_probe_b"]
+    ]

@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -14,7 +13,12 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
 
-from .conftest import REPO, InProcessHost, spin_until, started_window
+from .support.clock import TickingClock
+from .support.host_helpers import crash_mid_reply
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 @pytest.fixture
@@ -86,11 +90,9 @@ def test_ctrl_n_never_piles_up_empty_chats(window, qtbot, qloop):
 
 
 def test_sessions_are_grouped_by_project_newest_first(qtbot, qloop, location, loop_hosts):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct updatedAt: "newest first" is decided by time
     seed.call("session.create", {"title": "older loose"})
-    time.sleep(0.005)  # distinct updatedAt: chats made in the same millisecond are ordered by id
     seed.call("session.create", {"title": "work item", "projectPath": "/home/me/work"})
-    time.sleep(0.005)
     seed.call("session.create", {"title": "newer loose"})
     seed.stop()
     win = MainWindow(loop_hosts.start(), themes.DARK)
@@ -186,3 +188,37 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
     assert window.notice.isHidden()  # seen: the line goes until the next error
     dialog.close()
     qtbot.waitUntil(lambda: window.error_dialog is None)  # closed is gone: each Details makes a new one
+
+
+def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):
+    from PySide6.QtWidgets import QMessageBox
+
+    from pidesktop.bus import HostError
+    from pidesktop.ui.dialog_style import style_message_box
+    from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+
+    log = ErrorLog()
+    log.add(HostError("storage_unavailable", "disk gone")) if hasattr(log, "add") else None
+    dialog = ErrorDetailsDialog(log)
+    qtbot.addWidget(dialog)
+    assert "QPushButton#primary" in dialog.styleSheet() or "pageTitle" in dialog.styleSheet()
+    dialog.show()
+    shot(dialog, f"error-details-{theme.name}")
+    box = QMessageBox(
+        QMessageBox.Icon.Warning, "Delete chat", "Delete “Trip” for good?", QMessageBox.StandardButton.Cancel
+    )
+    delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+    style_message_box(box, theme)
+    qtbot.addWidget(box)
+    assert delete.objectName() == "danger" and box.styleSheet()
+    box.show()
+    shot(box, f"delete-box-{theme.name}")
+
+
+def test_the_window_says_a_reply_was_cut_off_by_a_crash(qtbot, qloop, location, loop_hosts):
+    crash_mid_reply(location)  # before the window's host starts
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    assert win.notice.isVisible()
+    assert "“Story” was cut off" in win.notice.label.text()
+    assert not win.notice.details_button.isVisible()  # news, not an error
+    win.close()

@@ -9,9 +9,10 @@ import sys
 
 from pidesktop import paths
 
-from .conftest import REPO, InProcessHost
 from .mcp_helpers import SERVER, alive
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
 
@@ -88,7 +89,7 @@ def test_import_a_claude_desktop_file(tmp_path):
     assert unreadable.returncode == 2 and "cannot read" in unreadable.stderr
 
 
-def test_chat_offers_and_calls_the_enabled_servers_tools(tmp_path, sse_server):  # noqa: F811
+def test_chat_offers_and_calls_the_enabled_servers_tools(tmp_path, sse_server):
     data = tmp_path / "data"
     starts = tmp_path / "starts.txt"
     pidesktop(data, "mcp", "add", "t", "--env", f"MCP_TEST_STARTS={starts}", "--", sys.executable, str(SERVER), "stdio")

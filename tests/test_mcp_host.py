@@ -7,7 +7,7 @@ import apsw
 
 from pidesktop.bus import ErrorCode
 
-from .host_helpers import new_session
+from .support.host_helpers import new_session
 
 
 def rows(host, sql):

@@ -12,10 +12,10 @@ import pytest
 
 from pidesktop import paths
 
-from .conftest import InProcessHost
 from .mcp_helpers import SERVER, alive
-from .realwindow import App, XDisplay, missing_tools, wait_for
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import InProcessHost
+from .support.realwindow import App, XDisplay, missing_tools, wait_for
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
 pytestmark = pytest.mark.realwindow
@@ -58,7 +58,7 @@ def click(display: XDisplay, window: str, point: tuple[int, int]) -> None:
     display.xdotool("click", "1")
 
 
-def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_server):  # noqa: F811
+def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_server):
     root = tmp_path / "app"
     starts = tmp_path / "starts.txt"
     shots = tmp_path / "shots"

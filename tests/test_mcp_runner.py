@@ -18,7 +18,7 @@ from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
 from .mcp_helpers import HttpServer, alive, stdio_params
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
 
@@ -74,7 +74,7 @@ def counted(started, name="t", env=None, **extra):
     return stdio_params(name, env={"MCP_TEST_STARTS": str(started), **(env or {})}, **extra)
 
 
-def test_stdio_tools_are_offered_called_and_stored(host, sse_server, started):  # noqa: F811
+def test_stdio_tools_are_offered_called_and_stored(host, sse_server, started):
     host.call("mcp.add", counted(started, disabledTools=["die"]))
     script(
         sse_server,
@@ -103,7 +103,7 @@ def test_stdio_tools_are_offered_called_and_stored(host, sse_server, started):  
     assert not any(alive(pid) for pid in starts(started))  # closed with the pool: no orphan
 
 
-def test_ask_mode_asks_for_tools_not_marked_read_only(host, sse_server, started):  # noqa: F811
+def test_ask_mode_asks_for_tools_not_marked_read_only(host, sse_server, started):
     host.call("mcp.add", counted(started))
     script(sse_server, ("mcp__t__echo", {"text": "a"}), ("mcp__t__add", {"a": 1, "b": 1}))
     asked = []
@@ -122,7 +122,7 @@ def test_ask_mode_asks_for_tools_not_marked_read_only(host, sse_server, started)
     assert denied["payload"]["tool"] == "mcp__t__add"
 
 
-def test_nobody_to_ask_denies_in_accept_edits(host, sse_server, started):  # noqa: F811
+def test_nobody_to_ask_denies_in_accept_edits(host, sse_server, started):
     host.call("mcp.add", counted(started))
     script(sse_server, ("mcp__t__add", {"a": 1, "b": 1}))
     _, [result], got, _ = drive(host, sse_server, mode="accept-edits")
@@ -130,7 +130,7 @@ def test_nobody_to_ask_denies_in_accept_edits(host, sse_server, started):  # noq
     assert result["status"] == "completed" and add["status"] == "error" and "not here to approve" in add["result"]
 
 
-def test_a_tool_that_raises_gives_an_error_result(host, sse_server, started):  # noqa: F811
+def test_a_tool_that_raises_gives_an_error_result(host, sse_server, started):
     host.call("mcp.add", counted(started))
     script(sse_server, ("mcp__t__boom", {}), ("mcp__t__echo", {"text": "still here"}))
     _, [result], got, _ = drive(host, sse_server)
@@ -140,7 +140,7 @@ def test_a_tool_that_raises_gives_an_error_result(host, sse_server, started):  #
     assert echo["result"] == "echo: still here"
 
 
-def test_a_server_that_dies_mid_call_restarts_on_the_next_call(host, sse_server, started):  # noqa: F811
+def test_a_server_that_dies_mid_call_restarts_on_the_next_call(host, sse_server, started):
     host.call("mcp.add", counted(started))
     script(sse_server, ("mcp__t__die", {}), ("mcp__t__echo", {"text": "back"}))
     _, [result], got, _ = drive(host, sse_server)
@@ -152,7 +152,7 @@ def test_a_server_that_dies_mid_call_restarts_on_the_next_call(host, sse_server,
     assert len(starts(started)) == 2
 
 
-def test_a_server_that_never_answers_is_cut_off(host, sse_server, started):  # noqa: F811
+def test_a_server_that_never_answers_is_cut_off(host, sse_server, started):
     host.call("mcp.add", counted(started, timeoutSeconds=2))
     script(sse_server, ("mcp__t__hang", {}), ("mcp__t__echo", {"text": "after"}))
     _, [result], got, _ = drive(host, sse_server)
@@ -164,7 +164,7 @@ def test_a_server_that_never_answers_is_cut_off(host, sse_server, started):  # n
     assert not alive(first)  # the hung server was stopped, not left behind
 
 
-def test_stop_cancels_a_call_in_flight(host, sse_server, started, tmp_path):  # noqa: F811
+def test_stop_cancels_a_call_in_flight(host, sse_server, started, tmp_path):
     hanging = tmp_path / "hanging.txt"
     host.call("mcp.add", counted(started, env={"MCP_TEST_HANGING": str(hanging)}))
     script(sse_server, ("mcp__t__hang", {}))
@@ -180,7 +180,7 @@ def test_stop_cancels_a_call_in_flight(host, sse_server, started, tmp_path):  # 
     assert hang.get("result") is None  # stopped: the call keeps no result
 
 
-def test_a_server_that_cannot_start_leaves_the_chat_working(host, sse_server):  # noqa: F811
+def test_a_server_that_cannot_start_leaves_the_chat_working(host, sse_server):
     host.call("mcp.add", {"name": "broken", "command": "/nonexistent/mcp-server"})
     script(sse_server)
     _, [result], _, _ = drive(host, sse_server)
@@ -190,7 +190,7 @@ def test_a_server_that_cannot_start_leaves_the_chat_working(host, sse_server):  
     assert listed["state"]["state"] == "failed" and "not found" in listed["state"]["reason"]
 
 
-def test_streamable_http_with_a_header(host, sse_server):  # noqa: F811
+def test_streamable_http_with_a_header(host, sse_server):
     server = HttpServer()
     try:
         host.call("mcp.add", {"name": "web", "url": server.url, "headers": {"X-Token": "abc"}})
@@ -202,7 +202,7 @@ def test_streamable_http_with_a_header(host, sse_server):  # noqa: F811
     assert result["status"] == "completed" and add["result"] == "42"
 
 
-def test_an_env_value_reaches_the_server_but_never_the_database_or_logs(host, sse_server, data_root):  # noqa: F811
+def test_an_env_value_reaches_the_server_but_never_the_database_or_logs(host, sse_server, data_root):
     secret = "sk-mcp-0123456789-secret"
     logger = logging.getLogger("pidesktop")
     level, propagate = logger.level, logger.propagate
@@ -227,7 +227,7 @@ def test_an_env_value_reaches_the_server_but_never_the_database_or_logs(host, ss
             assert needle not in path.read_bytes(), path
 
 
-def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, sse_server, started):  # noqa: F811
+def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, sse_server, started):
     host.call("mcp.add", counted(started))
     sse_server.serve_in_turn(
         "/v1/chat/completions",
@@ -251,7 +251,7 @@ def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, 
     assert len(starts(started)) == 2
 
 
-def test_a_server_that_never_finishes_starting_is_cut_off_and_the_turn_goes_on(host, sse_server, tmp_path):  # noqa: F811
+def test_a_server_that_never_finishes_starting_is_cut_off_and_the_turn_goes_on(host, sse_server, tmp_path):
     pid_file = tmp_path / "pid"
     # a "server" that never answers the handshake: it notes its pid and sleeps
     host.call(

@@ -13,9 +13,9 @@ from pidesktop.agent.mcp.pool import McpPool
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 
-from .conftest import spin_until
 from .mcp_helpers import SERVER
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import spin_until
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_import_a_claude_desktop_file(qtbot, qloop, host_client, page, tmp_path)
 
 
 def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot, qloop, host_client, tmp_path, shots):
-    from .conftest import started_window
+    from .support.windows import started_window
 
     for name in ("files", "github"):
         host_client.call_blocking("mcp.add", {"name": name, "command": "srv"})
@@ -125,10 +125,10 @@ def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot,
         win.close()
 
 
-def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, host_client, sse_server, tmp_path):  # noqa: F811
+def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, host_client, sse_server, tmp_path):
     from pidesktop.agent.runner import ProviderChoice, TurnRunner
 
-    from .conftest import started_window
+    from .support.windows import started_window
     from .test_plan_approval import text_body, tool_call_body
 
     host_client.call_blocking("mcp.add", {"name": "t", "command": sys.executable, "args": [str(SERVER), "stdio"]})
@@ -154,10 +154,10 @@ def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, 
         win.close()
 
 
-def test_an_mcp_tool_not_marked_read_only_waits_on_the_permission_card(qtbot, qloop, host_client, sse_server, shots):  # noqa: F811
+def test_an_mcp_tool_not_marked_read_only_waits_on_the_permission_card(qtbot, qloop, host_client, sse_server, shots):
     from pidesktop.agent.runner import ProviderChoice, TurnRunner
 
-    from .conftest import started_window
+    from .support.windows import started_window
     from .test_plan_approval import text_body, tool_call_body
 
     host_client.call_blocking("mcp.add", {"name": "calc", "command": sys.executable, "args": [str(SERVER), "stdio"]})

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QApplication
 from pidesktop.ui import markdown
 from pidesktop.ui import theme as themes
 
-from .conftest import spin_until
+from .support.waits import spin_until
+from .support.windows import stored_messages
 
 
 @pytest.fixture
@@ -18,34 +19,38 @@ def chat(chat, qloop):
     return chat
 
 
-def stored(win):
-    return win.client.call_blocking("session.get", {"sessionId": win.current_session_id})["messages"]
+def pager_of_first_row(win) -> list[str]:
+    """The always-shown actions (the revision pager) of the transcript's first row, as laid out."""
+    model = win.transcript_model
+    if model.rowCount() == 0:
+        return []
+    return [action.label for action in win.transcript.delegate.rendered(model.index(0)).actions if action.always]
 
 
 def test_copy_puts_the_full_text_on_the_clipboard(chat, qloop):
-    reply = stored(chat)[1]
+    reply = stored_messages(chat)[1]
     qloop.run_until_complete(chat.chats.run_message_action("copy", reply["id"]))
     assert QApplication.clipboard().text().startswith("## Offline demo")
 
 
 def test_regenerate_keeps_the_old_reply_as_a_revision_and_pages_between_them(chat, qloop):
-    first_reply = stored(chat)[1]
+    first_reply = stored_messages(chat)[1]
     qloop.run_until_complete(chat.chats.run_message_action("regenerate", first_reply["id"]))
-    messages = stored(chat)
+    messages = stored_messages(chat)
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert messages[1]["id"] != first_reply["id"]
     root = messages[0]
     assert (root["meta"]["revisionCount"], root["meta"]["activeRevision"]) == (2, 2)
-    spin_until(qloop, lambda: chat.transcript_model.rowCount() == 2)
-    rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(0))
-    assert [a.label for a in rendered.actions if a.always] == ["‹", "2 / 2", "›"]
+    # The transcript reloads once the reply is in. The old rows already counted two, and a reload under load
+    # shows the newest row first and puts the prompt above it a tick later: wait for the prompt's pager itself.
+    spin_until(qloop, lambda: pager_of_first_row(chat) == ["‹", "2 / 2", "›"])
     qloop.run_until_complete(chat.chats.run_message_action("revision-prev", root["id"]))
-    back = stored(chat)
+    back = stored_messages(chat)
     assert back[1]["id"] == first_reply["id"] and back[0]["meta"]["activeRevision"] == 1
 
 
 def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, qloop):
-    prompt = stored(chat)[0]
+    prompt = stored_messages(chat)[0]
     qloop.run_until_complete(chat.chats.run_message_action("edit", prompt["id"]))
     assert chat.composer.edit.toPlainText() == "first question"
     assert chat.composer.edit_bar.isVisible() and "Editing" in chat.composer.edit_bar_label.text()
@@ -55,10 +60,10 @@ def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, q
         qloop,
         lambda: (
             not chat.runner.is_running(chat.current_session_id)
-            and [m["blocks"][0].get("text") for m in stored(chat)][:1] == ["better question"]
+            and [m["blocks"][0].get("text") for m in stored_messages(chat)][:1] == ["better question"]
         ),
     )
-    messages = stored(chat)
+    messages = stored_messages(chat)
     assert len(messages) == 2 and messages[0]["meta"]["revisionRootId"] == prompt["id"]
     revisions = chat.client.call_blocking(
         "session.listRevisions", {"sessionId": chat.current_session_id, "rootUserId": prompt["id"]}
@@ -68,21 +73,21 @@ def test_edit_and_resend_replaces_the_prompt_and_keeps_the_family(chat, qtbot, q
 
 def test_fork_from_a_message_opens_the_new_chat(chat, qloop):
     source = chat.current_session_id
-    prompt = stored(chat)[0]
+    prompt = stored_messages(chat)[0]
     qloop.run_until_complete(chat.chats.run_message_action("fork", prompt["id"]))
     spin_until(qloop, lambda: chat.current_session_id != source)
-    forked = stored(chat)
+    forked = stored_messages(chat)
     assert [m["role"] for m in forked] == ["user"]
     assert forked[0]["blocks"] == prompt["blocks"] and forked[0]["id"] != prompt["id"]
 
 
 def test_delete_asks_then_removes_the_message(chat, qtbot, qloop):
-    reply = stored(chat)[1]
+    reply = stored_messages(chat)[1]
     qloop.run_until_complete(chat.chats.run_message_action("delete", reply["id"]))
     box = chat.chats.confirm_box
     delete = next(b for b in box.buttons() if b.text() == "Delete")
     qtbot.mouseClick(delete, Qt.MouseButton.LeftButton)
-    spin_until(qloop, lambda: [m["role"] for m in stored(chat)] == ["user"])
+    spin_until(qloop, lambda: [m["role"] for m in stored_messages(chat)] == ["user"])
     spin_until(qloop, lambda: chat.transcript_model.rowCount() == 1)
 
 
@@ -90,7 +95,7 @@ def test_sidebar_fork_copies_the_whole_chat(chat, qloop):
     source = chat.current_session_id
     chat.sidebar.fork_action.trigger()
     spin_until(qloop, lambda: chat.current_session_id not in (None, source))
-    assert [m["role"] for m in stored(chat)] == ["user", "assistant"]
+    assert [m["role"] for m in stored_messages(chat)] == ["user", "assistant"]
 
 
 def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
@@ -99,8 +104,8 @@ def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
     spin_until(qloop, lambda: not chat.queue_strip.isHidden())
     assert chat.queue_strip.resume_button.isVisible()
     chat.queue_strip.resume_button.click()
-    spin_until(qloop, lambda: chat.queue_strip.isHidden() and len(stored(chat)) == 4)
-    assert stored(chat)[2]["blocks"][0]["text"] == "queued while away"
+    spin_until(qloop, lambda: chat.queue_strip.isHidden() and len(stored_messages(chat)) == 4)
+    assert stored_messages(chat)[2]["blocks"][0]["text"] == "queued while away"
 
 
 def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):

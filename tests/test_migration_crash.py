@@ -13,12 +13,15 @@ import sys
 import time
 
 import apsw
+import pytest
 
 from pidesktop.host import migrations
 from pidesktop.host.db import open_database
 
-from .conftest import REPO
-from .migration_support import build
+from .support.migration_support import build
+from .support.repo import REPO
+
+pytestmark = pytest.mark.slow  # kill -9 during migrations, many times
 
 MESSAGES = 20_000
 KILLS = 14
@@ -58,7 +61,7 @@ def wait_for_migration_start(root, proc, timeout=20.0):
     while time.monotonic() < deadline and proc.poll() is None:
         if any(root.glob(".pi.sqlite.v14*.tmp")) or any(root.glob("pi.sqlite.v14*.bak")):
             return
-        time.sleep(0.001)
+        time.sleep(0.001)  # poll interval of a wait on the files
 
 
 def test_kill_9_during_migration_leaves_v14_or_v27_and_the_next_open_finishes(tmp_path, data_root):

@@ -25,7 +25,8 @@ from pidesktop.ui import startup_progress
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MigrationWindow
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 pytestmark = pytest.mark.usefixtures("keep_running")
 
@@ -33,21 +34,6 @@ WRONG_VALUE = (
     "step v14 -> v15: scheduled_tasks row 3 (id 'nightly'): config_json.mode is 'dream', not one of "
     "chat, plan, agent; the database was left at version 14"
 )
-
-
-@pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def theme(request, qapp):
-    themes.apply(qapp, request.param)
-    yield request.param
-    themes.apply(qapp, themes.LIGHT)
-
-
-@pytest.fixture
-def shot(shots):
-    def save(widget, name: str) -> None:
-        widget.grab().save(str(shots / f"{name}.png"))
-
-    return save
 
 
 class StandIn:
@@ -391,9 +377,9 @@ def real_engine():
     except ImportError:
         pytest.skip("pidesktop.storage.schema (the cold migration) is not in this tree yet")
     try:
-        from tests.schema_history import build
+        from .support.schema_history import build
     except ImportError:
-        pytest.skip("tests/schema_history.py (old database builders) is not in this tree yet")
+        pytest.skip("tests/support/schema_history.py (old database builders) is not in this tree yet")
     return schema, build
 
 

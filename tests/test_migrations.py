@@ -15,8 +15,8 @@ from pidesktop.locks import WRITER_LOCK, FileLock
 from pidesktop.paths import prepare_data_root
 from pidesktop.storage import schema as cold
 
-from .conftest import InProcessHost
-from .migration_support import build
+from .support.hosts import InProcessHost
+from .support.migration_support import build
 
 
 def digest(path):

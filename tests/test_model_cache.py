@@ -1,6 +1,6 @@
 """``kv(cache)``: recent models and model-refresh stamps (spec 004, K.5 and M.3), through a real host."""
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 def start(host, sid, provider_id, model_id):

@@ -11,7 +11,7 @@ from pidesktop.agent.presets import PRESETS
 from pidesktop.bus.errors import ErrorCode
 from pidesktop.host import prices
 
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
 
 
 class AsyncHost:
@@ -57,7 +57,7 @@ def usd(inp, out, source):
 
 
 @pytest.fixture
-def router(host, sse_server):  # noqa: F811
+def router(host, sse_server):
     add_provider(host, "router", sse_server.base_url, "openrouter")
     return sse_server
 

@@ -7,10 +7,10 @@ from pidesktop.agent import model_settings
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
-from tests.sse_server import Script, chunk, sse_body
-from tests.sse_server import sse_server as sse_server  # the fixture
+from tests.support.sse_server import Script, chunk, sse_body
+from tests.support.sse_server import sse_server as sse_server  # the fixture
 
-from .conftest import spin_until
+from .support.waits import spin_until
 from .test_providers_page import draft, save, serve_models
 
 

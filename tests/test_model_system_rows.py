@@ -2,7 +2,7 @@
 
 from pidesktop.ui.transcript_model import TranscriptModel
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 def seed(location) -> str:

@@ -20,7 +20,8 @@ from pidesktop.host.native import pi_format
 from pidesktop.host.native.index import FileIndex
 from pidesktop.host.native.reading import read_window
 from pidesktop.host.transcripts.windows import WindowRequest
-from tests.conftest import FIXTURES
+
+from .support.repo import FIXTURES
 
 NATIVE = FIXTURES / "pi-native" / "sessions"
 V1 = FIXTURES / "pi-sessions" / "v1" / "large-session.jsonl"

@@ -17,7 +17,8 @@ import pytest
 
 from pidesktop.bus import HostError
 from pidesktop.host.native import pi_format
-from tests.conftest import FIXTURES
+
+from .support.repo import FIXTURES
 
 NATIVE = FIXTURES / "pi-native" / "sessions"
 

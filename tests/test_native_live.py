@@ -11,7 +11,9 @@ import orjson
 import pytest
 
 from pidesktop.host.native import pi_format
-from tests.conftest import InProcessHost
+
+from .support.hosts import InProcessHost
+from .support.waits import wait_for
 
 
 def line(entry: dict) -> bytes:
@@ -40,16 +42,6 @@ def message(number: int, parent: str | None) -> dict:
         "timestamp": "2025-01-01T00:00:01.000Z",
         "message": body,
     }
-
-
-def wait_for(predicate, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
 
 
 @pytest.fixture

@@ -18,9 +18,10 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
 
-from .conftest import FIXTURES as RECORDED
-from .conftest import spin_until, started_window
-from .sse_server import chunk, sse_body, sse_server, usage_chunk  # noqa: F401
+from .support.repo import FIXTURES as RECORDED
+from .support.sse_server import chunk, sse_body, usage_chunk
+from .support.waits import spin_until
+from .support.windows import started_window, transcript_shows_page
 
 FIXTURES = RECORDED / "pi-native/sessions"
 WORK = "--home-ada-code-work--"
@@ -55,7 +56,7 @@ def native_row(win, file_name: str) -> dict:
 def open_native(qloop, win, file_name: str) -> dict:
     row = native_row(win, file_name)
     win.sidebar.select(row["id"])
-    spin_until(qloop, lambda: win.transcript_model.session_id == row["id"] and win.transcript_model.rows)
+    spin_until(qloop, lambda: transcript_shows_page(win, row["id"]))
     return row
 
 
@@ -122,7 +123,7 @@ def test_the_branch_switcher_lists_every_leaf_and_reads_the_chosen_one(window, q
     other = next(a for a in switcher.menu().actions() if not a.isChecked())
     leaf = other.data()
     other.trigger()  # the menu is rebuilt once the branch is read
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     assert window.transcript_model.read_params == {"leafId": leaf}
     assert switcher.shown_leaf == leaf and "Branch" in switcher.text()
     shown = [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"]
@@ -130,7 +131,7 @@ def test_the_branch_switcher_lists_every_leaf_and_reads_the_chosen_one(window, q
     # back to the current branch
     mine = next(a for a in switcher.menu().actions() if a.data() == current[0]["leafId"])
     mine.trigger()
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == current[0]["leafId"])
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == current[0]["leafId"] and transcript_shows_page(window))
     assert window.transcript_model.read_params == {} and not window.native.reading_other_branch()
     assert [r["message"] for r in window.transcript_model.rows if r["kind"] == "message"] != shown
 
@@ -140,20 +141,13 @@ def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
     other = next(a for a in window.native.switcher.menu().actions() if not a.isChecked())
     leaf = other.data()
     other.trigger()
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     window.composer.edit.setPlainText("keep me")
     window.composer._submit()
     spin_until(
         qloop, lambda: "keep me" in window.composer.edit.toPlainText() and window.composer.status_label.isVisible()
     )
     assert "another branch" in window.composer.status_label.text()
-
-
-@pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def theme(request, qapp):
-    themes.apply(qapp, request.param)
-    yield request.param
-    themes.apply(qapp, themes.LIGHT)
 
 
 def test_screenshots(window, qloop, shots, theme):
@@ -259,11 +253,11 @@ def test_fork_opens_the_new_pi_session_and_leaves_the_parent_alone(window, qloop
     new = set((agent_dir / "sessions" / WORK).iterdir()) - files
     assert len(new) == 1 and next(iter(new)).suffix == ".jsonl"
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
-    spin_until(qloop, lambda: window.transcript_model.session_id == child["id"] and window.transcript_model.rows)
+    spin_until(qloop, lambda: transcript_shows_page(window, child["id"]))
 
 
 @pytest.fixture
-def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):  # noqa: F811
+def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
     from pidesktop.agent.runner import ProviderChoice
 
     # The five-turn session works in a folder that exists here, so it can be continued (spec 004 section 12);
@@ -285,7 +279,7 @@ def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):  #
     win.close()
 
 
-def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
+def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window, qloop, agent_dir, sse_server):
     win = replay_window
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
@@ -329,7 +323,7 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     assert win.composer.edit.toPlainText() == ""
 
 
-def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
+def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):
     import os
 
     win = replay_window
@@ -351,7 +345,7 @@ def test_a_session_whose_working_folder_is_not_here_is_not_continued(
     replay_window,
     qloop,
     agent_dir,
-    sse_server,  # noqa: F811
+    sse_server,
 ):
     win = replay_window
     open_native(qloop, win, BRANCHING)  # recorded in /home/ada/code/work, not a folder on this machine
@@ -370,7 +364,7 @@ def test_a_branch_summary_is_a_divider_with_its_label_chip(window, qloop):
     open_native(qloop, window, BRANCHING)
     leaf = next(b["leafId"] for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(leaf)
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf)
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == leaf and transcript_shows_page(window))
     summary = spin_until(
         qloop,
         lambda: next(
@@ -417,7 +411,7 @@ def test_pictures_pi_stored_inline_are_shown(qapp):
         assert html.count("pidesktop-inline:") == 1, role
 
 
-def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, qloop, agent_dir, sse_server):  # noqa: F811
+def test_stop_keeps_what_arrived_as_an_aborted_reply_in_the_file(replay_window, qloop, agent_dir, sse_server):
     win = replay_window
     open_native(qloop, win, FIVE_TURNS)
     path = agent_dir / "sessions" / FIVE_TURNS
@@ -498,15 +492,13 @@ def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent
     parent = open_native(qloop, window, BRANCHING)
     branch = next(b for b in window.native.switcher.branches if "Alternative A" in b["preview"])
     window.native.read_branch(branch["leafId"])
-    spin_until(qloop, lambda: window.transcript_model.leaf_id == branch["leafId"])
+    spin_until(qloop, lambda: window.transcript_model.leaf_id == branch["leafId"] and transcript_shows_page(window))
     shown = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
     before = (agent_dir / "sessions" / BRANCHING).read_bytes()
     assert window.native.banner.fork_button.isEnabled()
     window.native.banner.fork_button.click()
     spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
-    spin_until(
-        qloop, lambda: window.transcript_model.session_id == window.current_session_id and window.transcript_model.rows
-    )
+    spin_until(qloop, lambda: transcript_shows_page(window))
     copied = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
     assert copied == shown and window.host_error is None
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
@@ -611,7 +603,7 @@ def test_the_window_refuses_what_the_host_refuses_on_a_pi_session():
     assert native_guard.allows("session.get", {"sessionId": "native-pi:abc"})
 
 
-def test_leaving_a_pi_session_whose_answer_is_written_takes_its_stop_at_once(replay_window, qloop, sse_server):  # noqa: F811
+def test_leaving_a_pi_session_whose_answer_is_written_takes_its_stop_at_once(replay_window, qloop, sse_server):
     win = replay_window
     open_native(qloop, win, FIVE_TURNS)
     sse_server.stream(

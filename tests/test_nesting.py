@@ -11,7 +11,7 @@ from pidesktop.bus import ErrorCode, HostError
 from pidesktop.bus.stdio import encode
 from pidesktop.host.params import MAX_DEPTH
 
-from .host_helpers import msg, new_session
+from .support.host_helpers import msg, new_session
 
 
 def nested(levels: int) -> dict:

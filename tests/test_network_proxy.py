@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pidesktop import network_proxy
 from pidesktop.bus import ErrorCode, HostError
 
-from .sse_server import chunk, sse_body, sse_server  # noqa: F401
+from .support.sse_server import chunk, sse_body
 from .test_chat_runtime import run_turn
 
 
@@ -74,7 +74,7 @@ def answer(server):
     server.stream([sse_body(chunk("Through"), chunk(" the proxy"), chunk(finish="stop"))])
 
 
-def test_custom_mode_sends_provider_requests_through_the_proxy(host, sse_server, proxy, no_env_proxy):  # noqa: F811
+def test_custom_mode_sends_provider_requests_through_the_proxy(host, sse_server, proxy, no_env_proxy):
     answer(sse_server)
     host.call("settings.set", {"patch": {"networkProxy": {"mode": "custom", "url": proxy_url(proxy), "bypass": []}}})
     sid, result = run_turn(host, sse_server, "hello")
@@ -86,7 +86,7 @@ def test_custom_mode_sends_provider_requests_through_the_proxy(host, sse_server,
 
 def test_a_bypassed_host_and_direct_mode_go_around_the_proxy(
     host,
-    sse_server,  # noqa: F811
+    sse_server,
     proxy,
     monkeypatch,
     no_env_proxy,
@@ -103,7 +103,7 @@ def test_a_bypassed_host_and_direct_mode_go_around_the_proxy(
     assert host.call("settings.get")["settings"]["networkProxy"]["url"] == proxy_url(proxy)
 
 
-def test_system_mode_follows_the_environment(host, sse_server, proxy, monkeypatch, no_env_proxy):  # noqa: F811
+def test_system_mode_follows_the_environment(host, sse_server, proxy, monkeypatch, no_env_proxy):
     answer(sse_server)
     monkeypatch.setenv("HTTP_PROXY", proxy_url(proxy))
     host.call("settings.set", {"patch": {"networkProxy": {"mode": "system"}}})

@@ -16,20 +16,8 @@ from pidesktop.agent.outbox import DEAD_LETTER_NAME, Outbox, OutboxFull, classif
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostError
 
-from .conftest import InProcessHost
-
-
-def assistant(message_id, text="done", status="completed"):
-    return {
-        "id": message_id,
-        "role": "assistant",
-        "blocks": [{"type": "text", "text": text}],
-        "meta": {"status": status},
-    }
-
-
-def new_session(host):
-    return host.call("session.create", {})["session"]["id"]
+from .support.host_helpers import assistant, new_session
+from .support.hosts import InProcessHost
 
 
 def stored(host, session_id):

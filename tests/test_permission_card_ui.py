@@ -6,8 +6,9 @@ from PySide6.QtCore import Qt
 
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 
-from .conftest import spin_until, started_window
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import spin_until
+from .support.windows import started_window
 from .test_plan_approval import text_body, tool_call_body
 
 
@@ -25,7 +26,7 @@ def project(tmp_path):
 
 
 @pytest.fixture
-def window(qtbot, qloop, host_client, sse_server):  # noqa: F811
+def window(qtbot, qloop, host_client, sse_server):
     runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"))
     win = started_window(qtbot, qloop, host_client, runner=runner)
     yield win
@@ -50,7 +51,7 @@ def edit_then_answer(server):
     )
 
 
-def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_server, project, shots):  # noqa: F811
+def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_server, project, shots):
     sid = open_project_chat(window, qloop, project)
     edit_then_answer(sse_server)
     ask(window, qtbot, "Make the greeting friendlier")
@@ -72,7 +73,7 @@ def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_serve
     assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
 
 
-def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, project):  # noqa: F811
+def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, project):
     sid = open_project_chat(window, qloop, project)
     edit_then_answer(sse_server)
     ask(window, qtbot, "Make the greeting friendlier")
@@ -86,7 +87,7 @@ def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, pr
     assert "Keep it short" in tool_message["content"]
 
 
-def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):  # noqa: F811
+def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):
     sid = open_project_chat(window, qloop, project)
     edit_then_answer(sse_server)
     ask(window, qtbot, "Make the greeting friendlier")

@@ -1,7 +1,6 @@
 """Plan and Goal approvals end to end: the runner against the loopback SSE server, the host's rules,
 and a restart over ``pidesktop host --stdio`` (spec 004, 4.6a and section 7; RPC-WAVE2 "Plan and Goal")."""
 
-import asyncio
 import hashlib
 import os
 import re
@@ -13,9 +12,10 @@ import pytest
 
 from pidesktop.agent import plan_flow
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostError
 
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import run_with_client
+from .support.sse_server import Script, chunk, sse_body
 
 # Bytes a careless writer would change: CRLF, a tab, trailing spaces, no final newline, non-ASCII.
 PLAN = "# Move the blog\r\n\r\n1. Copy the files  \n2. Switch DNS\t(at night)\n3. Check — ünïcode ✓"
@@ -50,18 +50,13 @@ def tool_names(request):
 
 
 def run(host, server, scenario):
-    async def main():
-        client = HostClient(host.thread, asyncio.get_running_loop())
-        runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model="m"))
-        try:
-            return await scenario(client, runner)
-        finally:
-            client.close()
-
-    return asyncio.run(main())
+    """``scenario(client, runner)`` with a turn runner answered by ``server``."""
+    return run_with_client(
+        host, lambda client: scenario(client, TurnRunner(client, override=ProviderChoice(server.base_url, model="m")))
+    )
 
 
-def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(host, sse_server):  # noqa: F811
+def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(host, sse_server):
     answers(
         sse_server,
         tool_call_body("SubmitPlan", {"plan": PLAN}),
@@ -130,7 +125,7 @@ def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(
     assert todo["revision"] == 1 and [i["status"] for i in todo["items"]] == ["completed", "in_progress"]
 
 
-def test_a_rejection_goes_back_in_plan_mode_and_the_next_plan_is_a_new_file(host, sse_server):  # noqa: F811
+def test_a_rejection_goes_back_in_plan_mode_and_the_next_plan_is_a_new_file(host, sse_server):
     answers(
         sse_server,
         tool_call_body("SubmitGoal", {"goal": "# Goal A\n"}),
@@ -270,7 +265,7 @@ def test_a_restart_interrupts_pending_plans_and_running_executions(stdio_host, t
     second.close()
 
 
-def test_a_newer_proposal_replaces_one_the_person_answered_in_the_chat(host, sse_server):  # noqa: F811
+def test_a_newer_proposal_replaces_one_the_person_answered_in_the_chat(host, sse_server):
     answers(
         sse_server,
         tool_call_body("SubmitPlan", {"plan": "# One\n"}),

@@ -2,9 +2,6 @@
 the runner with ``interactive=False`` and ``pidesktop chat`` without ``--interactive``."""
 
 import asyncio
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -12,9 +9,10 @@ from pidesktop import paths
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .conftest import REPO, InProcessHost
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401  (the fixture)
-from .test_chat_cli import chat_cli, sessions_in
+from .support.cli import chat_cli
+from .support.hosts import InProcessHost
+from .support.sse_server import Script, chunk, sse_body
+from .test_chat_cli import sessions_in
 from .test_plan_approval import text_body, tool_call_body
 
 CODE = "PLAN_REQUIRES_INTERACTIVE_SESSION"
@@ -34,7 +32,7 @@ def run_unattended(host, server, mode, session_mode_later=None):
 
 
 @pytest.mark.parametrize("mode", ["plan", "goal"])
-def test_an_unattended_plan_or_goal_turn_is_stored_as_refused_without_a_request(host, sse_server, mode):  # noqa: F811
+def test_an_unattended_plan_or_goal_turn_is_stored_as_refused_without_a_request(host, sse_server, mode):
     sse_server.stream([sse_body(chunk("should never be asked"), chunk(finish="stop"))])
     session_id, result = run_unattended(host, sse_server, mode)
     assert result["status"] == "error"
@@ -52,14 +50,14 @@ def test_an_unattended_plan_or_goal_turn_is_stored_as_refused_without_a_request(
     )
 
 
-def test_an_unattended_agent_turn_still_runs(host, sse_server):  # noqa: F811
+def test_an_unattended_agent_turn_still_runs(host, sse_server):
     sse_server.stream([sse_body(chunk("Done."), chunk(finish="stop"))])
     _, result = run_unattended(host, sse_server, "agent")
     assert result["status"] == "completed"
     assert len(sse_server.requests) == 1
 
 
-def test_pidesktop_chat_in_plan_mode_exits_non_zero_with_the_code(tmp_path, sse_server):  # noqa: F811
+def test_pidesktop_chat_in_plan_mode_exits_non_zero_with_the_code(tmp_path, sse_server):
     sse_server.stream([sse_body(chunk("never"), chunk(finish="stop"))])
     root = tmp_path / "d"
     done = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan", "Plan a move")
@@ -69,7 +67,7 @@ def test_pidesktop_chat_in_plan_mode_exits_non_zero_with_the_code(tmp_path, sse_
     assert sessions_in(root) == []  # a new chat that never reached the model is not kept
 
 
-def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse_server):  # noqa: F811
+def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse_server):
     sse_server.stream([sse_body(chunk("Hello"), chunk(finish="stop"))])
     root = tmp_path / "d"
     first = chat_cli(root, "--base-url", sse_server.base_url, "--model", "m", "hi")
@@ -93,19 +91,7 @@ def test_pidesktop_chat_keeps_the_refused_turn_of_an_existing_chat(tmp_path, sse
     assert row["id"] == session_id and row["mode"] == "goal"
 
 
-def chat_with_input(data_dir, stdin, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", "chat", "--data-dir", str(data_dir), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-        env=dict(os.environ),
-    )
-
-
-def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_plan(tmp_path, sse_server):  # noqa: F811
+def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_plan(tmp_path, sse_server):
     sse_server.serve_in_turn(
         "/v1/chat/completions",
         Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# First\n1. a\n"})]),
@@ -113,9 +99,8 @@ def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_p
         Script(chunks=[text_body("Carried out.")]),
     )
     root = tmp_path / "d"
-    done = chat_with_input(
+    done = chat_cli(
         root,
-        "x\nr shorter please\na\n",
         "--base-url",
         sse_server.base_url,
         "--model",
@@ -124,6 +109,7 @@ def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_p
         "plan",
         "--interactive",
         "Plan the move",
+        input="x\nr shorter please\na\n",
     )
     assert done.returncode == 0, done.stderr
     assert "# First" in done.stderr and "# Second" in done.stderr  # each proposal is shown before the question
@@ -134,11 +120,11 @@ def test_pidesktop_chat_interactive_asks_on_stdin_and_carries_out_the_approved_p
     assert execution["messages"][-1]["content"].endswith("# Second\n1. b\n")
 
 
-def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path, sse_server):  # noqa: F811
+def test_pidesktop_chat_interactive_without_an_answer_ends_and_the_next_start_interrupts_it(tmp_path, sse_server):
     sse_server.serve_in_turn("/v1/chat/completions", Script(chunks=[tool_call_body("SubmitPlan", {"plan": "# P\n"})]))
     root = tmp_path / "d"
-    done = chat_with_input(
-        root, "", "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan", "--interactive", "Plan it"
+    done = chat_cli(
+        root, "--base-url", sse_server.base_url, "--model", "m", "--mode", "plan", "--interactive", "Plan it", input=""
     )
     assert done.returncode == 1
     assert "was not carried out" in done.stderr and "Ask again" in done.stderr

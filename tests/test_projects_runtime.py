@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient
 
-from .sse_server import fixture_bytes, sse_server  # noqa: F401
+from .support.hosts import run_with_client
+from .support.sse_server import fixture_bytes
 
 
 def send(host, server, session_id, prompt="What next?"):
-    async def scenario():
-        client = HostClient(host.thread, asyncio.get_running_loop())
-        runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model="gpt-test"))
-        try:
-            return await runner.send(session_id, prompt)
-        finally:
-            client.close()
-
-    return asyncio.run(scenario())
+    choice = ProviderChoice(base_url=server.base_url, model="gpt-test")
+    return run_with_client(host, lambda client: TurnRunner(client, override=choice).send(session_id, prompt))
 
 
-def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):  # noqa: F811
+def test_a_chat_in_a_project_sends_its_memory_and_group_notes_a_chat_outside_sends_none(host, sse_server, tmp_path):
     folder = tmp_path / "blog"
     folder.mkdir()
     project = host.call("projects.upsert", {"path": str(folder)})["project"]

@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from pidesktop.ui import export_dialog, project_rows
 from pidesktop.ui.project_memory import LIMIT
+from pidesktop.ui.tasks import spawn
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 def call(chat, method, params=None):
@@ -343,7 +344,7 @@ def test_switching_chats_across_projects_does_not_read_every_project_again(chat,
     chat.model.set_projects = lambda *args: (relaid.append(1), real(*args))
     for sid, project in zip(ids, (first, second)):
         chat.sidebar.select(sid)
-        spin_until(qloop, lambda project=project: chat.projects.current_id == project["id"])
+        spin_until(qloop, lambda wanted=project["id"]: chat.projects.current_id == wanted)
         qloop.run_until_complete(chat.client.call("workspace.get", {}))  # the host has sent its event by now
     spin_until(qloop, lambda: chat.projects.current()["id"] == second["id"])
     assert relaid == []
@@ -363,3 +364,16 @@ def test_ctrl_n_never_files_a_new_chat_under_a_missing_folder(chat, qloop, tmp_p
     sid = send(chat, qloop, "Where does this one go?")
     assert call(chat, "session.get", {"sessionId": sid})["session"]["projectId"] is None
     assert call(chat, "workspace.get")["currentProjectId"] is None  # and it stays so after a restart
+
+
+def test_adding_a_project_while_the_list_is_read_returns_once_the_reading_is_over(chat, qloop, tmp_path):
+    """A refresh asked for while one runs waits for it: nothing read before lands after ``add_project``."""
+    spawn(chat.projects.refresh(), name="projects-refresh")  # as a projects.changed event does
+    relaid = []
+    real = chat.model.set_projects
+    chat.model.set_projects = lambda *args: (relaid.append(1), real(*args))
+    project = qloop.run_until_complete(chat.projects.add_project(str(tmp_path / "gamma")))
+    settled = len(relaid)
+    assert settled >= 1 and project["id"] in chat.projects.projects
+    spin_until(qloop, lambda: not chat.projects.refreshing)
+    assert len(relaid) == settled  # no read still under way when add_project returned

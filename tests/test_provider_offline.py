@@ -10,7 +10,7 @@ from pidesktop.agent.events import Finished, TextDelta, ThinkingDelta, Usage
 from pidesktop.agent.offline import OfflineDemoProvider, find_code
 from pidesktop.agent.provider import ChatProvider
 
-from .sse_server import collect
+from .support.sse_server import collect
 
 
 def user(text: str) -> list[dict]:
@@ -138,3 +138,18 @@ def test_plan_and_goal_mode_are_named_under_the_heading():
     assert heading.startswith("## ") and rest.startswith("> **Plan mode.**")
     assert "> **Goal mode.**" in joined(stream(with_mode(user(PROSE), "goal")), TextDelta)
     assert "> **" not in joined(stream(with_mode(user(PROSE), "weird")), TextDelta)
+
+
+def test_the_offline_demo_thinks_only_when_thinking_is_on():
+    import asyncio
+
+    from pidesktop.agent.events import TextDelta, ThinkingDelta
+    from pidesktop.agent.offline import OfflineDemoProvider
+
+    messages = [{"id": "u", "role": "user", "blocks": [{"type": "text", "text": "hello there"}]}]
+
+    async def kinds(level: str) -> set:
+        return {type(event) async for event in OfflineDemoProvider(delay=0).stream(messages, thinking_level=level)}
+
+    assert ThinkingDelta not in asyncio.run(kinds("off")) and TextDelta in asyncio.run(kinds("off"))
+    assert ThinkingDelta in asyncio.run(kinds("medium"))

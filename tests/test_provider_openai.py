@@ -17,7 +17,7 @@ from pidesktop.agent.openai_compat import (
 )
 from pidesktop.agent.presets import PRESETS
 
-from .sse_server import (  # noqa: F401  (sse_server is a fixture)
+from .support.sse_server import (
     FIXTURE_NAMES,
     HELLO,
     Script,
@@ -28,7 +28,6 @@ from .sse_server import (  # noqa: F401  (sse_server is a fixture)
     split_every,
     split_randomly,
     sse_body,
-    sse_server,
     usage_chunk,
     with_endings,
 )

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from pidesktop.agent.sse import SSEDecoder, SSEEvent
 
-from .sse_server import FIXTURE_NAMES, fixture_bytes, with_endings
+from .support.sse_server import FIXTURE_NAMES, fixture_bytes, with_endings
 
 
 def decode(*pieces: bytes) -> list[SSEEvent]:

@@ -5,7 +5,7 @@ import hashlib
 import apsw
 import pytest
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 def add(host, name, base_url="https://api.example.com/v1", api_key=None, **fields):
@@ -238,7 +238,7 @@ def test_set_default_offline_provider_unknown_and_null(host):
 
 def test_delete_removes_row_models_secret_order_and_default(host):
     keep = add(host, "Keep", id="keep", api_key="keep-key")
-    gone = add(host, "Gone", id="gone", api_key="gone-key")
+    add(host, "Gone", id="gone", api_key="gone-key")
     host.call("models.upsert", {"providerId": "gone", "model": {"modelId": "m"}})
     host.call("models.applyDiscovery", {"providerId": "gone", "models": [{"modelId": "d"}]})
     host.call("providers.reorder", {"order": ["gone", "keep"]})

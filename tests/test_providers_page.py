@@ -11,8 +11,8 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import OFFLINE_ID
 
-from .conftest import spin_until
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import spin_until
 
 MODELS = b'{"data":[{"id":"m-1"},{"id":"m-2","context_length":32768}]}'
 
@@ -94,7 +94,7 @@ def test_refresh_models_says_in_words_why_it_waits_for_save(qtbot, qloop, page):
     assert page.models_note.text() == "Models are fetched when you save."
 
 
-def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, host_client, page, sse_server):  # noqa: F811
+def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, host_client, page, sse_server):
     serve_models(sse_server)
     draft(qtbot, page, url=sse_server.base_url)
     provider_id = save(qtbot, qloop, page)
@@ -108,7 +108,7 @@ def test_save_fetches_the_models_and_picks_the_first_as_default(qtbot, qloop, ho
     assert page.selected_id == provider_id
 
 
-def test_refresh_shows_the_providers_own_default_model(qtbot, qloop, host_client, page, sse_server):  # noqa: F811
+def test_refresh_shows_the_providers_own_default_model(qtbot, qloop, host_client, page, sse_server):
     serve_models(sse_server)
     draft(qtbot, page, url=sse_server.base_url)
     page.model_combo.setEditText("m-2")
@@ -187,7 +187,7 @@ def test_buttons_are_disabled_while_their_operation_runs(qtbot, qloop, page):
 
 
 @pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def test_screenshots(qtbot, qloop, host_client, theme, sse_server, shots):  # noqa: F811
+def test_screenshots(qtbot, qloop, host_client, theme, sse_server, shots):
     serve_models(sse_server, b'{"data":[{"id":"accounts/example/models/a-rather-long-model-name-v2"},{"id":"m-2"}]}')
     app = QApplication.instance()
     themes.apply(app, theme)
@@ -220,7 +220,7 @@ def test_the_first_real_provider_becomes_the_default_and_presets_stay_reachable(
     qloop,
     host_client,
     page,
-    sse_server,  # noqa: F811
+    sse_server,
 ):
     serve_models(sse_server)
     draft(qtbot, page, name="Local server", url=sse_server.base_url)

@@ -2,11 +2,11 @@
 
 from PySide6.QtCore import Qt
 
-from .conftest import spin_until
-from .test_settings_ui import client, open_settings, stored_settings  # noqa: F401  (fixtures)
+from .support.waits import spin_until
+from .test_settings_ui import stored_settings
 
 
-def test_the_proxy_control_stores_custom_direct_and_keeps_the_address(qtbot, qloop, client, open_settings, shots):  # noqa: F811
+def test_the_proxy_control_stores_custom_direct_and_keeps_the_address(qtbot, qloop, client, open_settings, shots):
     dialog = open_settings()
     page = dialog.general
     proxy = page.proxy
@@ -41,7 +41,7 @@ def test_the_proxy_control_stores_custom_direct_and_keeps_the_address(qtbot, qlo
     spin_until(qloop, lambda: stored_settings(client)["networkProxy"]["mode"] == "custom")
 
 
-def test_a_bad_proxy_address_is_refused_with_a_sentence(qtbot, qloop, client, open_settings):  # noqa: F811
+def test_a_bad_proxy_address_is_refused_with_a_sentence(qtbot, qloop, client, open_settings):
     page = open_settings().general
     proxy = page.proxy
     proxy.mode_combo.setCurrentIndex(proxy.mode_combo.findData("custom"))

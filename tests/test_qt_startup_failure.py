@@ -15,7 +15,8 @@ from pathlib import Path
 import PySide6
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from .support.repo import REPO
+
 XCB_PLUGIN = Path(PySide6.__file__).parent / "Qt/plugins/platforms/libqxcb.so"
 NOWHERE = ":4093"  # a display number no X server listens on
 

@@ -5,7 +5,8 @@ from PySide6.QtWidgets import QLabel, QToolButton
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui.queue_strip import QueueStrip
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 
 def seed_queue(location, prompts):

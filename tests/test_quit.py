@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from .support.repo import REPO
 
 DRIVER = textwrap.dedent("""
     import sys

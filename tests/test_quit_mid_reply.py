@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from pidesktop.ui.tasks import spawn
 
-from .conftest import wait_until
+from .support.waits import wait_until
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.realwindow import App, Shot, XDisplay, column_groups, missing_tools, wait_for
+from .support.realwindow import App, Shot, XDisplay, column_groups, missing_tools
+from .support.waits import wait_for
 
 pytestmark = pytest.mark.realwindow
 
@@ -260,7 +261,7 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
 
 
 def test_closing_the_window_from_the_title_bar_exits_0(display, app, tmp_path):
-    window = app.wait_for_window()
+    app.wait_for_window()
     app.focus()
     time.sleep(0.5)
     display.key("alt+F4")  # openbox closes the active window, as its title bar's close button does

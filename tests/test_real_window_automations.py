@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests import test_real_window as real
-from tests.realwindow import wait_for
+from tests.support.realwindow import wait_for
 from tests.test_real_window import prompts, transcripts, wait_for_reply
 
 display = real.display  # the fixtures: Xvfb + openbox, and the app in it

@@ -16,9 +16,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.conftest import StdioHost
-from tests.realwindow import App, Shot, XDisplay, missing_tools, wait_for
-from tests.sse_server import Script, ScriptedServer, chunk, sse_body
+from tests.support.hosts import StdioHost
+from tests.support.realwindow import App, Shot, XDisplay, missing_tools, wait_for
+from tests.support.sse_server import Script, ScriptedServer, chunk, sse_body
 from tests.test_real_window import click_edit, hover_actions, prompts, text_of, transcripts, user_bubble
 
 pytestmark = pytest.mark.realwindow

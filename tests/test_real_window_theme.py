@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.realwindow import REPO, XDisplay, missing_tools
+from tests.support.realwindow import REPO, XDisplay, missing_tools
 
 pytestmark = pytest.mark.realwindow
 

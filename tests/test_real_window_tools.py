@@ -19,11 +19,11 @@ import pytest
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.tool_rows import diff_colours
-from tests.conftest import StdioHost
-from tests.realwindow import App, Shot, XDisplay, missing_tools, wait_for
+from tests.support.hosts import StdioHost
+from tests.support.realwindow import App, Shot, XDisplay, missing_tools, wait_for
 from tests.test_plan_approval import text_body, tool_call_body
 
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
 
 pytestmark = pytest.mark.realwindow
 
@@ -75,7 +75,7 @@ def colour_count(shot: Shot, colour: str) -> int:
 def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_it(
     display,
     tmp_path,
-    sse_server,  # noqa: F811
+    sse_server,
     theme_name,
 ):
     shots = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")

@@ -12,7 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import InProcessHost, started_window
+from .support.hosts import InProcessHost
+from .support.windows import started_window
 
 
 def lose_database(root: Path, how: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import apsw
 
-from .conftest import REPO
+from .support.repo import REPO
 
 PROVIDER = {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}
 

@@ -9,7 +9,7 @@ from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDe
 from pidesktop.agent.openai_compat import OpenAICompatibleProvider
 from pidesktop.agent.reply import ReplyBuilder
 
-from .sse_server import collect, fixture_bytes, split_randomly, sse_server  # noqa: F401  (fixture)
+from .support.sse_server import collect, fixture_bytes, split_randomly
 
 
 def replay(server, name: str) -> ReplyBuilder:
@@ -28,7 +28,7 @@ def final_usage(name: str) -> dict:
     return [c["usage"] for c in chunks if c.get("usage")][-1]
 
 
-def test_plain_text(sse_server):  # noqa: F811
+def test_plain_text(sse_server):
     builder = replay(sse_server, "plain-text")
     expected = "".join(
         c["choices"][0]["delta"].get("content") or ""
@@ -52,7 +52,7 @@ def test_plain_text(sse_server):  # noqa: F811
     }
 
 
-def test_single_tool_call(sse_server):  # noqa: F811
+def test_single_tool_call(sse_server):
     snapshot = replay(sse_server, "single-tool-call").snapshot("done")
     assert snapshot["blocks"] == [
         {
@@ -67,7 +67,7 @@ def test_single_tool_call(sse_server):  # noqa: F811
     assert snapshot["meta"]["finishReason"] == "tool_calls"
 
 
-def test_parallel_tool_calls(sse_server):  # noqa: F811
+def test_parallel_tool_calls(sse_server):
     snapshot = replay(sse_server, "parallel-tool-calls").snapshot("done")
     assert [(b["callId"], b["name"], b["args"]) for b in snapshot["blocks"]] == [
         ("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs", {"city": "Edinburgh", "country": "GB", "units": "c"}),

@@ -3,8 +3,8 @@
 import apsw
 import orjson
 
-from .conftest import InProcessHost
-from .host_helpers import append, msg, new_session, transcript_lines
+from .support.host_helpers import append, msg, new_session, transcript_lines
+from .support.hosts import InProcessHost
 
 PAGER = ("revisionCount", "activeRevision")
 

@@ -7,16 +7,16 @@ import json
 import pytest
 
 from pidesktop.storage import s3
-from tests.s3_server import CREDENTIALS, S3Server, _free_port, bucket, s3_server  # noqa: F401
+from tests.support.s3_server import CREDENTIALS, S3Server, _free_port
 
 
-def test_check_passes_and_leaves_nothing(s3_server: S3Server, bucket: s3.S3Location) -> None:  # noqa: F811
+def test_check_passes_and_leaves_nothing(s3_server: S3Server, bucket: s3.S3Location) -> None:
     client = s3.connect(bucket, CREDENTIALS)
     s3.check(client, bucket)
     assert client.list_objects_v2(Bucket=bucket.bucket).get("KeyCount") == 0
 
 
-def test_missing_bucket(s3_server: S3Server) -> None:  # noqa: F811
+def test_missing_bucket(s3_server: S3Server) -> None:
     location = s3_server.location("no-such-bucket")
     with pytest.raises(s3.S3Problem) as err:
         s3.check(s3.connect(location, CREDENTIALS), location)
@@ -24,7 +24,7 @@ def test_missing_bucket(s3_server: S3Server) -> None:  # noqa: F811
     assert "does not exist" in str(err.value)
 
 
-def test_bucket_refusing_writes(s3_server: S3Server, bucket: s3.S3Location) -> None:  # noqa: F811
+def test_bucket_refusing_writes(s3_server: S3Server, bucket: s3.S3Location) -> None:
     client = s3.connect(bucket, CREDENTIALS)
     deny = {"Effect": "Deny", "Principal": "*", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{bucket.bucket}/*"}
     client.put_bucket_policy(Bucket=bucket.bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [deny]}))

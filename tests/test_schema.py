@@ -11,7 +11,7 @@ from pidesktop.host.core import Host
 from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
 
-from .conftest import FIXTURES
+from .support.repo import FIXTURES
 
 TABLES = {
     "kv",
@@ -184,12 +184,11 @@ def test_fts_trigram_finds_cjk_and_ascii_substrings(location):
         "INSERT INTO messages(id, session_id, seq, role, text, created_at) VALUES "
         "('m1', 's', 1, 'user', '我们明天去京都旅行', 1), ('m2', 's', 2, 'assistant', 'Streaming parser', 1)"
     )
-    hits = lambda q: {
-        r[0]
-        for r in conn.execute(
-            "SELECT m.id FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ?", (q,)
-        )
-    }
+
+    def hits(q):
+        sql = "SELECT m.id FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ?"
+        return {r[0] for r in conn.execute(sql, (q,))}
+
     assert hits('"京都旅"') == {"m1"}
     assert hits('"ming par"') == {"m2"}
     conn.execute("DELETE FROM sessions WHERE id = 's'")

@@ -14,8 +14,8 @@ from pidesktop.host import migration_steps, migrations
 from pidesktop.host.migration_steps import StepRefused
 from pidesktop.host.schema import SCHEMA_VERSION
 
-from .conftest import InProcessHost
-from .schema_history import build, dump, fresh_v27_schema, schema_differences, schema_of
+from .support.hosts import InProcessHost
+from .support.schema_history import build, dump, fresh_v27_schema, schema_differences, schema_of
 
 WALKED = [7, 8, 10, 14, 15, 22, 26]
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pidesktop.host import search
 from pidesktop.host.transcripts.records import encode_record, session_header
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 from .test_search import seed
 
 EXAMPLES = itertools.count()

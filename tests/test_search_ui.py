@@ -1,7 +1,5 @@
 """The Ctrl+K search dialog against a real host on the offscreen platform."""
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -10,7 +8,9 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
 from pidesktop.ui.tasks import spawn
 
-from .conftest import InProcessHost, spin_until
+from .support.clock import TickingClock
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 
 
 def seed_session(call, title: str, texts: list[str], project: str | None = None) -> str:
@@ -28,13 +28,12 @@ def seed_session(call, title: str, texts: list[str], project: str | None = None)
                 },
             },
         )
-    time.sleep(0.005)  # distinct updatedAt, so "newest first" is decided by time
     return sid
 
 
 @pytest.fixture
 def chats(location):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     ids = {
         "kyoto": seed_session(
             seed.call,
@@ -154,7 +153,7 @@ def test_a_reply_for_an_older_query_is_ignored(chats, dialog, qtbot, qloop):
 
 
 def test_more_results_load_when_the_keyboard_reaches_the_end(location, qtbot, qloop, qtmodeltester, loop_hosts):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     for n in range(25):
         seed_session(seed.call, f"Chat {n}", [f"a needle in haystack {n}"])
     seed.stop()
@@ -194,3 +193,53 @@ def test_paints_in_both_themes(chats, dialog, qtbot, qloop, theme, tmp_path):
     dialog.set_theme(theme)
     search_for(qtbot, qloop, dialog, "temple")
     assert dialog.grab().save(str(tmp_path / f"search-{theme.name}.png"))
+
+
+# -- snippets read as text, not markdown -------------------------------------------------------------
+def test_snippets_drop_markdown_markers_and_keep_the_hit_marked():
+    from pidesktop.ui.search_dialog import plain_snippet, snippet_segments
+
+    text = "…ready. **Links:** none; see [the notes](https://x.example/n) and `pip install` *now*"
+    hit = text.index("Links")
+    plain, marks = plain_snippet(text, [[hit, hit + 5]])
+    assert plain == "…ready. Links: none; see the notes and pip install now"
+    assert snippet_segments(plain, marks) == [
+        ("…ready. ", False),
+        ("Links", True),
+        (": none; see the notes and pip install now", False),
+    ]
+    # markers cut by the snippet window, and what only looks like markup
+    assert plain_snippet("an unclosed **bold tail", [])[0] == "an unclosed bold tail"
+    assert plain_snippet("2 * 3 * 4, snake_case_name, a_b", [])[0] == "2 * 3 * 4, snake_case_name, a_b"
+    assert plain_snippet("# Plan\n> quoted\n* item", [])[0] == "Plan\nquoted\nitem"
+
+
+def test_search_results_paint_plain_snippets(qtbot, theme, shot):
+    from pidesktop.ui.search_dialog import SearchDialog
+
+    dialog = SearchDialog(None, theme)
+    qtbot.addWidget(dialog)
+    text = "**Status:** done. **Links:** none. The `deploy` step is *manual*."
+    hit = text.index("deploy")
+    dialog.model._apply(
+        dialog.model._generation,
+        "deploy",
+        {
+            "results": [
+                {
+                    "sessionId": "s1",
+                    "title": "Release checklist",
+                    "matchCount": 1,
+                    "updatedAt": 0,
+                    "snippets": [
+                        {"messageId": "m1", "role": "assistant", "text": text, "highlights": [[hit, hit + 6]]}
+                    ],
+                }
+            ],
+            "nextCursor": None,
+            "totalSessions": 1,
+        },
+    )
+    dialog.resize(640, 300)
+    dialog.show()
+    shot(dialog, f"search-{theme.name}")

@@ -6,7 +6,9 @@ from pidesktop.host import search
 from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import SearchDialog, matches_text
 
-from .conftest import InProcessHost, spin_until
+from .support.clock import TickingClock
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
 from .test_search_pages import write_transcript
 from .test_search_ui import rows, search_for, seed_session
 
@@ -30,7 +32,7 @@ def test_a_capped_count_reads_1000_plus(location, qtbot, qloop, loop_hosts, shot
 
 
 def test_chats_not_counted_yet_read_as_a_lower_bound(location, qtbot, qloop, loop_hosts, monkeypatch):
-    seed = InProcessHost(location)
+    seed = InProcessHost(location, clock=TickingClock())  # distinct times: "newest first" is decided by time
     for n in range(25):
         seed_session(seed.call, f"Chat {n}", [f"a needle in haystack {n}"])
     seed.stop()

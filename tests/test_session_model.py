@@ -59,6 +59,7 @@ def view_state(model, view):
     return (current or {}).get("id"), expanded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_row_changes_match_a_whole_relayout(qtmodeltester, qapp, seed):
     rng = random.Random(seed)
@@ -239,3 +240,94 @@ def test_a_large_change_is_left_to_a_reset(qapp):
     rng = random.Random(3)
     assert model.merge([session(rng, n) for n in range(500)]) is False
     assert model.session_count() == 0
+
+
+# -- the sidebar marks forks; a row's time label is the same in every partial repaint -------------------
+def _sidebar(qtbot, theme, sessions):
+    from pidesktop.ui.session_model import SessionTreeModel
+    from pidesktop.ui.sidebar import Sidebar
+
+    model = SessionTreeModel()
+    sidebar = Sidebar(model, theme)
+    sidebar.setStyleSheet(themes.stylesheet(theme))
+    qtbot.addWidget(sidebar)
+    model.reset(sessions)
+    sidebar.resize(260, 200)
+    sidebar.show()
+    qtbot.waitExposed(sidebar)
+    return sidebar
+
+
+def _session(sid: str, title: str, minutes_ago: float) -> dict:
+    import time
+
+    return {
+        "id": sid,
+        "title": title,
+        "titleSource": "manual",
+        "projectId": None,
+        "projectPath": None,
+        "pinned": False,
+        "messageCount": 2,
+        "createdAt": 0,
+        "updatedAt": int(time.time() * 1000 - minutes_ago * 60_000),
+    }
+
+
+def test_a_fork_is_marked_in_the_sidebar(qtbot, theme, shot):
+    from pidesktop.ui.sidebar import is_fork
+
+    title = "Planning the long summer holiday in the mountains"
+    sidebar = _sidebar(qtbot, theme, [_session("a", title, 3), _session("b", title + " (fork)", 1)])
+    assert is_fork(sidebar.model.session("b")) and not is_fork(sidebar.model.session("a"))
+    assert is_fork({"title": "renamed", "forkedFrom": "a"})
+    sidebar.select("b")
+    shot(sidebar, f"sidebar-fork-{theme.name}")
+    # the two rows differ where it shows: the fork's row has the mark at the start of its title
+    tree = sidebar.tree
+    rows = [tree.visualRect(sidebar.model.index_of(sid)) for sid in ("a", "b")]
+    image = tree.viewport().grab().toImage()
+
+    def left_strip(rect):
+        return [
+            image.pixel(x, y)
+            for x in range(rect.left() + 20, rect.left() + 34)
+            for y in range(rect.top() + 8, rect.bottom() - 8)
+        ]
+
+    assert left_strip(rows[0]) != left_strip(rows[1])
+
+
+def test_the_time_label_does_not_change_between_partial_repaints(qtbot, monkeypatch):
+    import time
+
+    from pidesktop.ui import sidebar as sidebar_module
+
+    sidebar = _sidebar(qtbot, themes.LIGHT, [_session("a", "Groceries", 59.9 / 60)])  # "now" for 0.1 s more
+    delegate = sidebar.delegate
+    painted = []
+    real = sidebar_module.relative
+    monkeypatch.setattr(sidebar_module, "relative", lambda then, now: painted.append(real(then, now)) or painted[-1])
+    later = time.time() + 5
+    monkeypatch.setattr(time, "time", lambda: later)
+    index = sidebar.model.index_of("a")
+
+    def paint_row():  # what the view does for each (partial) repaint of the row
+        from PySide6.QtCore import QRect
+        from PySide6.QtGui import QPainter, QPixmap
+        from PySide6.QtWidgets import QStyleOptionViewItem
+
+        pixmap = QPixmap(260, 34)
+        painter = QPainter(pixmap)
+        option = QStyleOptionViewItem()
+        option.rect = QRect(0, 0, 260, 34)
+        option.font = sidebar.tree.font()
+        delegate.paint(painter, option, index)
+        painter.end()
+
+    paint_row()  # five seconds later, e.g. half the row exposed by a closing popup
+    assert painted == ["now"]  # the same text as the rest of the row shows
+    delegate.tick()
+    painted.clear()
+    paint_row()
+    assert set(painted) == {"1m"}  # a tick moves every row on at once

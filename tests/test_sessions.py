@@ -1,7 +1,5 @@
 """session.create / list / rename / delete, projects and the workspace."""
 
-import time
-
 import pytest
 
 
@@ -68,9 +66,9 @@ def test_list_filters_by_project(host):
     assert [s["id"] for s in listed] == [work["id"]]
 
 
-def test_rename_trims_validates_and_keeps_updated_at(host):
+def test_rename_trims_validates_and_keeps_updated_at(ticking_host):
+    host = ticking_host  # a rename that stamped updatedAt would show: the next reading is a later time
     session = make(host, title="first")
-    time.sleep(0.01)
     renamed = host.call("session.rename", {"sessionId": session["id"], "title": "  Better name  "})["session"]
     assert renamed["title"] == "Better name" and renamed["titleSource"] == "manual"
     assert renamed["updatedAt"] == session["updatedAt"]

@@ -11,7 +11,7 @@ from pidesktop.ui.settings_data import DataPage
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_general import GeneralPage
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import shiboken6
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
-from tests.conftest import spin_until
-from tests.s3_server import CREDENTIALS, S3Server, bucket, s3_server  # noqa: F401
+from tests.support.s3_server import CREDENTIALS, S3Server
+from tests.support.waits import spin_until
 
 
 def fill(page, location, passphrase="a long passphrase"):
@@ -18,7 +18,7 @@ def fill(page, location, passphrase="a long passphrase"):
     page.passphrase.setText(passphrase)
 
 
-def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s3_server: S3Server, bucket, shots):  # noqa: F811
+def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s3_server: S3Server, bucket, shots):
     dialog = SettingsDialog.ask(host_client, themes.LIGHT)
     dialog.resize(900, 640)
     dialog.open()

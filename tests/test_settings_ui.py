@@ -1,41 +1,16 @@
 """The Settings dialog against a real host: General, Providers (with a real model server) and Data."""
 
 import pytest
-import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
 from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
 
-from .conftest import spin_until
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import spin_until
 
 KEY = "sk-test-9f8e7d6c5b4a"
-
-
-@pytest.fixture
-def client(host_client):
-    return host_client
-
-
-@pytest.fixture
-def open_settings(qloop, client):
-    """Opens a loaded dialog; closes whichever are still open at the end."""
-    opened: list[SettingsDialog] = []
-
-    def open_(theme: themes.Theme = themes.LIGHT) -> SettingsDialog:
-        dialog = SettingsDialog.ask(client, theme)
-        opened.append(dialog)
-        dialog.open()
-        qloop.run_until_complete(dialog.loading)
-        return dialog
-
-    yield open_
-    for dialog in opened:
-        if shiboken6.isValid(dialog):
-            dialog.close()
 
 
 def click(qtbot, button):
@@ -256,7 +231,7 @@ def test_use_as_default_for_a_provider_and_for_the_offline_demo(qtbot, qloop, cl
     assert changed
 
 
-def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):  # noqa: F811
+def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):
     sse_server.serve(
         "/v1/models",
         Script(
@@ -283,7 +258,7 @@ def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, 
     assert not [w for w in page.findChildren(QLineEdit) if KEY in w.text()]
 
 
-def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse_server):  # noqa: F811
+def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse_server):
     page = providers_page(open_settings())
     add_provider(qtbot, qloop, page, "custom", name="Nowhere", url=f"{sse_server.url}/nothing/v1")
     assert page.notice.property("severity") == "error"  # Save's own fetch failed the same way
@@ -319,15 +294,6 @@ def test_the_workflows_tool_sits_under_advanced_and_says_what_it_is_for(open_set
 
 
 # -- Screenshots -----------------------------------------------------------------------
-
-
-@pytest.fixture
-def shot(shots):
-    def save(dialog, name):
-        QApplication.processEvents()  # let pending layout changes land first
-        assert dialog.grab().save(str(shots / f"{name}.png"))
-
-    return save
 
 
 @pytest.mark.parametrize("theme", [themes.LIGHT, themes.DARK], ids=["light", "dark"])

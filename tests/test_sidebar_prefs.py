@@ -1,7 +1,6 @@
 """Sidebar organisation: pin, archive, sort, manual project order, collapse; presentation only."""
 
 import hashlib
-import time
 
 import orjson
 import pytest
@@ -10,17 +9,19 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences, normalise
 
-from .conftest import InProcessHost, spin_until, started_window
+from .support.clock import TickingClock
+from .support.hosts import InProcessHost
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 def seed(location):
-    host = InProcessHost(location)
+    host = InProcessHost(location, clock=TickingClock())  # distinct times: ties would order by random id
     ids = {}
     for title, project in (("alpha", "/p/zeta"), ("bravo", "/p/alpha-proj"), ("charlie", None), ("delta", None)):
         ids[title] = host.call("session.create", {"title": title} | ({"projectPath": project} if project else {}))[
             "session"
         ]["id"]
-        time.sleep(0.003)  # distinct times: ties would order by random id
     host.stop()
     return ids
 

@@ -5,7 +5,7 @@ import asyncio
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .sse_server import Script, chunk, sse_body, sse_server  # noqa: F401
+from .support.sse_server import Script, chunk, sse_body
 
 
 def slow_reply(words: int, delay: float = 0.02) -> Script:
@@ -49,7 +49,7 @@ def phases(seen, name):
     return [message for phase, message in seen if phase == name]
 
 
-def test_a_steering_prompt_joins_the_running_turn_at_its_next_request(host, sse_server):  # noqa: F811
+def test_a_steering_prompt_joins_the_running_turn_at_its_next_request(host, sse_server):
     sse_server.serve_in_turn("/v1/chat/completions", slow_reply(40), quick_reply("Noted, with rain."))
 
     async def body(runner, sid, seen):
@@ -76,7 +76,7 @@ def test_a_steering_prompt_joins_the_running_turn_at_its_next_request(host, sse_
     assert host.call("session.queueList", {"sessionId": sid})["entries"] == []
 
 
-def test_stop_before_any_answer_takes_the_prompt_back(host, sse_server):  # noqa: F811
+def test_stop_before_any_answer_takes_the_prompt_back(host, sse_server):
     sse_server.stream([sse_body(chunk("too late"), chunk(finish="stop"))], wait_before_headers=30)
 
     async def body(runner, sid, seen):
@@ -97,7 +97,7 @@ def test_stop_before_any_answer_takes_the_prompt_back(host, sse_server):  # noqa
 
 def test_stop_after_the_reply_began_keeps_the_prompt_and_returns_an_unsent_steering_prompt(
     host,
-    sse_server,  # noqa: F811
+    sse_server,
 ):
     sse_server.stream(slow_reply(400).chunks, delay=0.02)
 
@@ -121,7 +121,7 @@ def test_stop_after_the_reply_began_keeps_the_prompt_and_returns_an_unsent_steer
     assert len(sse_server.requests) == 1
 
 
-def test_stop_before_a_steering_prompt_is_answered_takes_only_it_back(host, sse_server):  # noqa: F811
+def test_stop_before_a_steering_prompt_is_answered_takes_only_it_back(host, sse_server):
     waiting = Script(chunks=[sse_body(chunk("too late"), chunk(finish="stop"))], wait_before_headers=30)
     sse_server.serve_in_turn("/v1/chat/completions", slow_reply(20), waiting)
 
@@ -142,7 +142,7 @@ def test_stop_before_a_steering_prompt_is_answered_takes_only_it_back(host, sse_
     assert texts(got["messages"][0]) == "First question"
 
 
-def test_steering_an_idle_chat_sends_it_as_a_prompt(host, sse_server):  # noqa: F811
+def test_steering_an_idle_chat_sends_it_as_a_prompt(host, sse_server):
     sse_server.stream([sse_body(chunk("Hello"), chunk(finish="stop"))])
 
     async def body(runner, sid, seen):
@@ -154,7 +154,7 @@ def test_steering_an_idle_chat_sends_it_as_a_prompt(host, sse_server):  # noqa: 
     assert [texts(m) for m in got["messages"]] == ["Hi", "Hello"]
 
 
-def test_a_steering_prompt_removed_from_the_queue_is_not_sent(host, sse_server):  # noqa: F811
+def test_a_steering_prompt_removed_from_the_queue_is_not_sent(host, sse_server):
     sse_server.serve_in_turn("/v1/chat/completions", slow_reply(30), quick_reply("never asked"))
 
     async def body(runner, sid, seen):

@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 def texts(message: dict) -> str:

@@ -14,8 +14,8 @@ from pidesktop import paths
 from pidesktop.storage import cache, cleanup, move, old_roots
 from pidesktop.storage.errors import Refused
 
-from .conftest import InProcessHost
-from .test_storage_move import run_cli
+from .support.cli import run_cli
+from .support.hosts import InProcessHost
 from .test_storage_seed import seed, snapshot
 
 

@@ -11,11 +11,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots, recovery, verify
 
-from .conftest import REPO, InProcessHost
+from .support.hosts import InProcessHost
+from .support.repo import REPO
 from .test_storage_seed import seed, snapshot
+
+pytestmark = pytest.mark.slow  # kill -9 of data-folder moves, many times
 
 KILLS = 32
 
@@ -95,7 +100,7 @@ def test_kill_9_anywhere_keeps_the_old_root_and_the_next_launch_finishes(tmp_pat
             use_old_root(seeded.b, "written while a move was pending")
             baseline = snapshot(*roots)
         proc = start_move(dest)
-        time.sleep(rng.uniform(0.0, duration * 1.1))
+        time.sleep(rng.uniform(0.0, duration * 1.1))  # the kill's instant is the thing under test
         if proc.poll() is None:
             proc.kill()
         proc.wait(30)

@@ -17,8 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import REPO, StdioHost
-from .test_index_reconcile import fill, small_disk  # noqa: F401 - the fixture is used by name
+from .support.disks import fill
+from .support.hosts import StdioHost
+from .support.repo import REPO
 
 NOBODY = 65534
 
@@ -115,7 +116,7 @@ def finished(h: StdioHost, job: str) -> dict:
                 return params["payload"]
 
 
-def test_a_backup_onto_a_full_disk_says_the_disk_is_full(stdio_host, small_disk):  # noqa: F811
+def test_a_backup_onto_a_full_disk_says_the_disk_is_full(stdio_host, small_disk):
     h = stdio_host()
     sid = h.call("session.create", {"title": "backup"})["session"]["id"]
     h.call(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -16,19 +15,9 @@ from pidesktop import paths
 from pidesktop.storage import journal, marker, move, old_roots, verify
 from pidesktop.storage.errors import Cancelled, Refused
 
-from .conftest import REPO, InProcessHost
+from .support.cli import run_cli
+from .support.hosts import InProcessHost
 from .test_storage_seed import seed, snapshot
-
-
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pidesktop", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-    )
 
 
 def everything_under(*roots: Path) -> set[str]:

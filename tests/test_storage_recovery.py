@@ -14,7 +14,7 @@ from pidesktop import paths
 from pidesktop.storage import journal, marker, recovery
 from pidesktop.storage.errors import RecoveryError
 
-from .conftest import REPO
+from .support.repo import REPO
 from .test_storage_seed import seed, snapshot
 
 

@@ -18,7 +18,7 @@ from pidesktop.storage import move
 from pidesktop.storage.jsonsplice import splice
 from pidesktop.storage.pathmap import PathMap
 
-from .conftest import REPO
+from .support.repo import REPO
 from .test_storage_seed import seed
 
 

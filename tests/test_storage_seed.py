@@ -23,7 +23,7 @@ import orjson
 from pidesktop import paths
 from pidesktop.host.core import WRITER_LOCK
 
-from .conftest import InProcessHost
+from .support.hosts import InProcessHost
 
 
 @dataclass
@@ -50,7 +50,10 @@ def seed(location: paths.StorageLocation, external: Path, bulk_mb: int = 0, seed
     try:
         a = host.call("session.create", {"title": "external", "projectPath": str(external)})["session"]["id"]
         b = host.call("session.create", {"title": "inside", "projectPath": f"{r}/scratch/projB"})["session"]["id"]
-        append = lambda sid, message: host.call("session.appendMessage", {"sessionId": sid, "message": message})  # noqa: E731
+
+        def append(sid, message):
+            return host.call("session.appendMessage", {"sessionId": sid, "message": message})
+
         append(
             a,
             {

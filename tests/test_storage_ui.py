@@ -13,19 +13,12 @@ from pidesktop.storage.old_roots import KeptRoot
 from pidesktop.ui import data_tools as maintenance
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MissingRootWindow, MoveProgressWindow
-from pidesktop.ui.storage_wizard import StorageWizard, schedule_move
+from pidesktop.ui.storage_wizard import StorageWizard, completed_move_notice, schedule_move
 
-from .conftest import InProcessHost, spin_until
+from .support.hosts import InProcessHost
+from .support.waits import spin_until, wait_until
 
 pytestmark = pytest.mark.usefixtures("keep_running")  # dialogs that delete themselves on close
-
-
-@pytest.fixture
-def shot(shots):
-    def save(widget, name: str) -> None:
-        widget.grab().save(str(shots / f"{name}.png"))
-
-    return save
 
 
 def text_of(message: str) -> dict:
@@ -74,13 +67,6 @@ def default_location(isolated_home) -> paths.StorageLocation:
     assert location.source == "default"
     populate(location)
     return location
-
-
-@pytest.fixture(params=[themes.LIGHT, themes.DARK], ids=["light", "dark"])
-def theme(request, qapp):
-    themes.apply(qapp, request.param)
-    yield request.param
-    themes.apply(qapp, themes.LIGHT)
 
 
 def press_yes(qtbot, action: str) -> None:
@@ -445,3 +431,81 @@ def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, 
     spin_until(qloop, lambda: tool.report.isVisible())
     tool.close()
     dialog.close()
+
+
+# -- the result line of Verify and Back up shows whole ------------------------------------------------------
+def shows_whole_report(dialog) -> bool:
+    label = dialog.report
+    return label.isVisible() and label.height() >= label.heightForWidth(label.width())
+
+
+def test_verify_result_line_is_not_squeezed(qtbot, qloop, loop_hosts, location, theme, keep_running, shot):
+    populate(location)
+    dialog = maintenance.VerifyDialog(loop_hosts.start(), theme)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    qloop.run_until_complete(wait_until(lambda: dialog.result is not None))
+    assert dialog.report.text().startswith("No problems found.")
+    qtbot.waitUntil(lambda: shows_whole_report(dialog))  # once the layout has made room for it
+    shot(dialog, f"verify-{theme.name}")
+
+
+def test_backup_result_line_is_not_squeezed(
+    qtbot, qloop, loop_hosts, location, theme, keep_running, isolated_home, shot
+):
+    populate(location)
+    dialog = maintenance.BackupDialog(loop_hosts.start(), theme)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    dialog.path_edit.setText(str(isolated_home / "pi-backup.sqlite"))
+    dialog.backup_button.click()
+    qloop.run_until_complete(wait_until(lambda: dialog.result is not None))
+    assert dialog.report.text().startswith("Backed up and verified")
+    qtbot.waitUntil(lambda: shows_whole_report(dialog))
+    shot(dialog, f"backup-{theme.name}")
+
+
+# -- the move wizard names the folder the data ends in, and the next start confirms it -------------------
+@pytest.fixture
+def movable(isolated_home):
+    """The installation's own (movable) data root, with two chats."""
+    location = paths.resolve()
+    populate(location)
+    return location
+
+
+def test_the_wizard_confirms_the_final_data_folder(
+    qtbot, qloop, loop_hosts, movable, tmp_path, monkeypatch, keep_running, shot
+):
+    monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: None))
+    wizard = StorageWizard(movable, loop_hosts.start(movable), themes.LIGHT)
+    qtbot.addWidget(wizard)
+    wizard.open()
+    destination = tmp_path / "big-disk" / "moved"
+    wizard.choose.path_edit.setText(str(destination))
+    qloop.run_until_complete(wait_until(lambda: wizard.choose.plan is not None))
+    wizard.next()
+    qloop.run_until_complete(wait_until(lambda: wizard.review.ready))
+    wizard.next()
+    assert wizard.currentPage() is wizard.confirm
+    summary = wizard.confirm.summary.text()
+    assert f"(chats and files in {destination / 'data'}," in summary.splitlines()[1], summary
+    assert f"From: {movable.data_root}\n" in summary
+    assert wizard.button(QWizard.WizardButton.FinishButton).isEnabled()
+    shot(wizard, "move-confirm-light")
+
+
+def test_the_first_start_after_a_move_says_where_the_data_lives_once(qtbot, movable, tmp_path):
+    assert completed_move_notice(movable) is None  # nothing was moved
+    destination = tmp_path / "moved"
+    schedule_move(destination)
+    window = MoveProgressWindow(movable, themes.LIGHT)
+    qtbot.addWidget(window)
+    window.begin()
+    qtbot.waitUntil(lambda: window.result_location is not None or window.error is not None, timeout=60_000)
+    assert window.error is None
+    moved = paths.resolve()
+    assert moved.data_root == destination / "data"
+    assert completed_move_notice(moved) == f"Your data now lives in {destination / 'data'}."
+    assert completed_move_notice(moved) is None  # once
+    assert completed_move_notice(paths.resolve()) is None

@@ -12,7 +12,8 @@ import orjson
 from pidesktop import paths
 from pidesktop.storage import verify
 
-from .test_storage_move import run_cli
+from .support.cli import run_cli
+from .support.repo import REPO
 from .test_storage_seed import seed
 
 
@@ -120,7 +121,7 @@ def test_relative_or_existing_backup_paths_are_refused(location, tmp_path):
     seed(location, tmp_path / "external")
     relative = run_cli("data", "--data-dir", str(location.data_root), "backup", "backup.sqlite")
     assert relative.returncode == 2 and "must be absolute" in relative.stderr
-    assert not Path("backup.sqlite").exists() and not (Path(__file__).parent.parent / "backup.sqlite").exists()
+    assert not Path("backup.sqlite").exists() and not (REPO / "backup.sqlite").exists()
     taken = tmp_path / "taken.sqlite"
     taken.write_text("mine")
     existing = run_cli("data", "--data-dir", str(location.data_root), "backup", str(taken))

@@ -14,13 +14,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from tests.sse_server import Script, chunk, fixture_bytes, split_every, sse_body, sse_server  # noqa: F401 (fixture)
-
-REPO = Path(__file__).resolve().parents[1]
+from .support.repo import REPO
+from .support.sse_server import Script, chunk, fixture_bytes, split_every, sse_body
 
 # Streams one reply the way TurnRunner does (through ImageFallback), under QCoreApplication + qasync.
 # argv: base_url, how ("all" | "cancel" | "stop-early"); prints the number of events read.
@@ -58,7 +56,7 @@ READER = textwrap.dedent("""
         finally:
             await provider.aclose()
         gc.collect()
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # the loop runs its close callbacks: a leaked transport would warn here
         print("events", count)
 
     with loop:

@@ -6,7 +6,8 @@ from PySide6.QtCore import Qt
 from pidesktop.agent import context as budget
 from pidesktop.agent.runner import TurnRunner
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 @pytest.fixture

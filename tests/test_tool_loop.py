@@ -10,29 +10,26 @@ from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import run_with_client
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body, tool_names
 
 TODO = {"todos": [{"content": "Step", "status": "in_progress"}]}
 
 
 def send(host, server, prompt="Do it", mode="agent", model="m", on_runner=None):
-    async def main():
-        client = HostClient(host.thread, asyncio.get_running_loop())
+    async def body(client):
         runner = TurnRunner(client, override=ProviderChoice(base_url=server.base_url, model=model))
         if on_runner:
             on_runner(runner)
-        try:
-            session_id = (await client.call("session.create", {"mode": mode}))["session"]["id"]
-            result = await runner.send(session_id, prompt)
-            return session_id, result, await client.call("session.get", {"sessionId": session_id})
-        finally:
-            client.close()
+        session_id = (await client.call("session.create", {"mode": mode}))["session"]["id"]
+        result = await runner.send(session_id, prompt)
+        return session_id, result, await client.call("session.get", {"sessionId": session_id})
 
-    return asyncio.run(main())
+    return run_with_client(host, body)
 
 
-def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):  # noqa: F811
+def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):
     sse_server.stream([tool_call_body("TodoWrite", TODO)])  # answers every request with another call
     session_id, result, got = send(host, sse_server)
     assert len(sse_server.requests) == tool_loop.MAX_ROUNDS
@@ -46,7 +43,7 @@ def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):  #
     assert host.call("todo.get", {"sessionId": session_id})["todo"]["revision"] == tool_loop.MAX_ROUNDS
 
 
-def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_server):  # noqa: F811
+def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_server):
     sse_server.serve_in_turn(
         "/v1/chat/completions",
         Script(
@@ -69,7 +66,7 @@ def test_a_bad_call_is_answered_with_an_error_the_model_can_read(host, sse_serve
     assert host.call("plans.pending")["approvals"] == []  # Agent mode: no proposal was stored
 
 
-def test_a_call_to_a_tool_the_app_did_not_offer_is_an_error_the_model_reads(host, sse_server):  # noqa: F811
+def test_a_call_to_a_tool_the_app_did_not_offer_is_an_error_the_model_reads(host, sse_server):
     sse_server.serve_in_turn(
         "/v1/chat/completions",
         Script(chunks=[tool_call_body("Read", {"file_path": "README.md"})]),
@@ -85,7 +82,7 @@ def test_a_call_to_a_tool_the_app_did_not_offer_is_an_error_the_model_reads(host
     assert got["messages"][-1]["blocks"] == [{"type": "text", "text": "I will use read instead."}]
 
 
-def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_server):  # noqa: F811
+def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_server):
     sse_server.serve_in_turn(
         "/v1/chat/completions",
         Script(
@@ -105,7 +102,7 @@ def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_serve
     assert "tools" not in sse_server.requests[-1].json  # remembered for that model
 
 
-def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):  # noqa: F811
+def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):
     sse_server.stream([tool_call_body("TodoWrite", TODO)])
 
     def stop_after_first_round(runner):
@@ -121,8 +118,8 @@ def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):  # noqa: F
     assert got["session"]["lastTurn"]["status"] == "aborted"
 
 
-def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):  # noqa: F811
-    from .sse_server import usage_chunk
+def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):
+    from .support.sse_server import usage_chunk
 
     def with_usage(body, prompt, completion):
         return body.replace(
@@ -182,7 +179,7 @@ def test_stop_during_a_call_ends_the_loop_and_the_call_keeps_no_result(host):
     assert again is False and "result" not in block
 
 
-def test_a_404_about_tool_use_is_asked_again_without_tools(host, sse_server):  # noqa: F811
+def test_a_404_about_tool_use_is_asked_again_without_tools(host, sse_server):
     sse_server.serve_in_turn(
         "/v1/chat/completions",
         Script(
@@ -198,7 +195,7 @@ def test_a_404_about_tool_use_is_asked_again_without_tools(host, sse_server):  #
     assert "tools" not in sse_server.requests[1].json
 
 
-def test_a_rejected_key_is_not_asked_again(host, sse_server):  # noqa: F811
+def test_a_rejected_key_is_not_asked_again(host, sse_server):
     sse_server.serve(
         "/v1/chat/completions",
         Script(
@@ -212,7 +209,7 @@ def test_a_rejected_key_is_not_asked_again(host, sse_server):  # noqa: F811
     assert result["status"] == "error" and len(sse_server.requests) == 1
 
 
-def test_a_host_refusal_inside_a_tool_round_still_ends_the_turn(host, sse_server):  # noqa: F811
+def test_a_host_refusal_inside_a_tool_round_still_ends_the_turn(host, sse_server):
     """The host refuses storing a round (a full disk, say): the turn ends as an error, never left running."""
     from pidesktop.bus import ErrorCode, HostError
 

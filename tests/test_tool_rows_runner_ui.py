@@ -10,8 +10,9 @@ import pytest
 from pidesktop.agent import sandbox
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 
-from .conftest import started_window, wait_until
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
+from .support.waits import wait_until
+from .support.windows import started_window
 from .test_plan_approval import text_body, tool_call_body
 
 WAIT_FOR_GO = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
@@ -50,7 +51,7 @@ def test_a_command_streams_into_its_row_and_an_edit_can_be_reverted(
     qtbot,
     qloop,
     host_client,
-    sse_server,  # noqa: F811
+    sse_server,
     project,
     monkeypatch,
 ):

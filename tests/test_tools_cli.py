@@ -13,8 +13,9 @@ import pytest
 from pidesktop import paths
 from pidesktop.agent import sandbox
 
-from .conftest import REPO, InProcessHost
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.hosts import InProcessHost
+from .support.repo import REPO
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
 
@@ -63,7 +64,7 @@ def session_of(done):
     return done.stderr.strip().rsplit("session: ", 1)[1]
 
 
-def test_auto_runs_the_tools_in_the_project(tmp_path, sse_server, project):  # noqa: F811
+def test_auto_runs_the_tools_in_the_project(tmp_path, sse_server, project):
     script(
         sse_server,
         ("edit", {"path": "index.html", "oldText": "Hi", "newText": "Hello"}),
@@ -87,7 +88,7 @@ def test_auto_runs_the_tools_in_the_project(tmp_path, sse_server, project):  # n
     assert sorted(with_host(tmp_path / "d", check)) == ["bash", "edit"]
 
 
-def test_ask_without_interactive_denies_tells_the_model_and_goes_on(tmp_path, sse_server, project):  # noqa: F811
+def test_ask_without_interactive_denies_tells_the_model_and_goes_on(tmp_path, sse_server, project):
     script(sse_server, ("write", {"path": "new.txt", "content": "x"}), final="I was not allowed to write.")
     done = chat(tmp_path / "d", sse_server, project, "--permission-mode", "ask", "Write a file")
     assert done.returncode == 0, done.stderr
@@ -101,7 +102,7 @@ def test_ask_without_interactive_denies_tells_the_model_and_goes_on(tmp_path, ss
     assert denied["entries"][0]["payload"]["nobodyToAsk"] is True
 
 
-def test_interactive_asks_on_stdin(tmp_path, sse_server, project):  # noqa: F811
+def test_interactive_asks_on_stdin(tmp_path, sse_server, project):
     script(
         sse_server,
         ("write", {"path": "yes.txt", "content": "y"}),
@@ -118,7 +119,7 @@ def test_interactive_asks_on_stdin(tmp_path, sse_server, project):  # noqa: F811
     assert "not this one" in tool_message["content"]
 
 
-def test_ctrl_c_stops_the_turn_and_kills_the_command(tmp_path, sse_server, project):  # noqa: F811
+def test_ctrl_c_stops_the_turn_and_kills_the_command(tmp_path, sse_server, project):
     script(sse_server, ("bash", {"command": "echo $$ > shell.pid; echo started; sleep 60; touch ran"}))
     env = {**os.environ, sandbox.FORCE_OFF: "1"}
     args = command(tmp_path / "d", sse_server, project, "--permission-mode", "auto", "Wait")
@@ -135,7 +136,7 @@ def test_ctrl_c_stops_the_turn_and_kills_the_command(tmp_path, sse_server, proje
     assert not project.joinpath("ran").exists()
 
 
-def test_kill_9_while_asking_leaves_no_file_and_the_turn_aborted(tmp_path, sse_server, project):  # noqa: F811
+def test_kill_9_while_asking_leaves_no_file_and_the_turn_aborted(tmp_path, sse_server, project):
     content = "big\n" * 200_000
     script(sse_server, ("write", {"path": "index.html", "content": content}))
     env = {**os.environ, sandbox.FORCE_OFF: "1"}
@@ -162,7 +163,7 @@ def test_kill_9_while_asking_leaves_no_file_and_the_turn_aborted(tmp_path, sse_s
     assert call["name"] == "write" and call["status"] == "aborted" and "result" not in call
 
 
-def test_ctrl_c_while_asking_withdraws_the_question_and_exits(tmp_path, sse_server, project):  # noqa: F811
+def test_ctrl_c_while_asking_withdraws_the_question_and_exits(tmp_path, sse_server, project):
     script(sse_server, ("write", {"path": "new.txt", "content": "x"}))
     env = {**os.environ, sandbox.FORCE_OFF: "1"}
     args = command(tmp_path / "d", sse_server, project, "--permission-mode", "ask", "--interactive", "Write")

@@ -6,7 +6,7 @@ import pytest
 
 from pidesktop.bus import HostError
 
-from .host_helpers import new_session
+from .support.host_helpers import new_session
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pidesktop.agent.permissions import Answer, Decision
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
 
-from .sse_server import Script, sse_server  # noqa: F401  (the fixture)
+from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
 HAS_BWRAP = sandbox.status().available
@@ -61,7 +61,7 @@ def tool_messages(server, index):
     return [m for m in server.requests[index].json["messages"] if m["role"] == "tool"]
 
 
-def test_each_tool_does_its_work_in_the_project(host, sse_server, project, monkeypatch):  # noqa: F811
+def test_each_tool_does_its_work_in_the_project(host, sse_server, project, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_OFF, "1")  # keeps this test about the tools; the sandbox has its own
     script(
         sse_server,
@@ -97,7 +97,7 @@ def test_each_tool_does_its_work_in_the_project(host, sse_server, project, monke
     }
 
 
-def test_ask_mode_asks_and_the_answer_decides(host, sse_server, project):  # noqa: F811
+def test_ask_mode_asks_and_the_answer_decides(host, sse_server, project):
     script(
         sse_server,
         ("write", {"path": "a.txt", "content": "one\n"}),
@@ -126,7 +126,7 @@ def test_ask_mode_asks_and_the_answer_decides(host, sse_server, project):  # noq
     assert denied["payload"]["tool"] == "edit" and denied["payload"]["reason"] == "Keep the README as it is"
 
 
-def test_allow_for_this_chat_stops_asking_for_that_tool(host, sse_server, project):  # noqa: F811
+def test_allow_for_this_chat_stops_asking_for_that_tool(host, sse_server, project):
     script(sse_server, *[("write", {"path": f"f{n}.txt", "content": str(n)}) for n in range(3)])
     asked = []
 
@@ -139,7 +139,7 @@ def test_allow_for_this_chat_stops_asking_for_that_tool(host, sse_server, projec
     assert sorted(p.name for p in project.glob("f*.txt")) == ["f0.txt", "f1.txt", "f2.txt"]
 
 
-def test_with_nobody_to_ask_the_call_is_denied_audited_and_the_turn_goes_on(host, sse_server, project):  # noqa: F811
+def test_with_nobody_to_ask_the_call_is_denied_audited_and_the_turn_goes_on(host, sse_server, project):
     script(sse_server, ("bash", {"command": "touch ran"}), final="I could not run it.")
     sid, result, got = drive(host, sse_server, project, mode="ask", asker=None)
     assert result["status"] == "completed" and not (project / "ran").exists()
@@ -150,7 +150,7 @@ def test_with_nobody_to_ask_the_call_is_denied_audited_and_the_turn_goes_on(host
     assert got["messages"][-1]["blocks"][-1]["text"] == "I could not run it."
 
 
-def test_accept_edits_runs_edits_but_asks_for_bash(host, sse_server, project):  # noqa: F811
+def test_accept_edits_runs_edits_but_asks_for_bash(host, sse_server, project):
     script(sse_server, ("write", {"path": "x.txt", "content": "x"}), ("bash", {"command": "touch ran"}))
     asked = []
 
@@ -162,7 +162,7 @@ def test_accept_edits_runs_edits_but_asks_for_bash(host, sse_server, project):  
     assert asked == ["bash"] and (project / "x.txt").exists() and not (project / "ran").exists()
 
 
-def test_escapes_are_refused_unless_the_person_allows_that_one_call(host, sse_server, project, tmp_path):  # noqa: F811
+def test_escapes_are_refused_unless_the_person_allows_that_one_call(host, sse_server, project, tmp_path):
     (tmp_path / "outside.txt").write_text("private\n")
     (project / "sneaky").symlink_to(tmp_path / "outside.txt")
     script(
@@ -190,7 +190,7 @@ def test_escapes_are_refused_unless_the_person_allows_that_one_call(host, sse_se
     assert nobody[1]["status"] == "completed"
 
 
-def test_plan_mode_offers_only_reading(host, sse_server, project):  # noqa: F811
+def test_plan_mode_offers_only_reading(host, sse_server, project):
     script(sse_server, ("write", {"path": "x.txt", "content": "x"}), final="Here is the plan.")
     _, result, got = drive(host, sse_server, project, mode="auto", chat_mode="plan")
     [call] = calls_of(got)
@@ -198,7 +198,7 @@ def test_plan_mode_offers_only_reading(host, sse_server, project):  # noqa: F811
     assert not (project / "x.txt").exists() and result["status"] == "completed"
 
 
-def test_stop_kills_a_running_command_and_everything_it_started(host, sse_server, project, monkeypatch):  # noqa: F811
+def test_stop_kills_a_running_command_and_everything_it_started(host, sse_server, project, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_OFF, "1")
     script(sse_server, ("bash", {"command": "echo started; (sleep 30; touch child-ran) & sleep 30; touch ran"}))
 
@@ -219,7 +219,7 @@ def test_stop_kills_a_running_command_and_everything_it_started(host, sse_server
     assert len(sse_server.requests) == 1  # not asked again after Stop
 
 
-def test_a_timeout_kills_the_command_and_says_so(host, sse_server, project, monkeypatch):  # noqa: F811
+def test_a_timeout_kills_the_command_and_says_so(host, sse_server, project, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_OFF, "1")
     script(sse_server, ("bash", {"command": "sleep 30; touch ran", "timeout": 1}))
     _, result, got = drive(host, sse_server, project, confirm_unconfined=False)
@@ -228,7 +228,7 @@ def test_a_timeout_kills_the_command_and_says_so(host, sse_server, project, monk
     assert result["status"] == "completed"
 
 
-def test_auto_without_a_sandbox_asks_once_to_confirm(host, sse_server, project, monkeypatch):  # noqa: F811
+def test_auto_without_a_sandbox_asks_once_to_confirm(host, sse_server, project, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_OFF, "1")
     script(sse_server, ("bash", {"command": "echo 1"}), ("bash", {"command": "echo 2"}))
     asked = []
@@ -243,7 +243,7 @@ def test_auto_without_a_sandbox_asks_once_to_confirm(host, sse_server, project, 
 
 
 @pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed or cannot start here")
-def test_in_the_sandbox_only_the_workspace_is_writable(host, sse_server, project):  # noqa: F811
+def test_in_the_sandbox_only_the_workspace_is_writable(host, sse_server, project):
     with tempfile.TemporaryDirectory(dir="/var/tmp") as kept:  # not under /tmp, which the sandbox replaces
         _sandboxed_writes(host, sse_server, project, Path(kept))
 
@@ -264,7 +264,7 @@ def _sandboxed_writes(host, server, project, outside):
 
 
 @pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed or cannot start here")
-def test_the_network_can_be_turned_off_in_the_sandbox(host, sse_server, project):  # noqa: F811
+def test_the_network_can_be_turned_off_in_the_sandbox(host, sse_server, project):
     host.call("settings.set", {"patch": {"sandboxNetwork": False}})
     script(sse_server, ("bash", {"command": "tail -n +3 /proc/net/dev | cut -d: -f1"}))
     _, _, got = drive(host, sse_server, project)
@@ -274,7 +274,7 @@ def test_the_network_can_be_turned_off_in_the_sandbox(host, sse_server, project)
 
 def test_reading_a_picture_hands_it_to_the_model_and_stores_only_its_reference(
     host,
-    sse_server,  # noqa: F811
+    sse_server,
     project,
 ):
     picture = b"\x89PNG\r\n\x1a\n" + bytes(range(40))

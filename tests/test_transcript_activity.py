@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui import activity
 
-from .conftest import spin_until
+from .support.waits import spin_until
 
 
 def tool(cid, name, status="ok", ms=100):

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pidesktop.host.transcripts.lines import scan_top_level
+
+pytestmark = pytest.mark.slow  # property tests of the line scanner
 
 # Text that stresses the scan: quotes, backslashes, braces and look-alike keys.
 tricky_text = st.text(

@@ -5,7 +5,8 @@ import asyncio
 
 from pidesktop.ui import transcript_model
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 from .test_chat_ui import seed_long_session
 
 
@@ -33,9 +34,8 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
         start = model.start
         bar.setValue(0)  # the reader reaches the top: the older page is asked for
         key, top = view._anchor
-        spin_until(qloop, lambda: model.start < start and "older" not in model.loading)
-        qloop.run_until_complete(asyncio.sleep(0.05))
-        assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
+        spin_until(qloop, lambda start=start: model.start < start and "older" not in model.loading)
+        spin_until(qloop, lambda key=key, top=top: abs(where(view, key) - top) <= 2)  # the anchor is put back
         assert model.rowCount() <= 80
         indexes = [row["index"] for row in model.rows]
         assert indexes == list(range(model.start, model.start + len(indexes)))  # one unbroken stretch
@@ -45,12 +45,11 @@ def test_the_top_message_stays_put_while_pages_come_and_go(qtbot, qloop, locatio
     back = model.start
     for _page in range(2):  # forward again (as a jump to a search hit pages): rows go out above the reader
         bar.setValue(bar.maximum() - 60)  # near the end, not at it (that would page on by itself)
-        qloop.run_until_complete(asyncio.sleep(0.05))
+        spin_until(qloop, lambda: not model.loading)
         key, top = anchored(view)
         qloop.run_until_complete(model.load_newer())
-        qloop.run_until_complete(asyncio.sleep(0.05))
         assert model.rowCount() <= 80 and model.row_of(key) >= 0
-        assert abs(where(view, key) - top) <= 2, (key, top, where(view, key))
+        spin_until(qloop, lambda key=key, top=top: abs(where(view, key) - top) <= 2)
     assert model.start > back  # the oldest rows went as newer ones came in
     win.close()
 

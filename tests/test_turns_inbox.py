@@ -5,20 +5,14 @@ import hashlib
 import apsw
 import orjson
 
-
-def user(mid, text="do the thing"):
-    return {"id": mid, "role": "user", "blocks": [{"type": "text", "text": text}]}
-
-
-def answer(mid, text="done", status="completed"):
-    return {"id": mid, "role": "assistant", "blocks": [{"type": "text", "text": text}], "meta": {"status": status}}
+from .support.host_helpers import assistant, msg
 
 
 def run_turn(host, sid, n, status, notify=True, error_code=None):
-    host.call("session.appendMessage", {"sessionId": sid, "message": user(f"u{n}")})
+    host.call("session.appendMessage", {"sessionId": sid, "message": msg(f"u{n}")})
     turn = host.call("session.startTurn", {"sessionId": sid, "turnId": f"t{n}"})["turn"]
     assert turn["status"] == "running"
-    host.call("session.appendMessage", {"sessionId": sid, "message": answer(f"a{n}"), "turnId": f"t{n}"})
+    host.call("session.appendMessage", {"sessionId": sid, "message": assistant(f"a{n}"), "turnId": f"t{n}"})
     params = {"sessionId": sid, "turnId": f"t{n}", "status": status, "createNotification": notify}
     if error_code:
         params["errorCode"] = error_code
@@ -163,7 +157,7 @@ def test_session_delete_cascades_its_notifications(stdio_host):
 def test_inflight_checkpoint_rules(stdio_host, data_root):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
-    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1")})
+    host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1")})
     host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
     checkpoint = data_root / "sessions" / f"{sid}.inflight.json"
     empty = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": ""}]}
@@ -171,14 +165,14 @@ def test_inflight_checkpoint_rules(stdio_host, data_root):
         "saved": False
     }
     assert not checkpoint.exists()
-    partial = answer("a1", "half an ans", "streaming")
+    partial = assistant("a1", "half an ans", "streaming")
     assert host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})["saved"]
     stored = orjson.loads(checkpoint.read_bytes())
     assert stored["turnId"] == "t1" and stored["sessionId"] == sid and stored["message"]["id"] == "a1"
     # completed end does not drop a checkpoint whose message is not indexed yet (D327)
     host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": False})
     assert checkpoint.exists()
-    host.call("session.appendMessage", {"sessionId": sid, "message": answer("a1", "whole answer"), "turnId": "t1"})
+    host.call("session.appendMessage", {"sessionId": sid, "message": assistant("a1", "whole answer"), "turnId": "t1"})
     assert not checkpoint.exists()
     late = host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": partial})
     assert late == {"saved": False} and not checkpoint.exists()
@@ -187,11 +181,11 @@ def test_inflight_checkpoint_rules(stdio_host, data_root):
 def test_boot_promotes_a_leftover_checkpoint_of_a_completed_turn_as_complete(stdio_host, data_root):
     host = stdio_host()
     sid = host.call("session.create", {})["session"]["id"]
-    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1")})
+    host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1")})
     host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
     host.call(
         "session.saveInflightMessage",
-        {"sessionId": sid, "turnId": "t1", "message": answer("a1", "final words", "streaming")},
+        {"sessionId": sid, "turnId": "t1", "message": assistant("a1", "final words", "streaming")},
     )
     host.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True})
     host.kill()
@@ -206,7 +200,7 @@ def test_boot_promotes_a_leftover_checkpoint_of_a_completed_turn_as_complete(std
 def test_an_orphaned_transcript_is_restored_at_boot_and_searchable(stdio_host, data_root):
     host = stdio_host()
     sid = host.call("session.create", {"title": "soon orphaned"})["session"]["id"]
-    host.call("session.appendMessage", {"sessionId": sid, "message": user("u1", "orchard of persimmons")})
+    host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1", text="orchard of persimmons")})
     assert host.close() == 0
     conn = apsw.Connection(str(data_root / "pi.sqlite"))
     conn.execute("PRAGMA foreign_keys = ON; DELETE FROM sessions WHERE id = ?", (sid,))

@@ -4,7 +4,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from .conftest import spin_until
+from .support.waits import spin_until
+from .support.windows import stored_messages
 
 
 def run(qloop, coro_or_predicate):
@@ -12,10 +13,6 @@ def run(qloop, coro_or_predicate):
     if callable(coro_or_predicate):
         return spin_until(qloop, coro_or_predicate)
     return qloop.run_until_complete(coro_or_predicate)
-
-
-def stored(win, session_id=None):
-    return win.client.call_blocking("session.get", {"sessionId": session_id or win.current_session_id})["messages"]
 
 
 def texts(messages):
@@ -49,7 +46,7 @@ def open_chat(win, qloop, session_id):
 
 def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(two_chats, qtbot, qloop):
     win, a, b = two_chats
-    prompt = stored(win)[0]
+    prompt = stored_messages(win)[0]
     run(qloop, win.chats.run_message_action("edit", prompt["id"]))
     assert win.composer.edit_bar.isVisible()
     win.composer.edit.setPlainText("question in A, reworded")
@@ -59,10 +56,10 @@ def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(t
     assert win.composer.edit.toPlainText() == ""  # B has its own (empty) draft
     win.composer.edit.setPlainText("a follow-up for B")
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: len(stored(win, b)) == 4 and not win.runner.is_running(b))
-    assert texts(stored(win, b))[2] == "a follow-up for B"  # sent normally, to B
+    run(qloop, lambda: len(stored_messages(win, b)) == 4 and not win.runner.is_running(b))
+    assert texts(stored_messages(win, b))[2] == "a follow-up for B"  # sent normally, to B
     assert win.host_error is None
-    assert texts(stored(win, a))[0] == "question in A"  # A untouched
+    assert texts(stored_messages(win, a))[0] == "question in A"  # A untouched
 
     open_chat(win, qloop, a)
     assert win.composer.edit.toPlainText() == "question in A, reworded"  # nothing typed was lost
@@ -71,7 +68,7 @@ def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(t
 def test_esc_and_cancel_end_an_edit_and_give_back_the_earlier_draft(two_chats, qtbot, qloop):
     win, a, _b = two_chats
     win.composer.edit.setPlainText("half-written thought")
-    prompt = stored(win)[0]
+    prompt = stored_messages(win)[0]
     run(qloop, win.chats.run_message_action("edit", prompt["id"]))
     assert win.composer.edit.toPlainText() == "question in A"
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Escape)
@@ -81,7 +78,7 @@ def test_esc_and_cancel_end_an_edit_and_give_back_the_earlier_draft(two_chats, q
     run(qloop, win.chats.run_message_action("edit", prompt["id"]))
     qtbot.mouseClick(win.composer.edit_cancel, Qt.MouseButton.LeftButton)
     assert win.chats.editing is None and win.composer.edit.toPlainText() == "half-written thought"
-    assert len(stored(win, a)) == 2
+    assert len(stored_messages(win, a)) == 2
 
 
 def test_esc_closes_the_inbox_before_anything_else(chat, qtbot, qloop):
@@ -93,11 +90,11 @@ def test_esc_closes_the_inbox_before_anything_else(chat, qtbot, qloop):
 
 def test_the_revision_pager_shows_right_after_edit_and_resend(two_chats, qtbot, qloop):
     win, a, _b = two_chats
-    prompt = stored(win)[0]
+    prompt = stored_messages(win)[0]
     run(qloop, win.chats.run_message_action("edit", prompt["id"]))
     win.composer.edit.setPlainText("question in A, better")
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: not win.runner.is_running(a) and texts(stored(win))[:1] == ["question in A, better"])
+    run(qloop, lambda: not win.runner.is_running(a) and texts(stored_messages(win))[:1] == ["question in A, better"])
 
     def pager():
         rendered = win.transcript.delegate.rendered(win.transcript_model.index(0))
@@ -108,7 +105,7 @@ def test_the_revision_pager_shows_right_after_edit_and_resend(two_chats, qtbot, 
 
 def test_a_prompt_that_cannot_be_sent_stays_in_the_composer_with_the_reason(two_chats, qtbot, qloop):
     win, a, _b = two_chats
-    prompt = stored(win)[0]
+    prompt = stored_messages(win)[0]
     run(qloop, win.chats.run_message_action("edit", prompt["id"]))
     win.client.call_blocking("session.truncateFrom", {"sessionId": a, "messageId": prompt["id"]})  # elsewhere
     win.composer.edit.setPlainText("this must not vanish")
@@ -118,12 +115,12 @@ def test_a_prompt_that_cannot_be_sent_stays_in_the_composer_with_the_reason(two_
     assert win.composer.edit.toPlainText() == "this must not vanish"
     assert "Not sent" in win.composer.status_label.text()
     assert "NOT_FOUND" not in win.composer.status_label.text() + win.notice.label.text()
-    assert stored(win, a) == []  # and nothing was stored in its place
+    assert stored_messages(win, a) == []  # and nothing was stored in its place
 
 
 def test_editing_keeps_the_pickers_whole(two_chats, qloop):
     win, _a, _b = two_chats
-    run(qloop, win.chats.run_message_action("edit", stored(win)[0]["id"]))
+    run(qloop, win.chats.run_message_action("edit", stored_messages(win)[0]["id"]))
     QApplication.processEvents()
     for picker in (win.composer.mode_picker, win.composer.model_picker, win.composer.thinking):
         assert picker.width() >= picker.sizeHint().width(), picker.currentText()
@@ -140,10 +137,12 @@ def test_the_cursor_is_in_the_composer_after_ctrl_n_and_after_sending(chat, qtbo
     run(
         qloop,
         lambda: (
-            chat.current_session_id and not chat.runner.is_running(chat.current_session_id) and len(stored(chat)) == 2
+            chat.current_session_id
+            and not chat.runner.is_running(chat.current_session_id)
+            and len(stored_messages(chat)) == 2
         ),
     )
-    assert texts(stored(chat))[0] == "typed after Ctrl+N"
+    assert texts(stored_messages(chat))[0] == "typed after Ctrl+N"
     chat.sidebar.tree.setFocus()
     chat.sidebar.tree.clicked.emit(chat.model.index_of(chat.current_session_id))  # a click on the row
     assert chat.composer.edit.hasFocus()

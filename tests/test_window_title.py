@@ -3,7 +3,8 @@
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui.prefs import Preferences
 
-from .conftest import spin_until, started_window
+from .support.waits import spin_until
+from .support.windows import started_window
 
 
 def test_the_title_follows_the_chat_shown(chat, qloop):

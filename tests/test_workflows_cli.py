@@ -17,8 +17,8 @@ import pytest
 from pidesktop.workflows import backup, channels, db, decisions, delivery, effects, status
 from pidesktop.workflows.ownership import Actor
 
-from .conftest import REPO
-from .workflows_support import project_and_definition, running_run
+from .support.repo import REPO
+from .support.workflows_support import project_and_definition, running_run
 
 SCRIPT = Path(sys.executable).parent / "pi-workflows"
 
@@ -208,7 +208,7 @@ def test_backup_under_concurrent_writes_verifies(cli, agent_dir, tmp_path):
     )
     try:
         assert writer.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
+        time.sleep(0.3)  # copies taken while the writer is busy writing: the race is the behaviour under test
         copies = []
         for n in range(3):
             destination = tmp_path / f"copy-{n}.sqlite"
@@ -218,7 +218,7 @@ def test_backup_under_concurrent_writes_verifies(cli, agent_dir, tmp_path):
             else:
                 assert backup.backup(path, destination)["ok"]
             copies.append(destination)
-            time.sleep(0.2)
+            time.sleep(0.2)  # each copy at another point of the writer's work
     finally:
         stop.touch()
         out, err = writer.communicate(timeout=60)

@@ -31,7 +31,7 @@ from pidesktop.workflows.errors import (
 )
 from pidesktop.workflows.ownership import Actor
 
-from .workflows_support import count, running_run, snapshot
+from .support.workflows_support import count, running_run, snapshot
 
 HUMAN = Actor("human", "person-1")
 
@@ -192,7 +192,7 @@ def test_decision_actors(store, flow):
     with pytest.raises(TransitionRejected, match="options"):
         decisions.answer(store, protected.decision_id, HUMAN, "maybe", expected_revision=1)
     assert decisions.answer(store, protected.decision_id, HUMAN, "stop", expected_revision=1).won
-    with pytest.raises(Exception):
+    with pytest.raises(apsw.ConstraintError):
         store.conn.execute("UPDATE human_decision_resolutions SET outcome = 'cancelled'")
     other = running_run(store, *flow)
     open_one = decisions.ask(store, other, request={}, protected=False)

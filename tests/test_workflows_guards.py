@@ -11,7 +11,7 @@ from pidesktop.workflows import blobs, channels, controllers, decisions, deliver
 from pidesktop.workflows.errors import BlobRejected, TransitionRejected
 from pidesktop.workflows.ownership import Actor
 
-from .workflows_support import count, running_run, snapshot
+from .support.workflows_support import count, running_run, snapshot
 
 # -- credentials never enter the database -------------------------------------------------
 

@@ -27,7 +27,7 @@ import pytest
 
 from pidesktop.workflows import db
 
-from .conftest import REPO
+from .support.repo import REPO
 
 SCRIPT = Path(sys.executable).parent / "pi-workflows"
 NOBODY = 65534

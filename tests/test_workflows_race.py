@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 from pidesktop.workflows import db, decisions, runs
 from pidesktop.workflows.ownership import CONTROL, Actor
 
-from .workflows_support import project_and_definition
+from .support.workflows_support import project_and_definition
+
+pytestmark = pytest.mark.slow  # eight processes racing
 
 TRIALS = 200
 WORKERS = 8
@@ -70,7 +74,7 @@ def test_eight_processes_race_answers_timeouts_and_cancellations(tmp_path):
     conn = store.conn
     assert conn.execute("SELECT count(*) FROM human_decision_resolutions").fetchone()[0] == TRIALS
     outcomes = set()
-    for trial, (decision_id, claim) in enumerate(jobs):
+    for trial, (decision_id, _claim) in enumerate(jobs):
         durable = decisions.resolution(conn, decision_id)
         outcomes.add(durable.outcome)
         facts = [collected[i][trial] for i in range(WORKERS)]

@@ -12,7 +12,7 @@ import pytest
 from pidesktop.workflows import db, paths, projects, schema
 from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState
 
-from .workflows_support import open_store
+from .support.workflows_support import open_store
 
 SPEC_TABLES = {
     "schema_meta",
@@ -116,7 +116,10 @@ def test_a_new_database_has_every_spec_table_strict_with_explicit_keys(agent_dir
 
 def test_writers_set_the_spec_pragmas_and_bounds(agent_dir):
     with db.open_writer() as store:
-        value = lambda p: store.conn.execute(f"PRAGMA {p}").fetchone()[0]  # noqa: E731
+
+        def value(pragma):
+            return store.conn.execute(f"PRAGMA {pragma}").fetchone()[0]
+
         assert value("foreign_keys") == 1
         assert value("journal_mode") == "wal"
         assert value("synchronous") == 2  # FULL

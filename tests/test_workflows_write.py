@@ -32,7 +32,7 @@ from pidesktop.workflows.errors import (
 )
 from pidesktop.workflows.ownership import CONTROL, Actor
 
-from .workflows_support import count, running_run, snapshot
+from .support.workflows_support import count, running_run, snapshot
 
 # -- every check rolls the whole command back ---------------------------------------------------
 

@@ -52,8 +52,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from pidesktop import paths
 from pidesktop.storage import journal, recovery
-from tests.conftest import InProcessHost, StdioHost
-from tests.crash_support import (
+from tests.support.crash_support import (
     Replies,
     db_rows,
     integrity_ok,
@@ -64,6 +63,7 @@ from tests.crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
+from tests.support.hosts import InProcessHost, StdioHost
 from tests.test_history_stdio import AFTER_MIDDLE, BIG, MIDDLE, big_messages, big_template, marker
 from tests.test_storage_crash import (
     assert_new_root_is_complete,

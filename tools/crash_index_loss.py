@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import InProcessHost
-from tests.crash_support import Replies
+from tests.support.crash_support import Replies
+from tests.support.hosts import InProcessHost
 
 LOSS_WAYS = ("delete", "truncate")
 CHATS = 5

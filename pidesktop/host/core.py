@@ -18,7 +18,7 @@ from ..locks import WRITER_LOCK, FileLock, LockHeld
 from ..paths import StorageLocation, prepare_data_root
 from . import boot, commands, repair, search, snapshot, storage_errors
 from . import handlers as _handlers  # noqa: F401 - registers every command
-from .context import Emit, HostContext, Post
+from .context import Emit, HostContext, Post, now_ms
 from .db import DB_NAME, open_migrated
 from .native import guard as native_guard
 from .native import watcher as native_watcher
@@ -36,7 +36,8 @@ class Host:
         self._damaged = False  # a command met SQLITE_CORRUPT: the next start checks and repairs
 
     @classmethod
-    def open(cls, location: StorageLocation, emit: Emit, role: str = "host") -> Host:
+    def open(cls, location: StorageLocation, emit: Emit, role: str = "host", clock: Callable[[], int] = now_ms) -> Host:
+        """``clock`` (epoch ms) stamps everything the host writes; tests pass one that always moves on."""
         try:
             root = prepare_data_root(location)
         except OSError as exc:
@@ -47,9 +48,9 @@ class Host:
         try:
             unclean = repair.mark_open(root)
             try:
-                ctx = _open_and_boot(root, emit, check=unclean)
+                ctx = _open_and_boot(root, emit, clock, check=unclean)
             except apsw.CorruptError as exc:  # the index is derived: set it aside and rebuild it
-                ctx = _repair_and_boot(root, emit, str(exc))
+                ctx = _repair_and_boot(root, emit, clock, str(exc))
         except BaseException:
             lock.release()
             raise
@@ -85,7 +86,7 @@ class Host:
         root = self.ctx.data_root
         try:
             self.ctx.conn.close(True)
-            rebuilt = _repair_and_boot(root, self.ctx.emit, reason)
+            rebuilt = _repair_and_boot(root, self.ctx.emit, self.ctx.clock, reason)
         except Exception as exc:
             self._damaged = True  # the next start checks and repairs
             log.exception("repairing the damaged database failed")
@@ -123,7 +124,7 @@ class Host:
         log.info("host closed")
 
 
-def _open_and_boot(root: Path, emit: Emit, *, check: bool) -> HostContext:
+def _open_and_boot(root: Path, emit: Emit, clock: Callable[[], int], *, check: bool) -> HostContext:
     """The database opened (a quick_check first when the last run did not close), its boot pass run."""
     conn, migration = open_migrated(root / DB_NAME)
     try:
@@ -131,7 +132,7 @@ def _open_and_boot(root: Path, emit: Emit, *, check: bool) -> HostContext:
         if problem is not None:
             raise apsw.CorruptError(f"quick_check after an unclean close: {problem}")
         search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, clock=clock, migration=migration)
         boot.boot_pass(ctx)
     except BaseException:
         conn.close()
@@ -139,7 +140,7 @@ def _open_and_boot(root: Path, emit: Emit, *, check: bool) -> HostContext:
     return ctx
 
 
-def _repair_and_boot(root: Path, emit: Emit, reason: str) -> HostContext:
+def _repair_and_boot(root: Path, emit: Emit, clock: Callable[[], int], reason: str) -> HostContext:
     """Set the damaged database aside, open a fresh one with what it still yields, rebuild from the transcripts."""
     db = root / DB_NAME
     damaged = repair.set_aside(db)
@@ -149,7 +150,7 @@ def _repair_and_boot(root: Path, emit: Emit, reason: str) -> HostContext:
     try:
         repair.salvage(conn, damaged, report)
         search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit, migration=migration)
+        ctx = HostContext(conn=conn, data_root=root, emit=emit, clock=clock, migration=migration)
         boot.boot_pass(ctx)
     except BaseException:
         conn.close()
@@ -178,7 +179,7 @@ def check_and_repair(location: StorageLocation, role: str = "pidesktop data repa
             conn.close()
         if problem is None:
             return None
-        ctx = _repair_and_boot(root, lambda topic, payload: None, f"integrity_check: {problem}")
+        ctx = _repair_and_boot(root, lambda topic, payload: None, now_ms, f"integrity_check: {problem}")
         ctx.conn.close()
         repair.mark_closed(root)
         return ctx.rebuilt
@@ -186,11 +187,11 @@ def check_and_repair(location: StorageLocation, role: str = "pidesktop data repa
         lock.release()
 
 
-def opener(location: StorageLocation, role: str = "host") -> Callable[[Emit], Host]:
+def opener(location: StorageLocation, role: str = "host", clock: Callable[[], int] = now_ms) -> Callable[[Emit], Host]:
     """An opener for ``bus.HostThread``: opens a ``Host`` on the host thread."""
 
     def open_host(emit: Emit) -> Host:
-        return Host.open(location, emit, role)
+        return Host.open(location, emit, role, clock)
 
     return open_host
 

@@ -10,6 +10,7 @@ the last "New chat in this project"; Ctrl+N starts a chat in it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,7 @@ class ProjectActions(QObject):
         self.groups: list[dict] = []
         self.current_id: int | None = None  # the host's workspace
         self.dialog = None  # the open file dialog, editor or question (one at a time)
-        self._refreshing = False
+        self._refreshed: asyncio.Event | None = None  # set when the running refresh (and its re-reads) ends
         self._again = False
 
     # -- the list ---------------------------------------------------------------------------
@@ -55,11 +56,16 @@ class ProjectActions(QObject):
         return self.projects.get(self.current_id) if self.current_id is not None else None
 
     async def refresh(self) -> None:
-        """Read projects, groups and the workspace; one refresh at a time, the last event always read."""
-        if self._refreshing:
+        """Read projects, groups and the workspace; one refresh at a time, the last event always read.
+
+        A caller arriving while a refresh runs waits for it to read again: returning at once let
+        ``add_project`` go on while the list was still being read, and that read landed later.
+        """
+        if self._refreshed is not None:
             self._again = True
+            await self._refreshed.wait()
             return
-        self._refreshing = True
+        refreshed = self._refreshed = asyncio.Event()
         try:
             while True:
                 self._again = False
@@ -77,7 +83,12 @@ class ProjectActions(QObject):
                 if not self._again:
                     return
         finally:
-            self._refreshing = False
+            self._refreshed = None
+            refreshed.set()
+
+    @property
+    def refreshing(self) -> bool:
+        return self._refreshed is not None
 
     def _apply(self, listed: dict, groups: dict, workspace: dict) -> None:
         self.projects = {p["id"]: p for p in listed["projects"]}

@@ -20,7 +20,7 @@ import pytest
 
 from pidesktop.agent.errors import ProviderError
 
-from .conftest import FIXTURES
+from .repo import FIXTURES
 
 FIXTURE_DIR = FIXTURES / "openai-sse"  # byte-identical copies of openai-python's recordings (its MANIFEST.md)
 FIXTURE_NAMES = ("plain-text", "single-tool-call", "parallel-tool-calls")

@@ -16,11 +16,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-REPO = Path(__file__).resolve().parents[1]
+from .repo import REPO
+from .waits import wait_for
+
 TOOLS = ("Xvfb", "openbox", "xdotool", "import", "convert")
 SCREEN = (1280, 800)
 
@@ -33,18 +34,6 @@ def missing_tools() -> str | None:
     if missing:
         return f"needs {', '.join(missing)} (Debian: apt-get install xvfb openbox xdotool imagemagick x11-utils)"
     return None
-
-
-def wait_for(check: Callable[[], T], timeout: float, what: str, every: float = 0.1) -> T:
-    """Poll ``check`` until it returns something true; AssertionError naming ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(every)
 
 
 class XDisplay:

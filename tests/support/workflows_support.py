@@ -10,6 +10,8 @@ import pytest
 
 from pidesktop.workflows import db, definitions, projects, runs, schema
 
+from .clock import Clock
+
 DEFINITION = {
     "nodes": [
         {"id": "plan", "kind": "agent", "expectedOutput": "a plan as JSON"},
@@ -18,19 +20,6 @@ DEFINITION = {
         {"id": "build", "kind": "shell"},
     ]
 }
-
-
-class Clock:
-    """A settable millisecond clock, so leases expire without sleeping."""
-
-    def __init__(self, start: int = 1_700_000_000_000):
-        self.now = start
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
 
 
 def open_store(path: Path, clock=None) -> db.Store:

@@ -16,7 +16,7 @@ from pathlib import Path
 import apsw
 import orjson
 
-from .conftest import StdioHost
+from .hosts import StdioHost
 
 
 def db_rows(root: Path, sql: str, args: tuple = ()) -> list[tuple]:
@@ -102,7 +102,7 @@ def kill_after(start, template: Path, root: Path, sid: str, commands: list[dict]
     h = start_ready(start, root, sid)
     replies = Replies(h)
     writer = send_all(h, commands)
-    time.sleep(delay)
+    time.sleep(delay)  # the kill's instant is the thing under test
     h.kill()
     replies.thread.join(5)
     writer.join(5)
@@ -116,7 +116,7 @@ def killed_during(start, template: Path, root: Path, sid: str, command: dict, de
     h = start_ready(start, root, sid)
     replies = Replies(h)
     send(h, 99, command)
-    time.sleep(delay)
+    time.sleep(delay)  # the kill's instant is the thing under test
     h.kill()
     replies.thread.join(5)
     return replies.acked(99)
@@ -141,7 +141,7 @@ def reference(start, template: Path, work: Path, sid: str, command: dict) -> dic
     started = send(h, 99, command)
     deadline = time.monotonic() + 30
     while 99 not in replies.got and time.monotonic() < deadline:
-        time.sleep(0.001)
+        time.sleep(0.001)  # poll interval of a wait on the reply
     assert "result" in replies.got[99], replies.got[99]
     duration = replies.when[99] - started
     h.proc.stdin.close()

@@ -84,7 +84,7 @@ def _build_pre_v7(conn: apsw.Connection, version: int, populate: bool) -> None:
         conn.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, title TEXT, body TEXT)")
         if populate:
             conn.execute("INSERT INTO settings VALUES ('theme', 'dark')")
-            conn.execute("INSERT INTO conversations VALUES ('c1', 'old chat', 'hello from v%d')" % version)
+            conn.execute(f"INSERT INTO conversations VALUES ('c1', 'old chat', 'hello from v{version}')")
         conn.execute(f"PRAGMA user_version = {version}")
 
 
