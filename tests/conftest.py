@@ -32,6 +32,7 @@ pytest_plugins = [
     "tests.support.s3_server",
     "tests.support.settings_dialog",
     "tests.support.disks",
+    "tests.support.x_display",
 ]
 
 

@@ -14,7 +14,7 @@ from pidesktop import paths
 
 from .mcp_helpers import SERVER, alive
 from .support.hosts import InProcessHost
-from .support.realwindow import App, XDisplay, missing_tools, wait_for
+from .support.realwindow import App, XDisplay, wait_for
 from .support.sse_server import Script
 from .test_plan_approval import text_body, tool_call_body
 
@@ -24,22 +24,6 @@ PROMPT = "Say hello through the tool"
 # Where Settings > Tools puts things in its 820 x 560 window (the nav's third row, the Add button).
 TOOLS_ROW = (80, 113)
 ADD_BUTTON = (253, 485)
-
-
-@pytest.fixture
-def display(tmp_path):
-    reason = missing_tools()
-    if reason:
-        pytest.skip(reason)
-    screen = XDisplay(tmp_path / "x")
-    try:
-        screen.start()
-        problem = screen.xcb_problem()
-        if problem:
-            pytest.skip(f"Qt's xcb platform cannot open a window here: {problem}")
-        yield screen
-    finally:
-        screen.close()
 
 
 def tool_results(data) -> list[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.realwindow import App, Shot, XDisplay, column_groups, missing_tools
+from .support.realwindow import App, Shot, XDisplay, column_groups
 from .support.waits import wait_for
 
 pytestmark = pytest.mark.realwindow
@@ -28,22 +28,6 @@ FIRST = "Hello from a real window"
 SECOND = "Second chat by keyboard"
 EDITED = "Second chat edited and resent"
 THIRD = "Back in the first chat"
-
-
-@pytest.fixture
-def display(tmp_path):
-    reason = missing_tools()
-    if reason:
-        pytest.skip(reason)
-    screen = XDisplay(tmp_path / "x")
-    try:
-        screen.start()
-        problem = screen.xcb_problem()
-        if problem:
-            pytest.skip(f"Qt's xcb platform cannot open a window here: {problem}")
-        yield screen
-    finally:
-        screen.close()
 
 
 @pytest.fixture

@@ -17,29 +17,13 @@ import orjson
 import pytest
 
 from tests.support.hosts import StdioHost
-from tests.support.realwindow import App, Shot, XDisplay, missing_tools, wait_for
+from tests.support.realwindow import App, Shot, XDisplay, wait_for
 from tests.support.sse_server import Script, ScriptedServer, chunk, sse_body
 from tests.test_real_window import click_edit, hover_actions, prompts, text_of, transcripts, user_bubble
 
 pytestmark = pytest.mark.realwindow
 
 COMPLETIONS = "/v1/chat/completions"
-
-
-@pytest.fixture
-def display(tmp_path):
-    reason = missing_tools()
-    if reason:
-        pytest.skip(reason)
-    screen = XDisplay(tmp_path / "x")
-    try:
-        screen.start()
-        problem = screen.xcb_problem()
-        if problem:
-            pytest.skip(f"Qt's xcb platform cannot open a window here: {problem}")
-        yield screen
-    finally:
-        screen.close()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 from pidesktop.ui import theme as themes
 from pidesktop.ui.tool_rows import diff_colours
 from tests.support.hosts import StdioHost
-from tests.support.realwindow import App, Shot, XDisplay, missing_tools, wait_for
+from tests.support.realwindow import App, Shot, wait_for
 from tests.test_plan_approval import text_body, tool_call_body
 
 from .support.sse_server import Script
@@ -30,22 +30,6 @@ pytestmark = pytest.mark.realwindow
 BEFORE = "def greet(name):\n    return 'hi ' + name\n"
 AFTER = "def greet(name):\n    return f'Hello, {name}!'\n"
 PROMPT = "Make the greeting friendlier"
-
-
-@pytest.fixture
-def display(tmp_path):
-    reason = missing_tools()
-    if reason:
-        pytest.skip(reason)
-    screen = XDisplay(tmp_path / "x")
-    try:
-        screen.start()
-        problem = screen.xcb_problem()
-        if problem:
-            pytest.skip(f"Qt's xcb platform cannot open a window here: {problem}")
-        yield screen
-    finally:
-        screen.close()
 
 
 def seed(data: Path, project: Path, base_url: str, theme: str) -> None:

@@ -1,74 +1,46 @@
-"""Imports every module that registers commands, so the registry is complete."""
+"""Imports every module that registers commands, so the registry is complete.
 
-from . import (
-    app_commands,
-    attachments,
-    config_sync,
-    crash_reports,
-    data_commands,
-    fork,
-    history,
-    imports,
-    messages,
-    model_cache,
-    models,
-    notifications,
-    plans,
-    project_groups,
-    project_removal,
-    projects,
-    providers,
-    queue,
-    replayed,
-    revisions,
-    scheduled,
-    search,
-    sessions,
-    settings,
-    todo,
-    trash,
-    turns,
-    usage,
-)
-from .mcp import commands as mcp_commands
-from .native import commands as native_commands
-from .tools import audit as tool_audit
-from .tools import commands as tool_commands
-from .tools import review as tool_review
+Each module registers its commands with ``@command`` when it is imported; a new
+command module is added to ``COMMAND_MODULES`` by name.
+"""
 
-# Named here so that the imports (done for their ``@command`` registrations) count as used.
-REGISTERING = (
-    app_commands,
-    attachments,
-    config_sync,
-    crash_reports,
-    data_commands,
-    fork,
-    history,
-    imports,
-    messages,
-    model_cache,
-    models,
-    notifications,
-    plans,
-    project_groups,
-    project_removal,
-    projects,
-    providers,
-    queue,
-    replayed,
-    revisions,
-    scheduled,
-    search,
-    sessions,
-    settings,
-    todo,
-    trash,
-    turns,
-    usage,
-    mcp_commands,
-    native_commands,
-    tool_audit,
-    tool_commands,
-    tool_review,
+import importlib
+from types import ModuleType
+
+COMMAND_MODULES = (
+    "app_commands",
+    "attachments",
+    "config_sync",
+    "crash_reports",
+    "data_commands",
+    "fork",
+    "history",
+    "imports",
+    "mcp.commands",
+    "messages",
+    "model_cache",
+    "models",
+    "native.commands",
+    "notifications",
+    "plans",
+    "project_groups",
+    "project_removal",
+    "projects",
+    "providers",
+    "queue",
+    "replayed",
+    "revisions",
+    "scheduled",
+    "search",
+    "sessions",
+    "settings",
+    "todo",
+    "tools.audit",
+    "tools.commands",
+    "tools.review",
+    "trash",
+    "turns",
+    "usage",
 )
+
+LOADED: tuple[ModuleType, ...] = tuple(importlib.import_module(f"{__package__}.{name}") for name in COMMAND_MODULES)
