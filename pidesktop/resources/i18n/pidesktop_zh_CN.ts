@@ -508,6 +508,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>未发送：无法创建对话。</translation>
     </message>
     <message>
+        <source>Sent into the running reply; the model reads it at its next step.</source>
+        <translation>已发送到正在进行的回复中；模型会在下一步读取它。</translation>
+    </message>
+    <message>
         <source>Not sent: too long for the model’s context window.</source>
         <translation>未发送：超出了模型的上下文窗口。</translation>
     </message>
@@ -538,6 +542,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
     <message>
         <source>Delete</source>
         <translation>删除</translation>
+    </message>
+    <message>
+        <source>Stopped before an answer: your message is back here to edit or send.</source>
+        <translation>已在回答前停止：你的消息已放回这里，可以编辑或重新发送。</translation>
     </message>
 </context>
 <context>
@@ -669,6 +677,14 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
+        <source>Steer</source>
+        <translation>引导</translation>
+    </message>
+    <message>
+        <source>Send this into the running reply: the model reads it at its next step (Ctrl+Enter)</source>
+        <translation>发送到正在进行的回复中：模型会在下一步读取它（Ctrl+Enter）</translation>
+    </message>
+    <message>
         <source>How much the model thinks before it answers (this chat)</source>
         <translation>模型回答前思考的程度（仅此对话）</translation>
     </message>
@@ -746,6 +762,25 @@ The current folder is kept as a backup; remove it later with Settings &gt; Data 
 Size: %2</source>
         <translation>原位置：%1
 大小：%2</translation>
+    </message>
+</context>
+<context>
+    <name>CrashReportsRow</name>
+    <message>
+        <source>Remove crash reports</source>
+        <translation>删除崩溃报告</translation>
+    </message>
+    <message>
+        <source>Delete the crash reports kept on this computer</source>
+        <translation>删除保存在此电脑上的崩溃报告</translation>
+    </message>
+    <message>
+        <source>1 crash report from %1, kept on this computer and never sent (&lt;a href=&apos;#&apos;&gt;show&lt;/a&gt;).</source>
+        <translation>1 份崩溃报告（%1），保存在此电脑上，从未发送（&lt;a href=&apos;#&apos;&gt;显示&lt;/a&gt;）。</translation>
+    </message>
+    <message>
+        <source>%1 crash reports, the newest from %2, kept on this computer and never sent (&lt;a href=&apos;#&apos;&gt;show&lt;/a&gt;).</source>
+        <translation>%1 份崩溃报告，最新一份来自 %2，保存在此电脑上，从未发送（&lt;a href=&apos;#&apos;&gt;显示&lt;/a&gt;）。</translation>
     </message>
 </context>
 <context>
@@ -1015,6 +1050,14 @@ Size: %2</source>
         <translation>只有在沙盒中运行的命令才能禁止联网</translation>
     </message>
     <message>
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <source>How long the record of what the agent&apos;s tools did is kept</source>
+        <translation>智能体工具操作记录的保留时长</translation>
+    </message>
+    <message>
         <source> characters</source>
         <translation> 个字符</translation>
     </message>
@@ -1057,6 +1100,14 @@ Size: %2</source>
     <message>
         <source>Commands</source>
         <translation>命令</translation>
+    </message>
+    <message>
+        <source>Keep the tool log</source>
+        <translation>工具日志保留时长</translation>
+    </message>
+    <message>
+        <source>Network proxy</source>
+        <translation>网络代理</translation>
     </message>
 </context>
 <context>
@@ -2665,6 +2716,49 @@ This cannot be undone.</source>
     <message>
         <source>%1 (%2).</source>
         <translation>%1（%2）。</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyFields</name>
+    <message>
+        <source>Use the system&apos;s proxy settings</source>
+        <translation>使用系统代理设置</translation>
+    </message>
+    <message>
+        <source>No proxy</source>
+        <translation>不使用代理</translation>
+    </message>
+    <message>
+        <source>This proxy…</source>
+        <translation>使用此代理…</translation>
+    </message>
+    <message>
+        <source>How pidesktop reaches model providers and MCP servers</source>
+        <translation>pidesktop 连接模型提供商和 MCP 服务器的方式</translation>
+    </message>
+    <message>
+        <source>Proxy address</source>
+        <translation>代理地址</translation>
+    </message>
+    <message>
+        <source>Go around the proxy for</source>
+        <translation>以下地址不经过代理</translation>
+    </message>
+    <message>
+        <source>localhost, 10.0.0.0/8, .corp</source>
+        <translation>localhost, 10.0.0.0/8, .corp</translation>
+    </message>
+    <message>
+        <source>Addresses that go around the proxy</source>
+        <translation>不经过代理的地址</translation>
+    </message>
+    <message>
+        <source>Host names, addresses or networks, separated by commas; example.com also covers its subdomains</source>
+        <translation>主机名、地址或网段，用逗号分隔；example.com 也包括其子域名</translation>
+    </message>
+    <message>
+        <source>Type the proxy&apos;s address; it is used once you leave the field.</source>
+        <translation>输入代理地址；离开此输入框后即生效。</translation>
     </message>
 </context>
 <context>
