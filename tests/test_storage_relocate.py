@@ -110,6 +110,7 @@ def test_a_move_relocates_exactly_the_path_fields(tmp_path):
             "t1": {("blocks", 0, "text")},
             "k1": {("retainedTail", 0, "blocks", 0, "ref")},
         },
+        f"{seeded.b}.jsonl": {1: {("projectPath",)}},  # its session_info line: the project is under the root
         f"{a}.revisions.jsonl": {0: {("messages", 0, "blocks", 0, "args", "path")}},
         "registry.json": {0: {("plugins", 0, "installPath")}},
         "preferences.json": {
@@ -130,7 +131,8 @@ def test_a_move_relocates_exactly_the_path_fields(tmp_path):
         if path.name == "preferences.json":  # indentation kept, not re-serialised
             assert new.count(b"\n") == old.count(b"\n") > 5
 
-    transcript = orjson.loads((new_data / "sessions" / f"{a}.jsonl").read_bytes().split(b"\n")[2])
+    lines = [orjson.loads(line) for line in (new_data / "sessions" / f"{a}.jsonl").read_bytes().splitlines()]
+    transcript = next(line for line in lines if line.get("id") == "a1")  # after the header and session_info lines
     tool = transcript["blocks"][1]
     assert tool["args"] == {"path": f"{n}/scratch/{a}/out.txt", "command": f"ls {r}", "other": "/elsewhere/scratch/x"}
     assert tool["result"] == f"wrote {n}/scratch/{a}/out.txt and {n}/visualizations/{a}/v.html"

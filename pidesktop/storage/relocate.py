@@ -5,8 +5,9 @@ field that points under the old root is rewritten to the same place under the
 new one, and nothing else (spec 004, section 2):
 
 - transcripts, revision files and in-flight checkpoints under ``sessions/``:
-  path fields of attachment and other content blocks, and mentions of tool
-  files inside tool-call payloads (see :mod:`rules` and :mod:`pathmap`);
+  path fields of attachment and other content blocks, mentions of tool files
+  inside tool-call payloads, and the project folder of ``session_info`` lines
+  (see :mod:`rules` and :mod:`pathmap`);
 - ``plugins/registry.json``: any string that is a path under the old root;
 - the front-end folder: ``preferences.json`` (sidebar project paths) and the
   outbox quarantine ``session-message-outbox.dead-letter.json`` (its messages);

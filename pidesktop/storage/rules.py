@@ -100,6 +100,9 @@ class Changes:
         elif kind == "revision" and isinstance(record.get("messages"), list):
             for index, message in enumerate(record["messages"]):
                 self.message(message, ("messages", index))
+        elif kind == "session_info":
+            # The chat's project folder, which repair reads back into the index: it moves with projects.path.
+            self.path_field(record.get("projectPath"), ("projectPath",))
 
     def inflight(self, record: Any) -> None:
         """``<id>.inflight.json``: ``{..., "message": {...}}``."""
