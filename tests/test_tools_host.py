@@ -205,10 +205,27 @@ def test_prepare_shows_the_diff_without_changing_anything(host, project):
     assert shell["title"] == "Run make test" and shell["detail"] == "make test"
 
 
-def test_snapshots_go_with_the_chat(host, project):
+def test_snapshots_stay_while_the_chat_is_in_the_trash_and_go_with_it(host, project):
+    sid = new_session(host, projectPath=str(project))
+    written = run(host, sid, "write", {"path": "a.txt", "content": "1"})
+    folder = host.location.data_root / "review-changes" / sid
+    assert folder.is_dir()
+    host.call("session.delete", {"sessionId": sid})  # to the trash: a restored chat can still revert
+    assert folder.is_dir()
+    host.call("session.restore", {"sessionId": sid})
+    snapshot = written["details"]["review"]["snapshotId"]
+    assert host.call("review.revert", {"sessionId": sid, "snapshotId": snapshot}) == {"reverted": True}
+    assert not (project / "a.txt").exists()
+    host.call("session.delete", {"sessionId": sid, "forGood": True})
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("command", ["session.delete", "session.purge", "session.emptyTrash"])
+def test_snapshots_go_when_the_trashed_chat_does(host, project, command):
     sid = new_session(host, projectPath=str(project))
     run(host, sid, "write", {"path": "a.txt", "content": "1"})
     folder = host.location.data_root / "review-changes" / sid
-    assert folder.is_dir()
     host.call("session.delete", {"sessionId": sid})
+    assert folder.is_dir()
+    host.call(command, {} if command == "session.emptyTrash" else {"sessionId": sid})
     assert not folder.exists()
