@@ -135,7 +135,9 @@ def test_a_stopped_summary_writes_no_checkpoint(host, sse_server):
         return await asyncio.wait_for(task, 10)
 
     result = run_with_client(host, body)
-    assert result["status"] == "aborted"
+    # Stopped before any reply text: smart Stop takes the unanswered prompt back into the composer.
+    assert result["status"] == "withdrawn"
+    assert result["withdrawn"] == {"text": "Still there?", "attachments": []}
     assert host.call("session.get", {"sessionId": sid, "messageLimit": 1})["compactions"] == []
     assert len(chat_requests(sse_server)) == 1
 

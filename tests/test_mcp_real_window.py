@@ -21,9 +21,10 @@ from .test_plan_approval import text_body, tool_call_body
 pytestmark = pytest.mark.realwindow
 
 PROMPT = "Say hello through the tool"
-# Where Settings > Tools puts things in its 820 x 560 window (the nav's third row, the Add button).
+# Where Settings > Tools puts things: the nav's third row from the top; the Add button under the server
+# list, a footer's height above the bottom edge (the window is as tall as its tallest page needs).
 TOOLS_ROW = (80, 113)
-ADD_BUTTON = (253, 485)
+ADD_BUTTON_X, ADD_BUTTON_ABOVE_BOTTOM = 253, 80
 
 
 def tool_results(data) -> list[str]:
@@ -74,7 +75,8 @@ def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_se
         click(display, settings, TOOLS_ROW)
         time.sleep(0.5)
         display.screenshot(shots / "01-tools-empty.png")
-        click(display, settings, ADD_BUTTON)
+        height = display.geometry(settings)[3]
+        click(display, settings, (ADD_BUTTON_X, height - ADD_BUTTON_ABOVE_BOTTOM))
         [dialog] = wait_for(
             lambda: [w for w in display.visible_windows(app.process.pid) if w not in (window, settings)],
             10,

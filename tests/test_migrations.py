@@ -16,7 +16,7 @@ from pidesktop.paths import prepare_data_root
 from pidesktop.storage import schema as cold
 
 from .support.hosts import InProcessHost
-from .support.migration_support import build
+from .support.migration_support import build, write_transcripts
 
 
 def digest(path):
@@ -244,6 +244,7 @@ def test_a_newer_version_with_a_live_wal_is_read_through_the_wal_and_refused(db)
 
 def test_the_host_migrates_on_open_and_tells_the_handshake(location, db):
     build(db, 14, sessions=3, messages=30)
+    write_transcripts(db)
     host = InProcessHost(location)
     try:
         hello = host.call("app.handshake", {"protocolVersion": 1})

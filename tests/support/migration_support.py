@@ -9,6 +9,7 @@ committed in one transaction and checkpointed, WAL mode, mode 0600.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -63,3 +64,25 @@ def build(path: Path, version: int, sessions: int = 20, messages: int = 2000, se
     finally:
         conn.close()
     return path
+
+
+def write_transcripts(path: Path) -> None:
+    """Write each chat's transcript next to ``path``, as a real data root of that version has them.
+
+    The transcript is the truth and the database its index: a host that opens a
+    database whose chats have no transcript drops those rows as ghosts.
+    """
+    sessions = path.parent / "sessions"
+    sessions.mkdir(exist_ok=True)
+    conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    try:
+        for (session_id,) in conn.execute("SELECT id FROM sessions").fetchall():
+            lines = [{"type": "session", "schema": 2, "sessionId": session_id, "createdAt": "2023-11-14T22:13:20.000Z"}]
+            rows = conn.execute("SELECT id, role, text FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
+            lines += [
+                {"type": "message", "id": mid, "role": role, "blocks": [{"type": "text", "text": text}]}
+                for mid, role, text in rows.fetchall()
+            ]
+            (sessions / f"{session_id}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    finally:
+        conn.close()
