@@ -134,8 +134,11 @@ def host_client(loop_hosts) -> HostClient:
 
 
 @pytest.fixture
-def chat(qtbot, qloop, host_client):
-    """A started main window on its own host thread, answering with the offline demo."""
+def chat(keep_running, qtbot, qloop, host_client):
+    """A started main window on its own host thread, answering with the offline demo.
+
+    Closing it at the end must not quit the application: the quit would end the loop that lets the
+    test's unfinished tasks wind down (``qloop``), and the test would error at teardown."""
     from pidesktop.agent.runner import TurnRunner
 
     win = started_window(qtbot, qloop, host_client, runner=TurnRunner(host_client, offline_delay=0.0))
