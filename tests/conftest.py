@@ -21,6 +21,7 @@ from pidesktop import paths
 from pidesktop.bus import HostClient
 
 from .support.clock import TickingClock
+from .support.event_loop import QasyncTestLoop
 from .support.hosts import InProcessHost, LoopHosts, StdioHost
 from .support.windows import started_window
 
@@ -105,9 +106,7 @@ def stdio_host(data_root):
 @pytest.fixture
 def qloop(qapp):
     """A qasync loop on the test's QApplication; run coroutines with ``qloop.run_until_complete``."""
-    import qasync
-
-    loop = qasync.QEventLoop(qapp)
+    loop = QasyncTestLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
