@@ -21,6 +21,7 @@ from pidesktop import paths
 from pidesktop.bus import HostClient
 
 from .support.clock import TickingClock
+from .support.event_loop import QasyncTestLoop
 from .support.hosts import InProcessHost, LoopHosts, StdioHost
 from .support.windows import started_window
 
@@ -105,9 +106,7 @@ def stdio_host(data_root):
 @pytest.fixture
 def qloop(qapp):
     """A qasync loop on the test's QApplication; run coroutines with ``qloop.run_until_complete``."""
-    import qasync
-
-    loop = qasync.QEventLoop(qapp)
+    loop = QasyncTestLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
@@ -134,8 +133,11 @@ def host_client(loop_hosts) -> HostClient:
 
 
 @pytest.fixture
-def chat(qtbot, qloop, host_client):
-    """A started main window on its own host thread, answering with the offline demo."""
+def chat(keep_running, qtbot, qloop, host_client):
+    """A started main window on its own host thread, answering with the offline demo.
+
+    Closing it at the end must not quit the application: the quit would end the loop that lets the
+    test's unfinished tasks wind down (``qloop``), and the test would error at teardown."""
     from pidesktop.agent.runner import TurnRunner
 
     win = started_window(qtbot, qloop, host_client, runner=TurnRunner(host_client, offline_delay=0.0))

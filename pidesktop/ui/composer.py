@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ..bus import HostClient
 from . import permission_modes
 from .attachment_tray import AttachmentTray, FilePicker
+from .flow_layout import FlowLayout
 from .mcp_chip import McpChip
 
 MAX_HEIGHT_FRACTION = 0.4
@@ -269,17 +270,20 @@ class Composer(QWidget):
         inner.addWidget(self.tray)
         inner.addWidget(self.edit)
         inner.addWidget(self.status_label)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.attach_button)
-        bottom.addWidget(self.mode_picker)
-        bottom.addWidget(self.permission_picker)
-        bottom.addWidget(self.model_picker)
-        bottom.addWidget(self.thinking)
+        # The chips wrap onto a second line rather than squeeze: a long model name is shown whole.
+        chips = QWidget()
+        chip_row = FlowLayout(chips)
+        chip_row.addWidget(self.attach_button)
+        chip_row.addWidget(self.mode_picker)
+        chip_row.addWidget(self.permission_picker)
+        chip_row.addWidget(self.model_picker)
+        chip_row.addWidget(self.thinking)
         if self.mcp_chip is not None:
-            bottom.addWidget(self.mcp_chip)
-        bottom.addStretch(1)
-        bottom.addWidget(self.steer_button)
-        bottom.addWidget(self.send_button)
+            chip_row.addWidget(self.mcp_chip)
+        bottom = QHBoxLayout()
+        bottom.addWidget(chips, 1)
+        bottom.addWidget(self.steer_button, 0, Qt.AlignmentFlag.AlignBottom)
+        bottom.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         inner.addLayout(bottom)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 8, 0, 16)
