@@ -18,8 +18,7 @@ from tests import test_real_window as real
 from tests.support.realwindow import wait_for
 from tests.test_real_window import prompts, transcripts, wait_for_reply
 
-display = real.display  # the fixtures: Xvfb + openbox, and the app in it
-app = real.app
+app = real.app  # the app in the private display (the display fixture is tests/support/x_display.py)
 
 pytestmark = pytest.mark.realwindow
 
