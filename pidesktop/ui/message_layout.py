@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -165,7 +164,9 @@ def layout_row(
     if nesting is not None:
         x0, column = x0 + NEST_INDENT, column - NEST_INDENT
         if nesting.first:
-            label = _escape(QCoreApplication.translate("MessageLayout", "Subagent %1").replace("%1", nesting.agent))
+            label = tool_rows.escape(
+                QCoreApplication.translate("MessageLayout", "Subagent %1").replace("%1", nesting.agent)
+            )
             doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">↳ {label}</div>', column, font)
             header = Part("text", doc, x0, ROW_GAP / 2, column, doc.size().height())
             top = header.height + 2
@@ -259,7 +260,7 @@ def _divider(
     key = summary_key(row)
     open_ = key in expanded
     arrow = ("▾ " if open_ else "▸ ") if summary.strip() else ""
-    label = _escape(text or divider_label(compaction))
+    label = tool_rows.escape(text or divider_label(compaction))
     doc = _doc(f'<p align="center" style="color:{theme.muted}; font-size: small;">{arrow}{label}</p>', column, font)
     height = doc.size().height()
     parts = [Part("divider", doc, x0, ROW_GAP / 2, column, height, toggle=key if arrow else None)]
@@ -420,7 +421,7 @@ def _assistant(
         else:
             title = _thought_label(seconds)
         arrow = "▾" if open_ else "▸"
-        body = f'<div style="color:{theme.muted};">{arrow} {_escape(title)}</div>'
+        body = f'<div style="color:{theme.muted};">{arrow} {tool_rows.escape(title)}</div>'
         if open_:
             body += markdown.plain_to_html(thinking, theme, theme.muted)
         doc = _doc(body, column, font)
@@ -454,7 +455,7 @@ def _assistant(
         note = QCoreApplication.translate(
             "MessageLayout", "This model did not accept pictures, so they were sent by name only."
         )
-        doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">{_escape(note)}</div>', column, font)
+        doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">{tool_rows.escape(note)}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
         y += h + 4
@@ -465,12 +466,12 @@ def _assistant(
     if error or status == "aborted":
         note = f"⚠ {error.get('message') or error.get('code')}" if error else _stopped_note(meta)
         color = theme.danger if error else theme.muted
-        doc = _doc(f'<div style="color:{color};">{_escape(note)}</div>', column, font)
+        doc = _doc(f'<div style="color:{color};">{tool_rows.escape(note)}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("error", doc, x0, y, column, h))
         y += h + 4
     if not parts:
-        empty = "…" if live else _escape(QCoreApplication.translate("MessageLayout", "(empty reply)"))
+        empty = "…" if live else tool_rows.escape(QCoreApplication.translate("MessageLayout", "(empty reply)"))
         doc = _doc(f'<div style="color:{theme.muted};">{empty}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
@@ -485,7 +486,9 @@ def _assistant(
         action.always = action.always or action.name == "show-full"  # a cut message says so without hovering
     used = usage_line(meta, prices)
     if used:  # always shown, at the right of the (hover) actions, so it costs no height
-        doc = _doc(f'<span style="color:{theme.muted}; font-size: small;">{_escape(used)}</span>', column, font)
+        doc = _doc(
+            f'<span style="color:{theme.muted}; font-size: small;">{tool_rows.escape(used)}</span>', column, font
+        )
         doc.setTextWidth(doc.idealWidth() + 1)
         w, h = doc.size().width(), doc.size().height()
         top = y + ACTION_GAP + max(0.0, (ACTIONS_HEIGHT - 2 - h) / 2)
@@ -500,7 +503,7 @@ def _attachments_html(
     pictures, chips = [], []
     unnamed = QCoreApplication.translate("MessageLayout", "attachment")
     for block in attachments:
-        name = _escape(str(block.get("name") or unnamed))
+        name = tool_rows.escape(str(block.get("name") or unnamed))
         image = images.get(block.get("ref", ""))
         if block.get("kind") == "image" and isinstance(image, QImage):
             key = f"pidesktop-preview:{len(resources)}"
@@ -562,7 +565,7 @@ def _tool_part(
     if review is not None and context is not None and block.get("status") == "ok":
         enabled, why = tool_rows.revert_state(review, context.reviews.get(review["snapshotId"]))
         if why:
-            html_text += f'<div style="color:{theme.muted};">{_escape(why)}</div>'
+            html_text += f'<div style="color:{theme.muted};">{tool_rows.escape(why)}</div>'
         known = {**review, **context.reviews.get(review["snapshotId"], {})}
         label = (
             QCoreApplication.translate("MessageLayout", "Reverted")
@@ -615,8 +618,8 @@ def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     took = f" · {_duration(seconds)}" if seconds is not None else ""
     arrow = "▾" if open_ else "▸"
     return (
-        f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{_escape(steps)}</b> '
-        f'<span style="color:{theme.muted};">{_escape(_clip(listed, 70))}</span> '
+        f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{tool_rows.escape(steps)}</b> '
+        f'<span style="color:{theme.muted};">{tool_rows.escape(_clip(listed, 70))}</span> '
         f'<span style="color:{color};">{mark}{took}</span></div>'
     )
 
@@ -678,7 +681,7 @@ def _has_text(blocks: list[dict]) -> bool:
 
 
 def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
-    name = _escape(str(block.get("name") or "tool"))
+    name = tool_rows.escape(str(block.get("name") or "tool"))
     status = block.get("status") or "running"
     mark = {"ok": "✓", "error": "✗", "denied": "⊘", "unanswered": "–"}.get(status, "…")
     color = theme.danger if status in ("error", "denied") else theme.muted
@@ -690,18 +693,18 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     arrow = "▾" if open_ else "▸"
     head = (
         f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
-        f'<span style="color:{theme.muted};">{_escape(summary)}</span> '
-        f'<span style="color:{color};" title="{_escape(_status_words(status))}">{mark}{took}</span>'
+        f'<span style="color:{theme.muted};">{tool_rows.escape(summary)}</span> '
+        f'<span style="color:{color};" title="{tool_rows.escape(_status_words(status))}">{mark}{took}</span>'
     )
     if not open_:
         return f"<div>{head}</div>"
     if own is not None:
         return f"<div>{head}</div>{tool_rows.detail_html(block, theme)}"
-    detail = f"<pre>{_escape(_pretty(args))}</pre>"
+    detail = f"<pre>{tool_rows.escape(tool_rows.pretty(args))}</pre>"
     if "result" in block:
-        label = _escape(QCoreApplication.translate("MessageLayout", "result"))
-        shown = tool_rows.cut(_pretty(block["result"]))[0]  # pi's limits, for imported output too
-        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{_escape(shown)}</pre>'
+        label = tool_rows.escape(QCoreApplication.translate("MessageLayout", "result"))
+        shown = tool_rows.cut(tool_rows.pretty(block["result"]))[0]  # pi's limits, for imported output too
+        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{tool_rows.escape(shown)}</pre>'
     return f"<div>{head}</div>{detail}"
 
 
@@ -735,23 +738,10 @@ def _summary(args: Any) -> str:
             if isinstance(args.get(key), str):
                 value = args[key]
                 return value if len(value) <= 60 else value[:57] + "…"
-        text = _pretty(args).replace("\n", " ")
+        text = tool_rows.pretty(args).replace("\n", " ")
     else:
         text = str(args) if args is not None else ""
     return text if len(text) <= 60 else text[:57] + "…"
-
-
-def _pretty(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        return str(value)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def paint_row(
