@@ -20,10 +20,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import crash_dumps, logs, paths
-from .locks import FileLock, LockHeld
-from .storage import recovery
-from .ui import gc_pauses
+from pidesktop import crash_dumps, logs, paths
+from pidesktop.locks import FileLock, LockHeld
+from pidesktop.storage import recovery
+from pidesktop.ui import gc_pauses
 
 log = logging.getLogger("pidesktop.app")
 
@@ -52,7 +52,7 @@ def run_gui(
         # is updated (a newer one refused) with its progress shown. None: the person quit.
         location: paths.StorageLocation | None
         if screenshot is None and _needs_startup_window(resolved):
-            from .ui import startup_progress
+            from pidesktop.ui import startup_progress
 
             gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
@@ -61,7 +61,7 @@ def run_gui(
             location = recovery.before_host_start(resolved)
             if screenshot is None and _database_needs_update(location):
                 # no screen: the same update, its progress or refusal on stderr
-                from .ui import startup_progress
+                from pidesktop.ui import startup_progress
 
                 gc_pauses.resume()
                 if migrated := startup_progress.migrate_on_stderr(location):
@@ -97,9 +97,9 @@ def _run(
     theme_name: str | None,
     notes: Sequence[str] = (),
 ) -> int:
-    from .ui import theme as themes
-    from .ui.main_window import MainWindow
-    from .ui.prefs import Preferences
+    from pidesktop.ui import theme as themes
+    from pidesktop.ui.main_window import MainWindow
+    from pidesktop.ui.prefs import Preferences
 
     app.setApplicationName("pidesktop")
     prefs = Preferences(location.ui_root)
@@ -117,9 +117,9 @@ def _run(
 
     import qasync
 
-    from .bus import HostClient, HostThread
-    from .ui import i18n
-    from .ui.resources import app_icon
+    from pidesktop.bus import HostClient, HostThread
+    from pidesktop.ui import i18n
+    from pidesktop.ui.resources import app_icon
 
     app.setWindowIcon(app_icon())
     # Widgets read their texts when built, before the host's settings arrive: the language comes from the
@@ -131,9 +131,9 @@ def _run(
     host = HostThread(_host_opener(location, "pidesktop GUI"))
     client = HostClient(host, loop)
     try:
-        from .agent.mcp.pool import McpPool
-        from .agent.outbox import Outbox, dead_letter_file
-        from .agent.runner import TurnRunner
+        from pidesktop.agent.mcp.pool import McpPool
+        from pidesktop.agent.outbox import Outbox, dead_letter_file
+        from pidesktop.agent.runner import TurnRunner
 
         outbox = Outbox(client, dead_letter_file(location.ui_root))
         mcp = McpPool(client)  # MCP servers start when a chat first needs their tools, and stop at quit
@@ -145,7 +145,7 @@ def _run(
         host.start()
         window.forced_theme = theme_name
         runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
-        from .agent.scheduler import Scheduler
+        from pidesktop.agent.scheduler import Scheduler
 
         # Automations run while the window is open, through the window's runner (so a run's chat shows it
         # streaming, queues what a person types there, and Stop stops it), each turn unattended: Plan/Goal
@@ -164,11 +164,11 @@ def _run(
             await window.start()
             if screenshot is None:
                 scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
-                from .ui.tasks import spawn
-                from .ui.warm_up import warm_up
+                from pidesktop.ui.tasks import spawn
+                from pidesktop.ui.warm_up import warm_up
 
                 warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
-            from .ui.storage_wizard import completed_move_notice
+            from pidesktop.ui.storage_wizard import completed_move_notice
 
             moved = completed_move_notice(location) if screenshot is None else None
             for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
@@ -227,7 +227,7 @@ def _host_opener(location: paths.StorageLocation, role: str):
     """The host thread's opener; the host's modules are imported there, not before the window's first paint."""
 
     def open_host(emit):
-        from .host.core import opener
+        from pidesktop.host.core import opener
 
         return opener(location, role=role)(emit)
 
@@ -240,7 +240,7 @@ def _database_needs_update(location: paths.StorageLocation) -> bool:
     The usual answer, "current", comes from its version number alone, without
     the start-up windows' module; any other goes on to ``ui.startup_progress``.
     """
-    from .storage import schema
+    from pidesktop.storage import schema
 
     try:
         state = schema.schema_state(location)
@@ -287,7 +287,7 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
         return True
     if not _database_needs_update(location):
         return False
-    from .ui import startup_progress
+    from pidesktop.ui import startup_progress
 
     return startup_progress.needs_window(location)  # a database older or newer than this pidesktop
 
@@ -363,7 +363,7 @@ def _xcb_libraries_advice() -> list[str]:
 
     from PySide6.QtCore import QLibraryInfo
 
-    from . import system_libraries  # only when Qt failed: start-up does not import what it does not need
+    from pidesktop import system_libraries  # only when Qt failed: start-up does not import what it does not need
 
     plugin = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms" / "libqxcb.so"
     missing = system_libraries.missing_for(plugin) if plugin.is_file() else None

@@ -17,10 +17,10 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from .bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError
 
 if TYPE_CHECKING:
-    from .bus import HostThread
+    from pidesktop.bus import HostThread
 
 # asyncio and the host are imported when this command runs, not when `pidesktop` parses its command line
 # (the window's start does, and its first paint does not wait for them).
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 def run_due(task_id: str | None, data_dir: str | None) -> int:
     import asyncio
 
-    from .command_host import start_host
+    from pidesktop.command_host import start_host
 
     host = start_host(data_dir, PROG, "agent")  # the runtime too loads only when this command runs
     if host is None:
@@ -57,10 +57,10 @@ def run_due(task_id: str | None, data_dir: str | None) -> int:
 async def _run_due(host: HostThread, task_id: str | None) -> int:
     import asyncio
 
-    from .agent.mcp.pool import McpPool
-    from .agent.runner import TurnRunner
-    from .agent.scheduler import Scheduler
-    from .bus import HostClient
+    from pidesktop.agent.mcp.pool import McpPool
+    from pidesktop.agent.runner import TurnRunner
+    from pidesktop.agent.scheduler import Scheduler
+    from pidesktop.bus import HostClient
 
     loop = asyncio.get_running_loop()
     client = HostClient(host, loop)

@@ -30,8 +30,8 @@ import argparse
 import os
 import sys
 
-from . import __version__, automations_cli, import_cli, mcp_cli, sync_cli
-from .storage import cli as storage_cli
+from pidesktop import __version__, automations_cli, import_cli, mcp_cli, sync_cli
+from pidesktop.storage import cli as storage_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "host":
         return _run_stdio_host(args.host_data_dir or args.data_dir)
     if args.command == "chat":
-        from .headless import run_chat
+        from pidesktop.headless import run_chat
 
         return run_chat(
             args.prompt,
@@ -132,17 +132,17 @@ def main(argv: list[str] | None = None) -> int:
             permission_mode=args.permission_mode,
         )
     if args.command == "export":
-        from .export_command import run_export
+        from pidesktop.export_command import run_export
 
         return run_export(args.export_session, args.export_format, args.output, args.export_data_dir or args.data_dir)
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from .ui import gc_pauses
+    from pidesktop.ui import gc_pauses
 
     gc_pauses.pause_start()  # until the window is built (pidesktop.app): its start is all long-lived objects
     try:
-        from .app import run_gui  # Qt is imported only when a window is wanted
+        from pidesktop.app import run_gui  # Qt is imported only when a window is wanted
 
         return run_gui(data_dir=args.data_dir, screenshot=args.screenshot, session_id=args.session, theme=args.theme)
     finally:
@@ -150,16 +150,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def version_line() -> str:
-    from .host.schema import SCHEMA_VERSION
+    from pidesktop.host.schema import SCHEMA_VERSION
 
     return f"pidesktop {__version__} (data schema v{SCHEMA_VERSION})"
 
 
 def _run_stdio_host(data_dir: str | None) -> int:
-    from . import crash_dumps, logs, paths
-    from .bus import stdio
-    from .host.core import opener
-    from .storage import recovery
+    from pidesktop import crash_dumps, logs, paths
+    from pidesktop.bus import stdio
+    from pidesktop.host.core import opener
+    from pidesktop.storage import recovery
 
     try:
         location = recovery.location_for_host(data_dir)  # a pending move finishes before any host opens

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import sys
 
-from . import crash_dumps, logs, paths
-from .bus import HostThread
+from pidesktop import crash_dumps, logs, paths
+from pidesktop.bus import HostThread
 
 
 def start_host(data_dir: str | None, prog: str, log_name: str) -> HostThread | None:
     """The started host thread on the data root, or None once the reason is on stderr."""
-    from .host.core import opener  # the host loads only when a command needs it
-    from .storage import recovery
+    from pidesktop.host.core import opener  # the host loads only when a command needs it
+    from pidesktop.storage import recovery
 
     try:
         location = recovery.location_for_host(data_dir)  # a pending move finishes before any host opens

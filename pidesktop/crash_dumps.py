@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import orjson
 
-from .paths import ensure_private_dir
+from pidesktop.paths import ensure_private_dir
 
 FOLDER, MARKER = "crash-dumps", "crash-dumps.json"
 SUFFIX = ".txt"

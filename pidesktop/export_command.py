@@ -15,9 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .agent import export
-from .bus import ErrorCode, HostClient, HostError, HostThread
-from .command_host import start_host
+from pidesktop.agent import export
+from pidesktop.bus import ErrorCode, HostClient, HostError, HostThread
+from pidesktop.command_host import start_host
 
 
 def run_export(session_id: str, fmt: str, output: str | None, data_dir: str | None) -> int:

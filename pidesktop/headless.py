@@ -26,13 +26,13 @@ import signal
 import sys
 from pathlib import Path
 
-from . import headless_approval, headless_permission
-from .agent import sandbox
-from .agent.mcp.pool import McpPool
-from .agent.runner import ProviderChoice, TurnRunner
-from .bus import ErrorCode, HostClient, HostError, HostThread
-from .command_host import start_host
-from .host.providers import validate_base_url
+from pidesktop import headless_approval, headless_permission
+from pidesktop.agent import sandbox
+from pidesktop.agent.mcp.pool import McpPool
+from pidesktop.agent.runner import ProviderChoice, TurnRunner
+from pidesktop.bus import ErrorCode, HostClient, HostError, HostThread
+from pidesktop.command_host import start_host
+from pidesktop.host.providers import validate_base_url
 
 
 class _Printer:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .agent import plan_flow
+from pidesktop.agent import plan_flow
 
 PROMPT = "Approve with 'a', or reject with 'r' and what to change (r TEXT): "
 

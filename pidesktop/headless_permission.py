@@ -13,7 +13,7 @@ import asyncio
 import sys
 import threading
 
-from .agent.permissions import Answer, Decision, PermissionRequest
+from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
 
 PROMPT = "Allow? y = once, a = for this run, n [reason] = deny: "
 

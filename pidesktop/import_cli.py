@@ -17,10 +17,10 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from .bus import HostError
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
-    from .bus import HostClient
+    from pidesktop.bus import HostClient
 
 PROG = "pidesktop import"
 SOURCES = ("claude-code", "codex", "pi")
@@ -56,8 +56,8 @@ def run_import(source: str, raw_paths: list[str], data_dir: str | None) -> int:
         if not os.path.exists(path):
             print(f"{PROG}: {path} does not exist", file=sys.stderr)
             return 2
-    from .bus import HostClient  # the host loads only when this command runs, not for every `pidesktop`
-    from .command_host import start_host
+    from pidesktop.bus import HostClient  # the host loads only when this command runs, not for every `pidesktop`
+    from pidesktop.command_host import start_host
 
     host = start_host(data_dir, PROG, "host")
     if host is None:
@@ -135,6 +135,6 @@ def _run(client: HostClient, source: str, chosen: list[str]) -> int:
 
 
 def _default(source: str) -> list[str]:
-    from .host.importers import default_folders
+    from pidesktop.host.importers import default_folders
 
     return [str(folder) for folder in default_folders(source)]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import orjson
 
-from .paths import ensure_private_dir
+from pidesktop.paths import ensure_private_dir
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3

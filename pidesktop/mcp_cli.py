@@ -20,7 +20,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .bus import HostClient, HostThread
+    from pidesktop.bus import HostClient, HostThread
 
 PROG = "pidesktop mcp"
 
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     import asyncio
 
-    from .command_host import start_host
+    from pidesktop.command_host import start_host
 
     host = start_host(args.mcp_data_dir or args.data_dir, PROG, "agent")
     if host is None:
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 async def _run(host: HostThread, args: argparse.Namespace, params: dict[str, Any] | None) -> int:
     import asyncio
 
-    from .bus import HostClient, HostError
+    from pidesktop.bus import HostClient, HostError
 
     client = HostClient(host, asyncio.get_running_loop())
     try:
@@ -171,7 +171,7 @@ async def _list(client: HostClient, with_tools: bool) -> int:
     failed: dict[str, str] = {}
     tools: dict[str, list[str]] = {}
     if with_tools:
-        from .agent.mcp.pool import McpPool
+        from pidesktop.agent.mcp.pool import McpPool
 
         pool = McpPool(client)
         try:

@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 import platformdirs
 
-from .durable import atomic_write, fsync_dir  # noqa: F401 - fsync_dir is part of this module's API
+from pidesktop.durable import atomic_write, fsync_dir  # noqa: F401 - fsync_dir is part of this module's API
 
 ENV_DATA_DIR = "PI_DESKTOP_DATA_DIR"
 POINTER_FILE = "storage-location.json"

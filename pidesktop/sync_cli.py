@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .bus import HostError
+from pidesktop.bus import HostError
 
 PROG = "pidesktop sync"
 
@@ -23,8 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .bus import HostClient
-    from .command_host import start_host
+    from pidesktop.bus import HostClient
+    from pidesktop.command_host import start_host
 
     host = start_host(args.sync_data_dir or args.data_dir, PROG, "sync")
     if host is None:

@@ -19,11 +19,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from pidesktop import paths
 from pidesktop.bus import HostClient
-
-from .support.clock import TickingClock
-from .support.event_loop import QasyncTestLoop
-from .support.hosts import InProcessHost, LoopHosts, StdioHost
-from .support.windows import started_window
+from tests.support.clock import TickingClock
+from tests.support.event_loop import QasyncTestLoop
+from tests.support.hosts import InProcessHost, LoopHosts, StdioHost
+from tests.support.windows import started_window
 
 # Fixtures that live beside their helpers: the Workflows state (clock, path, store, flow) and the
 # loopback HTTP server of the provider tests (sse_server).

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from pidesktop.host import attachments
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 MiB = 1 << 20
 

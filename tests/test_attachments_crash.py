@@ -20,8 +20,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.hosts import StdioHost
-from .support.repo import REPO
+from tests.support.hosts import StdioHost
+from tests.support.repo import REPO
 
 pytestmark = pytest.mark.slow  # kill -9 during imports, many times
 

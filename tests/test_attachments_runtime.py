@@ -14,11 +14,10 @@ import pytest
 from pidesktop.agent.attachment_content import hydrate
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostError
-
-from .support.hosts import run_with_client
-from .support.sse_server import Script, chunk, fixture_bytes, sse_body
-from .support.waits import wait_until
-from .test_attachments import tiny_png
+from tests.support.hosts import run_with_client
+from tests.support.sse_server import Script, chunk, fixture_bytes, sse_body
+from tests.support.waits import wait_until
+from tests.test_attachments import tiny_png
 
 
 def runner_for(client, server=None) -> TurnRunner:

@@ -10,9 +10,8 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui.thumbnails import PREVIEW, decode_preview
-
-from .support.waits import spin_until
-from .support.windows import stored_messages
+from tests.support.waits import spin_until
+from tests.support.windows import stored_messages
 
 
 def picture(path: Path, width=800, height=500) -> bytes:

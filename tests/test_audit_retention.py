@@ -6,8 +6,7 @@ import apsw
 import pytest
 
 from pidesktop.bus import ErrorCode, HostError
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 DAY_MS = 86_400_000
 

@@ -2,8 +2,8 @@
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
-from .test_settings_ui import stored_settings
+from tests.support.waits import spin_until
+from tests.test_settings_ui import stored_settings
 
 
 def test_the_tool_log_retention_is_stored_and_shown_again(qtbot, qloop, client, open_settings):

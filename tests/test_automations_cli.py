@@ -9,10 +9,9 @@ import sys
 import time
 
 from pidesktop import paths
-
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .support.sse_server import chunk, sse_body
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.support.sse_server import chunk, sse_body
 
 DAY = 86_400_000
 

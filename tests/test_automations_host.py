@@ -225,7 +225,7 @@ def test_runs_are_kept_to_100_per_task_after_each_run_and_at_boot(host, location
         )
     conn.close()
     host.stop()
-    from .support.hosts import InProcessHost
+    from tests.support.hosts import InProcessHost
 
     again = InProcessHost(location)
     try:

@@ -10,8 +10,7 @@ from pidesktop.agent.scheduler import Scheduler
 from pidesktop.ui import theme as themes
 from pidesktop.ui.automations import AutomationsDialog
 from pidesktop.ui.automations_editor import TaskEditor
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,9 @@ from pidesktop.storage.snapshot_backup import backup
 from pidesktop.storage.snapshot_format import Repository, open_repository
 from pidesktop.storage.snapshot_restore import restore, staging_folder
 from pidesktop.storage.verify import verify
-
-from .support.host_helpers import append, msg, new_session
-from .support.hosts import InProcessHost
-from .support.s3_server import CREDENTIALS
+from tests.support.host_helpers import append, msg, new_session
+from tests.support.hosts import InProcessHost
+from tests.support.s3_server import CREDENTIALS
 
 PASSPHRASE = "a long backup passphrase"
 CHEAP = 2**10
@@ -268,7 +267,7 @@ def _killed_run(what: str, location: s3.S3Location, path: Path) -> subprocess.Co
 
 
 def test_host_snapshot_job_and_a_wrong_passphrase(host, tmp_path):
-    from .test_data_commands import run
+    from tests.test_data_commands import run
 
     filled_root(host)
     folder = tmp_path / "backups"

@@ -6,8 +6,7 @@ import pytest
 
 from pidesktop.storage import vault
 from pidesktop.storage.verify import verify
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 CHEAP = 2**10
 
@@ -89,9 +88,8 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
     from pidesktop.storage.snapshot_backup import backup
     from pidesktop.storage.snapshot_format import open_repository
     from pidesktop.ui.startup_progress import MissingRootWindow
-
-    from .support.hosts import InProcessHost
-    from .support.s3_server import CREDENTIALS, S3Server, _free_port
+    from tests.support.hosts import InProcessHost
+    from tests.support.s3_server import CREDENTIALS, S3Server, _free_port
 
     location = paths.resolve()
     host = InProcessHost(location)

@@ -18,10 +18,9 @@ from hypothesis import strategies as st
 from pidesktop.bus import HostError
 from pidesktop.host.transcripts.binary_storage import json_escape
 from pidesktop.host.transcripts.records import decode_record
-
-from .support.fuzz_budget import fuzz_settings
-from .support.host_helpers import append, new_session, transcript_path
-from .support.hosts import InProcessHost
+from tests.support.fuzz_budget import fuzz_settings
+from tests.support.host_helpers import append, new_session, transcript_path
+from tests.support.hosts import InProcessHost
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 

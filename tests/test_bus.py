@@ -9,8 +9,7 @@ import pytest
 from pidesktop.bus import HostClient, HostError, HostThread
 from pidesktop.host.core import opener
 from pidesktop.paths import prepare_data_root
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def test_commands_run_in_submission_order(host):

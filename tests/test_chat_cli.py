@@ -3,10 +3,9 @@ that never got a reply, and a data folder the app has open. Real subprocesses; t
 replay server in sse_server.py, over real HTTP."""
 
 from pidesktop import paths
-
-from .support.cli import chat_cli
-from .support.hosts import InProcessHost
-from .support.sse_server import Script, chunk, closed_port, sse_body
+from tests.support.cli import chat_cli
+from tests.support.hosts import InProcessHost
+from tests.support.sse_server import Script, chunk, closed_port, sse_body
 
 
 def sessions_in(root):

@@ -12,11 +12,10 @@ import pytest
 
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .support.cli import chat_cli
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .support.sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, usage_chunk
+from tests.support.cli import chat_cli
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.support.sse_server import Script, chunk, fixture_bytes, split_randomly, sse_body, usage_chunk
 
 
 def run_turn(host, server, prompt="What's the weather?", mode=None, **runner_options):

@@ -3,10 +3,9 @@
 from PySide6.QtCore import Qt
 
 from pidesktop.ui.transcript_model import TranscriptModel
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 def rows(window):

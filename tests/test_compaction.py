@@ -8,10 +8,9 @@ from pidesktop.agent import compaction
 from pidesktop.agent import context as budget
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostError
-
-from .support.cli import chat_cli
-from .support.hosts import run_with_client
-from .support.sse_server import Script, chunk, sse_body
+from tests.support.cli import chat_cli
+from tests.support.hosts import run_with_client
+from tests.support.sse_server import Script, chunk, sse_body
 
 WINDOW = 3000
 ANSWER = "The answer."

@@ -13,10 +13,9 @@ from pidesktop.ui.message_layout import divider_label, layout_row, summary_key
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.transcript_model import TranscriptModel, message_row
 from pidesktop.ui.usage_format import format_cost, meter_text, short_tokens, usage_line
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 SUMMARY = "The person asked about layout caches; we agreed to key them by row revision and width."
 NEEDS_COMPACT = pytest.mark.skipif(

@@ -11,8 +11,8 @@ import time
 import orjson
 import pytest
 
-from .support.crash_support import integrity_ok
-from .support.hosts import InProcessHost, StdioHost
+from tests.support.crash_support import integrity_ok
+from tests.support.hosts import InProcessHost, StdioHost
 
 pytestmark = pytest.mark.slow  # kill -9 at random instants, many times
 

@@ -6,8 +6,7 @@ import sys
 import textwrap
 
 from pidesktop import crash_dumps
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def run_python(code: str, data_root) -> subprocess.CompletedProcess:

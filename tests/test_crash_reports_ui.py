@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def test_the_data_page_shows_kept_crash_reports_and_removes_them(qtbot, qloop, location, open_settings, shots):

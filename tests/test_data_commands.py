@@ -11,9 +11,8 @@ import pytest
 from pidesktop.storage import old_roots
 from pidesktop.storage import verify as storage_verify
 from pidesktop.storage.old_roots import KeptRoot
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
 
 
 def finished(events: list, job: str, timeout: float = 20.0) -> dict:

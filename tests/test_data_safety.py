@@ -24,10 +24,9 @@ from pidesktop.agent.outbox import DEAD_LETTER_NAME, Outbox
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import ErrorCode, HostClient, HostError
 from pidesktop.ui.queue_strip import QueueStrip
-
-from .support.host_helpers import append, assistant, crash_mid_reply, msg, new_session
-from .support.hosts import InProcessHost, StdioHost
-from .support.waits import spin_until, wait_until
+from tests.support.host_helpers import append, assistant, crash_mid_reply, msg, new_session
+from tests.support.hosts import InProcessHost, StdioHost
+from tests.support.waits import spin_until, wait_until
 
 
 def all_session_ids(host):

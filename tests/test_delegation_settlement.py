@@ -3,7 +3,7 @@ only that tool result; stale, foreign or later replays cannot overwrite the sett
 
 import copy
 
-from .support.host_helpers import append, new_session, transcript_lines
+from tests.support.host_helpers import append, new_session, transcript_lines
 
 
 def task_block(status, result, delegation_id="d1", **extra):

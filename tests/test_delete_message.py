@@ -8,8 +8,7 @@ import orjson
 import pytest
 
 from pidesktop.host.transcripts import TranscriptStore
-
-from .support.crash_support import (
+from tests.support.crash_support import (
     db_rows,
     integrity_ok,
     killed_during,
@@ -18,10 +17,10 @@ from .support.crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
-from .support.host_helpers import append, msg, new_session, transcript_path
-from .support.host_helpers import transcript_lines as lines
-from .test_history import checkpoint, conversation, found, index_rows
-from .test_history_stdio import AFTER_MIDDLE, MIDDLE, big_template, marker
+from tests.support.host_helpers import append, msg, new_session, transcript_path
+from tests.support.host_helpers import transcript_lines as lines
+from tests.test_history import checkpoint, conversation, found, index_rows
+from tests.test_history_stdio import AFTER_MIDDLE, MIDDLE, big_template, marker
 
 
 def delete(host, sid, mid):

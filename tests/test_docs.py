@@ -3,8 +3,7 @@
 import re
 
 from pidesktop.host import commands, handlers  # noqa: F401 - registers every command
-
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 
 def test_every_command_is_documented():

@@ -2,8 +2,8 @@
 
 from PySide6.QtCore import Qt
 
-from .support.host_helpers import msg, new_session
-from .support.waits import spin_until
+from tests.support.host_helpers import msg, new_session
+from tests.support.waits import spin_until
 
 
 def stored(win):

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from pidesktop.agent import export
 from pidesktop.bus import HostClient
-
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
 

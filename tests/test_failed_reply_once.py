@@ -1,8 +1,7 @@
 """A reply that failed says why once: under itself, in words, not again on the line above the composer."""
 
 from tests.support.sse_server import closed_port
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def test_a_connection_failure_is_reported_once_under_the_reply(chat, qloop):

@@ -7,8 +7,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 BEFORE = b"def greet(name):\n    return 'hi ' + name\n"
 AFTER = b"def greet(name):\n    return f'Hello, {name}!'\n"

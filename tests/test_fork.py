@@ -3,8 +3,8 @@
 import apsw
 import orjson
 
-from .support.host_helpers import append, msg
-from .support.host_helpers import transcript_path as transcript
+from tests.support.host_helpers import append, msg
+from tests.support.host_helpers import transcript_path as transcript
 
 
 def records(host, sid):

@@ -56,10 +56,9 @@ from pidesktop import paths
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import commands
 from pidesktop.host.core import Host
-
-from .support.fuzz_budget import fuzz_settings
-from .support.host_helpers import msg
-from .support.repo import REPO
+from tests.support.fuzz_budget import fuzz_settings
+from tests.support.host_helpers import msg
+from tests.support.repo import REPO
 
 pytestmark = pytest.mark.slow  # every command against hostile params
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pidesktop.bus.errors import ErrorCode
-
-from .support.host_helpers import append, msg, new_session
+from tests.support.host_helpers import append, msg, new_session
 
 
 def refused(host, method, params, field):

@@ -38,8 +38,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pidesktop.host.transcripts import MessageNotFound, TranscriptStore, layout_cache
-
-from .support.fuzz_budget import fuzz_settings
+from tests.support.fuzz_budget import fuzz_settings
 
 pytestmark = pytest.mark.slow  # property tests over hostile transcript files
 

@@ -4,9 +4,8 @@ import apsw
 import orjson
 
 from pidesktop.host.transcripts import TranscriptStore
-
-from .support.host_helpers import append, msg, new_session, transcript_path
-from .support.host_helpers import transcript_lines as lines
+from tests.support.host_helpers import append, msg, new_session, transcript_path
+from tests.support.host_helpers import transcript_lines as lines
 
 
 def index_rows(host, sid):

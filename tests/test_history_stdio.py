@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.crash_support import (
+from tests.support.crash_support import (
     Replies,
     db_rows,
     integrity_ok,
@@ -28,8 +28,8 @@ from .support.crash_support import (
     transcript_ids,
     without_rewrite_id,
 )
-from .support.host_helpers import append, msg
-from .support.hosts import StdioHost
+from tests.support.host_helpers import append, msg
+from tests.support.hosts import StdioHost
 
 PAGER = ("revisionCount", "activeRevision")
 PROJECTION = ("seq", "index")

@@ -16,10 +16,9 @@ from pidesktop.ui import i18n
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences
 from pidesktop.ui.timefmt import relative
-
-from .support.repo import REPO
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.repo import REPO
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 TS = i18n.catalogue("zh_CN", ".ts")
 

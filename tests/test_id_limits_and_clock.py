@@ -12,8 +12,7 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import handlers  # noqa: F401 - registers every command
 from pidesktop.host.core import WRITER_LOCK, Host
 from pidesktop.locks import FileLock
-
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 NOW = 1_780_000_000_000
 LONG = "t" * 10_000

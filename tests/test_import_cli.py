@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_import_readers import CLAUDE, CODEX
+from tests.test_import_readers import CLAUDE, CODEX
 
 
 def pidesktop(home: Path, data: Path, *args: str) -> subprocess.CompletedProcess:

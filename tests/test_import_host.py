@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 from pidesktop import paths as _paths
 from pidesktop.host import imports as _imports
 from pidesktop.host.core import Host
-
-from .support.hosts import InProcessHost
-from .test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
+from tests.support.hosts import InProcessHost
+from tests.test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
 
 
 def job(host: InProcessHost, method: str, params: dict, timeout: float = 30.0) -> dict:

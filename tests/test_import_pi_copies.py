@@ -7,9 +7,8 @@ from PySide6.QtCore import Qt
 from pidesktop.ui import native_rows
 from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.session_model import display_title
-
-from . import test_native_ui
-from .support.waits import spin_until
+from tests import test_native_ui
+from tests.support.waits import spin_until
 
 agent_dir = test_native_ui.agent_dir  # the pi fixture sessions, live in the sidebar
 window = test_native_ui.window

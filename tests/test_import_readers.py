@@ -16,8 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pidesktop.host.importers import READERS, ReadFailure, find
-
-from .support.repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex" / "sessions" / "2026" / "01" / "02"

@@ -13,10 +13,9 @@ from PySide6.QtWidgets import QMessageBox
 from pidesktop.ui.host_jobs import run_job
 from pidesktop.ui.import_dialog import ImportDialog
 from pidesktop.ui.trash_view import TrashDialog
-
-from .support.waits import spin_until
-from .support.windows import started_window
-from .test_import_readers import CLAUDE, CODEX
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
+from tests.test_import_readers import CLAUDE, CODEX
 
 
 @pytest.fixture

@@ -5,10 +5,9 @@ from PySide6.QtCore import Qt
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
-
-from .support.clock import TickingClock
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
+from tests.support.clock import TickingClock
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
 
 
 def finish_turn(call, title: str, n: int, status: str, error_code: str | None = None) -> str:

@@ -12,9 +12,8 @@ from pathlib import Path
 import orjson
 
 from pidesktop.storage import verify
-
-from .support.crash_support import db_rows
-from .support.disks import fill
+from tests.support.crash_support import db_rows
+from tests.support.disks import fill
 
 
 def message(mid: str, text: str, role: str = "user") -> dict:

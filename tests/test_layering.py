@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 
 def imported_modules(path: Path, root: Path = REPO) -> set[str]:

@@ -12,13 +12,12 @@ from pidesktop.bus import HostError
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.session_model import SessionTreeModel
-
-from .support.clock import TickingClock
-from .support.host_helpers import crash_mid_reply
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.clock import TickingClock
+from tests.support.host_helpers import crash_mid_reply
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 @pytest.fixture

@@ -8,12 +8,11 @@ import subprocess
 import sys
 
 from pidesktop import paths
-
-from .mcp_helpers import SERVER, alive
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body
+from tests.mcp_helpers import SERVER, alive
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body
 
 
 def pidesktop(data_dir, *args):

@@ -6,8 +6,7 @@ import base64
 import apsw
 
 from pidesktop.bus import ErrorCode
-
-from .support.host_helpers import new_session
+from tests.support.host_helpers import new_session
 
 
 def rows(host, sql):

@@ -11,12 +11,11 @@ import orjson
 import pytest
 
 from pidesktop import paths
-
-from .mcp_helpers import SERVER, alive
-from .support.hosts import InProcessHost
-from .support.realwindow import App, XDisplay, wait_for
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body
+from tests.mcp_helpers import SERVER, alive
+from tests.support.hosts import InProcessHost
+from tests.support.realwindow import App, XDisplay, wait_for
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body
 
 pytestmark = pytest.mark.realwindow
 

@@ -16,10 +16,9 @@ from pidesktop.agent.mcp.pool import McpPool
 from pidesktop.agent.permissions import Answer, Decision
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .mcp_helpers import HttpServer, alive, stdio_params
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body
+from tests.mcp_helpers import HttpServer, alive, stdio_params
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body
 
 
 def script(server, *calls, final="Done."):

@@ -12,10 +12,9 @@ from PySide6.QtCore import Qt
 from pidesktop.agent.mcp.pool import McpPool
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
-
-from .mcp_helpers import SERVER
-from .support.sse_server import Script
-from .support.waits import spin_until
+from tests.mcp_helpers import SERVER
+from tests.support.sse_server import Script
+from tests.support.waits import spin_until
 
 
 @pytest.fixture
@@ -97,7 +96,7 @@ def test_import_a_claude_desktop_file(qtbot, qloop, host_client, page, tmp_path)
 
 
 def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot, qloop, host_client, tmp_path, shots):
-    from .support.windows import started_window
+    from tests.support.windows import started_window
 
     for name in ("files", "github"):
         host_client.call_blocking("mcp.add", {"name": name, "command": "srv"})
@@ -127,9 +126,8 @@ def test_the_composer_shows_the_chats_servers_and_a_project_turns_one_off(qtbot,
 
 def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, host_client, sse_server, tmp_path):
     from pidesktop.agent.runner import ProviderChoice, TurnRunner
-
-    from .support.windows import started_window
-    from .test_plan_approval import text_body, tool_call_body
+    from tests.support.windows import started_window
+    from tests.test_plan_approval import text_body, tool_call_body
 
     host_client.call_blocking("mcp.add", {"name": "t", "command": sys.executable, "args": [str(SERVER), "stdio"]})
     sse_server.serve_in_turn(
@@ -156,9 +154,8 @@ def test_a_server_that_dies_is_said_in_one_sentence_in_the_window(qtbot, qloop, 
 
 def test_an_mcp_tool_not_marked_read_only_waits_on_the_permission_card(qtbot, qloop, host_client, sse_server, shots):
     from pidesktop.agent.runner import ProviderChoice, TurnRunner
-
-    from .support.windows import started_window
-    from .test_plan_approval import text_body, tool_call_body
+    from tests.support.windows import started_window
+    from tests.test_plan_approval import text_body, tool_call_body
 
     host_client.call_blocking("mcp.add", {"name": "calc", "command": sys.executable, "args": [str(SERVER), "stdio"]})
     sse_server.serve_in_turn(

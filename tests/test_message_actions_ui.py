@@ -7,9 +7,8 @@ from PySide6.QtWidgets import QApplication
 
 from pidesktop.ui import markdown
 from pidesktop.ui import theme as themes
-
-from .support.waits import spin_until
-from .support.windows import stored_messages
+from tests.support.waits import spin_until
+from tests.support.windows import stored_messages
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """session.appendMessage / session.get / session.appendCompaction through a real host."""
 
-from .support.host_helpers import append, msg, new_session
-from .support.host_helpers import transcript_lines as lines
+from tests.support.host_helpers import append, msg, new_session
+from tests.support.host_helpers import transcript_lines as lines
 
 
 def test_append_writes_the_line_then_indexes_it(host):

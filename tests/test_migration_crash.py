@@ -17,9 +17,8 @@ import pytest
 
 from pidesktop.host import migrations
 from pidesktop.host.db import open_database
-
-from .support.migration_support import build
-from .support.repo import REPO
+from tests.support.migration_support import build
+from tests.support.repo import REPO
 
 pytestmark = pytest.mark.slow  # kill -9 during migrations, many times
 

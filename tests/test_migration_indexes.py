@@ -9,8 +9,7 @@ from pidesktop.bus import HostError
 from pidesktop.host import migrations
 from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
-
-from .support.schema_history import build
+from tests.support.schema_history import build
 
 V27_INDEXES = {
     name for name, (kind, _table, _sql) in migrations.migration_steps.v27_objects().items() if kind == "index"

@@ -24,9 +24,8 @@ from pidesktop.storage.schema import MigrationError
 from pidesktop.ui import startup_progress
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MigrationWindow
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
 
 pytestmark = pytest.mark.usefixtures("keep_running")
 
@@ -377,7 +376,7 @@ def real_engine():
     except ImportError:
         pytest.skip("pidesktop.storage.schema (the cold migration) is not in this tree yet")
     try:
-        from .support.schema_history import build
+        from tests.support.schema_history import build
     except ImportError:
         pytest.skip("tests/support/schema_history.py (old database builders) is not in this tree yet")
     return schema, build

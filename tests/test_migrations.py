@@ -14,9 +14,8 @@ from pidesktop.host.migrations import Step
 from pidesktop.locks import WRITER_LOCK, FileLock
 from pidesktop.paths import prepare_data_root
 from pidesktop.storage import schema as cold
-
-from .support.hosts import InProcessHost
-from .support.migration_support import build, write_transcripts
+from tests.support.hosts import InProcessHost
+from tests.support.migration_support import build, write_transcripts
 
 
 def digest(path):

@@ -1,6 +1,6 @@
 """``kv(cache)``: recent models and model-refresh stamps (spec 004, K.5 and M.3), through a real host."""
 
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def start(host, sid, provider_id, model_id):

@@ -10,8 +10,7 @@ from pidesktop.agent.model_refresh import refresh_models
 from pidesktop.agent.presets import PRESETS
 from pidesktop.bus.errors import ErrorCode
 from pidesktop.host import prices
-
-from .support.sse_server import Script
+from tests.support.sse_server import Script
 
 
 class AsyncHost:

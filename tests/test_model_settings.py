@@ -9,9 +9,8 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from tests.support.sse_server import Script, chunk, sse_body
 from tests.support.sse_server import sse_server as sse_server  # the fixture
-
-from .support.waits import spin_until
-from .test_providers_page import draft, save, serve_models
+from tests.support.waits import spin_until
+from tests.test_providers_page import draft, save, serve_models
 
 
 def loopback(client, server, **config):

@@ -1,8 +1,7 @@
 """Internal ``role: system`` rows with ``meta.modelSystem`` (spec 004, T.3): never drawn; other notes are."""
 
 from pidesktop.ui.transcript_model import TranscriptModel
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def seed(location) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 NATIVE = FIXTURES / "pi-native" / "sessions"
 ONE_TURN = "2026-12-01T14-13-50-016Z_01a231f4-653f-75e0-b557-9081058b407f.jsonl"

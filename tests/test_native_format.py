@@ -20,8 +20,7 @@ from pidesktop.host.native import pi_format
 from pidesktop.host.native.index import FileIndex
 from pidesktop.host.native.reading import read_window
 from pidesktop.host.transcripts.windows import WindowRequest
-
-from .support.repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 NATIVE = FIXTURES / "pi-native" / "sessions"
 V1 = FIXTURES / "pi-sessions" / "v1" / "large-session.jsonl"

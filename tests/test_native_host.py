@@ -17,8 +17,7 @@ import pytest
 
 from pidesktop.bus import HostError
 from pidesktop.host.native import pi_format
-
-from .support.repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 NATIVE = FIXTURES / "pi-native" / "sessions"
 

@@ -11,9 +11,8 @@ import orjson
 import pytest
 
 from pidesktop.host.native import pi_format
-
-from .support.hosts import InProcessHost
-from .support.waits import wait_for
+from tests.support.hosts import InProcessHost
+from tests.support.waits import wait_for
 
 
 def line(entry: dict) -> bytes:

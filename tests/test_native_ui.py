@@ -17,11 +17,10 @@ from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui import theme as themes
 from pidesktop.ui.message_layout import layout_row
 from pidesktop.ui.prefs import Preferences
-
-from .support.repo import FIXTURES as RECORDED
-from .support.sse_server import chunk, sse_body, usage_chunk
-from .support.waits import spin_until
-from .support.windows import started_window, transcript_shows_page
+from tests.support.repo import FIXTURES as RECORDED
+from tests.support.sse_server import chunk, sse_body, usage_chunk
+from tests.support.waits import spin_until
+from tests.support.windows import started_window, transcript_shows_page
 
 FIXTURES = RECORDED / "pi-native/sessions"
 WORK = "--home-ada-code-work--"

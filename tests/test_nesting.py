@@ -10,8 +10,7 @@ import pytest
 from pidesktop.bus import ErrorCode, HostError
 from pidesktop.bus.stdio import encode
 from pidesktop.host.params import MAX_DEPTH
-
-from .support.host_helpers import msg, new_session
+from tests.support.host_helpers import msg, new_session
 
 
 def nested(levels: int) -> dict:

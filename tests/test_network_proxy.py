@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from pidesktop import network_proxy
 from pidesktop.bus import ErrorCode, HostError
-
-from .support.sse_server import chunk, sse_body
-from .test_chat_runtime import run_turn
+from tests.support.sse_server import chunk, sse_body
+from tests.test_chat_runtime import run_turn
 
 
 class _Forward(BaseHTTPRequestHandler):

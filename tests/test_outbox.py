@@ -15,9 +15,8 @@ import pytest
 from pidesktop.agent.outbox import DEAD_LETTER_NAME, Outbox, OutboxFull, classify
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostError
-
-from .support.host_helpers import assistant, new_session
-from .support.hosts import InProcessHost
+from tests.support.host_helpers import assistant, new_session
+from tests.support.hosts import InProcessHost
 
 
 def stored(host, session_id):

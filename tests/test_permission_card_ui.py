@@ -5,11 +5,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-
-from .support.sse_server import Script
-from .support.waits import spin_until
-from .support.windows import started_window
-from .test_plan_approval import text_body, tool_call_body
+from tests.support.sse_server import Script
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
+from tests.test_plan_approval import text_body, tool_call_body
 
 
 def ask(win, qtbot, text):

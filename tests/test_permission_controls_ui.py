@@ -8,9 +8,8 @@ from PySide6.QtTest import QTest
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
-
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 def stored(client):

@@ -13,9 +13,8 @@ import pytest
 from pidesktop.agent import plan_flow
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostError
-
-from .support.hosts import run_with_client
-from .support.sse_server import Script, chunk, sse_body
+from tests.support.hosts import run_with_client
+from tests.support.sse_server import Script, chunk, sse_body
 
 # Bytes a careless writer would change: CRLF, a tab, trailing spaces, no final newline, non-ASCII.
 PLAN = "# Move the blog\r\n\r\n1. Copy the files  \n2. Switch DNS\t(at night)\n3. Check — ünïcode ✓"

@@ -3,7 +3,7 @@ it proposes through SubmitPlan in Plan mode and ticks a checklist when a plan is
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def open_plan_chat(chat, qloop, mode="plan"):

@@ -8,12 +8,11 @@ import pytest
 from pidesktop import paths
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .support.cli import chat_cli
-from .support.hosts import InProcessHost
-from .support.sse_server import Script, chunk, sse_body
-from .test_chat_cli import sessions_in
-from .test_plan_approval import text_body, tool_call_body
+from tests.support.cli import chat_cli
+from tests.support.hosts import InProcessHost
+from tests.support.sse_server import Script, chunk, sse_body
+from tests.test_chat_cli import sessions_in
+from tests.test_plan_approval import text_body, tool_call_body
 
 CODE = "PLAN_REQUIRES_INTERACTIVE_SESSION"
 

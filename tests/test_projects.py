@@ -135,7 +135,7 @@ def test_legacy_and_structured_memory_values_stay_readable(host, folder):
         (str(folder), '"plain legacy text"'),
     )
     conn.close()
-    from .support.hosts import InProcessHost
+    from tests.support.hosts import InProcessHost
 
     reopened = InProcessHost(host.location)
     try:

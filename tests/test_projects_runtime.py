@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-
-from .support.hosts import run_with_client
-from .support.sse_server import fixture_bytes
+from tests.support.hosts import run_with_client
+from tests.support.sse_server import fixture_bytes
 
 
 def send(host, server, session_id, prompt="What next?"):

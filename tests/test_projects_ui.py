@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 from pidesktop.ui import export_dialog, project_rows
 from pidesktop.ui.project_memory import LIMIT
 from pidesktop.ui.tasks import spawn
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def call(chat, method, params=None):

@@ -9,8 +9,7 @@ import re
 from pidesktop.agent.events import Finished, TextDelta, ThinkingDelta, Usage
 from pidesktop.agent.offline import OfflineDemoProvider, find_code
 from pidesktop.agent.provider import ChatProvider
-
-from .support.sse_server import collect
+from tests.support.sse_server import collect
 
 
 def user(text: str) -> list[dict]:

@@ -16,8 +16,7 @@ from pidesktop.agent.openai_compat import (
     to_openai_messages,
 )
 from pidesktop.agent.presets import PRESETS
-
-from .support.sse_server import (
+from tests.support.sse_server import (
     FIXTURE_NAMES,
     HELLO,
     Script,

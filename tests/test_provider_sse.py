@@ -5,8 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pidesktop.agent.sse import SSEDecoder, SSEEvent
-
-from .support.sse_server import FIXTURE_NAMES, fixture_bytes, with_endings
+from tests.support.sse_server import FIXTURE_NAMES, fixture_bytes, with_endings
 
 
 def decode(*pieces: bytes) -> list[SSEEvent]:

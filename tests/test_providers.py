@@ -5,7 +5,7 @@ import hashlib
 import apsw
 import pytest
 
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def add(host, name, base_url="https://api.example.com/v1", api_key=None, **fields):

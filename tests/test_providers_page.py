@@ -10,9 +10,8 @@ from pidesktop.bus import HostError
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_providers import OFFLINE_ID
-
-from .support.sse_server import Script
-from .support.waits import spin_until
+from tests.support.sse_server import Script
+from tests.support.waits import spin_until
 
 MODELS = b'{"data":[{"id":"m-1"},{"id":"m-2","context_length":32768}]}'
 

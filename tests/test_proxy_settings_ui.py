@@ -2,8 +2,8 @@
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
-from .test_settings_ui import stored_settings
+from tests.support.waits import spin_until
+from tests.test_settings_ui import stored_settings
 
 
 def test_the_proxy_control_stores_custom_direct_and_keeps_the_address(qtbot, qloop, client, open_settings, shots):

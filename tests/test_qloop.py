@@ -2,7 +2,7 @@
 
 import asyncio
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def test_a_task_woken_after_a_wait_ends_does_not_lose_its_loop(qloop):

@@ -15,7 +15,7 @@ from pathlib import Path
 import PySide6
 import pytest
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 XCB_PLUGIN = Path(PySide6.__file__).parent / "Qt/plugins/platforms/libqxcb.so"
 NOWHERE = ":4093"  # a display number no X server listens on

@@ -46,7 +46,7 @@ def test_idempotency_key_returns_the_same_row_or_conflicts(host):
 
 
 def test_queue_survives_restart_and_cascades_with_the_session(host, location):
-    from .support.hosts import InProcessHost
+    from tests.support.hosts import InProcessHost
 
     sid = host.call("session.create", {})["session"]["id"]
     push(host, sid, "waiting")

@@ -4,9 +4,8 @@ from PySide6.QtWidgets import QLabel, QToolButton
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui.queue_strip import QueueStrip
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
 
 
 def seed_queue(location, prompts):

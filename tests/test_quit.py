@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 DRIVER = textwrap.dedent("""
     import sys

@@ -8,8 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from pidesktop.ui.tasks import spawn
-
-from .support.waits import wait_until
+from tests.support.waits import wait_until
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.realwindow import App, Shot, XDisplay, column_groups
-from .support.waits import wait_for
+from tests.support.realwindow import App, Shot, XDisplay, column_groups
+from tests.support.waits import wait_for
 
 pytestmark = pytest.mark.realwindow
 

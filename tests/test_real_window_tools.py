@@ -21,9 +21,8 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.tool_rows import diff_colours
 from tests.support.hosts import StdioHost
 from tests.support.realwindow import App, Shot, wait_for
+from tests.support.sse_server import Script
 from tests.test_plan_approval import text_body, tool_call_body
-
-from .support.sse_server import Script
 
 pytestmark = pytest.mark.realwindow
 

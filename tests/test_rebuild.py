@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.hosts import InProcessHost
-from .support.windows import started_window
+from tests.support.hosts import InProcessHost
+from tests.support.windows import started_window
 
 
 def lose_database(root: Path, how: str) -> None:

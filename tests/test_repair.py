@@ -12,7 +12,7 @@ from pathlib import Path
 
 import apsw
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 PROVIDER = {"id": "acme", "name": "Acme", "baseUrl": "https://api.example.com/v1"}
 

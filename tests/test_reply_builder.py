@@ -8,8 +8,7 @@ import pytest
 from pidesktop.agent.events import Finished, RefusalDelta, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from pidesktop.agent.openai_compat import OpenAICompatibleProvider
 from pidesktop.agent.reply import ReplyBuilder
-
-from .support.sse_server import collect, fixture_bytes, split_randomly
+from tests.support.sse_server import collect, fixture_bytes, split_randomly
 
 
 def replay(server, name: str) -> ReplyBuilder:

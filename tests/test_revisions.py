@@ -3,8 +3,8 @@
 import apsw
 import orjson
 
-from .support.host_helpers import append, msg, new_session, transcript_lines
-from .support.hosts import InProcessHost
+from tests.support.host_helpers import append, msg, new_session, transcript_lines
+from tests.support.hosts import InProcessHost
 
 PAGER = ("revisionCount", "activeRevision")
 

@@ -10,8 +10,7 @@ from pidesktop.bus import HostError
 from pidesktop.host.core import Host
 from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
-
-from .support.repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 TABLES = {
     "kv",

@@ -10,7 +10,7 @@ import sys
 import orjson
 import pytest
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 
 def plant(root, name: str, size: int = 3000, mtime: float = 1_700_000_000.0):

@@ -13,9 +13,8 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import migration_steps, migrations
 from pidesktop.host.migration_steps import StepRefused
 from pidesktop.host.schema import SCHEMA_VERSION
-
-from .support.hosts import InProcessHost
-from .support.schema_history import build, dump, fresh_v27_schema, schema_differences, schema_of
+from tests.support.hosts import InProcessHost
+from tests.support.schema_history import build, dump, fresh_v27_schema, schema_differences, schema_of
 
 WALKED = [7, 8, 10, 14, 15, 22, 26]
 

@@ -3,8 +3,7 @@
 import os
 
 from pidesktop.host import boot
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 DAY_MS = 86_400_000
 NOW = 1_800_000_000_000

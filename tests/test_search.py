@@ -77,7 +77,7 @@ def test_trashed_sessions_are_excluded(host, location):
     conn = apsw.Connection(str(location.data_root / "pi.sqlite"))
     conn.execute("UPDATE sessions SET deleted_at = 1 WHERE id = ?", (gone,))
     conn.close()
-    from .support.hosts import InProcessHost
+    from tests.support.hosts import InProcessHost
 
     again = InProcessHost(location)
     try:

@@ -1,6 +1,6 @@
 """A search hit's highlight shows where the hit is, then fades away."""
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def test_the_highlight_of_a_search_hit_fades(chat, qtbot, qloop):

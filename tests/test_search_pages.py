@@ -8,9 +8,8 @@ from hypothesis import strategies as st
 
 from pidesktop.host import search
 from pidesktop.host.transcripts.records import encode_record, session_header
-
-from .support.hosts import InProcessHost
-from .test_search import seed
+from tests.support.hosts import InProcessHost
+from tests.test_search import seed
 
 EXAMPLES = itertools.count()
 

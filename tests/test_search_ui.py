@@ -7,10 +7,9 @@ from PySide6.QtWidgets import QWidget
 from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
 from pidesktop.ui.tasks import spawn
-
-from .support.clock import TickingClock
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
+from tests.support.clock import TickingClock
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
 
 
 def seed_session(call, title: str, texts: list[str], project: str | None = None) -> str:

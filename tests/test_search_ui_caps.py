@@ -5,12 +5,11 @@ from PySide6.QtCore import Qt
 from pidesktop.host import search
 from pidesktop.ui import theme as themes
 from pidesktop.ui.search_dialog import SearchDialog, matches_text
-
-from .support.clock import TickingClock
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
-from .test_search_pages import write_transcript
-from .test_search_ui import rows, search_for, seed_session
+from tests.support.clock import TickingClock
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
+from tests.test_search_pages import write_transcript
+from tests.test_search_ui import rows, search_for, seed_session
 
 
 def test_a_capped_count_reads_1000_plus(location, qtbot, qloop, loop_hosts, shots):

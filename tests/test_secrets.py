@@ -11,8 +11,7 @@ import pytest
 from pidesktop.bus import HostError
 from pidesktop.host import secrets
 from pidesktop.host.core import Host
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 KEY = "sk-test-Zq8vN3xR7mK2pL9wT4yB6cF1hJ5dS0aE"  # distinctive, 40 characters
 assert len(KEY) == 40

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .support.repo import FIXTURES, REPO
+from tests.support.repo import FIXTURES, REPO
 
 # Ways a path can leave the checkout: the workspace's shared folder, a parent of the
 # repository, an absolute path into the workspace, an environment escape hatch.

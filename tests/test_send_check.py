@@ -5,8 +5,7 @@ from PySide6.QtCore import Qt
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostError
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 DEAD_PORT = {"name": "Dead port", "baseUrl": "http://127.0.0.1:9/v1"}
 

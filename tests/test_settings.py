@@ -90,7 +90,7 @@ def test_a_malformed_stored_blob_reads_as_defaults(host, location):
         (orjson.dumps([1, 2]).decode(),),
     )
     conn.close()
-    from .support.hosts import InProcessHost
+    from tests.support.hosts import InProcessHost
 
     again = InProcessHost(location)
     try:

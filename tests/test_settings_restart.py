@@ -10,8 +10,7 @@ from pidesktop.ui.relaunch import relaunch_pidesktop
 from pidesktop.ui.settings_data import DataPage
 from pidesktop.ui.settings_dialog import SettingsDialog
 from pidesktop.ui.settings_general import GeneralPage
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
 from pidesktop.ui import theme as themes
 from pidesktop.ui.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
-
-from .support.sse_server import Script
-from .support.waits import spin_until
+from tests.support.sse_server import Script
+from tests.support.waits import spin_until
 
 KEY = "sk-test-9f8e7d6c5b4a"
 

@@ -8,11 +8,10 @@ import pytest
 from pidesktop.ui import theme as themes
 from pidesktop.ui.main_window import MainWindow
 from pidesktop.ui.prefs import Preferences, normalise
-
-from .support.clock import TickingClock
-from .support.hosts import InProcessHost
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.clock import TickingClock
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 def seed(location):

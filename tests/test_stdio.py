@@ -6,7 +6,7 @@ import sys
 import orjson
 import pytest
 
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 
 def test_handshake_reports_schema_27_and_the_data_root(stdio_host, data_root):

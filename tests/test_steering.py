@@ -4,8 +4,7 @@ import asyncio
 
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .support.sse_server import Script, chunk, sse_body
+from tests.support.sse_server import Script, chunk, sse_body
 
 
 def slow_reply(words: int, delay: float = 0.02) -> Script:

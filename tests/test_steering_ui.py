@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def texts(message: dict) -> str:

@@ -13,10 +13,9 @@ import pytest
 from pidesktop import paths
 from pidesktop.storage import cache, cleanup, move, old_roots
 from pidesktop.storage.errors import Refused
-
-from .support.cli import run_cli
-from .support.hosts import InProcessHost
-from .test_storage_seed import seed, snapshot
+from tests.support.cli import run_cli
+from tests.support.hosts import InProcessHost
+from tests.test_storage_seed import seed, snapshot
 
 
 def fill(folder: Path, tag: str) -> None:

@@ -15,10 +15,9 @@ import pytest
 
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots, recovery, verify
-
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .test_storage_seed import seed, snapshot
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.test_storage_seed import seed, snapshot
 
 pytestmark = pytest.mark.slow  # kill -9 of data-folder moves, many times
 

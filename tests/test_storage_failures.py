@@ -17,9 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .support.disks import fill
-from .support.hosts import StdioHost
-from .support.repo import REPO
+from tests.support.disks import fill
+from tests.support.hosts import StdioHost
+from tests.support.repo import REPO
 
 NOBODY = 65534
 

@@ -14,10 +14,9 @@ import pytest
 from pidesktop import paths
 from pidesktop.storage import journal, marker, move, old_roots, verify
 from pidesktop.storage.errors import Cancelled, Refused
-
-from .support.cli import run_cli
-from .support.hosts import InProcessHost
-from .test_storage_seed import seed, snapshot
+from tests.support.cli import run_cli
+from tests.support.hosts import InProcessHost
+from tests.test_storage_seed import seed, snapshot
 
 
 def everything_under(*roots: Path) -> set[str]:

@@ -13,9 +13,8 @@ import pytest
 from pidesktop import paths
 from pidesktop.storage import journal, marker, recovery
 from pidesktop.storage.errors import RecoveryError
-
-from .support.repo import REPO
-from .test_storage_seed import seed, snapshot
+from tests.support.repo import REPO
+from tests.test_storage_seed import seed, snapshot
 
 
 def crashed_move(seeded, dest):

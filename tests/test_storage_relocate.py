@@ -17,9 +17,8 @@ from pidesktop import paths
 from pidesktop.storage import move
 from pidesktop.storage.jsonsplice import splice
 from pidesktop.storage.pathmap import PathMap
-
-from .support.repo import REPO
-from .test_storage_seed import seed
+from tests.support.repo import REPO
+from tests.test_storage_seed import seed
 
 
 def leaf_changes(old, new, at=()) -> set:

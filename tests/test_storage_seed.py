@@ -22,8 +22,7 @@ import orjson
 
 from pidesktop import paths
 from pidesktop.host.core import WRITER_LOCK
-
-from .support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 @dataclass

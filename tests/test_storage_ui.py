@@ -14,9 +14,8 @@ from pidesktop.ui import data_tools as maintenance
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MissingRootWindow, MoveProgressWindow
 from pidesktop.ui.storage_wizard import StorageWizard, completed_move_notice, schedule_move
-
-from .support.hosts import InProcessHost
-from .support.waits import spin_until, wait_until
+from tests.support.hosts import InProcessHost
+from tests.support.waits import spin_until, wait_until
 
 pytestmark = pytest.mark.usefixtures("keep_running")  # dialogs that delete themselves on close
 

@@ -11,10 +11,9 @@ import orjson
 
 from pidesktop import paths
 from pidesktop.storage import verify
-
-from .support.cli import run_cli
-from .support.repo import REPO
-from .test_storage_seed import seed
+from tests.support.cli import run_cli
+from tests.support.repo import REPO
+from tests.test_storage_seed import seed
 
 
 def test_a_seeded_root_verifies_clean(location, tmp_path):

@@ -17,8 +17,8 @@ import textwrap
 
 import pytest
 
-from .support.repo import REPO
-from .support.sse_server import Script, chunk, fixture_bytes, split_every, sse_body
+from tests.support.repo import REPO
+from tests.support.sse_server import Script, chunk, fixture_bytes, split_every, sse_body
 
 # Streams one reply the way TurnRunner does (through ImageFallback), under QCoreApplication + qasync.
 # argv: base_url, how ("all" | "cancel" | "stop-early"); prints the number of events read.

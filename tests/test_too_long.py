@@ -5,9 +5,8 @@ from PySide6.QtCore import Qt
 
 from pidesktop.agent import context as budget
 from pidesktop.agent.runner import TurnRunner
-
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 @pytest.fixture

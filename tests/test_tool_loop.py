@@ -9,10 +9,9 @@ from pidesktop.agent.events import ToolCallDelta
 from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .support.hosts import run_with_client
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body, tool_names
+from tests.support.hosts import run_with_client
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body, tool_names
 
 TODO = {"todos": [{"content": "Step", "status": "in_progress"}]}
 
@@ -119,7 +118,7 @@ def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):
 
 
 def test_the_turn_counts_the_tokens_of_every_round(host, sse_server):
-    from .support.sse_server import usage_chunk
+    from tests.support.sse_server import usage_chunk
 
     def with_usage(body, prompt, completion):
         return body.replace(

@@ -9,11 +9,10 @@ import pytest
 
 from pidesktop.agent import sandbox
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-
-from .support.sse_server import Script
-from .support.waits import wait_until
-from .support.windows import started_window
-from .test_plan_approval import text_body, tool_call_body
+from tests.support.sse_server import Script
+from tests.support.waits import wait_until
+from tests.support.windows import started_window
+from tests.test_plan_approval import text_body, tool_call_body
 
 WAIT_FOR_GO = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
 

@@ -12,11 +12,10 @@ import pytest
 
 from pidesktop import paths
 from pidesktop.agent import sandbox
-
-from .support.hosts import InProcessHost
-from .support.repo import REPO
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body
+from tests.support.hosts import InProcessHost
+from tests.support.repo import REPO
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ import os
 import pytest
 
 from pidesktop.bus import HostError
-
-from .support.host_helpers import new_session
+from tests.support.host_helpers import new_session
 
 
 @pytest.fixture

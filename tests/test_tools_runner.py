@@ -12,9 +12,8 @@ from pidesktop.agent import sandbox
 from pidesktop.agent.permissions import Answer, Decision
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostClient
-
-from .support.sse_server import Script
-from .test_plan_approval import text_body, tool_call_body
+from tests.support.sse_server import Script
+from tests.test_plan_approval import text_body, tool_call_body
 
 HAS_BWRAP = sandbox.status().available
 

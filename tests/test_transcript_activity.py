@@ -6,8 +6,7 @@ from hypothesis import strategies as st
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from pidesktop.ui import activity
-
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def tool(cid, name, status="ok", ms=100):

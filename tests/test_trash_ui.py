@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def send(chat, qloop, text):

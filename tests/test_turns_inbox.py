@@ -5,7 +5,7 @@ import hashlib
 import apsw
 import orjson
 
-from .support.host_helpers import assistant, msg
+from tests.support.host_helpers import assistant, msg
 
 
 def run_turn(host, sid, n, status, notify=True, error_code=None):

@@ -4,8 +4,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from .support.waits import spin_until
-from .support.windows import stored_messages
+from tests.support.waits import spin_until
+from tests.support.windows import stored_messages
 
 
 def run(qloop, coro_or_predicate):

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from .support.waits import spin_until
+from tests.support.waits import spin_until
 
 
 def stored(win, sid=None):

@@ -2,9 +2,8 @@
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.ui.prefs import Preferences
-
-from .support.waits import spin_until
-from .support.windows import started_window
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 
 def test_the_title_follows_the_chat_shown(chat, qloop):

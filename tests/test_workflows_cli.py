@@ -16,9 +16,8 @@ import pytest
 
 from pidesktop.workflows import backup, channels, db, decisions, delivery, effects, status
 from pidesktop.workflows.ownership import Actor
-
-from .support.repo import REPO
-from .support.workflows_support import project_and_definition, running_run
+from tests.support.repo import REPO
+from tests.support.workflows_support import project_and_definition, running_run
 
 SCRIPT = Path(sys.executable).parent / "pi-workflows"
 

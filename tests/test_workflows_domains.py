@@ -30,8 +30,7 @@ from pidesktop.workflows.errors import (
     TransitionRejected,
 )
 from pidesktop.workflows.ownership import Actor
-
-from .support.workflows_support import count, running_run, snapshot
+from tests.support.workflows_support import count, running_run, snapshot
 
 HUMAN = Actor("human", "person-1")
 

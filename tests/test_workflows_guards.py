@@ -10,8 +10,7 @@ import pytest
 from pidesktop.workflows import blobs, channels, controllers, decisions, delivery, effects, errors, runs
 from pidesktop.workflows.errors import BlobRejected, TransitionRejected
 from pidesktop.workflows.ownership import Actor
-
-from .support.workflows_support import count, running_run, snapshot
+from tests.support.workflows_support import count, running_run, snapshot
 
 # -- credentials never enter the database -------------------------------------------------
 

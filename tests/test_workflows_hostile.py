@@ -26,8 +26,7 @@ import apsw
 import pytest
 
 from pidesktop.workflows import db
-
-from .support.repo import REPO
+from tests.support.repo import REPO
 
 SCRIPT = Path(sys.executable).parent / "pi-workflows"
 NOBODY = 65534

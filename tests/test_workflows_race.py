@@ -8,8 +8,7 @@ import pytest
 
 from pidesktop.workflows import db, decisions, runs
 from pidesktop.workflows.ownership import CONTROL, Actor
-
-from .support.workflows_support import project_and_definition
+from tests.support.workflows_support import project_and_definition
 
 pytestmark = pytest.mark.slow  # eight processes racing
 

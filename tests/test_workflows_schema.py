@@ -11,8 +11,7 @@ import pytest
 
 from pidesktop.workflows import db, paths, projects, schema
 from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState
-
-from .support.workflows_support import open_store
+from tests.support.workflows_support import open_store
 
 SPEC_TABLES = {
     "schema_meta",

@@ -31,8 +31,7 @@ from pidesktop.workflows.errors import (
     TransitionRejected,
 )
 from pidesktop.workflows.ownership import CONTROL, Actor
-
-from .support.workflows_support import count, running_run, snapshot
+from tests.support.workflows_support import count, running_run, snapshot
 
 # -- every check rolls the whole command back ---------------------------------------------------
 

@@ -15,7 +15,7 @@ import base64
 import logging
 from typing import Any
 
-from ..bus import HostError
+from pidesktop.bus import HostError
 
 log = logging.getLogger("pidesktop.agent.attachments")
 

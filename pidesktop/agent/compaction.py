@@ -24,9 +24,9 @@ from typing import Any
 
 import orjson
 
-from . import context as budget
-from .errors import ProviderError
-from .events import TextDelta
+from pidesktop.agent import context as budget
+from pidesktop.agent.errors import ProviderError
+from pidesktop.agent.events import TextDelta
 
 COMPACTION_FAILED = "compaction_failed"
 CONTEXT_TOO_LARGE = "context_too_large"

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from ..bus import HostClient
+from pidesktop.bus import HostClient
 
 FORMATS = ("md", "json")
 PAGE = 200  # messages per session.get window

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bus import HostClient
-from .openai_compat import OpenAICompatibleProvider
+from pidesktop.agent.openai_compat import OpenAICompatibleProvider
+from pidesktop.bus import HostClient
 
 # The host's limits for ``models.applyDiscovery``; entries outside them would fail the whole call.
 MODEL_ID_MAX = 200

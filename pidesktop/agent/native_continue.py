@@ -29,12 +29,12 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..bus import ErrorCode, HostClient, HostError
-from . import compaction
-from . import context as budget
-from .errors import ProviderError
-from .events import Usage
-from .reply import ReplyBuilder
+from pidesktop.agent import compaction
+from pidesktop.agent import context as budget
+from pidesktop.agent.errors import ProviderError
+from pidesktop.agent.events import Usage
+from pidesktop.agent.reply import ReplyBuilder
+from pidesktop.bus import ErrorCode, HostClient, HostError
 
 FIRST_PAGE = 200  # the newest messages of the branch: what the request can carry in practice
 

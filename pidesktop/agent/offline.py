@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 
-from ..sizes import human_size
-from . import compaction, modes
-from . import tools as app_tools
-from .events import Finished, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.agent import compaction, modes
+from pidesktop.agent import tools as app_tools
+from pidesktop.agent.events import Finished, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.sizes import human_size
 
 MODEL_ID = "offline-demo"
 TOKENS_PER_WORD = 1.3

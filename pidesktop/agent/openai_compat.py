@@ -19,12 +19,12 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from .. import network_proxy, tool_output
-from ..sizes import human_size
-from .errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
-from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
-from .sse import SSEDecoder, SSEEvent
-from .stopping import Stopped, unless_stopped
+from pidesktop import network_proxy, tool_output
+from pidesktop.agent.errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
+from pidesktop.agent.events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.agent.sse import SSEDecoder, SSEEvent
+from pidesktop.agent.stopping import Stopped, unless_stopped
+from pidesktop.sizes import human_size
 
 log = logging.getLogger(__name__)
 

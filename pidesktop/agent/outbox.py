@@ -50,9 +50,9 @@ from typing import Any
 
 import orjson
 
-from ..bus import ErrorCode, HostClient, HostError
-from ..durable import atomic_write
-from ..paths import ensure_private_dir
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.durable import atomic_write
+from pidesktop.paths import ensure_private_dir
 
 log = logging.getLogger("pidesktop.agent.outbox")
 

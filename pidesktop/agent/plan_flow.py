@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..bus import HostError
-from . import tools
+from pidesktop.agent import tools
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
-    from .runner import TurnRunner
+    from pidesktop.agent.runner import TurnRunner
 
 log = logging.getLogger("pidesktop.agent.plan_flow")
 

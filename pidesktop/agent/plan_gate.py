@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bus import ErrorCode
-from .errors import ProviderError
+from pidesktop.agent.errors import ProviderError
+from pidesktop.bus import ErrorCode
 
 CONTRACT_MODES = ("plan", "goal")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError
 
 log = logging.getLogger("pidesktop.agent.project_notes")
 

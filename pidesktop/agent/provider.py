@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from .events import StreamEvent
+from pidesktop.agent.events import StreamEvent
 
 
 @runtime_checkable

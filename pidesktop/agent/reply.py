@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from .events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
+from pidesktop.agent.events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 
 
 @dataclass

@@ -43,8 +43,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..bus import ErrorCode, HostClient, HostError
-from . import (
+from pidesktop.agent import (
     attachment_content,
     compaction,
     model_settings,
@@ -58,18 +57,19 @@ from . import (
     tool_permission,
     workspace_tools,
 )
-from . import context as budget
-from .errors import ProviderError, ProviderErrorCode
-from .events import StreamEvent, TextDelta, ThinkingDelta, Usage
-from .offline import OfflineDemoProvider
-from .outbox import Outbox, OutboxFull
-from .reply import ReplyBuilder
-from .stopping import Stopped, unless_stopped
-from .tool_calls import WorkspaceCalls
+from pidesktop.agent import context as budget
+from pidesktop.agent.errors import ProviderError, ProviderErrorCode
+from pidesktop.agent.events import StreamEvent, TextDelta, ThinkingDelta, Usage
+from pidesktop.agent.offline import OfflineDemoProvider
+from pidesktop.agent.outbox import Outbox, OutboxFull
+from pidesktop.agent.reply import ReplyBuilder
+from pidesktop.agent.stopping import Stopped, unless_stopped
+from pidesktop.agent.tool_calls import WorkspaceCalls
+from pidesktop.bus import ErrorCode, HostClient, HostError
 
 if TYPE_CHECKING:
-    from .mcp.calls import McpCalls
-    from .mcp.pool import McpPool
+    from pidesktop.agent.mcp.calls import McpCalls
+    from pidesktop.agent.mcp.pool import McpPool
 
 log = logging.getLogger("pidesktop.agent.runner")
 
@@ -588,7 +588,7 @@ class TurnRunner:
             offer.tools = {name: tool for name, tool in offer.tools.items() if tool.read_only}
         if not offer.tools:
             return None
-        from .mcp.calls import McpCalls
+        from pidesktop.agent.mcp.calls import McpCalls
 
         unattended = not (self.interactive if active.interactive is None else active.interactive)
         workspace = prepared.workspace or {}
@@ -921,7 +921,7 @@ class TurnRunner:
 
     async def _provider_for(self, session: dict[str, Any]) -> tuple[Any, str, str]:
         # httpx comes with it: imported at the first real turn (or the warm-up after the window's first paint)
-        from .openai_compat import OpenAICompatibleProvider
+        from pidesktop.agent.openai_compat import OpenAICompatibleProvider
 
         if self.override is not None:
             choice = self.override

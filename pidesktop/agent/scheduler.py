@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError
 
 log = logging.getLogger("pidesktop.agent.scheduler")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bus import HostClient, HostError
-from .presets import PRESETS
+from pidesktop.agent.presets import PRESETS
+from pidesktop.bus import HostClient, HostError
 
 NOT_READY = "not_ready"
 OFFLINE_ID = "offline"

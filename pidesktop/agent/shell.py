@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import sandbox
+from pidesktop.agent import sandbox
 
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 3600

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError
 
 log = logging.getLogger("pidesktop.agent.steering")
 

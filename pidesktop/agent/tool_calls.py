@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..bus import HostError
-from . import permissions, sandbox, shell, tool_permission
-from .permissions import Answer, Decision, PermissionRequest
-from .stopping import unless_stopped
-from .workspace_tools import BASH
+from pidesktop.agent import permissions, sandbox, shell, tool_permission
+from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
+from pidesktop.agent.stopping import unless_stopped
+from pidesktop.agent.workspace_tools import BASH
+from pidesktop.bus import HostError
 
 Notify = Callable[[str, str, "dict[str, Any] | None"], None]
 

@@ -32,16 +32,16 @@ import uuid
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..bus import HostError
-from . import attachment_content, tools, workspace_tools
-from .errors import ProviderError, ProviderErrorCode
-from .events import StreamEvent
-from .reply import ReplyBuilder
-from .stopping import Stopped, unless_stopped
-from .tool_calls import WorkspaceCalls
+from pidesktop.agent import attachment_content, tools, workspace_tools
+from pidesktop.agent.errors import ProviderError, ProviderErrorCode
+from pidesktop.agent.events import StreamEvent
+from pidesktop.agent.reply import ReplyBuilder
+from pidesktop.agent.stopping import Stopped, unless_stopped
+from pidesktop.agent.tool_calls import WorkspaceCalls
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
-    from .mcp.calls import McpCalls
+    from pidesktop.agent.mcp.calls import McpCalls
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 

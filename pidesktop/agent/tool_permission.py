@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import permissions
-from .workspace_tools import BASH, EDITING
+from pidesktop.agent import permissions
+from pidesktop.agent.workspace_tools import BASH, EDITING
 
 
 @dataclass

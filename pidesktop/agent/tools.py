@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..bus import HostError
-from . import workspace_tools
-from .tool_calls import WorkspaceCalls
+from pidesktop.agent import workspace_tools
+from pidesktop.agent.tool_calls import WorkspaceCalls
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
-    from .mcp.calls import McpCalls
+    from pidesktop.agent.mcp.calls import McpCalls
 
 SUBMIT_PLAN, SUBMIT_GOAL, TODO_WRITE = "SubmitPlan", "SubmitGoal", "TodoWrite"
 PROPOSAL_TOOLS = {SUBMIT_PLAN: "plan", SUBMIT_GOAL: "goal"}  # tool -> approval kind

@@ -6,10 +6,10 @@ A command is ``(method, params)``; its reply is a result dict or a
 
 from typing import TYPE_CHECKING
 
-from .errors import ErrorCode, HostError
+from pidesktop.bus.errors import ErrorCode, HostError
 
 if TYPE_CHECKING:
-    from .inprocess import HostClient, HostThread
+    from pidesktop.bus.inprocess import HostClient, HostThread
 
 __all__ = ["ErrorCode", "HostError", "HostClient", "HostThread"]
 
@@ -18,7 +18,7 @@ def __getattr__(name: str) -> object:
     # The in-process bus (asyncio, threads) is loaded when first asked for: code that only names an error
     # code (the start-up checks before the window's first paint) does not pay for asyncio.
     if name in ("HostClient", "HostThread"):
-        from . import inprocess
+        from pidesktop.bus import inprocess
 
         return getattr(inprocess, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

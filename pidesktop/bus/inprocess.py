@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .errors import ErrorCode, HostError
+from pidesktop.bus.errors import ErrorCode, HostError
 
 log = logging.getLogger("pidesktop.bus")
 

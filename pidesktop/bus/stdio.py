@@ -17,8 +17,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .errors import ErrorCode, HostError
-from .inprocess import Dispatcher, EventSink, HostThread, Opener
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.bus.inprocess import Dispatcher, EventSink, HostThread, Opener
 
 log = logging.getLogger("pidesktop.bus.stdio")
 

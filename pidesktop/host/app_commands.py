@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__
-from ..bus.errors import ErrorCode, HostError
-from .commands import command
-from .context import HostContext
-from .params import Params
-from .schema import SCHEMA_VERSION
+from pidesktop import __version__
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
+from pidesktop.host.schema import SCHEMA_VERSION
 
 PROTOCOL_VERSION = 1
 

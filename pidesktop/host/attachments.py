@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ..bus.errors import ErrorCode, HostError
-from ..durable import fsync_dir, write_all
-from ..paths import ensure_private_dir
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import fsync_dir, write_all
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.paths import ensure_private_dir
 
 CHUNK = 1 << 20
 MAX_BYTES = 2 << 30

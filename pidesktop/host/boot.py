@@ -18,7 +18,7 @@ from typing import Any
 import apsw
 import orjson
 
-from . import (
+from pidesktop.host import (
     attachments,
     history,
     index_sync,
@@ -30,8 +30,8 @@ from . import (
     settings,
     snapshot,
 )
-from .context import HostContext
-from .sql_rows import one_row
+from pidesktop.host.context import HostContext
+from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.boot")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .context import HostContext
-from .params import Params
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 Handler = Callable[[HostContext, Params], dict[str, Any]]
 

@@ -19,18 +19,18 @@ import logging
 import secrets as random
 from typing import TYPE_CHECKING, Any
 
-from ..bus.errors import ErrorCode, HostError
-from ..storage import vault
-from ..storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
-from . import kv, sync_items
-from . import secrets as secret_store
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, sync_items
+from pidesktop.host import secrets as secret_store
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.storage import vault
+from pidesktop.storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
 
 if TYPE_CHECKING:
-    from ..storage import s3
-    from ..storage.sync_remote import LocalState, Remote
+    from pidesktop.storage import s3
+    from pidesktop.storage.sync_remote import LocalState, Remote
 
 log = logging.getLogger("pidesktop.host.sync")
 
@@ -48,7 +48,7 @@ def _config(ctx: HostContext) -> dict[str, Any]:
 
 
 def _location(config: dict[str, Any]) -> s3.S3Location:
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     return s3.S3Location(
         bucket=str(config.get("bucket", "")),
@@ -69,7 +69,7 @@ def _not_configured() -> HostError:
 
 
 def _read_connection(p: Params) -> tuple[dict[str, Any], s3.S3Credentials | None, str | None]:
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     endpoint = p.text("endpoint", required=False, default="") or ""
     if endpoint and not endpoint.startswith(("http://", "https://")):
@@ -90,7 +90,7 @@ def _read_connection(p: Params) -> tuple[dict[str, Any], s3.S3Credentials | None
 
 
 def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     access, secret = secret_store.get(ctx, ACCESS_REF), secret_store.get(ctx, SECRET_REF)
     return s3.S3Credentials(access, secret) if access and secret else None
@@ -99,7 +99,7 @@ def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
 @command("sync.test")
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Test a connection without saving it: the bucket answers and accepts a small object."""
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     connection, credentials, _ = _read_connection(p)
     location = _location(connection)
@@ -117,8 +117,8 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     The passphrase is checked against the vault parameters already in the bucket
     (a wrong one is refused and nothing is saved); in an empty bucket it makes them.
     """
-    from ..storage import s3
-    from ..storage.sync_remote import Remote
+    from pidesktop.storage import s3
+    from pidesktop.storage.sync_remote import Remote
 
     connection, credentials, passphrase = _read_connection(p)
     credentials = credentials or _stored_credentials(ctx)
@@ -192,7 +192,7 @@ def _status(ctx: HostContext) -> dict[str, Any]:
 
 
 def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) -> LocalState:
-    from ..storage.sync_remote import LocalState
+    from pidesktop.storage.sync_remote import LocalState
 
     return LocalState(ctx.data_root / "config-sync" / "s3" / str(config["stateId"]), key)
 
@@ -201,7 +201,7 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The saved connection (never a secret), the base revision, pending keys; ``history`` also lists the
     revisions kept in the bucket (a request to S3)."""
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     result = _status(ctx)
     if p.boolean("history", default=False) and result["configured"]:
@@ -216,8 +216,8 @@ def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
     """The bucket and the saved vault key; nothing is asked of S3 yet."""
-    from ..storage import s3
-    from ..storage.sync_remote import Remote
+    from pidesktop.storage import s3
+    from pidesktop.storage.sync_remote import Remote
 
     config = _config(ctx)
     if not config.get("bucket") or not config.get("stateId"):
@@ -248,7 +248,7 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
 @command("sync.run")
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
-    from ..storage import s3
+    from pidesktop.storage import s3
 
     restore = p.integer("restore", required=False)
     config = _config(ctx)
@@ -297,7 +297,7 @@ def _exchange(
 ) -> tuple[int, Snapshot, list[Conflict]]:
     """Fetch the newest revision, merge, and publish the merge when it differs: the revision number, the merge
     and its conflicts. A machine that publishes the same number first makes this fetch and merge again."""
-    from ..storage.sync_remote import Revision, RevisionTaken
+    from pidesktop.storage.sync_remote import Revision, RevisionTaken
 
     for _attempt in range(PUBLISH_ATTEMPTS):
         history = remote.latest(key)

@@ -10,8 +10,8 @@ from typing import Any
 
 import apsw
 
-from .migrations import MigrationReport
-from .transcripts import TranscriptStore
+from pidesktop.host.migrations import MigrationReport
+from pidesktop.host.transcripts import TranscriptStore
 
 
 def now_ms() -> int:

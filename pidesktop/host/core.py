@@ -13,16 +13,16 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from ..locks import WRITER_LOCK, FileLock, LockHeld
-from ..paths import StorageLocation, prepare_data_root
-from . import boot, commands, repair, search, snapshot, storage_errors
-from . import handlers as _handlers  # noqa: F401 - registers every command
-from .context import Emit, HostContext, Post, now_ms
-from .db import DB_NAME, open_migrated
-from .native import guard as native_guard
-from .native import watcher as native_watcher
-from .params import Params
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import boot, commands, repair, search, snapshot, storage_errors
+from pidesktop.host import handlers as _handlers  # noqa: F401 - registers every command
+from pidesktop.host.context import Emit, HostContext, Post, now_ms
+from pidesktop.host.db import DB_NAME, open_migrated
+from pidesktop.host.native import guard as native_guard
+from pidesktop.host.native import watcher as native_watcher
+from pidesktop.host.params import Params
+from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
+from pidesktop.paths import StorageLocation, prepare_data_root
 
 log = logging.getLogger("pidesktop.host")
 

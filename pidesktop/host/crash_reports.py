@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import crash_dumps
-from .commands import command
-from .context import HostContext
-from .params import Params
+from pidesktop import crash_dumps
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 
 @command("data.crashDumps")

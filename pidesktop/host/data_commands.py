@@ -34,16 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..bus.errors import ErrorCode, HostError
-from ..storage import backup as db_backup
-from ..storage import cache, cache_request, cleanup, old_roots, verify
-from ..storage import status as data_status
-from ..storage.errors import Cancelled, Refused, StorageJobError
-from . import migrations, storage_errors
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
+from pidesktop import paths
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import migrations, storage_errors
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.storage import backup as db_backup
+from pidesktop.storage import cache, cache_request, cleanup, old_roots, verify
+from pidesktop.storage import status as data_status
+from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
 
 log = logging.getLogger("pidesktop.host.data")
 
@@ -262,8 +262,8 @@ def backup(ctx: HostContext, params: Params) -> dict[str, Any]:
 @command("data.snapshot")
 def snapshot(ctx: HostContext, params: Params) -> dict[str, Any]:
     """An encrypted, incremental snapshot of the whole data root into a backup folder (storage.snapshot_backup)."""
-    from ..storage import snapshot_backup, snapshot_format, vault
-    from ..storage.blobstore import FolderStore
+    from pidesktop.storage import snapshot_backup, snapshot_format, vault
+    from pidesktop.storage.blobstore import FolderStore
 
     raw = params.text("folder", nonempty=True)
     passphrase = params.text("passphrase", nonempty=True)

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from ..paths import FILE_MODE
-from . import migrations
-from .migrations import MigrationReport
-from .schema import SCHEMA_VERSION, create_fresh
-from .schema_indexes import BrokenIndexData, index_drift, reconcile_indexes
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import migrations
+from pidesktop.host.migrations import MigrationReport
+from pidesktop.host.schema import SCHEMA_VERSION, create_fresh
+from pidesktop.host.schema_indexes import BrokenIndexData, index_drift, reconcile_indexes
+from pidesktop.host.sql_rows import one_row
+from pidesktop.paths import FILE_MODE
 
 log = logging.getLogger("pidesktop.host.db")
 

@@ -17,15 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..bus.errors import ErrorCode, HostError
-from . import history, message_index, session_info, sessions
-from .commands import command
-from .context import HostContext
-from .native import reading as native_reading
-from .native import writing as native_writing
-from .params import Params
-from .revisions import PAGER_FIELDS
-from .transcripts.records import session_header
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import history, message_index, session_info, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import reading as native_reading
+from pidesktop.host.native import writing as native_writing
+from pidesktop.host.params import Params
+from pidesktop.host.revisions import PAGER_FIELDS
+from pidesktop.host.transcripts.records import session_header
 
 FORK_SUFFIX = " (fork)"
 # Revision stamps describe the source's branch archive, which the child does not have.

@@ -18,17 +18,17 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import inflight, kv, message_index, revisions, sessions, turns
-from .commands import command
-from .context import HostContext
-from .json_values import object_at
-from .messages import message_param
-from .params import Params, invalid
-from .revisions import MESSAGE
-from .revisions import read as read  # the live transcript; also read from here
-from .revisions import strip_type as strip_type
-from .sql_rows import all_rows
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import inflight, kv, message_index, revisions, sessions, turns
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.json_values import object_at
+from pidesktop.host.messages import message_param
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.revisions import MESSAGE
+from pidesktop.host.revisions import read as read  # the live transcript; also read from here
+from pidesktop.host.revisions import strip_type as strip_type
+from pidesktop.host.sql_rows import all_rows
 
 COMPACTION = "compaction"
 

@@ -42,16 +42,25 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import history, message_index, projects, sessions
-from .commands import command
-from .context import HostContext, Post
-from .data_commands import JobProgress, jobs_of
-from .importers import PLUGIN_ID, READERS, SOURCES, ImportedSession, ReadFailure, TooManyFiles, claude_code, find
-from .json_values import object_at
-from .params import Params, invalid
-from .sql_rows import one_row
-from .titles import cut_at_word
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import history, message_index, projects, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext, Post
+from pidesktop.host.data_commands import JobProgress, jobs_of
+from pidesktop.host.importers import (
+    PLUGIN_ID,
+    READERS,
+    SOURCES,
+    ImportedSession,
+    ReadFailure,
+    TooManyFiles,
+    claude_code,
+    find,
+)
+from pidesktop.host.json_values import object_at
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import one_row
+from pidesktop.host.titles import cut_at_word
 
 log = logging.getLogger("pidesktop.host.imports")
 
@@ -531,7 +540,7 @@ def _find(source: str, paths: list[str] | None, progress: JobProgress) -> list[P
 
 
 def _roots(source: str, paths: list[str] | None) -> list[Path]:
-    from .importers import default_folders
+    from pidesktop.host.importers import default_folders
 
     return [Path(x) for x in paths] if paths else default_folders(source)
 

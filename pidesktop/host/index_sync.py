@@ -23,9 +23,9 @@ import os
 
 import apsw
 
-from . import inflight, kv, message_index, sessions
-from .context import HostContext
-from .sql_rows import one_row
+from pidesktop.host import inflight, kv, message_index, sessions
+from pidesktop.host.context import HostContext
+from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.index_sync")
 

@@ -13,8 +13,8 @@ from typing import Any, cast
 
 import orjson
 
-from ..durable import atomic_write
-from .context import HostContext
+from pidesktop.durable import atomic_write
+from pidesktop.host.context import HostContext
 
 log = logging.getLogger("pidesktop.host.inflight")
 

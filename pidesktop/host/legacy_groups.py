@@ -15,9 +15,9 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from . import projects
-from .sql_rows import all_rows
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import projects
+from pidesktop.host.sql_rows import all_rows
 
 PREFIX = "legacy:"
 INSTRUCTION_FILE = "AGENTS.md"

@@ -14,10 +14,10 @@ from typing import Any
 import apsw
 import orjson
 
-from .json_values import object_at
-from .sql_rows import all_rows, one_row
-from .transcripts.records import parse_rfc3339
-from .transcripts.records import rfc3339 as rfc3339  # the host's callers name rfc3339 here
+from pidesktop.host.json_values import object_at
+from pidesktop.host.sql_rows import all_rows, one_row
+from pidesktop.host.transcripts.records import parse_rfc3339
+from pidesktop.host.transcripts.records import rfc3339 as rfc3339  # the host's callers name rfc3339 here
 
 log = logging.getLogger("pidesktop.host.index")
 

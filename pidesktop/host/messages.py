@@ -12,15 +12,15 @@ from typing import Any
 
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import delegation, index_sync, inflight, message_index, queue, revisions, sessions
-from .commands import command
-from .context import HostContext
-from .native import reading as native_reading
-from .params import Params, invalid
-from .sql_rows import all_rows, one_row
-from .transcripts import MessageNotFound, Transcript
-from .window_params import cap_block, window_request
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import delegation, index_sync, inflight, message_index, queue, revisions, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import reading as native_reading
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import all_rows, one_row
+from pidesktop.host.transcripts import MessageNotFound, Transcript
+from pidesktop.host.window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.messages")
 

@@ -38,8 +38,8 @@ from typing import Any
 import apsw
 import orjson
 
-from .schema import ddl
-from .sql_rows import all_rows, one_row
+from pidesktop.host.schema import ddl
+from pidesktop.host.sql_rows import all_rows, one_row
 
 
 class StepRefused(Exception):

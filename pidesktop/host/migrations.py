@@ -64,12 +64,12 @@ from urllib.parse import quote
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from ..durable import fsync_dir
-from . import migration_steps
-from .schema import SCHEMA_VERSION, create_fresh, ddl
-from .schema_indexes import reconcile_indexes
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import fsync_dir
+from pidesktop.host import migration_steps
+from pidesktop.host.schema import SCHEMA_VERSION, create_fresh, ddl
+from pidesktop.host.schema_indexes import reconcile_indexes
+from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.migrations")
 

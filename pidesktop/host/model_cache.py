@@ -17,10 +17,10 @@ from typing import Any
 
 import apsw
 
-from . import kv
-from .commands import command
-from .context import HostContext
-from .params import Params
+from pidesktop.host import kv
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 NS = "cache"
 RECENT_KEY, REFRESH_KEY = "recentModels", "modelRefresh"

@@ -15,12 +15,12 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import model_cache, prices, providers
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
-from .sql_rows import all_rows
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import model_cache, prices, providers
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import all_rows
 
 MODEL_ID_MAX = providers.MODEL_ID_MAX
 DISPLAY_NAME_MAX = 200

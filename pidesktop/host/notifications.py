@@ -14,11 +14,11 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from .commands import command
-from .context import HostContext
-from .params import Params, decimal, invalid
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, decimal, invalid
+from pidesktop.host.sql_rows import one_row
 
 KEEP = 200
 KINDS = {"completed": "task.completed", "error": "task.failed"}

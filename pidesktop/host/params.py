@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, overload
 
-from ..bus.errors import ErrorCode, HostError
+from pidesktop.bus.errors import ErrorCode, HostError
 
 _MISSING = object()
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

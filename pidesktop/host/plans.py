@@ -42,12 +42,12 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from ..durable import fsync_dir, write_all
-from . import kv, session_info, sessions, settings
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import fsync_dir, write_all
+from pidesktop.host import kv, session_info, sessions, settings
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
 
 KINDS = ("plan", "goal")
 DECISIONS = ("approve", "reject")

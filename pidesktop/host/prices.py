@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 import apsw
 import orjson
 
-from . import kv
+from pidesktop.host import kv
 
 NS = "modelPrice"  # the person's prices
 PROVIDER_NS = "modelPriceProvider"  # prices the provider listed in GET /models

@@ -22,12 +22,12 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv, legacy_groups, projects
-from .commands import Handler, command
-from .context import HostContext
-from .params import Params, invalid
-from .sql_rows import all_rows
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, legacy_groups, projects
+from pidesktop.host.commands import Handler, command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import all_rows
 
 GROUPS_NS = "projectGroups"
 MEMORY_NS = "projectGroupMemory"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import kv, project_groups, projects, sessions
-from .commands import command
-from .context import HostContext
-from .params import Params
+from pidesktop.host import kv, project_groups, projects, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 
 @command("projects.remove")

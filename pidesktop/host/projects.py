@@ -15,13 +15,13 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv
-from .commands import command
-from .context import HostContext
-from .json_values import array_at
-from .params import Params, invalid
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.json_values import array_at
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import one_row
 
 CURRENT_KEY = "currentProjectId"
 NAME_MAX = 120

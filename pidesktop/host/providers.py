@@ -23,12 +23,12 @@ from urllib.parse import urlsplit
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv, secrets
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, secrets
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.providers")
 

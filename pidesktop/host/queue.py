@@ -25,13 +25,13 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv, sessions
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
-from .queue_marks import FAILURE_NS, POSITION_NS
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.queue_marks import FAILURE_NS, POSITION_NS
+from pidesktop.host.sql_rows import one_row
 
 MAX_ENTRIES = 8
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import apsw
 
-from . import kv
+from pidesktop.host import kv
 
 POSITION_NS = "queuePosition"  # key: session id; value: the highest position handed out
 FAILURE_NS = "queueFailure"  # key: entry id; value: {sessionId, code, message, failedAt}

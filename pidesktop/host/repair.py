@@ -24,7 +24,7 @@ from pathlib import Path
 
 import apsw
 
-from .sql_rows import one_row
+from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.repair")
 

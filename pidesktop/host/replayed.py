@@ -17,13 +17,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..bus.errors import ErrorCode, HostError
-from ..paths import ensure_private_dir
-from . import sessions
-from .attachments import ref_param
-from .commands import command
-from .context import HostContext
-from .params import Params
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import sessions
+from pidesktop.host.attachments import ref_param
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
+from pidesktop.paths import ensure_private_dir
 
 NAME_MAX = 80
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

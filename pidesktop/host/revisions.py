@@ -22,17 +22,17 @@ from typing import Any, TypeGuard
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from ..paths import FILE_MODE, fsync_dir
-from . import message_index, sessions
-from .commands import command
-from .context import HostContext
-from .json_values import object_at
-from .params import Params
-from .sql_rows import all_rows
-from .transcripts import binary_storage
-from .transcripts.files import write_all
-from .transcripts.records import is_valid_message
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import message_index, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.json_values import object_at
+from pidesktop.host.params import Params
+from pidesktop.host.sql_rows import all_rows
+from pidesktop.host.transcripts import binary_storage
+from pidesktop.host.transcripts.files import write_all
+from pidesktop.host.transcripts.records import is_valid_message
+from pidesktop.paths import FILE_MODE, fsync_dir
 
 log = logging.getLogger("pidesktop.host.revisions")
 

@@ -26,7 +26,7 @@ import re
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from .transcripts.records import parse_rfc3339
+from pidesktop.host.transcripts.records import parse_rfc3339
 
 KINDS = ("hourly", "interval", "daily", "weekly", "once")
 INTERVAL_MIN, INTERVAL_MAX = 5, 1440  # minutes (spec 004, 4.11)

@@ -30,13 +30,13 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv, schedule_rules, sessions
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
-from .providers import OFFLINE_MODEL, OFFLINE_PROVIDER
-from .sql_rows import one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, schedule_rules, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.providers import OFFLINE_MODEL, OFFLINE_PROVIDER
+from pidesktop.host.sql_rows import one_row
 
 RUNS_KEEP = 100  # spec 004, section 8: the newest 100 runs per task
 RUNS_READ_MAX = 200  # the most one history read returns (spec 004, section 4.11)

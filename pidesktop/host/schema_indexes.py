@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import apsw
 
-from .schema import ddl
+from pidesktop.host.schema import ddl
 
 log = logging.getLogger("pidesktop.host.schema_indexes")
 

@@ -24,12 +24,12 @@ from typing import Any
 
 import apsw
 
-from .commands import command
-from .context import HostContext
-from .native import text_search as native_text
-from .params import Params, decimal, invalid
-from .sessions import LISTED, SCHEDULED
-from .sql_rows import all_rows, one_row
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import text_search as native_text
+from pidesktop.host.params import Params, decimal, invalid
+from pidesktop.host.sessions import LISTED, SCHEDULED
+from pidesktop.host.sql_rows import all_rows, one_row
 
 # With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
 WITH_RUNS = "s.deleted_at IS NULL"

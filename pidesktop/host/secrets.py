@@ -23,11 +23,11 @@ from typing import Literal, overload
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..bus.errors import ErrorCode, HostError
-from ..durable import atomic_write, fsync_dir, write_all
-from ..paths import ensure_private_dir
-from .context import HostContext
-from .sql_rows import all_rows
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import atomic_write, fsync_dir, write_all
+from pidesktop.host.context import HostContext
+from pidesktop.host.sql_rows import all_rows
+from pidesktop.paths import ensure_private_dir
 
 log = logging.getLogger("pidesktop.host.secrets")
 

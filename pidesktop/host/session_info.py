@@ -19,10 +19,10 @@ from typing import Any
 
 import apsw
 
-from . import projects
-from .context import HostContext
-from .transcripts import info as info_lines
-from .transcripts.records import now_rfc3339
+from pidesktop.host import projects
+from pidesktop.host.context import HostContext
+from pidesktop.host.transcripts import info as info_lines
+from pidesktop.host.transcripts.records import now_rfc3339
 
 log = logging.getLogger("pidesktop.host.session_info")
 

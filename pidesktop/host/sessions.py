@@ -15,13 +15,13 @@ from typing import Any
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
-from . import kv, message_index, projects, queue_marks, session_info
-from .commands import command
-from .context import HostContext
-from .native import reading as native_reading
-from .params import Params, decimal, invalid
-from .titles import cut_at_word
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, message_index, projects, queue_marks, session_info
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import reading as native_reading
+from pidesktop.host.params import Params, decimal, invalid
+from pidesktop.host.titles import cut_at_word
 
 MODES = ("agent", "plan", "goal")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit")

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-from .. import network_proxy
-from . import kv
-from .commands import command
-from .context import HostContext
-from .params import Params, invalid
+from pidesktop import network_proxy
+from pidesktop.host import kv
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
 
 NS, KEY = "app", "settings"
 PASTE_DEFAULT, PASTE_MIN, PASTE_MAX = 600, 1, 1_000_000

@@ -12,7 +12,7 @@ import errno
 
 import apsw
 
-from ..bus.errors import ErrorCode, HostError
+from pidesktop.bus.errors import ErrorCode, HostError
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _DENIED_ERRNOS = {errno.EACCES, errno.EPERM}

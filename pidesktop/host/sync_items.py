@@ -26,10 +26,10 @@ from typing import Any
 import apsw
 import orjson
 
-from . import kv, secrets
-from .context import HostContext
-from .providers import DEFAULT_KEY, ORDER_KEY, secret_ref_for
-from .sql_rows import all_rows
+from pidesktop.host import kv, secrets
+from pidesktop.host.context import HostContext
+from pidesktop.host.providers import DEFAULT_KEY, ORDER_KEY, secret_ref_for
+from pidesktop.host.sql_rows import all_rows
 
 # Whole kv namespaces that sync, and single keys of the shared "app" namespace.
 SYNCED_NAMESPACES = (

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bus.errors import ErrorCode, HostError
-from . import sessions
-from .commands import command
-from .context import HostContext
-from .params import Params
-from .sql_rows import all_rows, one_row
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
+from pidesktop.host.sql_rows import all_rows, one_row
 
 LIST_LIMIT_MAX = 500
 

@@ -13,13 +13,13 @@ from typing import Any
 import apsw
 import orjson
 
-from ..bus.errors import ErrorCode, HostError
-from . import inflight, message_index, model_cache, notifications, sessions
-from .commands import command
-from .context import HostContext
-from .messages import MESSAGE_ID_MAX as ID_MAX
-from .messages import message_param
-from .params import Params, invalid
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import inflight, message_index, model_cache, notifications, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.messages import MESSAGE_ID_MAX as ID_MAX
+from pidesktop.host.messages import message_param
+from pidesktop.host.params import Params, invalid
 
 TERMINAL = ("completed", "aborted", "error")
 _COLUMNS = (

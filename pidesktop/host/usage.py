@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from . import prices, sessions
-from .commands import command
-from .context import HostContext
-from .params import Params
+from pidesktop.host import prices, sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 DAY_MS = 86_400_000
 DAYS_DEFAULT = 30

@@ -6,8 +6,8 @@ from typing import Any
 
 import orjson
 
-from .params import Params, invalid
-from .transcripts.windows import WindowRequest
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.transcripts.windows import WindowRequest
 
 WINDOW_LIMIT_MAX = 10_000
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import apsw
 
-from ..host.db import DB_NAME
-from ..paths import FILE_MODE, fsync_dir
-from .errors import Failed, Refused
-from .sqlite_ro import integrity_problems, open_readonly, table_counts, user_version
+from pidesktop.host.db import DB_NAME
+from pidesktop.paths import FILE_MODE, fsync_dir
+from pidesktop.storage.errors import Failed, Refused
+from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, table_counts, user_version
 
 STEP_PAGES = 1024  # pages copied between two progress reports
 

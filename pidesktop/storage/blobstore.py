@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..paths import DIR_MODE, FILE_MODE
-from .s3 import S3Location, S3Problem, explain
+from pidesktop.paths import DIR_MODE, FILE_MODE
+from pidesktop.storage.s3 import S3Location, S3Problem, explain
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

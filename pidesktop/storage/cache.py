@@ -23,10 +23,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
-from . import journal
-from .errors import Refused
-from .locking import writer_lock
+from pidesktop import paths
+from pidesktop.storage import journal
+from pidesktop.storage.errors import Refused
+from pidesktop.storage.locking import writer_lock
 
 DATA_CACHES: tuple[tuple[str, ...], ...] = (
     ("cache",),

@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
-from .. import paths
-from ..durable import atomic_write
-from . import cache
-from .fsutil import now_ms
+from pidesktop import paths
+from pidesktop.durable import atomic_write
+from pidesktop.storage import cache
+from pidesktop.storage.fsutil import now_ms
 
 log = logging.getLogger("pidesktop.storage.cache_request")
 

@@ -16,12 +16,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
-from . import journal, marker, old_roots
-from .errors import Refused
-from .fsutil import is_within, overlaps, remove_entry, tree_size
-from .locking import is_in_use
-from .old_roots import KeptRoot
+from pidesktop import paths
+from pidesktop.storage import journal, marker, old_roots
+from pidesktop.storage.errors import Refused
+from pidesktop.storage.fsutil import is_within, overlaps, remove_entry, tree_size
+from pidesktop.storage.locking import is_in_use
+from pidesktop.storage.old_roots import KeptRoot
 
 # Files of the installation anchor that no cleanup may remove.
 ANCHOR_FILES = frozenset(

@@ -17,11 +17,11 @@ from typing import Any
 
 import orjson
 
-from .. import paths
-from ..locks import FileLock, LockHeld
-from . import snapshot_cli
-from .errors import Cancelled, Refused, StorageJobError
-from .progress import StderrProgress
+from pidesktop import paths
+from pidesktop.locks import FileLock, LockHeld
+from pidesktop.storage import snapshot_cli
+from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
+from pidesktop.storage.progress import StderrProgress
 
 OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
 INSTANCE_LOCK = "instance.lock"  # the GUI's single-instance lock in the anchor
@@ -93,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
 def relocate_data(old: str, new: str) -> int:
     """``--relocate-data OLD NEW``: relocate an already-copied data root in place."""
-    from .fsutil import absolute, overlaps
-    from .locking import writer_lock
-    from .relocate import relocate
+    from pidesktop.storage.fsutil import absolute, overlaps
+    from pidesktop.storage.locking import writer_lock
+    from pidesktop.storage.relocate import relocate
 
     old_root, new_root = absolute(old), absolute(new)
     if overlaps(old_root, new_root):
@@ -128,7 +128,7 @@ def _location(args: argparse.Namespace) -> paths.StorageLocation:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from .status import status
+    from pidesktop.storage.status import status
 
     report = status(_location(args))
     if args.json:
@@ -166,8 +166,8 @@ def _schema_line(report: dict[str, Any]) -> str:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from ..bus.errors import HostError
-    from ..host.core import check_and_repair
+    from pidesktop.bus.errors import HostError
+    from pidesktop.host.core import check_and_repair
 
     try:
         report = check_and_repair(_location(args))
@@ -188,7 +188,7 @@ def _repair(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify
+    from pidesktop.storage.verify import verify
 
     report = verify(_location(args).data_root)
     if args.json:
@@ -215,7 +215,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from .backup import backup
+    from pidesktop.storage.backup import backup
 
     if args.path in snapshot_cli.KINDS:
         return snapshot_cli.run_backup(args, _location(args).data_root, args.path, args.folder)
@@ -235,7 +235,7 @@ def _snapshots(args: argparse.Namespace) -> int:
 
 
 def _move(args: argparse.Namespace) -> int:
-    from . import move, recovery
+    from pidesktop.storage import move, recovery
 
     if args.data_data_dir or args.data_dir or os.environ.get(paths.ENV_DATA_DIR, "").strip():
         raise Refused(
@@ -267,7 +267,7 @@ def _move(args: argparse.Namespace) -> int:
 
 
 def _clean_cache(args: argparse.Namespace) -> int:
-    from . import cache
+    from pidesktop.storage import cache
 
     location = _location(args)
     if args.dry_run:
@@ -288,7 +288,7 @@ def _clean_cache(args: argparse.Namespace) -> int:
 
 
 def _clean_backups(args: argparse.Namespace) -> int:
-    from . import cleanup
+    from pidesktop.storage import cleanup
 
     if args.data_data_dir or args.data_dir:
         raise Refused("Kept data folders belong to the installation; run this without --data-dir.")

@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import inventory
-from .errors import Cancelled, Failed
-from .fsutil import remove_entry, spellings
-from .inventory import DIR, FIFO, FILE, LINK, Entry, Tree
-from .progress import Progress, ignore
+from pidesktop.storage import inventory
+from pidesktop.storage.errors import Cancelled, Failed
+from pidesktop.storage.fsutil import remove_entry, spellings
+from pidesktop.storage.inventory import DIR, FIFO, FILE, LINK, Entry, Tree
+from pidesktop.storage.progress import Progress, ignore
 
 CHUNK = 1 << 20
 _REPORT_EVERY = 8 << 20  # progress inside a large file

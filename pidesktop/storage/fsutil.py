@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from ..paths import FILE_MODE, ensure_private_dir, fsync_dir
+from pidesktop.paths import FILE_MODE, ensure_private_dir, fsync_dir
 
 if TYPE_CHECKING:
     import ctypes

@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fsutil import nearest_existing
+from pidesktop.storage.fsutil import nearest_existing
 
 DIR, FILE, LINK, FIFO, OTHER = "dir", "file", "link", "fifo", "other"
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import orjson
 
-from .. import paths
-from .errors import RecoveryError
-from .fsutil import now_ms, read_json, write_json_atomic
+from pidesktop import paths
+from pidesktop.storage.errors import RecoveryError
+from pidesktop.storage.fsutil import now_ms, read_json, write_json_atomic
 
 JOURNAL_FILE = "pending-maintenance.json"
 VERSION = 1

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..locks import WRITER_LOCK, FileLock, LockHeld
-from .errors import Refused
+from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
+from pidesktop.storage.errors import Refused
 
 
 @contextmanager

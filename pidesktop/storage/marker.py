@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from .. import paths
-from .fsutil import now_ms, read_json, write_json_atomic
+from pidesktop import paths
+from pidesktop.storage.fsutil import now_ms, read_json, write_json_atomic
 
 MARKER = ".pidesktop-move.json"
 

@@ -37,17 +37,17 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import paths
-from ..locks import WRITER_LOCK
-from . import inventory, journal, marker, old_roots, validate
-from .copy import Pair, TreeCopy
-from .errors import Cancelled, Failed, Refused, StorageJobError
-from .fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
-from .journal import PendingMove
-from .locking import writer_lock
-from .old_roots import KeptRoot
-from .progress import Progress, ignore
-from .relocate import RelocationReport, relocate
+from pidesktop import paths
+from pidesktop.locks import WRITER_LOCK
+from pidesktop.storage import inventory, journal, marker, old_roots, validate
+from pidesktop.storage.copy import Pair, TreeCopy
+from pidesktop.storage.errors import Cancelled, Failed, Refused, StorageJobError
+from pidesktop.storage.fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
+from pidesktop.storage.journal import PendingMove
+from pidesktop.storage.locking import writer_lock
+from pidesktop.storage.old_roots import KeptRoot
+from pidesktop.storage.progress import Progress, ignore
+from pidesktop.storage.relocate import RelocationReport, relocate
 
 ROLE = "pidesktop data move"
 SPACE_MARGIN = 16 << 20  # room for the database's journal and the relocated files' temporaries

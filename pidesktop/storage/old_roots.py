@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 
-from .. import paths as app_paths
-from .errors import Refused
-from .fsutil import read_json, write_json_atomic
+from pidesktop import paths as app_paths
+from pidesktop.storage.errors import Refused
+from pidesktop.storage.fsutil import read_json, write_json_atomic
 
 log = logging.getLogger("pidesktop.storage")
 

@@ -20,17 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import paths
-from ..host.db import DB_NAME
-from . import cache_request, journal
-from .errors import RecoveryError as RecoveryError  # raised here; callers catch it as recovery.RecoveryError
-from .errors import StorageJobError
-from .fsutil import absolute, read_json, write_json_atomic
-from .journal import PendingMove
-from .progress import Progress, StderrProgress
+from pidesktop import paths
+from pidesktop.host.db import DB_NAME
+from pidesktop.storage import cache_request, journal
+from pidesktop.storage.errors import (
+    RecoveryError as RecoveryError,  # raised here; callers catch it as recovery.RecoveryError
+)
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.storage.fsutil import absolute, read_json, write_json_atomic
+from pidesktop.storage.journal import PendingMove
+from pidesktop.storage.progress import Progress, StderrProgress
 
 if TYPE_CHECKING:
-    from . import move
+    from pidesktop.storage import move
 
 INSTALLATION_FILE = "installation.json"  # records that the default data root has been in use
 
@@ -47,7 +49,7 @@ def resume_pending(progress: Progress | None = None, cancel: threading.Event | N
     job = journal.read()
     if job is None:
         return None
-    from . import move  # the copy machinery, imported only when a move is pending (not at every start)
+    from pidesktop.storage import move  # the copy machinery, imported only when a move is pending (not at every start)
 
     try:
         return move.resume(job, progress=progress, cancel=cancel, keep_journal=True)
@@ -62,7 +64,7 @@ def abandon_pending() -> PendingMove | None:
     job = journal.read()
     if job is None:
         return None
-    from . import move
+    from pidesktop.storage import move
 
     if not move.published(job):
         journal.clear()

@@ -38,13 +38,13 @@ from typing import Any
 import apsw
 import orjson
 
-from ..host.db import DB_NAME
-from .errors import Cancelled, Failed
-from .fsutil import sync_filesystem
-from .jsonsplice import splice
-from .pathmap import PathMap
-from .progress import Progress, ignore
-from .rules import Changes, apply
+from pidesktop.host.db import DB_NAME
+from pidesktop.storage.errors import Cancelled, Failed
+from pidesktop.storage.fsutil import sync_filesystem
+from pidesktop.storage.jsonsplice import splice
+from pidesktop.storage.pathmap import PathMap
+from pidesktop.storage.progress import Progress, ignore
+from pidesktop.storage.rules import Changes, apply
 
 PREFERENCES = "preferences.json"
 DEAD_LETTERS = "session-message-outbox.dead-letter.json"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonsplice import JsonPath
-from .pathmap import PathMap
+from pidesktop.storage.jsonsplice import JsonPath
+from pidesktop.storage.pathmap import PathMap
 
 # Blocks whose content is narrative, never a path.
 _NARRATIVE_BLOCKS = ("text", "thinking", "redacted_thinking")

@@ -15,14 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..bus.errors import HostError
-from ..host import migrations
-from ..host.db import DB_NAME, open_database
-from ..host.schema import SCHEMA_VERSION
-from ..locks import WRITER_LOCK, FileLock, LockHeld
-from .errors import StorageJobError
-from .progress import Progress
+from pidesktop import paths
+from pidesktop.bus.errors import HostError
+from pidesktop.host import migrations
+from pidesktop.host.db import DB_NAME, open_database
+from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.storage.progress import Progress
 
 # Phases reported by :func:`migrate`, in order (``archive`` instead of the middle three for v1-v6).
 PHASES = ("checkpoint", "backup", "migrate", "check", "archive", "done")

@@ -20,10 +20,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..host.db import DB_NAME
-from .backup import copy_database
-from .errors import Refused
-from .snapshot_format import (
+from pidesktop.host.db import DB_NAME
+from pidesktop.storage.backup import copy_database
+from pidesktop.storage.errors import Refused
+from pidesktop.storage.snapshot_format import (
     FileEntry,
     Manifest,
     Repository,
@@ -32,7 +32,7 @@ from .snapshot_format import (
     chunk_name,
     new_snapshot_id,
 )
-from .sqlite_ro import open_readonly, user_version
+from pidesktop.storage.sqlite_ro import open_readonly, user_version
 
 LEFT_OUT = {"host.lock", "cache", "logs", "scratch", f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal"}
 SECRETS = "secrets"
@@ -98,7 +98,7 @@ def prune(repo: Repository, keep: int) -> tuple[int, int]:
     """Drop all but the newest ``keep`` snapshots, then every chunk no remaining snapshot names."""
     ids = repo.snapshot_ids()
     old = ids[:-keep] if len(ids) > keep else []
-    from .snapshot_format import snapshot_name
+    from pidesktop.storage.snapshot_format import snapshot_name
 
     repo.store.delete([snapshot_name(snapshot_id) for snapshot_id in old])
     used: set[str] = set()

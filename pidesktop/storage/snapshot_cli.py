@@ -18,11 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import Failed, Refused
+from pidesktop.storage.errors import Failed, Refused
 
 if TYPE_CHECKING:  # boto3 is imported only when a snapshot command runs, not on every start
-    from .blobstore import BlobStore
-    from .snapshot_format import Repository
+    from pidesktop.storage.blobstore import BlobStore
+    from pidesktop.storage.snapshot_format import Repository
 
 ENV_PASSPHRASE = "PIDESKTOP_BACKUP_PASSPHRASE"
 KINDS = ("s3", "folder")
@@ -51,8 +51,8 @@ def passphrase(confirm: bool = False) -> str:
 @contextmanager
 def plain_errors() -> Iterator[None]:
     """S3 and vault failures as the storage job errors ``data`` reports: a wrong passphrase is a refusal."""
-    from .s3 import S3Problem
-    from .vault import VaultError, WrongPassphrase
+    from pidesktop.storage.s3 import S3Problem
+    from pidesktop.storage.vault import VaultError, WrongPassphrase
 
     try:
         yield
@@ -71,8 +71,8 @@ def guarded(handler: Callable[..., int]) -> Callable[..., int]:
 
 
 def store_for(kind: str, args: argparse.Namespace, folder: str | None) -> BlobStore:
-    from .blobstore import FolderStore, S3Store
-    from .s3 import S3Location, connect
+    from pidesktop.storage.blobstore import FolderStore, S3Store
+    from pidesktop.storage.s3 import S3Location, connect
 
     if kind == "s3":
         if not args.bucket:
@@ -88,9 +88,9 @@ def store_for(kind: str, args: argparse.Namespace, folder: str | None) -> BlobSt
 
 @guarded
 def run_backup(args: argparse.Namespace, data_root: Path, kind: str, folder: str | None) -> int:
-    from .blobstore import FolderStore
-    from .snapshot_backup import backup
-    from .snapshot_format import open_repository
+    from pidesktop.storage.blobstore import FolderStore
+    from pidesktop.storage.snapshot_backup import backup
+    from pidesktop.storage.snapshot_format import open_repository
 
     store = store_for(kind, args, folder)
     new = isinstance(store, FolderStore) and not store.exists("backup.json")
@@ -108,7 +108,7 @@ def run_backup(args: argparse.Namespace, data_root: Path, kind: str, folder: str
 
 @guarded
 def run_restore(args: argparse.Namespace, kind: str, operands: list[str]) -> int:
-    from .snapshot_restore import check_target, restore
+    from pidesktop.storage.snapshot_restore import check_target, restore
 
     folder, target = (None, operands[0]) if kind == "s3" and len(operands) == 1 else _two(kind, operands)
     destination = Path(target)
@@ -134,7 +134,7 @@ def run_list(args: argparse.Namespace, kind: str, folder: str | None) -> int:
 
 
 def _open(args: argparse.Namespace, kind: str, folder: str | None) -> Repository:
-    from .snapshot_format import open_repository
+    from pidesktop.storage.snapshot_format import open_repository
 
     return open_repository(store_for(kind, args, folder), passphrase())
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import orjson
 
-from . import vault
-from .blobstore import BlobStore, MissingObject
-from .errors import Failed, Refused
+from pidesktop.storage import vault
+from pidesktop.storage.blobstore import BlobStore, MissingObject
+from pidesktop.storage.errors import Failed, Refused
 
 FORMAT = "pidesktop-backup"
 VERSION = 1

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..paths import DATA_SUBDIRS, DIR_MODE, fsync_dir
-from .errors import Failed, Refused
-from .snapshot_format import FileEntry, Manifest, Repository
-from .verify import verify
+from pidesktop.paths import DATA_SUBDIRS, DIR_MODE, fsync_dir
+from pidesktop.storage.errors import Failed, Refused
+from pidesktop.storage.snapshot_format import FileEntry, Manifest, Repository
+from pidesktop.storage.verify import verify
 
 PARALLEL = 16
 RestoreProgress = Callable[[int, int], None]

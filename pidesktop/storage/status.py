@@ -12,15 +12,15 @@ from typing import Any
 
 import apsw
 
-from .. import paths
-from ..host import migrations
-from ..host.db import DB_NAME
-from ..host.schema import SCHEMA_VERSION
-from ..locks import WRITER_LOCK
-from . import inventory, journal, old_roots
-from .errors import StorageJobError
-from .locking import is_in_use
-from .sqlite_ro import integer, open_readonly, user_version
+from pidesktop import paths
+from pidesktop.host import migrations
+from pidesktop.host.db import DB_NAME
+from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.locks import WRITER_LOCK
+from pidesktop.storage import inventory, journal, old_roots
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.storage.locking import is_in_use
+from pidesktop.storage.sqlite_ro import integer, open_readonly, user_version
 
 # As the migration engine names them: ``.v<version>.bak``, or ``.v<version>.<n>.bak`` beside an older copy of
 # the same version with other bytes.

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from ..durable import atomic_write
-from . import s3, vault
-from .s3 import S3Location
-from .sync_merge import Snapshot, from_json, to_json
+from pidesktop.durable import atomic_write
+from pidesktop.storage import s3, vault
+from pidesktop.storage.s3 import S3Location
+from pidesktop.storage.sync_merge import Snapshot, from_json, to_json
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import apsw
 
-from ..host.db import DB_NAME
-from .errors import Failed
-from .sqlite_ro import integrity_problems, open_readonly, table_counts
+from pidesktop.host.db import DB_NAME
+from pidesktop.storage.errors import Failed
+from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, table_counts
 
 
 def counts(data_root: Path) -> dict[str, int] | None:

@@ -24,11 +24,11 @@ from pathlib import Path
 import apsw
 import orjson
 
-from ..host.db import DB_NAME
-from ..host.schema import SCHEMA_VERSION
-from ..host.transcripts.lines import MESSAGE, scan_top_level
-from ..host.transcripts.records import is_valid_message, parse_line
-from .sqlite_ro import integrity_problems, open_readonly, user_version
+from pidesktop.host.db import DB_NAME
+from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.host.transcripts.lines import MESSAGE, scan_top_level
+from pidesktop.host.transcripts.records import is_valid_message, parse_line
+from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, user_version
 
 _SHOW = 5  # ids listed per problem
 

@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..agent import plan_flow
-from ..bus import HostClient
-from .markdown import to_html
-from .ops import host_op, task_op
-from .theme import Theme
+from pidesktop.agent import plan_flow
+from pidesktop.bus import HostClient
+from pidesktop.ui.markdown import to_html
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.theme import Theme
 
 MARKDOWN_HEIGHT = 240  # the plan scrolls inside the card beyond this
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QPushButton, QVBoxLayout, QWidget
 
-from ..bus import HostClient
-from .ops import host_op
-from .tasks import spawn
-from .theme import Theme
+from pidesktop.bus import HostClient
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.tasks import spawn
+from pidesktop.ui.theme import Theme
 
 
 class PendingApprovals(QFrame):

@@ -18,9 +18,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from ..bus import ErrorCode, HostClient, HostError
-from ..sizes import human_size
-from .ops import task_op
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.sizes import human_size
+from pidesktop.ui.ops import task_op
 
 _ids = itertools.count(1)
 

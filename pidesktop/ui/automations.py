@@ -27,15 +27,15 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from ..bus import ErrorCode, HostClient, HostError
-from . import theme as themes
-from .automations_editor import TaskEditor
-from .dialog_style import confirm, stylesheet, tree
-from .i18n import arg
-from .model_choices import model_choices
-from .ops import host_op, task_op
-from .plain_errors import sentence, sentence_for_code
-from .tasks import spawn
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui import theme as themes
+from pidesktop.ui.automations_editor import TaskEditor
+from pidesktop.ui.dialog_style import confirm, stylesheet, tree
+from pidesktop.ui.i18n import arg
+from pidesktop.ui.model_choices import model_choices
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.plain_errors import sentence, sentence_for_code
+from pidesktop.ui.tasks import spawn
 
 WINDOW_SIZE = (1120, 640)
 LIST_WIDTH = 460  # room for a name of a few words beside its next run and last result

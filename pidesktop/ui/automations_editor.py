@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .plain_errors import sentence
+from pidesktop.ui.plain_errors import sentence
 
 KINDS = (
     ("interval", QT_TRANSLATE_NOOP("TaskEditor", "Every few minutes")),

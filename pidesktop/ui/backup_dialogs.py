@@ -16,13 +16,13 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 from shiboken6 import isValid
 
-from ..bus import HostClient
-from ..sizes import human_size
-from ..storage.errors import StorageJobError
-from . import i18n
-from . import theme as themes
-from .data_tools import ToolDialog
-from .dialog_style import error_text, path_row
+from pidesktop.bus import HostClient
+from pidesktop.sizes import human_size
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.data_tools import ToolDialog
+from pidesktop.ui.dialog_style import error_text, path_row
 
 
 def _passphrase_field(placeholder: str) -> QLineEdit:
@@ -165,9 +165,9 @@ def restore_folder(source: Path, target: Path, passphrase: str) -> int:
 
     Every failure is a ``StorageJobError`` whose message is a sentence for the person.
     """
-    from ..storage import snapshot_format, snapshot_restore, vault
-    from ..storage.blobstore import FolderStore
-    from ..storage.errors import Refused
+    from pidesktop.storage import snapshot_format, snapshot_restore, vault
+    from pidesktop.storage.blobstore import FolderStore
+    from pidesktop.storage.errors import Refused
 
     if not source.is_absolute() or not target.is_absolute():
         raise Refused("Give both folders as full paths.")
@@ -230,9 +230,9 @@ def restore_s3(form_values: dict[str, str], target: Path) -> int:
     ``form_values``: endpoint, bucket, prefix, region, accessKey, secretKey, passphrase. Every failure
     is a ``StorageJobError`` whose message is a sentence for the person.
     """
-    from ..storage import s3, snapshot_format, snapshot_restore, vault
-    from ..storage.blobstore import S3Store
-    from ..storage.errors import Refused
+    from pidesktop.storage import s3, snapshot_format, snapshot_restore, vault
+    from pidesktop.storage.blobstore import S3Store
+    from pidesktop.storage.errors import Refused
 
     if not form_values["bucket"].strip():
         raise Refused("Type the bucket that holds the backup.")

@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from ..agent import context as budget
-from ..bus import HostError
-from . import too_long
-from .dialog_style import style_message_box
-from .native_rows import is_native_id
-from .ops import host_op, task_op
-from .session_model import display_title
-from .tasks import spawn
+from pidesktop.agent import context as budget
+from pidesktop.bus import HostError
+from pidesktop.ui import too_long
+from pidesktop.ui.dialog_style import style_message_box
+from pidesktop.ui.native_rows import is_native_id
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.session_model import display_title
+from pidesktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from pidesktop.ui.main_window import MainWindow
 
 Draft = tuple[str, list[dict]]
 # Message actions after which the keyboard goes back to the composer (edit puts it there itself; fork and delete

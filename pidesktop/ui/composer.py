@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient
-from . import permission_modes
-from .attachment_tray import AttachmentTray, FilePicker
-from .flow_layout import FlowLayout
-from .mcp_chip import McpChip
+from pidesktop.bus import HostClient
+from pidesktop.ui import permission_modes
+from pidesktop.ui.attachment_tray import AttachmentTray, FilePicker
+from pidesktop.ui.flow_layout import FlowLayout
+from pidesktop.ui.mcp_chip import McpChip
 
 MAX_HEIGHT_FRACTION = 0.4
 MIN_LINES = 1

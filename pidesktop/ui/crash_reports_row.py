@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ..bus import HostClient, HostError
-from . import i18n
-from .ops import host_op
-from .plain_errors import sentence
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.plain_errors import sentence
 
 
 class CrashReportsRow(QWidget):

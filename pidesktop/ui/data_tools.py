@@ -41,20 +41,28 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from ..bus import HostClient, HostError
-from ..sizes import human_size
-from ..workflows import backup as wf_backup
-from ..workflows import status as wf_status
-from ..workflows.errors import StateError
-from . import i18n
-from . import theme as themes
-from .dialog_style import confirm, current_theme, error_text, path_row, set_severity, style_message_box, stylesheet
-from .dialog_style import right as _right
-from .dialog_style import tree as _tree
-from .host_jobs import job_error_text, run_job
-from .ops import host_op, task_op
-from .relaunch import relaunch_pidesktop
-from .tasks import spawn
+from pidesktop.bus import HostClient, HostError
+from pidesktop.sizes import human_size
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.dialog_style import (
+    confirm,
+    current_theme,
+    error_text,
+    path_row,
+    set_severity,
+    style_message_box,
+    stylesheet,
+)
+from pidesktop.ui.dialog_style import right as _right
+from pidesktop.ui.dialog_style import tree as _tree
+from pidesktop.ui.host_jobs import job_error_text, run_job
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.relaunch import relaunch_pidesktop
+from pidesktop.ui.tasks import spawn
+from pidesktop.workflows import backup as wf_backup
+from pidesktop.workflows import status as wf_status
+from pidesktop.workflows.errors import StateError
 
 DIALOG_WIDTH = 620
 

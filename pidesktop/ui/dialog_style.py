@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import i18n
-from . import theme as themes
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
 
 log = logging.getLogger("pidesktop.ui.dialogs")
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostError
+from pidesktop.bus import HostError
 
 KEPT = 50
 
@@ -91,7 +91,7 @@ class ErrorDetailsDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
-        from .dialog_style import current_theme, stylesheet  # the look of the other dialogs
+        from pidesktop.ui.dialog_style import current_theme, stylesheet  # the look of the other dialogs
 
         theme = current_theme(parent)
         self.setStyleSheet(

@@ -14,10 +14,10 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ..agent import export
-from ..bus import ErrorCode, HostClient, HostError
-from . import i18n
-from .ops import task_op
+from pidesktop.agent import export
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui import i18n
+from pidesktop.ui.ops import task_op
 
 
 def _tr(text: str) -> str:

@@ -29,13 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import dialog_style
-from .reviews import Reviews
-from .tasks import spawn
-from .timefmt import relative
+from pidesktop.ui import dialog_style
+from pidesktop.ui.reviews import Reviews
+from pidesktop.ui.tasks import spawn
+from pidesktop.ui.timefmt import relative
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from pidesktop.ui.main_window import MainWindow
 
 OPS = {
     "create": QT_TRANSLATE_NOOP("FilesPanel", "created"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout
 
-from .theme import Theme
+from pidesktop.ui.theme import Theme
 
 # The window's layout, shared with MainWindow so the widgets land where the frame drew them.
 SIDEBAR_WIDTH = 264

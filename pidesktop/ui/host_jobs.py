@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ..bus import ErrorCode, HostClient, HostError
-from .plain_errors import sentence
-from .tasks import spawn
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui.plain_errors import sentence
+from pidesktop.ui.tasks import spawn
 
 PROGRESS = "data.progress"
 FINISHED = "data.finished"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from .resources import RESOURCES
+from pidesktop.ui.resources import RESOURCES
 
 log = logging.getLogger("pidesktop.ui.i18n")
 

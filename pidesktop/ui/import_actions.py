@@ -35,13 +35,13 @@ def install(window) -> None:
 
 # The dialogs (and the data tools they use) are imported when first opened, not before the window's first paint.
 def _ask_import(client, parent):
-    from . import import_dialog
+    from pidesktop.ui import import_dialog
 
     return import_dialog.ask(client, parent)
 
 
 def _ask_trash(client, parent):
-    from . import trash_view
+    from pidesktop.ui import trash_view
 
     return trash_view.ask(client, parent)
 

@@ -21,13 +21,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTreeWidgetItem, QWidget
 from shiboken6 import isValid
 
-from ..bus import HostClient, HostError
-from . import i18n
-from . import theme as themes
-from .data_tools import ToolDialog
-from .dialog_style import tree as _tree
-from .host_jobs import job_error_text, run_job
-from .ops import task_op
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.data_tools import ToolDialog
+from pidesktop.ui.dialog_style import tree as _tree
+from pidesktop.ui.host_jobs import job_error_text, run_job
+from pidesktop.ui.ops import task_op
 
 SOURCES = ("claude-code", "codex", "pi")
 DETAILS_HEIGHT = 140

@@ -45,15 +45,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from .dialog_style import style_message_box
-from .ops import task_op
-from .paged_model import PagedListModel
-from .painting import paint_row_card
-from .plain_errors import sentence_for_code
-from .tasks import spawn
-from .theme import Theme
-from .timefmt import relative
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.dialog_style import style_message_box
+from pidesktop.ui.ops import task_op
+from pidesktop.ui.paged_model import PagedListModel
+from pidesktop.ui.painting import paint_row_card
+from pidesktop.ui.plain_errors import sentence_for_code
+from pidesktop.ui.tasks import spawn
+from pidesktop.ui.theme import Theme
+from pidesktop.ui.timefmt import relative
 
 PAGE = 50
 MAX_PAGE = 200  # the host's largest page (and its cap on stored notifications)

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtWidgets import QMainWindow
 
-from ..bus import ErrorCode, HostError
-from . import theme as themes
-from .first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
-from .prefs import Preferences
+from pidesktop.bus import ErrorCode, HostError
+from pidesktop.ui import theme as themes
+from pidesktop.ui.first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
+from pidesktop.ui.prefs import Preferences
 
 if TYPE_CHECKING:
-    from ..agent.scheduler import Scheduler
-    from ..bus import HostClient
-    from .search_dialog import SearchDialog
-    from .settings_dialog import SettingsDialog
+    from pidesktop.agent.scheduler import Scheduler
+    from pidesktop.bus import HostClient
+    from pidesktop.ui.search_dialog import SearchDialog
+    from pidesktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -70,32 +70,32 @@ def _load_widget_modules() -> None:
         QWidget,
     )
 
-    from . import gc_pauses, import_actions, plain_errors
-    from .chat_controller import ChatController
-    from .composer import Composer, local_files
-    from .eliding_label import ElidingLabel
-    from .error_details import ErrorDetailsDialog, ErrorLog
-    from .file_changes import FileChanges
-    from .inbox import BellButton, InboxPanel
-    from .model_choices import chip_text, model_choices
-    from .native_chat import NativeChat
-    from .native_rows import is_native_id
-    from .notice_line import NoticeLine
-    from .ops import host_op, task_op
-    from .permission_card import PermissionCard
-    from .plan_area import PlanArea
-    from .project_actions import ProjectActions
-    from .project_picker import ProjectPicker
-    from .queue_strip import QueueStrip
-    from .quit_question import QuitQuestion
-    from .resources import app_icon
-    from .session_model import SessionTreeModel, display_title
-    from .sidebar import Sidebar
-    from .tasks import spawn
-    from .transcript_model import TranscriptModel
-    from .transcript_view import TranscriptView
-    from .tray import TrayNotifier
-    from .usage_format import meter_text, near_limit, price_table, short_tokens
+    from pidesktop.ui import gc_pauses, import_actions, plain_errors
+    from pidesktop.ui.chat_controller import ChatController
+    from pidesktop.ui.composer import Composer, local_files
+    from pidesktop.ui.eliding_label import ElidingLabel
+    from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+    from pidesktop.ui.file_changes import FileChanges
+    from pidesktop.ui.inbox import BellButton, InboxPanel
+    from pidesktop.ui.model_choices import chip_text, model_choices
+    from pidesktop.ui.native_chat import NativeChat
+    from pidesktop.ui.native_rows import is_native_id
+    from pidesktop.ui.notice_line import NoticeLine
+    from pidesktop.ui.ops import host_op, task_op
+    from pidesktop.ui.permission_card import PermissionCard
+    from pidesktop.ui.plan_area import PlanArea
+    from pidesktop.ui.project_actions import ProjectActions
+    from pidesktop.ui.project_picker import ProjectPicker
+    from pidesktop.ui.queue_strip import QueueStrip
+    from pidesktop.ui.quit_question import QuitQuestion
+    from pidesktop.ui.resources import app_icon
+    from pidesktop.ui.session_model import SessionTreeModel, display_title
+    from pidesktop.ui.sidebar import Sidebar
+    from pidesktop.ui.tasks import spawn
+    from pidesktop.ui.transcript_model import TranscriptModel
+    from pidesktop.ui.transcript_view import TranscriptView
+    from pidesktop.ui.tray import TrayNotifier
+    from pidesktop.ui.usage_format import meter_text, near_limit, price_table, short_tokens
 
 
 class MainWindow(QMainWindow):
@@ -342,7 +342,7 @@ class MainWindow(QMainWindow):
         """Export…: a save dialog for Markdown or JSON, then the chat is written there."""
         session = self.model.session(session_id)
         if session is not None:
-            from . import export_dialog
+            from pidesktop.ui import export_dialog
 
             self.export_dialog = export_dialog.ask(self.client, session, self)
 
@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
     # The dialogs are imported when first opened (or by the warm-up after the first paint), not before it.
     def open_search(self) -> None:
         if self.search_dialog is None:
-            from .search_dialog import SearchDialog
+            from pidesktop.ui.search_dialog import SearchDialog
 
             self.search_dialog = SearchDialog.ask(self.client, self.theme, self)
             self.search_dialog.chosen.connect(self._open_search_hit)
@@ -523,7 +523,7 @@ class MainWindow(QMainWindow):
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             return
-        from .settings_dialog import SettingsDialog
+        from pidesktop.ui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog.ask(self.client, self.theme, self)
         dialog.destroyed.connect(lambda: setattr(self, "settings_dialog", None))
@@ -534,7 +534,7 @@ class MainWindow(QMainWindow):
 
     def open_automations(self):
         """The Automations dialog (one at a time)."""
-        from .automations import open_automations
+        from pidesktop.ui.automations import open_automations
 
         return open_automations(self)
 

@@ -16,7 +16,7 @@ import html
 import re
 from functools import lru_cache
 
-from .theme import Theme
+from pidesktop.ui.theme import Theme
 
 
 @lru_cache(maxsize=1)

@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from ..bus import HostClient, HostError
-from .tasks import spawn
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.tasks import spawn
 
 MAX_NAMES = 3
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from .tasks import spawn
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.tasks import spawn
 
 MAX_TIMEOUT_S = 3600
 

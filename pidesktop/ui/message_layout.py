@@ -30,10 +30,10 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from ..sizes import human_size
-from . import activity, markdown, native_parts, tool_rows
-from .theme import Theme
-from .usage_format import Prices, short_tokens, usage_line
+from pidesktop.sizes import human_size
+from pidesktop.ui import activity, markdown, native_parts, tool_rows
+from pidesktop.ui.theme import Theme
+from pidesktop.ui.usage_format import Prices, short_tokens, usage_line
 
 ACTIONS_HEIGHT = 24
 ACTION_GAP = 4

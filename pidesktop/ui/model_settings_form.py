@@ -12,9 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
-from ..agent import context as budget
-from ..agent import model_settings
-from .usage_format import short_tokens
+from pidesktop.agent import context as budget
+from pidesktop.agent import model_settings
+from pidesktop.ui.usage_format import short_tokens
 
 TOKENS_MAX = 100_000_000
 NO_TEMPERATURE = -0.1  # the spin box's lowest value, shown as "Server's default"

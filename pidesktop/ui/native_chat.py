@@ -28,16 +28,16 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton
 
-from ..agent.native_continue import continue_session
-from ..bus import ErrorCode, HostError
-from . import native_rows, plain_errors
-from .chat_controller import joined
-from .ops import task_op
-from .tasks import spawn
-from .timefmt import relative
+from pidesktop.agent.native_continue import continue_session
+from pidesktop.bus import ErrorCode, HostError
+from pidesktop.ui import native_rows, plain_errors
+from pidesktop.ui.chat_controller import joined
+from pidesktop.ui.ops import task_op
+from pidesktop.ui.tasks import spawn
+from pidesktop.ui.timefmt import relative
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from pidesktop.ui.main_window import MainWindow
 
 log = logging.getLogger("pidesktop.ui.native")
 

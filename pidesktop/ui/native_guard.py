@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from ..bus import ErrorCode, HostError
-from .native_rows import is_native_id
+from pidesktop.bus import ErrorCode, HostError
+from pidesktop.ui.native_rows import is_native_id
 
 log = logging.getLogger("pidesktop.ui")
 

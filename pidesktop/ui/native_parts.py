@@ -16,7 +16,7 @@ import binascii
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QImage
 
-from .theme import Theme
+from pidesktop.ui.theme import Theme
 
 CONTEXT = "NativeParts"
 CONTEXT_NOTE = QT_TRANSLATE_NOOP("NativeParts", "Context given to the model")

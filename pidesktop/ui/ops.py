@@ -29,9 +29,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from ..bus import HostClient, HostError
-from . import native_guard
-from .tasks import spawn
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import native_guard
+from pidesktop.ui.tasks import spawn
 
 log = logging.getLogger("pidesktop.ui")
 

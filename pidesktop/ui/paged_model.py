@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from ..bus import HostClient
-from .ops import task_op
-from .tasks import spawn
+from pidesktop.bus import HostClient
+from pidesktop.ui.ops import task_op
+from pidesktop.ui.tasks import spawn
 
 _Index = QModelIndex | QPersistentModelIndex
 ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren

@@ -6,7 +6,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPainterPath
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
-from .theme import Theme
+from pidesktop.ui.theme import Theme
 
 
 def paint_row_card(painter: QPainter, option: QStyleOptionViewItem, theme: Theme) -> None:

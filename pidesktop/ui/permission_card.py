@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..agent.permissions import Answer, Decision, PermissionRequest
-from . import i18n
-from .theme import Theme
+from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
+from pidesktop.ui import i18n
+from pidesktop.ui.theme import Theme
 
 DETAIL_MAX_HEIGHT = 220
 

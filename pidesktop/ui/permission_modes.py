@@ -66,7 +66,7 @@ def inherit_label(default: str | None) -> str:
 def sandbox_sentence() -> tuple[bool, str] | None:
     """(commands run in the sandbox, the sentence Settings shows); None when this build cannot tell."""
     try:
-        from ..agent import sandbox  # type: ignore[attr-defined,unused-ignore]
+        from pidesktop.agent import sandbox  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         return None
     status = sandbox.status()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from ..bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError
 
 
 def _tr(text: str) -> str:

@@ -8,11 +8,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
-from ..bus import HostClient
-from .approval_card import ApprovalCard
-from .approvals_inbox import PendingApprovals
-from .theme import Theme
-from .todo_panel import TodoPanel
+from pidesktop.bus import HostClient
+from pidesktop.ui.approval_card import ApprovalCard
+from pidesktop.ui.approvals_inbox import PendingApprovals
+from pidesktop.ui.theme import Theme
+from pidesktop.ui.todo_panel import TodoPanel
 
 
 class PlanArea(QObject):

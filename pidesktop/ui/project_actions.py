@@ -18,16 +18,16 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
-from . import i18n
-from .chat_controller import is_blank
-from .dialog_style import style_message_box
-from .ops import host_op, task_op
-from .project_groups import GroupDialog, group_notes_editor
-from .project_memory import Note, NotesEditor
-from .tasks import spawn
+from pidesktop.ui import i18n
+from pidesktop.ui.chat_controller import is_blank
+from pidesktop.ui.dialog_style import style_message_box
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.project_groups import GroupDialog, group_notes_editor
+from pidesktop.ui.project_memory import Note, NotesEditor
+from pidesktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from pidesktop.ui.main_window import MainWindow
 
 REFRESH_TOPICS = ("projects.changed", "workspace.changed")
 

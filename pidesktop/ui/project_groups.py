@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from . import i18n, plain_errors
-from .dialog_style import current_theme, set_severity, stylesheet
-from .ops import host_op
-from .project_memory import Note, NotesEditor
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n, plain_errors
+from pidesktop.ui.dialog_style import current_theme, set_severity, stylesheet
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.project_memory import Note, NotesEditor
 
 
 def group_notes_editor(client: HostClient, group: dict, parent: QWidget | None) -> NotesEditor:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from ..bus import HostClient, HostError
-from . import i18n, plain_errors
-from .dialog_style import current_theme, set_severity, stylesheet
-from .ops import Op, host_op
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n, plain_errors
+from pidesktop.ui.dialog_style import current_theme, set_severity, stylesheet
+from pidesktop.ui.ops import Op, host_op
 
 LIMIT = 32 * 1024  # bytes of UTF-8, as the host counts them
 

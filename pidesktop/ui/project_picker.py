@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from . import i18n
+from pidesktop.ui import i18n
 
 MENU_MARK = " ▾"  # a menu opens on click, as on the branch switcher beside it
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from .. import network_proxy
+from pidesktop import network_proxy
 
 MODES = (
     ("system", QT_TRANSLATE_NOOP("ProxyFields", "Use the system's proxy settings")),

@@ -13,8 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from ..bus import HostClient
-from .ops import host_op
+from pidesktop.bus import HostClient
+from pidesktop.ui.ops import host_op
 
 
 class QueueStrip(QFrame):

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from .dialog_style import style_message_box
+from pidesktop.ui.dialog_style import style_message_box
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from pidesktop.ui.main_window import MainWindow
 
 WAIT, STOP = "wait", "stop"
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
-from ..bus import ErrorCode, HostClient, HostError
-from . import native_guard
-from .ops import host_op
-from .tasks import spawn
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui import native_guard
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.tasks import spawn
 
 CONFLICT_SENTENCE = QT_TRANSLATE_NOOP("Reviews", "The file changed since; nothing was reverted.")
 REVERTED_SENTENCE = QT_TRANSLATE_NOOP("Reviews", "This change was reverted already.")

@@ -44,14 +44,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from .i18n import arg
-from .ops import task_op
-from .paged_model import PagedListModel
-from .painting import paint_row_card
-from .tasks import spawn
-from .theme import Theme
-from .timefmt import relative
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.i18n import arg
+from pidesktop.ui.ops import task_op
+from pidesktop.ui.paged_model import PagedListModel
+from pidesktop.ui.painting import paint_row_card
+from pidesktop.ui.tasks import spawn
+from pidesktop.ui.theme import Theme
+from pidesktop.ui.timefmt import relative
 
 PAGE = 20
 QUERY_MAX = 500  # the host refuses longer queries

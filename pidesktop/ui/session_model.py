@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from . import native_rows, project_rows
-from .prefs import Preferences
+from pidesktop.ui import native_rows, project_rows
+from pidesktop.ui.prefs import Preferences
 
 # Roles carry plain values; views read whole rows with ``session_at`` rather
 # than converting a dict through a QVariant on every paint.

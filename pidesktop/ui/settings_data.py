@@ -15,14 +15,14 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from .. import paths
-from ..bus import HostClient, HostError
-from . import i18n
-from . import theme as themes
-from .crash_reports_row import CrashReportsRow
-from .host_jobs import run_job
-from .ops import host_op, task_op
-from .plain_errors import sentence
+from pidesktop import paths
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.crash_reports_row import CrashReportsRow
+from pidesktop.ui.host_jobs import run_job
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.plain_errors import sentence
 
 
 class DataPage(QWidget):
@@ -218,46 +218,46 @@ class DataPage(QWidget):
             QDesktopServices.openUrl(QUrl.fromLocalFile(self.data_root))
 
     def open_move_wizard(self) -> QWidget:
-        from .storage_wizard import StorageWizard
+        from pidesktop.ui.storage_wizard import StorageWizard
 
         return self._open(StorageWizard(self.location, self.client, self._theme(), self))
 
     def open_verify(self) -> QWidget:
-        from .data_tools import VerifyDialog
+        from pidesktop.ui.data_tools import VerifyDialog
 
         return self._open(VerifyDialog(self.client, self._theme(), self))
 
     def open_snapshot(self) -> QWidget:
-        from .backup_dialogs import SnapshotDialog
+        from pidesktop.ui.backup_dialogs import SnapshotDialog
 
         return self._open(SnapshotDialog(self.client, self._theme(), self))
 
     def open_restore(self) -> QWidget:
-        from .backup_dialogs import RestoreDialog
+        from pidesktop.ui.backup_dialogs import RestoreDialog
 
         return self._open(RestoreDialog(self._theme(), self))
 
     def open_backup(self) -> QWidget:
-        from .data_tools import BackupDialog
+        from pidesktop.ui.data_tools import BackupDialog
 
         return self._open(BackupDialog(self.client, self._theme(), self))
 
     def open_caches(self) -> QWidget:
-        from .data_tools import CacheDialog
+        from pidesktop.ui.data_tools import CacheDialog
 
         return self._open(CacheDialog(self.client, self._theme(), self))
 
     def open_old_copies(self) -> QWidget:
-        from .data_tools import OldCopiesDialog
+        from pidesktop.ui.data_tools import OldCopiesDialog
 
         return self._open(OldCopiesDialog(self.client, self._theme(), self))
 
     def open_schema_backups(self) -> QWidget:
-        from .data_tools import SchemaBackupsDialog
+        from pidesktop.ui.data_tools import SchemaBackupsDialog
 
         return self._open(SchemaBackupsDialog(self.client, self._theme(), self))
 
     def open_workflows(self) -> QWidget:
-        from .data_tools import WorkflowsDialog
+        from pidesktop.ui.data_tools import WorkflowsDialog
 
         return self._open(WorkflowsDialog(self._theme(), self))

@@ -26,19 +26,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import __version__
-from ..bus import HostClient
-from . import i18n
-from . import theme as themes
-from .dialog_style import settings_stylesheet
-from .ops import host_op
-from .settings_data import DataPage
-from .settings_general import GeneralPage
-from .settings_providers import ProvidersPage
-from .settings_sync import SyncPage
-from .settings_tools import ToolsPage
-from .settings_usage import UsagePage
-from .tasks import spawn
+from pidesktop import __version__
+from pidesktop.bus import HostClient
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.dialog_style import settings_stylesheet
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.settings_data import DataPage
+from pidesktop.ui.settings_general import GeneralPage
+from pidesktop.ui.settings_providers import ProvidersPage
+from pidesktop.ui.settings_sync import SyncPage
+from pidesktop.ui.settings_tools import ToolsPage
+from pidesktop.ui.settings_usage import UsagePage
+from pidesktop.ui.tasks import spawn
 
 DIALOG_SIZE = (820, 560)
 NAV_WIDTH = 176

@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from . import i18n, permission_modes
-from .ops import host_op
-from .plain_errors import sentence
-from .proxy_fields import ProxyFields
-from .relaunch import relaunch_pidesktop
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n, permission_modes
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.plain_errors import sentence
+from pidesktop.ui.proxy_fields import ProxyFields
+from pidesktop.ui.relaunch import relaunch_pidesktop
 
 # Labels are English source texts, shown translated (context "GeneralPage"); a language keeps its own name.
 THEMES = (

@@ -34,15 +34,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..agent.errors import ProviderError
-from ..agent.model_refresh import refresh_models
-from ..agent.presets import PRESETS
-from ..bus import ErrorCode, HostClient, HostError
-from .i18n import arg
-from .model_settings_form import ModelSettingsForm
-from .ops import host_op, task_op
-from .plain_errors import sentence
-from .settings_general import ChoiceBox
+from pidesktop.agent.errors import ProviderError
+from pidesktop.agent.model_refresh import refresh_models
+from pidesktop.agent.presets import PRESETS
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui.i18n import arg
+from pidesktop.ui.model_settings_form import ModelSettingsForm
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.plain_errors import sentence
+from pidesktop.ui.settings_general import ChoiceBox
 
 OFFLINE_ID = "offline"
 OFFLINE_MODEL = "offline-demo"

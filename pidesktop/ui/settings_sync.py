@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from . import i18n
-from .ops import host_op
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui import i18n
+from pidesktop.ui.ops import host_op
 
 
 class SyncPage(QWidget):
@@ -202,7 +202,7 @@ class SyncPage(QWidget):
         host_op(self.client, "sync.run", {}, parent=self, success=synced, failure=self._failed, busy=self._busy()).run()
 
     def load_later(self) -> None:
-        from .tasks import spawn
+        from pidesktop.ui.tasks import spawn
 
         spawn(self.load(), name="sync-status")
 

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from .mcp_server_dialog import McpServerDialog
-from .tasks import spawn
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.mcp_server_dialog import McpServerDialog
+from pidesktop.ui.tasks import spawn
 
 ROW_HEIGHT = 48
 LIST_WIDTH = 220

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bus import HostClient, HostError
-from .ops import host_op
-from .usage_format import format_cost, short_tokens
+from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.usage_format import format_cost, short_tokens
 
 DAYS = 30
 PRICE_WIDTH = 100

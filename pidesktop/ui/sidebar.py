@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import native_rows, project_rows
-from . import theme as themes
-from .session_model import SessionTreeModel, display_title
-from .timefmt import relative
+from pidesktop.ui import native_rows, project_rows
+from pidesktop.ui import theme as themes
+from pidesktop.ui.session_model import SessionTreeModel, display_title
+from pidesktop.ui.timefmt import relative
 
 # One height for every row: with uniform heights Qt asks for a size once, not
 # once per row, which keeps a 10,000-chat sidebar instant.

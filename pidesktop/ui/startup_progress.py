@@ -47,14 +47,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import paths
-from ..bus.errors import HostError
-from ..sizes import human_size
-from ..storage import move, recovery
-from ..storage.errors import StorageJobError
-from . import i18n
-from . import theme as themes
-from .dialog_style import error_text, set_severity, stylesheet
+from pidesktop import paths
+from pidesktop.bus.errors import HostError
+from pidesktop.sizes import human_size
+from pidesktop.storage import move, recovery
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.dialog_style import error_text, set_severity, stylesheet
 
 log = logging.getLogger("pidesktop.ui.startup")
 
@@ -391,7 +391,7 @@ class MissingRootWindow(FolderChoice, StartupWindow):
         self.s3_button.clicked.connect(self.show_s3_form)
         self.quit_button = QPushButton(self.tr("Quit"))
         self.quit_button.clicked.connect(lambda: self.end(None))
-        from .backup_dialogs import S3RestoreForm
+        from pidesktop.ui.backup_dialogs import S3RestoreForm
 
         self.s3_intro = QLabel(
             i18n.arg(
@@ -453,7 +453,7 @@ class MissingRootWindow(FolderChoice, StartupWindow):
 
     def restore_from_s3(self) -> None:
         """Restore the newest S3 snapshot into the missing default data folder, then start on it."""
-        from .backup_dialogs import restore_s3
+        from pidesktop.ui.backup_dialogs import restore_s3
 
         form = self.s3_form
         values = {
@@ -503,7 +503,7 @@ BYTE_PHASES = frozenset({"backup"})  # their counts are bytes; the others count 
 
 def _cold_schema():
     """``storage.schema``, the migration that runs before any host opens the data folder."""
-    from ..storage import schema
+    from pidesktop.storage import schema
 
     return schema
 
@@ -957,7 +957,7 @@ def _failure_words(exc: BaseException, location: paths.StorageLocation, needed: 
 
 
 def _install_language(app, location: paths.StorageLocation) -> None:
-    from .prefs import Preferences
+    from pidesktop.ui.prefs import Preferences
 
     try:
         language = Preferences(location.ui_root).data["window"].get("language")

@@ -22,21 +22,21 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout, QWidget, QWizard, QWizardPage
 
-from .. import paths
-from ..bus import HostClient, HostError
-from ..sizes import human_size
-from ..storage import inventory, journal, move, old_roots
-from ..storage.errors import StorageJobError
-from ..storage.fsutil import now_ms
-from ..storage.journal import PendingMove
-from . import i18n
-from . import theme as themes
-from .dialog_style import current_theme, error_text, path_row, set_severity, stylesheet
-from .dialog_style import right as _right
-from .dialog_style import tree as _tree
-from .host_jobs import job_error_text, run_job
-from .relaunch import relaunch_pidesktop
-from .tasks import spawn
+from pidesktop import paths
+from pidesktop.bus import HostClient, HostError
+from pidesktop.sizes import human_size
+from pidesktop.storage import inventory, journal, move, old_roots
+from pidesktop.storage.errors import StorageJobError
+from pidesktop.storage.fsutil import now_ms
+from pidesktop.storage.journal import PendingMove
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.dialog_style import current_theme, error_text, path_row, set_severity, stylesheet
+from pidesktop.ui.dialog_style import right as _right
+from pidesktop.ui.dialog_style import tree as _tree
+from pidesktop.ui.host_jobs import job_error_text, run_job
+from pidesktop.ui.relaunch import relaunch_pidesktop
+from pidesktop.ui.tasks import spawn
 
 log = logging.getLogger("pidesktop.ui.storage_wizard")
 READABLE = (StorageJobError,)  # failures whose message is already a sentence for a person

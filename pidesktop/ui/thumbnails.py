@@ -14,9 +14,9 @@ from collections import OrderedDict
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader
 
-from ..bus import HostClient
-from .ops import task_op
-from .tasks import spawn
+from pidesktop.bus import HostClient
+from pidesktop.ui.ops import task_op
+from pidesktop.ui.tasks import spawn
 
 PREVIEW = QSize(240, 180)
 MAX_PREVIEW_BYTES = 32 * 1024 * 1024

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from .i18n import arg
+from pidesktop.ui.i18n import arg
 
 CONTEXT = "RelativeTime"
 WEEKDAYS = (

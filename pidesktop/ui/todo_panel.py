@@ -13,9 +13,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
-from ..bus import HostClient
-from .ops import host_op
-from .theme import Theme
+from pidesktop.bus import HostClient
+from pidesktop.ui.ops import host_op
+from pidesktop.ui.theme import Theme
 
 MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐", "cancelled": "☒"}
 

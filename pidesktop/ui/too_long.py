@@ -13,8 +13,8 @@ from typing import cast
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QPushButton, QWidget
 
-from .dialog_style import style_message_box
-from .usage_format import short_tokens
+from pidesktop.ui.dialog_style import style_message_box
+from pidesktop.ui.usage_format import short_tokens
 
 COMPACT, TRIM = "compact", "trim"
 # Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when shown.

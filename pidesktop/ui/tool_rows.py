@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 from PySide6.QtCore import QCoreApplication
 
-from .. import tool_output
-from .theme import Theme
+from pidesktop import tool_output
+from pidesktop.ui.theme import Theme
 
 FILE_TOOLS = frozenset({"read", "write", "edit", "bash", "grep", "find", "ls"})
 CHANGE_TOOLS = frozenset({"write", "edit"})

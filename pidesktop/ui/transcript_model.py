@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
-from ..bus import HostClient
-from . import tool_rows
-from .ops import task_op
+from pidesktop.bus import HostClient
+from pidesktop.ui import tool_rows
+from pidesktop.ui.ops import task_op
 
 log = logging.getLogger("pidesktop.ui.transcript")
 

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from . import activity, markdown, tool_rows
-from .message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
-from .theme import Theme
-from .thumbnails import Thumbnails
-from .transcript_model import TranscriptModel
+from pidesktop.ui import activity, markdown, tool_rows
+from pidesktop.ui.message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
+from pidesktop.ui.theme import Theme
+from pidesktop.ui.thumbnails import Thumbnails
+from pidesktop.ui.transcript_model import TranscriptModel
 
 LOAD_OLDER_WITHIN = 400  # px from the top
 HEIGHTS_KEPT = 20_000  # remembered row heights, far more than are ever loaded at once

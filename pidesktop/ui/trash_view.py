@@ -15,15 +15,15 @@ from datetime import datetime
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTreeWidgetItem, QWidget
 
-from ..bus import HostClient
-from . import i18n
-from . import theme as themes
-from .data_tools import ToolDialog
-from .dialog_style import confirm
-from .dialog_style import tree as _tree
-from .import_dialog import source_name
-from .ops import host_op, task_op
-from .session_model import display_title
+from pidesktop.bus import HostClient
+from pidesktop.ui import i18n
+from pidesktop.ui import theme as themes
+from pidesktop.ui.data_tools import ToolDialog
+from pidesktop.ui.dialog_style import confirm
+from pidesktop.ui.dialog_style import tree as _tree
+from pidesktop.ui.import_dialog import source_name
+from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.session_model import display_title
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

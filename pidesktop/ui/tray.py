@@ -11,7 +11,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
-from .resources import app_icon
+from pidesktop.ui.resources import app_icon
 
 
 class TrayNotifier(QObject):

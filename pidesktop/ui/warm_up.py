@@ -15,7 +15,7 @@ import asyncio
 import importlib
 import logging
 
-from . import gc_pauses
+from pidesktop.ui import gc_pauses
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -49,7 +49,7 @@ DIALOGS = (
 
 
 def _load_libraries() -> None:
-    from . import markdown
+    from pidesktop.ui import markdown
 
     for name in LIBRARIES:
         importlib.import_module(name)

@@ -19,9 +19,9 @@ from typing import Any
 
 import apsw
 
-from . import blobs, definitions, resources, write
-from .errors import NotFound, TransitionRejected
-from .runs import owner_actor
+from pidesktop.workflows import blobs, definitions, resources, write
+from pidesktop.workflows.errors import NotFound, TransitionRejected
+from pidesktop.workflows.runs import owner_actor
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import apsw
 
-from . import db, paths, status
-from .errors import StorageError, UsageError, VerificationFailed
+from pidesktop.workflows import db, paths, status
+from pidesktop.workflows.errors import StorageError, UsageError, VerificationFailed
 
 
 def backup(path: str | os.PathLike | None, dest: str | os.PathLike) -> dict:

@@ -17,7 +17,7 @@ from typing import Any
 import apsw
 import orjson
 
-from .errors import BlobRejected, NotFound
+from pidesktop.workflows.errors import BlobRejected, NotFound
 
 JSON = "application/json"
 TEXT = "text/plain;charset=utf-8"

@@ -19,10 +19,10 @@ from typing import Any
 
 import apsw
 
-from . import blobs, leases, outbox, resources, write
-from .credentials import require_nonsecret, require_nonsecret_text
-from .errors import IdempotencyConflict, NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import blobs, leases, outbox, resources, write
+from pidesktop.workflows.credentials import require_nonsecret, require_nonsecret_text
+from pidesktop.workflows.errors import IdempotencyConflict, NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 
 @dataclass(frozen=True)

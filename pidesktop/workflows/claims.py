@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import apsw
 
-from . import resources
-from .errors import LeaseHeld, OwnershipRejected, TransitionRejected
-from .ownership import OWNER_KIND, Actor
+from pidesktop.workflows import resources
+from pidesktop.workflows.errors import LeaseHeld, OwnershipRejected, TransitionRejected
+from pidesktop.workflows.ownership import OWNER_KIND, Actor
 
 MAX_TTL_MS = 24 * 60 * 60 * 1000
 

@@ -19,7 +19,7 @@ import sys
 
 import orjson
 
-from .errors import StateError
+from pidesktop.workflows.errors import StateError
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _init(db_path: str | None) -> int:
-    from . import db, paths
+    from pidesktop.workflows import db, paths
 
     target = paths.resolve(db_path)
     existed = target.exists()
@@ -98,7 +98,7 @@ def _init(db_path: str | None) -> int:
 
 
 def _status(db_path: str | None, as_json: bool) -> int:
-    from .status import summary
+    from pidesktop.workflows.status import summary
 
     report = summary(db_path)
     if as_json:
@@ -151,7 +151,7 @@ def _breakdown(counts: dict) -> str:
 
 
 def _verify(db_path: str | None, as_json: bool) -> int:
-    from .status import verify
+    from pidesktop.workflows.status import verify
 
     report = verify(db_path)
     if as_json:
@@ -175,7 +175,7 @@ def _verify(db_path: str | None, as_json: bool) -> int:
 
 
 def _backup(db_path: str | None, destination: str, as_json: bool) -> int:
-    from .backup import backup
+    from pidesktop.workflows.backup import backup
 
     result = backup(db_path, destination)
     if as_json:

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from .errors import TransitionRejected
+from pidesktop.workflows.errors import TransitionRejected
 
 _SECRET_KEY = re.compile(
     r"^(token|accesstoken|refreshtoken|idtoken|apikey|secret|clientsecret|password|passwd|authorization|"

@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 import apsw
 
-from . import paths, schema
-from .errors import IncompatibleState, MissingState, OlderLiveState, StorageError
+from pidesktop.workflows import paths, schema
+from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState, StorageError
 
 # Spec 000, "Database settings": every writer enables exactly these.
 WRITER_PRAGMAS = (

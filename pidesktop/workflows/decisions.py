@@ -26,10 +26,10 @@ from typing import Any
 
 import apsw
 
-from . import blobs, claims, outbox, resources, runs, write
-from .credentials import require_nonsecret
-from .errors import ActorRejected, NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import blobs, claims, outbox, resources, runs, write
+from pidesktop.workflows.credentials import require_nonsecret
+from pidesktop.workflows.errors import ActorRejected, NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 ACCEPTED = ("answered", "timeout_default")
 

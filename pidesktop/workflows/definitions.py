@@ -15,9 +15,9 @@ from typing import Any
 
 import apsw
 
-from . import blobs, resources, write
-from .errors import IdempotencyConflict, NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import blobs, resources, write
+from pidesktop.workflows.errors import IdempotencyConflict, NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 
 @dataclass(frozen=True)

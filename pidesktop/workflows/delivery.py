@@ -12,10 +12,10 @@ from typing import Any
 
 import apsw
 
-from . import blobs, resources, write
-from .credentials import require_nonsecret_text
-from .errors import NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import blobs, resources, write
+from pidesktop.workflows.credentials import require_nonsecret_text
+from pidesktop.workflows.errors import NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 
 @dataclass(frozen=True)

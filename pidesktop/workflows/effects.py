@@ -21,10 +21,10 @@ from typing import Any
 
 import apsw
 
-from . import blobs, channels, decisions, outbox, resources, runs, write
-from .claims import Claim
-from .credentials import require_nonsecret
-from .errors import NotFound, OwnershipRejected, TransitionRejected
+from pidesktop.workflows import blobs, channels, decisions, outbox, resources, runs, write
+from pidesktop.workflows.claims import Claim
+from pidesktop.workflows.credentials import require_nonsecret
+from pidesktop.workflows.errors import NotFound, OwnershipRejected, TransitionRejected
 
 # The outbox rows' vocabulary, also reachable from here.
 EffectRequest = outbox.EffectRequest

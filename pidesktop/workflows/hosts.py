@@ -20,10 +20,10 @@ from typing import Any
 
 import orjson
 
-from .. import locks
-from . import paths
-from .credentials import require_nonsecret
-from .errors import HostBusy, StorageError
+from pidesktop import locks
+from pidesktop.workflows import paths
+from pidesktop.workflows.credentials import require_nonsecret
+from pidesktop.workflows.errors import HostBusy, StorageError
 
 
 class HostLock:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import apsw
 
-from . import resources, write
-from .claims import Claim, acquire_spec, check_ttl
-from .errors import TransitionRejected
-from .ownership import Actor
+from pidesktop.workflows import resources, write
+from pidesktop.workflows.claims import Claim, acquire_spec, check_ttl
+from pidesktop.workflows.errors import TransitionRejected
+from pidesktop.workflows.ownership import Actor
 
 # The kinds a plain lease command may take; runs are claimed through
 # ``runs.claim`` so queue reservation and the lease change together.

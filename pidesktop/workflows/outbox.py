@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import blobs, resources
-from .credentials import require_nonsecret
-from .errors import IdempotencyConflict, TransitionRejected
+from pidesktop.workflows import blobs, resources
+from pidesktop.workflows.credentials import require_nonsecret
+from pidesktop.workflows.errors import IdempotencyConflict, TransitionRejected
 
 _TYPE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ActorRejected
+from pidesktop.workflows.errors import ActorRejected
 
 CONTROL_CLASS = "control"
 ACTOR_CLASSES = ("control", "run_owner", "controller_owner", "channel_owner", "human", "model")

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import apsw
 
-from .decisions import ACCEPTED
-from .runs import TERMINAL
+from pidesktop.workflows.decisions import ACCEPTED
+from pidesktop.workflows.runs import TERMINAL
 
 
 def run_state(run_status: str, queue_status: str | None) -> dict:

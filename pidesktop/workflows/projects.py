@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import apsw
 
-from . import resources, write
-from .errors import NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import resources, write
+from pidesktop.workflows.errors import NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 
 @dataclass(frozen=True)

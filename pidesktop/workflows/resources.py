@@ -13,8 +13,8 @@ from typing import Any
 
 import apsw
 
-from . import blobs
-from .errors import NotFound
+from pidesktop.workflows import blobs
+from pidesktop.workflows.errors import NotFound
 
 KINDS = (
     "project",

@@ -16,10 +16,10 @@ from typing import Any
 
 import apsw
 
-from . import blobs, claims, outbox, resources, write
-from .credentials import require_nonsecret
-from .errors import IdempotencyConflict, NotFound, TransitionRejected
-from .ownership import CONTROL, Actor
+from pidesktop.workflows import blobs, claims, outbox, resources, write
+from pidesktop.workflows.credentials import require_nonsecret
+from pidesktop.workflows.errors import IdempotencyConflict, NotFound, TransitionRejected
+from pidesktop.workflows.ownership import CONTROL, Actor
 
 TERMINAL = ("succeeded", "failed", "cancelled", "continued")
 BINDING_KINDS = ("input", "pi_session", "channel", "controller")

@@ -14,8 +14,8 @@ from typing import Any
 
 import apsw
 
-from . import blobs, resources, runs, schema, write
-from .errors import IdempotencyConflict, NotFound, TransitionRejected
+from pidesktop.workflows import blobs, resources, runs, schema, write
+from pidesktop.workflows.errors import IdempotencyConflict, NotFound, TransitionRejected
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from typing import Any
 
 import apsw
 
-from . import db, paths, projection, schema
-from .errors import IncompatibleState, MissingState
+from pidesktop.workflows import db, paths, projection, schema
+from pidesktop.workflows.errors import IncompatibleState, MissingState
 
 
 def summary(path: str | os.PathLike | None = None, *, now: int | None = None) -> dict:

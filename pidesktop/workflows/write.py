@@ -27,9 +27,9 @@ from typing import Any
 
 import apsw
 
-from . import blobs, claims, outbox, resources
-from .claims import Acquire
-from .errors import (
+from pidesktop.workflows import blobs, claims, outbox, resources
+from pidesktop.workflows.claims import Acquire
+from pidesktop.workflows.errors import (
     ActorRejected,
     CommandRejected,
     NotFound,
@@ -38,7 +38,7 @@ from .errors import (
     StorageError,
     TransitionRejected,
 )
-from .ownership import OWNER_KIND, Actor, is_owner_class, verify_actor
+from pidesktop.workflows.ownership import OWNER_KIND, Actor, is_owner_class, verify_actor
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .repo import REPO
+from tests.support.repo import REPO
 
 
 def run_cli(

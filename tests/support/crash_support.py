@@ -16,7 +16,7 @@ from pathlib import Path
 import apsw
 import orjson
 
-from .hosts import StdioHost
+from tests.support.hosts import StdioHost
 
 
 def db_rows(root: Path, sql: str, args: tuple = ()) -> list[tuple]:

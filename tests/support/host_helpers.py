@@ -2,7 +2,7 @@
 
 import orjson
 
-from .hosts import InProcessHost
+from tests.support.hosts import InProcessHost
 
 
 def new_session(host, **params):

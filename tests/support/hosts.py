@@ -19,8 +19,7 @@ from pidesktop import paths
 from pidesktop.bus import HostClient, HostError, HostThread
 from pidesktop.host.context import now_ms
 from pidesktop.host.core import opener
-
-from .repo import REPO
+from tests.support.repo import REPO
 
 T = TypeVar("T")
 

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import TypeVar
 
-from .repo import REPO
-from .waits import wait_for
+from tests.support.repo import REPO
+from tests.support.waits import wait_for
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "import", "convert")
 SCREEN = (1280, 800)

@@ -19,8 +19,7 @@ import orjson
 import pytest
 
 from pidesktop.agent.errors import ProviderError
-
-from .repo import FIXTURES
+from tests.support.repo import FIXTURES
 
 FIXTURE_DIR = FIXTURES / "openai-sse"  # byte-identical copies of openai-python's recordings (its MANIFEST.md)
 FIXTURE_NAMES = ("plain-text", "single-tool-call", "parallel-tool-calls")

@@ -9,8 +9,7 @@ import apsw
 import pytest
 
 from pidesktop.workflows import db, definitions, projects, runs, schema
-
-from .clock import Clock
+from tests.support.clock import Clock
 
 DEFINITION = {
     "nodes": [

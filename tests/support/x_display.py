@@ -6,7 +6,7 @@ platform cannot open a window.
 
 import pytest
 
-from .realwindow import XDisplay, missing_tools
+from tests.support.realwindow import XDisplay, missing_tools
 
 
 @pytest.fixture

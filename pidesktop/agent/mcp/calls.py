@@ -15,13 +15,13 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...bus import HostError
-from .. import permissions, tool_permission
-from ..permissions import Answer, Decision, PermissionRequest
-from ..stopping import unless_stopped
+from pidesktop.agent import permissions, tool_permission
+from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
+from pidesktop.agent.stopping import unless_stopped
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
-    from .pool import McpPool, Offer, OfferedTool
+    from pidesktop.agent.mcp.pool import McpPool, Offer, OfferedTool
 
 Notify = Callable[[str, str, "dict[str, Any] | None"], None]
 DETAIL_MAX = 4000

@@ -18,13 +18,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...bus import HostError
-from . import names
+from pidesktop.agent.mcp import names
+from pidesktop.bus import HostError
 
 if TYPE_CHECKING:  # the SDK is imported when a server is first started, not with the app
     from mcp_types import CallToolResult, Tool
 
-    from .connection import Connection, ServerConfig
+    from pidesktop.agent.mcp.connection import Connection, ServerConfig
 
 log = logging.getLogger("pidesktop.agent.mcp")
 
@@ -96,7 +96,7 @@ class McpPool:
         except HostError as exc:
             log.warning("no MCP servers for %s: %s", session_id, exc)
             return Offer()
-        from .connection import ServerConfig
+        from pidesktop.agent.mcp.connection import ServerConfig
 
         configs = [ServerConfig.from_wire(raw) for raw in answer.get("servers") or []]
         offer = Offer()
@@ -124,7 +124,7 @@ class McpPool:
         ``check`` (once per turn): ping a running server first, so one that exited while idle is
         started again now rather than failing the turn's first call.
         """
-        from .connection import Connection, StartFailed
+        from pidesktop.agent.mcp.connection import Connection, StartFailed
 
         lock = self._locks.setdefault(config.name, asyncio.Lock())
         async with lock:

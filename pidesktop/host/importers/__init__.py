@@ -11,8 +11,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from . import claude_code, codex, pi
-from .common import ImportedSession, ReadFailure
+from pidesktop.host.importers import claude_code, codex, pi
+from pidesktop.host.importers.common import ImportedSession, ReadFailure
 
 Reader = Callable[[bytes, str], ImportedSession]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import (
+from pidesktop.host.importers.common import (
     Ids,
     ImportedSession,
     ReadFailure,

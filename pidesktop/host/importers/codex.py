@@ -19,7 +19,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Ids, ImportedSession, ReadFailure, clean_text, json_lines, millis, stamp, text_of, tool_args
+from pidesktop.host.importers.common import (
+    Ids,
+    ImportedSession,
+    ReadFailure,
+    clean_text,
+    json_lines,
+    millis,
+    stamp,
+    text_of,
+    tool_args,
+)
 
 SOURCE = "codex"
 IGNORED = frozenset({"event_msg", "turn_context", "state"})

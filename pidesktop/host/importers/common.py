@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..transcripts import records
+from pidesktop.host.transcripts import records
 
 
 class ReadFailure(ValueError):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..native import pi_format
-from .common import ImportedSession, ReadFailure, clean_text, millis, rfc3339, storable
+from pidesktop.host.importers.common import ImportedSession, ReadFailure, clean_text, millis, rfc3339, storable
+from pidesktop.host.native import pi_format
 
 SOURCE = "pi"
 KNOWN = frozenset(

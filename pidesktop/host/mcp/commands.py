@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...bus.errors import HostError
-from .. import sessions
-from ..commands import command
-from ..context import HostContext
-from ..params import Params, invalid
-from ..tools import audit
-from . import config, results
+from pidesktop.bus.errors import HostError
+from pidesktop.host import sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.mcp import config, results
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.tools import audit
 
 STATES = ("starting", "ready", "failed", "stopped")
 LAUNCH_FIELDS = ("transport", "command", "args", "url")  # a change restarts the server; a tool switch does not

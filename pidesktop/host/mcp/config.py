@@ -24,10 +24,10 @@ from urllib.parse import urlsplit
 
 import apsw
 
-from ...bus.errors import ErrorCode, HostError
-from .. import kv, secrets
-from ..context import HostContext
-from ..params import Params, invalid
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import kv, secrets
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
 
 NS = "mcpServers"
 PROJECTS_NS = "mcpProjects"

@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from ...durable import atomic_write
-from ..context import HostContext
-from ..tools import limits
+from pidesktop.durable import atomic_write
+from pidesktop.host.context import HostContext
+from pidesktop.host.tools import limits
 
 
 def _keep_binary(ctx: HostContext, session_id: str, data: str, mime: str, what: str) -> str:

@@ -15,6 +15,6 @@ of an exact v3 file), each checked first (``writing.py``).
 - ``watcher``: the file watcher thread (``session.changed`` / ``session.listChanged``)
 """
 
-from .catalog import PREFIX, is_native
+from pidesktop.host.native.catalog import PREFIX, is_native
 
 __all__ = ["PREFIX", "is_native"]

@@ -23,10 +23,10 @@ from typing import Any
 
 import apsw
 
-from ...bus.errors import ErrorCode, HostError
-from ..projects import normalise_path
-from . import discovery
-from .index import FileIndex
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.native import discovery
+from pidesktop.host.native.index import FileIndex
+from pidesktop.host.projects import normalise_path
 
 log = logging.getLogger("pidesktop.host.native")
 

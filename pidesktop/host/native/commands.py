@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..commands import command
-from ..context import HostContext
-from ..params import Params
-from . import writing
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import writing
+from pidesktop.host.params import Params
 
 
 @command("native.append")

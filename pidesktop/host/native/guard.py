@@ -9,8 +9,8 @@ a command is refused unless it is listed here.
 
 from __future__ import annotations
 
-from ...bus.errors import ErrorCode, HostError
-from .catalog import is_native
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.native.catalog import is_native
 
 ALLOWED = frozenset(
     {"session.get", "session.fork", "native.append", "search.query", "search.sessions", "usage.summary"}

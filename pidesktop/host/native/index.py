@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from . import pi_format
-from .pi_format import BranchView, Meta, Tree
+from pidesktop.host.native import pi_format
+from pidesktop.host.native.pi_format import BranchView, Meta, Tree
 
 TAIL_CHECK = 4096  # bytes before the indexed end that must be unchanged for an append
 TOKEN_TAIL = 4096  # bytes hashed into the token

@@ -11,16 +11,16 @@ import logging
 import os
 from typing import Any
 
-from ...bus.errors import ErrorCode, HostError
-from ..context import HostContext
-from ..params import Params
-from ..transcripts.windows import WindowRequest, select
-from ..window_params import cap_block, window_request
-from . import pi_format
-from .catalog import Catalog
-from .catalog import is_native as is_native  # callers ask reading which sessions are native
-from .index import FileIndex
-from .pi_format import Meta
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import pi_format
+from pidesktop.host.native.catalog import Catalog
+from pidesktop.host.native.catalog import is_native as is_native  # callers ask reading which sessions are native
+from pidesktop.host.native.index import FileIndex
+from pidesktop.host.native.pi_format import Meta
+from pidesktop.host.params import Params
+from pidesktop.host.transcripts.windows import WindowRequest, select
+from pidesktop.host.window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.native")
 

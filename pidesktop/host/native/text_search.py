@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..context import HostContext
-from . import pi_format
-from .catalog import Catalog
-from .index import FileIndex
-from .reading import FIRST_BUDGET, catalog_of
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import pi_format
+from pidesktop.host.native.catalog import Catalog
+from pidesktop.host.native.index import FileIndex
+from pidesktop.host.native.reading import FIRST_BUDGET, catalog_of
 
 log = logging.getLogger("pidesktop.host.native")
 

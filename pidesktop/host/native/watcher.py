@@ -19,10 +19,10 @@ import os
 import threading
 from typing import Any
 
-from ..context import Emit, HostContext
-from .catalog import native_id
-from .discovery import SUFFIX, Roots, inside
-from .reading import catalog_of
+from pidesktop.host.context import Emit, HostContext
+from pidesktop.host.native.catalog import native_id
+from pidesktop.host.native.discovery import SUFFIX, Roots, inside
+from pidesktop.host.native.reading import catalog_of
 
 log = logging.getLogger("pidesktop.host.native")
 

@@ -40,14 +40,14 @@ from typing import Any
 
 import orjson
 
-from ...bus.errors import ErrorCode, HostError
-from ..context import HostContext
-from ..params import Params, invalid
-from ..transcripts.records import rfc3339
-from . import pi_format
-from .catalog import is_native, native_id
-from .index import FileIndex, FileKey
-from .reading import catalog_of, open_session
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import pi_format
+from pidesktop.host.native.catalog import is_native, native_id
+from pidesktop.host.native.index import FileIndex, FileKey
+from pidesktop.host.native.reading import catalog_of, open_session
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.transcripts.records import rfc3339
 
 log = logging.getLogger("pidesktop.host.native")
 

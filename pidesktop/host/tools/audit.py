@@ -14,10 +14,10 @@ from typing import Any
 import apsw
 import orjson
 
-from .. import sessions
-from ..commands import command
-from ..context import HostContext
-from ..params import Params
+from pidesktop.host import sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
 
 TOOL_EXECUTE, TOOL_DENIED, REVIEW_REVERT = "tool_execute", "tool_denied", "review_revert"
 LIST_DEFAULT, LIST_MAX = 100, 1000

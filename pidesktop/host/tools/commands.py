@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import attachments, sessions
-from .. import settings as app_settings
-from ..commands import command
-from ..context import HostContext
-from ..params import Params
-from . import audit, files, limits, review, workspace
-from .writing import replace_file
+from pidesktop.host import attachments, sessions
+from pidesktop.host import settings as app_settings
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params
+from pidesktop.host.tools import audit, files, limits, review, workspace
+from pidesktop.host.tools.writing import replace_file
 
 READ_ONLY = ("read", "ls", "find", "grep")
 EDITING = ("write", "edit")

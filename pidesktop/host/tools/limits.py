@@ -12,9 +12,9 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from ... import tool_output
-from ...durable import atomic_write
-from ..context import HostContext
+from pidesktop import tool_output
+from pidesktop.durable import atomic_write
+from pidesktop.host.context import HostContext
 
 MAX_LINES, MAX_BYTES = tool_output.MAX_LINES, tool_output.MAX_BYTES
 Cut = tool_output.Cut

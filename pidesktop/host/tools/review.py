@@ -23,15 +23,15 @@ from typing import Any
 
 import orjson
 
-from ...bus.errors import ErrorCode, HostError
-from ...durable import atomic_write, fsync_dir, write_all
-from .. import sessions
-from ..commands import command
-from ..context import HostContext
-from ..params import Params, invalid
-from ..transcripts.records import rfc3339
-from . import audit
-from .writing import replace_file
+from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import atomic_write, fsync_dir, write_all
+from pidesktop.host import sessions
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.params import Params, invalid
+from pidesktop.host.tools import audit
+from pidesktop.host.tools.writing import replace_file
+from pidesktop.host.transcripts.records import rfc3339
 
 MAX_BEFORE = 1024 * 1024
 OWNER = "pidesktop"

@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..context import HostContext
-from ..plans import workspace_of
+from pidesktop.host.context import HostContext
+from pidesktop.host.plans import workspace_of
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ...durable import fsync_dir, write_all
+from pidesktop.durable import fsync_dir, write_all
 
 
 def replace_file(path: Path, data: bytes) -> None:

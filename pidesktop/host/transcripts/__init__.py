@@ -5,11 +5,11 @@
 so that opening a long conversation costs what the page costs.
 """
 
-from .layout import Layout
-from .lines import TopLevel, scan_top_level
-from .records import InvalidRecord
-from .store import Transcript, TranscriptChanged, TranscriptStore
-from .windows import MessageNotFound, Window
+from pidesktop.host.transcripts.layout import Layout
+from pidesktop.host.transcripts.lines import TopLevel, scan_top_level
+from pidesktop.host.transcripts.records import InvalidRecord
+from pidesktop.host.transcripts.store import Transcript, TranscriptChanged, TranscriptStore
+from pidesktop.host.transcripts.windows import MessageNotFound, Window
 
 __all__ = [
     "InvalidRecord",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...bus.errors import ErrorCode, HostError
+from pidesktop.bus.errors import ErrorCode, HostError
 
 ENVELOPE_KEY = "binaryStorage"
 CODEC_VERSION = 1

@@ -36,8 +36,8 @@ from typing import Any
 
 import orjson
 
-from .files import ReadCounter, atomic_write
-from .layout import Layout, ends_at_line_boundary
+from pidesktop.host.transcripts.files import ReadCounter, atomic_write
+from pidesktop.host.transcripts.layout import Layout, ends_at_line_boundary
 
 log = logging.getLogger("pidesktop.host.transcripts")
 

@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import orjson
 
-from . import binary_storage
-from .lines import COMPACTION, MESSAGE, SESSION
+from pidesktop.host.transcripts import binary_storage
+from pidesktop.host.transcripts.lines import COMPACTION, MESSAGE, SESSION
 
 log = logging.getLogger("pidesktop.host.transcripts")
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import orjson
 
-from . import cut, info, layout_cache
-from .files import (
+from pidesktop.host.transcripts import cut, info, layout_cache
+from pidesktop.host.transcripts.files import (
     ReadCounter,
     append_durably,
     atomic_stream,
@@ -31,10 +31,25 @@ from .files import (
     read_to_end,
     read_whole,
 )
-from .layout import Layout, StaleLayout, ends_at_line_boundary, extend, read_lines, scan_bytes, scan_file
-from .lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
-from .records import InvalidRecord, decode_record, encode_record, now_rfc3339, parse_line, session_header
-from .windows import MessageNotFound, Window, WindowRequest, select
+from pidesktop.host.transcripts.layout import (
+    Layout,
+    StaleLayout,
+    ends_at_line_boundary,
+    extend,
+    read_lines,
+    scan_bytes,
+    scan_file,
+)
+from pidesktop.host.transcripts.lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
+from pidesktop.host.transcripts.records import (
+    InvalidRecord,
+    decode_record,
+    encode_record,
+    now_rfc3339,
+    parse_line,
+    session_header,
+)
+from pidesktop.host.transcripts.windows import MessageNotFound, Window, WindowRequest, select
 
 log = logging.getLogger("pidesktop.host.transcripts")
 
