@@ -144,6 +144,8 @@ class ApprovalCard(QFrame):
     # -- data ---------------------------------------------------------------------------
     async def show_session(self, session_id: str | None) -> None:
         """Show the newest proposal of ``session_id`` (None: no chat, no card)."""
+        if session_id != self.session_id:
+            self.set_approval(None)  # the last chat's proposal never shows under this one while the list loads
         self.session_id = session_id
         newest = None
         if session_id is not None:

@@ -64,6 +64,8 @@ class TodoPanel(QFrame):
 
     # -- data ---------------------------------------------------------------------------
     async def show_session(self, session_id: str | None) -> None:
+        if session_id != self.session_id:
+            self.set_todo(None)  # the last chat's checklist never shows under this one while its own loads
         self.session_id = session_id
         self._folded_by_person = None
         todo = None
