@@ -91,9 +91,11 @@ def test_a_0500_data_folder_another_user_owns_answers_every_call(tmp_path):
         home.mkdir(mode=0o700)
         os.chown(home, NOBODY, NOBODY)
         prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        probe = subprocess.run([*prefix, "true"], capture_output=True)
+        # The other user must reach this interpreter and checkout (a clone in a private folder is out of reach).
+        probe = subprocess.run([*prefix, sys.executable, "-c", "import pidesktop"], capture_output=True, cwd=REPO)
         if probe.returncode != 0:
-            pytest.skip(f"cannot switch to an unprivileged user: {probe.stderr.decode(errors='replace').strip()}")
+            reason = probe.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason given"]
+            pytest.skip(f"an unprivileged user cannot run pidesktop from this checkout: {reason[0]}")
         proc = host_process(data, prefix, {"HOME": str(home)})
         replies = answers(proc, ["session.list", "session.create"])
     finally:
