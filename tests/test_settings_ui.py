@@ -271,10 +271,22 @@ def test_refresh_shows_a_provider_error(qtbot, qloop, client, open_settings, sse
 # -- Data ------------------------------------------------------------------------------
 
 
+def test_the_dialog_keeps_its_size_and_a_tall_page_scrolls(open_settings):
+    """The tallest page (Providers, Data) does not stretch the dialog past its design size; it scrolls."""
+    from pidesktop.ui.settings_dialog import DIALOG_SIZE
+
+    dialog = open_settings()
+    assert (dialog.width(), dialog.height()) == DIALOG_SIZE
+    assert dialog.minimumSizeHint().height() <= DIALOG_SIZE[1]
+    dialog.show_page("Data")
+    area = dialog.pages.currentWidget()
+    assert area.widget() is dialog.data and area.verticalScrollBar().maximum() > 0
+
+
 def test_data_page_shows_the_data_folder(open_settings, location):
     dialog = open_settings()
     dialog.show_page("Data")
-    assert dialog.pages.currentWidget() is dialog.data
+    assert dialog.pages.currentWidget().widget() is dialog.data
     assert dialog.data.path_label.text() == str(location.data_root)
     assert dialog.data.open_button.isEnabled()
 

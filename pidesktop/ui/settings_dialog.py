@@ -16,11 +16,13 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -54,6 +56,19 @@ PAGES = (
 )
 
 
+def _scrolling(page: QWidget) -> QScrollArea:
+    """A page that scrolls when it is taller than the dialog, so the tallest page does not set every page's
+    height (the dialog opens at ``DIALOG_SIZE`` on a small screen too)."""
+    area = QScrollArea()
+    area.setObjectName("settingsPage")
+    area.setWidget(page)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setViewportMargins(0, 0, 12, 0)  # the text keeps clear of the scroll bar
+    return area
+
+
 class SettingsDialog(QDialog):
     settingsChanged = Signal(dict)  # normalised settings after a General change
     providersChanged = Signal()  # a provider, the order or the default model was stored
@@ -82,7 +97,7 @@ class SettingsDialog(QDialog):
             self.nav.addItem(item)
         self.pages = QStackedWidget()
         for page in (self.general, self.providers, self.tools, self.usage, self.data, self.sync):
-            self.pages.addWidget(page)
+            self.pages.addWidget(_scrolling(page))
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.nav.setCurrentRow(0)
 

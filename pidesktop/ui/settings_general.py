@@ -44,7 +44,7 @@ DISPLAY_MODES = (
 )
 PASTE_MIN, PASTE_MAX = 1, 1_000_000
 AUDIT_DAYS_MIN, AUDIT_DAYS_MAX = 1, 3650  # the host's range for auditRetentionDays
-FIELD_WIDTH = 240
+FIELD_WIDTH = 280  # the longest choice ("Use the system's proxy settings") fits whole
 CHEVRON_INSET = 16  # from the right edge to the chevron's centre
 
 
