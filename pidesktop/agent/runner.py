@@ -488,7 +488,7 @@ class TurnRunner:
                     stored = await self.outbox.append(session_id, final, active.turn_id)
                 except OutboxFull as exc:
                     # Refused loudly; the reply stays in its in-flight checkpoint for recovery.
-                    status, error = "error", ProviderError("outbox_full", str(exc))
+                    status, error = "error", ProviderError(ErrorCode.OUTBOX_FULL, str(exc))
             else:
                 try:
                     stored = await call(

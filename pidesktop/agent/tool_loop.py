@@ -33,12 +33,12 @@ from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.agent import attachment_content, tools, workspace_tools
-from pidesktop.agent.errors import ProviderError, ProviderErrorCode
+from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import StreamEvent
 from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.stopping import Stopped, unless_stopped
 from pidesktop.agent.tool_calls import WorkspaceCalls
-from pidesktop.bus import HostError
+from pidesktop.bus import ErrorCode, HostError
 
 if TYPE_CHECKING:
     from pidesktop.agent.mcp.calls import McpCalls
@@ -61,7 +61,7 @@ def refuses_tools(error: ProviderError) -> bool:
     about something else, keys, permissions, rate limits) is not retried: it
     would fail the same way and send the prompt twice.
     """
-    status = error.status or (400 if error.code == ProviderErrorCode.BAD_REQUEST else 0)
+    status = error.status or (400 if error.code == ErrorCode.BAD_REQUEST else 0)
     return 400 <= status < 500 and status not in (401, 403, 429) and "tool" in error.message.lower()
 
 
