@@ -36,14 +36,28 @@ def _code_names(tree: ast.Module) -> list[tuple[int, str]]:
     ]
 
 
+def _string_constants(tree: ast.Module) -> set[str]:
+    """Module-level names bound to a string: a code kept beside the vocabulary."""
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
 def test_every_error_is_made_with_a_code_of_the_vocabulary():
     offences = []
     for path, tree in _sources():
         where = path.relative_to(REPO)
+        constants = _string_constants(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _called_name(node) in ERROR_TYPES and node.args:
                 code = node.args[0]
-                if isinstance(code, ast.Constant) or isinstance(code, ast.JoinedStr):
+                if isinstance(code, (ast.Constant, ast.JoinedStr)) or (
+                    isinstance(code, ast.Name) and code.id in constants
+                ):
                     offences.append(f"{where}:{node.lineno}: {_called_name(node)}({ast.unparse(code)}, ...)")
         offences += [
             f"{where}:{line}: ErrorCode.{name} is not a member"
@@ -86,3 +100,11 @@ def test_an_unknown_code_reads_as_its_fallback_or_the_general_sentence(qapp):
     assert sentence_for_code("no_such_code", "The reply failed.") == "The reply failed."
     assert sentence_for_code(None) == SENTENCES[ErrorCode.INTERNAL]
     assert sentence_for_code("rate_limited") == SENTENCES[ErrorCode.RATE_LIMITED]
+
+
+def test_a_send_that_cannot_go_reads_as_the_runtime_wrote_it_where_there_is_a_message(qapp):
+    from pidesktop.ui.plain_errors import SENTENCES, sentence, sentence_for_code
+
+    refused = HostError(ErrorCode.NOT_READY, "Dead port has no model chosen: pick one in Settings > Providers.")
+    assert sentence(refused) == refused.message
+    assert sentence_for_code("not_ready") == SENTENCES[ErrorCode.NOT_READY]  # the inbox has only the code

@@ -29,9 +29,6 @@ from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import TextDelta
 from pidesktop.bus.errors import ErrorCode
 
-# The runner still names these two codes from here.
-COMPACTION_FAILED = ErrorCode.COMPACTION_FAILED
-CONTEXT_TOO_LARGE = ErrorCode.CONTEXT_TOO_LARGE
 PURPOSE = "compaction"  # meta.purpose of the instruction, so the offline demo knows what is asked
 FAMILY = "pidesktop-summary"
 COMMAND = "/compact"

@@ -14,12 +14,12 @@ import orjson
 
 from pidesktop.bus.errors import ErrorCode
 
-# The runner still names the codes by this name.
-ProviderErrorCode = ErrorCode
-
 
 class ProviderError(Exception):
-    """A failed provider call: a stable ``code`` (an ``ErrorCode``), a message a person can act on, the HTTP status."""
+    """A failed provider call: a stable ``code``, a message a person can act on, the HTTP ``status``.
+
+    The code is an ``ErrorCode`` (a host's code passed on when the host refused a step of the turn).
+    """
 
     def __init__(self, code: str, message: str, status: int | None = None, retry_after: float | None = None):
         super().__init__(f"{code}: {message}")

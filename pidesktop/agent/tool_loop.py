@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
 MAX_ROUNDS = 25
-TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
 
 # (provider id, model id) pairs whose server refused a request with tools, for the life of the process
 _NO_TOOLS: set[tuple[str, str]] = set()
@@ -174,7 +173,7 @@ class ToolLoop:
         self.rounds += 1
         if self.rounds >= MAX_ROUNDS:
             raise ProviderError(
-                TOOL_ROUNDS_EXCEEDED,
+                ErrorCode.TOOL_ROUNDS_EXCEEDED,
                 f"The model used tools {MAX_ROUNDS} times in this turn without answering, so the "
                 f"turn was stopped. Send a message to let it go on, or ask it to finish.",
             )

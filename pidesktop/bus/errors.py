@@ -41,6 +41,8 @@ class ErrorCode(StrEnum):
     PROVIDER_ERROR = "provider_error"
     STREAM_CUT = "stream_cut"
     # the runtime's turn
+    NOT_READY = "not_ready"  # a send that cannot go out (agent.send_check); its message names the provider
+    TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
     COMPACTION_FAILED = "compaction_failed"
     CONTEXT_TOO_LARGE = "context_too_large"
     OUTBOX_FULL = "outbox_full"

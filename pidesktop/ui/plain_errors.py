@@ -89,6 +89,13 @@ _MARKED: dict[ErrorCode, object] = {
     ),
     ErrorCode.STREAM_CUT: QT_TRANSLATE_NOOP("PlainErrors", "The connection dropped before the reply was finished."),
     # the runtime's turn
+    ErrorCode.NOT_READY: QT_TRANSLATE_NOOP(
+        "PlainErrors", "This chat can’t send yet: check its provider, model and API key in Settings > Providers."
+    ),
+    ErrorCode.TOOL_ROUNDS_EXCEEDED: QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "The model used tools many times without answering, so the reply was stopped. Send a message to go on.",
+    ),
     ErrorCode.COMPACTION_FAILED: QT_TRANSLATE_NOOP(
         "PlainErrors", "The chat's older part could not be summarised to make room, so nothing was sent. Try again."
     ),
@@ -122,6 +129,8 @@ def sentence_for_code(code: str | None, fallback: str = "") -> str:
 
 def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
+    if error.code == ErrorCode.NOT_READY and error.message:
+        return error.message  # the runtime's own sentence names the provider and what it lacks
     if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict):
         if error.data.get("native"):
             return _tr(str(_PI_READ_ONLY))

@@ -2357,6 +2357,14 @@ This cannot be undone.</source>
         <translation>回复完成前连接已断开。</translation>
     </message>
     <message>
+        <source>This chat can’t send yet: check its provider, model and API key in Settings &gt; Providers.</source>
+        <translation>此对话暂时无法发送：请在“设置 &gt; 服务商”中检查它的服务商、模型和 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The model used tools many times without answering, so the reply was stopped. Send a message to go on.</source>
+        <translation>模型多次使用工具却没有作答，因此回复已停止。发送一条消息即可继续。</translation>
+    </message>
+    <message>
         <source>The chat&apos;s older part could not be summarised to make room, so nothing was sent. Try again.</source>
         <translation>无法汇总对话较早的部分以腾出空间，因此没有发送任何内容。请重试。</translation>
     </message>
