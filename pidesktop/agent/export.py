@@ -18,6 +18,7 @@ path of the data folder (written as ``<data>``).
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -140,7 +141,7 @@ async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: 
 
 def _md_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
     title = session.get("title") or "New chat"
-    lines = [f"# {_escape_html(_one_line(title))}", ""]  # a title's "<b>" is text, not a tag
+    lines = [f"# {html.escape(_one_line(title), quote=False)}", ""]  # a title's "<b>" is text, not a tag
     created = _ms_rfc3339(session.get("createdAt"))
     if created:
         lines.append(f"- Started: {created}")
@@ -225,7 +226,7 @@ def _tool_call(block: dict[str, Any]) -> str:
     result = block.get("result")
     if result is not None:
         body += ["Result:", _fenced(result if isinstance(result, str) else _pretty(result), "")]
-    return _details(f"Tool call: {_escape_html(name)}", "\n\n".join(body))
+    return _details(f"Tool call: {html.escape(name, quote=False)}", "\n\n".join(body))
 
 
 def _compaction_markdown(record: dict[str, Any]) -> str:
@@ -276,10 +277,6 @@ def _size(size: Any) -> str | None:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
-
-
-def _escape_html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _ms_rfc3339(ms: Any) -> str | None:
