@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from pidesktop.paths import DIR_MODE, FILE_MODE
+from pidesktop.durable import FILE_MODE
+from pidesktop.paths import DIR_MODE
 from pidesktop.storage.s3 import S3Location, S3Problem, explain
 
 if TYPE_CHECKING:

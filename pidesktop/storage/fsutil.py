@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from pidesktop.paths import FILE_MODE, ensure_private_dir, fsync_dir
+from pidesktop.durable import FILE_MODE
+from pidesktop.paths import ensure_private_dir, fsync_dir
 
 if TYPE_CHECKING:
     import ctypes
