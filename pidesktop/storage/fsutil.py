@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -131,7 +130,3 @@ def sync_filesystem(path: Path) -> None:
         finally:
             os.close(fd)
     os.sync()
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

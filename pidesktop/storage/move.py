@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pidesktop import paths
+from pidesktop.clock import now_ms
 from pidesktop.locks import WRITER_LOCK
 from pidesktop.storage import inventory, journal, marker, old_roots, validate
 from pidesktop.storage.copy import Pair, TreeCopy
 from pidesktop.storage.errors import Cancelled, Failed, Refused, StorageJobError
-from pidesktop.storage.fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
+from pidesktop.storage.fsutil import absolute, nearest_existing, overlaps, read_json, sync_filesystem, tree_size
 from pidesktop.storage.journal import PendingMove
 from pidesktop.storage.locking import writer_lock
 from pidesktop.storage.old_roots import KeptRoot

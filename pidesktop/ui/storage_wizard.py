@@ -24,10 +24,10 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout,
 
 from pidesktop import paths
 from pidesktop.bus import HostClient, HostError
+from pidesktop.clock import now_ms
 from pidesktop.sizes import human_size
 from pidesktop.storage import inventory, journal, move, old_roots
 from pidesktop.storage.errors import StorageJobError
-from pidesktop.storage.fsutil import now_ms
 from pidesktop.storage.journal import PendingMove
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
