@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from pidesktop.bus import HostClient
+from pidesktop.sizes import human_size
 
 FORMATS = ("md", "json")
 PAGE = 200  # messages per session.get window
@@ -236,7 +237,8 @@ def _compaction_markdown(record: dict[str, Any]) -> str:
 
 def _attachment_line(block: dict[str, Any]) -> str:
     name = block.get("name") or "attachment"
-    facts = [f for f in (block.get("mimeType"), _size(block.get("size"))) if f]
+    size = block.get("size")
+    facts = [f for f in (block.get("mimeType"), human_size(size) if isinstance(size, int) else None) if f]
     return f"{_one_line(name)}" + (f" ({', '.join(facts)})" if facts else "")
 
 
@@ -263,16 +265,6 @@ def _pretty(value: Any) -> str:
         except orjson.JSONDecodeError:
             return text
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-
-
-def _size(size: Any) -> str | None:
-    if not isinstance(size, int):
-        return None
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return None
 
 
 def _one_line(text: str) -> str:
