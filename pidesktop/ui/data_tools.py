@@ -66,22 +66,6 @@ from pidesktop.workflows.errors import StateError
 
 DIALOG_WIDTH = 620
 
-# The look of the maintenance dialogs lives in ``dialog_style``; these names stay importable from here.
-__all__ = [
-    "BackupDialog",
-    "CacheDialog",
-    "OldCopiesDialog",
-    "SchemaBackupsDialog",
-    "ToolDialog",
-    "VerifyDialog",
-    "WorkflowsDialog",
-    "confirm",
-    "current_theme",
-    "path_row",
-    "set_severity",
-    "stylesheet",
-]
-
 
 class ToolDialog(QDialog):
     """A titled dialog with an intro, a body, a busy bar, a report line and a row of buttons."""
