@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from pidesktop.durable import FILE_MODE
+from pidesktop.durable import FILE_MODE, write_all
 from pidesktop.paths import ensure_private_dir, fsync_dir
 
 if TYPE_CHECKING:
@@ -53,10 +53,7 @@ def write_json_atomic(path: Path, value: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
-        data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, orjson.dumps(value, option=orjson.OPT_INDENT_2))
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -66,6 +66,21 @@ class MovePlan:
     job_id: str
     retry: bool  # the destination holds an earlier attempt from this source
 
+    def journal_entry(self) -> PendingMove:
+        """The journal of this move before its first file is copied (what a crash here leaves)."""
+        now = now_ms()
+        return PendingMove(
+            self.job_id,
+            self.source_data_root,
+            self.source_ui_root,
+            self.resolved_by,
+            self.selected_root,
+            self.destination,
+            "copy",
+            now,
+            now,
+        )
+
 
 def data_root_at(destination: Path) -> Path:
     """The data folder a move to ``destination`` ends in (its front-end folder is the sibling ``ui``)."""
@@ -185,18 +200,7 @@ def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_j
             inventory.scan(plan.source_ui_root),
         ]
         _check_space(plan, sum(t.bytes for t in trees))
-        started = now_ms()
-        job = PendingMove(
-            plan.job_id,
-            plan.source_data_root,
-            plan.source_ui_root,
-            plan.resolved_by,
-            plan.selected_root,
-            plan.destination,
-            "copy",
-            started,
-            started,
-        )
+        job = plan.journal_entry()
         journal.write(job)
         try:
             dest = plan.destination

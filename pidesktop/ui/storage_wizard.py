@@ -72,19 +72,7 @@ def schedule_move(destination: str | os.PathLike) -> PendingMove:
     (``recovery.before_host_start``) recopies, verifies and publishes it before
     any host opens a data folder.
     """
-    plan = move.preflight(destination)
-    now = now_ms()
-    job = PendingMove(
-        plan.job_id,
-        plan.source_data_root,
-        plan.source_ui_root,
-        plan.resolved_by,
-        plan.selected_root,
-        plan.destination,
-        "copy",
-        now,
-        now,
-    )
+    job = move.preflight(destination).journal_entry()
     journal.write(job)
     return job
 
