@@ -54,10 +54,6 @@ def effective(block: dict, live: bool) -> dict:
 
 
 # -- summary ----------------------------------------------------------------------------------
-def is_file_tool(block: dict) -> bool:
-    return str(block.get("name") or "") in FILE_TOOLS
-
-
 def summary(block: dict) -> str | None:
     """``src/app.py``, ``make test``, ``"TODO" in src``: None for tools this module does not know."""
     name = str(block.get("name") or "")
