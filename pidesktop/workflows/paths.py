@@ -47,10 +47,6 @@ def resolve(db: str | os.PathLike | None = None, env: dict[str, str] | None = No
     return default_db_path(env)
 
 
-def is_default_location(path: Path, env: dict[str, str] | None = None) -> bool:
-    return path == default_db_path(env)
-
-
 def project_hash(canonical_project_path: str) -> str:
     """A short stable name for per-project host files (lock, child-process registry)."""
     return hashlib.sha256(canonical_project_path.encode("utf-8")).hexdigest()[:32]
