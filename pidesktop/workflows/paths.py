@@ -17,7 +17,6 @@ STATE_DIR_NAME = "workflows"
 DB_NAME = "state.sqlite"
 HOSTS_DIR_NAME = "hosts"
 DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
 
