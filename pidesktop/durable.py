@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-FILE_MODE = 0o600
+FILE_MODE = 0o600  # every file pidesktop writes is private to the person
 
 
 def fsync_dir(directory: Path) -> None:

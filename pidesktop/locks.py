@@ -22,6 +22,8 @@ from pathlib import Path
 
 import orjson
 
+from pidesktop.durable import FILE_MODE
+
 WRITER_LOCK = "host.lock"  # the writer lock's file name in a data root
 
 
@@ -43,7 +45,7 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> FileLock:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

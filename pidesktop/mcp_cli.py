@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 async def _run(host: HostThread, args: argparse.Namespace, params: dict[str, Any] | None) -> int:
     import asyncio
 
-    from pidesktop.bus import HostClient, HostError
+    from pidesktop.bus import ErrorCode, HostClient, HostError
 
     client = HostClient(host, asyncio.get_running_loop())
     try:
@@ -150,7 +150,7 @@ async def _run(host: HostThread, args: argparse.Namespace, params: dict[str, Any
         return await _list(client, args.mcp_tools)
     except HostError as exc:
         print(f"{PROG}: {exc.message}", file=sys.stderr)
-        return 2 if exc.code == "INVALID_PARAMS" else 1
+        return 2 if exc.code == ErrorCode.INVALID_PARAMS else 1
     finally:
         client.close()
 

@@ -28,7 +28,6 @@ ENV_DATA_DIR = "PI_DESKTOP_DATA_DIR"
 POINTER_FILE = "storage-location.json"
 DEFAULT_ROOT_NAME = ".pi-desktop"
 DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 # Folders of the data root the host creates up front (spec 004, section 2).
 DATA_SUBDIRS = ("sessions", "attachments", "logs", "cache", "scratch", "visualizations", "secrets")

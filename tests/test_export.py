@@ -116,7 +116,7 @@ def test_markdown_export_reads_like_the_chat(host):
     assert CODE in text  # code blocks kept as written
     assert "<details>\n<summary>Thinking</summary>\n\nThey want Python.\n\n</details>" in text
     assert "<summary>Tool call: run</summary>" in text and '"cmd": "ls"' in text and "a.txt\nb.txt" in text
-    assert "Attachments:\n\n- notes.txt (text/plain, 10 bytes)" in text
+    assert "Attachments:\n\n- notes.txt (text/plain, 10 B)" in text
     assert "attachments/" not in text  # listed by name only
     assert "*(The reply failed: The server went away.)*" in text
     assert "Summary of the earlier messages (compaction)" in text and "They asked about print." in text

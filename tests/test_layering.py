@@ -107,7 +107,6 @@ UI_STORAGE_IMPORTS = {
         "move",
         "old_roots",
         "errors.StorageJobError",
-        "fsutil.now_ms",
         "journal.PendingMove",
     },
 }

@@ -24,6 +24,7 @@ from pidesktop.storage.schema import MigrationError
 from pidesktop.ui import startup_progress
 from pidesktop.ui import theme as themes
 from pidesktop.ui.startup_progress import MigrationWindow
+from tests.support.cli import run_cli
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
 
@@ -297,6 +298,12 @@ def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
     spin_until(qloop, lambda: dialog.backups is not None and dialog.remove_button.isEnabled())
     rows = [[dialog.table.topLevelItem(i).text(c) for c in (0, 1, 3)] for i in range(dialog.table.topLevelItemCount())]
     assert rows == [["pi.sqlite.v14.bak", "14", "3.1 MB"], ["pi.sqlite.v25.bak", "25", "922 KB"]]
+    status = run_cli("data", "--data-dir", str(root), "status")  # `pidesktop data status` says the same sizes
+    listed = [line for line in status.stdout.splitlines() if line.startswith("schema backup")]
+    assert [(line.split()[2:4], line.split()[4]) for line in listed] == [
+        (["3.1", "MB"], str(root / "pi.sqlite.v14.bak")),
+        (["922", "KB"], str(root / "pi.sqlite.v25.bak")),
+    ], status.stderr
     assert dialog.table.topLevelItem(0).toolTip(0) == str(root / "pi.sqlite.v14.bak")
     dialog.resize(680, dialog.sizeHint().height())
     shot(dialog, f"schema-backups-{theme.name}")

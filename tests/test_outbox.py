@@ -2,7 +2,7 @@
 
 A stopped host thread is a real transient failure (``STORAGE_UNAVAILABLE``);
 a new host on the same data root is the next host generation. Errors a real
-host does not produce on demand (a UNIQUE violation, PERMISSION_DENIED) come
+host does not produce on demand (PERMISSION_DENIED, a foreign-key failure) come
 from ``Flaky``, which raises the listed errors first and then passes through.
 """
 
@@ -74,9 +74,10 @@ def restarted(location):
         running.stop()
 
 
-def test_classification():
-    assert classify(HostError("INTERNAL", "UNIQUE constraint failed: messages.id")) == "ack"
+def test_classification_reads_the_code_never_the_text():
     assert classify(HostError("PERMISSION_DENIED", "no")) == "drop"
+    assert classify(HostError("INTERNAL", "PERMISSION_DENIED: no")) == "retry"
+    assert classify(HostError("INTERNAL", "UNIQUE constraint failed: messages.id")) == "retry"
     assert classify(HostError("INVALID_PARAMS", "message.role")) == "drop"
     assert classify(HostError("PLUGIN_PERMISSION_DENIED", "no")) == "retry"
     assert classify(HostError("INTERNAL", "FOREIGN KEY constraint failed")) == "retry"
@@ -217,12 +218,10 @@ def test_a_full_queue_rejects_and_reports_nothing_as_queued(host, dead_path, cap
     assert "overflow" in caplog.text and session_id in caplog.text
 
 
-def test_unique_violation_is_an_ack_but_a_foreign_key_error_is_retried(host, dead_path):
+def test_a_replay_of_a_stored_message_is_an_ack_but_a_foreign_key_error_is_retried(host, dead_path):
     session_id = new_session(host)
-    errors = {
-        "u1": [HostError("INTERNAL", "UNIQUE constraint failed: messages.id")],
-        "f1": [HostError("INTERNAL", "FOREIGN KEY constraint failed")],
-    }
+    first = host.call("session.appendMessage", {"sessionId": session_id, "message": assistant("u1")})
+    errors = {"f1": [HostError("INTERNAL", "FOREIGN KEY constraint failed")]}
 
     async def scenario():
         sleeps = Sleeps()
@@ -237,9 +236,9 @@ def test_unique_violation_is_an_ack_but_a_foreign_key_error_is_retried(host, dea
         return acked, queued, sleeps, outbox
 
     acked, queued, sleeps, outbox = asyncio.run(scenario())
-    assert acked == {"message": {"id": "u1", "seq": None}, "duplicate": True}
+    assert acked["message"] == first["message"]  # the host's answer to the replay: the stored row
     assert queued is None and sleeps == [0.01]
-    assert list(stored(host, session_id)) == ["f1"]  # u1 was taken as stored, never resent
+    assert list(stored(host, session_id)) == ["u1", "f1"]  # u1 once, never stored twice
     assert outbox.dead_letters() == []
 
 

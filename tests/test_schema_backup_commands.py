@@ -129,21 +129,22 @@ def data_status(data_root, *extra: str) -> subprocess.CompletedProcess:
 
 
 def test_status_reports_the_schema_and_its_backups(host, data_root):
-    plant(data_root, "pi.sqlite.v14.bak", 5 * 1024 * 1024)
-    plant(data_root, "pi.sqlite.v25.bak", 2048)
+    plant(data_root, "pi.sqlite.v14.bak", 3 * 1024 * 1024)
+    plant(data_root, "pi.sqlite.v25.bak", 900 * 1024)
     host.stop()
     report = orjson.loads(data_status(data_root, "--json").stdout)
     assert report["schemaVersion"] == 27 and report["schemaSupported"] == 27
     assert [(b["name"], b["version"], b["bytes"]) for b in report["schemaBackups"]] == [
-        ("pi.sqlite.v14.bak", 14, 5 * 1024 * 1024),
-        ("pi.sqlite.v25.bak", 25, 2048),
+        ("pi.sqlite.v14.bak", 14, 3 * 1024 * 1024),
+        ("pi.sqlite.v25.bak", 25, 900 * 1024),
     ]
     text = data_status(data_root)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     assert "schema        v27" in lines
-    assert f"schema backup    5.0 MiB  {data_root / 'pi.sqlite.v14.bak'}  (v14)" in lines
-    assert f"schema backup    2.0 KiB  {data_root / 'pi.sqlite.v25.bak'}  (v25)" in lines
+    # the sizes Settings > Data shows for the same files (tests/test_migration_ui.py): decimal units
+    assert f"schema backup     3.1 MB  {data_root / 'pi.sqlite.v14.bak'}  (v14)" in lines
+    assert f"schema backup     922 KB  {data_root / 'pi.sqlite.v25.bak'}  (v25)" in lines
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pidesktop.agent import tool_loop
 from pidesktop.agent.events import ToolCallDelta
 from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.runner import ProviderChoice, TurnRunner
-from pidesktop.bus import HostClient
+from pidesktop.bus import ErrorCode, HostClient
 from tests.support.hosts import run_with_client
 from tests.support.sse_server import Script
 from tests.test_plan_approval import text_body, tool_call_body, tool_names
@@ -32,12 +32,12 @@ def test_the_loop_stops_after_25_rounds_with_a_clear_error(host, sse_server):
     sse_server.stream([tool_call_body("TodoWrite", TODO)])  # answers every request with another call
     session_id, result, got = send(host, sse_server)
     assert len(sse_server.requests) == tool_loop.MAX_ROUNDS
-    assert result["status"] == "error" and result["error"]["code"] == tool_loop.TOOL_ROUNDS_EXCEEDED
+    assert result["status"] == "error" and result["error"]["code"] == ErrorCode.TOOL_ROUNDS_EXCEEDED
     assert "25 times" in result["error"]["message"]
     replies = [m for m in got["messages"] if m["role"] == "assistant"]
     assert len(replies) == tool_loop.MAX_ROUNDS
     assert all(r["blocks"][0]["status"] == "ok" and "result" in r["blocks"][0] for r in replies)
-    assert replies[-1]["meta"]["error"]["code"] == tool_loop.TOOL_ROUNDS_EXCEEDED
+    assert replies[-1]["meta"]["error"]["code"] == ErrorCode.TOOL_ROUNDS_EXCEEDED
     assert got["session"]["lastTurn"]["status"] == "error"
     assert host.call("todo.get", {"sessionId": session_id})["todo"]["revision"] == tool_loop.MAX_ROUNDS
 

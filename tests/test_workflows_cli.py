@@ -151,13 +151,13 @@ def test_status_never_prints_planted_secrets(cli, agent_dir, tmp_path):
     delivery.notify(store, asked.run_permit, level="info", body=secret)
     channel = channels.create(store, "chat", f"{secret}-channel-ref", config_name=f"{secret}.json")
     owned = channels.claim(store, channel.channel_id, f"{secret}-channel-owner", ttl_ms=600_000)
-    owned = channels.advance_cursor(store, owned, "updates", secret)
-    _, _, owned = channels.record_inbox(
+    owned = channels._advance_cursor(store, owned, "updates", secret)
+    _, _, owned = channels._record_inbox(
         store, owned, f"{secret}-external", {"text": secret}, sender_id=f"{secret}-sender"
     )
-    _, effect_id, owned = channels.queue_message(store, owned, [secret])
+    _, effect_id, owned = channels._queue_message(store, owned, [secret])
     effect = effects.get(store.conn, effect_id)
-    attempt = effects.begin_attempt(store, effect_id, owned.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect_id, owned.claim, expected_revision=effect.revision)
     effects.settle(store, attempt, owned.claim, outcome="ambiguous", external_ref=f"{secret}-ref")
     store.close()
     conn = apsw.Connection(str(path))

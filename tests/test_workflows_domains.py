@@ -41,7 +41,7 @@ def apply_pending(store, permit):
     for effect in effects.unsettled(store.conn, permit.resource_id):
         if effect.delivery == "local" and effect.status == "pending":
             results.append(
-                effects.apply_local(store, effect.effect_id, permit.claim, expected_revision=effect.revision).value
+                effects._apply_local(store, effect.effect_id, permit.claim, expected_revision=effect.revision).value
             )
     return results
 
@@ -144,11 +144,11 @@ def test_a_cancelled_decision_cancels_its_parent_through_the_owner(store, flow):
         runs.finish(store, asked.run_permit, outcome="cancelled")
     resolution = decisions.cancel(store, asked.decision_id, expected_revision=1, reason="user closed it")
     assert resolution.outcome == "cancelled"
-    view = projection.decision_view(store.conn, asked.decision_id)
+    view = projection._decision_view(store.conn, asked.decision_id)
     assert view == {"status": "cancelled", "outcome": "cancelled", "followUpPending": True}
     assert apply_pending(store, asked.run_permit) == [{"cancelled": asked.run_permit.resource_id.split(":")[1]}]
     assert apply_pending(store, asked.run_permit) == [{"outcome": "cancelled", "adopted": False}]
-    assert projection.decision_view(store.conn, asked.decision_id)["followUpPending"] is False
+    assert projection._decision_view(store.conn, asked.decision_id)["followUpPending"] is False
 
 
 # -- decisions ----------------------------------------------------------------------------------
@@ -158,9 +158,9 @@ def test_timeout_with_a_default_is_acceptance_and_expiry_needs_no_default(store,
     with_default = running_run(store, *flow)
     asked = decisions.ask(store, with_default, request={"options": ["a", "b"]}, default="b", deadline_at=clock() + 100)
     with pytest.raises(TransitionRejected, match="deadline has not passed"):
-        decisions.apply_deadline(store, asked.decision_id, with_default.claim, expected_revision=1)
+        decisions._apply_deadline(store, asked.decision_id, with_default.claim, expected_revision=1)
     clock.advance(100)
-    accepted = decisions.apply_deadline(store, asked.decision_id, with_default.claim, expected_revision=1)
+    accepted = decisions._apply_deadline(store, asked.decision_id, with_default.claim, expected_revision=1)
     assert (accepted.outcome, accepted.response, accepted.accepted) == ("timeout_default", "b", True)
     late = decisions.answer(store, asked.decision_id, HUMAN, "a", expected_revision=1)
     assert late.same_fact() == accepted.same_fact() and not late.won
@@ -169,7 +169,7 @@ def test_timeout_with_a_default_is_acceptance_and_expiry_needs_no_default(store,
     without = running_run(store, *flow)
     asked = decisions.ask(store, without, request={}, deadline_at=clock() + 10)
     clock.advance(10)
-    expired = decisions.apply_deadline(store, asked.decision_id, without.claim, expected_revision=1)
+    expired = decisions._apply_deadline(store, asked.decision_id, without.claim, expected_revision=1)
     assert (expired.outcome, expired.response, expired.accepted) == ("expired", None, False)
     assert decisions.cancel(store, asked.decision_id, expected_revision=2).same_fact() == expired.same_fact()
 
@@ -199,7 +199,7 @@ def test_decision_actors(store, flow):
     third = running_run(store, *flow, owner="host-c")
     asked = decisions.ask(store, third, request={})
     with pytest.raises(OwnershipRejected):
-        decisions.apply_deadline(store, asked.decision_id, other.claim, expected_revision=1)
+        decisions._apply_deadline(store, asked.decision_id, other.claim, expected_revision=1)
     owner_cancel = decisions.cancel(store, asked.decision_id, expected_revision=1, claim=third.claim)
     assert owner_cancel.actor_class == "run_owner"
 
@@ -214,10 +214,10 @@ def test_assistant_message_attempts_store_text_and_a_receipt(store, flow):
     with pytest.raises(TransitionRejected, match="running node attempt"):
         attempts.start(store, attempt.permit, "plan")
     with pytest.raises(TransitionRejected, match="allows 40"):
-        attempts.complete_assistant_message(store, attempt.permit, attempt.attempt_id, "x" * 41)
+        attempts._complete_assistant_message(store, attempt.permit, attempt.attempt_id, "x" * 41)
     with pytest.raises(TransitionRejected):
         attempts.complete(store, attempt.permit, attempt.attempt_id, {"not": "text"})
-    receipt, permit = attempts.complete_assistant_message(
+    receipt, permit = attempts._complete_assistant_message(
         store, attempt.permit, attempt.attempt_id, "Hello there.", final_entry_id="e2"
     )
     stored = attempts.get(store.conn, attempt.attempt_id)
@@ -229,7 +229,7 @@ def test_assistant_message_attempts_store_text_and_a_receipt(store, flow):
     )
     free = attempts.start(store, permit, "free")
     assert free.max_chars is None
-    receipt, permit = attempts.complete_assistant_message(store, free.permit, free.attempt_id, "y" * 5000)
+    receipt, permit = attempts._complete_assistant_message(store, free.permit, free.attempt_id, "y" * 5000)
     assert receipt["maxChars"] is None
     shell = attempts.start(store, permit, "build")
     assert shell.output_kind == "non_agent"
@@ -261,33 +261,33 @@ def test_controllers_status_queue_children_and_deletion(store, flow, clock):
     with pytest.raises(IdempotencyConflict):
         controllers.create(store, flow[0], "watcher", {"every": "2m"})
     permit = controllers.claim(store, controller.controller_id, "host-a", ttl_ms=60_000)
-    permit = controllers.update_status(store, permit, {"healthy": True})
-    permit = controllers.add_finalizer(store, permit, "cleanup")
+    permit = controllers._update_status(store, permit, {"healthy": True})
+    permit = controllers._add_finalizer(store, permit, "cleanup")
     permit = controllers.enqueue(store, permit, "item-1", {"n": 1})
     assert controllers.enqueue(store, permit, "item-1", {"n": 1}) == permit  # adopted, no revision change
-    item, permit = controllers.reserve_item(store, permit)
+    item, permit = controllers._reserve_item(store, permit)
     assert (item.item_key, item.payload, item.attempts) == ("item-1", {"n": 1}, 1)
-    assert controllers.reserve_item(store, permit) == (None, permit)
-    permit = controllers.settle_item(store, permit, "item-1", ok=False, retry_at=clock() + 1000)
-    assert controllers.reserve_item(store, permit)[0] is None
+    assert controllers._reserve_item(store, permit) == (None, permit)
+    permit = controllers._settle_item(store, permit, "item-1", ok=False, retry_at=clock() + 1000)
+    assert controllers._reserve_item(store, permit)[0] is None
     clock.advance(1000)
-    item, permit = controllers.reserve_item(store, permit)
+    item, permit = controllers._reserve_item(store, permit)
     assert item.attempts == 2
-    permit = controllers.settle_item(store, permit, "item-1", ok=True)
-    child, permit = controllers.start_child(store, permit, "child-a", flow[1], {"target": 1})
-    again, same = controllers.start_child(store, permit, "child-a", flow[1], {"target": 1})
+    permit = controllers._settle_item(store, permit, "item-1", ok=True)
+    child, permit = controllers._start_child(store, permit, "child-a", flow[1], {"target": 1})
+    again, same = controllers._start_child(store, permit, "child-a", flow[1], {"target": 1})
     assert again.adopted and again.run_id == child.run_id and same == permit
     with pytest.raises(IdempotencyConflict):
-        controllers.start_child(store, permit, "child-a", flow[1], {"target": 2})
+        controllers._start_child(store, permit, "child-a", flow[1], {"target": 2})
     child_permit = runs.claim(store, child.run_id, "host-a", ttl_ms=60_000, expected_revision=1)
     runs.finish(store, child_permit, outcome="succeeded")
     assert effects.unsettled(store.conn) == []  # a controller child has no queue row to settle
-    phase = controllers.request_deletion(store, controller.controller_id, expected_revision=permit.revision)
+    phase = controllers._request_deletion(store, controller.controller_id, expected_revision=permit.revision)
     assert phase == "deleting"
     permit = write.refresh(store.conn, permit)
     with pytest.raises(TransitionRejected):
-        controllers.start_child(store, permit, "child-b", flow[1])
-    phase, permit = controllers.remove_finalizer(store, permit, "cleanup")
+        controllers._start_child(store, permit, "child-b", flow[1])
+    phase, permit = controllers._remove_finalizer(store, permit, "cleanup")
     assert phase == "deleted"
     assert controllers.get(store.conn, controller.controller_id)["phase"] == "deleted"
 
@@ -298,24 +298,24 @@ def test_controllers_status_queue_children_and_deletion(store, flow, clock):
 def test_channel_cursors_and_inbox_belong_to_the_lease_owner(store, flow, clock):
     channel = channels.create(store, "chat", "room-1", config_name="chat-work.json")
     permit = channels.claim(store, channel.channel_id, "host-a", ttl_ms=1000)
-    permit = channels.advance_cursor(store, permit, "updates", "100")
+    permit = channels._advance_cursor(store, permit, "updates", "100")
     with pytest.raises(TransitionRejected, match="moved"):
-        channels.advance_cursor(store, permit, "updates", "200", expected_value="99")
-    permit = channels.advance_cursor(store, permit, "updates", "200", expected_value="100")
-    inbox_id, adopted, permit = channels.record_inbox(store, permit, "ext-1", {"text": "yes"}, sender_id="u1")
+        channels._advance_cursor(store, permit, "updates", "200", expected_value="99")
+    permit = channels._advance_cursor(store, permit, "updates", "200", expected_value="100")
+    inbox_id, adopted, permit = channels._record_inbox(store, permit, "ext-1", {"text": "yes"}, sender_id="u1")
     assert not adopted
-    assert channels.record_inbox(store, permit, "ext-1", {"text": "yes"})[:2] == (inbox_id, True)
+    assert channels._record_inbox(store, permit, "ext-1", {"text": "yes"})[:2] == (inbox_id, True)
     with pytest.raises(IdempotencyConflict):
-        channels.record_inbox(store, permit, "ext-1", {"text": "no"})
+        channels._record_inbox(store, permit, "ext-1", {"text": "no"})
     with pytest.raises(TransitionRejected, match="credential"):
-        channels.record_inbox(store, permit, "ext-2", {"text": "hi", "auth": {"access_token": "x"}})
-    permit = channels.settle_inbox(store, permit, inbox_id, "applied")
+        channels._record_inbox(store, permit, "ext-2", {"text": "hi", "auth": {"access_token": "x"}})
+    permit = channels._settle_inbox(store, permit, inbox_id, "applied")
     clock.advance(1001)
     with pytest.raises(OwnershipRejected):
-        channels.advance_cursor(store, permit, "updates", "300")
+        channels._advance_cursor(store, permit, "updates", "300")
     other = channels.claim(store, channel.channel_id, "host-b", ttl_ms=1000)
     assert other.claim.generation == 2
-    channels.advance_cursor(store, other, "updates", "300")
+    channels._advance_cursor(store, other, "updates", "300")
 
 
 # -- Pi delivery and session capture ------------------------------------------------------------
@@ -324,24 +324,24 @@ def test_channel_cursors_and_inbox_belong_to_the_lease_owner(store, flow, clock)
 def test_notifications_and_turn_intents_settle_once(store, flow, clock):
     permit = running_run(store, *flow)
     notification_id = delivery.notify(store, permit, level="info", body="Run finished a step", pi_session_id="pi-1")
-    first = delivery.settle_notification(store, notification_id, "delivered", expected_revision=1)
-    late = delivery.settle_notification(store, notification_id, "dismissed", expected_revision=1)
+    first = delivery._settle_notification(store, notification_id, "delivered", expected_revision=1)
+    late = delivery._settle_notification(store, notification_id, "dismissed", expected_revision=1)
     assert (first.status, late.status, late.adopted) == ("delivered", "delivered", True)
-    intent_id = delivery.create_turn_intent(
+    intent_id = delivery._create_turn_intent(
         store, permit, pi_session_id="pi-1", prompt="continue", not_before=clock() + 50
     )
-    assert delivery.pending_turns(store.conn, "pi-1", clock()) == []
+    assert delivery._pending_turns(store.conn, "pi-1", clock()) == []
     clock.advance(50)
-    [turn] = delivery.pending_turns(store.conn, "pi-1", clock())
+    [turn] = delivery._pending_turns(store.conn, "pi-1", clock())
     assert turn["prompt"] == "continue"
-    delivery.settle_turn_intent(store, intent_id, "delivered", expected_revision=turn["revision"])
+    delivery._settle_turn_intent(store, intent_id, "delivered", expected_revision=turn["revision"])
     with pytest.raises(ActorRejected):
-        delivery.settle_turn_intent(store, intent_id, "cancelled", expected_revision=2, actor=HUMAN)
+        delivery._settle_turn_intent(store, intent_id, "cancelled", expected_revision=2, actor=HUMAN)
 
 
 def test_session_capture(store, flow):
     permit = running_run(store, *flow)
-    segment = sessions.open_segment(store, permit, "pi-1")
+    segment = sessions._open_segment(store, permit, "pi-1")
     segment = sessions.capture(
         store,
         permit,
@@ -364,11 +364,11 @@ def test_session_capture(store, flow):
     assert [e.entry_id for e in sessions.entries(store.conn, segment.segment_id)] == ["e1", "e2"]
     view = sessions.segment(store.conn, segment.segment_id)
     assert (view["firstEntryId"], view["lastEntryId"], view["events"]) == ("e1", "e2", 1)
-    segment = sessions.close_segment(store, permit, segment)
+    segment = sessions._close_segment(store, permit, segment)
     with pytest.raises(TransitionRejected, match="closed"):
         sessions.capture(store, permit, segment, entries=[sessions.Entry("e3", "message", {})])
     with pytest.raises(NotFound):
-        sessions.open_segment(store, permit, "pi-1", attempt_id="nope")
+        sessions._open_segment(store, permit, "pi-1", attempt_id="nope")
 
 
 # -- the read contract --------------------------------------------------------------------------
@@ -380,20 +380,20 @@ def test_status_is_a_pure_projection_and_reads_never_repair(store, flow, clock, 
     run_id = queued.resource_id.split(":")[1]
     # Rule 1: the queue row still says running; the terminal run fact wins.
     assert store.conn.execute("SELECT status FROM run_queue").fetchone() == ("running",)
-    view = projection.run_view(store.conn, run_id, clock())
+    view = projection._run_view(store.conn, run_id, clock())
     assert (view["status"], view["queue"], view["queueSettlementPending"]) == ("succeeded", "settled", True)
     # Rule 2: accepted although the continuation effect is pending.
     waiting = running_run(store, *flow, ttl_ms=1000)
     asked = decisions.ask(store, waiting, request={})
     decisions.answer(store, asked.decision_id, HUMAN, "ok", expected_revision=1)
-    assert projection.decision_view(store.conn, asked.decision_id) == {
+    assert projection._decision_view(store.conn, asked.decision_id) == {
         "status": "accepted",
         "outcome": "answered",
         "followUpPending": True,
     }
     # Rule 4: a stale owner is not current.
     clock.advance(2000)
-    assert projection.run_view(store.conn, waiting.resource_id.split(":")[1], clock())["owner"] == "stale"
+    assert projection._run_view(store.conn, waiting.resource_id.split(":")[1], clock())["owner"] == "stale"
     # Rule 5: an ambiguous external effect is unresolved.
     assert projection.effect_state("ambiguous") == "unresolved"
     before = snapshot(path)

@@ -41,7 +41,7 @@ def test_run_input_and_bindings_refuse_credentials(store, flow, path):
         bindings={"github": ("input", {"token": "ghp_1"})},
     )
     permit = running_run(store, *flow)
-    _refused(path, runs.post_update, store, permit, "progress", {"step": 1, "password": "p"})
+    _refused(path, runs._post_update, store, permit, "progress", {"step": 1, "password": "p"})
 
 
 def test_decisions_refuse_credentials(store, flow, path, clock):
@@ -78,10 +78,10 @@ def test_notifications_refuse_credentials(store, flow, path):
 def test_cursors_refuse_credentials(store, path):
     channel = channels.create(store, "chat", "room-1")
     permit = channels.claim(store, channel.channel_id, "host-a", ttl_ms=10_000)
-    _refused(path, channels.advance_cursor, store, permit, "token", "abc")
-    _refused(path, channels.advance_cursor, store, permit, "updates", '{"offset": 3, "accessToken": "x"}')
-    _refused(path, channels.advance_cursor, store, permit, "updates", "password=hunter2")
-    channels.advance_cursor(store, permit, "nextPageToken", "CAUQAA")  # a page token is a position
+    _refused(path, channels._advance_cursor, store, permit, "token", "abc")
+    _refused(path, channels._advance_cursor, store, permit, "updates", '{"offset": 3, "accessToken": "x"}')
+    _refused(path, channels._advance_cursor, store, permit, "updates", "password=hunter2")
+    channels._advance_cursor(store, permit, "nextPageToken", "CAUQAA")  # a page token is a position
 
 
 def test_effect_payloads_and_receipts_refuse_credentials(store, flow, path):
@@ -93,7 +93,7 @@ def test_effect_payloads_and_receipts_refuse_credentials(store, flow, path):
     request = effects.EffectRequest("deploy.start", "r-1", {"tag": "v1"}, permit.resource_id, delivery="external")
     reserved = effects.reserve(store, permit, request)
     effect = effects.get(store.conn, reserved.value)
-    attempt = effects.begin_attempt(store, effect.effect_id, permit.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect.effect_id, permit.claim, expected_revision=effect.revision)
     _refused(
         path,
         effects.settle,

@@ -31,7 +31,7 @@ def _compete(path, index, jobs, barrier, results):
                     store, decision_id, Actor("human", f"person-{index}"), {"from": index}, expected_revision=1
                 )
             elif role == "deadline":
-                outcome = decisions.apply_deadline(store, decision_id, claim, expected_revision=1)
+                outcome = decisions._apply_deadline(store, decision_id, claim, expected_revision=1)
             else:
                 outcome = decisions.cancel(
                     store, decision_id, expected_revision=1, actor=CONTROL, reason=f"worker {index}"

@@ -150,7 +150,7 @@ def test_a_schema_change_under_an_open_writer_stops_its_writes(store, path, flow
     other = apsw.Connection(str(path))
     other.execute("CREATE TABLE intruder (x)")
     other.close()
-    _rolled_back(store, path, lambda: runs.post_update(store, permit, "progress", {"n": 1}), IncompatibleState)
+    _rolled_back(store, path, lambda: runs._post_update(store, permit, "progress", {"n": 1}), IncompatibleState)
 
 
 def test_every_accepted_command_increments_the_revision_once_with_one_event(store, flow):
@@ -158,7 +158,7 @@ def test_every_accepted_command_increments_the_revision_once_with_one_event(stor
     assert permit.revision == 2
     started = attempts.start(store, permit, "plan", prompt="make a plan")
     permit = attempts.complete(store, started.permit, started.attempt_id, {"steps": 3})
-    permit = runs.post_update(store, permit, "progress", {"done": 1})
+    permit = runs._post_update(store, permit, "progress", {"done": 1})
     outcome = runs.finish(store, permit, outcome="succeeded", output={"ok": True})
     assert outcome.revision == 6
     history = resources.history(store.conn, permit.resource_id)
@@ -232,18 +232,18 @@ def test_a_stale_run_owner_cannot_write_after_takeover(store, flow, clock):
     stale = old.at(new.revision)  # even with the current revision, the stale claim is refused
     for command in (
         lambda: runs.finish(store, stale, outcome="failed"),
-        lambda: runs.post_update(store, stale, "progress", {}),
-        lambda: attempts.complete_assistant_message(store, stale, attempt.attempt_id, "hi"),
+        lambda: runs._post_update(store, stale, "progress", {}),
+        lambda: attempts._complete_assistant_message(store, stale, attempt.attempt_id, "hi"),
         lambda: attempts.start(store, stale, "plan"),
     ):
         with pytest.raises(OwnershipRejected):
             command()
     # The new owner must resume the interrupted assistant-message attempt first; it keeps its id.
     with pytest.raises(TransitionRejected, match="resume"):
-        attempts.complete_assistant_message(store, new, attempt.attempt_id, "hi")
+        attempts._complete_assistant_message(store, new, attempt.attempt_id, "hi")
     resumed = attempts.resume(store, new, attempt.attempt_id)
     assert resumed.attempt_id == attempt.attempt_id
-    receipt, new = attempts.complete_assistant_message(
+    receipt, new = attempts._complete_assistant_message(
         store, resumed.permit, attempt.attempt_id, "hi", final_entry_id="e9", adopted=True
     )
     assert receipt["adopted"] is True
@@ -286,11 +286,11 @@ def test_queue_settlement_effects_exist_only_for_runs_with_a_queue_row(store, fl
     runs.finish(store, queued, outcome="failed", error={"message": "boom"})
     [effect] = effects.unsettled(store.conn)
     assert effect.effect_type == "run_queue.settle"
-    result = effects.apply_local(store, effect.effect_id, queued.claim, expected_revision=effect.revision)
+    result = effects._apply_local(store, effect.effect_id, queued.claim, expected_revision=effect.revision)
     assert result.value == {"outcome": "failed", "adopted": False}
     assert store.conn.execute("SELECT status, outcome FROM run_queue").fetchone() == ("settled", "failed")
     with pytest.raises(TransitionRejected):
-        effects.apply_local(store, effect.effect_id, queued.claim, expected_revision=result.revision)
+        effects._apply_local(store, effect.effect_id, queued.claim, expected_revision=result.revision)
 
     def phantom(tx, _):
         tx.effect(
@@ -312,14 +312,14 @@ def test_queue_settlement_effects_exist_only_for_runs_with_a_queue_row(store, fl
 def _channel_send(store, flow, clock):
     channel = channels.create(store, "chat", "room-1")
     permit = channels.claim(store, channel.channel_id, "host-a", ttl_ms=1000)
-    message_id, effect_id, permit = channels.queue_message(store, permit, ["hello", "world"])
+    message_id, effect_id, permit = channels._queue_message(store, permit, ["hello", "world"])
     return channel, permit, message_id, effect_id
 
 
 def test_ambiguous_effects_are_not_repeated_without_evidence(store, flow, clock):
     channel, permit, message_id, effect_id = _channel_send(store, flow, clock)
     effect = effects.get(store.conn, effect_id)
-    attempt = effects.begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
     # The owner dies during the external call; another takes the channel over.
     clock.advance(2000)
     other = channels.claim(store, channel.channel_id, "host-b", ttl_ms=60_000)
@@ -333,14 +333,14 @@ def test_ambiguous_effects_are_not_repeated_without_evidence(store, flow, clock)
     effect = effects.get(store.conn, effect_id)
     assert effect.unresolved and channels.message(store.conn, message_id)["status"] == "ambiguous"
     with pytest.raises(TransitionRejected, match="evidence"):
-        effects.begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
+        effects._begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
     with pytest.raises(TransitionRejected, match="evidence"):
-        effects.resolve_ambiguous(
+        effects._resolve_ambiguous(
             store, effect_id, other.claim, expected_revision=effect.revision, evidence={}, applied=False
         )
     assert count(store, "effect_attempts") == 1
     # Evidence that the provider never saw it: the effect may be attempted again.
-    effects.resolve_ambiguous(
+    effects._resolve_ambiguous(
         store,
         effect_id,
         other.claim,
@@ -349,7 +349,7 @@ def test_ambiguous_effects_are_not_repeated_without_evidence(store, flow, clock)
         applied=False,
     )
     effect = effects.get(store.conn, effect_id)
-    attempt = effects.begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect_id, other.claim, expected_revision=effect.revision)
     assert attempt.attempt_no == 2 and attempt.generation == 2
     settled = effects.settle(
         store, attempt, other.claim, outcome="succeeded", result={"deliveredAs": "m-77"}, external_ref="m-77"
@@ -363,14 +363,14 @@ def test_ambiguous_effects_are_not_repeated_without_evidence(store, flow, clock)
 def test_a_failed_external_attempt_can_be_scheduled_for_retry(store, flow, clock):
     _, permit, message_id, effect_id = _channel_send(store, flow, clock)
     effect = effects.get(store.conn, effect_id)
-    attempt = effects.begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
     effects.settle(store, attempt, permit.claim, outcome="failed", error={"status": 503}, retry_at=clock() + 500)
     effect = effects.get(store.conn, effect_id)
     assert (effect.status, effect.retry_at) == ("pending", clock() + 500)
     with pytest.raises(TransitionRejected, match="retry"):
-        effects.begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
+        effects._begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
     clock.advance(500)
-    attempt = effects.begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
+    attempt = effects._begin_attempt(store, effect_id, permit.claim, expected_revision=effect.revision)
     effects.settle(store, attempt, permit.claim, outcome="ambiguous")
     assert effects.get(store.conn, effect_id).status == "ambiguous"
     assert channels.message(store.conn, message_id)["status"] == "ambiguous"

@@ -27,9 +27,8 @@ import orjson
 from pidesktop.agent import context as budget
 from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import TextDelta
+from pidesktop.bus.errors import ErrorCode
 
-COMPACTION_FAILED = "compaction_failed"
-CONTEXT_TOO_LARGE = "context_too_large"
 PURPOSE = "compaction"  # meta.purpose of the instruction, so the offline demo knows what is asked
 FAMILY = "pidesktop-summary"
 COMMAND = "/compact"
@@ -187,7 +186,7 @@ async def summarise(provider: Any, messages: list[dict[str, Any]], cancel: async
                     pieces.append(event.text)
     except ProviderError as exc:
         raise ProviderError(
-            COMPACTION_FAILED,
+            ErrorCode.COMPACTION_FAILED,
             f"This chat is too long for the model and its older part could not be summarised: {exc.message}",
             exc.status,
         ) from exc
@@ -198,7 +197,7 @@ async def summarise(provider: Any, messages: list[dict[str, Any]], cancel: async
     summary = "".join(pieces).strip()
     if not summary:
         raise ProviderError(
-            COMPACTION_FAILED,
+            ErrorCode.COMPACTION_FAILED,
             "This chat is too long for the model and its older part could not "
             "be summarised: the model returned an empty summary.",
         )

@@ -8,27 +8,18 @@ sure the API key never appears in it.
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import Any
 
 import orjson
 
-
-class ProviderErrorCode(StrEnum):
-    AUTH_FAILED = "auth_failed"
-    MODEL_NOT_FOUND = "model_not_found"
-    RATE_LIMITED = "rate_limited"
-    PROVIDER_UNAVAILABLE = "provider_unavailable"
-    BAD_REQUEST = "bad_request"
-    CONNECTION_FAILED = "connection_failed"
-    TIMEOUT = "timeout"
-    BAD_RESPONSE = "bad_response"
-    PROVIDER_ERROR = "provider_error"
-    STREAM_CUT = "stream_cut"
+from pidesktop.bus.errors import ErrorCode
 
 
 class ProviderError(Exception):
-    """A failed provider call: a stable ``code``, a ``message`` a person can act on, the HTTP ``status``."""
+    """A failed provider call: a stable ``code``, a message a person can act on, the HTTP ``status``.
+
+    The code is an ``ErrorCode`` (a host's code passed on when the host refused a step of the turn).
+    """
 
     def __init__(self, code: str, message: str, status: int | None = None, retry_after: float | None = None):
         super().__init__(f"{code}: {message}")
@@ -90,13 +81,13 @@ def error_for_status(
     suffix = f": {detail}." if detail else "."
     if status in (401, 403):
         return ProviderError(
-            ProviderErrorCode.AUTH_FAILED,
+            ErrorCode.AUTH_FAILED,
             f"The API key was rejected by {host} ({status}). Open Settings > Providers.",
             status,
         )
     if status == 404 or (400 <= status < 500 and status != 429 and says_model_missing(detail, code)):
         return ProviderError(
-            ProviderErrorCode.MODEL_NOT_FOUND,
+            ErrorCode.MODEL_NOT_FOUND,
             f'{host} does not know the model "{model}" ({status}){suffix} '
             "Check the model and base URL in Settings > Providers.",
             status,
@@ -105,18 +96,18 @@ def error_for_status(
         seconds = parse_retry_after(retry_after)
         wait = f"Try again in {seconds:g} s." if seconds is not None else "Try again in a moment."
         return ProviderError(
-            ProviderErrorCode.RATE_LIMITED,
+            ErrorCode.RATE_LIMITED,
             f"{host} is limiting requests (429){suffix} {wait}",
             status,
             retry_after=seconds,
         )
     if status >= 500:
         return ProviderError(
-            ProviderErrorCode.PROVIDER_UNAVAILABLE,
+            ErrorCode.PROVIDER_UNAVAILABLE,
             f"{host} is having trouble ({status}){suffix} Try again in a moment.",
             status,
         )
-    return ProviderError(ProviderErrorCode.BAD_REQUEST, f"{host} rejected the request ({status}){suffix}", status)
+    return ProviderError(ErrorCode.BAD_REQUEST, f"{host} rejected the request ({status}){suffix}", status)
 
 
 def error_in_stream(error: object, *, host: str, model: str, secret: str | None = None) -> ProviderError:
@@ -125,10 +116,10 @@ def error_in_stream(error: object, *, host: str, model: str, secret: str | None 
     detail = redact(detail, secret) or "no details given"
     if says_model_missing(detail, code):
         return ProviderError(
-            ProviderErrorCode.MODEL_NOT_FOUND,
+            ErrorCode.MODEL_NOT_FOUND,
             f'{host} does not know the model "{model}": {detail}. Check the model in Settings > Providers.',
         )
-    return ProviderError(ProviderErrorCode.PROVIDER_ERROR, f"{host} stopped the reply with an error: {detail}.")
+    return ProviderError(ErrorCode.PROVIDER_ERROR, f"{host} stopped the reply with an error: {detail}.")
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -18,6 +18,7 @@ path of the data folder (written as ``<data>``).
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import orjson
 
 from pidesktop.bus import HostClient
+from pidesktop.sizes import human_size
 
 FORMATS = ("md", "json")
 PAGE = 200  # messages per session.get window
@@ -140,7 +142,7 @@ async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: 
 
 def _md_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
     title = session.get("title") or "New chat"
-    lines = [f"# {_escape_html(_one_line(title))}", ""]  # a title's "<b>" is text, not a tag
+    lines = [f"# {html.escape(_one_line(title), quote=False)}", ""]  # a title's "<b>" is text, not a tag
     created = _ms_rfc3339(session.get("createdAt"))
     if created:
         lines.append(f"- Started: {created}")
@@ -225,7 +227,7 @@ def _tool_call(block: dict[str, Any]) -> str:
     result = block.get("result")
     if result is not None:
         body += ["Result:", _fenced(result if isinstance(result, str) else _pretty(result), "")]
-    return _details(f"Tool call: {_escape_html(name)}", "\n\n".join(body))
+    return _details(f"Tool call: {html.escape(name, quote=False)}", "\n\n".join(body))
 
 
 def _compaction_markdown(record: dict[str, Any]) -> str:
@@ -235,7 +237,8 @@ def _compaction_markdown(record: dict[str, Any]) -> str:
 
 def _attachment_line(block: dict[str, Any]) -> str:
     name = block.get("name") or "attachment"
-    facts = [f for f in (block.get("mimeType"), _size(block.get("size"))) if f]
+    size = block.get("size")
+    facts = [f for f in (block.get("mimeType"), human_size(size) if isinstance(size, int) else None) if f]
     return f"{_one_line(name)}" + (f" ({', '.join(facts)})" if facts else "")
 
 
@@ -264,22 +267,8 @@ def _pretty(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
-def _size(size: Any) -> str | None:
-    if not isinstance(size, int):
-        return None
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return None
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
-
-
-def _escape_html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _ms_rfc3339(ms: Any) -> str | None:

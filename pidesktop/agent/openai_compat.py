@@ -20,10 +20,11 @@ import httpx
 import orjson
 
 from pidesktop import network_proxy, tool_output
-from pidesktop.agent.errors import ProviderError, ProviderErrorCode, error_for_status, error_in_stream, redact
+from pidesktop.agent.errors import ProviderError, error_for_status, error_in_stream, redact
 from pidesktop.agent.events import Finished, RefusalDelta, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, Usage
 from pidesktop.agent.sse import SSEDecoder, SSEEvent
 from pidesktop.agent.stopping import Stopped, unless_stopped
+from pidesktop.bus.errors import ErrorCode
 from pidesktop.sizes import human_size
 
 log = logging.getLogger(__name__)
@@ -438,7 +439,7 @@ class OpenAICompatibleProvider:
         if response.status_code == 404:
             # Here a 404 means the base URL is wrong, not that a model is missing.
             raise ProviderError(
-                ProviderErrorCode.BAD_REQUEST,
+                ErrorCode.BAD_REQUEST,
                 f"{self.host} has no model list at {self.display_url}/models (404). "
                 "Check the base URL in Settings > Providers.",
                 404,
@@ -597,7 +598,7 @@ class OpenAICompatibleProvider:
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
         if isinstance(exc, httpx.ConnectTimeout):
             return ProviderError(
-                ProviderErrorCode.TIMEOUT,
+                ErrorCode.TIMEOUT,
                 f"Could not reach {self.host} within {self._timeouts().connect:g} s. "
                 "Check the network and the base URL in Settings > Providers.",
             )
@@ -605,26 +606,26 @@ class OpenAICompatibleProvider:
             return self._timeout_error()
         if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
             return ProviderError(
-                ProviderErrorCode.CONNECTION_FAILED,
+                ErrorCode.CONNECTION_FAILED,
                 f"The base URL {self.display_url!r} is not a valid http(s) URL. Fix it in Settings > Providers.",
             )
         return ProviderError(
-            ProviderErrorCode.CONNECTION_FAILED,
+            ErrorCode.CONNECTION_FAILED,
             f"Could not connect to {self.display_url}. Check that the server is running "
             "and the base URL in Settings > Providers is right.",
         )
 
     def _timeout_error(self) -> ProviderError:
-        return ProviderError(ProviderErrorCode.TIMEOUT, f"{self.host} did not answer within {self.timeout:g} s.")
+        return ProviderError(ErrorCode.TIMEOUT, f"{self.host} did not answer within {self.timeout:g} s.")
 
     def _stream_cut(self) -> ProviderError:
         return ProviderError(
-            ProviderErrorCode.STREAM_CUT, f"The connection to {self.host} closed before the reply was finished."
+            ErrorCode.STREAM_CUT, f"The connection to {self.host} closed before the reply was finished."
         )
 
     def _bad_response(self, what: str) -> ProviderError:
         return ProviderError(
-            ProviderErrorCode.BAD_RESPONSE,
+            ErrorCode.BAD_RESPONSE,
             redact(f"{self.host} sent {what}. Is the base URL an OpenAI-compatible API?", self._key.value),
         )
 

@@ -6,16 +6,18 @@ reservations"). ``append`` tries to deliver at once; when the host cannot take
 the head right now, the entry stays queued and a background task retries the
 head, so a turn never waits on a retry. One head is in flight at a time.
 
-How a failed ``session.appendMessage`` is read:
+How a failed ``session.appendMessage`` is read, by its code alone:
 
-- ``UNIQUE constraint failed: messages.id`` is an acknowledgement: the row is
-  already stored (D444). Generic foreign-key failures are not.
-- ``PERMISSION_DENIED`` (not ``PLUGIN_PERMISSION_DENIED``) and
-  ``INVALID_PARAMS`` are permanent: the entry leaves the queue at once (D597),
-  quarantined in the dead-letter file so it is not lost without a trace.
+- ``PERMISSION_DENIED`` (not a plugin's own code, such as
+  ``PLUGIN_PERMISSION_DENIED``) and ``INVALID_PARAMS`` are permanent: the entry
+  leaves the queue at once (D597), quarantined in the dead-letter file so it
+  is not lost without a trace.
 - Anything else is transient: the head is retried after 5 s doubling to 60 s,
   and after five consecutive failures it is quarantined so one bad head cannot
   starve every other session's writes (D656).
+
+A message the host already stored is not a failure: the host answers its
+replay as a success with the stored ``seq`` (D444), which settles the entry.
 
 - ``NOT_FOUND`` with ``deleted: true`` in its data means the chat was deleted:
   every entry of that chat is dropped, quarantined ones included, and later
@@ -57,7 +59,6 @@ from pidesktop.paths import ensure_private_dir
 log = logging.getLogger("pidesktop.agent.outbox")
 
 DEAD_LETTER_NAME = "session-message-outbox.dead-letter.json"
-UNIQUE_MESSAGE_ID = "UNIQUE constraint failed: messages.id"
 ACK, DROP, RETRY, GONE = "ack", "drop", "retry", "gone"
 
 __all__ = ["DEAD_LETTER_NAME", "DeadLetters", "Outbox", "OutboxFull", "classify", "dead_letter_file"]
@@ -81,16 +82,11 @@ def dead_letter_file(folder: Path) -> Path:
 
 
 def classify(error: HostError) -> str:
-    """``ack``, ``drop``, ``retry`` or ``gone`` (the chat was deleted) for a failed ``session.appendMessage``."""
-    if UNIQUE_MESSAGE_ID in str(error):
-        return ACK  # D444: the row already exists
+    """``drop``, ``retry`` or ``gone`` (the chat was deleted) for a failed ``session.appendMessage``."""
     if error.code == ErrorCode.NOT_FOUND and error.data.get("deleted") is True:
         return GONE
-    # Exact code match: PLUGIN_PERMISSION_DENIED is a different code and stays retryable (D597).
-    if error.code == ErrorCode.PERMISSION_DENIED or error.message.startswith("PERMISSION_DENIED:"):
-        return DROP
-    if error.code == ErrorCode.INVALID_PARAMS:
-        return DROP  # the payload itself is refused; no retry can succeed
+    if error.code in (ErrorCode.PERMISSION_DENIED, ErrorCode.INVALID_PARAMS):
+        return DROP  # the host refuses this payload for good; no retry can succeed
     return RETRY
 
 
@@ -366,8 +362,6 @@ class Outbox:
         if outcome == RETRY and generation != self._generation:
             return  # the host was replaced while the call was out: the new one gets a try at once
         if outcome == ACK:
-            if result is None:
-                result = {"message": {"id": entry.message_id, "seq": None}, "duplicate": True}
             self._settle(entry, result)
             return
         assert error is not None  # every outcome but ACK comes from a failed call

@@ -58,7 +58,7 @@ from pidesktop.agent import (
     workspace_tools,
 )
 from pidesktop.agent import context as budget
-from pidesktop.agent.errors import ProviderError, ProviderErrorCode
+from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import StreamEvent, TextDelta, ThinkingDelta, Usage
 from pidesktop.agent.offline import OfflineDemoProvider
 from pidesktop.agent.outbox import Outbox, OutboxFull
@@ -488,7 +488,7 @@ class TurnRunner:
                     stored = await self.outbox.append(session_id, final, active.turn_id)
                 except OutboxFull as exc:
                     # Refused loudly; the reply stays in its in-flight checkpoint for recovery.
-                    status, error = "error", ProviderError("outbox_full", str(exc))
+                    status, error = "error", ProviderError(ErrorCode.OUTBOX_FULL, str(exc))
             else:
                 try:
                     stored = await call(
@@ -730,7 +730,7 @@ class TurnRunner:
         needed = self._estimate(session_id, prepared)
         if needed > budget.input_budget(window):
             raise ProviderError(
-                compaction.CONTEXT_TOO_LARGE,
+                ErrorCode.CONTEXT_TOO_LARGE,
                 f"The newest messages need about {needed:,} tokens, more than the model's context "
                 f"window of {window:,} tokens leaves for a request "
                 f"({budget.input_budget(window):,}). Shorten the message or pick a model with "
@@ -764,7 +764,7 @@ class TurnRunner:
         request = compaction.request(plan, prepared.summary(), room)
         if self.correction.apply(session_id, budget.estimate(request)) > budget.input_budget(prepared.window):
             raise ProviderError(
-                compaction.COMPACTION_FAILED, "The summary request would not fit in the model's context window."
+                ErrorCode.COMPACTION_FAILED, "The summary request would not fit in the model's context window."
             )
         summary = await compaction.summarise(prepared.provider, request, cancel)
         record = compaction.checkpoint(
@@ -807,7 +807,7 @@ class TurnRunner:
                     await close()
         except compaction.CompactionAborted:
             raise HostError(
-                compaction.COMPACTION_FAILED, "Compaction was stopped; nothing was changed.", {"aborted": True}
+                ErrorCode.COMPACTION_FAILED, "Compaction was stopped; nothing was changed.", {"aborted": True}
             ) from None
         except ProviderError as exc:
             raise HostError(exc.code, exc.message) from exc
@@ -1041,7 +1041,7 @@ class ImageFallback:
                     yield event
             return
         except ProviderError as exc:
-            if exc.code != ProviderErrorCode.BAD_REQUEST or not attachment_content.has_images(context):
+            if exc.code != ErrorCode.BAD_REQUEST or not attachment_content.has_images(context):
                 raise
             log.info("the model refused a request with pictures; asking again with them named only")
         self.images_named = True

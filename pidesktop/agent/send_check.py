@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pidesktop.agent.presets import PRESETS
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError
 
-NOT_READY = "not_ready"
 OFFLINE_ID = "offline"
 
 
 def not_ready(sentence: str, **data: Any) -> HostError:
-    return HostError(NOT_READY, sentence, data)
+    return HostError(ErrorCode.NOT_READY, sentence, data)
 
 
 async def check(client: HostClient, choice: Mapping[str, Any]) -> None:

@@ -33,12 +33,12 @@ from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.agent import attachment_content, tools, workspace_tools
-from pidesktop.agent.errors import ProviderError, ProviderErrorCode
+from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import StreamEvent
 from pidesktop.agent.reply import ReplyBuilder
 from pidesktop.agent.stopping import Stopped, unless_stopped
 from pidesktop.agent.tool_calls import WorkspaceCalls
-from pidesktop.bus import HostError
+from pidesktop.bus import ErrorCode, HostError
 
 if TYPE_CHECKING:
     from pidesktop.agent.mcp.calls import McpCalls
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
 MAX_ROUNDS = 25
-TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
 
 # (provider id, model id) pairs whose server refused a request with tools, for the life of the process
 _NO_TOOLS: set[tuple[str, str]] = set()
@@ -61,7 +60,7 @@ def refuses_tools(error: ProviderError) -> bool:
     about something else, keys, permissions, rate limits) is not retried: it
     would fail the same way and send the prompt twice.
     """
-    status = error.status or (400 if error.code == ProviderErrorCode.BAD_REQUEST else 0)
+    status = error.status or (400 if error.code == ErrorCode.BAD_REQUEST else 0)
     return 400 <= status < 500 and status not in (401, 403, 429) and "tool" in error.message.lower()
 
 
@@ -174,7 +173,7 @@ class ToolLoop:
         self.rounds += 1
         if self.rounds >= MAX_ROUNDS:
             raise ProviderError(
-                TOOL_ROUNDS_EXCEEDED,
+                ErrorCode.TOOL_ROUNDS_EXCEEDED,
                 f"The model used tools {MAX_ROUNDS} times in this turn without answering, so the "
                 f"turn was stopped. Send a message to let it go on, or ask it to finish.",
             )

@@ -1,4 +1,11 @@
-"""Stable error codes and the one exception type that crosses the bus."""
+"""The one vocabulary of error codes, and the one exception type that crosses the bus.
+
+Every code the host, the bus or the agent runtime reports is a member of
+``ErrorCode``; the window's sentence for each lives in ``ui/plain_errors.py``
+(a test keeps the two equal). Host codes are upper case, the runtime's own
+(a provider's failure, a turn that could not be sent or saved) lower case:
+both are stored in turns, runs and notifications, so a value never changes.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from typing import Any
 
 
 class ErrorCode(StrEnum):
+    # the host and the bus
     PARSE_ERROR = "PARSE_ERROR"
     INVALID_REQUEST = "INVALID_REQUEST"
     METHOD_NOT_FOUND = "METHOD_NOT_FOUND"
@@ -21,6 +29,23 @@ class ErrorCode(StrEnum):
     STORAGE_UNAVAILABLE = "STORAGE_UNAVAILABLE"
     STORAGE_FULL = "STORAGE_FULL"
     SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"
+    # a provider call (agent.errors.ProviderError)
+    AUTH_FAILED = "auth_failed"
+    MODEL_NOT_FOUND = "model_not_found"
+    RATE_LIMITED = "rate_limited"
+    PROVIDER_UNAVAILABLE = "provider_unavailable"
+    BAD_REQUEST = "bad_request"
+    CONNECTION_FAILED = "connection_failed"
+    TIMEOUT = "timeout"
+    BAD_RESPONSE = "bad_response"
+    PROVIDER_ERROR = "provider_error"
+    STREAM_CUT = "stream_cut"
+    # the runtime's turn
+    NOT_READY = "not_ready"  # a send that cannot go out (agent.send_check); its message names the provider
+    TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
+    COMPACTION_FAILED = "compaction_failed"
+    CONTEXT_TOO_LARGE = "context_too_large"
+    OUTBOX_FULL = "outbox_full"
 
 
 # JSON-RPC 2.0 numeric codes: the reserved ones where the meaning matches,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.durable import fsync_dir, write_all
+from pidesktop.durable import FILE_MODE, fsync_dir, write_all
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
@@ -38,7 +38,6 @@ TEMP_PREFIX = ".incoming-"
 PASTED_TEXT_NAME = "Pasted text.txt"
 _REF = re.compile(r"attachments/[0-9a-f]{64}")
 _SNIFF_BYTES = 16
-_FILE_MODE = 0o600
 
 
 class _ReadFailed(Exception):
@@ -69,7 +68,7 @@ def store(folder: Path, chunks: Iterable[bytes | memoryview]) -> Stored:
     """Write ``chunks`` to ``folder/<sha256>`` via a temporary file; an existing blob is kept as it is."""
     ensure_private_dir(folder)
     temp = folder / f"{TEMP_PREFIX}{uuid.uuid4().hex}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), _FILE_MODE)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
     try:
         try:
             stored = _copy(fd, chunks)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,13 +9,9 @@ from typing import Any
 
 import apsw
 
+from pidesktop.clock import now_ms
 from pidesktop.host.migrations import MigrationReport
 from pidesktop.host.transcripts import TranscriptStore
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
 
 # How the host tells its clients something happened: (event name, payload).
 Emit = Callable[[str, dict[str, Any]], None]

@@ -14,9 +14,10 @@ from typing import Any
 import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.clock import now_ms
 from pidesktop.host import boot, commands, repair, search, snapshot, storage_errors
 from pidesktop.host import handlers as _handlers  # noqa: F401 - registers every command
-from pidesktop.host.context import Emit, HostContext, Post, now_ms
+from pidesktop.host.context import Emit, HostContext, Post
 from pidesktop.host.db import DB_NAME, open_migrated
 from pidesktop.host.native import guard as native_guard
 from pidesktop.host.native import watcher as native_watcher

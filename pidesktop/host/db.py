@@ -16,12 +16,12 @@ from pathlib import Path
 import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import FILE_MODE
 from pidesktop.host import migrations
 from pidesktop.host.migrations import MigrationReport
 from pidesktop.host.schema import SCHEMA_VERSION, create_fresh
 from pidesktop.host.schema_indexes import BrokenIndexData, index_drift, reconcile_indexes
 from pidesktop.host.sql_rows import one_row
-from pidesktop.paths import FILE_MODE
 
 log = logging.getLogger("pidesktop.host.db")
 

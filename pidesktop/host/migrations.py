@@ -65,7 +65,7 @@ from urllib.parse import quote
 import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.durable import fsync_dir
+from pidesktop.durable import FILE_MODE, fsync_dir
 from pidesktop.host import migration_steps
 from pidesktop.host.schema import SCHEMA_VERSION, create_fresh, ddl
 from pidesktop.host.schema_indexes import reconcile_indexes
@@ -73,7 +73,6 @@ from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.migrations")
 
-FILE_MODE = 0o600
 FIRST_MIGRATED = 7  # below this a database is archived, not migrated (spec 004 section 7, D119)
 ARCHIVE_VERSION = 6  # every pre-v7 file is archived as pi.sqlite.v6.bak
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -475,15 +474,6 @@ def list_backups(path: Path) -> list[Path]:
         if match and match["db"] == path.name and entry.is_file() and not entry.is_symlink():
             found.append((int(match["version"]), int(match["n"] or 1), entry))
     return [entry for _v, _n, entry in sorted(found)]
-
-
-def make_backup(path: Path, version: int, progress: Progress | None = None) -> Path:
-    """An exact, checked, durable copy of ``path`` (checkpointed first by the caller); see the module doc."""
-    pending = start_backup(path, version, progress)
-    try:
-        return pending.finish()
-    finally:
-        pending.discard()
 
 
 def start_backup(path: Path, version: int, progress: Progress | None = None) -> PendingBackup:

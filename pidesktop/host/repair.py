@@ -24,6 +24,7 @@ from pathlib import Path
 
 import apsw
 
+from pidesktop.durable import FILE_MODE
 from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.repair")
@@ -49,7 +50,7 @@ def mark_open(root: Path) -> bool:
     """Mark the data root as in use; True when the previous run left its mark (it did not close cleanly)."""
     mark = root / OPEN_MARK
     unclean = mark.exists()
-    mark.touch(mode=0o600)
+    mark.touch(mode=FILE_MODE)
     return unclean
 
 

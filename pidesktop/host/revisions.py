@@ -23,6 +23,7 @@ import apsw
 import orjson
 
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.durable import FILE_MODE
 from pidesktop.host import message_index, sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -32,7 +33,7 @@ from pidesktop.host.sql_rows import all_rows
 from pidesktop.host.transcripts import binary_storage
 from pidesktop.host.transcripts.files import write_all
 from pidesktop.host.transcripts.records import is_valid_message
-from pidesktop.paths import FILE_MODE, fsync_dir
+from pidesktop.paths import fsync_dir
 
 log = logging.getLogger("pidesktop.host.revisions")
 

@@ -24,7 +24,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.durable import atomic_write, fsync_dir, write_all
+from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
 from pidesktop.host.context import HostContext
 from pidesktop.host.sql_rows import all_rows
 from pidesktop.paths import ensure_private_dir
@@ -66,7 +66,7 @@ def put(
     path = secret_path(ctx, secret_ref)
     try:
         atomic_write(path, MAGIC + nonce + sealed)  # mkstemp files are 0600
-        os.chmod(path, 0o600)
+        os.chmod(path, FILE_MODE)
     except OSError as exc:
         raise _unavailable(f"Cannot write the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
     with ctx.conn:
@@ -177,7 +177,7 @@ def _create_machine_key(folder: Path, path: Path) -> bytes:
     key = os.urandom(KEY_BYTES)
     try:
         try:
-            os.fchmod(fd, 0o600)
+            os.fchmod(fd, FILE_MODE)
             write_all(fd, key)
             os.fsync(fd)
         finally:

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from pidesktop.paths import DIR_MODE, FILE_MODE
+from pidesktop.durable import FILE_MODE, write_all
+from pidesktop.paths import DIR_MODE
 from pidesktop.storage.s3 import S3Location, S3Problem, explain
 
 if TYPE_CHECKING:
@@ -106,9 +107,7 @@ class FolderStore:
         tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)

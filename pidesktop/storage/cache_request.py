@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 
 from pidesktop import paths
+from pidesktop.clock import now_ms
 from pidesktop.durable import atomic_write
 from pidesktop.storage import cache
-from pidesktop.storage.fsutil import now_ms
 
 log = logging.getLogger("pidesktop.storage.cache_request")
 

@@ -19,6 +19,7 @@ import orjson
 
 from pidesktop import paths
 from pidesktop.locks import FileLock, LockHeld
+from pidesktop.sizes import human_size
 from pidesktop.storage import snapshot_cli
 from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
 from pidesktop.storage.progress import StderrProgress
@@ -139,8 +140,8 @@ def _status(args: argparse.Namespace) -> int:
     for name, value in report["counts"].items():
         print(f"{name:<13} {value}")
     for name, size in report["categories"].items():
-        print(f"{name:<13} {_human(size['bytes']):>10}  {size['files']} files")
-    print(f"{'total':<13} {_human(report['dataBytes']):>10}   free {_human(report['freeBytes'])}")
+        print(f"{name:<13} {human_size(size['bytes']):>10}  {size['files']} files")
+    print(f"{'total':<13} {human_size(report['dataBytes']):>10}   free {human_size(report['freeBytes'])}")
     if report.get("inUseBy"):
         print(f"in use by     {report['inUseBy']}")
     if report.get("pendingMove"):
@@ -148,7 +149,7 @@ def _status(args: argparse.Namespace) -> int:
     for kept in report.get("keptBackups") or []:
         print(f"kept backup   {kept['id']}  {', '.join(kept['paths'])}")
     for copy in report.get("schemaBackups") or []:
-        print(f"schema backup {_human(copy['bytes']):>10}  {copy['path']}  (v{copy['version']})")
+        print(f"schema backup {human_size(copy['bytes']):>10}  {copy['path']}  (v{copy['version']})")
     return OK
 
 
@@ -222,7 +223,7 @@ def _backup(args: argparse.Namespace) -> int:
     if args.folder is not None:
         raise Refused(f"Unexpected {args.folder!r}: `data backup PATH` takes one path.")
     result = backup(_location(args).data_root, args.path)
-    print(f"backed up schema v{result.schema_version} ({_human(result.bytes)}) to {result.path}")
+    print(f"backed up schema v{result.schema_version} ({human_size(result.bytes)}) to {result.path}")
     return OK
 
 
@@ -272,16 +273,16 @@ def _clean_cache(args: argparse.Namespace) -> int:
     location = _location(args)
     if args.dry_run:
         for folder in cache.sizes(location):
-            print(f"{_human(folder.bytes):>10}  {folder.files:>6} files  {folder.path}  ({folder.state})")
+            print(f"{human_size(folder.bytes):>10}  {folder.files:>6} files  {folder.path}  ({folder.state})")
         return OK
     report = cache.clean(location)
     for folder in report.folders:
         note = "" if folder.state == cache.PRESENT else f"  skipped: {folder.state}"
-        print(f"{_human(folder.bytes):>10}  {folder.files:>6} files  {folder.path}{note}")
+        print(f"{human_size(folder.bytes):>10}  {folder.files:>6} files  {folder.path}{note}")
     for failure in report.failures:
         print(f"failed: {failure}", file=sys.stderr)
     print(
-        f"freed {_human(report.freed_bytes)}"
+        f"freed {human_size(report.freed_bytes)}"
         + ("" if report.ok else "; some entries could not be removed, run it again to retry")
     )
     return OK if report.ok else PROBLEM
@@ -300,14 +301,14 @@ def _clean_backups(args: argparse.Namespace) -> int:
     if not chosen:
         for info in kept:
             state = "" if info.present else "  (already gone)"
-            print(f"{info.entry.id}  {_human(info.bytes):>10}  {', '.join(map(str, info.entry.paths))}{state}")
+            print(f"{info.entry.id}  {human_size(info.bytes):>10}  {', '.join(map(str, info.entry.paths))}{state}")
             for problem in info.problems:
                 print(f"    cannot delete: {problem}")
         print("no kept data folders" if not kept else "delete with: pidesktop data clean-backups ID --yes")
         return OK
     if not args.yes:
         for info in chosen:
-            print(f"would delete {', '.join(map(str, info.entry.paths))} ({_human(info.bytes)})")
+            print(f"would delete {', '.join(map(str, info.entry.paths))} ({human_size(info.bytes)})")
         raise Refused("Add --yes to delete these folders.")
     status = OK
     for info in chosen:
@@ -358,12 +359,3 @@ def _say(message: Any, code: int) -> int:
 def _print_json(value: Any) -> int:
     print(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
     return OK
-
-
-def _human(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"

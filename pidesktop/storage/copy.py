@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pidesktop.durable import FILE_MODE
 from pidesktop.storage import inventory
 from pidesktop.storage.errors import Cancelled, Failed
 from pidesktop.storage.fsutil import remove_entry, spellings
@@ -96,7 +97,7 @@ class TreeCopy:
         buf, view = self._buf, memoryview(self._buf)
         sfd = os.open(src, os.O_RDONLY | _NOFOLLOW)
         try:
-            dfd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+            dfd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE)
             try:
                 copied = reported = 0
                 while True:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from pidesktop.paths import FILE_MODE, ensure_private_dir, fsync_dir
+from pidesktop.durable import FILE_MODE, write_all
+from pidesktop.paths import ensure_private_dir, fsync_dir
 
 if TYPE_CHECKING:
     import ctypes
@@ -53,10 +53,7 @@ def write_json_atomic(path: Path, value: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
-        data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, orjson.dumps(value, option=orjson.OPT_INDENT_2))
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -130,7 +127,3 @@ def sync_filesystem(path: Path) -> None:
         finally:
             os.close(fd)
     os.sync()
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

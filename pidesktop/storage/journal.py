@@ -23,8 +23,9 @@ from typing import Any
 import orjson
 
 from pidesktop import paths
+from pidesktop.clock import now_ms
 from pidesktop.storage.errors import RecoveryError
-from pidesktop.storage.fsutil import now_ms, read_json, write_json_atomic
+from pidesktop.storage.fsutil import read_json, write_json_atomic
 
 JOURNAL_FILE = "pending-maintenance.json"
 VERSION = 1

@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 from pidesktop import paths
-from pidesktop.storage.fsutil import now_ms, read_json, write_json_atomic
+from pidesktop.clock import now_ms
+from pidesktop.storage.fsutil import read_json, write_json_atomic
 
 MARKER = ".pidesktop-move.json"
 

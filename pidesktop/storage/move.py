@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pidesktop import paths
+from pidesktop.clock import now_ms
 from pidesktop.locks import WRITER_LOCK
 from pidesktop.storage import inventory, journal, marker, old_roots, validate
 from pidesktop.storage.copy import Pair, TreeCopy
 from pidesktop.storage.errors import Cancelled, Failed, Refused, StorageJobError
-from pidesktop.storage.fsutil import absolute, nearest_existing, now_ms, overlaps, read_json, sync_filesystem, tree_size
+from pidesktop.storage.fsutil import absolute, nearest_existing, overlaps, read_json, sync_filesystem, tree_size
 from pidesktop.storage.journal import PendingMove
 from pidesktop.storage.locking import writer_lock
 from pidesktop.storage.old_roots import KeptRoot
@@ -64,6 +65,21 @@ class MovePlan:
     selected_root: Path | None
     job_id: str
     retry: bool  # the destination holds an earlier attempt from this source
+
+    def journal_entry(self) -> PendingMove:
+        """The journal of this move before its first file is copied (what a crash here leaves)."""
+        now = now_ms()
+        return PendingMove(
+            self.job_id,
+            self.source_data_root,
+            self.source_ui_root,
+            self.resolved_by,
+            self.selected_root,
+            self.destination,
+            "copy",
+            now,
+            now,
+        )
 
 
 def data_root_at(destination: Path) -> Path:
@@ -184,18 +200,7 @@ def _execute(plan: MovePlan, progress: Progress, cancel: threading.Event, keep_j
             inventory.scan(plan.source_ui_root),
         ]
         _check_space(plan, sum(t.bytes for t in trees))
-        started = now_ms()
-        job = PendingMove(
-            plan.job_id,
-            plan.source_data_root,
-            plan.source_ui_root,
-            plan.resolved_by,
-            plan.selected_root,
-            plan.destination,
-            "copy",
-            started,
-            started,
-        )
+        job = plan.journal_entry()
         journal.write(job)
         try:
             dest = plan.destination

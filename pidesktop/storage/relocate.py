@@ -38,6 +38,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.durable import FILE_MODE
 from pidesktop.host.db import DB_NAME
 from pidesktop.storage.errors import Cancelled, Failed
 from pidesktop.storage.fsutil import sync_filesystem
@@ -208,7 +209,7 @@ class _Replacement:
         self._discard = False
 
     def __enter__(self) -> _Replacement:
-        self.fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        self.fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
         self.file = open(self.fd, "wb", buffering=1 << 20, closefd=False)
         return self
 

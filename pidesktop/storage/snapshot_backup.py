@@ -20,6 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from pidesktop.clock import now_ms
 from pidesktop.host.db import DB_NAME
 from pidesktop.storage.backup import copy_database
 from pidesktop.storage.errors import Refused
@@ -79,7 +80,7 @@ def backup(
         sources = [(DB_NAME, db_copy), *_data_files(data_root, include_secrets)]
         uploader = _Uploader(repo, _previous_files(repo))
         entries = uploader.store_files(sources, progress)
-    manifest = Manifest(new_snapshot_id(), _now_ms(), schema, entries)
+    manifest = Manifest(new_snapshot_id(), now_ms(), schema, entries)
     repo.save_manifest(manifest)
     pruned_snapshots, pruned_chunks = prune(repo, keep) if keep is not None else (0, 0)
     return BackupSummary(
@@ -230,9 +231,3 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
-
-
-def _now_ms() -> int:
-    import time
-
-    return int(time.time() * 1000)

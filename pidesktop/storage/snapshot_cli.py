@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pidesktop.sizes import human_size
 from pidesktop.storage.errors import Failed, Refused
 
 if TYPE_CHECKING:  # boto3 is imported only when a snapshot command runs, not on every start
@@ -99,8 +100,8 @@ def run_backup(args: argparse.Namespace, data_root: Path, kind: str, folder: str
     summary = backup(repo, data_root, include_secrets=args.secrets, keep=args.keep)
     pruned = f"; pruned {summary.snapshots_pruned} snapshots" if args.keep else ""
     print(
-        f"snapshot {summary.snapshot_id}: {summary.files} files, {_mib(summary.bytes)} MiB; "
-        f"uploaded {summary.chunks_new} new chunks ({_mib(summary.bytes_uploaded)} MiB), "
+        f"snapshot {summary.snapshot_id}: {summary.files} files, {human_size(summary.bytes)}; "
+        f"uploaded {summary.chunks_new} new chunks ({human_size(summary.bytes_uploaded)}), "
         f"reused {summary.chunks_reused}, in {time.monotonic() - started:.1f} s{pruned}"
     )
     return 0
@@ -127,7 +128,7 @@ def run_list(args: argparse.Namespace, kind: str, folder: str | None) -> int:
     for snapshot_id in ids:
         manifest = repo.manifest(snapshot_id)
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(manifest.created_ms / 1000))
-        print(f"{snapshot_id}  {when}  {len(manifest.files):>6} files  {_mib(manifest.total_bytes):>10} MiB")
+        print(f"{snapshot_id}  {when}  {len(manifest.files):>6} files  {human_size(manifest.total_bytes):>10}")
     if not ids:
         print("no snapshots")
     return 0
@@ -144,7 +145,3 @@ def _two(kind: str, operands: list[str]) -> tuple[str | None, str]:
         return operands[0], operands[1]
     usage = "data restore s3 [options] DIR" if kind == "s3" else "data restore folder BACKUP_FOLDER DIR"
     raise Refused(f"Usage: pidesktop {usage}.")
-
-
-def _mib(size: int) -> str:
-    return f"{size / (1 << 20):.1f}"

@@ -134,14 +134,6 @@ class Manifest:
         )
 
 
-@dataclass(frozen=True)
-class SnapshotInfo:
-    snapshot_id: str
-    created_ms: int
-    files: int
-    bytes: int
-
-
 class Repository:
     """A backup store opened with its vault key."""
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from pidesktop.durable import FILE_MODE, write_all
 from pidesktop.paths import DATA_SUBDIRS, DIR_MODE, fsync_dir
 from pidesktop.storage.errors import Failed, Refused
 from pidesktop.storage.snapshot_format import FileEntry, Manifest, Repository
@@ -88,13 +89,11 @@ def _write_files(repo: Repository, root: Path, manifest: Manifest, progress: Res
 
 def _write_file(path: Path, entry: FileEntry, blocks: Iterable[bytes]) -> None:
     digest = hashlib.sha256()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, entry.mode & 0o777 or 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, entry.mode & 0o777 or FILE_MODE)
     try:
         for block in blocks:
             digest.update(block)
-            view = memoryview(block)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, block)
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -241,8 +241,6 @@ class AutomationsDialog(QDialog):
 
     def _failure_text(self, run: dict) -> str:
         code = run.get("errorCode")
-        if code == ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION:
-            return self.tr("Failed: Plan and Goal need you to approve. Switch the task to Agent.")
         if code == "interrupted":
             return self.tr("Stopped: pidesktop quit while it ran.")
         return self.tr("Failed: ") + sentence_for_code(code)

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from pidesktop import workflows
 from pidesktop.bus import HostClient, HostError
 from pidesktop.sizes import human_size
 from pidesktop.ui import i18n
@@ -60,27 +61,8 @@ from pidesktop.ui.host_jobs import job_error_text, run_job
 from pidesktop.ui.ops import host_op, task_op
 from pidesktop.ui.relaunch import relaunch_pidesktop
 from pidesktop.ui.tasks import spawn
-from pidesktop.workflows import backup as wf_backup
-from pidesktop.workflows import status as wf_status
-from pidesktop.workflows.errors import StateError
 
 DIALOG_WIDTH = 620
-
-# The look of the maintenance dialogs lives in ``dialog_style``; these names stay importable from here.
-__all__ = [
-    "BackupDialog",
-    "CacheDialog",
-    "OldCopiesDialog",
-    "SchemaBackupsDialog",
-    "ToolDialog",
-    "VerifyDialog",
-    "WorkflowsDialog",
-    "confirm",
-    "current_theme",
-    "path_row",
-    "set_severity",
-    "stylesheet",
-]
 
 
 class ToolDialog(QDialog):
@@ -216,7 +198,7 @@ class ToolDialog(QDialog):
         try:
             return True, await asyncio.to_thread(fn, *args)
         except Exception as exc:
-            return False, error_text(exc, (StateError,))
+            return False, error_text(exc, (workflows.StateError,))
         finally:
             self.busy.hide()
 
@@ -749,7 +731,7 @@ class WorkflowsDialog(ToolDialog):
         self.start(self.refresh(), "workflows-status")
 
     async def refresh(self) -> None:
-        ok, found = await self.work(wf_status.summary, self.db_path)
+        ok, found = await self.work(workflows.summary, self.db_path)
         if not ok:
             self.show_report(found, "error")
             return
@@ -800,7 +782,7 @@ class WorkflowsDialog(ToolDialog):
         self.start(self._verify(), "workflows-verify")
 
     async def _verify(self) -> None:
-        ok, found = await self.work(wf_status.verify, self.db_path)
+        ok, found = await self.work(workflows.verify, self.db_path)
         if not ok:
             self.show_report(found, "error")
         elif found["ok"]:
@@ -819,7 +801,7 @@ class WorkflowsDialog(ToolDialog):
         self.start(self._backup(os.path.expanduser(self.backup_edit.text().strip())), "workflows-backup")
 
     async def _backup(self, target: str) -> None:
-        ok, found = await self.work(wf_backup.backup, self.db_path, target)
+        ok, found = await self.work(workflows.back_up, self.db_path, target)
         if not ok:
             self.show_report(found, "error")
             return

@@ -9,8 +9,6 @@ through the bus; a failure is shown as one line in the panel.
 
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QCoreApplication,
@@ -46,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.clock import now_ms
 from pidesktop.ui.dialog_style import style_message_box
 from pidesktop.ui.ops import task_op
 from pidesktop.ui.paged_model import PagedListModel
@@ -91,10 +90,6 @@ def status_of(notification: dict) -> str:
 
 def badge_text(count: int) -> str:
     return "99+" if count > 99 else str(count)
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class InboxModel(PagedListModel):
@@ -158,7 +153,7 @@ class InboxModel(PagedListModel):
 
     async def mark_all_read(self) -> None:
         await self.client.call("notifications.markAllRead", {})
-        now = _now_ms()
+        now = now_ms()
         for row in self.rows:
             if row.get("readAt") is None:
                 row["readAt"] = now
@@ -355,7 +350,7 @@ class InboxDelegate(QStyledItemDelegate):
         text_left = inner.left() + 16
 
         painter.setFont(small_font)
-        when = relative(int(row.get("createdAt") or 0), _now_ms())
+        when = relative(int(row.get("createdAt") or 0), now_ms())
         time_width = painter.fontMetrics().horizontalAdvance(when)
         title_line = QRect(text_left, inner.top(), inner.right() - text_left + 1, line_height)
         painter.setPen(QColor(t.muted))

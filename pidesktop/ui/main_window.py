@@ -10,6 +10,7 @@ stdio host of a test) shows up the same way. Nothing here touches disk.
 
 from __future__ import annotations
 
+import html
 import logging
 from typing import TYPE_CHECKING
 
@@ -763,11 +764,11 @@ class MainWindow(QMainWindow):
         log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
         if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE):
             self.banner.setProperty("severity", "error")
-            heading = _escape(self.tr("Your data can’t be opened."))
+            heading = html.escape(self.tr("Your data can’t be opened."), quote=False)
             # the host's own words name the file that failed: worth showing in this one place
             self.banner_text.setText(
-                f"<b>{heading}</b><br>{_escape(plain_errors.sentence(error))}"
-                f"<br><small>{_escape(error.message)}</small>"
+                f"<b>{heading}</b><br>{html.escape(plain_errors.sentence(error), quote=False)}"
+                f"<br><small>{html.escape(error.message, quote=False)}</small>"
             )
             self.banner.show()
             self.new_chat_action.setEnabled(False)
@@ -888,7 +889,3 @@ def _centered_message(title: str, hint: str) -> QWidget:
     layout.addWidget(detail)
     layout.addStretch(2)
     return page
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

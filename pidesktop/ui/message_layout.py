@@ -13,6 +13,7 @@ re-parsing Markdown.
 
 from __future__ import annotations
 
+import html
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -164,8 +165,8 @@ def layout_row(
     if nesting is not None:
         x0, column = x0 + NEST_INDENT, column - NEST_INDENT
         if nesting.first:
-            label = tool_rows.escape(
-                QCoreApplication.translate("MessageLayout", "Subagent %1").replace("%1", nesting.agent)
+            label = html.escape(
+                QCoreApplication.translate("MessageLayout", "Subagent %1").replace("%1", nesting.agent), quote=False
             )
             doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">↳ {label}</div>', column, font)
             header = Part("text", doc, x0, ROW_GAP / 2, column, doc.size().height())
@@ -260,7 +261,7 @@ def _divider(
     key = summary_key(row)
     open_ = key in expanded
     arrow = ("▾ " if open_ else "▸ ") if summary.strip() else ""
-    label = tool_rows.escape(text or divider_label(compaction))
+    label = html.escape(text or divider_label(compaction), quote=False)
     doc = _doc(f'<p align="center" style="color:{theme.muted}; font-size: small;">{arrow}{label}</p>', column, font)
     height = doc.size().height()
     parts = [Part("divider", doc, x0, ROW_GAP / 2, column, height, toggle=key if arrow else None)]
@@ -421,7 +422,7 @@ def _assistant(
         else:
             title = _thought_label(seconds)
         arrow = "▾" if open_ else "▸"
-        body = f'<div style="color:{theme.muted};">{arrow} {tool_rows.escape(title)}</div>'
+        body = f'<div style="color:{theme.muted};">{arrow} {html.escape(title, quote=False)}</div>'
         if open_:
             body += markdown.plain_to_html(thinking, theme, theme.muted)
         doc = _doc(body, column, font)
@@ -455,7 +456,9 @@ def _assistant(
         note = QCoreApplication.translate(
             "MessageLayout", "This model did not accept pictures, so they were sent by name only."
         )
-        doc = _doc(f'<div style="color:{theme.muted}; font-size: small;">{tool_rows.escape(note)}</div>', column, font)
+        doc = _doc(
+            f'<div style="color:{theme.muted}; font-size: small;">{html.escape(note, quote=False)}</div>', column, font
+        )
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
         y += h + 4
@@ -466,12 +469,12 @@ def _assistant(
     if error or status == "aborted":
         note = f"⚠ {error.get('message') or error.get('code')}" if error else _stopped_note(meta)
         color = theme.danger if error else theme.muted
-        doc = _doc(f'<div style="color:{color};">{tool_rows.escape(note)}</div>', column, font)
+        doc = _doc(f'<div style="color:{color};">{html.escape(note, quote=False)}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("error", doc, x0, y, column, h))
         y += h + 4
     if not parts:
-        empty = "…" if live else tool_rows.escape(QCoreApplication.translate("MessageLayout", "(empty reply)"))
+        empty = "…" if live else html.escape(QCoreApplication.translate("MessageLayout", "(empty reply)"), quote=False)
         doc = _doc(f'<div style="color:{theme.muted};">{empty}</div>', column, font)
         h = doc.size().height()
         parts.append(Part("text", doc, x0, y, column, h))
@@ -487,7 +490,9 @@ def _assistant(
     used = usage_line(meta, prices)
     if used:  # always shown, at the right of the (hover) actions, so it costs no height
         doc = _doc(
-            f'<span style="color:{theme.muted}; font-size: small;">{tool_rows.escape(used)}</span>', column, font
+            f'<span style="color:{theme.muted}; font-size: small;">{html.escape(used, quote=False)}</span>',
+            column,
+            font,
         )
         doc.setTextWidth(doc.idealWidth() + 1)
         w, h = doc.size().width(), doc.size().height()
@@ -503,7 +508,7 @@ def _attachments_html(
     pictures, chips = [], []
     unnamed = QCoreApplication.translate("MessageLayout", "attachment")
     for block in attachments:
-        name = tool_rows.escape(str(block.get("name") or unnamed))
+        name = html.escape(str(block.get("name") or unnamed), quote=False)
         image = images.get(block.get("ref", ""))
         if block.get("kind") == "image" and isinstance(image, QImage):
             key = f"pidesktop-preview:{len(resources)}"
@@ -565,7 +570,7 @@ def _tool_part(
     if review is not None and context is not None and block.get("status") == "ok":
         enabled, why = tool_rows.revert_state(review, context.reviews.get(review["snapshotId"]))
         if why:
-            html_text += f'<div style="color:{theme.muted};">{tool_rows.escape(why)}</div>'
+            html_text += f'<div style="color:{theme.muted};">{html.escape(why, quote=False)}</div>'
         known = {**review, **context.reviews.get(review["snapshotId"], {})}
         label = (
             QCoreApplication.translate("MessageLayout", "Reverted")
@@ -618,8 +623,8 @@ def _group_html(group: activity.Segment, theme: Theme, open_: bool) -> str:
     took = f" · {_duration(seconds)}" if seconds is not None else ""
     arrow = "▾" if open_ else "▸"
     return (
-        f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{tool_rows.escape(steps)}</b> '
-        f'<span style="color:{theme.muted};">{tool_rows.escape(_clip(listed, 70))}</span> '
+        f'<div><span style="color:{theme.muted};">{arrow}</span> <b>{html.escape(steps, quote=False)}</b> '
+        f'<span style="color:{theme.muted};">{html.escape(_clip(listed, 70), quote=False)}</span> '
         f'<span style="color:{color};">{mark}{took}</span></div>'
     )
 
@@ -681,7 +686,7 @@ def _has_text(blocks: list[dict]) -> bool:
 
 
 def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
-    name = tool_rows.escape(str(block.get("name") or "tool"))
+    name = html.escape(str(block.get("name") or "tool"), quote=False)
     status = block.get("status") or "running"
     mark = {"ok": "✓", "error": "✗", "denied": "⊘", "unanswered": "–"}.get(status, "…")
     color = theme.danger if status in ("error", "denied") else theme.muted
@@ -693,18 +698,18 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     arrow = "▾" if open_ else "▸"
     head = (
         f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
-        f'<span style="color:{theme.muted};">{tool_rows.escape(summary)}</span> '
-        f'<span style="color:{color};" title="{tool_rows.escape(_status_words(status))}">{mark}{took}</span>'
+        f'<span style="color:{theme.muted};">{html.escape(summary, quote=False)}</span> '
+        f'<span style="color:{color};" title="{html.escape(_status_words(status), quote=False)}">{mark}{took}</span>'
     )
     if not open_:
         return f"<div>{head}</div>"
     if own is not None:
         return f"<div>{head}</div>{tool_rows.detail_html(block, theme)}"
-    detail = f"<pre>{tool_rows.escape(tool_rows.pretty(args))}</pre>"
+    detail = f"<pre>{html.escape(tool_rows.pretty(args), quote=False)}</pre>"
     if "result" in block:
-        label = tool_rows.escape(QCoreApplication.translate("MessageLayout", "result"))
+        label = html.escape(QCoreApplication.translate("MessageLayout", "result"), quote=False)
         shown = tool_rows.cut(tool_rows.pretty(block["result"]))[0]  # pi's limits, for imported output too
-        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{tool_rows.escape(shown)}</pre>'
+        detail += f'<div style="color:{theme.muted};">{label}</div><pre>{html.escape(shown, quote=False)}</pre>'
     return f"<div>{head}</div>{detail}"
 
 

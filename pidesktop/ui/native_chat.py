@@ -19,6 +19,7 @@ person can do:
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import time
 import uuid
@@ -73,11 +74,14 @@ class ReadOnlyBanner(QFrame):
         self.hide()
 
     def show_session(self, session: dict) -> None:
-        heading = _escape(self.tr("pi session"))
+        heading = html.escape(self.tr("pi session"), quote=False)
         folder = session.get("cwd") or ""
-        where = f' · <span style="font-family: monospace;">{_escape(folder)}</span>' if folder else ""
-        body = _escape(
-            self.tr("Read in place from pi’s file. Fork makes a copy; what you send is added to the file, as pi would.")
+        where = f' · <span style="font-family: monospace;">{html.escape(folder, quote=False)}</span>' if folder else ""
+        body = html.escape(
+            self.tr(
+                "Read in place from pi’s file. Fork makes a copy; what you send is added to the file, as pi would."
+            ),
+            quote=False,
         )
         self.text.setText(f"<b>{heading}</b>{where}<br><span>{body}</span>")
         self.text.setToolTip(folder)
@@ -400,7 +404,3 @@ def _single_shot(parent: QObject, ms: int, slot) -> QTimer:
     timer.setInterval(ms)
     timer.timeout.connect(slot)
     return timer
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QImage
@@ -54,8 +55,8 @@ def note_heading(message: dict, theme: Theme) -> str:
     native = meta.get("native") if isinstance(meta.get("native"), dict) else {}
     label = QCoreApplication.translate(CONTEXT, CONTEXT_NOTE)
     kind = native.get("customType")
-    source = f" · {_escape(str(kind))}" if isinstance(kind, str) and kind else ""
-    return f'<div style="color:{theme.muted}; font-size: small;">{_escape(label)}{source}</div>'
+    source = f" · {html.escape(str(kind), quote=False)}" if isinstance(kind, str) and kind else ""
+    return f'<div style="color:{theme.muted}; font-size: small;">{html.escape(label, quote=False)}{source}</div>'
 
 
 def labels_of(message: dict) -> list[str]:
@@ -68,7 +69,7 @@ def chips_html(labels: list[str], theme: Theme) -> str:
     """One small rounded-looking chip per label (a table cell each: QTextDocument has no border-radius)."""
     cells = "".join(
         f'<td style="background:{theme.selected}; color:{theme.text}; padding: 1px 6px;">'
-        f'{_escape(label)}</td><td width="4"></td>'
+        f'{html.escape(label, quote=False)}</td><td width="4"></td>'
         for label in labels
     )
     return f'<table cellspacing="0" cellpadding="0" style="font-size: small;"><tr>{cells}</tr></table>'
@@ -94,7 +95,3 @@ def inline_images(blocks: list[dict]) -> list[QImage]:
             )
         images.append(image)
     return images
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -83,10 +83,6 @@ def copy_tooltip(title: str) -> str:
     return QCoreApplication.translate(CONTEXT, str(COPY_TIP)).replace("%1", title)
 
 
-def badge_width(font: QFont, text: str = BADGE) -> float:
-    return _badge_font(font)[1].horizontalAdvance(text) + 10
-
-
 def paint_badge(painter: QPainter, font: QFont, right: float, middle: float, color: str, text: str = BADGE) -> float:
     """A small outlined tag ("pi", "pi copy") ending at ``right``; returns its left edge."""
     small, metrics = _badge_font(font)

@@ -22,7 +22,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
@@ -36,10 +36,6 @@ from pidesktop.ui.tasks import spawn
 log = logging.getLogger("pidesktop.ui")
 
 Busy = QWidget | QAction
-
-
-class ErrorSink(Protocol):
-    def report_error(self, error: HostError) -> None: ...
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 The code, the host's own (English, technical) message and any data stay in the
 error itself, which the window keeps behind Details and writes to the log.
-Covers the bus's ``ErrorCode`` values and the runtime's provider error codes.
+Every ``ErrorCode`` has its sentence here and nothing else does
+(``tests/test_error_vocabulary.py`` checks both ways).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ def _tr(text: str) -> str:
 
 # Marked for translation here (lupdate reads QT_TRANSLATE_NOOP), translated when asked for. The stubs
 # type QT_TRANSLATE_NOOP as returning object; it returns the text it marks.
-_MARKED: dict[str, object] = {
+_MARKED: dict[ErrorCode, object] = {
+    ErrorCode.PARSE_ERROR: QT_TRANSLATE_NOOP(
+        "PlainErrors", "That was not accepted, and nothing was changed. Details says why."
+    ),
     ErrorCode.NOT_FOUND: QT_TRANSLATE_NOOP(
         "PlainErrors", "That chat or message is no longer there; it may have been deleted elsewhere."
     ),
@@ -38,7 +42,10 @@ _MARKED: dict[str, object] = {
         "PlainErrors", "That is more than the app takes at once. Nothing was changed; Details names the limit."
     ),
     ErrorCode.PERMISSION_DENIED: QT_TRANSLATE_NOOP(
-        "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
+        "PlainErrors", "That isn’t allowed here, so nothing was changed. Details says why."
+    ),
+    ErrorCode.PLAN_REQUIRES_INTERACTIVE_SESSION: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Plan and Goal need you to approve. Switch the task to Agent."
     ),
     ErrorCode.STORAGE_UNAVAILABLE: QT_TRANSLATE_NOOP(
         "PlainErrors", "Your data folder can’t be reached right now. Check that its disk is attached, then try again."
@@ -55,56 +62,78 @@ _MARKED: dict[str, object] = {
     ErrorCode.INTERNAL: QT_TRANSLATE_NOOP(
         "PlainErrors", "Something unexpected went wrong. Nothing was changed; Details has the report."
     ),
-    # the runtime's provider failures (agent.errors.ProviderErrorCode)
-    "auth_failed": QT_TRANSLATE_NOOP(
+    # a provider call
+    ErrorCode.AUTH_FAILED: QT_TRANSLATE_NOOP(
         "PlainErrors", "The provider rejected the API key. Check it in Settings > Providers."
     ),
-    "model_not_found": QT_TRANSLATE_NOOP(
+    ErrorCode.MODEL_NOT_FOUND: QT_TRANSLATE_NOOP(
         "PlainErrors",
         "The provider does not know this model. Pick another one in the composer or in Settings > Providers.",
     ),
-    "rate_limited": QT_TRANSLATE_NOOP("PlainErrors", "The provider is limiting requests. Try again in a moment."),
-    "provider_unavailable": QT_TRANSLATE_NOOP(
+    ErrorCode.RATE_LIMITED: QT_TRANSLATE_NOOP(
+        "PlainErrors", "The provider is limiting requests. Try again in a moment."
+    ),
+    ErrorCode.PROVIDER_UNAVAILABLE: QT_TRANSLATE_NOOP(
         "PlainErrors", "The provider is having trouble right now. Try again in a moment."
     ),
-    "bad_request": QT_TRANSLATE_NOOP("PlainErrors", "The provider refused the request. Details has its reason."),
-    "connection_failed": QT_TRANSLATE_NOOP(
+    ErrorCode.BAD_REQUEST: QT_TRANSLATE_NOOP(
+        "PlainErrors", "The provider refused the request. Details has its reason."
+    ),
+    ErrorCode.CONNECTION_FAILED: QT_TRANSLATE_NOOP(
         "PlainErrors", "Could not reach the provider. Check its address in Settings > Providers and that it is running."
     ),
-    "timeout": QT_TRANSLATE_NOOP("PlainErrors", "The provider took too long to answer. Try again."),
-    "bad_response": QT_TRANSLATE_NOOP("PlainErrors", "The provider sent an answer the app could not read."),
-    "provider_error": QT_TRANSLATE_NOOP(
+    ErrorCode.TIMEOUT: QT_TRANSLATE_NOOP("PlainErrors", "The provider took too long to answer. Try again."),
+    ErrorCode.BAD_RESPONSE: QT_TRANSLATE_NOOP("PlainErrors", "The provider sent an answer the app could not read."),
+    ErrorCode.PROVIDER_ERROR: QT_TRANSLATE_NOOP(
         "PlainErrors", "The provider stopped the reply with an error. Details has its reason."
     ),
-    "stream_cut": QT_TRANSLATE_NOOP("PlainErrors", "The connection dropped before the reply was finished."),
-    "compaction_failed": QT_TRANSLATE_NOOP(
+    ErrorCode.STREAM_CUT: QT_TRANSLATE_NOOP("PlainErrors", "The connection dropped before the reply was finished."),
+    # the runtime's turn
+    ErrorCode.NOT_READY: QT_TRANSLATE_NOOP(
+        "PlainErrors", "This chat can’t send yet: check its provider, model and API key in Settings > Providers."
+    ),
+    ErrorCode.TOOL_ROUNDS_EXCEEDED: QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "The model used tools many times without answering, so the reply was stopped. Send a message to go on.",
+    ),
+    ErrorCode.COMPACTION_FAILED: QT_TRANSLATE_NOOP(
         "PlainErrors", "The chat's older part could not be summarised to make room, so nothing was sent. Try again."
     ),
-    "context_too_large": QT_TRANSLATE_NOOP(
+    ErrorCode.CONTEXT_TOO_LARGE: QT_TRANSLATE_NOOP(
         "PlainErrors",
         "The newest message is too long for this model's context window. Shorten it or pick another model.",
     ),
-    "aborted_by_crash": QT_TRANSLATE_NOOP(
-        "PlainErrors", "The reply was cut off because pidesktop quit or crashed while it was being written."
+    ErrorCode.OUTBOX_FULL: QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "Too many replies were waiting to be saved, so this one is kept aside. It appears when pidesktop starts again.",
     ),
 }
-_BY_CODE: dict[str, str] = {code: str(text) for code, text in _MARKED.items()}
-# PERMISSION_DENIED naming a pi session is not the data folder's permissions: the session is pi's own file
+SENTENCES: dict[str, str] = {code: str(text) for code, text in _MARKED.items()}
+# PERMISSION_DENIED says where the refusal came from in its data: a pi session (pi's own file), or the
+# disk under the data folder (``data.reason``, the system's words); anything else gets the general sentence.
 _PI_READ_ONLY = QT_TRANSLATE_NOOP(
     "PlainErrors", "This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop."
+)
+_DATA_FOLDER_REFUSED = QT_TRANSLATE_NOOP(
+    "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
 )
 
 
 def sentence_for_code(code: str | None, fallback: str = "") -> str:
     """The sentence for a known code; ``fallback`` (or a general sentence) for any other."""
-    text = _BY_CODE.get(str(code)) if code else None
+    text = SENTENCES.get(str(code)) if code else None
     if text is not None:
         return _tr(text)
-    return fallback or _tr(_BY_CODE[ErrorCode.INTERNAL])
+    return fallback or _tr(SENTENCES[ErrorCode.INTERNAL])
 
 
 def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
-    if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict) and error.data.get("native"):
-        return _tr(str(_PI_READ_ONLY))
+    if error.code == ErrorCode.NOT_READY and error.message:
+        return error.message  # the runtime's own sentence names the provider and what it lacks
+    if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict):
+        if error.data.get("native"):
+            return _tr(str(_PI_READ_ONLY))
+        if error.data.get("reason"):
+            return _tr(str(_DATA_FOLDER_REFUSED))
     return sentence_for_code(error.code, error.message)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -38,6 +37,7 @@ from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.model_refresh import refresh_models
 from pidesktop.agent.presets import PRESETS
 from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.ui.eliding_label import ElidingLabel
 from pidesktop.ui.i18n import arg
 from pidesktop.ui.model_settings_form import ModelSettingsForm
 from pidesktop.ui.ops import host_op, task_op
@@ -764,9 +764,9 @@ class _ProviderRow(QWidget):
 
     def __init__(self, name: str, detail: str, default: bool, enabled: bool):
         super().__init__()
-        self.name_label = _ElidedLabel(name)
+        self.name_label = ElidingLabel(name)
         self.name_label.setObjectName("rowTitle")
-        self.detail_label = _ElidedLabel(detail)
+        self.detail_label = ElidingLabel(detail)
         self.detail_label.setObjectName("muted")
         text = QVBoxLayout()
         text.setContentsMargins(0, 0, 0, 0)
@@ -783,24 +783,6 @@ class _ProviderRow(QWidget):
         for badge in (self.off_badge, self.default_badge):
             if badge is not None:
                 layout.addWidget(badge, 0, Qt.AlignmentFlag.AlignVCenter)
-
-
-class _ElidedLabel(QLabel):
-    """A one-line label that elides instead of widening the list."""
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-    def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        rect = self.contentsRect()
-        painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.drawText(
-            rect,
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width()),
-        )
 
 
 def _form_row(grid: QGridLayout, label: str, field) -> QLabel | None:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pidesktop.clock import now_ms
 from pidesktop.ui import native_rows, project_rows
 from pidesktop.ui import theme as themes
 from pidesktop.ui.session_model import SessionTreeModel, display_title
@@ -67,11 +68,11 @@ class SessionDelegate(QStyledItemDelegate):
         self._colors: dict[str, QColor] = {}
         # One clock for every paint until the next full refresh: a row repainted in part (a hover, a
         # popup closing over it) must draw the same time text, or the old and new labels overlap.
-        self.now_ms = int(time.time() * 1000)
+        self.now_ms = now_ms()
 
     def tick(self) -> None:
         """Move the relative times on; the caller repaints the whole viewport."""
-        self.now_ms = int(time.time() * 1000)
+        self.now_ms = now_ms()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTreeWidgetItem, QVBoxLayout,
 
 from pidesktop import paths
 from pidesktop.bus import HostClient, HostError
+from pidesktop.clock import now_ms
 from pidesktop.sizes import human_size
 from pidesktop.storage import inventory, journal, move, old_roots
 from pidesktop.storage.errors import StorageJobError
-from pidesktop.storage.fsutil import now_ms
 from pidesktop.storage.journal import PendingMove
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
@@ -72,19 +72,7 @@ def schedule_move(destination: str | os.PathLike) -> PendingMove:
     (``recovery.before_host_start``) recopies, verifies and publishes it before
     any host opens a data folder.
     """
-    plan = move.preflight(destination)
-    now = now_ms()
-    job = PendingMove(
-        plan.job_id,
-        plan.source_data_root,
-        plan.source_ui_root,
-        plan.resolved_by,
-        plan.selected_root,
-        plan.destination,
-        "copy",
-        now,
-        now,
-    )
+    job = move.preflight(destination).journal_entry()
     journal.write(job)
     return job
 

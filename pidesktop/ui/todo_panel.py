@@ -10,6 +10,8 @@ revision tells a newer list from an older one.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
@@ -114,7 +116,7 @@ class TodoPanel(QFrame):
 
     def _item_html(self, item: dict) -> str:
         t = self.theme
-        text = item["content"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = html.escape(item["content"], quote=False)
         mark = MARKS.get(item["status"], "☐")
         if item["status"] in ("completed", "cancelled"):
             return f"<span style='color:{t.muted}'>{mark}&nbsp;&nbsp;<s>{text}</s></span>"

@@ -12,6 +12,7 @@ long text is cut to ``PREVIEW_LINES`` rows so no layout grows with the output.
 from __future__ import annotations
 
 import difflib
+import html
 from typing import Any
 
 import orjson
@@ -53,10 +54,6 @@ def effective(block: dict, live: bool) -> dict:
 
 
 # -- summary ----------------------------------------------------------------------------------
-def is_file_tool(block: dict) -> bool:
-    return str(block.get("name") or "") in FILE_TOOLS
-
-
 def summary(block: dict) -> str | None:
     """``src/app.py``, ``make test``, ``"TODO" in src``: None for tools this module does not know."""
     name = str(block.get("name") or "")
@@ -150,13 +147,13 @@ def diff_html(rows: list[tuple[str, str]], theme: Theme) -> str:
     added_bg, removed_bg = diff_colours(theme)
     out = []
     for mark, text in rows[:DIFF_LINES]:
-        line = escape(text) or "&nbsp;"
+        line = html.escape(text, quote=False) or "&nbsp;"
         if mark == "@":
             out.append(f'<p style="color:{theme.muted}; margin:0; white-space:pre-wrap;">{line}</p>')
             continue
         background = {"+": added_bg, "-": removed_bg}.get(mark)
         style = f"background-color:{background}; " if background else ""
-        out.append(f'<p style="{style}margin:0; white-space:pre-wrap;">{escape(mark)} {line}</p>')
+        out.append(f'<p style="{style}margin:0; white-space:pre-wrap;">{html.escape(mark, quote=False)} {line}</p>')
     hidden = len(rows) - DIFF_LINES
     if hidden > 0:
         out.append(
@@ -278,17 +275,17 @@ def _bash_html(block: dict, theme: Theme) -> str:
     elif code is not None:
         colour = theme.muted if code == 0 else theme.danger
         said = QCoreApplication.translate("ToolRows", "Exit status %1").replace("%1", str(code))
-        html_text += f'<div style="color:{colour};">{escape(said)}</div>'
+        html_text += f'<div style="color:{colour};">{html.escape(said, quote=False)}</div>'
     return html_text or _muted_line(QCoreApplication.translate("ToolRows", "(no output)"), theme)
 
 
 def _pre(text: str, theme: Theme, colour: str | None = None) -> str:
     colour_style = f"color:{colour}; " if colour else ""
-    return f'<pre style="{colour_style}white-space:pre-wrap;">{escape(text)}</pre>'
+    return f'<pre style="{colour_style}white-space:pre-wrap;">{html.escape(text, quote=False)}</pre>'
 
 
 def _muted_line(text: str, theme: Theme) -> str:
-    return f'<div style="color:{theme.muted};">{escape(text)}</div>'
+    return f'<div style="color:{theme.muted};">{html.escape(text, quote=False)}</div>'
 
 
 # -- Revert ---------------------------------------------------------------------------------------------
@@ -313,7 +310,3 @@ def pretty(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
         return str(value)
-
-
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -16,10 +16,20 @@ Modules, one concept each:
 - ``effects``: applying, attempting and settling effects, with the local
   handlers and settle hooks of ``runs``, ``decisions`` and ``channels``
 
-Imports only go down this list's layers (tests/test_workflows_imports.py
-checks there is no cycle).
 - ``projection``: the read contract; ``status``: ``summary`` and ``verify``
 - ``backup``: verified backups; ``cli``: the ``pi-workflows`` command
 
-See docs/workflows-state.md.
+Imports only go down this list's layers (tests/test_layering.py checks there
+is no cycle).
+
+A closed package: the app (Settings > Data's Workflows tool) uses only the
+names below, imported from ``pidesktop.workflows`` itself; an import-linter
+contract in pyproject.toml refuses any import of a module inside it from
+outside. See docs/workflows-state.md.
 """
+
+from pidesktop.workflows.backup import backup as back_up
+from pidesktop.workflows.errors import StateError
+from pidesktop.workflows.status import summary, verify
+
+__all__ = ["StateError", "back_up", "summary", "verify"]

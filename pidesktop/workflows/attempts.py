@@ -167,7 +167,7 @@ def complete(store, permit: write.Permit, attempt_id: str, output: Any) -> write
     return permit.at(result.written_revision)
 
 
-def complete_assistant_message(
+def _complete_assistant_message(
     store, permit: write.Permit, attempt_id: str, text: str, *, final_entry_id: str | None = None, adopted: bool = False
 ) -> tuple[dict, write.Permit]:
     """Complete an assistant-message attempt with the exact text; returns (receipt, permit)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import apsw
 
+from pidesktop.durable import FILE_MODE
 from pidesktop.workflows import db, paths, status
 from pidesktop.workflows.errors import StorageError, UsageError, VerificationFailed
 
@@ -63,7 +64,7 @@ def backup(path: str | os.PathLike | None, dest: str | os.PathLike) -> dict:
 
 
 def _copy(source: db.Store, temp: Path) -> int:
-    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, paths.FILE_MODE))
+    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     target = apsw.Connection(str(temp), flags=apsw.SQLITE_OPEN_READWRITE)
     try:
         # One step: the whole copy is read in a single snapshot. Stepping in
@@ -76,7 +77,7 @@ def _copy(source: db.Store, temp: Path) -> int:
         raise StorageError(f"The SQLite backup failed: {exc}") from exc
     finally:
         target.close()
-    os.chmod(temp, paths.FILE_MODE)
+    os.chmod(temp, FILE_MODE)
     fd = os.open(temp, os.O_RDONLY)
     try:
         os.fsync(fd)

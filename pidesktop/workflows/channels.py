@@ -104,7 +104,7 @@ def _active(tx: write.Tx, permit: write.Permit) -> str:
     return row[0]
 
 
-def advance_cursor(
+def _advance_cursor(
     store, permit: write.Permit, name: str, value: str, *, expected_value: str | None = None
 ) -> write.Permit:
     """Move a named cursor; with ``expected_value`` it is a compare-and-set.
@@ -150,7 +150,7 @@ def advance_cursor(
     return permit if result.adopted else permit.at(result.written_revision)
 
 
-def record_inbox(
+def _record_inbox(
     store,
     permit: write.Permit,
     external_id: str,
@@ -203,7 +203,7 @@ def record_inbox(
     return result.value, result.adopted, (permit if result.adopted else permit.at(result.written_revision))
 
 
-def settle_inbox(store, permit: write.Permit, inbox_id: str, status: str) -> write.Permit:
+def _settle_inbox(store, permit: write.Permit, inbox_id: str, status: str) -> write.Permit:
     if status not in ("applied", "ignored"):
         raise TransitionRejected("an inbox record settles as applied or ignored")
 
@@ -234,7 +234,7 @@ def settle_inbox(store, permit: write.Permit, inbox_id: str, status: str) -> wri
     return permit if result.adopted else permit.at(result.written_revision)
 
 
-def queue_message(
+def _queue_message(
     store,
     permit: write.Permit,
     parts: list[str],

@@ -107,7 +107,7 @@ def _require_phase(tx: write.Tx, permit: write.Permit, *allowed: str) -> str:
     return controller_id
 
 
-def update_status(store, permit: write.Permit, status: dict) -> write.Permit:
+def _update_status(store, permit: write.Permit, status: dict) -> write.Permit:
     status_blob = blobs.of_json(status)
 
     def apply(tx, controller_id):
@@ -125,7 +125,7 @@ def update_status(store, permit: write.Permit, status: dict) -> write.Permit:
     return permit.at(result.written_revision)
 
 
-def request_deletion(store, controller_id: str, *, expected_revision: int, actor: Actor = CONTROL) -> str:
+def _request_deletion(store, controller_id: str, *, expected_revision: int, actor: Actor = CONTROL) -> str:
     """Ask for deletion; returns the phase. Already deleting or deleted: adopts."""
 
     def adopt(tx):
@@ -156,7 +156,7 @@ def request_deletion(store, controller_id: str, *, expected_revision: int, actor
     ).value
 
 
-def add_finalizer(store, permit: write.Permit, finalizer: str) -> write.Permit:
+def _add_finalizer(store, permit: write.Permit, finalizer: str) -> write.Permit:
     def apply(tx, controller_id):
         tx.run(
             "INSERT INTO controller_finalizers (controller_id, finalizer, added_at) VALUES (?, ?, ?) "
@@ -173,7 +173,7 @@ def add_finalizer(store, permit: write.Permit, finalizer: str) -> write.Permit:
     return permit.at(result.written_revision)
 
 
-def remove_finalizer(store, permit: write.Permit, finalizer: str) -> tuple[str, write.Permit]:
+def _remove_finalizer(store, permit: write.Permit, finalizer: str) -> tuple[str, write.Permit]:
     """Remove a finalizer; the last one gone while deleting completes the deletion."""
 
     def check(tx):
@@ -254,7 +254,7 @@ def enqueue(store, permit: write.Permit, item_key: str, payload: Any) -> write.P
     return permit.at(result.written_revision) if not result.adopted else permit
 
 
-def reserve_item(store, permit: write.Permit) -> tuple[QueueItem | None, write.Permit]:
+def _reserve_item(store, permit: write.Permit) -> tuple[QueueItem | None, write.Permit]:
     """Take the oldest due queued item; (None, permit) when nothing is due, without writing."""
 
     def adopt(tx):
@@ -296,7 +296,7 @@ def reserve_item(store, permit: write.Permit) -> tuple[QueueItem | None, write.P
     return result.value, permit.at(result.written_revision)
 
 
-def settle_item(store, permit: write.Permit, item_key: str, *, ok: bool, retry_at: int | None = None) -> write.Permit:
+def _settle_item(store, permit: write.Permit, item_key: str, *, ok: bool, retry_at: int | None = None) -> write.Permit:
     """Finish a reserved item: done, failed, or queued again for ``retry_at``."""
 
     def check(tx):
@@ -331,7 +331,7 @@ def settle_item(store, permit: write.Permit, item_key: str, *, ok: bool, retry_a
     return permit.at(result.written_revision)
 
 
-def start_child(
+def _start_child(
     store, permit: write.Permit, child_key: str, definition_id: str, input: Any = None
 ) -> tuple[runs.RunRef, write.Permit]:
     """Start a child workflow run (no queue row); the same child key and request adopt."""

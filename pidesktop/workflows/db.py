@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import time
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
 import apsw
 
+from pidesktop.clock import now_ms
+from pidesktop.durable import FILE_MODE
 from pidesktop.workflows import paths, schema
 from pidesktop.workflows.errors import IncompatibleState, MissingState, OlderLiveState, StorageError
 
@@ -40,10 +41,6 @@ BOUND_PRAGMAS = (
 READER_PRAGMAS = ("PRAGMA query_only = ON", "PRAGMA busy_timeout = 5000")
 
 _HEADER_MAGIC = b"SQLite format 3\x00"
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class Store:
@@ -231,7 +228,7 @@ def create_database(target: Path) -> bool:
 
 
 def _build(temp: Path) -> None:
-    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, paths.FILE_MODE))
+    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     conn = apsw.Connection(str(temp), flags=apsw.SQLITE_OPEN_READWRITE)
     try:
         conn.execute("PRAGMA foreign_keys = ON")

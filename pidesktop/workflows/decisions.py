@@ -200,7 +200,7 @@ def answer(
     ).value
 
 
-def apply_deadline(store, decision_id: str, claim: claims.Claim, *, expected_revision: int) -> Resolution:
+def _apply_deadline(store, decision_id: str, claim: claims.Claim, *, expected_revision: int) -> Resolution:
     """The run owner applies the deadline: the default is accepted, or the decision expires."""
 
     def check(tx):

@@ -86,7 +86,7 @@ def notify(store, permit: write.Permit, *, level: str, body: str, pi_session_id:
     ).value
 
 
-def create_turn_intent(
+def _create_turn_intent(
     store, permit: write.Permit, *, pi_session_id: str, prompt: str, not_before: int | None = None
 ) -> str:
     """Defer a turn into a Pi session; returns the intent id."""
@@ -169,7 +169,7 @@ def _settle(
     ).value
 
 
-def settle_notification(
+def _settle_notification(
     store, notification_id: str, status: str, *, expected_revision: int, actor: Actor = CONTROL
 ) -> Settlement:
     return _settle(
@@ -185,7 +185,7 @@ def settle_notification(
     )
 
 
-def settle_turn_intent(
+def _settle_turn_intent(
     store, intent_id: str, status: str, *, expected_revision: int, actor: Actor = CONTROL
 ) -> Settlement:
     return _settle(
@@ -201,7 +201,7 @@ def settle_turn_intent(
     )
 
 
-def pending_turns(conn: apsw.Connection, pi_session_id: str, now: int) -> list[dict]:
+def _pending_turns(conn: apsw.Connection, pi_session_id: str, now: int) -> list[dict]:
     rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT t.intent_id, t.prompt_digest, s.revision FROM turn_intents t JOIN resources s "
         "ON s.resource_id = t.resource_id WHERE t.pi_session_id = ? AND t.status = 'pending' "

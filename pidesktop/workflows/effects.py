@@ -167,7 +167,7 @@ def _due(tx: write.Tx, effect: EffectView) -> None:
         raise TransitionRejected(f"the effect is scheduled for retry at {effect.retry_at}")
 
 
-def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
+def _apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> write.Result:
     """Apply a pending local effect and settle it in the same transaction."""
 
     def check(tx):
@@ -207,7 +207,7 @@ def apply_local(store, effect_id_: str, claim: Claim, *, expected_revision: int)
     )
 
 
-def begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> Attempt:
+def _begin_attempt(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> Attempt:
     """Record an attempt at an external effect before the external call is made."""
 
     def check(tx):
@@ -360,7 +360,7 @@ def recover(store, effect_id_: str, claim: Claim, *, expected_revision: int) -> 
     )
 
 
-def resolve_ambiguous(
+def _resolve_ambiguous(
     store,
     effect_id_: str,
     claim: Claim,

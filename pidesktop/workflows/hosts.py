@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from pidesktop import locks
+from pidesktop.durable import FILE_MODE
 from pidesktop.workflows import paths
 from pidesktop.workflows.credentials import require_nonsecret
 from pidesktop.workflows.errors import HostBusy, StorageError
@@ -74,7 +75,7 @@ class HostLock:
         data = orjson.dumps(list(children))
         temp = self.registry_path.with_name(f".{self.registry_path.name}.{os.getpid()}-{secrets.token_hex(4)}")
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, paths.FILE_MODE)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
             try:
                 os.write(fd, data)
                 os.fsync(fd)

@@ -17,7 +17,6 @@ STATE_DIR_NAME = "workflows"
 DB_NAME = "state.sqlite"
 HOSTS_DIR_NAME = "hosts"
 DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
 
@@ -45,10 +44,6 @@ def resolve(db: str | os.PathLike | None = None, env: dict[str, str] | None = No
     if db is not None:
         return _absolute(os.fspath(db))
     return default_db_path(env)
-
-
-def is_default_location(path: Path, env: dict[str, str] | None = None) -> bool:
-    return path == default_db_path(env)
 
 
 def project_hash(canonical_project_path: str) -> str:

@@ -59,7 +59,7 @@ def effect_state(status: str) -> str:
     return "unresolved" if status == "ambiguous" else status
 
 
-def run_view(conn: apsw.Connection, run_id: str, now: int) -> dict | None:
+def _run_view(conn: apsw.Connection, run_id: str, now: int) -> dict | None:
     row = conn.execute(
         "SELECT r.status, q.status, l.owner_id, l.expires_at, l.generation FROM runs r "
         "LEFT JOIN run_queue q ON q.run_id = r.run_id LEFT JOIN leases l ON l.resource_id = r.resource_id "
@@ -74,7 +74,7 @@ def run_view(conn: apsw.Connection, run_id: str, now: int) -> dict | None:
     return view
 
 
-def decision_view(conn: apsw.Connection, decision_id: str) -> dict | None:
+def _decision_view(conn: apsw.Connection, decision_id: str) -> dict | None:
     row = conn.execute(
         "SELECT d.decision_id, r.outcome, e.status FROM human_decisions d "
         "LEFT JOIN human_decision_resolutions r ON r.decision_id = d.decision_id "

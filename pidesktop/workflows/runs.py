@@ -320,7 +320,7 @@ def finish(store, permit: write.Permit, *, outcome: str, output: Any = None, err
     ).value
 
 
-def post_update(
+def _post_update(
     store, permit: write.Permit, update_type: str, body: Any, *, attempt_id: str | None = None
 ) -> write.Permit:
     """Append a workflow update (progress, a message for the user) to the run."""

@@ -44,7 +44,7 @@ def segment_resource(segment_id: str) -> str:
     return resources.rid("session_segment", segment_id)
 
 
-def open_segment(store, permit: write.Permit, pi_session_id: str, *, attempt_id: str | None = None) -> SegmentRef:
+def _open_segment(store, permit: write.Permit, pi_session_id: str, *, attempt_id: str | None = None) -> SegmentRef:
     if permit.claim is None:
         raise TransitionRejected("capturing needs the run owner's claim")
     run_id = resources.ident_of(permit.resource_id)
@@ -94,7 +94,7 @@ def _segment_command(
         permit.claim.actor,
         segment.resource_id,
         segment.revision,
-        owner=lambda tx: runs.run_resource(_open_segment(tx, segment.segment_id)),
+        owner=lambda tx: runs.run_resource(_run_of_open_segment(tx, segment.segment_id)),
         claim=permit.claim,
         event_type=event_type,
         event_payload=payload,
@@ -102,7 +102,7 @@ def _segment_command(
     )
 
 
-def _open_segment(tx: write.Tx, segment_id: str) -> str:
+def _run_of_open_segment(tx: write.Tx, segment_id: str) -> str:
     row = tx.one("SELECT run_id, status FROM session_segments WHERE segment_id = ?", (segment_id,))
     if row is None:
         raise NotFound("no such session segment")
@@ -186,7 +186,7 @@ def capture(
     return SegmentRef(segment.segment_id, segment.resource_id, result.written_revision)
 
 
-def close_segment(store, permit: write.Permit, segment: SegmentRef) -> SegmentRef:
+def _close_segment(store, permit: write.Permit, segment: SegmentRef) -> SegmentRef:
     def apply(tx, _):
         tx.run(
             "UPDATE session_segments SET status = 'closed', closed_at = ? WHERE segment_id = ?",

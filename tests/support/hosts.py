@@ -17,7 +17,7 @@ import pytest
 
 from pidesktop import paths
 from pidesktop.bus import HostClient, HostError, HostThread
-from pidesktop.host.context import now_ms
+from pidesktop.clock import now_ms
 from pidesktop.host.core import opener
 from tests.support.repo import REPO
 

@@ -22,7 +22,3 @@ def model_name(server: str, tool: str, *, hashed: bool = False) -> str:
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"
-
-
-def is_mcp(name: str) -> bool:
-    return name.startswith(PREFIX)

@@ -534,7 +534,7 @@ def _bash_call(message: dict[str, Any], entry_id: str) -> dict[str, Any]:
 
 
 def project_compaction(
-    entry: dict[str, Any], meta: Meta, through: str | None, first_kept: str | None, v1_first_kept: str | None = None
+    entry: dict[str, Any], meta: Meta, through: str | None, first_kept: str | None
 ) -> dict[str, Any]:
     """A compaction entry in the app's checkpoint shape (``throughMessageId``: the last message before it)."""
     tokens = entry.get("tokensBefore")

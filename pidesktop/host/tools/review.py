@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.durable import atomic_write, fsync_dir, write_all
+from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -95,7 +95,7 @@ def keep(
 
 def _write_new(path: Path, data: bytes) -> None:
     """A file in a folder nobody reads yet: written and flushed in place (no temporary file needed)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         write_all(fd, data)
         os.fsync(fd)

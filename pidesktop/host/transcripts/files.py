@@ -22,14 +22,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from pidesktop.durable import _unlink_quietly
+from pidesktop.durable import FILE_MODE, _unlink_quietly
 
 # Re-exported for this package's writers.
 from pidesktop.durable import atomic_write as atomic_write
 from pidesktop.durable import fsync_dir as fsync_dir
 from pidesktop.durable import write_all as write_all
-
-FILE_MODE = 0o600  # transcripts are private conversations
 
 
 class ReadCounter:

@@ -279,10 +279,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation> （延迟）</translation>
     </message>
     <message>
-        <source>Failed: Plan and Goal need you to approve. Switch the task to Agent.</source>
-        <translation>失败：计划和目标模式需要你批准。请将任务切换为智能体模式。</translation>
-    </message>
-    <message>
         <source>Stopped: pidesktop quit while it ran.</source>
         <translation>已停止：运行期间 pidesktop 退出了。</translation>
     </message>
@@ -2285,12 +2281,24 @@ This cannot be undone.</source>
         <translation>超出了应用一次能处理的量。没有任何更改；详情中写明了限制。</translation>
     </message>
     <message>
+        <source>Too many replies were waiting to be saved, so this one is kept aside. It appears when pidesktop starts again.</source>
+        <translation>等待保存的回复太多，这条回复已被暂存，会在 pidesktop 再次启动时出现。</translation>
+    </message>
+    <message>
         <source>Your data folder refused the change. Check its permissions; Details names the file.</source>
         <translation>数据文件夹拒绝了这次更改。请检查它的权限；详情中写明了文件。</translation>
     </message>
     <message>
         <source>Your data folder can’t be reached right now. Check that its disk is attached, then try again.</source>
         <translation>目前无法访问数据文件夹。请确认所在磁盘已连接，然后重试。</translation>
+    </message>
+    <message>
+        <source>That isn’t allowed here, so nothing was changed. Details says why.</source>
+        <translation>这里不允许这样做，因此没有任何更改。详情中写明了原因。</translation>
+    </message>
+    <message>
+        <source>Plan and Goal need you to approve. Switch the task to Agent.</source>
+        <translation>计划和目标模式需要你批准。请将任务切换为智能体模式。</translation>
     </message>
     <message>
         <source>Your disk is full: free some space; nothing you wrote is lost.</source>
@@ -2349,16 +2357,20 @@ This cannot be undone.</source>
         <translation>回复完成前连接已断开。</translation>
     </message>
     <message>
+        <source>This chat can’t send yet: check its provider, model and API key in Settings &gt; Providers.</source>
+        <translation>此对话暂时无法发送：请在“设置 &gt; 服务商”中检查它的服务商、模型和 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The model used tools many times without answering, so the reply was stopped. Send a message to go on.</source>
+        <translation>模型多次使用工具却没有作答，因此回复已停止。发送一条消息即可继续。</translation>
+    </message>
+    <message>
         <source>The chat&apos;s older part could not be summarised to make room, so nothing was sent. Try again.</source>
         <translation>无法汇总对话较早的部分以腾出空间，因此没有发送任何内容。请重试。</translation>
     </message>
     <message>
         <source>The newest message is too long for this model&apos;s context window. Shorten it or pick another model.</source>
         <translation>最新的消息超出了此模型的上下文窗口。请缩短它或选择其他模型。</translation>
-    </message>
-    <message>
-        <source>The reply was cut off because pidesktop quit or crashed while it was being written.</source>
-        <translation>写入回复时 pidesktop 退出或崩溃，回复被中断。</translation>
     </message>
     <message>
         <source>This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop.</source>

@@ -1,0 +1,9 @@
+"""Wall-clock time as pidesktop stores it: whole milliseconds since the epoch."""
+
+from __future__ import annotations
+
+import time
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,110 @@
+"""One vocabulary of error codes: every code the app raises is an ``ErrorCode``, and every one has its sentence.
+
+The source is read, not run: a ``HostError``/``ProviderError`` made with a
+bare string, an ``ErrorCode.X`` that is not a member, a member nothing
+produces, or a sentence for a code that is not a member fails here.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from pidesktop.bus import ErrorCode, HostError
+from tests.support.repo import REPO
+
+PACKAGE = REPO / "pidesktop"
+# Where the codes are declared and where their sentences are: naming a code there is not producing it.
+VOCABULARY = {PACKAGE / "bus" / "errors.py", PACKAGE / "ui" / "plain_errors.py"}
+ERROR_TYPES = {"HostError", "ProviderError"}
+
+
+def _sources() -> list[tuple[Path, ast.Module]]:
+    return [(path, ast.parse(path.read_text(encoding="utf-8"), str(path))) for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _code_names(tree: ast.Module) -> list[tuple[int, str]]:
+    return [
+        (node.lineno, node.attr)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ErrorCode"
+    ]
+
+
+def _string_constants(tree: ast.Module) -> set[str]:
+    """Module-level names bound to a string: a code kept beside the vocabulary."""
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def test_every_error_is_made_with_a_code_of_the_vocabulary():
+    offences = []
+    for path, tree in _sources():
+        where = path.relative_to(REPO)
+        constants = _string_constants(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _called_name(node) in ERROR_TYPES and node.args:
+                code = node.args[0]
+                if isinstance(code, (ast.Constant, ast.JoinedStr)) or (
+                    isinstance(code, ast.Name) and code.id in constants
+                ):
+                    offences.append(f"{where}:{node.lineno}: {_called_name(node)}({ast.unparse(code)}, ...)")
+        offences += [
+            f"{where}:{line}: ErrorCode.{name} is not a member"
+            for line, name in _code_names(tree)
+            if name not in ErrorCode.__members__
+        ]
+    assert offences == [], "errors must be made with an ErrorCode member:\n" + "\n".join(offences)
+
+
+def test_every_code_is_produced_somewhere():
+    used = {name for path, tree in _sources() if path not in VOCABULARY for _, name in _code_names(tree)}
+    assert set(ErrorCode.__members__) - used == set(), "codes nothing produces or reads: remove them"
+
+
+def test_every_code_has_a_sentence_and_every_sentence_a_code(qapp):
+    from pidesktop.ui.plain_errors import SENTENCES
+
+    assert set(SENTENCES) == {code.value for code in ErrorCode}
+    assert all(text.strip() and "_" not in text for text in SENTENCES.values())
+
+
+@pytest.mark.parametrize(
+    ("data", "start"),
+    [
+        ({"sessionId": "native-pi:x", "native": True}, "This is a pi session"),
+        ({"reason": "[Errno 13] Permission denied"}, "Your data folder refused the change"),
+        ({"ownerPluginId": "acme"}, "That isn’t allowed here"),
+        ({}, "That isn’t allowed here"),
+    ],
+)
+def test_a_refusal_reads_as_where_it_came_from(qapp, data, start):
+    from pidesktop.ui.plain_errors import sentence
+
+    assert sentence(HostError(ErrorCode.PERMISSION_DENIED, "refused", data)).startswith(start)
+
+
+def test_an_unknown_code_reads_as_its_fallback_or_the_general_sentence(qapp):
+    from pidesktop.ui.plain_errors import SENTENCES, sentence_for_code
+
+    assert sentence_for_code("no_such_code", "The reply failed.") == "The reply failed."
+    assert sentence_for_code(None) == SENTENCES[ErrorCode.INTERNAL]
+    assert sentence_for_code("rate_limited") == SENTENCES[ErrorCode.RATE_LIMITED]
+
+
+def test_a_send_that_cannot_go_reads_as_the_runtime_wrote_it_where_there_is_a_message(qapp):
+    from pidesktop.ui.plain_errors import SENTENCES, sentence, sentence_for_code
+
+    refused = HostError(ErrorCode.NOT_READY, "Dead port has no model chosen: pick one in Settings > Providers.")
+    assert sentence(refused) == refused.message
+    assert sentence_for_code("not_ready") == SENTENCES[ErrorCode.NOT_READY]  # the inbox has only the code
