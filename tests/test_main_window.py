@@ -221,3 +221,14 @@ def test_the_window_says_a_reply_was_cut_off_by_a_crash(qtbot, qloop, location, 
     assert "“Story” was cut off" in win.notice.label.text()
     assert not win.notice.details_button.isVisible()  # news, not an error
     win.close()
+
+
+def test_an_error_answered_after_the_window_is_gone_is_only_logged(window, caplog):
+    """A reply that fails as the app quits ("the host is shutting down") reaches a window whose widgets Qt has
+    deleted: it goes to the log, never to a traceback."""
+    import shiboken6
+
+    shiboken6.delete(window.conversation)  # what closing the window does to its widgets
+    with caplog.at_level("INFO", logger="pidesktop.ui"):
+        window.report_error(HostError("STORAGE_UNAVAILABLE", "The host is shutting down."))
+    assert "error after the window closed" in caplog.text

@@ -14,6 +14,7 @@ import html
 import logging
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtWidgets import QMainWindow
 
@@ -759,6 +760,9 @@ class MainWindow(QMainWindow):
         """Where every operation's failure goes (``ops.report``): one sentence, the rest behind Details.
 
         ``sentence`` says it better than the code can (a view that knows which file or field it was)."""
+        if not shiboken6.isValid(self.notice):  # a late answer after the window closed: only the log hears it
+            log.info("error after the window closed: %s: %s", error.code, error.message)
+            return
         self.host_error = error
         self.error_log.add(error)
         log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
