@@ -27,6 +27,7 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
 from pidesktop.storage import vault
 from pidesktop.storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
+from pidesktop.storage.sync_settings import ACCESS_REF, KEY, NS, SECRET_REF, VAULT_REF, location_of
 
 if TYPE_CHECKING:
     from pidesktop.storage import s3
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pidesktop.host.sync")
 
-NS, KEY = "configSyncS3", "config"
-ACCESS_REF, SECRET_REF, VAULT_REF = "configSyncS3/accessKey", "configSyncS3/secretKey", "configSyncS3/vaultKey"
 OWNER = "configSync"
 PUBLISH_ATTEMPTS = 5  # fetch-merge-publish rounds when other machines publish the same revision first
 # What makes a connection: changing any of these (or the mode) starts a fresh state id.
@@ -48,14 +47,7 @@ def _config(ctx: HostContext) -> dict[str, Any]:
 
 
 def _location(config: dict[str, Any]) -> s3.S3Location:
-    from pidesktop.storage import s3
-
-    return s3.S3Location(
-        bucket=str(config.get("bucket", "")),
-        endpoint=config.get("endpoint") or None,
-        region=config.get("region") or None,
-        prefix=str(config.get("prefix", "")),
-    )
+    return location_of(config)
 
 
 def _problem(problem: s3.S3Problem) -> HostError:

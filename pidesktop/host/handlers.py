@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "queue",
     "replayed",
     "revisions",
+    "s3_backup",
     "scheduled",
     "search",
     "sessions",

@@ -1,0 +1,103 @@
+"""Backups into the Settings > Sync bucket (``data.snapshotS3``), against moto's S3 on 127.0.0.1."""
+
+from __future__ import annotations
+
+import pytest
+
+from pidesktop.bus.errors import ErrorCode
+from pidesktop.storage import s3, vault
+from pidesktop.storage.blobstore import S3Store
+from pidesktop.storage.snapshot_format import open_repository
+from pidesktop.storage.snapshot_restore import restore
+from pidesktop.storage.verify import verify
+from tests.support.hosts import InProcessHost
+from tests.support.s3_server import CREDENTIALS
+from tests.test_backup_snapshots import filled_root, payload_files
+from tests.test_data_commands import finished
+
+SYNC_PASSPHRASE = "the sync passphrase"
+CHEAP = 2**10
+
+
+@pytest.fixture(autouse=True)
+def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = vault.create
+    monkeypatch.setattr(vault, "create", lambda passphrase, n=CHEAP, r=8, p=1: original(passphrase, n, r, p))
+
+
+def configure(host: InProcessHost, location: s3.S3Location) -> None:
+    host.call(
+        "sync.configure",
+        {
+            "endpoint": location.endpoint,
+            "region": location.region,
+            "bucket": location.bucket,
+            "prefix": location.prefix,
+            "accessKey": CREDENTIALS.access_key,
+            "secretKey": CREDENTIALS.secret_key,
+            "passphrase": SYNC_PASSPHRASE,
+        },
+    )
+
+
+def snapshot_s3(host: InProcessHost, params: dict | None = None) -> dict:
+    started = host.call("data.snapshotS3", params or {})
+    assert started["kind"] == "snapshot"
+    return finished(host.events, started["job"], timeout=60)
+
+
+def bucket_keys(location: s3.S3Location) -> list[str]:
+    listed = s3.connect(location, CREDENTIALS).list_objects_v2(Bucket=location.bucket)
+    return sorted(item["Key"] for item in listed.get("Contents", []))
+
+
+def test_back_up_with_the_saved_connection_and_restore_with_the_sync_passphrase(host, bucket, tmp_path):
+    filled_root(host)
+    configure(host, bucket)
+    first = snapshot_s3(host)
+    assert first["status"] == "done", first
+    assert first["result"]["where"] == bucket.describe() and first["result"]["chunksNew"] > 0
+    again = snapshot_s3(host)["result"]
+    assert again["bytesUploaded"] < first["result"]["bytesUploaded"] / 2
+    # Another machine needs only the bucket and the sync passphrase.
+    repo = open_repository(S3Store(s3.connect(bucket, CREDENTIALS), bucket), SYNC_PASSPHRASE)
+    assert repo.snapshot_ids() == sorted([first["result"]["snapshot"], again["snapshot"]])
+    restore(repo, tmp_path / "restored")
+    assert payload_files(tmp_path / "restored") == payload_files(host.location.data_root)
+    assert verify(tmp_path / "restored").ok
+
+
+def test_without_saved_settings_it_says_to_fill_in_sync_first(host):
+    error = host.error("data.snapshotS3")
+    assert error.code == ErrorCode.CONFLICT and "Settings > Sync" in error.message
+    assert error.data["reason"] == "not_configured"
+
+
+def test_backups_made_with_another_passphrase_are_refused_until_it_is_typed(host, bucket):
+    filled_root(host)
+    configure(host, bucket)
+    other = open_repository(S3Store(s3.connect(bucket, CREDENTIALS), bucket), "another one", create=True)
+    before = bucket_keys(bucket)
+    refused = snapshot_s3(host)
+    assert refused["status"] == "failed"
+    assert refused["error"]["data"]["reason"] == "wrong_passphrase"
+    assert "another passphrase" in refused["error"]["data"]["sentence"]
+    assert bucket_keys(bucket) == before
+    typed = snapshot_s3(host, {"passphrase": "another one", "keep": 1})
+    assert typed["status"] == "done", typed
+    assert other.snapshot_ids() == [typed["result"]["snapshot"]]
+
+
+def test_a_bucket_that_refuses_writes_fails_in_words(host, bucket):
+    filled_root(host)
+    configure(host, bucket)
+    client = s3.connect(bucket, CREDENTIALS)
+    deny = (
+        '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:PutObject",'
+        f'"Resource":"arn:aws:s3:::{bucket.bucket}/*"}}]}}'
+    )
+    client.put_bucket_policy(Bucket=bucket.bucket, Policy=deny)
+    failed = snapshot_s3(host)
+    assert failed["status"] == "failed"
+    assert failed["error"]["data"]["reason"] in {s3.WRITES_REFUSED, s3.CREDENTIALS_REFUSED}
+    assert "refused" in failed["error"]["data"]["sentence"]
