@@ -137,3 +137,53 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
         print(tmp_path)
     finally:
         server.stop()
+
+
+def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_server, bucket, tmp_path, shots):
+    from pidesktop.storage import s3
+    from pidesktop.storage.blobstore import S3Store
+    from pidesktop.storage.snapshot_format import open_repository
+    from pidesktop.ui.backup_dialogs import S3BackupDialog
+    from tests.support.s3_server import CREDENTIALS
+
+    client = loop_hosts.start()
+    unset = S3BackupDialog(client)
+    qtbot.addWidget(unset)
+    unset.open()
+    qloop.run_until_complete(unset.loading)
+    assert "not set up" in unset.where.text() and not unset.backup_button.isEnabled()
+    unset.close()
+
+    connection = {
+        "endpoint": bucket.endpoint,
+        "region": bucket.region,
+        "bucket": bucket.bucket,
+        "prefix": bucket.prefix,
+        "accessKey": CREDENTIALS.access_key,
+        "secretKey": CREDENTIALS.secret_key,
+        "passphrase": "sync pass",
+    }
+    qloop.run_until_complete(client.call("sync.configure", connection))
+    qloop.run_until_complete(client.call("session.create", {"title": "Keep me"}))
+    store = S3Store(s3.connect(bucket, CREDENTIALS), bucket)
+    open_repository(store, "older pass", create=True)  # backups made earlier with another passphrase
+
+    dialog = S3BackupDialog(client)
+    qtbot.addWidget(dialog)
+    dialog.resize(620, 300)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    assert bucket.bucket in dialog.where.text() and dialog.backup_button.isEnabled()
+    dialog.grab().save(str(shots / "s3-backup-dialog.png"))
+    dialog.backup_button.click()
+    spin_until(qloop, lambda: dialog.report.isVisible())
+    assert "another passphrase" in dialog.report.text() and dialog.details_button.isVisible()
+    dialog.grab().save(str(shots / "s3-backup-refused.png"))
+    dialog.passphrase.setText("older pass")
+    dialog.backup_button.click()
+    spin_until(qloop, lambda: dialog.summary is not None)
+    assert dialog.report.text().startswith("Backed up ") and bucket.bucket in dialog.report.text()
+    assert not dialog.details_button.isVisible()
+    dialog.grab().save(str(shots / "s3-backup-done.png"))
+    assert open_repository(store, "older pass").snapshot_ids() == [dialog.summary["snapshot"]]
+    print(shots)

@@ -1,7 +1,8 @@
-"""Settings > Data: "Back up everything…" into a backup folder, and "Restore…" from one into a new folder.
+"""Settings > Data: "Back up everything…" into a backup folder, "Back up to S3…" into the Settings > Sync
+bucket, and "Restore…" from a backup folder into a new folder.
 
 Backing up reads the data folder, which the host owns, so it runs as the host's
-``data.snapshot`` job. Restoring writes only a new, empty folder no host has
+``data.snapshot`` (or ``data.snapshotS3``) job. Restoring writes only a new, empty folder no host has
 opened, so it runs the storage layer's cold restore on a worker thread, as the
 move wizard checks its destination; the person then opens it with
 ``pidesktop --data-dir``.
@@ -16,13 +17,14 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 from shiboken6 import isValid
 
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, HostError
 from pidesktop.sizes import human_size
 from pidesktop.storage.errors import StorageJobError
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
 from pidesktop.ui.data_tools import ToolDialog
 from pidesktop.ui.dialog_style import error_text, path_row
+from pidesktop.ui.ops import host_op
 
 
 def _passphrase_field(placeholder: str) -> QLineEdit:
@@ -96,6 +98,88 @@ class SnapshotDialog(ToolDialog):
             human_size(found["bytes"]),
             human_size(found["bytesUploaded"]),
             found["folder"],
+        )
+        self.show_report(text, "ok")
+
+
+class S3BackupDialog(ToolDialog):
+    """An encrypted snapshot of the whole data folder into the bucket saved in Settings > Sync (``data.snapshotS3``).
+
+    Without a typed passphrase the host seals it with the key of the Settings > Sync passphrase, so that
+    passphrase opens it on another computer ("Restore from S3" on the start-up page)."""
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(
+            self.tr("Back up to S3"),
+            self.tr(
+                "Saves chats, attachments and settings, encrypted, into the bucket set in Settings > Sync. "
+                "Backing up again stores only what changed. Saved API keys are left out. To restore on "
+                "another computer you need the bucket, its access key and the Settings > Sync passphrase."
+            ),
+            theme,
+            parent,
+            client,
+        )
+        self.summary: dict | None = None
+        self.error: HostError | None = None
+        self.where = QLabel(self.tr("Reading the Settings > Sync connection…"))
+        self.where.setObjectName("path")
+        self.where.setWordWrap(True)
+        self.passphrase = _passphrase_field(self.tr("Passphrase (leave empty to use the Settings > Sync one)"))
+        self.keep = QSpinBox()
+        self.keep.setRange(0, 1000)
+        self.keep.setSpecialValueText(self.tr("Keep every backup"))
+        self.keep.setSuffix(self.tr(" newest backups kept"))
+        self.body.addWidget(self.where)
+        self.body.addWidget(self.passphrase)
+        self.body.addWidget(self.keep)
+        self.details_button = self.add_button(self.tr("Details"), self.show_details)
+        self.details_button.hide()
+        self.backup_button = self.add_button(self.tr("Back up"), self.run, "primary")
+        self.backup_button.setEnabled(False)
+        self.loading = self.start(self._load(), "sync.status")
+
+    async def _load(self) -> None:
+        status = await host_op(self.client, "sync.status", {}, parent=self, failure=self.failed)
+        if status is None or not isValid(self.where):
+            return
+        if not status.get("configured") or not status.get("hasCredentials"):
+            self.where.setText(self.tr("Settings > Sync is not set up: fill in the bucket and its key there first."))
+            return
+        bucket = f"s3://{status['bucket']}/{status.get('prefix', '')}".rstrip("/")
+        endpoint = status.get("endpoint") or self.tr("AWS")
+        self.where.setText(i18n.arg(self.tr("Into %1 at %2"), bucket, endpoint))
+        self.backup_button.setEnabled(True)
+
+    def run(self) -> None:
+        self.report.hide()
+        self.details_button.hide()
+        params = {"passphrase": self.passphrase.text(), "keep": self.keep.value()}
+        busy = (self.backup_button, self.passphrase, self.keep)
+        self.job("data.snapshotS3", params, success=self._show, busy=busy)
+
+    def failed(self, error: HostError) -> None:
+        self.error = error
+        super().failed(error)
+        if error.data.get("reason") == "wrong_passphrase" or error.data.get("field") == "passphrase":
+            self.passphrase.setFocus()
+        self.details_button.show()
+
+    def show_details(self) -> None:
+        from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+
+        log = ErrorLog()
+        if self.error is not None:
+            log.add(self.error)
+        ErrorDetailsDialog(log, self).open()
+
+    def _show(self, found: dict) -> None:
+        self.summary = found
+        text = i18n.arg(
+            self.tr("Backed up %1 (%2 new) to %3."),
+            human_size(found["bytes"]),
+            human_size(found["bytesUploaded"]),
+            found["where"],
         )
         self.show_report(text, "ok")
 

@@ -56,6 +56,7 @@ class DataPage(QWidget):
         tools_title.setObjectName("sectionTitle")
         self.verify_button = QPushButton(self.tr("Verify data"))
         self.snapshot_button = QPushButton(self.tr("Back up everything…"))
+        self.s3_backup_button = QPushButton(self.tr("Back up to S3…"))
         self.restore_button = QPushButton(self.tr("Restore…"))
         self.backup_button = QPushButton(self.tr("Copy database file…"))
         self.cache_button = QPushButton(self.tr("Clean caches…"))
@@ -68,6 +69,11 @@ class DataPage(QWidget):
                 self.snapshot_button,
                 self.tr("Chats, attachments and settings, encrypted, into a backup folder."),
                 self.open_snapshot,
+            ),
+            (
+                self.s3_backup_button,
+                self.tr("Chats, attachments and settings, encrypted, into the Settings > Sync bucket."),
+                self.open_s3_backup,
             ),
             (
                 self.restore_button,
@@ -146,6 +152,7 @@ class DataPage(QWidget):
             self.move_button,
             self.verify_button,
             self.snapshot_button,
+            self.s3_backup_button,
             self.backup_button,
             self.cache_button,
             self.old_copies_button,
@@ -231,6 +238,11 @@ class DataPage(QWidget):
         from pidesktop.ui.backup_dialogs import SnapshotDialog
 
         return self._open(SnapshotDialog(self.client, self._theme(), self))
+
+    def open_s3_backup(self) -> QWidget:
+        from pidesktop.ui.backup_dialogs import S3BackupDialog
+
+        return self._open(S3BackupDialog(self.client, self._theme(), self))
 
     def open_restore(self) -> QWidget:
         from pidesktop.ui.backup_dialogs import RestoreDialog
