@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from pidesktop.bus.errors import ErrorCode
 from pidesktop.storage import s3, vault
 from pidesktop.storage.blobstore import S3Store
+from pidesktop.storage.snapshot_cli import ENV_PASSPHRASE
 from pidesktop.storage.snapshot_format import open_repository
 from pidesktop.storage.snapshot_restore import restore
 from pidesktop.storage.verify import verify
@@ -101,3 +107,36 @@ def test_a_bucket_that_refuses_writes_fails_in_words(host, bucket):
     assert failed["status"] == "failed"
     assert failed["error"]["data"]["reason"] in {s3.WRITES_REFUSED, s3.CREDENTIALS_REFUSED}
     assert "refused" in failed["error"]["data"]["sentence"]
+
+
+def data_cli(root: Path, *args: str, passphrase: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``pidesktop data`` in a subprocess with no AWS_* variables (and no passphrase unless given)."""
+    env = {k: v for k, v in os.environ.items() if k not in {s3.ENV_ACCESS_KEY, s3.ENV_SECRET_KEY, ENV_PASSPHRASE}}
+    if passphrase:
+        env[ENV_PASSPHRASE] = passphrase
+    command = [sys.executable, "-m", "pidesktop", "data", "--data-dir", str(root), *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+def test_the_command_line_uses_the_saved_sync_connection(host, bucket, tmp_path):
+    filled_root(host)
+    root = host.location.data_root
+    missing = data_cli(root, "backup", "s3")
+    assert missing.returncode == 2 and "Settings > Sync" in missing.stderr
+    configure(host, bucket)
+
+    saved = data_cli(root, "backup", "s3")  # bucket, key pair and vault key all from Settings > Sync
+    assert saved.returncode == 0, saved.stderr
+    named = ["--endpoint", str(bucket.endpoint), "--bucket", bucket.bucket, "--prefix", bucket.prefix]
+    typed = data_cli(root, "backup", "s3", *named, passphrase=SYNC_PASSPHRASE)  # saved key pair only
+    assert typed.returncode == 0, typed.stderr
+    listed = data_cli(root, "snapshots", "s3")
+    assert listed.returncode == 0 and len(listed.stdout.strip().splitlines()) == 2, listed.stderr
+
+    elsewhere = data_cli(root, "snapshots", "s3", "--endpoint", "http://127.0.0.1:9", "--bucket", bucket.bucket)
+    assert elsewhere.returncode != 0 and "No S3 credentials" in elsewhere.stderr  # saved keys stay at home
+
+    restored = data_cli(root, "restore", "s3", str(tmp_path / "restored"))
+    assert restored.returncode == 0, restored.stderr
+    assert payload_files(tmp_path / "restored") == payload_files(root)
+    assert verify(tmp_path / "restored").ok
