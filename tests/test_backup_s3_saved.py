@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -31,19 +32,28 @@ def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vault, "create", lambda passphrase, n=CHEAP, r=8, p=1: original(passphrase, n, r, p))
 
 
+def connection_params(location: s3.S3Location) -> dict:
+    return {
+        "endpoint": location.endpoint,
+        "region": location.region,
+        "bucket": location.bucket,
+        "prefix": location.prefix,
+        "accessKey": CREDENTIALS.access_key,
+        "secretKey": CREDENTIALS.secret_key,
+        "passphrase": SYNC_PASSPHRASE,
+    }
+
+
 def configure(host: InProcessHost, location: s3.S3Location) -> None:
-    host.call(
-        "sync.configure",
-        {
-            "endpoint": location.endpoint,
-            "region": location.region,
-            "bucket": location.bucket,
-            "prefix": location.prefix,
-            "accessKey": CREDENTIALS.access_key,
-            "secretKey": CREDENTIALS.secret_key,
-            "passphrase": SYNC_PASSPHRASE,
-        },
+    host.call("sync.configure", connection_params(location))
+
+
+def deny_writes(location: s3.S3Location) -> None:
+    deny = (
+        '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:PutObject",'
+        f'"Resource":"arn:aws:s3:::{location.bucket}/*"}}]}}'
     )
+    s3.connect(location, CREDENTIALS).put_bucket_policy(Bucket=location.bucket, Policy=deny)
 
 
 def snapshot_s3(host: InProcessHost, params: dict | None = None) -> dict:
@@ -97,12 +107,7 @@ def test_backups_made_with_another_passphrase_are_refused_until_it_is_typed(host
 def test_a_bucket_that_refuses_writes_fails_in_words(host, bucket):
     filled_root(host)
     configure(host, bucket)
-    client = s3.connect(bucket, CREDENTIALS)
-    deny = (
-        '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:PutObject",'
-        f'"Resource":"arn:aws:s3:::{bucket.bucket}/*"}}]}}'
-    )
-    client.put_bucket_policy(Bucket=bucket.bucket, Policy=deny)
+    deny_writes(bucket)
     failed = snapshot_s3(host)
     assert failed["status"] == "failed"
     assert failed["error"]["data"]["reason"] in {s3.WRITES_REFUSED, s3.CREDENTIALS_REFUSED}
@@ -140,3 +145,48 @@ def test_the_command_line_uses_the_saved_sync_connection(host, bucket, tmp_path)
     assert restored.returncode == 0, restored.stderr
     assert payload_files(tmp_path / "restored") == payload_files(root)
     assert verify(tmp_path / "restored").ok
+
+
+def test_the_scheduler_backs_up_once_a_day_and_tells_the_outcome(location, bucket):
+    from pidesktop.bus import HostError
+    from tests.test_automations_scheduler import DAY, HOUR, run
+
+    start = 1_780_000_000_000
+
+    async def body(client, scheduler, clock):
+        outcomes: list[dict] = []
+        told = asyncio.Event()
+
+        def on_event(topic: str, payload: dict) -> None:
+            if topic == "data.dailyBackup":
+                outcomes.append(payload)
+                told.set()
+
+        client.subscribe(on_event)
+        await client.call("session.create", {"title": "Trip"})
+        clock.now = start
+        assert await scheduler.check_daily_backup() == {"started": False}  # off until turned on
+        with pytest.raises(HostError) as refused:
+            await client.call("data.setDailyBackup", {"enabled": True})
+        assert refused.value.data["reason"] == "not_configured"
+        await client.call("sync.configure", connection_params(bucket))
+        assert (await client.call("data.setDailyBackup", {"enabled": True}))["enabled"] is True
+
+        await scheduler.tick()
+        await asyncio.wait_for(told.wait(), 60)
+        assert outcomes[-1]["ok"] is True and outcomes[-1]["where"] == bucket.describe()
+        told.clear()
+        clock.now = start + 23 * HOUR
+        assert (await scheduler.check_daily_backup())["started"] is False  # once a day
+        deny_writes(bucket)
+        clock.now = start + DAY
+        await scheduler.tick()
+        await asyncio.wait_for(told.wait(), 60)
+        failed = outcomes[-1]
+        assert failed["ok"] is False and failed["sentence"].startswith("The daily backup to S3 failed: ")
+        assert "refused" in failed["sentence"]
+        status = await client.call("sync.status")
+        assert status["dailyBackup"]["last"] == failed and status["dailyBackup"]["attemptedAt"] == start + DAY
+        return len(outcomes)
+
+    assert run(location, body) == 2

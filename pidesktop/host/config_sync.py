@@ -20,7 +20,7 @@ import secrets as random
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import kv, sync_items
+from pidesktop.host import daily_backup, kv, sync_items
 from pidesktop.host import secrets as secret_store
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -173,6 +173,7 @@ def _status(ctx: HostContext) -> dict[str, Any]:
         "machineId": config.get("machineId"),
         "hasCredentials": secret_store.exists(ctx, ACCESS_REF) and secret_store.exists(ctx, SECRET_REF),
         "lastRun": config.get("lastRun"),
+        "dailyBackup": daily_backup.state(ctx),
     }
     stored = secret_store.get(ctx, VAULT_REF)
     if stored:

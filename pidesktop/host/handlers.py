@@ -12,6 +12,7 @@ COMMAND_MODULES = (
     "attachments",
     "config_sync",
     "crash_reports",
+    "daily_backup",
     "data_commands",
     "fork",
     "history",

@@ -69,11 +69,11 @@ def back_up(
         repo = _repository(target, passphrase)
         summary = snapshot_backup.backup(repo, root, include_secrets=include_secrets, keep=keep, progress=progress)
     except s3.S3Problem as problem:
-        raise _failure(ErrorCode.STORAGE_UNAVAILABLE, problem.sentence, problem.code) from None
+        raise failure(ErrorCode.STORAGE_UNAVAILABLE, problem.sentence, problem.code) from None
     except vault.WrongPassphrase as exc:
-        raise _failure(ErrorCode.CONFLICT, f"{exc} Nothing was backed up.", "wrong_passphrase") from None
+        raise failure(ErrorCode.CONFLICT, f"{exc} Nothing was backed up.", "wrong_passphrase") from None
     except vault.VaultError as exc:
-        raise _failure(ErrorCode.STORAGE_UNAVAILABLE, str(exc), "damaged") from None
+        raise failure(ErrorCode.STORAGE_UNAVAILABLE, str(exc), "damaged") from None
     return {
         "where": location.describe(),
         "snapshot": summary.snapshot_id,
@@ -98,11 +98,11 @@ def _repository(target: tuple[S3Location, S3Credentials, vault.VaultKey | None],
     if passphrase:
         return open_repository(store, passphrase, create=True)
     if key is None:
-        raise _failure(ErrorCode.CONFLICT, "Type the backup passphrase.", "passphrase_needed")
+        raise failure(ErrorCode.CONFLICT, "Type the backup passphrase.", "passphrase_needed")
     return open_repository_with_key(store, key, Remote(client, location).params())
 
 
-def _failure(code: str, sentence: str, reason: str) -> HostError:
+def failure(code: str, sentence: str, reason: str) -> HostError:
     return HostError(code, sentence, {"reason": reason, "sentence": sentence})
 
 

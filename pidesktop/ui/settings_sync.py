@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.sizes import human_size
 from pidesktop.ui import i18n
 from pidesktop.ui.ops import host_op
 
@@ -95,6 +96,16 @@ class SyncPage(QWidget):
         history.addWidget(self.versions)
         history.addWidget(self.restore_button)
         history.addStretch(1)
+        self.daily = QCheckBox(self.tr("Back up to S3 every day"))
+        self.daily.setToolTip(
+            self.tr("While pidesktop runs, once a day: chats, attachments and settings, sealed with the passphrase.")
+        )
+        self.daily.setEnabled(False)
+        self.daily.clicked.connect(self.set_daily_backup)
+        self.daily_state = QLabel()
+        self.daily_state.setObjectName("muted")
+        self.daily_state.setWordWrap(True)
+        self.daily_state.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -106,6 +117,9 @@ class SyncPage(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(self.state)
         layout.addLayout(history)
+        layout.addSpacing(8)
+        layout.addWidget(self.daily)
+        layout.addWidget(self.daily_state)
         layout.addStretch(1)
         self.sync_button.setEnabled(False)
         self.versions_button.setEnabled(False)
@@ -138,7 +152,9 @@ class SyncPage(QWidget):
             self.state.setText(self.tr("Not set up yet."))
             self.sync_button.setEnabled(False)
             self.versions_button.setEnabled(False)
+            self.daily.setEnabled(False)
             return
+        self.show_daily_backup(status.get("dailyBackup") or {})
         self.endpoint.setText(status.get("endpoint", ""))
         self.region.setText(status.get("region", ""))
         self.bucket.setText(status.get("bucket", ""))
@@ -157,6 +173,36 @@ class SyncPage(QWidget):
         for conflict in (last or {}).get("conflicts", []):
             lines.append(i18n.arg(self.tr("Changed on two computers: %1; the newer change was kept."), conflict["key"]))
         self.state.setText("\n".join(lines))
+
+    def show_daily_backup(self, daily: dict[str, Any]) -> None:
+        self.daily.setEnabled(True)
+        self.daily.setChecked(bool(daily.get("enabled")))
+        last = daily.get("last")
+        if not last:
+            self.daily_state.hide()
+            return
+        when = QDateTime.fromMSecsSinceEpoch(int(last["at"])).toString("yyyy-MM-dd HH:mm")
+        if last.get("ok"):
+            text = i18n.arg(self.tr("Last daily backup: %1, %2 new."), when, human_size(int(last["bytesUploaded"])))
+        else:
+            text = i18n.arg(self.tr("Last daily backup, %1: %2"), when, last.get("sentence", ""))
+        self.daily_state.setText(text)
+        self.daily_state.show()
+
+    def set_daily_backup(self, enabled: bool) -> None:
+        def refused(error: HostError) -> None:
+            self.daily.setChecked(not enabled)
+            self._failed(error)
+
+        host_op(
+            self.client,
+            "data.setDailyBackup",
+            {"enabled": enabled},
+            parent=self,
+            success=self.show_daily_backup,
+            failure=refused,
+            busy=(self.daily,),
+        ).run()
 
     def _say(self, text: str, problem: bool = False) -> None:
         self.message.setObjectName("error" if problem else "notice")
