@@ -8,9 +8,12 @@ against the base, publish a new revision when the merge differs from it, write
 the merge back here, and make it the new base. Offline, the changes stay in
 ``pending.bin`` and the run says so; nothing stored here is changed.
 
-A run talks to S3 on the host thread: it is short (a few small objects), and it
-keeps every database write on the thread that owns the database. boto3 is imported
-when a sync command first runs, not when the host starts.
+``sync.run`` is a data job: the host thread reads and stamps what syncs, the job's
+thread talks to S3, and the merge is handed back to the host thread to be written,
+so every database write stays on the thread that owns the database while other
+commands are answered. ``sync.test``, ``sync.configure`` and ``sync.status
+{history}`` still ask S3 on the host thread (a few small requests each). boto3 is
+imported when a sync command first runs, not when the host starts.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pidesktop.host import daily_backup, kv, sync_items
 from pidesktop.host import secrets as secret_store
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
+from pidesktop.host.data_commands import JobProgress, jobs_of
+from pidesktop.host.host_thread import on_host_thread
 from pidesktop.host.params import Params, invalid
 from pidesktop.storage import vault
 from pidesktop.storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pidesktop.host.sync")
 
 OWNER = "configSync"
+SYNC_KIND = "sync"
 PUBLISH_ATTEMPTS = 5  # fetch-merge-publish rounds when other machines publish the same revision first
 # What makes a connection: changing any of these (or the mode) starts a fresh state id.
 _CONNECTION_FIELDS = ("endpoint", "region", "bucket", "prefix", "syncKeys")
@@ -240,10 +246,17 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
 
 @command("sync.run")
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
-    from pidesktop.storage import s3
+    """One sync, as a data job of kind ``sync``; with ``restore`` (a revision number) the bucket's state of that
+    revision becomes the newest.
 
+    Only the short database steps run on the host thread: reading what syncs and keeping it in
+    ``pending.bin`` here, and writing the merge back when the job hands it over. The requests to S3 run on
+    the job's thread, so other commands are answered meanwhile.
+    """
     restore = p.integer("restore", required=False)
+    post = ctx.post
+    if post is None:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "Syncing needs the host's own thread; this host has none.")
     config = _config(ctx)
     remote, key = _open(ctx)
     machine = str(config["machineId"])
@@ -254,9 +267,33 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     pending = {k: e for k, e in local.items() if k not in base or base[k] != e}
     pending.update({k: Entry(None, now) for k in base if k not in local})
     state.save_pending(pending)  # survives an offline run or a kill from here on
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        progress(SYNC_KIND, 0, 1)
+        exchanged = _exchange_in_words(remote, key, base, local, restore, now, machine, pending)
+        done = on_host_thread(post, lambda: _finish(ctx, config, state, base, local, exchanged, now, machine))
+        progress(SYNC_KIND, 1, 1)
+        return done
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
+
+
+def _exchange_in_words(
+    remote: Remote,
+    key: vault.VaultKey,
+    base: Snapshot,
+    local: Snapshot,
+    restore: int | None,
+    now: int,
+    machine: str,
+    pending: Snapshot,
+) -> tuple[int, Snapshot, list[Conflict]]:
+    """``_exchange`` on the job's thread, its failures as ``HostError``s that say what waits here."""
+    from pidesktop.storage import s3
+
     try:
         _confirm(remote, key)
-        revision, merged, conflicts = _exchange(remote, key, base, local, restore, now, machine)
+        return _exchange(remote, key, base, local, restore, now, machine)
     except s3.S3Problem as problem:
         raise HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
@@ -265,7 +302,28 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         ) from None
     except vault.VaultError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
-    pulled = _changed(local, merged)
+
+
+def _finish(
+    ctx: HostContext,
+    config: dict[str, Any],
+    state: LocalState,
+    base: Snapshot,
+    local: Snapshot,
+    exchanged: tuple[int, Snapshot, list[Conflict]],
+    now: int,
+    machine: str,
+) -> dict[str, Any]:
+    """Write the merge here and make it the new base (host thread). A key changed here while the job talked
+    to S3 keeps the newer change: it is not overwritten, and the next sync sends it."""
+    revision, merged, conflicts = exchanged
+    current = sync_items.gather(ctx, machine, bool(config.get("syncKeys")))
+    meanwhile = {
+        k
+        for k in set(current) | set(local)
+        if (k in current) != (k in local) or (k in current and current[k] != local[k].value)
+    }
+    pulled = [k for k in _changed(local, merged) if k not in meanwhile]
     sync_items.apply(
         ctx, machine, {k: merged[k].value for k in pulled if k in merged}, [k for k in pulled if k not in merged]
     )

@@ -8,6 +8,7 @@ sentence, under the buttons.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QDateTime, Qt
@@ -26,7 +27,8 @@ from PySide6.QtWidgets import (
 from pidesktop.bus import HostClient, HostError
 from pidesktop.sizes import human_size
 from pidesktop.ui import i18n
-from pidesktop.ui.ops import host_op
+from pidesktop.ui.host_jobs import run_job
+from pidesktop.ui.ops import host_op, task_op
 
 
 class SyncPage(QWidget):
@@ -245,7 +247,18 @@ class SyncPage(QWidget):
             self._say(i18n.arg(self.tr("Synced: %1 sent, %2 received."), len(result["pushed"]), len(result["pulled"])))
             self.load_later()
 
-        host_op(self.client, "sync.run", {}, parent=self, success=synced, failure=self._failed, busy=self._busy()).run()
+        self._run_sync({}, synced)
+
+    def _run_sync(self, params: dict[str, Any], success: Callable[[dict[str, Any]], None]) -> None:
+        """``sync.run`` is a host job: its outcome comes with the job's end."""
+        task_op(
+            lambda: run_job(self.client, "sync.run", params),
+            parent=self,
+            name="sync.run",
+            success=success,
+            failure=self._failed,
+            busy=self._busy(),
+        ).run()
 
     def load_later(self) -> None:
         from pidesktop.ui.tasks import spawn
@@ -289,12 +302,4 @@ class SyncPage(QWidget):
             self.restore_button.hide()
             self.load_later()
 
-        host_op(
-            self.client,
-            "sync.run",
-            {"restore": int(revision)},
-            parent=self,
-            success=restored,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._run_sync({"restore": int(revision)}, restored)

@@ -1,0 +1,36 @@
+"""Sync and backup talk to S3 off the host thread: other commands are answered while S3 is slow."""
+
+from __future__ import annotations
+
+from pidesktop.storage import s3
+from tests.support.slow_proxy import slow_proxy
+from tests.test_backup_s3_saved import cheap_scrypt, connection_params  # noqa: F401 - the fixture applies here
+from tests.test_data_commands import finished
+
+
+def held_job(host, proxy, method: str) -> str:
+    """Start ``method`` with S3 held; once its request is stuck in flight, the host still answers."""
+    proxy.hold()
+    job = host.call(method)["job"]
+    assert proxy.waiting.wait(30), "the job never reached S3"
+    listed = host.client.call_blocking("session.list", {}, timeout=10)
+    assert [s["title"] for s in listed["sessions"]] == ["Trip"]
+    assert not [p for t, p in list(host.events) if t == "data.finished" and p["job"] == job]
+    proxy.release()
+    return job
+
+
+def test_session_list_answers_while_sync_and_backup_wait_on_a_slow_s3(host, bucket):
+    host.call("session.create", {"title": "Trip"})
+    with slow_proxy(str(bucket.endpoint)) as proxy:
+        via = s3.S3Location(bucket.bucket, proxy.endpoint, bucket.region, bucket.prefix)
+        host.call("sync.configure", connection_params(via))
+        host.call("settings.set", {"patch": {"theme": "dark"}})
+
+        synced = finished(host.events, held_job(host, proxy, "sync.run"), timeout=60)
+        assert synced["status"] == "done", synced
+        assert "setting/theme" in synced["result"]["pushed"] and synced["result"]["revision"] == 1
+        assert host.call("sync.status")["revision"] == 1
+
+        backed_up = finished(host.events, held_job(host, proxy, "data.snapshotS3"), timeout=60)
+        assert backed_up["status"] == "done", backed_up
