@@ -34,3 +34,31 @@ def test_session_list_answers_while_sync_and_backup_wait_on_a_slow_s3(host, buck
 
         backed_up = finished(host.events, held_job(host, proxy, "data.snapshotS3"), timeout=60)
         assert backed_up["status"] == "done", backed_up
+
+
+def test_a_setting_changed_while_the_sync_waits_keeps_the_newer_change(host, bucket, tmp_path):
+    from pidesktop import paths
+    from tests.support.hosts import InProcessHost
+
+    other = InProcessHost(paths.resolve(data_dir=tmp_path / "other"))
+    try:
+        other.call("sync.configure", connection_params(bucket))
+        other.call("settings.set", {"patch": {"theme": "light"}})
+        assert finished(other.events, other.call("sync.run")["job"], timeout=60)["status"] == "done"
+    finally:
+        other.stop()
+    host.call("session.create", {"title": "Trip"})
+    with slow_proxy(str(bucket.endpoint)) as proxy:
+        via = s3.S3Location(bucket.bucket, proxy.endpoint, bucket.region, bucket.prefix)
+        host.call("sync.configure", connection_params(via))
+        proxy.hold()
+        job = host.call("sync.run")["job"]
+        assert proxy.waiting.wait(30)
+        host.client.call_blocking("settings.set", {"patch": {"theme": "dark"}}, timeout=10)  # typed meanwhile
+        proxy.release()
+        synced = finished(host.events, job, timeout=60)
+        assert synced["status"] == "done", synced
+        assert "setting/theme" not in synced["result"]["pulled"]
+        assert host.call("settings.get")["settings"]["theme"] == "dark"
+        again = finished(host.events, host.call("sync.run")["job"], timeout=60)["result"]
+        assert again["pushed"] == ["setting/theme"] and again["revision"] == 2
