@@ -187,3 +187,18 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
     dialog.grab().save(str(shots / "s3-backup-done.png"))
     assert open_repository(store, "older pass").snapshot_ids() == [dialog.summary["snapshot"]]
     print(shots)
+
+
+def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_client, bucket, shots):
+    from tests.test_backup_s3_saved import connection_params, deny_writes
+
+    host_client.call_blocking("sync.configure", connection_params(bucket))
+    host_client.call_blocking("data.setDailyBackup", {"enabled": True})
+    deny_writes(bucket)
+    started = host_client.call_blocking("data.dailyBackup", {"now": 1_780_000_000_000})
+    assert started["started"] is True
+    spin_until(qloop, lambda: "daily backup" in chat.notice.label.text())
+    assert chat.notice.label.text().startswith("The daily backup to S3 failed: ")
+    assert "refused" in chat.notice.label.text() and not chat.banner.isVisible()
+    assert "writes_refused" in chat.error_log.text() or "credentials_refused" in chat.error_log.text()
+    chat.grab().save(str(shots / "daily-backup-failed.png"))
