@@ -834,6 +834,10 @@ Size: %2</source>
         <translation>全部备份…</translation>
     </message>
     <message>
+        <source>Back up to S3…</source>
+        <translation>备份到 S3…</translation>
+    </message>
+    <message>
         <source>Restore…</source>
         <translation>恢复…</translation>
     </message>
@@ -844,6 +848,10 @@ Size: %2</source>
     <message>
         <source>Chats, attachments and settings, encrypted, into a backup folder.</source>
         <translation>将聊天、附件和设置加密保存到备份文件夹。</translation>
+    </message>
+    <message>
+        <source>Chats, attachments and settings, encrypted, into the Settings &gt; Sync bucket.</source>
+        <translation>聊天、附件和设置，加密后存入“设置 &gt; 同步”的存储桶。</translation>
     </message>
     <message>
         <source>Rebuild a data folder from a backup, into a new folder.</source>
@@ -1418,6 +1426,10 @@ Size: %2</source>
     <message>
         <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
         <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
+    </message>
+    <message>
+        <source>The daily backup to S3 failed.</source>
+        <translation>每日 S3 备份失败。</translation>
     </message>
     <message>
         <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
@@ -3068,6 +3080,57 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>S3BackupDialog</name>
+    <message>
+        <source>Back up to S3</source>
+        <translation>备份到 S3</translation>
+    </message>
+    <message>
+        <source>Saves chats, attachments and settings, encrypted, into the bucket set in Settings &gt; Sync. Backing up again stores only what changed. Saved API keys are left out. To restore on another computer you need the bucket, its access key and the Settings &gt; Sync passphrase.</source>
+        <translation>将聊天、附件和设置加密后保存到“设置 &gt; 同步”中设置的存储桶。再次备份只存储有变化的部分。已保存的 API 密钥不包括在内。要在另一台电脑上恢复，需要该存储桶、它的访问密钥和“设置 &gt; 同步”的口令。</translation>
+    </message>
+    <message>
+        <source>Reading the Settings &gt; Sync connection…</source>
+        <translation>正在读取“设置 &gt; 同步”的连接…</translation>
+    </message>
+    <message>
+        <source>Passphrase (leave empty to use the Settings &gt; Sync one)</source>
+        <translation>口令（留空则使用“设置 &gt; 同步”的口令）</translation>
+    </message>
+    <message>
+        <source>Keep every backup</source>
+        <translation>保留所有备份</translation>
+    </message>
+    <message>
+        <source> newest backups kept</source>
+        <translation> 个最新备份保留</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>备份</translation>
+    </message>
+    <message>
+        <source>Settings &gt; Sync is not set up: fill in the bucket and its key there first.</source>
+        <translation>“设置 &gt; 同步”尚未设置：请先在那里填写存储桶和密钥。</translation>
+    </message>
+    <message>
+        <source>AWS</source>
+        <translation>AWS</translation>
+    </message>
+    <message>
+        <source>Into %1 at %2</source>
+        <translation>存入 %2 上的 %1</translation>
+    </message>
+    <message>
+        <source>Backed up %1 (%2 new) to %3.</source>
+        <translation>已备份 %1（新增 %2）到 %3。</translation>
+    </message>
+</context>
+<context>
     <name>S3RestoreForm</name>
     <message>
         <source>Endpoint URL (empty for AWS)</source>
@@ -3668,6 +3731,14 @@ This cannot be undone.</source>
         <translation>恢复此版本</translation>
     </message>
     <message>
+        <source>Back up to S3 every day</source>
+        <translation>每天备份到 S3</translation>
+    </message>
+    <message>
+        <source>While pidesktop runs, once a day: chats, attachments and settings, sealed with the passphrase.</source>
+        <translation>pidesktop 运行时每天一次：聊天、附件和设置，用口令加密。</translation>
+    </message>
+    <message>
         <source>Not set up yet.</source>
         <translation>尚未设置。</translation>
     </message>
@@ -3686,6 +3757,14 @@ This cannot be undone.</source>
     <message>
         <source>Changed on two computers: %1; the newer change was kept.</source>
         <translation>两台电脑都改了 %1；保留了较新的更改。</translation>
+    </message>
+    <message>
+        <source>Last daily backup: %1, %2 new.</source>
+        <translation>上次每日备份：%1，新增 %2。</translation>
+    </message>
+    <message>
+        <source>Last daily backup, %1: %2</source>
+        <translation>上次每日备份，%1：%2</translation>
     </message>
     <message>
         <source>The bucket answers and accepts data.</source>
