@@ -59,7 +59,7 @@ def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_ho
 
 
 def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_client, tmp_path):
-    from pidesktop.ui.backup_dialogs import RestoreDialog, SnapshotDialog
+    from pidesktop.ui.backup_dialogs import RestoreDialog, S3BackupDialog, SnapshotDialog
     from pidesktop.ui.settings_data import DataPage
 
     page = DataPage(host_client)
@@ -68,6 +68,7 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     assert page.snapshot_button.text() == "Back up everything…" and page.snapshot_button.isEnabled()
     assert page.backup_button.text() == "Copy database file…"
     assert page.restore_button.text() == "Restore…" and page.restore_button.isEnabled()
+    assert page.s3_backup_button.text() == "Back up to S3…" and page.s3_backup_button.isEnabled()
     page.resize(760, 620)
     page.grab().save(str(tmp_path / "data-page.png"))
     snapshot = page.open_snapshot()
@@ -76,6 +77,10 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     restore = page.open_restore()
     assert isinstance(restore, RestoreDialog)
     restore.close()
+    s3_backup = page.open_s3_backup()
+    assert isinstance(s3_backup, S3BackupDialog)
+    qloop.run_until_complete(s3_backup.loading)
+    s3_backup.close()
     print(tmp_path)
 
 
