@@ -44,8 +44,11 @@ def connection_params(location: s3.S3Location) -> dict:
     }
 
 
-def configure(host: InProcessHost, location: s3.S3Location) -> None:
-    host.call("sync.configure", connection_params(location))
+def configure(host: InProcessHost, location: s3.S3Location) -> dict:
+    """``sync.configure`` (a job) to its end; the saved status."""
+    done = finished(host.events, host.call("sync.configure", connection_params(location))["job"], timeout=60)
+    assert done["status"] == "done", done
+    return done["result"]
 
 
 def deny_writes(location: s3.S3Location) -> None:
@@ -149,6 +152,7 @@ def test_the_command_line_uses_the_saved_sync_connection(host, bucket, tmp_path)
 
 def test_the_scheduler_backs_up_once_a_day_and_tells_the_outcome(location, bucket):
     from pidesktop.bus import HostError
+    from pidesktop.ui.host_jobs import run_job
     from tests.test_automations_scheduler import DAY, HOUR, run
 
     start = 1_780_000_000_000
@@ -169,7 +173,7 @@ def test_the_scheduler_backs_up_once_a_day_and_tells_the_outcome(location, bucke
         with pytest.raises(HostError) as refused:
             await client.call("data.setDailyBackup", {"enabled": True})
         assert refused.value.data["reason"] == "not_configured"
-        await client.call("sync.configure", connection_params(bucket))
+        await run_job(client, "sync.configure", connection_params(bucket))
         assert (await client.call("data.setDailyBackup", {"enabled": True}))["enabled"] is True
 
         await scheduler.tick()

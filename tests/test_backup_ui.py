@@ -149,6 +149,7 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
     from pidesktop.storage.blobstore import S3Store
     from pidesktop.storage.snapshot_format import open_repository
     from pidesktop.ui.backup_dialogs import S3BackupDialog
+    from pidesktop.ui.host_jobs import run_job
     from tests.support.s3_server import CREDENTIALS
 
     client = loop_hosts.start()
@@ -168,7 +169,7 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
         "secretKey": CREDENTIALS.secret_key,
         "passphrase": "sync pass",
     }
-    qloop.run_until_complete(client.call("sync.configure", connection))
+    qloop.run_until_complete(run_job(client, "sync.configure", connection))
     qloop.run_until_complete(client.call("session.create", {"title": "Keep me"}))
     store = S3Store(s3.connect(bucket, CREDENTIALS), bucket)
     open_repository(store, "older pass", create=True)  # backups made earlier with another passphrase
@@ -195,9 +196,10 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
 
 
 def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_client, bucket, shots):
+    from pidesktop.ui.host_jobs import run_job
     from tests.test_backup_s3_saved import connection_params, deny_writes
 
-    host_client.call_blocking("sync.configure", connection_params(bucket))
+    qloop.run_until_complete(run_job(host_client, "sync.configure", connection_params(bucket)))
     host_client.call_blocking("data.setDailyBackup", {"enabled": True})
     deny_writes(bucket)
     started = host_client.call_blocking("data.dailyBackup", {"now": 1_780_000_000_000})

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pidesktop.storage import s3
 from tests.support.slow_proxy import slow_proxy
-from tests.test_backup_s3_saved import cheap_scrypt, connection_params  # noqa: F401 - the fixture applies here
+from tests.test_backup_s3_saved import cheap_scrypt, configure, connection_params  # noqa: F401 - a fixture
 from tests.test_data_commands import finished
 
 
-def held_job(host, proxy, method: str) -> str:
+def held_job(host, proxy, method: str, params: dict | None = None) -> str:
     """Start ``method`` with S3 held; once its request is stuck in flight, the host still answers."""
     proxy.hold()
-    job = host.call(method)["job"]
+    job = host.call(method, params)["job"]
     assert proxy.waiting.wait(30), "the job never reached S3"
     listed = host.client.call_blocking("session.list", {}, timeout=10)
     assert [s["title"] for s in listed["sessions"]] == ["Trip"]
@@ -20,11 +20,11 @@ def held_job(host, proxy, method: str) -> str:
     return job
 
 
-def test_session_list_answers_while_sync_and_backup_wait_on_a_slow_s3(host, bucket):
+def test_session_list_answers_while_each_sync_command_and_a_backup_wait_on_a_slow_s3(host, bucket):
     host.call("session.create", {"title": "Trip"})
     with slow_proxy(str(bucket.endpoint)) as proxy:
         via = s3.S3Location(bucket.bucket, proxy.endpoint, bucket.region, bucket.prefix)
-        host.call("sync.configure", connection_params(via))
+        configure(host, via)
         host.call("settings.set", {"patch": {"theme": "dark"}})
 
         synced = finished(host.events, held_job(host, proxy, "sync.run"), timeout=60)
@@ -35,6 +35,13 @@ def test_session_list_answers_while_sync_and_backup_wait_on_a_slow_s3(host, buck
         backed_up = finished(host.events, held_job(host, proxy, "data.snapshotS3"), timeout=60)
         assert backed_up["status"] == "done", backed_up
 
+        history = finished(host.events, held_job(host, proxy, "sync.history"), timeout=60)
+        assert [entry["revision"] for entry in history["result"]["history"]] == [1]
+        tested = finished(host.events, held_job(host, proxy, "sync.test", connection_params(via)), timeout=60)
+        assert tested["status"] == "done" and tested["result"]["ok"] is True
+        saved = finished(host.events, held_job(host, proxy, "sync.configure", connection_params(via)), timeout=60)
+        assert saved["status"] == "done" and saved["result"]["revision"] == 1
+
 
 def test_a_setting_changed_while_the_sync_waits_keeps_the_newer_change(host, bucket, tmp_path):
     from pidesktop import paths
@@ -42,7 +49,7 @@ def test_a_setting_changed_while_the_sync_waits_keeps_the_newer_change(host, buc
 
     other = InProcessHost(paths.resolve(data_dir=tmp_path / "other"))
     try:
-        other.call("sync.configure", connection_params(bucket))
+        configure(other, bucket)
         other.call("settings.set", {"patch": {"theme": "light"}})
         assert finished(other.events, other.call("sync.run")["job"], timeout=60)["status"] == "done"
     finally:
@@ -50,7 +57,7 @@ def test_a_setting_changed_while_the_sync_waits_keeps_the_newer_change(host, buc
     host.call("session.create", {"title": "Trip"})
     with slow_proxy(str(bucket.endpoint)) as proxy:
         via = s3.S3Location(bucket.bucket, proxy.endpoint, bucket.region, bucket.prefix)
-        host.call("sync.configure", connection_params(via))
+        configure(host, via)
         proxy.hold()
         job = host.call("sync.run")["job"]
         assert proxy.waiting.wait(30)

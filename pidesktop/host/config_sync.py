@@ -8,12 +8,12 @@ against the base, publish a new revision when the merge differs from it, write
 the merge back here, and make it the new base. Offline, the changes stay in
 ``pending.bin`` and the run says so; nothing stored here is changed.
 
-``sync.run`` is a data job: the host thread reads and stamps what syncs, the job's
-thread talks to S3, and the merge is handed back to the host thread to be written,
-so every database write stays on the thread that owns the database while other
-commands are answered. ``sync.test``, ``sync.configure`` and ``sync.status
-{history}`` still ask S3 on the host thread (a few small requests each). boto3 is
-imported when a sync command first runs, not when the host starts.
+Every command that talks to S3 (``sync.test``, ``sync.configure``, ``sync.history``,
+``sync.run``) is a data job of kind ``sync``: the host thread does the short reads
+first, the job's thread talks to S3, and what is to be saved is handed back to the
+host thread, so every database write stays on the thread that owns the database
+while other commands are answered. boto3 is imported when a sync command first
+runs, not when the host starts.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import daily_backup, kv, sync_items
 from pidesktop.host import secrets as secret_store
 from pidesktop.host.commands import command
-from pidesktop.host.context import HostContext
+from pidesktop.host.context import HostContext, Post
 from pidesktop.host.data_commands import JobProgress, jobs_of
 from pidesktop.host.host_thread import on_host_thread
 from pidesktop.host.params import Params, invalid
@@ -94,49 +94,73 @@ def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
     return s3.S3Credentials(access, secret) if access and secret else None
 
 
+def _needs_post(ctx: HostContext) -> Post:
+    if ctx.post is None:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "Syncing needs the host's own thread; this host has none.")
+    return ctx.post
+
+
 @command("sync.test")
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """Test a connection without saving it: the bucket answers and accepts a small object."""
-    from pidesktop.storage import s3
-
+    """Test a connection without saving it (a job): the bucket answers and accepts a small object."""
     connection, credentials, _ = _read_connection(p)
+    credentials = credentials or _stored_credentials(ctx)
     location = _location(connection)
-    try:
-        s3.check(s3.connect(location, credentials or _stored_credentials(ctx)), location)
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
-    return {"ok": True, "where": location.describe()}
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+
+        progress(SYNC_KIND, 0, 1)
+        try:
+            s3.check(s3.connect(location, credentials), location)
+        except s3.S3Problem as problem:
+            raise _problem(problem) from None
+        return {"ok": True, "where": location.describe()}
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
 
 
 @command("sync.configure")
 def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """Check and save the connection, the credentials and the passphrase's vault key.
+    """Check and save the connection, the credentials and the passphrase's vault key (a job).
 
     The passphrase is checked against the vault parameters already in the bucket
     (a wrong one is refused and nothing is saved); in an empty bucket it makes them.
+    The checks talk to S3 on the job's thread; the saving is handed back to the host thread.
     """
-    from pidesktop.storage import s3
-    from pidesktop.storage.sync_remote import Remote
-
+    post = _needs_post(ctx)
     connection, credentials, passphrase = _read_connection(p)
     credentials = credentials or _stored_credentials(ctx)
-    before = _config(ctx)
+    stored = secret_store.get(ctx, VAULT_REF)
     location = _location(connection)
-    try:
-        client = s3.connect(location, credentials)
-        s3.check(client, location)
-        remote = Remote(client, location)
-        if passphrase:
-            key = remote.unlock(passphrase)
-        else:
-            key = _stored_key(ctx, remote)
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
-    except vault.WrongPassphrase as exc:
-        raise invalid(f"{exc}", "passphrase") from None
-    except vault.VaultError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
-    assert credentials is not None  # connect() refused missing credentials
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+        from pidesktop.storage.sync_remote import Remote
+
+        progress(SYNC_KIND, 0, 1)
+        try:
+            client = s3.connect(location, credentials)
+            s3.check(client, location)
+            remote = Remote(client, location)
+            key = remote.unlock(passphrase) if passphrase else _stored_key(stored, remote)
+        except s3.S3Problem as problem:
+            raise _problem(problem) from None
+        except vault.WrongPassphrase as exc:
+            raise invalid(f"{exc}", "passphrase") from None
+        except vault.VaultError as exc:
+            raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
+        assert credentials is not None  # connect() refused missing credentials
+        return on_host_thread(post, lambda: _save_connection(ctx, connection, credentials, key))
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
+
+
+def _save_connection(
+    ctx: HostContext, connection: dict[str, Any], credentials: s3.S3Credentials, key: vault.VaultKey
+) -> dict[str, Any]:
+    """Keep the checked connection, its key pair and the vault key (host thread); the ``sync.status`` result."""
+    before = _config(ctx)
     secret_store.put(ctx, ACCESS_REF, credentials.access_key, owner_kind=OWNER, owner_id=KEY, kind="s3_access_key")
     secret_store.put(ctx, SECRET_REF, credentials.secret_key, owner_kind=OWNER, owner_id=KEY, kind="s3_secret_key")
     secret_store.put(ctx, VAULT_REF, key.material().hex(), owner_kind=OWNER, owner_id=KEY, kind="vault_key")
@@ -152,9 +176,8 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _status(ctx)
 
 
-def _stored_key(ctx: HostContext, remote: Remote) -> vault.VaultKey:
-    """The saved vault key, checked against the bucket's key parameters."""
-    stored = secret_store.get(ctx, VAULT_REF)
+def _stored_key(stored: str | None, remote: Remote) -> vault.VaultKey:
+    """The saved vault key (hex), checked against the bucket's key parameters."""
     params = remote.params()
     if not stored:
         raise vault.WrongPassphrase("Type the sync passphrase: this computer has none saved yet.")
@@ -198,19 +221,26 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
 
 @command("sync.status")
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """The saved connection (never a secret), the base revision, pending keys; ``history`` also lists the
-    revisions kept in the bucket (a request to S3)."""
-    from pidesktop.storage import s3
+    """The saved connection (never a secret), the base revision, pending keys: this computer's side only."""
+    return _status(ctx)
 
-    result = _status(ctx)
-    if p.boolean("history", default=False) and result["configured"]:
-        remote, key = _open(ctx)
+
+@command("sync.history")
+def sync_history(ctx: HostContext, p: Params) -> dict[str, Any]:
+    """The revisions kept in the bucket, newest first (a job: it asks S3)."""
+    remote, key = _open(ctx)
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+
+        progress(SYNC_KIND, 0, 1)
         try:
             _confirm(remote, key)
-            result["history"] = [entry.to_json() for entry in reversed(remote.history(key))]
+            return {"history": [entry.to_json() for entry in reversed(remote.history(key))]}
         except s3.S3Problem as problem:
             raise _problem(problem) from None
-    return result
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
 
 
 def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
@@ -254,9 +284,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     the job's thread, so other commands are answered meanwhile.
     """
     restore = p.integer("restore", required=False)
-    post = ctx.post
-    if post is None:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "Syncing needs the host's own thread; this host has none.")
+    post = _needs_post(ctx)
     config = _config(ctx)
     remote, key = _open(ctx)
     machine = str(config["machineId"])

@@ -1,7 +1,7 @@
 """Settings > Sync: the S3 connection for settings sync, Test connection, and Sync now.
 
-The page only talks to the host (``sync.status``, ``sync.test``, ``sync.configure``,
-``sync.run``): secrets go to the host's secret store and are never shown again;
+The page only talks to the host (``sync.status``, and the jobs ``sync.test``, ``sync.configure``,
+``sync.history``, ``sync.run``): secrets go to the host's secret store and are never shown again;
 an empty key field keeps the saved one. What went wrong is said in the host's
 sentence, under the buttons.
 """
@@ -215,15 +215,7 @@ class SyncPage(QWidget):
         self._say(error.message, problem=True)
 
     def test_connection(self) -> None:
-        host_op(
-            self.client,
-            "sync.test",
-            self.connection(),
-            parent=self,
-            success=lambda _r: self._say(self.tr("The bucket answers and accepts data.")),
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.test", self.connection(), lambda _r: self._say(self.tr("The bucket answers and accepts data.")))
 
     def save(self) -> None:
         def saved(status: dict[str, Any]) -> None:
@@ -232,29 +224,21 @@ class SyncPage(QWidget):
             self._say(self.tr("Saved. Sync now sends and fetches settings."))
             self.show_status(status)
 
-        host_op(
-            self.client,
-            "sync.configure",
-            self.connection(),
-            parent=self,
-            success=saved,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.configure", self.connection(), saved)
 
     def sync_now(self) -> None:
         def synced(result: dict[str, Any]) -> None:
             self._say(i18n.arg(self.tr("Synced: %1 sent, %2 received."), len(result["pushed"]), len(result["pulled"])))
             self.load_later()
 
-        self._run_sync({}, synced)
+        self._job("sync.run", {}, synced)
 
-    def _run_sync(self, params: dict[str, Any], success: Callable[[dict[str, Any]], None]) -> None:
-        """``sync.run`` is a host job: its outcome comes with the job's end."""
+    def _job(self, method: str, params: dict[str, Any], success: Callable[[dict[str, Any]], None]) -> None:
+        """Every sync command that talks to S3 is a host job: its outcome comes with the job's end."""
         task_op(
-            lambda: run_job(self.client, "sync.run", params),
+            lambda: run_job(self.client, method, params),
             parent=self,
-            name="sync.run",
+            name=method,
             success=success,
             failure=self._failed,
             busy=self._busy(),
@@ -279,15 +263,7 @@ class SyncPage(QWidget):
             if not self.versions.count():
                 self._say(self.tr("There are no versions in the bucket yet: press Sync now."))
 
-        host_op(
-            self.client,
-            "sync.status",
-            {"history": True},
-            parent=self,
-            success=listed,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.history", {}, listed)
 
     def restore(self) -> None:
         revision = self.versions.currentData()
@@ -302,4 +278,4 @@ class SyncPage(QWidget):
             self.restore_button.hide()
             self.load_later()
 
-        self._run_sync({"restore": int(revision)}, restored)
+        self._job("sync.run", {"restore": int(revision)}, restored)
