@@ -1826,8 +1826,8 @@ Size: %2</source>
         <translation>退出</translation>
     </message>
     <message>
-        <source>Rebuild %1 from the newest backup made with “pidesktop data backup s3”:</source>
-        <translation>用“pidesktop data backup s3”做的最新备份重建 %1：</translation>
+        <source>Rebuild %1 from the newest backup made with Back up to S3 or “pidesktop data backup s3”. Its passphrase is the Settings &gt; Sync one, unless another was typed:</source>
+        <translation>用“备份到 S3”或“pidesktop data backup s3”做的最新备份重建 %1。它的密码短语是“设置 &gt; 同步”的密码短语，除非备份时输入了别的：</translation>
     </message>
     <message>
         <source>Restore</source>
@@ -3087,7 +3087,7 @@ This cannot be undone.</source>
     </message>
     <message>
         <source>Saves chats, attachments and settings, encrypted, into the bucket set in Settings &gt; Sync. Backing up again stores only what changed. Saved API keys are left out. To restore on another computer you need the bucket, its access key and the Settings &gt; Sync passphrase.</source>
-        <translation>将聊天、附件和设置加密后保存到“设置 &gt; 同步”中设置的存储桶。再次备份只存储有变化的部分。已保存的 API 密钥不包括在内。要在另一台电脑上恢复，需要该存储桶、它的访问密钥和“设置 &gt; 同步”的口令。</translation>
+        <translation>将聊天、附件和设置加密后保存到“设置 &gt; 同步”中设置的存储桶。再次备份只存储有变化的部分。已保存的 API 密钥不包括在内。要在另一台电脑上恢复，需要该存储桶、它的访问密钥和“设置 &gt; 同步”的密码短语。</translation>
     </message>
     <message>
         <source>Reading the Settings &gt; Sync connection…</source>
@@ -3095,7 +3095,7 @@ This cannot be undone.</source>
     </message>
     <message>
         <source>Passphrase (leave empty to use the Settings &gt; Sync one)</source>
-        <translation>口令（留空则使用“设置 &gt; 同步”的口令）</translation>
+        <translation>密码短语（留空则使用“设置 &gt; 同步”的密码短语）</translation>
     </message>
     <message>
         <source>Keep every backup</source>
@@ -3736,7 +3736,7 @@ This cannot be undone.</source>
     </message>
     <message>
         <source>While pidesktop runs, once a day: chats, attachments and settings, sealed with the passphrase.</source>
-        <translation>pidesktop 运行时每天一次：聊天、附件和设置，用口令加密。</translation>
+        <translation>pidesktop 运行时每天一次：聊天、附件和设置，用密码短语加密。</translation>
     </message>
     <message>
         <source>Not set up yet.</source>
