@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import secrets as random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.bus.errors import ErrorCode, HostError
@@ -228,13 +229,14 @@ def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
 @command("sync.history")
 def sync_history(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The revisions kept in the bucket, newest first (a job: it asks S3)."""
-    remote, key = _open(ctx)
+    open_remote, key = _open(ctx)
 
     def work(progress: JobProgress) -> dict[str, Any]:
         from pidesktop.storage import s3
 
         progress(SYNC_KIND, 0, 1)
         try:
+            remote = open_remote()
             _confirm(remote, key)
             return {"history": [entry.to_json() for entry in reversed(remote.history(key))]}
         except s3.S3Problem as problem:
@@ -243,11 +245,8 @@ def sync_history(ctx: HostContext, p: Params) -> dict[str, Any]:
     return jobs_of(ctx).start(SYNC_KIND, work)
 
 
-def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
-    """The bucket and the saved vault key; nothing is asked of S3 yet."""
-    from pidesktop.storage import s3
-    from pidesktop.storage.sync_remote import Remote
-
+def _open(ctx: HostContext) -> tuple[Callable[[], Remote], vault.VaultKey]:
+    """How to reach the bucket (the client is made on the job's thread), and the saved vault key."""
     config = _config(ctx)
     if not config.get("bucket") or not config.get("stateId"):
         raise _not_configured()
@@ -256,11 +255,15 @@ def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
         raise HostError(
             ErrorCode.CONFLICT, "Type the sync passphrase in Settings > Sync first.", {"reason": "wrong_passphrase"}
         )
-    location = _location(config)
-    try:
-        return Remote(s3.connect(location, _stored_credentials(ctx)), location), vault.VaultKey(bytes.fromhex(stored))
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
+    location, credentials = _location(config), _stored_credentials(ctx)
+
+    def remote() -> Remote:
+        from pidesktop.storage import s3
+        from pidesktop.storage.sync_remote import Remote
+
+        return Remote(s3.connect(location, credentials), location)
+
+    return remote, vault.VaultKey(bytes.fromhex(stored))
 
 
 def _confirm(remote: Remote, key: vault.VaultKey) -> None:
@@ -286,7 +289,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     restore = p.integer("restore", required=False)
     post = _needs_post(ctx)
     config = _config(ctx)
-    remote, key = _open(ctx)
+    open_remote, key = _open(ctx)
     machine = str(config["machineId"])
     state = _local_state(ctx, config, key)
     _, base = state.base()
@@ -298,7 +301,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
 
     def work(progress: JobProgress) -> dict[str, Any]:
         progress(SYNC_KIND, 0, 1)
-        exchanged = _exchange_in_words(remote, key, base, local, restore, now, machine, pending)
+        exchanged = _exchange_in_words(open_remote, key, base, local, restore, now, machine, pending)
         done = on_host_thread(post, lambda: _finish(ctx, config, state, base, local, exchanged, now, machine))
         progress(SYNC_KIND, 1, 1)
         return done
@@ -307,7 +310,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 
 def _exchange_in_words(
-    remote: Remote,
+    open_remote: Callable[[], Remote],
     key: vault.VaultKey,
     base: Snapshot,
     local: Snapshot,
@@ -320,6 +323,7 @@ def _exchange_in_words(
     from pidesktop.storage import s3
 
     try:
+        remote = open_remote()
         _confirm(remote, key)
         return _exchange(remote, key, base, local, restore, now, machine)
     except s3.S3Problem as problem:
