@@ -17,6 +17,7 @@ from pidesktop.storage.snapshot_cli import ENV_PASSPHRASE
 from pidesktop.storage.snapshot_format import open_repository
 from pidesktop.storage.snapshot_restore import restore
 from pidesktop.storage.verify import verify
+from tests.support.host_helpers import append, msg
 from tests.support.hosts import InProcessHost
 from tests.support.s3_server import CREDENTIALS
 from tests.test_backup_snapshots import filled_root, payload_files
@@ -194,3 +195,32 @@ def test_the_scheduler_backs_up_once_a_day_and_tells_the_outcome(location, bucke
         return len(outcomes)
 
     assert run(location, body) == 2
+
+
+def run_job_of(host: InProcessHost, method: str, params: dict) -> dict:
+    return finished(host.events, host.call(method, params)["job"], timeout=60)
+
+
+def test_list_the_bucket_s_snapshots_and_restore_an_earlier_one(host, bucket, tmp_path):
+    sid, _ = filled_root(host)
+    configure(host, bucket)
+    empty = run_job_of(host, "data.snapshotsS3", {})
+    assert empty["status"] == "done" and empty["result"]["snapshots"] == []
+    first = snapshot_s3(host)["result"]
+    append(host, sid, msg("later", text="written after the first backup"))
+    second = snapshot_s3(host)["result"]
+    listed = run_job_of(host, "data.snapshotsS3", {})["result"]
+    assert [s["snapshot"] for s in listed["snapshots"]] == [second["snapshot"], first["snapshot"]]
+    assert listed["snapshots"][0]["files"] == second["files"] and listed["where"] == bucket.describe()
+
+    error = host.error("data.restoreS3", {"folder": str(host.location.data_root / "inside")})
+    assert error.data["field"] == "folder" and "overlaps" in error.data["sentence"]
+    target = tmp_path / "earlier"
+    restored = run_job_of(host, "data.restoreS3", {"folder": str(target), "snapshot": first["snapshot"]})
+    assert restored["status"] == "done", restored
+    assert restored["result"] == {"folder": str(target), "snapshot": first["snapshot"], "files": first["files"]}
+    assert verify(target).ok
+    transcripts = b"".join(p.read_bytes() for p in (target / "sessions").iterdir() if p.is_file())
+    assert b"written after the first backup" not in transcripts
+    refused = host.error("data.restoreS3", {"folder": str(target)})
+    assert "not empty" in refused.data["sentence"]
