@@ -59,7 +59,7 @@ def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_ho
 
 
 def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_client, tmp_path):
-    from pidesktop.ui.backup_dialogs import RestoreDialog, S3BackupDialog, SnapshotDialog
+    from pidesktop.ui.backup_dialogs import RestoreDialog, S3BackupDialog, S3RestoreDialog, SnapshotDialog
     from pidesktop.ui.settings_data import DataPage
 
     page = DataPage(host_client)
@@ -69,6 +69,7 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     assert page.backup_button.text() == "Copy database file…"
     assert page.restore_button.text() == "Restore…" and page.restore_button.isEnabled()
     assert page.s3_backup_button.text() == "Back up to S3…" and page.s3_backup_button.isEnabled()
+    assert page.s3_restore_button.text() == "Restore from S3…" and page.s3_restore_button.isEnabled()
     page.resize(760, 620)
     page.grab().save(str(tmp_path / "data-page.png"))
     snapshot = page.open_snapshot()
@@ -81,6 +82,11 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     assert isinstance(s3_backup, S3BackupDialog)
     qloop.run_until_complete(s3_backup.loading)
     s3_backup.close()
+    s3_restore = page.open_s3_restore()
+    assert isinstance(s3_restore, S3RestoreDialog)
+    qloop.run_until_complete(s3_restore.loading)
+    assert "not set up" in s3_restore.where.text() and not s3_restore.list_button.isEnabled()
+    s3_restore.close()
     print(tmp_path)
 
 
@@ -209,3 +215,42 @@ def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_c
     assert "refused" in chat.notice.label.text() and not chat.banner.isVisible()
     assert "writes_refused" in chat.error_log.text() or "credentials_refused" in chat.error_log.text()
     chat.grab().save(str(shots / "daily-backup-failed.png"))
+
+
+def test_restore_from_s3_lists_the_backups_and_rebuilds_the_chosen_one(
+    qtbot, qloop, loop_hosts, bucket, tmp_path, shots
+):
+    from pidesktop.ui.backup_dialogs import S3RestoreDialog
+    from pidesktop.ui.host_jobs import run_job
+    from tests.test_backup_s3_saved import connection_params
+
+    client = loop_hosts.start()
+    qloop.run_until_complete(run_job(client, "sync.configure", connection_params(bucket)))
+    qloop.run_until_complete(client.call("session.create", {"title": "First"}))
+    first = qloop.run_until_complete(run_job(client, "data.snapshotS3", {}))
+    qloop.run_until_complete(client.call("session.create", {"title": "Second"}))
+    second = qloop.run_until_complete(run_job(client, "data.snapshotS3", {}))
+
+    dialog = S3RestoreDialog(client)
+    qtbot.addWidget(dialog)
+    dialog.resize(620, 360)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    assert bucket.bucket in dialog.where.text() and not dialog.restore_button.isEnabled()
+    qloop.run_until_complete(dialog.list_snapshots())
+    assert [dialog.snapshots.itemData(i) for i in range(dialog.snapshots.count())] == [
+        second["snapshot"],
+        first["snapshot"],
+    ]
+    assert dialog.restore_button.isEnabled()
+    dialog.snapshots.setCurrentIndex(1)
+    dialog.target_edit.setText(str(tmp_path / "restored"))
+    dialog.grab().save(str(shots / "s3-restore-dialog.png"))
+    dialog.restore_button.click()
+    spin_until(qloop, lambda: dialog.restored is not None or dialog.error is not None)
+    assert dialog.restored == tmp_path / "restored", dialog.report.text()
+    assert "pidesktop --data-dir" in dialog.report.text() and verify(tmp_path / "restored").ok
+    dialog.grab().save(str(shots / "s3-restore-done.png"))
+    dialog.restore_button.click()  # the folder is not empty now: refused in words
+    spin_until(qloop, lambda: dialog.error is not None)
+    assert "not empty" in dialog.report.text() and dialog.details_button.isVisible()
