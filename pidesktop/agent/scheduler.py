@@ -11,8 +11,9 @@ Stop works): a task in Plan or Goal mode ends at once with
 before any model request. The turn's ``session.endTurn`` posts the inbox
 notification.
 
-Each tick also asks the host whether the optional daily backup to S3 is due
-(``data.dailyBackup``); the host starts it as a data job of its own.
+Each tick of the running loop also asks the host whether the optional daily
+backup to S3 is due (``data.dailyBackup``); the host starts it as a data job of
+its own.
 
 Slots missed while nothing was running are one late run at the next start:
 the host arms the next slot after "now" when a run starts. The clock is
@@ -65,12 +66,11 @@ class Scheduler:
         """Start every due task that is not already running here; returns the runs started."""
         due = await self.client.call("tasks.due", {"now": self.clock()})
         self.next_due_at = due.get("nextDueAt")
-        runs = [self._spawn(task["id"], manual=False) for task in due["tasks"] if task["id"] not in self._runs]
-        await self.check_daily_backup()
-        return runs
+        return [self._spawn(task["id"], manual=False) for task in due["tasks"] if task["id"] not in self._runs]
 
     async def check_daily_backup(self) -> dict[str, Any] | None:
-        """The optional daily backup to S3 rides on this tick: the host starts it when it is on and due."""
+        """The optional daily backup to S3 rides on the running loop's ticks (not on a one-off ``tick``, such
+        as ``pidesktop automations run-due``, which would end before it): the host starts it when due."""
         try:
             result: dict[str, Any] = await self.client.call("data.dailyBackup", {"now": self.clock()})
             return result
@@ -181,6 +181,7 @@ class Scheduler:
         while True:
             try:
                 await self.tick()
+                await self.check_daily_backup()
                 delay = self._delay()
             except HostError as exc:
                 log.warning("could not check for due automations: %s", exc.message)
