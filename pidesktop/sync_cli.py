@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from typing import Any
 
 from pidesktop.bus import HostError
 
@@ -30,12 +32,31 @@ def run(args: argparse.Namespace) -> int:
     if host is None:
         return 2
     client = HostClient(host)
+    finished: dict[str, dict[str, Any]] = {}
+    arrived = threading.Event()
+
+    def on_event(topic: str, payload: dict[str, Any]) -> None:
+        if topic == "data.finished" and payload.get("kind") == "sync":
+            finished[str(payload.get("job"))] = payload
+            arrived.set()
+
+    unsubscribe = host.subscribe(on_event)  # before the job starts: its end cannot be missed
     try:
-        result = client.call_blocking("sync.run", {}, timeout=600)
+        job = client.call_blocking("sync.run", {}, timeout=600)["job"]
+        while job not in finished:
+            if not arrived.wait(1.0) and not host.alive:
+                raise HostError("STORAGE_UNAVAILABLE", "The host stopped before the sync finished.")
+            arrived.clear()
+        outcome = finished[job]
+        if outcome["status"] != "done":
+            error = outcome.get("error") or {}
+            raise HostError(error.get("code", "CONFLICT"), error.get("message", "The sync was stopped."))
+        result = outcome["result"]
     except HostError as exc:
         print(f"{PROG}: {exc.message}", file=sys.stderr)
         return 1
     finally:
+        unsubscribe()
         client.close()
         host.stop()
     print(f"Synced: revision {result['revision']}, {len(result['pushed'])} sent, {len(result['pulled'])} received.")

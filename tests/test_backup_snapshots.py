@@ -284,3 +284,15 @@ def test_host_snapshot_job_and_a_wrong_passphrase(host, tmp_path):
     assert "overlaps" in error.data["sentence"]
     restore(open_repository(FolderStore(folder), PASSPHRASE), tmp_path / "restored")
     assert payload_files(tmp_path / "restored") == payload_files(host.location.data_root)
+
+
+def test_cli_a_missing_bucket_exits_non_zero_with_one_sentence(host, s3_server, tmp_path):
+    filled_root(host)
+    missing = s3_server.location("no-such-bucket", prefix="p")
+    for args in (["backup", "s3", *_s3_args(missing)], ["snapshots", "s3", *_s3_args(missing)]):
+        result = _cli(args, data_dir=host.location.data_root)
+        assert result.returncode == 1, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "'no-such-bucket' does not exist" in lines[0], result.stderr
+    result = _cli(["restore", "s3", *_s3_args(missing), str(tmp_path / "restored")])
+    assert result.returncode == 1 and "does not exist" in result.stderr and not (tmp_path / "restored").exists()

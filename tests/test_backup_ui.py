@@ -59,7 +59,7 @@ def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_ho
 
 
 def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_client, tmp_path):
-    from pidesktop.ui.backup_dialogs import RestoreDialog, SnapshotDialog
+    from pidesktop.ui.backup_dialogs import RestoreDialog, S3BackupDialog, S3RestoreDialog, SnapshotDialog
     from pidesktop.ui.settings_data import DataPage
 
     page = DataPage(host_client)
@@ -68,6 +68,8 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     assert page.snapshot_button.text() == "Back up everything…" and page.snapshot_button.isEnabled()
     assert page.backup_button.text() == "Copy database file…"
     assert page.restore_button.text() == "Restore…" and page.restore_button.isEnabled()
+    assert page.s3_backup_button.text() == "Back up to S3…" and page.s3_backup_button.isEnabled()
+    assert page.s3_restore_button.text() == "Restore from S3…" and page.s3_restore_button.isEnabled()
     page.resize(760, 620)
     page.grab().save(str(tmp_path / "data-page.png"))
     snapshot = page.open_snapshot()
@@ -76,6 +78,15 @@ def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_cli
     restore = page.open_restore()
     assert isinstance(restore, RestoreDialog)
     restore.close()
+    s3_backup = page.open_s3_backup()
+    assert isinstance(s3_backup, S3BackupDialog)
+    qloop.run_until_complete(s3_backup.loading)
+    s3_backup.close()
+    s3_restore = page.open_s3_restore()
+    assert isinstance(s3_restore, S3RestoreDialog)
+    qloop.run_until_complete(s3_restore.loading)
+    assert "not set up" in s3_restore.where.text() and not s3_restore.list_button.isEnabled()
+    s3_restore.close()
     print(tmp_path)
 
 
@@ -137,3 +148,109 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
         print(tmp_path)
     finally:
         server.stop()
+
+
+def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_server, bucket, tmp_path, shots):
+    from pidesktop.storage import s3
+    from pidesktop.storage.blobstore import S3Store
+    from pidesktop.storage.snapshot_format import open_repository
+    from pidesktop.ui.backup_dialogs import S3BackupDialog
+    from pidesktop.ui.host_jobs import run_job
+    from tests.support.s3_server import CREDENTIALS
+
+    client = loop_hosts.start()
+    unset = S3BackupDialog(client)
+    qtbot.addWidget(unset)
+    unset.open()
+    qloop.run_until_complete(unset.loading)
+    assert "not set up" in unset.where.text() and not unset.backup_button.isEnabled()
+    unset.close()
+
+    connection = {
+        "endpoint": bucket.endpoint,
+        "region": bucket.region,
+        "bucket": bucket.bucket,
+        "prefix": bucket.prefix,
+        "accessKey": CREDENTIALS.access_key,
+        "secretKey": CREDENTIALS.secret_key,
+        "passphrase": "sync pass",
+    }
+    qloop.run_until_complete(run_job(client, "sync.configure", connection))
+    qloop.run_until_complete(client.call("session.create", {"title": "Keep me"}))
+    store = S3Store(s3.connect(bucket, CREDENTIALS), bucket)
+    open_repository(store, "older pass", create=True)  # backups made earlier with another passphrase
+
+    dialog = S3BackupDialog(client)
+    qtbot.addWidget(dialog)
+    dialog.resize(620, 300)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    assert bucket.bucket in dialog.where.text() and dialog.backup_button.isEnabled()
+    dialog.grab().save(str(shots / "s3-backup-dialog.png"))
+    dialog.backup_button.click()
+    spin_until(qloop, lambda: dialog.report.isVisible())
+    assert "another passphrase" in dialog.report.text() and dialog.details_button.isVisible()
+    dialog.grab().save(str(shots / "s3-backup-refused.png"))
+    dialog.passphrase.setText("older pass")
+    dialog.backup_button.click()
+    spin_until(qloop, lambda: dialog.summary is not None)
+    assert dialog.report.text().startswith("Backed up ") and bucket.bucket in dialog.report.text()
+    assert not dialog.details_button.isVisible()
+    dialog.grab().save(str(shots / "s3-backup-done.png"))
+    assert open_repository(store, "older pass").snapshot_ids() == [dialog.summary["snapshot"]]
+    print(shots)
+
+
+def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_client, bucket, shots):
+    from pidesktop.ui.host_jobs import run_job
+    from tests.test_backup_s3_saved import connection_params, deny_writes
+
+    qloop.run_until_complete(run_job(host_client, "sync.configure", connection_params(bucket)))
+    host_client.call_blocking("data.setDailyBackup", {"enabled": True})
+    deny_writes(bucket)
+    started = host_client.call_blocking("data.dailyBackup", {"now": 1_780_000_000_000})
+    assert started["started"] is True
+    spin_until(qloop, lambda: "daily backup" in chat.notice.label.text())
+    assert chat.notice.label.text().startswith("The daily backup to S3 failed: ")
+    assert "refused" in chat.notice.label.text() and not chat.banner.isVisible()
+    assert "writes_refused" in chat.error_log.text() or "credentials_refused" in chat.error_log.text()
+    chat.grab().save(str(shots / "daily-backup-failed.png"))
+
+
+def test_restore_from_s3_lists_the_backups_and_rebuilds_the_chosen_one(
+    qtbot, qloop, loop_hosts, bucket, tmp_path, shots
+):
+    from pidesktop.ui.backup_dialogs import S3RestoreDialog
+    from pidesktop.ui.host_jobs import run_job
+    from tests.test_backup_s3_saved import connection_params
+
+    client = loop_hosts.start()
+    qloop.run_until_complete(run_job(client, "sync.configure", connection_params(bucket)))
+    qloop.run_until_complete(client.call("session.create", {"title": "First"}))
+    first = qloop.run_until_complete(run_job(client, "data.snapshotS3", {}))
+    qloop.run_until_complete(client.call("session.create", {"title": "Second"}))
+    second = qloop.run_until_complete(run_job(client, "data.snapshotS3", {}))
+
+    dialog = S3RestoreDialog(client)
+    qtbot.addWidget(dialog)
+    dialog.resize(620, 360)
+    dialog.open()
+    qloop.run_until_complete(dialog.loading)
+    assert bucket.bucket in dialog.where.text() and not dialog.restore_button.isEnabled()
+    qloop.run_until_complete(dialog.list_snapshots())
+    assert [dialog.snapshots.itemData(i) for i in range(dialog.snapshots.count())] == [
+        second["snapshot"],
+        first["snapshot"],
+    ]
+    assert dialog.restore_button.isEnabled()
+    dialog.snapshots.setCurrentIndex(1)
+    dialog.target_edit.setText(str(tmp_path / "restored"))
+    dialog.grab().save(str(shots / "s3-restore-dialog.png"))
+    dialog.restore_button.click()
+    spin_until(qloop, lambda: dialog.restored is not None or dialog.error is not None)
+    assert dialog.restored == tmp_path / "restored", dialog.report.text()
+    assert "pidesktop --data-dir" in dialog.report.text() and verify(tmp_path / "restored").ok
+    dialog.grab().save(str(shots / "s3-restore-done.png"))
+    dialog.restore_button.click()  # the folder is not empty now: refused in words
+    spin_until(qloop, lambda: dialog.error is not None)
+    assert "not empty" in dialog.report.text() and dialog.details_button.isVisible()

@@ -11,6 +11,10 @@ Stop works): a task in Plan or Goal mode ends at once with
 before any model request. The turn's ``session.endTurn`` posts the inbox
 notification.
 
+Each tick of the running loop also asks the host whether the optional daily
+backup to S3 is due (``data.dailyBackup``); the host starts it as a data job of
+its own.
+
 Slots missed while nothing was running are one late run at the next start:
 the host arms the next slot after "now" when a run starts. The clock is
 injectable (epoch milliseconds), so tests drive time by hand.
@@ -63,6 +67,16 @@ class Scheduler:
         due = await self.client.call("tasks.due", {"now": self.clock()})
         self.next_due_at = due.get("nextDueAt")
         return [self._spawn(task["id"], manual=False) for task in due["tasks"] if task["id"] not in self._runs]
+
+    async def check_daily_backup(self) -> dict[str, Any] | None:
+        """The optional daily backup to S3 rides on the running loop's ticks (not on a one-off ``tick``, such
+        as ``pidesktop automations run-due``, which would end before it): the host starts it when due."""
+        try:
+            result: dict[str, Any] = await self.client.call("data.dailyBackup", {"now": self.clock()})
+            return result
+        except HostError as exc:
+            log.warning("could not check the daily backup: %s", exc.message)
+            return None
 
     def run_now(self, task_id: str) -> asyncio.Task[dict[str, Any] | None]:
         """Run a task at once, whatever its schedule (Run now); refused by the host while it is running."""
@@ -167,6 +181,7 @@ class Scheduler:
         while True:
             try:
                 await self.tick()
+                await self.check_daily_backup()
                 delay = self._delay()
             except HostError as exc:
                 log.warning("could not check for due automations: %s", exc.message)

@@ -8,25 +8,32 @@ against the base, publish a new revision when the merge differs from it, write
 the merge back here, and make it the new base. Offline, the changes stay in
 ``pending.bin`` and the run says so; nothing stored here is changed.
 
-A run talks to S3 on the host thread: it is short (a few small objects), and it
-keeps every database write on the thread that owns the database. boto3 is imported
-when a sync command first runs, not when the host starts.
+Every command that talks to S3 (``sync.test``, ``sync.configure``, ``sync.history``,
+``sync.run``) is a data job of kind ``sync``: the host thread does the short reads
+first, the job's thread talks to S3, and what is to be saved is handed back to the
+host thread, so every database write stays on the thread that owns the database
+while other commands are answered. boto3 is imported when a sync command first
+runs, not when the host starts.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets as random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import kv, sync_items
+from pidesktop.host import daily_backup, kv, sync_items
 from pidesktop.host import secrets as secret_store
 from pidesktop.host.commands import command
-from pidesktop.host.context import HostContext
+from pidesktop.host.context import HostContext, Post
+from pidesktop.host.data_commands import JobProgress, jobs_of
+from pidesktop.host.host_thread import on_host_thread
 from pidesktop.host.params import Params, invalid
 from pidesktop.storage import vault
 from pidesktop.storage.sync_merge import Conflict, Entry, Snapshot, merge, stamp_changes
+from pidesktop.storage.sync_settings import ACCESS_REF, KEY, NS, SECRET_REF, VAULT_REF, location_of
 
 if TYPE_CHECKING:
     from pidesktop.storage import s3
@@ -34,9 +41,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pidesktop.host.sync")
 
-NS, KEY = "configSyncS3", "config"
-ACCESS_REF, SECRET_REF, VAULT_REF = "configSyncS3/accessKey", "configSyncS3/secretKey", "configSyncS3/vaultKey"
 OWNER = "configSync"
+SYNC_KIND = "sync"
 PUBLISH_ATTEMPTS = 5  # fetch-merge-publish rounds when other machines publish the same revision first
 # What makes a connection: changing any of these (or the mode) starts a fresh state id.
 _CONNECTION_FIELDS = ("endpoint", "region", "bucket", "prefix", "syncKeys")
@@ -48,14 +54,7 @@ def _config(ctx: HostContext) -> dict[str, Any]:
 
 
 def _location(config: dict[str, Any]) -> s3.S3Location:
-    from pidesktop.storage import s3
-
-    return s3.S3Location(
-        bucket=str(config.get("bucket", "")),
-        endpoint=config.get("endpoint") or None,
-        region=config.get("region") or None,
-        prefix=str(config.get("prefix", "")),
-    )
+    return location_of(config)
 
 
 def _problem(problem: s3.S3Problem) -> HostError:
@@ -96,49 +95,73 @@ def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
     return s3.S3Credentials(access, secret) if access and secret else None
 
 
+def _needs_post(ctx: HostContext) -> Post:
+    if ctx.post is None:
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "Syncing needs the host's own thread; this host has none.")
+    return ctx.post
+
+
 @command("sync.test")
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """Test a connection without saving it: the bucket answers and accepts a small object."""
-    from pidesktop.storage import s3
-
+    """Test a connection without saving it (a job): the bucket answers and accepts a small object."""
     connection, credentials, _ = _read_connection(p)
+    credentials = credentials or _stored_credentials(ctx)
     location = _location(connection)
-    try:
-        s3.check(s3.connect(location, credentials or _stored_credentials(ctx)), location)
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
-    return {"ok": True, "where": location.describe()}
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+
+        progress(SYNC_KIND, 0, 1)
+        try:
+            s3.check(s3.connect(location, credentials), location)
+        except s3.S3Problem as problem:
+            raise _problem(problem) from None
+        return {"ok": True, "where": location.describe()}
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
 
 
 @command("sync.configure")
 def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """Check and save the connection, the credentials and the passphrase's vault key.
+    """Check and save the connection, the credentials and the passphrase's vault key (a job).
 
     The passphrase is checked against the vault parameters already in the bucket
     (a wrong one is refused and nothing is saved); in an empty bucket it makes them.
+    The checks talk to S3 on the job's thread; the saving is handed back to the host thread.
     """
-    from pidesktop.storage import s3
-    from pidesktop.storage.sync_remote import Remote
-
+    post = _needs_post(ctx)
     connection, credentials, passphrase = _read_connection(p)
     credentials = credentials or _stored_credentials(ctx)
-    before = _config(ctx)
+    stored = secret_store.get(ctx, VAULT_REF)
     location = _location(connection)
-    try:
-        client = s3.connect(location, credentials)
-        s3.check(client, location)
-        remote = Remote(client, location)
-        if passphrase:
-            key = remote.unlock(passphrase)
-        else:
-            key = _stored_key(ctx, remote)
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
-    except vault.WrongPassphrase as exc:
-        raise invalid(f"{exc}", "passphrase") from None
-    except vault.VaultError as exc:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
-    assert credentials is not None  # connect() refused missing credentials
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+        from pidesktop.storage.sync_remote import Remote
+
+        progress(SYNC_KIND, 0, 1)
+        try:
+            client = s3.connect(location, credentials)
+            s3.check(client, location)
+            remote = Remote(client, location)
+            key = remote.unlock(passphrase) if passphrase else _stored_key(stored, remote)
+        except s3.S3Problem as problem:
+            raise _problem(problem) from None
+        except vault.WrongPassphrase as exc:
+            raise invalid(f"{exc}", "passphrase") from None
+        except vault.VaultError as exc:
+            raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
+        assert credentials is not None  # connect() refused missing credentials
+        return on_host_thread(post, lambda: _save_connection(ctx, connection, credentials, key))
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
+
+
+def _save_connection(
+    ctx: HostContext, connection: dict[str, Any], credentials: s3.S3Credentials, key: vault.VaultKey
+) -> dict[str, Any]:
+    """Keep the checked connection, its key pair and the vault key (host thread); the ``sync.status`` result."""
+    before = _config(ctx)
     secret_store.put(ctx, ACCESS_REF, credentials.access_key, owner_kind=OWNER, owner_id=KEY, kind="s3_access_key")
     secret_store.put(ctx, SECRET_REF, credentials.secret_key, owner_kind=OWNER, owner_id=KEY, kind="s3_secret_key")
     secret_store.put(ctx, VAULT_REF, key.material().hex(), owner_kind=OWNER, owner_id=KEY, kind="vault_key")
@@ -154,9 +177,8 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _status(ctx)
 
 
-def _stored_key(ctx: HostContext, remote: Remote) -> vault.VaultKey:
-    """The saved vault key, checked against the bucket's key parameters."""
-    stored = secret_store.get(ctx, VAULT_REF)
+def _stored_key(stored: str | None, remote: Remote) -> vault.VaultKey:
+    """The saved vault key (hex), checked against the bucket's key parameters."""
     params = remote.params()
     if not stored:
         raise vault.WrongPassphrase("Type the sync passphrase: this computer has none saved yet.")
@@ -181,6 +203,7 @@ def _status(ctx: HostContext) -> dict[str, Any]:
         "machineId": config.get("machineId"),
         "hasCredentials": secret_store.exists(ctx, ACCESS_REF) and secret_store.exists(ctx, SECRET_REF),
         "lastRun": config.get("lastRun"),
+        "dailyBackup": daily_backup.state(ctx),
     }
     stored = secret_store.get(ctx, VAULT_REF)
     if stored:
@@ -199,26 +222,31 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
 
 @command("sync.status")
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """The saved connection (never a secret), the base revision, pending keys; ``history`` also lists the
-    revisions kept in the bucket (a request to S3)."""
-    from pidesktop.storage import s3
+    """The saved connection (never a secret), the base revision, pending keys: this computer's side only."""
+    return _status(ctx)
 
-    result = _status(ctx)
-    if p.boolean("history", default=False) and result["configured"]:
-        remote, key = _open(ctx)
+
+@command("sync.history")
+def sync_history(ctx: HostContext, p: Params) -> dict[str, Any]:
+    """The revisions kept in the bucket, newest first (a job: it asks S3)."""
+    open_remote, key = _open(ctx)
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        from pidesktop.storage import s3
+
+        progress(SYNC_KIND, 0, 1)
         try:
+            remote = open_remote()
             _confirm(remote, key)
-            result["history"] = [entry.to_json() for entry in reversed(remote.history(key))]
+            return {"history": [entry.to_json() for entry in reversed(remote.history(key))]}
         except s3.S3Problem as problem:
             raise _problem(problem) from None
-    return result
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
 
 
-def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
-    """The bucket and the saved vault key; nothing is asked of S3 yet."""
-    from pidesktop.storage import s3
-    from pidesktop.storage.sync_remote import Remote
-
+def _open(ctx: HostContext) -> tuple[Callable[[], Remote], vault.VaultKey]:
+    """How to reach the bucket (the client is made on the job's thread), and the saved vault key."""
     config = _config(ctx)
     if not config.get("bucket") or not config.get("stateId"):
         raise _not_configured()
@@ -227,11 +255,15 @@ def _open(ctx: HostContext) -> tuple[Remote, vault.VaultKey]:
         raise HostError(
             ErrorCode.CONFLICT, "Type the sync passphrase in Settings > Sync first.", {"reason": "wrong_passphrase"}
         )
-    location = _location(config)
-    try:
-        return Remote(s3.connect(location, _stored_credentials(ctx)), location), vault.VaultKey(bytes.fromhex(stored))
-    except s3.S3Problem as problem:
-        raise _problem(problem) from None
+    location, credentials = _location(config), _stored_credentials(ctx)
+
+    def remote() -> Remote:
+        from pidesktop.storage import s3
+        from pidesktop.storage.sync_remote import Remote
+
+        return Remote(s3.connect(location, credentials), location)
+
+    return remote, vault.VaultKey(bytes.fromhex(stored))
 
 
 def _confirm(remote: Remote, key: vault.VaultKey) -> None:
@@ -247,12 +279,17 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
 
 @command("sync.run")
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
-    from pidesktop.storage import s3
+    """One sync, as a data job of kind ``sync``; with ``restore`` (a revision number) the bucket's state of that
+    revision becomes the newest.
 
+    Only the short database steps run on the host thread: reading what syncs and keeping it in
+    ``pending.bin`` here, and writing the merge back when the job hands it over. The requests to S3 run on
+    the job's thread, so other commands are answered meanwhile.
+    """
     restore = p.integer("restore", required=False)
+    post = _needs_post(ctx)
     config = _config(ctx)
-    remote, key = _open(ctx)
+    open_remote, key = _open(ctx)
     machine = str(config["machineId"])
     state = _local_state(ctx, config, key)
     _, base = state.base()
@@ -261,9 +298,34 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     pending = {k: e for k, e in local.items() if k not in base or base[k] != e}
     pending.update({k: Entry(None, now) for k in base if k not in local})
     state.save_pending(pending)  # survives an offline run or a kill from here on
+
+    def work(progress: JobProgress) -> dict[str, Any]:
+        progress(SYNC_KIND, 0, 1)
+        exchanged = _exchange_in_words(open_remote, key, base, local, restore, now, machine, pending)
+        done = on_host_thread(post, lambda: _finish(ctx, config, state, base, local, exchanged, now, machine))
+        progress(SYNC_KIND, 1, 1)
+        return done
+
+    return jobs_of(ctx).start(SYNC_KIND, work)
+
+
+def _exchange_in_words(
+    open_remote: Callable[[], Remote],
+    key: vault.VaultKey,
+    base: Snapshot,
+    local: Snapshot,
+    restore: int | None,
+    now: int,
+    machine: str,
+    pending: Snapshot,
+) -> tuple[int, Snapshot, list[Conflict]]:
+    """``_exchange`` on the job's thread, its failures as ``HostError``s that say what waits here."""
+    from pidesktop.storage import s3
+
     try:
+        remote = open_remote()
         _confirm(remote, key)
-        revision, merged, conflicts = _exchange(remote, key, base, local, restore, now, machine)
+        return _exchange(remote, key, base, local, restore, now, machine)
     except s3.S3Problem as problem:
         raise HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
@@ -272,7 +334,28 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         ) from None
     except vault.VaultError as exc:
         raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
-    pulled = _changed(local, merged)
+
+
+def _finish(
+    ctx: HostContext,
+    config: dict[str, Any],
+    state: LocalState,
+    base: Snapshot,
+    local: Snapshot,
+    exchanged: tuple[int, Snapshot, list[Conflict]],
+    now: int,
+    machine: str,
+) -> dict[str, Any]:
+    """Write the merge here and make it the new base (host thread). A key changed here while the job talked
+    to S3 keeps the newer change: it is not overwritten, and the next sync sends it."""
+    revision, merged, conflicts = exchanged
+    current = sync_items.gather(ctx, machine, bool(config.get("syncKeys")))
+    meanwhile = {
+        k
+        for k in set(current) | set(local)
+        if (k in current) != (k in local) or (k in current and current[k] != local[k].value)
+    }
+    pulled = [k for k in _changed(local, merged) if k not in meanwhile]
     sync_items.apply(
         ctx, machine, {k: merged[k].value for k in pulled if k in merged}, [k for k in pulled if k not in merged]
     )

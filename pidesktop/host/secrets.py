@@ -86,7 +86,12 @@ def get(ctx: HostContext, secret_ref: str) -> str | None:
     A file that does not decrypt (damaged, copied from another ref, or the
     machine key changed) is refused with ``STORAGE_UNAVAILABLE``.
     """
-    path = secret_path(ctx, secret_ref)
+    return read(ctx.data_root, secret_ref)
+
+
+def read(data_root: Path, secret_ref: str) -> str | None:
+    """``get`` without a host: what a command-line tool reads from a data root beside (or without) a host."""
+    path = data_root / "secrets" / hashlib.sha256(secret_ref.encode("utf-8")).hexdigest()
     try:
         blob = path.read_bytes()
     except FileNotFoundError:
@@ -95,7 +100,7 @@ def get(ctx: HostContext, secret_ref: str) -> str | None:
         raise _unavailable(f"Cannot read the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
     if len(blob) < len(MAGIC) + NONCE_BYTES + TAG_BYTES or not blob.startswith(MAGIC):
         raise _undecryptable(secret_ref, "the file is not a pidesktop secret")
-    key = _machine_key(ctx, create=False)
+    key = _read_machine_key(data_root / "secrets")
     if key is None:
         raise _undecryptable(secret_ref, f"the machine key {KEY_FILE} is missing")
     nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
@@ -145,13 +150,19 @@ def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None: ...
 def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None:
     """The 32-byte machine key; created once when ``create`` and it is not there yet."""
     folder = secrets_dir(ctx)
+    key = _read_machine_key(folder)
+    if key is None and create:
+        key = _create_machine_key(folder, folder / KEY_FILE)
+    return key
+
+
+def _read_machine_key(folder: Path) -> bytes | None:
+    """The machine key in ``folder``, or None when there is none yet."""
     path = folder / KEY_FILE
     try:
         key = path.read_bytes()
     except FileNotFoundError:
-        if not create:
-            return None
-        key = _create_machine_key(folder, path)
+        return None
     except OSError as exc:
         raise _unavailable(f"Cannot read the machine key {path}: {exc.strerror or exc}") from None
     if len(key) != KEY_BYTES:

@@ -186,3 +186,32 @@ def open_repository(store: BlobStore, passphrase: str, create: bool = False) -> 
     if header.get("format") != FORMAT or int(header.get("version", 0)) > VERSION:
         raise Refused(f"{store.describe()} holds a backup this pidesktop cannot read (format {header.get('version')}).")
     return Repository(store, vault.unlock(passphrase, vault.VaultParams.from_json(header["vault"])))
+
+
+def open_repository_with_key(store: BlobStore, key: vault.VaultKey, params: vault.VaultParams | None) -> Repository:
+    """The repository in ``store`` opened with a key kept from an earlier unlock (the Settings > Sync one).
+
+    A store without a backup gets one made with ``params`` (those the key was derived with), so the
+    passphrase behind the key opens it anywhere. ``vault.WrongPassphrase`` when the store's backups were
+    made with another passphrase; ``Refused`` when there is none yet and no ``params`` to make one with.
+    """
+    try:
+        header: dict[str, Any] = orjson.loads(store.get(HEADER))
+    except MissingObject:
+        if params is None:
+            raise Refused(f"There is no pidesktop backup in {store.describe()} yet: type a passphrase.") from None
+        vault.confirm(key, params)
+        store.put(HEADER, orjson.dumps({"format": FORMAT, "version": VERSION, "vault": params.to_json()}))
+        return Repository(store, key)
+    except orjson.JSONDecodeError as exc:
+        raise Failed(f"{store.describe()}/{HEADER} is not a readable backup header.") from exc
+    if header.get("format") != FORMAT or int(header.get("version", 0)) > VERSION:
+        raise Refused(f"{store.describe()} holds a backup this pidesktop cannot read (format {header.get('version')}).")
+    try:
+        vault.confirm(key, vault.VaultParams.from_json(header["vault"]))
+    except vault.WrongPassphrase as exc:
+        raise vault.WrongPassphrase(
+            f"The backups in {store.describe()} were made with another passphrase than the Settings > Sync one: "
+            "type that passphrase."
+        ) from exc
+    return Repository(store, key)

@@ -1,7 +1,8 @@
-"""Settings > Data: "Back up everything…" into a backup folder, and "Restore…" from one into a new folder.
+"""Settings > Data: "Back up everything…" into a backup folder, "Back up to S3…" into the Settings > Sync
+bucket, and "Restore…" from a backup folder into a new folder.
 
 Backing up reads the data folder, which the host owns, so it runs as the host's
-``data.snapshot`` job. Restoring writes only a new, empty folder no host has
+``data.snapshot`` (or ``data.snapshotS3``) job. Restoring writes only a new, empty folder no host has
 opened, so it runs the storage layer's cold restore on a worker thread, as the
 move wizard checks its destination; the person then opens it with
 ``pidesktop --data-dir``.
@@ -13,16 +14,18 @@ import asyncio
 import os
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
+from PySide6.QtCore import QDateTime
+from PySide6.QtWidgets import QComboBox, QFileDialog, QGridLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 from shiboken6 import isValid
 
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, HostError
 from pidesktop.sizes import human_size
 from pidesktop.storage.errors import StorageJobError
 from pidesktop.ui import i18n
 from pidesktop.ui import theme as themes
 from pidesktop.ui.data_tools import ToolDialog
 from pidesktop.ui.dialog_style import error_text, path_row
+from pidesktop.ui.ops import host_op
 
 
 def _passphrase_field(placeholder: str) -> QLineEdit:
@@ -98,6 +101,181 @@ class SnapshotDialog(ToolDialog):
             found["folder"],
         )
         self.show_report(text, "ok")
+
+
+class _SavedS3Dialog(ToolDialog):
+    """A dialog over the bucket saved in Settings > Sync: names it, and says failures in words with Details."""
+
+    def __init__(self, title: str, intro: str, client: HostClient, theme: themes.Theme | None, parent: QWidget | None):
+        super().__init__(title, intro, theme, parent, client)
+        self.error: HostError | None = None
+        self.where = QLabel(self.tr("Reading the Settings > Sync connection…"))
+        self.where.setObjectName("path")
+        self.where.setWordWrap(True)
+        self.passphrase = _passphrase_field(self.tr("Passphrase (leave empty to use the Settings > Sync one)"))
+        self.body.addWidget(self.where)
+        self.body.addWidget(self.passphrase)
+        self.details_button = self.add_button(self.tr("Details"), self.show_details)
+        self.details_button.hide()
+
+    async def _load(self) -> bool:
+        """Name the saved bucket; False when Settings > Sync is not set up."""
+        status = await host_op(self.client, "sync.status", {}, parent=self, failure=self.failed)
+        if status is None or not isValid(self.where):
+            return False
+        if not status.get("configured") or not status.get("hasCredentials"):
+            self.where.setText(self.tr("Settings > Sync is not set up: fill in the bucket and its key there first."))
+            return False
+        bucket = f"s3://{status['bucket']}/{status.get('prefix', '')}".rstrip("/")
+        endpoint = status.get("endpoint") or self.tr("AWS")
+        self.where.setText(self._where_text(bucket, endpoint))
+        return True
+
+    def _where_text(self, bucket: str, endpoint: str) -> str:
+        return i18n.arg(self.tr("Into %1 at %2"), bucket, endpoint)
+
+    def clear_report(self) -> None:
+        self.report.hide()
+        self.details_button.hide()
+
+    def failed(self, error: HostError) -> None:
+        self.error = error
+        super().failed(error)
+        if error.data.get("reason") == "wrong_passphrase" or error.data.get("field") == "passphrase":
+            self.passphrase.setFocus()
+        self.details_button.show()
+
+    def show_details(self) -> None:
+        from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+
+        log = ErrorLog()
+        if self.error is not None:
+            log.add(self.error)
+        ErrorDetailsDialog(log, self).open()
+
+
+class S3BackupDialog(_SavedS3Dialog):
+    """An encrypted snapshot of the whole data folder into the bucket saved in Settings > Sync (``data.snapshotS3``).
+
+    Without a typed passphrase the host seals it with the key of the Settings > Sync passphrase, so that
+    passphrase opens it on another computer ("Restore from S3" on the start-up page)."""
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(
+            self.tr("Back up to S3"),
+            self.tr(
+                "Saves chats, attachments and settings, encrypted, into the bucket set in Settings > Sync. "
+                "Backing up again stores only what changed. Saved API keys are left out. To restore on "
+                "another computer you need the bucket, its access key and the Settings > Sync passphrase."
+            ),
+            client,
+            theme,
+            parent,
+        )
+        self.summary: dict | None = None
+        self.keep = QSpinBox()
+        self.keep.setRange(0, 1000)
+        self.keep.setSpecialValueText(self.tr("Keep every backup"))
+        self.keep.setSuffix(self.tr(" newest backups kept"))
+        self.body.addWidget(self.keep)
+        self.backup_button = self.add_button(self.tr("Back up"), self.run, "primary")
+        self.backup_button.setEnabled(False)
+        self.loading = self.start(self._ready(), "sync.status")
+
+    async def _ready(self) -> None:
+        if await self._load():
+            self.backup_button.setEnabled(True)
+
+    def run(self) -> None:
+        self.clear_report()
+        params = {"passphrase": self.passphrase.text(), "keep": self.keep.value()}
+        busy = (self.backup_button, self.passphrase, self.keep)
+        self.job("data.snapshotS3", params, success=self._show, busy=busy)
+
+    def _show(self, found: dict) -> None:
+        self.summary = found
+        text = i18n.arg(
+            self.tr("Backed up %1 (%2 new) to %3."),
+            human_size(found["bytes"]),
+            human_size(found["bytesUploaded"]),
+            found["where"],
+        )
+        self.show_report(text, "ok")
+
+
+class S3RestoreDialog(_SavedS3Dialog):
+    """Lists the snapshots in the bucket saved in Settings > Sync and rebuilds one into a new folder
+    (``data.snapshotsS3``, ``data.restoreS3``); the data folder in use is not touched."""
+
+    def __init__(self, client: HostClient, theme: themes.Theme | None = None, parent: QWidget | None = None):
+        super().__init__(
+            self.tr("Restore from S3"),
+            self.tr(
+                "Rebuilds a data folder from a backup in the bucket set in Settings > Sync, into a new or "
+                "empty folder. The data you use now is not touched."
+            ),
+            client,
+            theme,
+            parent,
+        )
+        self.restored: Path | None = None
+        self.snapshots = QComboBox()
+        self.snapshots.setPlaceholderText(self.tr("Press Show backups to list them"))
+        self.target_edit, target_row = path_row(self.tr("New data folder (full path)"), self.browse_target)
+        self.target_edit.setText(str(Path.home() / "pidesktop-restored"))
+        self.body.addWidget(QLabel(self.tr("Backup to restore")))
+        self.body.addWidget(self.snapshots)
+        self.body.addWidget(QLabel(self.tr("Into")))
+        self.body.addLayout(target_row)
+        self.list_button = self.add_button(self.tr("Show backups"), self.list_snapshots)
+        self.list_button.setEnabled(False)
+        self.restore_button = self.add_button(self.tr("Restore"), self.run, "primary")
+        self.restore_button.setEnabled(False)
+        self.loading = self.start(self._ready(), "sync.status")
+
+    def _where_text(self, bucket: str, endpoint: str) -> str:
+        return i18n.arg(self.tr("From %1 at %2"), bucket, endpoint)
+
+    async def _ready(self) -> None:
+        if await self._load():
+            self.list_button.setEnabled(True)
+
+    def browse_target(self) -> None:
+        _choose_folder(self, self.tr("New data folder"), self.target_edit)
+
+    def list_snapshots(self) -> asyncio.Task:
+        self.clear_report()
+        busy = (self.list_button, self.restore_button, self.passphrase)
+        return self.job("data.snapshotsS3", {"passphrase": self.passphrase.text()}, success=self._listed, busy=busy)
+
+    def _listed(self, found: dict) -> None:
+        self.snapshots.clear()
+        for entry in found["snapshots"]:
+            when = QDateTime.fromMSecsSinceEpoch(int(entry["createdAt"])).toString("yyyy-MM-dd HH:mm")
+            text = i18n.arg(self.tr("%1 · %2 files · %3"), when, entry["files"], human_size(entry["bytes"]))
+            self.snapshots.addItem(text, entry["snapshot"])
+        has_any = self.snapshots.count() > 0
+        self.restore_button.setEnabled(has_any)
+        if not has_any:
+            self.show_report(self.tr("There are no backups in this bucket yet."), "info")
+
+    def run(self) -> None:
+        self.clear_report()
+        target = os.path.expanduser(self.target_edit.text().strip())
+        params = {"folder": target, "snapshot": self.snapshots.currentData(), "passphrase": self.passphrase.text()}
+        busy = (self.list_button, self.restore_button, self.passphrase, self.target_edit, self.snapshots)
+        self.job("data.restoreS3", params, success=self._show, busy=busy)
+
+    def _show(self, found: dict) -> None:
+        self.restored = Path(found["folder"])
+        self.show_report(
+            i18n.arg(
+                self.tr("Restored %1 files into %2. Open it with: pidesktop --data-dir %2"),
+                found["files"],
+                found["folder"],
+            ),
+            "ok",
+        )
 
 
 class RestoreDialog(ToolDialog):

@@ -451,6 +451,8 @@ class MainWindow(QMainWindow):
         self.file_changes.reviews.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
+        if topic == "data.dailyBackup" and not payload.get("ok"):
+            self._tell_backup_failed(payload)
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
@@ -778,6 +780,13 @@ class MainWindow(QMainWindow):
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
+
+    def _tell_backup_failed(self, outcome: dict) -> None:
+        """The daily backup to S3 failed while the app ran: the sentence on the notice line, the rest behind
+        Details (not the data banner: the data here is fine)."""
+        sentence = str(outcome.get("sentence") or self.tr("The daily backup to S3 failed."))
+        self.record_error(HostError(str(outcome.get("code") or ErrorCode.STORAGE_UNAVAILABLE), sentence, outcome))
+        self.notice.show_error(sentence)
 
     def record_error(self, error: HostError) -> None:
         """A failure already shown where it happened (a failed reply says why under itself): kept for the log

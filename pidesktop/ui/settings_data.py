@@ -56,7 +56,9 @@ class DataPage(QWidget):
         tools_title.setObjectName("sectionTitle")
         self.verify_button = QPushButton(self.tr("Verify data"))
         self.snapshot_button = QPushButton(self.tr("Back up everything…"))
+        self.s3_backup_button = QPushButton(self.tr("Back up to S3…"))
         self.restore_button = QPushButton(self.tr("Restore…"))
+        self.s3_restore_button = QPushButton(self.tr("Restore from S3…"))
         self.backup_button = QPushButton(self.tr("Copy database file…"))
         self.cache_button = QPushButton(self.tr("Clean caches…"))
         self.old_copies_button = QPushButton(self.tr("Remove old copies…"))
@@ -70,9 +72,19 @@ class DataPage(QWidget):
                 self.open_snapshot,
             ),
             (
+                self.s3_backup_button,
+                self.tr("Chats, attachments and settings, encrypted, into the Settings > Sync bucket."),
+                self.open_s3_backup,
+            ),
+            (
                 self.restore_button,
                 self.tr("Rebuild a data folder from a backup, into a new folder."),
                 self.open_restore,
+            ),
+            (
+                self.s3_restore_button,
+                self.tr("The same from a backup in the Settings > Sync bucket; pick which one."),
+                self.open_s3_restore,
             ),
             (self.backup_button, self.tr("Save a checked copy of the chat database file alone."), self.open_backup),
             (self.cache_button, self.tr("Free space used by caches pidesktop can rebuild."), self.open_caches),
@@ -146,6 +158,8 @@ class DataPage(QWidget):
             self.move_button,
             self.verify_button,
             self.snapshot_button,
+            self.s3_backup_button,
+            self.s3_restore_button,
             self.backup_button,
             self.cache_button,
             self.old_copies_button,
@@ -232,10 +246,20 @@ class DataPage(QWidget):
 
         return self._open(SnapshotDialog(self.client, self._theme(), self))
 
+    def open_s3_backup(self) -> QWidget:
+        from pidesktop.ui.backup_dialogs import S3BackupDialog
+
+        return self._open(S3BackupDialog(self.client, self._theme(), self))
+
     def open_restore(self) -> QWidget:
         from pidesktop.ui.backup_dialogs import RestoreDialog
 
         return self._open(RestoreDialog(self._theme(), self))
+
+    def open_s3_restore(self) -> QWidget:
+        from pidesktop.ui.backup_dialogs import S3RestoreDialog
+
+        return self._open(S3RestoreDialog(self.client, self._theme(), self))
 
     def open_backup(self) -> QWidget:
         from pidesktop.ui.data_tools import BackupDialog

@@ -1,13 +1,14 @@
 """Settings > Sync: the S3 connection for settings sync, Test connection, and Sync now.
 
-The page only talks to the host (``sync.status``, ``sync.test``, ``sync.configure``,
-``sync.run``): secrets go to the host's secret store and are never shown again;
+The page only talks to the host (``sync.status``, and the jobs ``sync.test``, ``sync.configure``,
+``sync.history``, ``sync.run``): secrets go to the host's secret store and are never shown again;
 an empty key field keeps the saved one. What went wrong is said in the host's
 sentence, under the buttons.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QDateTime, Qt
@@ -24,8 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.sizes import human_size
 from pidesktop.ui import i18n
-from pidesktop.ui.ops import host_op
+from pidesktop.ui.host_jobs import run_job
+from pidesktop.ui.ops import host_op, task_op
 
 
 class SyncPage(QWidget):
@@ -95,6 +98,16 @@ class SyncPage(QWidget):
         history.addWidget(self.versions)
         history.addWidget(self.restore_button)
         history.addStretch(1)
+        self.daily = QCheckBox(self.tr("Back up to S3 every day"))
+        self.daily.setToolTip(
+            self.tr("While pidesktop runs, once a day: chats, attachments and settings, sealed with the passphrase.")
+        )
+        self.daily.setEnabled(False)
+        self.daily.clicked.connect(self.set_daily_backup)
+        self.daily_state = QLabel()
+        self.daily_state.setObjectName("muted")
+        self.daily_state.setWordWrap(True)
+        self.daily_state.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -106,6 +119,9 @@ class SyncPage(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(self.state)
         layout.addLayout(history)
+        layout.addSpacing(8)
+        layout.addWidget(self.daily)
+        layout.addWidget(self.daily_state)
         layout.addStretch(1)
         self.sync_button.setEnabled(False)
         self.versions_button.setEnabled(False)
@@ -138,7 +154,9 @@ class SyncPage(QWidget):
             self.state.setText(self.tr("Not set up yet."))
             self.sync_button.setEnabled(False)
             self.versions_button.setEnabled(False)
+            self.daily.setEnabled(False)
             return
+        self.show_daily_backup(status.get("dailyBackup") or {})
         self.endpoint.setText(status.get("endpoint", ""))
         self.region.setText(status.get("region", ""))
         self.bucket.setText(status.get("bucket", ""))
@@ -158,6 +176,36 @@ class SyncPage(QWidget):
             lines.append(i18n.arg(self.tr("Changed on two computers: %1; the newer change was kept."), conflict["key"]))
         self.state.setText("\n".join(lines))
 
+    def show_daily_backup(self, daily: dict[str, Any]) -> None:
+        self.daily.setEnabled(True)
+        self.daily.setChecked(bool(daily.get("enabled")))
+        last = daily.get("last")
+        if not last:
+            self.daily_state.hide()
+            return
+        when = QDateTime.fromMSecsSinceEpoch(int(last["at"])).toString("yyyy-MM-dd HH:mm")
+        if last.get("ok"):
+            text = i18n.arg(self.tr("Last daily backup: %1, %2 new."), when, human_size(int(last["bytesUploaded"])))
+        else:
+            text = i18n.arg(self.tr("Last daily backup, %1: %2"), when, last.get("sentence", ""))
+        self.daily_state.setText(text)
+        self.daily_state.show()
+
+    def set_daily_backup(self, enabled: bool) -> None:
+        def refused(error: HostError) -> None:
+            self.daily.setChecked(not enabled)
+            self._failed(error)
+
+        host_op(
+            self.client,
+            "data.setDailyBackup",
+            {"enabled": enabled},
+            parent=self,
+            success=self.show_daily_backup,
+            failure=refused,
+            busy=(self.daily,),
+        ).run()
+
     def _say(self, text: str, problem: bool = False) -> None:
         self.message.setObjectName("error" if problem else "notice")
         self.message.setStyleSheet("color: #c0392b;" if problem else "")
@@ -167,15 +215,7 @@ class SyncPage(QWidget):
         self._say(error.message, problem=True)
 
     def test_connection(self) -> None:
-        host_op(
-            self.client,
-            "sync.test",
-            self.connection(),
-            parent=self,
-            success=lambda _r: self._say(self.tr("The bucket answers and accepts data.")),
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.test", self.connection(), lambda _r: self._say(self.tr("The bucket answers and accepts data.")))
 
     def save(self) -> None:
         def saved(status: dict[str, Any]) -> None:
@@ -184,22 +224,25 @@ class SyncPage(QWidget):
             self._say(self.tr("Saved. Sync now sends and fetches settings."))
             self.show_status(status)
 
-        host_op(
-            self.client,
-            "sync.configure",
-            self.connection(),
-            parent=self,
-            success=saved,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.configure", self.connection(), saved)
 
     def sync_now(self) -> None:
         def synced(result: dict[str, Any]) -> None:
             self._say(i18n.arg(self.tr("Synced: %1 sent, %2 received."), len(result["pushed"]), len(result["pulled"])))
             self.load_later()
 
-        host_op(self.client, "sync.run", {}, parent=self, success=synced, failure=self._failed, busy=self._busy()).run()
+        self._job("sync.run", {}, synced)
+
+    def _job(self, method: str, params: dict[str, Any], success: Callable[[dict[str, Any]], None]) -> None:
+        """Every sync command that talks to S3 is a host job: its outcome comes with the job's end."""
+        task_op(
+            lambda: run_job(self.client, method, params),
+            parent=self,
+            name=method,
+            success=success,
+            failure=self._failed,
+            busy=self._busy(),
+        ).run()
 
     def load_later(self) -> None:
         from pidesktop.ui.tasks import spawn
@@ -220,15 +263,7 @@ class SyncPage(QWidget):
             if not self.versions.count():
                 self._say(self.tr("There are no versions in the bucket yet: press Sync now."))
 
-        host_op(
-            self.client,
-            "sync.status",
-            {"history": True},
-            parent=self,
-            success=listed,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.history", {}, listed)
 
     def restore(self) -> None:
         revision = self.versions.currentData()
@@ -243,12 +278,4 @@ class SyncPage(QWidget):
             self.restore_button.hide()
             self.load_later()
 
-        host_op(
-            self.client,
-            "sync.run",
-            {"restore": int(revision)},
-            parent=self,
-            success=restored,
-            failure=self._failed,
-            busy=self._busy(),
-        ).run()
+        self._job("sync.run", {"restore": int(revision)}, restored)

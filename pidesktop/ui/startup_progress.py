@@ -395,7 +395,11 @@ class MissingRootWindow(FolderChoice, StartupWindow):
 
         self.s3_intro = QLabel(
             i18n.arg(
-                self.tr("Rebuild %1 from the newest backup made with “pidesktop data backup s3”:"), check.data_root
+                self.tr(
+                    "Rebuild %1 from the newest backup made with Back up to S3 or “pidesktop data backup s3”. "
+                    "Its passphrase is the Settings > Sync one, unless another was typed:"
+                ),
+                check.data_root,
             )
         )
         self.s3_intro.setWordWrap(True)

@@ -830,8 +830,16 @@ Size: %2</source>
         <translation>全部备份…</translation>
     </message>
     <message>
+        <source>Back up to S3…</source>
+        <translation>备份到 S3…</translation>
+    </message>
+    <message>
         <source>Restore…</source>
         <translation>恢复…</translation>
+    </message>
+    <message>
+        <source>Restore from S3…</source>
+        <translation>从 S3 恢复…</translation>
     </message>
     <message>
         <source>Copy database file…</source>
@@ -842,8 +850,16 @@ Size: %2</source>
         <translation>将聊天、附件和设置加密保存到备份文件夹。</translation>
     </message>
     <message>
+        <source>Chats, attachments and settings, encrypted, into the Settings &gt; Sync bucket.</source>
+        <translation>聊天、附件和设置，加密后存入“设置 &gt; 同步”的存储桶。</translation>
+    </message>
+    <message>
         <source>Rebuild a data folder from a backup, into a new folder.</source>
         <translation>从备份重建数据文件夹，放入一个新文件夹。</translation>
+    </message>
+    <message>
+        <source>The same from a backup in the Settings &gt; Sync bucket; pick which one.</source>
+        <translation>同上，从“设置 &gt; 同步”存储桶中的备份恢复；可选择哪一个。</translation>
     </message>
     <message>
         <source>Save a checked copy of the chat database file alone.</source>
@@ -1416,6 +1432,10 @@ Size: %2</source>
         <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
     </message>
     <message>
+        <source>The daily backup to S3 failed.</source>
+        <translation>每日 S3 备份失败。</translation>
+    </message>
+    <message>
         <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
         <translation>“%1”中的回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</translation>
     </message>
@@ -1810,8 +1830,8 @@ Size: %2</source>
         <translation>退出</translation>
     </message>
     <message>
-        <source>Rebuild %1 from the newest backup made with “pidesktop data backup s3”:</source>
-        <translation>用“pidesktop data backup s3”做的最新备份重建 %1：</translation>
+        <source>Rebuild %1 from the newest backup made with Back up to S3 or “pidesktop data backup s3”. Its passphrase is the Settings &gt; Sync one, unless another was typed:</source>
+        <translation>用“备份到 S3”或“pidesktop data backup s3”做的最新备份重建 %1。它的密码短语是“设置 &gt; 同步”的密码短语，除非备份时输入了别的：</translation>
     </message>
     <message>
         <source>Restore</source>
@@ -3080,6 +3100,88 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>S3BackupDialog</name>
+    <message>
+        <source>Back up to S3</source>
+        <translation>备份到 S3</translation>
+    </message>
+    <message>
+        <source>Saves chats, attachments and settings, encrypted, into the bucket set in Settings &gt; Sync. Backing up again stores only what changed. Saved API keys are left out. To restore on another computer you need the bucket, its access key and the Settings &gt; Sync passphrase.</source>
+        <translation>将聊天、附件和设置加密后保存到“设置 &gt; 同步”中设置的存储桶。再次备份只存储有变化的部分。已保存的 API 密钥不包括在内。要在另一台电脑上恢复，需要该存储桶、它的访问密钥和“设置 &gt; 同步”的密码短语。</translation>
+    </message>
+    <message>
+        <source>Keep every backup</source>
+        <translation>保留所有备份</translation>
+    </message>
+    <message>
+        <source> newest backups kept</source>
+        <translation> 个最新备份保留</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>备份</translation>
+    </message>
+    <message>
+        <source>Backed up %1 (%2 new) to %3.</source>
+        <translation>已备份 %1（新增 %2）到 %3。</translation>
+    </message>
+</context>
+<context>
+    <name>S3RestoreDialog</name>
+    <message>
+        <source>Restore from S3</source>
+        <translation>从 S3 恢复</translation>
+    </message>
+    <message>
+        <source>Rebuilds a data folder from a backup in the bucket set in Settings &gt; Sync, into a new or empty folder. The data you use now is not touched.</source>
+        <translation>用“设置 &gt; 同步”中设置的存储桶里的备份，把数据文件夹重建到一个新的或空的文件夹中。你现在使用的数据不会被改动。</translation>
+    </message>
+    <message>
+        <source>Press Show backups to list them</source>
+        <translation>按“显示备份”列出它们</translation>
+    </message>
+    <message>
+        <source>New data folder (full path)</source>
+        <translation>新数据文件夹（完整路径）</translation>
+    </message>
+    <message>
+        <source>Backup to restore</source>
+        <translation>要恢复的备份</translation>
+    </message>
+    <message>
+        <source>Into</source>
+        <translation>恢复到</translation>
+    </message>
+    <message>
+        <source>Show backups</source>
+        <translation>显示备份</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>From %1 at %2</source>
+        <translation>来自 %2 上的 %1</translation>
+    </message>
+    <message>
+        <source>New data folder</source>
+        <translation>新数据文件夹</translation>
+    </message>
+    <message>
+        <source>%1 · %2 files · %3</source>
+        <translation>%1 · %2 个文件 · %3</translation>
+    </message>
+    <message>
+        <source>There are no backups in this bucket yet.</source>
+        <translation>这个存储桶里还没有备份。</translation>
+    </message>
+    <message>
+        <source>Restored %1 files into %2. Open it with: pidesktop --data-dir %2</source>
+        <translation>已将 %1 个文件恢复到 %2。打开方式：pidesktop --data-dir %2</translation>
+    </message>
+</context>
+<context>
     <name>S3RestoreForm</name>
     <message>
         <source>Endpoint URL (empty for AWS)</source>
@@ -3680,6 +3782,14 @@ This cannot be undone.</source>
         <translation>恢复此版本</translation>
     </message>
     <message>
+        <source>Back up to S3 every day</source>
+        <translation>每天备份到 S3</translation>
+    </message>
+    <message>
+        <source>While pidesktop runs, once a day: chats, attachments and settings, sealed with the passphrase.</source>
+        <translation>pidesktop 运行时每天一次：聊天、附件和设置，用密码短语加密。</translation>
+    </message>
+    <message>
         <source>Not set up yet.</source>
         <translation>尚未设置。</translation>
     </message>
@@ -3698,6 +3808,14 @@ This cannot be undone.</source>
     <message>
         <source>Changed on two computers: %1; the newer change was kept.</source>
         <translation>两台电脑都改了 %1；保留了较新的更改。</translation>
+    </message>
+    <message>
+        <source>Last daily backup: %1, %2 new.</source>
+        <translation>上次每日备份：%1，新增 %2。</translation>
+    </message>
+    <message>
+        <source>Last daily backup, %1: %2</source>
+        <translation>上次每日备份，%1：%2</translation>
     </message>
     <message>
         <source>The bucket answers and accepts data.</source>
@@ -4449,6 +4567,33 @@ This cannot be undone.</source>
     <message>
         <source>Backed up and verified: %1 (%2).</source>
         <translation>已备份并校验：%1（%2）。</translation>
+    </message>
+</context>
+<context>
+    <name>_SavedS3Dialog</name>
+    <message>
+        <source>Reading the Settings &gt; Sync connection…</source>
+        <translation>正在读取“设置 &gt; 同步”的连接…</translation>
+    </message>
+    <message>
+        <source>Passphrase (leave empty to use the Settings &gt; Sync one)</source>
+        <translation>密码短语（留空则使用“设置 &gt; 同步”的密码短语）</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Settings &gt; Sync is not set up: fill in the bucket and its key there first.</source>
+        <translation>“设置 &gt; 同步”尚未设置：请先在那里填写存储桶和密钥。</translation>
+    </message>
+    <message>
+        <source>AWS</source>
+        <translation>AWS</translation>
+    </message>
+    <message>
+        <source>Into %1 at %2</source>
+        <translation>存入 %2 上的 %1</translation>
     </message>
 </context>
 </TS>
