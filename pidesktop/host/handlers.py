@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "providers",
     "queue",
     "replayed",
+    "reply_edit",
     "revisions",
     "scheduled",
     "search",

@@ -2963,6 +2963,21 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>ReplyEditDialog</name>
+    <message>
+        <source>Edit reply</source>
+        <translation>编辑回复</translation>
+    </message>
+    <message>
+        <source>Your edited reply goes into a copy of this chat, which opens when you save. This chat stays as it is.</source>
+        <translation>编辑后的回复会保存到此对话的副本中，保存后将打开该副本。此对话保持不变。</translation>
+    </message>
+    <message>
+        <source>Save as new chat</source>
+        <translation>另存为新对话</translation>
+    </message>
+</context>
+<context>
     <name>RestoreDialog</name>
     <message>
         <source>Restore from a backup</source>
