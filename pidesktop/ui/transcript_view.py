@@ -449,6 +449,8 @@ class TranscriptView(QListView):
             self._restore(anchor)
         elif self._follow_tail:
             self.scroll_to_end()
+        if self.model().highlight_id:
+            self.open_task_of_hit()  # a hit's page goes in after the reset
 
     def _before_drop_top(self) -> None:
         if self._anchor is None:
@@ -477,7 +479,30 @@ class TranscriptView(QListView):
         self.highlight_level = 1.0 if model.highlight_id else 0.0
         if model.highlight_id:
             self._highlight_hold.start()  # the hit's page comes in the next ticks; then the mark fades
+            self.open_task_of_hit()
         self._later(self.center_highlight if model.highlight_id else self.scroll_to_end)
+
+    def open_task_of_hit(self) -> None:
+        """A hit inside a subagent's run: its Task call (and the activity group holding it) opens (W.24)."""
+        model: TranscriptModel = self.model()
+        if model.navigation_parent is None:
+            return
+        hit = model.row_of(model.highlight_id or "")
+        call = model.parent_call(hit) if hit >= 0 else None
+        owner = model.task_call(call[0]) if call is not None else None
+        if owner is None:
+            return
+        key, number = owner
+        opened = {f"tool:{key}:{number}"}
+        row = model.rows[model.row_of(key)]
+        for piece in activity.segments(key, row["message"].get("blocks", []), self.display_mode):
+            if piece.kind == "group" and any(n == number for n, _block in piece.tools):
+                opened.add(piece.key)
+        if opened <= self.expanded:
+            return
+        self.expanded |= opened
+        self._relayout()
+        self._later(self.center_highlight)  # the hit's rows were folded away: centre it again, laid out
 
     def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         if last == self.model().rowCount() - 1 and self._follow_tail:
