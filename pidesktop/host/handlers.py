@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "model_cache",
     "models",
     "native.commands",
+    "native.trust",
     "notifications",
     "plans",
     "project_groups",
