@@ -361,6 +361,8 @@ class ChatController(QObject):
         if message.get("role") != "assistant":
             self.start_edit(session_id, message)
             return
+        if self.client is None:
+            return
         self.reply_dialog = ReplyEditDialog(self.client, session_id, message, self._open_fork, self.window)
         self.reply_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.reply_dialog.open()

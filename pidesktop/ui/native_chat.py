@@ -416,6 +416,9 @@ class NativeChat(QObject):
         def failed(error: HostError) -> None:
             self._give_back(session_id, text, plain_errors.sentence(error))
 
+        if self.client is None:  # no host to keep the answer: the prompt goes back, never lost
+            self._give_back(session_id, text, "")
+            return
         done = await host_op(self.client, "native.trust", {"cwd": cwd}, parent=self.window, failure=failed)
         if done is None:
             return

@@ -185,9 +185,10 @@ class TranscriptModel(QAbstractListModel):
             return
         parent = window.get("navigationParent") if around else None
         if parent is not None:
-            window = await self._reach_back_to(session_id, parent, window, generation)
-            if window is None:
+            reached = await self._reach_back_to(session_id, parent, window, generation)
+            if reached is None:
                 return
+            window = reached
         rows = self._rows_for_window(window)
         # A search hit opens its whole page at once, centred on the hit, once every
         # row is laid out; the newest page shows its last rows at once, then the rest.
