@@ -80,6 +80,29 @@ def test_fork_from_a_message_opens_the_new_chat(chat, qloop):
     assert forked[0]["blocks"] == prompt["blocks"] and forked[0]["id"] != prompt["id"]
 
 
+def test_edit_on_a_reply_saves_the_edit_as_a_new_chat_and_leaves_this_one(chat, qtbot, qloop):
+    source = chat.current_session_id
+    before = stored_messages(chat)
+    reply = before[1]
+    row = chat.transcript_model.index(chat.transcript_model.row_of(reply["id"]))
+    assert "edit" in [a.name for a in chat.transcript.delegate.rendered(row).actions]
+    qloop.run_until_complete(chat.chats.run_message_action("edit", reply["id"]))
+    dialog = chat.chats.reply_dialog
+    assert dialog.isVisible() and dialog.editor.toPlainText().startswith("## Offline demo")
+    assert not chat.composer.edit_bar.isVisible()  # a reply is not a prompt to resend
+    dialog.editor.setPlainText("")
+    assert not dialog.save_button.isEnabled()
+    dialog.editor.setPlainText("A shorter, corrected answer.")
+    dialog.grab().save("/tmp/reply-edit-dialog.png")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: chat.current_session_id not in (None, source))
+    edited = stored_messages(chat)
+    assert [m["role"] for m in edited] == ["user", "assistant"]
+    assert edited[1]["blocks"][0]["text"] == "A shorter, corrected answer."
+    spin_until(qloop, lambda: pager_of_first_row(chat) == ["‹", "2 / 2", "›"])
+    assert chat.client.call_blocking("session.get", {"sessionId": source})["messages"] == before
+
+
 def test_delete_asks_then_removes_the_message(chat, qtbot, qloop):
     reply = stored_messages(chat)[1]
     qloop.run_until_complete(chat.chats.run_message_action("delete", reply["id"]))

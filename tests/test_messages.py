@@ -177,6 +177,28 @@ def test_a_jump_target_comes_with_its_whole_text_and_only_it(host):
     )
 
 
+def test_a_hit_inside_a_task_names_its_task_as_navigation_parent(host):
+    sid = new_session(host)
+    append(host, sid, msg("u1", text="look into it"))
+    task_call = {"type": "tool_call", "callId": "task-1", "name": "Task", "status": "ok", "result": "r" * 3000}
+    append(host, sid, msg("t1", "tool", blocks=[task_call], toolName="Task"))
+    for i in range(30):
+        append(host, sid, msg(f"n{i}", "assistant", f"step {i}", meta={"parentToolCallId": "task-1"}))
+    append(host, sid, msg("a1", "assistant", "all done"))
+
+    near = host.call("session.get", {"sessionId": sid, "messageAround": "n3", "messageLimit": 5, "contentLimit": 100})
+    parent = near["navigationParent"]
+    assert parent["id"] == "t1" and parent["index"] == 1 and parent["seq"] == 2
+    assert parent["blocks"][0]["truncated"] is True and len(parent["blocks"][0]["result"]) == 100  # capped
+    # far from its Task: the parent is found on an earlier page and adds no row to this one
+    far = host.call("session.get", {"sessionId": sid, "messageAround": "n28", "messageLimit": 5})
+    assert far["navigationParent"]["id"] == "t1"
+    assert "t1" not in [m["id"] for m in far["messages"]] and len(far["messages"]) == 5
+    plain = host.call("session.get", {"sessionId": sid, "messageAround": "a1", "messageLimit": 5})
+    assert "navigationParent" not in plain
+    assert "navigationParent" not in host.call("session.get", {"sessionId": sid, "messageLimit": 5})
+
+
 def test_compactions_come_whole_with_every_window(host):
     sid = new_session(host)
     for i in range(6):

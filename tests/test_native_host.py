@@ -417,3 +417,24 @@ def test_a_first_search_over_many_pi_files_reads_them_a_slice_at_a_time(host, pi
             break
         assert time.monotonic() < deadline, "the pi files were never all read"
     assert [r["native"] for r in reply["results"]] == [True]
+
+
+def test_a_working_folder_is_trusted_once_by_its_real_path(stdio_host, pi_sessions, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "link").symlink_to(work)
+    path = sorted((pi_sessions / "--home-ada-code-work--").glob("*.jsonl"))[0]
+    head, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(
+        head.replace(b'"cwd":"/home/ada/code/work"', f'"cwd":"{tmp_path / "link"}"'.encode()) + b"\n" + rest
+    )
+    host = stdio_host()
+    row = next(
+        r for r in host.call("session.list", {"limit": 500})["sessions"] if str(tmp_path) in (r.get("cwd") or "")
+    )
+    assert host.call("session.get", {"sessionId": row["id"], "messageLimit": 1})["session"]["cwdTrusted"] is False
+    refused = HostError.from_jsonrpc(host.request("native.trust", {"cwd": str(tmp_path / "gone")})["error"])
+    assert refused.code == "INVALID_PARAMS" and refused.data["field"] == "cwd"
+    assert host.call("native.trust", {"cwd": str(work)}) == {"cwd": str(work.resolve()), "trusted": True}
+    assert host.call("session.get", {"sessionId": row["id"], "messageLimit": 1})["session"]["cwdTrusted"] is True
+    assert host.call("native.trust", {"cwd": str(tmp_path / "link")})["cwd"] == str(work.resolve())  # one decision

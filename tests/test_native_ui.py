@@ -256,7 +256,14 @@ def test_fork_opens_the_new_pi_session_and_leaves_the_parent_alone(window, qloop
 
 
 @pytest.fixture
-def replay_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
+def replay_window(untrusted_window, qloop, tmp_path):
+    """The window with the five-turn session's folder trusted, as a person answered once before."""
+    qloop.run_until_complete(untrusted_window.client.call("native.trust", {"cwd": str(tmp_path / "work")}))
+    return untrusted_window
+
+
+@pytest.fixture
+def untrusted_window(qtbot, qloop, agent_dir, loop_hosts, tmp_path, sse_server):
     from pidesktop.agent.runner import ProviderChoice
 
     # The five-turn session works in a folder that exists here, so it can be continued (spec 004 section 12);
@@ -320,6 +327,42 @@ def test_continue_in_pidesktop_appends_the_exchange_to_the_pi_file(replay_window
     keys = [r["key"] for r in win.transcript_model.rows if r["kind"] == "message"]
     assert keys[-2:] == [user["id"], reply["id"]] and len(keys) == len(set(keys))  # the file's entries, once
     assert win.composer.edit.toPlainText() == ""
+
+
+def test_continuing_in_a_folder_not_trusted_asks_first_and_remembers_the_answer(
+    untrusted_window, qloop, agent_dir, sse_server, tmp_path
+):
+    win = untrusted_window
+    open_native(qloop, win, FIVE_TURNS)
+    path = agent_dir / "sessions" / FIVE_TURNS
+    before = path.read_bytes()
+    asked = len(sse_server.requests)
+    win.composer.edit.setPlainText("Only where I said so")
+    win.composer._submit()
+    spin_until(qloop, lambda: win.native.trust_box is not None and win.native.trust_box.isVisible())
+    box = win.native.trust_box
+    assert str(tmp_path / "work") in box.text()
+    assert path.read_bytes() == before and len(sse_server.requests) == asked  # the model was not asked
+    box.grab().save("/tmp/native-trust-question.png")
+    box.button(box.StandardButton.Cancel).click()
+    spin_until(qloop, lambda: win.composer.edit.toPlainText() == "Only where I said so" and not win.native.continuing)
+    assert "not trusted" in win.composer.status_label.text()
+    assert path.read_bytes() == before and len(sse_server.requests) == asked
+
+    sse_server.stream([sse_body(chunk("Trusted now", finish="stop"))])
+    win.composer._submit()
+    spin_until(qloop, lambda: win.native.trust_box is not None and win.native.trust_box.isVisible())
+    trust = next(b for b in win.native.trust_box.buttons() if b.text() == "Trust and continue")
+    trust.click()
+    spin_until(qloop, lambda: "Trusted now" in shown_texts(win) and not win.native.continuing)
+    assert path.read_bytes().startswith(before) and len(path.read_bytes()) > len(before)
+    assert win.composer.edit.toPlainText() == ""
+
+    sse_server.stream([sse_body(chunk("No question this time", finish="stop"))])
+    win.composer.edit.setPlainText("And again")
+    win.composer._submit()
+    spin_until(qloop, lambda: "No question this time" in shown_texts(win) and not win.native.continuing)
+    assert win.native.trust_box is None
 
 
 def test_a_refused_continue_gives_the_prompt_back_and_writes_nothing(replay_window, qloop, agent_dir, sse_server):

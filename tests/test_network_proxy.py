@@ -24,6 +24,9 @@ class _Forward(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._relay()
 
+    def do_DELETE(self) -> None:
+        self._relay()
+
     def _relay(self) -> None:
         self.server.seen.append(self.path)
         target = urlsplit(self.path)
@@ -34,7 +37,9 @@ class _Forward(BaseHTTPRequestHandler):
         answer = upstream.getresponse()
         payload = answer.read()
         self.send_response(answer.status)
-        self.send_header("Content-Type", answer.getheader("Content-Type") or "application/octet-stream")
+        for name, value in answer.getheaders():  # an MCP server's session id comes in a header
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "date", "server"):
+                self.send_header(name, value)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
@@ -108,6 +113,31 @@ def test_system_mode_follows_the_environment(host, sse_server, proxy, monkeypatc
     host.call("settings.set", {"patch": {"networkProxy": {"mode": "system"}}})
     assert run_turn(host, sse_server, "hi")[1]["status"] == "completed"
     assert proxy.seen == [f"{sse_server.url}/v1/chat/completions"]
+
+
+def test_an_mcp_server_over_http_is_reached_through_the_proxy(host, sse_server, proxy, no_env_proxy):
+    from tests.mcp_helpers import HttpServer
+    from tests.test_mcp_runner import calls_of, drive, script
+
+    server = HttpServer()
+    try:
+        host.call("mcp.add", {"name": "web", "url": server.url})
+        custom = {"mode": "custom", "url": proxy_url(proxy), "bypass": []}
+        host.call("settings.set", {"patch": {"networkProxy": custom}})
+        script(sse_server, ("mcp__web__add", {"a": 20, "b": 22}))
+        _, [result], got, _ = drive(host, sse_server)
+        assert result["status"] == "completed" and calls_of(got)[0]["result"] == "42"
+        assert server.url in proxy.seen  # the MCP requests went through the proxy, like the model's
+        assert f"{sse_server.url}/v1/chat/completions" in proxy.seen
+
+        proxy.seen.clear()
+        host.call("settings.set", {"patch": {"networkProxy": {**custom, "mode": "direct"}}})
+        script(sse_server, ("mcp__web__add", {"a": 1, "b": 2}))
+        _, [result], got, _ = drive(host, sse_server)
+        assert result["status"] == "completed" and calls_of(got)[0]["result"] == "3"
+        assert proxy.seen == []
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ import orjson
 import pytest
 
 from pidesktop import paths
-from pidesktop.storage import journal, marker, recovery
+from pidesktop.storage import cache_request, journal, marker, recovery
 from pidesktop.storage.errors import RecoveryError
+from pidesktop.ui import startup_progress
 from tests.support.repo import REPO
 from tests.test_storage_seed import seed, snapshot
 
@@ -95,6 +96,35 @@ def test_a_damaged_journal_refuses_start_up(tmp_path):
 def test_a_pinned_root_ignores_the_journal(tmp_path, location):
     paths.ensure_private_dir(paths.anchor_dir())
     journal.path().write_text("{not json")
+    assert recovery.before_host_start(location) == location
+
+
+def test_a_cache_cleanup_waiting_for_a_missing_default_root_refuses_start_up(tmp_path):
+    location = paths.resolve()
+    paths.prepare_data_root(location)
+    recovery.before_host_start(location)  # the default root is in use: its absence later is "missing"
+    cache_request.request(location)
+    shutil.rmtree(location.data_root)
+    assert recovery.check_default_root().state == "missing"
+
+    with pytest.raises(RecoveryError, match="cleanup of the caches") as refused:
+        startup_progress.prepare(location)  # before any window could offer to create a fresh folder
+    assert str(cache_request.request_path()) in str(refused.value)
+    for command in (["-m", "pidesktop"], ["-m", "pidesktop", "host", "--stdio"]):
+        started = subprocess.run(
+            [sys.executable, *command],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            input="",
+            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        )
+        assert started.returncode != 0 and "is waiting, but that data folder is gone" in started.stderr
+    assert not location.data_root.exists()  # no blank profile took its place
+    assert cache_request.pending(location)  # the request waits for the folder
+
+    cache_request.request_path().unlink()  # what the refusal says to do, to start without it
     assert recovery.before_host_start(location) == location
 
 

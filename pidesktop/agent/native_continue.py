@@ -17,7 +17,8 @@ this is the one way to add to one (docs/rpc.md, "Native pi sessions"):
 
 Nothing is written before the reply is complete: a failed or empty answer
 writes nothing either. A session whose working folder (the header's ``cwd``)
-is not a folder here is refused before the model is asked.
+is not a folder here, or one the person has not trusted (``native.trust``),
+is refused before the model is asked.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ async def continue_session(
     token = page["session"].get("nativeToken")
     if not isinstance(token, str) or not token:
         raise HostError(ErrorCode.PERMISSION_DENIED, "Only a pi session can be continued this way.")
-    _check_working_folder(page["session"].get("cwd"))
+    _check_working_folder(page["session"].get("cwd"), page["session"].get("cwdTrusted"))
     # The runner's own choice of provider (stored default, offline demo, or ``--base-url``), so a pi
     # session is answered by the same model the person's chats use.
     provider, provider_id, model_id = await runner._provider_for({"providerId": provider_id, "modelId": model_id})
@@ -127,9 +128,10 @@ async def continue_session(
     }
 
 
-def _check_working_folder(cwd: object) -> None:
-    """Spec 004 section 12 (NP.9): a pi session is continued only where it works; a folder that is not there
-    (another computer's, or moved) is refused before anything is asked or written."""
+def _check_working_folder(cwd: object, trusted: object) -> None:
+    """Spec 004 section 12 (NP.9): a pi session is continued only where it works, and only in a folder the
+    person trusts (``native.trust``); a folder that is not there (another computer's, or moved) or not
+    trusted is refused before anything is asked or written."""
     if not isinstance(cwd, str) or not cwd:
         return  # pi wrote no folder: nothing to check against
     if not os.path.isabs(cwd) or not os.path.isdir(cwd):
@@ -139,6 +141,13 @@ def _check_working_folder(cwd: object) -> None:
             f"continued here. Nothing was added; fork it to keep talking, or continue it in pi where that "
             f"folder exists.",
             {"reason": "cwd", "cwd": cwd},
+        )
+    if trusted is not True:
+        raise HostError(
+            ErrorCode.PERMISSION_DENIED,
+            f"This pi session works in {cwd}, a folder you have not trusted yet. Nothing was added; trust the "
+            f"folder to continue the session here.",
+            {"reason": "trust", "cwd": cwd},
         )
 
 

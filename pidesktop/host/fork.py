@@ -39,6 +39,20 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     if native_reading.is_native(source_id):
         return native_writing.fork(ctx, p)  # a new pi file beside the parent
     through = p.text("throughMessageId", required=False, nonempty=True)
+    child_id = copy_session(ctx, source_id, through)
+    return {"session": announce_fork(ctx, child_id, source_id)}
+
+
+def announce_fork(ctx: HostContext, child_id: str, source_id: str) -> dict[str, Any]:
+    session = sessions.summary(ctx.conn, child_id)
+    ctx.emit(
+        "session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session}
+    )
+    return session
+
+
+def copy_session(ctx: HostContext, source_id: str, through: str | None) -> str:
+    """The child session (row, transcript, index, copied files), not announced yet; returns its id."""
     row = ctx.conn.execute(
         "SELECT title, title_source, project_id, provider_id, model_id, mode, thinking_level, "
         "permission_mode, fast_mode FROM sessions WHERE id = ?",
@@ -91,11 +105,7 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
         ctx.transcripts.delete(child_id)
         files.remove()
         raise
-    session = sessions.summary(ctx.conn, child_id)
-    ctx.emit(
-        "session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session}
-    )
-    return {"session": session}
+    return child_id
 
 
 def _fork_title(title: str, source: str) -> tuple[str, str]:

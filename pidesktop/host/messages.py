@@ -16,10 +16,12 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import delegation, index_sync, inflight, message_index, queue, revisions, sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
+from pidesktop.host.json_values import object_at
 from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sql_rows import all_rows, one_row
 from pidesktop.host.transcripts import MessageNotFound, Transcript
+from pidesktop.host.transcripts.windows import Window
 from pidesktop.host.window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.messages")
@@ -228,7 +230,7 @@ def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
         project(record, position, seqs.get(record["id"]), content_limit, whole_text=_is_target(record, around))
         for position, record in window.messages
     ]
-    return {
+    result = {
         "session": summary,
         "messages": messages,
         "messageStart": window.start,
@@ -238,6 +240,40 @@ def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
         "totalMessages": window.total,
         "compactions": live_compactions(ctx, session_id, window.compactions),
     }
+    target = next((record for _, record in window.messages if record.get("id") == around), None)
+    call_id = object_at(target, "meta").get("parentToolCallId") if target is not None else None
+    if isinstance(call_id, str) and call_id:
+        owner = owning_task(ctx, session_id, call_id, window)
+        if owner is not None:
+            position, record = owner
+            seq = _seqs(ctx, session_id, [record["id"]]).get(record["id"])
+            result["navigationParent"] = project(record, position, seq, content_limit)
+    return result
+
+
+TASK_SEARCH_PAGE = 200  # messages read at a time while looking back for a nested hit's Task call
+
+
+def owning_task(ctx: HostContext, session_id: str, call_id: str, window: Window) -> tuple[int, dict[str, Any]] | None:
+    """The message holding the tool call ``call_id`` (a nested row's Task), at or before the window (W.24).
+
+    Read-only and derived: the page is looked at first, then earlier pages, newest first.
+    """
+    page = window.messages
+    start = window.start
+    while True:
+        for position, record in reversed(page):
+            blocks = record.get("blocks")
+            if isinstance(blocks, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_call" and b.get("callId") == call_id for b in blocks
+            ):
+                return position, record
+        if start == 0:
+            return None
+        earlier = ctx.transcripts.window(session_id, before=start, limit=TASK_SEARCH_PAGE)
+        if earlier.start >= start:
+            return None
+        page, start = earlier.messages, earlier.start
 
 
 def live_compactions(ctx: HostContext, session_id: str, compactions: list[dict[str, Any]]) -> list[dict[str, Any]]:

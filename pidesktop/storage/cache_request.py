@@ -42,6 +42,10 @@ def request(location: paths.StorageLocation) -> None:
     )
 
 
+def request_path() -> Path:
+    return _anchor_file(REQUEST_FILE)
+
+
 def pending(location: paths.StorageLocation) -> bool:
     value = _read(REQUEST_FILE)
     return value is not None and value.get("dataRoot") == str(location.data_root)

@@ -77,6 +77,7 @@ def before_host_start(location: paths.StorageLocation, progress: Progress | None
     """The start-up hook: resume pending work, then the location to open (it may have moved)."""
     if location.source == "env":
         return location
+    refuse_maintenance_without_root(location)
     if journal.read() is not None:
         resume_pending(progress or StderrProgress("pidesktop: resuming the data folder move"))
         try:
@@ -102,6 +103,23 @@ def location_for_host(data_dir: str | None) -> paths.StorageLocation:
     location = before_host_start(paths.resolve(data_dir=data_dir))
     paths.prepare_data_root(location)
     return location
+
+
+def refuse_maintenance_without_root(location: paths.StorageLocation) -> None:
+    """Maintenance waiting for a data folder that is gone refuses start-up (spec 004, section 2).
+
+    A cache cleanup is asked for one data folder and done at the next start. When that folder
+    has gone missing, neither "create a fresh one" nor a silent new profile may take its place
+    while the job still waits: the person brings the folder back, or cancels the cleanup.
+    (Old roots kept after a move are deleted while the app runs, so no such job waits at start.)
+    """
+    if location.data_root.is_dir() or not cache_request.pending(location):
+        return
+    raise RecoveryError(
+        f"A cleanup of the caches in {location.data_root} is waiting, but that data folder is gone. "
+        f"Reconnect or restore it and start pidesktop again, or cancel the cleanup by deleting "
+        f"{cache_request.request_path()}."
+    )
 
 
 # -- missing default root ------------------------------------------------------------------

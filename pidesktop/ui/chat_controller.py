@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pidesktop.agent import context as budget
@@ -23,6 +23,7 @@ from pidesktop.ui import too_long
 from pidesktop.ui.dialog_style import style_message_box
 from pidesktop.ui.native_rows import is_native_id
 from pidesktop.ui.ops import host_op, task_op
+from pidesktop.ui.reply_edit_dialog import ReplyEditDialog
 from pidesktop.ui.session_model import display_title
 from pidesktop.ui.tasks import spawn
 
@@ -74,6 +75,7 @@ class ChatController(QObject):
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.confirm_box: QMessageBox | None = None
         self.too_long_box: QMessageBox | None = None  # a prompt that does not fit: compact, trim or edit
+        self.reply_dialog: ReplyEditDialog | None = None  # Edit on an assistant reply
         self._reload_when_idle: set[str] = set()
         if self.runner is not None:
             self.runner.listeners.append(self.on_turn)
@@ -354,6 +356,17 @@ class ChatController(QObject):
         return True
 
     # -- edit mode ---------------------------------------------------------------------
+    def _edit(self, session_id: str, message: dict) -> None:
+        """A prompt is edited in the composer and resent; a reply in a dialog, into a fork of the chat."""
+        if message.get("role") != "assistant":
+            self.start_edit(session_id, message)
+            return
+        if self.client is None:
+            return
+        self.reply_dialog = ReplyEditDialog(self.client, session_id, message, self._open_fork, self.window)
+        self.reply_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.reply_dialog.open()
+
     def start_edit(self, session_id: str, message: dict) -> None:
         composer = self.window.composer
         before = self.editing.before if self.editing is not None else composer.take_draft()
@@ -390,7 +403,7 @@ class ChatController(QObject):
             return
         handler: Callable[[str, dict], Awaitable[None] | None] | None = {
             "copy": self._copy,
-            "edit": self.start_edit,
+            "edit": self._edit,
             "regenerate": self._regenerate,
             "show-full": lambda _sid, message: self.window.transcript_model.show_full(message),
             "fork": lambda sid, message: self.fork(sid, message["id"]),

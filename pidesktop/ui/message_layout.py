@@ -58,6 +58,7 @@ NESTED_ACTIONS = (("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),)
 SHOW_FULL = ("show-full", QT_TRANSLATE_NOOP("MessageLayout", "Show full message"))
 REPLY_ACTIONS = (
     ("copy", QT_TRANSLATE_NOOP("MessageLayout", "Copy")),
+    ("edit", QT_TRANSLATE_NOOP("MessageLayout", "Edit")),  # into a fork of the chat (session.editReply)
     ("regenerate", QT_TRANSLATE_NOOP("MessageLayout", "Regenerate")),
     ("fork", QT_TRANSLATE_NOOP("MessageLayout", "Fork")),
     ("delete", QT_TRANSLATE_NOOP("MessageLayout", "Delete")),

@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QMessageBox, QPushButton, QToolButton
 
 from pidesktop.agent.native_continue import continue_session
 from pidesktop.bus import ErrorCode, HostError
 from pidesktop.ui import native_rows, plain_errors
 from pidesktop.ui.chat_controller import joined
-from pidesktop.ui.ops import task_op
+from pidesktop.ui.native_trust import ask_trust
+from pidesktop.ui.ops import host_op, task_op
 from pidesktop.ui.tasks import spawn
 from pidesktop.ui.timefmt import relative
 
@@ -164,6 +165,7 @@ class NativeChat(QObject):
         window.transcript_model.pageLoaded.connect(self._page_loaded)
         self.picks: dict[str, dict] = {}  # per pi session: the model and thinking level picked in the composer
         self.continuing: dict[str, asyncio.Event] = {}  # pi sessions with a reply being written, and its Stop
+        self.trust_box: QMessageBox | None = None  # asking whether to trust a pi session's folder
         self._changed: set[str] = set()
         self._placeholder: str | None = None  # the composer's own hint, back on the app's chats
         self._list_timer = _single_shot(self, LIST_SETTLE_MS, self._reload_list)
@@ -353,6 +355,9 @@ class NativeChat(QObject):
         def refused(error: HostError) -> None:
             if shows():
                 model.drop_live()
+            if error.data.get("reason") == "trust" and w.current_session_id == session_id:
+                self._ask_trust(session_id, text, str(error.data.get("cwd") or ""))
+                return
             if w.current_session_id == session_id:
                 composer.give_back(
                     text,
@@ -396,6 +401,43 @@ class NativeChat(QObject):
             model.drop_live()
             await task_op(lambda: self.follow(session_id), parent=w, name="native-follow")
             composer.focus_prompt()
+
+    # -- a folder not trusted yet ---------------------------------------------------------
+    def _ask_trust(self, session_id: str, text: str, cwd: str) -> None:
+        """The prompt waits in the question: trusted, it is sent again; declined, it goes back to the composer."""
+
+        def declined() -> None:
+            self.trust_box = None
+            self._give_back(session_id, text, self.tr("Not sent: the pi session's folder is not trusted."))
+
+        def trusted() -> None:
+            self.trust_box = None
+            spawn(self._trust_then_send(session_id, text, cwd), name="native-trust")
+
+        self.trust_box = ask_trust(self.window, cwd, trusted, declined)
+
+    async def _trust_then_send(self, session_id: str, text: str, cwd: str) -> None:
+        def failed(error: HostError) -> None:
+            self._give_back(session_id, text, plain_errors.sentence(error))
+
+        if self.client is None:  # no host to keep the answer: the prompt goes back, never lost
+            self._give_back(session_id, text, "")
+            return
+        done = await host_op(self.client, "native.trust", {"cwd": cwd}, parent=self.window, failure=failed)
+        if done is None:
+            return
+        if self.window.current_session_id == session_id:
+            await self.send(text, [])
+        else:
+            self._give_back(session_id, text, "")
+
+    def _give_back(self, session_id: str, text: str, why: str) -> None:
+        """The prompt back where it was typed: the composer if its pi session shows, else that chat's draft."""
+        w = self.window
+        if w.current_session_id == session_id:
+            w.composer.give_back(text, [], why)
+        else:
+            w.chats.drafts[session_id] = joined(w.chats.drafts.get(session_id, ("", [])), (text, []))
 
 
 def _single_shot(parent: QObject, ms: int, slot) -> QTimer:

@@ -863,6 +863,7 @@ def prepare(
         return theme
 
     if location.source != "env":
+        recovery.refuse_maintenance_without_root(location)  # before any choice could replace that folder
         pending = recovery.pending()
         check = recovery.check_default_root() if pending is None else None
         if pending is None and check.state != "missing":

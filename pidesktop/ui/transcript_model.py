@@ -90,6 +90,7 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_after = False
         self.loading: set[str] = set()  # one request in flight per direction
         self.highlight_id: str | None = None
+        self.navigation_parent: dict | None = None  # the Task row a hit inside a subagent's run belongs to
         # A pi session's reads: every window of it carries these (``leafId``: the branch shown), and
         # what the host says of its tree (``branches``, ``leafId``) is kept from the newest window.
         self.read_params: dict = {}
@@ -152,6 +153,7 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_before = self.has_more_after = False
         self.loading.clear()
         self.highlight_id = None
+        self.navigation_parent = None
         self.read_params, self.read_only, self.branches, self.leaf_id = {}, False, [], None
         self._forget_tool_output()
         self.endResetModel()
@@ -181,6 +183,12 @@ class TranscriptModel(QAbstractListModel):
                 self.loading.discard("open")
         if generation != self._generation:
             return
+        parent = window.get("navigationParent") if around else None
+        if parent is not None:
+            reached = await self._reach_back_to(session_id, parent, window, generation)
+            if reached is None:
+                return
+            window = reached
         rows = self._rows_for_window(window)
         # A search hit opens its whole page at once, centred on the hit, once every
         # row is laid out; the newest page shows its last rows at once, then the rest.
@@ -193,11 +201,37 @@ class TranscriptModel(QAbstractListModel):
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
+        self.navigation_parent = parent
         self._take_window(window)
         self.rows = rows[first:]
         self.endResetModel()
         self.pageLoaded.emit("open")
         await self._prepend(rows[:first], generation)
+
+    async def _reach_back_to(self, session_id: str, parent: dict, window: dict, generation: int) -> dict | None:
+        """A hit inside a Task (W.24) opens with that Task's row: the page reaches back to it when the rows
+        between fit in what is kept. Farther away, the subagent's rows show without it. None: superseded."""
+        gap = window["messageStart"] - parent["index"]
+        if gap <= 0 or len(window["messages"]) + gap > MAX_ROWS:
+            return window
+        earlier = await self.client.call(
+            "session.get",
+            {
+                "sessionId": session_id,
+                "messageBefore": window["messageStart"],
+                "messageLimit": gap,
+                "contentLimit": CONTENT_LIMIT,
+                **self.read_params,
+            },
+        )
+        if generation != self._generation:
+            return None
+        return {
+            **window,
+            "messages": earlier["messages"] + window["messages"],
+            "messageStart": earlier["messageStart"],
+            "hasMoreBefore": earlier["hasMoreBefore"],
+        }
 
     async def load_older(self) -> int:
         if not self.has_more_before or "older" in self.loading or self.session_id is None:

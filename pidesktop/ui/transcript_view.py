@@ -8,6 +8,8 @@ out). A guard keeps programmatic scrolling from triggering more loads. A
 
 from __future__ import annotations
 
+from typing import cast
+
 import orjson
 import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, QVariantAnimation, Signal
@@ -266,6 +268,7 @@ class TranscriptView(QListView):
         model.rowsPrepended.connect(self._after_prepend)
         model.aboutToDropTop.connect(self._before_drop_top)
         self._anchor: tuple[str, int] | None = None
+        self._hit_to_show = False  # a search hit's page is on its way: centre the hit when its rows are in
 
     def _later(self, fn) -> None:
         """Run ``fn`` after the pending layout, unless the view is gone by then."""
@@ -444,9 +447,12 @@ class TranscriptView(QListView):
         The anchor is used up here: rows that go at the far end afterwards never move the
         reader, and laying every loaded row out once more for the page (``_page_loaded``)
         doubled the longest stall of scrolling back."""
+        model = cast(TranscriptModel, self.model())
         if self._anchor is not None:
             anchor, self._anchor = self._anchor, None
             self._restore(anchor)
+        elif self._hit_to_show and model.row_of(model.highlight_id or "") >= 0:
+            self._later(self.center_highlight)  # a search hit's page went in after the reset
         elif self._follow_tail:
             self.scroll_to_end()
 
@@ -475,9 +481,30 @@ class TranscriptView(QListView):
         model: TranscriptModel = self.model()
         self._highlight_fade.stop()
         self.highlight_level = 1.0 if model.highlight_id else 0.0
+        self._hit_to_show = bool(model.highlight_id)
         if model.highlight_id:
             self._highlight_hold.start()  # the hit's page comes in the next ticks; then the mark fades
         self._later(self.center_highlight if model.highlight_id else self.scroll_to_end)
+
+    def open_task_of_hit(self) -> None:
+        """A hit inside a subagent's run: its Task call (and the activity group holding it) opens (W.24)."""
+        model = cast(TranscriptModel, self.model())
+        if model.navigation_parent is None:
+            return
+        hit = model.row_of(model.highlight_id or "")
+        call = model.parent_call(hit) if hit >= 0 else None
+        owner = model.task_call(call[0]) if call is not None else None
+        if owner is None:
+            return
+        key, number = owner
+        opened = {f"tool:{key}:{number}"}
+        row = model.rows[model.row_of(key)]
+        for piece in activity.segments(key, row["message"].get("blocks", []), self.display_mode):
+            if piece.kind == "group" and any(n == number for n, _block in piece.tools):
+                opened.add(piece.key)
+        if not opened <= self.expanded:
+            self.expanded |= opened
+            self._relayout()
 
     def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         if last == self.model().rowCount() - 1 and self._follow_tail:
@@ -507,6 +534,8 @@ class TranscriptView(QListView):
         row = model.row_of(model.highlight_id or "")
         if row < 0:
             return
+        self._hit_to_show = False
+        self.open_task_of_hit()
         self._programmatic = True
         try:
             self.doItemsLayout()

@@ -21,11 +21,14 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+import httpx2
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 from mcp_types import CallToolResult, PaginatedRequestParams, Tool
+
+from pidesktop import network_proxy
 
 log = logging.getLogger("pidesktop.agent.mcp")
 
@@ -54,9 +57,10 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 60.0
     disabled_tools: frozenset[str] = frozenset()
+    proxy: Any = None  # settings.networkProxy, for a server over HTTP (None: the system's proxy)
 
     @classmethod
-    def from_wire(cls, raw: dict[str, Any]) -> ServerConfig:
+    def from_wire(cls, raw: dict[str, Any], proxy: Any = None) -> ServerConfig:
         return cls(
             name=str(raw["name"]),
             transport=str(raw.get("transport") or "stdio"),
@@ -67,6 +71,7 @@ class ServerConfig:
             headers={str(k): str(v) for k, v in (raw.get("headers") or {}).items()},
             timeout_s=float(raw.get("timeoutSeconds") or 60),
             disabled_tools=frozenset(str(t) for t in raw.get("disabledTools") or []),
+            proxy=proxy if raw.get("transport") == "http" else None,
         )
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -78,6 +83,7 @@ class ServerConfig:
             tuple(sorted(self.env.items())),
             self.url,
             tuple(sorted(self.headers.items())),
+            repr(network_proxy.setting_of(self.proxy)) if self.transport == "http" else None,
         )
 
 
@@ -147,7 +153,12 @@ class Connection:
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         config = self.config
         if config.transport == "http":
-            client = create_mcp_http_client(headers=config.headers or None)
+            # The SDK's own client, with the timeouts it sets, but following the app's proxy setting.
+            client = httpx2.AsyncClient(
+                headers=config.headers or None,
+                timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+                **network_proxy.client_options(config.proxy, config.url),
+            )
             return streamable_http_client(config.url, http_client=client)
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         params = StdioServerParameters(command=config.command, args=config.args, env=config.env or None)

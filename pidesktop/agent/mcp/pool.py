@@ -98,7 +98,8 @@ class McpPool:
             return Offer()
         from pidesktop.agent.mcp.connection import ServerConfig
 
-        configs = [ServerConfig.from_wire(raw) for raw in answer.get("servers") or []]
+        proxy = answer.get("networkProxy")
+        configs = [ServerConfig.from_wire(raw, proxy) for raw in answer.get("servers") or []]
         offer = Offer()
         if not configs or self._closed:
             return offer

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pidesktop.bus.errors import HostError
-from pidesktop.host import sessions
+from pidesktop.host import sessions, settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.mcp import config, results
@@ -122,7 +122,8 @@ def mcp_launch_config(ctx: HostContext, p: Params) -> dict[str, Any]:
             continue
         if server.get("enabled", True) and name not in off:
             servers.append(config.launch(ctx, name, server))
-    return {"servers": servers}
+    # A server over HTTP is reached through the proxy the settings name, like the providers.
+    return {"servers": servers, "networkProxy": settings.read(ctx).get("networkProxy")}
 
 
 @command("mcp.reportState")

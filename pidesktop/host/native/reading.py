@@ -13,7 +13,7 @@ from typing import Any
 
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.context import HostContext
-from pidesktop.host.native import pi_format
+from pidesktop.host.native import pi_format, trust
 from pidesktop.host.native.catalog import Catalog
 from pidesktop.host.native.catalog import is_native as is_native  # callers ask reading which sessions are native
 from pidesktop.host.native.index import FileIndex
@@ -123,7 +123,9 @@ def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
         page = read_window(index, fd, leaf, request, content_limit, around_position)
     finally:
         os.close(fd)
-    return {"session": catalog_of(ctx).row_of(ctx.conn, index), **page, "branches": branches(index)}
+    session = catalog_of(ctx).row_of(ctx.conn, index)
+    session["cwdTrusted"] = trust.is_trusted(ctx.conn, str(session.get("cwd") or ""))
+    return {"session": session, **page, "branches": branches(index)}
 
 
 def read_window(

@@ -2020,6 +2020,10 @@ to %2</source>
         <source>Not added to the pi session: %1</source>
         <translation>未添加到 pi 会话：%1</translation>
     </message>
+    <message>
+        <source>Not sent: the pi session&apos;s folder is not trusted.</source>
+        <translation>未发送：尚未信任此 pi 会话的文件夹。</translation>
+    </message>
 </context>
 <context>
     <name>NativeParts</name>
@@ -2051,6 +2055,25 @@ to %2</source>
 A copy imported from pi: the pi session itself is the row tagged “pi”.</source>
         <translation>%1
 从 pi 导入的副本：pi 会话本身是标有“pi”的那一行。</translation>
+    </message>
+</context>
+<context>
+    <name>NativeTrust</name>
+    <message>
+        <source>Trust this folder?</source>
+        <translation>信任此文件夹？</translation>
+    </message>
+    <message>
+        <source>This pi session works in %1. Continue it there?</source>
+        <translation>此 pi 会话的工作文件夹是 %1。要在那里继续吗？</translation>
+    </message>
+    <message>
+        <source>pidesktop continues a pi session only in a folder you trust. Your answer is kept for every pi session in this folder.</source>
+        <translation>pidesktop 只在你信任的文件夹中继续 pi 会话。你的选择会应用于此文件夹中的所有 pi 会话。</translation>
+    </message>
+    <message>
+        <source>Trust and continue</source>
+        <translation>信任并继续</translation>
     </message>
 </context>
 <context>
@@ -2992,6 +3015,21 @@ This cannot be undone.</source>
         <source>%1 %2</source>
         <comment>month name, day of month</comment>
         <translation>%3月%2日</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyEditDialog</name>
+    <message>
+        <source>Edit reply</source>
+        <translation>编辑回复</translation>
+    </message>
+    <message>
+        <source>Your edited reply goes into a copy of this chat, which opens when you save. This chat stays as it is.</source>
+        <translation>编辑后的回复会保存到此对话的副本中，保存后将打开该副本。此对话保持不变。</translation>
+    </message>
+    <message>
+        <source>Save as new chat</source>
+        <translation>另存为新对话</translation>
     </message>
 </context>
 <context>
