@@ -108,6 +108,7 @@ class _SavedS3Dialog(ToolDialog):
 
     def __init__(self, title: str, intro: str, client: HostClient, theme: themes.Theme | None, parent: QWidget | None):
         super().__init__(title, intro, theme, parent, client)
+        self.host: HostClient = client  # always set here (ToolDialog's client is optional)
         self.error: HostError | None = None
         self.where = QLabel(self.tr("Reading the Settings > Sync connection…"))
         self.where.setObjectName("path")
@@ -120,7 +121,7 @@ class _SavedS3Dialog(ToolDialog):
 
     async def _load(self) -> bool:
         """Name the saved bucket; False when Settings > Sync is not set up."""
-        status = await host_op(self.client, "sync.status", {}, parent=self, failure=self.failed)
+        status = await host_op(self.host, "sync.status", {}, parent=self, failure=self.failed)
         if status is None or not isValid(self.where):
             return False
         if not status.get("configured") or not status.get("hasCredentials"):
