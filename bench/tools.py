@@ -43,7 +43,6 @@ from quick import add_quick
 from pidesktop import paths
 from pidesktop.agent import sandbox
 from pidesktop.agent.tool_calls import WorkspaceCalls
-from pidesktop.agent.tool_permission import Grants
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 
@@ -98,7 +97,6 @@ async def measure(client: HostClient, project: Path, runs: int) -> dict[str, tup
         asyncio.Event(),
         workspace,
         asker=None,
-        grants=Grants(),
         notify=lambda *_: None,
         confirm_unconfined=False,
     )

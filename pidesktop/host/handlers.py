@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "models",
     "native.commands",
     "notifications",
+    "permission_grants",
     "plans",
     "project_groups",
     "project_removal",
