@@ -1111,6 +1111,57 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>GrantsChip</name>
+    <message>
+        <source>edits</source>
+        <translation>文件修改</translation>
+    </message>
+    <message>
+        <source>commands</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>MCP tools</source>
+        <translation>MCP 工具</translation>
+    </message>
+    <message>
+        <source>Create and replace files (write)</source>
+        <translation>创建和替换文件（write）</translation>
+    </message>
+    <message>
+        <source>Edit files (edit)</source>
+        <translation>编辑文件（edit）</translation>
+    </message>
+    <message>
+        <source>Run commands (bash)</source>
+        <translation>运行命令（bash）</translation>
+    </message>
+    <message>
+        <source>%1 from the MCP server %2</source>
+        <translation>MCP 服务器 %2 的 %1</translation>
+    </message>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1和%2</translation>
+    </message>
+    <message>
+        <source>%1 allowed for this chat</source>
+        <translation>本对话已允许%1</translation>
+    </message>
+    <message>
+        <source>You allowed these to run without asking, for the rest of this chat. Click to change.</source>
+        <translation>你已允许这些在本对话中无需询问即可运行。点击可更改。</translation>
+    </message>
+    <message>
+        <source>Runs without asking in this chat:</source>
+        <translation>在本对话中无需询问即可运行：</translation>
+    </message>
+    <message>
+        <source>Ask me again before each of these</source>
+        <translation>以后每次都先问我</translation>
+    </message>
+</context>
+<context>
     <name>GroupDialog</name>
     <message>
         <source>Project group</source>
