@@ -2262,12 +2262,12 @@ This cannot be undone.</source>
         <translation>在你允许之前不会有任何更改。之后可以撤销此更改。</translation>
     </message>
     <message>
-        <source>Run commands in this chat without asking again (until the app restarts)</source>
-        <translation>在此对话中运行命令不再询问（直到应用重启）</translation>
+        <source>Run commands in this chat without asking again (the chip below the message box takes it back)</source>
+        <translation>在此对话中运行命令不再询问（可在消息框下方的标签中撤回）</translation>
     </message>
     <message>
-        <source>Allow %1 in this chat without asking again (until the app restarts)</source>
-        <translation>在此对话中允许 %1 不再询问（直到应用重启）</translation>
+        <source>Allow %1 in this chat without asking again (the chip below the message box takes it back)</source>
+        <translation>在此对话中允许 %1 不再询问（可在消息框下方的标签中撤回）</translation>
     </message>
 </context>
 <context>
