@@ -19,7 +19,7 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sql_rows import all_rows, one_row
-from pidesktop.host.tools import audit
+from pidesktop.host.tools import audit, review
 from pidesktop.host.transcripts import MessageNotFound, Transcript
 from pidesktop.host.window_params import cap_block, window_request
 
@@ -128,6 +128,7 @@ def append(
     else:
         message = revisions.stamp_edited_prompt(ctx, session_id, message)
         index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
+        review.make_durable(ctx, session_id, message)  # a snapshot the line names is on disk before the line
         layout = ctx.transcripts.layout(session_id)
         start = None if layout is None else layout.prefix_len
         ctx.transcripts.append(session_id, {"type": "message", **message})
@@ -188,6 +189,7 @@ def _replace_lines_and_reindex(
 ) -> int:
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
+    review.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     messages = [r for r in records if r.get("type") == "message"]
     with ctx.conn:
