@@ -54,6 +54,8 @@ def test_the_chip_shows_the_chats_grants_and_asking_again_forgets_them(qtbot, ql
     assert seen == [True]
     spin_until(qloop, lambda: not chip.isVisible())
     assert call("permissions.grants", {"sessionId": sid}) == {"tools": [], "unconfined": False}
+    call("permissions.grant", {"sessionId": sid, "unconfined": True})  # "commands run unconfined" was accepted
+    spin_until(qloop, lambda: chip.text() == "Commands without a sandbox allowed for this chat")
     win.close()
 
 

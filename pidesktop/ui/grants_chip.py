@@ -104,12 +104,12 @@ class GrantsChip(QToolButton):
     def _show(self, grants: dict[str, Any]) -> None:
         self.tools = [str(t) for t in grants.get("tools") or []]
         self.unconfined = bool(grants.get("unconfined"))
-        self.setVisible(bool(self.tools))
+        self.setVisible(bool(self.tools) or self.unconfined)
         self.menu_.clear()
         self.reset_action = None
-        if not self.tools:
+        if not self.tools and not self.unconfined:
             return
-        named = kinds(self.tools)
+        named = kinds(self.tools) or [self.tr("commands without a sandbox")]
         joined = named[0] if len(named) == 1 else self.tr("%1 and %2").replace("%1", ", ".join(named[:-1]))
         joined = joined.replace("%2", named[-1])
         text = self.tr("%1 allowed for this chat").replace("%1", joined)
@@ -121,6 +121,9 @@ class GrantsChip(QToolButton):
         heading.setEnabled(False)
         for tool in self.tools:
             item = self.menu_.addAction("  " + tool_text(tool))
+            item.setEnabled(False)
+        if self.unconfined:
+            item = self.menu_.addAction("  " + self.tr("Commands, without a sandbox (none is installed)"))
             item.setEnabled(False)
         self.menu_.addSeparator()
         again = self.menu_.addAction(self.tr("Ask me again before each of these"))

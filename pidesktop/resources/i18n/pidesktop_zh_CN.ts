@@ -1141,6 +1141,10 @@ Size: %2</source>
         <translation>MCP 服务器 %2 的 %1</translation>
     </message>
     <message>
+        <source>commands without a sandbox</source>
+        <translation>无沙盒运行命令</translation>
+    </message>
+    <message>
         <source>%1 and %2</source>
         <translation>%1和%2</translation>
     </message>
@@ -1155,6 +1159,10 @@ Size: %2</source>
     <message>
         <source>Runs without asking in this chat:</source>
         <translation>在本对话中无需询问即可运行：</translation>
+    </message>
+    <message>
+        <source>Commands, without a sandbox (none is installed)</source>
+        <translation>命令，无沙盒运行（未安装沙盒）</translation>
     </message>
     <message>
         <source>Ask me again before each of these</source>
