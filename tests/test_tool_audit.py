@@ -117,3 +117,19 @@ def test_a_line_whose_index_commit_was_lost_gets_its_audit_row_once(location, pr
             assert row["kind"] == "tool_execute" and row["payload"]["callId"] == "c1"
         finally:
             again.stop()
+
+
+def test_a_terminal_reply_replacing_its_streaming_row_writes_the_rows_it_brings_once(host, project):
+    sid = new_session(host, projectPath=str(project))
+    answer = edit(host, sid)
+    streaming = round_message("a1", "c1", answer)
+    streaming["meta"] = {"status": "streaming"}
+    del streaming["blocks"][0]["audit"]
+    streaming["blocks"][0]["status"] = "pending"
+    append(host, sid, streaming)
+    assert audit_rows(host, sid) == []
+    final = round_message("a1", "c1", answer)
+    append(host, sid, final)  # the terminal row replaces the streaming one in place
+    append(host, sid, final)  # and a replay of it changes nothing
+    [row] = audit_rows(host, sid)
+    assert row["payload"]["callId"] == "c1"

@@ -179,9 +179,11 @@ def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -
         return
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
+    review.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     with ctx.conn:
         message_index.update_content(ctx.conn, message["id"], message)
+        audit.record_blocks(ctx.conn, session_id, message, stored=found[1])  # results the stored row lacked
 
 
 def _replace_lines_and_reindex(

@@ -63,18 +63,26 @@ def block_problem(block: dict[str, Any]) -> str | None:
     return None
 
 
-def record_blocks(conn: apsw.Connection, session_id: str, message: dict[str, Any]) -> int:
+def record_blocks(
+    conn: apsw.Connection, session_id: str, message: dict[str, Any], stored: dict[str, Any] | None = None
+) -> int:
     """The audit rows the ``tool_call`` blocks of a newly indexed message carry; how many were written.
 
-    Runs inside the transaction that inserts the message's index row. A block
-    whose record is malformed (a line edited by hand) is skipped: the message
-    itself still counts.
+    Runs inside the transaction that inserts the message's index row (or,
+    with ``stored``, replaces that message's content: only the blocks whose
+    record ``stored`` did not carry yet). A block whose record is malformed
+    (a line edited by hand) is skipped: the message itself still counts.
     """
     written = 0
+    done = {
+        block.get("callId")
+        for block in (stored or {}).get("blocks") or []
+        if isinstance(block, dict) and block.get("type") == "tool_call" and "audit" in block
+    }
     for block in message.get("blocks") or []:
         if not isinstance(block, dict) or block.get("type") != "tool_call" or "audit" not in block:
             continue
-        if block_problem(block) is not None:
+        if block_problem(block) is not None or block.get("callId") in done:
             continue
         entry = block["audit"]
         payload = {**entry["payload"], "callId": block.get("callId") or entry["payload"].get("callId")}
