@@ -76,3 +76,15 @@ def test_the_files_changed_windows_revert_by_keyboard(qtbot, qloop, host_client,
     spin_until(qloop, lambda: target.read_bytes() == BEFORE)
     panel.close()
     win.close()
+
+
+def test_arrows_in_an_empty_transcript_do_nothing(qtbot, qloop, host_client):
+    from tests.support.windows import started_window
+
+    win = started_window(qtbot, qloop, host_client)
+    view = win.transcript
+    view.setFocus(Qt.FocusReason.TabFocusReason)
+    for key in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_End, Qt.Key.Key_Return):
+        QTest.keyClick(view, key)
+    assert view.keys.target is None
+    win.close()

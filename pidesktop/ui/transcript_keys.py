@@ -129,7 +129,7 @@ class KeyboardFocus:
         model = self._model()
         if self.target is None or self._rect_in_view(self.target) is None:
             self.target = self._last_in_view()
-        if not self.drawn:  # the first key after a click shows where the focus is, it does not move it yet
+        if self.target is None or not self.drawn:  # nothing to reach, or the first key after a click: show, no move
             self.show()
             return
         row = model.row_of(self.target.key)
