@@ -38,7 +38,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from pidesktop import paths
 from pidesktop.agent.mcp.calls import McpCalls
 from pidesktop.agent.mcp.pool import McpPool
-from pidesktop.agent.tool_permission import Grants
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 
@@ -66,7 +65,6 @@ async def app_side(client: HostClient) -> AsyncIterator[tuple[float, Call]]:
             asyncio.Event(),
             mode="auto",
             asker=None,
-            grants=Grants(),
             notify=lambda *_: None,
         )
 

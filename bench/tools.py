@@ -4,15 +4,21 @@ Runs a real host thread on a temporary data root and a project folder; each call
 goes through ``WorkspaceCalls.run``, as the runner's tool loop sends it (the bus,
 path resolution, the snapshot, the audit and artifacts rows). Printed, medians:
 
-- ``read`` of a small file, ``edit`` of a small file (snapshot + file + audit +
-  artifacts), ``ls``, ``grep``, and ``bash true``: the app's time, the direct
+- ``read`` of a small file, ``edit`` of a small file (snapshot + file +
+  artifacts row), ``ls``, ``grep``, and ``bash true``: the app's time, the direct
   time (``open().read()``; the same replace written through a temporary file,
   fsync-ed and renamed; ``os.listdir``; ``rg`` run directly, or ``re`` over the
   files without it; the same ``bash -c true`` argv, sandbox included, through
   ``subprocess.run``), and the difference: the app's overhead (target <= 5 ms);
 - the same ``edit`` with ``os.fsync`` made a no-op on both sides: the
-  bookkeeping without the disk flushes (an edit flushes the snapshot's two
-  files, its folder, the new file and its folder: durable before and after);
+  bookkeeping without the disk flushes (an edit flushes the new file and its
+  folder, as the direct replace does; its snapshot is flushed with the stored
+  result);
+- ``edit`` plus the transcript append that stores its result (the snapshot
+  flushed before the line, the audit row in the index transaction), next to
+  the direct replace plus the same append of a plain result: what an edit
+  costs in all, shown but not held to the per-call target (a round's
+  snapshots share their flushes);
 - ``read`` of a 50 KiB file plus the transcript append that stores its result,
   next to ``open().read()`` plus the same append (target <= 2x).
 
@@ -43,11 +49,12 @@ from quick import add_quick
 from pidesktop import paths
 from pidesktop.agent import sandbox
 from pidesktop.agent.tool_calls import WorkspaceCalls
-from pidesktop.agent.tool_permission import Grants
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 
 OVERHEAD_TARGET_MS = 5.0
+# Shown, not held to the per-call target: the snapshot's flushes, paid once per stored round (several edits share them).
+INFORMATION_ONLY = {"edit + its result stored": "the snapshot flushed with the round's line; not per call"}
 READ_RATIO_TARGET = 2.0
 
 
@@ -98,7 +105,6 @@ async def measure(client: HostClient, project: Path, runs: int) -> dict[str, tup
         asyncio.Event(),
         workspace,
         asker=None,
-        grants=Grants(),
         notify=lambda *_: None,
         confirm_unconfined=False,
     )
@@ -174,6 +180,24 @@ async def measure(client: HostClient, project: Path, runs: int) -> dict[str, tup
     async def direct_big_read() -> None:
         await append((project / "big.txt").read_text())
 
+    async def app_edit_stored() -> None:
+        old, new = edit_args()
+        done = await call("edit", path="small.txt", oldText=old, newText=new)()
+        block = {"type": "tool_call", "callId": "c", "name": "edit", "args": {}, "result": done.text, "status": "ok"}
+        block.update(details=done.details, audit=done.audit)
+        message = {"id": str(uuid.uuid4()), "role": "assistant", "blocks": [block]}
+        await client.call("session.appendMessage", {"sessionId": sid, "message": message})
+
+    async def direct_edit_stored() -> None:
+        old, new = edit_args()
+        replace_directly(project / "small.txt", old, new)
+        await append("Edited small.txt")
+
+    stored_runs = max(10, runs // 2)
+    figures["edit + its result stored"] = (
+        await timed(app_edit_stored, stored_runs),
+        await timed(direct_edit_stored, stored_runs),
+    )
     big_runs = max(10, runs // 4)
     figures["read 50 KiB + append"] = (await timed(app_big_read, big_runs), await timed(direct_big_read, big_runs))
     return figures
@@ -207,6 +231,9 @@ def main() -> int:
         if name.startswith("read 50 KiB"):
             continue
         over = app - plain
+        if name in INFORMATION_ONLY:
+            print(f"{name:28} {app:9.3f} {plain:10.3f} {over:12.3f}  ({INFORMATION_ONLY[name]})")
+            continue
         within = over <= OVERHEAD_TARGET_MS
         ok = ok and within
         print(f"{name:28} {app:9.3f} {plain:10.3f} {over:12.3f}  {'OK' if within else 'OVER'}")

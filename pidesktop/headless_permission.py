@@ -15,7 +15,7 @@ import threading
 
 from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
 
-PROMPT = "Allow? y = once, a = for this run, n [reason] = deny: "
+PROMPT = "Allow? y = once, a = for this chat (kept), n [reason] = deny: "
 
 
 async def ask_on_stdin(request: PermissionRequest) -> Answer:

@@ -113,7 +113,7 @@ def test_reported_state_shows_in_the_list(host):
     assert host.call("mcp.reportState", {"name": "gone", "state": "ready"}) == {"known": False}
 
 
-def test_a_call_record_is_cut_spilled_and_audited(host, data_root):
+def test_a_call_record_is_cut_spilled_and_gets_its_audit_record(host, data_root):
     sid = new_session(host)
     png = base64.b64encode(b"\x89PNG fake").decode()
     content = [
@@ -132,7 +132,10 @@ def test_a_call_record_is_cut_spilled_and_audited(host, data_root):
     failed = host.call("mcp.recordCall", {**params, "content": [{"type": "text", "text": "no"}], "isError": True})
     assert failed["ok"] is False and "reported an error:\nno" in failed["result"]
     dead = host.call("mcp.recordCall", {**params, "error": "The MCP server s stopped."})
-    assert dead == {"ok": False, "result": "The MCP server s stopped."}
-    entries = host.call("audit.list", {"sessionId": sid, "kind": "tool_execute"})["entries"]
-    assert [e["payload"]["ok"] for e in entries] == [False, False, True, True]
-    assert entries[0]["payload"]["server"] == "s" and entries[0]["payload"]["serverTool"] == "t"
+    assert (dead["ok"], dead["result"]) == (False, "The MCP server s stopped.")
+    assert [failed["audit"]["payload"]["ok"], recorded["audit"]["payload"]["ok"]] == [False, True]
+    record = dead["audit"]
+    assert record["kind"] == "tool_execute" and record["payload"]["failure"] == "The MCP server s stopped."
+    assert record["payload"]["server"] == "s" and record["payload"]["serverTool"] == "t"
+    # the row itself is written with the stored result (test_tool_audit), not by the record
+    assert host.call("audit.list", {"sessionId": sid})["entries"] == []

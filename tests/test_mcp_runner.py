@@ -116,7 +116,7 @@ def test_ask_mode_asks_for_tools_not_marked_read_only(host, sse_server, started)
     assert [r.tool for r in asked] == ["mcp__t__add"]  # echo is readOnlyHint: it runs without asking
     assert asked[0].title == "Use add from the MCP server t" and '"a": 1' in asked[0].detail
     echo, add = calls_of(got)
-    assert echo["status"] == "ok" and add["status"] == "error" and "not now" in add["result"]
+    assert echo["status"] == "ok" and add["status"] == "denied" and "not now" in add["result"]
     [denied] = host.call("audit.list", {"sessionId": sid, "kind": "tool_denied"})["entries"]
     assert denied["payload"]["tool"] == "mcp__t__add"
 
@@ -126,7 +126,7 @@ def test_nobody_to_ask_denies_in_accept_edits(host, sse_server, started):
     script(sse_server, ("mcp__t__add", {"a": 1, "b": 1}))
     _, [result], got, _ = drive(host, sse_server, mode="accept-edits")
     [add] = calls_of(got)
-    assert result["status"] == "completed" and add["status"] == "error" and "not here to approve" in add["result"]
+    assert result["status"] == "completed" and add["status"] == "denied" and "not here to approve" in add["result"]
 
 
 def test_a_tool_that_raises_gives_an_error_result(host, sse_server, started):

@@ -49,7 +49,7 @@ def test_read_numbers_lines_and_says_where_to_go_on(host, project):
     sid = new_session(host, projectPath=str(project))
     (project / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
     first = run(host, sid, "read", {"path": "README.md"})
-    assert first == {"ok": True, "result": "     1\t# Demo\n     2\thello world\n"}
+    assert (first["ok"], first["result"]) == (True, "     1\t# Demo\n     2\thello world\n")
     page = run(host, sid, "read", {"path": "long.txt", "offset": 10, "limit": 2})
     assert page["result"].startswith("    10\tline 10\n    11\tline 11\n")
     assert "Continue with offset=12" in page["result"]
@@ -92,7 +92,10 @@ def test_write_and_edit_keep_a_snapshot_and_revert_restores_the_bytes(host, proj
     assert not (project / "sub/dir/new.txt").exists()
     assert all(s["reverted"] for s in host.call("review.list", {"sessionId": sid})["snapshots"])
     kinds = [e["kind"] for e in host.call("audit.list", {"sessionId": sid})["entries"]]
-    assert kinds == ["review_revert", "review_revert", "tool_execute", "tool_execute"]
+    assert kinds == ["review_revert", "review_revert"]  # the calls' own rows come with their stored results
+    assert (
+        edited["audit"]["kind"] == "tool_execute" and edited["audit"]["payload"]["snapshotId"] == review["snapshotId"]
+    )
 
 
 def test_revert_is_refused_when_the_file_changed_since_and_nothing_changes(host, project):
@@ -176,7 +179,7 @@ def test_a_long_output_is_cut_and_kept_whole_in_scratch(host, project):
     assert again["ok"] is True and "outsideWorkspace" not in again  # the chat's own cut outputs are readable
 
 
-def test_shell_output_is_recorded_cut_from_the_tail_and_denials_audited(host, project):
+def test_shell_output_is_recorded_cut_from_the_tail_and_denials_get_their_record(host, project):
     sid = new_session(host, projectPath=str(project))
     output = "".join(f"out {n}\n" for n in range(3000))
     recorded = host.call(
@@ -185,10 +188,11 @@ def test_shell_output_is_recorded_cut_from_the_tail_and_denials_audited(host, pr
     )
     assert recorded["ok"] is False and "out 2999" in recorded["result"] and "out 0\n" not in recorded["result"]
     assert recorded["result"].endswith("[Exit code 3]")
-    host.call("tools.deny", {"sessionId": sid, "tool": "bash", "callId": "c2", "reason": "not now"})
-    denied = host.call("audit.list", {"sessionId": sid, "kind": "tool_denied"})["entries"]
-    assert denied[0]["payload"]["reason"] == "not now" and denied[0]["payload"]["tool"] == "bash"
-    assert host.call("audit.list", {"limit": 1})["entries"][0]["kind"] == "tool_denied"
+    assert recorded["audit"]["kind"] == "tool_execute" and recorded["audit"]["payload"]["exitCode"] == 3
+    denied = host.call("tools.deny", {"sessionId": sid, "tool": "bash", "callId": "c2", "reason": "not now"})["audit"]
+    assert denied["kind"] == "tool_denied"
+    assert denied["payload"]["reason"] == "not now" and denied["payload"]["tool"] == "bash"
+    assert host.call("audit.list", {"sessionId": sid})["entries"] == []  # written with the stored results
 
 
 def test_prepare_shows_the_diff_without_changing_anything(host, project):

@@ -8,8 +8,10 @@ without ``--interactive``, automations) denies: the model gets a result
 saying why and the turn goes on.
 
 ``ALLOW_FOR_CHAT`` lets the same tool run without asking for the rest of the
-chat's runner life (a path outside the workspace is still asked for each
-call: it is allowed one call at a time). A ``DENY`` may carry a reason, which
+chat, across restarts, until the person resets it (the host keeps it:
+``permissions.grant``; a path outside the workspace is still asked for each
+call: it is allowed one call at a time). ``permission_gate`` does the asking
+for built-in and MCP tools alike. A ``DENY`` may carry a reason, which
 the model reads in the call's result.
 
 Live output of a running tool (the ``bash`` row streams it): the runner's

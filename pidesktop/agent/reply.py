@@ -94,10 +94,13 @@ class ReplyBuilder:
         details: dict[str, Any] | None = None,
         attachments: list[dict[str, Any]] | None = None,
         denied: bool = False,
+        audit: dict[str, Any] | None = None,
     ) -> None:
         """The result of a call the app ran; it goes into the call's block (and back to the model).
 
         ``details`` is for the window only (a write's ``review`` record and diff), never sent to the model.
+        ``audit`` is the host's record of the call (``tool_execute``/``tool_denied``): the host writes it
+        in the transaction that stores this block.
         """
         status = "denied" if denied else "ok" if ok else "error"
         answered: dict[str, Any] = {"result": result, "status": status}
@@ -107,6 +110,8 @@ class ReplyBuilder:
             answered["details"] = details
         if attachments:  # stored attachment blocks: the pictures go to the model after the results
             answered["attachments"] = attachments
+        if audit:
+            answered["audit"] = audit
         self._results[call_id] = answered
 
     def has_content(self) -> bool:

@@ -54,7 +54,6 @@ from pidesktop.agent import (
     send_check,
     steering,
     tool_loop,
-    tool_permission,
     workspace_tools,
 )
 from pidesktop.agent import context as budget
@@ -197,7 +196,6 @@ class TurnRunner:
         self.asker = asker
         # False when the person already accepted that commands run without a sandbox (``pidesktop chat``'s flag)
         self.confirm_unconfined = confirm_unconfined
-        self.grants = tool_permission.Grants()  # "Allow for this chat" answers, for this runner's life
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
@@ -569,7 +567,6 @@ class TurnRunner:
             active.cancel,
             prepared.workspace,
             asker=None if unattended else self.asker,  # an unattended turn has nobody to ask
-            grants=self.grants,
             notify=self._notify,
             confirm_unconfined=self.confirm_unconfined,
         )
@@ -601,7 +598,6 @@ class TurnRunner:
             active.cancel,
             mode=str(workspace.get("permissionMode") or permissions.DEFAULT_MODE),
             asker=None if unattended else self.asker,
-            grants=self.grants,
             notify=self._notify,
         )
 

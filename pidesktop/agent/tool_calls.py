@@ -3,9 +3,10 @@
 File tools run in the host (``tools.run``; see ``pidesktop.host.tools`` for
 why). ``bash`` runs here, in ``shell``, streaming its output to the runner's
 listeners as ``tool_output``; what it printed then goes to
-``tools.recordShell`` to be cut, kept and audited. A call that is denied, or
-that nobody is there to approve, is not run: it is audited by ``tools.deny``
-and the model reads why.
+``tools.recordShell`` to be cut and kept. Asking is ``permission_gate``'s, the
+same for MCP tools: a call that is denied, or that nobody is there to approve,
+is not run and the model reads why. Every result carries the host's audit
+record (``tool_execute`` or ``tool_denied``), written with the stored result.
 
 Stop while a card waits withdraws the card (the call keeps no result); Stop
 while a command runs kills its process group and the result says so.
@@ -14,14 +15,12 @@ while a command runs kills its process group and the result says so.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pidesktop.agent import permissions, sandbox, shell, tool_permission
-from pidesktop.agent.permissions import Answer, Decision, PermissionRequest
-from pidesktop.agent.stopping import unless_stopped
+from pidesktop.agent.permission_gate import Card, PermissionGate, Refusal
 from pidesktop.agent.workspace_tools import BASH
 from pidesktop.bus import HostError
 
@@ -31,10 +30,23 @@ Notify = Callable[[str, str, "dict[str, Any] | None"], None]
 class Result:
     """What a workspace call returned: the text the model reads, ok or not, and details for the window."""
 
-    def __init__(self, text: str, ok: bool, details: dict[str, Any] | None = None, *, denied: bool = False):
+    def __init__(
+        self,
+        text: str,
+        ok: bool,
+        details: dict[str, Any] | None = None,
+        *,
+        denied: bool = False,
+        audit: dict[str, Any] | None = None,
+    ):
         self.text, self.ok, self.details = text, ok, details
         self.denied = denied  # not run: the person (or nobody there to ask) said no
+        self.audit = audit  # the host's audit record of the call, stored with its result
         self.attachments: list[dict[str, Any]] = []  # pictures a read hands the model (stored attachment blocks)
+
+    @classmethod
+    def refused(cls, refusal: Refusal) -> Result:
+        return cls(refusal.text, False, denied=True, audit=refusal.audit)
 
 
 class WorkspaceCalls:
@@ -47,7 +59,6 @@ class WorkspaceCalls:
         workspace: dict[str, Any],
         *,
         asker: permissions.Asker | None,
-        grants: tool_permission.Grants,
         notify: Notify,
         confirm_unconfined: bool = True,
     ):
@@ -56,10 +67,17 @@ class WorkspaceCalls:
         self.turn_id = turn_id
         self.cancel = cancel
         self.workspace = workspace  # ``tools.workspace``'s answer
-        self.asker = asker
-        self.grants = grants
         self._notify = notify
         self.confirm_unconfined = confirm_unconfined
+        self.gate = PermissionGate(
+            client,
+            session_id,
+            turn_id,
+            cancel,
+            asker=asker,
+            notify=notify,
+            workspace=str(workspace.get("workspace") or ""),
+        )
 
     @property
     def mode(self) -> str:
@@ -78,20 +96,19 @@ class WorkspaceCalls:
 
     # -- file tools (in the host) -------------------------------------------------------
     async def _file_tool(self, tool: str, call_id: str, args: dict[str, Any]) -> Result:
-        granted = self.grants.allows(self.session_id, tool)
-        if not granted and tool_permission.must_ask(self.mode, tool):
+        if tool_permission.must_ask(self.mode, tool) and not await self.gate.allows(tool):
             card = await self._prepare(tool, args)
             if not card.get("ok", True):
                 return Result(str(card.get("result")), False)  # e.g. oldText not found: nothing to ask about
             outside = bool(card.get("outsideWorkspace"))
-            refused = await self._refused(tool, call_id, args, card, outside)
-            return refused or await self._run_in_host(tool, call_id, args, outside)
+            refused = await self.gate.ask(call_id, tool, args, _card(card, outside))
+            return Result.refused(refused) if refused else await self._run_in_host(tool, call_id, args, outside)
         answer = await self._host_run(tool, call_id, args, allow_outside=False)
         if not answer.get("outsideWorkspace"):
             return self._result(answer)
         card = await self._prepare(tool, args)
-        refused = await self._refused(tool, call_id, args, card, True)
-        return refused or await self._run_in_host(tool, call_id, args, True)
+        refused = await self.gate.ask(call_id, tool, args, _card(card, True))
+        return Result.refused(refused) if refused else await self._run_in_host(tool, call_id, args, True)
 
     async def _run_in_host(self, tool: str, call_id: str, args: dict[str, Any], outside: bool) -> Result:
         return self._result(await self._host_run(tool, call_id, args, allow_outside=outside))
@@ -105,7 +122,9 @@ class WorkspaceCalls:
 
     @staticmethod
     def _result(answer: dict[str, Any]) -> Result:
-        result = Result(str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"))
+        result = Result(
+            str(answer.get("result", "")), bool(answer.get("ok")), answer.get("details"), audit=answer.get("audit")
+        )
         result.attachments = list(answer.get("attachments") or [])
         return result
 
@@ -125,16 +144,16 @@ class WorkspaceCalls:
             return Result(f"bash 'timeout' must be a number of seconds from 1 to {shell.MAX_TIMEOUT_S}.", False)
         confinement = sandbox.status()
         unconfined = not confinement.available
-        confirmed = self.session_id in self.grants.unconfined or not self.confirm_unconfined
-        granted = self.grants.allows(self.session_id, BASH) and (confirmed or not unconfined)
-        if not granted and tool_permission.must_ask(self.mode, BASH, unconfined=unconfined, confirmed=confirmed):
-            first = command.strip().splitlines()[0]
-            card = {"title": f"Run {first[:120]}", "detail": command}
-            refused = await self._refused(BASH, call_id, args, card, False, unconfined=unconfined)
-            if refused is not None:
-                return refused
-            if unconfined:
-                self.grants.unconfined.add(self.session_id)
+        if tool_permission.must_ask(self.mode, BASH, unconfined=unconfined, confirmed=not self.confirm_unconfined):
+            grants = await self.gate.grants()
+            confirmed = grants["unconfined"] or not self.confirm_unconfined
+            granted = BASH in grants["tools"] and (confirmed or not unconfined)
+            if not granted and tool_permission.must_ask(self.mode, BASH, unconfined=unconfined, confirmed=confirmed):
+                first = command.strip().splitlines()[0]
+                card = Card(f"Run {first[:120]}", command, unconfined=unconfined)
+                refused = await self.gate.ask(call_id, BASH, args, card)
+                if refused is not None:
+                    return Result.refused(refused)
 
         def stream(chunk: str) -> None:
             self._notify(
@@ -168,61 +187,9 @@ class WorkspaceCalls:
             },
         )
         details = {"exitCode": ran.exit_code, "sandboxed": ran.sandboxed, "durationMs": ran.duration_ms}
-        return Result(str(recorded["result"]), bool(recorded["ok"]), {"bash": details})
+        return Result(str(recorded["result"]), bool(recorded["ok"]), {"bash": details}, audit=recorded.get("audit"))
 
-    # -- asking -------------------------------------------------------------------------
-    async def _refused(
-        self,
-        tool: str,
-        call_id: str,
-        args: dict[str, Any],
-        card: dict[str, Any],
-        outside: bool,
-        *,
-        unconfined: bool = False,
-    ) -> Result | None:
-        """Ask the person (or, with nobody to ask, deny): None when the call may run, else its audited denial."""
-        request = PermissionRequest(
-            request_id=str(uuid.uuid4()),
-            session_id=self.session_id,
-            turn_id=self.turn_id,
-            call_id=call_id,
-            tool=tool,
-            args=args,
-            title=str(card.get("title") or tool),
-            detail=str(card.get("detail") or ""),
-            outside_workspace=outside,
-            workspace=str(self.workspace.get("workspace") or ""),
-            unconfined=unconfined,
-        )
-        answer: Answer | None = None
-        if self.asker is not None:
-            self._notify(
-                self.session_id, "permission", {"requestId": request.request_id, "callId": call_id, "pending": True}
-            )
-            try:
-                answer = await unless_stopped(self.asker(request), self.cancel)
-            finally:
-                self._notify(
-                    self.session_id,
-                    "permission",
-                    {"requestId": request.request_id, "callId": call_id, "pending": False},
-                )
-        if answer is not None and answer.decision != Decision.DENY:
-            if answer.decision == Decision.ALLOW_FOR_CHAT and not outside:
-                self.grants.allow(self.session_id, tool)
-            return None
-        await self.client.call(
-            "tools.deny",
-            {
-                "sessionId": self.session_id,
-                "turnId": self.turn_id,
-                "callId": call_id,
-                "tool": tool,
-                "title": request.title[:500],
-                "reason": (answer.reason if answer else None),
-                "nobodyToAsk": answer is None,
-                "outsideWorkspace": outside,
-            },
-        )
-        return Result(permissions.denied_result(request, answer), False, denied=True)
+
+def _card(prepared: dict[str, Any], outside: bool) -> Card:
+    """A permission card from ``tools.prepare``'s answer."""
+    return Card(str(prepared.get("title") or ""), str(prepared.get("detail") or ""), outside=outside)

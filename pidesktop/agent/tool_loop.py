@@ -153,6 +153,7 @@ class ToolLoop:
                 details=outcome.details,
                 attachments=outcome.attachments,
                 denied=outcome.denied,
+                audit=outcome.audit,
             )
             self._notify(
                 self.session_id,

@@ -9,29 +9,15 @@ An MCP server's tool (``must_ask_mcp``) asks in ``ask`` and ``accept-edits``
 unless its server marks it ``readOnlyHint: true``; ``auto`` runs it.
 
 A path outside the workspace asks in every mode, one call at a time: "Allow
-for this chat" never covers it. Read-only tools never ask otherwise.
+for this chat" never covers it. Read-only tools never ask otherwise. The
+chat's grants ("Allow for this chat") are the host's (``permissions.grants``);
+``permission_gate`` asks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from pidesktop.agent import permissions
 from pidesktop.agent.workspace_tools import BASH, EDITING
-
-
-@dataclass
-class Grants:
-    """What the person allowed for the rest of a chat, for this runner's life: tools, and unconfined commands."""
-
-    tools: dict[str, set[str]] = field(default_factory=dict)  # session id -> tool names
-    unconfined: set[str] = field(default_factory=set)  # sessions whose person accepted commands without a sandbox
-
-    def allows(self, session_id: str, tool: str) -> bool:
-        return tool in self.tools.get(session_id, set())
-
-    def allow(self, session_id: str, tool: str) -> None:
-        self.tools.setdefault(session_id, set()).add(tool)
 
 
 def must_ask(mode: str, tool: str, *, outside: bool = False, unconfined: bool = False, confirmed: bool = False) -> bool:

@@ -116,6 +116,7 @@ class Outcome:
     details: dict[str, Any] | None = None  # for the window only (a write's review record and diff)
     attachments: list[dict[str, Any]] | None = None  # pictures the model gets with the result (a read image)
     denied: bool = False  # not run because permission was refused; stored as status "denied"
+    audit: dict[str, Any] | None = None  # the host's audit record, written with the stored result
 
 
 async def run(
@@ -147,13 +148,18 @@ async def run(
     try:
         if mcp is not None and mcp.offers(name):
             answered = await mcp.run(call)
-            return Outcome(answered.text, answered.ok)
+            return Outcome(answered.text, answered.ok, denied=answered.denied, audit=answered.audit)
         if name in workspace_tools.ALL:
             if workspace is None:
                 return Outcome(f"{name} cannot run here: this chat has no workspace.", False)
             done = await workspace.run(call)
             return Outcome(
-                done.text, done.ok, details=done.details, attachments=done.attachments or None, denied=done.denied
+                done.text,
+                done.ok,
+                details=done.details,
+                attachments=done.attachments or None,
+                denied=done.denied,
+                audit=done.audit,
             )
         if name == TODO_WRITE:
             return await _todo_write(client, session_id, args)

@@ -32,6 +32,7 @@ from pidesktop.host import (
 )
 from pidesktop.host.context import HostContext
 from pidesktop.host.sql_rows import one_row
+from pidesktop.host.tools import review
 
 log = logging.getLogger("pidesktop.host.boot")
 
@@ -99,6 +100,8 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
         )
         report["tombstonesPruned"] = sessions.prune_tombstones(conn, now)
     report["foldersSwept"] = sweep_orphan_folders(ctx)
+    if report["turnsAborted"]:  # the last run ended mid-turn: a snapshot may be torn (tools.review)
+        report["tornSnapshotsSwept"] = review.sweep_torn(ctx)
     live = [(str(row[0]), int(row[1] or 0)) for row in ctx.conn.execute("SELECT id, updated_at FROM sessions")]
     report["staleScratchSwept"] = sweep_stale_scratch(ctx.data_root, live, now)
     conn.execute("PRAGMA incremental_vacuum")

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "native.commands",
     "native.trust",
     "notifications",
+    "permission_grants",
     "plans",
     "project_groups",
     "project_removal",

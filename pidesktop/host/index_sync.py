@@ -26,6 +26,7 @@ import apsw
 from pidesktop.host import inflight, kv, message_index, sessions
 from pidesktop.host.context import HostContext
 from pidesktop.host.sql_rows import one_row
+from pidesktop.host.tools import audit
 
 log = logging.getLogger("pidesktop.host.index_sync")
 
@@ -152,6 +153,7 @@ def index_tail(ctx: HostContext, session_id: str, now: int, turns: dict[str, str
             stamp = message_index.created_ms(message, now)
             turn = message_index.valid_turn(conn, session_id, links.get(message["id"]))
             message_index.insert(conn, session_id, message, turn, stamp)
+            audit.record_blocks(conn, session_id, message)  # the audit rows its lost commit was to write
             if message["role"] == "user":
                 sessions.apply_fallback_title(conn, session_id, message)
             updated = max(updated, stamp)

@@ -20,6 +20,7 @@ from pidesktop.host.json_values import object_at
 from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sql_rows import all_rows, one_row
+from pidesktop.host.tools import audit, review
 from pidesktop.host.transcripts import MessageNotFound, Transcript
 from pidesktop.host.transcripts.windows import Window
 from pidesktop.host.window_params import cap_block, window_request
@@ -51,6 +52,8 @@ def message_param(p: Params, field: str = "message") -> dict[str, Any]:
             raise invalid(
                 f"{where}.blocks[{number}]' must be an object with a string 'type'.", f"{field}.blocks[{number}]"
             )
+        if block["type"] == "tool_call" and (problem := audit.block_problem(block)) is not None:
+            raise invalid(f"{where}.blocks[{number}]': {problem}.", f"{field}.blocks[{number}].audit")
     if "createdAt" in raw and not isinstance(raw["createdAt"], str):
         raise invalid(f"{where}.createdAt' must be an RFC3339 string.", f"{field}.createdAt")
     if raw.get("meta") is not None and not isinstance(raw["meta"], dict):
@@ -127,6 +130,7 @@ def append(
     else:
         message = revisions.stamp_edited_prompt(ctx, session_id, message)
         index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
+        review.make_durable(ctx, session_id, message)  # a snapshot the line names is on disk before the line
         layout = ctx.transcripts.layout(session_id)
         start = None if layout is None else layout.prefix_len
         ctx.transcripts.append(session_id, {"type": "message", **message})
@@ -136,6 +140,7 @@ def append(
                 seq = message_index.insert(
                     conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
                 )
+                audit.record_blocks(conn, session_id, message)  # a tool call's audit row goes with its result
                 if length is not None:
                     index_sync.record_length(conn, session_id, length, now)
                 if message["role"] == "user":
@@ -176,9 +181,11 @@ def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -
         return
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
+    review.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     with ctx.conn:
         message_index.update_content(ctx.conn, message["id"], message)
+        audit.record_blocks(ctx.conn, session_id, message, stored=found[1])  # results the stored row lacked
 
 
 def _replace_lines_and_reindex(
@@ -186,10 +193,12 @@ def _replace_lines_and_reindex(
 ) -> int:
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
+    review.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     messages = [r for r in records if r.get("type") == "message"]
     with ctx.conn:
         message_index.rebuild(ctx.conn, session_id, [_strip_type(m) for m in messages], now)
+        audit.record_blocks(ctx.conn, session_id, message)  # its index row never landed, nor did its audit rows
         link = message_index.valid_turn(ctx.conn, session_id, turn_id)
         if link is not None:
             ctx.conn.execute("UPDATE messages SET turn_id = ? WHERE id = ?", (link, message["id"]))

@@ -42,6 +42,7 @@ log = logging.getLogger("pidesktop.host.sessions")
 # kv namespace of deleted session ids (tombstones): a late append for one of them
 # is refused instead of recreating the chat as a stub (spec 004, section 5, D318).
 DELETED_NS = "deletedSession"
+PERMISSION_GRANTS_NS = "permissionGrants"  # "Allow for this chat" answers, keyed by session id (permission_grants)
 TOMBSTONE_DAYS = 30
 
 # Files and folders a session owns besides its row (spec 004, sections 2 and 2.1).
@@ -359,6 +360,7 @@ def delete_for_good(ctx: HostContext, session_id: str, *, purged: bool = False) 
             # In the same transaction as the row delete: a crash before the files
             # are gone leaves a tombstoned transcript, which boot removes, never restores.
             kv.put(ctx.conn, DELETED_NS, session_id, {"deletedAt": now}, now)
+            kv.delete(ctx.conn, PERMISSION_GRANTS_NS, session_id)
     if deleted is None:
         return False
     remove_session_files(ctx, session_id)

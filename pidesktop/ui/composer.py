@@ -28,6 +28,7 @@ from pidesktop.bus import HostClient
 from pidesktop.ui import permission_modes
 from pidesktop.ui.attachment_tray import AttachmentTray, FilePicker
 from pidesktop.ui.flow_layout import FlowLayout
+from pidesktop.ui.grants_chip import GrantsChip
 from pidesktop.ui.mcp_chip import McpChip
 
 MAX_HEIGHT_FRACTION = 0.4
@@ -233,6 +234,8 @@ class Composer(QWidget):
         self.set_models([], "")
         # which MCP servers' tools are on for the chat (shown once a server is configured)
         self.mcp_chip = McpChip(client) if client is not None else None
+        # what the person allowed for the rest of the chat ("Allow for this chat"), with a way back
+        self.grants_chip = GrantsChip(client) if client is not None else None
         self.status_label = QLabel("")
         self.status_label.setObjectName("muted")
         self.edit.submitted.connect(self._submit)
@@ -276,6 +279,8 @@ class Composer(QWidget):
         chip_row.addWidget(self.attach_button)
         chip_row.addWidget(self.mode_picker)
         chip_row.addWidget(self.permission_picker)
+        if self.grants_chip is not None:
+            chip_row.addWidget(self.grants_chip)
         chip_row.addWidget(self.model_picker)
         chip_row.addWidget(self.thinking)
         if self.mcp_chip is not None:

@@ -644,6 +644,8 @@ class MainWindow(QMainWindow):
         self.composer.show_model(session.get("providerId"), session.get("modelId"))
         if self.composer.mcp_chip is not None:
             self.composer.mcp_chip.show_for(session)
+        if self.composer.grants_chip is not None:
+            self.composer.grants_chip.show_for(session)
         self.header_title.setText(display_title(session))
         self.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
         self.projects.session_shown(session)

@@ -181,8 +181,13 @@ class PermissionCard(QFrame):
 
     def _allow_chat_tip(self, request: PermissionRequest) -> str:
         if request.tool == "bash":
-            return self.tr("Run commands in this chat without asking again (until the app restarts)")
-        return i18n.arg(self.tr("Allow %1 in this chat without asking again (until the app restarts)"), request.tool)
+            return self.tr(
+                "Run commands in this chat without asking again (the chip below the message box takes it back)"
+            )
+        return i18n.arg(
+            self.tr("Allow %1 in this chat without asking again (the chip below the message box takes it back)"),
+            request.tool,
+        )
 
     def _detail_html(self, request: PermissionRequest) -> str:
         """A diff with its added and removed lines coloured; anything else as it is."""

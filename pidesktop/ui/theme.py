@@ -179,6 +179,9 @@ QToolButton#attachButton:hover {{ background: {t.hover}; color: {t.text}; }}
 QToolButton#mcpChip {{ border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; color: {t.muted}; }}
 QToolButton#mcpChip:hover {{ background: {t.hover}; color: {t.text}; }}
 QToolButton#mcpChip::menu-indicator {{ image: none; width: 0; }}
+QToolButton#grantsChip {{ border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; color: {t.muted}; }}
+QToolButton#grantsChip:hover, QToolButton#grantsChip:focus {{ background: {t.hover}; color: {t.text}; }}
+QToolButton#grantsChip::menu-indicator {{ image: none; width: 0; }}
 QPushButton#sendButton {{
     background: {t.accent}; color: #FFFFFF; border: none; border-radius: 8px; padding: 6px 16px; font-weight: 600;
 }}

@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from pidesktop.ui import activity, markdown, tool_rows
 from pidesktop.ui.message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
+from pidesktop.ui.painting import paint_focus
 from pidesktop.ui.theme import Theme
 from pidesktop.ui.thumbnails import Thumbnails
+from pidesktop.ui.transcript_keys import KeyboardFocus
 from pidesktop.ui.transcript_model import TranscriptModel
 
 LOAD_OLDER_WITHIN = 400  # px from the top
@@ -168,7 +170,11 @@ class TranscriptDelegate(QStyledItemDelegate):
         rendered = self.rendered(index)
         row = self.view.model().row_at(index)
         highlighted = self.view.highlight_level if row["key"] == self.view.model().highlight_id else 0.0
-        hovered = row["key"] == self.view.hover_key
+        focus = self.view.keys.rect_in_row(row["key"], rendered)  # the keyboard's target, when in this row
+        hovered = row["key"] == self.view.hover_key or focus is not None
+        hover_action = self.view.hover_action if row["key"] == self.view.hover_key else None
+        if focus is not None and self.view.keys.target is not None and self.view.keys.target.kind == "action":
+            hover_action = self.view.keys.target.name
         paint_row(
             painter,
             rendered,
@@ -177,9 +183,11 @@ class TranscriptDelegate(QStyledItemDelegate):
             self.theme,
             highlighted,
             hovered,
-            self.view.hover_action if hovered else None,
+            hover_action,
             self.view.font(),
         )
+        if focus is not None:
+            paint_focus(painter, focus.translated(option.rect.left(), option.rect.top()), self.theme)
 
 
 def _snapshot_ids(row: dict) -> list[str]:
@@ -269,6 +277,8 @@ class TranscriptView(QListView):
         model.aboutToDropTop.connect(self._before_drop_top)
         self._anchor: tuple[str, int] | None = None
         self._hit_to_show = False  # a search hit's page is on its way: centre the hit when its rows are in
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.keys = KeyboardFocus(self)  # its buttons and foldable parts, reached by arrows, pressed by Enter
 
     def _later(self, fn) -> None:
         """Run ``fn`` after the pending layout, unless the view is gone by then."""
@@ -393,6 +403,7 @@ class TranscriptView(QListView):
         super().leaveEvent(event)
 
     def mousePressEvent(self, event) -> None:
+        self.keys.leave()  # the mouse took over: no keyboard ring until a key moves it
         action, key = self.action_at(event.position())
         if action and key:
             self.actionTriggered.emit(action, key)
@@ -414,6 +425,26 @@ class TranscriptView(QListView):
                     self.toggle(part.toggle)
                     return
         super().mousePressEvent(event)
+
+    # -- keyboard (transcript_keys) ------------------------------------------------------
+    def focusInEvent(self, event) -> None:
+        super().focusInEvent(event)
+        self.keys.enter(event.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason))
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.keys.leave()
+
+    def keyPressEvent(self, event) -> None:
+        key = event.key()
+        if key in (Qt.Key.Key_Up, Qt.Key.Key_Left, Qt.Key.Key_Down, Qt.Key.Key_Right):
+            self.keys.move(-1 if key in (Qt.Key.Key_Up, Qt.Key.Key_Left) else 1)
+        elif key in (Qt.Key.Key_Home, Qt.Key.Key_End):
+            self.keys.to_end(last=key == Qt.Key.Key_End)
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self.keys.press():
+            pass
+        else:
+            super().keyPressEvent(event)
 
     # -- paging ------------------------------------------------------------------------
     def _scrolled(self, value: int) -> None:

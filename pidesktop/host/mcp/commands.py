@@ -157,7 +157,7 @@ def mcp_report_state(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 @command("mcp.recordCall")
 def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """A finished MCP tool call: the text the model reads (cut, binary parts kept as files) and its audit row."""
+    """A finished MCP tool call: the text the model reads (cut, binary parts kept as files) and its audit record."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     tool = p.text("tool", nonempty=True) or ""
@@ -185,9 +185,7 @@ def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
     if failure is not None:
         payload["failure"] = failure[:500]
-    with ctx.conn:
-        audit.record(ctx.conn, ctx.clock(), audit.TOOL_EXECUTE, session_id, payload)
-    return {"ok": ok, "result": text}
+    return {"ok": ok, "result": text, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
 @command("mcp.import")

@@ -5,9 +5,13 @@
   whether the path leaves the workspace), without changing anything;
 - ``tools.run``: run ``read``/``write``/``edit``/``ls``/``find``/``grep``;
   a write or edit keeps its review snapshot, then changes the file, then
-  stores its ``artifacts`` and ``tool_execute`` rows in one transaction;
-- ``tools.recordShell``: a ``bash`` command's output, cut and spilled, audited;
-- ``tools.deny``: a call that was not run, audited as ``tool_denied``.
+  stores its ``artifacts`` row;
+- ``tools.recordShell``: a ``bash`` command's output, cut and spilled;
+- ``tools.deny``: the record of a call that was not run.
+
+Each answers with ``audit``, the call's ``tool_execute`` or ``tool_denied``
+row, which is written with the call's result when the message holding it is
+stored (``audit.record_blocks``).
 
 A problem with the call itself (no such file, bad arguments, a path outside
 the workspace) is an answer with ``ok: false`` and a ``result`` the model
@@ -176,18 +180,16 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     except OSError as exc:
         answer = {"ok": False, "result": f"{tool} could not use {resolved.shown}: {exc.strerror or exc}."}
     now = ctx.clock()
-    with ctx.conn:
-        payload = {"tool": tool, "turnId": turn_id, "callId": call_id, "path": str(resolved.path), "ok": answer["ok"]}
-        if resolved.outside:
-            payload["outsideWorkspace"] = True
-        if review_record is not None:
-            payload["snapshotId"] = review_record["snapshotId"]
-        audit.record(ctx.conn, now, audit.TOOL_EXECUTE, session_id, payload)
-        if review_record is not None and not ws.scratch and not resolved.outside:
-            audit.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
+    payload = {"tool": tool, "turnId": turn_id, "callId": call_id, "path": str(resolved.path), "ok": answer["ok"]}
+    if resolved.outside:
+        payload["outsideWorkspace"] = True
     if review_record is not None:
+        payload["snapshotId"] = review_record["snapshotId"]
+        if not ws.scratch and not resolved.outside:
+            with ctx.conn:
+                audit.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
         ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
-    return answer
+    return {**answer, "audit": audit.pending(audit.TOOL_EXECUTE, now, payload)}
 
 
 def _image(ctx: HostContext, resolved: workspace.Resolved) -> dict[str, Any] | None:
@@ -236,7 +238,7 @@ def _read_only(ctx: HostContext, session_id: str, tool: str, args: Params, resol
 
 @command("tools.recordShell")
 def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """A finished ``bash`` call: its output within the limits (the whole kept on disk), and its audit row."""
+    """A finished ``bash`` call: its output within the limits (the whole kept on disk), and its audit record."""
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False)
     call_id = p.text("callId", required=False)
@@ -261,30 +263,23 @@ def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
         ending = ""
     ok = not timed_out and not stopped and exit_code == 0
     result = f"{text.rstrip(chr(10))}\n{ending}" if ending else text
-    with ctx.conn:
-        audit.record(
-            ctx.conn,
-            ctx.clock(),
-            audit.TOOL_EXECUTE,
-            session_id,
-            {
-                "tool": SHELL,
-                "turnId": turn_id,
-                "callId": call_id,
-                "command": command_text[:2000],
-                "exitCode": exit_code,
-                "timedOut": timed_out,
-                "stopped": stopped,
-                "sandboxed": sandboxed,
-                "ok": ok,
-            },
-        )
-    return {"ok": ok, "result": result}
+    payload = {
+        "tool": SHELL,
+        "turnId": turn_id,
+        "callId": call_id,
+        "command": command_text[:2000],
+        "exitCode": exit_code,
+        "timedOut": timed_out,
+        "stopped": stopped,
+        "sandboxed": sandboxed,
+        "ok": ok,
+    }
+    return {"ok": ok, "result": result, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
 @command("tools.deny")
 def tools_deny(ctx: HostContext, p: Params) -> dict[str, Any]:
-    """A call that did not run (the person said no, or nobody was there to ask): its ``tool_denied`` row."""
+    """A call that did not run (the person said no, or nobody was there to ask): its ``tool_denied`` record."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     payload = {
@@ -296,6 +291,6 @@ def tools_deny(ctx: HostContext, p: Params) -> dict[str, Any]:
         "nobodyToAsk": p.boolean("nobodyToAsk"),
         "outsideWorkspace": p.boolean("outsideWorkspace"),
     }
-    with ctx.conn:
-        entry_id = audit.record(ctx.conn, ctx.clock(), audit.TOOL_DENIED, session_id, payload)
-    return {"auditId": entry_id}
+    if p.has("mcpServer"):
+        payload["mcpServer"] = p.text("mcpServer", nonempty=True)
+    return {"audit": audit.pending(audit.TOOL_DENIED, ctx.clock(), payload)}

@@ -4,10 +4,21 @@ Before a tool changes a file, the previous bytes (when the file existed and
 holds at most 1 MiB) and a ``meta.json`` go to
 ``review-changes/<sessionId>/<snapshotId>/``: the path, the SHA-256 before
 and after, the op, and who made it. The snapshot is written before the file
-is changed, so a crash in between leaves a snapshot of a change that did not
-happen (its ``afterSha256`` never matches, so it cannot be reverted) rather
-than a change with no way back. A file larger than 1 MiB is changed all the
-same and marked not reversible.
+is changed, so a crash of the app in between leaves a snapshot of a change
+that did not happen (its ``afterSha256`` never matches, so it cannot be
+reverted) rather than a change with no way back. A file larger than 1 MiB is
+changed all the same and marked not reversible.
+
+Durability comes with the result: the snapshot's files are written without
+a flush each (starting their write-back at once only slowed the edit's own
+flush), and ``make_durable``
+flushes every snapshot a message names just before that message's
+transcript line is written and flushed. So a snapshot the transcript refers
+to survives a power cut as well as a crash, and a call pays for the flushes
+once per stored round, not several times per edit. After a power cut that
+came before the line, a snapshot may be torn: the boot pass removes one
+without its ``meta.json`` (``sweep_torn``), and Revert checks the kept bytes
+against ``beforeSha256`` before it writes anything.
 
 ``review.revert`` restores the exact bytes, or removes a file the tool
 created, only when the file still holds what the tool wrote; otherwise it
@@ -18,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +46,9 @@ from pidesktop.host.tools.writing import replace_file
 from pidesktop.host.transcripts.records import rfc3339
 
 MAX_BEFORE = 1024 * 1024
+# Chat folders ``keep`` created whose own entry (in ``review-changes/``) is not flushed yet: ``make_durable``
+# flushes their parent once, not at every round.
+_NEW_CHAT_FOLDERS: set[Path] = set()
 OWNER = "pidesktop"
 _ID_CHARS = frozenset("0123456789abcdef-")
 
@@ -65,6 +80,8 @@ def keep(
     """Store the snapshot of a change about to be made; the ``details.review`` record of its result."""
     snapshot_id = new_id(ctx)
     target = folder(ctx, session_id) / snapshot_id
+    if not target.parent.is_dir():
+        _NEW_CHAT_FOLDERS.add(target.parent)
     target.mkdir(parents=True, exist_ok=False)
     reversible = before is None or len(before) <= MAX_BEFORE
     if before is not None and reversible:
@@ -88,19 +105,106 @@ def keep(
     }
     # Written last: a folder without a whole meta.json is not a snapshot (``_load`` skips it).
     _write_new(target / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
-    fsync_dir(target)
-    fsync_dir(target.parent)
     return to_wire(meta)
 
 
 def _write_new(path: Path, data: bytes) -> None:
-    """A file in a folder nobody reads yet: written and flushed in place (no temporary file needed)."""
+    """A file in a folder nobody reads yet, written in place; flushed later, with the result (``make_durable``)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         write_all(fd, data)
-        os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def referenced(message: dict[str, Any]) -> list[str]:
+    """The snapshot ids a message's ``tool_call`` blocks name (``details.review.snapshotId``)."""
+    found = []
+    for block in message.get("blocks") or []:
+        if not isinstance(block, dict) or block.get("type") != "tool_call":
+            continue
+        details = block.get("details")
+        review = details.get("review") if isinstance(details, dict) else None
+        snapshot_id = review.get("snapshotId") if isinstance(review, dict) else None
+        if isinstance(snapshot_id, str) and snapshot_id and set(snapshot_id) <= _ID_CHARS:
+            found.append(snapshot_id)
+    return found
+
+
+def make_durable(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
+    """Flush the snapshots ``message`` names (their files and folders) before its line is written.
+
+    Every file's write-back is started first and only then is each one flushed:
+    the first flush then finds the others' data written too, so a round's
+    snapshots cost about one commit of the file system's journal, not two per edit.
+    """
+    snapshot_ids = referenced(message)
+    if not snapshot_ids:
+        return
+    base = folder(ctx, session_id)
+    fds = []
+    try:
+        for snapshot_id in snapshot_ids:
+            for name in ("before", "meta.json"):
+                try:
+                    fd = os.open(base / snapshot_id / name, os.O_RDONLY)
+                except FileNotFoundError:
+                    continue  # no "before" for a created file; a snapshot that is gone has nothing to flush
+                fds.append(fd)
+                if hasattr(os, "posix_fadvise"):
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # starts the write-back, returns at once
+        for fd in fds:
+            os.fsync(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    for snapshot_id in snapshot_ids:
+        if (base / snapshot_id).is_dir():
+            fsync_dir(base / snapshot_id)
+    if base.is_dir():
+        fsync_dir(base)
+        if base in _NEW_CHAT_FOLDERS:
+            fsync_dir(base.parent)
+            _NEW_CHAT_FOLDERS.discard(base)
+
+
+def sweep_torn(ctx: HostContext) -> int:
+    """Remove snapshot folders without a ``meta.json`` that holds anything (a power cut before the flush)."""
+    root = ctx.data_root / "review-changes"
+    swept = 0
+    if not root.is_dir():
+        return 0
+    for chat in root.iterdir():
+        if not chat.is_dir() or chat.is_symlink():
+            continue
+        for snapshot in chat.iterdir():
+            if not snapshot.is_dir() or snapshot.is_symlink() or not set(snapshot.name) <= _ID_CHARS:
+                continue
+            meta = snapshot / "meta.json"
+            try:
+                whole = meta.stat().st_size > 0
+            except FileNotFoundError:
+                whole = False
+            if not whole:
+                shutil.rmtree(snapshot, ignore_errors=True)
+                swept += 1
+    return swept
+
+
+def _kept_before(ctx: HostContext, session_id: str, snapshot_id: str, meta: dict[str, Any]) -> bytes:
+    """The kept previous bytes, only when they are whole (their SHA-256 is the one recorded)."""
+    try:
+        kept = (folder(ctx, session_id) / snapshot_id / "before").read_bytes()
+    except FileNotFoundError:
+        kept = None
+    if kept is None or sha256(kept) != meta.get("beforeSha256"):
+        name = Path(str(meta.get("path"))).name
+        raise HostError(
+            ErrorCode.CONFLICT,
+            f"The copy of {name} kept before this change is damaged, so it was not reverted (nothing was changed).",
+            {"damaged": True},
+        )
+    return kept
 
 
 def to_wire(meta: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +266,8 @@ def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
         path.unlink()
         op = "delete"
     else:
-        replace_file(path, (folder(ctx, session_id) / snapshot_id / "before").read_bytes())
+        kept = _kept_before(ctx, session_id, snapshot_id, meta)
+        replace_file(path, kept)
         op = "edit"
     meta["reverted"] = True
     meta["revertedAt"] = rfc3339(ctx.clock())

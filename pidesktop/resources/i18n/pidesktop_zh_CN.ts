@@ -1123,6 +1123,65 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>GrantsChip</name>
+    <message>
+        <source>edits</source>
+        <translation>文件修改</translation>
+    </message>
+    <message>
+        <source>commands</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>MCP tools</source>
+        <translation>MCP 工具</translation>
+    </message>
+    <message>
+        <source>Create and replace files (write)</source>
+        <translation>创建和替换文件（write）</translation>
+    </message>
+    <message>
+        <source>Edit files (edit)</source>
+        <translation>编辑文件（edit）</translation>
+    </message>
+    <message>
+        <source>Run commands (bash)</source>
+        <translation>运行命令（bash）</translation>
+    </message>
+    <message>
+        <source>%1 from the MCP server %2</source>
+        <translation>MCP 服务器 %2 的 %1</translation>
+    </message>
+    <message>
+        <source>commands without a sandbox</source>
+        <translation>无沙盒运行命令</translation>
+    </message>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1和%2</translation>
+    </message>
+    <message>
+        <source>%1 allowed for this chat</source>
+        <translation>本对话已允许%1</translation>
+    </message>
+    <message>
+        <source>You allowed these to run without asking, for the rest of this chat. Click to change.</source>
+        <translation>你已允许这些在本对话中无需询问即可运行。点击可更改。</translation>
+    </message>
+    <message>
+        <source>Runs without asking in this chat:</source>
+        <translation>在本对话中无需询问即可运行：</translation>
+    </message>
+    <message>
+        <source>Commands, without a sandbox (none is installed)</source>
+        <translation>命令，无沙盒运行（未安装沙盒）</translation>
+    </message>
+    <message>
+        <source>Ask me again before each of these</source>
+        <translation>以后每次都先问我</translation>
+    </message>
+</context>
+<context>
     <name>GroupDialog</name>
     <message>
         <source>Project group</source>
@@ -2250,12 +2309,12 @@ This cannot be undone.</source>
         <translation>在你允许之前不会有任何更改。之后可以撤销此更改。</translation>
     </message>
     <message>
-        <source>Run commands in this chat without asking again (until the app restarts)</source>
-        <translation>在此对话中运行命令不再询问（直到应用重启）</translation>
+        <source>Run commands in this chat without asking again (the chip below the message box takes it back)</source>
+        <translation>在此对话中运行命令不再询问（可在消息框下方的标签中撤回）</translation>
     </message>
     <message>
-        <source>Allow %1 in this chat without asking again (until the app restarts)</source>
-        <translation>在此对话中允许 %1 不再询问（直到应用重启）</translation>
+        <source>Allow %1 in this chat without asking again (the chip below the message box takes it back)</source>
+        <translation>在此对话中允许 %1 不再询问（可在消息框下方的标签中撤回）</translation>
     </message>
 </context>
 <context>
