@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any
 
-from pidesktop.bus import HostError
+from pidesktop.bus import ErrorCode, HostError
 
 PROG = "pidesktop sync"
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         job = client.call_blocking("sync.run", {}, timeout=600)["job"]
         while job not in finished:
             if not arrived.wait(1.0) and not host.alive:
-                raise HostError("STORAGE_UNAVAILABLE", "The host stopped before the sync finished.")
+                raise HostError(ErrorCode.STORAGE_UNAVAILABLE, "The host stopped before the sync finished.")
             arrived.clear()
         outcome = finished[job]
         if outcome["status"] != "done":
