@@ -198,6 +198,7 @@ class TurnRunner:
         # False when the person already accepted that commands run without a sandbox (``pidesktop chat``'s flag)
         self.confirm_unconfined = confirm_unconfined
         self.grants = tool_permission.Grants()  # "Allow for this chat" answers, for this runner's life
+        self.tool_refusals: tool_loop.ToolRefusals = set()  # models whose server refused tools, for this runner's life
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
         self.context_window = context_window  # ``pidesktop chat --context-window``: overrides every model's
@@ -405,6 +406,7 @@ class TurnRunner:
             notify=self._notify,
             workspace=self._workspace_calls(session_id, active, prepared),
             mcp=await self._mcp_calls(session_id, active, prepared, session.get("mode")),
+            refused=self.tool_refusals,
         )
         try:
             if not (self.interactive if active.interactive is None else active.interactive):

@@ -19,7 +19,7 @@ result says so.
 
 A server that refuses a request and names ``tools`` (a 4xx before any reply,
 as models without tool support do on Ollama and OpenRouter) is asked once more without them;
-the runner then does without tools for that provider and model.
+the runner then does without tools for that provider and model (``refused``, the runner's own set).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ log = logging.getLogger("pidesktop.agent.tool_loop")
 MAX_ROUNDS = 25
 TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
 
-# (provider id, model id) pairs whose server refused a request with tools, for the life of the process
-_NO_TOOLS: set[tuple[str, str]] = set()
+# (provider id, model id) pairs whose server refused a request with tools
+ToolRefusals = set[tuple[str, str]]
 
 
 def refuses_tools(error: ProviderError) -> bool:
@@ -79,13 +79,16 @@ class ToolLoop:
         notify: Callable[[str, str, dict[str, Any] | None], None] = lambda *_: None,
         workspace: WorkspaceCalls | None = None,
         mcp: McpCalls | None = None,
+        refused: ToolRefusals | None = None,
     ):
         self.client = client
+        # the runner's memory of servers that refused tools (None: this loop's alone)
+        self.refused: ToolRefusals = set() if refused is None else refused
         self.session_id = session_id
         self.turn_id = turn_id
         self.cancel = cancel
         self.key = (provider_id, model_id)
-        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
+        self.tools = [] if self.key in self.refused else tools.offered(mode, workspace=workspace is not None)
         if self.tools and mcp is not None:
             self.tools += mcp.definitions
         self.names = tools.names(self.tools)
@@ -115,7 +118,7 @@ class ToolLoop:
         except ProviderError as exc:
             if arrived or not refuses_tools(exc):
                 raise
-        _NO_TOOLS.add(self.key)
+        self.refused.add(self.key)
         self.tools, self.names = [], set()
         async with contextlib.aclosing(fallback.stream(provider, context, **options)) as events:
             async for event in events:

@@ -160,25 +160,19 @@ def _error(exc: HostError) -> dict[str, Any]:
     return {"code": exc.code, "message": exc.message, "data": exc.data}
 
 
-_JOBS: dict[int, Jobs] = {}
-_JOBS_LOCK = threading.Lock()
-
-
 def jobs_of(ctx: HostContext) -> Jobs:
-    """This host's job table, made on first use and stopped when the host closes."""
-    with _JOBS_LOCK:
-        jobs = _JOBS.get(id(ctx))
-        if jobs is None or jobs.ctx is not ctx:
-            jobs = _JOBS[id(ctx)] = Jobs(ctx)
+    """This host's job table, made on first use (on the host thread) and stopped when the host closes."""
+    jobs = ctx.data_jobs
+    if jobs is None:
+        jobs = ctx.data_jobs = Jobs(ctx)
 
-            def close() -> None:
-                jobs.close()
-                with _JOBS_LOCK:
-                    if _JOBS.get(id(ctx)) is jobs:
-                        del _JOBS[id(ctx)]
+        def close() -> None:
+            jobs.close()
+            if ctx.data_jobs is jobs:
+                ctx.data_jobs = None
 
-            ctx.on_close.append(close)
-        return jobs
+        ctx.on_close.append(close)
+    return jobs
 
 
 def location_of(ctx: HostContext) -> paths.StorageLocation:

@@ -33,11 +33,9 @@ BRANCH_PREVIEW_CHARS = 80
 
 def catalog_of(ctx: HostContext) -> Catalog:
     """This host's catalog, made on first use (kept on the context for the host's lifetime)."""
-    catalog = getattr(ctx, "_native_catalog", None)
-    if catalog is None:
-        catalog = Catalog()
-        ctx._native_catalog = catalog  # type: ignore[attr-defined]
-    return catalog
+    if ctx.native_catalog is None:
+        ctx.native_catalog = Catalog()
+    return ctx.native_catalog
 
 
 def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict[str, Any]]:
