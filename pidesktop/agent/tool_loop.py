@@ -42,6 +42,8 @@ from pidesktop.bus import HostError
 
 if TYPE_CHECKING:
     from pidesktop.agent.mcp.calls import McpCalls
+    from pidesktop.agent.provider import ChatProvider
+    from pidesktop.agent.turn import ImageFallback
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
@@ -100,7 +102,7 @@ class ToolLoop:
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(
-        self, fallback: Any, provider: Any, context: list[dict[str, Any]], **options: Any
+        self, fallback: ImageFallback, provider: ChatProvider, context: list[dict[str, Any]], **options: Any
     ) -> AsyncGenerator[StreamEvent, None]:
         """``fallback.stream`` with the tools offered; once more without them if the server refuses them."""
         if not self.tools:
