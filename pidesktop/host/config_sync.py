@@ -19,6 +19,7 @@ import logging
 import secrets as random
 from typing import TYPE_CHECKING, Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, sync_items
 from pidesktop.host import secrets as secret_store
@@ -282,7 +283,7 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         kv.put(ctx.conn, NS, KEY, {**_config(ctx), "lastRun": last_run}, now)
     if pulled:
-        ctx.emit("sync.applied", {"revision": revision, "keys": pulled})
+        ctx.emit(topics.SYNC_APPLIED, {"revision": revision, "keys": pulled})
     log.info("settings sync: revision %s, %s pulled, %s conflict(s)", revision, len(pulled), len(conflicts))
     return {
         "revision": revision,

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pidesktop import paths
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import migrations, storage_errors
 from pidesktop.host.commands import command
@@ -47,8 +48,8 @@ from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
 
 log = logging.getLogger("pidesktop.host.data")
 
-PROGRESS = "data.progress"
-FINISHED = "data.finished"
+PROGRESS = topics.DATA_PROGRESS
+FINISHED = topics.DATA_FINISHED
 PROGRESS_INTERVAL = 0.1  # seconds between two progress events of one phase
 CLOSE_WAIT = 10.0  # seconds the host waits for a cancelled job when it closes
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import history, message_index, session_info, sessions
 from pidesktop.host.commands import command
@@ -93,7 +94,8 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
         raise
     session = sessions.summary(ctx.conn, child_id)
     ctx.emit(
-        "session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session}
+        topics.SESSION_CHANGED,
+        {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session},
     )
     return {"session": session}
 

@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import inflight, kv, message_index, revisions, sessions, turns
 from pidesktop.host.commands import command
@@ -196,7 +197,7 @@ def finish_interrupted(ctx: HostContext, now: int) -> int:
 
 def changed(ctx: HostContext, session_id: str) -> None:
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "history", "session": sessions.summary(ctx.conn, session_id)},
     )
 
@@ -234,7 +235,7 @@ def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     )
     inflight.remove(ctx, session_id)
     for turn_id in aborted:
-        ctx.emit("turn.changed", {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
+        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
     changed(ctx, session_id)
     return {"messageCount": count}
 

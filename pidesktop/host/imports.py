@@ -42,6 +42,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import history, message_index, projects, sessions
 from pidesktop.host.commands import command
@@ -620,7 +621,7 @@ def _import_one(
     if outcome["outcome"] in ("imported", "updated", "copied"):
         summary.messages += len(plan.session.messages)
         ctx.emit(
-            "session.changed",
+            topics.SESSION_CHANGED,
             {
                 "sessionId": outcome["sessionId"],
                 "reason": "imported" if outcome["outcome"] != "updated" else "history",

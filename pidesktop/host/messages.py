@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import delegation, index_sync, inflight, message_index, queue, revisions, sessions
 from pidesktop.host.commands import command
@@ -72,7 +73,7 @@ def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
     result = append(ctx, session_id, message, turn_id, queue_entry_id)
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {
             "sessionId": session_id,
             "reason": "message",
@@ -318,5 +319,5 @@ def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     record = {k: v for k, v in compaction.items() if k != "type"}
     record.setdefault("createdAt", message_index.rfc3339(ctx.clock()))
     ctx.transcripts.append(session_id, {"type": "compaction", **record})
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "compaction"})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "compaction"})
     return {"saved": True}

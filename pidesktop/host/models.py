@@ -15,6 +15,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import model_cache, prices, providers
 from pidesktop.host.commands import command
@@ -130,7 +131,7 @@ def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
                 ctx.clock(),
             ),
         )
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"model": read(ctx.conn, provider_id, model_id)}
 
 
@@ -144,7 +145,7 @@ def models_set_price(ctx: HostContext, p: Params) -> dict[str, Any]:
     providers.require(ctx.conn, provider_id)
     with ctx.conn:
         prices.put(ctx.conn, provider_id, model_id, input_per_million, output_per_million, currency, ctx.clock())
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"providerId": provider_id, "modelId": model_id, "price": prices.price_of(ctx.conn, provider_id, model_id)}
 
 
@@ -178,7 +179,7 @@ def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         ).fetchone()
     if gone is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Provider {provider_id!r} has no model {model_id!r}.")
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"deleted": True}
 
 
@@ -237,7 +238,7 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
                 )
                 unlisted.append(model_id)
     if added or updated or unlisted:
-        ctx.emit("models.changed", {"providerId": provider_id})
+        ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"added": sorted(added), "updated": sorted(updated), "unlisted": sorted(unlisted)}
 
 

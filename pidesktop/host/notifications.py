@@ -14,6 +14,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -126,7 +127,7 @@ def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no notification with id {nid!r}.")
     notification = to_wire(row)
     if changed:
-        ctx.emit("notification.changed", {"notification": notification, "unreadCount": unread_count(ctx.conn)})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {"notification": notification, "unreadCount": unread_count(ctx.conn)})
     return {"notification": notification}
 
 
@@ -146,7 +147,7 @@ def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
         unread = unread_count(ctx.conn)
     if updated:
         scope = {"allRead": True} if session_id is None else {"sessionId": session_id}
-        ctx.emit("notification.changed", {**scope, "unreadCount": unread})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {**scope, "unreadCount": unread})
     return {"updated": updated}
 
 
@@ -156,5 +157,5 @@ def notifications_clear(ctx: HostContext, p: Params) -> dict[str, Any]:
         ctx.conn.execute("DELETE FROM notifications")
         deleted = ctx.conn.changes()
     if deleted:
-        ctx.emit("notification.changed", {"cleared": True, "unreadCount": 0})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {"cleared": True, "unreadCount": 0})
     return {"deleted": deleted}

@@ -42,6 +42,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import fsync_dir, write_all
 from pidesktop.host import kv, session_info, sessions, settings
@@ -477,8 +478,8 @@ def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
 def changed(ctx: HostContext, approval: dict[str, Any]) -> None:
     """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
     session_id = approval["sessionId"]
-    ctx.emit("plan.changed", {"sessionId": session_id, "approval": approval})
+    ctx.emit(topics.PLAN_CHANGED, {"sessionId": session_id, "approval": approval})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "plan", "session": sessions.summary(ctx.conn, session_id)},
     )

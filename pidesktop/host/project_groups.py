@@ -22,6 +22,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, legacy_groups, projects
 from pidesktop.host.commands import Handler, command
@@ -149,7 +150,7 @@ def groups_set(ctx: HostContext, p: Params) -> dict[str, Any]:
             drop_root(ctx, path, keep=group_id)
         kv.put(ctx.conn, GROUPS_NS, group_id, {k: v for k, v in record.items() if k != "id"}, now)
     group = to_group(ctx.conn, record_of(ctx.conn, saved_id))
-    ctx.emit("projects.changed", {"reason": "groups"})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
     return {"group": group}
 
 
@@ -161,7 +162,7 @@ def groups_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         for ns in (GROUPS_NS, MEMORY_NS, INSTRUCTIONS_NS):
             kv.delete(ctx.conn, ns, group_id)
-    ctx.emit("projects.changed", {"reason": "groups"})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
     return {"removed": True}
 
 
@@ -184,7 +185,7 @@ def _note_set(ns: str, what: str) -> Handler:
         text = p.text("text")
         record_of(ctx.conn, group_id)
         result = projects.write_note(ctx, ns, group_id, text, what)
-        ctx.emit("projects.changed", {"reason": "groups"})
+        ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
         return result
 
     return handler

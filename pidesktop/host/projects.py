@@ -15,6 +15,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv
 from pidesktop.host.commands import command
@@ -111,7 +112,7 @@ def projects_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
         if name is not None:
             ctx.conn.execute("UPDATE projects SET name = ? WHERE id = ?", (name, project_id))
     project = summary(ctx.conn, project_id)
-    ctx.emit("projects.changed", {"reason": "upserted", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "upserted", "project": project})
     return {"project": project}
 
 
@@ -137,7 +138,7 @@ def projects_update(ctx: HostContext, p: Params) -> dict[str, Any]:
         ):
             raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
     project = summary(ctx.conn, project_id)
-    ctx.emit("projects.changed", {"reason": "updated", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "updated", "project": project})
     return {"project": project}
 
 
@@ -209,7 +210,7 @@ def projects_memory_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     text = p.text("text")
     project = require(ctx.conn, project_id)
     result = write_note(ctx, MEMORY_NS, project["path"], text, "project memory")
-    ctx.emit("projects.changed", {"reason": "memory", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "memory", "project": project})
     return result
 
 
@@ -253,5 +254,5 @@ def workspace_set(ctx: HostContext, p: Params) -> dict[str, Any]:
         else:
             kv.put(ctx.conn, "app", CURRENT_KEY, project_id, now)
     result = workspace_get(ctx, p)
-    ctx.emit("workspace.changed", result)
+    ctx.emit(topics.WORKSPACE_CHANGED, result)
     return result

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, secrets
 from pidesktop.host.commands import command
@@ -328,7 +329,7 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider = read(ctx.conn, provider_id)
     reason = "updated" if exists else "created"
     log.info("provider %s %s", provider_id, reason)
-    ctx.emit("providers.changed", {"reason": reason, "providerId": provider_id})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": reason, "providerId": provider_id})
     return {"provider": provider}
 
 
@@ -354,7 +355,7 @@ def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         for ref in sorted(refs):
             secrets.delete(ctx, ref)
     log.info("provider %s deleted", provider_id)
-    ctx.emit("providers.changed", {"reason": "deleted", "providerId": provider_id})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "deleted", "providerId": provider_id})
     return {"deleted": True}
 
 
@@ -373,7 +374,7 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
         seen.add(pid)
     with ctx.conn:
         kv.put(ctx.conn, NS, ORDER_KEY, list(order), ctx.clock())
-    ctx.emit("providers.changed", {"reason": "reordered", "providerId": None})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "reordered", "providerId": None})
     return {"providers": read_all(ctx.conn)}
 
 
@@ -399,7 +400,7 @@ def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
         chosen = {"providerId": provider_id, "modelId": model_id if model_id is not None else row[0]}
     with ctx.conn:
         kv.put(ctx.conn, NS, DEFAULT_KEY, chosen, ctx.clock())
-    ctx.emit("providers.changed", {"reason": "default", "providerId": chosen["providerId"]})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "default", "providerId": chosen["providerId"]})
     return {"defaultProviderId": chosen["providerId"], "defaultModelId": chosen["modelId"]}
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, sessions
 from pidesktop.host.commands import command
@@ -104,7 +105,7 @@ def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict[str, A
 
 def _changed(ctx: HostContext, session_id: str) -> dict[str, Any]:
     listed = entries(ctx.conn, session_id)
-    ctx.emit("queue.changed", {"sessionId": session_id, "entries": listed})
+    ctx.emit(topics.QUEUE_CHANGED, {"sessionId": session_id, "entries": listed})
     return {"entries": listed}
 
 

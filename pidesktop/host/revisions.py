@@ -22,6 +22,7 @@ from typing import Any, TypeGuard
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import message_index, sessions
 from pidesktop.host.commands import command
@@ -365,7 +366,7 @@ def save_active_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         apply(ctx.conn, session_id, [RowChange(key, index, count, active=True)], now)
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {
             "sessionId": session_id,
             "reason": "revision",

@@ -30,6 +30,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, schedule_rules, sessions
 from pidesktop.host.commands import command
@@ -320,7 +321,7 @@ def _now(ctx: HostContext, p: Params) -> int:
 
 
 def _changed(ctx: HostContext, task_id: str, reason: str) -> None:
-    ctx.emit("tasks.changed", {"taskId": task_id, "reason": reason})
+    ctx.emit(topics.TASKS_CHANGED, {"taskId": task_id, "reason": reason})
 
 
 @command("tasks.create")
@@ -398,7 +399,7 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         ctx.conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))  # its runs cascade; chats stay
     _changed(ctx, task_id, "deleted")
     if had_chats:  # its runs' chats are ordinary chats now: back in the list
-        ctx.emit("session.listChanged", {})
+        ctx.emit(topics.SESSION_LIST_CHANGED, {})
     return {"deleted": True}
 
 
@@ -558,7 +559,7 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         pruned = prune_runs(ctx.conn, row[0])
     _changed(ctx, row[0], "runFinished")
     if pruned:  # the oldest run's chat is an ordinary chat now: back in the list
-        ctx.emit("session.listChanged", {})
+        ctx.emit(topics.SESSION_LIST_CHANGED, {})
     return {
         "run": run_to_wire(
             ctx.conn, one_row(ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)))

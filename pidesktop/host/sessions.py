@@ -15,6 +15,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, message_index, projects, queue_marks, session_info
 from pidesktop.host.commands import command
@@ -220,7 +221,7 @@ def insert_session(conn: apsw.Connection, fields: dict[str, Any], now: int, sess
 def announce_created(ctx: HostContext, session_id: str) -> dict[str, Any]:
     """The committed new chat's summary, told to every client (``session.changed``, ``created``)."""
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "created", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "created", "session": session})
     return session
 
 
@@ -277,7 +278,7 @@ def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     if changed is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "renamed", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "renamed", "session": session})
     return {"session": session}
 
 
@@ -322,7 +323,7 @@ def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     if updated is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "updated", "session": session})
     return {"session": session}
 
 
@@ -362,7 +363,9 @@ def delete_for_good(ctx: HostContext, session_id: str, *, purged: bool = False) 
     if deleted is None:
         return False
     remove_session_files(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", **({"purged": True} if purged else {})})
+    ctx.emit(
+        topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "deleted", **({"purged": True} if purged else {})}
+    )
     return True
 
 
@@ -380,7 +383,7 @@ def move_to_trash(ctx: HostContext, session_id: str) -> bool:
     if trashed is None:
         return False
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "deleted", "trashed": True, "session": summary(ctx.conn, session_id)},
     )
     return True

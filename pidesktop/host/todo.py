@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
@@ -79,7 +80,7 @@ def todo_set(ctx: HostContext, p: Params) -> dict[str, Any]:
             "UPDATE sessions SET todo_revision = todo_revision + 1, todo_updated_at = ? WHERE id = ?", (now, session_id)
         )
     todo = read(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "todo", "todo": todo})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "todo", "todo": todo})
     return {"todo": todo}
 
 

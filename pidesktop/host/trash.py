@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
@@ -45,7 +46,7 @@ def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = sessions.summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "restored", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "restored", "session": session})
     return {"session": session}
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import inflight, message_index, model_cache, notifications, sessions
 from pidesktop.host.commands import command
@@ -80,9 +81,9 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
         if provider_id and model_id:
             model_cache.remember_use(ctx.conn, provider_id, model_id, ctx.clock())
     turn = load(ctx.conn, session_id, turn_id)
-    ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
+    ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "turn", "session": sessions.summary(ctx.conn, session_id)},
     )
     return {"turn": {"id": turn["id"], "status": turn["status"], "startedAt": turn["startedAt"]}}
@@ -141,15 +142,15 @@ def settle(
     if turn["status"] in ("completed", "error"):
         _drop_indexed_checkpoint(ctx, session_id)
     if changed:
-        ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
+        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn})
         ctx.emit(
-            "session.changed",
+            topics.SESSION_CHANGED,
             {"sessionId": session_id, "reason": "turn", "session": sessions.summary(conn, session_id)},
         )
     if notification is not None:
         replaces = notification.pop("replaces", [])  # the chat's older unread rows, gone in the same transaction
         ctx.emit(
-            "notification.created",
+            topics.NOTIFICATION_CREATED,
             {"notification": notification, "unreadCount": notifications.unread_count(conn)}
             | ({"replaces": replaces} if replaces else {}),
         )

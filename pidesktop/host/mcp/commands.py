@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import HostError
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
@@ -25,7 +26,7 @@ STDERR_TAIL_MAX = 4000
 
 
 def _changed(ctx: HostContext, name: str, reason: str) -> None:
-    ctx.emit("mcp.changed", {"name": name, "reason": reason})
+    ctx.emit(topics.MCP_CHANGED, {"name": name, "reason": reason})
 
 
 def _listed(ctx: HostContext, name: str, server: dict[str, Any]) -> dict[str, Any]:

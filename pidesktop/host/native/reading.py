@@ -11,6 +11,7 @@ import logging
 import os
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format
@@ -73,7 +74,7 @@ def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
             log.exception("indexing pi sessions failed")
             return
         if done:
-            ctx.emit("session.listChanged", {})
+            ctx.emit(topics.SESSION_LIST_CHANGED, {})
         else:
             _go_on_indexing(ctx, catalog)
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format
@@ -96,9 +97,9 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
         raise HostError(ErrorCode.INTERNAL, "The fork was written but could not be listed; look in the log.")
     ctx.native_own_writes[final] = child.key
     session = catalog.row_of(ctx.conn, child)
-    ctx.emit("session.listChanged", {})
+    ctx.emit(topics.SESSION_LIST_CHANGED, {})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session["id"], "reason": "created", "forkedFrom": source_id, "session": session},
     )
     return {"session": session}
@@ -323,7 +324,7 @@ def append(ctx: HostContext, p: Params) -> dict[str, Any]:
         ctx.native_own_writes[index.path] = index.key
     finally:
         os.close(fd)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native"})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "native"})
     return {"sessionId": session_id, "entryIds": entry_ids, "token": index.token}
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.host import attachments, sessions
 from pidesktop.host import settings as app_settings
 from pidesktop.host.commands import command
@@ -186,7 +187,7 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         if review_record is not None and not ws.scratch and not resolved.outside:
             audit.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
     if review_record is not None:
-        ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
+        ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
     return answer
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import atomic_write, fsync_dir, write_all
 from pidesktop.host import sessions
@@ -171,5 +172,5 @@ def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         audit.record(ctx.conn, now, audit.REVIEW_REVERT, session_id, {"snapshotId": snapshot_id, "path": str(path)})
         audit.touch_artifact(ctx.conn, session_id, path, op, None, now)
-    ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": snapshot_id, "reverted": True})
+    ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": snapshot_id, "reverted": True})
     return {"reverted": True}
