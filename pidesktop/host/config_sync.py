@@ -97,7 +97,7 @@ def _stored_credentials(ctx: HostContext) -> s3.S3Credentials | None:
     return s3.S3Credentials(access, secret) if access and secret else None
 
 
-@command("sync.test")
+@command("sync.test", emits=[])
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Test a connection without saving it: the bucket answers and accepts a small object."""
     from pidesktop.storage import s3
@@ -111,7 +111,7 @@ def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"ok": True, "where": location.describe()}
 
 
-@command("sync.configure")
+@command("sync.configure", emits=[])
 def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Check and save the connection, the credentials and the passphrase's vault key.
 
@@ -198,7 +198,7 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
     return LocalState(ctx.data_root / "config-sync" / "s3" / str(config["stateId"]), key)
 
 
-@command("sync.status")
+@command("sync.status", emits=[])
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The saved connection (never a secret), the base revision, pending keys; ``history`` also lists the
     revisions kept in the bucket (a request to S3)."""
@@ -246,7 +246,7 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
         raise HostError(ErrorCode.CONFLICT, str(exc), {"reason": "wrong_passphrase"}) from None
 
 
-@command("sync.run")
+@command("sync.run", emits=[topics.SYNC_APPLIED])
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One sync; with ``restore`` (a revision number) the bucket's state of that revision becomes the newest."""
     from pidesktop.storage import s3

@@ -34,7 +34,7 @@ _DROPPED_META = (*PAGER_FIELDS, "revisionRootId")
 _CALL_KEYS = ("callId", "toolCallId")
 
 
-@command("session.fork")
+@command("session.fork", emits=[topics.SESSION_CHANGED, topics.SESSION_LIST_CHANGED])
 def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     source_id = sessions.session_id_param(p)
     if native_reading.is_native(source_id):

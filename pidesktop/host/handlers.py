@@ -3,8 +3,8 @@
 A module registers its commands with ``@command`` when it is imported; nothing
 lists it anywhere else. Discovery walks the package (``pkgutil``), looks at
 each module without running it and imports, in name order, those that use the
-decorator: the source is searched for a line that starts with ``@command(`` (a
-file read, no compiling), or, in a frozen build that carries no source, the module's compiled code is
+decorator: the source is searched for a line that starts with ``@command(`` or
+``command(`` (a file read, no compiling), or, in a frozen build that carries no source, the module's compiled code is
 asked whether its top level names ``command``. Modules that register nothing
 are not imported here.
 """
@@ -18,7 +18,9 @@ from types import ModuleType
 import pidesktop.host
 
 DECORATOR = "command"  # ``from pidesktop.host.commands import command``
-DECORATED = b"\n@command("  # a top-level function registered as a command (a plain search is the cheapest)
+# A top-level registration: ``@command(`` above a function, or ``command(...)(handler)`` for a made one
+# (plain searches are the cheapest).
+REGISTRATIONS = (b"\n@command(", b"\ncommand(")
 
 
 def command_modules() -> list[str]:
@@ -38,7 +40,8 @@ def _registers(info: pkgutil.ModuleInfo) -> bool:
     if spec.has_location and spec.origin is not None and spec.origin.endswith(".py"):
         get_data = getattr(loader, "get_data", None)
         if get_data is not None:
-            return DECORATED in get_data(spec.origin)
+            source = get_data(spec.origin)
+            return any(registration in source for registration in REGISTRATIONS)
     get_code = getattr(loader, "get_code", None)
     code = get_code(info.name) if get_code is not None else None
     # the registry's own module defines the name and registers nothing

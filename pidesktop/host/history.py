@@ -203,7 +203,7 @@ def changed(ctx: HostContext, session_id: str) -> None:
 
 
 # -- session.truncateFrom ----------------------------------------------------------------
-@command("session.truncateFrom")
+@command("session.truncateFrom", emits=[topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message_id = p.text("messageId", nonempty=True)
@@ -261,7 +261,7 @@ def _abort_running_turns(ctx: HostContext, session_id: str, now: int) -> list[st
 
 
 # -- session.replaceMessages ---------------------------------------------------------------
-@command("session.replaceMessages")
+@command("session.replaceMessages", emits=[topics.SESSION_CHANGED])
 def replace_messages(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     new_messages = messages_param(p)
@@ -331,7 +331,7 @@ def archive_dropped_live_branches(
 REPLY_BATCH = 64  # messages read per step while looking for the end of a deleted prompt's reply
 
 
-@command("session.deleteMessage")
+@command("session.deleteMessage", emits=[topics.SESSION_CHANGED])
 def delete_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Take one message out of the transcript; a user message takes the reply it started with it.
 
@@ -435,7 +435,7 @@ def _prompt_and_reply(
 
 
 # -- session.activateRevision (a history rewrite that restores a stored branch) ---------------
-@command("session.activateRevision")
+@command("session.activateRevision", emits=[topics.SESSION_CHANGED])
 def activate_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)

@@ -498,7 +498,7 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-@command("import.scan")
+@command("import.scan", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def import_scan(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     known = _known_files(ctx, source)
@@ -546,7 +546,7 @@ def _roots(source: str, paths: list[str] | None) -> list[Path]:
     return [Path(x) for x in paths] if paths else default_folders(source)
 
 
-@command("import.run")
+@command("import.run", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS, topics.SESSION_CHANGED])
 def import_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     post = ctx.post

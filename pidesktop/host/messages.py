@@ -65,7 +65,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 
 
 # -- session.appendMessage ------------------------------------------------------------
-@command("session.appendMessage")
+@command("session.appendMessage", emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED])
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
@@ -210,7 +210,7 @@ def _strip_type(record: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- session.get ---------------------------------------------------------------------
-@command("session.get")
+@command("session.get", emits=[])
 def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if native_reading.is_native(session_id):
@@ -294,7 +294,7 @@ def _is_target(record: dict[str, Any], around: str | None) -> bool:
 
 
 # -- session.appendCompaction -----------------------------------------------------------
-@command("session.appendCompaction")
+@command("session.appendCompaction", emits=[topics.SESSION_CHANGED])
 def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     compaction = p.obj("compaction")

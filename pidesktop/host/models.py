@@ -80,7 +80,7 @@ def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
     return caps
 
 
-@command("models.list")
+@command("models.list", emits=[])
 def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId", required=False)
     if provider_id is not None:
@@ -97,7 +97,7 @@ def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"models": models, "refreshedAt": model_cache.refreshed_at(ctx.conn)}
 
 
-@command("models.upsert")
+@command("models.upsert", emits=[topics.MODELS_CHANGED])
 def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     q = providers.nested(p, "model")
@@ -135,7 +135,7 @@ def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"model": read(ctx.conn, provider_id, model_id)}
 
 
-@command("models.setPrice")
+@command("models.setPrice", emits=[topics.MODELS_CHANGED])
 def models_set_price(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store the price the person pays for a model; the model need not have a row (custom ids are allowed)."""
     provider_id = p.text("providerId")
@@ -168,7 +168,7 @@ def _per_million(p: Params, name: str) -> float | None:
     return value
 
 
-@command("models.delete")
+@command("models.delete", emits=[topics.MODELS_CHANGED])
 def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     model_id = p.text("modelId")
@@ -183,7 +183,7 @@ def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"deleted": True}
 
 
-@command("models.applyDiscovery")
+@command("models.applyDiscovery", emits=[topics.MODELS_CHANGED])
 def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     listed = _discovered_list(p)

@@ -92,7 +92,7 @@ def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
     return conn.changes()
 
 
-@command("notifications.list")
+@command("notifications.list", emits=[])
 def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
     unread_only = p.boolean("unreadOnly")
@@ -116,7 +116,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"notifications": items, "unreadCount": unread_count(ctx.conn), "nextCursor": next_cursor}
 
 
-@command("notifications.markRead")
+@command("notifications.markRead", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     nid = p.text("id", nonempty=True)
     with ctx.conn:
@@ -131,7 +131,7 @@ def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"notification": notification}
 
 
-@command("notifications.markAllRead")
+@command("notifications.markAllRead", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every unread notification, or with ``sessionId`` only that chat's (reading a chat reads them)."""
     session_id = p.text("sessionId", required=False, nonempty=True)
@@ -151,7 +151,7 @@ def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"updated": updated}
 
 
-@command("notifications.clear")
+@command("notifications.clear", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_clear(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         ctx.conn.execute("DELETE FROM notifications")

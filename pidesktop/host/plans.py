@@ -151,7 +151,7 @@ def workspace_of(ctx: HostContext, session_id: str) -> Path:
 
 
 # -- plan.submit --------------------------------------------------------------------------
-@command("plan.submit")
+@command("plan.submit", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store a proposal: the immutable file first, then its pending row (a crash between leaves only a file)."""
     session_id = sessions.session_id_param(p)
@@ -320,7 +320,7 @@ def verify_artifact(approval: dict[str, Any]) -> None:
 
 
 # -- plan.list, plans.pending ------------------------------------------------------------
-@command("plan.list")
+@command("plan.list", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal of a chat, newest first."""
     session_id = sessions.session_id_param(p)
@@ -333,7 +333,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"approvals": [to_wire(ctx, row) for row in rows]}
 
 
-@command("plans.pending")
+@command("plans.pending", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
     expire_due(ctx)
@@ -353,7 +353,7 @@ def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
 APPROVAL_PERMISSION_MODES = ("ask", "accept-edits", "auto")
 
 
-@command("plan.respond")
+@command("plan.respond", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     approval_id = p.text("approvalId", nonempty=True)
     decision = p.choice("decision", DECISIONS, required=True)
@@ -439,7 +439,7 @@ def _not_pending(approval: dict[str, Any]) -> str:
 
 
 # -- plan.execution ----------------------------------------------------------------------
-@command("plan.execution")
+@command("plan.execution", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The runner reports an approved proposal's execution: running, then completed, failed or interrupted."""
     approval_id = p.text("approvalId", nonempty=True)

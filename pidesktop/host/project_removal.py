@@ -17,7 +17,7 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
 
 
-@command("projects.remove")
+@command("projects.remove", emits=[topics.PROJECTS_CHANGED, topics.SESSION_CHANGED])
 def projects_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     project_id = p.integer("projectId", minimum=1)
     path = projects.require(ctx.conn, project_id)["path"]

@@ -239,7 +239,7 @@ def _new_id(name: str) -> str:
 # -- commands -----------------------------------------------------------------------------------
 
 
-@command("providers.list")
+@command("providers.list", emits=[])
 def providers_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     default = default_model(ctx.conn)
     return {
@@ -249,7 +249,7 @@ def providers_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
 
 
-@command("providers.upsert")
+@command("providers.upsert", emits=[topics.PROVIDERS_CHANGED])
 def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     q = nested(p, "provider")
     given_id = q.text("provider.id", required=False, strip=True)
@@ -333,7 +333,7 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"provider": provider}
 
 
-@command("providers.delete")
+@command("providers.delete", emits=[topics.PROVIDERS_CHANGED])
 def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     exists, owner = _owner(ctx.conn, provider_id)
@@ -359,7 +359,7 @@ def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"deleted": True}
 
 
-@command("providers.reorder")
+@command("providers.reorder", emits=[topics.PROVIDERS_CHANGED])
 def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     order = p.array("order")
     existing = {r[0] for r in ctx.conn.execute("SELECT id FROM providers")}
@@ -378,7 +378,7 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"providers": read_all(ctx.conn)}
 
 
-@command("providers.setDefault")
+@command("providers.setDefault", emits=[topics.PROVIDERS_CHANGED])
 def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
     if "providerId" not in p.raw:
         raise invalid(
@@ -404,7 +404,7 @@ def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"defaultProviderId": chosen["providerId"], "defaultModelId": chosen["modelId"]}
 
 
-@command("providers.credentials")
+@command("providers.credentials", emits=[])
 def providers_credentials(ctx: HostContext, p: Params) -> dict[str, Any]:
     """For the agent runtime only: the one result that carries key material. No event, no log of the key."""
     provider_id = p.text("providerId")

@@ -343,7 +343,7 @@ def no_root(session_id: str, key: str) -> HostError:
 
 
 # -- session.saveActiveRevision ----------------------------------------------------------
-@command("session.saveActiveRevision")
+@command("session.saveActiveRevision", emits=[topics.SESSION_CHANGED])
 def save_active_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
@@ -400,7 +400,7 @@ def _stamp_root_line(
 
 
 # -- session.listRevisions ----------------------------------------------------------------
-@command("session.listRevisions")
+@command("session.listRevisions", emits=[])
 def list_revisions(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)

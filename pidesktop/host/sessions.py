@@ -152,7 +152,7 @@ def validate_title(method: str, raw: str) -> str:
     return title
 
 
-@command("session.create")
+@command("session.create", emits=[topics.SESSION_CHANGED])
 def session_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = create_fields(p)
     session_id = str(uuid.uuid4())
@@ -225,7 +225,7 @@ def announce_created(ctx: HostContext, session_id: str) -> dict[str, Any]:
     return session
 
 
-@command("session.list")
+@command("session.list", emits=[topics.SESSION_LIST_CHANGED])
 def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=100, minimum=1, maximum=LIST_LIMIT_MAX)
     cursor = p.text("cursor", required=False)
@@ -264,7 +264,7 @@ def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"sessions": sessions, "nextCursor": next_cursor}
 
 
-@command("session.rename")
+@command("session.rename", emits=[topics.SESSION_CHANGED])
 def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = session_id_param(p)
     title = validate_title("session.rename", p.text("title"))
@@ -285,7 +285,7 @@ def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
 
 
-@command("session.update")
+@command("session.update", emits=[topics.SESSION_CHANGED])
 def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Change a chat's model, thinking level, mode, permission mode, fast mode (next turn on) or project."""
     session_id = session_id_param(p)
@@ -339,7 +339,7 @@ def _info_of(ctx: HostContext, changes: dict[str, object]) -> dict[str, Any]:
     return info
 
 
-@command("session.delete")
+@command("session.delete", emits=[topics.SESSION_CHANGED])
 def session_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every chat goes to the trash first (restorable); from the trash, or with ``forGood``, it is removed."""
     session_id = session_id_param(p)

@@ -94,12 +94,12 @@ def validate_patch(patch: dict[str, Any]) -> None:
             raise invalid(f"settings.set: patch.{key} must be {expected}; got {value!r}.", f"patch.{key}")
 
 
-@command("settings.get")
+@command("settings.get", emits=[])
 def settings_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"settings": read(ctx)}
 
 
-@command("settings.set")
+@command("settings.set", emits=[topics.SETTINGS_CHANGED])
 def settings_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     patch = p.obj("patch")
     validate_patch(patch)

@@ -36,14 +36,14 @@ def read(ctx: HostContext, session_id: str) -> dict[str, Any]:
     return {"sessionId": session_id, "revision": row[0], "updatedAt": row[1], "items": items}
 
 
-@command("todo.get")
+@command("todo.get", emits=[])
 def todo_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return {"todo": read(ctx, session_id)}
 
 
-@command("todo.set")
+@command("todo.set", emits=[topics.SESSION_CHANGED])
 def todo_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Replace the whole checklist; the revision grows by one."""
     session_id = sessions.session_id_param(p)

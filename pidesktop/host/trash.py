@@ -23,7 +23,7 @@ from pidesktop.host.sql_rows import all_rows, one_row
 LIST_LIMIT_MAX = 500
 
 
-@command("session.listTrash")
+@command("session.listTrash", emits=[])
 def list_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=200, minimum=1, maximum=LIST_LIMIT_MAX)
     rows = all_rows(
@@ -36,7 +36,7 @@ def list_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"sessions": [sessions.summary(ctx.conn, row[0]) for row in rows[:limit]], "total": total}
 
 
-@command("session.restore")
+@command("session.restore", emits=[topics.SESSION_CHANGED])
 def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     with ctx.conn:
@@ -50,7 +50,7 @@ def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"session": session}
 
 
-@command("session.purge")
+@command("session.purge", emits=[topics.SESSION_CHANGED])
 def purge(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if not purge_one(ctx, session_id):
@@ -58,7 +58,7 @@ def purge(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"purged": True}
 
 
-@command("session.emptyTrash")
+@command("session.emptyTrash", emits=[topics.SESSION_CHANGED])
 def empty_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     ids = [row[0] for row in ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL")]
     purged = sum(1 for session_id in ids if purge_one(ctx, session_id))

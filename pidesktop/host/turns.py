@@ -53,7 +53,7 @@ def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict[str, Any]
     return to_wire(row)
 
 
-@command("session.startTurn")
+@command("session.startTurn", emits=[topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False, nonempty=True, max_chars=ID_MAX) or str(uuid.uuid4())
@@ -89,7 +89,7 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"turn": {"id": turn["id"], "status": turn["status"], "startedAt": turn["startedAt"]}}
 
 
-@command("session.endTurn")
+@command("session.endTurn", emits=[topics.NOTIFICATION_CREATED, topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def end_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", nonempty=True, max_chars=ID_MAX)
@@ -190,7 +190,7 @@ def _total(usage: dict[str, Any] | None, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-@command("session.recordUsage")
+@command("session.recordUsage", emits=[])
 def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Merge identified usage records into the turn's ``usage_json``; replays change nothing.
 
@@ -231,7 +231,7 @@ def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 
 # -- in-flight checkpoints ---------------------------------------------------------------
-@command("session.saveInflightMessage")
+@command("session.saveInflightMessage", emits=[])
 def save_inflight(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False, max_chars=ID_MAX)

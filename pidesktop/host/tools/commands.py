@@ -48,7 +48,7 @@ def effective_permission_mode(ctx: HostContext, session_id: str) -> tuple[str, s
     return str(app_settings.read(ctx)["permissionMode"]), stored
 
 
-@command("tools.workspace")
+@command("tools.workspace", emits=[])
 def tools_workspace(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
@@ -87,7 +87,7 @@ def _outside_answer(tool: str, resolved: workspace.Resolved, ws: workspace.Works
     }
 
 
-@command("tools.prepare")
+@command("tools.prepare", emits=[])
 def tools_prepare(ctx: HostContext, p: Params) -> dict[str, Any]:
     """What a permission card shows for a call; nothing is changed."""
     session_id = sessions.session_id_param(p)
@@ -132,7 +132,7 @@ def _plan(tool: str, args: Params, resolved: workspace.Resolved) -> files.Change
     return files.plan_edit(resolved.path, resolved.shown, old or "", new or "")
 
 
-@command("tools.run")
+@command("tools.run", emits=[topics.REVIEW_CHANGED])
 def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False)
@@ -235,7 +235,7 @@ def _read_only(ctx: HostContext, session_id: str, tool: str, args: Params, resol
     return limits.limited(ctx, session_id, text, tool)
 
 
-@command("tools.recordShell")
+@command("tools.recordShell", emits=[])
 def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A finished ``bash`` call: its output within the limits (the whole kept on disk), and its audit row."""
     session_id = sessions.session_id_param(p)
@@ -283,7 +283,7 @@ def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"ok": ok, "result": result}
 
 
-@command("tools.deny")
+@command("tools.deny", emits=[])
 def tools_deny(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A call that did not run (the person said no, or nobody was there to ask): its ``tool_denied`` row."""
     session_id = sessions.session_id_param(p)

@@ -117,7 +117,7 @@ def _load(ctx: HostContext, session_id: str, snapshot_id: str) -> dict[str, Any]
     return meta if isinstance(meta, dict) and meta.get("owner") == OWNER else None
 
 
-@command("review.list")
+@command("review.list", emits=[])
 def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A chat's snapshots, oldest first (the order the changes were made)."""
     session_id = sessions.session_id_param(p)
@@ -128,7 +128,7 @@ def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"snapshots": snapshots}
 
 
-@command("review.revert")
+@command("review.revert", emits=[topics.REVIEW_CHANGED])
 def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     snapshot_id = p.text("snapshotId", nonempty=True) or ""
