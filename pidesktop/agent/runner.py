@@ -31,11 +31,12 @@ checkpoint. No request is ever larger than the window. ``compact`` (and the
 prompt ``/compact``) compacts on demand; ``context_usage`` tells the UI how
 full the context is.
 
-Three parts: the ``RequestPlanner`` (``request_plan.py``) picks the provider
+The parts: the ``RequestPlanner`` (``request_plan.py``) picks the provider
 and model and reads what the request carries; a ``Turn`` (``turn.py``) runs
-steps 1 to 5 for one prompt; this runner keeps what outlives a turn (the
-running turns, the queue, the context sizes and their correction,
-compaction, the answers "Allow for this chat") and starts each turn.
+steps 1 to 5 for one prompt; the ``ContextKeeper`` (``context_keeper.py``)
+knows how full each chat's context is and compacts it; this runner starts
+each turn and keeps what outlives it (the running turns, the queue, the
+answers "Allow for this chat").
 """
 
 from __future__ import annotations
@@ -47,12 +48,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pidesktop.agent import compaction, permissions, send_check, tool_loop, tool_permission
-from pidesktop.agent import context as budget
+from pidesktop.agent.context_keeper import ContextKeeper
 from pidesktop.agent.errors import ProviderError
-from pidesktop.agent.events import Usage
 from pidesktop.agent.outbox import Outbox
 from pidesktop.agent.prompt_blocks import prompt_blocks, queued_prompt
-from pidesktop.agent.request_plan import FIRST_PAGE, Prepared, ProviderChoice, RequestPlanner
+from pidesktop.agent.request_plan import Prepared, ProviderChoice, RequestPlanner
 from pidesktop.agent.turn import ActiveTurn, Turn, is_deleted_error
 from pidesktop.bus import ErrorCode, HostClient, HostError
 
@@ -95,8 +95,6 @@ class TurnRunner:
         self.tool_refusals: tool_loop.ToolRefusals = set()  # models whose server refused tools, for this runner's life
         # False for runs nobody watches (``pidesktop chat``, automations): Plan/Goal turns are refused.
         self.interactive = interactive
-        self.correction = budget.Correction()  # per chat: reported prompt tokens / estimated
-        self._usage: dict[str, dict[str, Any]] = {}  # per chat: the context size the last turn or compaction left
         self.outbox = outbox
         self.checkpoint_every = checkpoint_every
         self.watched = watched
@@ -104,6 +102,8 @@ class TurnRunner:
         self.planner = RequestPlanner(
             client, override=override, context_window=context_window, offline_delay=offline_delay
         )
+        # per chat: how full the next request is, the correction learned, compaction before it would not fit
+        self.contexts = ContextKeeper(client, self.planner, self.notify, self.is_deleted)
         self.listeners: list[Listener] = []
         self._active: dict[str, ActiveTurn] = {}
         self._deleted: set[str] = set()
@@ -168,7 +168,7 @@ class TurnRunner:
         elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
             self._deleted.discard(str(payload["sessionId"]))  # back from the trash: it can be written again
         elif topic in ("models.changed", "providers.changed"):
-            self._usage.clear()  # a model's context window may have changed: measured again when asked
+            self.contexts.usage.clear()  # a model's context window may have changed: measured again when asked
 
     async def send(
         self,
@@ -297,74 +297,6 @@ class TurnRunner:
         """The chat's next request, built and not sent (``RequestPlanner.prepare``); the caller closes its provider."""
         return await self.planner.prepare(session_id)
 
-    def _estimate(self, session_id: str, prepared: Prepared) -> int:
-        return self.correction.apply(session_id, budget.estimate(prepared.context()))
-
-    async def fit(self, session_id: str, prepared: Prepared, cancel: asyncio.Event) -> Prepared:
-        """``prepared``, compacted first when it passes ``compactAt`` of the window; never over the window."""
-        window = prepared.window
-        if self._estimate(session_id, prepared) > budget.compact_threshold(window, prepared.compact_at):
-            record = await self._compact(session_id, prepared, cancel, manual=False)
-            if record is not None:
-                prepared = prepared.after(record)
-        needed = self._estimate(session_id, prepared)
-        if needed > budget.input_budget(window):
-            raise ProviderError(
-                compaction.CONTEXT_TOO_LARGE,
-                f"The newest messages need about {needed:,} tokens, more than the model's context "
-                f"window of {window:,} tokens leaves for a request "
-                f"({budget.input_budget(window):,}). Shorten the message or pick a model with "
-                f"a larger context window.",
-            )
-        return prepared
-
-    async def _compact(
-        self, session_id: str, prepared: Prepared, cancel: asyncio.Event, *, manual: bool
-    ) -> dict[str, Any] | None:
-        """Summarise what must go with one model call and append the checkpoint; None if nothing can go."""
-        factor = self.correction.factor(session_id)
-        tokens = [max(1, round(t * factor)) for t in prepared.tokens]
-        known = sum(tokens) + budget.tokens_for_chars(len(prepared.summary()))
-        if not prepared.complete and prepared.messages:  # the first compaction of a long chat: extrapolated
-            known = round(known * max(1.0, prepared.total / len(prepared.messages)))
-        room = int(prepared.window / max(1.0, factor))  # the summary request is estimated, so corrected too
-        plan = compaction.plan(
-            prepared.messages,
-            tokens,
-            window=prepared.window,
-            request_window=room,
-            previous_summary=prepared.summary(),
-            complete=prepared.complete,
-            tokens_before=known,
-            last_exchange=manual,
-        )
-        if plan is None:
-            return None
-        self.notify(session_id, "compacting", None)
-        request = compaction.request(plan, prepared.summary(), room)
-        if self.correction.apply(session_id, budget.estimate(request)) > budget.input_budget(prepared.window):
-            raise ProviderError(
-                compaction.COMPACTION_FAILED, "The summary request would not fit in the model's context window."
-            )
-        summary = await compaction.summarise(prepared.sender(), request, cancel)
-        record = compaction.checkpoint(
-            plan,
-            summary,
-            generation=prepared.generation + 1,
-            provider_id=prepared.provider_id,
-            model_id=prepared.model_id,
-            window=prepared.window,
-            manual=manual,
-        )
-        if session_id in self._deleted:
-            raise compaction.CompactionAborted()
-        await self.client.call("session.appendCompaction", {"sessionId": session_id, "compaction": record})
-        stored = {**record}
-        after = prepared.after(record)
-        self._usage[session_id] = {"tokens": self._estimate(session_id, after), "window": prepared.window}
-        self.notify(session_id, "compacted", stored)
-        return stored
-
     async def compact(self, session_id: str) -> dict[str, Any]:
         """Compact now: the checkpoint appended, or HostError (nothing to compact, a failed or stopped summary).
 
@@ -380,7 +312,7 @@ class TurnRunner:
         try:
             prepared = await self.planner.prepare(session_id)
             try:
-                record = await self._compact(session_id, prepared, active.cancel, manual=True)
+                record = await self.contexts.compact(session_id, prepared, active.cancel, manual=True)
             finally:
                 await prepared.sender().aclose()
         except compaction.CompactionAborted:
@@ -403,54 +335,12 @@ class TurnRunner:
     async def prompt_fit(
         self, session_id: str | None, choice: dict[str, Any], text: str, attachments: list[dict[str, Any]] | None = None
     ) -> dict[str, int]:
-        """Whether a prompt of ``text`` and ``attachments`` fits the next request, asked before it is stored.
-
-        ``{"tokens", "prompt", "history", "budget", "window"}``: the chat's context as the meter shows it
-        plus the prompt's own estimate, which no correction learned from earlier replies shrinks (a large
-        paste is not like the conversation before it), against what the window leaves for a request.
-        ``choice`` names the provider and model of a chat not made yet.
-        """
-        if session_id is not None:
-            usage = await self.context_usage(session_id)
-            history, window = int(usage["tokens"]), int(usage["window"])
-        else:
-            provider_id, model_id = await self.planner.model_of(choice)
-            history, window = 0, await self.planner.window(provider_id, model_id)
-        prompt = budget.message_tokens({"blocks": prompt_blocks(text, attachments)})
-        return {
-            "tokens": history + prompt,
-            "prompt": prompt,
-            "history": history,
-            "budget": budget.input_budget(window),
-            "window": window,
-        }
+        """Whether a prompt fits the next request, asked before it is stored (``ContextKeeper.prompt_fit``)."""
+        return await self.contexts.prompt_fit(session_id, choice, text, attachments)
 
     async def context_usage(self, session_id: str) -> dict[str, Any]:
         """``{"tokens", "window"}``: the estimated size of the next request's context (summary + kept tail)."""
-        known = self._usage.get(session_id)
-        if known is not None:
-            return dict(known)
-        page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
-        provider_id, model_id = await self.planner.model_of(page["session"])
-        window = await self.planner.window(provider_id, model_id)
-        prepared = await self.planner.read(session_id, page, None, provider_id, model_id or "", window, None)
-        usage = {"tokens": self._estimate(session_id, prepared), "window": window}
-        self._usage[session_id] = usage
-        return dict(usage)
-
-    def remember_usage(
-        self, session_id: str, prepared: Prepared, sent_estimate: int, reported: Usage | None, final: dict[str, Any]
-    ) -> None:
-        """Learn the correction from the provider's count, and keep the context size for ``context_usage``."""
-        if reported is not None and sent_estimate:
-            self.correction.observe(session_id, sent_estimate, reported.input_tokens)
-        if reported is not None and reported.input_tokens > 0:
-            tokens = reported.input_tokens + max(reported.output_tokens, 0)
-        else:
-            tokens = self._estimate(session_id, prepared) + self.correction.apply(
-                session_id, budget.message_tokens(final)
-            )
-        self._usage[session_id] = {"tokens": int(tokens), "window": prepared.window}
+        return await self.contexts.context_usage(session_id)
 
     def dropped(self, session_id: str, final: dict[str, Any] | None) -> dict[str, Any]:
         """The chat was deleted during the turn: nothing of it is stored."""

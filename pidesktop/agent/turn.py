@@ -109,7 +109,7 @@ class Turn:
         try:
             if self.unattended:
                 plan_gate.refuse_unattended(prepared.session)  # before any model request (spec 004)
-            prepared = await self.runner.fit(self.session_id, prepared, self.active.cancel)
+            prepared = await self.runner.contexts.fit(self.session_id, prepared, self.active.cancel)
             await self._converse(prepared, provider, tools)
             if self.active.cancel.is_set():
                 self.status = "aborted"
@@ -266,7 +266,7 @@ class Turn:
         runner, session_id, active, builder = self.runner, self.session_id, self.active, self.builder
         status = self.status
         final = builder.snapshot(status)
-        runner.remember_usage(session_id, prepared, self.sent_estimate, self.reported, final)
+        runner.contexts.remember(session_id, prepared, self.sent_estimate, self.reported, final)
         if runner.is_deleted(session_id):
             return runner.dropped(session_id, final)
         if status == "completed" or builder.has_content():
