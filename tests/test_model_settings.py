@@ -63,7 +63,7 @@ def test_a_new_context_window_reaches_the_meter(host_client, qloop, sse_server):
     host_client.call_blocking(
         "models.upsert", {"providerId": provider, "model": {"modelId": "m", "contextWindow": 128_000}}
     )
-    spin_until(qloop, lambda: not runner._usage)  # the event reached the runner
+    spin_until(qloop, lambda: not runner.contexts.usage)  # the event reached the runner
     assert qloop.run_until_complete(runner.context_usage(sid))["window"] == 128_000
     host_client.call_blocking(
         "models.upsert", {"providerId": provider, "model": {"modelId": "m", "contextWindow": None}}

@@ -223,6 +223,7 @@ def test_indexing_goes_on_in_slices_and_says_when_it_is_done(agent):
 
     class Context:  # what the slices use of a host: its database, the queue of host work, events
         conn = apsw.Connection(":memory:")
+        native_catalog = None  # made by catalog_of, as on a HostContext
         queued: list = []
         events: list = []
 

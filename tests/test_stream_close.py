@@ -28,7 +28,7 @@ READER = textwrap.dedent("""
     import qasync
     from pidesktop.agent.openai_compat import OpenAICompatibleProvider
     from pidesktop.agent.errors import ProviderError
-    from pidesktop.agent.runner import ImageFallback
+    from pidesktop.agent.turn import ImageFallback
 
     base_url, how = sys.argv[1], sys.argv[2]
     app = QCoreApplication(sys.argv[:1])

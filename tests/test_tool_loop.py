@@ -92,13 +92,13 @@ def test_a_server_that_refuses_tools_is_asked_again_without_them(host, sse_serve
         ),
         Script(chunks=[text_body("Plain answer.")]),
     )
-    _, result, got = send(host, sse_server, model="no-tools-model")
+    runners = []
+    _, result, got = send(host, sse_server, model="no-tools-model", on_runner=runners.append)
     assert result["status"] == "completed"
     with_tools, without = sse_server.requests
     assert "TodoWrite" in tool_names(with_tools) and "tools" not in without.json
     assert got["messages"][-1]["blocks"] == [{"type": "text", "text": "Plain answer."}]
-    send(host, sse_server, model="no-tools-model")
-    assert "tools" not in sse_server.requests[-1].json  # remembered for that model
+    assert runners[0].tool_refusals == {("custom", "no-tools-model")}  # remembered by the runner for that model
 
 
 def test_stop_between_rounds_ends_the_turn_aborted(host, sse_server):

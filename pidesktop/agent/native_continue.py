@@ -79,7 +79,9 @@ async def continue_session(
     _check_working_folder(page["session"].get("cwd"), page["session"].get("cwdTrusted"))
     # The runner's own choice of provider (stored default, offline demo, or ``--base-url``), so a pi
     # session is answered by the same model the person's chats use.
-    provider, provider_id, model_id = await runner._provider_for({"providerId": provider_id, "modelId": model_id})
+    provider, provider_id, model_id = await runner.planner.provider_for(
+        {"providerId": provider_id, "modelId": model_id}
+    )
     builder = ReplyBuilder(str(uuid.uuid4()), model_id, provider_id)
     try:
         window = budget.window_for(model_id, None, getattr(runner, "context_window", None))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,7 +89,7 @@ class OfflineDemoProvider:
         thinking_level: str = "off",
         tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         call = demo_tool_call(messages, tools)
         if call is not None:  # Plan/Goal proposals and the checklist work without a model too
             for event in call:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -386,7 +386,7 @@ class OpenAICompatibleProvider:
         thinking_level: str = "off",
         tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         body = request_body(
             self.model,
             to_openai_messages(messages),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Protocol, runtime_checkable
 
 from pidesktop.agent.events import StreamEvent
@@ -20,7 +20,7 @@ class ChatProvider(Protocol):
         thinking_level: str = "off",
         tools: list[dict[str, Any]] | None = None,
         cancel: asyncio.Event | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Yield events ending with ``Finished``, raise ``ProviderError``, or stop quietly once ``cancel`` is set."""
         ...
 

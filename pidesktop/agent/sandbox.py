@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FORCE_OFF = "PIDESKTOP_NO_SANDBOX"
-_probed: dict[str, str | None] = {}  # bwrap path -> None when it works, else why not
+# bwrap path -> None when it works, else why not: a fact of this machine, so shared by every host and runner
+_probed: dict[str, str | None] = {}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ result says so.
 
 A server that refuses a request and names ``tools`` (a 4xx before any reply,
 as models without tool support do on Ollama and OpenRouter) is asked once more without them;
-the runner then does without tools for that provider and model.
+the runner then does without tools for that provider and model (``refused``, the runner's own set).
 """
 
 from __future__ import annotations
@@ -42,13 +42,15 @@ from pidesktop.bus import ErrorCode, HostError
 
 if TYPE_CHECKING:
     from pidesktop.agent.mcp.calls import McpCalls
+    from pidesktop.agent.provider import ChatProvider
+    from pidesktop.agent.turn import ImageFallback
 
 log = logging.getLogger("pidesktop.agent.tool_loop")
 
 MAX_ROUNDS = 25
 
-# (provider id, model id) pairs whose server refused a request with tools, for the life of the process
-_NO_TOOLS: set[tuple[str, str]] = set()
+# (provider id, model id) pairs whose server refused a request with tools
+ToolRefusals = set[tuple[str, str]]
 
 
 def refuses_tools(error: ProviderError) -> bool:
@@ -78,13 +80,16 @@ class ToolLoop:
         notify: Callable[[str, str, dict[str, Any] | None], None] = lambda *_: None,
         workspace: WorkspaceCalls | None = None,
         mcp: McpCalls | None = None,
+        refused: ToolRefusals | None = None,
     ):
         self.client = client
+        # the runner's memory of servers that refused tools (None: this loop's alone)
+        self.refused: ToolRefusals = set() if refused is None else refused
         self.session_id = session_id
         self.turn_id = turn_id
         self.cancel = cancel
         self.key = (provider_id, model_id)
-        self.tools = [] if self.key in _NO_TOOLS else tools.offered(mode, workspace=workspace is not None)
+        self.tools = [] if self.key in self.refused else tools.offered(mode, workspace=workspace is not None)
         if self.tools and mcp is not None:
             self.tools += mcp.definitions
         self.names = tools.names(self.tools)
@@ -96,7 +101,7 @@ class ToolLoop:
 
     # -- streaming ------------------------------------------------------------------------
     async def stream(
-        self, fallback: Any, provider: Any, context: list[dict[str, Any]], **options: Any
+        self, fallback: ImageFallback, provider: ChatProvider, context: list[dict[str, Any]], **options: Any
     ) -> AsyncGenerator[StreamEvent, None]:
         """``fallback.stream`` with the tools offered; once more without them if the server refuses them."""
         if not self.tools:
@@ -114,7 +119,7 @@ class ToolLoop:
         except ProviderError as exc:
             if arrived or not refuses_tools(exc):
                 raise
-        _NO_TOOLS.add(self.key)
+        self.refused.add(self.key)
         self.tools, self.names = [], set()
         async with contextlib.aclosing(fallback.stream(provider, context, **options)) as events:
             async for event in events:

@@ -14,7 +14,7 @@ from pidesktop.host.schema import SCHEMA_VERSION
 PROTOCOL_VERSION = 1
 
 
-@command("app.handshake")
+@command("app.handshake", emits=[])
 def handshake(ctx: HostContext, p: Params) -> dict[str, Any]:
     version = p.integer("protocolVersion")
     if version != PROTOCOL_VERSION:

@@ -170,7 +170,7 @@ def _name_param(p: Params, default: str) -> str:
 
 
 # -- attachments.import -----------------------------------------------------------------
-@command("attachments.import")
+@command("attachments.import", emits=[])
 def import_file(ctx: HostContext, p: Params) -> dict[str, Any]:
     path = p.text("path", nonempty=True)
     if not os.path.isabs(path):
@@ -237,7 +237,7 @@ def _storage_error(ctx: HostContext, exc: OSError) -> HostError:
 
 
 # -- attachments.importText ----------------------------------------------------------------
-@command("attachments.importText")
+@command("attachments.importText", emits=[])
 def import_text(ctx: HostContext, p: Params) -> dict[str, Any]:
     text = p.text("text")
     if not text.strip():
@@ -263,7 +263,7 @@ def ref_param(p: Params) -> str:
     return ref
 
 
-@command("attachments.read")
+@command("attachments.read", emits=[])
 def read(ctx: HostContext, p: Params) -> dict[str, Any]:
     ref = ref_param(p)
     offset = p.integer("offset", required=False, default=0, minimum=0)

@@ -23,6 +23,7 @@ import secrets as random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import daily_backup, kv, sync_items
 from pidesktop.host import secrets as secret_store
@@ -101,7 +102,7 @@ def _needs_post(ctx: HostContext) -> Post:
     return ctx.post
 
 
-@command("sync.test")
+@command("sync.test", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Test a connection without saving it (a job): the bucket answers and accepts a small object."""
     connection, credentials, _ = _read_connection(p)
@@ -121,7 +122,7 @@ def sync_test(ctx: HostContext, p: Params) -> dict[str, Any]:
     return jobs_of(ctx).start(SYNC_KIND, work)
 
 
-@command("sync.configure")
+@command("sync.configure", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Check and save the connection, the credentials and the passphrase's vault key (a job).
 
@@ -220,13 +221,13 @@ def _local_state(ctx: HostContext, config: dict[str, Any], key: vault.VaultKey) 
     return LocalState(ctx.data_root / "config-sync" / "s3" / str(config["stateId"]), key)
 
 
-@command("sync.status")
+@command("sync.status", emits=[])
 def sync_status(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The saved connection (never a secret), the base revision, pending keys: this computer's side only."""
     return _status(ctx)
 
 
-@command("sync.history")
+@command("sync.history", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def sync_history(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The revisions kept in the bucket, newest first (a job: it asks S3)."""
     open_remote, key = _open(ctx)
@@ -277,7 +278,7 @@ def _confirm(remote: Remote, key: vault.VaultKey) -> None:
         raise HostError(ErrorCode.CONFLICT, str(exc), {"reason": "wrong_passphrase"}) from None
 
 
-@command("sync.run")
+@command("sync.run", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED, topics.SYNC_APPLIED])
 def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One sync, as a data job of kind ``sync``; with ``restore`` (a revision number) the bucket's state of that
     revision becomes the newest.
@@ -365,7 +366,7 @@ def _finish(
     with ctx.conn:
         kv.put(ctx.conn, NS, KEY, {**_config(ctx), "lastRun": last_run}, now)
     if pulled:
-        ctx.emit("sync.applied", {"revision": revision, "keys": pulled})
+        ctx.emit(topics.SYNC_APPLIED, {"revision": revision, "keys": pulled})
     log.info("settings sync: revision %s, %s pulled, %s conflict(s)", revision, len(pulled), len(conflicts))
     return {
         "revision": revision,

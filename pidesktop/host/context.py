@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from pidesktop.clock import now_ms
 from pidesktop.host.migrations import MigrationReport
 from pidesktop.host.transcripts import TranscriptStore
+
+if TYPE_CHECKING:  # their modules import this one; the fields are filled by them on first use
+    from pidesktop.host.data_commands import Jobs
+    from pidesktop.host.native.catalog import Catalog
+    from pidesktop.host.native.index import FileKey
+
 
 # How the host tells its clients something happened: (event name, payload).
 Emit = Callable[[str, dict[str, Any]], None]
@@ -37,6 +43,13 @@ class HostContext:
     post: Post | None = None
     # MCP servers' running state as the agent runtime reports it (``mcp.reportState``); kept in memory only
     mcp_states: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The state below belongs to this host alone: two hosts in one process (the tests run several) share none.
+    # pi's session files as this host knows them (``native.reading.catalog_of`` makes it on first use)
+    native_catalog: Catalog | None = None
+    # path -> key of the pi session file state this host wrote last: its own recent write is no live pi
+    native_own_writes: dict[str, FileKey | None] = field(default_factory=dict)
+    # the data.* jobs (``data_commands.jobs_of`` makes them on first use; stopped when the host closes)
+    data_jobs: Jobs | None = None
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

@@ -14,7 +14,7 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
 
 
-@command("data.crashDumps")
+@command("data.crashDumps", emits=[])
 def crash_dump_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The kept dumps, newest first; ``markReported`` records that the person has now seen them."""
     root = ctx.data_root
@@ -26,6 +26,6 @@ def crash_dump_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"dumps": listed, "folder": str(root / crash_dumps.FOLDER)}
 
 
-@command("data.removeCrashDumps")
+@command("data.removeCrashDumps", emits=[])
 def crash_dump_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"removed": crash_dumps.remove(ctx.data_root), "dumps": crash_dumps.dumps(ctx.data_root)}

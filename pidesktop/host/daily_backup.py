@@ -14,6 +14,7 @@ import logging
 from functools import partial
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, s3_backup
 from pidesktop.host.commands import command
@@ -26,7 +27,6 @@ log = logging.getLogger("pidesktop.host.daily_backup")
 
 KEY = "dailyBackup"
 DAY_MS = 24 * 60 * 60 * 1000
-EVENT = "data.dailyBackup"
 
 
 def state(ctx: HostContext) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def _save(ctx: HostContext, **changes: Any) -> dict[str, Any]:
     return updated
 
 
-@command("data.setDailyBackup")
+@command("data.setDailyBackup", emits=[])
 def set_daily_backup(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Turn the daily backup on or off; on needs the saved connection and the saved sync key."""
     enabled = p.boolean("enabled")
@@ -59,7 +59,7 @@ def set_daily_backup(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _save(ctx, enabled=enabled)
 
 
-@command("data.dailyBackup")
+@command("data.dailyBackup", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED, topics.DATA_DAILY_BACKUP])
 def daily_backup(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Start the daily backup if it is on and due at ``now`` (epoch ms): ``{started, job?, nextAt?}``."""
     now = p.integer("now", minimum=0)
@@ -119,4 +119,4 @@ def _finished(ctx: HostContext, started_at: int, result: dict[str, Any] | None, 
         outcome["reason"] = (error.data if error else {}).get("reason")
         log.warning("daily backup failed: %s", sentence)
     _save(ctx, last=outcome)
-    ctx.emit(EVENT, outcome)
+    ctx.emit(topics.DATA_DAILY_BACKUP, outcome)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pidesktop import paths
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import migrations, storage_errors
 from pidesktop.host.commands import command
@@ -47,8 +48,8 @@ from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
 
 log = logging.getLogger("pidesktop.host.data")
 
-PROGRESS = "data.progress"
-FINISHED = "data.finished"
+PROGRESS = topics.DATA_PROGRESS
+FINISHED = topics.DATA_FINISHED
 PROGRESS_INTERVAL = 0.1  # seconds between two progress events of one phase
 CLOSE_WAIT = 10.0  # seconds the host waits for a cancelled job when it closes
 
@@ -160,25 +161,19 @@ def _error(exc: HostError) -> dict[str, Any]:
     return {"code": exc.code, "message": exc.message, "data": exc.data}
 
 
-_JOBS: dict[int, Jobs] = {}
-_JOBS_LOCK = threading.Lock()
-
-
 def jobs_of(ctx: HostContext) -> Jobs:
-    """This host's job table, made on first use and stopped when the host closes."""
-    with _JOBS_LOCK:
-        jobs = _JOBS.get(id(ctx))
-        if jobs is None or jobs.ctx is not ctx:
-            jobs = _JOBS[id(ctx)] = Jobs(ctx)
+    """This host's job table, made on first use (on the host thread) and stopped when the host closes."""
+    jobs = ctx.data_jobs
+    if jobs is None:
+        jobs = ctx.data_jobs = Jobs(ctx)
 
-            def close() -> None:
-                jobs.close()
-                with _JOBS_LOCK:
-                    if _JOBS.get(id(ctx)) is jobs:
-                        del _JOBS[id(ctx)]
+        def close() -> None:
+            jobs.close()
+            if ctx.data_jobs is jobs:
+                ctx.data_jobs = None
 
-            ctx.on_close.append(close)
-        return jobs
+        ctx.on_close.append(close)
+    return jobs
 
 
 def location_of(ctx: HostContext) -> paths.StorageLocation:
@@ -205,7 +200,7 @@ def _disk_failure(exc: Exception) -> HostError:
     return HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc))
 
 
-@command("data.status")
+@command("data.status", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def status(ctx: HostContext, params: Params) -> dict[str, Any]:
     scan = params.boolean("scan", default=True)
     location = location_of(ctx)
@@ -219,7 +214,7 @@ def status(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("status", work)
 
 
-@command("data.verify")
+@command("data.verify", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def verify_data(ctx: HostContext, params: Params) -> dict[str, Any]:
     root = ctx.data_root
 
@@ -236,7 +231,7 @@ def verify_data(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("verify", work)
 
 
-@command("data.backup")
+@command("data.backup", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     raw = params.text("path")
     try:
@@ -259,7 +254,7 @@ def backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("backup", work)
 
 
-@command("data.snapshot")
+@command("data.snapshot", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def snapshot(ctx: HostContext, params: Params) -> dict[str, Any]:
     """An encrypted, incremental snapshot of the whole data root into a backup folder (storage.snapshot_backup)."""
     from pidesktop.storage import snapshot_backup, snapshot_format, vault
@@ -307,7 +302,7 @@ def snapshot(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("snapshot", work)
 
 
-@command("data.caches")
+@command("data.caches", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     location = location_of(ctx)
 
@@ -339,7 +334,7 @@ def caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("caches", work)
 
 
-@command("data.cleanCaches")
+@command("data.cleanCaches", emits=[])
 def clean_caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     """Cache cleanup is a cold operation (spec 004, section 2): recorded now, done at the next start."""
     location = location_of(ctx)
@@ -352,7 +347,7 @@ def clean_caches(ctx: HostContext, params: Params) -> dict[str, Any]:
     return {"scheduled": True, "dataRoot": str(location.data_root)}
 
 
-@command("data.keptRoots")
+@command("data.keptRoots", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def kept_roots(ctx: HostContext, params: Params) -> dict[str, Any]:
     location = location_of(ctx)
 
@@ -370,7 +365,7 @@ def kept_roots(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("keptRoots", work)
 
 
-@command("data.removeKeptRoot")
+@command("data.removeKeptRoot", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def remove_kept_root(ctx: HostContext, params: Params) -> dict[str, Any]:
     entry_id = params.text("id", strip=True, nonempty=True)
     try:
@@ -396,13 +391,13 @@ def remove_kept_root(ctx: HostContext, params: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("removeKeptRoot", work)
 
 
-@command("data.schemaBackups")
+@command("data.schemaBackups", emits=[])
 def schema_backups(ctx: HostContext, params: Params) -> dict[str, Any]:
     """The copies of ``pi.sqlite`` kept by schema migrations (a directory listing: not a job)."""
     return {"backups": data_status.schema_backups(ctx.data_root)}
 
 
-@command("data.removeSchemaBackup")
+@command("data.removeSchemaBackup", emits=[])
 def remove_schema_backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     """Delete one ``pi.sqlite.v<n>.bak`` directly in the data folder; never the live database or anything else."""
     name = params.text("name")
@@ -440,7 +435,7 @@ def remove_schema_backup(ctx: HostContext, params: Params) -> dict[str, Any]:
     return {"name": name, "path": str(path), "bytes": info.st_size}
 
 
-@command("data.cancel")
+@command("data.cancel", emits=[topics.DATA_FINISHED])
 def cancel(ctx: HostContext, params: Params) -> dict[str, Any]:
     job_id = params.text("job", nonempty=True)
     return {"cancelled": jobs_of(ctx).cancel(job_id)}

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import history, message_index, session_info, sessions
 from pidesktop.host.commands import command
@@ -33,7 +34,7 @@ _DROPPED_META = (*PAGER_FIELDS, "revisionRootId")
 _CALL_KEYS = ("callId", "toolCallId")
 
 
-@command("session.fork")
+@command("session.fork", emits=[topics.SESSION_CHANGED, topics.SESSION_LIST_CHANGED])
 def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     source_id = sessions.session_id_param(p)
     if native_reading.is_native(source_id):
@@ -46,7 +47,8 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
 def announce_fork(ctx: HostContext, child_id: str, source_id: str) -> dict[str, Any]:
     session = sessions.summary(ctx.conn, child_id)
     ctx.emit(
-        "session.changed", {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session}
+        topics.SESSION_CHANGED,
+        {"sessionId": child_id, "reason": "created", "forkedFrom": source_id, "session": session},
     )
     return session
 

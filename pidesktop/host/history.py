@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import inflight, kv, message_index, revisions, sessions, turns
 from pidesktop.host.commands import command
@@ -196,13 +197,13 @@ def finish_interrupted(ctx: HostContext, now: int) -> int:
 
 def changed(ctx: HostContext, session_id: str) -> None:
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "history", "session": sessions.summary(ctx.conn, session_id)},
     )
 
 
 # -- session.truncateFrom ----------------------------------------------------------------
-@command("session.truncateFrom")
+@command("session.truncateFrom", emits=[topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message_id = p.text("messageId", nonempty=True)
@@ -234,7 +235,7 @@ def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     )
     inflight.remove(ctx, session_id)
     for turn_id in aborted:
-        ctx.emit("turn.changed", {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
+        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
     changed(ctx, session_id)
     return {"messageCount": count}
 
@@ -260,7 +261,7 @@ def _abort_running_turns(ctx: HostContext, session_id: str, now: int) -> list[st
 
 
 # -- session.replaceMessages ---------------------------------------------------------------
-@command("session.replaceMessages")
+@command("session.replaceMessages", emits=[topics.SESSION_CHANGED])
 def replace_messages(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     new_messages = messages_param(p)
@@ -330,7 +331,7 @@ def archive_dropped_live_branches(
 REPLY_BATCH = 64  # messages read per step while looking for the end of a deleted prompt's reply
 
 
-@command("session.deleteMessage")
+@command("session.deleteMessage", emits=[topics.SESSION_CHANGED])
 def delete_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Take one message out of the transcript; a user message takes the reply it started with it.
 
@@ -434,7 +435,7 @@ def _prompt_and_reply(
 
 
 # -- session.activateRevision (a history rewrite that restores a stored branch) ---------------
-@command("session.activateRevision")
+@command("session.activateRevision", emits=[topics.SESSION_CHANGED])
 def activate_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)

@@ -42,6 +42,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import history, message_index, projects, sessions
 from pidesktop.host.commands import command
@@ -497,7 +498,7 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-@command("import.scan")
+@command("import.scan", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS])
 def import_scan(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     known = _known_files(ctx, source)
@@ -545,7 +546,7 @@ def _roots(source: str, paths: list[str] | None) -> list[Path]:
     return [Path(x) for x in paths] if paths else default_folders(source)
 
 
-@command("import.run")
+@command("import.run", emits=[topics.DATA_FINISHED, topics.DATA_PROGRESS, topics.SESSION_CHANGED])
 def import_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     source, paths = _params(p)
     post = ctx.post
@@ -620,7 +621,7 @@ def _import_one(
     if outcome["outcome"] in ("imported", "updated", "copied"):
         summary.messages += len(plan.session.messages)
         ctx.emit(
-            "session.changed",
+            topics.SESSION_CHANGED,
             {
                 "sessionId": outcome["sessionId"],
                 "reason": "imported" if outcome["outcome"] != "updated" else "history",

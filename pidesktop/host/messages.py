@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import delegation, index_sync, inflight, message_index, queue, revisions, sessions
 from pidesktop.host.commands import command
@@ -69,7 +70,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 
 
 # -- session.appendMessage ------------------------------------------------------------
-@command("session.appendMessage")
+@command("session.appendMessage", emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED])
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
@@ -77,7 +78,7 @@ def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     queue_entry_id = p.text("queueEntryId", required=False, nonempty=True)
     result = append(ctx, session_id, message, turn_id, queue_entry_id)
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {
             "sessionId": session_id,
             "reason": "message",
@@ -220,7 +221,7 @@ def _strip_type(record: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- session.get ---------------------------------------------------------------------
-@command("session.get")
+@command("session.get", emits=[])
 def session_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if native_reading.is_native(session_id):
@@ -338,7 +339,7 @@ def _is_target(record: dict[str, Any], around: str | None) -> bool:
 
 
 # -- session.appendCompaction -----------------------------------------------------------
-@command("session.appendCompaction")
+@command("session.appendCompaction", emits=[topics.SESSION_CHANGED])
 def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     compaction = p.obj("compaction")
@@ -363,5 +364,5 @@ def append_compaction(ctx: HostContext, p: Params) -> dict[str, Any]:
     record = {k: v for k, v in compaction.items() if k != "type"}
     record.setdefault("createdAt", message_index.rfc3339(ctx.clock()))
     ctx.transcripts.append(session_id, {"type": "compaction", **record})
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "compaction"})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "compaction"})
     return {"saved": True}

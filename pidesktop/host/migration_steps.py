@@ -1,8 +1,10 @@
 """The schema steps from v7 to v27 (spec 004, section 7), one function each.
 
-Each function gets the open connection inside its step's transaction and
-changes only what its version changed; ``migrations`` runs them in order,
-sets ``user_version`` after each and keeps the backups. Versions whose change
+Each function is registered by ``@step(from_version, to_version)`` right
+above it (as sqlite-utils' migrations are), gets the open connection inside
+its step's transaction and changes only what its version changed;
+``migrations`` runs the registered steps (``STEPS``, in order of the version
+they start from), sets ``user_version`` after each and keeps the backups. Versions whose change
 the spec does not describe (v12, v13) are version-only, and so is v26 (its
 change is in the transcript format). v18 (``turn_queue.priority``) and v21
 (the ``session_todo`` checklist) are described in spec 004 section 4.
@@ -33,6 +35,8 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import apsw
@@ -53,6 +57,41 @@ class StepRefused(Exception):
     def __init__(self, where: str, value: object, reason: str) -> None:
         self.where, self.value, self.reason = where, value, reason
         super().__init__(f"{where}: {value!r} {reason}")
+
+
+# -- the registry ---------------------------------------------------------------
+
+StepFunction = Callable[[apsw.Connection], None]
+
+
+@dataclass(frozen=True)
+class Step:
+    from_version: int
+    to_version: int
+    apply: StepFunction  # runs inside the step's transaction
+    backup: bool = False  # destructive: its own pi.sqlite.v<from_version>.bak before it runs
+
+
+# Every step ``@step`` registered, ordered by the version it starts from (at most one step from each).
+STEPS: list[Step] = []
+
+
+def step(from_version: int, to_version: int, *, backup: bool = False) -> Callable[[StepFunction], StepFunction]:
+    """Register the function below as the step from ``from_version`` to ``to_version``.
+
+    Decorators stack: one function may be the step from several versions.
+    """
+
+    def register(function: StepFunction) -> StepFunction:
+        if to_version <= from_version:
+            raise ValueError(f"a migration step must go up, not v{from_version} -> v{to_version}")
+        if any(known.from_version == from_version for known in STEPS):
+            raise ValueError(f"two migration steps start at v{from_version}")
+        STEPS.append(Step(from_version, to_version, function, backup))
+        STEPS.sort(key=lambda known: known.from_version)
+        return function
+
+    return register
 
 
 # -- the history: what each version added (spec 004, sections 4 and 7) --------
@@ -288,10 +327,14 @@ def _exists(conn: apsw.Connection, name: str) -> bool:
 # -- the steps ----------------------------------------------------------------
 
 
+@step(11, 12)
+@step(12, 13)
+@step(25, 26, backup=True)  # v26 changed the transcript format only
 def version_only(conn: apsw.Connection) -> None:
     """A step that changes nothing but the version number."""
 
 
+@step(7, 8)
 def v7_to_v8(conn: apsw.Connection) -> None:
     """v8: Plan mode's approvals table and its three indexes (the v8 shape).
 
@@ -301,6 +344,10 @@ def v7_to_v8(conn: apsw.Connection) -> None:
     create_objects(conn, 8)
 
 
+# v8, v9 and v10 take the same guarded path straight to v11 (spec 004 section 7).
+@step(8, 11, backup=True)
+@step(9, 11, backup=True)
+@step(10, 11, backup=True)
 def guarded_to_v11(conn: apsw.Connection) -> None:
     """v8, v9 and v10 to v11, in one transaction (spec 004, section 7).
 
@@ -404,73 +451,86 @@ def _columns_at(table: str, version: int) -> tuple[str, ...]:
         conn.close()
 
 
+@step(13, 14, backup=True)
 def v13_to_v14(conn: apsw.Connection) -> None:
     """v14: ``sessions.deleted_at`` (rebuild), its partial index, ``session_import_origins``."""
     rebuild(conn, "sessions", 14)
     create_objects(conn, 14)
 
 
+@step(14, 15, backup=True)
 def v14_to_v15(conn: apsw.Connection) -> None:
     """v15: the ``turn_queue`` table (its v15 columns) and its two indexes."""
     create_objects(conn, 15)
 
 
+@step(15, 16, backup=True)
 def v15_to_v16(conn: apsw.Connection) -> None:
     """v16: the collaboration link and delivery tables and indexes; ``turn_queue.session_message_id`` (rebuild)."""
     rebuild(conn, "turn_queue", 16)
     create_objects(conn, 16)
 
 
+@step(16, 17, backup=True)
 def v16_to_v17(conn: apsw.Connection) -> None:
     """v17: ``providers.owner_plugin_id`` (rebuild) and its partial index; every row keeps a NULL owner."""
     rebuild(conn, "providers", 17)
     create_objects(conn, 17)
 
 
+@step(17, 18)
 def v17_to_v18(conn: apsw.Connection) -> None:
     """v18: ``turn_queue.priority`` (rebuild), NULL until an entry is promoted."""
     rebuild(conn, "turn_queue", 18)
 
 
+@step(18, 19)
 def v18_to_v19(conn: apsw.Connection) -> None:
     """v19: ``sessions.thinking_level`` accepts ``omit`` (a CHECK change: rebuild)."""
     rebuild(conn, "sessions", 19)
 
 
+@step(19, 20, backup=True)
 def v19_to_v20(conn: apsw.Connection) -> None:
     """v20: ``turn_queue.user_message_id`` and ``voice_origin_json`` (rebuild), unset."""
     rebuild(conn, "turn_queue", 20)
 
 
+@step(20, 21)
 def v20_to_v21(conn: apsw.Connection) -> None:
     """v21: the ``session_todo`` checklist and its index; ``sessions.todo_revision``/``todo_updated_at`` (rebuild)."""
     rebuild(conn, "sessions", 21)
     create_objects(conn, 21)
 
 
+@step(21, 22, backup=True)
 def v21_to_v22(conn: apsw.Connection) -> None:
     """v22: ``idx_sessions_updated_id`` replaces ``idx_sessions_updated``."""
     conn.execute(f"DROP INDEX IF EXISTS {OLD_SESSIONS_INDEX[0]}")
     create_objects(conn, 22)
 
 
+@step(22, 23, backup=True)
 def v22_to_v23(conn: apsw.Connection) -> None:
     """v23: ``sessions.title_source`` (rebuild); every existing title is ``legacy``."""
     rebuild(conn, "sessions", 23)
 
 
+@step(23, 24, backup=True)
 def v23_to_v24(conn: apsw.Connection) -> None:
     """v24: ``projects.worktree_setup_command`` (rebuild) and the ``worktrees`` registry."""
     rebuild(conn, "projects", 24)
     create_objects(conn, 24)
 
 
+@step(24, 25, backup=True)
 def v24_to_v25(conn: apsw.Connection) -> None:
     """v25: ``models.discovery_state`` (rebuild); discovered rows are marked published, user rows stay unknown."""
     rebuild(conn, "models", 25)
     conn.execute("UPDATE models SET discovery_state = 'published' WHERE source = 'discovered'")
 
 
+@step(26, 27, backup=True)
 def v26_to_v27(conn: apsw.Connection) -> None:
     """v27: ``sessions.fast_mode`` (rebuild), 0 for every existing session."""
     rebuild(conn, "sessions", 27)

@@ -1,6 +1,7 @@
 """Schema history: every ``pi.sqlite`` from v1 to v27 opens (spec 004, section 7).
 
-One ordered list of steps, each ``(from_version, to_version, function)``; see
+One ordered list of steps, each ``(from_version, to_version, function)``,
+registered by ``@step`` beside each function in ``migration_steps``; see
 ``migrate`` for how they run. The API:
 
 - ``STEPS``: the ordered list of ``Step``.
@@ -67,6 +68,7 @@ import apsw
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import FILE_MODE, fsync_dir
 from pidesktop.host import migration_steps
+from pidesktop.host.migration_steps import Step
 from pidesktop.host.schema import SCHEMA_VERSION, create_fresh, ddl
 from pidesktop.host.schema_indexes import reconcile_indexes
 from pidesktop.host.sql_rows import one_row
@@ -77,14 +79,6 @@ FIRST_MIGRATED = 7  # below this a database is archived, not migrated (spec 004 
 ARCHIVE_VERSION = 6  # every pre-v7 file is archived as pi.sqlite.v6.bak
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BACKUP_NAME = re.compile(r"(?P<db>.+)\.v(?P<version>[0-9]{1,6})(?:\.(?P<n>[0-9]{1,6}))?\.bak")
-
-
-@dataclass(frozen=True)
-class Step:
-    from_version: int
-    to_version: int
-    apply: Callable[[apsw.Connection], None]  # runs inside the step's transaction
-    backup: bool = False  # destructive: its own pi.sqlite.v<from_version>.bak before it runs
 
 
 @dataclass
@@ -111,29 +105,9 @@ class MigrationReport:
 
 Progress = Callable[[str, int, int], None]
 
-STEPS: list[Step] = [
-    Step(7, 8, migration_steps.v7_to_v8),
-    # v8, v9 and v10 take the same guarded path straight to v11 (spec 004 section 7).
-    Step(8, 11, migration_steps.guarded_to_v11, backup=True),
-    Step(9, 11, migration_steps.guarded_to_v11, backup=True),
-    Step(10, 11, migration_steps.guarded_to_v11, backup=True),
-    Step(11, 12, migration_steps.version_only),
-    Step(12, 13, migration_steps.version_only),
-    Step(13, 14, migration_steps.v13_to_v14, backup=True),
-    Step(14, 15, migration_steps.v14_to_v15, backup=True),
-    Step(15, 16, migration_steps.v15_to_v16, backup=True),
-    Step(16, 17, migration_steps.v16_to_v17, backup=True),
-    Step(17, 18, migration_steps.v17_to_v18),
-    Step(18, 19, migration_steps.v18_to_v19),
-    Step(19, 20, migration_steps.v19_to_v20, backup=True),
-    Step(20, 21, migration_steps.v20_to_v21),
-    Step(21, 22, migration_steps.v21_to_v22, backup=True),
-    Step(22, 23, migration_steps.v22_to_v23, backup=True),
-    Step(23, 24, migration_steps.v23_to_v24, backup=True),
-    Step(24, 25, migration_steps.v24_to_v25, backup=True),
-    Step(25, 26, migration_steps.version_only, backup=True),
-    Step(26, 27, migration_steps.v26_to_v27, backup=True),
-]
+# The steps, each registered beside its function in ``migration_steps``; read through this name, so a test
+# can run a walk with steps of its own.
+STEPS: list[Step] = list(migration_steps.STEPS)
 
 
 def _no_progress(phase: str, done: int, total: int) -> None:

@@ -59,6 +59,6 @@ def refreshed_at(conn: apsw.Connection) -> dict[str, int]:
     return {k: v for k, v in stored.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-@command("models.recent")
+@command("models.recent", emits=[])
 def models_recent(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"models": recent(ctx.conn)}

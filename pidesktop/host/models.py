@@ -15,6 +15,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import model_cache, prices, providers
 from pidesktop.host.commands import command
@@ -79,7 +80,7 @@ def _capabilities(method: str, q: Params, name: str) -> list[str] | None:
     return caps
 
 
-@command("models.list")
+@command("models.list", emits=[])
 def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId", required=False)
     if provider_id is not None:
@@ -96,7 +97,7 @@ def models_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"models": models, "refreshedAt": model_cache.refreshed_at(ctx.conn)}
 
 
-@command("models.upsert")
+@command("models.upsert", emits=[topics.MODELS_CHANGED])
 def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     q = providers.nested(p, "model")
@@ -130,11 +131,11 @@ def models_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
                 ctx.clock(),
             ),
         )
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"model": read(ctx.conn, provider_id, model_id)}
 
 
-@command("models.setPrice")
+@command("models.setPrice", emits=[topics.MODELS_CHANGED])
 def models_set_price(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store the price the person pays for a model; the model need not have a row (custom ids are allowed)."""
     provider_id = p.text("providerId")
@@ -144,7 +145,7 @@ def models_set_price(ctx: HostContext, p: Params) -> dict[str, Any]:
     providers.require(ctx.conn, provider_id)
     with ctx.conn:
         prices.put(ctx.conn, provider_id, model_id, input_per_million, output_per_million, currency, ctx.clock())
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"providerId": provider_id, "modelId": model_id, "price": prices.price_of(ctx.conn, provider_id, model_id)}
 
 
@@ -167,7 +168,7 @@ def _per_million(p: Params, name: str) -> float | None:
     return value
 
 
-@command("models.delete")
+@command("models.delete", emits=[topics.MODELS_CHANGED])
 def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     model_id = p.text("modelId")
@@ -178,11 +179,11 @@ def models_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         ).fetchone()
     if gone is None:
         raise HostError(ErrorCode.NOT_FOUND, f"Provider {provider_id!r} has no model {model_id!r}.")
-    ctx.emit("models.changed", {"providerId": provider_id})
+    ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"deleted": True}
 
 
-@command("models.applyDiscovery")
+@command("models.applyDiscovery", emits=[topics.MODELS_CHANGED])
 def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     listed = _discovered_list(p)
@@ -237,7 +238,7 @@ def models_apply_discovery(ctx: HostContext, p: Params) -> dict[str, Any]:
                 )
                 unlisted.append(model_id)
     if added or updated or unlisted:
-        ctx.emit("models.changed", {"providerId": provider_id})
+        ctx.emit(topics.MODELS_CHANGED, {"providerId": provider_id})
     return {"added": sorted(added), "updated": sorted(updated), "unlisted": sorted(unlisted)}
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -91,7 +92,7 @@ def prune(conn: apsw.Connection, keep: int = KEEP) -> int:
     return conn.changes()
 
 
-@command("notifications.list")
+@command("notifications.list", emits=[])
 def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=KEEP)
     unread_only = p.boolean("unreadOnly")
@@ -115,7 +116,7 @@ def notifications_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"notifications": items, "unreadCount": unread_count(ctx.conn), "nextCursor": next_cursor}
 
 
-@command("notifications.markRead")
+@command("notifications.markRead", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     nid = p.text("id", nonempty=True)
     with ctx.conn:
@@ -126,11 +127,11 @@ def notifications_mark_read(ctx: HostContext, p: Params) -> dict[str, Any]:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no notification with id {nid!r}.")
     notification = to_wire(row)
     if changed:
-        ctx.emit("notification.changed", {"notification": notification, "unreadCount": unread_count(ctx.conn)})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {"notification": notification, "unreadCount": unread_count(ctx.conn)})
     return {"notification": notification}
 
 
-@command("notifications.markAllRead")
+@command("notifications.markAllRead", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every unread notification, or with ``sessionId`` only that chat's (reading a chat reads them)."""
     session_id = p.text("sessionId", required=False, nonempty=True)
@@ -146,15 +147,15 @@ def notifications_mark_all_read(ctx: HostContext, p: Params) -> dict[str, Any]:
         unread = unread_count(ctx.conn)
     if updated:
         scope = {"allRead": True} if session_id is None else {"sessionId": session_id}
-        ctx.emit("notification.changed", {**scope, "unreadCount": unread})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {**scope, "unreadCount": unread})
     return {"updated": updated}
 
 
-@command("notifications.clear")
+@command("notifications.clear", emits=[topics.NOTIFICATION_CHANGED])
 def notifications_clear(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         ctx.conn.execute("DELETE FROM notifications")
         deleted = ctx.conn.changes()
     if deleted:
-        ctx.emit("notification.changed", {"cleared": True, "unreadCount": 0})
+        ctx.emit(topics.NOTIFICATION_CHANGED, {"cleared": True, "unreadCount": 0})
     return {"deleted": deleted}

@@ -20,6 +20,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.host import kv, sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -39,18 +40,18 @@ def read(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
 
 
 def _changed(ctx: HostContext, session_id: str, grants: dict[str, Any]) -> dict[str, Any]:
-    ctx.emit("permissions.changed", {"sessionId": session_id, **grants})
+    ctx.emit(topics.PERMISSIONS_CHANGED, {"sessionId": session_id, **grants})
     return grants
 
 
-@command("permissions.grants")
+@command("permissions.grants", emits=[])
 def permissions_grants(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return read(ctx.conn, session_id)
 
 
-@command("permissions.grant")
+@command("permissions.grant", emits=[topics.PERMISSIONS_CHANGED])
 def permissions_grant(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Add a tool (and/or the unconfined-commands answer) to the chat's grants."""
     session_id = sessions.session_id_param(p)
@@ -66,7 +67,7 @@ def permissions_grant(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _changed(ctx, session_id, grants)
 
 
-@command("permissions.reset")
+@command("permissions.reset", emits=[topics.PERMISSIONS_CHANGED])
 def permissions_reset(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Forget every "Allow for this chat" answer of the chat: its calls ask again."""
     session_id = sessions.session_id_param(p)

@@ -42,6 +42,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import fsync_dir, write_all
 from pidesktop.host import kv, session_info, sessions, settings
@@ -150,7 +151,7 @@ def workspace_of(ctx: HostContext, session_id: str) -> Path:
 
 
 # -- plan.submit --------------------------------------------------------------------------
-@command("plan.submit")
+@command("plan.submit", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Store a proposal: the immutable file first, then its pending row (a crash between leaves only a file)."""
     session_id = sessions.session_id_param(p)
@@ -319,7 +320,7 @@ def verify_artifact(approval: dict[str, Any]) -> None:
 
 
 # -- plan.list, plans.pending ------------------------------------------------------------
-@command("plan.list")
+@command("plan.list", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal of a chat, newest first."""
     session_id = sessions.session_id_param(p)
@@ -332,7 +333,7 @@ def plan_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"approvals": [to_wire(ctx, row) for row in rows]}
 
 
-@command("plans.pending")
+@command("plans.pending", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every proposal waiting for an answer, in any chat, newest first, with the chat's title (the inbox)."""
     expire_due(ctx)
@@ -352,7 +353,7 @@ def plan_pending(ctx: HostContext, p: Params) -> dict[str, Any]:
 APPROVAL_PERMISSION_MODES = ("ask", "accept-edits", "auto")
 
 
-@command("plan.respond")
+@command("plan.respond", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_respond(ctx: HostContext, p: Params) -> dict[str, Any]:
     approval_id = p.text("approvalId", nonempty=True)
     decision = p.choice("decision", DECISIONS, required=True)
@@ -438,7 +439,7 @@ def _not_pending(approval: dict[str, Any]) -> str:
 
 
 # -- plan.execution ----------------------------------------------------------------------
-@command("plan.execution")
+@command("plan.execution", emits=[topics.PLAN_CHANGED, topics.SESSION_CHANGED])
 def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The runner reports an approved proposal's execution: running, then completed, failed or interrupted."""
     approval_id = p.text("approvalId", nonempty=True)
@@ -477,8 +478,8 @@ def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
 def changed(ctx: HostContext, approval: dict[str, Any]) -> None:
     """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
     session_id = approval["sessionId"]
-    ctx.emit("plan.changed", {"sessionId": session_id, "approval": approval})
+    ctx.emit(topics.PLAN_CHANGED, {"sessionId": session_id, "approval": approval})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "plan", "session": sessions.summary(ctx.conn, session_id)},
     )

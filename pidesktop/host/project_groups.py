@@ -22,6 +22,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, legacy_groups, projects
 from pidesktop.host.commands import Handler, command
@@ -95,7 +96,7 @@ def _group_id(p: Params) -> str:
     return p.text("groupId", strip=True, nonempty=True, max_chars=128)
 
 
-@command("projectGroups.list")
+@command("projectGroups.list", emits=[])
 def groups_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     records = all_records(ctx.conn)
     groups = [to_group(ctx.conn, r) for r in records]
@@ -115,7 +116,7 @@ def _has_chats(conn: apsw.Connection, path: str) -> bool:
     )
 
 
-@command("projectGroups.set")
+@command("projectGroups.set", emits=[topics.PROJECTS_CHANGED])
 def groups_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Create a group (no ``groupId``) or replace its name and members; members leave any other group."""
     group_id = p.text("groupId", required=False, strip=True, max_chars=128)
@@ -149,11 +150,11 @@ def groups_set(ctx: HostContext, p: Params) -> dict[str, Any]:
             drop_root(ctx, path, keep=group_id)
         kv.put(ctx.conn, GROUPS_NS, group_id, {k: v for k, v in record.items() if k != "id"}, now)
     group = to_group(ctx.conn, record_of(ctx.conn, saved_id))
-    ctx.emit("projects.changed", {"reason": "groups"})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
     return {"group": group}
 
 
-@command("projectGroups.remove")
+@command("projectGroups.remove", emits=[topics.PROJECTS_CHANGED])
 def groups_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Forget a group and its shared notes; its projects and their chats stay as they are."""
     group_id = _group_id(p)
@@ -161,7 +162,7 @@ def groups_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         for ns in (GROUPS_NS, MEMORY_NS, INSTRUCTIONS_NS):
             kv.delete(ctx.conn, ns, group_id)
-    ctx.emit("projects.changed", {"reason": "groups"})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
     return {"removed": True}
 
 
@@ -184,19 +185,21 @@ def _note_set(ns: str, what: str) -> Handler:
         text = p.text("text")
         record_of(ctx.conn, group_id)
         result = projects.write_note(ctx, ns, group_id, text, what)
-        ctx.emit("projects.changed", {"reason": "groups"})
+        ctx.emit(topics.PROJECTS_CHANGED, {"reason": "groups"})
         return result
 
     return handler
 
 
-command("projectGroups.memoryGet")(_note_get(MEMORY_NS))
-command("projectGroups.memorySet")(_note_set(MEMORY_NS, "group memory"))
-command("projectGroups.instructionsGet")(_note_get(INSTRUCTIONS_NS))
-command("projectGroups.instructionsSet")(_note_set(INSTRUCTIONS_NS, "group instructions"))
+command("projectGroups.memoryGet", emits=[])(_note_get(MEMORY_NS))
+command("projectGroups.memorySet", emits=[topics.PROJECTS_CHANGED])(_note_set(MEMORY_NS, "group memory"))
+command("projectGroups.instructionsGet", emits=[])(_note_get(INSTRUCTIONS_NS))
+command("projectGroups.instructionsSet", emits=[topics.PROJECTS_CHANGED])(
+    _note_set(INSTRUCTIONS_NS, "group instructions")
+)
 
 
-@command("projects.notes")
+@command("projects.notes", emits=[])
 def project_notes(ctx: HostContext, p: Params) -> dict[str, Any]:
     """What a chat in the project gives the model: its memory, and its group's memory and instructions."""
     project = projects.require(ctx.conn, p.integer("projectId", minimum=1))

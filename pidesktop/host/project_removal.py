@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.host import kv, project_groups, projects, sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
 
 
-@command("projects.remove")
+@command("projects.remove", emits=[topics.PROJECTS_CHANGED, topics.SESSION_CHANGED])
 def projects_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     project_id = p.integer("projectId", minimum=1)
     path = projects.require(ctx.conn, project_id)["path"]
@@ -34,8 +35,8 @@ def projects_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
         project_groups.drop_root(ctx, path)
     for session_id in moved:
         ctx.emit(
-            "session.changed",
+            topics.SESSION_CHANGED,
             {"sessionId": session_id, "reason": "updated", "session": sessions.summary(ctx.conn, session_id)},
         )
-    ctx.emit("projects.changed", {"reason": "removed", "projectId": project_id})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "removed", "projectId": project_id})
     return {"removed": True}

@@ -15,6 +15,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv
 from pidesktop.host.commands import command
@@ -91,13 +92,13 @@ def _to_summary(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-@command("projects.list")
+@command("projects.list", emits=[])
 def projects_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     rows = ctx.conn.execute(_SELECT + " ORDER BY p.last_opened_at DESC, p.id DESC").fetchall()
     return {"projects": [_to_summary(r) for r in rows]}
 
 
-@command("projects.upsert")
+@command("projects.upsert", emits=[topics.PROJECTS_CHANGED])
 def projects_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Add a folder as a project; the same normalised path is the same row (its name is kept unless given)."""
     path = normalise_path(p.text("path"))
@@ -111,11 +112,11 @@ def projects_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
         if name is not None:
             ctx.conn.execute("UPDATE projects SET name = ? WHERE id = ?", (name, project_id))
     project = summary(ctx.conn, project_id)
-    ctx.emit("projects.changed", {"reason": "upserted", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "upserted", "project": project})
     return {"project": project}
 
 
-@command("projects.update")
+@command("projects.update", emits=[topics.PROJECTS_CHANGED])
 def projects_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Rename or pin a project; its path (and so its memory) stays."""
     project_id = p.integer("projectId", minimum=1)
@@ -137,7 +138,7 @@ def projects_update(ctx: HostContext, p: Params) -> dict[str, Any]:
         ):
             raise HostError(ErrorCode.NOT_FOUND, f"There is no project with id {project_id}.")
     project = summary(ctx.conn, project_id)
-    ctx.emit("projects.changed", {"reason": "updated", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "updated", "project": project})
     return {"project": project}
 
 
@@ -197,19 +198,19 @@ def write_note(ctx: HostContext, ns: str, key: str, text: str, what: str) -> dic
     return read_note(ctx.conn, ns, key) if text.strip() else {"text": "", "updatedAt": None}
 
 
-@command("projects.memoryGet")
+@command("projects.memoryGet", emits=[])
 def projects_memory_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     project = require(ctx.conn, p.integer("projectId", minimum=1))
     return read_note(ctx.conn, MEMORY_NS, project["path"])
 
 
-@command("projects.memorySet")
+@command("projects.memorySet", emits=[topics.PROJECTS_CHANGED])
 def projects_memory_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     project_id = p.integer("projectId", minimum=1)
     text = p.text("text")
     project = require(ctx.conn, project_id)
     result = write_note(ctx, MEMORY_NS, project["path"], text, "project memory")
-    ctx.emit("projects.changed", {"reason": "memory", "project": project})
+    ctx.emit(topics.PROJECTS_CHANGED, {"reason": "memory", "project": project})
     return result
 
 
@@ -224,14 +225,14 @@ def _name_param(p: Params, required: bool) -> str | None:
     return name
 
 
-@command("workspace.get")
+@command("workspace.get", emits=[])
 def workspace_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     current = kv.get(ctx.conn, "app", CURRENT_KEY)
     project = summary(ctx.conn, current) if isinstance(current, int) else None
     return {"currentProjectId": project["id"] if project else None, "project": project}
 
 
-@command("workspace.set")
+@command("workspace.set", emits=[topics.WORKSPACE_CHANGED])
 def workspace_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Select the visible workspace by ``projectPath`` or ``projectId``; neither clears it."""
     path = p.text("projectPath", required=False)
@@ -253,5 +254,5 @@ def workspace_set(ctx: HostContext, p: Params) -> dict[str, Any]:
         else:
             kv.put(ctx.conn, "app", CURRENT_KEY, project_id, now)
     result = workspace_get(ctx, p)
-    ctx.emit("workspace.changed", result)
+    ctx.emit(topics.WORKSPACE_CHANGED, result)
     return result

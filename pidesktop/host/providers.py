@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, secrets
 from pidesktop.host.commands import command
@@ -238,7 +239,7 @@ def _new_id(name: str) -> str:
 # -- commands -----------------------------------------------------------------------------------
 
 
-@command("providers.list")
+@command("providers.list", emits=[])
 def providers_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     default = default_model(ctx.conn)
     return {
@@ -248,7 +249,7 @@ def providers_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
 
 
-@command("providers.upsert")
+@command("providers.upsert", emits=[topics.PROVIDERS_CHANGED])
 def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     q = nested(p, "provider")
     given_id = q.text("provider.id", required=False, strip=True)
@@ -328,11 +329,11 @@ def providers_upsert(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider = read(ctx.conn, provider_id)
     reason = "updated" if exists else "created"
     log.info("provider %s %s", provider_id, reason)
-    ctx.emit("providers.changed", {"reason": reason, "providerId": provider_id})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": reason, "providerId": provider_id})
     return {"provider": provider}
 
 
-@command("providers.delete")
+@command("providers.delete", emits=[topics.PROVIDERS_CHANGED])
 def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     provider_id = p.text("providerId")
     exists, owner = _owner(ctx.conn, provider_id)
@@ -354,11 +355,11 @@ def providers_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         for ref in sorted(refs):
             secrets.delete(ctx, ref)
     log.info("provider %s deleted", provider_id)
-    ctx.emit("providers.changed", {"reason": "deleted", "providerId": provider_id})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "deleted", "providerId": provider_id})
     return {"deleted": True}
 
 
-@command("providers.reorder")
+@command("providers.reorder", emits=[topics.PROVIDERS_CHANGED])
 def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     order = p.array("order")
     existing = {r[0] for r in ctx.conn.execute("SELECT id FROM providers")}
@@ -373,11 +374,11 @@ def providers_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
         seen.add(pid)
     with ctx.conn:
         kv.put(ctx.conn, NS, ORDER_KEY, list(order), ctx.clock())
-    ctx.emit("providers.changed", {"reason": "reordered", "providerId": None})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "reordered", "providerId": None})
     return {"providers": read_all(ctx.conn)}
 
 
-@command("providers.setDefault")
+@command("providers.setDefault", emits=[topics.PROVIDERS_CHANGED])
 def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
     if "providerId" not in p.raw:
         raise invalid(
@@ -399,11 +400,11 @@ def providers_set_default(ctx: HostContext, p: Params) -> dict[str, Any]:
         chosen = {"providerId": provider_id, "modelId": model_id if model_id is not None else row[0]}
     with ctx.conn:
         kv.put(ctx.conn, NS, DEFAULT_KEY, chosen, ctx.clock())
-    ctx.emit("providers.changed", {"reason": "default", "providerId": chosen["providerId"]})
+    ctx.emit(topics.PROVIDERS_CHANGED, {"reason": "default", "providerId": chosen["providerId"]})
     return {"defaultProviderId": chosen["providerId"], "defaultModelId": chosen["modelId"]}
 
 
-@command("providers.credentials")
+@command("providers.credentials", emits=[])
 def providers_credentials(ctx: HostContext, p: Params) -> dict[str, Any]:
     """For the agent runtime only: the one result that carries key material. No event, no log of the key."""
     provider_id = p.text("providerId")

@@ -25,6 +25,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, sessions
 from pidesktop.host.commands import command
@@ -104,11 +105,11 @@ def _entry(conn: apsw.Connection, session_id: str, entry_id: str) -> dict[str, A
 
 def _changed(ctx: HostContext, session_id: str) -> dict[str, Any]:
     listed = entries(ctx.conn, session_id)
-    ctx.emit("queue.changed", {"sessionId": session_id, "entries": listed})
+    ctx.emit(topics.QUEUE_CHANGED, {"sessionId": session_id, "entries": listed})
     return {"entries": listed}
 
 
-@command("session.queuePush")
+@command("session.queuePush", emits=[topics.QUEUE_CHANGED])
 def queue_push(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     content = p.text("content")
@@ -172,14 +173,14 @@ def queue_push(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"entry": entry, **_changed(ctx, session_id)}
 
 
-@command("session.queueList")
+@command("session.queueList", emits=[])
 def queue_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return {"entries": entries(ctx.conn, session_id)}
 
 
-@command("session.queueRemove")
+@command("session.queueRemove", emits=[topics.QUEUE_CHANGED])
 def queue_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     entry_id = p.text("entryId", nonempty=True)
@@ -189,7 +190,7 @@ def queue_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"removed": True, **_changed(ctx, session_id)}
 
 
-@command("session.queueMarkFailed")
+@command("session.queueMarkFailed", emits=[topics.QUEUE_CHANGED])
 def queue_mark_failed(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Record that starting this entry failed; it stays queued (its prompt is not stored yet)."""
     session_id = sessions.session_id_param(p)
@@ -210,7 +211,7 @@ def queue_mark_failed(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _changed(ctx, session_id)
 
 
-@command("session.queuePrioritize")
+@command("session.queuePrioritize", emits=[topics.QUEUE_CHANGED])
 def queue_prioritize(ctx: HostContext, p: Params) -> dict[str, Any]:
     """ "Send now": deliver this entry before every entry not promoted earlier."""
     session_id = sessions.session_id_param(p)
@@ -226,7 +227,7 @@ def queue_prioritize(ctx: HostContext, p: Params) -> dict[str, Any]:
     return _changed(ctx, session_id)
 
 
-@command("session.queueReorder")
+@command("session.queueReorder", emits=[topics.QUEUE_CHANGED])
 def queue_reorder(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Swap an entry with its neighbour (``direction`` up or down) among the entries not promoted."""
     session_id = sessions.session_id_param(p)

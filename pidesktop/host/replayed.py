@@ -35,7 +35,7 @@ def safe_name(name: str) -> str:
     return cleaned or "image"
 
 
-@command("attachments.replay")
+@command("attachments.replay", emits=[])
 def replay(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     ref = ref_param(p)

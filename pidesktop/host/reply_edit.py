@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import history, message_index, revisions, sessions
 from pidesktop.host.commands import command
@@ -25,7 +26,7 @@ from pidesktop.host.transcripts.records import is_valid_message
 ORIGINAL, EDITED = 1, 2
 
 
-@command("session.editReply")
+@command("session.editReply", emits=[topics.SESSION_CHANGED])
 def edit_reply(ctx: HostContext, p: Params) -> dict[str, Any]:
     source_id = sessions.session_id_param(p)
     message_id = p.text("messageId", nonempty=True)

@@ -22,6 +22,7 @@ from typing import Any, TypeGuard
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import FILE_MODE
 from pidesktop.host import message_index, sessions
@@ -343,7 +344,7 @@ def no_root(session_id: str, key: str) -> HostError:
 
 
 # -- session.saveActiveRevision ----------------------------------------------------------
-@command("session.saveActiveRevision")
+@command("session.saveActiveRevision", emits=[topics.SESSION_CHANGED])
 def save_active_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)
@@ -366,7 +367,7 @@ def save_active_revision(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         apply(ctx.conn, session_id, [RowChange(key, index, count, active=True)], now)
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {
             "sessionId": session_id,
             "reason": "revision",
@@ -400,7 +401,7 @@ def _stamp_root_line(
 
 
 # -- session.listRevisions ----------------------------------------------------------------
-@command("session.listRevisions")
+@command("session.listRevisions", emits=[])
 def list_revisions(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     requested = p.text("rootUserId", nonempty=True)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv
 from pidesktop.host import secrets as secret_store
@@ -125,7 +126,7 @@ def failure(code: str, sentence: str, reason: str) -> HostError:
     return HostError(code, sentence, {"reason": reason, "sentence": sentence})
 
 
-@command("data.snapshotS3")
+@command("data.snapshotS3", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def snapshot_s3(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A snapshot into the Settings > Sync bucket, as a data job of kind ``snapshot``."""
     passphrase = p.text("passphrase", required=False) or None
@@ -155,7 +156,7 @@ def snapshot_s3(ctx: HostContext, p: Params) -> dict[str, Any]:
     return jobs_of(ctx).start(KIND, work)
 
 
-@command("data.snapshotsS3")
+@command("data.snapshotsS3", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def snapshots_s3(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The snapshots in the saved bucket, newest first (a job of kind ``snapshotList``)."""
     passphrase = p.text("passphrase", required=False) or None
@@ -179,7 +180,7 @@ def snapshots_s3(ctx: HostContext, p: Params) -> dict[str, Any]:
     return jobs_of(ctx).start("snapshotList", work)
 
 
-@command("data.restoreS3")
+@command("data.restoreS3", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED])
 def restore_s3(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Rebuild a data folder from a snapshot in the saved bucket into a new or empty folder (a job of kind
     ``restore``); the data folder in use is not touched."""

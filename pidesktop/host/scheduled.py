@@ -30,6 +30,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, schedule_rules, sessions
 from pidesktop.host.commands import command
@@ -320,10 +321,10 @@ def _now(ctx: HostContext, p: Params) -> int:
 
 
 def _changed(ctx: HostContext, task_id: str, reason: str) -> None:
-    ctx.emit("tasks.changed", {"taskId": task_id, "reason": reason})
+    ctx.emit(topics.TASKS_CHANGED, {"taskId": task_id, "reason": reason})
 
 
-@command("tasks.create")
+@command("tasks.create", emits=[topics.TASKS_CHANGED])
 def tasks_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = _read_fields(ctx, p, creating=True, config={})
     now, zone = _now(ctx, p), local_zone()
@@ -349,7 +350,7 @@ def tasks_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"task": task(ctx.conn, task_id)}
 
 
-@command("tasks.update")
+@command("tasks.update", emits=[topics.TASKS_CHANGED])
 def tasks_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     task_id = p.text("taskId")
     row = read_task(ctx.conn, task_id)
@@ -381,7 +382,7 @@ def tasks_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"task": task(ctx.conn, task_id)}
 
 
-@command("tasks.delete")
+@command("tasks.delete", emits=[topics.SESSION_LIST_CHANGED, topics.TASKS_CHANGED])
 def tasks_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     task_id = p.text("taskId")
     read_task(ctx.conn, task_id)
@@ -398,18 +399,18 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
         ctx.conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))  # its runs cascade; chats stay
     _changed(ctx, task_id, "deleted")
     if had_chats:  # its runs' chats are ordinary chats now: back in the list
-        ctx.emit("session.listChanged", {})
+        ctx.emit(topics.SESSION_LIST_CHANGED, {})
     return {"deleted": True}
 
 
-@command("tasks.list")
+@command("tasks.list", emits=[])
 def tasks_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     zone = local_zone()
     rows = ctx.conn.execute(f"SELECT {_TASK_COLUMNS} FROM scheduled_tasks ORDER BY created_at, rowid").fetchall()
     return {"tasks": [task_to_wire(ctx.conn, row, zone) for row in rows]}
 
 
-@command("tasks.runs")
+@command("tasks.runs", emits=[])
 def tasks_runs(ctx: HostContext, p: Params) -> dict[str, Any]:
     """One task's history (``taskId``), or the newest run of every task (``latestPerTask``, for the task list)."""
     if p.boolean("latestPerTask"):
@@ -430,7 +431,7 @@ def tasks_runs(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"runs": [run_to_wire(ctx.conn, row) for row in rows]}
 
 
-@command("tasks.due")
+@command("tasks.due", emits=[])
 def tasks_due(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Enabled tasks whose next run is at or before ``now`` and that are not running, oldest slot first."""
     now = _now(ctx, p)
@@ -457,7 +458,7 @@ def _next_due(conn: apsw.Connection, now: int) -> int | None:
     return soonest
 
 
-@command("tasks.startRun")
+@command("tasks.startRun", emits=[topics.SESSION_CHANGED, topics.TASKS_CHANGED])
 def tasks_start_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Reserve a run and create its chat in one transaction; ``CONFLICT`` while the task is running.
 
@@ -538,7 +539,7 @@ def _reusable_chat(conn: apsw.Connection, task_id: str) -> str | None:
     return str(row[0]) if row else None
 
 
-@command("tasks.finishRun")
+@command("tasks.finishRun", emits=[topics.SESSION_LIST_CHANGED, topics.TASKS_CHANGED])
 def tasks_finish_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     """End a running run: ``completed``, ``error`` (with ``errorCode``) or ``aborted``; then keep 100 per task."""
     run_id = p.text("runId")
@@ -558,7 +559,7 @@ def tasks_finish_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         pruned = prune_runs(ctx.conn, row[0])
     _changed(ctx, row[0], "runFinished")
     if pruned:  # the oldest run's chat is an ordinary chat now: back in the list
-        ctx.emit("session.listChanged", {})
+        ctx.emit(topics.SESSION_LIST_CHANGED, {})
     return {
         "run": run_to_wire(
             ctx.conn, one_row(ctx.conn.execute(f"SELECT {_RUN_COLUMNS} FROM task_runs WHERE id = ?", (run_id,)))

@@ -338,7 +338,7 @@ def _native_results(
     return len(hits), results, complete
 
 
-@command("search.sessions")
+@command("search.sessions", emits=[])
 def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
@@ -403,7 +403,7 @@ def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
 
 
-@command("search.query")
+@command("search.query", emits=[])
 def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)

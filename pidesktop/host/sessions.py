@@ -15,6 +15,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import kv, message_index, projects, queue_marks, session_info
 from pidesktop.host.commands import command
@@ -152,7 +153,7 @@ def validate_title(method: str, raw: str) -> str:
     return title
 
 
-@command("session.create")
+@command("session.create", emits=[topics.SESSION_CHANGED])
 def session_create(ctx: HostContext, p: Params) -> dict[str, Any]:
     fields = create_fields(p)
     session_id = str(uuid.uuid4())
@@ -221,11 +222,11 @@ def insert_session(conn: apsw.Connection, fields: dict[str, Any], now: int, sess
 def announce_created(ctx: HostContext, session_id: str) -> dict[str, Any]:
     """The committed new chat's summary, told to every client (``session.changed``, ``created``)."""
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "created", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "created", "session": session})
     return session
 
 
-@command("session.list")
+@command("session.list", emits=[topics.SESSION_LIST_CHANGED])
 def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=100, minimum=1, maximum=LIST_LIMIT_MAX)
     cursor = p.text("cursor", required=False)
@@ -264,7 +265,7 @@ def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"sessions": sessions, "nextCursor": next_cursor}
 
 
-@command("session.rename")
+@command("session.rename", emits=[topics.SESSION_CHANGED])
 def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = session_id_param(p)
     title = validate_title("session.rename", p.text("title"))
@@ -278,14 +279,14 @@ def session_rename(ctx: HostContext, p: Params) -> dict[str, Any]:
     if changed is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "renamed", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "renamed", "session": session})
     return {"session": session}
 
 
 PERMISSION_MODES = ("inherit", "ask", "accept-edits", "auto")
 
 
-@command("session.update")
+@command("session.update", emits=[topics.SESSION_CHANGED])
 def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Change a chat's model, thinking level, mode, permission mode, fast mode (next turn on) or project."""
     session_id = session_id_param(p)
@@ -323,7 +324,7 @@ def session_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     if updated is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "updated", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "updated", "session": session})
     return {"session": session}
 
 
@@ -339,7 +340,7 @@ def _info_of(ctx: HostContext, changes: dict[str, object]) -> dict[str, Any]:
     return info
 
 
-@command("session.delete")
+@command("session.delete", emits=[topics.SESSION_CHANGED])
 def session_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every chat goes to the trash first (restorable); from the trash, or with ``forGood``, it is removed."""
     session_id = session_id_param(p)
@@ -364,7 +365,9 @@ def delete_for_good(ctx: HostContext, session_id: str, *, purged: bool = False) 
     if deleted is None:
         return False
     remove_session_files(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "deleted", **({"purged": True} if purged else {})})
+    ctx.emit(
+        topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "deleted", **({"purged": True} if purged else {})}
+    )
     return True
 
 
@@ -382,7 +385,7 @@ def move_to_trash(ctx: HostContext, session_id: str) -> bool:
     if trashed is None:
         return False
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "deleted", "trashed": True, "session": summary(ctx.conn, session_id)},
     )
     return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, TypeGuard
 
 from pidesktop import network_proxy
+from pidesktop.bus import topics
 from pidesktop.host import kv
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -93,12 +94,12 @@ def validate_patch(patch: dict[str, Any]) -> None:
             raise invalid(f"settings.set: patch.{key} must be {expected}; got {value!r}.", f"patch.{key}")
 
 
-@command("settings.get")
+@command("settings.get", emits=[])
 def settings_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"settings": read(ctx)}
 
 
-@command("settings.set")
+@command("settings.set", emits=[topics.SETTINGS_CHANGED])
 def settings_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     patch = p.obj("patch")
     validate_patch(patch)
@@ -112,7 +113,7 @@ def settings_set(ctx: HostContext, p: Params) -> dict[str, Any]:
                 merged[key] = value
         kv.put(ctx.conn, NS, KEY, merged, ctx.clock())
     settings = normalise(merged)
-    ctx.emit("settings.changed", {"settings": settings, "keys": sorted(patch)})
+    ctx.emit(topics.SETTINGS_CHANGED, {"settings": settings, "keys": sorted(patch)})
     return {"settings": settings}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
@@ -35,14 +36,14 @@ def read(ctx: HostContext, session_id: str) -> dict[str, Any]:
     return {"sessionId": session_id, "revision": row[0], "updatedAt": row[1], "items": items}
 
 
-@command("todo.get")
+@command("todo.get", emits=[])
 def todo_get(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
     return {"todo": read(ctx, session_id)}
 
 
-@command("todo.set")
+@command("todo.set", emits=[topics.SESSION_CHANGED])
 def todo_set(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Replace the whole checklist; the revision grows by one."""
     session_id = sessions.session_id_param(p)
@@ -79,7 +80,7 @@ def todo_set(ctx: HostContext, p: Params) -> dict[str, Any]:
             "UPDATE sessions SET todo_revision = todo_revision + 1, todo_updated_at = ? WHERE id = ?", (now, session_id)
         )
     todo = read(ctx, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "todo", "todo": todo})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "todo", "todo": todo})
     return {"todo": todo}
 
 

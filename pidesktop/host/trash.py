@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import sessions
 from pidesktop.host.commands import command
@@ -22,7 +23,7 @@ from pidesktop.host.sql_rows import all_rows, one_row
 LIST_LIMIT_MAX = 500
 
 
-@command("session.listTrash")
+@command("session.listTrash", emits=[])
 def list_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=200, minimum=1, maximum=LIST_LIMIT_MAX)
     rows = all_rows(
@@ -35,7 +36,7 @@ def list_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"sessions": [sessions.summary(ctx.conn, row[0]) for row in rows[:limit]], "total": total}
 
 
-@command("session.restore")
+@command("session.restore", emits=[topics.SESSION_CHANGED])
 def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     with ctx.conn:
@@ -45,11 +46,11 @@ def restore(ctx: HostContext, p: Params) -> dict[str, Any]:
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     session = sessions.summary(ctx.conn, session_id)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "restored", "session": session})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "restored", "session": session})
     return {"session": session}
 
 
-@command("session.purge")
+@command("session.purge", emits=[topics.SESSION_CHANGED])
 def purge(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     if not purge_one(ctx, session_id):
@@ -57,7 +58,7 @@ def purge(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"purged": True}
 
 
-@command("session.emptyTrash")
+@command("session.emptyTrash", emits=[topics.SESSION_CHANGED])
 def empty_trash(ctx: HostContext, p: Params) -> dict[str, Any]:
     ids = [row[0] for row in ctx.conn.execute("SELECT id FROM sessions WHERE deleted_at IS NOT NULL")]
     purged = sum(1 for session_id in ids if purge_one(ctx, session_id))

@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host import inflight, message_index, model_cache, notifications, sessions
 from pidesktop.host.commands import command
@@ -52,7 +53,7 @@ def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict[str, Any]
     return to_wire(row)
 
 
-@command("session.startTurn")
+@command("session.startTurn", emits=[topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False, nonempty=True, max_chars=ID_MAX) or str(uuid.uuid4())
@@ -80,15 +81,15 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
         if provider_id and model_id:
             model_cache.remember_use(ctx.conn, provider_id, model_id, ctx.clock())
     turn = load(ctx.conn, session_id, turn_id)
-    ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
+    ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session_id, "reason": "turn", "session": sessions.summary(ctx.conn, session_id)},
     )
     return {"turn": {"id": turn["id"], "status": turn["status"], "startedAt": turn["startedAt"]}}
 
 
-@command("session.endTurn")
+@command("session.endTurn", emits=[topics.NOTIFICATION_CREATED, topics.SESSION_CHANGED, topics.TURN_CHANGED])
 def end_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", nonempty=True, max_chars=ID_MAX)
@@ -141,15 +142,15 @@ def settle(
     if turn["status"] in ("completed", "error"):
         _drop_indexed_checkpoint(ctx, session_id)
     if changed:
-        ctx.emit("turn.changed", {"sessionId": session_id, "turn": turn})
+        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn})
         ctx.emit(
-            "session.changed",
+            topics.SESSION_CHANGED,
             {"sessionId": session_id, "reason": "turn", "session": sessions.summary(conn, session_id)},
         )
     if notification is not None:
         replaces = notification.pop("replaces", [])  # the chat's older unread rows, gone in the same transaction
         ctx.emit(
-            "notification.created",
+            topics.NOTIFICATION_CREATED,
             {"notification": notification, "unreadCount": notifications.unread_count(conn)}
             | ({"replaces": replaces} if replaces else {}),
         )
@@ -189,7 +190,7 @@ def _total(usage: dict[str, Any] | None, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-@command("session.recordUsage")
+@command("session.recordUsage", emits=[])
 def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Merge identified usage records into the turn's ``usage_json``; replays change nothing.
 
@@ -230,7 +231,7 @@ def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
 
 
 # -- in-flight checkpoints ---------------------------------------------------------------
-@command("session.saveInflightMessage")
+@command("session.saveInflightMessage", emits=[])
 def save_inflight(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False, max_chars=ID_MAX)

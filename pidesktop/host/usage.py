@@ -59,7 +59,7 @@ def _date(day: int) -> str:
     return (_EPOCH + datetime.timedelta(days=day)).isoformat()
 
 
-@command("usage.summary")
+@command("usage.summary", emits=[])
 def usage_summary(ctx: HostContext, p: Params) -> dict[str, Any]:
     days = p.integer("days", required=False, default=DAYS_DEFAULT, minimum=1, maximum=DAYS_MAX)
     offset_min = p.integer("tzOffsetMinutes", required=False, default=0, minimum=-TZ_OFFSET_MAX, maximum=TZ_OFFSET_MAX)

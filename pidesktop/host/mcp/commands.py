@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import HostError
 from pidesktop.host import sessions, settings
 from pidesktop.host.commands import command
@@ -25,7 +26,7 @@ STDERR_TAIL_MAX = 4000
 
 
 def _changed(ctx: HostContext, name: str, reason: str) -> None:
-    ctx.emit("mcp.changed", {"name": name, "reason": reason})
+    ctx.emit(topics.MCP_CHANGED, {"name": name, "reason": reason})
 
 
 def _listed(ctx: HostContext, name: str, server: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +41,7 @@ def _listed(ctx: HostContext, name: str, server: dict[str, Any]) -> dict[str, An
     return out
 
 
-@command("mcp.list")
+@command("mcp.list", emits=[])
 def mcp_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Every configured server (values of env/header entries never included) with its last reported state."""
     project_id = p.integer("projectId", required=False)
@@ -54,7 +55,7 @@ def mcp_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"servers": servers}
 
 
-@command("mcp.add")
+@command("mcp.add", emits=[topics.MCP_CHANGED])
 def mcp_add(ctx: HostContext, p: Params) -> dict[str, Any]:
     name = config.check_name(p.method, p.text("name", strip=True) or "")
     if config.stored(ctx.conn, name) is not None:
@@ -65,7 +66,7 @@ def mcp_add(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"server": _listed(ctx, name, server)}
 
 
-@command("mcp.update")
+@command("mcp.update", emits=[topics.MCP_CHANGED])
 def mcp_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     name = p.text("name", strip=True) or ""
     current = config.require(ctx.conn, name)
@@ -78,7 +79,7 @@ def mcp_update(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"server": _listed(ctx, name, server)}
 
 
-@command("mcp.remove")
+@command("mcp.remove", emits=[topics.MCP_CHANGED])
 def mcp_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     name = p.text("name", strip=True) or ""
     config.require(ctx.conn, name)
@@ -88,7 +89,7 @@ def mcp_remove(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"removed": name}
 
 
-@command("mcp.setProjectServer")
+@command("mcp.setProjectServer", emits=[topics.MCP_CHANGED])
 def mcp_set_project_server(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Turn one server on or off for the chats of one project."""
     project_id = p.integer("projectId", minimum=1) or 0
@@ -104,7 +105,7 @@ def mcp_set_project_server(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"projectId": project_id, "off": sorted(off)}
 
 
-@command("mcp.launchConfig")
+@command("mcp.launchConfig", emits=[])
 def mcp_launch_config(ctx: HostContext, p: Params) -> dict[str, Any]:
     """For the agent runtime only: the servers to offer (a chat's, or every enabled one) with env/header values."""
     names = p.array("names", required=False)
@@ -126,7 +127,7 @@ def mcp_launch_config(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"servers": servers, "networkProxy": settings.read(ctx).get("networkProxy")}
 
 
-@command("mcp.reportState")
+@command("mcp.reportState", emits=[topics.MCP_CHANGED])
 def mcp_report_state(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The runtime's word on a server: starting, ready (with its tools), failed (why, stderr's tail), stopped."""
     name = p.text("name", strip=True) or ""
@@ -155,7 +156,7 @@ def mcp_report_state(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"known": True}
 
 
-@command("mcp.recordCall")
+@command("mcp.recordCall", emits=[])
 def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A finished MCP tool call: the text the model reads (cut, binary parts kept as files) and its audit record."""
     session_id = sessions.session_id_param(p)
@@ -188,7 +189,7 @@ def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"ok": ok, "result": text, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
-@command("mcp.import")
+@command("mcp.import", emits=[topics.MCP_CHANGED])
 def mcp_import(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Servers from a Claude Desktop / Cursor ``{"mcpServers": {...}}`` object; each one added or skipped with why."""
     document = p.obj("config") or {}

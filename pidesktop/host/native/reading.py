@@ -11,6 +11,7 @@ import logging
 import os
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format, trust
@@ -33,11 +34,9 @@ BRANCH_PREVIEW_CHARS = 80
 
 def catalog_of(ctx: HostContext) -> Catalog:
     """This host's catalog, made on first use (kept on the context for the host's lifetime)."""
-    catalog = getattr(ctx, "_native_catalog", None)
-    if catalog is None:
-        catalog = Catalog()
-        ctx._native_catalog = catalog  # type: ignore[attr-defined]
-    return catalog
+    if ctx.native_catalog is None:
+        ctx.native_catalog = Catalog()
+    return ctx.native_catalog
 
 
 def list_rows(ctx: HostContext, project_id: int | None, cursor: tuple[int, str] | None) -> list[dict[str, Any]]:
@@ -75,7 +74,7 @@ def _go_on_indexing(ctx: HostContext, catalog: Catalog) -> None:
             log.exception("indexing pi sessions failed")
             return
         if done:
-            ctx.emit("session.listChanged", {})
+            ctx.emit(topics.SESSION_LIST_CHANGED, {})
         else:
             _go_on_indexing(ctx, catalog)
 

@@ -35,7 +35,7 @@ def is_trusted(conn: apsw.Connection, cwd: str) -> bool:
     return bool(cwd) and kv.get(conn, TRUST_NS, folder_key(cwd)) is not None
 
 
-@command("native.trust")
+@command("native.trust", emits=[])
 def trust_folder(ctx: HostContext, p: Params) -> dict[str, Any]:
     cwd = p.text("cwd", nonempty=True)
     if not os.path.isabs(cwd) or not os.path.isdir(cwd):

@@ -19,6 +19,7 @@ import os
 import threading
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.host.context import Emit, HostContext
 from pidesktop.host.native.catalog import native_id
 from pidesktop.host.native.discovery import SUFFIX, Roots, inside
@@ -82,7 +83,7 @@ class NativeWatcher:
             roots = self._roots
             existing = _existing(roots)
             if existing != self._watched:
-                self._emit("session.listChanged", {})  # a folder came or went with its files
+                self._emit(topics.SESSION_LIST_CHANGED, {})  # a folder came or went with its files
             self._watched = existing
             if not existing:
                 self._restart.wait(RETRY_SECONDS)
@@ -144,9 +145,9 @@ class NativeWatcher:
                 if change == watchfiles.Change.added:
                     grown.add(native_id(os.path.realpath(path)))
         if listed:
-            self._emit("session.listChanged", {})
+            self._emit(topics.SESSION_LIST_CHANGED, {})
         for session_id in sorted(grown):
-            self._emit("session.changed", {"sessionId": session_id, "reason": "native"})
+            self._emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "native"})
 
 
 def _existing(roots: tuple[str, ...]) -> tuple[str, ...]:

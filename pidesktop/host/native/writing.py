@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format
@@ -56,9 +57,6 @@ FORK_SUFFIX = " (fork)"
 STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
 MAX_MESSAGES = 16
 TEXT_MAX = 4 * 1024 * 1024
-
-# (path, key) of the file states this host wrote last: its own recent write is no live pi.
-_OWN_WRITES: dict[str, FileKey | None] = {}
 
 
 def conflict(sentence: str, reason: str) -> HostError:
@@ -97,11 +95,11 @@ def fork(ctx: HostContext, p: Params) -> dict[str, Any]:
     child = catalog.indexes.get(final)
     if child is None or native_id(final) not in catalog.by_id:
         raise HostError(ErrorCode.INTERNAL, "The fork was written but could not be listed; look in the log.")
-    _OWN_WRITES[final] = child.key
+    ctx.native_own_writes[final] = child.key
     session = catalog.row_of(ctx.conn, child)
-    ctx.emit("session.listChanged", {})
+    ctx.emit(topics.SESSION_LIST_CHANGED, {})
     ctx.emit(
-        "session.changed",
+        topics.SESSION_CHANGED,
         {"sessionId": session["id"], "reason": "created", "forkedFrom": source_id, "session": session},
     )
     return {"session": session}
@@ -319,14 +317,14 @@ def append(ctx: HostContext, p: Params) -> dict[str, Any]:
         _check_appendable(index, token)
         assert index.key is not None  # open_session read the file's key
         with lease(index.key):
-            _check_not_live(index)
+            _check_not_live(index, ctx.native_own_writes)
             lines, entry_ids = _entries(index, messages)
             _append_lines(index, b"".join(lines))
         index.refresh_fd(fd)
-        _OWN_WRITES[index.path] = index.key
+        ctx.native_own_writes[index.path] = index.key
     finally:
         os.close(fd)
-    ctx.emit("session.changed", {"sessionId": session_id, "reason": "native"})
+    ctx.emit(topics.SESSION_CHANGED, {"sessionId": session_id, "reason": "native"})
     return {"sessionId": session_id, "entryIds": entry_ids, "token": index.token}
 
 
@@ -409,9 +407,10 @@ def _check_appendable(index: FileIndex, token: str) -> None:
         )
 
 
-def _check_not_live(index: FileIndex) -> None:
+def _check_not_live(index: FileIndex, own_writes: dict[str, FileKey | None]) -> None:
+    """CONFLICT when the file changed in the last ``LIVE_SECONDS`` by someone else than this host."""
     key = index.key
-    if key is None or _OWN_WRITES.get(index.path) == key:
+    if key is None or own_writes.get(index.path) == key:
         return
     if time.time() - key.mtime_ns / 1e9 < LIVE_SECONDS:
         raise conflict("pi is writing this session right now. Wait until it is idle, then try again.", "live")

@@ -100,7 +100,7 @@ def touch_artifact(conn: apsw.Connection, session_id: str, path: Path, op: str, 
     )
 
 
-@command("audit.list")
+@command("audit.list", emits=[])
 def audit_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """Audit rows, newest first; optionally one chat's, one kind's."""
     session_id = sessions.session_id_param(p) if p.has("sessionId") else None
@@ -125,7 +125,7 @@ def audit_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
 
 
-@command("artifacts.list")
+@command("artifacts.list", emits=[])
 def artifacts_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """The files a chat's tools wrote or edited in its workspace, newest change first."""
     session_id = sessions.session_id_param(p)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pidesktop.bus import topics
 from pidesktop.host import attachments, sessions
 from pidesktop.host import settings as app_settings
 from pidesktop.host.commands import command
@@ -51,7 +52,7 @@ def effective_permission_mode(ctx: HostContext, session_id: str) -> tuple[str, s
     return str(app_settings.read(ctx)["permissionMode"]), stored
 
 
-@command("tools.workspace")
+@command("tools.workspace", emits=[])
 def tools_workspace(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
@@ -90,7 +91,7 @@ def _outside_answer(tool: str, resolved: workspace.Resolved, ws: workspace.Works
     }
 
 
-@command("tools.prepare")
+@command("tools.prepare", emits=[])
 def tools_prepare(ctx: HostContext, p: Params) -> dict[str, Any]:
     """What a permission card shows for a call; nothing is changed."""
     session_id = sessions.session_id_param(p)
@@ -135,7 +136,7 @@ def _plan(tool: str, args: Params, resolved: workspace.Resolved) -> files.Change
     return files.plan_edit(resolved.path, resolved.shown, old or "", new or "")
 
 
-@command("tools.run")
+@command("tools.run", emits=[topics.REVIEW_CHANGED])
 def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     turn_id = p.text("turnId", required=False)
@@ -188,7 +189,7 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         if not ws.scratch and not resolved.outside:
             with ctx.conn:
                 audit.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
-        ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
+        ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
     return {**answer, "audit": audit.pending(audit.TOOL_EXECUTE, now, payload)}
 
 
@@ -236,7 +237,7 @@ def _read_only(ctx: HostContext, session_id: str, tool: str, args: Params, resol
     return limits.limited(ctx, session_id, text, tool)
 
 
-@command("tools.recordShell")
+@command("tools.recordShell", emits=[])
 def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A finished ``bash`` call: its output within the limits (the whole kept on disk), and its audit record."""
     session_id = sessions.session_id_param(p)
@@ -277,7 +278,7 @@ def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"ok": ok, "result": result, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
-@command("tools.deny")
+@command("tools.deny", emits=[])
 def tools_deny(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A call that did not run (the person said no, or nobody was there to ask): its ``tool_denied`` record."""
     session_id = sessions.session_id_param(p)

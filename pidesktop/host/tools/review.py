@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
 from pidesktop.host import sessions
@@ -220,7 +221,7 @@ def _load(ctx: HostContext, session_id: str, snapshot_id: str) -> dict[str, Any]
     return meta if isinstance(meta, dict) and meta.get("owner") == OWNER else None
 
 
-@command("review.list")
+@command("review.list", emits=[])
 def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A chat's snapshots, oldest first (the order the changes were made)."""
     session_id = sessions.session_id_param(p)
@@ -231,7 +232,7 @@ def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     return {"snapshots": snapshots}
 
 
-@command("review.revert")
+@command("review.revert", emits=[topics.REVIEW_CHANGED])
 def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     snapshot_id = p.text("snapshotId", nonempty=True) or ""
@@ -276,5 +277,5 @@ def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
     with ctx.conn:
         audit.record(ctx.conn, now, audit.REVIEW_REVERT, session_id, {"snapshotId": snapshot_id, "path": str(path)})
         audit.touch_artifact(ctx.conn, session_id, path, op, None, now)
-    ctx.emit("review.changed", {"sessionId": session_id, "snapshotId": snapshot_id, "reverted": True})
+    ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": snapshot_id, "reverted": True})
     return {"reverted": True}
