@@ -355,6 +355,7 @@ def main() -> None:
         write_session(root, "big", args.messages, rng, text_pool(rng))
         location = paths.resolve(data_dir=root)
         seed = HostThread(opener(location)).start()
+        seed.wait_ready()  # the first start indexes the big chat; a command's 60 s deadline must not include that
         seeder = HostClient(seed)
         for i in range(args.sessions - 1):
             seeder.call_blocking(
