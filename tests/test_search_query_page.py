@@ -1,6 +1,7 @@
 """search.query: a page is the newest matches, read a chunk at a time; ``total`` counts every match."""
 
 from pidesktop.host import search
+from pidesktop.host.db import open_database
 from pidesktop.host.transcripts.records import encode_record, session_header
 from tests.support.hosts import InProcessHost
 
@@ -58,3 +59,24 @@ def test_short_and_unicode_queries_page_and_count_the_same_way(location):
         assert ids(exact) == ["chat-29", "chat-27", "chat-25", "chat-23"] and exact["total"] == 15
     finally:
         host.stop()
+
+
+def test_a_page_reads_the_text_of_what_it_returns_not_of_every_hit(location):
+    write_transcript(location, "big", [f"message {i} with the needle" for i in range(1000)])
+    InProcessHost(location).stop()  # indexes the transcript
+    database = location.data_root / "pi.sqlite"
+    assert database.exists()
+    conn = open_database(database)
+    texts_read = []
+
+    def count_texts(cursor, row):
+        texts_read.extend(value for value in row if isinstance(value, str) and "needle" in value)
+        return row
+
+    try:
+        conn.row_trace = count_texts
+        rows, total = search.matching_messages(conn, "needle", ["big"], 5)
+    finally:
+        conn.close()
+    assert [row[1] for row in rows] == [f"big-{i}" for i in range(999, 994, -1)] and total == 1000
+    assert len(texts_read) <= 2 * search.PAGE_CHUNK  # a chunk's worth, not the thousand hits
