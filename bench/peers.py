@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from machine import load
 from quick import add_quick
 from transcripts import open_host
 from transcripts_files import text_pool
@@ -363,6 +364,7 @@ def main() -> int:
     def row(label: str, mine: float, peer: float, note: str = "") -> None:
         print(f"{label:<46} {ms(mine)} {ms(peer)} {peer / mine:9.1f}x  {note}")
 
+    print(load())
     print(f"{'':<46} {'pidesktop':>13} {'llm':>13} {'ratio':>10}")
     row(
         "open the long chat to continue it",
@@ -380,7 +382,7 @@ def main() -> int:
         f"search {RARE!r}: first page vs the FTS query",
         ours["search"],
         theirs["search_sql"],
-        f"({ours['search_sessions']} chats; llm: {theirs['search_hits']} turns, best 3)",
+        f"({ours['search_sessions']} chats; llm: {theirs['search_hits']} turns, best 3; target >= 1.0x)",
     )
     row(
         f"search {RARE!r}: vs `llm logs -q` rows",
@@ -393,7 +395,8 @@ def main() -> int:
     ours_bytes = ours["bytes_db"] + ours["bytes_transcripts"]
     print(
         f"{'bytes on disk':<46} {ours_bytes / 2**20:10.1f} MiB {theirs['bytes'] / 2**20:10.1f} MiB "
-        f"{theirs['bytes'] / ours_bytes:9.2f}x  (ours: pi.sqlite {ours['bytes_db'] / 2**20:.1f} MiB + "
+        f"{theirs['bytes'] / ours_bytes:9.2f}x  (target >= 0.83x, ours at most 1.2x llm's; "
+        f"ours: pi.sqlite {ours['bytes_db'] / 2**20:.1f} MiB + "
         f"transcripts {ours['bytes_transcripts'] / 2**20:.1f} MiB; layout caches "
         f"{ours['bytes_cache'] / 2**20:.1f} MiB not counted)"
     )

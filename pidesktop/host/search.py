@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 import apsw
@@ -39,6 +40,7 @@ SNIPPET_AFTER = 100
 SNIPPETS_PER_SESSION = 3
 QUERY_MAX = 500
 COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
+PAGE_CHUNK = 200  # search.query reads message text for this many ordered candidates at a time
 SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
 ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
@@ -76,25 +78,68 @@ def _source(query: str) -> tuple[str, tuple[str, ...]]:
     return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
 
 
-def matching_messages(
-    conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
-) -> list[tuple[Any, ...]]:
-    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first."""
-    source, args = _source(query)
+def _scoped(conn: apsw.Connection, query: str, session_ids: list[str] | None) -> tuple[str, tuple[Any, ...]]:
+    """``_source`` narrowed to ``session_ids`` (when given) and to chats not deleted.
+
+    One chat's rows are a range of row ids on the FTS path too, so the index
+    is asked for that range only, not for every chat's hits."""
+    source, text_args = _source(query)
+    args: tuple[Any, ...] = text_args
     if session_ids is not None:
         source += f" AND m.session_id IN ({','.join('?' * len(session_ids))})"
         args = (*args, *session_ids)
-    source += " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)"
-    columns = "m.session_id, m.id, m.role, m.seq, m.text, m.created_at"
-    sql = f"SELECT {columns} {source} ORDER BY m.created_at DESC, m.seq DESC"
+        if uses_fts(query):
+            low, high = one_row(
+                conn.execute(
+                    f"SELECT min(mid), max(mid) FROM messages WHERE session_id IN ({','.join('?' * len(session_ids))})",
+                    session_ids,
+                )
+            )
+            source += " AND f.rowid BETWEEN ? AND ?"
+            args = (*args, low if low is not None else 0, high if high is not None else -1)
+    return source + " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)", args
+
+
+def matching_messages(
+    conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first, and how
+    many messages match in all.
+
+    The order is decided on the rows' ids and times alone, in the same pass
+    that counts them (on the FTS path as the index finds them: no text is
+    read to count); text is read a chunk at a time for the matches about to
+    be returned, so the first ``limit`` cost what they hold, not what every
+    hit holds."""
+    source, args = _scoped(conn, query, session_ids)
+    ordered = conn.execute(f"SELECT m.mid, count(*) OVER () {source} ORDER BY m.created_at DESC, m.seq DESC", args)
     needle = query.lower()
-    verified = []
-    for row in conn.execute(sql, args):
-        if needle in row[4] or needle in row[4].lower():
-            verified.append(row)
-            if limit is not None and len(verified) >= limit:
+    chunk = max(16, min(limit or PAGE_CHUNK, PAGE_CHUNK))
+    verified: list[tuple[Any, ...]] = []
+    total = 0
+    try:
+        while limit is None or len(verified) < limit:
+            candidates = list(islice(ordered, chunk))
+            if not candidates:
                 break
-    return verified
+            total = candidates[0][1]
+            mids = array("q", (mid for mid, _total in candidates))
+            rows = {
+                row[0]: row[1:]
+                for row in conn.execute(
+                    "SELECT mid, session_id, id, role, seq, text, created_at FROM messages WHERE mid IN carray(?)",
+                    (apsw.carray(mids),),
+                )
+            }
+            for mid in mids:
+                row = rows.get(mid)
+                if row is not None and row[4] is not None and (needle in row[4] or needle in row[4].lower()):
+                    verified.append(row)
+                    if limit is not None and len(verified) >= limit:
+                        break
+    finally:
+        ordered.close()
+    return verified, (len(verified) if limit is None or len(verified) < limit else max(total, len(verified)))
 
 
 def snippet(text: str, query: str) -> dict[str, Any]:
@@ -408,7 +453,9 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     query = query_param(p)
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
-    rows = matching_messages(ctx.conn, query, [session_id] if session_id else None)
+    assert limit is not None  # it has a default
+    scope = [session_id] if session_id else None
+    rows, total = matching_messages(ctx.conn, query, scope, limit)
     results = [
         {
             "sessionId": sid,
@@ -418,6 +465,6 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
             "createdAt": created,
             "snippet": snippet(text, query),
         }
-        for sid, mid, role, seq, text, created in rows[:limit]
+        for sid, mid, role, seq, text, created in rows
     ]
-    return {"results": results, "total": len(rows)}
+    return {"results": results, "total": total}

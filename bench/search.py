@@ -1,0 +1,204 @@
+"""Search at every size, next to llm's FTS query and a LIKE scan of the same messages, in one run per size.
+
+For each size (default 1k, 10k, 100k messages: one chat of half of them, the
+rest in chats of 1,000, as ``bench/peers.py`` builds them) this prints:
+
+- ``search.sessions``' first page for a rare word (in every 97th message)
+  against llm's FTS query for it (``llm logs -q``, best 3; target >= 1.0x) and
+  against ``LIKE '%word%'`` counting per chat (target >= 20x from 10k up);
+- the same for a word in 7,700 messages (above the 5,000-candidate switch,
+  where the chats are walked newest first; target within 3x of the rare word)
+  and for a very common word (in most messages);
+- ``search.query``'s 50-row page for the very common word in the long chat,
+  with the Python memory it peaked at (target: what the page holds, not what
+  every hit holds);
+- growth: each figure at the size against itself at the smallest size (target
+  within 1.3x);
+- and the same rare-word search once the index is merged into one segment
+  (FTS5 ``optimize``), since the index's segments are what a short query pays
+  for (each of a trigram phrase's trigrams is looked up in every segment).
+
+llm is optional (``.venv/bin/pip install llm``); without it its column is empty.
+
+    python bench/search.py [--sizes 1000,10000,100000] [--runs 15] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from machine import load
+from peers import RARE, build_llm, build_ours, corpus, llm_search_sql
+from quick import add_quick
+from transcripts import open_host
+
+SWITCH_WORD = "kumquat"  # in SWITCH_HITS messages: above search.SPARSE_LIMIT candidates
+SWITCH_HITS = 7700
+COMMON = "function"  # a word of the corpus' vocabulary: in most messages
+PAGE = 50
+
+
+def with_switch_word(chats, total: int):
+    """The corpus with ``SWITCH_WORD`` in ``SWITCH_HITS`` messages spread evenly (all of them when fewer)."""
+    every = max(1, total // SWITCH_HITS)
+    n = 0
+    out = []
+    for chat_id, exchanges in chats:
+        changed = []
+        for prompt, reply in exchanges:
+            texts = []
+            for text in (prompt, reply):
+                texts.append(f"{text} A {SWITCH_WORD} grows." if n % every == 0 else text)
+                n += 1
+            changed.append((texts[0], texts[1]))
+        out.append((chat_id, changed))
+    return out
+
+
+def alternating(actions: dict, runs: int) -> dict:
+    """Median seconds of each action, the actions run in turn so that load weighs on all alike."""
+    times: dict = {name: [] for name in actions}
+    for action in actions.values():
+        action()  # warm
+    for _ in range(runs):
+        for name, action in actions.items():
+            started = time.perf_counter()
+            action()
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+def segments(conn) -> int:
+    """How many segments the FTS index has (decoded from its structure record, id 10)."""
+    block = conn.execute("SELECT block FROM messages_fts_data WHERE id = 10").fetchone()[0]
+    position = 4
+
+    def varint() -> int:
+        nonlocal position
+        value = 0
+        for _ in range(9):
+            byte = block[position]
+            position += 1
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        return value
+
+    varint()  # levels
+    return varint()
+
+
+def measure(size: int, runs: int, have_llm: bool) -> dict:
+    chats = with_switch_word(corpus(size, size // 2, random.Random(20261202)), size)
+    long_chat = chats[0][0]
+    with tempfile.TemporaryDirectory(prefix="pidesktop-search-") as tmp:
+        work = Path(tmp)
+        build_ours(work / "data", chats)
+        llm_conn = None
+        if have_llm:
+            import sqlite3
+
+            build_llm(work / "logs.db", chats)
+            llm_conn = sqlite3.connect(work / "logs.db")
+        host = open_host(work / "data")
+        try:
+            conn = host.ctx.conn
+            call = host.dispatch
+            like = "SELECT session_id, count(*) FROM messages WHERE text LIKE ? GROUP BY session_id"
+
+            def first_page(word: str):
+                return lambda: call("search.sessions", {"query": word, "limit": 20})
+
+            actions = {
+                "rare": first_page(RARE),
+                "rare_like": lambda: conn.execute(like, (f"%{RARE}%",)).fetchall(),
+                "switch": first_page(SWITCH_WORD),
+                "common": first_page(COMMON),
+                "common_like": lambda: conn.execute(like, (f"%{COMMON}%",)).fetchall(),
+                "query_page": lambda: call("search.query", {"query": COMMON, "sessionId": long_chat, "limit": PAGE}),
+            }
+            if llm_conn is not None:
+                sql, params = llm_search_sql(RARE)
+                actions["llm"] = lambda: llm_conn.execute(sql, params).fetchall()
+            out = alternating(actions, runs)
+            out["segments"] = segments(conn)
+            count = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+            out["hits"] = {w: conn.execute(count, (f'"{w}"',)).fetchone()[0] for w in (RARE, SWITCH_WORD, COMMON)}
+            out["query_total"] = call("search.query", {"query": COMMON, "sessionId": long_chat, "limit": PAGE})["total"]
+            tracemalloc.start()
+            call("search.query", {"query": COMMON, "sessionId": long_chat, "limit": PAGE})
+            out["query_peak"] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+            merged = {"rare": actions["rare"], "switch": actions["switch"]}
+            if "llm" in actions:
+                merged["llm"] = actions["llm"]
+            out["merged"] = alternating(merged, runs)
+        finally:
+            host.close()
+            if llm_conn is not None:
+                llm_conn.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=15)
+    add_quick(parser, sizes="1000,10000", runs=7)
+    args = parser.parse_args()
+    have_llm = importlib.util.find_spec("llm") is not None
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"search.sessions first page (20 chats), medians of {args.runs}, the actions of a size run in turn")
+    if not have_llm:
+        print("llm is not installed: its column is empty (.venv/bin/pip install llm; not a dependency)")
+    rows = []
+    for size in sizes:
+        r = measure(size, args.runs, have_llm)
+        rows.append((size, r))
+        ms = {k: v * 1e3 for k, v in r.items() if isinstance(v, float)}
+        llm = f"{ms['llm']:.3f} ms -> {r['llm'] / r['rare']:.2f}x" if "llm" in r else "-"
+        print(f"\n{size:,} messages ({r['segments']} FTS segments); {load()}")
+        print(
+            f"  rare word ({r['hits'][RARE]:,} messages): {ms['rare']:.3f} ms; llm's FTS query {llm} (target >= 1.0x); "
+            f"LIKE {ms['rare_like']:.2f} ms -> {r['rare_like'] / r['rare']:.1f}x (target >= 20x from 10k)"
+        )
+        print(
+            f"  word in {r['hits'][SWITCH_WORD]:,} messages: {ms['switch']:.3f} ms, "
+            f"{r['switch'] / r['rare']:.2f}x the rare word (target <= 3x above the 5,000-candidate switch)"
+        )
+        print(
+            f"  very common word ({r['hits'][COMMON]:,} messages): {ms['common']:.3f} ms; "
+            f"LIKE {ms['common_like']:.2f} ms -> {r['common_like'] / r['common']:.1f}x"
+        )
+        print(
+            f"  search.query {PAGE}-row page of the very common word in the {size // 2:,}-message chat: "
+            f"{ms['query_page']:.2f} ms, Python peak {r['query_peak'] / 2**20:.1f} MiB (total {r['query_total']:,})"
+        )
+        m = r["merged"]
+        llm_merged = f"; llm {m['llm'] * 1e3:.3f} ms -> {m['llm'] / m['rare']:.2f}x" if "llm" in m else ""
+        print(
+            f"  index merged to one segment: rare word {m['rare'] * 1e3:.3f} ms ({r['rare'] / m['rare']:.1f}x faster)"
+            f"{llm_merged}; word in {r['hits'][SWITCH_WORD]:,}: {m['switch'] * 1e3:.3f} ms"
+        )
+    if len(rows) > 1:
+        (small, first), (_big, last) = rows[0], rows[-1]
+        print(f"\ngrowth {small:,} -> {rows[-1][0]:,} messages (target <= 1.3x):")
+        for key in ("rare", "switch", "common", "query_page"):
+            print(f"  {key:<11} {last[key] / first[key]:.2f}x")
+        print(f"  rare, merged index {last['merged']['rare'] / first['merged']['rare']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
