@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.native_rows import is_native_id
 from pidesktop.ui.tasks import spawn
 
 # What each kind of tool is to a person (context "GrantsChip"), as the chip's sentence uses them.
@@ -72,7 +73,7 @@ class GrantsChip(QToolButton):
         """Show the grants of ``session`` (None: no chat shown)."""
         self.session_id = (session or {}).get("id")
         self._show({"tools": [], "unconfined": False})
-        if self.session_id:
+        if self.session_id and not is_native_id(self.session_id):  # a pi session's calls are pi's, no grants here
             spawn(self.refresh(), name="grants-chip")
 
     async def refresh(self) -> None:

@@ -119,6 +119,25 @@ _DATA_FOLDER_REFUSED = QT_TRANSLATE_NOOP(
 )
 
 
+# A provider call's failure. Its message is written for people by agent.errors and names the server and what
+# to check ("... has no model list at .../models (404). Check the base URL in Settings > Providers."): the
+# Providers page, where that is checked, shows it whole.
+PROVIDER_CALL = frozenset(
+    {
+        ErrorCode.AUTH_FAILED,
+        ErrorCode.MODEL_NOT_FOUND,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.PROVIDER_UNAVAILABLE,
+        ErrorCode.BAD_REQUEST,
+        ErrorCode.CONNECTION_FAILED,
+        ErrorCode.TIMEOUT,
+        ErrorCode.BAD_RESPONSE,
+        ErrorCode.PROVIDER_ERROR,
+        ErrorCode.STREAM_CUT,
+    }
+)
+
+
 def sentence_for_code(code: str | None, fallback: str = "") -> str:
     """The sentence for a known code; ``fallback`` (or a general sentence) for any other."""
     text = SENTENCES.get(str(code)) if code else None

@@ -42,7 +42,9 @@ from pidesktop.ui.settings_tools import ToolsPage
 from pidesktop.ui.settings_usage import UsagePage
 from pidesktop.ui.tasks import spawn
 
-DIALOG_SIZE = (820, 560)
+# Every page but Data's list of tools fits without scrolling (Providers needs 680); on a smaller screen the
+# pages scroll.
+DIALOG_SIZE = (860, 680)
 NAV_WIDTH = 176
 NAV_ROW_HEIGHT = 40
 # Page names: the keys of ``show_page``, shown translated.

@@ -36,12 +36,12 @@ from PySide6.QtWidgets import (
 from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.model_refresh import refresh_models
 from pidesktop.agent.presets import PRESETS
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import HostClient, HostError
 from pidesktop.ui.eliding_label import ElidingLabel
 from pidesktop.ui.i18n import arg
 from pidesktop.ui.model_settings_form import ModelSettingsForm
 from pidesktop.ui.ops import host_op, task_op
-from pidesktop.ui.plain_errors import sentence
+from pidesktop.ui.plain_errors import PROVIDER_CALL, sentence
 from pidesktop.ui.settings_general import ChoiceBox
 
 OFFLINE_ID = "offline"
@@ -456,7 +456,7 @@ class ProvidersPage(QWidget):
 
         def failed(error: HostError) -> None:
             if self.selected_id == provider_id:
-                reason = error.message if error.code not in _HOST_CODES else sentence(error)
+                reason = error.message if error.code in PROVIDER_CALL and error.message else sentence(error)
                 self.show_notice(_joined(before, reason), error=True, details=error.message)
 
         return task_op(
@@ -547,7 +547,8 @@ class ProvidersPage(QWidget):
             self._show_selected()
 
     def _failed(self, error: HostError) -> None:
-        self.show_notice(sentence(error), error=True, details=error.message)
+        said = error.message if error.code in PROVIDER_CALL and error.message else sentence(error)
+        self.show_notice(said, error=True, details=error.message)
 
     # -- confirmation ------------------------------------------------------------------
     def confirm_delete(self) -> None:
@@ -832,9 +833,6 @@ def _mark_invalid(edit: QWidget, invalid: bool) -> None:
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("ProvidersPage", text)
-
-
-_HOST_CODES = frozenset(ErrorCode)
 
 
 def _joined(*sentences: str) -> str:
