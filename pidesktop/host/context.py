@@ -42,6 +42,8 @@ class HostContext:
     post: Post | None = None
     # MCP servers' running state as the agent runtime reports it (``mcp.reportState``); kept in memory only
     mcp_states: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # a repair of the damaged database failed: the open mark stays, so the next start checks and repairs
+    damaged: bool = False
     transcripts: TranscriptStore = field(init=False)
 
     def __post_init__(self) -> None:

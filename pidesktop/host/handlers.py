@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "config_sync",
     "crash_reports",
     "data_commands",
+    "data_repair",
     "fork",
     "history",
     "imports",
