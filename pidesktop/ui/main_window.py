@@ -449,6 +449,8 @@ class MainWindow(QMainWindow):
         self.file_changes.reviews.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
+        if topic == "data.repaired":  # Settings > Data > Repair rebuilt the database or brought chats back
+            spawn(self.refresh_sessions(), name="repaired-list")
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
