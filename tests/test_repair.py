@@ -183,3 +183,20 @@ def test_the_repair_command_on_a_sound_database_only_heals_the_index(stdio_host,
     again = repair_job(h)
     assert again["result"]["linesIndexed"] == 0
     assert h.close() == 0
+
+
+def test_a_damaged_schema_page_is_repaired_not_refused(stdio_host, data_root, tmp_path):
+    """Page 1 past its file header holds the schema table: reading the version met it and refused to start."""
+    h, sids = seeded(stdio_host, tmp_path)
+    h.kill()
+    conn = apsw.Connection(str(data_root / "pi.sqlite"))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(data_root / "pi.sqlite", "r+b") as out:
+        out.seek(100)
+        out.write(b"\xa5" * (page_size - 100))
+    h = stdio_host()
+    repaired = check_rebuilt(h, sids, data_root, tmp_path)
+    assert "malformed" in repaired["reason"]
+    assert h.close() == 0
