@@ -5,7 +5,8 @@
 Host kinds: appends, history rewrites (truncateFrom, replaceMessages,
 deleteMessage), forks, revision switches (activateRevision after a
 saveActiveRevision), turns ending with a notification, inbox writes, and
-chat changes followed by the loss of ``pi.sqlite`` (``crash_index_loss.py``). Each
+chat changes followed by the loss of ``pi.sqlite`` (``crash_index_loss.py``) or
+by damage to its pages (``crash_index_damage.py``). Each
 kind seeds one template data root; every trial copies it, starts
 ``pidesktop host --stdio`` on the copy, sends the kind's commands without
 waiting, and SIGKILLs the process after a delay drawn from one of N equal
@@ -72,7 +73,7 @@ from tests.test_storage_crash import (
     start_move,
 )
 from tests.test_storage_seed import seed, snapshot
-from tools import crash_index_loss
+from tools import crash_index_damage, crash_index_loss
 
 HOST_KINDS = (
     "append",
@@ -84,9 +85,10 @@ HOST_KINDS = (
     "endTurn",
     "inbox",
     "indexLoss",
+    "indexDamage",
 )
 MOVE_KIND = "move"
-FULL_PER_KIND = 125  # 9 kinds: 1,125 host instants
+FULL_PER_KIND = 125  # 10 kinds: 1,250 host instants
 FULL_MOVES = 100
 MOVE_BULK_MB = 24
 APPENDS = 240
@@ -556,6 +558,18 @@ def index_loss(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     return [Variant("indexLoss", template, sid, commands, judge, after_kill=crash_index_loss.lose_database)]
 
 
+def index_damage(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
+    template = work / "index-damage-template"
+    projects = [work / "projects-damage" / f"p{n}" for n in range(3)]
+    sid, commands, judge = crash_index_loss.build(template, projects, rng, in_process, cmd, msg, check)
+
+    def judged(root: Path, replies: Replies, h: InProcessHost) -> str:
+        outcome = judge(root, replies, h)
+        return f"{outcome}, set aside" if list(root.glob("pi.sqlite.damaged-*")) else outcome
+
+    return [Variant("indexDamage", template, sid, commands, judged, after_kill=crash_index_damage.damage_database)]
+
+
 # -- moves ------------------------------------------------------------------------------------------------
 def move_trials(work: Path, count: int, rng: random.Random, result: KindResult, keep: Path, log) -> None:
     seeded = seed(paths.resolve(), work / "external", bulk_mb=MOVE_BULK_MB)
@@ -684,6 +698,8 @@ def run_campaign(
                 variants["inbox"] = inbox(start, work, rng)
             if "indexLoss" in wanted:
                 variants["indexLoss"] = index_loss(start, work, rng)
+            if "indexDamage" in wanted:
+                variants["indexDamage"] = index_damage(start, work, rng)
             for kind in wanted:
                 result = summary.kinds.setdefault(kind, KindResult())
                 for variant in variants[kind]:
