@@ -13,7 +13,7 @@ import apsw
 from tools import crash_index_damage
 from tools.crash_campaign import run_campaign
 
-TRIALS = 8
+TRIALS = 4
 
 
 def test_a_few_kills_followed_by_a_damaged_database_lose_nothing(tmp_path):

@@ -1,6 +1,6 @@
 """SIGKILL the host at random instants of every kind of write, and the data-folder move; check what survives.
 
-    python tools/crash_campaign.py [--per-kind 125] [--moves 100] [--seed 20261201] [--work DIR]
+    python tools/crash_campaign.py [--per-kind 125] [--moves 100] [--kinds K1,K2] [--seed 20261201] [--work DIR]
 
 Host kinds: appends, history rewrites (truncateFrom, replaceMessages,
 deleteMessage), forks, revision switches (activateRevision after a
@@ -752,18 +752,26 @@ def main(argv: list[str] | None = None) -> int:
         help=f"instants per host kind ({len(HOST_KINDS)} kinds; default {FULL_PER_KIND})",
     )
     parser.add_argument("--moves", type=int, default=FULL_MOVES, help=f"move instants (default {FULL_MOVES})")
+    parser.add_argument(
+        "--kinds", help=f"only these host kinds, comma-separated (default: all of {', '.join(HOST_KINDS)})"
+    )
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--work", type=Path, help="where the data roots go (default: a temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     args = parser.parse_args(argv)
+    kinds = args.kinds.split(",") if args.kinds else list(HOST_KINDS)
+    unknown = sorted(set(kinds) - set(HOST_KINDS))
+    if unknown:
+        parser.error(f"unknown kinds: {', '.join(unknown)}")
     work = args.work or Path(tempfile.mkdtemp(prefix="pidesktop-crash-"))
     work.mkdir(parents=True, exist_ok=True)
     print(
-        f"crash campaign in {work}: {args.per_kind} instants x {len(HOST_KINDS)} host kinds, "
+        f"crash campaign in {work}: {args.per_kind} instants x {len(kinds)} host kinds, "
         f"{args.moves} moves, seed {args.seed}",
         flush=True,
     )
-    summary = run_campaign(work, args.per_kind, args.moves, args.seed, log=lambda line: print(line, flush=True))
+    counts = {kind: args.per_kind for kind in kinds}
+    summary = run_campaign(work, counts, args.moves, args.seed, log=lambda line: print(line, flush=True))
     print(summary.table(), flush=True)
     if not args.keep and not summary.failures:
         shutil.rmtree(work, ignore_errors=True)
