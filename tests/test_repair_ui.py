@@ -83,3 +83,25 @@ def test_repair_rebuilds_a_damaged_database_and_keeps_the_details_aside(
     listed = qloop.run_until_complete(client.call("session.list", {}))["sessions"]
     assert sorted(s["title"] for s in listed) == ["Groceries", "Trip to Kyoto"]
     dialog.close()
+
+
+def test_the_window_lists_a_chat_the_repair_brought_back(qtbot, qloop, loop_hosts, location):
+    from tests.support.windows import started_window
+
+    (sid, _) = seed(location)
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    assert win.model.find(sid) is not None
+    lost = "11111111-2222-3333-4444-555555555555"  # a chat file the index has never seen, as a lost row leaves it
+    sessions = location.data_root / "sessions"
+    (sessions / f"{lost}.jsonl").write_bytes(
+        (sessions / f"{sid}.jsonl").read_bytes().replace(sid.encode(), lost.encode())
+    )
+    assert win.model.find(lost) is None
+    dialog = RepairDialog(win.client)
+    dialog.open()
+    dialog.repair_button.click()
+    finished(qloop, dialog)
+    assert dialog.report.text() == "The database is sound. A chat came back from its file."
+    spin_until(qloop, lambda: win.model.find(lost) is not None)  # data.repaired: the list is read again
+    dialog.close()
+    win.close()
