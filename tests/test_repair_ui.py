@@ -105,3 +105,26 @@ def test_the_window_lists_a_chat_the_repair_brought_back(qtbot, qloop, loop_host
     spin_until(qloop, lambda: win.model.find(lost) is not None)  # data.repaired: the list is read again
     dialog.close()
     win.close()
+
+
+def test_a_failed_repair_says_what_to_do_and_keeps_the_reason_behind_details(qtbot, loop_hosts, theme, shot):
+    from pidesktop.bus import ErrorCode, HostError
+
+    dialog = RepairDialog(loop_hosts.start())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    reason = "integrity_check: *** in database main *** Tree 46 page 46: btreeInitPage() returns error code 11"
+    dialog.failed(
+        HostError(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            "The database is damaged and could not be rebuilt now. Restart pidesktop: it rebuilds the "
+            "database from your chat files when it starts.",
+            {"reason": reason, "damaged": True, "error": "[Errno 28] No space left on device"},
+        )
+    )
+    assert dialog.report.text().startswith("The database is damaged and could not be rebuilt now. Restart pidesktop")
+    assert "btreeInitPage" not in dialog.report.text() and not dialog.details.isVisible()
+    dialog.details_button.click()
+    assert "STORAGE_UNAVAILABLE" in dialog.details.text() and "btreeInitPage" in dialog.details.text()
+    assert "Errno 28" in dialog.details.text() and "Errno" not in dialog.report.text()
+    shot(dialog, f"repair-failed-{theme.name}")

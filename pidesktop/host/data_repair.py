@@ -59,8 +59,9 @@ def _repair_or_reconcile(ctx: HostContext, problems: list[str]) -> dict[str, Any
             log.exception("repairing the damaged database failed")
             raise HostError(
                 ErrorCode.STORAGE_UNAVAILABLE,
-                f"The database is damaged and could not be rebuilt now. Restart pidesktop to rebuild it ({exc}).",
-                {"reason": reason, "damaged": True},
+                "The database is damaged and could not be rebuilt now. Restart pidesktop: it rebuilds the "
+                "database from your chat files when it starts.",
+                {"reason": reason, "damaged": True, "error": str(exc)},
             ) from exc
         ctx.emit("data.repaired", {"rebuilt": rebuilt})
         return {"damaged": True, "problems": problems, "rebuilt": rebuilt}
