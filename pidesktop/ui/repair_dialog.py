@@ -19,16 +19,6 @@ from pidesktop.ui import theme as themes
 from pidesktop.ui.data_tools import ToolDialog
 from pidesktop.ui.host_jobs import job_error_text
 
-# What was salvaged or lost, by the host's table names, in words.
-PARTS = {
-    "kv": "settings",
-    "settings": "settings",
-    "providers": "providers",
-    "models": "models",
-    "projects": "projects",
-    "projectMemory": "project memory",
-}
-
 
 class RepairDialog(ToolDialog):
     """Runs ``data.repair`` when asked and says what was rebuilt, salvaged or could not be."""
@@ -132,7 +122,17 @@ class RepairDialog(ToolDialog):
         self._set_details(lines)
 
     def _part(self, name: str) -> str:
-        return self.tr(PARTS.get(name, name))
+        """What was salvaged or lost, by the host's table name, in words."""
+        words = {
+            "kv": self.tr("settings"),
+            "settings": self.tr("settings"),
+            "providers": self.tr("providers"),
+            "models": self.tr("models"),
+            "projects": self.tr("projects"),
+            "projectMemory": self.tr("project memory"),
+            "scheduled_tasks": self.tr("automations"),
+        }
+        return words.get(name, name)
 
     def failed(self, error: HostError) -> None:
         self.phase.hide()
