@@ -515,10 +515,13 @@ def transcript_lines(h, sid) -> list[bytes]:
 
 
 def comparable_lines(lines: list[bytes], root_ids: set[str]) -> list[bytes]:
-    """Transcript lines byte for byte, except the root's pager stamp and the header's rewrite id."""
+    """Transcript lines byte for byte, except the root's pager stamp and the header's rewrite id; the chat's
+    ``session_row`` lines (its turns, for a rebuild) are not part of a variant and move up in a rewrite."""
     out = []
     for line in lines:
         record = orjson.loads(line)
+        if record.get("type") == "session_row":
+            continue
         if record.get("type") == "session":
             out.append(without_rewrite_id(line))
         else:

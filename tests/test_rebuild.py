@@ -157,3 +157,81 @@ def test_an_older_database_put_back_brings_no_deleted_chat_back_as_a_ghost(stdio
     h = stdio_host()
     assert [s["id"] for s in h.call("session.list", {})["sessions"]] == [sids[0]]
     assert h.close() == 0
+
+
+def differences(before, after, where: str = "") -> list[str]:
+    """Where two JSON values differ (paths), for a readable failure."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [
+            d for k in before.keys() | after.keys() for d in differences(before.get(k), after.get(k), f"{where}.{k}")
+        ]
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [d for i, (b, a) in enumerate(zip(before, after)) for d in differences(b, a, f"{where}[{i}]")]
+    return [] if before == after else [f"{where}: {before!r} -> {after!r}"]
+
+
+def test_turns_usage_inbox_plans_automations_and_revisions_come_back(stdio_host, data_root, tmp_path):
+    """Everything a chat and the app hold beyond titles: written, the database deleted, compared after."""
+    h = stdio_host()
+    sid = h.call("session.create", {"title": "Kept"})["session"]["id"]
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("u1", "plan the move")})
+    h.call("session.startTurn", {"sessionId": sid, "turnId": "t1", "providerId": "offline", "modelId": "m"})
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("a1", "first answer", "assistant")})
+    h.call(
+        "session.recordUsage",
+        {"sessionId": sid, "turnId": "t1", "records": [{"id": "op1", "inputTokens": 120, "outputTokens": 30}]},
+    )
+    h.call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True})
+    (first,) = h.call("notifications.list", {})["notifications"]
+    h.call("notifications.markRead", {"id": first["id"]})
+    h.call(  # usage that arrives after the turn ended
+        "session.recordUsage",
+        {"sessionId": sid, "turnId": "t1", "records": [{"id": "op2", "inputTokens": 5, "outputTokens": 7}]},
+    )
+    h.call("session.truncateFrom", {"sessionId": sid, "messageId": "a1"})  # a regenerate: a revision
+    h.call("session.startTurn", {"sessionId": sid, "turnId": "t2"})
+    h.call("session.appendMessage", {"sessionId": sid, "message": text("a2", "second answer", "assistant")})
+    h.call("session.saveActiveRevision", {"sessionId": sid, "rootUserId": "u1"})  # the pager: 2 of 2
+    submitted = {"sessionId": sid, "kind": "plan", "markdown": "# Move\n\n1. Pack", "turnId": "t2", "toolCallId": "c1"}
+    approval = h.call("plan.submit", submitted)["approval"]
+    h.call("plan.respond", {"approvalId": approval["id"], "decision": "approve", "permissionMode": "ask"})
+    h.call(
+        "session.endTurn",
+        {"sessionId": sid, "turnId": "t2", "status": "error", "errorCode": "RATE_LIMIT", "createNotification": True},
+    )
+    h.call("session.startTurn", {"sessionId": sid, "turnId": "t3"})  # running when the database goes
+    task = h.call(
+        "tasks.create", {"name": "Standup", "prompt": "Summarise", "schedule": {"kind": "hourly", "everyHours": 2}}
+    )
+
+    def state() -> dict:
+        got = h.call("session.get", {"sessionId": sid})
+        return {
+            "messages": got["messages"],
+            "lastTurn": got["session"].get("lastTurn"),
+            "mode": (got["session"]["mode"], got["session"]["permissionMode"]),
+            "inbox": h.call("notifications.list", {}),
+            "plans": h.call("plan.list", {"sessionId": sid})["approvals"],
+            "tasks": h.call("tasks.list", {})["tasks"],
+            "usage": h.call("usage.summary", {"sessionId": sid}),
+            "revisions": h.call("session.listRevisions", {"sessionId": sid, "rootUserId": "u1"}),
+        }
+
+    assert h.close() == 0
+    h = stdio_host()  # a plain restart first: it ends the running turn and the queued plan, as a rebuild must
+    before = state()
+    assert h.close() == 0
+    assert before["lastTurn"]["status"] == "aborted" and before["plans"][0]["executionStatus"] == "interrupted"
+    assert [t["id"] for t in before["tasks"]] == [task["task"]["id"]]
+    assert len(before["inbox"]["notifications"]) == 2 and before["inbox"]["unreadCount"] == 1
+    assert len(before["revisions"]["revisions"]) == 2
+
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("app.handshake", {"protocolVersion": 1})["rebuilt"]["notRecovered"] == []
+    after = state()
+    for plan in before["plans"] + after["plans"]:  # the time of the restart that interrupted it
+        plan.pop("updatedAt")
+    for part in before:
+        assert after[part] == before[part], (part, differences(before[part], after[part]))
+    assert h.close() == 0

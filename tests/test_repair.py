@@ -131,3 +131,72 @@ def test_pidesktop_data_repair_checks_and_repairs_a_closed_data_folder(stdio_hos
     listed = {s["id"]: s["title"] for s in h.call("session.list", {})["sessions"]}
     assert listed[sids[0]] == "Lisbon" and h.call("settings.get", {})["settings"]["theme"] == "dark"
     assert h.close() == 0
+
+
+def repair_job(h) -> dict:
+    """``data.repair`` over stdio: its ``data.finished`` payload and the phases it reported."""
+    job = h.call("data.repair", {})["job"]
+    while True:
+        ended = next(
+            (e["payload"] for e in h.events if e["topic"] == "data.finished" and e["payload"]["job"] == job), None
+        )
+        if ended is not None:
+            phases = [
+                e["payload"]["phase"] for e in h.events if e["topic"] == "data.progress" and e["payload"]["job"] == job
+            ]
+            return {**ended, "phases": phases}
+        message = h.read_message()
+        if message.get("method") == "event":
+            h.events.append(message["params"])
+
+
+def test_the_repair_command_rebuilds_a_damaged_database_while_the_host_runs(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage(data_root, "messages")  # a clean close: nothing checks at start, and the boot pass does not read it
+    h = stdio_host()
+    ended = repair_job(h)
+    assert ended["status"] == "done", ended
+    result = ended["result"]
+    assert result["damaged"] is True and result["problems"]
+    assert result["rebuilt"]["sessions"] == 2 and result["rebuilt"]["repaired"]["salvaged"]["providers"] == 1
+    assert ended["phases"][0] == "check" and "rebuild" in ended["phases"]
+    assert any(e["topic"] == "data.repaired" for e in h.events)
+    check_rebuilt(h, sids, data_root, tmp_path)  # served by the rebuilt database, no restart
+    message = {"id": "after", "role": "user", "blocks": [{"type": "text", "text": "still writing"}]}
+    assert h.call("session.appendMessage", {"sessionId": sids[1], "message": message})["message"]["seq"] == 4
+    assert h.close() == 0
+    assert not (data_root / "pi.sqlite.open").exists()
+
+
+def test_the_repair_command_on_a_sound_database_only_heals_the_index(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    line = b'{"type":"message","id":"outside","role":"user","blocks":[{"type":"text","text":"written by hand"}]}\n'
+    with open(data_root / "sessions" / f"{sids[1]}.jsonl", "ab") as transcript:
+        transcript.write(line)  # a line the index has not seen, as a lost commit would leave it
+    ended = repair_job(h)
+    assert ended["status"] == "done", ended
+    assert ended["result"] == {"damaged": False, "problems": [], "sessionsRestored": 0, "linesIndexed": 1}
+    assert not list(data_root.glob("pi.sqlite.damaged-*"))
+    assert [m["id"] for m in h.call("session.get", {"sessionId": sids[1]})["messages"]][-1] == "outside"
+    assert h.call("search.query", {"query": "written by hand"})["results"]
+    again = repair_job(h)
+    assert again["result"]["linesIndexed"] == 0
+    assert h.close() == 0
+
+
+def test_a_damaged_schema_page_is_repaired_not_refused(stdio_host, data_root, tmp_path):
+    """Page 1 past its file header holds the schema table: reading the version met it and refused to start."""
+    h, sids = seeded(stdio_host, tmp_path)
+    h.kill()
+    conn = apsw.Connection(str(data_root / "pi.sqlite"))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(data_root / "pi.sqlite", "r+b") as out:
+        out.seek(100)
+        out.write(b"\xa5" * (page_size - 100))
+    h = stdio_host()
+    repaired = check_rebuilt(h, sids, data_root, tmp_path)
+    assert "malformed" in repaired["reason"]
+    assert h.close() == 0

@@ -1,11 +1,12 @@
 """SIGKILL the host at random instants of every kind of write, and the data-folder move; check what survives.
 
-    python tools/crash_campaign.py [--per-kind 125] [--moves 100] [--seed 20261201] [--work DIR]
+    python tools/crash_campaign.py [--per-kind 125] [--moves 100] [--kinds K1,K2] [--seed 20261201] [--work DIR]
 
 Host kinds: appends, history rewrites (truncateFrom, replaceMessages,
 deleteMessage), forks, revision switches (activateRevision after a
 saveActiveRevision), turns ending with a notification, inbox writes, and
-chat changes followed by the loss of ``pi.sqlite`` (``crash_index_loss.py``). Each
+chat changes followed by the loss of ``pi.sqlite`` (``crash_index_loss.py``) or
+by damage to its pages (``crash_index_damage.py``). Each
 kind seeds one template data root; every trial copies it, starts
 ``pidesktop host --stdio`` on the copy, sends the kind's commands without
 waiting, and SIGKILLs the process after a delay drawn from one of N equal
@@ -72,7 +73,7 @@ from tests.test_storage_crash import (
     start_move,
 )
 from tests.test_storage_seed import seed, snapshot
-from tools import crash_index_loss
+from tools import crash_index_damage, crash_index_loss
 
 HOST_KINDS = (
     "append",
@@ -84,9 +85,10 @@ HOST_KINDS = (
     "endTurn",
     "inbox",
     "indexLoss",
+    "indexDamage",
 )
 MOVE_KIND = "move"
-FULL_PER_KIND = 125  # 9 kinds: 1,125 host instants
+FULL_PER_KIND = 125  # 10 kinds: 1,250 host instants
 FULL_MOVES = 100
 MOVE_BULK_MB = 24
 APPENDS = 240
@@ -556,6 +558,18 @@ def index_loss(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
     return [Variant("indexLoss", template, sid, commands, judge, after_kill=crash_index_loss.lose_database)]
 
 
+def index_damage(start: Hosts, work: Path, rng: random.Random) -> list[Variant]:
+    template = work / "index-damage-template"
+    projects = [work / "projects-damage" / f"p{n}" for n in range(3)]
+    sid, commands, judge = crash_index_loss.build(template, projects, rng, in_process, cmd, msg, check)
+
+    def judged(root: Path, replies: Replies, h: InProcessHost) -> str:
+        outcome = judge(root, replies, h)
+        return f"{outcome}, set aside" if list(root.glob("pi.sqlite.damaged-*")) else outcome
+
+    return [Variant("indexDamage", template, sid, commands, judged, after_kill=crash_index_damage.damage_database)]
+
+
 # -- moves ------------------------------------------------------------------------------------------------
 def move_trials(work: Path, count: int, rng: random.Random, result: KindResult, keep: Path, log) -> None:
     seeded = seed(paths.resolve(), work / "external", bulk_mb=MOVE_BULK_MB)
@@ -684,6 +698,8 @@ def run_campaign(
                 variants["inbox"] = inbox(start, work, rng)
             if "indexLoss" in wanted:
                 variants["indexLoss"] = index_loss(start, work, rng)
+            if "indexDamage" in wanted:
+                variants["indexDamage"] = index_damage(start, work, rng)
             for kind in wanted:
                 result = summary.kinds.setdefault(kind, KindResult())
                 for variant in variants[kind]:
@@ -736,18 +752,26 @@ def main(argv: list[str] | None = None) -> int:
         help=f"instants per host kind ({len(HOST_KINDS)} kinds; default {FULL_PER_KIND})",
     )
     parser.add_argument("--moves", type=int, default=FULL_MOVES, help=f"move instants (default {FULL_MOVES})")
+    parser.add_argument(
+        "--kinds", help=f"only these host kinds, comma-separated (default: all of {', '.join(HOST_KINDS)})"
+    )
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--work", type=Path, help="where the data roots go (default: a temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     args = parser.parse_args(argv)
+    kinds = args.kinds.split(",") if args.kinds else list(HOST_KINDS)
+    unknown = sorted(set(kinds) - set(HOST_KINDS))
+    if unknown:
+        parser.error(f"unknown kinds: {', '.join(unknown)}")
     work = args.work or Path(tempfile.mkdtemp(prefix="pidesktop-crash-"))
     work.mkdir(parents=True, exist_ok=True)
     print(
-        f"crash campaign in {work}: {args.per_kind} instants x {len(HOST_KINDS)} host kinds, "
+        f"crash campaign in {work}: {args.per_kind} instants x {len(kinds)} host kinds, "
         f"{args.moves} moves, seed {args.seed}",
         flush=True,
     )
-    summary = run_campaign(work, args.per_kind, args.moves, args.seed, log=lambda line: print(line, flush=True))
+    counts = {kind: args.per_kind for kind in kinds}
+    summary = run_campaign(work, counts, args.moves, args.seed, log=lambda line: print(line, flush=True))
     print(summary.table(), flush=True)
     if not args.keep and not summary.failures:
         shutil.rmtree(work, ignore_errors=True)

@@ -28,7 +28,11 @@ FIELDS = ("title", "projectPath", "mode", "thinkingLevel", "permissionMode")
 
 def lose_database(root: Path, rng: random.Random) -> str:
     """Delete ``pi.sqlite`` or cut it to nothing, with its WAL and shared-memory files; the way chosen."""
-    way = rng.choice(LOSS_WAYS)
+    return lose(root, rng.choice(LOSS_WAYS))
+
+
+def lose(root: Path, way: str) -> str:
+    """``pi.sqlite`` deleted or cut to nothing (``way``), with its WAL and shared-memory files."""
     for suffix in ("-wal", "-shm"):
         (root / f"pi.sqlite{suffix}").unlink(missing_ok=True)
     if way == "delete":

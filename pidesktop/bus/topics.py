@@ -28,5 +28,6 @@ DATA_PROGRESS = "data.progress"
 DATA_FINISHED = "data.finished"
 DATA_DAILY_BACKUP = "data.dailyBackup"
 PERMISSIONS_CHANGED = "permissions.changed"
+DATA_REPAIRED = "data.repaired"
 
 ALL = frozenset(value for name, value in dict(globals()).items() if name.isupper() and isinstance(value, str))

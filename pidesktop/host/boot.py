@@ -25,6 +25,7 @@ from pidesktop.host import (
     inflight,
     kv,
     messages,
+    revisions,
     scheduled,
     sessions,
     settings,
@@ -77,6 +78,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
     from_snapshot = [] if settings_kept else snapshot.restore(conn, ctx.data_root)
     report["sessionsRestored"] = restore_orphans(ctx, now)
     if report["sessionsRestored"]:
+        snapshot.restore_late(conn, ctx.data_root)  # the inbox and automation runs name the chats just rebuilt
         lost = [] if settings_kept or from_snapshot else ["settings", "providers", "projectMemory"]
         ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
     report["ghostsRemoved"] = remove_ghosts(ctx)
@@ -159,6 +161,7 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
                 log.info("finished deleting session %s (its files outlived its row)", session_id)
                 continue
             sessions.restore_orphan(ctx, session_id, now)
+            revisions.restore_rows(ctx, session_id)  # the regenerate pager's rows, from the revisions file
             restored += 1
         except Exception:  # one unreadable file must not stop the host from starting
             log.exception("could not restore orphaned transcript %s", path.name)

@@ -19,6 +19,7 @@ from pidesktop.host import boot, commands, repair, search, snapshot, storage_err
 from pidesktop.host import handlers as _handlers  # noqa: F401 - registers every command
 from pidesktop.host.context import Emit, HostContext, Post
 from pidesktop.host.db import DB_NAME, open_migrated
+from pidesktop.host.index_rebuild import repair_and_boot, repair_in_place
 from pidesktop.host.native import guard as native_guard
 from pidesktop.host.native import watcher as native_watcher
 from pidesktop.host.params import Params
@@ -34,7 +35,6 @@ class Host:
     def __init__(self, ctx: HostContext, lock: FileLock):
         self.ctx = ctx
         self._lock = lock
-        self._damaged = False  # a command met SQLITE_CORRUPT: the next start checks and repairs
 
     @classmethod
     def open(cls, location: StorageLocation, emit: Emit, role: str = "host", clock: Callable[[], int] = now_ms) -> Host:
@@ -51,7 +51,7 @@ class Host:
             try:
                 ctx = _open_and_boot(root, emit, clock, check=unclean)
             except apsw.CorruptError as exc:  # the index is derived: set it aside and rebuild it
-                ctx = _repair_and_boot(root, emit, clock, str(exc))
+                ctx = repair_and_boot(root, emit, clock, str(exc))
         except BaseException:
             lock.release()
             raise
@@ -84,21 +84,17 @@ class Host:
 
     def _repair_in_place(self, reason: str) -> HostError:
         """Set the damaged database aside and rebuild it now; the error that tells the command's caller so."""
-        root = self.ctx.data_root
         try:
-            self.ctx.conn.close(True)
-            rebuilt = _repair_and_boot(root, self.ctx.emit, self.ctx.clock, reason)
+            rebuilt = repair_in_place(self.ctx, reason)
         except Exception as exc:
-            self._damaged = True  # the next start checks and repairs
+            self.ctx.damaged = True  # the next start checks and repairs
             log.exception("repairing the damaged database failed")
             return HostError(
                 ErrorCode.STORAGE_UNAVAILABLE,
                 f"The database is damaged. Restart pidesktop to rebuild it from your chat files ({exc}).",
                 {"reason": reason, "damaged": True},
             )
-        self.ctx.conn = rebuilt.conn
-        self.ctx.rebuilt = rebuilt.rebuilt
-        repaired = (rebuilt.rebuilt or {}).get("repaired", {})
+        repaired = rebuilt.get("repaired", {})
         return HostError(
             ErrorCode.STORAGE_UNAVAILABLE,
             "The database was damaged and has been rebuilt from your chat files; nothing you wrote is lost. "
@@ -118,7 +114,7 @@ class Host:
                 log.exception("a close hook failed")
         try:
             self.ctx.conn.close()
-            if not self._damaged:
+            if not self.ctx.damaged:
                 repair.mark_closed(self.ctx.data_root)
         finally:
             self._lock.release()
@@ -141,26 +137,6 @@ def _open_and_boot(root: Path, emit: Emit, clock: Callable[[], int], *, check: b
     return ctx
 
 
-def _repair_and_boot(root: Path, emit: Emit, clock: Callable[[], int], reason: str) -> HostContext:
-    """Set the damaged database aside, open a fresh one with what it still yields, rebuild from the transcripts."""
-    db = root / DB_NAME
-    damaged = repair.set_aside(db)
-    log.error("the database was damaged (%s); set aside as %s, rebuilding from the transcripts", reason, damaged)
-    report = repair.RepairReport(damaged, reason)
-    conn, migration = open_migrated(db)
-    try:
-        repair.salvage(conn, damaged, report)
-        search.register_functions(conn)
-        ctx = HostContext(conn=conn, data_root=root, emit=emit, clock=clock, migration=migration)
-        boot.boot_pass(ctx)
-    except BaseException:
-        conn.close()
-        raise
-    lost = sorted({"settings" if t == "kv" else t for t in report.lost})
-    ctx.rebuilt = {**(ctx.rebuilt or {"sessions": 0}), "notRecovered": lost, "repaired": report.to_json()}
-    return ctx
-
-
 def check_and_repair(location: StorageLocation, role: str = "pidesktop data repair") -> dict[str, Any] | None:
     """``pidesktop data repair``: a full integrity check of the closed data folder, and the repair if it fails.
 
@@ -180,7 +156,7 @@ def check_and_repair(location: StorageLocation, role: str = "pidesktop data repa
             conn.close()
         if problem is None:
             return None
-        ctx = _repair_and_boot(root, lambda topic, payload: None, now_ms, f"integrity_check: {problem}")
+        ctx = repair_and_boot(root, lambda topic, payload: None, now_ms, f"integrity_check: {problem}")
         ctx.conn.close()
         repair.mark_closed(root)
         return ctx.rebuilt

@@ -49,9 +49,14 @@ def open_migrated(
 ) -> tuple[apsw.Connection, MigrationReport | None]:
     """``open_database``, also returning what a migration did (None when none ran)."""
     report = None
-    if migrations.needs_migration(path) is not None:
-        report = migrations.migrate(path, progress)
-    fresh = migrations.probe(path)[1] == 0  # missing, empty, or no tables yet
+    try:
+        if migrations.needs_migration(path) is not None:
+            report = migrations.migrate(path, progress)
+        fresh = migrations.probe(path)[1] == 0  # missing, empty, or no tables yet
+    except HostError as exc:
+        if isinstance(exc.__cause__, apsw.CorruptError):
+            raise exc.__cause__ from None  # a damaged schema page: the host sets the file aside and rebuilds it
+        raise
     if fresh and not path.exists():
         # Create the file owner-only before SQLite touches it; an empty file
         # is a new database to SQLite.

@@ -20,7 +20,7 @@ import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import inflight, kv, message_index, revisions, sessions, turns
+from pidesktop.host import inflight, kv, message_index, revisions, session_rows, sessions, turns
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.json_values import object_at
@@ -235,6 +235,7 @@ def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     )
     inflight.remove(ctx, session_id)
     for turn_id in aborted:
+        session_rows.record_current(ctx, session_id, "turns", turn_id)  # its end, for a rebuild
         ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
     changed(ctx, session_id)
     return {"messageCount": count}

@@ -23,14 +23,14 @@ import os
 
 import apsw
 
-from pidesktop.host import inflight, kv, message_index, sessions
+from pidesktop.host import inflight, kv, message_index, session_rows, sessions
 from pidesktop.host.context import HostContext
 from pidesktop.host.sql_rows import one_row
 from pidesktop.host.tools import audit
 
 log = logging.getLogger("pidesktop.host.index_sync")
 
-NS = "transcriptIndex"
+NS = session_rows.INDEXED_LENGTH_NS
 
 
 def recorded_length(conn: apsw.Connection, session_id: str) -> int | None:

@@ -45,7 +45,7 @@ import apsw
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import fsync_dir, write_all
-from pidesktop.host import kv, session_info, sessions, settings
+from pidesktop.host import kv, session_info, session_rows, sessions, settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
@@ -478,6 +478,7 @@ def plan_execution(ctx: HostContext, p: Params) -> dict[str, Any]:
 def changed(ctx: HostContext, approval: dict[str, Any]) -> None:
     """``plan.changed`` for the card and the inbox; ``session.changed`` because mode and state moved."""
     session_id = approval["sessionId"]
+    session_rows.record_current(ctx, session_id, "plan_approvals", approval["id"])  # a rebuild gets it back
     ctx.emit(topics.PLAN_CHANGED, {"sessionId": session_id, "approval": approval})
     ctx.emit(
         topics.SESSION_CHANGED,

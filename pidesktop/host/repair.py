@@ -32,7 +32,7 @@ log = logging.getLogger("pidesktop.host.repair")
 OPEN_MARK = "pi.sqlite.open"
 DAMAGED_INFIX = ".damaged-"
 # Tables whose rows exist only in the database, in an order their references allow.
-SALVAGED_TABLES = ("kv", "providers", "models", "projects")
+SALVAGED_TABLES = ("kv", "providers", "models", "projects", "scheduled_tasks")
 
 
 @dataclass

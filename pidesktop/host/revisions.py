@@ -242,6 +242,52 @@ def reconcile(ctx: HostContext, session_id: str, messages: list[dict[str, Any]])
             apply(ctx.conn, session_id, [RowChange(key, index, len(stored_messages(record)), index == active)], now)
 
 
+def restore_rows(ctx: HostContext, session_id: str) -> int:
+    """A chat rebuilt from its transcript: a ``message_revisions`` row for every variant its revisions file
+    names, active as the live root's pager stamp says, with the line's time; rows written."""
+    try:
+        data = path(ctx, session_id).read_bytes()
+    except FileNotFoundError:
+        return 0
+    _header, _records, messages = read(ctx, session_id)
+    families: dict[str, dict[int, dict[str, Any]]] = {}
+    for line in data.split(b"\n"):
+        try:
+            record = orjson.loads(line) if line.strip() else None
+        except orjson.JSONDecodeError:
+            continue
+        if _usable(record):
+            families.setdefault(record["rootUserId"], {})[record["revisionIndex"]] = record
+    written = 0
+    with ctx.conn:
+        for key, records in families.items():
+            root = find_root(messages, key)
+            meta = object_at(messages[root], "meta") if root is not None else {}
+            active = meta.get("activeRevision")
+            for index, record in records.items():
+                if record["type"] == REVISION:
+                    count = len(stored_messages(record))
+                elif root is not None:
+                    count = len(messages) - root
+                else:
+                    continue  # a live variant whose root is gone from the transcript
+                ctx.conn.execute(
+                    "INSERT OR IGNORE INTO message_revisions(id, session_id, root_user_id, revision_index, "
+                    "is_active, message_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        str(uuid.uuid4()),
+                        session_id,
+                        key,
+                        index,
+                        int(index == active),
+                        count,
+                        message_index.created_ms(record, ctx.clock()),
+                    ),
+                )
+                written += ctx.conn.changes()
+    return written
+
+
 def unstamped(message: dict[str, Any]) -> dict[str, Any]:
     """``message`` without the pager stamp, which is presentation, not branch content."""
     meta = message.get("meta")

@@ -19,7 +19,7 @@ from typing import Any
 
 import apsw
 
-from pidesktop.host import projects
+from pidesktop.host import projects, session_rows
 from pidesktop.host.context import HostContext
 from pidesktop.host.transcripts import info as info_lines
 from pidesktop.host.transcripts.records import now_rfc3339
@@ -51,7 +51,7 @@ def record(ctx: HostContext, session_id: str, changes: dict[str, Any]) -> None:
     """Append one ``session_info`` line with ``changes`` (camelCase fields), before the row changes."""
     if not changes:
         return
-    ctx.transcripts.append(session_id, {"type": INFO, **changes, "at": now_rfc3339()})
+    session_rows.append_in_step(ctx, session_id, {"type": INFO, **changes, "at": now_rfc3339()})
 
 
 def project_path(conn: apsw.Connection, project_id: int | None) -> str | None:

@@ -17,7 +17,7 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import kv, message_index, projects, queue_marks, session_info
+from pidesktop.host import kv, message_index, projects, queue_marks, session_info, session_rows
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import reading as native_reading
@@ -480,12 +480,14 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
     created = message_index.created_ms(header, now)
     messages = [{k: v for k, v in record.items() if k != "type"} for _pos, record in transcript.messages]
     updated = max([message_index.created_ms(m, created) for m in messages], default=created)
-    info = session_info.read(ctx.transcripts.path(session_id).read_bytes())
+    data = ctx.transcripts.path(session_id).read_bytes()
+    info = session_info.read(data)
     with ctx.conn:
         ctx.conn.execute(
             "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",
             (session_id, created, updated),
         )
+        session_rows.restore(ctx.conn, session_id, data, now)  # turns and plan approvals
         count = message_index.rebuild(ctx.conn, session_id, messages, now)
         skipped = session_info.apply(ctx.conn, session_id, info, now)
         first_prompt = next((m for m in messages if m.get("role") == "user"), None)

@@ -1,12 +1,14 @@
 """``state-snapshot.json``: what lives only in the database, kept beside it so a lost index gets it back.
 
-Transcripts give back every chat (``session_info``), but app settings,
-providers, models, projects and project memory are rows of ``pi.sqlite``
-alone. After every command that changes them the host rewrites this small
-file atomically (durable rename); a start that finds a fresh database (no kv
-row at all) and this file loads it before it restores the chats. Provider
-keys are never in it: providers keep only ``secret_ref``, the name of their
-encrypted key file under ``secrets/``.
+Transcripts give back every chat (``session_info`` and ``session_row``
+lines), but app settings, providers, models, projects, project memory,
+automations, their runs and the inbox are rows of ``pi.sqlite`` alone. After
+every command that changes them the host rewrites this small file atomically
+(durable rename); a start that finds a fresh database (no kv row at all) and
+this file loads it before it restores the chats, and the rows that name
+chats (``LATE_TABLES``) once they are back. Provider keys are never in it:
+providers keep only ``secret_ref``, the name of their encrypted key file
+under ``secrets/``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ log = logging.getLogger("pidesktop.host.snapshot")
 
 FILE = "state-snapshot.json"
 VERSION = 1
-TABLES = ("projects", "providers", "models")  # in an order their references allow
+TABLES = ("projects", "providers", "models", "scheduled_tasks")  # in an order their references allow
+# Rows that name chats: loaded once the chats are back (the inbox, automation runs).
+LATE_TABLES = ("notifications", "task_runs")
 KV_NAMESPACES = ("app", "ui", "projectMemory", "projectGroups", "projectGroupMemory", "projectGroupInstructions")
 # Commands after which the snapshot is written again.
 COMMANDS = frozenset(
@@ -46,6 +50,14 @@ COMMANDS = frozenset(
         "workspace.set",
         "projectGroups.set",
         "projectGroups.remove",
+        "tasks.create",
+        "tasks.update",
+        "tasks.delete",
+        "tasks.startRun",
+        "tasks.finishRun",
+        "notifications.markRead",
+        "notifications.markAllRead",
+        "notifications.clear",
     }
 )
 
@@ -55,7 +67,7 @@ def write(ctx: HostContext) -> None:
     conn = ctx.conn
     try:
         tables: dict[str, Any] = {}
-        for table in TABLES:
+        for table in TABLES + LATE_TABLES:
             names = [str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")]
             rows = [list(row) for row in conn.execute(f"SELECT {', '.join(names)} FROM {table}")]
             tables[table] = {"columns": names, "rows": rows}
@@ -72,40 +84,65 @@ def write(ctx: HostContext) -> None:
         log.exception("could not write %s", FILE)
 
 
-def restore(conn: apsw.Connection, root: Path) -> list[str]:
-    """Load the snapshot into a fresh database, in one transaction; the parts it gave back."""
+def _read(root: Path) -> dict[str, Any] | None:
     path = root / FILE
     try:
         data = orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        return []
+        return None
     except (OSError, orjson.JSONDecodeError):
         log.exception("cannot read %s", path)
-        return []
+        return None
     if not isinstance(data, dict) or data.get("version") != VERSION:
         log.warning("ignoring %s: not a snapshot this version reads", path)
-        return []
+        return None
+    return data
+
+
+def _load_tables(conn: apsw.Connection, data: dict[str, Any], tables: tuple[str, ...]) -> list[str]:
+    """INSERT OR IGNORE every row of ``tables`` the snapshot holds, in the caller's transaction."""
     restored: list[str] = []
+    for table in tables:
+        part = (data.get("tables") or {}).get(table)
+        if not isinstance(part, dict):
+            continue
+        known = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        columns = [name for name in part.get("columns", []) if name in known]
+        if not columns:
+            continue
+        positions = [part["columns"].index(name) for name in columns]
+        sql = f"INSERT OR IGNORE INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        for row in part.get("rows", []):
+            try:
+                conn.execute(sql, [row[i] for i in positions])
+            except (apsw.Error, IndexError, TypeError):  # a row of a chat that is gone, a shape that changed
+                log.warning("skipped a %s row of %s that does not fit", table, FILE)
+        restored.append(table)
+    return restored
+
+
+def restore(conn: apsw.Connection, root: Path) -> list[str]:
+    """Load the snapshot into a fresh database, in one transaction; the parts it gave back."""
+    data = _read(root)
+    if data is None:
+        return []
     with conn:
-        for table in TABLES:
-            part = (data.get("tables") or {}).get(table)
-            if not isinstance(part, dict):
-                continue
-            known = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-            columns = [name for name in part.get("columns", []) if name in known]
-            if not columns:
-                continue
-            positions = [part["columns"].index(name) for name in columns]
-            sql = f"INSERT OR IGNORE INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-            for row in part.get("rows", []):
-                try:
-                    conn.execute(sql, [row[i] for i in positions])
-                except (apsw.Error, IndexError, TypeError):
-                    log.warning("skipped a %s row of %s that does not fit", table, path)
-            restored.append(table)
+        restored = _load_tables(conn, data, TABLES)
         for entry in data.get("kv") or []:
             if isinstance(entry, list) and len(entry) == 4 and entry[0] in KV_NAMESPACES:
                 conn.execute("INSERT OR IGNORE INTO kv(ns, key, value_json, updated_at) VALUES (?, ?, ?, ?)", entry)
         restored.append("kv")
-    log.warning("loaded %s into a fresh database: %s", path, ", ".join(restored))
+    log.warning("loaded %s into a fresh database: %s", root / FILE, ", ".join(restored))
+    return restored
+
+
+def restore_late(conn: apsw.Connection, root: Path) -> list[str]:
+    """Once chats were rebuilt: the snapshot's rows that name chats (rows already there are kept)."""
+    data = _read(root)
+    if data is None:
+        return []
+    with conn:
+        restored = _load_tables(conn, data, LATE_TABLES)
+    if restored:
+        log.warning("loaded %s from %s after rebuilding chats", ", ".join(restored), root / FILE)
     return restored

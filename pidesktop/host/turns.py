@@ -15,7 +15,7 @@ import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import inflight, message_index, model_cache, notifications, sessions
+from pidesktop.host import inflight, message_index, model_cache, notifications, session_rows, sessions, snapshot
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.messages import MESSAGE_ID_MAX as ID_MAX
@@ -73,10 +73,13 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
             raise HostError(
                 ErrorCode.CONFLICT, f"Session {session_id} already has a running turn ({running[0]}); end it first."
             )
+        started = ctx.clock()
+        row = {"id": turn_id, "session_id": session_id, "status": "running", "provider_id": provider_id}
+        session_rows.record(ctx, session_id, "turns", {**row, "model_id": model_id, "started_at": started})
         ctx.conn.execute(
             "INSERT INTO turns(id, session_id, status, provider_id, model_id, started_at) "
             "VALUES (?, ?, 'running', ?, ?, ?)",
-            (turn_id, session_id, provider_id, model_id, ctx.clock()),
+            (turn_id, session_id, provider_id, model_id, started),
         )
         if provider_id and model_id:
             model_cache.remember_use(ctx.conn, provider_id, model_id, ctx.clock())
@@ -113,6 +116,9 @@ def settle(
     """End a turn once; a repeated terminal update changes nothing and never duplicates the inbox row."""
     conn = ctx.conn
     now = ctx.clock()
+    ending = load(conn, session_id, turn_id)
+    if ending["status"] == "running":  # file first: the row as it will stand, in the chat's transcript
+        _keep_ended(ctx, ending, status, error_code, _merge_usage(ending["usage"], usage), now)
     with conn:
         turn = load(conn, session_id, turn_id)
         changed = turn["status"] == "running"
@@ -148,6 +154,7 @@ def settle(
             {"sessionId": session_id, "reason": "turn", "session": sessions.summary(conn, session_id)},
         )
     if notification is not None:
+        snapshot.write(ctx)  # the inbox lives in the database alone: kept beside it (snapshot.py)
         replaces = notification.pop("replaces", [])  # the chat's older unread rows, gone in the same transaction
         ctx.emit(
             topics.NOTIFICATION_CREATED,
@@ -155,6 +162,30 @@ def settle(
             | ({"replaces": replaces} if replaces else {}),
         )
     return {"turn": turn} | ({"notification": notification} if notification else {})
+
+
+def _keep_ended(
+    ctx: HostContext, turn: dict[str, Any], status: str, error_code: str | None, usage: dict[str, Any] | None, now: int
+) -> None:
+    """The ``session_row`` line of a turn about to end with these values (the same ones ``settle`` stores)."""
+    session_rows.record(
+        ctx,
+        turn["sessionId"],
+        "turns",
+        {
+            "id": turn["id"],
+            "session_id": turn["sessionId"],
+            "status": status,
+            "provider_id": turn["providerId"],
+            "model_id": turn["modelId"],
+            "error_code": error_code if status != "completed" else None,
+            "input_tokens": _total(usage, "inputTokens"),
+            "output_tokens": _total(usage, "outputTokens"),
+            "usage_json": orjson.dumps(usage).decode() if usage else None,
+            "started_at": turn["startedAt"],
+            "ended_at": max(now, turn["startedAt"]),
+        },
+    )
 
 
 def _drop_indexed_checkpoint(ctx: HostContext, session_id: str) -> None:
@@ -227,6 +258,8 @@ def record_usage(ctx: HostContext, p: Params) -> dict[str, Any]:
             (orjson.dumps(usage).decode(), _total(usage, "inputTokens"), _total(usage, "outputTokens"), turn_id),
         )
         turn = load(ctx.conn, session_id, turn_id)
+    if added and turn["status"] != "running":  # late usage of an ended turn: its line carries it too
+        session_rows.record_current(ctx, session_id, "turns", turn_id)
     return {"turn": turn, "added": added}
 
 

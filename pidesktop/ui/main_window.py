@@ -453,6 +453,10 @@ class MainWindow(QMainWindow):
             self.tray.announce(payload["notification"])
         if topic == "data.dailyBackup" and not payload.get("ok"):
             self._tell_backup_failed(payload)
+        if topic == "data.repaired":  # Settings > Data > Repair rebuilt the database or brought chats back
+            from pidesktop.ui.tasks import spawn as start
+
+            start(self.refresh_sessions(), name="repaired-list")
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old

@@ -55,6 +55,7 @@ class DataPage(QWidget):
         tools_title = QLabel(self.tr("Maintenance"))
         tools_title.setObjectName("sectionTitle")
         self.verify_button = QPushButton(self.tr("Verify data"))
+        self.repair_button = QPushButton(self.tr("Repair…"))
         self.snapshot_button = QPushButton(self.tr("Back up everything…"))
         self.s3_backup_button = QPushButton(self.tr("Back up to S3…"))
         self.restore_button = QPushButton(self.tr("Restore…"))
@@ -66,6 +67,11 @@ class DataPage(QWidget):
         self.workflows_button = QPushButton(self.tr("Workflows…"))
         tools = (
             (self.verify_button, self.tr("Check the database and transcripts for problems."), self.open_verify),
+            (
+                self.repair_button,
+                self.tr("Rebuild a damaged database from your chat files, and add what it missed."),
+                self.open_repair,
+            ),
             (
                 self.snapshot_button,
                 self.tr("Chats, attachments and settings, encrypted, into a backup folder."),
@@ -157,6 +163,7 @@ class DataPage(QWidget):
             self.open_button,
             self.move_button,
             self.verify_button,
+            self.repair_button,
             self.snapshot_button,
             self.s3_backup_button,
             self.s3_restore_button,
@@ -240,6 +247,11 @@ class DataPage(QWidget):
         from pidesktop.ui.data_tools import VerifyDialog
 
         return self._open(VerifyDialog(self.client, self._theme(), self))
+
+    def open_repair(self) -> QWidget:
+        from pidesktop.ui.repair_dialog import RepairDialog
+
+        return self._open(RepairDialog(self.client, self._theme(), self))
 
     def open_snapshot(self) -> QWidget:
         from pidesktop.ui.backup_dialogs import SnapshotDialog

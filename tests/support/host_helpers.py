@@ -33,8 +33,10 @@ def transcript_path(host, sid):
 
 
 def transcript_lines(host, sid):
-    """Every line of the chat's transcript file, parsed (the header first)."""
-    return [orjson.loads(line) for line in transcript_path(host, sid).read_bytes().splitlines()]
+    """Every line of the chat's transcript file, parsed (the header first), but the ``session_row`` lines
+    (a turn's or a plan approval's row, kept there for a rebuild of the index: test_rebuild.py)."""
+    parsed = [orjson.loads(line) for line in transcript_path(host, sid).read_bytes().splitlines()]
+    return [line for line in parsed if line.get("type") != "session_row"]
 
 
 def crash_mid_reply(location) -> str:

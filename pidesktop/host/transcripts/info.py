@@ -33,3 +33,32 @@ def fold(data: bytes) -> dict[str, Any]:
 def folded_line(state: dict[str, Any]) -> dict[str, Any] | None:
     """One record carrying a folded state, or None when there is nothing to carry."""
     return {"type": INFO, **state} if state else None
+
+
+# ``session_row`` lines: a row of a per-chat table (a turn, a plan approval) as it stood after a change,
+# ``{"type":"session_row","table":"turns","key":"<id>","row":{<column>: value},"at":...}``.
+ROW = "session_row"
+ROW_LINE_START = b'{"type":"session_row"'
+
+
+def fold_rows(data: bytes) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every ``session_row`` line folded in order: per (table, key), the columns' last values."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in data.split(b"\n"):
+        if not line.startswith(ROW_LINE_START):
+            continue
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(entry, dict) or entry.get("type") != ROW:
+            continue
+        table, key, row = entry.get("table"), entry.get("key"), entry.get("row")
+        if isinstance(table, str) and isinstance(key, str) and isinstance(row, dict):
+            rows.setdefault((table, key), {}).update(row)
+    return rows
+
+
+def folded_row_lines(data: bytes) -> list[dict[str, Any]]:
+    """One ``session_row`` record per (table, key) carrying its folded row, for a rewrite to keep."""
+    return [{"type": ROW, "table": table, "key": key, "row": row} for (table, key), row in fold_rows(data).items()]

@@ -211,15 +211,19 @@ class TranscriptStore:
         self._drop_layouts(session_id)  # only now: until the rename, the old layouts were right
 
     def _folded_info(self, session_id: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The current file's ``session_info`` lines as one record, unless ``records`` carry their own."""
-        if any(record.get("type") == info.INFO for record in records):
+        """The current file's ``session_info`` lines as one record and its ``session_row`` lines as one per row,
+        unless ``records`` carry their own."""
+        own_info = any(record.get("type") == info.INFO for record in records)
+        own_rows = any(record.get("type") == info.ROW for record in records)
+        if own_info and own_rows:
             return []
         try:
             data = self.path(session_id).read_bytes()
         except FileNotFoundError:
             return []
-        line = info.folded_line(info.fold(data))
-        return [] if line is None else [line]
+        line = None if own_info else info.folded_line(info.fold(data))
+        rows = [] if own_rows else info.folded_row_lines(data)
+        return ([] if line is None else [line]) + rows
 
     def rewrite_dropping(
         self, session_id: str, message_ids: set[str], compaction_ids: set[str], header: dict[str, Any]

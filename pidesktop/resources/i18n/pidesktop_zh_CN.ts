@@ -834,6 +834,10 @@ Size: %2</source>
         <translation>备份到 S3…</translation>
     </message>
     <message>
+        <source>Repair…</source>
+        <translation>修复…</translation>
+    </message>
+    <message>
         <source>Restore…</source>
         <translation>恢复…</translation>
     </message>
@@ -844,6 +848,10 @@ Size: %2</source>
     <message>
         <source>Copy database file…</source>
         <translation>复制数据库文件…</translation>
+    </message>
+    <message>
+        <source>Rebuild a damaged database from your chat files, and add what it missed.</source>
+        <translation>用聊天文件重建损坏的数据库，并补上它遗漏的内容。</translation>
     </message>
     <message>
         <source>Chats, attachments and settings, encrypted, into a backup folder.</source>
@@ -3089,6 +3097,115 @@ This cannot be undone.</source>
     <message>
         <source>Save as new chat</source>
         <translation>另存为新对话</translation>
+    </message>
+</context>
+<context>
+    <name>RepairDialog</name>
+    <message>
+        <source>Repair data</source>
+        <translation>修复数据</translation>
+    </message>
+    <message>
+        <source>Checks the database that lists your chats. If it is damaged, pidesktop keeps it aside and rebuilds it from your chat files, with what the damaged copy still holds of your settings and providers. Your chat files are not changed. You can keep using pidesktop meanwhile.</source>
+        <translation>检查列出你所有聊天的数据库。如果它已损坏，pidesktop 会把它另外保留，并用你的聊天文件重建它，同时取回损坏副本中仍可读的设置和服务商。你的聊天文件不会被改动。其间你可以继续使用 pidesktop。</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Repair</source>
+        <translation>修复</translation>
+    </message>
+    <message>
+        <source>Checking the database…</source>
+        <translation>正在检查数据库…</translation>
+    </message>
+    <message>
+        <source>Rebuilding the database from your chat files…</source>
+        <translation>正在用你的聊天文件重建数据库…</translation>
+    </message>
+    <message>
+        <source>Looking for chats and messages the database missed…</source>
+        <translation>正在查找数据库遗漏的聊天和消息…</translation>
+    </message>
+    <message>
+        <source>The database is sound. Nothing needed repair.</source>
+        <translation>数据库完好，无需修复。</translation>
+    </message>
+    <message>
+        <source>a chat came back from its file</source>
+        <translation>一个聊天已从其文件中恢复</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats came back from their files</source>
+        <translation>
+            <numerusform>%n 个聊天已从其文件中恢复</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>a message missing from the chat and from search was added</source>
+        <translation>已补上一条聊天和搜索中缺失的消息</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n messages missing from their chats and from search were added</source>
+        <translation>
+            <numerusform>已补上 %n 条聊天和搜索中缺失的消息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The database is sound. %1.</source>
+        <translation>数据库完好。%1。</translation>
+    </message>
+    <message>
+        <source>The database was damaged and has been rebuilt from your chat files: your chat came back.</source>
+        <translation>数据库曾损坏，已用你的聊天文件重建：你的聊天已恢复。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The database was damaged and has been rebuilt from your chat files: %n chats came back.</source>
+        <translation>
+            <numerusform>数据库曾损坏，已用你的聊天文件重建：%n 个聊天已恢复。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Recovered from the damaged copy: %1.</source>
+        <translation>已从损坏副本中取回：%1。</translation>
+    </message>
+    <message>
+        <source>Could not be recovered: %1. Set them again if you had changed them.</source>
+        <translation>无法恢复：%1。如果你曾修改过它们，请重新设置。</translation>
+    </message>
+    <message>
+        <source>The damaged copy is kept as %1</source>
+        <translation>损坏的副本保留为 %1</translation>
+    </message>
+    <message>
+        <source>settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>project memory</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>Hide details</source>
+        <translation>隐藏详情</translation>
     </message>
 </context>
 <context>
