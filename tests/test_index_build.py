@@ -135,3 +135,13 @@ def test_a_restored_chat_is_named_after_its_info_lines_and_dated_by_its_newest_m
     ).fetchone()
     assert count == last_seq == 129 and title == "T55"
     assert updated == message_index.created_ms({"createdAt": "2026-07-26T09:59:00.000Z"}, 0)
+
+
+def test_a_big_build_leaves_no_big_wal_behind(ctx):
+    wal = Path(ctx.conn.filename + "-wal")
+    long_words = " ".join(f"word{i}" for i in range(400))
+    write(ctx, "s1", [text(f"m{i}", f"{i} {long_words}") for i in range(3000)])
+    sessions.restore_orphan(ctx, "s1", 1_000)
+    assert ctx.conn.execute("SELECT count(*) FROM messages").fetchone() == (3000,)
+    assert wal.stat().st_size <= index_build.WAL_LIMIT
+    assert index_build.WAL_LIMIT < Path(ctx.conn.filename).stat().st_size  # the build was big enough to tell

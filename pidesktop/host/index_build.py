@@ -13,6 +13,7 @@ finds the index out of step with the file and builds it again.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,11 +23,15 @@ import orjson
 
 from pidesktop.host import message_index
 from pidesktop.host.context import HostContext
-from pidesktop.host.sql_rows import all_rows
+from pidesktop.host.sql_rows import all_rows, one_row
 from pidesktop.host.transcripts.records import parse_rfc3339
 from pidesktop.host.transcripts.store import STREAM_BLOCK
 
 log = logging.getLogger("pidesktop.host.index_build")
+
+# A build that leaves a longer WAL behind truncates it: past SQLite's own checkpoints (1,000 pages),
+# only a big build grows it, and the file would otherwise keep that size until the host closes.
+WAL_LIMIT = 4 << 20
 
 # Told after each batch: (message lines done, message lines in the file).
 Progress = Callable[[int, int], None]
@@ -99,7 +104,22 @@ def build(
             )
         if progress is not None:
             progress(batch[-1][0] + 1, total)
+    truncate_wal(conn)
     return built
+
+
+def truncate_wal(conn: apsw.Connection, limit: int = WAL_LIMIT) -> bool:
+    """Checkpoint and truncate the WAL when it is over ``limit`` bytes; True when it did."""
+    try:
+        size = os.stat(conn.filename + "-wal").st_size
+    except OSError:
+        return False
+    if size <= limit:
+        return False
+    busy, _frames, _done = one_row(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+    if busy:  # a reader held it back: the next build, or the host's close, tries again
+        log.info("could not truncate the %d-byte WAL after a build: a reader was busy", size)
+    return not busy
 
 
 def _owned_elsewhere(ctx: HostContext, messages: list[dict[str, Any]]) -> set[str]:
