@@ -116,7 +116,7 @@ def test_an_id_another_chat_owns_is_left_out_and_turn_links_are_kept(ctx):
     assert ctx.conn.execute("SELECT session_id FROM messages WHERE id = 'a3'").fetchone() == ("other",)
 
 
-def test_progress_goes_up_to_every_message_line(ctx):
+def test_progress_goes_up_to_the_last_message_line(ctx):
     with ctx.conn:
         ctx.conn.execute("INSERT INTO sessions(id, title, created_at, updated_at) VALUES ('s1', '', 0, 0)")
     write(ctx, "s1", a_chat())
@@ -124,7 +124,8 @@ def test_progress_goes_up_to_every_message_line(ctx):
     index_build.build(ctx, "s1", 1_000, progress=lambda done, total: told.append((done, total)), block=400)
     assert len(told) > 3
     assert [done for done, _ in told] == sorted({done for done, _ in told})  # strictly rising
-    assert told[-1] == (130, 130)  # message lines, the hidden repeat included
+    size = ctx.transcripts.path("s1").stat().st_size
+    assert told[-1] == (size, size)  # bytes: the file ends with a message line
 
 
 def test_a_restored_chat_is_named_after_its_info_lines_and_dated_by_its_newest_message(ctx):
@@ -145,3 +146,27 @@ def test_a_big_build_leaves_no_big_wal_behind(ctx):
     assert ctx.conn.execute("SELECT count(*) FROM messages").fetchone() == (3000,)
     assert wal.stat().st_size <= index_build.WAL_LIMIT
     assert index_build.WAL_LIMIT < Path(ctx.conn.filename).stat().st_size  # the build was big enough to tell
+
+
+def test_a_start_that_restores_chats_tells_how_far_it_got(stdio_host, data_root):
+    sessions_dir = data_root / "sessions"
+    sessions_dir.mkdir(parents=True)
+    words = " ".join(f"word{i}" for i in range(300))
+    for n in range(3):
+        sid = f"chat{n}"
+        header = {"type": "session", "schema": 2, "sessionId": sid, "createdAt": "2026-07-26T09:00:00.000Z"}
+        lines = [line(header)] + [line(text(f"{sid}-{i}", f"{i} {words}")) for i in range(1500 * (n + 1))]
+        (sessions_dir / f"{sid}.jsonl").write_bytes(b"".join(lines))
+    total = sum(path.stat().st_size for path in sessions_dir.glob("*.jsonl"))
+    h = stdio_host()
+    h.call("app.handshake", {"protocolVersion": 1})  # the boot pass ran before its reply
+    told = [event["payload"] for event in h.events if event["topic"] == "index.progress"]
+    assert h.close() == 0
+    assert len(told) >= 3
+    assert told[0] == {**told[0], "bytesDone": 0, "chatsDone": 0, "done": False}
+    assert {(p["phase"], p["bytesTotal"], p["chatsTotal"]) for p in told} == {("restore", total, 3)}
+    steps = [(p["bytesDone"], p["chatsDone"]) for p in told]
+    assert steps == sorted(set(steps))  # rising, never the same twice
+    assert [p["chatsDone"] for p in told] == sorted(p["chatsDone"] for p in told)
+    assert told[-1] == {**told[-1], "bytesDone": total, "chatsDone": 3, "done": True}
+    assert [p["done"] for p in told].count(True) == 1

@@ -33,7 +33,7 @@ log = logging.getLogger("pidesktop.host.index_build")
 # only a big build grows it, and the file would otherwise keep that size until the host closes.
 WAL_LIMIT = 4 << 20
 
-# Told after each batch: (message lines done, message lines in the file).
+# Told after each batch: (bytes of the transcript done, its length).
 Progress = Callable[[int, int], None]
 # Run in the transaction of the batch holding the first user message (a restore names the chat after it).
 FirstPrompt = Callable[[apsw.Connection, dict[str, Any]], None]
@@ -62,7 +62,6 @@ def build(
     """
     conn = ctx.conn
     layout = ctx.transcripts.layout(session_id)
-    total = 0 if layout is None else layout.total
     turns: dict[str, str] = dict(
         all_rows(
             conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL", (session_id,))
@@ -103,7 +102,8 @@ def build(
                 (built.count, built.newest, session_id),
             )
         if progress is not None:
-            progress(batch[-1][0] + 1, total)
+            last = batch[-1][0]
+            progress(layout.message_offsets[last] + layout.message_lengths[last], layout.prefix_len)
     truncate_wal(conn)
     return built
 

@@ -26,6 +26,7 @@ import apsw
 
 from pidesktop.host import index_build, inflight, kv, message_index, sessions
 from pidesktop.host.context import HostContext
+from pidesktop.host.index_progress import IndexProgress
 from pidesktop.host.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.host.index_sync")
@@ -102,8 +103,16 @@ def reconcile(ctx: HostContext, session_id: str, now: int, turns: dict[str, str]
 
 
 def _rebuild(ctx: HostContext, session_id: str, now: int) -> None:
-    """Index the whole transcript again, a batch at a time (outside any transaction: each batch commits)."""
-    index_build.build(ctx, session_id, now)
+    """Index the whole transcript again, a batch at a time (outside any transaction: each batch commits).
+
+    Clients follow it through ``index.progress`` events (phase ``reindex``).
+    """
+    progress = IndexProgress(ctx.emit, "reindex", {session_id: ctx.transcripts.length(session_id) or 0})
+    progress.start()
+    try:
+        index_build.build(ctx, session_id, now, progress.for_chat(session_id))
+    finally:
+        progress.chat_done(session_id)
     log.warning("rebuilt the index of session %s from its transcript", session_id)
 
 
