@@ -14,6 +14,7 @@ import pytest
 from pidesktop.host import index_build, message_index, sessions
 from pidesktop.host.context import HostContext
 from pidesktop.host.db import open_database
+from tests.support.cli import run_cli
 
 COLUMNS = "id, turn_id, seq, role, tool_name, is_error, text, created_at"
 
@@ -170,3 +171,19 @@ def test_a_start_that_restores_chats_tells_how_far_it_got(stdio_host, data_root)
     assert [p["chatsDone"] for p in told] == sorted(p["chatsDone"] for p in told)
     assert told[-1] == {**told[-1], "bytesDone": total, "chatsDone": 3, "done": True}
     assert [p["done"] for p in told].count(True) == 1
+
+
+def test_a_command_without_the_window_prints_the_restore_on_stderr(data_root):
+    sessions_dir = data_root / "sessions"
+    sessions_dir.mkdir(parents=True)
+    header = {"type": "session", "schema": 2, "sessionId": "chat0", "createdAt": "2026-07-26T09:00:00.000Z"}
+    records = [text(f"m{i}", f"note {i}") for i in range(50)]
+    (sessions_dir / "chat0.jsonl").write_bytes(b"".join(line(r) for r in [header, *records]))
+    done = run_cli("export", "chat0", "--format", "md", env={"PI_DESKTOP_DATA_DIR": str(data_root)})
+    assert done.returncode == 0, done.stderr
+    assert "note 49" in done.stdout
+    lines = [text for text in done.stderr.splitlines() if "restoring chats" in text]
+    assert lines == [
+        "pidesktop export: restoring chats from their files   0% (0/1 chats)",
+        "pidesktop export: restoring chats from their files 100% (1/1 chats)",
+    ]
