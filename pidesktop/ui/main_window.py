@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.client = client
         self.theme = theme
+        self._index_progress = None  # IndexProgressWindow, while or once the host rebuilt its index
         self.runner = runner
         self.prefs = prefs or Preferences(None)
         self.built = False
@@ -440,6 +441,14 @@ class MainWindow(QMainWindow):
         self._refresh_empty_state()
 
     # -- events and view state --------------------------------------------------
+    def _index_progress_window(self):
+        """The window that follows a start's rebuild of the chat index (made at its first event)."""
+        if self._index_progress is None:
+            from pidesktop.ui.startup_progress import IndexProgressWindow  # only when a rebuild runs
+
+            self._index_progress = IndexProgressWindow(self.theme, self)
+        return self._index_progress
+
     def _on_event(self, topic: str, payload: dict) -> None:
         self.projects.handle_event(topic, payload)
         self.native.handle_event(topic, payload)
@@ -449,6 +458,8 @@ class MainWindow(QMainWindow):
         self.file_changes.reviews.handle_event(topic, payload)
         if topic == "notification.created":
             self.tray.announce(payload["notification"])
+        if topic == "index.progress":
+            self._index_progress_window().handle_event(topic, payload)
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
