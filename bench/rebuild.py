@@ -12,14 +12,17 @@ written to a data root with no database; then, each in a fresh child process:
   the child's peak resident memory (VmHWM) and what it held before the build;
 - previous: the whole-file rebuild the streamed one replaced (every record
   in memory, one transaction, a statement per row), on the next line;
+- exports: ``pidesktop export``'s work (``agent.export`` paging through
+  ``session.get`` on an in-process host), Markdown and JSON, on the next line;
 - whole read: ``TranscriptStore.read_all`` (every record in memory, what a
   rewrite, a fork's copy or an export reads) and ``stream_messages`` (the same
   records a batch at a time), each as a multiple of the baseline.
 
 The load average is printed with every row: on a shared machine the ratios
 matter, not the absolute times. CPU MB/s divides by the child's CPU time
-(SQLite runs on the same thread), which a busy machine inflates far less than
-the wall clock; its (x) is against the parse's CPU time. Usage::
+(SQLite runs on the same thread, the export's host thread in the same
+process), which a busy machine inflates far less than the wall clock; every
+CPU (x) is against the parse's CPU time. Usage::
 
     python bench/rebuild.py [--sizes 10000,100000] [--quick]
 """
@@ -82,6 +85,9 @@ def child(action: str, root: Path) -> dict:
         started, cpu_started = time.perf_counter(), time.process_time()
         count = whole_file_restore(ctx)
         conn.close()
+    elif action.startswith("export_"):
+        seconds, cpu, count = export_chat(root, action.removeprefix("export_"))
+        return {"seconds": seconds, "cpu": cpu, "count": count, "before": before, "peak": memory_mb("VmHWM")}
     elif action == "read_all":
         store = TranscriptStore(root / "sessions")
         started, cpu_started = time.perf_counter(), time.process_time()
@@ -93,6 +99,33 @@ def child(action: str, root: Path) -> dict:
     seconds = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     return {"seconds": seconds, "cpu": cpu, "count": count, "before": before, "peak": memory_mb("VmHWM")}
+
+
+def export_chat(root: Path, fmt: str) -> tuple[float, float, int]:
+    """``pidesktop export``'s work: an in-process host (its start restores the chat first, not timed), then
+    ``agent.export`` pages through ``session.get``; (seconds, CPU seconds, characters written)."""
+    import asyncio
+
+    from pidesktop import paths
+    from pidesktop.agent import export
+    from pidesktop.bus import HostClient, HostThread
+    from pidesktop.host.core import opener
+
+    host = HostThread(opener(paths.resolve(data_dir=root), "bench")).start()
+    host.wait_ready(3600)
+
+    async def run() -> tuple[float, float, int]:
+        client = HostClient(host, asyncio.get_running_loop())
+        await client.call("app.handshake", {"protocolVersion": 1})
+        written: list[int] = []
+        started, cpu_started = time.perf_counter(), time.process_time()
+        await export.export(client, SESSION, fmt, lambda text: written.append(len(text)))
+        return time.perf_counter() - started, time.process_time() - cpu_started, sum(written)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        host.stop()
 
 
 def whole_file_restore(ctx) -> int:
@@ -163,7 +196,7 @@ def main() -> None:
     )
     header = (
         f"{'messages':>9} {'MB':>7} {'parse':>14} | {'rebuild':>9} {'msg/s':>8} {'MB/s':>6} {'(x)':>6} "
-        f"{'peak MB':>8} {'(held before)':>13} | {'CPU MB/s':>8} {'(x)':>6} | {'read_all':>17} | {'stream':>17} | load"
+        f"{'peak MB':>8} {'(held before)':>13} | {'CPU MB/s':>8} {'(x)':>6} | {'read_all':>27} | {'stream':>27} | load"
     )
     print(header)
     print("-" * len(header))
@@ -182,23 +215,33 @@ def main() -> None:
                 whole = measure("read_all", root, arguments.runs)
                 stream = measure("stream", root, arguments.runs)
                 assert rebuild["count"] == whole["count"] == stream["count"], (rebuild, whole, stream)
+                exports = {fmt: measure(f"export_{fmt}", root, arguments.runs) for fmt in ("md", "json")}
             base = parse["seconds"]
 
             def cpu_cell(result: dict) -> str:
                 return f"{megabytes / result['cpu']:>8.1f} {result['cpu'] / parse['cpu']:>5.1f}x"
 
             def cell(result: dict | None) -> str:
-                return f"{result['seconds']:7.2f} s ({result['seconds'] / base:5.1f}x)" if result else "-"
+                if not result:
+                    return "-"
+                wall, cpu = result["seconds"] / base, result["cpu"] / parse["cpu"]
+                return f"{result['seconds']:6.2f} s ({wall:4.1f}x, CPU {cpu:4.1f}x)"
 
             seconds = rebuild["seconds"]
             print(
                 f"{count:>9} {megabytes:>7.1f} {base:>6.2f} s {megabytes / base:>4.0f}/s | {seconds:>7.2f} s "
                 f"{count / seconds:>8.0f} {megabytes / seconds:>6.1f} {seconds / base:>5.1f}x "
                 f"{rebuild['peak']:>8.0f} {rebuild['before']:>13.0f} | {cpu_cell(rebuild)} | "
-                f"{cell(whole if arguments.reads else None):>17} | {cell(stream if arguments.reads else None):>17} | "
+                f"{cell(whole if arguments.reads else None):>27} | {cell(stream if arguments.reads else None):>27} | "
                 f"{load()}",
                 flush=True,
             )
+            if arguments.reads:
+                print(
+                    f"{'':>9} {'':>7} {'':>14} | pidesktop export: Markdown {cell(exports['md'])}, "
+                    f"JSON {cell(exports['json'])} | {load()}",
+                    flush=True,
+                )
             if before is not None:
                 seconds = before["seconds"]
                 print(
