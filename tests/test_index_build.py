@@ -187,3 +187,19 @@ def test_a_command_without_the_window_prints_the_restore_on_stderr(data_root):
         "pidesktop export: restoring chats from their files   0% (0/1 chats)",
         "pidesktop export: restoring chats from their files 100% (1/1 chats)",
     ]
+
+
+def test_rows_go_in_exactly_as_given_whatever_their_text(ctx):
+    with ctx.conn:
+        ctx.conn.execute("INSERT INTO sessions(id, title, created_at, updated_at) VALUES ('s1', '', 0, 0)")
+    texts = ['quotes " and \\ backslashes', "emoji 🙂 and 字", "a NUL \x00 inside", "", None, "line\nbreak\ttab"]
+    rows = [(f"m{i}", "s1", None, i + 1, "user", None, 0, t, 2**53 + i) for i, t in enumerate(texts)]
+    rows.append(("m-tool", "s1", None, len(texts) + 1, "tool", "Bash", 1, None, -5))
+    with ctx.conn:
+        message_index.insert_rows(ctx.conn, rows)
+    stored = list(ctx.conn.execute(f"SELECT id, session_id, {COLUMNS.removeprefix('id, ')} FROM messages ORDER BY seq"))
+    assert stored == rows
+    assert (
+        ctx.conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"backslashes\"'").fetchone()[0]
+        == 1
+    )

@@ -179,16 +179,14 @@ def insert_rows(conn: apsw.Connection, rows: list[Row]) -> None:
     FTS5 writes its pending terms out at every statement's savepoint, so a
     statement per row (``executemany``) leaves one tiny segment per row behind
     the insert trigger for merges to fold together: about twice the work of
-    one statement for the lot. Rows JSON cannot carry exactly (a lone
-    surrogate, a NUL that SQL text would cut) go in row by row.
+    one statement for the lot. Rows orjson will not write (a lone surrogate)
+    go in row by row.
     """
     if not rows:
         return
     try:
         payload = orjson.dumps(rows)
     except orjson.JSONEncodeError:
-        payload = b""
-    if not payload or b"\\u0000" in payload:
         conn.executemany(_INSERT_ROW, rows)
         return
     conn.execute(_INSERT_JSON_ROWS, (payload.decode(),))
