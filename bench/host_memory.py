@@ -3,7 +3,8 @@
 A transcript of short messages (ids as long as the app's) is written to an
 empty data root; a real ``pidesktop host --stdio`` starts on it, which
 restores the chat (its row, every index row), then the chat is opened
-(``session.get``, the newest page) and searched once. Printed: the host's
+(``session.get``, the newest 50 messages, as the window does) and searched
+once for a phrase one message holds. Printed: the host's
 peak resident memory (VmHWM) through the start, its resident memory (VmRSS)
 after the open and the search, and the same for a host on an empty data root
 (the baseline of this run). Target (issue 36): under 300 MB with 1,000,000
@@ -85,16 +86,16 @@ class Host:
         self.process.wait(timeout=600)
 
 
-def measure(root: Path, chat: bool) -> dict[str, float]:
+def measure(root: Path, chat: bool, messages: int = 0) -> dict[str, float]:
     host = Host(root)
     started = time.perf_counter()
     host.call("app.handshake", {"protocolVersion": 1})
     ready = time.perf_counter() - started
     peak_start = status(host.process.pid)["VmHWM"]
     if chat:
-        page = host.call("session.get", {"sessionId": SESSION})
+        page = host.call("session.get", {"sessionId": SESSION, "messageLimit": 50})  # what the window opens
         assert page["messages"], "the chat did not open"
-        host.call("search.query", {"query": "layout"})
+        host.call("search.query", {"query": f"message {messages // 2} about"})
     after = status(host.process.pid)
     host.close()
     return {"ready": ready, "peak_start": peak_start, "rss_open": after["VmRSS"], "peak": after["VmHWM"]}
@@ -113,8 +114,8 @@ def main() -> None:
         path = root / "sessions" / f"{SESSION}.jsonl"
         write_chat(path, arguments.messages)
         base = measure(empty, chat=False)
-        restored = measure(root, chat=True)
-        reopened = measure(root, chat=True)  # the index is there now: an ordinary start
+        restored = measure(root, True, arguments.messages)
+        reopened = measure(root, True, arguments.messages)  # the index is there now: an ordinary start
         load = os.getloadavg()[0]
         print(f"{arguments.messages:,} messages, {path.stat().st_size / 1e6:.0f} MB of JSONL; target < {TARGET_MB} MB")
         print(f"{'':<34} {'ready s':>8} {'peak MB':>8} {'RSS open MB':>12} {'peak MB':>8} | load")
