@@ -169,6 +169,10 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
                 continue
             sessions.restore_orphan(ctx, session_id, now, progress.for_chat(session_id))
             restored += 1
+            layout = ctx.transcripts.layout(session_id)
+            if layout is not None:  # the index matches the file as read: the reconcile below need not look again
+                with ctx.conn:
+                    index_sync.record_length(ctx.conn, session_id, layout.prefix_len, now)
         except Exception:  # one unreadable file must not stop the host from starting
             log.exception("could not restore orphaned transcript %s.jsonl", session_id)
         finally:

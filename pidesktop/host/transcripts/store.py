@@ -339,13 +339,16 @@ class TranscriptStore:
             layout = self._current_layout(session_id, fd, os.fstat(fd))
             lengths, offsets, ids = layout.message_lengths, layout.message_offsets, layout.message_ids
             total = layout.total
+            # One pass over the ids, kept as a set while it runs: not the id index is_hidden() would build and
+            # the layout keep (about 100 MB at a million lines).
+            hidden = layout.hidden_between(0, total)
             position = 0
             while position < total:
                 end, size = position + 1, lengths[position]
                 while end < total and size + lengths[end] <= block:
                     size += lengths[end]
                     end += 1
-                wanted = [p for p in range(position, end) if not layout.is_hidden(p)]
+                wanted = [p for p in range(position, end) if p not in hidden]
                 try:
                     lines = self._read_messages(fd, layout, wanted)
                 except StaleLayout:
