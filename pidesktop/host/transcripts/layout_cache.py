@@ -36,7 +36,8 @@ from typing import Any
 
 import orjson
 
-from pidesktop.host.transcripts.files import ReadCounter, atomic_write
+from pidesktop.durable import atomic_write_pieces
+from pidesktop.host.transcripts.files import ReadCounter
 from pidesktop.host.transcripts.layout import Layout, ends_at_line_boundary
 
 log = logging.getLogger("pidesktop.host.transcripts")
@@ -65,11 +66,16 @@ def fields_of(layout: Layout, copy: bool = True) -> dict[str, Any]:
 
 
 def encode(layout: Layout) -> bytes:
-    return encode_fields(fields_of(layout, copy=False))
+    return b"".join(encode_pieces(fields_of(layout, copy=False)))
 
 
 def encode_fields(fields: dict[str, Any]) -> bytes:
-    """The cache's bytes, joined once: a million lines make about 50 MB, so no copy of them is made twice."""
+    return b"".join(encode_pieces(fields))
+
+
+def encode_pieces(fields: dict[str, Any]) -> list[bytes | array[int]]:
+    """The cache's bytes in pieces, for writing one after the other: a million lines make about 50 MB, and
+    joining them would hold them twice."""
     chunks = {
         kind: [orjson.dumps(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
         for kind in _KINDS
@@ -82,7 +88,7 @@ def encode_fields(fields: dict[str, Any]) -> bytes:
     checksum = hashlib.blake2b(digest_size=16)  # the same digest as _checksum() of the joined body
     for piece in body:
         checksum.update(piece)
-    return b"".join([HEADER, b"\n", checksum.hexdigest().encode("ascii"), b"\n", *body])
+    return [HEADER + b"\n" + checksum.hexdigest().encode("ascii") + b"\n", *body]
 
 
 def _int64s(values: list[int]) -> array[int]:
@@ -230,7 +236,7 @@ def load(cache_path: Path, fd: int, stat: os.stat_result, counter: ReadCounter) 
 def save(cache_path: Path, layout: Layout) -> bool:
     """Write the cache atomically; False (logged) if that is not possible."""
     try:
-        atomic_write(cache_path, encode(layout), durable=False)
+        atomic_write_pieces(cache_path, encode_pieces(fields_of(layout, copy=False)), durable=False)
     except OSError as error:
         log.warning("cannot write layout cache %s: %s", cache_path, error)
         return False
