@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pidesktop.bus import HostClient
     from pidesktop.ui.search_dialog import SearchDialog
     from pidesktop.ui.settings_dialog import SettingsDialog
+    from pidesktop.ui.startup_progress import IndexProgressWindow
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -106,7 +107,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.client = client
         self.theme = theme
-        self._index_progress = None  # IndexProgressWindow, while or once the host rebuilt its index
+        self._index_progress: IndexProgressWindow | None = None  # made at the host's first index.progress
         self.runner = runner
         self.prefs = prefs or Preferences(None)
         self.built = False
@@ -441,7 +442,7 @@ class MainWindow(QMainWindow):
         self._refresh_empty_state()
 
     # -- events and view state --------------------------------------------------
-    def _index_progress_window(self):
+    def _index_progress_window(self) -> IndexProgressWindow:
         """The window that follows a start's rebuild of the chat index (made at its first event)."""
         if self._index_progress is None:
             from pidesktop.ui.startup_progress import IndexProgressWindow  # only when a rebuild runs

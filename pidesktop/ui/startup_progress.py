@@ -891,7 +891,7 @@ class IndexProgressWindow(StartupWindow):
         if phase != self._phase:
             self._phase, self._phase_started = phase, time.monotonic()
             self.headline.setText(
-                QCoreApplication.translate("IndexProgressWindow", self.PHASES.get(phase, self.PHASES["restore"]))
+                QCoreApplication.translate("IndexProgressWindow", str(self.PHASES.get(phase, self.PHASES["restore"])))
             )
         done, total = int(payload.get("bytesDone") or 0), int(payload.get("bytesTotal") or 0)
         self.bar.setValue(1000 * done // total if total else 1000)
