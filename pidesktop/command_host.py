@@ -12,6 +12,7 @@ import sys
 
 from pidesktop import crash_dumps, logs, paths
 from pidesktop.bus import HostThread
+from pidesktop.storage.progress import IndexProgressLines
 
 
 def start_host(data_dir: str | None, prog: str, log_name: str) -> HostThread | None:
@@ -26,4 +27,6 @@ def start_host(data_dir: str | None, prog: str, log_name: str) -> HostThread | N
         return None
     logs.configure(location.data_root, log_name)
     crash_dumps.arm(location.data_root)
-    return HostThread(opener(location, role=prog)).start()
+    host = HostThread(opener(location, role=prog))
+    host.subscribe(IndexProgressLines(prog))  # a long rebuild of the index at open, as lines on stderr
+    return host.start()

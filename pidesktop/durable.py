@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 
 FILE_MODE = 0o600  # every file pidesktop writes is private to the person
@@ -30,8 +32,8 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+def write_all(fd: int, data: bytes | array[int]) -> None:
+    view = memoryview(data).cast("B")  # counted in bytes, whatever the item size of ``data``
     while view:
         written = os.write(fd, view)
         view = view[written:]
@@ -46,6 +48,25 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     try:
         try:
             write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp_name, path)
+    except BaseException:
+        _unlink_quietly(Path(temp_name))
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def atomic_write_pieces(path: Path, pieces: Iterable[bytes | array[int]], *, durable: bool = True) -> None:
+    """:func:`atomic_write` of the concatenation of ``pieces``, written one after the other (never joined)."""
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        try:
+            for piece in pieces:
+                write_all(fd, piece)
             if durable:
                 os.fsync(fd)
         finally:

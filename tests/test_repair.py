@@ -126,6 +126,9 @@ def test_pidesktop_data_repair_checks_and_repairs_a_closed_data_folder(stdio_hos
     done = data_repair(data_root)
     assert done.returncode == 0, done.stderr
     assert "repaired: the damaged database is kept as" in done.stdout and "rebuilt 2 chats" in done.stdout
+    progress = [line for line in done.stderr.splitlines() if "restoring chats from their files" in line]
+    assert progress[0] == "pidesktop data repair: restoring chats from their files   0% (0/2 chats)", done.stderr
+    assert progress[-1] == "pidesktop data repair: restoring chats from their files 100% (2/2 chats)"
     assert len(list(data_root.glob("pi.sqlite.damaged-*"))) == 1
     h = stdio_host()
     listed = {s["id"]: s["title"] for s in h.call("session.list", {})["sessions"]}

@@ -249,11 +249,9 @@ def _details(summary: str, body: str) -> str:
 
 def _fenced(text: str, language: str) -> str:
     """``text`` in a code fence longer than any run of backticks inside it."""
-    longest, run = 0, 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
+    fence = "```"
+    while fence in text:  # a substring search per length, not a Python step per character (100 KB outputs)
+        fence += "`"
     return f"{fence}{language}\n{text}\n{fence}"
 
 

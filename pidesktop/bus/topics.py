@@ -29,5 +29,6 @@ DATA_FINISHED = "data.finished"
 DATA_DAILY_BACKUP = "data.dailyBackup"
 PERMISSIONS_CHANGED = "permissions.changed"
 DATA_REPAIRED = "data.repaired"
+INDEX_PROGRESS = "index.progress"
 
 ALL = frozenset(value for name, value in dict(globals()).items() if name.isupper() and isinstance(value, str))

@@ -32,6 +32,7 @@ from pidesktop.host import (
     snapshot,
 )
 from pidesktop.host.context import HostContext
+from pidesktop.host.index_progress import IndexProgress
 from pidesktop.host.sql_rows import one_row
 from pidesktop.host.tools import review
 
@@ -146,25 +147,42 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
     """D318: a transcript whose session row is gone gets its row and index back.
 
     Unless ``session.delete`` removed that row and a crash stopped it before the
-    files went: then the delete is finished, never undone.
+    files went: then the delete is finished, never undone. Clients follow the
+    restore through ``index.progress`` events (phase ``restore``).
     """
     known = {row[0] for row in ctx.conn.execute("SELECT id FROM sessions")}
-    restored = 0
+    orphans: dict[str, int] = {}
     for path in sorted(ctx.sessions_dir.glob("*.jsonl")):
         session_id = path.name[: -len(".jsonl")]
         if session_id in known or path.name.endswith(".revisions.jsonl"):
             continue
+        try:
+            orphans[session_id] = path.stat().st_size
+        except OSError:
+            orphans[session_id] = 0
+    if not orphans:
+        return 0
+    progress = IndexProgress(ctx.emit, "restore", orphans)
+    progress.start()
+    restored = 0
+    for session_id in orphans:
         try:
             sessions.check_id(session_id)
             if sessions.was_deleted(ctx.conn, session_id):
                 sessions.remove_session_files(ctx, session_id)
                 log.info("finished deleting session %s (its files outlived its row)", session_id)
                 continue
-            sessions.restore_orphan(ctx, session_id, now)
+            sessions.restore_orphan(ctx, session_id, now, progress.for_chat(session_id))
             revisions.restore_rows(ctx, session_id)  # the regenerate pager's rows, from the revisions file
             restored += 1
+            layout = ctx.transcripts.layout(session_id)
+            if layout is not None:  # the index matches the file as read: the reconcile below need not look again
+                with ctx.conn:
+                    index_sync.record_length(ctx.conn, session_id, layout.prefix_len, now)
         except Exception:  # one unreadable file must not stop the host from starting
-            log.exception("could not restore orphaned transcript %s", path.name)
+            log.exception("could not restore orphaned transcript %s.jsonl", session_id)
+        finally:
+            progress.chat_done(session_id)
     return restored
 
 

@@ -137,11 +137,14 @@ def _open_and_boot(root: Path, emit: Emit, clock: Callable[[], int], *, check: b
     return ctx
 
 
-def check_and_repair(location: StorageLocation, role: str = "pidesktop data repair") -> dict[str, Any] | None:
+def check_and_repair(
+    location: StorageLocation, role: str = "pidesktop data repair", emit: Emit | None = None
+) -> dict[str, Any] | None:
     """``pidesktop data repair``: a full integrity check of the closed data folder, and the repair if it fails.
 
     The report of the repair, or None when the database is sound. ``HostError``
-    (STORAGE_UNAVAILABLE) when a running pidesktop holds the folder.
+    (STORAGE_UNAVAILABLE) when a running pidesktop holds the folder. ``emit``
+    is told the rebuild's events (``index.progress``).
     """
     root = prepare_data_root(location)
     lock = _take_writer_lock(root, role)
@@ -156,7 +159,7 @@ def check_and_repair(location: StorageLocation, role: str = "pidesktop data repa
             conn.close()
         if problem is None:
             return None
-        ctx = repair_and_boot(root, lambda topic, payload: None, now_ms, f"integrity_check: {problem}")
+        ctx = repair_and_boot(root, emit or (lambda topic, payload: None), now_ms, f"integrity_check: {problem}")
         ctx.conn.close()
         repair.mark_closed(root)
         return ctx.rebuilt

@@ -101,7 +101,7 @@ def _on_host_thread(post: Post | None, fn: Callable[[], dict[str, Any]], progres
                 raise
 
 
-@command("data.repair", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED, topics.DATA_REPAIRED])
+@command("data.repair", emits=[topics.DATA_PROGRESS, topics.DATA_FINISHED, topics.DATA_REPAIRED, topics.INDEX_PROGRESS])
 def repair_data(ctx: HostContext, params: Params) -> dict[str, Any]:
     db = ctx.data_root / DB_NAME
 

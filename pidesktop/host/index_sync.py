@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import logging
 import os
+from itertools import zip_longest
 
 import apsw
 
-from pidesktop.host import inflight, kv, message_index, session_rows, sessions
+from pidesktop.host import index_build, inflight, kv, message_index, session_rows, sessions
 from pidesktop.host.context import HostContext
+from pidesktop.host.index_progress import IndexProgress
 from pidesktop.host.sql_rows import one_row
 from pidesktop.host.tools import audit
 
@@ -85,29 +87,33 @@ def reconcile(ctx: HostContext, session_id: str, now: int, turns: dict[str, str]
         return 0
     indexed = index_tail(ctx, session_id, now, turns)
     conn = ctx.conn
-    visible = [
+    visible = (
         message_id
         for position, message_id in enumerate(layout.message_ids)
         if message_id is not None and not layout.is_hidden(position)
-    ]
+    )
+    cursor = conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
+    missing = object()  # one side ran out first
+    differs = any(a != b for a, b in zip_longest((row[0] for row in cursor), visible, fillvalue=missing))
+    cursor.close()  # it may have stopped early; the rebuild writes to the same rows
+    if differs:
+        _rebuild(ctx, session_id, now)
     with conn:
-        rows = [
-            row[0] for row in conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
-        ]
-        if rows != visible:
-            _rebuild(ctx, session_id, now)
         record_length(conn, session_id, layout.prefix_len, now)
     return indexed
 
 
 def _rebuild(ctx: HostContext, session_id: str, now: int) -> None:
-    transcript = ctx.transcripts.read_all(session_id)
-    message_index.rebuild(
-        ctx.conn,
-        session_id,
-        [{k: v for k, v in record.items() if k != "type"} for _position, record in transcript.messages],
-        now,
-    )
+    """Index the whole transcript again, a batch at a time (outside any transaction: each batch commits).
+
+    Clients follow it through ``index.progress`` events (phase ``reindex``).
+    """
+    progress = IndexProgress(ctx.emit, "reindex", {session_id: ctx.transcripts.length(session_id) or 0})
+    progress.start()
+    try:
+        index_build.build(ctx, session_id, now, progress.for_chat(session_id))
+    finally:
+        progress.chat_done(session_id)
     log.warning("rebuilt the index of session %s from its transcript", session_id)
 
 
@@ -159,8 +165,9 @@ def index_tail(ctx: HostContext, session_id: str, now: int, turns: dict[str, str
             updated = max(updated, stamp)
         # insert() stamps the row's time on the session; the recent list never goes back in time
         conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (updated, session_id))
-        if not message_index.in_step(conn, session_id, visible):
-            _rebuild(ctx, session_id, now)
+        steady = message_index.in_step(conn, session_id, visible)
+    if not steady:
+        _rebuild(ctx, session_id, now)
     if records:
         log.warning("indexed %d message line(s) of session %s that had no index row", len(records), session_id)
     return len(records)

@@ -70,7 +70,7 @@ def is_streaming(message: dict[str, Any]) -> bool:
 
 
 # -- session.appendMessage ------------------------------------------------------------
-@command("session.appendMessage", emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED])
+@command("session.appendMessage", emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED, topics.INDEX_PROGRESS])
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)

@@ -84,15 +84,16 @@ def record_current(ctx: HostContext, session_id: str, table: str, key: str) -> N
         log.exception("could not keep %s row %s in the transcript of %s", table, key, session_id)
 
 
-def restore(conn: apsw.Connection, session_id: str, data: bytes, now: int) -> int:
-    """Insert the rows a transcript's ``session_row`` lines hold, in the caller's transaction; rows inserted.
+def restore(conn: apsw.Connection, session_id: str, rows: dict[tuple[str, str], dict[str, Any]], now: int) -> int:
+    """Insert the rows a transcript's ``session_row`` lines hold (``info.fold_rows_file``), in the caller's
+    transaction; rows inserted.
 
     A row that was mid-way is settled as a restart settles it; a row that does
     not fit (another chat's id, a column this schema lacks) is skipped.
     """
     restored = 0
     columns = {table: {str(c[1]) for c in conn.execute(f"PRAGMA table_info({table})")} for table in KEYS}
-    for (table, key), row in info_lines.fold_rows(data).items():
+    for (table, key), row in rows.items():
         if table not in KEYS:
             continue
         row = {name: value for name, value in row.items() if name in columns[table]}

@@ -17,12 +17,13 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import kv, message_index, projects, queue_marks, session_info, session_rows
+from pidesktop.host import index_build, kv, message_index, projects, queue_marks, session_info, session_rows
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, decimal, invalid
 from pidesktop.host.titles import cut_at_word
+from pidesktop.host.transcripts import info as info_lines
 
 MODES = ("agent", "plan", "goal")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit")
@@ -473,30 +474,31 @@ def ensure_row(ctx: HostContext, session_id: str, now: int) -> None:
     log.warning("created a stub session row for %s so its message can be stored", session_id)
 
 
-def restore_orphan(ctx: HostContext, session_id: str, now: int) -> int:
-    """Rebuild the row and index of a transcript whose session row is missing; returns its message count."""
-    transcript = ctx.transcripts.read_all(session_id)
-    header = transcript.header or {}
+def restore_orphan(ctx: HostContext, session_id: str, now: int, progress: index_build.Progress | None = None) -> int:
+    """Rebuild the row and index of a transcript whose session row is missing; returns its message count.
+
+    The row and what the ``session_info`` lines say go in first; the messages
+    follow a batch at a time (``index_build``), so a chat of any length is
+    restored in bounded memory.
+    """
+    header = ctx.transcripts.header(session_id) or {}
     created = message_index.created_ms(header, now)
-    messages = [{k: v for k, v in record.items() if k != "type"} for _pos, record in transcript.messages]
-    updated = max([message_index.created_ms(m, created) for m in messages], default=created)
-    data = ctx.transcripts.path(session_id).read_bytes()
-    info = session_info.read(data)
+    info = session_info.read_file(ctx.transcripts.path(session_id))
+    rows = info_lines.fold_rows_file(ctx.transcripts.path(session_id))  # turns and plan approvals
     with ctx.conn:
         ctx.conn.execute(
             "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",
-            (session_id, created, updated),
+            (session_id, created, created),
         )
-        session_rows.restore(ctx.conn, session_id, data, now)  # turns and plan approvals
-        count = message_index.rebuild(ctx.conn, session_id, messages, now)
+        session_rows.restore(ctx.conn, session_id, rows, now)
         skipped = session_info.apply(ctx.conn, session_id, info, now)
-        first_prompt = next((m for m in messages if m.get("role") == "user"), None)
-        if first_prompt is not None:
-            apply_fallback_title(ctx.conn, session_id, first_prompt)
+    built = index_build.build(
+        ctx, session_id, now, progress, lambda conn, prompt: apply_fallback_title(conn, session_id, prompt)
+    )
     if skipped:
         log.warning("restored session %s without these unreadable fields: %s", session_id, ", ".join(skipped))
-    log.info("restored orphaned session %s from its transcript (%d messages)", session_id, count)
-    return count
+    log.info("restored orphaned session %s from its transcript (%d messages)", session_id, built.count)
+    return built.count
 
 
 def _parse_cursor(cursor: str) -> tuple[int, str]:

@@ -22,7 +22,7 @@ from pidesktop.locks import FileLock, LockHeld
 from pidesktop.sizes import human_size
 from pidesktop.storage import snapshot_cli
 from pidesktop.storage.errors import Cancelled, Refused, StorageJobError
-from pidesktop.storage.progress import StderrProgress
+from pidesktop.storage.progress import IndexProgressLines, StderrProgress
 
 OK, PROBLEM, REFUSED, CANCELLED = 0, 1, 2, 130
 INSTANCE_LOCK = "instance.lock"  # the GUI's single-instance lock in the anchor
@@ -171,7 +171,7 @@ def _repair(args: argparse.Namespace) -> int:
     from pidesktop.host.core import check_and_repair
 
     try:
-        report = check_and_repair(_location(args))
+        report = check_and_repair(_location(args), emit=IndexProgressLines("pidesktop data repair"))
     except HostError as exc:
         print(f"pidesktop data repair: {exc.message}", file=sys.stderr)
         return REFUSED

@@ -48,3 +48,36 @@ class StderrProgress:
         files = f"{files_done}/{files_total} files" if files_total else ""
         line = f"{self.prefix}: {phase:<9} {percent} {files} {current_path}".rstrip()
         print(line, file=self.stream, flush=True)
+
+
+INDEX_TOPIC = "index.progress"  # the host's event (docs/rpc.md)
+INDEX_PHASES = {"restore": "restoring chats from their files", "reindex": "indexing a chat again from its file"}
+
+
+class IndexProgressLines:
+    """The host's ``index.progress`` events as lines on a terminal: the first, one every ``interval`` s, the last.
+
+    An event sink (``HostThread.subscribe``, or a host's ``emit``): other topics are ignored.
+    """
+
+    def __init__(self, prefix: str = "pidesktop", stream: TextIO | None = None, interval: float = 0.5):
+        self.prefix = prefix
+        self.stream = stream
+        self.interval = interval
+        self._last = -interval
+        self._lock = threading.Lock()
+
+    def __call__(self, topic: str, payload: dict[str, object]) -> None:
+        if topic != INDEX_TOPIC:
+            return
+        now = time.monotonic()
+        first, last = payload.get("bytesDone") == 0, payload.get("done") is True
+        with self._lock:
+            if not (first or last) and now - self._last < self.interval:
+                return
+            self._last = now
+        done, total = payload.get("bytesDone"), payload.get("bytesTotal")
+        percent = 100 * done // total if isinstance(done, int) and isinstance(total, int) and total else 100
+        phase = INDEX_PHASES.get(str(payload.get("phase")), "indexing chats")
+        chats = f"{payload.get('chatsDone')}/{payload.get('chatsTotal')} chats"
+        print(f"{self.prefix}: {phase} {percent:3d}% ({chats})", file=self.stream or sys.stderr, flush=True)

@@ -18,7 +18,7 @@ import shiboken6
 from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtWidgets import QMainWindow
 
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
 from pidesktop.ui import theme as themes
 from pidesktop.ui.first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
 from pidesktop.ui.prefs import Preferences
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pidesktop.bus import HostClient
     from pidesktop.ui.search_dialog import SearchDialog
     from pidesktop.ui.settings_dialog import SettingsDialog
+    from pidesktop.ui.startup_progress import IndexProgressWindow
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.client = client
         self.theme = theme
+        self._index_progress: IndexProgressWindow | None = None  # made at the host's first index.progress
         self.runner = runner
         self.prefs = prefs or Preferences(None)
         self.built = False
@@ -442,6 +444,14 @@ class MainWindow(QMainWindow):
         self._refresh_empty_state()
 
     # -- events and view state --------------------------------------------------
+    def _index_progress_window(self) -> IndexProgressWindow:
+        """The window that follows a start's rebuild of the chat index (made at its first event)."""
+        if self._index_progress is None:
+            from pidesktop.ui.startup_progress import IndexProgressWindow  # only when a rebuild runs
+
+            self._index_progress = IndexProgressWindow(self.theme, self)
+        return self._index_progress
+
     def _on_event(self, topic: str, payload: dict) -> None:
         self.projects.handle_event(topic, payload)
         self.native.handle_event(topic, payload)
@@ -457,6 +467,8 @@ class MainWindow(QMainWindow):
             from pidesktop.ui.tasks import spawn as start
 
             start(self.refresh_sessions(), name="repaired-list")
+        if topic == topics.INDEX_PROGRESS:
+            self._index_progress_window().handle_event(topic, payload)
         if topic in ("providers.changed", "models.changed"):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old

@@ -6,6 +6,8 @@ goes right after the header so what the lines said survives it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,15 +21,28 @@ def fold(data: bytes) -> dict[str, Any]:
     (``at`` included: the time of the last line, so folding the same lines twice gives the same bytes)."""
     state: dict[str, Any] = {}
     for line in data.split(b"\n"):
-        if not line.startswith(LINE_START):
-            continue
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(entry, dict) and entry.get("type") == INFO:
-            state.update((k, v) for k, v in entry.items() if k != "type")
+        _fold_line(state, line)
     return state
+
+
+def fold_file(path: Path) -> dict[str, Any]:
+    """:func:`fold` of a transcript file, read a line at a time (never the whole file in memory)."""
+    state: dict[str, Any] = {}
+    with open(path, "rb") as lines:
+        for line in lines:
+            _fold_line(state, line)
+    return state
+
+
+def _fold_line(state: dict[str, Any], line: bytes) -> None:
+    if not line.startswith(LINE_START):
+        return
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    if isinstance(entry, dict) and entry.get("type") == INFO:
+        state.update((k, v) for k, v in entry.items() if k != "type")
 
 
 def folded_line(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -43,8 +58,18 @@ ROW_LINE_START = b'{"type":"session_row"'
 
 def fold_rows(data: bytes) -> dict[tuple[str, str], dict[str, Any]]:
     """Every ``session_row`` line folded in order: per (table, key), the columns' last values."""
+    return _fold_rows(data.split(b"\n"))
+
+
+def fold_rows_file(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """:func:`fold_rows` of a transcript file, read a line at a time (never the whole file in memory)."""
+    with open(path, "rb") as lines:
+        return _fold_rows(lines)
+
+
+def _fold_rows(lines: Iterable[bytes]) -> dict[tuple[str, str], dict[str, Any]]:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for line in data.split(b"\n"):
+    for line in lines:
         if not line.startswith(ROW_LINE_START):
             continue
         try:

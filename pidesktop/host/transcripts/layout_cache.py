@@ -36,7 +36,8 @@ from typing import Any
 
 import orjson
 
-from pidesktop.host.transcripts.files import ReadCounter, atomic_write
+from pidesktop.durable import atomic_write_pieces
+from pidesktop.host.transcripts.files import ReadCounter
 from pidesktop.host.transcripts.layout import Layout, ends_at_line_boundary
 
 log = logging.getLogger("pidesktop.host.transcripts")
@@ -53,21 +54,28 @@ def _checksum(body: bytes | memoryview) -> bytes:
     return hashlib.blake2b(body, digest_size=16).hexdigest().encode("ascii")
 
 
-def fields_of(layout: Layout) -> dict[str, Any]:
-    """What the cache stores of a layout."""
+def fields_of(layout: Layout, copy: bool = True) -> dict[str, Any]:
+    """What the cache stores of a layout (``copy=False``: the layout's own lists, for reading only)."""
     fields: dict[str, Any] = {"dev": layout.dev, "ino": layout.ino, "prefix_len": layout.prefix_len}
     for kind in _KINDS:
         for part in ("offsets", "lengths", "ids"):
-            fields[f"{kind}_{part}"] = list(getattr(layout, f"{kind}_{part}"))
+            values = getattr(layout, f"{kind}_{part}")
+            fields[f"{kind}_{part}"] = list(values) if copy else values
         fields[f"{kind}_count"] = len(fields[f"{kind}_offsets"])
     return fields
 
 
 def encode(layout: Layout) -> bytes:
-    return encode_fields(fields_of(layout))
+    return b"".join(encode_pieces(fields_of(layout, copy=False)))
 
 
 def encode_fields(fields: dict[str, Any]) -> bytes:
+    return b"".join(encode_pieces(fields))
+
+
+def encode_pieces(fields: dict[str, Any]) -> list[bytes | array[int]]:
+    """The cache's bytes in pieces, for writing one after the other: a million lines make about 50 MB, and
+    joining them would hold them twice."""
     chunks = {
         kind: [orjson.dumps(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
         for kind in _KINDS
@@ -75,16 +83,20 @@ def encode_fields(fields: dict[str, Any]) -> bytes:
     }
     header = {key: fields[key] for key in ("dev", "ino", "prefix_len", "message_count", "compaction_count")}
     header["id_chunks"] = {kind: [len(chunk) for chunk in chunks[kind]] for kind in _KINDS}
-    payload = [_int64s(fields[name]) for name in _ARRAYS] + [c for kind in _KINDS for c in chunks[kind]]
-    body = orjson.dumps(header) + b"\n" + b"".join(payload)
-    return HEADER + b"\n" + _checksum(body) + b"\n" + body
+    body: list[bytes | array[int]] = [orjson.dumps(header) + b"\n"]
+    body += [_int64s(fields[name]) for name in _ARRAYS] + [c for kind in _KINDS for c in chunks[kind]]
+    checksum = hashlib.blake2b(digest_size=16)  # the same digest as _checksum() of the joined body
+    for piece in body:
+        checksum.update(piece)
+    return [HEADER + b"\n" + checksum.hexdigest().encode("ascii") + b"\n", *body]
 
 
-def _int64s(values: list[int]) -> bytes:
+def _int64s(values: list[int]) -> array[int]:
+    """Little-endian int64s, as a buffer the join reads (no bytes copy of it)."""
     packed = array("q", values)
     if sys.byteorder != "little":
         packed.byteswap()
-    return packed.tobytes()
+    return packed
 
 
 def decode_fields(data: bytes) -> dict[str, Any] | None:
@@ -224,7 +236,7 @@ def load(cache_path: Path, fd: int, stat: os.stat_result, counter: ReadCounter) 
 def save(cache_path: Path, layout: Layout) -> bool:
     """Write the cache atomically; False (logged) if that is not possible."""
     try:
-        atomic_write(cache_path, encode(layout), durable=False)
+        atomic_write_pieces(cache_path, encode_pieces(fields_of(layout, copy=False)), durable=False)
     except OSError as error:
         log.warning("cannot write layout cache %s: %s", cache_path, error)
         return False

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ SAVE_AFTER_ENTRIES = 512
 SAVE_AFTER_BYTES = 4 << 20
 DIR_MODE = 0o700  # like every folder of the data root
 COPY_BLOCK = 1 << 20  # bytes a rewrite that only cuts lines out copies at a time
+STREAM_BLOCK = 4 << 20  # bytes of message lines a streamed read holds at a time (a longer line alone)
 
 
 class TranscriptChanged(OSError):
@@ -325,6 +327,46 @@ class TranscriptStore:
             if record is not None:
                 compactions.append(record)
         return Transcript(header, messages, compactions, layout.total)
+
+    def stream_messages(self, session_id: str, block: int = STREAM_BLOCK) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+        """What :meth:`read_all` gives as ``messages``, a batch of about ``block`` bytes of lines at a time.
+
+        Memory stays bounded by the block and the layout whatever the length of
+        the history: neither the file nor every record is held. The layout is
+        read (or scanned) once when the iteration starts. ``FileNotFoundError``
+        if missing; ``TranscriptChanged`` when the file stops matching its
+        layout while it is being read.
+        """
+        path = self.path(session_id)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            layout = self._current_layout(session_id, fd, os.fstat(fd))
+            lengths, offsets, ids = layout.message_lengths, layout.message_offsets, layout.message_ids
+            total = layout.total
+            # One pass over the ids, kept as a set while it runs: not the id index is_hidden() would build and
+            # the layout keep (about 100 MB at a million lines).
+            hidden = layout.hidden_between(0, total)
+            position = 0
+            while position < total:
+                end, size = position + 1, lengths[position]
+                while end < total and size + lengths[end] <= block:
+                    size += lengths[end]
+                    end += 1
+                wanted = [p for p in range(position, end) if p not in hidden]
+                try:
+                    lines = self._read_messages(fd, layout, wanted)
+                except StaleLayout:
+                    self._drop_stale(session_id, path)
+                    raise TranscriptChanged(f"{path} changed while being read") from None
+                batch = []
+                for p, line in zip(wanted, lines):
+                    record = decode_record(line, MESSAGE, ids[p], path.name, offsets[p])
+                    if record is not None:
+                        batch.append((p, record))
+                yield batch
+                position = end
+        finally:
+            os.close(fd)
 
     def read_records(self, session_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The header and every message and compaction record, interleaved in file order.

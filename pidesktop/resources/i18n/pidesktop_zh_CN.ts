@@ -1425,6 +1425,37 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>IndexProgressWindow</name>
+    <message>
+        <source>Restoring your chats from their files…</source>
+        <translation>正在从文件恢复你的对话…</translation>
+    </message>
+    <message>
+        <source>Indexing a long chat again from its file…</source>
+        <translation>正在从文件重新索引一个很长的对话…</translation>
+    </message>
+    <message>
+        <source>pidesktop</source>
+        <translation>pidesktop</translation>
+    </message>
+    <message>
+        <source>Rebuilding the chat index</source>
+        <translation>正在重建对话索引</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Your chats are safe in their files; the index that lists and searches them is being rebuilt.</source>
+        <translation>你的对话完好地保存在文件中；用于列出和搜索它们的索引正在重建。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 chats</source>
+        <translation>第 %1 个，共 %2 个对话</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>The model that answers in this chat (Settings &gt; Providers)</source>
