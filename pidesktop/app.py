@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pidesktop import crash_dumps, logs, paths
 from pidesktop.locks import FileLock, LockHeld
 from pidesktop.storage import recovery
-from pidesktop.ui import gc_pauses
+from pidesktop.ui.startup import gc_pauses
 
 log = logging.getLogger("pidesktop.app")
 
@@ -52,7 +52,7 @@ def run_gui(
         # is updated (a newer one refused) with its progress shown. None: the person quit.
         location: paths.StorageLocation | None
         if screenshot is None and _needs_startup_window(resolved):
-            from pidesktop.ui import startup_progress
+            from pidesktop.ui.startup import startup_progress
 
             gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
@@ -61,7 +61,7 @@ def run_gui(
             location = recovery.before_host_start(resolved)
             if screenshot is None and _database_needs_update(location):
                 # no screen: the same update, its progress or refusal on stderr
-                from pidesktop.ui import startup_progress
+                from pidesktop.ui.startup import startup_progress
 
                 gc_pauses.resume()
                 if migrated := startup_progress.migrate_on_stderr(location):
@@ -97,9 +97,9 @@ def _run(
     theme_name: str | None,
     notes: Sequence[str] = (),
 ) -> int:
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
-    from pidesktop.ui.prefs import Preferences
+    from pidesktop.ui.kit import theme as themes
+    from pidesktop.ui.kit.prefs import Preferences
+    from pidesktop.ui.window.main_window import MainWindow
 
     app.setApplicationName("pidesktop")
     prefs = Preferences(location.ui_root)
@@ -118,8 +118,8 @@ def _run(
     import qasync
 
     from pidesktop.bus import HostClient, HostThread
-    from pidesktop.ui import i18n
-    from pidesktop.ui.resources import app_icon
+    from pidesktop.ui.kit import i18n
+    from pidesktop.ui.kit.resources import app_icon
 
     app.setWindowIcon(app_icon())
     # Widgets read their texts when built, before the host's settings arrive: the language comes from the
@@ -164,11 +164,11 @@ def _run(
             await window.start()
             if screenshot is None:
                 scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
-                from pidesktop.ui.tasks import spawn
-                from pidesktop.ui.warm_up import warm_up
+                from pidesktop.ui.kit.tasks import spawn
+                from pidesktop.ui.startup.warm_up import warm_up
 
                 warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
-            from pidesktop.ui.storage_wizard import completed_move_notice
+            from pidesktop.ui.data.storage_wizard import completed_move_notice
 
             moved = completed_move_notice(location) if screenshot is None else None
             for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
@@ -287,7 +287,7 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
         return True
     if not _database_needs_update(location):
         return False
-    from pidesktop.ui import startup_progress
+    from pidesktop.ui.startup import startup_progress
 
     return startup_progress.needs_window(location)  # a database older or newer than this pidesktop
 

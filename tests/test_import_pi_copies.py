@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import native_rows
-from pidesktop.ui.import_dialog import ImportDialog
-from pidesktop.ui.session_model import display_title
+from pidesktop.ui.data.import_dialog import ImportDialog
+from pidesktop.ui.sidebar import native_rows
+from pidesktop.ui.sidebar.session_model import display_title
 from tests import test_native_ui
 from tests.support.waits import spin_until
 

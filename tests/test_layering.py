@@ -67,11 +67,11 @@ def test_host_and_bus_never_import_qt_ui_or_agent():
 
 def test_the_scanner_sees_relative_imports(tmp_path):
     """Guard the guard: a relative import of the host from ui is caught."""
-    root = probe_tree(tmp_path, {"ui/_layering_probe.py": "from ..host import db\nimport apsw\n"})
+    root = probe_tree(tmp_path, {"ui/_layering_probe.py": "from ..host import core\nimport apsw\n"})
     assert sorted(violations(("ui",), ("apsw", "pidesktop.host"), root)) == [
         "pidesktop/ui/_layering_probe.py imports apsw",
         "pidesktop/ui/_layering_probe.py imports pidesktop.host",
-        "pidesktop/ui/_layering_probe.py imports pidesktop.host.db",
+        "pidesktop/ui/_layering_probe.py imports pidesktop.host.core",
     ]
 
 
@@ -90,7 +90,7 @@ def test_import_linter_contracts_hold():
 # names, and no other UI module:
 UI_STORAGE_IMPORTS = {
     # Restore writes only a new folder no host has opened.
-    "pidesktop/ui/backup_dialogs.py": {
+    "pidesktop/ui/data/backup_dialogs.py": {
         "errors.StorageJobError",
         "snapshot_format",
         "snapshot_restore",
@@ -100,8 +100,8 @@ UI_STORAGE_IMPORTS = {
         "s3",
         "errors.Refused",
     },
-    "pidesktop/ui/startup_progress.py": {"move", "recovery", "schema", "errors.StorageJobError"},
-    "pidesktop/ui/storage_wizard.py": {
+    "pidesktop/ui/startup/startup_progress.py": {"move", "recovery", "schema", "errors.StorageJobError"},
+    "pidesktop/ui/data/storage_wizard.py": {
         "inventory",
         "journal",
         "move",

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pidesktop import paths
 from pidesktop.storage import recovery
 from pidesktop.storage.schema import MigrationError
-from pidesktop.ui import startup_progress
-from pidesktop.ui import theme as themes
-from pidesktop.ui.startup_progress import MigrationWindow
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.startup import startup_progress
+from pidesktop.ui.startup.startup_progress import MigrationWindow
 from tests.support.cli import run_cli
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
@@ -285,7 +285,7 @@ def press(action: str) -> QMessageBox:
 def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
     qtbot, qloop, loop_hosts, location, theme, shot
 ):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -326,7 +326,7 @@ def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
 
 
 def test_cancel_keeps_the_copy_and_an_empty_list_says_so(qtbot, qloop, loop_hosts, location):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -345,7 +345,7 @@ def test_cancel_keeps_the_copy_and_an_empty_list_says_so(qtbot, qloop, loop_host
 
 
 def test_a_copy_removed_meanwhile_is_reported_and_the_list_refreshed(qtbot, qloop, loop_hosts, location):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -363,8 +363,8 @@ def test_a_copy_removed_meanwhile_is_reported_and_the_list_refreshed(qtbot, qloo
 
 
 def test_the_data_page_opens_the_copies(qtbot, qloop, host_client):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
-    from pidesktop.ui.settings_data import DataPage
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.settings_data import DataPage
 
     page = DataPage(host_client)
     qtbot.addWidget(page)

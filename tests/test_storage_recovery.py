@@ -13,7 +13,7 @@ import pytest
 from pidesktop import paths
 from pidesktop.storage import cache_request, journal, marker, recovery
 from pidesktop.storage.errors import RecoveryError
-from pidesktop.ui import startup_progress
+from pidesktop.ui.startup import startup_progress
 from tests.support.repo import REPO
 from tests.test_storage_seed import seed, snapshot
 

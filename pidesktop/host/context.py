@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from pidesktop.clock import now_ms
-from pidesktop.host.migrations import MigrationReport
+from pidesktop.formats.index.migrations import MigrationReport
 from pidesktop.host.transcripts import TranscriptStore
 
 if TYPE_CHECKING:  # their modules import this one; the fields are filled by them on first use
-    from pidesktop.host.data_commands import Jobs
+    from pidesktop.host.data.commands import Jobs
     from pidesktop.host.native.catalog import Catalog
     from pidesktop.host.native.index import FileKey
 

@@ -13,11 +13,12 @@ from typing import Any
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import HostError
-from pidesktop.host import sessions, settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.mcp import config, results
 from pidesktop.host.params import Params, invalid
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.settings import commands as settings
 from pidesktop.host.tools import audit
 
 STATES = ("starting", "ready", "failed", "stopped")

@@ -22,10 +22,10 @@ from typing import Any
 import apsw
 import orjson
 
-from pidesktop.host import sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
+from pidesktop.host.sessions import commands as sessions
 
 TOOL_EXECUTE, TOOL_DENIED, REVIEW_REVERT = "tool_execute", "tool_denied", "review_revert"
 CALL_KINDS = (TOOL_EXECUTE, TOOL_DENIED)  # the rows a tool call's block may carry

@@ -23,11 +23,12 @@ from __future__ import annotations
 from typing import Any
 
 from pidesktop.bus import topics
-from pidesktop.host import attachments, sessions
-from pidesktop.host import settings as app_settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
+from pidesktop.host.sessions import attachments
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.settings import commands as app_settings
 from pidesktop.host.tools import audit, files, limits, review, workspace
 from pidesktop.host.tools.writing import replace_file
 

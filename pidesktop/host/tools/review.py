@@ -38,13 +38,13 @@ import orjson
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
-from pidesktop.host import sessions
+from pidesktop.formats.transcript.records import rfc3339
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
+from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.tools import audit
 from pidesktop.host.tools.writing import replace_file
-from pidesktop.host.transcripts.records import rfc3339
 
 MAX_BEFORE = 1024 * 1024
 # Chat folders ``keep`` created whose own entry (in ``review-changes/``) is not flushed yet: ``make_durable``
