@@ -52,20 +52,22 @@ def run_gui(
         # is updated (a newer one refused) with its progress shown. None: the person quit.
         location: paths.StorageLocation | None
         if screenshot is None and _needs_startup_window(resolved):
-            from pidesktop.ui.startup import startup_progress
+            from pidesktop.ui.startup import prepare
 
             gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
-            location = startup_progress.prepare(resolved, theme, notes)
+            location = prepare.prepare(resolved, theme, notes)
         else:
             location = recovery.before_host_start(resolved)
             if screenshot is None and _database_needs_update(location):
                 # no screen: the same update, its progress or refusal on stderr
-                from pidesktop.ui.startup import startup_progress
+                from pidesktop.storage import schema_update
 
                 gc_pauses.resume()
-                if migrated := startup_progress.migrate_on_stderr(location):
-                    notes.append(startup_progress.migration_note(migrated))
+                if migrated := schema_update.migrate_on_stderr(location):
+                    from pidesktop.ui.startup.migration_window import migration_note
+
+                    notes.append(migration_note(migrated))
     except recovery.RecoveryError as exc:
         if instance_lock is not None:
             instance_lock.release()
@@ -238,7 +240,7 @@ def _database_needs_update(location: paths.StorageLocation) -> bool:
     """Whether the database is older or newer than this pidesktop (or cannot be read to say).
 
     The usual answer, "current", comes from its version number alone, without
-    the start-up windows' module; any other goes on to ``ui.startup_progress``.
+    the start-up windows' module; any other goes on to ``storage.schema_update``.
     """
     from pidesktop.storage import schema
 
@@ -287,9 +289,9 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
         return True
     if not _database_needs_update(location):
         return False
-    from pidesktop.ui.startup import startup_progress
+    from pidesktop.storage import schema_update
 
-    return startup_progress.needs_window(location)  # a database older or newer than this pidesktop
+    return schema_update.schema_check(location) is not None  # a database older or newer than this pidesktop
 
 
 def _interactive_screen() -> bool:

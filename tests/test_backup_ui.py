@@ -98,7 +98,7 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
     from pidesktop.storage.blobstore import S3Store
     from pidesktop.storage.snapshot_backup import backup
     from pidesktop.storage.snapshot_format import open_repository
-    from pidesktop.ui.startup.startup_progress import MissingRootWindow
+    from pidesktop.ui.startup.missing_root_window import MissingRootWindow
     from tests.support.hosts import InProcessHost
     from tests.support.s3_server import CREDENTIALS, S3Server, _free_port
 

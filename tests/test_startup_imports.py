@@ -37,7 +37,8 @@ NOT_BEFORE_THE_FIRST_PAINT = [
     "pidesktop.ui.data.import_dialog",
     "pidesktop.ui.sidebar.trash_view",
     "pidesktop.ui.chat.export_dialog",
-    "pidesktop.ui.startup.startup_progress",
+    "pidesktop.ui.startup.prepare",
+    "pidesktop.ui.startup.migration_window",
     "pidesktop.ui.data.storage_wizard",
 ]
 # Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.

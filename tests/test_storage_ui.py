@@ -13,7 +13,8 @@ from pidesktop.storage.old_roots import KeptRoot
 from pidesktop.ui.data import data_tools as maintenance
 from pidesktop.ui.data.storage_wizard import StorageWizard, completed_move_notice, schedule_move
 from pidesktop.ui.kit import theme as themes
-from pidesktop.ui.startup.startup_progress import MissingRootWindow, MoveProgressWindow
+from pidesktop.ui.startup.missing_root_window import MissingRootWindow
+from pidesktop.ui.startup.move_window import MoveProgressWindow
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until, wait_until
 

@@ -20,9 +20,9 @@ import orjson
 
 from pidesktop.formats.index.sql_rows import one_row
 from pidesktop.host import kv
+from pidesktop.host import state_snapshot as snapshot
 from pidesktop.host.automations import scheduled
 from pidesktop.host.context import HostContext
-from pidesktop.host.data import snapshot
 from pidesktop.host.sessions import attachments, history, index_sync, inflight, messages, revisions
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions.index_progress import IndexProgress

@@ -27,12 +27,11 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.json_values import object_at
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sessions import commands as sessions
-from pidesktop.host.sessions import inflight, message_index, revisions, session_rows
+from pidesktop.host.sessions import inflight, message_index, revisions, session_rows, turn_rows
 from pidesktop.host.sessions.messages import message_param
 from pidesktop.host.sessions.revisions import MESSAGE
 from pidesktop.host.sessions.revisions import read as read  # the live transcript; also read from here
 from pidesktop.host.sessions.revisions import strip_type as strip_type
-from pidesktop.host.turns import commands as turns
 
 COMPACTION = "compaction"
 
@@ -239,7 +238,7 @@ def truncate_from(ctx: HostContext, p: Params) -> dict[str, Any]:
     inflight.remove(ctx, session_id)
     for turn_id in aborted:
         session_rows.record_current(ctx, session_id, "turns", turn_id)  # its end, for a rebuild
-        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turns.load(ctx.conn, session_id, turn_id)})
+        ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn_rows.load(ctx.conn, session_id, turn_id)})
     changed(ctx, session_id)
     return {"messageCount": count}
 

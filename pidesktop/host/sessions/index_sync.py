@@ -27,10 +27,9 @@ import apsw
 from pidesktop.formats.index.sql_rows import one_row
 from pidesktop.host import kv
 from pidesktop.host.context import HostContext
+from pidesktop.host.sessions import audit_rows, index_build, inflight, message_index, session_rows
 from pidesktop.host.sessions import commands as sessions
-from pidesktop.host.sessions import index_build, inflight, message_index, session_rows
 from pidesktop.host.sessions.index_progress import IndexProgress
-from pidesktop.host.tools import audit
 
 log = logging.getLogger("pidesktop.host.sessions.index_sync")
 
@@ -161,7 +160,7 @@ def index_tail(ctx: HostContext, session_id: str, now: int, turns: dict[str, str
             stamp = message_index.created_ms(message, now)
             turn = message_index.valid_turn(conn, session_id, links.get(message["id"]))
             message_index.insert(conn, session_id, message, turn, stamp)
-            audit.record_blocks(conn, session_id, message)  # the audit rows its lost commit was to write
+            audit_rows.record_blocks(conn, session_id, message)  # the audit rows its lost commit was to write
             if message["role"] == "user":
                 sessions.apply_fallback_title(conn, session_id, message)
             updated = max(updated, stamp)

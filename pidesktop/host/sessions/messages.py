@@ -20,9 +20,17 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.json_values import object_at
 from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, invalid
+from pidesktop.host.sessions import (
+    audit_rows,
+    delegation,
+    index_sync,
+    inflight,
+    message_index,
+    queue,
+    review_files,
+    revisions,
+)
 from pidesktop.host.sessions import commands as sessions
-from pidesktop.host.sessions import delegation, index_sync, inflight, message_index, queue, revisions
-from pidesktop.host.tools import audit, review
 from pidesktop.host.transcripts import MessageNotFound, Transcript
 from pidesktop.host.transcripts.window_params import cap_block, window_request
 from pidesktop.host.transcripts.windows import Window
@@ -54,7 +62,7 @@ def message_param(p: Params, field: str = "message") -> dict[str, Any]:
             raise invalid(
                 f"{where}.blocks[{number}]' must be an object with a string 'type'.", f"{field}.blocks[{number}]"
             )
-        if block["type"] == "tool_call" and (problem := audit.block_problem(block)) is not None:
+        if block["type"] == "tool_call" and (problem := audit_rows.block_problem(block)) is not None:
             raise invalid(f"{where}.blocks[{number}]': {problem}.", f"{field}.blocks[{number}].audit")
     if "createdAt" in raw and not isinstance(raw["createdAt"], str):
         raise invalid(f"{where}.createdAt' must be an RFC3339 string.", f"{field}.createdAt")
@@ -132,7 +140,7 @@ def append(
     else:
         message = revisions.stamp_edited_prompt(ctx, session_id, message)
         index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
-        review.make_durable(ctx, session_id, message)  # a snapshot the line names is on disk before the line
+        review_files.make_durable(ctx, session_id, message)  # a snapshot the line names is on disk before the line
         layout = ctx.transcripts.layout(session_id)
         start = None if layout is None else layout.prefix_len
         ctx.transcripts.append(session_id, {"type": "message", **message})
@@ -142,7 +150,7 @@ def append(
                 seq = message_index.insert(
                     conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
                 )
-                audit.record_blocks(conn, session_id, message)  # a tool call's audit row goes with its result
+                audit_rows.record_blocks(conn, session_id, message)  # a tool call's audit row goes with its result
                 if length is not None:
                     index_sync.record_length(conn, session_id, length, now)
                 if message["role"] == "user":
@@ -183,11 +191,11 @@ def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -
         return
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
-    review.make_durable(ctx, session_id, message)
+    review_files.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     with ctx.conn:
         message_index.update_content(ctx.conn, message["id"], message)
-        audit.record_blocks(ctx.conn, session_id, message, stored=found[1])  # results the stored row lacked
+        audit_rows.record_blocks(ctx.conn, session_id, message, stored=found[1])  # results the stored row lacked
 
 
 def _replace_lines_and_reindex(
@@ -195,12 +203,12 @@ def _replace_lines_and_reindex(
 ) -> int:
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
-    review.make_durable(ctx, session_id, message)
+    review_files.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     messages = [r for r in records if r.get("type") == "message"]
     with ctx.conn:
         message_index.rebuild(ctx.conn, session_id, [_strip_type(m) for m in messages], now)
-        audit.record_blocks(ctx.conn, session_id, message)  # its index row never landed, nor did its audit rows
+        audit_rows.record_blocks(ctx.conn, session_id, message)  # its index row never landed, nor did its audit rows
         link = message_index.valid_turn(ctx.conn, session_id, turn_id)
         if link is not None:
             ctx.conn.execute("UPDATE messages SET turn_id = ? WHERE id = ?", (link, message["id"]))

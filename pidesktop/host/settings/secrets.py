@@ -20,22 +20,16 @@ import tempfile
 from pathlib import Path
 from typing import Literal, overload
 
-from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
 from pidesktop.formats.index.sql_rows import all_rows
+from pidesktop.formats.secret_files import KEY_BYTES, KEY_FILE, MAGIC, NONCE_BYTES, read, read_machine_key, unavailable
 from pidesktop.host.context import HostContext
 from pidesktop.paths import ensure_private_dir
 
 log = logging.getLogger("pidesktop.host.settings.secrets")
 
-MAGIC = b"PDS1"
-NONCE_BYTES = 12
-KEY_BYTES = 32
-TAG_BYTES = 16
-KEY_FILE = ".machine-key"
 BACKEND = "file_fallback"
 
 
@@ -68,7 +62,7 @@ def put(
         atomic_write(path, MAGIC + nonce + sealed)  # mkstemp files are 0600
         os.chmod(path, FILE_MODE)
     except OSError as exc:
-        raise _unavailable(f"Cannot write the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
+        raise unavailable(f"Cannot write the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
     with ctx.conn:
         ctx.conn.execute(
             "INSERT INTO secrets_meta(secret_ref, owner_kind, owner_id, kind, backend, updated_at) "
@@ -89,30 +83,6 @@ def get(ctx: HostContext, secret_ref: str) -> str | None:
     return read(ctx.data_root, secret_ref)
 
 
-def read(data_root: Path, secret_ref: str) -> str | None:
-    """``get`` without a host: what a command-line tool reads from a data root beside (or without) a host."""
-    path = data_root / "secrets" / hashlib.sha256(secret_ref.encode("utf-8")).hexdigest()
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise _unavailable(f"Cannot read the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
-    if len(blob) < len(MAGIC) + NONCE_BYTES + TAG_BYTES or not blob.startswith(MAGIC):
-        raise _undecryptable(secret_ref, "the file is not a pidesktop secret")
-    key = _read_machine_key(data_root / "secrets")
-    if key is None:
-        raise _undecryptable(secret_ref, f"the machine key {KEY_FILE} is missing")
-    nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
-    try:
-        plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], secret_ref.encode("utf-8"))
-        return plain.decode("utf-8")
-    except (InvalidTag, UnicodeDecodeError):
-        raise _undecryptable(
-            secret_ref, "the file is damaged, belongs to another entry, or was written with another machine key"
-        ) from None
-
-
 def delete(ctx: HostContext, secret_ref: str) -> None:
     """Forget ``secret_ref``: its bookkeeping row, then its file. Missing either is fine."""
     with ctx.conn:
@@ -123,7 +93,7 @@ def delete(ctx: HostContext, secret_ref: str) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise _unavailable(f"Cannot remove the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
+        raise unavailable(f"Cannot remove the secret file for {secret_ref!r}: {exc.strerror or exc}") from None
     fsync_dir(path.parent)
     log.info("deleted secret %s", secret_ref)
 
@@ -150,27 +120,9 @@ def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None: ...
 def _machine_key(ctx: HostContext, *, create: bool) -> bytes | None:
     """The 32-byte machine key; created once when ``create`` and it is not there yet."""
     folder = secrets_dir(ctx)
-    key = _read_machine_key(folder)
+    key = read_machine_key(folder)
     if key is None and create:
         key = _create_machine_key(folder, folder / KEY_FILE)
-    return key
-
-
-def _read_machine_key(folder: Path) -> bytes | None:
-    """The machine key in ``folder``, or None when there is none yet."""
-    path = folder / KEY_FILE
-    try:
-        key = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise _unavailable(f"Cannot read the machine key {path}: {exc.strerror or exc}") from None
-    if len(key) != KEY_BYTES:
-        # Replacing it would make every stored secret undecryptable: refuse instead.
-        raise _unavailable(
-            f"The machine key {path} is damaged ({len(key)} bytes, expected {KEY_BYTES}). "
-            f"Restore it from a backup, or move it away to start over and enter the API keys again."
-        )
     return key
 
 
@@ -184,7 +136,7 @@ def _create_machine_key(folder: Path, path: Path) -> bytes:
         ensure_private_dir(folder)
         fd, temp_name = tempfile.mkstemp(dir=folder, prefix=".machine-key.", suffix=".tmp")
     except OSError as exc:
-        raise _unavailable(f"Cannot create the machine key in {folder}: {exc.strerror or exc}") from None
+        raise unavailable(f"Cannot create the machine key in {folder}: {exc.strerror or exc}") from None
     key = os.urandom(KEY_BYTES)
     try:
         try:
@@ -198,21 +150,9 @@ def _create_machine_key(folder: Path, path: Path) -> bytes:
         except FileExistsError:
             return path.read_bytes()  # someone else created it first: theirs is the key
     except OSError as exc:
-        raise _unavailable(f"Cannot create the machine key {path}: {exc.strerror or exc}") from None
+        raise unavailable(f"Cannot create the machine key {path}: {exc.strerror or exc}") from None
     finally:
         Path(temp_name).unlink(missing_ok=True)
     fsync_dir(folder)
     log.info("created the machine key %s", path)
     return key
-
-
-def _unavailable(message: str) -> HostError:
-    return HostError(ErrorCode.STORAGE_UNAVAILABLE, message)
-
-
-def _undecryptable(secret_ref: str, why: str) -> HostError:
-    return HostError(
-        ErrorCode.STORAGE_UNAVAILABLE,
-        f"The stored secret {secret_ref!r} cannot be decrypted: {why}. Enter it again to replace it.",
-        {"secretRef": secret_ref},
-    )

@@ -10,51 +10,23 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import apsw
 import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.host import state_snapshot as snapshot
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
-from pidesktop.host.data import snapshot
 from pidesktop.host.inbox import notifications
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions import inflight, message_index, session_rows
 from pidesktop.host.sessions.messages import MESSAGE_ID_MAX as ID_MAX
 from pidesktop.host.sessions.messages import message_param
+from pidesktop.host.sessions.turn_rows import load
 from pidesktop.host.settings import model_cache
 
 TERMINAL = ("completed", "aborted", "error")
-_COLUMNS = (
-    "id, session_id, status, provider_id, model_id, error_code, input_tokens, output_tokens, "
-    "usage_json, started_at, ended_at"
-)
-
-
-def to_wire(row: tuple[Any, ...]) -> dict[str, Any]:
-    (tid, sid, status, provider, model, error_code, tokens_in, tokens_out, usage, started, ended) = row
-    return {
-        "id": tid,
-        "sessionId": sid,
-        "status": status,
-        "providerId": provider,
-        "modelId": model,
-        "errorCode": error_code,
-        "inputTokens": tokens_in,
-        "outputTokens": tokens_out,
-        "usage": orjson.loads(usage) if usage else None,
-        "startedAt": started,
-        "endedAt": ended,
-    }
-
-
-def load(conn: apsw.Connection, session_id: str, turn_id: str) -> dict[str, Any]:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM turns WHERE id = ?", (turn_id,)).fetchone()
-    if row is None or row[1] != session_id:
-        raise HostError(ErrorCode.NOT_FOUND, f"Session {session_id} has no turn {turn_id!r}.")
-    return to_wire(row)
 
 
 @command("session.startTurn", emits=[topics.SESSION_CHANGED, topics.TURN_CHANGED])

@@ -23,9 +23,8 @@ from pidesktop.ui.chat import too_long
 from pidesktop.ui.chat.reply_edit_dialog import ReplyEditDialog
 from pidesktop.ui.kit.dialog_style import style_message_box
 from pidesktop.ui.kit.ops import host_op, task_op
+from pidesktop.ui.kit.session_rows import display_title, is_blank, is_native_id
 from pidesktop.ui.kit.tasks import spawn
-from pidesktop.ui.sidebar.native_rows import is_native_id
-from pidesktop.ui.sidebar.session_model import display_title
 
 if TYPE_CHECKING:
     from pidesktop.ui.window.main_window import MainWindow
@@ -45,16 +44,6 @@ class Editing:
     message: dict
     before: Draft = field(default=("", []))  # what the composer held when the edit began
     typed: Draft = field(default=("", []))  # the edited text, kept while its chat is not shown
-
-
-def is_blank(session: dict) -> bool:
-    """A chat nobody has written in yet: no messages, no title of its own (never a pi session's file)."""
-    return (
-        not session.get("messageCount")
-        and not (session.get("title") or "").strip()
-        and not session.get("archived")
-        and not session.get("readOnly")
-    )
 
 
 def joined(first: Draft, second: Draft) -> Draft:

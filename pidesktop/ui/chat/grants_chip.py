@@ -16,8 +16,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.kit.session_rows import is_native_id
 from pidesktop.ui.kit.tasks import spawn
-from pidesktop.ui.sidebar.native_rows import is_native_id
 
 # What each kind of tool is to a person (context "GrantsChip"), as the chip's sentence uses them.
 EDITS = QT_TRANSLATE_NOOP("GrantsChip", "edits")

@@ -6,7 +6,7 @@ what will be moved (bytes and files per category, free space at the
 destination) → confirm. Finishing journals the move in the installation
 anchor and restarts pidesktop: the host holds the data folder's writer lock
 while the app runs, so the copy runs at the next start, before any host opens
-a data folder, with a progress window (``startup_progress``). The old folder
+a data folder, with a progress window (``ui/startup/move_window.py``). The old folder
 stays active until the verified copy is published, and is kept afterwards as
 a backup. The first start in the new folder says once where the data now
 lives (``completed_move_notice``).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from pidesktop.bus import ErrorCode, HostError
-from pidesktop.ui.sidebar.native_rows import is_native_id
+from pidesktop.ui.kit.session_rows import is_native_id
 
 log = logging.getLogger("pidesktop.ui")
 

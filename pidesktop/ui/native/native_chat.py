@@ -34,10 +34,10 @@ from pidesktop.bus import ErrorCode, HostError
 from pidesktop.ui.chat.chat_controller import joined
 from pidesktop.ui.kit import plain_errors
 from pidesktop.ui.kit.ops import host_op, task_op
+from pidesktop.ui.kit.session_rows import is_native, is_native_id
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.kit.timefmt import relative
 from pidesktop.ui.native.native_trust import ask_trust
-from pidesktop.ui.sidebar import native_rows
 
 if TYPE_CHECKING:
     from pidesktop.ui.window.main_window import MainWindow
@@ -176,7 +176,7 @@ class NativeChat(QObject):
     def show(self, session: dict) -> None:
         """The window shows ``session``: banner, pickers and actions as a pi session allows."""
         w = self.window
-        native = native_rows.is_native(session)
+        native = is_native(session)
         self.banner.setVisible(native)
         if self._placeholder is None:
             self._placeholder = w.composer.edit.placeholderText()
@@ -203,7 +203,7 @@ class NativeChat(QObject):
     def _page_loaded(self, reason: str) -> None:
         model = self.window.transcript_model
         if reason == "open":
-            if model.read_only and native_rows.is_native_id(model.session_id):
+            if model.read_only and is_native_id(model.session_id):
                 self.switcher.set_branches(model.branches, model.leaf_id)
             else:
                 self.switcher.hide()
@@ -213,7 +213,7 @@ class NativeChat(QObject):
         """Show another branch of the open pi session (None: the file's current one)."""
         w = self.window
         session_id = w.transcript_model.session_id
-        if not native_rows.is_native_id(session_id):
+        if not is_native_id(session_id):
             return
         params = {"leafId": leaf_id} if leaf_id else {}
         task_op(lambda: w.transcript_model.open(session_id, read_params=params), parent=w, name="native-branch").run()
@@ -227,11 +227,7 @@ class NativeChat(QObject):
     def handle_event(self, topic: str, payload: dict) -> None:
         if topic == "session.listChanged":
             self._list_timer.start()
-        elif (
-            topic == "session.changed"
-            and native_rows.is_native_id(payload.get("sessionId"))
-            and "session" not in payload
-        ):
+        elif topic == "session.changed" and is_native_id(payload.get("sessionId")) and "session" not in payload:
             self._changed.add(payload["sessionId"])
             self._changed_timer.start()
 
@@ -284,7 +280,7 @@ class NativeChat(QObject):
     def fork_shown_branch(self) -> None:
         """Fork the branch on screen into a new pi session."""
         session_id = self.window.current_session_id
-        if native_rows.is_native_id(session_id):
+        if is_native_id(session_id):
             self.window.chats.fork(session_id)
 
     def fork_params(self, session_id: str) -> dict:

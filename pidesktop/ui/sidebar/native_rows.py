@@ -13,7 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath
 
-PREFIX = "native-pi:"
+from pidesktop.ui.kit.session_rows import is_native
+
 GROUP_PREFIX = "pi:"  # a group key: "pi:<cwd>"
 CONTEXT = "NativeRows"
 GROUP_LABEL = QT_TRANSLATE_NOOP("NativeRows", "%1 · pi")
@@ -22,15 +23,6 @@ BADGE = "pi"
 COPY_BADGE = QT_TRANSLATE_NOOP("NativeRows", "pi copy")
 COPY_TIP = QT_TRANSLATE_NOOP("NativeRows", "%1\nA copy imported from pi: the pi session itself is the row tagged “pi”.")
 BADGE_GAP = 6
-
-
-def is_native_id(session_id: str | None) -> bool:
-    return isinstance(session_id, str) and session_id.startswith(PREFIX)
-
-
-def is_native(session: dict | None) -> bool:
-    """A row of a pi session file (read in place, never written by the app's own commands)."""
-    return session is not None and (session.get("origin") == "native-pi" or is_native_id(session.get("id")))
 
 
 def shown(prefs) -> bool:

@@ -18,10 +18,10 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
-from pidesktop.ui.chat.chat_controller import is_blank
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.dialog_style import style_message_box
 from pidesktop.ui.kit.ops import host_op, task_op
+from pidesktop.ui.kit.session_rows import is_blank
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.sidebar.project_groups import GroupDialog, group_notes_editor
 from pidesktop.ui.sidebar.project_memory import Note, NotesEditor

@@ -24,6 +24,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPe
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from pidesktop.ui.kit.prefs import Preferences
+from pidesktop.ui.kit.session_rows import display_title, is_native
 from pidesktop.ui.sidebar import native_rows, project_rows
 
 # Roles carry plain values; views read whole rows with ``session_at`` rather
@@ -38,7 +39,6 @@ _SessionOrderRole = Qt.ItemDataRole.UserRole + 5
 
 # English source texts; shown through ``QCoreApplication.translate`` with this context.
 CONTEXT = "SessionTreeModel"
-UNTITLED = QT_TRANSLATE_NOOP("SessionTreeModel", "New chat")
 NO_PROJECT = QT_TRANSLATE_NOOP("SessionTreeModel", "Chats")
 PINNED = QT_TRANSLATE_NOOP("SessionTreeModel", "Pinned")
 # A list read again with more changes than this is reset rather than merged row by row (each row moved or
@@ -69,7 +69,7 @@ _NATIVE_ITEM = _prototype(SESSION_FLAGS & ~Qt.ItemFlag.ItemIsEditable)  # a pi s
 
 
 def _session_item(session: dict) -> QStandardItem:
-    item = (_NATIVE_ITEM if native_rows.is_native(session) else _SESSION_ITEM).clone()
+    item = (_NATIVE_ITEM if is_native(session) else _SESSION_ITEM).clone()
     item.setData(session["id"], SessionIdRole)
     return item
 
@@ -79,11 +79,6 @@ def _group_item(key: str) -> QStandardItem:
     item.setData(key, GroupKeyRole)
     item.setColumnCount(1)  # else its first rows also insert a column, a change nested in the insert
     return item
-
-
-def display_title(session: dict) -> str:
-    """A session's title as shown: the host's title, or "New chat" (translated) while it has none."""
-    return session.get("title") or QCoreApplication.translate(CONTEXT, UNTITLED)
 
 
 @dataclass(eq=False)  # compared by identity: ``list.index`` on groups must not compare their sessions
@@ -149,7 +144,7 @@ class SessionTreeModel(QStandardItemModel):
         """
         meta = self.prefs.session_meta(session["id"])
         view = self.prefs.sidebar["sessionView"]
-        if not view.get("native", True) and native_rows.is_native(session):
+        if not view.get("native", True) and is_native(session):
             return None
         if meta.get("archived") and not view["archived"]:
             return None

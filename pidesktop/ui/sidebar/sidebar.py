@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
 
 from pidesktop.clock import now_ms
 from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.session_rows import display_title, is_native
 from pidesktop.ui.kit.timefmt import relative
 from pidesktop.ui.sidebar import native_rows, project_rows
-from pidesktop.ui.sidebar.session_model import SessionTreeModel, display_title
+from pidesktop.ui.sidebar.session_model import SessionTreeModel
 
 # One height for every row: with uniform heights Qt asks for a size once, not
 # once per row, which keeps a 10,000-chat sidebar instant.
@@ -563,7 +564,7 @@ class Sidebar(QWidget):
 
     def _enable_for(self, session: dict) -> None:
         """A pi session is read-only here: rename, delete and compact would be refused, so they are off."""
-        writable = not native_rows.is_native(session)
+        writable = not is_native(session)
         for action in (self.rename_action, self.delete_action, self.compact_action):
             action.setEnabled(writable)
 

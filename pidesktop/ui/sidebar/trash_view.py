@@ -23,7 +23,7 @@ from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.dialog_style import confirm
 from pidesktop.ui.kit.dialog_style import tree as _tree
 from pidesktop.ui.kit.ops import host_op, task_op
-from pidesktop.ui.sidebar.session_model import display_title
+from pidesktop.ui.kit.session_rows import display_title
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

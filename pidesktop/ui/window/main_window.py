@@ -10,7 +10,6 @@ stdio host of a test) shows up the same way. Nothing here touches disk.
 
 from __future__ import annotations
 
-import html
 import logging
 from typing import TYPE_CHECKING
 
@@ -21,14 +20,18 @@ from PySide6.QtWidgets import QMainWindow
 from pidesktop.bus import ErrorCode, HostError, topics
 from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.prefs import Preferences
-from pidesktop.ui.startup.first_frame import COMPOSER_WIDTH, SIDEBAR_WIDTH, FirstFrame
+from pidesktop.ui.kit.session_rows import display_title, is_native_id
+from pidesktop.ui.startup.first_frame import SIDEBAR_WIDTH, FirstFrame
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QModelIndex
+    from PySide6.QtWidgets import QWidget
+
     from pidesktop.agent.scheduler import Scheduler
     from pidesktop.bus import HostClient
     from pidesktop.ui.search.search_dialog import SearchDialog
     from pidesktop.ui.settings.settings_dialog import SettingsDialog
-    from pidesktop.ui.startup.startup_progress import IndexProgressWindow
+    from pidesktop.ui.startup.index_progress_window import IndexProgressWindow
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -39,68 +42,6 @@ FIRST_PAGE = 100
 # paints it in a tick of its own, not sharing the interpreter lock with the host preparing the next page.
 PAGE_PAUSE_S = 0.004
 REFRESH_PAGE = 500  # read in the background, merged at once: fewer, larger pages
-
-
-def _load_widget_modules() -> None:
-    """Import what the window's widgets and their work need: once, when the window is built.
-
-    Start-up paints the window's first frame from this module before any of
-    these is loaded (asyncio, the ``Qt`` namespace and every view make up most
-    of a start's import time), so they are bound here, as this module's own
-    names, rather than at its top.
-    """
-    global asyncio, Qt, QEvent, QModelIndex, QTimer, QAction, QKeySequence, QApplication, QFrame, QHBoxLayout, QLabel
-    global QMenu, QSplitter, QStackedWidget, QToolButton, QVBoxLayout, QWidget, plain_errors, ChatController
-    global Composer, local_files, ElidingLabel, ErrorDetailsDialog, ErrorLog, BellButton, InboxPanel, chip_text
-    global model_choices, NativeChat, is_native_id, NoticeLine, host_op, task_op, gc_pauses
-    global import_actions, ProjectActions, ProjectPicker, PlanArea, QueueStrip, app_icon, SessionTreeModel
-    global display_title, Sidebar, spawn, TranscriptModel, TranscriptView, TrayNotifier, meter_text, near_limit
-    global price_table, short_tokens, FileChanges, PermissionCard, QuitQuestion
-    import asyncio
-
-    from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
-    from PySide6.QtGui import QAction, QKeySequence
-    from PySide6.QtWidgets import (
-        QApplication,
-        QFrame,
-        QHBoxLayout,
-        QLabel,
-        QMenu,
-        QSplitter,
-        QStackedWidget,
-        QToolButton,
-        QVBoxLayout,
-        QWidget,
-    )
-
-    from pidesktop.ui.chat.chat_controller import ChatController
-    from pidesktop.ui.chat.composer import Composer, local_files
-    from pidesktop.ui.chat.file_changes import FileChanges
-    from pidesktop.ui.chat.model_choices import chip_text, model_choices
-    from pidesktop.ui.chat.permission_card import PermissionCard
-    from pidesktop.ui.chat.plan_area import PlanArea
-    from pidesktop.ui.chat.queue_strip import QueueStrip
-    from pidesktop.ui.chat.transcript_model import TranscriptModel
-    from pidesktop.ui.chat.transcript_view import TranscriptView
-    from pidesktop.ui.chat.usage_format import meter_text, near_limit, price_table, short_tokens
-    from pidesktop.ui.inbox.inbox import BellButton, InboxPanel
-    from pidesktop.ui.inbox.tray import TrayNotifier
-    from pidesktop.ui.kit import plain_errors
-    from pidesktop.ui.kit.eliding_label import ElidingLabel
-    from pidesktop.ui.kit.error_details import ErrorDetailsDialog, ErrorLog
-    from pidesktop.ui.kit.notice_line import NoticeLine
-    from pidesktop.ui.kit.ops import host_op, task_op
-    from pidesktop.ui.kit.resources import app_icon
-    from pidesktop.ui.kit.tasks import spawn
-    from pidesktop.ui.native.native_chat import NativeChat
-    from pidesktop.ui.sidebar import import_actions
-    from pidesktop.ui.sidebar.native_rows import is_native_id
-    from pidesktop.ui.sidebar.project_actions import ProjectActions
-    from pidesktop.ui.sidebar.project_picker import ProjectPicker
-    from pidesktop.ui.sidebar.session_model import SessionTreeModel, display_title
-    from pidesktop.ui.sidebar.sidebar import Sidebar
-    from pidesktop.ui.startup import gc_pauses
-    from pidesktop.ui.window.quit_question import QuitQuestion
 
 
 class MainWindow(QMainWindow):
@@ -139,8 +80,28 @@ class MainWindow(QMainWindow):
         return None
 
     def build(self, client: HostClient, runner=None) -> None:
-        """The widgets, in place of the first frame."""
-        _load_widget_modules()
+        """The widgets, in place of the first frame.
+
+        Imported here, not at the top: start-up paints the first frame from this module before any view is
+        loaded (asyncio, the ``Qt`` namespace and the views make up most of a start's import time). The other
+        methods import what they use for the same reason; once built, an import is a dictionary lookup.
+        """
+        from PySide6.QtCore import Qt, QTimer
+        from PySide6.QtWidgets import QSplitter
+
+        from pidesktop.ui.chat.chat_controller import ChatController
+        from pidesktop.ui.chat.file_changes import FileChanges
+        from pidesktop.ui.chat.transcript_model import TranscriptModel
+        from pidesktop.ui.inbox.tray import TrayNotifier
+        from pidesktop.ui.kit.error_details import ErrorDetailsDialog, ErrorLog
+        from pidesktop.ui.kit.resources import app_icon
+        from pidesktop.ui.native.native_chat import NativeChat
+        from pidesktop.ui.sidebar import import_actions
+        from pidesktop.ui.sidebar.project_actions import ProjectActions
+        from pidesktop.ui.sidebar.session_model import SessionTreeModel
+        from pidesktop.ui.sidebar.sidebar import Sidebar
+        from pidesktop.ui.window.quit_question import QuitQuestion
+
         self.client = client
         self.runner = runner if runner is not None else self.runner
         self.settings: dict = {}
@@ -198,114 +159,36 @@ class MainWindow(QMainWindow):
 
     # -- building ------------------------------------------------------------
     def _build_conversation(self) -> QWidget:
-        area = QWidget()
-        area.setObjectName("conversation")
-        area.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        header = QWidget()
-        header.setObjectName("header")
-        header_layout = self.header_layout = QHBoxLayout(header)
-        header_layout.setContentsMargins(24, 12, 24, 12)
-        self.header_title = ElidingLabel("")  # a long title ends in "…", never squeezing the sidebar
-        self.header_title.setObjectName("headerTitle")
-        self.project_picker = ProjectPicker()  # which project this chat belongs to
-        self.model_chip = QLabel("")
-        self.model_chip.setObjectName("chip")
-        self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
-        # How full the chat's context is; its menu compacts the chat.
-        self.context_meter = QToolButton()
-        self.context_meter.setObjectName("contextMeter")
-        self.context_meter.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.context_meter.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.context_meter.hide()
-        self.compact_action = QAction(self.tr("Compact now"), self)
-        self.compact_action.setToolTip(
-            self.tr("Summarise the earlier messages so the conversation fits the model's context again")
-        )
-        self.compact_action.triggered.connect(lambda: self.chats.compact(self.current_session_id))
-        meter_menu = QMenu(self.context_meter)
-        meter_menu.addAction(self.compact_action)
-        self.context_meter.setMenu(meter_menu)
-        self.bell = BellButton(self.theme)
-        self.bell.clicked.connect(self.toggle_inbox)
-        header_layout.addWidget(self.header_title, 1)
-        header_layout.addWidget(self.project_picker)
-        header_layout.addSpacing(8)
-        header_layout.addWidget(self.context_meter)
-        header_layout.addSpacing(8)
-        header_layout.addWidget(self.model_chip)
-        header_layout.addSpacing(8)
-        header_layout.addWidget(self.bell)
+        from pidesktop.ui.window.workbench import Workbench
 
-        self.banner = QFrame()
-        self.banner.setObjectName("banner")
-        banner_layout = QHBoxLayout(self.banner)
-        banner_layout.setContentsMargins(16, 12, 16, 12)
-        self.banner_text = QLabel()
-        self.banner_text.setWordWrap(True)
-        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        banner_layout.addWidget(self.banner_text)
-        self.banner.hide()
-
-        self.pages = QStackedWidget()
-        self.empty_page = _centered_message(
-            self.tr("Start a conversation"), self.tr("Type below, or press Ctrl+N for a new chat.")
-        )
-        self.transcript = TranscriptView(self.transcript_model, self.theme)
-        self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
+        area = Workbench(self.client, self.runner, self.theme, self.transcript_model, self.report_error)
+        header = area.header
+        # The parts by the names the controllers and views use (``window.composer``, ``window.bell``, ...).
+        self.header_layout = header.row
+        self.header_title = header.title
+        self.project_picker = header.project_picker
+        self.model_chip = header.model_chip
+        self.context_meter = header.context_meter
+        self.compact_action = header.compact_action
+        self.bell = header.bell
+        self.banner, self.banner_text, self.banner_holder = area.banner, area.banner_text, area.banner_holder
+        self.pages, self.empty_page, self.transcript = area.pages, area.empty_page, area.transcript
         self.session_page = self.transcript
-        self.pages.addWidget(self.empty_page)
-        self.pages.addWidget(self.transcript)
-        self.composer = Composer(self.client)
-        self.composer.tray.failed.connect(self.report_error)
-        self.queue_strip = QueueStrip(self.client)
-        self.queue_strip.setMaximumWidth(COMPOSER_WIDTH)
-        self.queue_strip.failed.connect(self.report_error)
-        self.notice = NoticeLine()
-        self.notice.setMaximumWidth(COMPOSER_WIDTH)
+        self.composer, self.queue_strip, self.notice = area.composer, area.queue_strip, area.notice
+        self.plans, self.permission_card, self.inbox = area.plans, area.permission_card, area.inbox
+        header.compactRequested.connect(lambda: self.chats.compact(self.current_session_id))
+        self.bell.clicked.connect(self.toggle_inbox)
+        self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
         self.notice.detailsRequested.connect(self.open_error_details)
-        self.plans = PlanArea(self.client, self.runner, self.theme, self.report_error, self)
-        self.permission_card = PermissionCard(self.theme)
-        if self.runner is not None:
-            self.runner.asker = self.permission_card.ask  # tool calls that need the person's word ask here
-        composer_column = QVBoxLayout()
-        composer_column.setSpacing(0)
-        composer_column.addWidget(self.notice)
-        for part in (
-            self.permission_card,
-            self.plans.card,
-            self.plans.todo,
-        ):  # a proposal and the checklist end the conversation
-            part.setMaximumWidth(COMPOSER_WIDTH)
-            composer_column.addWidget(part)
-            composer_column.addSpacing(6)
-        composer_column.addWidget(self.queue_strip)
-        composer_column.addWidget(self.composer)
-        composer_row = QHBoxLayout()
-        composer_row.setContentsMargins(24, 0, 24, 0)
-        composer_row.addStretch(1)
-        composer_row.addLayout(composer_column, 100)
-        composer_row.addStretch(1)
-        self.composer.setMaximumWidth(COMPOSER_WIDTH)
-
-        layout = QVBoxLayout(area)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(header)
-        banner_holder = self.banner_holder = QVBoxLayout()
-        banner_holder.setContentsMargins(24, 12, 24, 0)
-        banner_holder.addWidget(self.banner)
-        layout.addLayout(banner_holder)
-        layout.addWidget(self.pages, 1)
-        layout.addLayout(composer_row)
-        self.inbox = InboxPanel(self.client, self.theme, area)
         self.inbox.openSession.connect(self._open_from_inbox)
-        self.inbox.layout().insertWidget(2, self.plans.pending)  # waiting proposals above the notifications
         self.plans.pending.openSession.connect(self._open_from_inbox)
         self.plans.pending.countChanged.connect(lambda _count: self._unread_changed(self.inbox.model.unread_count))
         self.inbox.model.unreadChanged.connect(self._unread_changed)
         return area
 
     def _connect_composer(self) -> None:
+        from pidesktop.ui.kit.tasks import spawn
+
         chats = self.chats
         self.transcript.actionTriggered.connect(chats.message_action)
         self.composer.sendRequested.connect(
@@ -326,6 +209,8 @@ class MainWindow(QMainWindow):
         self.queue_strip.resumeRequested.connect(chats.resume_queue)
 
     def _connect_projects(self) -> None:
+        from PySide6.QtGui import QAction
+
         projects = self.projects
         self.sidebar.newChatInProjectRequested.connect(
             lambda path: projects.by_path(path) and projects.new_chat_in(projects.by_path(path))
@@ -353,6 +238,9 @@ class MainWindow(QMainWindow):
             self.export_dialog = export_dialog.ask(self.client, session, self)
 
     def _build_actions(self) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtGui import QAction, QKeySequence
+
         self.new_chat_action = QAction(self.tr("New chat"), self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_chat_action.triggered.connect(self.projects.new_chat)  # in the current project, if any
@@ -394,6 +282,7 @@ class MainWindow(QMainWindow):
     # -- start-up ----------------------------------------------------------------
     async def start(self) -> None:
         """Phase two of start-up: ask the host for the session list."""
+        from pidesktop.ui.kit.ops import task_op
 
         async def load() -> None:
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
@@ -419,6 +308,10 @@ class MainWindow(QMainWindow):
 
     async def load_sessions(self) -> None:
         """The newest chats at once, the rest a page at a time (no single long stall)."""
+        import asyncio
+
+        from pidesktop.ui.startup import gc_pauses
+
         gc_pauses.freeze("window")  # start-up's modules: no full collector pass walks them during the load
         page = await self.client.call("session.list", {"limit": FIRST_PAGE})
         self.model.reset(page["sessions"])
@@ -449,12 +342,16 @@ class MainWindow(QMainWindow):
     def _index_progress_window(self) -> IndexProgressWindow:
         """The window that follows a start's rebuild of the chat index (made at its first event)."""
         if self._index_progress is None:
-            from pidesktop.ui.startup.startup_progress import IndexProgressWindow  # only when a rebuild runs
+            from pidesktop.ui.startup.index_progress_window import IndexProgressWindow  # only when a rebuild runs
 
             self._index_progress = IndexProgressWindow(self.theme, self)
         return self._index_progress
 
     def _on_event(self, topic: str, payload: dict) -> None:
+        from PySide6.QtCore import QTimer
+
+        from pidesktop.ui.kit.tasks import spawn
+
         self.projects.handle_event(topic, payload)
         self.native.handle_event(topic, payload)
         self.inbox.handle_event(topic, payload)
@@ -542,6 +439,8 @@ class MainWindow(QMainWindow):
         self.composer.focus_prompt()
 
     def open_settings(self) -> None:
+        from pidesktop.ui.kit.tasks import spawn
+
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             return
@@ -575,22 +474,24 @@ class MainWindow(QMainWindow):
             self.composer.edit.paste_threshold = threshold
 
     def set_theme(self, theme: themes.Theme) -> None:
+        from PySide6.QtWidgets import QApplication
+
         self.theme = theme
         app = QApplication.instance()
         if app is not None:
             themes.apply(app, theme)
         self.sidebar.set_theme(theme)
-        self.transcript.set_theme(theme)
-        self.inbox.set_theme(theme)
-        self.plans.set_theme(theme)
-        self.permission_card.set_theme(theme)
-        self.bell.set_theme(theme)
+        self.conversation.set_theme(theme)
         if self.search_dialog is not None:
             self.search_dialog.set_theme(theme)
         if self.settings_dialog is not None:
             self.settings_dialog.apply_theme(theme)
 
     async def refresh_model_chip(self) -> None:
+        from pidesktop.ui.chat.model_choices import chip_text, model_choices
+        from pidesktop.ui.chat.usage_format import price_table
+        from pidesktop.ui.kit.ops import host_op
+
         listed = await host_op(self.client, "providers.list", parent=self, failure=lambda _e: None)
         if listed is None:
             return
@@ -605,6 +506,9 @@ class MainWindow(QMainWindow):
         """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
         list leaves out: the Automations page, search, the inbox and the tray open it). ``around``: the
         message to show (a search hit)."""
+        from pidesktop.ui.kit.ops import task_op
+        from pidesktop.ui.kit.tasks import spawn
+
         if self.model.session(session_id) is not None:
             self.sidebar.select(session_id)
             if around:
@@ -628,6 +532,8 @@ class MainWindow(QMainWindow):
             self.open_summary(session)
 
     def open_summary(self, session: dict) -> None:
+        from pidesktop.ui.kit.tasks import spawn
+
         session_id = session["id"]
         changed = self.current_session_id != session_id
         if changed:
@@ -645,6 +551,8 @@ class MainWindow(QMainWindow):
             self.composer.focus_prompt()
 
     def show_no_session(self) -> None:
+        from pidesktop.ui.kit.tasks import spawn
+
         self.header_title.setText("")
         self.file_changes.show_session(None)
         self.setWindowTitle(APP_NAME)
@@ -656,6 +564,7 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.empty_page)
 
     def _show_session(self, session: dict) -> None:
+
         self.composer.set_thinking(session.get("thinkingLevel", "off"))
         self.composer.set_mode(session.get("mode", "agent"))
         self.composer.set_permission(session.get("permissionMode"))
@@ -672,6 +581,8 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.session_page if session.get("messageCount") else self.empty_page)
 
     async def open_transcript(self, session_id: str, around: str | None = None) -> None:
+        from pidesktop.ui.kit.ops import task_op
+
         async def open_it() -> bool:
             await self.transcript_model.open(session_id, around)
             return True
@@ -698,6 +609,10 @@ class MainWindow(QMainWindow):
 
     def refresh_context_meter(self, session_id: str | None = None) -> None:
         """Ask the runner how full the chat's context is; the header's meter shows it."""
+        import asyncio
+
+        from pidesktop.ui.kit.ops import task_op
+
         session_id = session_id or self.current_session_id
         usage = getattr(self.runner, "context_usage", None)
         if session_id is None or usage is None:
@@ -721,43 +636,19 @@ class MainWindow(QMainWindow):
 
     def show_context_usage(self, usage: dict | None) -> None:
         """``{"tokens", "window"}``: "12.3k / 32k" in the header, amber from 80 %."""
-        tokens = (usage or {}).get("tokens")
-        window = (usage or {}).get("window")
-        if not isinstance(tokens, int):
-            self.context_meter.hide()
-            return
-        window = window if isinstance(window, int) and window > 0 else None
-        high = near_limit(tokens, window)
-        self.context_meter.setText(meter_text(tokens, window))
-        self.context_meter.setProperty("level", "high" if high else "normal")
-        self.context_meter.style().unpolish(self.context_meter)
-        self.context_meter.style().polish(self.context_meter)
-        if window:
-            percent = round(100 * tokens / window)
-            tip = (
-                self.tr(
-                    "This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every "
-                    "message; when it nears the limit, earlier messages are summarised. "
-                    "Click to compact now."
-                )
-                .replace("%1", short_tokens(tokens))
-                .replace("%2", short_tokens(window))
-                .replace("%3", str(percent))
-            )
-        else:
-            tip = self.tr(
-                "This chat’s context: about %1 tokens are sent with every message. Click to compact now."
-            ).replace("%1", short_tokens(tokens))
-        self.context_meter.setToolTip(tip)
-        self.context_meter.show()
+        self.conversation.header.show_context_usage(usage)
 
     def _mark_read(self, session_id: str | None) -> None:
         """Reading a chat (shown, window active) reads its notifications."""
+        from pidesktop.ui.kit.ops import host_op
+
         if session_id is None or not self.isActiveWindow() or session_id not in self.sidebar.delegate.unread:
             return
         host_op(self.client, "notifications.markAllRead", {"sessionId": session_id}, parent=self).run()
 
     def changeEvent(self, event) -> None:
+        from PySide6.QtCore import QEvent
+
         if self.built and event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self._mark_read(self.current_session_id)
         super().changeEvent(event)
@@ -785,18 +676,16 @@ class MainWindow(QMainWindow):
         if not shiboken6.isValid(self.notice):  # a late answer after the window closed: only the log hears it
             log.info("error after the window closed: %s: %s", error.code, error.message)
             return
+        from pidesktop.ui.kit import plain_errors
+
         self.host_error = error
         self.error_log.add(error)
         log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
         if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE):
-            self.banner.setProperty("severity", "error")
-            heading = html.escape(self.tr("Your data can’t be opened."), quote=False)
             # the host's own words name the file that failed: worth showing in this one place
-            self.banner_text.setText(
-                f"<b>{heading}</b><br>{html.escape(plain_errors.sentence(error), quote=False)}"
-                f"<br><small>{html.escape(error.message, quote=False)}</small>"
+            self.conversation.show_blocking_error(
+                self.tr("Your data can’t be opened."), plain_errors.sentence(error), error.message
             )
-            self.banner.show()
             self.new_chat_action.setEnabled(False)
             self.sidebar.new_chat_button.setEnabled(False)
         self.notice.show_error(sentence or plain_errors.sentence(error))
@@ -852,6 +741,8 @@ class MainWindow(QMainWindow):
         self.notice.show_note(text, *([] if ms is None else [ms]))
 
     def open_error_details(self) -> None:
+        from pidesktop.ui.kit.error_details import ErrorDetailsDialog
+
         self.notice.clear()
         self.error_dialog = dialog = ErrorDetailsDialog(self.error_log, self)
         dialog.destroyed.connect(lambda: setattr(self, "error_dialog", None) if self.error_dialog is dialog else None)
@@ -887,6 +778,8 @@ class MainWindow(QMainWindow):
 
     # -- files dropped anywhere on the window go to the composer ---------------------
     def dragEnterEvent(self, event) -> None:
+        from pidesktop.ui.chat.composer import local_files
+
         if local_files(event.mimeData()) or event.mimeData().hasImage():
             event.acceptProposedAction()
 
@@ -904,21 +797,3 @@ class MainWindow(QMainWindow):
         self._save_window_state()
         self._unsubscribe()
         super().closeEvent(event)
-
-
-def _centered_message(title: str, hint: str) -> QWidget:
-    page = QWidget()
-    layout = QVBoxLayout(page)
-    layout.addStretch(1)
-    heading = QLabel(title)
-    heading.setObjectName("emptyTitle")
-    heading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    detail = QLabel(hint)
-    detail.setObjectName("emptyHint")
-    detail.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    detail.setWordWrap(True)
-    layout.addWidget(heading)
-    layout.addSpacing(8)
-    layout.addWidget(detail)
-    layout.addStretch(2)
-    return page

@@ -23,7 +23,7 @@ import orjson
 from pidesktop.durable import atomic_write
 from pidesktop.host.context import HostContext
 
-log = logging.getLogger("pidesktop.host.data.snapshot")
+log = logging.getLogger("pidesktop.host.state_snapshot")
 
 FILE = "state-snapshot.json"
 VERSION = 1
