@@ -81,7 +81,10 @@ def kill_at(host: StdioHost, folder: Path, point: float | None, deadline: float)
     seen_copy = False
     while time.monotonic() < deadline:
         temps = incoming(folder)
-        size = temps[0].stat().st_size if temps else -1
+        try:
+            size = temps[0].stat().st_size if temps else -1
+        except FileNotFoundError:  # renamed into place between the listing and the stat: it is gone
+            temps, size = [], -1
         seen_copy |= bool(temps)
         if point is not None and size >= point * SIZE:
             break

@@ -155,7 +155,7 @@ def test_edit_stop_regenerate_switch_and_the_sidebar_keys(display, server, tmp_p
         reply_point = (min(x for x, y in reply_points if y <= top + 6) + 4, top + 4)
         hovered = hover_actions(display, reply_point, shots / "03-hover-reply")
         buttons = [group for group in hovered if group[1] < reply_point[1] + 80]  # not the composer's caret
-        left, btop, right, bottom = buttons[1]  # Copy Regenerate Fork Delete, from the left
+        left, btop, right, bottom = buttons[2]  # Copy Edit Regenerate Fork Delete, from the left
         click_at(display, (left + right) // 2, (btop + bottom) // 2)
         display.type("after regenerate")
         display.key("Return")

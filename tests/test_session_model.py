@@ -309,7 +309,7 @@ def test_the_time_label_does_not_change_between_partial_repaints(qtbot, monkeypa
     real = sidebar_module.relative
     monkeypatch.setattr(sidebar_module, "relative", lambda then, now: painted.append(real(then, now)) or painted[-1])
     later = time.time() + 5
-    monkeypatch.setattr(time, "time", lambda: later)
+    monkeypatch.setattr(time, "time_ns", lambda: int(later * 1e9))  # the clock the delegate reads (clock.now_ms)
     index = sidebar.model.index_of("a")
 
     def paint_row():  # what the view does for each (partial) repaint of the row

@@ -277,7 +277,7 @@ class TranscriptView(QListView):
         model.aboutToDropTop.connect(self._before_drop_top)
         self._anchor: tuple[str, int] | None = None
         self._hit_to_show = False  # a search hit's page is on its way: centre the hit when its rows are in
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # reached by Tab; a click leaves the typing in the composer
         self.keys = KeyboardFocus(self)  # its buttons and foldable parts, reached by arrows, pressed by Enter
 
     def _later(self, fn) -> None:
