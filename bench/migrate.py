@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 import apsw
 from quick import add_quick
 
-from pidesktop.host import migrations
+from pidesktop.formats.index import migrations
 from tests.support.migration_support import build
 
 TARGET = 3.0

@@ -47,7 +47,7 @@ from quick import add_quick
 from transcripts import open_host
 from transcripts_files import text_pool
 
-from pidesktop.host.transcripts.records import encode_record, session_header
+from pidesktop.formats.transcript.records import encode_record, session_header
 
 RARE = "persimmon"
 RARE_EVERY = 97

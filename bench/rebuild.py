@@ -62,8 +62,9 @@ def memory_mb(field: str) -> float:
 
 def child(action: str, root: Path) -> dict:
     """Run one measured action in this (fresh) process; its figures as a dict."""
-    from pidesktop.host import db, sessions
+    from pidesktop.formats.index import db
     from pidesktop.host.context import HostContext
+    from pidesktop.host.sessions import commands as sessions
     from pidesktop.host.transcripts import TranscriptStore
 
     path = root / "sessions" / f"{SESSION}.jsonl"
@@ -130,7 +131,7 @@ def export_chat(root: Path, fmt: str) -> tuple[float, float, int]:
 
 def whole_file_restore(ctx) -> int:
     """The rebuild as it was before it streamed: every record in memory, one transaction, a statement per row."""
-    from pidesktop.host import message_index
+    from pidesktop.host.sessions import message_index
 
     records = [record for _, record in ctx.transcripts.read_all(SESSION).messages]
     rows = [message_index.row_of(SESSION, record, None, seq, 0) for seq, record in enumerate(records, start=1)]

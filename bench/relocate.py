@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from quick import add_quick
 
-from pidesktop.host.db import open_database
+from pidesktop.formats.index.db import open_database
 from pidesktop.storage import inventory
 from pidesktop.storage.copy import Pair, TreeCopy
 from pidesktop.storage.relocate import relocate

@@ -2,7 +2,7 @@
 
 Each run is a fresh Python process, so imports count. The time runs from just
 before the process is started to the first paint event of the main window (its
-first frame, ``pidesktop/ui/first_frame.py``), then to its first paint with its
+first frame, ``pidesktop/ui/startup/first_frame.py``), then to its first paint with its
 widgets built (the composer takes typing), then to the first paint of the
 sidebar's list once it holds chats, as the child reports them on stdout; the
 child then ends at once. The baseline, run
@@ -86,13 +86,13 @@ def child_bare() -> None:
 def child_app(root: str, close_at_end: bool) -> None:
     # In the order of the app's own start (the collector paused, pidesktop.app, then Qt), so the hooks below
     # change nothing it pays for.
-    from pidesktop import cli
-    from pidesktop.ui import gc_pauses
+    from pidesktop.commands import cli
+    from pidesktop.ui.startup import gc_pauses
 
     gc_pauses.pause_start()
     importlib.import_module("pidesktop.app")
-    from pidesktop.ui.first_frame import FirstFrame
-    from pidesktop.ui.main_window import MainWindow
+    from pidesktop.ui.startup.first_frame import FirstFrame
+    from pidesktop.ui.window.main_window import MainWindow
 
     paint_frame, build = FirstFrame.paintEvent, MainWindow.build
 

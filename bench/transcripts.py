@@ -38,8 +38,8 @@ from quick import add_quick
 from transcripts_files import full_parse, make_record, median_time, text_pool
 
 from pidesktop import paths
+from pidesktop.formats.transcript.records import encode_record, session_header
 from pidesktop.host.core import Host
-from pidesktop.host.transcripts.records import encode_record, session_header
 
 PAGE = 50
 RARE = "persimmon"

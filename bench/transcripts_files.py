@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from quick import add_quick
 
+from pidesktop.formats.transcript.records import encode_record, session_header
 from pidesktop.host.transcripts import TranscriptStore
-from pidesktop.host.transcripts.records import encode_record, session_header
 
 PAGE = 50
 WORDS = (

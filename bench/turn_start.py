@@ -31,8 +31,8 @@ from quick import add_quick
 from pidesktop import paths
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostThread
+from pidesktop.formats.transcript.records import encode_record, session_header
 from pidesktop.host.core import opener
-from pidesktop.host.transcripts.records import encode_record, session_header
 
 TAIL = 100
 

@@ -58,10 +58,10 @@ from transcripts_files import text_pool
 from pidesktop import paths
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
-from pidesktop.ui.transcript_model import message_row
-from pidesktop.ui.warm_up import warm_up
+from pidesktop.ui.chat.transcript_model import message_row
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.startup.warm_up import warm_up
+from pidesktop.ui.window.main_window import MainWindow
 
 PACKAGE = str(Path(__file__).resolve().parent.parent / "pidesktop")
 

@@ -7,5 +7,5 @@ if __name__ == "__main__":
     if Path(sys.argv[0]).name == "pi-workflows":
         from pidesktop.workflows.cli import main
     else:
-        from pidesktop.cli import main
+        from pidesktop.commands.cli import main
     sys.exit(main())

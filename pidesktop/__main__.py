@@ -1,3 +1,3 @@
-from pidesktop.cli import main
+from pidesktop.commands.cli import main
 
 raise SystemExit(main())

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pidesktop import crash_dumps, logs, paths
 from pidesktop.locks import FileLock, LockHeld
 from pidesktop.storage import recovery
-from pidesktop.ui import gc_pauses
+from pidesktop.ui.startup import gc_pauses
 
 log = logging.getLogger("pidesktop.app")
 
@@ -52,20 +52,22 @@ def run_gui(
         # is updated (a newer one refused) with its progress shown. None: the person quit.
         location: paths.StorageLocation | None
         if screenshot is None and _needs_startup_window(resolved):
-            from pidesktop.ui import startup_progress
+            from pidesktop.ui.startup import prepare
 
             gc_pauses.resume()  # paused for a quick start (cli); a move or an update is not one
             _qt_application()  # created now, reused by the main window
-            location = startup_progress.prepare(resolved, theme, notes)
+            location = prepare.prepare(resolved, theme, notes)
         else:
             location = recovery.before_host_start(resolved)
             if screenshot is None and _database_needs_update(location):
                 # no screen: the same update, its progress or refusal on stderr
-                from pidesktop.ui import startup_progress
+                from pidesktop.storage import schema_update
 
                 gc_pauses.resume()
-                if migrated := startup_progress.migrate_on_stderr(location):
-                    notes.append(startup_progress.migration_note(migrated))
+                if migrated := schema_update.migrate_on_stderr(location):
+                    from pidesktop.ui.startup.migration_window import migration_note
+
+                    notes.append(migration_note(migrated))
     except recovery.RecoveryError as exc:
         if instance_lock is not None:
             instance_lock.release()
@@ -97,9 +99,9 @@ def _run(
     theme_name: str | None,
     notes: Sequence[str] = (),
 ) -> int:
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
-    from pidesktop.ui.prefs import Preferences
+    from pidesktop.ui.kit import theme as themes
+    from pidesktop.ui.kit.prefs import Preferences
+    from pidesktop.ui.window.main_window import MainWindow
 
     app.setApplicationName("pidesktop")
     prefs = Preferences(location.ui_root)
@@ -118,8 +120,8 @@ def _run(
     import qasync
 
     from pidesktop.bus import HostClient, HostThread
-    from pidesktop.ui import i18n
-    from pidesktop.ui.resources import app_icon
+    from pidesktop.ui.kit import i18n
+    from pidesktop.ui.kit.resources import app_icon
 
     app.setWindowIcon(app_icon())
     # Widgets read their texts when built, before the host's settings arrive: the language comes from the
@@ -164,11 +166,11 @@ def _run(
             await window.start()
             if screenshot is None:
                 scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
-                from pidesktop.ui.tasks import spawn
-                from pidesktop.ui.warm_up import warm_up
+                from pidesktop.ui.kit.tasks import spawn
+                from pidesktop.ui.startup.warm_up import warm_up
 
                 warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
-            from pidesktop.ui.storage_wizard import completed_move_notice
+            from pidesktop.ui.data.storage_wizard import completed_move_notice
 
             moved = completed_move_notice(location) if screenshot is None else None
             for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
@@ -238,7 +240,7 @@ def _database_needs_update(location: paths.StorageLocation) -> bool:
     """Whether the database is older or newer than this pidesktop (or cannot be read to say).
 
     The usual answer, "current", comes from its version number alone, without
-    the start-up windows' module; any other goes on to ``ui.startup_progress``.
+    the start-up windows' module; any other goes on to ``storage.schema_update``.
     """
     from pidesktop.storage import schema
 
@@ -287,9 +289,9 @@ def _needs_startup_window(location: paths.StorageLocation) -> bool:
         return True
     if not _database_needs_update(location):
         return False
-    from pidesktop.ui import startup_progress
+    from pidesktop.storage import schema_update
 
-    return startup_progress.needs_window(location)  # a database older or newer than this pidesktop
+    return schema_update.schema_check(location) is not None  # a database older or newer than this pidesktop
 
 
 def _interactive_screen() -> bool:

@@ -169,7 +169,7 @@ def shot(shots):
 @pytest.fixture(params=["light", "dark"])
 def theme(request, qapp):
     """Each theme in turn, applied to the application; light again afterwards."""
-    from pidesktop.ui import theme as themes
+    from pidesktop.ui.kit import theme as themes
 
     chosen = themes.LIGHT if request.param == "light" else themes.DARK
     themes.apply(qapp, chosen)

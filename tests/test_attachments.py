@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pidesktop.host import attachments
+from pidesktop.host.sessions import attachments
 from tests.support.hosts import InProcessHost
 
 MiB = 1 << 20

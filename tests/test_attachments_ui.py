@@ -9,7 +9,7 @@ from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from pidesktop.ui.thumbnails import PREVIEW, decode_preview
+from pidesktop.ui.chat.thumbnails import PREVIEW, decode_preview
 from tests.support.waits import spin_until
 from tests.support.windows import stored_messages
 
@@ -232,7 +232,7 @@ def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
 def test_the_file_picker_opens_at_home_then_the_last_folder(qapp, isolated_home, monkeypatch, tmp_path):
     from PySide6.QtWidgets import QFileDialog
 
-    from pidesktop.ui.attachment_tray import PICKER_SIZE, FilePicker
+    from pidesktop.ui.chat.attachment_tray import PICKER_SIZE, FilePicker
 
     monkeypatch.setattr(FilePicker, "last_folder", None)
     seen = []

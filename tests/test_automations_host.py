@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import apsw
 import pytest
 
-from pidesktop.host import scheduled
+from pidesktop.host.automations import scheduled
 
 BERLIN = ZoneInfo("Europe/Berlin")
 DAILY = {"kind": "daily", "at": "09:00"}

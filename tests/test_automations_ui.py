@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.agent.scheduler import Scheduler
-from pidesktop.ui import theme as themes
-from pidesktop.ui.automations import AutomationsDialog
-from pidesktop.ui.automations_editor import TaskEditor
+from pidesktop.ui.automations.automations import AutomationsDialog
+from pidesktop.ui.automations.automations_editor import TaskEditor
+from pidesktop.ui.kit import theme as themes
 from tests.support.waits import spin_until
 
 
@@ -248,7 +248,7 @@ def test_run_now_saves_a_new_automation_first_and_says_why_it_cannot_run(qtbot, 
 def test_run_times_read_in_iso_order_whatever_the_locale():
     import re
 
-    from pidesktop.ui.automations import when
+    from pidesktop.ui.automations.automations import when
 
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", when(1_764_579_600_000))
     assert when(None) == "—"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from pidesktop.bus.errors import ErrorCode
+from pidesktop.commands.snapshot_cli import ENV_PASSPHRASE
 from pidesktop.storage import s3, vault
 from pidesktop.storage.blobstore import S3Store
-from pidesktop.storage.snapshot_cli import ENV_PASSPHRASE
 from pidesktop.storage.snapshot_format import open_repository
 from pidesktop.storage.snapshot_restore import restore
 from pidesktop.storage.verify import verify
@@ -153,7 +153,7 @@ def test_the_command_line_uses_the_saved_sync_connection(host, bucket, tmp_path)
 
 def test_the_scheduler_backs_up_once_a_day_and_tells_the_outcome(location, bucket):
     from pidesktop.bus import HostError
-    from pidesktop.ui.host_jobs import run_job
+    from pidesktop.ui.data.host_jobs import run_job
     from tests.test_automations_scheduler import DAY, HOUR, run
 
     start = 1_780_000_000_000

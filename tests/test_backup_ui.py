@@ -18,7 +18,7 @@ def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_hosts, tmp_path, keep_running):
-    from pidesktop.ui.backup_dialogs import RestoreDialog, SnapshotDialog
+    from pidesktop.ui.data.backup_dialogs import RestoreDialog, SnapshotDialog
 
     client = loop_hosts.start()
     sid = qloop.run_until_complete(client.call("session.create", {"title": "Keep me"}))["session"]["id"]
@@ -59,8 +59,8 @@ def test_back_up_everything_then_restore_into_a_new_folder(qtbot, qloop, loop_ho
 
 
 def test_the_data_page_names_each_backup_for_what_it_does(qtbot, qloop, host_client, tmp_path):
-    from pidesktop.ui.backup_dialogs import RestoreDialog, S3BackupDialog, S3RestoreDialog, SnapshotDialog
-    from pidesktop.ui.settings_data import DataPage
+    from pidesktop.ui.data.backup_dialogs import RestoreDialog, S3BackupDialog, S3RestoreDialog, SnapshotDialog
+    from pidesktop.ui.data.settings_data import DataPage
 
     page = DataPage(host_client)
     qtbot.addWidget(page)
@@ -98,7 +98,7 @@ def test_the_missing_data_folder_page_restores_from_s3(qtbot, isolated_home, tmp
     from pidesktop.storage.blobstore import S3Store
     from pidesktop.storage.snapshot_backup import backup
     from pidesktop.storage.snapshot_format import open_repository
-    from pidesktop.ui.startup_progress import MissingRootWindow
+    from pidesktop.ui.startup.missing_root_window import MissingRootWindow
     from tests.support.hosts import InProcessHost
     from tests.support.s3_server import CREDENTIALS, S3Server, _free_port
 
@@ -154,8 +154,8 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
     from pidesktop.storage import s3
     from pidesktop.storage.blobstore import S3Store
     from pidesktop.storage.snapshot_format import open_repository
-    from pidesktop.ui.backup_dialogs import S3BackupDialog
-    from pidesktop.ui.host_jobs import run_job
+    from pidesktop.ui.data.backup_dialogs import S3BackupDialog
+    from pidesktop.ui.data.host_jobs import run_job
     from tests.support.s3_server import CREDENTIALS
 
     client = loop_hosts.start()
@@ -202,7 +202,7 @@ def test_back_up_to_s3_with_the_sync_connection(qtbot, qloop, loop_hosts, s3_ser
 
 
 def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_client, bucket, shots):
-    from pidesktop.ui.host_jobs import run_job
+    from pidesktop.ui.data.host_jobs import run_job
     from tests.test_backup_s3_saved import connection_params, deny_writes
 
     qloop.run_until_complete(run_job(host_client, "sync.configure", connection_params(bucket)))
@@ -220,8 +220,8 @@ def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_c
 def test_restore_from_s3_lists_the_backups_and_rebuilds_the_chosen_one(
     qtbot, qloop, loop_hosts, bucket, tmp_path, shots
 ):
-    from pidesktop.ui.backup_dialogs import S3RestoreDialog
-    from pidesktop.ui.host_jobs import run_job
+    from pidesktop.ui.data.backup_dialogs import S3RestoreDialog
+    from pidesktop.ui.data.host_jobs import run_job
     from tests.test_backup_s3_saved import connection_params
 
     client = loop_hosts.start()

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pidesktop.bus import HostError
-from pidesktop.host.transcripts.binary_storage import json_escape
-from pidesktop.host.transcripts.records import decode_record
+from pidesktop.formats.transcript.binary_storage import json_escape
+from pidesktop.formats.transcript.records import decode_record
 from tests.support.fuzz_budget import fuzz_settings
 from tests.support.host_helpers import append, new_session, transcript_path
 from tests.support.hosts import InProcessHost

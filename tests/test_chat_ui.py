@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from pidesktop.ui.transcript_model import TranscriptModel
+from pidesktop.ui.chat.transcript_model import TranscriptModel
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
@@ -162,7 +162,7 @@ def test_the_model_picker_lists_provider_models_and_stores_the_choice(chat, qloo
     )["provider"]
     chat.client.call_blocking("models.upsert", {"providerId": provider["id"], "model": {"modelId": "llama-3"}})
     picker = chat.composer.model_picker
-    from pidesktop.ui.composer import model_key
+    from pidesktop.ui.chat.composer import model_key
 
     spin_until(qloop, lambda: picker.findData(model_key(provider["id"], "llama-3")) >= 0)
     assert picker.itemText(0).startswith("Default model")

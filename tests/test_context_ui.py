@@ -7,12 +7,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui import theme as themes
-from pidesktop.ui import transcript_model
-from pidesktop.ui.message_layout import divider_label, layout_row, summary_key
-from pidesktop.ui.settings_dialog import SettingsDialog
-from pidesktop.ui.transcript_model import TranscriptModel, message_row
-from pidesktop.ui.usage_format import format_cost, meter_text, short_tokens, usage_line
+from pidesktop.ui.chat import transcript_model
+from pidesktop.ui.chat.message_layout import divider_label, layout_row, summary_key
+from pidesktop.ui.chat.transcript_model import TranscriptModel, message_row
+from pidesktop.ui.chat.usage_format import format_cost, meter_text, short_tokens, usage_line
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
 from tests.support.windows import started_window

@@ -218,7 +218,7 @@ def test_the_dialogs_open_no_connection_outside_the_host(
     qtbot, qloop, loop_hosts, location, tmp_path, monkeypatch, keep_running
 ):
     """Every SQLite connection the dialogs cause is opened by the host thread or a host job thread."""
-    from pidesktop.ui import data_tools
+    from pidesktop.ui.data import data_tools
 
     client = loop_hosts.start()
     qloop.run_until_complete(client.call("session.create", {"title": "Seen"}))
@@ -246,7 +246,7 @@ def test_the_dialogs_open_no_connection_outside_the_host(
 
 
 def test_closing_a_dialog_cancels_its_job(qtbot, qloop, loop_hosts, monkeypatch, keep_running):
-    from pidesktop.ui import data_tools
+    from pidesktop.ui.data import data_tools
 
     stopped = threading.Event()
 
@@ -268,7 +268,7 @@ def test_closing_a_dialog_cancels_its_job(qtbot, qloop, loop_hosts, monkeypatch,
 
 
 def test_a_host_error_reaches_the_dialog_report_line(qtbot, qloop, loop_hosts, tmp_path, keep_running):
-    from pidesktop.ui import data_tools
+    from pidesktop.ui.data import data_tools
 
     dialog = data_tools.BackupDialog(loop_hosts.start())
     qtbot.addWidget(dialog)

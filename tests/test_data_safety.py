@@ -23,7 +23,7 @@ from pidesktop import paths
 from pidesktop.agent.outbox import DEAD_LETTER_NAME, Outbox
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import ErrorCode, HostClient, HostError
-from pidesktop.ui.queue_strip import QueueStrip
+from pidesktop.ui.chat.queue_strip import QueueStrip
 from tests.support.host_helpers import append, assistant, crash_mid_reply, msg, new_session
 from tests.support.hosts import InProcessHost, StdioHost
 from tests.support.waits import spin_until, wait_until

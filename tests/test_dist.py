@@ -24,7 +24,7 @@ import pytest
 from PySide6.QtCore import QTranslator
 
 from pidesktop import __version__
-from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.formats.index.schema import SCHEMA_VERSION
 from tests.support.realwindow import App, XDisplay, missing_tools, wait_for
 
 pytestmark = pytest.mark.dist
@@ -125,7 +125,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path):
 
     check_runs([str(venv / "bin/pidesktop")], [str(venv / "bin/pi-workflows")], tmp_path)
     where = run(
-        [str(venv / "bin/python"), "-c", "import pidesktop.ui.i18n as i; print(i.catalogue('zh_CN'))"],
+        [str(venv / "bin/python"), "-c", "import pidesktop.ui.kit.i18n as i; print(i.catalogue('zh_CN'))"],
         clean_env(tmp_path / "home"),
         cwd=tmp_path,
     )

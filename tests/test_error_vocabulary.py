@@ -73,7 +73,7 @@ def test_every_code_is_produced_somewhere():
 
 
 def test_every_code_has_a_sentence_and_every_sentence_a_code(qapp):
-    from pidesktop.ui.plain_errors import SENTENCES
+    from pidesktop.ui.kit.plain_errors import SENTENCES
 
     assert set(SENTENCES) == {code.value for code in ErrorCode}
     assert all(text.strip() and "_" not in text for text in SENTENCES.values())
@@ -89,13 +89,13 @@ def test_every_code_has_a_sentence_and_every_sentence_a_code(qapp):
     ],
 )
 def test_a_refusal_reads_as_where_it_came_from(qapp, data, start):
-    from pidesktop.ui.plain_errors import sentence
+    from pidesktop.ui.kit.plain_errors import sentence
 
     assert sentence(HostError(ErrorCode.PERMISSION_DENIED, "refused", data)).startswith(start)
 
 
 def test_an_unknown_code_reads_as_its_fallback_or_the_general_sentence(qapp):
-    from pidesktop.ui.plain_errors import SENTENCES, sentence_for_code
+    from pidesktop.ui.kit.plain_errors import SENTENCES, sentence_for_code
 
     assert sentence_for_code("no_such_code", "The reply failed.") == "The reply failed."
     assert sentence_for_code(None) == SENTENCES[ErrorCode.INTERNAL]
@@ -103,7 +103,7 @@ def test_an_unknown_code_reads_as_its_fallback_or_the_general_sentence(qapp):
 
 
 def test_a_send_that_cannot_go_reads_as_the_runtime_wrote_it_where_there_is_a_message(qapp):
-    from pidesktop.ui.plain_errors import SENTENCES, sentence, sentence_for_code
+    from pidesktop.ui.kit.plain_errors import SENTENCES, sentence, sentence_for_code
 
     refused = HostError(ErrorCode.NOT_READY, "Dead port has no model chosen: pick one in Settings > Providers.")
     assert sentence(refused) == refused.message

@@ -156,7 +156,7 @@ def test_a_change_to_a_file_over_1_mib_cannot_be_reverted_and_both_places_say_wh
 
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
 def test_screenshots(qtbot, qloop, host_client, edited, shots, theme_name, keep_running):
-    from pidesktop.ui import theme as themes
+    from pidesktop.ui.kit import theme as themes
 
     sid, _target = edited
     theme = themes.LIGHT if theme_name == "light" else themes.DARK

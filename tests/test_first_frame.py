@@ -5,10 +5,10 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui import theme as themes
-from pidesktop.ui.first_frame import COMPOSER_BOTTOM, SIDEBAR_WIDTH, FirstFrame
-from pidesktop.ui.main_window import MainWindow
-from pidesktop.ui.prefs import Preferences
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.prefs import Preferences
+from pidesktop.ui.startup.first_frame import COMPOSER_BOTTOM, SIDEBAR_WIDTH, FirstFrame
+from pidesktop.ui.window.main_window import MainWindow
 
 
 def _pixel(widget, x: int, y: int) -> str:

@@ -3,7 +3,7 @@
 import gc
 import weakref
 
-from pidesktop.ui import gc_pauses
+from pidesktop.ui.startup import gc_pauses
 
 
 class Node:

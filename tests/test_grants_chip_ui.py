@@ -61,7 +61,7 @@ def test_the_chip_shows_the_chats_grants_and_asking_again_forgets_them(qtbot, ql
 
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
 def test_mcp_tools_are_named_by_their_server(qtbot, qloop, host_client, granted, shots, theme_name, keep_running):
-    from pidesktop.ui import theme as themes
+    from pidesktop.ui.kit import theme as themes
 
     sid, call = granted
     call("permissions.grant", {"sessionId": sid, "tool": "mcp__files__delete"})

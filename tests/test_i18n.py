@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel
 
-from pidesktop.ui import i18n
-from pidesktop.ui.main_window import MainWindow
-from pidesktop.ui.prefs import Preferences
-from pidesktop.ui.timefmt import relative
+from pidesktop.ui.kit import i18n
+from pidesktop.ui.kit.prefs import Preferences
+from pidesktop.ui.kit.timefmt import relative
+from pidesktop.ui.window.main_window import MainWindow
 from tests.support.repo import REPO
 from tests.support.waits import spin_until
 from tests.support.windows import started_window

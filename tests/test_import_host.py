@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pidesktop import paths as _paths
-from pidesktop.host import imports as _imports
 from pidesktop.host.core import Host
+from pidesktop.host.imports import commands as _imports
 from tests.support.hosts import InProcessHost
 from tests.test_import_readers import CLAUDE, CODEX, FIXTURES, PI_NATIVE
 
@@ -320,7 +320,7 @@ def test_a_claude_session_brings_its_subagent_files_and_they_count_in_its_conten
 def test_a_chat_left_by_an_import_cut_off_before_its_transaction_is_adopted_not_imported_twice(location, claude_dir):
     import apsw
 
-    from pidesktop.host.db import DB_NAME
+    from pidesktop.formats.index.db import DB_NAME
 
     first = InProcessHost(location)
     run(first, "claude-code", claude_dir)
@@ -367,7 +367,7 @@ def test_cancel_stops_an_import_between_two_sessions_and_keeps_what_was_written(
 
 
 def test_a_folder_with_too_many_entries_ends_the_search_with_a_sentence(host, tmp_path, monkeypatch):
-    from pidesktop.host import importers
+    from pidesktop.host import imports as importers
 
     monkeypatch.setattr(importers, "MAX_ENTRIES", 5)
     for number in range(8):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import native_rows
-from pidesktop.ui.import_dialog import ImportDialog
-from pidesktop.ui.session_model import display_title
+from pidesktop.ui.data.import_dialog import ImportDialog
+from pidesktop.ui.kit.session_rows import display_title, is_native
+from pidesktop.ui.sidebar import native_rows
 from tests import test_native_ui
 from tests.support.waits import spin_until
 
@@ -38,8 +38,8 @@ def test_an_imported_copy_of_a_pi_session_is_marked_as_the_copy(qtbot, qloop, wi
     dialog.close()
 
     rows = window.model.shown_sessions()
-    copies = [s for s in rows if not native_rows.is_native(s)]
-    live = [s for s in rows if native_rows.is_native(s)]
+    copies = [s for s in rows if not is_native(s)]
+    live = [s for s in rows if is_native(s)]
     assert len(copies) == len(live) == 10
     assert {native_rows.badge(s) for s in live} == {"pi"}
     assert {native_rows.badge(s) for s in copies} == {"pi copy"}

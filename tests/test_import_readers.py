@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host.importers import READERS, ReadFailure, find
+from pidesktop.host.imports import READERS, ReadFailure, find
 from tests.support.repo import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
@@ -325,7 +325,7 @@ def test_readers_never_raise_anything_but_read_failure_and_what_they_return_can_
 
 
 def test_claude_code_subagent_files_are_placed_under_the_task_call_that_names_them():
-    from pidesktop.host.importers import claude_code
+    from pidesktop.host.imports import claude_code
 
     main = [
         {
@@ -450,7 +450,7 @@ def test_compaction_summaries_of_claude_code_and_codex_become_checkpoints_and_ol
 def test_claude_code_one_turn_of_tool_calls_is_one_reply_that_folds():
     """Claude Code writes each API response of a turn as its own entry; here they are one reply, as the app's own
     replies are, so "Fully folded" folds the turn's calls into one line (and no row gap sits between them)."""
-    from pidesktop.ui.activity import segments
+    from pidesktop.ui.chat.activity import segments
 
     def assistant(uuid, api_id, content, second):
         return {

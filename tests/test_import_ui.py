@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from pidesktop.ui.host_jobs import run_job
-from pidesktop.ui.import_dialog import ImportDialog
-from pidesktop.ui.trash_view import TrashDialog
+from pidesktop.ui.data.host_jobs import run_job
+from pidesktop.ui.data.import_dialog import ImportDialog
+from pidesktop.ui.sidebar.trash_view import TrashDialog
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
 from tests.test_import_readers import CLAUDE, CODEX
@@ -156,7 +156,7 @@ def test_the_window_offers_import_and_trash_and_a_deleted_import_goes_to_the_tra
 
 
 def test_an_imported_claude_code_turn_folds_and_its_pasted_code_reads_as_code(qtbot, qloop, host_client, shots):
-    from pidesktop.ui import theme as themes
+    from pidesktop.ui.kit import theme as themes
 
     source = CLAUDE / "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"
     assert (

@@ -3,8 +3,8 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
+from pidesktop.ui.inbox.inbox import EMPTY_TEXT, BellButton, InboxPanel, badge_text
+from pidesktop.ui.kit import theme as themes
 from tests.support.clock import TickingClock
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
@@ -225,7 +225,7 @@ def test_paints_in_both_themes(seeded, inbox, qloop, theme, tmp_path):
 
 
 def test_a_chats_newer_outcome_replaces_its_unread_row(host_client):
-    from pidesktop.ui.inbox import InboxModel
+    from pidesktop.ui.inbox.inbox import InboxModel
 
     model = InboxModel(host_client)
     old = {"id": "n1", "kind": "task.completed", "sessionId": "s", "sessionTitle": "Chat", "readAt": None}
@@ -238,7 +238,7 @@ def test_a_chats_newer_outcome_replaces_its_unread_row(host_client):
 
 
 def test_inbox_rows_read_as_sentences_not_codes(qapp):
-    from pidesktop.ui.inbox import status_of
+    from pidesktop.ui.inbox.inbox import status_of
 
     full = status_of({"kind": "task.failed", "errorCode": "outbox_full"})
     assert full.startswith("Too many replies were waiting to be saved")

@@ -11,9 +11,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pidesktop.host import index_build, message_index, sessions
+from pidesktop.formats.index.db import open_database
 from pidesktop.host.context import HostContext
-from pidesktop.host.db import open_database
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.sessions import index_build, message_index
 from tests.support.cli import run_cli
 
 COLUMNS = "id, turn_id, seq, role, tool_name, is_error, text, created_at"

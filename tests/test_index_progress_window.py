@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.startup_progress import IndexProgressWindow
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.startup.index_progress_window import IndexProgressWindow
 from tests.support.windows import started_window
 
 

@@ -67,11 +67,11 @@ def test_host_and_bus_never_import_qt_ui_or_agent():
 
 def test_the_scanner_sees_relative_imports(tmp_path):
     """Guard the guard: a relative import of the host from ui is caught."""
-    root = probe_tree(tmp_path, {"ui/_layering_probe.py": "from ..host import db\nimport apsw\n"})
+    root = probe_tree(tmp_path, {"ui/_layering_probe.py": "from ..host import core\nimport apsw\n"})
     assert sorted(violations(("ui",), ("apsw", "pidesktop.host"), root)) == [
         "pidesktop/ui/_layering_probe.py imports apsw",
         "pidesktop/ui/_layering_probe.py imports pidesktop.host",
-        "pidesktop/ui/_layering_probe.py imports pidesktop.host.db",
+        "pidesktop/ui/_layering_probe.py imports pidesktop.host.core",
     ]
 
 
@@ -90,7 +90,7 @@ def test_import_linter_contracts_hold():
 # names, and no other UI module:
 UI_STORAGE_IMPORTS = {
     # Restore writes only a new folder no host has opened.
-    "pidesktop/ui/backup_dialogs.py": {
+    "pidesktop/ui/data/backup_dialogs.py": {
         "errors.StorageJobError",
         "snapshot_format",
         "snapshot_restore",
@@ -100,8 +100,20 @@ UI_STORAGE_IMPORTS = {
         "s3",
         "errors.Refused",
     },
-    "pidesktop/ui/startup_progress.py": {"move", "recovery", "schema", "errors.StorageJobError"},
-    "pidesktop/ui/storage_wizard.py": {
+    "pidesktop/ui/startup/window_base.py": {"recovery", "errors.StorageJobError"},
+    "pidesktop/ui/startup/move_window.py": {"move", "recovery", "errors.StorageJobError"},
+    "pidesktop/ui/startup/missing_root_window.py": {"recovery"},
+    "pidesktop/ui/startup/migration_window.py": {
+        "errors.StorageJobError",
+        "schema_update.BYTE_PHASES",
+        "schema_update.MigrationDone",
+        "schema_update.SchemaCheck",
+        "schema_update.backups_after_failure",
+        "schema_update.main_backup",
+        "schema_update.migrate",
+    },
+    "pidesktop/ui/startup/prepare.py": {"recovery", "schema_update.schema_check"},
+    "pidesktop/ui/data/storage_wizard.py": {
         "inventory",
         "journal",
         "move",
@@ -274,3 +286,49 @@ def test_the_cycle_finder_sees_a_lazy_circle(tmp_path):
     assert find_cycles(import_graph("pidesktop.ui", root)) == [
         ["pidesktop.ui._cycle_probe_a", "pidesktop.ui._cycle_probe_b"]
     ]
+
+
+# -- no import cycles between packages ------------------------------------------------------------
+def package_graph(graph: dict[str, set[str]], root: Path = REPO) -> dict[str, set[str]]:
+    """The module graph folded onto folders: package -> the packages its modules import.
+
+    A package and the packages inside it are not an edge either way: a folder's ``__init__`` may name its
+    own modules, and its modules may import their folder's shared top-level modules."""
+
+    def folder(module: str) -> str:
+        return module if root.joinpath(*module.split("."), "__init__.py").exists() else module.rpartition(".")[0]
+
+    folded: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = folder(module)
+        folded.setdefault(source, set())
+        for target in map(folder, targets):
+            if not (target == source or target.startswith(source + ".") or source.startswith(target + ".")):
+                folded[source].add(target)
+    return folded
+
+
+def test_no_two_folders_import_each_other():
+    """Every folder of the project reads top down too: no package reaches, through any of its modules, a
+    package that reaches back (host <-> storage was one the module-level check could not see)."""
+    cycles = find_cycles(package_graph(import_graph("pidesktop")))
+    assert cycles == [], "folders importing each other: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_folder_check_sees_two_packages_in_a_circle(tmp_path):
+    """Guard the guard: two folders whose modules import each other, neither module in a module cycle."""
+    root = probe_tree(
+        tmp_path,
+        {
+            "ui/__init__.py": "",
+            "ui/_probe_a/__init__.py": "",
+            "ui/_probe_a/one.py": "from pidesktop.ui._probe_b import two\n",
+            "ui/_probe_a/three.py": "",
+            "ui/_probe_b/__init__.py": "",
+            "ui/_probe_b/two.py": "",
+            "ui/_probe_b/four.py": "def f():\n    from pidesktop.ui._probe_a import three\n",
+        },
+    )
+    graph = import_graph("pidesktop.ui", root)
+    assert find_cycles(graph) == []
+    assert find_cycles(package_graph(graph, root)) == [["pidesktop.ui._probe_a", "pidesktop.ui._probe_b"]]

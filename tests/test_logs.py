@@ -32,7 +32,7 @@ def pidesktop_logger():
         ("pidesktop.bus.stdio", ("host", "bus")),
         ("pidesktop.agent.runner", ("agent", "runner")),
         ("pidesktop.agent", ("agent", "general")),
-        ("pidesktop.ui.storage_wizard", ("app", "storage_wizard")),
+        ("pidesktop.ui.data.storage_wizard", ("app", "data")),
         ("pidesktop.ui", ("app", "ui")),
         ("pidesktop.app", ("app", "app")),
         ("pidesktop", ("app", "general")),
@@ -47,11 +47,11 @@ def test_records_land_in_their_category_files_with_the_process_named(tmp_path, p
     logs.configure(tmp_path, "app")
     logging.getLogger("pidesktop.host.boot").info("boot pass done")
     logging.getLogger("pidesktop.agent.runner").warning("a turn failed")
-    logging.getLogger("pidesktop.ui.prefs").info("prefs saved")
+    logging.getLogger("pidesktop.ui.kit.prefs").info("prefs saved")
     root = tmp_path / "logs"
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.ndjson")) == [
         "agent/runner.ndjson",
-        "app/prefs.ndjson",
+        "app/kit.ndjson",
         "host/boot.ndjson",
     ]
     entry = orjson.loads((root / "host" / "boot.ndjson").read_bytes().splitlines()[-1])

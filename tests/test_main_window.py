@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from pidesktop.bus import HostError
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
-from pidesktop.ui.session_model import SessionTreeModel
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.sidebar.session_model import SessionTreeModel
+from pidesktop.ui.window.main_window import MainWindow
 from tests.support.clock import TickingClock
 from tests.support.host_helpers import crash_mid_reply
 from tests.support.hosts import InProcessHost
@@ -193,8 +193,8 @@ def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):
     from PySide6.QtWidgets import QMessageBox
 
     from pidesktop.bus import HostError
-    from pidesktop.ui.dialog_style import style_message_box
-    from pidesktop.ui.error_details import ErrorDetailsDialog, ErrorLog
+    from pidesktop.ui.kit.dialog_style import style_message_box
+    from pidesktop.ui.kit.error_details import ErrorDetailsDialog, ErrorLog
 
     log = ErrorLog()
     log.add(HostError("storage_unavailable", "disk gone")) if hasattr(log, "add") else None

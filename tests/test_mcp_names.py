@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pidesktop.agent.mcp import names
+from pidesktop.commands.mcp_cli import split_command
 from pidesktop.host.mcp import config
-from pidesktop.mcp_cli import split_command
 
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 servers = st.from_regex(config.NAME_RE, fullmatch=True)

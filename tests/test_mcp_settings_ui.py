@@ -10,8 +10,8 @@ import shiboken6
 from PySide6.QtCore import Qt
 
 from pidesktop.agent.mcp.pool import McpPool
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.mcp_helpers import SERVER
 from tests.support.sse_server import Script
 from tests.support.waits import spin_until

@@ -5,8 +5,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from pidesktop.ui import markdown
-from pidesktop.ui import theme as themes
+from pidesktop.ui.chat import markdown
+from pidesktop.ui.kit import theme as themes
 from tests.support.waits import spin_until
 from tests.support.windows import stored_messages
 
@@ -131,7 +131,7 @@ def test_held_prompts_show_above_the_composer_and_resume(chat, qloop):
 
 
 def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
-    from pidesktop.ui import transcript_model
+    from pidesktop.ui.chat import transcript_model
 
     monkeypatch.setattr(transcript_model, "CONTENT_LIMIT", 200)
     sid = chat.current_session_id

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from pidesktop.ui import theme as themes
+from pidesktop.ui.kit import theme as themes
 
 
 def row_text(message: dict, live: bool) -> str:
     from PySide6.QtGui import QFont
 
-    from pidesktop.ui.message_layout import layout_row
+    from pidesktop.ui.chat.message_layout import layout_row
 
     rendered = layout_row(
         {"kind": "message", "message": message, "live": live}, 800, themes.LIGHT, QFont(), frozenset()
@@ -29,7 +29,7 @@ def test_a_streaming_reply_does_not_flash_unclosed_markers(qapp, partial):
 
 
 def test_a_finished_reply_keeps_its_text_as_written(qapp):
-    from pidesktop.ui.markdown import close_open_markers
+    from pidesktop.ui.chat.markdown import close_open_markers
 
     message = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "a lone ** stays"}]}
     assert "**" in row_text(message, live=False)

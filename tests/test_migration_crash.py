@@ -15,8 +15,8 @@ import time
 import apsw
 import pytest
 
-from pidesktop.host import migrations
-from pidesktop.host.db import open_database
+from pidesktop.formats.index import migrations
+from pidesktop.formats.index.db import open_database
 from tests.support.migration_support import build
 from tests.support.repo import REPO
 

@@ -6,8 +6,8 @@ import apsw
 import pytest
 
 from pidesktop.bus import HostError
-from pidesktop.host import migrations
-from pidesktop.host.db import open_database
+from pidesktop.formats.index import migrations
+from pidesktop.formats.index.db import open_database
 from pidesktop.paths import prepare_data_root
 from tests.support.schema_history import build
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from pidesktop.host import migration_steps, migrations
-from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.formats.index import migration_steps, migrations
+from pidesktop.formats.index.schema import SCHEMA_VERSION
 
 # The walk, written out: (from, to, function, backup first). A new schema version adds one line here.
 EXPECTED = [

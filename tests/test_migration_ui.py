@@ -19,11 +19,11 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pidesktop import paths
-from pidesktop.storage import recovery
+from pidesktop.storage import recovery, schema_update
 from pidesktop.storage.schema import MigrationError
-from pidesktop.ui import startup_progress
-from pidesktop.ui import theme as themes
-from pidesktop.ui.startup_progress import MigrationWindow
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.startup import prepare
+from pidesktop.ui.startup.migration_window import MigrationWindow, migration_note
 from tests.support.cli import run_cli
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
@@ -89,14 +89,14 @@ class StandIn:
 def stand_in(monkeypatch):
     def install(version: int, **kwargs) -> StandIn:
         fake = StandIn(version, **kwargs)
-        monkeypatch.setattr(startup_progress, "_cold_schema", lambda: fake)
+        monkeypatch.setattr(schema_update, "_cold_schema", lambda: fake)
         return fake
 
     return install
 
 
 def window_for(qtbot, location, theme) -> MigrationWindow:
-    check = startup_progress.schema_check(location)
+    check = schema_update.schema_check(location)
     window = MigrationWindow(location, check, theme)
     qtbot.addWidget(window)
     window.show()
@@ -121,7 +121,7 @@ def test_an_older_database_is_updated_with_progress_then_a_note_names_the_backup
     assert window.result_location == location and fake.migrated == [location]
     backup = location.data_root / "pi.sqlite.v14.bak"
     assert window.done.backups == [str(backup)]
-    assert startup_progress.migration_note(window.done) == (
+    assert migration_note(window.done) == (
         f"Your data was updated from version 14 to 27. The old database is kept at {backup}."
     )
 
@@ -181,7 +181,7 @@ def test_a_newer_database_is_named_and_left_alone(qtbot, host, theme, stand_in, 
     host.stop()
     fake = stand_in(31)
     before = (host.location.data_root / "pi.sqlite").read_bytes()
-    check = startup_progress.schema_check(host.location)
+    check = schema_update.schema_check(host.location)
     assert check.newer and "v31" in check.reason
     window = window_for(qtbot, host.location, theme)
     window.begin()
@@ -206,7 +206,7 @@ def test_a_newer_version_in_the_state_names_both_versions(qtbot, host, monkeypat
             "problem": None,
         }
     )
-    monkeypatch.setattr(startup_progress, "_cold_schema", lambda: fake)
+    monkeypatch.setattr(schema_update, "_cold_schema", lambda: fake)
     window = window_for(qtbot, host.location, themes.LIGHT)
     window.begin()
     assert window.headline.text() == "The database is version 30; this pidesktop opens versions up to 27."
@@ -216,18 +216,18 @@ def test_prepare_updates_a_pinned_folder_and_hands_the_note_over(qtbot, host, st
     host.stop()
     fake = stand_in(14)
     notes: list[str] = []
-    assert startup_progress.needs_window(host.location)
-    assert startup_progress.prepare(host.location, "light", notes) == host.location
+    assert prepare.needs_window(host.location)
+    assert prepare.prepare(host.location, "light", notes) == host.location
     assert fake.migrated == [host.location] and len(notes) == 1 and "pi.sqlite.v14.bak" in notes[0]
-    assert not startup_progress.needs_window(host.location)  # now current: nothing to show next time
-    assert startup_progress.prepare(host.location, "light", notes) == host.location and len(notes) == 1
+    assert not prepare.needs_window(host.location)  # now current: nothing to show next time
+    assert prepare.prepare(host.location, "light", notes) == host.location and len(notes) == 1
 
 
 def test_prepare_shows_nothing_for_a_current_database(qtbot, host, stand_in):
     host.stop()
     stand_in(27)
     before = set(QApplication.topLevelWidgets())
-    assert startup_progress.prepare(host.location, "light", notes := []) == host.location and notes == []
+    assert prepare.prepare(host.location, "light", notes := []) == host.location and notes == []
     assert not [w for w in set(QApplication.topLevelWidgets()) - before if isinstance(w, MigrationWindow)]
 
 
@@ -236,7 +236,7 @@ def test_without_a_screen_the_update_prints_its_progress(host, stand_in):
     host.stop()
     stand_in(14)
     err = io.StringIO()
-    done = startup_progress.migrate_on_stderr(host.location, err)
+    done = schema_update.migrate_on_stderr(host.location, err)
     lines = err.getvalue().splitlines()
     assert lines[0] == f"pidesktop: updating your data from version 14 to 27 ({host.location.data_root})"
     for line in ("checkpoint", "backup 0%", "backup 100%", "migrate 1/13", "migrate 13/13"):
@@ -245,20 +245,20 @@ def test_without_a_screen_the_update_prints_its_progress(host, stand_in):
         f"pidesktop: updated the database from version 14 to 27; the old one is kept at "
         f"{host.location.data_root / 'pi.sqlite.v14.bak'}"
     )
-    assert done.from_version == 14 and startup_progress.migrate_on_stderr(host.location, err) is None
+    assert done.from_version == 14 and schema_update.migrate_on_stderr(host.location, err) is None
 
 
 def test_without_a_screen_a_failure_or_a_newer_database_is_a_refusal(host, stand_in):
     host.stop()
     stand_in(14, fail=WRONG_VALUE)
     with pytest.raises(recovery.RecoveryError) as failed:
-        startup_progress.migrate_on_stderr(host.location, io.StringIO())
+        schema_update.migrate_on_stderr(host.location, io.StringIO())
     words = str(failed.value)
     assert WRONG_VALUE in words and str(host.location.data_root / "pi.sqlite.v14.bak") in words
     assert "still at version 14" in words
     stand_in(31)
     with pytest.raises(recovery.RecoveryError) as newer:
-        startup_progress.migrate_on_stderr(host.location, io.StringIO())
+        schema_update.migrate_on_stderr(host.location, io.StringIO())
     assert "v31" in str(newer.value) and "Nothing was changed" in str(newer.value)
 
 
@@ -285,7 +285,7 @@ def press(action: str) -> QMessageBox:
 def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
     qtbot, qloop, loop_hosts, location, theme, shot
 ):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -326,7 +326,7 @@ def test_old_database_copies_are_listed_and_removed_after_two_confirmations(
 
 
 def test_cancel_keeps_the_copy_and_an_empty_list_says_so(qtbot, qloop, loop_hosts, location):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -345,7 +345,7 @@ def test_cancel_keeps_the_copy_and_an_empty_list_says_so(qtbot, qloop, loop_host
 
 
 def test_a_copy_removed_meanwhile_is_reported_and_the_list_refreshed(qtbot, qloop, loop_hosts, location):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
 
     client = loop_hosts.start()
     root = location.data_root
@@ -363,8 +363,8 @@ def test_a_copy_removed_meanwhile_is_reported_and_the_list_refreshed(qtbot, qloo
 
 
 def test_the_data_page_opens_the_copies(qtbot, qloop, host_client):
-    from pidesktop.ui.data_tools import SchemaBackupsDialog
-    from pidesktop.ui.settings_data import DataPage
+    from pidesktop.ui.data.data_tools import SchemaBackupsDialog
+    from pidesktop.ui.data.settings_data import DataPage
 
     page = DataPage(host_client)
     qtbot.addWidget(page)
@@ -399,8 +399,8 @@ def test_the_real_migration_runs_in_the_window(qtbot, location, tmp_path):
     qtbot.waitUntil(lambda: window.result_location is not None or window.error is not None, timeout=60_000)
     assert window.error is None and window.done.from_version == 14 and window.done.to_version == 27
     assert (location.data_root / "pi.sqlite.v14.bak").is_file()
-    assert "pi.sqlite.v14.bak" in startup_progress.migration_note(window.done)
-    assert startup_progress.schema_check(location) is None
+    assert "pi.sqlite.v14.bak" in migration_note(window.done)
+    assert schema_update.schema_check(location) is None
     host = InProcessHost(location)
     try:
         backups = host.call("data.schemaBackups")["backups"]
@@ -414,7 +414,7 @@ def test_the_real_migration_on_stderr_and_a_newer_database(location):
     location.data_root.mkdir(parents=True)
     build(location.data_root / "pi.sqlite", 20)
     err = io.StringIO()
-    done = startup_progress.migrate_on_stderr(location, err)
+    done = schema_update.migrate_on_stderr(location, err)
     assert done.from_version == 20 and "updating your data from version 20 to 27" in err.getvalue()
     import apsw
 
@@ -422,8 +422,8 @@ def test_the_real_migration_on_stderr_and_a_newer_database(location):
     conn.execute("PRAGMA user_version = 31")
     conn.close()
     before = (location.data_root / "pi.sqlite").read_bytes()
-    check = startup_progress.schema_check(location)
+    check = schema_update.schema_check(location)
     assert check is not None and check.newer
     with pytest.raises(recovery.RecoveryError):
-        startup_progress.migrate_on_stderr(location, io.StringIO())
+        schema_update.migrate_on_stderr(location, io.StringIO())
     assert (location.data_root / "pi.sqlite").read_bytes() == before

@@ -8,9 +8,9 @@ import apsw
 import pytest
 
 from pidesktop.bus import HostError
-from pidesktop.host import migration_steps, migrations
-from pidesktop.host.db import open_database, open_migrated
-from pidesktop.host.migrations import Step
+from pidesktop.formats.index import migration_steps, migrations
+from pidesktop.formats.index.db import open_database, open_migrated
+from pidesktop.formats.index.migrations import Step
 from pidesktop.locks import WRITER_LOCK, FileLock
 from pidesktop.paths import prepare_data_root
 from pidesktop.storage import schema as cold

@@ -1,6 +1,6 @@
 """The composer's model picker choices: a pure function of the provider and model lists."""
 
-from pidesktop.ui.model_choices import chip_text, model_choices
+from pidesktop.ui.chat.model_choices import chip_text, model_choices
 
 LISTED = {
     "defaultProviderId": "p1",

@@ -9,7 +9,7 @@ import pytest
 from pidesktop.agent.model_refresh import refresh_models
 from pidesktop.agent.presets import PRESETS
 from pidesktop.bus.errors import ErrorCode
-from pidesktop.host import prices
+from pidesktop.host.settings import prices
 from tests.support.sse_server import Script
 
 

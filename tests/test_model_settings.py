@@ -5,8 +5,8 @@ import pytest
 
 from pidesktop.agent import model_settings
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.support.sse_server import Script, chunk, sse_body
 from tests.support.sse_server import sse_server as sse_server  # the fixture
 from tests.support.waits import spin_until

@@ -1,6 +1,6 @@
 """Internal ``role: system`` rows with ``meta.modelSystem`` (spec 004, T.3): never drawn; other notes are."""
 
-from pidesktop.ui.transcript_model import TranscriptModel
+from pidesktop.ui.chat.transcript_model import TranscriptModel
 from tests.support.hosts import InProcessHost
 
 

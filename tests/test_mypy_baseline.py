@@ -17,16 +17,18 @@ def error(file: str, line: int, message: str, code: str | None = "attr-defined")
 
 def test_an_error_is_recorded_without_its_line():
     moved = [
-        error("pidesktop/ui/tray.py", 41, 'Item "None" has no attribute "show"'),
-        error("pidesktop/ui/tray.py", 90, 'Item "None" has no attribute "show"'),
+        error("pidesktop/ui/inbox/tray.py", 41, 'Item "None" has no attribute "show"'),
+        error("pidesktop/ui/inbox/tray.py", 90, 'Item "None" has no attribute "show"'),
     ]
     assert baseline.normalise(moved[0]) == baseline.normalise(moved[1])
-    assert baseline.normalise(moved[0]) == 'pidesktop/ui/tray.py: [attr-defined] Item "None" has no attribute "show"'
+    assert (
+        baseline.normalise(moved[0]) == 'pidesktop/ui/inbox/tray.py: [attr-defined] Item "None" has no attribute "show"'
+    )
 
 
 def test_lines_named_inside_a_message_are_dropped_too():
-    first = error("pidesktop/ui/sidebar.py", 80, 'Name "row" already defined on line 12', "no-redef")
-    second = error("pidesktop/ui/sidebar.py", 95, 'Name "row" already defined on line 40', "no-redef")
+    first = error("pidesktop/ui/sidebar/sidebar.py", 80, 'Name "row" already defined on line 12', "no-redef")
+    second = error("pidesktop/ui/sidebar/sidebar.py", 95, 'Name "row" already defined on line 40', "no-redef")
     assert baseline.normalise(first) == baseline.normalise(second)
     assert "on line N" in baseline.normalise(first)
 
@@ -36,7 +38,7 @@ def test_an_error_without_a_code_is_still_recorded():
 
 
 def test_one_more_copy_of_a_baselined_error_is_new():
-    entry = "pidesktop/ui/main_window.py: [misc] global rebinding"
+    entry = "pidesktop/ui/window/main_window.py: [misc] global rebinding"
     new, fixed = baseline.compare(Counter({entry: 3}), Counter({entry: 2}))
     assert new == [entry]
     assert fixed == []

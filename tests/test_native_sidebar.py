@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import native_rows
-from pidesktop.ui import theme as themes
-from pidesktop.ui.prefs import Preferences, normalise
-from pidesktop.ui.session_model import SessionTreeModel
-from pidesktop.ui.sidebar import Sidebar, is_fork
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.prefs import Preferences, normalise
+from pidesktop.ui.sidebar import native_rows
+from pidesktop.ui.sidebar.session_model import SessionTreeModel
+from pidesktop.ui.sidebar.sidebar import Sidebar, is_fork
 
 NOW = 1_796_134_600_000
 

@@ -14,9 +14,9 @@ import orjson
 import pytest
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui import theme as themes
-from pidesktop.ui.message_layout import layout_row
-from pidesktop.ui.prefs import Preferences
+from pidesktop.ui.chat.message_layout import layout_row
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.prefs import Preferences
 from tests.support.repo import FIXTURES as RECORDED
 from tests.support.sse_server import chunk, sse_body, usage_chunk
 from tests.support.waits import spin_until
@@ -605,7 +605,7 @@ class SentCommands:
 
 
 def test_reading_pi_sessions_sends_nothing_the_host_would_refuse(window, qloop):
-    from pidesktop.ui import native_guard
+    from pidesktop.ui.kit import native_guard
 
     spy = SentCommands(window.client)
     for name in (FIVE_TURNS, BRANCHING, RPC_EXTRAS):
@@ -617,7 +617,7 @@ def test_reading_pi_sessions_sends_nothing_the_host_would_refuse(window, qloop):
 
 
 def test_a_write_naming_a_pi_session_is_refused_in_the_window_without_being_sent(window, qloop):
-    from pidesktop.ui.ops import host_op
+    from pidesktop.ui.kit.ops import host_op
 
     row = open_native(qloop, window, FIVE_TURNS)
     spy = SentCommands(window.client)
@@ -636,7 +636,7 @@ def test_a_write_naming_a_pi_session_is_refused_in_the_window_without_being_sent
 
 def test_the_window_refuses_what_the_host_refuses_on_a_pi_session():
     from pidesktop.host.native import guard
-    from pidesktop.ui import native_guard
+    from pidesktop.ui.kit import native_guard
 
     assert native_guard.MAY_SEND == guard.ALLOWED
     assert native_guard.READ_ONLY_SENTENCE == guard.READ_ONLY_SENTENCE

@@ -4,7 +4,7 @@ import pytest
 
 from pidesktop.bus import ErrorCode, HostError
 from pidesktop.host.params import Params, invalid
-from pidesktop.host.providers import validate_base_url
+from pidesktop.host.settings.providers import validate_base_url
 
 
 @pytest.mark.parametrize(

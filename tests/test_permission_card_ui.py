@@ -102,8 +102,8 @@ def test_a_request_from_another_chat_waits_until_that_chat_is_shown(qtbot, qloop
     import asyncio
 
     from pidesktop.agent.permissions import Decision, PermissionRequest
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.permission_card import PermissionCard
+    from pidesktop.ui.chat.permission_card import PermissionCard
+    from pidesktop.ui.kit import theme as themes
 
     card = PermissionCard(themes.LIGHT)
     qtbot.addWidget(card)

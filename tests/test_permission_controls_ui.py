@@ -6,8 +6,8 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
 

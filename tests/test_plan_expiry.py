@@ -6,7 +6,7 @@ import pytest
 from pidesktop.bus.errors import HostError
 from pidesktop.host import handlers  # noqa: F401 - registers every command
 from pidesktop.host.core import Host
-from pidesktop.host.plans import EXPIRY_MS
+from pidesktop.host.turns.plans import EXPIRY_MS
 
 NOW = 1_780_000_000_000
 

@@ -170,7 +170,7 @@ def test_a_finished_execution_is_not_shown_again_and_a_card_can_be_closed(chat, 
 
 
 def test_the_transcript_names_a_proposal_by_its_title_and_a_checklist_by_its_progress():
-    from pidesktop.ui.message_layout import _summary
+    from pidesktop.ui.chat.message_layout import _summary
 
     assert _summary({"plan": "\n# Move the blog\n\n1. Copy\n"}) == "Move the blog"
     assert _summary({"goal": "Faster builds " + "x" * 80}).endswith("…")

@@ -7,9 +7,10 @@ import shutil
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMenu, QMessageBox
 
-from pidesktop.ui import export_dialog, project_rows
-from pidesktop.ui.project_memory import LIMIT
-from pidesktop.ui.tasks import spawn
+from pidesktop.ui.chat import export_dialog
+from pidesktop.ui.kit.tasks import spawn
+from pidesktop.ui.sidebar import project_rows
+from pidesktop.ui.sidebar.project_memory import LIMIT
 from tests.support.waits import spin_until
 
 
@@ -104,7 +105,7 @@ def test_project_menu_renames_pins_and_removes_keeping_the_chats(chat, qloop, tm
     spin_until(qloop, lambda: not chat.model.prefs.project_meta(str(folder)).get("pinned"))
 
     opened = []
-    monkeypatch.setattr("pidesktop.ui.project_actions.QDesktopServices.openUrl", lambda url: opened.append(url))
+    monkeypatch.setattr("pidesktop.ui.sidebar.project_actions.QDesktopServices.openUrl", lambda url: opened.append(url))
     chat.projects.open_folder(chat.projects.projects[project["id"]])
     assert opened[0].toLocalFile() == str(folder)
 

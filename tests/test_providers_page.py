@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from pidesktop.bus import HostError
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
-from pidesktop.ui.settings_providers import OFFLINE_ID
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
+from pidesktop.ui.settings.settings_providers import OFFLINE_ID
 from tests.support.sse_server import Script
 from tests.support.waits import spin_until
 

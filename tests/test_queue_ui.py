@@ -3,7 +3,7 @@
 from PySide6.QtWidgets import QLabel, QToolButton
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui.queue_strip import QueueStrip
+from pidesktop.ui.chat.queue_strip import QueueStrip
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
 

@@ -7,7 +7,7 @@ stepped by Qt events handled while no loop runs would die with "no running event
 import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.ui.tasks import spawn
+from pidesktop.ui.kit.tasks import spawn
 from tests.support.waits import wait_until
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.tool_rows import diff_colours
+from pidesktop.ui.chat.tool_rows import diff_colours
+from pidesktop.ui.kit import theme as themes
 from tests.support.hosts import StdioHost
 from tests.support.realwindow import App, Shot, wait_for
 from tests.support.sse_server import Script

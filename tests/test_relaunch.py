@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from pidesktop.ui import relaunch
+from pidesktop.ui.data import relaunch
 
 
 def test_a_restart_starts_the_same_program(monkeypatch):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from pidesktop.ui.repair_dialog import RepairDialog
-from pidesktop.ui.settings_data import DataPage
+from pidesktop.ui.data.repair_dialog import RepairDialog
+from pidesktop.ui.data.settings_data import DataPage
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
 from tests.test_repair import damage

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pidesktop.host import message_index
-from pidesktop.host.importers.common import millis
+from pidesktop.formats.transcript.records import parse_rfc3339, rfc3339
+from pidesktop.host.imports.common import millis
 from pidesktop.host.native import pi_format
-from pidesktop.host.transcripts.records import parse_rfc3339, rfc3339
+from pidesktop.host.sessions import message_index
 
 
 @given(st.integers(min_value=0, max_value=253402300799999))  # up to 9999-12-31T23:59:59.999Z

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host import schedule_rules as rules
+from pidesktop.host.automations import schedule_rules as rules
 
 ZONES = [ZoneInfo(name) for name in ("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "UTC")]
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -7,8 +7,8 @@ import apsw
 import pytest
 
 from pidesktop.bus import HostError
+from pidesktop.formats.index.db import open_database
 from pidesktop.host.core import Host
-from pidesktop.host.db import open_database
 from pidesktop.paths import prepare_data_root
 from tests.support.repo import FIXTURES
 

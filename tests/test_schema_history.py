@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import migration_steps, migrations
-from pidesktop.host.migration_steps import StepRefused
-from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.formats.index import migration_steps, migrations
+from pidesktop.formats.index.migration_steps import StepRefused
+from pidesktop.formats.index.schema import SCHEMA_VERSION
 from tests.support.hosts import InProcessHost
 from tests.support.schema_history import build, dump, fresh_v27_schema, schema_differences, schema_of
 

@@ -4,7 +4,7 @@ import apsw
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host.search import snippet, uses_fts
+from pidesktop.host.search.commands import snippet, uses_fts
 
 
 def seed(host, title, texts, project=None):

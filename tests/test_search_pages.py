@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host import search
-from pidesktop.host.transcripts.records import encode_record, session_header
+from pidesktop.formats.transcript.records import encode_record, session_header
+from pidesktop.host.search import commands as search
 from tests.support.hosts import InProcessHost
 from tests.test_search import seed
 

@@ -1,8 +1,8 @@
 """search.query: a page is the newest matches, read a chunk at a time; ``total`` counts every match."""
 
-from pidesktop.host import search
-from pidesktop.host.db import open_database
-from pidesktop.host.transcripts.records import encode_record, session_header
+from pidesktop.formats.index.db import open_database
+from pidesktop.formats.transcript.records import encode_record, session_header
+from pidesktop.host.search import commands as search
 from tests.support.hosts import InProcessHost
 
 

@@ -4,9 +4,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
-from pidesktop.ui.tasks import spawn
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.tasks import spawn
+from pidesktop.ui.search.search_dialog import HINT_TEXT, SearchDialog, no_match_text, snippet_segments, title_highlights
 from tests.support.clock import TickingClock
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
@@ -196,7 +196,7 @@ def test_paints_in_both_themes(chats, dialog, qtbot, qloop, theme, tmp_path):
 
 # -- snippets read as text, not markdown -------------------------------------------------------------
 def test_snippets_drop_markdown_markers_and_keep_the_hit_marked():
-    from pidesktop.ui.search_dialog import plain_snippet, snippet_segments
+    from pidesktop.ui.search.search_dialog import plain_snippet, snippet_segments
 
     text = "…ready. **Links:** none; see [the notes](https://x.example/n) and `pip install` *now*"
     hit = text.index("Links")
@@ -214,7 +214,7 @@ def test_snippets_drop_markdown_markers_and_keep_the_hit_marked():
 
 
 def test_search_results_paint_plain_snippets(qtbot, theme, shot):
-    from pidesktop.ui.search_dialog import SearchDialog
+    from pidesktop.ui.search.search_dialog import SearchDialog
 
     dialog = SearchDialog(None, theme)
     qtbot.addWidget(dialog)

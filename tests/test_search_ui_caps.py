@@ -2,9 +2,9 @@
 
 from PySide6.QtCore import Qt
 
-from pidesktop.host import search
-from pidesktop.ui import theme as themes
-from pidesktop.ui.search_dialog import SearchDialog, matches_text
+from pidesktop.host.search import commands as search
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.search.search_dialog import SearchDialog, matches_text
 from tests.support.clock import TickingClock
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until

@@ -9,8 +9,8 @@ import orjson
 import pytest
 
 from pidesktop.bus import HostError
-from pidesktop.host import secrets
 from pidesktop.host.core import Host
+from pidesktop.host.settings import secrets
 from tests.support.hosts import InProcessHost
 
 KEY = "sk-test-Zq8vN3xR7mK2pL9wT4yB6cF1hJ5dS0aE"  # distinctive, 40 characters

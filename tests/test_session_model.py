@@ -7,10 +7,10 @@ import pytest
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QTreeView
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.prefs import Preferences
-from pidesktop.ui.session_model import SessionTreeModel
-from pidesktop.ui.sidebar import Sidebar
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.prefs import Preferences
+from pidesktop.ui.sidebar.session_model import SessionTreeModel
+from pidesktop.ui.sidebar.sidebar import Sidebar
 
 
 def layout(model):
@@ -244,8 +244,8 @@ def test_a_large_change_is_left_to_a_reset(qapp):
 
 # -- the sidebar marks forks; a row's time label is the same in every partial repaint -------------------
 def _sidebar(qtbot, theme, sessions):
-    from pidesktop.ui.session_model import SessionTreeModel
-    from pidesktop.ui.sidebar import Sidebar
+    from pidesktop.ui.sidebar.session_model import SessionTreeModel
+    from pidesktop.ui.sidebar.sidebar import Sidebar
 
     model = SessionTreeModel()
     sidebar = Sidebar(model, theme)
@@ -275,7 +275,7 @@ def _session(sid: str, title: str, minutes_ago: float) -> dict:
 
 
 def test_a_fork_is_marked_in_the_sidebar(qtbot, theme, shot):
-    from pidesktop.ui.sidebar import is_fork
+    from pidesktop.ui.sidebar.sidebar import is_fork
 
     title = "Planning the long summer holiday in the mountains"
     sidebar = _sidebar(qtbot, theme, [_session("a", title, 3), _session("b", title + " (fork)", 1)])
@@ -301,7 +301,7 @@ def test_a_fork_is_marked_in_the_sidebar(qtbot, theme, shot):
 def test_the_time_label_does_not_change_between_partial_repaints(qtbot, monkeypatch):
     import time
 
-    from pidesktop.ui import sidebar as sidebar_module
+    from pidesktop.ui.sidebar import sidebar as sidebar_module
 
     sidebar = _sidebar(qtbot, themes.LIGHT, [_session("a", "Groceries", 59.9 / 60)])  # "now" for 0.1 s more
     delegate = sidebar.delegate

@@ -3,7 +3,7 @@
 import orjson
 import pytest
 
-from pidesktop.host.settings import normalise
+from pidesktop.host.settings.commands import normalise
 
 
 def test_defaults(host):

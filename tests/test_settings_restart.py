@@ -4,12 +4,12 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 
-from pidesktop.ui import i18n
-from pidesktop.ui import theme as themes
-from pidesktop.ui.relaunch import relaunch_pidesktop
-from pidesktop.ui.settings_data import DataPage
-from pidesktop.ui.settings_dialog import SettingsDialog
-from pidesktop.ui.settings_general import GeneralPage
+from pidesktop.ui.data.relaunch import relaunch_pidesktop
+from pidesktop.ui.data.settings_data import DataPage
+from pidesktop.ui.kit import i18n
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
+from pidesktop.ui.settings.settings_general import GeneralPage
 from tests.support.waits import spin_until
 
 
@@ -45,5 +45,5 @@ def test_restart_now_sits_next_to_the_language_note_and_relaunches(qtbot, qloop,
 
 
 def test_the_data_page_lives_in_its_own_module(dialog, location):
-    assert isinstance(dialog.data, DataPage) and DataPage.__module__ == "pidesktop.ui.settings_data"
+    assert isinstance(dialog.data, DataPage) and DataPage.__module__ == "pidesktop.ui.data.settings_data"
     assert dialog.data.path_label.text() == str(location.data_root)

@@ -2,8 +2,8 @@
 
 import shiboken6
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.support.s3_server import CREDENTIALS, S3Server
 from tests.support.waits import spin_until
 

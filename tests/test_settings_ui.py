@@ -4,8 +4,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_providers import KEY_NOTE, OFFLINE_ID, STORED_KEY
 from tests.support.sse_server import Script
 from tests.support.waits import spin_until
 
@@ -276,7 +276,7 @@ def test_the_dialog_opens_at_its_size_and_a_page_scrolls_when_it_is_made_smaller
     screen (or made smaller) a page scrolls instead of the dialog not fitting."""
     import asyncio
 
-    from pidesktop.ui.settings_dialog import DIALOG_SIZE
+    from pidesktop.ui.settings.settings_dialog import DIALOG_SIZE
 
     dialog = open_settings()
     assert (dialog.width(), dialog.height()) == DIALOG_SIZE

@@ -5,9 +5,9 @@ import hashlib
 import orjson
 import pytest
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
-from pidesktop.ui.prefs import Preferences, normalise
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.prefs import Preferences, normalise
+from pidesktop.ui.window.main_window import MainWindow
 from tests.support.clock import TickingClock
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until
@@ -145,7 +145,7 @@ def test_window_geometry_and_splitter_are_remembered(qtbot, qloop, tmp_path, hos
 
 
 def test_pages_extend_the_tree_like_one_reset_would(qtmodeltester):
-    from pidesktop.ui.session_model import SessionTreeModel
+    from pidesktop.ui.sidebar.session_model import SessionTreeModel
 
     sessions = [
         {

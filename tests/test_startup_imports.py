@@ -23,22 +23,23 @@ NOT_BEFORE_THE_FIRST_PAINT = [
     "asyncio",
     "qasync",
     "pidesktop.bus.inprocess",
-    "pidesktop.ui.sidebar",
-    "pidesktop.ui.composer",
-    "pidesktop.ui.transcript_view",
-    "pidesktop.ui.chat_controller",
+    "pidesktop.ui.sidebar.sidebar",
+    "pidesktop.ui.chat.composer",
+    "pidesktop.ui.chat.transcript_view",
+    "pidesktop.ui.chat.chat_controller",
     "httpx",
     "markdown_it",
     "pygments",
     "pidesktop.agent.openai_compat",
-    "pidesktop.ui.settings_dialog",
-    "pidesktop.ui.search_dialog",
-    "pidesktop.ui.automations",
-    "pidesktop.ui.import_dialog",
-    "pidesktop.ui.trash_view",
-    "pidesktop.ui.export_dialog",
-    "pidesktop.ui.startup_progress",
-    "pidesktop.ui.storage_wizard",
+    "pidesktop.ui.settings.settings_dialog",
+    "pidesktop.ui.search.search_dialog",
+    "pidesktop.ui.automations.automations",
+    "pidesktop.ui.data.import_dialog",
+    "pidesktop.ui.sidebar.trash_view",
+    "pidesktop.ui.chat.export_dialog",
+    "pidesktop.ui.startup.prepare",
+    "pidesktop.ui.startup.migration_window",
+    "pidesktop.ui.data.storage_wizard",
 ]
 # Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.
 WARMED_UP = [
@@ -46,19 +47,20 @@ WARMED_UP = [
     "markdown_it",
     "pygments.lexers",
     "pidesktop.agent.openai_compat",
-    "pidesktop.ui.settings_dialog",
-    "pidesktop.ui.search_dialog",
-    "pidesktop.ui.automations",
-    "pidesktop.ui.import_dialog",
-    "pidesktop.ui.trash_view",
-    "pidesktop.ui.export_dialog",
+    "pidesktop.ui.settings.settings_dialog",
+    "pidesktop.ui.search.search_dialog",
+    "pidesktop.ui.automations.automations",
+    "pidesktop.ui.data.import_dialog",
+    "pidesktop.ui.sidebar.trash_view",
+    "pidesktop.ui.chat.export_dialog",
 ]
 
 PROBE = textwrap.dedent("""
     import json, os, sys, time
     from PySide6.QtCore import QEvent, QObject, QTimer
-    from pidesktop import app as bootstrap, cli
-    from pidesktop.ui.main_window import MainWindow
+    from pidesktop import app as bootstrap
+    from pidesktop.commands import cli
+    from pidesktop.ui.window.main_window import MainWindow
 
     WARMED_UP = json.loads(sys.argv[2])
     make = bootstrap._qt_application
@@ -123,8 +125,8 @@ def test_the_first_paint_waits_only_for_what_it_draws_and_the_rest_follows(tmp_p
     assert seen["built"]["windowShown"]
     assert [name for name in HOST if name in seen["built"]["modules"]] == []
     at_paint = set(seen["paint"])
-    assert "pidesktop.ui.main_window" in at_paint and "pidesktop.ui.first_frame" in at_paint
+    assert "pidesktop.ui.window.main_window" in at_paint and "pidesktop.ui.startup.first_frame" in at_paint
     assert [name for name in NOT_BEFORE_THE_FIRST_PAINT if name in at_paint] == []
-    assert "pidesktop.ui.sidebar" in seen["built"]["modules"]
+    assert "pidesktop.ui.sidebar.sidebar" in seen["built"]["modules"]
     assert [name for name in WARMED_UP if name not in seen["later"]] == []
     assert "pidesktop.host.core" in seen["later"]  # the host opened meanwhile, on its own thread

@@ -13,7 +13,7 @@ import pytest
 from pidesktop import paths
 from pidesktop.storage import cache_request, journal, marker, recovery
 from pidesktop.storage.errors import RecoveryError
-from pidesktop.ui import startup_progress
+from pidesktop.ui.startup import prepare
 from tests.support.repo import REPO
 from tests.test_storage_seed import seed, snapshot
 
@@ -108,7 +108,7 @@ def test_a_cache_cleanup_waiting_for_a_missing_default_root_refuses_start_up(tmp
     assert recovery.check_default_root().state == "missing"
 
     with pytest.raises(RecoveryError, match="cleanup of the caches") as refused:
-        startup_progress.prepare(location)  # before any window could offer to create a fresh folder
+        prepare.prepare(location)  # before any window could offer to create a fresh folder
     assert str(cache_request.request_path()) in str(refused.value)
     for command in (["-m", "pidesktop"], ["-m", "pidesktop", "host", "--stdio"]):
         started = subprocess.run(

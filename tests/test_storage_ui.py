@@ -10,10 +10,11 @@ from PySide6.QtWidgets import QMessageBox, QWizard
 from pidesktop import paths
 from pidesktop.storage import journal, old_roots
 from pidesktop.storage.old_roots import KeptRoot
-from pidesktop.ui import data_tools as maintenance
-from pidesktop.ui import theme as themes
-from pidesktop.ui.startup_progress import MissingRootWindow, MoveProgressWindow
-from pidesktop.ui.storage_wizard import StorageWizard, completed_move_notice, schedule_move
+from pidesktop.ui.data import data_tools as maintenance
+from pidesktop.ui.data.storage_wizard import StorageWizard, completed_move_notice, schedule_move
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.startup.missing_root_window import MissingRootWindow
+from pidesktop.ui.startup.move_window import MoveProgressWindow
 from tests.support.hosts import InProcessHost
 from tests.support.waits import spin_until, wait_until
 
@@ -412,7 +413,7 @@ def test_workflows_shows_missing_then_the_status(qtbot, qloop, tmp_path, monkeyp
 
 
 def test_the_data_page_opens_each_tool_and_explains_a_pinned_root(qtbot, qloop, host_client, theme, shot):
-    from pidesktop.ui.settings_dialog import SettingsDialog
+    from pidesktop.ui.settings.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog.ask(host_client, theme)
     qtbot.addWidget(dialog)

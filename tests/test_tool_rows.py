@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtGui import QFont
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui import tool_rows
-from pidesktop.ui.message_layout import layout_row
-from pidesktop.ui.transcript_model import message_row
+from pidesktop.ui.chat import tool_rows
+from pidesktop.ui.chat.message_layout import layout_row
+from pidesktop.ui.chat.transcript_model import message_row
+from pidesktop.ui.kit import theme as themes
 
 BEFORE = "def greet(name):\n    return 'hi ' + name\n"
 AFTER = "def greet(name):\n    return f'Hello, {name}!'\n"
@@ -102,7 +102,7 @@ def test_a_call_without_result_is_running_while_live_and_not_run_once_stored(qap
 
 
 def test_a_command_streams_its_output_into_its_row(qapp, host_client, qtbot):
-    from pidesktop.ui.transcript_model import TranscriptModel
+    from pidesktop.ui.chat.transcript_model import TranscriptModel
 
     model = TranscriptModel(host_client)
     call = {"type": "tool_call", "callId": "b1", "name": "bash", "args": {"command": "make test"}, "status": "ok"}

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from pidesktop.ui import activity
+from pidesktop.ui.chat import activity
 from tests.support.waits import spin_until
 
 

@@ -14,10 +14,10 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pidesktop.formats.transcript.records import encode_record
 from pidesktop.host.transcripts import TranscriptStore
 from pidesktop.host.transcripts.cut import kept_ranges
 from pidesktop.host.transcripts.layout import scan_bytes
-from pidesktop.host.transcripts.records import encode_record
 
 IDS = ["a", "b", "c", "d", "e", "f"]
 
@@ -122,7 +122,7 @@ def test_kept_ranges_cover_exactly_what_no_cut_covers(cuts):
 def test_a_shift_sqlite_refuses_changes_nothing_and_says_so():
     import apsw
 
-    from pidesktop.host.message_index import _shift_down
+    from pidesktop.host.sessions.message_index import _shift_down
 
     conn = apsw.Connection(":memory:")
     conn.execute(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host.transcripts.lines import scan_top_level
+from pidesktop.formats.transcript.lines import scan_top_level
 
 pytestmark = pytest.mark.slow  # property tests of the line scanner
 

@@ -3,7 +3,7 @@ whether rows went in above it, or rows went out at the far end (at most MAX_ROWS
 
 import asyncio
 
-from pidesktop.ui import transcript_model
+from pidesktop.ui.chat import transcript_model
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
 from tests.test_chat_ui import seed_long_session

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pidesktop.formats.transcript.records import encode_record
 from pidesktop.host.transcripts import InvalidRecord, MessageNotFound, TranscriptStore, Window
-from pidesktop.host.transcripts.records import encode_record
 
 SID = "s1"
 CREATED = "2026-07-26T09:00:00.000Z"

@@ -229,8 +229,8 @@ def test_boot_sweeps_orphan_scratch_folders_but_never_transcripts(stdio_host, da
 
 def test_notifications_made_in_one_millisecond_prune_and_page_in_the_order_they_were_made(tmp_path):
     # Many turns can end within one clock tick; the cap must still drop the oldest.
-    from pidesktop.host import notifications
-    from pidesktop.host.db import open_database
+    from pidesktop.formats.index.db import open_database
+    from pidesktop.host.inbox import notifications
 
     conn = open_database(tmp_path / "index.sqlite")
     for n in range(notifications.KEEP + 5):  # a chat each: a chat keeps one unread row

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFont
 
-from pidesktop.ui import markdown
-from pidesktop.ui import theme as themes
-from pidesktop.ui.message_layout import layout_row
+from pidesktop.ui.chat import markdown
+from pidesktop.ui.chat.message_layout import layout_row
+from pidesktop.ui.kit import theme as themes
 
 PROMPT = "Why does this fail?\n```python\nprint(1 +)\n```\n**not bold**, `not code`, <b>not html</b>"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import shiboken6
 
 from pidesktop import __version__
-from pidesktop.host.schema import SCHEMA_VERSION
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 
 REPO = Path(__file__).resolve().parents[1]
 

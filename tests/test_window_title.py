@@ -1,7 +1,7 @@
 """The window is named after the chat it shows, and the chat open at quit opens again at the next start."""
 
 from pidesktop.agent.runner import TurnRunner
-from pidesktop.ui.prefs import Preferences
+from pidesktop.ui.kit.prefs import Preferences
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
 

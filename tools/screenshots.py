@@ -26,9 +26,9 @@ from pidesktop import paths
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
-from pidesktop.ui import i18n
-from pidesktop.ui import theme as themes
-from pidesktop.ui.main_window import MainWindow
+from pidesktop.ui.kit import i18n
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.window.main_window import MainWindow
 
 ANSWER = """Here is a compact way to read a large JSONL file **without loading it whole**:
 
@@ -188,7 +188,7 @@ async def seed_agentic(client: HostClient) -> str:
             "role": "assistant",
             "meta": {"status": "completed", "parentToolCallId": "fx-t1", "agentName": "code-reviewer"},
             "blocks": [
-                tool("fx-sr1", "Read", {"path": "pidesktop/ui/transcript_view.py"}, 20),
+                tool("fx-sr1", "Read", {"path": "pidesktop/ui/chat/transcript_view.py"}, 20),
                 {
                     "type": "text",
                     "text": "`_restore` runs before `doItemsLayout`, so the rectangle it reads is from the old layout.",

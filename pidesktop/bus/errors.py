@@ -1,7 +1,7 @@
 """The one vocabulary of error codes, and the one exception type that crosses the bus.
 
 Every code the host, the bus or the agent runtime reports is a member of
-``ErrorCode``; the window's sentence for each lives in ``ui/plain_errors.py``
+``ErrorCode``; the window's sentence for each lives in ``ui/kit/plain_errors.py``
 (a test keeps the two equal). Host codes are upper case, the runtime's own
 (a provider's failure, a turn that could not be sent or saved) lower case:
 both are stored in turns, runs and notifications, so a value never changes.

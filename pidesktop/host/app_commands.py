@@ -6,10 +6,10 @@ from typing import Any
 
 from pidesktop import __version__
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.formats.index.schema import SCHEMA_VERSION
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
-from pidesktop.host.schema import SCHEMA_VERSION
 
 PROTOCOL_VERSION = 1
 

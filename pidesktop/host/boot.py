@@ -18,22 +18,15 @@ from typing import Any
 import apsw
 import orjson
 
-from pidesktop.host import (
-    attachments,
-    history,
-    index_sync,
-    inflight,
-    kv,
-    messages,
-    revisions,
-    scheduled,
-    sessions,
-    settings,
-    snapshot,
-)
+from pidesktop.formats.index.sql_rows import one_row
+from pidesktop.host import kv
+from pidesktop.host import state_snapshot as snapshot
+from pidesktop.host.automations import scheduled
 from pidesktop.host.context import HostContext
-from pidesktop.host.index_progress import IndexProgress
-from pidesktop.host.sql_rows import one_row
+from pidesktop.host.sessions import attachments, history, index_sync, inflight, messages, revisions
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.sessions.index_progress import IndexProgress
+from pidesktop.host.settings import commands as settings
 from pidesktop.host.tools import review
 
 log = logging.getLogger("pidesktop.host.boot")

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from pidesktop.clock import now_ms
-from pidesktop.host.migrations import MigrationReport
+from pidesktop.formats.index.migrations import MigrationReport
 from pidesktop.host.transcripts import TranscriptStore
 
 if TYPE_CHECKING:  # their modules import this one; the fields are filled by them on first use
-    from pidesktop.host.data_commands import Jobs
+    from pidesktop.host.data.commands import Jobs
     from pidesktop.host.native.catalog import Catalog
     from pidesktop.host.native.index import FileKey
 
@@ -50,6 +50,8 @@ class HostContext:
     native_own_writes: dict[str, FileKey | None] = field(default_factory=dict)
     # the data.* jobs (``data_commands.jobs_of`` makes them on first use; stopped when the host closes)
     data_jobs: Jobs | None = None
+    # review-changes/<chat> folders made since their parent was last flushed (``sessions.review_files``)
+    review_new_folders: set[Path] = field(default_factory=set)
     # a repair of the damaged database failed: the open mark stays, so the next start checks and repairs
     damaged: bool = False
     transcripts: TranscriptStore = field(init=False)

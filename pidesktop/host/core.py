@@ -15,14 +15,17 @@ import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.clock import now_ms
-from pidesktop.host import boot, commands, repair, search, snapshot, storage_errors
+from pidesktop.formats.index.db import DB_NAME, open_migrated
+from pidesktop.host import boot, commands, storage_errors
 from pidesktop.host import handlers as _handlers  # noqa: F401 - registers every command
+from pidesktop.host import state_snapshot as snapshot
 from pidesktop.host.context import Emit, HostContext, Post
-from pidesktop.host.db import DB_NAME, open_migrated
-from pidesktop.host.index_rebuild import repair_and_boot, repair_in_place
+from pidesktop.host.data import repair
+from pidesktop.host.data.index_rebuild import repair_and_boot, repair_in_place
 from pidesktop.host.native import guard as native_guard
 from pidesktop.host.native import watcher as native_watcher
 from pidesktop.host.params import Params
+from pidesktop.host.search import commands as search
 from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
 from pidesktop.paths import StorageLocation, prepare_data_root
 

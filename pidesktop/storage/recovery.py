@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pidesktop import paths
-from pidesktop.host.db import DB_NAME
+from pidesktop.formats.index.db import DB_NAME
 from pidesktop.storage import cache_request, journal
 from pidesktop.storage.errors import (
     RecoveryError as RecoveryError,  # raised here; callers catch it as recovery.RecoveryError
@@ -97,7 +97,7 @@ def location_for_host(data_dir: str | None) -> paths.StorageLocation:
     Every host without a start-up window (``pidesktop host --stdio``, ``chat``,
     ``export``, ``import``, ``automations run-due``) opens its folder through
     this, so none of them can open the old root while a move is journalled. The
-    window does the same steps with its progress shown (``ui/startup_progress``).
+    window does the same steps with its progress shown (``ui/startup/move_window.py``).
     Raises ``StorageLocationError``, ``RecoveryError`` or ``OSError`` with the reason.
     """
     location = before_host_start(paths.resolve(data_dir=data_dir))

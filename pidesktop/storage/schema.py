@@ -3,7 +3,7 @@
 For the start-up window: :func:`schema_state` says whether the data root's
 ``pi.sqlite`` needs a migration (it reads without writing anything), and
 :func:`migrate` runs the same engine the host runs when it opens the database
-(``pidesktop.host.migrations``: backup, one transaction, old-or-v27), under the
+(``pidesktop.formats.index.migrations``: backup, one transaction, old-or-v27), under the
 data root's writer lock, reporting through the storage jobs' ``Progress``.
 A refusal or failure raises :class:`MigrationError` (a ``StorageJobError``)
 whose ``code`` and ``data`` are the host's (``SCHEMA_INCOMPATIBLE`` or
@@ -17,9 +17,9 @@ from typing import Any
 
 from pidesktop import paths
 from pidesktop.bus.errors import HostError
-from pidesktop.host import migrations
-from pidesktop.host.db import DB_NAME, open_database
-from pidesktop.host.schema import SCHEMA_VERSION
+from pidesktop.formats.index import migrations
+from pidesktop.formats.index.db import DB_NAME, open_database
+from pidesktop.formats.index.schema import SCHEMA_VERSION
 from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
 from pidesktop.storage.errors import StorageJobError
 from pidesktop.storage.progress import Progress

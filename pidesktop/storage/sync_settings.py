@@ -17,8 +17,8 @@ import apsw
 import orjson
 
 from pidesktop.bus.errors import HostError
-from pidesktop.host import secrets as secret_store
-from pidesktop.host.db import DB_NAME
+from pidesktop.formats import secret_files as secret_store
+from pidesktop.formats.index.db import DB_NAME
 from pidesktop.storage import vault
 from pidesktop.storage.errors import Failed
 from pidesktop.storage.sqlite_ro import open_readonly

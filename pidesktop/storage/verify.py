@@ -24,10 +24,10 @@ from pathlib import Path
 import apsw
 import orjson
 
-from pidesktop.host.db import DB_NAME
-from pidesktop.host.schema import SCHEMA_VERSION
-from pidesktop.host.transcripts.lines import MESSAGE, scan_top_level
-from pidesktop.host.transcripts.records import is_valid_message, parse_line
+from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.formats.transcript.lines import MESSAGE, scan_top_level
+from pidesktop.formats.transcript.records import is_valid_message, parse_line
 from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, user_version
 
 _SHOW = 5  # ids listed per problem

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import apsw
 
-from pidesktop.host import migration_steps
+from pidesktop.formats.index import migration_steps
 
 WORDS = (
     "the quick brown fox jumps over a lazy dog while streaming parser tokens flow into the index "

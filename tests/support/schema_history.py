@@ -23,8 +23,8 @@ from pathlib import Path
 import apsw
 import orjson
 
-from pidesktop.host import message_index
-from pidesktop.host.migration_steps import objects_at, platform_shells
+from pidesktop.formats.index.migration_steps import objects_at, platform_shells
+from pidesktop.host.sessions import message_index
 from pidesktop.host.transcripts import TranscriptStore
 
 T0 = 1_700_000_000_000  # a fixed "now" (ms), so rows are reproducible
@@ -507,7 +507,7 @@ def schema_of(conn: apsw.Connection) -> dict:
 
 
 def fresh_v27_schema() -> dict:
-    from pidesktop.host.schema import ddl
+    from pidesktop.formats.index.schema import ddl
 
     conn = apsw.Connection(":memory:")
     try:

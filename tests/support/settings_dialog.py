@@ -3,8 +3,8 @@
 import pytest
 import shiboken6
 
-from pidesktop.ui import theme as themes
-from pidesktop.ui.settings_dialog import SettingsDialog
+from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.settings.settings_dialog import SettingsDialog
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 def started_window(qtbot, qloop, client, theme=None, runner=None, prefs=None, size=(1100, 760)):
     """A main window on ``client``, shown (at ``size``; None keeps its own) and started: its list is in."""
-    from pidesktop.ui import theme as themes
-    from pidesktop.ui.main_window import MainWindow
+    from pidesktop.ui.kit import theme as themes
+    from pidesktop.ui.window.main_window import MainWindow
 
     win = MainWindow(client, theme or themes.LIGHT, runner, prefs)
     qtbot.addWidget(win)

@@ -13,12 +13,13 @@ from typing import Any
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import HostError
-from pidesktop.host import sessions, settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.mcp import config, results
 from pidesktop.host.params import Params, invalid
-from pidesktop.host.tools import audit
+from pidesktop.host.sessions import audit_rows
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.settings import commands as settings
 
 STATES = ("starting", "ready", "failed", "stopped")
 LAUNCH_FIELDS = ("transport", "command", "args", "url")  # a change restarts the server; a tool switch does not
@@ -186,7 +187,7 @@ def mcp_record_call(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
     if failure is not None:
         payload["failure"] = failure[:500]
-    return {"ok": ok, "result": text, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
+    return {"ok": ok, "result": text, "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
 @command("mcp.import", emits=[topics.MCP_CHANGED])

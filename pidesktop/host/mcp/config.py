@@ -25,9 +25,10 @@ from urllib.parse import urlsplit
 import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.host import kv, secrets
+from pidesktop.host import kv
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
+from pidesktop.host.settings import secrets
 
 NS = "mcpServers"
 PROJECTS_NS = "mcpProjects"

@@ -26,7 +26,7 @@ import apsw
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.native import discovery
 from pidesktop.host.native.index import FileIndex
-from pidesktop.host.projects import normalise_path
+from pidesktop.host.projects.commands import normalise_path
 
 log = logging.getLogger("pidesktop.host.native")
 

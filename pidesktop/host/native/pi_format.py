@@ -39,9 +39,9 @@ from typing import Any, TypeGuard
 
 import orjson
 
+from pidesktop.formats.transcript.records import parse_rfc3339, rfc3339
 from pidesktop.host.json_values import object_at
 from pidesktop.host.titles import cut_at_word
-from pidesktop.host.transcripts.records import parse_rfc3339, rfc3339
 
 CURRENT_VERSION = 3
 PREVIEW_CHARS = 160

@@ -20,8 +20,8 @@ from pidesktop.host.native.catalog import is_native as is_native  # callers ask 
 from pidesktop.host.native.index import FileIndex
 from pidesktop.host.native.pi_format import Meta
 from pidesktop.host.params import Params
+from pidesktop.host.transcripts.window_params import cap_block, window_request
 from pidesktop.host.transcripts.windows import WindowRequest, select
-from pidesktop.host.window_params import cap_block, window_request
 
 log = logging.getLogger("pidesktop.host.native")
 

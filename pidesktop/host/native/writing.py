@@ -42,13 +42,13 @@ import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.formats.transcript.records import rfc3339
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format
 from pidesktop.host.native.catalog import is_native, native_id
 from pidesktop.host.native.index import FileIndex, FileKey
 from pidesktop.host.native.reading import catalog_of, open_session
 from pidesktop.host.params import Params, invalid
-from pidesktop.host.transcripts.records import rfc3339
 
 log = logging.getLogger("pidesktop.host.native")
 

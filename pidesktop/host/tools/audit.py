@@ -16,88 +16,16 @@ its rows).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import apsw
 import orjson
 
-from pidesktop.host import sessions
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
+from pidesktop.host.sessions import commands as sessions
 
-TOOL_EXECUTE, TOOL_DENIED, REVIEW_REVERT = "tool_execute", "tool_denied", "review_revert"
-CALL_KINDS = (TOOL_EXECUTE, TOOL_DENIED)  # the rows a tool call's block may carry
 LIST_DEFAULT, LIST_MAX = 100, 1000
-PAYLOAD_MAX = 64 * 1024  # a block's audit payload, as JSON: the commands' own payloads are far smaller
-
-
-def record(conn: apsw.Connection, ts: int, kind: str, session_id: str | None, payload: dict[str, Any]) -> int:
-    conn.execute(
-        "INSERT INTO audit_log(ts, kind, session_id, payload_json) VALUES (?, ?, ?, ?)",
-        (ts, kind, session_id, orjson.dumps(payload, default=str).decode()),
-    )
-    return int(conn.last_insert_rowid())
-
-
-def pending(kind: str, ts: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """A call's audit row, written later with the call's result (``record_blocks``)."""
-    return {"kind": kind, "ts": ts, "payload": payload}
-
-
-def block_problem(block: dict[str, Any]) -> str | None:
-    """Why a ``tool_call`` block's ``audit`` cannot be written, or None when it can (or there is none)."""
-    entry = block.get("audit")
-    if entry is None:
-        return None
-    if not isinstance(entry, dict) or entry.get("kind") not in CALL_KINDS:
-        return f"'audit.kind' must be one of {', '.join(CALL_KINDS)}"
-    if not isinstance(entry.get("payload"), dict):
-        return "'audit.payload' must be an object"
-    ts = entry.get("ts")
-    if isinstance(ts, bool) or not isinstance(ts, int) or ts < 0:
-        return "'audit.ts' must be a time in milliseconds"
-    if len(orjson.dumps(entry["payload"], default=str)) > PAYLOAD_MAX:
-        return f"'audit.payload' must be at most {PAYLOAD_MAX} bytes as JSON"
-    return None
-
-
-def record_blocks(
-    conn: apsw.Connection, session_id: str, message: dict[str, Any], stored: dict[str, Any] | None = None
-) -> int:
-    """The audit rows the ``tool_call`` blocks of a newly indexed message carry; how many were written.
-
-    Runs inside the transaction that inserts the message's index row (or,
-    with ``stored``, replaces that message's content: only the blocks whose
-    record ``stored`` did not carry yet). A block whose record is malformed
-    (a line edited by hand) is skipped: the message itself still counts.
-    """
-    written = 0
-    done = {
-        block.get("callId")
-        for block in (stored or {}).get("blocks") or []
-        if isinstance(block, dict) and block.get("type") == "tool_call" and "audit" in block
-    }
-    for block in message.get("blocks") or []:
-        if not isinstance(block, dict) or block.get("type") != "tool_call" or "audit" not in block:
-            continue
-        if block_problem(block) is not None or block.get("callId") in done:
-            continue
-        entry = block["audit"]
-        payload = {**entry["payload"], "callId": block.get("callId") or entry["payload"].get("callId")}
-        record(conn, entry["ts"], entry["kind"], session_id, payload)
-        written += 1
-    return written
-
-
-def touch_artifact(conn: apsw.Connection, session_id: str, path: Path, op: str, turn_id: str | None, ts: int) -> None:
-    conn.execute(
-        "INSERT INTO artifacts(session_id, path, op, turn_id, updated_at) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(session_id, path) DO UPDATE SET op = excluded.op, turn_id = excluded.turn_id, "
-        "updated_at = excluded.updated_at",
-        (session_id, str(path), op, turn_id, ts),
-    )
 
 
 @command("audit.list", emits=[])

@@ -11,7 +11,7 @@
 
 Each answers with ``audit``, the call's ``tool_execute`` or ``tool_denied``
 row, which is written with the call's result when the message holding it is
-stored (``audit.record_blocks``).
+stored (``audit_rows.record_blocks``).
 
 A problem with the call itself (no such file, bad arguments, a path outside
 the workspace) is an answer with ``ok: false`` and a ``result`` the model
@@ -23,12 +23,13 @@ from __future__ import annotations
 from typing import Any
 
 from pidesktop.bus import topics
-from pidesktop.host import attachments, sessions
-from pidesktop.host import settings as app_settings
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params
-from pidesktop.host.tools import audit, files, limits, review, workspace
+from pidesktop.host.sessions import attachments, audit_rows
+from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.settings import commands as app_settings
+from pidesktop.host.tools import files, limits, review, workspace
 from pidesktop.host.tools.writing import replace_file
 
 READ_ONLY = ("read", "ls", "find", "grep")
@@ -188,9 +189,9 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
         payload["snapshotId"] = review_record["snapshotId"]
         if not ws.scratch and not resolved.outside:
             with ctx.conn:
-                audit.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
+                audit_rows.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
         ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
-    return {**answer, "audit": audit.pending(audit.TOOL_EXECUTE, now, payload)}
+    return {**answer, "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, now, payload)}
 
 
 def _image(ctx: HostContext, resolved: workspace.Resolved) -> dict[str, Any] | None:
@@ -275,7 +276,7 @@ def tools_record_shell(ctx: HostContext, p: Params) -> dict[str, Any]:
         "sandboxed": sandboxed,
         "ok": ok,
     }
-    return {"ok": ok, "result": result, "audit": audit.pending(audit.TOOL_EXECUTE, ctx.clock(), payload)}
+    return {"ok": ok, "result": result, "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, ctx.clock(), payload)}
 
 
 @command("tools.deny", emits=[])
@@ -294,4 +295,4 @@ def tools_deny(ctx: HostContext, p: Params) -> dict[str, Any]:
     }
     if p.has("mcpServer"):
         payload["mcpServer"] = p.text("mcpServer", nonempty=True)
-    return {"audit": audit.pending(audit.TOOL_DENIED, ctx.clock(), payload)}
+    return {"audit": audit_rows.pending(audit_rows.TOOL_DENIED, ctx.clock(), payload)}

@@ -37,29 +37,23 @@ import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.durable import FILE_MODE, atomic_write, fsync_dir, write_all
-from pidesktop.host import sessions
+from pidesktop.durable import FILE_MODE, atomic_write, write_all
+from pidesktop.formats.transcript.records import rfc3339
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
-from pidesktop.host.tools import audit
+from pidesktop.host.sessions import audit_rows, review_files
+from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.tools.writing import replace_file
-from pidesktop.host.transcripts.records import rfc3339
 
 MAX_BEFORE = 1024 * 1024
 # Chat folders ``keep`` created whose own entry (in ``review-changes/``) is not flushed yet: ``make_durable``
 # flushes their parent once, not at every round.
-_NEW_CHAT_FOLDERS: set[Path] = set()
 OWNER = "pidesktop"
-_ID_CHARS = frozenset("0123456789abcdef-")
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def folder(ctx: HostContext, session_id: str) -> Path:
-    return ctx.data_root / "review-changes" / session_id
 
 
 def new_id(ctx: HostContext) -> str:
@@ -80,9 +74,9 @@ def keep(
 ) -> dict[str, Any]:
     """Store the snapshot of a change about to be made; the ``details.review`` record of its result."""
     snapshot_id = new_id(ctx)
-    target = folder(ctx, session_id) / snapshot_id
+    target = review_files.folder(ctx, session_id) / snapshot_id
     if not target.parent.is_dir():
-        _NEW_CHAT_FOLDERS.add(target.parent)
+        ctx.review_new_folders.add(target.parent)
     target.mkdir(parents=True, exist_ok=False)
     reversible = before is None or len(before) <= MAX_BEFORE
     if before is not None and reversible:
@@ -118,57 +112,6 @@ def _write_new(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def referenced(message: dict[str, Any]) -> list[str]:
-    """The snapshot ids a message's ``tool_call`` blocks name (``details.review.snapshotId``)."""
-    found = []
-    for block in message.get("blocks") or []:
-        if not isinstance(block, dict) or block.get("type") != "tool_call":
-            continue
-        details = block.get("details")
-        review = details.get("review") if isinstance(details, dict) else None
-        snapshot_id = review.get("snapshotId") if isinstance(review, dict) else None
-        if isinstance(snapshot_id, str) and snapshot_id and set(snapshot_id) <= _ID_CHARS:
-            found.append(snapshot_id)
-    return found
-
-
-def make_durable(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
-    """Flush the snapshots ``message`` names (their files and folders) before its line is written.
-
-    Every file's write-back is started first and only then is each one flushed:
-    the first flush then finds the others' data written too, so a round's
-    snapshots cost about one commit of the file system's journal, not two per edit.
-    """
-    snapshot_ids = referenced(message)
-    if not snapshot_ids:
-        return
-    base = folder(ctx, session_id)
-    fds = []
-    try:
-        for snapshot_id in snapshot_ids:
-            for name in ("before", "meta.json"):
-                try:
-                    fd = os.open(base / snapshot_id / name, os.O_RDONLY)
-                except FileNotFoundError:
-                    continue  # no "before" for a created file; a snapshot that is gone has nothing to flush
-                fds.append(fd)
-                if hasattr(os, "posix_fadvise"):
-                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # starts the write-back, returns at once
-        for fd in fds:
-            os.fsync(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
-    for snapshot_id in snapshot_ids:
-        if (base / snapshot_id).is_dir():
-            fsync_dir(base / snapshot_id)
-    if base.is_dir():
-        fsync_dir(base)
-        if base in _NEW_CHAT_FOLDERS:
-            fsync_dir(base.parent)
-            _NEW_CHAT_FOLDERS.discard(base)
-
-
 def sweep_torn(ctx: HostContext) -> int:
     """Remove snapshot folders without a ``meta.json`` that holds anything (a power cut before the flush)."""
     root = ctx.data_root / "review-changes"
@@ -179,7 +122,7 @@ def sweep_torn(ctx: HostContext) -> int:
         if not chat.is_dir() or chat.is_symlink():
             continue
         for snapshot in chat.iterdir():
-            if not snapshot.is_dir() or snapshot.is_symlink() or not set(snapshot.name) <= _ID_CHARS:
+            if not snapshot.is_dir() or snapshot.is_symlink() or not set(snapshot.name) <= review_files.ID_CHARS:
                 continue
             meta = snapshot / "meta.json"
             try:
@@ -195,7 +138,7 @@ def sweep_torn(ctx: HostContext) -> int:
 def _kept_before(ctx: HostContext, session_id: str, snapshot_id: str, meta: dict[str, Any]) -> bytes:
     """The kept previous bytes, only when they are whole (their SHA-256 is the one recorded)."""
     try:
-        kept = (folder(ctx, session_id) / snapshot_id / "before").read_bytes()
+        kept = (review_files.folder(ctx, session_id) / snapshot_id / "before").read_bytes()
     except FileNotFoundError:
         kept = None
     if kept is None or sha256(kept) != meta.get("beforeSha256"):
@@ -215,7 +158,7 @@ def to_wire(meta: dict[str, Any]) -> dict[str, Any]:
 
 def _load(ctx: HostContext, session_id: str, snapshot_id: str) -> dict[str, Any] | None:
     try:
-        meta = orjson.loads((folder(ctx, session_id) / snapshot_id / "meta.json").read_bytes())
+        meta = orjson.loads((review_files.folder(ctx, session_id) / snapshot_id / "meta.json").read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) and meta.get("owner") == OWNER else None
@@ -226,7 +169,7 @@ def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
     """A chat's snapshots, oldest first (the order the changes were made)."""
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
-    base = folder(ctx, session_id)
+    base = review_files.folder(ctx, session_id)
     names = sorted(child.name for child in base.iterdir() if child.is_dir()) if base.is_dir() else []
     snapshots = [to_wire(meta) for name in names if (meta := _load(ctx, session_id, name)) is not None]
     return {"snapshots": snapshots}
@@ -236,7 +179,7 @@ def review_list(ctx: HostContext, p: Params) -> dict[str, Any]:
 def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     snapshot_id = p.text("snapshotId", nonempty=True) or ""
-    if not set(snapshot_id) <= _ID_CHARS:
+    if not set(snapshot_id) <= review_files.ID_CHARS:
         raise invalid(f"review.revert: {snapshot_id!r} is not a snapshot id.", "snapshotId")
     sessions.require(ctx.conn, session_id)
     meta = _load(ctx, session_id, snapshot_id)
@@ -272,10 +215,14 @@ def review_revert(ctx: HostContext, p: Params) -> dict[str, Any]:
         op = "edit"
     meta["reverted"] = True
     meta["revertedAt"] = rfc3339(ctx.clock())
-    atomic_write(folder(ctx, session_id) / snapshot_id / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
+    atomic_write(
+        review_files.folder(ctx, session_id) / snapshot_id / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2)
+    )
     now = ctx.clock()
     with ctx.conn:
-        audit.record(ctx.conn, now, audit.REVIEW_REVERT, session_id, {"snapshotId": snapshot_id, "path": str(path)})
-        audit.touch_artifact(ctx.conn, session_id, path, op, None, now)
+        audit_rows.record(
+            ctx.conn, now, audit_rows.REVIEW_REVERT, session_id, {"snapshotId": snapshot_id, "path": str(path)}
+        )
+        audit_rows.touch_artifact(ctx.conn, session_id, path, op, None, now)
     ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": snapshot_id, "reverted": True})
     return {"reverted": True}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pidesktop.host.context import HostContext
-from pidesktop.host.plans import workspace_of
+from pidesktop.host.turns.plans import workspace_of
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@
 so that opening a long conversation costs what the page costs.
 """
 
+from pidesktop.formats.transcript.lines import TopLevel, scan_top_level
+from pidesktop.formats.transcript.records import InvalidRecord
 from pidesktop.host.transcripts.layout import Layout
-from pidesktop.host.transcripts.lines import TopLevel, scan_top_level
-from pidesktop.host.transcripts.records import InvalidRecord
 from pidesktop.host.transcripts.store import Transcript, TranscriptChanged, TranscriptStore
 from pidesktop.host.transcripts.windows import MessageNotFound, Window
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE
 from pidesktop.host.transcripts.layout import Layout
-from pidesktop.host.transcripts.lines import COMPACTION, MESSAGE
 
 
 def cuts_for(layout: Layout, message_ids: set[str], compaction_ids: set[str]) -> list[tuple[int, int]]:

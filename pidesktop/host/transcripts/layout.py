@@ -20,8 +20,8 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE, WRITER_LINE_START, scan_top_level
 from pidesktop.host.transcripts.files import ReadCounter, read_at, read_to_end
-from pidesktop.host.transcripts.lines import COMPACTION, MESSAGE, WRITER_LINE_START, scan_top_level
 
 _NEWLINE = 0x0A
 

@@ -20,6 +20,15 @@ from typing import Any
 
 import orjson
 
+from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
+from pidesktop.formats.transcript.records import (
+    InvalidRecord,
+    decode_record,
+    encode_record,
+    now_rfc3339,
+    parse_line,
+    session_header,
+)
 from pidesktop.host.transcripts import cut, info, layout_cache
 from pidesktop.host.transcripts.files import (
     ReadCounter,
@@ -40,15 +49,6 @@ from pidesktop.host.transcripts.layout import (
     read_lines,
     scan_bytes,
     scan_file,
-)
-from pidesktop.host.transcripts.lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
-from pidesktop.host.transcripts.records import (
-    InvalidRecord,
-    decode_record,
-    encode_record,
-    now_rfc3339,
-    parse_line,
-    session_header,
 )
 from pidesktop.host.transcripts.windows import MessageNotFound, Window, WindowRequest, select
 

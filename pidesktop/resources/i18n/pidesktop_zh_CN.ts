@@ -1458,26 +1458,6 @@ Size: %2</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <source>The model that answers in this chat (Settings &gt; Providers)</source>
-        <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
-    </message>
-    <message>
-        <source>Compact now</source>
-        <translation>立即压缩</translation>
-    </message>
-    <message>
-        <source>Summarise the earlier messages so the conversation fits the model&apos;s context again</source>
-        <translation>汇总较早的消息，让对话重新放得进模型的上下文</translation>
-    </message>
-    <message>
-        <source>Start a conversation</source>
-        <translation>开始对话</translation>
-    </message>
-    <message>
-        <source>Type below, or press Ctrl+N for a new chat.</source>
-        <translation>在下方输入，或按 Ctrl+N 新建对话。</translation>
-    </message>
-    <message>
         <source>Code copied to the clipboard</source>
         <translation>代码已复制到剪贴板</translation>
     </message>
@@ -1520,14 +1500,6 @@ Size: %2</source>
     <message>
         <source>Close the inbox, stop editing, or stop the reply</source>
         <translation>关闭收件箱、停止编辑或停止回复</translation>
-    </message>
-    <message>
-        <source>This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every message; when it nears the limit, earlier messages are summarised. Click to compact now.</source>
-        <translation>此对话的上下文：约 %1，模型上限 %2 个 token（%3%），每条消息都会发送这些内容；接近上限时，较早的消息会被汇总。点击立即压缩。</translation>
-    </message>
-    <message>
-        <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
-        <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
     </message>
     <message>
         <source>The daily backup to S3 failed.</source>
@@ -4839,6 +4811,40 @@ This cannot be undone.</source>
     <message>
         <source>Into %1 at %2</source>
         <translation>存入 %2 上的 %1</translation>
+    </message>
+</context>
+<context>
+    <name>HeaderBar</name>
+    <message>
+        <source>The model that answers in this chat (Settings &gt; Providers)</source>
+        <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
+    </message>
+    <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the earlier messages so the conversation fits the model&apos;s context again</source>
+        <translation>汇总较早的消息，让对话重新放得进模型的上下文</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every message; when it nears the limit, earlier messages are summarised. Click to compact now.</source>
+        <translation>此对话的上下文：约 %1，模型上限 %2 个 token（%3%），每条消息都会发送这些内容；接近上限时，较早的消息会被汇总。点击立即压缩。</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
+        <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
+    </message>
+</context>
+<context>
+    <name>Workbench</name>
+    <message>
+        <source>Start a conversation</source>
+        <translation>开始对话</translation>
+    </message>
+    <message>
+        <source>Type below, or press Ctrl+N for a new chat.</source>
+        <translation>在下方输入，或按 Ctrl+N 新建对话。</translation>
     </message>
 </context>
 </TS>

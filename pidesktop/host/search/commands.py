@@ -1,0 +1,470 @@
+"""Message search: ``search.sessions`` and ``search.query`` (spec 004, section 4.8).
+
+Queries are literal text: ``%``, ``_``, quotes and backslashes mean
+themselves. Three characters or more without a non-ASCII case mapping go
+through the FTS5 trigram index as a quoted phrase; every candidate is then
+verified with the host's own Unicode-lowercase substring test, which is also
+what shorter queries and queries like "Straße"/"ÉTÉ" use directly, so what is
+counted is exactly what the UI highlights.
+
+``search.sessions`` answers its first page without reading every hit: the
+FTS index gives the candidate messages (row ids only, no text), text is read
+only for the three snippets of each chat on the page, and a chat's matches
+are counted up to ``COUNT_CAP`` ("1,000+"). When the phrase is so common that
+the candidates pass ``SPARSE_LIMIT``, the chats are walked newest first and
+each one is asked for its own matches until the page is full, so the first
+page costs what its chats hold, not what the whole history holds.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from itertools import islice
+from typing import Any
+
+import apsw
+
+from pidesktop.formats.index.sql_rows import all_rows, one_row
+from pidesktop.host.commands import command
+from pidesktop.host.context import HostContext
+from pidesktop.host.native import text_search as native_text
+from pidesktop.host.params import Params, decimal, invalid
+from pidesktop.host.sessions.commands import LISTED, SCHEDULED
+
+# With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
+WITH_RUNS = "s.deleted_at IS NULL"
+
+SNIPPET_BEFORE = 40
+SNIPPET_AFTER = 100
+SNIPPETS_PER_SESSION = 3
+QUERY_MAX = 500
+COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
+PAGE_CHUNK = 200  # search.query reads message text for this many ordered candidates at a time
+SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
+ROLES = "m.role IN ('user', 'assistant')"
+NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
+
+
+def register_functions(conn: apsw.Connection) -> None:
+    """``pi_contains(text, needle)``: Unicode-lowercase substring test used in SQL."""
+    # apsw types a scalar function as taking any SQLite values; SQL calls this one with text (or NULL) and text.
+    conn.create_scalar_function("pi_contains", _contains, 2, deterministic=True)  # type: ignore[arg-type]
+
+
+def _contains(text: str | None, needle: str) -> int:
+    return int(text is not None and needle in text.lower())
+
+
+def uses_fts(query: str) -> bool:
+    if len(query) < 3 or "\0" in query:  # FTS5 reads a NUL as the end of the query
+        return False
+    return not any(not ch.isascii() and (ch.lower() != ch or ch.upper() != ch) for ch in query)
+
+
+def fts_phrase(query: str) -> str:
+    """``query`` as one quoted FTS5 phrase: on the trigram index, a case-folded substring match."""
+    return '"' + query.replace('"', '""') + '"'
+
+
+def _source(query: str) -> tuple[str, tuple[str, ...]]:
+    """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
+    roles = "m.role IN ('user', 'assistant')"
+    if uses_fts(query):
+        return (
+            f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
+            (fts_phrase(query),),
+        )
+    return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
+
+
+def _scoped(conn: apsw.Connection, query: str, session_ids: list[str] | None) -> tuple[str, tuple[Any, ...]]:
+    """``_source`` narrowed to ``session_ids`` (when given) and to chats not deleted.
+
+    One chat's rows are a range of row ids on the FTS path too, so the index
+    is asked for that range only, not for every chat's hits."""
+    source, text_args = _source(query)
+    args: tuple[Any, ...] = text_args
+    if session_ids is not None:
+        source += f" AND m.session_id IN ({','.join('?' * len(session_ids))})"
+        args = (*args, *session_ids)
+        if uses_fts(query):
+            low, high = one_row(
+                conn.execute(
+                    f"SELECT min(mid), max(mid) FROM messages WHERE session_id IN ({','.join('?' * len(session_ids))})",
+                    session_ids,
+                )
+            )
+            source += " AND f.rowid BETWEEN ? AND ?"
+            args = (*args, low if low is not None else 0, high if high is not None else -1)
+    return source + " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)", args
+
+
+def matching_messages(
+    conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first, and how
+    many messages match in all.
+
+    The order is decided on the rows' ids and times alone, in the same pass
+    that counts them (on the FTS path as the index finds them: no text is
+    read to count); text is read a chunk at a time for the matches about to
+    be returned, so the first ``limit`` cost what they hold, not what every
+    hit holds."""
+    source, args = _scoped(conn, query, session_ids)
+    ordered = conn.execute(f"SELECT m.mid, count(*) OVER () {source} ORDER BY m.created_at DESC, m.seq DESC", args)
+    needle = query.lower()
+    chunk = max(16, min(limit or PAGE_CHUNK, PAGE_CHUNK))
+    verified: list[tuple[Any, ...]] = []
+    total = 0
+    try:
+        while limit is None or len(verified) < limit:
+            candidates = list(islice(ordered, chunk))
+            if not candidates:
+                break
+            total = candidates[0][1]
+            mids = array("q", (mid for mid, _total in candidates))
+            rows = {
+                row[0]: row[1:]
+                for row in conn.execute(
+                    "SELECT mid, session_id, id, role, seq, text, created_at FROM messages WHERE mid IN carray(?)",
+                    (apsw.carray(mids),),
+                )
+            }
+            for mid in mids:
+                row = rows.get(mid)
+                if row is not None and row[4] is not None and (needle in row[4] or needle in row[4].lower()):
+                    verified.append(row)
+                    if limit is not None and len(verified) >= limit:
+                        break
+    finally:
+        ordered.close()
+    return verified, (len(verified) if limit is None or len(verified) < limit else max(total, len(verified)))
+
+
+def snippet(text: str, query: str) -> dict[str, Any]:
+    """Text around the first match, with every match inside it marked as ``[start, end)``."""
+    lowered, origin = _lower_with_origin(text)
+    needle = query.lower()
+    first = lowered.find(needle)
+    if first < 0:
+        return {"text": text[: SNIPPET_BEFORE + SNIPPET_AFTER], "highlights": []}
+    start_char = origin[first]
+    begin = max(0, start_char - SNIPPET_BEFORE)
+    end = min(len(text), start_char + len(query) + SNIPPET_AFTER)
+    prefix = "…" if begin > 0 else ""
+    suffix = "…" if end < len(text) else ""
+    highlights = []
+    position = first
+    while position >= 0:
+        a, b = origin[position], origin[position + len(needle) - 1] + 1
+        if a >= end:
+            break
+        if a >= begin:
+            highlights.append([a - begin + len(prefix), min(b, end) - begin + len(prefix)])
+        position = lowered.find(needle, position + len(needle))
+    return {"text": prefix + text[begin:end] + suffix, "highlights": highlights}
+
+
+def _lower_with_origin(text: str) -> tuple[str, Sequence[int]]:
+    """``text.lower()`` and, for each lowered character, the index of the character it came from."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered, range(len(text))  # one to one: no list of a long message's every index
+    parts: list[str] = []
+    origin: list[int] = []
+    for index, ch in enumerate(text):
+        low = ch.lower()
+        parts.append(low)
+        origin.extend([index] * len(low))
+    return "".join(parts), origin
+
+
+def query_param(p: Params) -> str:
+    query = p.text("query", strip=True, max_chars=QUERY_MAX)
+    if not query:
+        raise invalid(f"{p.method}: 'query' must not be empty.", "query")
+    return query
+
+
+def _named(conn: apsw.Connection, needle: str, where: str = LISTED) -> dict[str, tuple[int, int]]:
+    """Chats whose title or project path contains ``needle``: ``{id: (title hit, project hit)}``.
+
+    SQLite's ``lower`` folds ASCII only, so for an ASCII needle it rules out
+    pure-ASCII titles and paths in C; the rest get the Unicode test.
+    """
+    if needle.isascii():
+        test = "(instr(lower({0}), :n) > 0 OR ({0} GLOB :wide AND pi_contains({0}, :n)))"
+    else:
+        test = "pi_contains({0}, :n)"
+    title, path = test.format("s.title"), test.format("p.path")
+    return {
+        sid: (title_hit, project_hit)
+        for sid, title_hit, project_hit in conn.execute(
+            f"SELECT s.id, coalesce({title}, 0), coalesce({path}, 0) FROM sessions s "
+            f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where} AND ({title} OR {path})",
+            {"n": needle, "wide": NON_ASCII},
+        )
+    }
+
+
+def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, list[tuple[int, int]]] | None:
+    """``{chat id: [(seq, mid), ...]}`` of every matching message; None past ``cap`` FTS candidates.
+
+    On the FTS path the candidates are row ids from the index; their rows are
+    then read by row id for the chat and role, never for their text.
+    """
+    if uses_fts(query):
+        sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?" + (" LIMIT ?" if cap is not None else "")
+        args = (fts_phrase(query),) + ((cap + 1,) if cap is not None else ())
+        mids = array("q", (mid for (mid,) in conn.execute(sql, args)))
+        if cap is not None and len(mids) > cap:
+            return None
+        if not mids:
+            return {}
+        rows = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.mid IN carray(?) AND {ROLES}",
+            (apsw.carray(mids),),
+        )
+    else:
+        rows = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
+            "AND pi_contains(m.text, ?)",
+            (query.lower(),),
+        )
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for sid, seq, mid in rows:
+        hits.setdefault(sid, []).append((seq, mid))
+    return hits
+
+
+def _chat_hits(conn: apsw.Connection, phrase: str, session_id: str) -> list[tuple[int, int]]:
+    """Up to ``COUNT_CAP + 1`` matches of one chat, newest first: the FTS query narrowed to its row ids."""
+    low, high = one_row(conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)))
+    if low is None:
+        return []
+    return all_rows(
+        conn.execute(
+            f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
+            f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
+            (phrase, low, high, session_id, COUNT_CAP + 1),
+        )
+    )
+
+
+def _snippets(
+    conn: apsw.Connection, query: str, hits: dict[str, list[tuple[int, int]]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The newest ``SNIPPETS_PER_SESSION`` matches of each chat given, the only message text read."""
+    newest = {
+        sid: [mid for _seq, mid in sorted(found, reverse=True)[:SNIPPETS_PER_SESSION]]
+        for sid, found in hits.items()
+        if found
+    }
+    wanted = array("q", (mid for mids in newest.values() for mid in mids))
+    if not wanted:
+        return {}
+    texts = {
+        mid: (message_id, role, text)
+        for mid, message_id, role, text in conn.execute(
+            "SELECT mid, id, role, text FROM messages WHERE mid IN carray(?)", (apsw.carray(wanted),)
+        )
+    }
+    needle = query.lower()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for sid, mids in newest.items():
+        for mid in mids:
+            message_id, role, text = texts.get(mid, (None, None, None))
+            if text is not None and (needle in text or needle in text.lower()):
+                out.setdefault(sid, []).append({"messageId": message_id, "role": role, **snippet(text, query)})
+    return out
+
+
+def _session_cursor(p: Params) -> tuple[tuple[int, str], int] | None:
+    """``s:<updatedAt>:<chats listed before>:<id>``: continue after that chat in newest-first order."""
+    cursor = p.text("cursor", required=False)
+    if cursor is None:
+        return None
+    kind, updated, listed, sid = (cursor.split(":", 3) + ["", "", "", ""])[:4]
+    if kind != "s" or decimal(updated) is None or decimal(listed) is None or not sid:
+        raise invalid(f"{p.method}: 'cursor' is not a cursor this host handed out: {cursor!r}.", "cursor")
+    return (int(updated), sid), int(listed)
+
+
+def session_rows(where: str = LISTED) -> str:
+    """The chats session search answers with: by default those the session list shows (no deleted ones, no
+    automation runs); ``WITH_RUNS`` adds the automation run chats. The last column says whether it is one."""
+    return (
+        f"SELECT s.id, s.title, p.path, s.updated_at, {SCHEDULED} FROM sessions s "
+        f"LEFT JOIN projects p ON p.id = s.project_id WHERE {where}"
+    )
+
+
+def _exact_page(
+    conn: apsw.Connection,
+    rows: str,
+    hits: dict[str, Any],
+    named: dict[str, Any],
+    after: tuple[int, str] | None,
+    limit: int,
+) -> tuple[list[tuple[Any, ...]], bool, int]:
+    """The page after ``after`` from every hit placed: (chats, more after them, matching chats in all)."""
+    wanted = tuple(set(hits) | set(named))
+    ordered = sorted(
+        conn.execute(f"{rows} AND s.id IN carray(?)", (apsw.carray(wanted),)).fetchall() if wanted else [],
+        key=lambda row: (row[3], row[0]),
+        reverse=True,
+    )
+    total = len(ordered)
+    if after is not None:
+        ordered = [row for row in ordered if (row[3], row[0]) < after]
+    return ordered[:limit], len(ordered) > limit, total
+
+
+def _walked_page(
+    conn: apsw.Connection,
+    rows: str,
+    phrase: str,
+    named: dict[str, Any],
+    after: tuple[int, str] | None,
+    limit: int,
+    page_hits: dict[str, Any],
+) -> tuple[list[tuple[Any, ...]], bool] | None:
+    """The page after ``after``, asking the chats newest first for their own matches.
+
+    For a phrase in a large share of all messages most chats match, so the
+    page fills after about ``limit`` chats. None when ``2 * limit`` chats were
+    asked without filling it: the matches are not that dense after all.
+    """
+    page: list[tuple[Any, ...]] = []
+    window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
+    for asked, row in enumerate(conn.execute(f"{rows}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())):
+        if len(page) == limit:
+            return page, True  # another chat exists; the next page finds out whether it matches
+        if asked == 2 * limit:
+            return None
+        found = _chat_hits(conn, phrase, row[0])
+        if found or row[0] in named:
+            page.append(row)
+            page_hits[row[0]] = found
+    return page, False
+
+
+def _native_results(
+    ctx: HostContext, query: str, after: tuple[int, str] | None
+) -> tuple[int, list[dict[str, Any]], bool]:
+    """Matching pi sessions (read in place, not in the database): how many in all, those after ``after``
+    as results, newest first, and whether every pi file was searched (a first search reads for a while)."""
+    results = []
+    hits, complete = native_text.search(ctx, query)
+    for hit in hits:
+        row = hit.row
+        if after is not None and (row["updatedAt"], row["id"]) >= after:
+            continue
+        count = len(hit.entries)
+        results.append(
+            {
+                "sessionId": row["id"],
+                "title": row["title"],
+                "projectPath": row.get("projectPath"),
+                "updatedAt": row["updatedAt"],
+                "matchCount": min(count, COUNT_CAP),
+                "matchCountCapped": count > COUNT_CAP,
+                "titleMatch": hit.title_match,
+                "projectMatch": hit.project_match,
+                "snippets": [
+                    {"messageId": eid, "role": role, **snippet(text, query)}
+                    for eid, role, text in hit.entries[:SNIPPETS_PER_SESSION]
+                ],
+                "automationRun": False,
+                "native": True,
+            }
+        )
+    return len(hits), results, complete
+
+
+@command("search.sessions", emits=[])
+def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
+    query = query_param(p)
+    limit = p.integer("limit", required=False, default=20, minimum=1, maximum=200)
+    assert limit is not None  # it has a default
+    native = p.boolean("native", default=True)
+    where = WITH_RUNS if p.boolean("automationRuns") else LISTED
+    rows = session_rows(where)
+    resume = _session_cursor(p)
+    after, listed = resume if resume else (None, 0)
+    conn = ctx.conn
+    named = _named(conn, query.lower(), where)
+    hits = _all_hits(conn, query, SPARSE_LIMIT)
+    walked: tuple[list[tuple[Any, ...]], bool] | None = None
+    page_hits: dict[str, list[tuple[int, int]]] = {}
+    if hits is None:  # a phrase in a large share of all messages
+        walked = _walked_page(conn, rows, fts_phrase(query), named, after, limit, page_hits)
+        if walked is None:
+            hits = _all_hits(conn, query, None)
+    if walked is not None:
+        page, more = walked
+        total = listed + len(page)  # chats listed so far: the rest are not counted
+    else:
+        assert hits is not None
+        page, more, total = _exact_page(conn, rows, hits, named, after, limit)
+        page_hits = {row[0]: hits.get(row[0], []) for row in page}
+    snippets = _snippets(conn, query, page_hits)
+    results = []
+    for sid, title, path, updated, automation_run in page:
+        title_hit, project_hit = named.get(sid, (0, 0))
+        count = len(page_hits[sid])
+        results.append(
+            {
+                "sessionId": sid,
+                "title": title,
+                "projectPath": path,
+                "updatedAt": updated,
+                "matchCount": min(count, COUNT_CAP),
+                "matchCountCapped": count > COUNT_CAP,
+                "titleMatch": bool(title_hit),
+                "projectMatch": bool(project_hit),
+                "snippets": snippets.get(sid, []),
+                "automationRun": bool(automation_run),
+            }
+        )
+    complete = True
+    if native:  # pi's own sessions, merged in the same newest-first order
+        matching, found, complete = _native_results(ctx, query, after)
+        total += matching if walked is None else 0
+        if found:
+            results = sorted(results + found, key=lambda r: (r["updatedAt"], r["sessionId"]), reverse=True)
+            more = more or len(results) > limit
+            results = results[:limit]
+    if walked is not None:
+        total = listed + len(results)
+    last = results[-1] if results else None
+    next_cursor = f"s:{last['updatedAt']}:{listed + len(results)}:{last['sessionId']}" if more and last else None
+    return {
+        "results": results,
+        "nextCursor": next_cursor,
+        "totalSessions": total,
+        "totalSessionsExact": (walked is None or next_cursor is None) and complete,
+    }
+
+
+@command("search.query", emits=[])
+def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
+    query = query_param(p)
+    limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
+    session_id = p.text("sessionId", required=False)
+    assert limit is not None  # it has a default
+    scope = [session_id] if session_id else None
+    rows, total = matching_messages(ctx.conn, query, scope, limit)
+    results = [
+        {
+            "sessionId": sid,
+            "messageId": mid,
+            "role": role,
+            "seq": seq,
+            "createdAt": created,
+            "snippet": snippet(text, query),
+        }
+        for sid, mid, role, seq, text, created in rows
+    ]
+    return {"results": results, "total": total}

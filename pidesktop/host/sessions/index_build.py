@@ -1,0 +1,131 @@
+"""Indexing a whole transcript from scratch, streamed: how a restore or a repair rebuilds a chat's rows.
+
+The transcript is read a batch of lines at a time
+(``TranscriptStore.stream_messages``) and each batch goes in as one statement
+in its own transaction, so memory stays bounded whatever the length of the
+chat and FTS5 writes one segment per batch rather than one per row.
+
+A build cut short (a crash, a full disk) leaves rows for part of the file and
+no recorded transcript length: the next start's reconcile (``index_sync``)
+finds the index out of step with the file and builds it again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+import orjson
+
+from pidesktop.formats.index.sql_rows import all_rows, one_row
+from pidesktop.formats.transcript.records import parse_rfc3339
+from pidesktop.host.context import HostContext
+from pidesktop.host.sessions import message_index
+from pidesktop.host.transcripts.store import STREAM_BLOCK
+
+log = logging.getLogger("pidesktop.host.sessions.index_build")
+
+# A build that leaves a longer WAL behind truncates it: past SQLite's own checkpoints (1,000 pages),
+# only a big build grows it, and the file would otherwise keep that size until the host closes.
+WAL_LIMIT = 4 << 20
+
+# Told after each batch: (bytes of the transcript done, its length).
+Progress = Callable[[int, int], None]
+# Run in the transaction of the batch holding the first user message (a restore names the chat after it).
+FirstPrompt = Callable[[apsw.Connection, dict[str, Any]], None]
+
+
+@dataclass
+class Built:
+    count: int  # messages read back from the file (last_seq)
+    newest: int | None  # the latest time a message line carries, Unix ms
+
+
+def build(
+    ctx: HostContext,
+    session_id: str,
+    now: int,
+    progress: Progress | None = None,
+    on_first_prompt: FirstPrompt | None = None,
+    block: int = STREAM_BLOCK,
+) -> Built:
+    """Replace the session's index rows by its transcript's messages; never inside a caller's transaction.
+
+    What ``message_index.rebuild`` does with every record in hand: ``seq`` in
+    file order (keep-last for a repeated id), turn links kept when the turn is
+    still this session's, ids another session owns left out, ``last_seq`` the
+    message count. The session's ``updated_at`` moves up to the newest message.
+    """
+    conn = ctx.conn
+    layout = ctx.transcripts.layout(session_id)
+    turns: dict[str, str] = dict(
+        all_rows(
+            conn.execute("SELECT id, turn_id FROM messages WHERE session_id = ? AND turn_id IS NOT NULL", (session_id,))
+        )
+    )
+    with conn:
+        conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        conn.execute("UPDATE sessions SET last_seq = 0 WHERE id = ?", (session_id,))
+    built = Built(0, None)
+    if layout is None:
+        return built
+    prompted = False
+    for batch in ctx.transcripts.stream_messages(session_id, block):
+        if not batch:
+            continue
+        messages = [message for _position, message in batch]
+        with conn:
+            taken = _owned_elsewhere(ctx, messages)
+            rows = []
+            for message in messages:
+                built.count += 1
+                stamp = parse_rfc3339(message.get("createdAt"))
+                if stamp is not None and (built.newest is None or stamp > built.newest):
+                    built.newest = stamp
+                if not prompted and message.get("role") == "user":
+                    prompted = True
+                    if on_first_prompt is not None:
+                        on_first_prompt(conn, {k: v for k, v in message.items() if k != "type"})
+                if message["id"] in taken:
+                    log.warning("not indexing %s: the id belongs to another session", message["id"])
+                    continue
+                turn = turns.get(message["id"])
+                link = message_index.valid_turn(conn, session_id, turn) if turn else None
+                rows.append(message_index.row_of(session_id, message, link, built.count, now))
+            message_index.insert_rows(conn, rows)
+            conn.execute(
+                "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, coalesce(?, updated_at)) WHERE id = ?",
+                (built.count, built.newest, session_id),
+            )
+        if progress is not None:
+            last = batch[-1][0]
+            progress(layout.message_offsets[last] + layout.message_lengths[last], layout.prefix_len)
+    truncate_wal(conn)
+    return built
+
+
+def truncate_wal(conn: apsw.Connection, limit: int = WAL_LIMIT) -> bool:
+    """Checkpoint and truncate the WAL when it is over ``limit`` bytes; True when it did."""
+    try:
+        size = os.stat(conn.filename + "-wal").st_size
+    except OSError:
+        return False
+    if size <= limit:
+        return False
+    busy, _frames, _done = one_row(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+    if busy:  # a reader held it back: the next build, or the host's close, tries again
+        log.info("could not truncate the %d-byte WAL after a build: a reader was busy", size)
+    return not busy
+
+
+def _owned_elsewhere(ctx: HostContext, messages: list[dict[str, Any]]) -> set[str]:
+    """The ids of ``messages`` that already have a row: this session's rows are gone, so another session's."""
+    ids = orjson.dumps([message["id"] for message in messages]).decode()
+    return {
+        row[0]
+        for row in ctx.conn.execute("SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+    }
