@@ -44,20 +44,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
 
     ``durable=False`` skips the fsyncs, for files that are only caches.
     """
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
-    try:
-        try:
-            write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp_name, path)
-    except BaseException:
-        _unlink_quietly(Path(temp_name))
-        raise
-    if durable:
-        fsync_dir(path.parent)
+    atomic_write_pieces(path, (data,), durable=durable)
 
 
 def atomic_write_pieces(path: Path, pieces: Iterable[bytes | array[int]], *, durable: bool = True) -> None:
