@@ -42,9 +42,8 @@ from pidesktop.ui.settings.settings_sync import SyncPage
 from pidesktop.ui.settings.settings_tools import ToolsPage
 from pidesktop.ui.settings.settings_usage import UsagePage
 
-# Every page but Data's list of tools fits without scrolling (Providers needs 680); on a smaller screen the
-# pages scroll.
-DIALOG_SIZE = (860, 680)
+# Every page but Data's list of tools fits without scrolling; on a smaller screen the pages scroll.
+DIALOG_SIZE = (820, 620)
 NAV_WIDTH = 176
 NAV_ROW_HEIGHT = 40
 # Page names: the keys of ``show_page``, shown translated.

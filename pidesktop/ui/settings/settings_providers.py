@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signa
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
@@ -101,8 +103,14 @@ class ProvidersPage(QWidget):
         self.editor = QStackedWidget()
         self.offline_panel = self._build_offline_panel()
         self.form_panel = self._build_form_panel()
+        # The form is the page's tallest part: it scrolls by itself, so the list and its buttons stay whole.
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidget(self.form_panel)
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.editor.addWidget(self.offline_panel)
-        self.editor.addWidget(self.form_panel)
+        self.editor.addWidget(self.form_scroll)
         body.addWidget(self.editor, 1)
 
         layout = QVBoxLayout(self)
@@ -643,7 +651,7 @@ class ProvidersPage(QWidget):
             self.editor.setCurrentWidget(self.offline_panel)
             self._update_buttons()
             return
-        self.editor.setCurrentWidget(self.form_panel)
+        self.editor.setCurrentWidget(self.form_scroll)
         provider = self._selected_provider()
         drafting = provider is None
         if provider is not None:  # presets stay reachable: the one this provider matches, or Custom
