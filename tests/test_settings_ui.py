@@ -282,10 +282,10 @@ def test_the_dialog_opens_at_its_size_and_a_page_scrolls_when_it_is_made_smaller
     assert (dialog.width(), dialog.height()) == DIALOG_SIZE
     assert dialog.minimumSizeHint().height() < 480
     dialog.resize(DIALOG_SIZE[0], 480)
-    dialog.show_page("Providers")
+    dialog.show_page("Sync")
     qloop.run_until_complete(asyncio.sleep(0.01))
     area = dialog.pages.currentWidget()
-    assert dialog.height() == 480 and area.widget() is dialog.providers and area.verticalScrollBar().maximum() > 0
+    assert dialog.height() == 480 and area.widget() is dialog.sync and area.verticalScrollBar().maximum() > 0
 
 
 def test_data_page_shows_the_data_folder(open_settings, location):
