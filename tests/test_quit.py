@@ -23,10 +23,11 @@ from tests.support.repo import REPO
 DRIVER = textwrap.dedent("""
     import sys
     from PySide6.QtCore import QTimer
-    from pidesktop import cli
+    from pidesktop.commands import cli
     from pidesktop.agent.outbox import Outbox
     from pidesktop.bus import HostThread
-    from pidesktop.ui import main_window, relaunch
+    from pidesktop.ui.data import relaunch
+    from pidesktop.ui.window import main_window
 
     how = sys.argv[1]
 

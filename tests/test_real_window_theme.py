@@ -14,7 +14,7 @@ pytestmark = pytest.mark.realwindow
 PROBE = """
 import sys
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
-from pidesktop.ui import theme
+from pidesktop.ui.kit import theme
 app = QApplication(sys.argv)
 theme.apply(app, theme.DARK)
 box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close | QDialogButtonBox.StandardButton.Save)
