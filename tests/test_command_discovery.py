@@ -40,6 +40,42 @@ def test_a_module_is_recognised_from_its_compiled_code_when_no_source_ships(tmp_
     assert "probe_pkg" not in sys.modules  # looked at, never run
 
 
+def test_a_frozen_loader_that_names_a_source_it_does_not_carry_is_asked_for_its_code(tmp_path):
+    """PyInstaller's loader gives each module a ``.py`` origin whose file is not in the bundle: reading it
+    fails, and the compiled code answers instead (the bundle's ``pidesktop host --stdio`` once died here)."""
+    import importlib.machinery
+
+    (tmp_path / "frozen_probe.py").write_text(
+        'from x import command\n\n\n@command("probe.z")\ndef z(ctx, p):\n    return {}\n'
+    )
+    [info] = [i for i in pkgutil.iter_modules([str(tmp_path)]) if i.name == "frozen_probe"]
+    real = importlib.machinery.SourceFileLoader.get_data
+
+    class Frozen(importlib.machinery.SourceFileLoader):
+        def get_data(self, path):
+            if path.endswith(".py"):
+                raise FileNotFoundError(path)
+            return real(self, path)
+
+    spec = info.module_finder.find_spec(info.name, None)
+    spec.loader = Frozen(spec.name, spec.origin)
+
+    class Finder:
+        @staticmethod
+        def find_spec(name, target=None):
+            return spec
+
+    assert handlers._registers(pkgutil.ModuleInfo(Finder(), info.name, False)) is False  # neither source nor code
+    code_spec = spec
+
+    class CodeFrozen(Frozen):
+        def get_code(self, fullname):
+            return compile((tmp_path / "frozen_probe.py").read_text(), str(tmp_path / "frozen_probe.py"), "exec")
+
+    code_spec.loader = CodeFrozen(spec.name, spec.origin)
+    assert handlers._registers(pkgutil.ModuleInfo(Finder(), info.name, False)) is True
+
+
 def test_a_source_file_counts_only_when_a_function_is_decorated(tmp_path):
     (tmp_path / "decorated.py").write_text(
         'from x import command\n\n\n@command("probe.y")\ndef y(ctx, p):\n    return {}\n'

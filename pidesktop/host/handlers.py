@@ -40,10 +40,17 @@ def _registers(info: pkgutil.ModuleInfo) -> bool:
     if spec.has_location and spec.origin is not None and spec.origin.endswith(".py"):
         get_data = getattr(loader, "get_data", None)
         if get_data is not None:
-            source = get_data(spec.origin)
-            return any(registration in source for registration in REGISTRATIONS)
+            try:
+                source = get_data(spec.origin)
+            except OSError:  # a frozen build names a .py it does not carry: its compiled code says, below
+                source = None
+            if source is not None:
+                return any(registration in source for registration in REGISTRATIONS)
     get_code = getattr(loader, "get_code", None)
-    code = get_code(info.name) if get_code is not None else None
+    try:
+        code = get_code(info.name) if get_code is not None else None
+    except (OSError, ImportError):  # neither source nor code to look at: it registers nothing we can see
+        code = None
     # the registry's own module defines the name and registers nothing
     return code is not None and DECORATOR in code.co_names and info.name != f"{__package__}.commands"
 
