@@ -165,7 +165,10 @@ class Harness:
         line = encode_record(record)
         cut = self.draw(st.integers(min_value=1, max_value=len(line) - 1))
         raw_append(self.path, line[:cut])
-        self.model.torn = (line, cut, record)
+        if cut == len(line) - 1:  # the whole record but its newline: a complete line, kept and healed, not cut
+            self.model.apply("message", record)
+        else:
+            self.model.torn = (line, cut, record)
 
     def op_complete_torn_tail(self):
         self._complete_torn()
