@@ -121,18 +121,30 @@ class Harness:
 
     def op_append_unknown_type(self):
         store = self.pick_store()
-        self.model.torn = None
+        self._before_append()
         assert store.append(SID, {"type": "note", "text": self.draw(texts)}) is None
 
     def _append(self, record: dict) -> None:
         store = self.pick_store()
-        self.model.torn = None  # an append cuts off an incomplete last line
+        self._before_append()
         position = store.append(SID, record)
         self.model.apply(record["type"], record)
         if record["type"] == "message":
             assert position == len(self.model.lines) - 1
         else:
             assert position is None
+
+    def _before_append(self):
+        """What an append does to a torn last line: cuts it off, or mends it when only its newline is missing.
+
+        Readers never show an unterminated line; the writer that meets one
+        decides, so a complete record missing just its newline gets the newline.
+        """
+        if self.model.torn is not None:
+            line, cut, record = self.model.torn
+            if cut == len(line) - 1:
+                self.model.apply("message", record)
+        self.model.torn = None
 
     def op_raw_line(self):
         self._complete_torn()
@@ -163,12 +175,10 @@ class Harness:
         self._complete_torn()
         record = message(self.model.new_id(), self.draw(texts))
         line = encode_record(record)
-        cut = self.draw(st.integers(min_value=1, max_value=len(line) - 1))
+        # Cut anywhere, and often just before the newline: the one cut that leaves a complete record.
+        cut = self.draw(st.one_of(st.just(len(line) - 1), st.integers(min_value=1, max_value=len(line) - 1)))
         raw_append(self.path, line[:cut])
-        if cut == len(line) - 1:  # the whole record but its newline: a complete line, kept and healed, not cut
-            self.model.apply("message", record)
-        else:
-            self.model.torn = (line, cut, record)
+        self.model.torn = (line, cut, record)
 
     def op_complete_torn_tail(self):
         self._complete_torn()
