@@ -26,6 +26,7 @@ import apsw
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.native import discovery
 from pidesktop.host.native.index import FileIndex
+from pidesktop.host.native.roots_cache import RootsCache
 from pidesktop.host.projects.commands import normalise_path
 
 log = logging.getLogger("pidesktop.host.native")
@@ -51,6 +52,8 @@ class Catalog:
         self.by_id: dict[str, str] = {}  # native id -> real path, after de-duplication
         self.admitted: set[str] = set()  # configured directories that admitted a file in this process
         self.roots: discovery.Roots | None = None
+        self._roots_cache = RootsCache()
+        self._projects: tuple[apsw.Connection, int, list[str], dict[str, tuple[int, str]]] | None = None
         self.on_roots: Callable[[discovery.Roots], None] | None = None  # the watchers follow the roots
         self._problems: dict[str, str] = {}
         self._open: OrderedDict[str, None] = OrderedDict()  # files read lately keep their full index
@@ -63,15 +66,27 @@ class Catalog:
 
     # -- scanning -------------------------------------------------------------------------------
     def current_roots(self, conn: apsw.Connection) -> discovery.Roots:
-        rows = conn.execute(
-            "SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?", (discovery.MAX_PROJECTS,)
-        ).fetchall()
-        found = discovery.roots(path for (path,) in rows if isinstance(path, str) and os.path.isabs(path))
+        found = self._roots_cache.roots(self._projects_of(conn)[0])
         if found != self.roots:
             self.roots = found
             if self.on_roots is not None:
                 self.on_roots(found)
         return found
+
+    def _projects_of(self, conn: apsw.Connection) -> tuple[list[str], dict[str, tuple[int, str]]]:
+        """The projects' absolute paths, newest first (for the roots), and the projects by normalised path
+        (for the rows); read again only after the connection wrote: the host's is the database's only writer."""
+        changes = conn.total_changes()
+        kept = self._projects
+        if kept is not None and kept[0] is conn and kept[1] == changes:
+            return kept[2], kept[3]
+        rows = conn.execute(
+            "SELECT path FROM projects ORDER BY last_opened_at DESC, id DESC LIMIT ?", (discovery.MAX_PROJECTS,)
+        ).fetchall()
+        paths = [path for (path,) in rows if isinstance(path, str) and os.path.isabs(path)]
+        projects = _projects(conn)
+        self._projects = (conn, changes, paths, projects)
+        return paths, projects
 
     def scan(self, conn: apsw.Connection, budget: float | None = None) -> list[FileIndex]:
         """The listed sessions, one per header id, each index up to date.
@@ -201,7 +216,7 @@ class Catalog:
 
     # -- rows ---------------------------------------------------------------------------------------
     def rows(self, conn: apsw.Connection, listed: list[FileIndex]) -> list[dict[str, Any]]:
-        projects = _projects(conn)
+        projects = self._projects_of(conn)[1]
         generations = [index.generation for index in listed]
         if (
             self._rows is not None
@@ -224,7 +239,7 @@ class Catalog:
         by_name: dict[str, list[str]] = {}
         for other in listed:
             by_name.setdefault(os.path.basename(other.path), []).append(other.path)
-        return cached_row(index, _projects(conn), _parent_id(index, ids, by_name))
+        return cached_row(index, self._projects_of(conn)[1], _parent_id(index, ids, by_name))
 
 
 def _folders_unchanged(folders: list[tuple[str, int]]) -> bool:

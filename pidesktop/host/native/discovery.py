@@ -52,12 +52,13 @@ def _read_session_dir(settings_file: str) -> str | None:
     return configured.strip() if isinstance(configured, str) and configured.strip() else None
 
 
-def _resolve(configured: str, base: str | None) -> str | None:
+def _resolve(configured: str, base: str | None, seen: list[str]) -> str | None:
     expanded = os.path.expanduser(configured)
     if not os.path.isabs(expanded):
         if base is None:
             return None  # the global setting: only absolute or ~ paths mean something
         expanded = os.path.join(base, expanded)
+    seen.append(expanded)
     return os.path.realpath(expanded)
 
 
@@ -78,21 +79,37 @@ class Roots:
         return parent in self.extra or parent in admitted
 
 
-def roots(project_paths: Iterable[str]) -> Roots:
-    """The directories to scan, for the given known project paths (newest first)."""
+def settings_files(project_paths: Iterable[str]) -> list[str]:
+    """The pi settings files ``roots`` reads for these project paths: the global one, then each project's."""
+    files = [os.path.join(agent_dir(), "settings.json")]
+    for number, project in enumerate(project_paths):
+        if number >= MAX_PROJECTS:
+            break
+        files.append(os.path.join(project, ".pi", "settings.json"))
+    return files
+
+
+def roots(project_paths: Iterable[str], resolved: list[str] | None = None) -> Roots:
+    """The directories to scan, for the given known project paths (newest first).
+
+    ``resolved`` is told every path whose real path the answer depends on (the
+    default root and each configured folder, as written), for a caller that
+    keeps the answer while none of them changes."""
+    seen = resolved if resolved is not None else []
+    seen.append(default_root())
     default = os.path.realpath(default_root())
     global_dir = _read_session_dir(os.path.join(agent_dir(), "settings.json"))
     candidates: list[str] = []
-    resolved_global = _resolve(global_dir, None) if global_dir else None
+    resolved_global = _resolve(global_dir, None, seen) if global_dir else None
     if resolved_global:
         candidates.append(resolved_global)
     for number, project in enumerate(project_paths):
         if number >= MAX_PROJECTS:
             break
         own = _read_session_dir(os.path.join(project, ".pi", "settings.json"))
-        resolved = _resolve(own, project) if own else resolved_global
-        if resolved:
-            candidates.append(resolved)
+        folder = _resolve(own, project, seen) if own else resolved_global
+        if folder:
+            candidates.append(folder)
     extra: list[str] = []
     for candidate in candidates:
         if not inside(candidate, default) and candidate not in extra:
