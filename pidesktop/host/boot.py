@@ -23,7 +23,8 @@ from pidesktop.host import kv
 from pidesktop.host import state_snapshot as snapshot
 from pidesktop.host.automations import scheduled
 from pidesktop.host.context import HostContext
-from pidesktop.host.sessions import attachments, history, index_sync, inflight, messages, revisions
+from pidesktop.host.search import fts_segments
+from pidesktop.host.sessions import attachments, history, index_build, index_sync, inflight, messages, revisions
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions.index_progress import IndexProgress
 from pidesktop.host.settings import commands as settings
@@ -70,6 +71,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
     (settings_kept,) = one_row(conn.execute("SELECT count(*) FROM kv"))
     # An empty kv: a new or lost database. The snapshot beside it gives back what only the database held.
     from_snapshot = [] if settings_kept else snapshot.restore(conn, ctx.data_root)
+    before_builds = conn.total_changes()
     report["sessionsRestored"] = restore_orphans(ctx, now)
     if report["sessionsRestored"]:
         snapshot.restore_late(conn, ctx.data_root)  # the inbox and automation runs name the chats just rebuilt
@@ -77,6 +79,8 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
         ctx.rebuilt = {"sessions": report["sessionsRestored"], "notRecovered": lost}
     report["ghostsRemoved"] = remove_ghosts(ctx)
     report["unindexedLinesIndexed"] = index_sync.reconcile_all(ctx, now)
+    if fts_segments.settle_after_build(conn, before_builds):  # a search pays for every segment a build left
+        index_build.truncate_wal(conn)
     with conn:  # the clock-and-flag marker an earlier version kept for the same purpose
         kv.delete(conn, "host", "run")
     report["checkpointsPromoted"] = promote_checkpoints(ctx, now)
