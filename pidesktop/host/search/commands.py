@@ -145,6 +145,21 @@ def matching_messages(
 def snippet(text: str, query: str) -> dict[str, Any]:
     """Text around the first match, with every match inside it marked as ``[start, end)``."""
     lowered, origin = _lower_with_origin(text)
+    return _snippet_in(text, query, lowered, origin)
+
+
+def matching_snippet(text: str, query: str, needle: str) -> dict[str, Any] | None:
+    """``snippet`` when ``text`` contains ``needle`` (``query`` lowercased) as it is or lowercased, else None;
+    the text is lowercased once for both."""
+    lowered = text.lower()
+    if needle not in lowered and needle not in text:
+        return None
+    if len(lowered) == len(text):
+        return _snippet_in(text, query, lowered, range(len(text)))
+    return snippet(text, query)
+
+
+def _snippet_in(text: str, query: str, lowered: str, origin: Sequence[int]) -> dict[str, Any]:
     needle = query.lower()
     first = lowered.find(needle)
     if first < 0:
@@ -214,25 +229,33 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
     On the FTS path the candidates are row ids from the index; their rows are
     then read by row id for the chat and role, never for their text.
     """
-    if uses_fts(query):
-        sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?" + (" LIMIT ?" if cap is not None else "")
-        args = (fts_phrase(query),) + ((cap + 1,) if cap is not None else ())
-        mids = array("q", (mid for (mid,) in conn.execute(sql, args)))
-        if cap is not None and len(mids) > cap:
-            return None
-        if not mids:
-            return {}
-        rows = conn.execute(
-            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.mid IN carray(?) AND {ROLES}",
-            (apsw.carray(mids),),
-        )
-    else:
-        rows = conn.execute(
-            f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
-            "AND pi_contains(m.text, ?)",
-            (query.lower(),),
-        )
     hits: dict[str, list[tuple[int, int]]] = {}
+    if uses_fts(query):
+        # One statement: the candidates as the index yields them, each joined to its row by row id; a
+        # candidate of another role still counts towards the cap.
+        limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
+        candidates = all_rows(
+            conn.execute(
+                f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
+                f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
+                (fts_phrase(query),),
+            )
+        )
+        if cap is not None and len(candidates) > cap:
+            return None
+        for sid, seq, mid, spoken in candidates:
+            if spoken:
+                found = hits.get(sid)
+                if found is None:
+                    hits[sid] = [(seq, mid)]
+                else:
+                    found.append((seq, mid))
+        return hits
+    rows = conn.execute(
+        f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
+        "AND pi_contains(m.text, ?)",
+        (query.lower(),),
+    )
     for sid, seq, mid in rows:
         hits.setdefault(sid, []).append((seq, mid))
     return hits
@@ -275,8 +298,9 @@ def _snippets(
     for sid, mids in newest.items():
         for mid in mids:
             message_id, role, text = texts.get(mid, (None, None, None))
-            if text is not None and (needle in text or needle in text.lower()):
-                out.setdefault(sid, []).append({"messageId": message_id, "role": role, **snippet(text, query)})
+            found = None if text is None else matching_snippet(text, query, needle)
+            if found is not None:
+                out.setdefault(sid, []).append({"messageId": message_id, "role": role, **found})
     return out
 
 
