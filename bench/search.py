@@ -16,7 +16,13 @@ rest in chats of 1,000, as ``bench/peers.py`` builds them) this prints:
   within 1.3x);
 - and the same rare-word search once the index is merged into one segment
   (FTS5 ``optimize``), since the index's segments are what a short query pays
-  for (each of a trigram phrase's trigrams is looked up in every segment).
+  for (each of a trigram phrase's trigrams is looked up in every segment); a
+  start that builds the index now merges it (``host/search/fts_segments.py``).
+
+The rare word's search, llm's query and its LIKE scan are timed in turn as
+one group, the other searches and their baselines as another; the LIKE scans
+run on a read-only connection of their own (as llm's query does), so they do
+not empty the host's page cache before the search they are compared with.
 
 llm is optional (``.venv/bin/pip install llm``); without it its column is empty.
 
@@ -34,6 +40,8 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+
+import apsw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -66,16 +74,21 @@ def with_switch_word(chats, total: int):
     return out
 
 
-def alternating(actions: dict, runs: int) -> dict:
-    """Median seconds of each action, the actions run in turn so that load weighs on all alike."""
+def alternating(actions: dict, runs: int, cpu: dict | None = None) -> dict:
+    """Median seconds of each action, the actions run in turn so that load weighs on all alike; ``cpu`` is
+    given the median CPU seconds of this thread for each (what a loaded machine's waits leave out)."""
     times: dict = {name: [] for name in actions}
+    cpu_times: dict = {name: [] for name in actions}
     for action in actions.values():
         action()  # warm
     for _ in range(runs):
         for name, action in actions.items():
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             action()
             times[name].append(time.perf_counter() - started)
+            cpu_times[name].append(time.thread_time() - started_cpu)
+    if cpu is not None:
+        cpu.update({name: statistics.median(samples) for name, samples in cpu_times.items()})
     return {name: statistics.median(samples) for name, samples in times.items()}
 
 
@@ -112,6 +125,9 @@ def measure(size: int, runs: int, have_llm: bool) -> dict:
             build_llm(work / "logs.db", chats)
             llm_conn = sqlite3.connect(work / "logs.db")
         host = open_host(work / "data")
+        # The LIKE scans read every message: on a connection of their own, as llm's query has, so that they
+        # do not empty the host's page cache before the search timed next to them.
+        like_conn = apsw.Connection(host.ctx.conn.filename, flags=apsw.SQLITE_OPEN_READONLY)
         try:
             conn = host.ctx.conn
             call = host.dispatch
@@ -120,18 +136,23 @@ def measure(size: int, runs: int, have_llm: bool) -> dict:
             def first_page(word: str):
                 return lambda: call("search.sessions", {"query": word, "limit": 20})
 
-            actions = {
+            # Each figure is compared with the baselines timed in turn in its own group.
+            rare = {
                 "rare": first_page(RARE),
-                "rare_like": lambda: conn.execute(like, (f"%{RARE}%",)).fetchall(),
-                "switch": first_page(SWITCH_WORD),
-                "common": first_page(COMMON),
-                "common_like": lambda: conn.execute(like, (f"%{COMMON}%",)).fetchall(),
-                "query_page": lambda: call("search.query", {"query": COMMON, "sessionId": long_chat, "limit": PAGE}),
+                "rare_like": lambda: like_conn.execute(like, (f"%{RARE}%",)).fetchall(),
             }
             if llm_conn is not None:
                 sql, params = llm_search_sql(RARE)
-                actions["llm"] = lambda: llm_conn.execute(sql, params).fetchall()
-            out = alternating(actions, runs)
+                rare["llm"] = lambda: llm_conn.execute(sql, params).fetchall()
+            others = {
+                "switch": first_page(SWITCH_WORD),
+                "common": first_page(COMMON),
+                "common_like": lambda: like_conn.execute(like, (f"%{COMMON}%",)).fetchall(),
+                "query_page": lambda: call("search.query", {"query": COMMON, "sessionId": long_chat, "limit": PAGE}),
+            }
+            cpu: dict = {}
+            out = {**alternating(rare, runs, cpu), **alternating(others, runs)}
+            out["cpu"] = cpu
             out["segments"] = segments(conn)
             count = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
             out["hits"] = {w: conn.execute(count, (f'"{w}"',)).fetchone()[0] for w in (RARE, SWITCH_WORD, COMMON)}
@@ -141,11 +162,12 @@ def measure(size: int, runs: int, have_llm: bool) -> dict:
             out["query_peak"] = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
-            merged = {"rare": actions["rare"], "switch": actions["switch"]}
-            if "llm" in actions:
-                merged["llm"] = actions["llm"]
+            merged = {"rare": rare["rare"], "switch": others["switch"]}
+            if "llm" in rare:
+                merged["llm"] = rare["llm"]
             out["merged"] = alternating(merged, runs)
         finally:
+            like_conn.close()
             host.close()
             if llm_conn is not None:
                 llm_conn.close()
@@ -173,6 +195,12 @@ def main() -> None:
         print(
             f"  rare word ({r['hits'][RARE]:,} messages): {ms['rare']:.3f} ms; llm's FTS query {llm} (target >= 1.0x); "
             f"LIKE {ms['rare_like']:.2f} ms -> {r['rare_like'] / r['rare']:.1f}x (target >= 20x from 10k)"
+        )
+        cpu = r["cpu"]
+        llm_cpu = f"llm {cpu['llm'] * 1e3:.3f} ms -> {cpu['llm'] / cpu['rare']:.2f}x; " if "llm" in cpu else ""
+        print(
+            f"  the same, CPU time of the thread: ours {cpu['rare'] * 1e3:.3f} ms; {llm_cpu}"
+            f"LIKE {cpu['rare_like'] * 1e3:.2f} ms -> {cpu['rare_like'] / cpu['rare']:.1f}x"
         )
         print(
             f"  word in {r['hits'][SWITCH_WORD]:,} messages: {ms['switch']:.3f} ms, "
