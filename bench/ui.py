@@ -7,6 +7,9 @@ scenario this prints p50, p99 and max stall (target p99 <= 8 ms, max <= 33 ms):
 - opening a chat of --messages (100k) messages (newest window);
 - scrolling back 2,000 messages (40 older pages);
 - streaming a reply at 100 tokens/s for 5 s;
+- a ``bash`` call streaming its output into its (opened) tool row: 200 long
+  lines/s for 5 s from a real command, through the agent's ``WorkspaceCalls``
+  and the chat controller's ``tool_output`` events, as a turn runs it;
 - the sidebar loading 10,000 chats;
 
 and, as the baseline in the same run, loading the whole 100k transcript into
@@ -25,7 +28,7 @@ longer than without it. A garbage collector pass (generation 1 or 2) inside a
 slow tick is named too: it holds the GIL and shows no Python frame.
 
     QT_QPA_PLATFORM=offscreen python bench/ui.py [--messages 100000] [--sessions 10000]
-        [--only sidebar open scroll stream baseline]
+        [--only sidebar open scroll stream tool baseline]
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from transcripts import write_session
 from transcripts_files import text_pool
 
 from pidesktop import paths
+from pidesktop.agent.tool_calls import WorkspaceCalls
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 from pidesktop.ui.chat.transcript_model import message_row
@@ -231,7 +235,18 @@ def newest_page_in(model) -> bool:
     return sum(1 for row in model.rows if row["kind"] == "message") >= model.end - model.start
 
 
-SCENARIOS = ("sidebar", "open", "scroll", "stream", "baseline")
+SCENARIOS = ("sidebar", "open", "scroll", "stream", "tool", "baseline")
+
+# What the bench's command prints: TOOL_LINES lines of about 180 characters at TOOL_RATE lines a second,
+# paced on the clock (not by sleeps that drift under load), flushed line by line as a test run's output is.
+TOOL_RATE, TOOL_LINES = 200, 1000
+TOOL_COMMAND = (
+    "python3 -u -c 'import time\n"
+    "start = time.monotonic()\n"
+    f"for n in range({TOOL_LINES}):\n"
+    f"    time.sleep(max(0.0, start + n / {TOOL_RATE} - time.monotonic()))\n"
+    '    print(f"tests/test_module_{n % 97:02d}.py::test_case_{n:04d} PASSED " + "details " * 20, flush=True)\''
+)
 
 
 async def scenarios(
@@ -324,6 +339,13 @@ async def scenarios(
     if keep("stream", "stream a reply at 100 tokens/s", stream_stats):
         return results
 
+    if keep(
+        "tool",
+        f"stream a bash call's output, {TOOL_RATE} lines/s (row open)",
+        await tool_output(window, client, big, beat),
+    ):
+        return results
+
     beat.start()
     started = time.perf_counter()
     window_all = await client.call("session.get", {"sessionId": big, "contentLimit": 20000})
@@ -337,6 +359,64 @@ async def scenarios(
         raise ScenarioFailed(f"baseline: {model.rowCount()} rows for {len(window_all['messages'])} messages")
     keep("baseline", f"BASELINE: whole transcript into the model ({whole:.1f} s)", beat.stop())
     return results
+
+
+async def tool_output(window: MainWindow, client: HostClient, big: str, beat: Heartbeat) -> dict:
+    """A turn's ``bash`` call, run for real by the agent's ``WorkspaceCalls``: its output reaches the window as
+    the runner's listeners get it (``ChatController.on_turn``: ``tool_output`` chunks, then ``tool_done``), into
+    the live reply's tool row, which the reader opened to watch it."""
+    model, view = window.transcript_model, window.transcript
+    await client.call("session.update", {"sessionId": big, "permissionMode": "auto"})
+    workspace = await client.call("tools.workspace", {"sessionId": big})
+    calls = WorkspaceCalls(
+        client,
+        big,
+        "bench-turn",
+        asyncio.Event(),
+        workspace,
+        asker=None,
+        notify=window.chats.on_turn,
+        confirm_unconfined=False,
+    )
+    call = {
+        "type": "tool_call",
+        "callId": "bench-call",
+        "name": "bash",
+        "args": {"command": TOOL_COMMAND},
+        "status": "pending",
+    }
+    reply = {
+        "id": "bench-tool-reply",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": "Running the test suite."}, call],
+        "meta": {"status": "streaming"},
+    }
+    if model.has_more_after:  # scrolling back left older pages loaded: a turn runs at the chat's newest page
+        view.jump_to_latest()
+        await until(lambda: not model.has_more_after and newest_page_in(model), "tool: the newest page to be back")
+    view.scroll_to_end()
+    window.chats.on_turn(big, "started", reply)
+    await until(lambda: model.row_of(reply["id"]) >= 0, "tool: the reply with the call to become a row")
+    view.toggle(f"tool:{reply['id']}:0")  # the reader opens the running command to watch it
+    await settle()
+    beat.start()
+    done = await calls.run(call)
+    window.chats.on_turn(
+        big, "tool_done", {"callId": call["callId"], "tool": "bash", "ok": done.ok, "result": done.text}
+    )
+    last = f"test_case_{TOOL_LINES - 1:04d}"
+
+    def shown() -> dict:
+        row = model.row_of(reply["id"])
+        return model.rows[row]["message"]["blocks"][1] if row >= 0 else {}
+
+    await until(lambda: "liveResult" in shown(), "tool: the call's end to reach its row")
+    await settle()
+    stats = beat.stop()
+    if not done.ok or last not in str(shown().get("liveOutput")):
+        raise ScenarioFailed(f"tool: the command's last line never reached its row (ok {done.ok}; {done.text[-300:]})")
+    model.drop_live()
+    return stats
 
 
 def main() -> None:
