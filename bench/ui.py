@@ -7,6 +7,9 @@ scenario this prints p50, p99 and max stall (target p99 <= 8 ms, max <= 33 ms):
 - opening a chat of --messages (100k) messages (newest window);
 - scrolling back 2,000 messages (40 older pages);
 - streaming a reply at 100 tokens/s for 5 s;
+- a ``bash`` call streaming its output into its (opened) tool row: 200 long
+  lines/s for 5 s from a real command, through the agent's ``WorkspaceCalls``
+  and the chat controller's ``tool_output`` events, as a turn runs it;
 - the sidebar loading 10,000 chats;
 
 and, as the baseline in the same run, loading the whole 100k transcript into
@@ -15,6 +18,11 @@ the model at once (what apps without windowed reads do).
 Between the sidebar and the rest the bench runs the app's own warm-up
 (``ui.warm_up``: markdown, pygments and the dialogs, loaded once the session
 list is in), as a person opening a chat after start-up finds it done.
+
+Beside each scenario's wall-clock p99 the bench prints the p99 of the UI
+thread's own CPU time per tick (``time.thread_time``): on a loaded machine a
+tick's wall time includes waiting for a core and for the interpreter lock,
+its CPU time is the window's own work.
 
 Each stall gets an owner: a thread samples the UI thread's Python stack every
 millisecond, and the slowest ticks of each scenario are printed with what the
@@ -25,7 +33,7 @@ longer than without it. A garbage collector pass (generation 1 or 2) inside a
 slow tick is named too: it holds the GIL and shows no Python frame.
 
     QT_QPA_PLATFORM=offscreen python bench/ui.py [--messages 100000] [--sessions 10000]
-        [--only sidebar open scroll stream baseline]
+        [--only sidebar open scroll stream tool baseline]
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from transcripts import write_session
 from transcripts_files import text_pool
 
 from pidesktop import paths
+from pidesktop.agent.tool_calls import WorkspaceCalls
 from pidesktop.bus import HostClient, HostThread
 from pidesktop.host.core import opener
 from pidesktop.ui.chat.transcript_model import message_row
@@ -166,8 +175,10 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self.gaps: list[float] = []
+        self.cpu: list[float] = []  # the UI thread's own CPU time in each gap (ms): its work without the waits
         self.ticks: list[tuple[float, float]] = []
         self._last = time.perf_counter()
+        self._last_cpu = time.thread_time()
         self.timer = QTimer()
         self.timer.setInterval(1)
         self.timer.timeout.connect(self._tick)
@@ -176,18 +187,20 @@ class Heartbeat:
         self.collections = Collections()
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append(max(0.0, (now - self._last) * 1000 - 1))
+        self.cpu.append((cpu - self._last_cpu) * 1000)
         self.ticks.append((self._last, now))
-        self._last = now
+        self._last, self._last_cpu = now, cpu
 
     def start(self) -> None:
         self.gaps.clear()
+        self.cpu.clear()
         self.ticks.clear()
         self.sampler.samples.clear()
         self.sampler.skipped = 0
         self.collections.passes.clear()
-        self._last = time.perf_counter()
+        self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self.sampler.running.set()
         self.timer.start()
 
@@ -195,14 +208,19 @@ class Heartbeat:
         self.timer.stop()
         self.sampler.running.clear()
         gaps = sorted(self.gaps) or [0.0]
-        slowest = sorted(zip(self.gaps, self.ticks), reverse=True)[: self.SLOWEST]
+        cpu = sorted(self.cpu) or [0.0]
+        slowest = sorted(zip(self.gaps, self.cpu, self.ticks), reverse=True)[: self.SLOWEST]
         return {
             "p50": statistics.median(gaps),
             "p99": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
+            "cpu99": cpu[min(len(cpu) - 1, int(len(cpu) * 0.99))],
             "max": gaps[-1],
             "ticks": len(gaps),
             "skipped": self.sampler.skipped,
-            "slowest": [(gap, *self.sampler.between(*span), self.collections.between(*span)) for gap, span in slowest],
+            "slowest": [
+                (gap, used, *self.sampler.between(*span), self.collections.between(*span))
+                for gap, used, span in slowest
+            ],
         }
 
 
@@ -231,7 +249,18 @@ def newest_page_in(model) -> bool:
     return sum(1 for row in model.rows if row["kind"] == "message") >= model.end - model.start
 
 
-SCENARIOS = ("sidebar", "open", "scroll", "stream", "baseline")
+SCENARIOS = ("sidebar", "open", "scroll", "stream", "tool", "baseline")
+
+# What the bench's command prints: TOOL_LINES lines of about 180 characters at TOOL_RATE lines a second,
+# paced on the clock (not by sleeps that drift under load), flushed line by line as a test run's output is.
+TOOL_RATE, TOOL_LINES = 200, 1000
+TOOL_COMMAND = (
+    "python3 -u -c 'import time\n"
+    "start = time.monotonic()\n"
+    f"for n in range({TOOL_LINES}):\n"
+    f"    time.sleep(max(0.0, start + n / {TOOL_RATE} - time.monotonic()))\n"
+    '    print(f"tests/test_module_{n % 97:02d}.py::test_case_{n:04d} PASSED " + "details " * 20, flush=True)\''
+)
 
 
 async def scenarios(
@@ -324,6 +353,13 @@ async def scenarios(
     if keep("stream", "stream a reply at 100 tokens/s", stream_stats):
         return results
 
+    if keep(
+        "tool",
+        f"stream a bash call's output, {TOOL_RATE} lines/s (row open)",
+        await tool_output(window, client, big, beat),
+    ):
+        return results
+
     beat.start()
     started = time.perf_counter()
     window_all = await client.call("session.get", {"sessionId": big, "contentLimit": 20000})
@@ -337,6 +373,64 @@ async def scenarios(
         raise ScenarioFailed(f"baseline: {model.rowCount()} rows for {len(window_all['messages'])} messages")
     keep("baseline", f"BASELINE: whole transcript into the model ({whole:.1f} s)", beat.stop())
     return results
+
+
+async def tool_output(window: MainWindow, client: HostClient, big: str, beat: Heartbeat) -> dict:
+    """A turn's ``bash`` call, run for real by the agent's ``WorkspaceCalls``: its output reaches the window as
+    the runner's listeners get it (``ChatController.on_turn``: ``tool_output`` chunks, then ``tool_done``), into
+    the live reply's tool row, which the reader opened to watch it."""
+    model, view = window.transcript_model, window.transcript
+    await client.call("session.update", {"sessionId": big, "permissionMode": "auto"})
+    workspace = await client.call("tools.workspace", {"sessionId": big})
+    calls = WorkspaceCalls(
+        client,
+        big,
+        "bench-turn",
+        asyncio.Event(),
+        workspace,
+        asker=None,
+        notify=window.chats.on_turn,
+        confirm_unconfined=False,
+    )
+    call = {
+        "type": "tool_call",
+        "callId": "bench-call",
+        "name": "bash",
+        "args": {"command": TOOL_COMMAND},
+        "status": "pending",
+    }
+    reply = {
+        "id": "bench-tool-reply",
+        "role": "assistant",
+        "blocks": [{"type": "text", "text": "Running the test suite."}, call],
+        "meta": {"status": "streaming"},
+    }
+    if model.has_more_after:  # scrolling back left older pages loaded: a turn runs at the chat's newest page
+        view.jump_to_latest()
+        await until(lambda: not model.has_more_after and newest_page_in(model), "tool: the newest page to be back")
+    view.scroll_to_end()
+    window.chats.on_turn(big, "started", reply)
+    await until(lambda: model.row_of(reply["id"]) >= 0, "tool: the reply with the call to become a row")
+    view.toggle(f"tool:{reply['id']}:0")  # the reader opens the running command to watch it
+    await settle()
+    beat.start()
+    done = await calls.run(call)
+    window.chats.on_turn(
+        big, "tool_done", {"callId": call["callId"], "tool": "bash", "ok": done.ok, "result": done.text}
+    )
+    last = f"test_case_{TOOL_LINES - 1:04d}"
+
+    def shown() -> dict:
+        row = model.row_of(reply["id"])
+        return model.rows[row]["message"]["blocks"][1] if row >= 0 else {}
+
+    await until(lambda: "liveResult" in shown(), "tool: the call's end to reach its row")
+    await settle()
+    stats = beat.stop()
+    if not done.ok or last not in str(shown().get("liveOutput")):
+        raise ScenarioFailed(f"tool: the command's last line never reached its row (ok {done.ok}; {done.text[-300:]})")
+    model.drop_live()
+    return stats
 
 
 def main() -> None:
@@ -390,23 +484,26 @@ def main() -> None:
             raise SystemExit(1)
         print("UI-thread stalls (ms) beyond a 1 ms heartbeat; target p99 <= 8, max <= 33 (two frames)")
         print(f"{load()}; baseline: the last row (the whole transcript into the model at once)")
-        print(f"{'scenario':<66} {'p50':>7} {'p99':>7} {'max':>8} {'ticks':>7} {'met':>4} {'skipped':>8}")
+        print(
+            f"{'scenario':<66} {'p50':>7} {'p99':>7} {'max':>8} {'ticks':>7} {'met':>4} {'skipped':>8} {'cpu p99':>8}"
+        )
         for name, r in results:
             met = "-" if name.startswith("BASELINE") else "yes" if r["p99"] <= 8 and r["max"] <= 33 else "NO"
             print(
                 f"{name:<66} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>8.1f} {r['ticks']:>7} {met:>4} "
-                f"{r['skipped']:>8}"
+                f"{r['skipped']:>8} {r['cpu99']:>8.2f}"
             )
         print("(skipped: stack samples dropped because a frame ended under the walk)")
+        print("(cpu p99: the UI thread's own CPU time per tick, p99: its work without waiting for a core or the lock)")
         print("\nthe slowest ticks of each scenario and what the UI thread ran in them (samples, 1 per ms):")
         for name, r in results:
             print(f"  {name}")
-            for gap, owners, host, collected in r["slowest"]:
+            for gap, used, owners, host, collected in r["slowest"]:
                 ran = (
                     "; ".join(collected + [f"{who} ({count})" for who, count in owners.most_common(3)])
                     or "no sample (C++ holding the GIL)"
                 )
-                print(f"    {gap:7.1f} ms  {ran}")
+                print(f"    {gap:7.1f} ms (cpu {used:.1f})  {ran}")
                 if host:
                     print(
                         "               host thread: "

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from pidesktop.formats.index.db import open_database
+from pidesktop.host import boot
 from pidesktop.host.context import HostContext
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions import index_build, message_index
@@ -148,6 +149,33 @@ def test_a_big_build_leaves_no_big_wal_behind(ctx):
     assert ctx.conn.execute("SELECT count(*) FROM messages").fetchone() == (3000,)
     assert wal.stat().st_size <= index_build.WAL_LIMIT
     assert index_build.WAL_LIMIT < Path(ctx.conn.filename).stat().st_size  # the build was big enough to tell
+
+
+def test_a_big_build_leaves_no_free_pages_in_the_file(ctx):
+    long_words = " ".join(f"word{i}" for i in range(400))
+    write(ctx, "s1", [text(f"m{i}", f"{i} {long_words}") for i in range(3000)])
+    sessions.restore_orphan(ctx, "s1", 1_000)
+    assert ctx.conn.execute("SELECT count(*) FROM messages").fetchone() == (3000,)
+    assert ctx.conn.execute("PRAGMA freelist_count").fetchone() == (0,)  # FTS5's merges freed pages on the way
+
+
+def test_the_boot_pass_gives_every_free_page_back(ctx):
+    db = Path(ctx.conn.filename)
+    with ctx.conn:
+        big = orjson.dumps("x" * 3000).decode()
+        ctx.conn.executemany(
+            "INSERT INTO kv(ns, key, value_json, updated_at) VALUES ('bench', ?, ?, 0)",
+            [(f"k{i}", big) for i in range(2000)],
+        )
+    with ctx.conn:
+        ctx.conn.execute("DELETE FROM kv WHERE ns = 'bench'")
+    freed = ctx.conn.execute("PRAGMA freelist_count").fetchone()[0]
+    assert freed > 1000
+    report = boot.boot_pass(ctx, audit_retention_days=90)
+    assert report["freePagesGivenBack"] == freed
+    assert ctx.conn.execute("PRAGMA freelist_count").fetchone() == (0,)
+    ctx.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    assert db.stat().st_size == ctx.conn.execute("PRAGMA page_count").fetchone()[0] * 4096
 
 
 def test_a_start_that_restores_chats_tells_how_far_it_got(stdio_host, data_root):

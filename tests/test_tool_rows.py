@@ -117,6 +117,23 @@ def test_a_command_streams_its_output_into_its_row(qapp, host_client, qtbot):
     assert "✗" in text_of(lay_out(model.rows[0], {"tool:m1:0"}))
 
 
+def test_a_running_command_shows_its_newest_lines_and_counts_the_rest(qapp, host_client, qtbot):
+    from pidesktop.ui.chat.transcript_model import TranscriptModel
+
+    model = TranscriptModel(host_client)
+    call = {"type": "tool_call", "callId": "b1", "name": "bash", "args": {"command": "make test"}, "status": "ok"}
+    model.set_live({"id": "m1", "role": "assistant", "blocks": [call], "meta": {"status": "streaming"}})
+    lines = [f"line {n} " + "x" * 150 + "\n" for n in range(3000)]  # over 400 KiB: more than the window keeps
+    for start in range(0, len(lines), 100):
+        model.add_tool_output("b1", "".join(lines[start : start + 100]))
+    qtbot.waitUntil(lambda: "line 2999 " in text_of(lay_out(model.rows[0], {"tool:m1:0"})))
+    running = text_of(lay_out(model.rows[0], {"tool:m1:0"}))
+    shown = [n for n in range(3000) if f"line {n} " in running]
+    assert shown == list(range(3000 - tool_rows.LIVE_OUTPUT_LINES, 3000))  # the newest, in order, none missing
+    assert f"… {3000 - tool_rows.LIVE_OUTPUT_LINES} earlier lines" in running
+    assert "Running…" in running
+
+
 def test_a_long_output_is_laid_out_as_its_tail(qapp):
     output = "\n".join(f"line {i}" for i in range(5000))
     call = {

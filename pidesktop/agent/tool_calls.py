@@ -142,7 +142,8 @@ class WorkspaceCalls:
         timeout = args.get("timeout", shell.DEFAULT_TIMEOUT_S)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= shell.MAX_TIMEOUT_S:
             return Result(f"bash 'timeout' must be a number of seconds from 1 to {shell.MAX_TIMEOUT_S}.", False)
-        confinement = sandbox.status()
+        # The first call of a process starts bwrap once to see that it works: never on the window's thread.
+        confinement = await asyncio.to_thread(sandbox.status)
         unconfined = not confinement.available
         if tool_permission.must_ask(self.mode, BASH, unconfined=unconfined, confirmed=not self.confirm_unconfined):
             grants = await self.gate.grants()

@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.formats.index import free_pages
 from pidesktop.formats.index.sql_rows import one_row
 from pidesktop.host import kv
 from pidesktop.host import state_snapshot as snapshot
@@ -104,7 +105,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
         report["tornSnapshotsSwept"] = review.sweep_torn(ctx)
     live = [(str(row[0]), int(row[1] or 0)) for row in ctx.conn.execute("SELECT id, updated_at FROM sessions")]
     report["staleScratchSwept"] = sweep_stale_scratch(ctx.data_root, live, now)
-    conn.execute("PRAGMA incremental_vacuum")
+    report["freePagesGivenBack"] = free_pages.give_back(conn)
     log.info("boot pass done", extra={"fields": report})
     return report
 

@@ -21,6 +21,7 @@ from typing import Any
 import apsw
 import orjson
 
+from pidesktop.formats.index import free_pages
 from pidesktop.formats.index.sql_rows import all_rows, one_row
 from pidesktop.formats.transcript.records import parse_rfc3339
 from pidesktop.host.context import HostContext
@@ -104,6 +105,7 @@ def build(
         if progress is not None:
             last = batch[-1][0]
             progress(layout.message_offsets[last] + layout.message_lengths[last], layout.prefix_len)
+    free_pages.give_back(conn)  # the pages FTS5's merges freed during the build, before the WAL goes
     truncate_wal(conn)
     return built
 

@@ -760,8 +760,13 @@ def paint_row(
     hovered: bool = False,
     hover_action: str | None = None,
     font: QFont | None = None,
+    visible: QRectF | None = None,
 ) -> None:
-    """``highlighted``: how strongly the row is marked as a search hit, 1 (full) fading to 0 (not at all)."""
+    """``highlighted``: how strongly the row is marked as a search hit, 1 (full) fading to 0 (not at all).
+
+    ``visible``: the part of the painter that shows (the view's viewport); only the text there is drawn,
+    so a row taller than the view (a long output, a long reply) costs what shows. The painter's own
+    clip, when it has one, is used instead."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     if highlighted > 0:
@@ -770,8 +775,11 @@ def paint_row(
         painter.fillRect(QRectF(left, top, 10_000, rendered.height), color)
     if rendered.guide_x is not None:
         painter.fillRect(QRectF(left + rendered.guide_x - 1, top, 2, rendered.height), QColor(theme.border))
+    shown = painter.clipBoundingRect() if painter.hasClipping() else visible
     for part in rendered.parts:
         x, y = left + part.x, top + part.y
+        if shown is not None and not shown.intersects(QRectF(x, y, part.width, part.height)):
+            continue
         if part.background:
             path = QPainterPath()
             path.addRoundedRect(QRectF(x, y, part.width, part.height), 8, 8)
@@ -784,8 +792,8 @@ def paint_row(
         painter.save()
         painter.translate(QPointF(x + part.pad, y + part.pad))
         context = QAbstractTextDocumentLayout.PaintContext()
-        if painter.hasClipping():  # only the blocks in view: a long diff or output costs what shows
-            context.clip = painter.clipBoundingRect()
+        if shown is not None:  # only the blocks in view: a long diff or output costs what shows
+            context.clip = shown.translated(-(x + part.pad), -(y + part.pad))
         part.doc.documentLayout().draw(painter, context)
         painter.restore()
     if rendered.actions and font is not None:

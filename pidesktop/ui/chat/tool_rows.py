@@ -27,6 +27,9 @@ CHANGE_TOOLS = frozenset({"write", "edit"})
 MAX_LINES, MAX_BYTES = tool_output.MAX_LINES, tool_output.MAX_BYTES
 DIFF_LINES = 200  # diff rows laid out in a row (a 200-row document lays out in about 20 ms); the rest is counted
 OUTPUT_LINES = 200  # a command's last lines
+# While a command runs its row shows only its newest lines, like a terminal's tail: the row is laid out
+# again for every update (20 a second), and 200 long wrapped lines took 5 ms each time, a frame's worth.
+LIVE_OUTPUT_LINES = 40
 PREVIEW_LINES = 12  # a read's or a search's first lines
 LIVE_OUTPUT_KEPT = 64 * 1024  # characters of a running command's output kept for its row
 
@@ -255,14 +258,7 @@ def _change_html(block: dict, theme: Theme) -> str:
 
 
 def _bash_html(block: dict, theme: Theme) -> str:
-    if "result" in block:
-        text = result_text(block["result"])
-    elif isinstance(block.get("liveResult"), dict):
-        text = result_text(block["liveResult"].get("result", ""))
-    else:
-        output = block.get("liveOutput")
-        text = output if isinstance(output, str) else ""
-    shown, more = _tail(cut(text)[0], OUTPUT_LINES)
+    shown, more = _bash_output(block)
     html_text = ""
     if more:
         html_text += _muted_line(
@@ -277,6 +273,24 @@ def _bash_html(block: dict, theme: Theme) -> str:
         said = QCoreApplication.translate("ToolRows", "Exit status %1").replace("%1", str(code))
         html_text += f'<div style="color:{colour};">{html.escape(said, quote=False)}</div>'
     return html_text or _muted_line(QCoreApplication.translate("ToolRows", "(no output)"), theme)
+
+
+def _bash_output(block: dict) -> tuple[str, int]:
+    """The lines a command's row shows, and how many it printed before them.
+
+    Its result: pi's limits, then the last ``OUTPUT_LINES``. While it runs: the newest
+    ``LIVE_OUTPUT_LINES`` of what the window kept (``liveOutput``, the tail of the stream;
+    ``liveOutputEarlier`` counts the lines dropped before it)."""
+    if "result" in block:
+        return _tail(cut(result_text(block["result"]))[0], OUTPUT_LINES)
+    if isinstance(block.get("liveResult"), dict):
+        return _tail(cut(result_text(block["liveResult"].get("result", "")))[0], OUTPUT_LINES)
+    output = block.get("liveOutput")
+    newest = tool_output.cut(output if isinstance(output, str) else "", keep="tail")
+    shown, more = _tail(newest.text, LIVE_OUTPUT_LINES)
+    earlier = block.get("liveOutputEarlier")
+    dropped = earlier if isinstance(earlier, int) and not isinstance(earlier, bool) else 0
+    return shown, more + newest.total_lines - newest.kept_lines + dropped
 
 
 def _pre(text: str, theme: Theme, colour: str | None = None) -> str:

@@ -108,6 +108,7 @@ class TranscriptModel(QAbstractListModel):
         self._owners: dict[str, tuple[str, int]] | None = None  # tool call id -> (row key, call number)
         # A running tool's output (``bash``) and its end, by call id, until its stored block carries the result.
         self._outputs: dict[str, str] = {}
+        self._earlier: dict[str, int] = {}  # lines of that output no longer kept, counted for its row
         self._done: dict[str, dict] = {}
         self._changed_calls: set[str] = set()
         self._output_timer = QTimer(self)
@@ -357,6 +358,7 @@ class TranscriptModel(QAbstractListModel):
                 if not row["live"]:
                     return  # the stored message already arrived; never step back to a partial
                 self.rows[position] = message_row(message, live=True)
+                self.prepare(self.rows[position])  # laid out in this tick; the view's relayout in its own
                 index = self.index(position)
                 self.dataChanged.emit(index, index)
                 return
@@ -390,7 +392,11 @@ class TranscriptModel(QAbstractListModel):
     def add_tool_output(self, call_id: str, chunk: str) -> None:
         """A piece of a running command's output (the runner's ``tool_output``); shown coalesced."""
         kept = self._outputs.get(call_id, "") + chunk
-        self._outputs[call_id] = kept[-tool_rows.LIVE_OUTPUT_KEPT :]
+        if len(kept) > tool_rows.LIVE_OUTPUT_KEPT:
+            cut = len(kept) - tool_rows.LIVE_OUTPUT_KEPT
+            self._earlier[call_id] = self._earlier.get(call_id, 0) + kept.count("\n", 0, cut)
+            kept = kept[cut:]
+        self._outputs[call_id] = kept
         self._tool_changed(call_id)
 
     def finish_tool(self, call_id: str, ok: bool, result: object) -> None:
@@ -412,6 +418,7 @@ class TranscriptModel(QAbstractListModel):
             self.rows[position] = message_row(
                 self._with_tool_output(row["message"]), live=row["live"], read_only=row.get("readOnly", False)
             )
+            self.prepare(self.rows[position])  # laid out in this tick; the view's relayout in its own
             index = self.index(position)
             self.dataChanged.emit(index, index)
 
@@ -423,7 +430,11 @@ class TranscriptModel(QAbstractListModel):
         for block in message.get("blocks", []):
             call = block.get("callId") if block.get("type") == "tool_call" else None
             if call and "result" not in block and (call in self._outputs or call in self._done):
-                block = {**block, "liveOutput": self._outputs.get(call, "")}
+                block = {
+                    **block,
+                    "liveOutput": self._outputs.get(call, ""),
+                    "liveOutputEarlier": self._earlier.get(call, 0),
+                }
                 if call in self._done:
                     block["liveResult"] = self._done[call]
                     if not self._done[call]["ok"]:
@@ -433,6 +444,7 @@ class TranscriptModel(QAbstractListModel):
 
     def _forget_tool_output(self) -> None:
         self._outputs.clear()
+        self._earlier.clear()
         self._done.clear()
         self._changed_calls.clear()
         self._output_timer.stop()

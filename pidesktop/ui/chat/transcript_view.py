@@ -12,7 +12,19 @@ from typing import cast
 
 import orjson
 import shiboken6
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QSize, Qt, QTimer, QUrl, QVariantAnimation, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPoint,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    QUrl,
+    QVariantAnimation,
+    Signal,
+)
 from PySide6.QtGui import QDesktopServices, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -185,6 +197,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             hovered,
             hover_action,
             self.view.font(),
+            QRectF(self.view.viewport().rect()),
         )
         if focus is not None:
             paint_focus(painter, focus.translated(option.rect.left(), option.rect.top()), self.theme)
@@ -543,16 +556,18 @@ class TranscriptView(QListView):
 
     def _data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
         if self._follow_tail and bottom_right.row() == self.model().rowCount() - 1:
-            # The streamed row grew: scrolling to the end lays the rows out, once per update
-            # (a delayed layout as well would lay every loaded row out twice).
-            self._later(self.scroll_to_end)
+            # The streamed row grew: the view relays out once, in the layout Qt scheduled for the change
+            # (``scrollToBottom`` runs it if it has not run yet); a forced one as well lays every loaded
+            # row out twice an update.
+            self._later(lambda: self.scroll_to_end(relayout=False))
         else:
             self.scheduleDelayedItemsLayout()
 
-    def scroll_to_end(self) -> None:
+    def scroll_to_end(self, relayout: bool = True) -> None:
         self._programmatic = True
         try:
-            self.doItemsLayout()
+            if relayout:
+                self.doItemsLayout()
             self.scrollToBottom()
             self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
         finally:
