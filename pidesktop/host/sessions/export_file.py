@@ -171,10 +171,12 @@ def _write(chat: _Chat, fmt: str, cleaner: Cleaner, out: BinaryIO) -> int:
     for batch in chat.batches:
         parts = []
         for message in batch:
-            parts.append(cleaner.text(message_markdown(message)))
+            # Encoded one message at a time: a heading's "·" would make a whole batch's text one that encodes
+            # character by character (twice the time), where an ASCII message's text is copied as it is.
+            parts.append(cleaner.text(message_markdown(message)).encode())
             for record in summaries.get(message.get("id"), ()):
-                parts.append(cleaner.text(compaction_markdown(record)))
-        out.write("".join(parts).encode())
+                parts.append(cleaner.text(compaction_markdown(record)).encode())
+        out.write(b"".join(parts))
         count += len(batch)
     return count
 
