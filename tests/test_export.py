@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -13,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pidesktop.agent import export
-from pidesktop.bus import HostClient
+from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.formats import chat_export
 from tests.support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
@@ -126,7 +129,7 @@ def test_markdown_export_reads_like_the_chat(host):
 
 
 def test_fences_grow_past_backticks_in_the_content():
-    assert export._fenced("a ```` b", "") == "`````\na ```` b\n`````"
+    assert chat_export._fenced("a ```` b", "") == "`````\na ```` b\n`````"
     assert export.suggested_name({"title": "a/b: c?"}, "md") == "a-b- c.md"
 
 
@@ -227,7 +230,123 @@ def test_demoting_headings_keeps_every_line_and_every_fenced_line(lines):
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="`a\n ", max_size=40))
 def test_a_fence_is_longer_than_any_backtick_run_inside(text):
-    fenced = export._fenced(text, "")
+    fenced = chat_export._fenced(text, "")
     fence = fenced.split("\n", 1)[0]
     assert set(fence) == {"`"} and len(fence) >= 3 and fence not in text
     assert fenced == f"{fence}\n{text}\n{fence}"
+
+
+def without_times(text: str) -> str:
+    return re.sub(r'(- Exported: |"exportedAt":")[0-9TZ:-]+', r"\1", text)
+
+
+def seed_odd_lines(host, sid: str) -> None:
+    """Messages that take the host's slower ways: read positions stored in the line, secret keys spelled in
+    other cases (a Kelvin sign for the k), the data folder in a key, a secret word that is only text."""
+    root = str(host.location.data_root)
+    odd = [
+        {
+            "id": "o1",
+            "role": "user",
+            "index": 7,
+            "seq": 3,
+            "blocks": [{"type": "text", "text": "the password is text"}],
+        },
+        {
+            "id": "o2",
+            "role": "assistant",
+            "blocks": [],
+            "meta": {"API\u212aEY": "sk-kelvin", "nested": [{"Secret": 1}]},
+        },
+        {"id": "o3", "role": "tool", "blocks": [{"type": "tool_call", "name": "x", "args": {root + "/k": "v"}}]},
+    ]
+    for message in odd:
+        host.call("session.appendMessage", {"sessionId": sid, "message": message})
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_the_host_writes_the_bytes_paging_through_session_get_gives(host, tmp_path, fmt):
+    sid = seed(host)
+    seed_odd_lines(host, sid)
+    path = tmp_path / f"chat.{fmt}"
+    result = host.call("session.export", {"sessionId": sid, "format": fmt, "path": str(path)})
+    written = path.read_text(encoding="utf-8")
+    assert result == {"path": str(path), "bytes": len(written.encode()), "messages": 8}
+    assert without_times(written) == without_times(run_export(host, sid, fmt))
+    assert "sk-secret-123" not in written and "sk-kelvin" not in written
+    assert str(host.location.data_root) not in written and not list(tmp_path.glob(".chat.*"))
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"format": "html"}, "format"),
+        ({"path": "relative.md"}, "path"),
+        ({"path": "{tmp}"}, "path"),
+        ({"path": "{tmp}/missing/chat.md"}, "path"),
+        ({"path": "{data}/chat.md"}, "path"),
+    ],
+)
+def test_session_export_refuses_what_it_cannot_write_and_writes_nothing(host, tmp_path, params, field):
+    sid = seed(host)
+    out = tmp_path / "out"
+    out.mkdir()
+    wanted = {"sessionId": sid, "format": "md", "path": str(out / "chat.md")}
+    wanted.update({k: v.format(tmp=out, data=host.location.data_root) for k, v in params.items()})
+    with pytest.raises(HostError) as refused:
+        host.call("session.export", wanted)
+    assert refused.value.code == ErrorCode.INVALID_PARAMS and refused.value.data == {"field": field}
+    assert list(out.iterdir()) == [] and not (host.location.data_root / "chat.md").exists()
+
+
+def test_session_export_of_an_unknown_chat_is_not_found(host, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(HostError) as refused:
+        host.call("session.export", {"sessionId": "no-such-chat", "format": "md", "path": str(out / "x.md")})
+    assert refused.value.code == ErrorCode.NOT_FOUND and list(out.iterdir()) == []
+
+
+SECRETISH_KEYS = st.sampled_from(["apiKey", "APIKEY", "api_key", "Secret", "api\u212aey", "x-api-key", "k", "text"])
+JSONISH = st.recursive(
+    st.none()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.text(alphabet='ab/\\"<>', max_size=8)
+    | st.sampled_from(["/data/root", "C:\\d"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(SECRETISH_KEYS | st.sampled_from(["/data/root/x", "C:\\d\\y"]), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH, st.sampled_from(["/data/root", "C:\\d", None]))
+def test_writing_a_value_as_it_is_happens_only_when_cleaning_would_change_nothing(value, root):
+    cleaner = chat_export.Cleaner(root)
+    assert cleaner.dumps(value) == chat_export.dumps(cleaner.value(value))
+
+
+def test_session_export_never_replaces_what_is_not_an_ordinary_file(host, tmp_path):
+    sid = seed(host)
+    for path in ("/dev/null", "/etc/passwd\x00.md", "/" + "a" * 5000):
+        with pytest.raises(HostError) as refused:
+            host.call("session.export", {"sessionId": sid, "format": "md", "path": path})
+        assert refused.value.code == ErrorCode.INVALID_PARAMS and refused.value.data == {"field": "path"}
+    assert Path("/dev/null").is_char_device()
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_a_chat_with_nothing_to_clean_is_written_as_paging_gives_it(host, tmp_path, fmt):
+    sid = host.call("session.create", {"title": "Plain"})["session"]["id"]
+    for number in range(5):
+        blocks = [{"type": "text", "text": f"# Step {number}\n\nplain words"}]
+        blocks.append({"type": "tool_call", "id": f"c{number}", "name": "run", "args": {"cmd": "ls"}, "result": "a"})
+        host.call(
+            "session.appendMessage",
+            {"sessionId": sid, "message": {"id": f"p{number}", "role": "assistant", "blocks": blocks}},
+        )
+    path = tmp_path / f"plain.{fmt}"
+    assert host.call("session.export", {"sessionId": sid, "format": fmt, "path": str(path)})["messages"] == 5
+    assert without_times(path.read_text(encoding="utf-8")) == without_times(run_export(host, sid, fmt))

@@ -33,11 +33,14 @@ Properties, per call on a host whose database holds a few real sessions:
   and the disposable ``*.jsonl.layout`` caches a read may write;
 - the host keeps serving: ``app.handshake`` answers after every call.
 
-Only one command is restricted, none excluded: ``attachments.import`` reads
+Two commands are restricted, none excluded: ``attachments.import`` reads
 the file its ``path`` names, anywhere on the machine, so its ``path`` is drawn
 from a fixed list of hostile paths (traversal, devices, folders, NUL bytes,
 surrogates, a real file) rather than arbitrary strings; an arbitrary absolute
 path could name an endless pseudo-file such as ``/proc/self/pagemap``.
+``session.export`` writes the file its ``path`` names, so its ``path`` is
+always one of a fixed list that names no file it could write (``/etc/passwd``
+is a hostile string elsewhere, and would be overwritten here).
 """
 
 from __future__ import annotations
@@ -175,6 +178,7 @@ def seed(host: Host, root: Path) -> dict[str, list]:
         "notifications": [notification],
         "projects": [p for p in [project, *projects] if p is not None],
         "file": [str(real_file)],
+        "insideDataRoot": [str(root / "chat.md")],
     }
 
 
@@ -314,6 +318,20 @@ HOSTILE_STRINGS = [
 ]
 HOSTILE_INTS = [0, -1, 1, 2, 3, -(2**31), 2**31, -(2**63), 2**63 - 1, 2**63, 2**64, 10**30, -(10**30)]
 HOSTILE_FLOATS = [0.0, -0.0, 1.0, 1.5, -1.0, 1e300, math.inf, -math.inf, math.nan, 2.0**63]
+# Where session.export must refuse to write: none of them is an ordinary file it could replace.
+EXPORT_PATHS = [
+    "relative/file.md",
+    "../../etc/passwd",
+    "/etc",
+    "/dev/null",
+    "/dev/zero",
+    "/nonexistent/x.md",
+    "/etc/passwd\x00.md",
+    "/",
+    "\x00",
+    "/" + "a" * 5000,
+    "/tmp/" + "b" * 300,
+]
 PATHS = [
     "relative/file.txt",
     "../../etc/passwd",
@@ -459,6 +477,8 @@ def params_strategy(method: str, found: Harvest, ids: dict[str, list]) -> st.Sea
                 elif action == "hostile":
                     params[name] = draw(value_for(method, name, ids, found.template))
         params.update(draw(st.dictionaries(key_strategy(), scalar(), max_size=2)))
+        if method == "session.export" and isinstance(params, dict):  # whatever was drawn: never a real file
+            params["path"] = draw(st.sampled_from(EXPORT_PATHS + ids["insideDataRoot"]))
         return params
 
     return build()

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from pidesktop.formats.index.db import open_database
 from pidesktop.host import boot
@@ -231,4 +233,56 @@ def test_rows_go_in_exactly_as_given_whatever_their_text(ctx):
     assert (
         ctx.conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"backslashes\"'").fetchone()[0]
         == 1
+    )
+
+
+# Blocks and metadata of every shape a line may hold, the odd ones included (a rebuild reads old files).
+_block = st.one_of(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["text", "thinking", "tool_call", "attachment"]) | st.none() | st.integers(),
+            "text": st.text(max_size=8) | st.none() | st.integers(),
+            "name": st.sampled_from(["Bash", "Read", ""]) | st.none() | st.integers(),
+            "status": st.sampled_from(["ok", "error", "running"]) | st.none(),
+        },
+    ),
+    st.text(max_size=4),
+    st.none(),
+)
+_message = st.fixed_dictionaries(
+    {"id": st.just("m1"), "role": st.sampled_from(["user", "assistant", "tool", "system", "other"])},
+    optional={
+        "blocks": st.lists(_block, max_size=5),
+        "toolName": st.sampled_from(["Task", ""]) | st.none() | st.integers(),
+        "meta": st.fixed_dictionaries(
+            {},
+            optional={
+                "status": st.sampled_from(["error", "ok", "aborted"]) | st.none(),
+                "error": st.none() | st.just("") | st.just({}) | st.just({"message": "failed"}),
+                "modelSystem": st.none() | st.just(True) | st.just(""),
+            },
+        )
+        | st.lists(st.integers(), max_size=1)
+        | st.none(),
+    },
+)
+
+
+_text_block = {"type": "text", "text": "hi"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(_message)
+@example({"id": "m1", "role": "system", "meta": {"modelSystem": True}, "blocks": [_text_block]})
+@example(
+    {"id": "m1", "role": "tool", "blocks": [_text_block, {"type": "tool_call", "name": "Bash", "status": "error"}]}
+)
+@example({"id": "m1", "role": "assistant", "toolName": 3, "blocks": [{"type": "tool_call", "name": "Read"}, "x"]})
+@example({"id": "m1", "role": "user", "meta": {"error": {"message": "failed"}}, "blocks": [_text_block, _text_block]})
+def test_one_pass_over_the_blocks_derives_what_the_three_readers_do(message):
+    assert message_index.derived_columns(message) == (
+        message_index.tool_name(message),
+        int(message_index.is_error(message)),
+        message_index.extract_text(message),
     )

@@ -438,3 +438,38 @@ def test_a_working_folder_is_trusted_once_by_its_real_path(stdio_host, pi_sessio
     assert host.call("native.trust", {"cwd": str(work)}) == {"cwd": str(work.resolve()), "trusted": True}
     assert host.call("session.get", {"sessionId": row["id"], "messageLimit": 1})["session"]["cwdTrusted"] is True
     assert host.call("native.trust", {"cwd": str(tmp_path / "link")})["cwd"] == str(work.resolve())  # one decision
+
+
+class _Calls:
+    """``agent.export``'s view of the host: awaitable calls, answered over stdio."""
+
+    def __init__(self, host) -> None:
+        self.host = host
+
+    async def call(self, method: str, params: dict | None = None) -> dict:
+        return self.host.call(method, params or {})
+
+
+def test_a_pi_session_exports_as_paging_through_it_gives_it_and_stays_as_it_was(stdio_host, pi_sessions, tmp_path):
+    import asyncio
+    import io
+    import re
+
+    from pidesktop.agent import export
+
+    before = digests(pi_sessions)
+    host = stdio_host()
+    native = [row for row in host.call("session.list", {"limit": 500})["sessions"] if row["origin"] == "native-pi"]
+    longest = max(native, key=lambda row: row["messageCount"])
+    for fmt in ("md", "json"):
+        path = tmp_path / f"pi.{fmt}"
+        written = host.call("session.export", {"sessionId": longest["id"], "format": fmt, "path": str(path)})
+        assert written["messages"] == longest["messageCount"] > 7
+        paged = io.StringIO()
+        asyncio.run(export.export(_Calls(host), longest["id"], fmt, paged.write, page=7))
+        unstamped = [
+            re.sub(r'(- Exported: |"exportedAt":")[0-9TZ:-]+', "", text)
+            for text in (path.read_text(), paged.getvalue())
+        ]
+        assert unstamped[0] == unstamped[1]
+    assert digests(pi_sessions) == before

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pidesktop.formats.transcript.lines import scan_top_level
+from pidesktop.formats.transcript.lines import is_classified_as, scan_top_level
 
 pytestmark = pytest.mark.slow  # property tests of the line scanner
 
@@ -91,6 +91,31 @@ def test_scan_never_raises_on_truncated_lines(obj, data):
     line = orjson.dumps(obj)
     cut = data.draw(st.integers(min_value=0, max_value=len(line)))
     scan_top_level(line[:cut])
+
+
+@settings(max_examples=300, deadline=None)
+@given(objects, st.sampled_from(["message", "compaction"]), tricky_text | st.none(), st.binary(max_size=20), st.data())
+def test_is_classified_as_answers_like_the_scan(obj, kind, record_id, before, data):
+    """The readers' per-line check agrees with scan_top_level on any line, asked the line's own
+    classification or another one, in a larger buffer, with invalid UTF-8 in it."""
+    for line in serialisations(obj) + [orjson.dumps(obj).replace("é".encode(), b"\xff")]:
+        buf = before + line + b"\n"
+        start, end = len(before), len(before) + len(line)
+        own = scan_top_level(buf, start, end)
+        asked = data.draw(st.sampled_from([(own.type or kind, own.id), (kind, record_id)]))
+        assert is_classified_as(buf, start, end, *asked) == (own == asked), (line, asked)
+
+
+def test_is_classified_as_reads_escaped_and_replaced_ids_like_the_scan():
+    assert is_classified_as(b'{"type":"message","id":"a\xffb"}', 0, 31, "message", "a\ufffdb")
+    assert not is_classified_as(b'{"type":"message","id":"a\xffb"}', 0, 31, "message", "a\xffb")
+    line = b'{"type":"message","id":"a\\"b"}'
+    assert is_classified_as(line, 0, len(line), "message", 'a"b')
+    assert not is_classified_as(line, 0, len(line), "message", "a")
+    assert not is_classified_as(b'{"type":"message","id":"x"}', 0, 27, "compaction", "x")
+    escaped = rb'{"type":"message","id":"\ud800"}'
+    assert is_classified_as(escaped, 0, len(escaped), *scan_top_level(escaped))
+    assert not is_classified_as(b'{"type":"message","id":"x"}', 0, 27, "message", "\ud800")  # no UnicodeError
 
 
 def test_nested_types_do_not_count():

@@ -1,67 +1,37 @@
-"""Export a chat as Markdown (to read) or JSON (lossless, to keep or load back).
+"""Export a chat through the bus, page by page: the same bytes as the host's ``session.export``.
 
-Both read the transcript through windowed ``session.get`` pages from the first
-message on and write each page before the next is read, so a long chat is
-never held in memory at once. Used by ``pidesktop export`` and by the chat
-menu's "Export...".
-
-Markdown: a heading per message, its text as written (code blocks kept),
-thinking and tool calls folded in ``<details>``, attachments listed by name,
-and each compaction summary folded where it was made.
-
-JSON: ``{format, version, exportedAt, session, messages, compactions}`` with the
-stored messages exactly as ``session.replaceMessages`` takes them back (only
-the read positions ``seq``/``index`` are left out). Never in either: secrets
-(keys such as ``apiKey`` are dropped wherever they appear) and the absolute
-path of the data folder (written as ``<data>``).
+Reads the transcript through windowed ``session.get`` pages from the first
+message on and writes each page before the next is read, so a long chat is
+never held in memory at once. ``pidesktop export`` and the chat menu's
+"Export..." ask the host to write the file itself (``session.export``, one
+streamed pass on the host thread); this stays for a caller that wants the text
+rather than a file. What the formats hold: :mod:`pidesktop.formats.chat_export`.
 """
 
 from __future__ import annotations
 
-import html
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import orjson
-
 from pidesktop.bus import HostClient
-from pidesktop.sizes import human_size
-
-FORMATS = ("md", "json")
-PAGE = 200  # messages per session.get window
-FORMAT_NAME = "pidesktop-chat-export"
-VERSION = 1
-DATA_ROOT_MARK = "<data>"
-SECRET_KEYS = frozenset(
-    {"apikey", "api_key", "authorization", "password", "secret", "accesstoken", "refreshtoken", "x-api-key"}
+from pidesktop.formats.chat_export import (
+    FORMATS,
+    Cleaner,
+    compaction_markdown,
+    demote_headings,
+    json_head,
+    json_tail,
+    markdown_head,
+    message_markdown,
+    stored,
+    suggested_name,
 )
-READ_KEYS = ("seq", "index")  # read positions of a window, not part of the stored message
+
+__all__ = ["FORMATS", "PAGE", "demote_headings", "export", "message_markdown", "pages", "suggested_name"]
+
+PAGE = 1000  # messages per session.get window: a few MB, and few round trips
 
 Write = Callable[[str], Any]
-
-
-class Cleaner:
-    """Drops secret keys and writes the data folder's absolute path as ``<data>``, at any depth."""
-
-    def __init__(self, data_root: str | None):
-        root = (data_root or "").rstrip("/\\")
-        self.roots = [r for r in {root, root.replace("\\", "/")} if len(r) > 1]
-
-    def text(self, value: str) -> str:
-        for root in self.roots:
-            if root in value:
-                value = value.replace(root, DATA_ROOT_MARK)
-        return value
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(k): self.value(v) for k, v in value.items() if k.lower() not in SECRET_KEYS}
-        if isinstance(value, list):
-            return [self.value(v) for v in value]
-        return value
 
 
 async def pages(client: HostClient, session_id: str, page: int = PAGE) -> AsyncIterator[dict[str, Any]]:
@@ -87,11 +57,6 @@ async def export(client: HostClient, session_id: str, fmt: str, write: Write, pa
     return await writer(client, session_id, write, cleaner, page)
 
 
-def stored(message: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in message.items() if k not in READ_KEYS}
-
-
-# -- JSON ---------------------------------------------------------------------------------------
 async def _json(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict[str, Any]:
     session: dict[str, Any] | None = None
     compactions: list[dict[str, Any]] = []
@@ -99,28 +64,14 @@ async def _json(client: HostClient, session_id: str, write: Write, cleaner: Clea
     async for window in pages(client, session_id, page):
         if session is None:
             session = window["session"]
-            head = {
-                "format": FORMAT_NAME,
-                "version": VERSION,
-                "exportedAt": _now_rfc3339(),
-                "session": cleaner.value(session),
-            }
-            write(_dumps(head)[:-1] + ',"messages":[')
+            write(json_head(session, cleaner))
         compactions = window.get("compactions") or compactions  # every window carries the whole chain
         for message in window["messages"]:
-            write(("" if first else ",") + _dumps(cleaner.value(stored(message))))
+            write(("" if first else ",") + cleaner.dumps(stored(message)))
             first = False
-    write('],"compactions":' + _dumps(cleaner.value(compactions)) + "}\n")
+    write(json_tail(compactions, cleaner))
     assert session is not None  # pages() yields at least the first window
     return session
-
-
-def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
-
-
-# -- Markdown -----------------------------------------------------------------------------------
-ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 
 
 async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: Cleaner, page: int) -> dict[str, Any]:
@@ -129,158 +80,12 @@ async def _markdown(client: HostClient, session_id: str, write: Write, cleaner: 
     async for window in pages(client, session_id, page):
         if session is None:
             session = window["session"]
-            write(_md_head(session, window["totalMessages"], cleaner))
+            write(markdown_head(session, window["totalMessages"], cleaner))
             for record in window.get("compactions") or []:
                 summaries.setdefault(record.get("throughMessageId"), []).append(record)
         for message in window["messages"]:
             write(cleaner.text(message_markdown(message)))
             for record in summaries.get(message.get("id"), []):
-                write(cleaner.text(_compaction_markdown(record)))
+                write(cleaner.text(compaction_markdown(record)))
     assert session is not None  # pages() yields at least the first window
     return session
-
-
-def _md_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
-    title = session.get("title") or "New chat"
-    lines = [f"# {html.escape(_one_line(title), quote=False)}", ""]  # a title's "<b>" is text, not a tag
-    created = _ms_rfc3339(session.get("createdAt"))
-    if created:
-        lines.append(f"- Started: {created}")
-    if session.get("modelId"):
-        lines.append(f"- Model: {session.get('providerId') or ''}/{session['modelId']}".replace(": /", ": "))
-    if session.get("projectPath"):
-        lines.append(f"- Project: {cleaner.text(session['projectPath'])}")
-    lines.append(f"- Messages: {total}")
-    lines.append(f"- Exported: {_now_rfc3339()}")
-    return "\n".join(lines) + "\n\n"
-
-
-def message_markdown(message: dict[str, Any]) -> str:
-    """One message: a heading, then its blocks in order."""
-    role = message.get("role") or "message"
-    heading = ROLE_HEADINGS.get(role, role.capitalize())
-    meta = message.get("meta") or {}
-    if role == "assistant" and message.get("model"):
-        heading += f" · {message['model']}"
-    when = _short_time(message.get("createdAt"))
-    parts = [f"## {heading}" + (f" · {when}" if when else "")]
-    attachments = []
-    for block in message.get("blocks") or []:
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text") or ""
-            if text.strip():
-                parts.append(demote_headings(text.strip("\n")))
-        elif kind == "thinking":
-            text = (block.get("text") or "").strip("\n")
-            if text.strip():
-                parts.append(_details("Thinking", text))
-        elif kind == "tool_call":
-            parts.append(_tool_call(block))
-        elif kind == "attachment":
-            attachments.append(block)
-        else:
-            parts.append(_details(f"{kind or 'block'}", _fenced(_pretty(block), "json")))
-    if attachments:
-        parts.append("Attachments:\n\n" + "\n".join(f"- {_attachment_line(block)}" for block in attachments))
-    status = meta.get("status")
-    if role == "assistant" and status in ("aborted", "error"):
-        error = (meta.get("error") or {}).get("message")
-        parts.append(
-            f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
-            f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*"
-        )
-    return "\n\n".join(parts) + "\n\n---\n\n"
-
-
-def demote_headings(text: str) -> str:
-    """Headings inside a message two levels down (``#`` becomes ``###``), so the message headings stay
-    the outline; lines inside code fences are left exactly as written."""
-    out, fence = [], None
-    for line in text.split("\n"):
-        stripped = line.lstrip(" ")
-        marker = stripped[:3]
-        if fence is None and marker in ("```", "~~~") and len(line) - len(stripped) < 4:
-            fence = stripped[: len(stripped) - len(stripped.lstrip(marker[0]))]
-        elif fence is not None and stripped.startswith(fence) and not stripped[len(fence) :].strip(fence[0]).strip():
-            fence = None
-        elif fence is None and stripped.startswith("#") and len(line) - len(stripped) < 4:
-            level = len(stripped) - len(stripped.lstrip("#"))
-            if level <= 6 and (len(stripped) == level or stripped[level] in " \t"):
-                line = "#" * min(6, level + 2) + stripped[level:]
-        out.append(line)
-    return "\n".join(out)
-
-
-def _short_time(value: Any) -> str | None:
-    """``2026-12-01T17:52:27.652Z`` as ``2026-12-01 17:52 UTC``; other spellings as given."""
-    if not isinstance(value, str) or not value:
-        return None
-    if len(value) >= 16 and value[10] == "T" and value.endswith("Z"):
-        return f"{value[:10]} {value[11:16]} UTC"
-    return value
-
-
-def _tool_call(block: dict[str, Any]) -> str:
-    name = block.get("name") or "tool"
-    body = ["Arguments:", _fenced(_pretty(block.get("args")), "json")]
-    result = block.get("result")
-    if result is not None:
-        body += ["Result:", _fenced(result if isinstance(result, str) else _pretty(result), "")]
-    return _details(f"Tool call: {html.escape(name, quote=False)}", "\n\n".join(body))
-
-
-def _compaction_markdown(record: dict[str, Any]) -> str:
-    summary = (record.get("summary") or "").strip()
-    return _details("Summary of the earlier messages (compaction)", summary or "(empty)") + "\n\n"
-
-
-def _attachment_line(block: dict[str, Any]) -> str:
-    name = block.get("name") or "attachment"
-    size = block.get("size")
-    facts = [f for f in (block.get("mimeType"), human_size(size) if isinstance(size, int) else None) if f]
-    return f"{_one_line(name)}" + (f" ({', '.join(facts)})" if facts else "")
-
-
-def _details(summary: str, body: str) -> str:
-    # Blank lines around the body let Markdown inside <details> render (GitHub, most viewers).
-    return f"<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>"
-
-
-def _fenced(text: str, language: str) -> str:
-    """``text`` in a code fence longer than any run of backticks inside it."""
-    fence = "```"
-    while fence in text:  # a substring search per length, not a Python step per character (100 KB outputs)
-        fence += "`"
-    return f"{fence}{language}\n{text}\n{fence}"
-
-
-def _pretty(value: Any) -> str:
-    if isinstance(value, str):
-        text = value
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return text
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def _ms_rfc3339(ms: Any) -> str | None:
-    if not isinstance(ms, int):
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))
-
-
-def _now_rfc3339() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def suggested_name(session: dict[str, Any], fmt: str) -> str:
-    """A file name for the export: the chat's title made safe for every file system."""
-    title = _one_line(session.get("title") or "chat")
-    safe = "".join(c if c.isalnum() or c in " -_.()" else "-" for c in title).strip(" .-")[:60] or "chat"
-    return f"{safe}.{fmt}"

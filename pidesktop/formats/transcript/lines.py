@@ -65,6 +65,20 @@ def scan_top_level(buf: Buffer, start: int = 0, end: int | None = None) -> TopLe
     return _scan_object(buf, start, end)
 
 
+def is_classified_as(buf: Buffer, start: int, end: int, kind: str, record_id: str | None) -> bool:
+    """``scan_top_level(buf, start, end) == (kind, record_id)``, without decoding the values of a line in
+    the writer's shape: a reader checks every line it fetches through a layout this way."""
+    fast = _LEADING_TYPE_AND_ID.match(buf, start, end)
+    if (
+        fast is not None
+        and record_id is not None
+        and fast.group(2) == record_id.encode("utf-8", "surrogatepass")
+        and fast.group(1) == kind.encode()
+    ):
+        return True  # equal bytes decode to equal strings; anything else takes the full answer below
+    return scan_top_level(buf, start, end) == (kind, record_id)
+
+
 def _scan_object(buf: Buffer, start: int, end: int) -> TopLevel:
     found: dict[bytes, str | None] = {}
     i = _skip_whitespace(buf, start, end)

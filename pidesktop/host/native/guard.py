@@ -1,4 +1,4 @@
-"""Which commands may name a native pi session: reads, the fork and ``native.append`` only.
+"""Which commands may name a native pi session: reads (an export's included), the fork and ``native.append`` only.
 
 The check runs in the dispatcher before any handler, so a write command
 (append, rename, update, delete, history edits, revisions, turns, queue,
@@ -13,7 +13,15 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.native.catalog import is_native
 
 ALLOWED = frozenset(
-    {"session.get", "session.fork", "native.append", "search.query", "search.sessions", "usage.summary"}
+    {
+        "session.get",
+        "session.export",
+        "session.fork",
+        "native.append",
+        "search.query",
+        "search.sessions",
+        "usage.summary",
+    }
 )
 READ_ONLY_SENTENCE = "This is a pi session; it is read-only here. Fork it or continue it in pidesktop."
 

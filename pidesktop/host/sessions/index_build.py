@@ -96,7 +96,8 @@ def build(
                     continue
                 turn = turns.get(message["id"])
                 link = message_index.valid_turn(conn, session_id, turn) if turn else None
-                rows.append(message_index.row_of(session_id, message, link, built.count, now))
+                created = now if stamp is None else stamp  # the time read once, for updated_at and the row
+                rows.append(message_index.row_at(session_id, message, link, built.count, created))
             message_index.insert_rows(conn, rows)
             conn.execute(
                 "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, coalesce(?, updated_at)) WHERE id = ?",

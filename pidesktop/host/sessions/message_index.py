@@ -160,17 +160,39 @@ def rebuild(conn: apsw.Connection, session_id: str, messages: list[dict[str, Any
 
 def row_of(session_id: str, message: dict[str, Any], turn_id: str | None, seq: int, now: int) -> Row:
     """The index row of ``message`` at ``seq``."""
-    return (
-        message["id"],
-        session_id,
-        turn_id,
-        seq,
-        message["role"],
-        tool_name(message),
-        int(is_error(message)),
-        extract_text(message),
-        created_ms(message, now),
-    )
+    return row_at(session_id, message, turn_id, seq, created_ms(message, now))
+
+
+def row_at(session_id: str, message: dict[str, Any], turn_id: str | None, seq: int, created: int) -> Row:
+    """The index row of ``message`` at ``seq`` whose time the caller has already read."""
+    name, error, text = derived_columns(message)
+    return (message["id"], session_id, turn_id, seq, message["role"], name, error, text, created)
+
+
+def derived_columns(message: dict[str, Any]) -> tuple[str | None, int, str | None]:
+    """``(tool_name, is_error, text)`` of :func:`tool_name`, :func:`is_error` and :func:`extract_text`, in one
+    pass over the blocks: a rebuild derives them for every line of a transcript."""
+    role = message.get("role")
+    meta = object_at(message, "meta")
+    name = message.get("toolName")
+    if not isinstance(name, str):
+        name = None
+    error = meta.get("status") == "error" or bool(meta.get("error"))
+    wants_text = role != "tool" and not (role == "system" and meta.get("modelSystem") is not None)
+    parts = []
+    for block in message.get("blocks", []):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            if wants_text and isinstance(text := block.get("text"), str) and text:
+                parts.append(text)
+        elif kind == "tool_call":
+            if name is None and isinstance(found := block.get("name"), str):
+                name = found
+            if block.get("status") == "error":
+                error = True
+    return name, int(error), "\n\n".join(parts) or None
 
 
 def insert_rows(conn: apsw.Connection, rows: list[Row]) -> None:

@@ -20,7 +20,13 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE, WRITER_LINE_START, scan_top_level
+from pidesktop.formats.transcript.lines import (
+    COMPACTION,
+    MESSAGE,
+    WRITER_LINE_START,
+    is_classified_as,
+    scan_top_level,
+)
 from pidesktop.host.transcripts.files import ReadCounter, read_at, read_to_end
 
 _NEWLINE = 0x0A
@@ -232,7 +238,7 @@ def read_lines(
         for index in indexes[i:run_end]:
             begin = offsets[index] - start
             end = begin + lengths[index]
-            if data[end - 1] != _NEWLINE or scan_top_level(data, begin, end - 1) != (kind, ids[index]):
+            if data[end - 1] != _NEWLINE or not is_classified_as(data, begin, end - 1, kind, ids[index]):
                 raise StaleLayout
             lines.append(data[begin:end])
         i = run_end

@@ -346,6 +346,7 @@ class TranscriptStore:
             # One pass over the ids, kept as a set while it runs: not the id index is_hidden() would build and
             # the layout keep (about 100 MB at a million lines).
             hidden = layout.hidden_between(0, total)
+            name = path.name
             position = 0
             while position < total:
                 end, size = position + 1, lengths[position]
@@ -360,7 +361,7 @@ class TranscriptStore:
                     raise TranscriptChanged(f"{path} changed while being read") from None
                 batch = []
                 for p, line in zip(wanted, lines):
-                    record = decode_record(line, MESSAGE, ids[p], path.name, offsets[p])
+                    record = decode_record(line, MESSAGE, ids[p], name, offsets[p])
                     if record is not None:
                         batch.append((p, record))
                 yield batch

@@ -1,21 +1,19 @@
-"""Export… in the chat menu: a save dialog, then ``agent.export`` writes the chat to the chosen file.
+"""Export… in the chat menu: a save dialog, then the host writes the chat to the chosen file (``session.export``).
 
-Markdown to read, JSON to keep (lossless). The file is written beside its
-destination and moved into place when complete, so a failed export never
-leaves half a file over an older one.
+Markdown to read, JSON to keep (lossless). The host writes the file beside
+its destination and moves it into place when complete, so a failed export
+never leaves half a file over an older one.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from pidesktop.agent import export
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import HostClient
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.ops import task_op
 
@@ -72,23 +70,7 @@ def run(client: HostClient, session_id: str, fmt: str, target: Path, parent: QWi
     """Write the export; a note says where it went, a failure goes to the window's error line."""
 
     async def write() -> Path:
-        try:
-            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        except OSError as exc:
-            raise _refused(target, exc) from exc
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                await export.export(client, session_id, fmt, out.write)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-            os.replace(temporary, target)
-        except OSError as exc:
-            Path(temporary).unlink(missing_ok=True)
-            raise _refused(target, exc) from exc
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        await client.call("session.export", {"sessionId": session_id, "format": fmt, "path": str(target)})
         return target
 
     def done(path: Path) -> None:
@@ -99,11 +81,3 @@ def run(client: HostClient, session_id: str, fmt: str, target: Path, parent: QWi
             on_done(path)
 
     return task_op(write, parent=parent, name="export", success=done).run()
-
-
-def _refused(target: Path, exc: OSError) -> HostError:
-    return HostError(
-        ErrorCode.PERMISSION_DENIED,
-        f"Could not write the export to {target}: {exc.strerror or exc}. Pick another folder.",
-        {"path": str(target)},
-    )

@@ -17,7 +17,15 @@ from pidesktop.ui.kit.session_rows import is_native_id
 log = logging.getLogger("pidesktop.ui")
 
 MAY_SEND = frozenset(
-    {"session.get", "session.fork", "native.append", "search.query", "search.sessions", "usage.summary"}
+    {
+        "session.get",
+        "session.export",
+        "session.fork",
+        "native.append",
+        "search.query",
+        "search.sessions",
+        "usage.summary",
+    }
 )
 READ_ONLY_SENTENCE = "This is a pi session; it is read-only here. Fork it or continue it in pidesktop."
 
