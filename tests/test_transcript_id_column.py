@@ -6,15 +6,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pidesktop.host.transcripts import id_column
 from pidesktop.host.transcripts.id_column import IdColumn, encode_id
 
 # Lone surrogates too: a JSON escape can produce one, and it must come back unchanged.
-IDS = st.lists(st.one_of(st.none(), st.text(st.characters(exclude_categories=()), max_size=8), st.sampled_from(["a", "b", "c"])))
+IDS = st.lists(
+    st.one_of(st.none(), st.text(st.characters(exclude_categories=()), max_size=8), st.sampled_from(["a", "b", "c"]))
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(IDS)
-def test_a_column_reads_back_what_was_appended(ids):
+@given(IDS, st.sampled_from([2, 3, 1 << 16]))
+def test_a_column_reads_back_what_was_appended(ids, chunk):
+    original = id_column._DECODE_CHUNK
+    id_column._DECODE_CHUNK = chunk  # ids decoded a few at a time, across chunk boundaries
+    try:
+        _reads_back(ids)
+    finally:
+        id_column._DECODE_CHUNK = original
+
+
+def _reads_back(ids: list[str | None]) -> None:
     column = IdColumn(ids)
     assert len(column) == len(ids)
     assert list(column) == ids

@@ -92,7 +92,7 @@ class Layout:
     def note_added(self, first: int) -> None:
         """Index the message lines added from position ``first`` on without add()."""
         if self._last_positions is not None:
-            self._last_positions.update(zip(self.message_ids[first:], range(first, len(self.message_ids))))
+            self._last_positions.update(zip(self.message_ids.iter_from(first), range(first, len(self.message_ids))))
 
     def last_position(self, message_id: str) -> int | None:
         """Position of the last message line carrying ``message_id``."""
@@ -126,7 +126,8 @@ class Layout:
                     later.add(record_id)
             return hidden
         positions = self._positions()
-        return {position for position in range(start, end) if positions.get(ids[position]) != position}
+        in_range = zip(range(start, end), ids.iter_from(start))
+        return {position for position, record_id in in_range if positions.get(record_id) != position}
 
     def _positions(self) -> dict[str | None, int]:
         if self._last_positions is None:
@@ -170,7 +171,9 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
     add_offset = layout.message_offsets.append
     add_length = layout.message_lengths.append
     add_id = layout.message_ids.append
-    add_encoded_id = layout.message_ids.append_encoded
+    # The column's own parts for the ASCII ids the regex matched: what append_encoded() does, minus a call per line.
+    id_bytes = layout.message_ids.data
+    add_id_end = layout.message_ids.ends.append
     pos = 0
     while pos < complete:
         end = find(b"\n", pos) + 1
@@ -189,7 +192,8 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
                 if raw_id is None:
                     add_id(scan_top_level(buf, pos, end - 1).id)
                 elif raw_id.isascii():  # the bytes the column would store for it
-                    add_encoded_id(raw_id)
+                    id_bytes += raw_id
+                    add_id_end(len(id_bytes))
                 else:
                     add_id(raw_id.decode("utf-8", "replace"))
             elif raw_kind == b"compaction":
