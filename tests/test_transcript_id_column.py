@@ -35,6 +35,8 @@ def _reads_back(ids: list[str | None]) -> None:
     assert column[1:4] == ids[1:4]
     for start in range(len(ids) + 1):
         assert list(column.iter_from(start)) == ids[start:]
+        for stop in range(start, len(ids) + 1):
+            assert column.between(start, stop) == ids[start:stop]
     assert column == ids and column == IdColumn(ids)
     for record_id in ids:
         assert record_id in column

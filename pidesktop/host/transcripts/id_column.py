@@ -99,6 +99,10 @@ class IdColumn:
             self._between(first, min(first + _DECODE_CHUNK, count)) for first in range(start, count, _DECODE_CHUNK)
         )
 
+    def between(self, start: int, stop: int) -> list[str | None]:
+        """The ids at positions ``[start, stop)`` (within the column), sliced in C."""
+        return list(self._between(start, stop)) if start < stop else []
+
     def _between(self, start: int, stop: int) -> Iterator[str | None]:
         ends = self._ends
         base = ends[start - 1] if start else 0

@@ -261,10 +261,13 @@ def read_lines(
         data = read_at(fd, start, size, counter)
         if len(data) != size or (lead and data[0] != _NEWLINE):
             raise StaleLayout
-        for index in indexes[i:run_end]:
+        run = indexes[i:run_end]
+        low = min(run)  # adjacent lines have consecutive positions: the run's ids, sliced in one pass
+        run_ids = ids.between(low, max(run) + 1)
+        for index in run:
             begin = offsets[index] - start
             end = begin + lengths[index]
-            if data[end - 1] != _NEWLINE or scan_top_level(data, begin, end - 1) != (kind, ids[index]):
+            if data[end - 1] != _NEWLINE or scan_top_level(data, begin, end - 1) != (kind, run_ids[index - low]):
                 raise StaleLayout
             lines.append(data[begin:end])
         i = run_end

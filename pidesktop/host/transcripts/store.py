@@ -359,8 +359,9 @@ class TranscriptStore:
                     self._drop_stale(session_id, path)
                     raise TranscriptChanged(f"{path} changed while being read") from None
                 batch = []
+                batch_ids = ids.between(position, end)  # one slicing pass, not a lookup per line
                 for p, line in zip(wanted, lines):
-                    record = decode_record(line, MESSAGE, ids[p], path.name, offsets[p])
+                    record = decode_record(line, MESSAGE, batch_ids[p - position], path.name, offsets[p])
                     if record is not None:
                         batch.append((p, record))
                 yield batch
