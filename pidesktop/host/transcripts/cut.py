@@ -9,9 +9,10 @@ and the layout of the copy, so the copy can move large blocks.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE
+from pidesktop.host.transcripts.id_column import IdColumn
 from pidesktop.host.transcripts.layout import Layout
 
 
@@ -56,7 +57,7 @@ def moved_layout(layout: Layout, ranges: list[tuple[int, int]], new_start: int, 
         written += old_end - old_start
     moved = Layout(dev, ino, prefix_len=written)
 
-    def place(kind: str, offsets: list[int], lengths: list[int], ids: list[str | None]) -> None:
+    def place(kind: str, offsets: Sequence[int], lengths: Sequence[int], ids: IdColumn) -> None:
         for offset, length, record_id in zip(offsets, lengths, ids):
             which = bisect_right(old_starts, offset) - 1
             if which >= 0 and offset + length <= ranges[which][1]:  # a line that stayed

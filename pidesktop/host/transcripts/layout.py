@@ -17,7 +17,8 @@ line read through a layout is checked against it; a mismatch raises
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pidesktop.formats.transcript.lines import (
@@ -28,11 +29,18 @@ from pidesktop.formats.transcript.lines import (
     scan_top_level,
 )
 from pidesktop.host.transcripts.files import ReadCounter, read_at, read_to_end
+from pidesktop.host.transcripts.id_column import IdColumn
 
 _NEWLINE = 0x0A
+# Up to this many later lines, finding which lines of a range are hidden looks at each of them in turn.
+LOOK_BACK = 1024
 
 # Told of each line that is neither a message nor a compaction: (type, line start, line end).
 OtherLine = Callable[[str | None, int, int], None]
+
+
+def _int64s() -> array[int]:
+    return array("q")
 
 
 class StaleLayout(Exception):
@@ -41,17 +49,30 @@ class StaleLayout(Exception):
 
 @dataclass
 class Layout:
+    """Offsets and lengths are int64 arrays and ids an :class:`IdColumn`: about 60 MB at a million lines
+    where lists of Python ints and strings took about 150 MB. Lists given to the constructor are packed."""
+
     dev: int
     ino: int
     prefix_len: int = 0
-    message_offsets: list[int] = field(default_factory=list)
-    message_lengths: list[int] = field(default_factory=list)
-    message_ids: list[str | None] = field(default_factory=list)
-    compaction_offsets: list[int] = field(default_factory=list)
-    compaction_lengths: list[int] = field(default_factory=list)
-    compaction_ids: list[str | None] = field(default_factory=list)
+    message_offsets: array[int] = field(default_factory=_int64s)
+    message_lengths: array[int] = field(default_factory=_int64s)
+    message_ids: IdColumn = field(default_factory=IdColumn)
+    compaction_offsets: array[int] = field(default_factory=_int64s)
+    compaction_lengths: array[int] = field(default_factory=_int64s)
+    compaction_ids: IdColumn = field(default_factory=IdColumn)
     # Last position of each message id, built on first use and kept up to date by add().
     _last_positions: dict[str | None, int] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for kind in ("message", "compaction"):
+            for part in ("offsets", "lengths"):
+                values: Sequence[int] = getattr(self, f"{kind}_{part}")
+                if not isinstance(values, array):
+                    setattr(self, f"{kind}_{part}", array("q", values))
+            ids: Iterable[str | None] = getattr(self, f"{kind}_ids")
+            if not isinstance(ids, IdColumn):
+                setattr(self, f"{kind}_ids", IdColumn(ids))
 
     @property
     def total(self) -> int:
@@ -77,7 +98,7 @@ class Layout:
     def note_added(self, first: int) -> None:
         """Index the message lines added from position ``first`` on without add()."""
         if self._last_positions is not None:
-            self._last_positions.update(zip(self.message_ids[first:], range(first, len(self.message_ids))))
+            self._last_positions.update(zip(self.message_ids.iter_from(first), range(first, len(self.message_ids))))
 
     def last_position(self, message_id: str) -> int | None:
         """Position of the last message line carrying ``message_id``."""
@@ -94,13 +115,16 @@ class Layout:
     def hidden_between(self, start: int, end: int) -> set[int]:
         """Positions in ``[start, end)`` whose id a later line repeats."""
         ids = self.message_ids
-        if self._last_positions is None and self.total - start <= 4 * (end - start) + 1024:
+        if self._last_positions is None and self.total - start > LOOK_BACK and end - start > LOOK_BACK:
+            # Most of the layout at once (a streamed read of the whole chat): compare the ids by hash
+            # rather than build the id index the layout would then keep (about 130 MB at a million lines).
+            return {position for position in ids.repeated_before(start) if position < end}
+        if self._last_positions is None and self.total - start <= 4 * (end - start) + LOOK_BACK:
             # Near the newest lines (where reading usually starts) only the few
             # lines after ``start`` can hide anything: no need to index them all.
             later: set[str | None] = set()
             hidden = set()
-            for position in range(self.total - 1, start - 1, -1):
-                record_id = ids[position]
+            for position, record_id in zip(range(self.total - 1, start - 1, -1), reversed(list(ids.iter_from(start)))):
                 if record_id in later:
                     if position < end:
                         hidden.add(position)
@@ -108,7 +132,8 @@ class Layout:
                     later.add(record_id)
             return hidden
         positions = self._positions()
-        return {position for position in range(start, end) if positions.get(ids[position]) != position}
+        in_range = zip(range(start, end), ids.iter_from(start))
+        return {position for position, record_id in in_range if positions.get(record_id) != position}
 
     def _positions(self) -> dict[str | None, int]:
         if self._last_positions is None:
@@ -152,6 +177,9 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
     add_offset = layout.message_offsets.append
     add_length = layout.message_lengths.append
     add_id = layout.message_ids.append
+    # The column's own parts for the ASCII ids the regex matched: what append_encoded() does, minus a call per line.
+    id_bytes = layout.message_ids.data
+    add_id_end = layout.message_ids.ends.append
     pos = 0
     while pos < complete:
         end = find(b"\n", pos) + 1
@@ -167,9 +195,13 @@ def _scan_complete_lines(layout: Layout, buf: bytes, complete: int, base: int, o
             if raw_kind == b"message":
                 add_offset(base + pos)
                 add_length(end - pos)
-                add_id(
-                    raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
-                )
+                if raw_id is None:
+                    add_id(scan_top_level(buf, pos, end - 1).id)
+                elif raw_id.isascii():  # the bytes the column would store for it
+                    id_bytes += raw_id
+                    add_id_end(len(id_bytes))
+                else:
+                    add_id(raw_id.decode("utf-8", "replace"))
             elif raw_kind == b"compaction":
                 record_id = (
                     raw_id.decode("utf-8", "replace") if raw_id is not None else scan_top_level(buf, pos, end - 1).id
@@ -205,9 +237,9 @@ def extend(layout: Layout, fd: int, counter: ReadCounter) -> None:
 
 def read_lines(
     fd: int,
-    offsets: list[int],
-    lengths: list[int],
-    ids: list[str | None],
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+    ids: IdColumn,
     kind: str,
     indexes: range | list[int],
     counter: ReadCounter,
@@ -235,10 +267,13 @@ def read_lines(
         data = read_at(fd, start, size, counter)
         if len(data) != size or (lead and data[0] != _NEWLINE):
             raise StaleLayout
-        for index in indexes[i:run_end]:
+        run = indexes[i:run_end]
+        low = min(run)  # adjacent lines have consecutive positions: the run's ids, sliced in one pass
+        run_ids = ids.between(low, max(run) + 1)
+        for index in run:
             begin = offsets[index] - start
             end = begin + lengths[index]
-            if data[end - 1] != _NEWLINE or not is_classified_as(data, begin, end - 1, kind, ids[index]):
+            if data[end - 1] != _NEWLINE or not is_classified_as(data, begin, end - 1, kind, run_ids[index - low]):
                 raise StaleLayout
             lines.append(data[begin:end])
         i = run_end
