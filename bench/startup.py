@@ -68,6 +68,31 @@ def _watch_the_built_window(app, window, close_at_end: bool) -> None:
     app.installEventFilter(app._bench_watch)
 
 
+def _type_and_watch(box) -> None:
+    """Type a letter into the window as soon as its text box is there (to the window's widget with the focus,
+    as a keyboard would: offscreen no window is ever made active), and print when a paint of that box first
+    shows it: the window takes typing."""
+    from PySide6.QtCore import QEvent, QObject, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and "x" in box.toPlainText():
+                print(f"typing {time.time()!r}", flush=True)
+                obj.removeEventFilter(self)
+            return False
+
+    focus = box.window().focusWidget()
+    if focus is not box:
+        print(f"the text box has no focus: {focus!r}", file=sys.stderr, flush=True)
+        return
+    box._bench_watch = Watch()
+    box.viewport().installEventFilter(box._bench_watch)
+    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+        QApplication.postEvent(focus, QKeyEvent(kind, Qt.Key.Key_X, Qt.KeyboardModifier.NoModifier, "x"))
+
+
 def child_bare() -> None:
     from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -94,7 +119,7 @@ def child_app(root: str, close_at_end: bool) -> None:
     from pidesktop.ui.startup.first_frame import FirstFrame
     from pidesktop.ui.window.main_window import MainWindow
 
-    paint_frame, build = FirstFrame.paintEvent, MainWindow.build
+    paint_frame, build, take_typing = FirstFrame.paintEvent, MainWindow.build, FirstFrame.take_typing
 
     def frame_painted(self, event):
         paint_frame(self, event)
@@ -108,7 +133,12 @@ def child_app(root: str, close_at_end: bool) -> None:
 
         _watch_the_built_window(QApplication.instance(), self, close_at_end)
 
-    FirstFrame.paintEvent, MainWindow.build = frame_painted, built
+    def typing_taken(self):
+        prompt = take_typing(self)
+        _type_and_watch(prompt.edit)
+        return prompt
+
+    FirstFrame.paintEvent, MainWindow.build, FirstFrame.take_typing = frame_painted, built, typing_taken
     sys.exit(cli.main(["--data-dir", root]))
 
 
@@ -156,7 +186,7 @@ def run_child(args: list[str], env: dict) -> dict[str, float]:
     found = {}
     for line in out.stdout.splitlines():
         parts = line.split()
-        if parts and parts[0] in ("window", "built", "sidebar"):
+        if parts and parts[0] in ("window", "typing", "built", "sidebar"):
             found[parts[0]] = float(parts[1]) - started
             if len(parts) > 3 and parts[2] == "modules":
                 found["modules"] = int(parts[3])
@@ -212,7 +242,9 @@ def main() -> int:
                 print(
                     f"  run {len(app)}: bare {bare[-1]['window'] * 1e3:.0f} ms, app "
                     + ", ".join(
-                        f"{key} {app[-1][key] * 1e3:.0f} ms" for key in ("window", "built", "sidebar") if key in app[-1]
+                        f"{key} {app[-1][key] * 1e3:.0f} ms"
+                        for key in ("window", "typing", "built", "sidebar")
+                        if key in app[-1]
                     )
                 )
         imports = slowest_imports(root, env)
