@@ -2,13 +2,15 @@
 
 Each run is a fresh Python process, so imports count. The time runs from just
 before the process is started to the first paint event of the main window (its
-first frame, ``pidesktop/ui/startup/first_frame.py``), then to its first paint with its
-widgets built (the composer takes typing), then to the first paint of the
-sidebar's list once it holds chats, as the child reports them on stdout; the
-child then ends at once. The baseline, run
-alternately with it: a script that imports PySide6, makes a QApplication and
-shows an empty QMainWindow of the same size. Target: first paint <= 1.5x the
-bare window. Also printed: how many modules the app had imported at its first
+first frame, ``pidesktop/ui/startup/first_frame.py``), then to the window taking
+typing (a letter typed to the window's focused widget as soon as the frame's
+text box is there, seen in a paint of that box), then to its first paint with
+its widgets built, then to the first paint of the sidebar's list once it holds
+chats, as the child reports them on stdout; the child then ends at once. The
+baseline, run alternately with it: a script that imports PySide6, makes a
+QApplication and shows an empty QMainWindow of the same size. Targets (issue
+36): first paint <= 1.35x the bare window, typing <= 1.5x, the sidebar with
+its chats <= 2x. Also printed: how many modules the app had imported at its first
 paint, and the largest ones by import time (``-X importtime``), to see what the
 first paint waits for.
 
@@ -157,9 +159,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import machine
 from quick import add_quick
 
-TARGET = 1.5
+TARGETS = {"window": 1.35, "typing": 1.5, "sidebar": 2.0}
 
 
 def seed(root: Path, sessions: int) -> None:
@@ -252,22 +255,19 @@ def main() -> int:
     def med(rows, key):
         return statistics.median(r[key] for r in rows if key in r) * 1e3
 
-    window, baseline = med(app, "window"), med(bare, "window")
-    print(f"start-up to first paint, {args.sessions:,} chats, medians of {args.runs} fresh processes each")
+    baseline = med(bare, "window")
+    print(f"start-up, {args.sessions:,} chats, medians of {args.runs} fresh processes each; {machine.load()}")
     print(f"  bare QMainWindow (PySide6 import, QApplication, show)   {baseline:8.0f} ms")
-    print(
-        f"  pidesktop main window                                   {window:8.0f} ms  "
-        f"({window / baseline:.2f}x the bare window, target <= {TARGET}x) "
-        f"{'OK' if window <= TARGET * baseline else 'MISSED'}"
-    )
-    print(
-        f"  pidesktop window built (composer takes typing)          {med(app, 'built'):8.0f} ms  "
-        f"({med(app, 'built') / baseline:.2f}x)"
-    )
-    print(
-        f"  pidesktop sidebar painted with chats                    {med(app, 'sidebar'):8.0f} ms  "
-        f"({med(app, 'sidebar') / baseline:.2f}x)"
-    )
+    for key, label in (
+        ("window", "first paint (the first frame)"),
+        ("typing", "takes typing (a letter typed shows in the box)"),
+        ("built", "window built (its widgets painted)"),
+        ("sidebar", "sidebar painted with chats"),
+    ):
+        figure = med(app, key)
+        target = TARGETS.get(key)
+        verdict = f", target <= {target}x {'OK' if figure <= target * baseline else 'MISSED'}" if target else ""
+        print(f"  pidesktop {label:47} {figure:8.0f} ms  ({figure / baseline:.2f}x{verdict})")
     print(
         f"  modules imported at the first paint: {statistics.median(r['modules'] for r in app):.0f} "
         f"(bare window: {statistics.median(r['modules'] for r in bare):.0f})"
