@@ -142,9 +142,9 @@ def _run(
     client = HostClient(host, loop)
     early_events: list[tuple[str, dict]] = []  # what the host tells before the window listens, for the window
     stop_keeping = client.subscribe(lambda topic, payload: early_events.append((topic, payload)))
-    # The host imports its modules, opens the database and reads the first page of chats while the widgets are
-    # built: its SQLite work runs beside them (it lets go of the interpreter lock), and the sidebar's first page
-    # is ready when the window asks for it. Events it sends meanwhile wait in the loop for the window.
+    # The host imports its modules and opens the database (its boot pass) while the widgets are built: its SQLite
+    # and file work runs beside them (outside the interpreter lock), and it is open when the window asks for the
+    # first page of chats. Events it sends meanwhile are kept for the window.
     host.start()
     try:
         let_input_in()
