@@ -2,13 +2,15 @@
 
 Each run is a fresh Python process, so imports count. The time runs from just
 before the process is started to the first paint event of the main window (its
-first frame, ``pidesktop/ui/startup/first_frame.py``), then to its first paint with its
-widgets built (the composer takes typing), then to the first paint of the
-sidebar's list once it holds chats, as the child reports them on stdout; the
-child then ends at once. The baseline, run
-alternately with it: a script that imports PySide6, makes a QApplication and
-shows an empty QMainWindow of the same size. Target: first paint <= 1.5x the
-bare window. Also printed: how many modules the app had imported at its first
+first frame, ``pidesktop/ui/startup/first_frame.py``), then to the window taking
+typing (a letter typed to the window's focused widget as soon as the frame's
+text box is there, seen in a paint of that box), then to its first paint with
+its widgets built, then to the first paint of the sidebar's list once it holds
+chats, as the child reports them on stdout; the child then ends at once. The
+baseline, run alternately with it: a script that imports PySide6, makes a
+QApplication and shows an empty QMainWindow of the same size. Targets (issue
+36): first paint <= 1.35x the bare window, typing <= 1.5x, the sidebar with
+its chats <= 2x. Also printed: how many modules the app had imported at its first
 paint, and the largest ones by import time (``-X importtime``), to see what the
 first paint waits for.
 
@@ -68,6 +70,35 @@ def _watch_the_built_window(app, window, close_at_end: bool) -> None:
     app.installEventFilter(app._bench_watch)
 
 
+def _type_and_watch(box) -> None:
+    """Type a letter into the window as soon as its text box is there, and print when a paint of that box first
+    shows it: the window takes typing.
+
+    The letter goes to the window's widget with the focus (offscreen no window is ever made active) when the app
+    next looks at its events, as a key pressed now would; QTest types it without the bench building the ``Qt``
+    namespace's types (a QKeyEvent made from Python needs them: 20-40 ms the app itself does not pay then)."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtTest import QTest
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and "x" in box.toPlainText():
+                print(f"typing {time.time()!r}", flush=True)
+                obj.removeEventFilter(self)
+            return False
+
+    def type_a_letter():
+        focus = box.window().focusWidget()
+        if focus is not box:
+            print(f"the text box has no focus: {focus!r}", file=sys.stderr, flush=True)
+            return
+        QTest.keyClicks(focus, "x")
+
+    box._bench_watch = Watch()
+    box.viewport().installEventFilter(box._bench_watch)
+    QTimer.singleShot(0, type_a_letter)
+
+
 def child_bare() -> None:
     from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -94,7 +125,7 @@ def child_app(root: str, close_at_end: bool) -> None:
     from pidesktop.ui.startup.first_frame import FirstFrame
     from pidesktop.ui.window.main_window import MainWindow
 
-    paint_frame, build = FirstFrame.paintEvent, MainWindow.build
+    paint_frame, build, take_typing = FirstFrame.paintEvent, MainWindow.build, FirstFrame.take_typing
 
     def frame_painted(self, event):
         paint_frame(self, event)
@@ -108,7 +139,12 @@ def child_app(root: str, close_at_end: bool) -> None:
 
         _watch_the_built_window(QApplication.instance(), self, close_at_end)
 
-    FirstFrame.paintEvent, MainWindow.build = frame_painted, built
+    def typing_taken(self):
+        prompt = take_typing(self)
+        _type_and_watch(prompt.edit)
+        return prompt
+
+    FirstFrame.paintEvent, MainWindow.build, FirstFrame.take_typing = frame_painted, built, typing_taken
     sys.exit(cli.main(["--data-dir", root]))
 
 
@@ -127,9 +163,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import machine
 from quick import add_quick
 
-TARGET = 1.5
+TARGETS = {"window": 1.35, "typing": 1.5, "sidebar": 2.0}
 
 
 def seed(root: Path, sessions: int) -> None:
@@ -156,7 +193,7 @@ def run_child(args: list[str], env: dict) -> dict[str, float]:
     found = {}
     for line in out.stdout.splitlines():
         parts = line.split()
-        if parts and parts[0] in ("window", "built", "sidebar"):
+        if parts and parts[0] in ("window", "typing", "built", "sidebar"):
             found[parts[0]] = float(parts[1]) - started
             if len(parts) > 3 and parts[2] == "modules":
                 found["modules"] = int(parts[3])
@@ -212,7 +249,9 @@ def main() -> int:
                 print(
                     f"  run {len(app)}: bare {bare[-1]['window'] * 1e3:.0f} ms, app "
                     + ", ".join(
-                        f"{key} {app[-1][key] * 1e3:.0f} ms" for key in ("window", "built", "sidebar") if key in app[-1]
+                        f"{key} {app[-1][key] * 1e3:.0f} ms"
+                        for key in ("window", "typing", "built", "sidebar")
+                        if key in app[-1]
                     )
                 )
         imports = slowest_imports(root, env)
@@ -220,22 +259,19 @@ def main() -> int:
     def med(rows, key):
         return statistics.median(r[key] for r in rows if key in r) * 1e3
 
-    window, baseline = med(app, "window"), med(bare, "window")
-    print(f"start-up to first paint, {args.sessions:,} chats, medians of {args.runs} fresh processes each")
+    baseline = med(bare, "window")
+    print(f"start-up, {args.sessions:,} chats, medians of {args.runs} fresh processes each; {machine.load()}")
     print(f"  bare QMainWindow (PySide6 import, QApplication, show)   {baseline:8.0f} ms")
-    print(
-        f"  pidesktop main window                                   {window:8.0f} ms  "
-        f"({window / baseline:.2f}x the bare window, target <= {TARGET}x) "
-        f"{'OK' if window <= TARGET * baseline else 'MISSED'}"
-    )
-    print(
-        f"  pidesktop window built (composer takes typing)          {med(app, 'built'):8.0f} ms  "
-        f"({med(app, 'built') / baseline:.2f}x)"
-    )
-    print(
-        f"  pidesktop sidebar painted with chats                    {med(app, 'sidebar'):8.0f} ms  "
-        f"({med(app, 'sidebar') / baseline:.2f}x)"
-    )
+    for key, label in (
+        ("window", "first paint (the first frame)"),
+        ("typing", "takes typing (a letter typed shows in the box)"),
+        ("built", "window built (its widgets painted)"),
+        ("sidebar", "sidebar painted with chats"),
+    ):
+        figure = med(app, key)
+        target = TARGETS.get(key)
+        verdict = f", target <= {target}x {'OK' if figure <= target * baseline else 'MISSED'}" if target else ""
+        print(f"  pidesktop {label:47} {figure:8.0f} ms  ({figure / baseline:.2f}x{verdict})")
     print(
         f"  modules imported at the first paint: {statistics.median(r['modules'] for r in app):.0f} "
         f"(bare window: {statistics.median(r['modules'] for r in bare):.0f})"

@@ -15,6 +15,7 @@ database, join).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -101,7 +102,7 @@ def _run(
 ) -> int:
     from pidesktop.ui.kit import theme as themes
     from pidesktop.ui.kit.prefs import Preferences
-    from pidesktop.ui.window.main_window import MainWindow
+    from pidesktop.ui.window.main_window import BUILD_MODULES, MainWindow
 
     app.setApplicationName("pidesktop")
     prefs = Preferences(location.ui_root)
@@ -114,11 +115,18 @@ def _run(
         window.resize(1280, 800)  # the documented size, whatever the saved geometry says
     window.show()
     _paint_first_frame(window)
+    if screenshot is None:
+        window.first_frame.take_typing()
+    # From here on, input is let in between the steps of the start: letters typed appear in the frame's text
+    # box at once (Enter, Esc and shortcuts wait for the built window, see ui/startup/early_prompt.py).
+    let_input_in = app.processEvents
+    let_input_in()
 
     import asyncio
 
     import qasync
 
+    let_input_in()
     from pidesktop.bus import HostClient, HostThread
     from pidesktop.ui.kit import i18n
     from pidesktop.ui.kit.resources import app_icon
@@ -132,19 +140,30 @@ def _run(
     asyncio.set_event_loop(loop)
     host = HostThread(_host_opener(location, "pidesktop GUI"))
     client = HostClient(host, loop)
+    early_events: list[tuple[str, dict]] = []  # what the host tells before the window listens, for the window
+    stop_keeping = client.subscribe(lambda topic, payload: early_events.append((topic, payload)))
+    # The host imports its modules and opens the database (its boot pass) while the widgets are built: its SQLite
+    # and file work runs beside them (outside the interpreter lock), and it is open when the window asks for the
+    # first page of chats. Events it sends meanwhile are kept for the window.
+    host.start()
     try:
+        let_input_in()
         from pidesktop.agent.mcp.pool import McpPool
         from pidesktop.agent.outbox import Outbox, dead_letter_file
         from pidesktop.agent.runner import TurnRunner
 
+        for name in BUILD_MODULES:  # one at a time, the input let in between
+            let_input_in()
+            importlib.import_module(name)
+        let_input_in()
         outbox = Outbox(client, dead_letter_file(location.ui_root))
         mcp = McpPool(client)  # MCP servers start when a chat first needs their tools, and stop at quit
         runner = TurnRunner(client, outbox=outbox, mcp=mcp)
         window.build(client, runner)
+        stop_keeping()
+        for topic, payload in early_events:
+            window.on_host_event(topic, payload)
         gc_pauses.start_done()
-        # Its imports and the database's opening run beside the window's first paint with its widgets (commands
-        # wait in its queue); started before the build, they would take turns with it (one interpreter lock).
-        host.start()
         window.forced_theme = theme_name
         runner.watched = lambda session_id: window.isActiveWindow() and window.current_session_id == session_id
         from pidesktop.agent.scheduler import Scheduler

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from pidesktop.agent.runner import TurnRunner
+from pidesktop.ui.chat.chat_controller import ChatController
 from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.prefs import Preferences
 from pidesktop.ui.startup.first_frame import COMPOSER_BOTTOM, SIDEBAR_WIDTH, FirstFrame
@@ -69,3 +73,69 @@ def test_keys_typed_while_the_window_builds_reach_the_composer(qtbot, qloop, hos
     qtbot.keyClicks(win.focusWidget(), "hello")  # the queued keys go to the widget that has the focus
     assert win.composer.edit.toPlainText() == "hello"
     assert win.focusWidget() is win.composer.edit
+
+
+def _early_window(qtbot, tmp_path=None):
+    """A window showing its first frame with the composer's text box in it, as start-up has it before the build."""
+    win = MainWindow(None, themes.LIGHT)
+    qtbot.addWidget(win)
+    win.resize(1100, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    prompt = win.first_frame.take_typing()
+    return win, prompt.edit
+
+
+def test_letters_typed_before_the_widgets_exist_show_at_once_and_stay_once_after(qtbot, qloop, host_client):
+    win, box = _early_window(qtbot)
+    assert win.focusWidget() is box and box.isVisible()
+    qtbot.keyClicks(win.focusWidget(), "hello wrld")
+    for _ in range(3):
+        qtbot.keyClick(box, Qt.Key.Key_Left)
+    qtbot.keyClicks(box, "ox")
+    qtbot.keyClick(box, Qt.Key.Key_Backspace)  # moving and deleting act at once too
+    assert box.toPlainText() == "hello world" and box.textCursor().position() == 8
+    box.repaint()
+    assert not win.built  # typed, shown and edited before a single widget of the window was built
+    win.build(host_client, TurnRunner(host_client, offline_delay=0.0))
+    edit = win.composer.edit
+    assert edit.toPlainText() == "hello world"  # once: the composer has the very document typed into
+    assert edit.textCursor().position() == 8 and win.focusWidget() is edit
+    qtbot.keyClicks(edit, "!")
+    assert edit.toPlainText() == "hello wo!rld"
+    edit.undo()
+    assert edit.toPlainText() == "hello world"
+    edit.undo()  # the undo history came with it: the Backspace typed before the build is undone
+    assert edit.toPlainText() == "hello woxrld"
+
+
+def test_enter_typed_early_waits_with_what_follows_and_sends_once_the_window_is_built(
+    qtbot, qloop, host_client, monkeypatch
+):
+    sent = []
+
+    def send_prompt(_controller, text, _attachments):
+        sent.append(text)
+        return asyncio.sleep(0)
+
+    monkeypatch.setattr(ChatController, "send_prompt", send_prompt)
+    win, box = _early_window(qtbot)
+    qtbot.keyClicks(box, "first")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.keyClicks(box, "second")
+    assert box.toPlainText() == "first"  # no newline: Enter means Send, which only the built window can do
+    win.build(host_client, TurnRunner(host_client, offline_delay=0.0))
+    # the kept keys were replayed on the build, in order: "first" was sent, once, and "second" is the new prompt
+    assert sent == ["first"]
+    assert win.composer.edit.toPlainText() == "second"
+
+
+def test_a_shortcut_typed_early_is_the_built_window_s(qtbot, qloop, host_client):
+    win, box = _early_window(qtbot)
+    qtbot.keyClicks(box, "hi")
+    qtbot.keyClick(box, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)  # Toggle sidebar
+    qtbot.keyClicks(box, "!")
+    assert box.toPlainText() == "hi"
+    win.build(host_client, TurnRunner(host_client, offline_delay=0.0))
+    assert not win.sidebar.isVisibleTo(win)  # the shortcut did what it does in the built window
+    assert win.composer.edit.toPlainText() == "hi!"

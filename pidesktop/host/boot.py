@@ -115,14 +115,28 @@ def _changes(conn: apsw.Connection, sql: str, args: tuple[Any, ...]) -> int:
     return conn.changes()
 
 
+def names_ending(directory: Path, suffix: str) -> list[str]:
+    """The names in ``directory`` that end with ``suffix``, sorted (none if it is missing).
+
+    One listing and plain strings: with 10,000 chats, ``Path.glob`` and sorting
+    its paths took 100-200 ms of every start, before the chat list could be read.
+    """
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(entry.name for entry in entries if entry.name.endswith(suffix))
+    except FileNotFoundError:
+        return []
+
+
 def sweep_temp_files(ctx: HostContext) -> int:
     """Remove temporary files a crash left in ``sessions/`` mid-rewrite (``.<name>.<random>.tmp``).
 
     They are never a transcript: a rewrite's file only counts once renamed.
     """
     removed = 0
-    for temp in ctx.sessions_dir.glob(".*.tmp"):
-        if temp.is_file() and not temp.is_symlink():
+    for name in names_ending(ctx.sessions_dir, ".tmp"):
+        temp = ctx.sessions_dir / name
+        if name.startswith(".") and temp.is_file() and not temp.is_symlink():
             temp.unlink(missing_ok=True)
             removed += 1
     return removed
@@ -150,12 +164,12 @@ def restore_orphans(ctx: HostContext, now: int) -> int:
     """
     known = {row[0] for row in ctx.conn.execute("SELECT id FROM sessions")}
     orphans: dict[str, int] = {}
-    for path in sorted(ctx.sessions_dir.glob("*.jsonl")):
-        session_id = path.name[: -len(".jsonl")]
-        if session_id in known or path.name.endswith(".revisions.jsonl"):
+    for name in names_ending(ctx.sessions_dir, ".jsonl"):
+        session_id = name[: -len(".jsonl")]
+        if session_id in known or name.endswith(".revisions.jsonl"):
             continue
         try:
-            orphans[session_id] = path.stat().st_size
+            orphans[session_id] = (ctx.sessions_dir / name).stat().st_size
         except OSError:
             orphans[session_id] = 0
     if not orphans:
@@ -213,8 +227,9 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
     source (spec 004, section 4.14 and the acceptance list).
     """
     promoted = 0
-    for path in sorted(ctx.sessions_dir.glob("*.inflight.json")):
-        session_id = path.name[: -len(".inflight.json")]
+    for name in names_ending(ctx.sessions_dir, ".inflight.json"):
+        path = ctx.sessions_dir / name
+        session_id = name[: -len(".inflight.json")]
         checkpoint = inflight.read(ctx, session_id)
         exists = ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if checkpoint is None or not exists:
@@ -288,10 +303,16 @@ def sweep_stale_scratch(data_root: Path, chats: Iterable[tuple[str, int]], now: 
     """
     limit = now - STALE_SCRATCH_DAYS * _DAY_MS
     base = data_root / "scratch"
+    try:
+        present = set(os.listdir(base))  # one listing, not a look per chat (10,000 at every start)
+    except OSError:
+        return 0
     swept = 0
     for session_id, updated_at in chats:
+        if updated_at > limit or session_id not in present:
+            continue
         folder = base / session_id
-        if updated_at > limit or not folder.is_dir() or folder.is_symlink():
+        if not folder.is_dir() or folder.is_symlink():
             continue
         for name in STALE_SCRATCH:
             target = folder / name

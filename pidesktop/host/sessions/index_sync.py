@@ -61,9 +61,10 @@ def reconcile_all(ctx: HostContext, now: int) -> int:
     recorded = {key: value for key, value in conn.execute("SELECT key, value_json FROM kv WHERE ns = ?", (NS,))}
     known = [row[0] for row in conn.execute("SELECT id FROM sessions ORDER BY id")]
     indexed = 0
+    directory = os.fspath(ctx.transcripts.sessions_dir)  # plain strings: a Path per chat cost ~40 ms at 10,000
     for session_id in known:
         try:
-            length = os.stat(ctx.transcripts.path(session_id)).st_size
+            length = os.stat(os.path.join(directory, ctx.transcripts.file_name(session_id))).st_size
         except (FileNotFoundError, ValueError):
             continue
         except OSError:

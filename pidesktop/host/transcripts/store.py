@@ -91,6 +91,11 @@ class TranscriptStore:
     # -- names ---------------------------------------------------------------
 
     def path(self, session_id: str) -> Path:
+        return self.sessions_dir / self.file_name(session_id)
+
+    @staticmethod
+    def file_name(session_id: str) -> str:
+        """The transcript's name in ``sessions/`` (a plain string: start-up looks at every chat's)."""
         if (
             not isinstance(session_id, str)
             or not session_id
@@ -98,7 +103,7 @@ class TranscriptStore:
             or any(char in session_id for char in "/\\\0")
         ):
             raise ValueError(f"not a usable session id: {session_id!r}")
-        return self.sessions_dir / f"{session_id}.jsonl"
+        return f"{session_id}.jsonl"
 
     def layout_path(self, session_id: str) -> Path:
         return self.sessions_dir / f"{session_id}.jsonl.layout"

@@ -10,7 +10,7 @@ threshold become attachment chips above the prompt.
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QKeyEvent, QKeySequence, QTextCursor
+from PySide6.QtGui import QImage, QKeyEvent, QKeySequence, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -59,6 +59,16 @@ class PromptEdit(QPlainTextEdit):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.max_height = 240
         self.paste_threshold = PASTE_THRESHOLD_DEFAULT
+
+    def adopt(self, document: QTextDocument, cursor: QTextCursor) -> None:
+        """Take over the document of the first frame's text box (what was typed while the window was built),
+        with its cursor and undo history; the box goes with the frame, the document stays here."""
+        self.document().contentsChanged.disconnect(self.updateGeometry)
+        document.setParent(self)  # its own, as the one it replaces was (that one is deleted)
+        self.setDocument(document)
+        document.contentsChanged.connect(self.updateGeometry)
+        self.setTextCursor(cursor)
+        self.updateGeometry()
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         return bool(local_files(source)) or source.hasImage() or super().canInsertFromMimeData(source)

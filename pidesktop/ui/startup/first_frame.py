@@ -8,14 +8,21 @@ replace the frame in place. It is plain frames and a style sheet, drawn by Qt
 alone: no text (no font to load), and no call from Python that makes PySide
 build its ``Qt`` namespace (``QPainter.fillRect``, a ``QBrush`` or a ``QPen``
 from Python would: about 20 ms), so the window is on screen about as soon as
-an empty one would be.
+an empty one would be. Once it is painted, the composer's text box goes into
+its place with the focus (``take_typing``, ``early_prompt``): typing is taken
+from then on, while the rest of the window is built.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout
 
 from pidesktop.ui.kit.theme import Theme
+
+if TYPE_CHECKING:
+    from pidesktop.ui.startup.early_prompt import EarlyPrompt
 
 # The window's layout, shared with MainWindow so the widgets land where the frame drew them.
 SIDEBAR_WIDTH = 264
@@ -24,6 +31,7 @@ HEADER_HEIGHT = 56
 COMPOSER_HEIGHT = 80
 COMPOSER_BOTTOM = 16
 MARGIN = 24
+PROMPT_MARGINS = (12, 10, 10)  # the composer's text box in its box: left, top, right
 
 
 class FirstFrame(QFrame):
@@ -38,6 +46,7 @@ class FirstFrame(QFrame):
             f"QFrame#frameSidebar {{ background: {theme.sidebar}; border: none; border-right: {border}; }}"
             f"QFrame#frameHeader {{ background: {background}; border: none; border-bottom: {border}; }}"
             f"QFrame#frameComposer {{ background: {background}; border: {border}; border-radius: 10px; }}"
+            f"QPlainTextEdit#promptEdit {{ background: transparent; border: none; color: {theme.text}; }}"
         )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -52,12 +61,26 @@ class FirstFrame(QFrame):
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(MARGIN, 0, MARGIN, 0)
         composer_row.addStretch(1)
-        composer = _part("frameComposer", height=COMPOSER_HEIGHT)
+        self.composer = composer = _part("frameComposer", height=COMPOSER_HEIGHT)
         composer.setMaximumWidth(COMPOSER_WIDTH)
         composer_row.addWidget(composer, 100)
+        self.prompt: EarlyPrompt | None = None  # the composer's text box, once the frame is painted
         composer_row.addStretch(1)
         column.addLayout(composer_row)
         row.addLayout(column, 1)
+
+    def take_typing(self) -> EarlyPrompt:
+        """The composer's text box, in its place in the frame and with the focus (after the first paint: its
+        font is the first text the window loads)."""
+        from pidesktop.ui.startup.early_prompt import EarlyPrompt
+
+        self.prompt = EarlyPrompt(self.composer)
+        box = QVBoxLayout(self.composer)
+        box.setContentsMargins(PROMPT_MARGINS[0], PROMPT_MARGINS[1], PROMPT_MARGINS[2], 0)
+        box.addWidget(self.prompt.edit)
+        self.prompt.edit.show()  # now, not when the layout would (a hidden widget cannot take the focus)
+        self.prompt.edit.setFocus()
+        return self.prompt
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)

@@ -44,6 +44,25 @@ PAGE_PAUSE_S = 0.004
 REFRESH_PAGE = 500  # read in the background, merged at once: fewer, larger pages
 
 
+# What ``build`` imports: start-up imports them one at a time before it, letting typing in between (app.py).
+BUILD_MODULES = (
+    "pidesktop.ui.kit.error_details",
+    "pidesktop.ui.chat.transcript_model",
+    "pidesktop.ui.sidebar.session_model",
+    "pidesktop.ui.sidebar.sidebar",
+    "pidesktop.ui.chat.composer",
+    "pidesktop.ui.chat.transcript_view",
+    "pidesktop.ui.window.workbench",
+    "pidesktop.ui.chat.chat_controller",
+    "pidesktop.ui.chat.file_changes",
+    "pidesktop.ui.inbox.tray",
+    "pidesktop.ui.native.native_chat",
+    "pidesktop.ui.sidebar.import_actions",
+    "pidesktop.ui.sidebar.project_actions",
+    "pidesktop.ui.window.quit_question",
+)
+
+
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
@@ -146,6 +165,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([SIDEBAR_WIDTH, 1280 - SIDEBAR_WIDTH])
         self.splitter.setHandleWidth(1)
+        early = self.first_frame.prompt if self.first_frame is not None else None
+        held = early.hand_over(self.composer.edit) if early is not None else []  # what was typed stays, once
         self.setCentralWidget(self.splitter)  # the first frame goes (Qt deletes it)
         self.first_frame = None
         self.setAcceptDrops(True)
@@ -154,6 +175,11 @@ class MainWindow(QMainWindow):
         self._unsubscribe = client.subscribe(self._on_event)
         self.built = True
         self.composer.focus_prompt()  # keys typed while the window was being built land here
+        if held:
+            from pidesktop.ui.startup.early_prompt import replay
+
+            for event in held:  # Enter, Esc, a shortcut typed early, and the keys after it, in order
+                replay(event, self.composer.edit, self)
         if self._close_when_built:
             QTimer.singleShot(0, self.close)  # after the layout, so the splitter's sizes kept are the real ones
 
@@ -346,6 +372,10 @@ class MainWindow(QMainWindow):
 
             self._index_progress = IndexProgressWindow(self.theme, self)
         return self._index_progress
+
+    def on_host_event(self, topic: str, payload: dict) -> None:
+        """An event the host sent before the window was built and listened (start-up keeps them for it)."""
+        self._on_event(topic, payload)
 
     def _on_event(self, topic: str, payload: dict) -> None:
         from PySide6.QtCore import QTimer
