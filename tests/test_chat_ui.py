@@ -214,3 +214,21 @@ def test_the_mode_picker_stores_the_mode_and_shows_each_chats_own(chat, qtbot, q
     assert "outcome" in picker.toolTip()
     chat.sidebar.select(planned)
     spin_until(qloop, lambda: chat.current_session_id == planned and picker.currentData() == "plan")
+
+
+def test_what_is_typed_while_a_new_chat_is_being_created_stays_in_the_composer(chat, qtbot, qloop):
+    assert chat.current_session_id is None
+    qtbot.keyClicks(chat.composer.edit, "first")
+    qtbot.keyClick(chat.composer.edit, Qt.Key.Key_Return)
+    assert chat.current_session_id is None  # the chat is still being created
+    qtbot.keyClicks(chat.composer.edit, "second thought")
+    spin_until(
+        qloop,
+        lambda: (
+            chat.current_session_id is not None
+            and rows(chat) == ["user", "assistant"]
+            and not chat.runner.is_running(chat.current_session_id)
+        ),
+    )
+    assert chat.composer.edit.toPlainText() == "second thought"
+    assert None not in chat.chats.drafts  # not left behind in the new-chat draft as well

@@ -60,6 +60,7 @@ class ChatController(QObject):
         self.runner = window.runner
         self.editing: Editing | None = None
         self.drafts: dict[str | None, Draft] = {}  # per chat, kept while the window is open
+        self.carry_new_chat_draft_to: str | None = None  # the chat a send from the new-chat composer is making
         self.parked_edits: dict[str, Editing] = {}  # an edit left behind in its chat, taken up on coming back
         self.pending_changes: dict = {}  # model, thinking or mode picked before the chat exists
         self.confirm_box: QMessageBox | None = None
@@ -95,6 +96,8 @@ class ChatController(QObject):
             return None
         self.pending_changes = {}
         session_id = result["session"]["id"]
+        if self.window.current_session_id is None:  # typed on after Enter: it goes on in the chat the send made
+            self.carry_new_chat_draft_to = session_id
         self.window.sidebar.select(session_id)  # the row is there: the event came before the reply
         if self.window.current_session_id != session_id:  # its row was already current, or not laid out yet
             self.window.open_summary(self.window.model.session(session_id) or result["session"])
@@ -176,13 +179,19 @@ class ChatController(QObject):
             draft = self.editing.before
             self.editing = None
             w.composer.set_editing(None)
-        if draft[0].strip() or draft[1]:
+        carried = previous is None and session_id is not None and session_id == self.carry_new_chat_draft_to
+        self.carry_new_chat_draft_to = None
+        if carried:
+            self.drafts.pop(None, None)
+        elif draft[0].strip() or draft[1]:
             self.drafts[previous] = draft
         else:
             self.drafts.pop(previous, None)
         w.composer.show_status("")
         w.current_session_id = session_id
         text, attachments = self.drafts.pop(session_id, ("", []))
+        if carried:
+            text, attachments = joined((text, attachments), draft)
         parked = self.parked_edits.pop(session_id, None) if session_id is not None else None
         if parked is not None:
             parked.before = (text, attachments)
