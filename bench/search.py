@@ -51,6 +51,8 @@ from peers import RARE, build_llm, build_ours, corpus, llm_search_sql
 from quick import add_quick
 from transcripts import open_host
 
+from pidesktop.host.search.fts_segments import segment_count
+
 SWITCH_WORD = "kumquat"  # in SWITCH_HITS messages: above search.SPARSE_LIMIT candidates
 SWITCH_HITS = 7700
 COMMON = "function"  # a word of the corpus' vocabulary: in most messages
@@ -93,23 +95,8 @@ def alternating(actions: dict, runs: int, cpu: dict | None = None) -> dict:
 
 
 def segments(conn) -> int:
-    """How many segments the FTS index has (decoded from its structure record, id 10)."""
-    block = conn.execute("SELECT block FROM messages_fts_data WHERE id = 10").fetchone()[0]
-    position = 4
-
-    def varint() -> int:
-        nonlocal position
-        value = 0
-        for _ in range(9):
-            byte = block[position]
-            position += 1
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        return value
-
-    varint()  # levels
-    return varint()
+    """How many segments the FTS index has."""
+    return segment_count(conn)
 
 
 def measure(size: int, runs: int, have_llm: bool) -> dict:

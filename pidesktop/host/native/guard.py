@@ -10,20 +10,10 @@ a command is refused unless it is listed here.
 from __future__ import annotations
 
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.bus.native_sessions import MAY_NAME_A_PI_SESSION, READ_ONLY_SENTENCE
 from pidesktop.host.native.catalog import is_native
 
-ALLOWED = frozenset(
-    {
-        "session.get",
-        "session.export",
-        "session.fork",
-        "native.append",
-        "search.query",
-        "search.sessions",
-        "usage.summary",
-    }
-)
-READ_ONLY_SENTENCE = "This is a pi session; it is read-only here. Fork it or continue it in pidesktop."
+ALLOWED = MAY_NAME_A_PI_SESSION
 
 
 def check(method: str, params: object) -> None:

@@ -1,8 +1,8 @@
 """What the window may send naming a pi session: reads, the fork and ``native.append`` only.
 
 A pi session's file is pi's own; the host refuses every other command on a
-``native-pi:`` id (``host/native/guard.py``, whose list this mirrors: the UI
-may not import the host). Checking here as well means the window never sends
+``native-pi:`` id (``host/native/guard.py``; both read the list from
+``bus/native_sessions.py``). Checking here as well means the window never sends
 such a command at all, so a view that forgot a pi session is read-only shows
 no error for something the person never asked for.
 """
@@ -12,22 +12,12 @@ from __future__ import annotations
 import logging
 
 from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus.native_sessions import MAY_NAME_A_PI_SESSION, READ_ONLY_SENTENCE
 from pidesktop.ui.kit.session_rows import is_native_id
 
 log = logging.getLogger("pidesktop.ui")
 
-MAY_SEND = frozenset(
-    {
-        "session.get",
-        "session.export",
-        "session.fork",
-        "native.append",
-        "search.query",
-        "search.sessions",
-        "usage.summary",
-    }
-)
-READ_ONLY_SENTENCE = "This is a pi session; it is read-only here. Fork it or continue it in pidesktop."
+MAY_SEND = MAY_NAME_A_PI_SESSION
 
 
 def allows(method: str, params: object) -> bool:
