@@ -1,4 +1,4 @@
-"""The qasync loop the UI tests run: one that stays current while it runs Qt's events a last time."""
+"""The qasync loop the UI tests run: one that is the running loop whenever it runs a callback."""
 
 from __future__ import annotations
 
@@ -11,9 +11,30 @@ from PySide6.QtWidgets import QApplication
 
 
 class QasyncTestLoop(qasync.QEventLoop):
-    """``run_until_complete`` as qasync's, but the last pass over Qt's events (after the loop stopped) has
-    this loop as the running one: a task woken in that pass (a reply's next step) would otherwise fail with
-    "no running event loop" and die, which never happens in the app, whose loop runs for good."""
+    """qasync's loop, made the running one whenever Qt hands it a callback.
+
+    In the app the loop runs for good. A test runs it only inside
+    ``run_until_complete``; between those, Qt's events still run (the last pass
+    after the loop stopped, ``qtbot.waitUntil``, ``sendPostedEvents``) and with
+    them qasync's callbacks. A task stepped there would fail with "no running
+    event loop" and die, so each callback runs with this loop as the running one.
+    """
+
+    def _add_callback(self, handle: asyncio.Handle, delay: float = 0) -> Any:
+        callback = handle._callback  # type: ignore[attr-defined]
+        loop = self
+
+        def as_running(*args: Any) -> Any:
+            if asyncio.events._get_running_loop() is not None:
+                return callback(*args)
+            asyncio.events._set_running_loop(loop)
+            try:
+                return callback(*args)
+            finally:
+                asyncio.events._set_running_loop(None)
+
+        handle._callback = as_running  # type: ignore[attr-defined]
+        return super()._add_callback(handle, delay)
 
     def run_until_complete(self, future: Any) -> Any:
         if self.is_running():
