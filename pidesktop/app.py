@@ -154,8 +154,13 @@ def _run(
 
         for name in BUILD_MODULES:  # one at a time, the input let in between
             let_input_in()
+            if window.close_requested:
+                break
             importlib.import_module(name)
         let_input_in()
+        if window.close_requested:  # closed while starting: nothing more is built; the host stops below
+            log.info("closed before the window was built")
+            return 0
         outbox = Outbox(client, dead_letter_file(location.ui_root))
         mcp = McpPool(client)  # MCP servers start when a chat first needs their tools, and stop at quit
         runner = TurnRunner(client, outbox=outbox, mcp=mcp)
@@ -182,19 +187,22 @@ def _run(
 
         async def main() -> None:
             nonlocal exit_code, warming
-            await window.start()
-            if screenshot is None:
+            started = await _started_unless_closed(window.start(), done)
+            if not started:  # nothing is begun that the shutdown below would have to stop again
+                log.info("closed while the window was asking for its chats")
+            elif screenshot is None:
                 scheduler.start()  # due runs, and the runs missed while the app was closed (once each)
                 from pidesktop.ui.kit.tasks import spawn
                 from pidesktop.ui.startup.warm_up import warm_up
 
                 warming = spawn(warm_up(), name="warm-up")  # what the first paint did not need, before it is asked for
-            from pidesktop.ui.data.storage_wizard import completed_move_notice
+            if started:
+                from pidesktop.ui.data.storage_wizard import completed_move_notice
 
-            moved = completed_move_notice(location) if screenshot is None else None
-            for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
-                if note:
-                    window.show_note(note, 30_000)
+                moved = completed_move_notice(location) if screenshot is None else None
+                for note in [moved, *notes]:  # after a data move: where the data is now; after a migration: the backup
+                    if note:
+                        window.show_note(note, 30_000)
             if screenshot is not None:
                 if session_id:
                     window.sidebar.select(session_id)
@@ -225,6 +233,25 @@ def _run(
         client.close()
         host.stop()
     return exit_code
+
+
+async def _started_unless_closed(start, done) -> bool:
+    """Run the window's ``start`` unless the person quits first (then it is cancelled): a close while the
+    host is still opening or listing chats ends the app then, not once every chat is read."""
+    import asyncio
+    import contextlib
+
+    starting = asyncio.ensure_future(start)
+    quitting = asyncio.ensure_future(done.wait())
+    await asyncio.wait({starting, quitting}, return_when=asyncio.FIRST_COMPLETED)
+    quitting.cancel()
+    if starting.done():
+        starting.result()  # its failure, if any, is the start's (the window has shown it)
+        return True
+    starting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await starting
+    return False
 
 
 def _paint_first_frame(window) -> None:

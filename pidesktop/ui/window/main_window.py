@@ -816,6 +816,11 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:
         self.composer.dropEvent(event)
 
+    @property
+    def close_requested(self) -> bool:
+        """Closed before it was built (the close waits for the build, or start-up skips the build)."""
+        return self._close_when_built
+
     def closeEvent(self, event) -> None:
         if not self.built:  # closed while the window is being built: once it is
             self._close_when_built = True
