@@ -14,13 +14,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from pidesktop.agent import context as budget
 from pidesktop.bus import HostError
 from pidesktop.ui.chat import too_long
 from pidesktop.ui.chat.reply_edit_dialog import ReplyEditDialog
+from pidesktop.ui.chat.saved_drafts import SavedDrafts
 from pidesktop.ui.kit.dialog_style import style_message_box
 from pidesktop.ui.kit.ops import host_op, task_op
 from pidesktop.ui.kit.session_rows import display_title, is_blank, is_native_id
@@ -34,6 +35,7 @@ Draft = tuple[str, list[dict]]
 # open a chat or a question that take it).
 KEYBOARD_BACK_TO_COMPOSER = ("copy", "regenerate", "show-full", "revision-prev", "revision-next")
 MCP_NOTE_MS = 15_000  # how long the sentence about a failed MCP server stays
+DRAFTS_SAVE_MS = 1_000  # unsent text reaches its file this long after the last change (a crash loses no more)
 
 
 @dataclass
@@ -69,6 +71,43 @@ class ChatController(QObject):
         self._reload_when_idle: set[str] = set()
         if self.runner is not None:
             self.runner.listeners.append(self.on_turn)
+        prefs_path = window.prefs.path
+        self.saved_drafts = SavedDrafts(prefs_path.parent if prefs_path is not None else None)
+        self._save_drafts_soon = QTimer(self)
+        self._save_drafts_soon.setSingleShot(True)
+        self._save_drafts_soon.setInterval(DRAFTS_SAVE_MS)
+        self._save_drafts_soon.timeout.connect(self.save_drafts)
+        window.composer.edit.textChanged.connect(self._save_drafts_soon.start)
+
+    # -- unsent text, kept across a quit ---------------------------------------------------
+    def restore_saved_drafts(self) -> None:
+        """The drafts the window closed with: each chat's waits for it, the new chat's is in the box (before
+        anything typed while the window was being built)."""
+        saved = self.saved_drafts.load()
+        new_chat = saved.pop(None, "")
+        for session_id, text in saved.items():
+            self.drafts[session_id] = joined((text, []), self.drafts.get(session_id, ("", [])))
+        if new_chat and self.window.current_session_id is None:
+            typed = self.window.composer.take_draft()
+            self.window.composer.put_draft(*joined((new_chat, []), typed))
+        elif new_chat:
+            self.drafts[None] = joined((new_chat, []), self.drafts.get(None, ("", [])))
+
+    def unsent_texts(self) -> dict[str | None, str]:
+        """Every chat's unsent text as it stands: kept drafts, the box, and edits left in their chats."""
+        texts = {session_id: draft[0] for session_id, draft in self.drafts.items()}
+        shown: Draft = (self.window.composer.edit.toPlainText(), [])
+        if self.editing is not None:  # the chat's own draft waits behind the edit; neither is lost
+            shown = joined(self.editing.before, shown)
+        current = self.window.current_session_id
+        texts[current] = joined((texts.get(current, ""), []), shown)[0]
+        for session_id, parked in self.parked_edits.items():  # its chat's own draft is already in ``drafts``
+            texts[session_id] = joined((texts.get(session_id, ""), []), parked.typed)[0]
+        return texts
+
+    def save_drafts(self) -> None:
+        self._save_drafts_soon.stop()
+        self.saved_drafts.save(self.unsent_texts())
 
     # -- chats ---------------------------------------------------------------------
     def new_chat(self) -> None:
@@ -199,6 +238,7 @@ class ChatController(QObject):
             w.composer.set_editing(*parked.typed, focus=False)
         else:
             w.composer.put_draft(text, attachments)
+        self._save_drafts_soon.start()
 
     # -- sending ----------------------------------------------------------------------
     async def send_prompt(self, text: str, attachments: list[dict] | None = None) -> None:

@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
 
             for event in held:  # Enter, Esc, a shortcut typed early, and the keys after it, in order
                 replay(event, self.composer.edit, self)
+        self.chats.restore_saved_drafts()  # what was typed and not sent when the window last closed
         if self._close_when_built:
             QTimer.singleShot(0, self.close)  # after the layout, so the splitter's sizes kept are the real ones
 
@@ -830,5 +831,6 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._save_window_state()
+        self.chats.save_drafts()
         self._unsubscribe()
         super().closeEvent(event)
