@@ -5,7 +5,7 @@ import os
 import pytest
 
 from pidesktop.bus import HostError
-from tests.support.host_helpers import new_session
+from tests.support.host_helpers import append, new_session
 
 
 @pytest.fixture
@@ -134,15 +134,37 @@ def test_bad_arguments_name_the_field(host, project):
     assert info.value.code == "INVALID_PARAMS" and "oldText" in info.value.message
 
 
+def stored(host, sid, mid, *answers):
+    """Store a round whose tool calls carry these ``tools.run`` answers, as the runner does."""
+    blocks = [
+        {"type": "tool_call", "callId": f"c{n}", "name": "write", "args": {}, "status": "ok", "result": a["result"]}
+        | {"audit": a["audit"]}
+        for n, a in enumerate(answers)
+    ]
+    append(host, sid, {"id": mid, "role": "assistant", "blocks": blocks, "meta": {"status": "completed"}})
+
+
 def test_artifacts_list_the_workspace_files_changed_not_scratch(host, project):
     sid = new_session(host, projectPath=str(project))
-    run(host, sid, "write", {"path": "a.txt", "content": "1"})
-    run(host, sid, "edit", {"path": "a.txt", "oldText": "1", "newText": "2"})
+    written = run(host, sid, "write", {"path": "a.txt", "content": "1"})
+    edited = run(host, sid, "edit", {"path": "a.txt", "oldText": "1", "newText": "2"})
+    assert host.call("artifacts.list", {"sessionId": sid})["artifacts"] == []  # not before the results are stored
+    stored(host, sid, "a1", written, edited)
     artifacts = host.call("artifacts.list", {"sessionId": sid})["artifacts"]
     assert [(a["path"], a["op"]) for a in artifacts] == [(str(project.resolve() / "a.txt"), "edit")]
     lone = new_session(host)
-    run(host, lone, "write", {"path": "scratch.txt", "content": "1"})
+    stored(host, lone, "b1", run(host, lone, "write", {"path": "scratch.txt", "content": "1"}))
     assert host.call("artifacts.list", {"sessionId": lone})["artifacts"] == []
+    assert len(host.call("audit.list", {"sessionId": lone})["entries"]) == 1  # audited all the same
+
+
+def test_a_round_stored_after_its_change_was_reverted_leaves_the_revert_listed(host, project):
+    sid = new_session(host, projectPath=str(project))
+    written = run(host, sid, "write", {"path": "new.txt", "content": "1"})
+    host.call("review.revert", {"sessionId": sid, "snapshotId": written["details"]["review"]["snapshotId"]})
+    stored(host, sid, "a1", written)
+    [artifact] = host.call("artifacts.list", {"sessionId": sid})["artifacts"]
+    assert artifact["op"] == "delete" and not (project / "new.txt").exists()
 
 
 def test_ls_find_and_grep(host, project):
