@@ -1,6 +1,7 @@
 """The host's file tools: workspace paths, limits, review snapshots and Revert, audit and artifacts rows."""
 
 import os
+import shutil
 
 import pytest
 
@@ -186,6 +187,32 @@ def test_grep_without_ripgrep_walks_in_python(host, project, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")  # no rg on the PATH the host thread reads
     sid = new_session(host, projectPath=str(project))
     assert run(host, sid, "grep", {"pattern": "hello"})["result"] == "README.md:2:hello world"
+
+
+def test_grep_and_find_leave_out_what_gitignore_ignores_with_or_without_ripgrep(host, project, monkeypatch):
+    (project / ".git").mkdir()  # a repository: its .gitignore files count, as they do for ripgrep
+    (project / ".gitignore").write_text("# built files\nbuild/\n*.log\n!keep.log\n/top.txt\n")
+    for rel in ("a.txt", "keep.log", "debug.log", "top.txt", "deep/top.txt", "build/x.txt", "sub/b.txt"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("needle\n")
+    (project / "sub" / ".gitignore").write_text("local.txt\n")
+    (project / "sub" / "local.txt").write_text("needle\n")
+    sid = new_session(host, projectPath=str(project))
+    wanted = ["a.txt", "deep/top.txt", "keep.log", "sub/b.txt"]
+
+    def both():
+        hits = run(host, sid, "grep", {"pattern": "needle"})["result"].splitlines()
+        found = run(host, sid, "find", {"pattern": "*"})["result"].splitlines()
+        return sorted(hit.split(":", 1)[0] for hit in hits), sorted(f for f in found if not f.endswith("README.md"))
+
+    if shutil.which("rg"):
+        assert both()[0] == wanted  # ripgrep itself
+    monkeypatch.setenv("PATH", "/nonexistent")  # the built-in walk
+    hits, found = both()
+    assert hits == wanted
+    assert found == sorted([*wanted, ".gitignore", "sub/.gitignore"])
+    (project / ".git").rmdir()  # not a repository: nothing is left out
+    assert len(both()[0]) == 8
 
 
 def test_a_long_output_is_cut_and_kept_whole_in_scratch(host, project):
