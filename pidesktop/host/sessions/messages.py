@@ -206,7 +206,8 @@ def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -
     with ctx.conn:
         message_index.update_content(ctx.conn, message["id"], message)
         # results the stored row lacked
-        return audit_rows.record_blocks(ctx.conn, session_id, message, stored=found[1]).artifacts
+        touched = audit_rows.record_blocks(ctx.conn, session_id, message, stored=found[1]).artifacts
+    return touched
 
 
 def _replace_lines_and_reindex(
