@@ -2,10 +2,10 @@
 
 Runs a real host thread on a temporary data root and a project folder; each call
 goes through ``WorkspaceCalls.run``, as the runner's tool loop sends it (the bus,
-path resolution, the snapshot, the audit and artifacts rows). Printed, medians:
+path resolution, the snapshot, the audit record). Printed, medians:
 
-- ``read`` of a small file, ``edit`` of a small file (snapshot + file +
-  artifacts row), ``ls``, ``grep``, and ``bash true``: the app's time, the direct
+- ``read`` of a small file, ``edit`` of a small file (snapshot + file),
+  ``ls``, ``grep``, and ``bash true``: the app's time, the direct
   time (``open().read()``; the same replace written through a temporary file,
   fsync-ed and renamed; ``os.listdir``; ``rg`` run directly, or ``re`` over the
   files without it; the same ``bash -c true`` argv, sandbox included, through
@@ -15,10 +15,10 @@ path resolution, the snapshot, the audit and artifacts rows). Printed, medians:
   folder, as the direct replace does; its snapshot is flushed with the stored
   result);
 - ``edit`` plus the transcript append that stores its result (the snapshot
-  flushed before the line, the audit row in the index transaction), next to
-  the direct replace plus the same append of a plain result: what an edit
-  costs in all, shown but not held to the per-call target (a round's
-  snapshots share their flushes);
+  flushed before the line, the audit and artifacts rows in the index
+  transaction), next to the direct replace plus the same append of a plain
+  result: what an edit costs in all, shown but not held to the per-call
+  target (a round's snapshots share their flushes);
 - ``read`` of a 50 KiB file plus the transcript append that stores its result,
   next to ``open().read()`` plus the same append (target <= 2x).
 

@@ -59,6 +59,7 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
             "workspacePath": None,
             "sessionMode": "perRun",
             "mode": "plan",
+            "permissionMode": None,  # the default: a scheduled run asks first
             "enabled": True,
         }
     ]
@@ -80,10 +81,14 @@ def test_the_editor_sets_interval_thinking_folder_and_chat_reuse(qtbot, shots):
             "thinkingLevel": "high",
             "workspacePath": "/srv/site",
             "sessionMode": "reuse",
+            "permissionMode": "accept-edits",
             "enabled": True,
         }
     )
     assert editor.minutes.isVisible() and editor.minutes.value() == 45
+    assert editor.permission.currentText() == "Allow file edits" and editor.permission_hint.isVisible()
+    editor.permission.setCurrentIndex(editor.permission.findData("auto"))
+    assert not editor.permission_hint.isVisible()  # nothing is skipped when everything is allowed
     assert editor.folder.isVisible() and editor.folder.text() == "/srv/site"
     editor.folder.setText("site")
     editor.save()
@@ -95,6 +100,7 @@ def test_the_editor_sets_interval_thinking_folder_and_chat_reuse(qtbot, shots):
     fields = saved[-1]
     assert fields["schedule"] == {"kind": "interval", "intervalMinutes": 45}
     assert (fields["thinkingLevel"], fields["workspacePath"], fields["sessionMode"]) == ("high", "/srv/site2", "reuse")
+    assert fields["permissionMode"] == "auto"
 
 
 def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, shots, keep_running):
@@ -119,10 +125,12 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     spin_until(qloop, lambda: True)
     assert dialog.tasks == []
     editor.at.setText("07:30")
+    editor.permission.setCurrentIndex(editor.permission.findData("accept-edits"))
     editor.save()
     spin_until(qloop, lambda: len(dialog.tasks) == 1 and dialog.list.topLevelItemCount() == 1)
     task = dialog.tasks[0]
     assert (task["name"], task["schedule"]) == ("Morning digest", {"kind": "daily", "at": "07:30"})
+    assert task["permissionMode"] == "accept-edits"
     assert dialog.current_task_id() == task["id"] and dialog.run_button.isEnabled()
     assert dialog.list.topLevelItem(0).text(2) == "Never run"
 
@@ -150,6 +158,8 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1 and dialog.runs[0]["status"] == "completed")
     qloop.run_until_complete(scheduler.wait_idle())
     run = dialog.runs[0]
+    run_chat = qloop.run_until_complete(host_client.call("session.get", {"sessionId": run["sessionId"]}))
+    assert run_chat["session"]["permissionMode"] == "accept-edits"  # the task's own, not the default
     assert dialog.history.topLevelItem(0).text(1) == "Done" and dialog.history.topLevelItem(0).text(2) == "Open chat"
     spin_until(qloop, lambda: dialog.list.topLevelItem(0).text(2) == "Done")
     opened = []

@@ -39,6 +39,7 @@ def edited(qloop, host_client, tmp_path):
         "status": "ok",
         "result": answer["result"],
         "details": answer["details"],
+        "audit": answer["audit"],  # as the runner stores it: its artifacts row is written with the result
     }
     reply = {"id": "a1", "role": "assistant", "blocks": [{"type": "text", "text": "Done."}, block]}
     call("session.appendMessage", {"sessionId": sid, "message": reply})

@@ -59,6 +59,20 @@ def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(
     chat.grab().save(str(shots / "plan-approved.png"))
 
 
+def test_approve_ask_first_makes_the_chat_ask_before_changes(chat, qtbot, qloop):
+    chat.client.call_blocking("settings.set", {"patch": {"permissionMode": "auto"}})  # not what the chat gets
+    sid = open_plan_chat(chat, qloop)
+    ask(chat, qtbot, qloop, "Move the blog to a new host")
+    card = chat.plans.card
+    spin_until(qloop, lambda: card.isVisible() and card.approval and card.approval["status"] == "pending")
+    qtbot.mouseClick(card.approve_ask_button, Qt.MouseButton.LeftButton)
+    spin_until(qloop, lambda: card.approval["status"] == "approved")
+    spin_until(qloop, lambda: not chat.runner.is_running(sid))
+    session = chat.client.call_blocking("session.get", {"sessionId": sid})["session"]
+    assert (session["mode"], session["permissionMode"]) == ("agent", "ask")
+    spin_until(qloop, lambda: chat.composer.permission_picker.currentData() == "ask")  # the chip shows it
+
+
 def test_rejecting_keeps_the_typed_feedback_until_it_is_sent(chat, qtbot, qloop):
     sid = open_plan_chat(chat, qloop)
     ask(chat, qtbot, qloop, "Tidy the garage")

@@ -12,6 +12,7 @@ tmp_path, or in $PIDESKTOP_SHOTS.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ AFTER = "def greet(name):\n    return f'Hello, {name}!'\n"
 PROMPT = "Make the greeting friendlier"
 
 
-def seed(data: Path, project: Path, base_url: str, theme: str) -> None:
+def seed(data: Path, project: Path, base_url: str, theme: str, permission_mode: str = "accept-edits") -> None:
     host = StdioHost(data)
     try:
         provider = host.call(
@@ -43,9 +44,33 @@ def seed(data: Path, project: Path, base_url: str, theme: str) -> None:
             "session.create",
             {"title": "Greeting work", "projectPath": str(project), "providerId": provider["id"], "modelId": "m"},
         )["session"]
-        host.call("session.update", {"sessionId": session["id"], "permissionMode": "accept-edits"})
+        host.call("session.update", {"sessionId": session["id"], "permissionMode": permission_mode})
     finally:
         assert host.close() == 0
+
+
+def open_by_search(display, app, window: str, shots: Path, prefix: str) -> Shot:
+    """Open the seeded chat with Ctrl+K and its title, Enter; the screenshot once its title shows.
+
+    The search answers as you type: until its hit is listed, Enter opens nothing, so that is tried again."""
+    empty = display.screenshot(shots / f"{prefix}-00-start.png")
+    header = (int(empty.width * 0.22), 0, int(empty.width * 0.6), int(empty.height * 0.1))  # the title's place
+
+    def attempt() -> bool:
+        display.key("ctrl+k")
+        wait_for(lambda: len(display.visible_windows(app.process.pid)) > 1, 10, "the search window")
+        display.type("Greeting")
+        time.sleep(1.0)
+        display.key("Return")
+        if display.visible_windows(app.process.pid) != [window]:
+            display.key("Escape")
+        wait_for(lambda: display.visible_windows(app.process.pid) == [window], 10, "the search window to close")
+        time.sleep(0.5)
+        shot = display.screenshot(shots / f"{prefix}-01-chat.png")
+        return len(shot.changed(empty, header)) > 50  # the chat’s title in the header
+
+    wait_for(attempt, 60, "the chat to open from the search", every=0.5)
+    return display.screenshot(shots / f"{prefix}-01-chat.png")
 
 
 def colour_count(shot: Shot, colour: str) -> int:
@@ -84,26 +109,8 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
         app.focus()
         x, y, width, height = display.geometry(window)
 
-        # Ctrl+K finds the chat by its title; Enter opens it with the composer ready for typing. The search
-        # answers as you type: until its hit is listed, Enter opens nothing, so that is tried again.
-        empty = display.screenshot(shots / f"tools-{theme_name}-00-start.png")
-        header = (int(empty.width * 0.22), 0, int(empty.width * 0.6), int(empty.height * 0.1))  # the title's place
-
-        def open_by_search() -> bool:
-            display.key("ctrl+k")
-            wait_for(lambda: len(display.visible_windows(app.process.pid)) > 1, 10, "the search window")
-            display.type("Greeting")
-            time.sleep(1.0)
-            display.key("Return")
-            if display.visible_windows(app.process.pid) != [window]:
-                display.key("Escape")
-            wait_for(lambda: display.visible_windows(app.process.pid) == [window], 10, "the search window to close")
-            time.sleep(0.5)
-            shot = display.screenshot(shots / f"tools-{theme_name}-01-chat.png")
-            return len(shot.changed(empty, header)) > 50  # the chat’s title in the header
-
-        wait_for(open_by_search, 60, "the chat to open from the search", every=0.5)
-        before = display.screenshot(shots / f"tools-{theme_name}-01-chat.png")
+        # Ctrl+K finds the chat by its title; Enter opens it with the composer ready for typing.
+        before = open_by_search(display, app, window, shots, f"tools-{theme_name}")
         display.type(PROMPT)
         display.key("Return")
         wait_for(lambda: target.read_text() == AFTER, 45, "the model's edit of greet.py")
@@ -148,3 +155,50 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
         display.screenshot(shots / f"tools-{theme_name}-05-reverted.png")
     finally:
         app.close()
+
+
+def test_a_kill_9_while_a_card_waits_leaves_no_file_and_the_turn_interrupted(display, tmp_path, sse_server):
+    shots = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    project = tmp_path / "proj"
+    project.mkdir()
+    target = project / "greet.py"
+    target.write_text(BEFORE)
+    sse_server.serve_in_turn(
+        "/v1/chat/completions",
+        Script(chunks=[tool_call_body("write", {"path": "greet.py", "content": "big\n" * 200_000})]),
+        Script(chunks=[text_body("Not reached.")]),
+    )
+    app_root = tmp_path / "app"
+    seed(app_root / "data", project, sse_server.base_url, "light", permission_mode="ask")
+    app = App(display, app_root)
+    try:
+        window = app.wait_for_window()
+        app.focus()
+        before = open_by_search(display, app, window, shots, "kill-card")
+        border = themes.LIGHT.warning  # the permission card's left edge
+        display.type(PROMPT)
+        display.key("Return")
+
+        def card_shown() -> Shot | None:
+            shot = display.screenshot(shots / "kill-card-02-card.png")
+            return shot if colour_count(shot, border) > colour_count(before, border) + 150 else None
+
+        wait_for(card_shown, 45, "the permission card for the write", every=0.3)
+        assert any(app.data.joinpath("sessions").glob("*.inflight.json"))  # the round waits, checkpointed
+        os.killpg(app.process.pid, signal.SIGKILL)
+        app.process.wait(30)
+    finally:
+        app.close()
+    assert target.read_text() == BEFORE
+    assert sorted(path.name for path in project.iterdir()) == ["greet.py"]  # no temporary file left either
+    host = StdioHost(app_root / "data")
+    try:
+        [session] = host.call("session.list")["sessions"]
+        got = host.call("session.get", {"sessionId": session["id"]})
+        assert got["session"]["lastTurn"]["status"] == "aborted"
+        [call] = [b for m in got["messages"] for b in m["blocks"] if b["type"] == "tool_call"]
+        assert call["name"] == "write" and call["status"] == "aborted" and "result" not in call
+        assert host.call("audit.list", {"sessionId": session["id"]})["entries"] == []  # nothing ran
+    finally:
+        assert host.close() == 0

@@ -85,3 +85,43 @@ def test_revert_refuses_kept_bytes_that_are_damaged_and_changes_nothing(host, da
     assert error.code == "CONFLICT" and error.data.get("damaged") is True and "damaged" in error.message
     assert (project / "notes.txt").read_text() == "one\n2\n"
     assert not host.call("review.list", {"sessionId": sid})["snapshots"][0]["reverted"]
+
+
+def pending_round(mid="a1", call_id="c1", name="edit"):
+    """The round's checkpoint as the tool loop saves it before its calls run: the call still pending."""
+    block = {"type": "tool_call", "callId": call_id, "name": name, "args": {}, "status": "pending"}
+    return {"id": mid, "role": "assistant", "blocks": [block], "meta": {"status": "streaming"}}
+
+
+@pytest.mark.parametrize("file_replaced", [True, False])
+def test_a_change_made_before_a_kill_mid_round_is_recorded_with_its_round(
+    stdio_host, data_root, project, file_replaced
+):
+    host = stdio_host()
+    sid = host.call("session.create", {"projectPath": str(project)})["session"]["id"]
+    host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+    host.call("session.saveInflightMessage", {"sessionId": sid, "turnId": "t1", "message": pending_round()})
+    answer = edit(host, sid)  # the file is changed; the round holding its result is never stored
+    if not file_replaced:  # as if the kill came between the snapshot and the file's replacement
+        (project / "notes.txt").write_text("one\ntwo\n")
+    host.kill()
+    again = InProcessHost(paths.resolve(data_dir=data_root))
+    try:
+        got = again.call("session.get", {"sessionId": sid})
+        assert got["session"]["lastTurn"]["status"] == "aborted"
+        [call] = [b for m in got["messages"] for b in m["blocks"] if b["type"] == "tool_call"]
+        assert call["status"] == "aborted" and "result" not in call
+        audit = again.call("audit.list", {"sessionId": sid})["entries"]
+        artifacts = again.call("artifacts.list", {"sessionId": sid})["artifacts"]
+        if not file_replaced:  # nothing happened, so nothing is recorded
+            assert audit == [] and artifacts == [] and "review" not in (call.get("details") or {})
+            return
+        snapshot_id = answer["details"]["review"]["snapshotId"]
+        assert call["details"]["review"]["snapshotId"] == snapshot_id
+        [row] = audit
+        assert row["kind"] == "tool_execute" and row["payload"]["snapshotId"] == snapshot_id
+        assert [(a["path"], a["op"]) for a in artifacts] == [(str((project / "notes.txt").resolve()), "edit")]
+        assert again.call("review.revert", {"sessionId": sid, "snapshotId": snapshot_id}) == {"reverted": True}
+        assert (project / "notes.txt").read_text() == "one\ntwo\n"
+    finally:
+        again.stop()

@@ -42,11 +42,15 @@ def audit_rows(host, sid):
     return host.call("audit.list", {"sessionId": sid})["entries"]
 
 
+def artifacts(host, sid):
+    return [(a["path"], a["op"], a["updatedAt"]) for a in host.call("artifacts.list", {"sessionId": sid})["artifacts"]]
+
+
 def test_the_append_that_stores_the_result_writes_the_audit_row(host, project):
     sid = new_session(host, projectPath=str(project))
     answer = edit(host, sid)
     assert answer["ok"] is True and (project / "README.md").read_text() == "# Demo\nbye world\n"
-    assert audit_rows(host, sid) == []  # the command alone writes no row
+    assert audit_rows(host, sid) == [] and artifacts(host, sid) == []  # the command alone writes no row
     before = len(host.events)
     append(host, sid, round_message("a1", "c1", answer))
     [row] = audit_rows(host, sid)
@@ -54,9 +58,12 @@ def test_the_append_that_stores_the_result_writes_the_audit_row(host, project):
     assert (
         row["payload"]["callId"] == "c1" and row["payload"]["snapshotId"] == answer["details"]["review"]["snapshotId"]
     )
-    assert [t for t, _ in host.events[before:]] == ["session.changed"]  # one command stored both
+    # the edited file's artifacts row comes with it (spec 004 4.10: same transaction as the audit row)
+    assert artifacts(host, sid) == [(str(project.resolve() / "README.md"), "edit", answer["audit"]["ts"])]
+    # one command stored all three; Files changed is told to ask again
+    assert sorted(t for t, _ in host.events[before:]) == ["review.changed", "session.changed"]
     append(host, sid, round_message("a1", "c1", answer))  # a replay of the same message
-    assert len(audit_rows(host, sid)) == 1
+    assert len(audit_rows(host, sid)) == 1 and len(artifacts(host, sid)) == 1
 
 
 def test_a_denial_is_written_with_its_denied_result(host, project):
@@ -75,6 +82,9 @@ def test_a_denial_is_written_with_its_denied_result(host, project):
         {"kind": "tool_execute", "ts": 1, "payload": "x"},
         {"kind": "tool_execute", "ts": "soon", "payload": {}},
         "tool_execute",
+        {"kind": "tool_execute", "ts": 1, "payload": {}, "artifact": {"path": "relative.txt", "op": "edit"}},
+        {"kind": "tool_execute", "ts": 1, "payload": {}, "artifact": {"path": "/abs/x.txt", "op": "delete"}},
+        {"kind": "tool_denied", "ts": 1, "payload": {}, "artifact": {"path": "/abs/x.txt", "op": "edit"}},
     ],
 )
 def test_a_refused_append_writes_no_audit_row_and_no_line(host, project, bad):
@@ -85,7 +95,7 @@ def test_a_refused_append_writes_no_audit_row_and_no_line(host, project, bad):
         "session.appendMessage", {"sessionId": sid, "message": round_message("a1", "c1", {**answer, "audit": bad})}
     )
     assert error.code == "INVALID_PARAMS" and "audit" in error.message
-    assert audit_rows(host, sid) == [] and transcript_lines(host, sid) == lines
+    assert audit_rows(host, sid) == [] and transcript_lines(host, sid) == lines and artifacts(host, sid) == []
     assert host.call("session.get", {"sessionId": sid})["messages"] == []
 
 
@@ -115,6 +125,7 @@ def test_a_line_whose_index_commit_was_lost_gets_its_audit_row_once(location, pr
             assert [m["id"] for m in again.call("session.get", {"sessionId": sid})["messages"]] == ["a1"]
             [row] = audit_rows(again, sid)
             assert row["kind"] == "tool_execute" and row["payload"]["callId"] == "c1"
+            assert [a[:2] for a in artifacts(again, sid)] == [(str(project.resolve() / "README.md"), "edit")]
         finally:
             again.stop()
 

@@ -87,6 +87,44 @@ def test_auto_runs_the_tools_in_the_project(tmp_path, sse_server, project):
     assert sorted(with_host(tmp_path / "d", check)) == ["bash", "edit"]
 
 
+def test_every_tool_works_in_the_project_and_an_escape_is_refused_and_audited(tmp_path, sse_server, project):
+    (tmp_path / "secret.txt").write_text("top secret\n")  # beside the project, not in it
+    script(
+        sse_server,
+        ("read", {"path": "index.html"}),
+        ("write", {"path": "notes/todo.txt", "content": "greet\n"}),
+        ("edit", {"path": "index.html", "oldText": "Hi", "newText": "Hello"}),
+        ("bash", {"command": "cat notes/todo.txt index.html"}),
+        ("grep", {"pattern": "hello", "ignoreCase": True}),
+        ("find", {"pattern": "*.txt"}),
+        ("ls", {}),
+        ("read", {"path": "../secret.txt"}),
+    )
+    done = chat(tmp_path / "d", sse_server, project, "--permission-mode", "auto", "Use every tool")
+    assert done.returncode == 0, done.stderr
+    assert project.joinpath("index.html").read_text() == "<h1>Hello</h1>\n"
+    assert project.joinpath("notes", "todo.txt").read_text() == "greet\n"
+    results = [m["content"] for m in sse_server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert len(results) == 8
+    read, written, edited, ran, grepped, found, listed, escaped = results
+    assert read == "     1\t<h1>Hi</h1>\n"
+    assert written.startswith("Created notes/todo.txt") and edited.startswith("Edited index.html")
+    assert ran == "greet\n<h1>Hello</h1>\n"
+    assert grepped == "index.html:1:<h1>Hello</h1>" and found == "notes/todo.txt" and listed == "index.html\nnotes/"
+    assert "not here to approve" in escaped and str(tmp_path.resolve() / "secret.txt") in escaped
+    assert "top secret" not in escaped
+
+    def audited(host):
+        return [(e["kind"], e["payload"]) for e in host.call("audit.list", {"sessionId": session_of(done)})["entries"]]
+
+    rows = list(reversed(with_host(tmp_path / "d", audited)))  # oldest first
+    assert [(kind, payload["tool"]) for kind, payload in rows] == [
+        *(("tool_execute", tool) for tool in ("read", "write", "edit", "bash", "grep", "find", "ls")),
+        ("tool_denied", "read"),
+    ]
+    assert rows[-1][1]["outsideWorkspace"] is True and rows[-1][1]["nobodyToAsk"] is True
+
+
 def test_ask_without_interactive_denies_tells_the_model_and_goes_on(tmp_path, sse_server, project):
     script(sse_server, ("write", {"path": "new.txt", "content": "x"}), final="I was not allowed to write.")
     done = chat(tmp_path / "d", sse_server, project, "--permission-mode", "ask", "Write a file")

@@ -1,11 +1,12 @@
 """The host's file tools: workspace paths, limits, review snapshots and Revert, audit and artifacts rows."""
 
 import os
+import shutil
 
 import pytest
 
 from pidesktop.bus import HostError
-from tests.support.host_helpers import new_session
+from tests.support.host_helpers import append, new_session
 
 
 @pytest.fixture
@@ -134,15 +135,37 @@ def test_bad_arguments_name_the_field(host, project):
     assert info.value.code == "INVALID_PARAMS" and "oldText" in info.value.message
 
 
+def stored(host, sid, mid, *answers):
+    """Store a round whose tool calls carry these ``tools.run`` answers, as the runner does."""
+    blocks = [
+        {"type": "tool_call", "callId": f"c{n}", "name": "write", "args": {}, "status": "ok", "result": a["result"]}
+        | {"audit": a["audit"]}
+        for n, a in enumerate(answers)
+    ]
+    append(host, sid, {"id": mid, "role": "assistant", "blocks": blocks, "meta": {"status": "completed"}})
+
+
 def test_artifacts_list_the_workspace_files_changed_not_scratch(host, project):
     sid = new_session(host, projectPath=str(project))
-    run(host, sid, "write", {"path": "a.txt", "content": "1"})
-    run(host, sid, "edit", {"path": "a.txt", "oldText": "1", "newText": "2"})
+    written = run(host, sid, "write", {"path": "a.txt", "content": "1"})
+    edited = run(host, sid, "edit", {"path": "a.txt", "oldText": "1", "newText": "2"})
+    assert host.call("artifacts.list", {"sessionId": sid})["artifacts"] == []  # not before the results are stored
+    stored(host, sid, "a1", written, edited)
     artifacts = host.call("artifacts.list", {"sessionId": sid})["artifacts"]
     assert [(a["path"], a["op"]) for a in artifacts] == [(str(project.resolve() / "a.txt"), "edit")]
     lone = new_session(host)
-    run(host, lone, "write", {"path": "scratch.txt", "content": "1"})
+    stored(host, lone, "b1", run(host, lone, "write", {"path": "scratch.txt", "content": "1"}))
     assert host.call("artifacts.list", {"sessionId": lone})["artifacts"] == []
+    assert len(host.call("audit.list", {"sessionId": lone})["entries"]) == 1  # audited all the same
+
+
+def test_a_round_stored_after_its_change_was_reverted_leaves_the_revert_listed(host, project):
+    sid = new_session(host, projectPath=str(project))
+    written = run(host, sid, "write", {"path": "new.txt", "content": "1"})
+    host.call("review.revert", {"sessionId": sid, "snapshotId": written["details"]["review"]["snapshotId"]})
+    stored(host, sid, "a1", written)
+    [artifact] = host.call("artifacts.list", {"sessionId": sid})["artifacts"]
+    assert artifact["op"] == "delete" and not (project / "new.txt").exists()
 
 
 def test_ls_find_and_grep(host, project):
@@ -164,6 +187,32 @@ def test_grep_without_ripgrep_walks_in_python(host, project, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")  # no rg on the PATH the host thread reads
     sid = new_session(host, projectPath=str(project))
     assert run(host, sid, "grep", {"pattern": "hello"})["result"] == "README.md:2:hello world"
+
+
+def test_grep_and_find_leave_out_what_gitignore_ignores_with_or_without_ripgrep(host, project, monkeypatch):
+    (project / ".git").mkdir()  # a repository: its .gitignore files count, as they do for ripgrep
+    (project / ".gitignore").write_text("# built files\nbuild/\n*.log\n!keep.log\n/top.txt\n")
+    for rel in ("a.txt", "keep.log", "debug.log", "top.txt", "deep/top.txt", "build/x.txt", "sub/b.txt"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("needle\n")
+    (project / "sub" / ".gitignore").write_text("local.txt\n")
+    (project / "sub" / "local.txt").write_text("needle\n")
+    sid = new_session(host, projectPath=str(project))
+    wanted = ["a.txt", "deep/top.txt", "keep.log", "sub/b.txt"]
+
+    def both():
+        hits = run(host, sid, "grep", {"pattern": "needle"})["result"].splitlines()
+        found = run(host, sid, "find", {"pattern": "*"})["result"].splitlines()
+        return sorted(hit.split(":", 1)[0] for hit in hits), sorted(f for f in found if not f.endswith("README.md"))
+
+    if shutil.which("rg"):
+        assert both()[0] == wanted  # ripgrep itself
+    monkeypatch.setenv("PATH", "/nonexistent")  # the built-in walk
+    hits, found = both()
+    assert hits == wanted
+    assert found == sorted([*wanted, ".gitignore", "sub/.gitignore"])
+    (project / ".git").rmdir()  # not a repository: nothing is left out
+    assert len(both()[0]) == 8
 
 
 def test_a_long_output_is_cut_and_kept_whole_in_scratch(host, project):

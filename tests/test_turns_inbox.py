@@ -220,11 +220,14 @@ def test_boot_sweeps_orphan_scratch_folders_but_never_transcripts(stdio_host, da
     (data_root / "scratch" / sid).mkdir()
     (data_root / "scratch" / "gone-session").mkdir()
     (data_root / "visualizations" / "gone-session").mkdir()
+    (data_root / "review-changes" / sid / "1-a").mkdir(parents=True)
+    (data_root / "review-changes" / "gone-session" / "1-a").mkdir(parents=True)  # a deleted chat's snapshots
     again = stdio_host()
     again.call("app.handshake", {"protocolVersion": 1})
-    assert (data_root / "scratch" / sid).exists()
+    assert (data_root / "scratch" / sid).exists() and (data_root / "review-changes" / sid / "1-a").exists()
     assert not (data_root / "scratch" / "gone-session").exists()
     assert not (data_root / "visualizations" / "gone-session").exists()
+    assert not (data_root / "review-changes" / "gone-session").exists()
 
 
 def test_notifications_made_in_one_millisecond_prune_and_page_in_the_order_they_were_made(tmp_path):

@@ -73,7 +73,7 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     GREP: _tool(
         GREP,
         "Search file contents for a regular expression (or literal text); returns path:line:text lines. "
-        "Skips .git and dependency folders.",
+        "Skips .git, dependency folders and what .gitignore ignores.",
         {
             "pattern": {"type": "string", "description": "A regular expression, or text when literal is true."},
             "path": {"type": "string", "description": "A folder or file to search (default: the workspace)."},

@@ -258,6 +258,8 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
                 else block
                 for block in message["blocks"]
             ]
+            # a write or edit that changed its file before the crash is recorded like any stored change
+            message["blocks"] = review.settle_aborted_calls(ctx, session_id, turn_id, message["blocks"])
         try:
             messages.append(ctx, session_id, message, turn_id)
             promoted += 1

@@ -79,7 +79,10 @@ def is_streaming(message: dict[str, Any]) -> bool:
 
 
 # -- session.appendMessage ------------------------------------------------------------
-@command("session.appendMessage", emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED, topics.INDEX_PROGRESS])
+@command(
+    "session.appendMessage",
+    emits=[topics.QUEUE_CHANGED, topics.SESSION_CHANGED, topics.INDEX_PROGRESS, topics.REVIEW_CHANGED],
+)
 def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     message = message_param(p)
@@ -97,6 +100,8 @@ def append_message(ctx: HostContext, p: Params) -> dict[str, Any]:
     )
     if result.pop("dequeued", False):
         queue.changed(ctx, session_id)
+    if result.pop("artifactsChanged", False):  # Files changed lists what this round's results stored
+        ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id})
     return result
 
 
@@ -108,7 +113,8 @@ def append(
     ``queue_entry_id`` names the queued prompt this user line starts: the entry
     leaves the queue in the same transaction as the line's index row (or, for a
     replay, once the line is known to be stored). ``dequeued`` in the result
-    says whether it did.
+    says whether it did; ``artifactsChanged``, whether its tool results upserted
+    ``artifacts`` rows.
     """
     conn = ctx.conn
     now = ctx.clock()
@@ -123,17 +129,18 @@ def append(
 
     dequeued = False
     if indexed is not None:
-        _settle_replay(ctx, session_id, message)
+        touched = _settle_replay(ctx, session_id, message)
         inflight.remove_if_message(ctx, session_id, message["id"])
         if queue_entry_id is not None:
             with conn:
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
-        return {"message": {"id": message["id"], "seq": indexed[1]}, **remapped, "dequeued": dequeued}
+        reply = {"message": {"id": message["id"], "seq": indexed[1]}, **remapped, "dequeued": dequeued}
+        return {**reply, "artifactsChanged": touched > 0}
 
     if ctx.transcripts.find(session_id, message["id"]) is not None:
         # An earlier append wrote the line but its index commit never landed:
         # update the line(s) in place and rebuild the index from the file.
-        seq = _replace_lines_and_reindex(ctx, session_id, message, turn_id, now)
+        seq, touched = _replace_lines_and_reindex(ctx, session_id, message, turn_id, now)
         if queue_entry_id is not None:
             with conn:
                 dequeued = queue.consume(conn, session_id, queue_entry_id)
@@ -150,7 +157,8 @@ def append(
                 seq = message_index.insert(
                     conn, session_id, message, message_index.valid_turn(conn, session_id, turn_id), now
                 )
-                audit_rows.record_blocks(conn, session_id, message)  # a tool call's audit row goes with its result
+                # a tool call's audit row (and a changed file's artifacts row) goes with its result
+                touched = audit_rows.record_blocks(conn, session_id, message).artifacts
                 if length is not None:
                     index_sync.record_length(conn, session_id, length, now)
                 if message["role"] == "user":
@@ -161,7 +169,8 @@ def append(
             _take_back(ctx, session_id, start)  # an error reply means "not stored"
             raise
     inflight.remove_if_message(ctx, session_id, message["id"])
-    return {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
+    reply = {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
+    return {**reply, "artifactsChanged": touched > 0}
 
 
 def _take_back(ctx: HostContext, session_id: str, start: int | None) -> None:
@@ -174,33 +183,37 @@ def _take_back(ctx: HostContext, session_id: str, start: int | None) -> None:
         log.exception("could not take back the line of a failed append to session %s", session_id)
 
 
-def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> None:
+def _settle_replay(ctx: HostContext, session_id: str, message: dict[str, Any]) -> int:
     """A replay of an indexed id is a no-op, except a terminal assistant replacing its streaming row, and a
-    terminal snapshot of a running delegation replacing only that tool result (``delegation.settle``)."""
+    terminal snapshot of a running delegation replacing only that tool result (``delegation.settle``).
+    How many ``artifacts`` rows it upserted."""
     if is_streaming(message):
-        return
+        return 0
     found = ctx.transcripts.find(session_id, message["id"])
     if found is None:
-        return
+        return 0
     if not is_streaming(found[1]):
         settled = delegation.settle(_strip_type(found[1]), message)
         if settled is None:
-            return
+            return 0
         message = settled
     elif message["role"] != "assistant":
-        return
+        return 0
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
     review_files.make_durable(ctx, session_id, message)
     ctx.transcripts.rewrite(session_id, records)
     with ctx.conn:
         message_index.update_content(ctx.conn, message["id"], message)
-        audit_rows.record_blocks(ctx.conn, session_id, message, stored=found[1])  # results the stored row lacked
+        # results the stored row lacked
+        touched = audit_rows.record_blocks(ctx.conn, session_id, message, stored=found[1]).artifacts
+    return touched
 
 
 def _replace_lines_and_reindex(
     ctx: HostContext, session_id: str, message: dict[str, Any], turn_id: str | None, now: int
-) -> int:
+) -> tuple[int, int]:
+    """The message's seq, and how many ``artifacts`` rows its tool results upserted."""
     transcript = ctx.transcripts.read_all(session_id)
     records = _records_with(transcript, message)
     review_files.make_durable(ctx, session_id, message)
@@ -208,13 +221,14 @@ def _replace_lines_and_reindex(
     messages = [r for r in records if r.get("type") == "message"]
     with ctx.conn:
         message_index.rebuild(ctx.conn, session_id, [_strip_type(m) for m in messages], now)
-        audit_rows.record_blocks(ctx.conn, session_id, message)  # its index row never landed, nor did its audit rows
+        # its index row never landed, nor did its audit rows
+        touched = audit_rows.record_blocks(ctx.conn, session_id, message).artifacts
         link = message_index.valid_turn(ctx.conn, session_id, turn_id)
         if link is not None:
             ctx.conn.execute("UPDATE messages SET turn_id = ? WHERE id = ?", (link, message["id"]))
         ctx.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
         seq: int = one_row(ctx.conn.execute("SELECT seq FROM messages WHERE id = ?", (message["id"],)))[0]
-    return seq
+    return seq, touched
 
 
 def _records_with(transcript: Transcript, message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ spilled and audited.
 - ``workspace``: the chat's folder and resolving a path inside it
 - ``limits``: pi's 2,000 lines / 50 KiB cut, the rest under ``tool-output/``
 - ``files``: read, write, edit, ls, find, grep
+- ``gitignore``: the ``.gitignore`` rules the built-in walk follows without ripgrep
 - ``review``: snapshots before a change, ``review.list`` / ``review.revert``
 - ``audit``: ``audit_log`` and ``artifacts`` rows, ``audit.list`` / ``artifacts.list``
 - ``commands``: the ``tools.*`` commands the runner calls

@@ -4,14 +4,16 @@
 - ``tools.prepare``: what a permission card shows (title, the diff or command,
   whether the path leaves the workspace), without changing anything;
 - ``tools.run``: run ``read``/``write``/``edit``/``ls``/``find``/``grep``;
-  a write or edit keeps its review snapshot, then changes the file, then
-  stores its ``artifacts`` row;
+  a write or edit keeps its review snapshot, then changes the file; its
+  ``artifacts`` row travels with its audit record;
 - ``tools.recordShell``: a ``bash`` command's output, cut and spilled;
 - ``tools.deny``: the record of a call that was not run.
 
 Each answers with ``audit``, the call's ``tool_execute`` or ``tool_denied``
 row, which is written with the call's result when the message holding it is
-stored (``audit_rows.record_blocks``).
+stored (``audit_rows.record_blocks``); a successful write or edit of a
+workspace file adds ``audit.artifact``, upserted into ``artifacts`` by that
+same transaction (spec 004, 4.10).
 
 A problem with the call itself (no such file, bad arguments, a path outside
 the workspace) is an answer with ``ok: false`` and a ``result`` the model
@@ -185,13 +187,13 @@ def tools_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     payload = {"tool": tool, "turnId": turn_id, "callId": call_id, "path": str(resolved.path), "ok": answer["ok"]}
     if resolved.outside:
         payload["outsideWorkspace"] = True
+    artifact = None
     if review_record is not None:
         payload["snapshotId"] = review_record["snapshotId"]
-        if not ws.scratch and not resolved.outside:
-            with ctx.conn:
-                audit_rows.touch_artifact(ctx.conn, session_id, resolved.path, str(review_record["op"]), turn_id, now)
+        if not ws.scratch and not resolved.outside:  # a workspace deliverable: upserted with the audit row
+            artifact = {"path": str(resolved.path), "op": str(review_record["op"])}
         ctx.emit(topics.REVIEW_CHANGED, {"sessionId": session_id, "snapshotId": review_record["snapshotId"]})
-    return {**answer, "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, now, payload)}
+    return {**answer, "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, now, payload, artifact)}
 
 
 def _image(ctx: HostContext, resolved: workspace.Resolved) -> dict[str, Any] | None:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pidesktop.host.tools import gitignore
+
 READ_DEFAULT_LIMIT = 2000
 LIST_DEFAULT_LIMIT = 500
 FIND_DEFAULT_LIMIT = 1000
@@ -125,11 +127,22 @@ def list_dir(path: Path, shown: str, limit: int | None) -> str:
 
 
 def _walk(root: Path) -> list[Path]:
-    """Files under ``root``, skipping version-control and dependency folders; sorted for stable output."""
+    """Files under ``root``, skipping version-control and dependency folders, and in a Git repository what
+    its ``.gitignore`` files ignore (as ripgrep does); sorted for stable output."""
     found: list[Path] = []
+    rules = gitignore.outer_rules(root) if gitignore.in_repository(root) else None
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(name for name in dirs if name not in SKIPPED_DIRS)
-        found.extend(Path(folder, name) for name in sorted(files))
+        if rules is None:
+            found.extend(Path(folder, name) for name in sorted(files))
+            continue
+        here = Path(folder).relative_to(root).as_posix()
+        base = "" if here == "." else here
+        if ".gitignore" in files:
+            rules = [*rules, *gitignore.read(Path(folder, ".gitignore"), base)]
+        prefix = f"{base}/" if base else ""  # rules of a .gitignore further down apply only below it
+        dirs[:] = [name for name in dirs if not gitignore.ignored(rules, prefix + name, True)]
+        found.extend(Path(folder, name) for name in sorted(files) if not gitignore.ignored(rules, prefix + name, False))
     return found
 
 

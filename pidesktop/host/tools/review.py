@@ -44,6 +44,7 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sessions import audit_rows, review_files
 from pidesktop.host.sessions import commands as sessions
+from pidesktop.host.tools import workspace
 from pidesktop.host.tools.writing import replace_file
 
 MAX_BEFORE = 1024 * 1024
@@ -162,6 +163,65 @@ def _load(ctx: HostContext, session_id: str, snapshot_id: str) -> dict[str, Any]
     except (OSError, orjson.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) and meta.get("owner") == OWNER else None
+
+
+def settle_aborted_calls(ctx: HostContext, session_id: str, turn_id: str | None, blocks: list[Any]) -> list[Any]:
+    """The blocks of a round a crash interrupted, each aborted ``write``/``edit`` that did change its file
+    given its snapshot (``details.review``) and its ``tool_execute`` record (with its ``artifact``).
+
+    The round's checkpoint is saved before its calls run, so a crash after a
+    change and before the round is stored leaves the call ``pending`` (then
+    ``aborted``) with no result. Its snapshot names the turn and the call; when
+    the file still holds what the tool wrote, the change happened: the stored
+    round then records it, audit row and ``artifacts`` row in the transaction
+    that stores it, like any other change, and its Revert is offered.
+    """
+    if turn_id is None:
+        return blocks
+    base = review_files.folder(ctx, session_id)
+    aborted = {
+        block.get("callId"): number
+        for number, block in enumerate(blocks)
+        if isinstance(block, dict)
+        and block.get("type") == "tool_call"
+        and block.get("status") == "aborted"
+        and block.get("name") in ("write", "edit")
+        and "audit" not in block
+    }
+    if not aborted or not base.is_dir():
+        return blocks
+    settled = list(blocks)
+    for name in sorted(child.name for child in base.iterdir()):
+        meta = _load(ctx, session_id, name) if set(name) <= review_files.ID_CHARS else None
+        if meta is None or meta.get("turnId") != turn_id or meta.get("callId") not in aborted:
+            continue
+        path = Path(str(meta["path"]))
+        try:
+            changed = sha256(path.read_bytes()) == meta.get("afterSha256")
+        except OSError:
+            changed = False
+        if not changed:
+            continue  # the crash came before the file was replaced: nothing happened
+        number = aborted[str(meta["callId"])]
+        payload = {
+            "tool": meta.get("op"),
+            "turnId": turn_id,
+            "callId": meta["callId"],
+            "path": str(path),
+            "ok": True,
+            "snapshotId": meta["snapshotId"],
+            "recoveredAfterCrash": True,
+        }
+        ws = workspace.of(ctx, session_id)
+        inside = path == ws.root or ws.root in path.parents
+        artifact = {"path": str(path), "op": str(meta.get("op"))} if inside and not ws.scratch else None
+        stamp = ctx.clock()
+        settled[number] = {
+            **settled[number],
+            "details": {**(settled[number].get("details") or {}), "review": to_wire(meta)},
+            "audit": audit_rows.pending(audit_rows.TOOL_EXECUTE, stamp, payload, artifact),
+        }
+    return settled
 
 
 @command("review.list", emits=[])

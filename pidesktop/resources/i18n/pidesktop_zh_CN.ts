@@ -4062,6 +4062,18 @@ This cannot be undone.</source>
 <context>
     <name>TaskEditor</name>
     <message>
+        <source>Default: ask first (Run now follows Settings)</source>
+        <translation>默认：先询问（立即运行时按设置）</translation>
+    </message>
+    <message>
+        <source>A scheduled run has nobody to ask: a change or command that needs asking is skipped, and the model is told why.</source>
+        <translation>定时运行时无人可问：需要询问的更改或命令会被跳过，并告知模型原因。</translation>
+    </message>
+    <message>
+        <source>Permissions</source>
+        <translation>权限</translation>
+    </message>
+    <message>
         <source>Every few minutes</source>
         <translation>每隔几分钟</translation>
     </message>

@@ -1,4 +1,10 @@
-"""The editor of one automation: name, prompt, schedule, model, thinking, project or folder, chat, mode, on/off.
+"""The editor of one automation: name, prompt, schedule, model, thinking, project or folder, chat, mode,
+permissions, on/off.
+
+Permissions is the task's own ``permissionMode`` (spec 004, 4.11): without
+one, a scheduled run asks first (and, with nobody there to answer, what
+needs asking is skipped and the model told why) and Run now follows the
+default in Settings.
 
 Input is checked as it is typed (a time that is not HH:MM, no weekday, an
 empty name or prompt) and again by the host; either way the message stands
@@ -30,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pidesktop.ui.chat import permission_modes
 from pidesktop.ui.kit.plain_errors import sentence
 
 KINDS = (
@@ -78,6 +85,7 @@ _FIELD_LABELS = {
     "thinkingLevel": "model",
     "workspacePath": "project",
     "sessionMode": "chat",
+    "permissionMode": "permissions",
 }
 
 
@@ -143,6 +151,21 @@ class TaskEditor(QWidget):
         self.mode_hint.setObjectName("muted")
         self.mode_hint.setWordWrap(True)
         self.mode_hint.hide()
+        self.permission = QComboBox()
+        self.permission.addItem(self.tr("Default: ask first (Run now follows Settings)"), None)
+        for key, _label, _tip in permission_modes.MODES:
+            self.permission.addItem(permission_modes.label(key), key)
+            self.permission.setItemData(
+                self.permission.count() - 1, permission_modes.tip(key), Qt.ItemDataRole.ToolTipRole
+            )
+        self.permission_hint = QLabel(
+            self.tr(
+                "A scheduled run has nobody to ask: a change or command that needs asking is skipped, "
+                "and the model is told why."
+            )
+        )
+        self.permission_hint.setObjectName("muted")
+        self.permission_hint.setWordWrap(True)
         self.enabled = QCheckBox(self.tr("Run on this schedule"))
         self.enabled.setChecked(True)
         self.save_button = QPushButton(self.tr("Save"))
@@ -164,6 +187,8 @@ class TaskEditor(QWidget):
         form.addRow(self.tr("Chat"), self._with_error("chat", self.session_mode))
         form.addRow(self.tr("Mode"), self._with_error("mode", self.mode))
         form.addRow("", self.mode_hint)  # wraps: a row of its own, so the form measures it
+        form.addRow(self.tr("Permissions"), self._with_error("permissions", self.permission))
+        form.addRow("", self.permission_hint)
         form.addRow("", self.enabled)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -179,6 +204,9 @@ class TaskEditor(QWidget):
             lambda: self.mode_hint.setVisible(self.mode.currentData() in ("plan", "goal"))
         )
         self.project.currentIndexChanged.connect(lambda: self.folder.setVisible(self.project.currentData() is None))
+        self.permission.currentIndexChanged.connect(
+            lambda: self.permission_hint.setVisible(self.permission.currentData() != "auto")
+        )
         self.folder.textChanged.connect(lambda: self.errors["project"].isHidden() or self._check_folder())
         self.name.textChanged.connect(lambda: self._recheck("name", self.name.text()))
         self.prompt.textChanged.connect(lambda: self._recheck("prompt", self.prompt.toPlainText()))
@@ -251,6 +279,8 @@ class TaskEditor(QWidget):
         self.folder.setVisible(self.project.currentData() is None)
         self._select(self.session_mode, task.get("sessionMode", "perRun"))
         self._select(self.mode, task.get("mode", "agent"))
+        self._select(self.permission, task.get("permissionMode"))
+        self.permission_hint.setVisible(self.permission.currentData() != "auto")
         self.enabled.setChecked(task.get("enabled", True))
 
     @staticmethod
@@ -366,6 +396,7 @@ class TaskEditor(QWidget):
             "workspacePath": (self.folder.text().strip() or None) if self.project.currentData() is None else None,
             "sessionMode": self.session_mode.currentData(),
             "mode": self.mode.currentData(),
+            "permissionMode": self.permission.currentData(),
             "enabled": self.enabled.isChecked(),
         }
 
