@@ -60,6 +60,18 @@ def test_titles_projects_and_settings_come_back_after_the_database_is_lost(stdio
     assert h.close() == 0
 
 
+@pytest.mark.parametrize("mode", ["plan", "goal"])
+def test_every_mode_a_chat_can_be_in_comes_back(stdio_host, data_root, mode):
+    h = stdio_host()
+    sid = h.call("session.create", {"title": "Moded"})["session"]["id"]
+    h.call("session.update", {"sessionId": sid, "mode": mode})
+    assert h.close() == 0
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("session.get", {"sessionId": sid})["session"]["mode"] == mode
+    assert h.close() == 0
+
+
 def test_a_rewrite_keeps_what_the_info_lines_said(stdio_host, data_root):
     h = stdio_host()
     sid = h.call("session.create", {"title": "Kept"})["session"]["id"]
@@ -235,3 +247,14 @@ def test_turns_usage_inbox_plans_automations_and_revisions_come_back(stdio_host,
     for part in before:
         assert after[part] == before[part], (part, differences(before[part], after[part]))
     assert h.close() == 0
+
+
+def test_the_rebuild_knows_every_value_session_update_takes():
+    from pidesktop.host.sessions import commands, session_info
+
+    for field, values in (
+        ("mode", commands.MODES),
+        ("thinkingLevel", commands.THINKING_LEVELS),
+        ("permissionMode", commands.PERMISSION_MODES),
+    ):
+        assert all(session_info._valid(field, value) for value in values), field
