@@ -75,6 +75,7 @@ def test_a_read_only_mount_answers_every_call_with_storage_unavailable(stdio_hos
     for reply in replies:
         assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE"
         assert "Read-only file system" in reply["error"]["data"]["reason"]
+        assert reply["error"]["data"]["cause"] == "readOnly"  # what a client words its advice by
     assert proc.returncode == 2
 
 
@@ -104,6 +105,7 @@ def test_a_0500_data_folder_another_user_owns_answers_every_call(tmp_path):
     for reply in replies:
         assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE"
         assert str(data) in reply["error"]["data"]["reason"]
+        assert reply["error"]["data"]["cause"] == "permission"
 
 
 def finished(h: StdioHost, job: str) -> dict:

@@ -2398,6 +2398,18 @@ This cannot be undone.</source>
         <translation>等待保存的回复太多，这条回复已被暂存，会在 pidesktop 再次启动时出现。</translation>
     </message>
     <message>
+        <source>Your data folder is on a read-only disk, so pidesktop can’t save anything. Make it writable, or start pidesktop with --data-dir set to another folder.</source>
+        <translation>数据文件夹位于只读磁盘上，pidesktop 无法保存任何内容。请让它可写，或用 --data-dir 指定另一个文件夹启动 pidesktop。</translation>
+    </message>
+    <message>
+        <source>pidesktop may not write to your data folder. Give your user write access to it, or start pidesktop with --data-dir set to another folder.</source>
+        <translation>pidesktop 无权写入数据文件夹。请给当前用户写入权限，或用 --data-dir 指定另一个文件夹启动 pidesktop。</translation>
+    </message>
+    <message>
+        <source>The disk of your data folder is full, so pidesktop can’t start. Free some space, then start it again.</source>
+        <translation>数据文件夹所在的磁盘已满，pidesktop 无法启动。请释放一些空间后再启动。</translation>
+    </message>
+    <message>
         <source>Your data folder refused the change. Check its permissions; Details names the file.</source>
         <translation>数据文件夹拒绝了这次更改。请检查它的权限；详情中写明了文件。</translation>
     </message>
