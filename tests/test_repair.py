@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import apsw
+import pytest
 
 from tests.support.repo import REPO
 
@@ -104,6 +105,30 @@ def test_a_command_that_meets_a_damaged_search_page_repairs_it_at_once(stdio_hos
     assert "has been rebuilt from your chat files" in reply["error"]["message"]
     check_rebuilt(h, sids, data_root, tmp_path)  # at once, without a restart
     assert h.close() == 0
+
+
+@pytest.mark.parametrize("table", ["messages_fts_data", "messages"])
+def test_an_append_that_meets_a_damaged_page_stores_nothing_and_goes_when_sent_again(
+    stdio_host, data_root, tmp_path, table
+):
+    """A page of the search index or of ``messages`` damaged after a clean close (so no check at start):
+    the append's line was written before its index commit met the damage. The error reply means "not
+    stored" (the line is taken back), the database is rebuilt at once, and the same append then goes."""
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage(data_root, table)
+    h = stdio_host()
+    message = {"id": "late", "role": "user", "blocks": [{"type": "text", "text": "written after the damage"}]}
+    reply = h.request("session.appendMessage", {"sessionId": sids[0], "message": message})
+    assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE" and reply["error"]["data"]["damaged"] is True
+    transcript = data_root / "sessions" / f"{sids[0]}.jsonl"
+    assert b'"late"' not in transcript.read_bytes()
+    assert h.call("session.get", {"sessionId": sids[0]})["session"]["messageCount"] == 3
+    check_rebuilt(h, sids, data_root, tmp_path)
+    assert h.call("session.appendMessage", {"sessionId": sids[0], "message": message})["message"]["seq"] == 4
+    assert [hit["messageId"] for hit in h.call("search.query", {"query": "damage"})["results"]] == ["late"]
+    assert h.close() == 0
+    assert transcript.read_bytes().count(b'"late"') == 1
 
 
 def data_repair(root: Path) -> subprocess.CompletedProcess:
