@@ -109,7 +109,7 @@ def test_the_rebuild_is_told_once(stdio_host, data_root):
     assert h.close() == 0
 
 
-def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_hosts):
+def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_hosts, shot):
     seed = InProcessHost(location)
     try:
         seed.call("session.create", {"title": "Lisbon"})
@@ -119,9 +119,32 @@ def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_h
     win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
     assert win.notice.isVisible()
     assert "A chat was rebuilt from its file" in win.notice.label.text()
-    assert "could not be recovered" in win.notice.label.text()
+    assert "could not be recovered: app settings, providers, project memory." in win.notice.label.text()
+    assert "damaged" not in win.notice.label.text()  # lost, not damaged: nothing was set aside
     assert not win.notice.details_button.isVisible()  # news, not an error
-    win.grab().save("/tmp/pidesktop-rebuilt-note.png")
+    shot(win, "rebuilt-note")
+    win.close()
+
+
+def test_the_window_says_a_damaged_database_was_set_aside_and_what_came_back(qtbot, qloop, location, loop_hosts, shot):
+    from tests.test_repair import damage_schema_page
+
+    seed = InProcessHost(location)
+    try:
+        seed.call("session.create", {"title": "Lisbon"})
+        seed.call("settings.set", {"patch": {"theme": "dark"}})
+    finally:
+        seed.stop()
+    damage_schema_page(location.data_root)
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    said = win.notice.label.text()
+    shot(win, "repaired-at-start-note")
+    assert said.startswith(
+        "Your database was damaged and has been rebuilt; the damaged copy is kept as pi.sqlite.damaged-"
+    )
+    assert "A chat was rebuilt from its file" in said
+    assert "could not be recovered" not in said  # state-snapshot.json gave the settings back
+    assert [s["title"] for s in win.client.call_blocking("session.list", {})["sessions"]] == ["Lisbon"]
     win.close()
 
 

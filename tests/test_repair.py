@@ -213,6 +213,38 @@ def test_the_repair_command_on_a_sound_database_only_heals_the_index(stdio_host,
     assert h.close() == 0
 
 
+def damage_schema_page(root: Path) -> None:
+    """Page 1 past its file header: the schema table, without which nothing can be salvaged from the file."""
+    conn = apsw.Connection(str(root / "pi.sqlite"))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(root / "pi.sqlite", "r+b") as out:
+        out.seek(100)
+        out.write(b"\xa5" * (page_size - 100))
+
+
+@pytest.mark.parametrize("snapshot", ["kept", "lost too"])
+def test_what_could_not_be_recovered_counts_what_the_snapshot_gave_back(stdio_host, data_root, tmp_path, snapshot):
+    """Nothing salvages from a damaged schema page; state-snapshot.json gives the settings, providers and
+    projects back, and only what it did not give back is reported as not recovered."""
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage_schema_page(data_root)
+    if snapshot == "lost too":
+        (data_root / "state-snapshot.json").unlink()
+    h = stdio_host()
+    rebuilt = h.call("app.handshake", {"protocolVersion": 1})["rebuilt"]
+    assert rebuilt["repaired"]["salvaged"] == {}
+    if snapshot == "kept":
+        assert rebuilt["notRecovered"] == []
+        assert h.call("settings.get", {})["settings"]["theme"] == "dark"
+    else:
+        assert rebuilt["notRecovered"] == ["models", "projects", "providers", "scheduled_tasks", "settings"]
+        assert h.call("settings.get", {})["settings"]["theme"] != "dark"
+    assert h.close() == 0
+
+
 def test_a_damaged_schema_page_is_repaired_not_refused(stdio_host, data_root, tmp_path):
     """Page 1 past its file header holds the schema table: reading the version met it and refused to start."""
     h, sids = seeded(stdio_host, tmp_path)

@@ -1526,8 +1526,36 @@ Size: %2</source>
         </translation>
     </message>
     <message>
-        <source>Settings, providers and project memory could not be recovered: set them again if you had changed them.</source>
-        <translation>应用设置、服务提供方和项目记忆无法恢复：如果你曾修改过，请重新设置。</translation>
+        <source>Your database was damaged and has been rebuilt; the damaged copy is kept as %1.</source>
+        <translation>数据库已损坏并已重建；损坏的副本保存为 %1。</translation>
+    </message>
+    <message>
+        <source>app settings</source>
+        <translation>应用设置</translation>
+    </message>
+    <message>
+        <source>providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>project memory</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>These could not be recovered: %1. Set them again if you had changed them.</source>
+        <translation>以下内容无法恢复：%1。如果你曾修改过，请重新设置。</translation>
     </message>
     <message>
         <source>New chat (Ctrl+N)</source>
