@@ -281,3 +281,27 @@ def test_the_rebuild_knows_every_value_session_update_takes():
         ("permissionMode", commands.PERMISSION_MODES),
     ):
         assert all(session_info._valid(field, value) for value in values), field
+
+
+def test_a_pinned_chat_is_still_pinned_after_the_database_is_lost(qtbot, qloop, location, loop_hosts, tmp_path):
+    """A chat's pin lives in the window's preferences.json, keyed by the chat's id, which the rebuild keeps
+    (the transcript's name): losing pi.sqlite does not unpin it."""
+    from pidesktop.ui.kit.prefs import Preferences
+
+    seed = InProcessHost(location)
+    try:
+        pinned = seed.call("session.create", {"title": "Pinned one"})["session"]["id"]
+        seed.call("session.create", {"title": "Loose one"})
+    finally:
+        seed.stop()
+    prefs = Preferences(tmp_path / "ui")
+    prefs.set_session_flag(pinned, "pinned", True)
+    lose_database(location.data_root, "delete")
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None, prefs=Preferences(tmp_path / "ui"))
+    model = win.model
+    groups = {model.index(r, 0).data(): model.index(r, 0) for r in range(model.rowCount())}
+    assert list(groups) == ["Pinned", "Chats"]
+    assert [model.index(r, 0, groups["Pinned"]).data() for r in range(model.rowCount(groups["Pinned"]))] == [
+        "Pinned one"
+    ]
+    win.close()
