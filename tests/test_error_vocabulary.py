@@ -94,6 +94,22 @@ def test_a_refusal_reads_as_where_it_came_from(qapp, data, start):
     assert sentence(HostError(ErrorCode.PERMISSION_DENIED, "refused", data)).startswith(start)
 
 
+@pytest.mark.parametrize(
+    ("cause", "start"),
+    [
+        ("readOnly", "Your data folder is on a read-only disk"),
+        ("permission", "pidesktop may not write to your data folder"),
+        ("full", "The disk of your data folder is full"),
+        (None, "Your data folder can’t be reached right now"),
+    ],
+)
+def test_a_data_folder_that_cannot_be_used_reads_as_what_to_do_about_it(qapp, cause, start):
+    from pidesktop.ui.kit.plain_errors import sentence
+
+    data = {"reason": "[Errno 30] Read-only file system"} | ({} if cause is None else {"cause": cause})
+    assert sentence(HostError(ErrorCode.STORAGE_UNAVAILABLE, "cannot open", data)).startswith(start)
+
+
 def test_an_unknown_code_reads_as_its_fallback_or_the_general_sentence(qapp):
     from pidesktop.ui.kit.plain_errors import SENTENCES, sentence_for_code
 

@@ -7,9 +7,12 @@ line and its index commit, a transcript cut by outside damage.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from pidesktop.storage import verify
 from tests.support.crash_support import db_rows
@@ -36,7 +39,8 @@ def transcript(root: Path, sid: str) -> Path:
     return root / "sessions" / f"{sid}.jsonl"
 
 
-def test_a_lost_wal_after_a_kill_leaves_no_line_unindexed(stdio_host, data_root):
+@pytest.mark.parametrize("clock", ["steady", "stepped back"])
+def test_a_lost_wal_after_a_kill_leaves_no_line_unindexed(stdio_host, data_root, clock):
     h = stdio_host()
     sid = h.call("session.create", {"title": "wal"})["session"]["id"]
     for n in range(2):
@@ -50,6 +54,9 @@ def test_a_lost_wal_after_a_kill_leaves_no_line_unindexed(stdio_host, data_root)
     for suffix in ("-wal", "-shm"):
         (data_root / f"pi.sqlite{suffix}").unlink(missing_ok=True)
     assert indexed_ids(data_root, sid) == ["m0", "m1"]
+    if clock == "stepped back":  # the wall clock went back an hour during the run: the file looks older
+        hour_ago = time.time() - 3600
+        os.utime(transcript(data_root, sid), (hour_ago, hour_ago))
 
     report = verify.verify(data_root)
     assert not report.ok
@@ -145,3 +152,23 @@ def test_each_append_records_the_length_its_index_matches(stdio_host, data_root)
     h = stdio_host()
     assert h.call("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["messageCount"] == 10
     assert h.close() == 0
+
+
+def test_a_transcript_cut_short_mid_line_is_followed_by_count_search_and_next_seq(stdio_host, data_root):
+    """Outside damage cut the file in the middle of m6's line: m6 to m9 are gone from the index too."""
+    sid = cut_setup(stdio_host, data_root)
+    path = transcript(data_root, sid)
+    data = path.read_bytes()
+    start = data.index(b'"id":"m6"')
+    path.write_bytes(data[: data.rindex(b"\n", 0, start) + 20])  # the header and m0-m5 whole, then 19 bytes of m6
+
+    h = stdio_host()
+    assert h.call("session.get", {"sessionId": sid, "messageLimit": 1})["session"]["messageCount"] == 6
+    assert [m["id"] for m in h.call("session.get", {"sessionId": sid})["messages"]] == [f"m{n}" for n in range(6)]
+    assert found(h, "cutword5") == ["m5"]
+    assert found(h, "cutword7") == []
+    assert append(h, sid, "m10", "after the cut")["message"]["seq"] == 7
+    assert h.close() == 0
+    assert indexed_ids(data_root, sid) == [*(f"m{n}" for n in range(6)), "m10"]
+    assert file_ids(data_root, sid) == [*(f"m{n}" for n in range(6)), "m10"]  # the torn bytes are gone
+    assert verify.verify(data_root).ok

@@ -61,6 +61,42 @@ def test_the_in_process_host_refuses_the_same(host):
     assert refused.value.code == ErrorCode.INVALID_PARAMS
 
 
+@pytest.mark.parametrize(
+    "method, params, field",
+    [
+        ("settings.set", {"patch": {"composerDrafts": "DEEP"}}, "patch.composerDrafts"),
+        (
+            "session.saveInflightMessage",
+            {"turnId": "t1", "message": {**msg("r1", "assistant"), "meta": "DEEP"}},
+            "message.meta",
+        ),
+        (
+            "session.saveInflightMessage",
+            {"turnId": "t1", "message": msg("r1", "assistant", blocks=[{"type": "toolCall", "arguments": "DEEP"}])},
+            "message.blocks[0].arguments",
+        ),
+        (
+            "session.appendCompaction",
+            {"compaction": {"id": "c1", "throughMessageId": "u1", "summary": "s", "details": "DEEP"}},
+            "compaction.details",
+        ),
+        ("session.replaceMessages", {"messages": [msg("u1", meta="DEEP")]}, "messages[0].meta"),
+    ],
+)
+def test_every_command_taking_json_values_refuses_the_same_and_stores_nothing(host, method, params, field):
+    """Meta, settings, in-flight checkpoints and compactions, not only an appended message."""
+    sid = new_session(host)
+    host.call("session.appendMessage", {"sessionId": sid, "message": msg("u1")})
+    host.call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+    before = (host.call("settings.get")["settings"], host.call("session.get", {"sessionId": sid}))
+    deep = orjson.loads(orjson.dumps({"sessionId": sid, **params}).replace(b'"DEEP"', orjson.dumps(nested(MAX_DEPTH))))
+    with pytest.raises(HostError) as refused:
+        host.call(method, deep)
+    assert refused.value.code == ErrorCode.INVALID_PARAMS
+    assert refused.value.data["field"].startswith(field + ".inner")
+    assert (host.call("settings.get")["settings"], host.call("session.get", {"sessionId": sid})) == before
+
+
 def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply():
     line = encode({"jsonrpc": "2.0", "id": 7, "result": nested(300)})
     reply = orjson.loads(line)

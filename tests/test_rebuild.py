@@ -60,6 +60,18 @@ def test_titles_projects_and_settings_come_back_after_the_database_is_lost(stdio
     assert h.close() == 0
 
 
+@pytest.mark.parametrize("mode", ["plan", "goal"])
+def test_every_mode_a_chat_can_be_in_comes_back(stdio_host, data_root, mode):
+    h = stdio_host()
+    sid = h.call("session.create", {"title": "Moded"})["session"]["id"]
+    h.call("session.update", {"sessionId": sid, "mode": mode})
+    assert h.close() == 0
+    lose_database(data_root, "delete")
+    h = stdio_host()
+    assert h.call("session.get", {"sessionId": sid})["session"]["mode"] == mode
+    assert h.close() == 0
+
+
 def test_a_rewrite_keeps_what_the_info_lines_said(stdio_host, data_root):
     h = stdio_host()
     sid = h.call("session.create", {"title": "Kept"})["session"]["id"]
@@ -97,7 +109,7 @@ def test_the_rebuild_is_told_once(stdio_host, data_root):
     assert h.close() == 0
 
 
-def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_hosts):
+def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_hosts, shot):
     seed = InProcessHost(location)
     try:
         seed.call("session.create", {"title": "Lisbon"})
@@ -107,9 +119,32 @@ def test_the_window_says_which_chats_were_rebuilt(qtbot, qloop, location, loop_h
     win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
     assert win.notice.isVisible()
     assert "A chat was rebuilt from its file" in win.notice.label.text()
-    assert "could not be recovered" in win.notice.label.text()
+    assert "could not be recovered: app settings, providers, project memory." in win.notice.label.text()
+    assert "damaged" not in win.notice.label.text()  # lost, not damaged: nothing was set aside
     assert not win.notice.details_button.isVisible()  # news, not an error
-    win.grab().save("/tmp/pidesktop-rebuilt-note.png")
+    shot(win, "rebuilt-note")
+    win.close()
+
+
+def test_the_window_says_a_damaged_database_was_set_aside_and_what_came_back(qtbot, qloop, location, loop_hosts, shot):
+    from tests.test_repair import damage_schema_page
+
+    seed = InProcessHost(location)
+    try:
+        seed.call("session.create", {"title": "Lisbon"})
+        seed.call("settings.set", {"patch": {"theme": "dark"}})
+    finally:
+        seed.stop()
+    damage_schema_page(location.data_root)
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    said = win.notice.label.text()
+    shot(win, "repaired-at-start-note")
+    assert said.startswith(
+        "Your database was damaged and has been rebuilt; the damaged copy is kept as pi.sqlite.damaged-"
+    )
+    assert "A chat was rebuilt from its file" in said
+    assert "could not be recovered" not in said  # state-snapshot.json gave the settings back
+    assert [s["title"] for s in win.client.call_blocking("session.list", {})["sessions"]] == ["Lisbon"]
     win.close()
 
 
@@ -235,3 +270,38 @@ def test_turns_usage_inbox_plans_automations_and_revisions_come_back(stdio_host,
     for part in before:
         assert after[part] == before[part], (part, differences(before[part], after[part]))
     assert h.close() == 0
+
+
+def test_the_rebuild_knows_every_value_session_update_takes():
+    from pidesktop.host.sessions import commands, session_info
+
+    for field, values in (
+        ("mode", commands.MODES),
+        ("thinkingLevel", commands.THINKING_LEVELS),
+        ("permissionMode", commands.PERMISSION_MODES),
+    ):
+        assert all(session_info._valid(field, value) for value in values), field
+
+
+def test_a_pinned_chat_is_still_pinned_after_the_database_is_lost(qtbot, qloop, location, loop_hosts, tmp_path):
+    """A chat's pin lives in the window's preferences.json, keyed by the chat's id, which the rebuild keeps
+    (the transcript's name): losing pi.sqlite does not unpin it."""
+    from pidesktop.ui.kit.prefs import Preferences
+
+    seed = InProcessHost(location)
+    try:
+        pinned = seed.call("session.create", {"title": "Pinned one"})["session"]["id"]
+        seed.call("session.create", {"title": "Loose one"})
+    finally:
+        seed.stop()
+    prefs = Preferences(tmp_path / "ui")
+    prefs.set_session_flag(pinned, "pinned", True)
+    lose_database(location.data_root, "delete")
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None, prefs=Preferences(tmp_path / "ui"))
+    model = win.model
+    groups = {model.index(r, 0).data(): model.index(r, 0) for r in range(model.rowCount())}
+    assert list(groups) == ["Pinned", "Chats"]
+    assert [model.index(r, 0, groups["Pinned"]).data() for r in range(model.rowCount(groups["Pinned"]))] == [
+        "Pinned one"
+    ]
+    win.close()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import apsw
+import pytest
 
 from tests.support.repo import REPO
 
@@ -106,6 +107,30 @@ def test_a_command_that_meets_a_damaged_search_page_repairs_it_at_once(stdio_hos
     assert h.close() == 0
 
 
+@pytest.mark.parametrize("table", ["messages_fts_data", "messages"])
+def test_an_append_that_meets_a_damaged_page_stores_nothing_and_goes_when_sent_again(
+    stdio_host, data_root, tmp_path, table
+):
+    """A page of the search index or of ``messages`` damaged after a clean close (so no check at start):
+    the append's line was written before its index commit met the damage. The error reply means "not
+    stored" (the line is taken back), the database is rebuilt at once, and the same append then goes."""
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage(data_root, table)
+    h = stdio_host()
+    message = {"id": "late", "role": "user", "blocks": [{"type": "text", "text": "written after the damage"}]}
+    reply = h.request("session.appendMessage", {"sessionId": sids[0], "message": message})
+    assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE" and reply["error"]["data"]["damaged"] is True
+    transcript = data_root / "sessions" / f"{sids[0]}.jsonl"
+    assert b'"late"' not in transcript.read_bytes()
+    assert h.call("session.get", {"sessionId": sids[0]})["session"]["messageCount"] == 3
+    check_rebuilt(h, sids, data_root, tmp_path)
+    assert h.call("session.appendMessage", {"sessionId": sids[0], "message": message})["message"]["seq"] == 4
+    assert [hit["messageId"] for hit in h.call("search.query", {"query": "damage"})["results"]] == ["late"]
+    assert h.close() == 0
+    assert transcript.read_bytes().count(b'"late"') == 1
+
+
 def data_repair(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pidesktop", "data", "--data-dir", str(root), "repair"],
@@ -185,6 +210,38 @@ def test_the_repair_command_on_a_sound_database_only_heals_the_index(stdio_host,
     assert h.call("search.query", {"query": "written by hand"})["results"]
     again = repair_job(h)
     assert again["result"]["linesIndexed"] == 0
+    assert h.close() == 0
+
+
+def damage_schema_page(root: Path) -> None:
+    """Page 1 past its file header: the schema table, without which nothing can be salvaged from the file."""
+    conn = apsw.Connection(str(root / "pi.sqlite"))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(root / "pi.sqlite", "r+b") as out:
+        out.seek(100)
+        out.write(b"\xa5" * (page_size - 100))
+
+
+@pytest.mark.parametrize("snapshot", ["kept", "lost too"])
+def test_what_could_not_be_recovered_counts_what_the_snapshot_gave_back(stdio_host, data_root, tmp_path, snapshot):
+    """Nothing salvages from a damaged schema page; state-snapshot.json gives the settings, providers and
+    projects back, and only what it did not give back is reported as not recovered."""
+    h, sids = seeded(stdio_host, tmp_path)
+    assert h.close() == 0
+    damage_schema_page(data_root)
+    if snapshot == "lost too":
+        (data_root / "state-snapshot.json").unlink()
+    h = stdio_host()
+    rebuilt = h.call("app.handshake", {"protocolVersion": 1})["rebuilt"]
+    assert rebuilt["repaired"]["salvaged"] == {}
+    if snapshot == "kept":
+        assert rebuilt["notRecovered"] == []
+        assert h.call("settings.get", {})["settings"]["theme"] == "dark"
+    else:
+        assert rebuilt["notRecovered"] == ["models", "projects", "providers", "scheduled_tasks", "settings"]
+        assert h.call("settings.get", {})["settings"]["theme"] != "dark"
     assert h.close() == 0
 
 

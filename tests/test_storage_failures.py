@@ -8,15 +8,18 @@ otherwise.
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import apsw
 import orjson
 import pytest
 
+from pidesktop.host import storage_errors
 from tests.support.disks import fill
 from tests.support.hosts import StdioHost
 from tests.support.repo import REPO
@@ -75,6 +78,7 @@ def test_a_read_only_mount_answers_every_call_with_storage_unavailable(stdio_hos
     for reply in replies:
         assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE"
         assert "Read-only file system" in reply["error"]["data"]["reason"]
+        assert reply["error"]["data"]["cause"] == "readOnly"  # what a client words its advice by
     assert proc.returncode == 2
 
 
@@ -104,6 +108,7 @@ def test_a_0500_data_folder_another_user_owns_answers_every_call(tmp_path):
     for reply in replies:
         assert reply["error"]["data"]["code"] == "STORAGE_UNAVAILABLE"
         assert str(data) in reply["error"]["data"]["reason"]
+        assert reply["error"]["data"]["cause"] == "permission"
 
 
 def finished(h: StdioHost, job: str) -> dict:
@@ -134,3 +139,29 @@ def test_a_backup_onto_a_full_disk_says_the_disk_is_full(stdio_host, small_disk)
     assert not (small_disk / "copy.sqlite").exists()
     assert h.call("session.get", {"sessionId": sid})["session"]["messageCount"] == 1  # still serving
     assert h.close() == 0
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "cause"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device"), "STORAGE_FULL", "full"),
+        (OSError(errno.EDQUOT, "Disk quota exceeded"), "STORAGE_FULL", "full"),
+        (PermissionError(errno.EACCES, "Permission denied"), "PERMISSION_DENIED", "permission"),
+        (OSError(errno.EROFS, "Read-only file system"), "STORAGE_UNAVAILABLE", "readOnly"),
+        (OSError(errno.EIO, "Input/output error"), "STORAGE_UNAVAILABLE", None),
+        (apsw.FullError("database or disk is full"), "STORAGE_FULL", None),
+        (apsw.ReadOnlyError("attempt to write a readonly database"), "STORAGE_UNAVAILABLE", None),
+    ],
+)
+def test_each_disk_failure_gets_its_code_and_keeps_the_reason(error, code, cause):
+    """A write the disk refused mid-run (the paths above meet them at open): its code, the system's words in
+    data.reason, and for a folder that cannot be used, the cause the window words its advice by."""
+    coded = storage_errors.classify(error)
+    assert coded is not None and coded.code == code
+    assert coded.data["reason"] == str(error) and "nothing was stored" in coded.message
+    assert storage_errors.cause(error) == cause
+
+
+def test_other_failures_stay_internal():
+    assert storage_errors.classify(FileNotFoundError(errno.ENOENT, "gone")) is None
+    assert storage_errors.classify(ValueError("a bug")) is None

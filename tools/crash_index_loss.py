@@ -1,7 +1,7 @@
 """The crash campaign's ``indexLoss`` kind: a SIGKILL, then ``pi.sqlite`` lost; every chat comes back.
 
-Chats with titles, projects and messages are renamed, switched between Plan
-and Agent, given thinking levels and permission modes, moved between
+Chats with titles, projects and messages are renamed, switched between Plan,
+Goal and Agent, given thinking levels and permission modes, moved between
 projects and appended to by a host SIGKILLed at a random instant. Then the
 database is deleted or cut to nothing (with its ``-wal`` and ``-shm``), as a
 damaged disk or a careless clean-up would. A new host must give back every
@@ -86,7 +86,7 @@ def build(
             commands.append(cmd("session.rename", sessionId=sid, title=f"Renamed {i}"))
             changes[sid]["title"].append((i, f"Renamed {i}"))
         elif roll < 0.75:
-            mode = rng.choice(("plan", "agent"))
+            mode = rng.choice(("plan", "goal", "agent"))
             commands.append(cmd("session.update", sessionId=sid, mode=mode))
             changes[sid]["mode"].append((i, mode))
         elif roll < 0.85:

@@ -119,11 +119,13 @@ def _request_problem(message: dict[str, Any]) -> HostError | None:
     return None
 
 
-def unavailable_opener(reason: str) -> Opener:
-    """An opener for a data folder that cannot be used: every call is answered with ``reason``."""
+def unavailable_opener(reason: str, cause: str | None = None) -> Opener:
+    """An opener for a data folder that cannot be used: every call is answered with ``reason`` (and the
+    ``cause`` a client words what to do by: ``"full"``, ``"readOnly"``, ``"permission"``)."""
+    data = {"reason": reason} if cause is None else {"reason": reason, "cause": cause}
 
     def refuse(emit: EventSink) -> Dispatcher:
-        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, reason, {"reason": reason})
+        raise HostError(ErrorCode.STORAGE_UNAVAILABLE, reason, dict(data))
 
     return refuse
 

@@ -159,6 +159,7 @@ def version_line() -> str:
 def _run_stdio_host(data_dir: str | None) -> int:
     from pidesktop import crash_dumps, logs, paths
     from pidesktop.bus import stdio
+    from pidesktop.host import storage_errors
     from pidesktop.host.core import opener
     from pidesktop.storage import recovery
 
@@ -167,7 +168,7 @@ def _run_stdio_host(data_dir: str | None) -> int:
     except (paths.StorageLocationError, recovery.RecoveryError, OSError) as exc:
         # A client still gets an answer to every call: the reason, as STORAGE_UNAVAILABLE.
         print(f"pidesktop host: {exc}", file=sys.stderr)
-        stdio.run(stdio.unavailable_opener(f"The data folder cannot be used: {exc}"))
+        stdio.run(stdio.unavailable_opener(f"The data folder cannot be used: {exc}", storage_errors.cause(exc)))
         return 2
     try:
         logs.configure(location.data_root, "host")

@@ -72,6 +72,7 @@ def boot_pass(ctx: HostContext, audit_retention_days: int | None = None) -> dict
     (settings_kept,) = one_row(conn.execute("SELECT count(*) FROM kv"))
     # An empty kv: a new or lost database. The snapshot beside it gives back what only the database held.
     from_snapshot = [] if settings_kept else snapshot.restore(conn, ctx.data_root)
+    ctx.from_snapshot = from_snapshot
     before_builds = conn.total_changes()
     report["sessionsRestored"] = restore_orphans(ctx, now)
     if report["sessionsRestored"]:

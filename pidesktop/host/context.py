@@ -35,6 +35,8 @@ class HostContext:
     interrupted_replies: list[dict[str, Any]] = field(default_factory=list)
     # chats this start's boot pass rebuilt from their transcripts, and what could not be (told once)
     rebuilt: dict[str, Any] | None = None
+    # what this start's boot pass loaded from state-snapshot.json into an empty database (its table names, "kv")
+    from_snapshot: list[str] = field(default_factory=list)
     # run by Host.close, newest first, before the database closes (job threads stop here)
     on_close: list[Callable[[], None]] = field(default_factory=list)
     # what opening the database migrated on this start (None when it was current or new)

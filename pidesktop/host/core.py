@@ -45,8 +45,8 @@ class Host:
         try:
             root = prepare_data_root(location)
         except OSError as exc:
-            raise HostError(
-                ErrorCode.STORAGE_UNAVAILABLE, f"Cannot create the data folder {location.data_root}: {exc}"
+            raise storage_errors.unusable_folder(
+                f"Cannot create the data folder {location.data_root}: {exc}", exc
             ) from exc
         lock = _take_writer_lock(root, role)
         try:

@@ -19,6 +19,27 @@ _DENIED_ERRNOS = {errno.EACCES, errno.EPERM}
 _UNAVAILABLE_ERRNOS = {errno.EROFS, errno.EIO, errno.ENODEV, errno.ENXIO, errno.ESTALE}
 
 
+def cause(exc: BaseException) -> str | None:
+    """Why a data folder cannot be used, for a client to say what to do: ``"full"``, ``"readOnly"`` or
+    ``"permission"`` (the disk's errno), else None."""
+    if isinstance(exc, OSError):
+        if exc.errno in _FULL_ERRNOS:
+            return "full"
+        if exc.errno == errno.EROFS:
+            return "readOnly"
+        if exc.errno in _DENIED_ERRNOS:
+            return "permission"
+    return None
+
+
+def unusable_folder(message: str, exc: BaseException) -> HostError:
+    """``STORAGE_UNAVAILABLE`` for a data folder the host cannot open, with the reason and its cause."""
+    data: dict[str, str] = {"reason": str(exc) or type(exc).__name__}
+    if (why := cause(exc)) is not None:
+        data["cause"] = why
+    return HostError(ErrorCode.STORAGE_UNAVAILABLE, message, data)
+
+
 def classify(exc: BaseException) -> HostError | None:
     """The coded error for a disk failure, or None when ``exc`` is not one."""
     code: ErrorCode | None = None

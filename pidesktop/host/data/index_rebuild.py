@@ -36,7 +36,8 @@ def repair_and_boot(root: Path, emit: Emit, clock: Callable[[], int], reason: st
     except BaseException:
         conn.close()
         raise
-    lost = sorted({"settings" if t == "kv" else t for t in report.lost})
+    # what neither the damaged file nor state-snapshot.json gave back
+    lost = sorted({"settings" if t == "kv" else t for t in report.lost if t not in ctx.from_snapshot})
     ctx.rebuilt = {**(ctx.rebuilt or {"sessions": 0}), "notRecovered": lost, "repaired": report.to_json()}
     return ctx
 

@@ -41,9 +41,10 @@ COLUMNS = {
     "providerId": "provider_id",
     "modelId": "model_id",
 }
+# the values session.update takes (sessions/commands.py, which imports this module)
 _CHOICES = {
     "titleSource": ("legacy", "default", "manual", "generated"),
-    "mode": ("plan", "agent"),
+    "mode": ("agent", "plan", "goal"),
     "thinkingLevel": ("off", "minimal", "low", "medium", "high", "xhigh", "max", "omit"),
     "permissionMode": ("inherit", "ask", "accept-edits", "auto"),
 }

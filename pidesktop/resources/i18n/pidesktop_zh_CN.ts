@@ -1526,8 +1526,36 @@ Size: %2</source>
         </translation>
     </message>
     <message>
-        <source>Settings, providers and project memory could not be recovered: set them again if you had changed them.</source>
-        <translation>应用设置、服务提供方和项目记忆无法恢复：如果你曾修改过，请重新设置。</translation>
+        <source>Your database was damaged and has been rebuilt; the damaged copy is kept as %1.</source>
+        <translation>数据库已损坏并已重建；损坏的副本保存为 %1。</translation>
+    </message>
+    <message>
+        <source>app settings</source>
+        <translation>应用设置</translation>
+    </message>
+    <message>
+        <source>providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>project memory</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>These could not be recovered: %1. Set them again if you had changed them.</source>
+        <translation>以下内容无法恢复：%1。如果你曾修改过，请重新设置。</translation>
     </message>
     <message>
         <source>New chat (Ctrl+N)</source>
@@ -2396,6 +2424,18 @@ This cannot be undone.</source>
     <message>
         <source>Too many replies were waiting to be saved, so this one is kept aside. It appears when pidesktop starts again.</source>
         <translation>等待保存的回复太多，这条回复已被暂存，会在 pidesktop 再次启动时出现。</translation>
+    </message>
+    <message>
+        <source>Your data folder is on a read-only disk, so pidesktop can’t save anything. Make it writable, or start pidesktop with --data-dir set to another folder.</source>
+        <translation>数据文件夹位于只读磁盘上，pidesktop 无法保存任何内容。请让它可写，或用 --data-dir 指定另一个文件夹启动 pidesktop。</translation>
+    </message>
+    <message>
+        <source>pidesktop may not write to your data folder. Give your user write access to it, or start pidesktop with --data-dir set to another folder.</source>
+        <translation>pidesktop 无权写入数据文件夹。请给当前用户写入权限，或用 --data-dir 指定另一个文件夹启动 pidesktop。</translation>
+    </message>
+    <message>
+        <source>The disk of your data folder is full, so pidesktop can’t start. Free some space, then start it again.</source>
+        <translation>数据文件夹所在的磁盘已满，pidesktop 无法启动。请释放一些空间后再启动。</translation>
     </message>
     <message>
         <source>Your data folder refused the change. Check its permissions; Details names the file.</source>

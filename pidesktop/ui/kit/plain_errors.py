@@ -117,6 +117,24 @@ _PI_READ_ONLY = QT_TRANSLATE_NOOP(
 _DATA_FOLDER_REFUSED = QT_TRANSLATE_NOOP(
     "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
 )
+# STORAGE_UNAVAILABLE for a data folder the host could not open says why in ``data.cause`` (host/storage_errors.py):
+# each cause has its own advice, where the general sentence would ask for a disk that is attached already.
+_DATA_FOLDER_UNUSABLE = {
+    "readOnly": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "Your data folder is on a read-only disk, so pidesktop can’t save anything. "
+        "Make it writable, or start pidesktop with --data-dir set to another folder.",
+    ),
+    "permission": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "pidesktop may not write to your data folder. Give your user write access to it, "
+        "or start pidesktop with --data-dir set to another folder.",
+    ),
+    "full": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "The disk of your data folder is full, so pidesktop can’t start. Free some space, then start it again.",
+    ),
+}
 
 
 # A provider call's failure. Its message is written for people by agent.errors and names the server and what
@@ -150,6 +168,10 @@ def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
     if error.code == ErrorCode.NOT_READY and error.message:
         return error.message  # the runtime's own sentence names the provider and what it lacks
+    if error.code == ErrorCode.STORAGE_UNAVAILABLE and isinstance(error.data, dict):
+        unusable = _DATA_FOLDER_UNUSABLE.get(str(error.data.get("cause")))
+        if unusable is not None:
+            return _tr(str(unusable))
     if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict):
         if error.data.get("native"):
             return _tr(str(_PI_READ_ONLY))

@@ -762,9 +762,32 @@ class MainWindow(QMainWindow):
             text = self.tr(
                 "%n chats were rebuilt from their files, with their titles, projects and settings.", "", count
             )
-        if rebuilt.get("notRecovered"):
-            text += " " + self.tr(
-                "Settings, providers and project memory could not be recovered: set them again if you had changed them."
+        from pathlib import PurePath
+
+        from pidesktop.ui.kit import i18n
+
+        repaired = rebuilt.get("repaired") or {}
+        if repaired.get("damagedFile"):  # a damaged database, set aside: where it is, before what came back
+            kept = PurePath(str(repaired["damagedFile"])).name
+            text = (
+                i18n.arg(
+                    self.tr("Your database was damaged and has been rebuilt; the damaged copy is kept as %1."), kept
+                )
+                + " "
+                + text
+            )
+        words = {
+            "settings": self.tr("app settings"),
+            "providers": self.tr("providers"),
+            "models": self.tr("models"),
+            "projects": self.tr("projects"),
+            "projectMemory": self.tr("project memory"),
+            "scheduled_tasks": self.tr("automations"),
+        }
+        lost = [words.get(str(name), str(name)) for name in rebuilt.get("notRecovered") or []]
+        if lost:
+            text += " " + i18n.arg(
+                self.tr("These could not be recovered: %1. Set them again if you had changed them."), ", ".join(lost)
             )
         self.show_note(text, 30_000)
 
