@@ -182,7 +182,8 @@ def test_every_wrapped_text_is_in_the_catalogue(tmp_path):
         pytest.skip("pyside6-lupdate is not installed")
     fresh = tmp_path / "check.ts"
     shutil.copy(TS, fresh)
-    sources = sorted(str(p) for p in (REPO / "pidesktop" / "ui").glob("*.py"))
+    sources = sorted(str(p) for p in (REPO / "pidesktop" / "ui").rglob("*.py"))  # every folder of the window
+    assert len(sources) > 100, "the window's modules were not found"
     done = subprocess.run(
         [tool, "-no-obsolete", "-locations", "none", *sources, "-ts", str(fresh)],
         capture_output=True,
@@ -192,7 +193,7 @@ def test_every_wrapped_text_is_in_the_catalogue(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "(0 new and" in done.stdout, (
         "texts wrapped for translation are missing from the catalogue: run `pyside6-lupdate -no-obsolete "
-        f"-locations none pidesktop/ui/*.py -ts {TS.relative_to(REPO)}` and translate them\n{done.stdout}"
+        f"-locations none $(find pidesktop/ui -name '*.py') -ts {TS.relative_to(REPO)}` and translate them\n{done.stdout}"
     )
 
 
