@@ -95,6 +95,29 @@ def test_second_backup_uploads_only_the_new_tail(host, bucket):
     assert [first.snapshot_id, second.snapshot_id] == s3_repo(bucket).snapshot_ids()
 
 
+def test_a_grown_transcript_uploads_only_its_last_chunk_onwards(host, bucket):
+    """Chunks sit at fixed offsets: the full chunks before the old end are named again, never sent again."""
+    sid = new_session(host, title="Long")
+    words = random.Random(3)
+    for index in range(14):  # about 3.5 MiB of transcript: three full 1 MiB chunks and a partial one
+        text = " ".join(f"{words.randrange(10**9):09d}" for _ in range(26_000))
+        append(host, sid, msg(f"m{index}", text=text))
+    relative = f"sessions/{sid}.jsonl"
+    size = (host.location.data_root / relative).stat().st_size
+    assert size > 3 << 20
+    first = backup(s3_repo(bucket), host.location.data_root)
+    append(host, sid, msg("later", text="one more line at the end"))
+    second = backup(s3_repo(bucket), host.location.data_root)
+
+    repo = s3_repo(bucket)
+    before = next(f for f in repo.manifest(first.snapshot_id).files if f.path == relative)
+    after = next(f for f in repo.manifest(second.snapshot_id).files if f.path == relative)
+    assert after.size > before.size and len(after.chunks) == len(before.chunks) == 4
+    assert [c for c in after.chunks if c not in before.chunks] == [after.chunks[3]]  # only the old partial one
+    # That chunk (about half a MiB) and the database pages the message changed: a fraction of the first run.
+    assert second.bytes_uploaded < first.bytes_uploaded // 4
+
+
 def test_keep_prunes_old_snapshots_and_unused_chunks(host, tmp_path):
     sid, _ = filled_root(host)
     store = FolderStore(tmp_path / "backups")
