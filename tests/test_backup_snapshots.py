@@ -231,21 +231,25 @@ def _s3_args(location: s3.S3Location) -> list[str]:
     return ["--endpoint", str(location.endpoint), "--bucket", location.bucket, "--prefix", location.prefix]
 
 
-def _env(passphrase: str) -> dict[str, str]:
+def _env(passphrase: str, credentials: s3.S3Credentials = CREDENTIALS) -> dict[str, str]:
     return {
         **os.environ,
         "PIDESKTOP_BACKUP_PASSPHRASE": passphrase,
-        s3.ENV_ACCESS_KEY: CREDENTIALS.access_key,
-        s3.ENV_SECRET_KEY: CREDENTIALS.secret_key,
+        s3.ENV_ACCESS_KEY: credentials.access_key,
+        s3.ENV_SECRET_KEY: credentials.secret_key,
     }
 
 
 def _cli(
-    args: list[str], passphrase: str = PASSPHRASE, data_dir: Path | None = None
+    args: list[str],
+    passphrase: str = PASSPHRASE,
+    data_dir: Path | None = None,
+    credentials: s3.S3Credentials = CREDENTIALS,
 ) -> subprocess.CompletedProcess[str]:
     where = ["--data-dir", str(data_dir)] if data_dir else []
     command = [sys.executable, "-m", "pidesktop", "data", *where, *args]
-    return subprocess.run(command, env=_env(passphrase), capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    env = _env(passphrase, credentials)
+    return subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 _KILLER = """
@@ -319,3 +323,21 @@ def test_cli_a_missing_bucket_exits_non_zero_with_one_sentence(host, s3_server, 
         assert len(lines) == 1 and "'no-such-bucket' does not exist" in lines[0], result.stderr
     result = _cli(["restore", "s3", *_s3_args(missing), str(tmp_path / "restored")])
     assert result.returncode == 1 and "does not exist" in result.stderr and not (tmp_path / "restored").exists()
+
+
+def test_cli_refused_keys_exit_non_zero_with_one_sentence(host, s3_checking_keys, tmp_path):
+    filled_root(host)
+    location, good = s3_checking_keys.location, s3_checking_keys.credentials
+    made = _cli(["backup", "s3", *_s3_args(location)], data_dir=host.location.data_root, credentials=good)
+    assert made.returncode == 0, made.stderr
+    wrong = s3.S3Credentials(good.access_key, "not-the-secret")
+    target = tmp_path / "restored"
+    for args in (["backup", "s3", *_s3_args(location)], ["snapshots", "s3", *_s3_args(location)]):
+        result = _cli(args, data_dir=host.location.data_root, credentials=wrong)
+        assert result.returncode == 1, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "refused the access key or secret" in lines[0], result.stderr
+    result = _cli(["restore", "s3", *_s3_args(location), str(target)], credentials=wrong)
+    assert result.returncode == 1 and "refused the access key or secret" in result.stderr and not target.exists()
+    restored = _cli(["restore", "s3", *_s3_args(location), str(target)], credentials=good)
+    assert restored.returncode == 0 and verify(target).ok

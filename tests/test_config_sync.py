@@ -267,8 +267,13 @@ def test_a_bucket_that_refuses_writes_changes_nothing_here(machines, bucket):
     assert test.data["reason"] == s3.WRITES_REFUSED
 
 
-def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server):
+def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server, s3_checking_keys):
     a = machines("a")
+    checked, good = s3_checking_keys.location, s3_checking_keys.credentials
+    keys = {"accessKey": good.access_key, "secretKey": good.secret_key}
+    assert a.call("sync.test", connection(checked, **keys))["ok"] is True
+    refused = a.error("sync.test", connection(checked, **{**keys, "secretKey": "not-the-secret"}))
+    assert refused.data["reason"] == s3.CREDENTIALS_REFUSED and "access key or secret" in refused.message
     missing = a.error("sync.test", connection(s3_server.location("no-such-bucket")))
     assert missing.data["reason"] == s3.BUCKET_MISSING and "does not exist" in missing.message
     offline = a.error("sync.test", connection(s3.S3Location("b", f"http://127.0.0.1:{_free_port()}")))
