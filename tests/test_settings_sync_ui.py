@@ -34,11 +34,14 @@ def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s
         assert "does not exist" in page.message.text()
 
         fill(page, bucket)
+        page.machine_name.setText("Laptop")
         page.test_button.click()
         spin_until(qloop, lambda: "accepts data" in page.message.text())
         page.save_button.click()
         spin_until(qloop, lambda: page.sync_button.isEnabled())
         assert page.passphrase.text() == "" and page.secret_key.text() == ""
+        assert host_client.call_blocking("sync.status")["machineName"] == "Laptop"
+        assert page.machine_name.text() == "Laptop"
         host_client.call_blocking("settings.set", {"patch": {"theme": "dark"}})
         page.sync_button.click()
         spin_until(qloop, lambda: page.message.text().startswith("Synced:"))
