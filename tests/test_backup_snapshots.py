@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pidesktop import paths
 from pidesktop.storage import s3, vault
 from pidesktop.storage.blobstore import FolderStore, S3Store
 from pidesktop.storage.errors import Refused
@@ -341,3 +342,23 @@ def test_cli_refused_keys_exit_non_zero_with_one_sentence(host, s3_checking_keys
     assert result.returncode == 1 and "refused the access key or secret" in result.stderr and not target.exists()
     restored = _cli(["restore", "s3", *_s3_args(location), str(target)], credentials=good)
     assert restored.returncode == 0 and verify(target).ok
+
+
+def test_saved_keys_go_only_when_asked_and_come_back_readable(host, tmp_path):
+    filled_root(host)
+    provider = {"id": "acme", "name": "Acme", "baseUrl": "https://api.acme.test/v1"}
+    host.call("providers.upsert", {"provider": provider, "apiKey": "sk-secret-123"})
+    repo = open_repository(FolderStore(tmp_path / "backups"), PASSPHRASE, create=True)
+    plain = backup(repo, host.location.data_root)
+    assert not [f.path for f in repo.manifest(plain.snapshot_id).files if f.path.startswith("secrets/")]
+    with_keys = backup(repo, host.location.data_root, include_secrets=True)
+    assert [f.path for f in repo.manifest(with_keys.snapshot_id).files if f.path.startswith("secrets/")]
+
+    for snapshot, key in ((plain.snapshot_id, None), (with_keys.snapshot_id, "sk-secret-123")):
+        target = tmp_path / f"restored-{snapshot}"
+        restore(repo, target, snapshot)
+        restored = InProcessHost(paths.resolve(data_dir=target))
+        try:
+            assert restored.call("providers.credentials", {"providerId": "acme"})["apiKey"] == key
+        finally:
+            restored.stop()
