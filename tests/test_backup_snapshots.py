@@ -362,3 +362,46 @@ def test_saved_keys_go_only_when_asked_and_come_back_readable(host, tmp_path):
             assert restored.call("providers.credentials", {"providerId": "acme"})["apiKey"] == key
         finally:
             restored.stop()
+
+
+def _on_a_terminal(args: list[str], answers: list[str]) -> tuple[int, str]:
+    """Run ``pidesktop data ARGS`` with a terminal as its input and no passphrase variable; type each answer
+    once its prompt is shown (turning the echo off discards anything typed earlier)."""
+    import pty
+
+    env = {k: v for k, v in _env(PASSPHRASE).items() if k != "PIDESKTOP_BACKUP_PASSPHRASE"}
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "pidesktop", "data", *args]
+    proc = subprocess.Popen(
+        command, env=env, stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    said = b""
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        for asked, answer in enumerate(answers):
+            while said.count(b": ") <= asked and proc.poll() is None:
+                said += os.read(proc.stderr.fileno(), 1)  # blocks until the prompt's next byte
+            os.write(leader, f"{answer}\n".encode())
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+        os.close(follower)
+    return proc.returncode, (said + err + out).decode()
+
+
+def test_on_a_terminal_the_passphrase_is_asked_for(host, tmp_path):
+    filled_root(host)
+    store = tmp_path / "backups"
+    backup_args = ["--data-dir", str(host.location.data_root), "backup", "folder", str(store)]
+    code, said = _on_a_terminal(backup_args, [""])
+    assert code == 2 and "passphrase is empty" in said  # nothing typed: refused, nothing made
+    assert not (store / "backup.json").exists()
+    code, said = _on_a_terminal(backup_args, [PASSPHRASE, PASSPHRASE])  # a new backup asks twice
+    assert code == 0 and "Same passphrase again" in said and "snapshot " in said, said
+    code, said = _on_a_terminal(["snapshots", "folder", str(store)], [PASSPHRASE])
+    assert code == 0 and len([line for line in said.splitlines() if " files " in line]) == 1, said
+    code, said = _on_a_terminal(["snapshots", "folder", str(store)], ["not it"])
+    assert code == 2 and "passphrase is wrong" in said
