@@ -289,3 +289,33 @@ def test_the_list_shows_whole_names_in_the_dark_theme(qtbot, qloop, host_client,
         dialog.grab().save(str(shots / "automations-list-dark.png"))
     finally:
         themes.apply(QApplication.instance(), themes.LIGHT)
+
+
+def test_an_automation_armed_on_another_computer_says_which(
+    qtbot, qloop, loop_hosts, location, bucket, tmp_path, shots
+):
+    from tests.test_config_sync import Machine, connection
+
+    desk = Machine(tmp_path / "desk")
+    try:
+        desk.call("sync.configure", connection(bucket, machineName="Desk"))
+        desk.call("tasks.create", {"name": "News", "prompt": "Summarise", "schedule": {"kind": "daily", "at": "09:00"}})
+        desk.call("sync.run")
+    finally:
+        desk.close()
+    laptop = Machine(location.data_root)
+    try:
+        laptop.call("sync.configure", connection(bucket, machineName="Laptop"))
+        laptop.call("sync.run")
+    finally:
+        laptop.close()
+
+    dialog = AutomationsDialog.ask(loop_hosts.start(), themes.LIGHT, None)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qloop.run_until_complete(dialog.loading)
+    spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 1)
+    item = dialog.list.topLevelItem(0)
+    assert (item.text(0), item.text(1)) == ("News", "Runs on Desk")
+    assert "Turned on on Desk" in item.toolTip(1) and "moves it to this one" in item.toolTip(1)
+    dialog.grab().save(str(shots / "automations-armed-elsewhere.png"))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pidesktop import paths
 from pidesktop.storage import s3, vault
 from pidesktop.storage.blobstore import FolderStore, S3Store
 from pidesktop.storage.errors import Refused
@@ -93,6 +94,29 @@ def test_second_backup_uploads_only_the_new_tail(host, bucket):
     assert second.bytes > 6 << 20
     assert second.bytes_uploaded < 1 << 20  # some database pages and the transcript's tail
     assert [first.snapshot_id, second.snapshot_id] == s3_repo(bucket).snapshot_ids()
+
+
+def test_a_grown_transcript_uploads_only_its_last_chunk_onwards(host, bucket):
+    """Chunks sit at fixed offsets: the full chunks before the old end are named again, never sent again."""
+    sid = new_session(host, title="Long")
+    words = random.Random(3)
+    for index in range(14):  # about 3.5 MiB of transcript: three full 1 MiB chunks and a partial one
+        text = " ".join(f"{words.randrange(10**9):09d}" for _ in range(26_000))
+        append(host, sid, msg(f"m{index}", text=text))
+    relative = f"sessions/{sid}.jsonl"
+    size = (host.location.data_root / relative).stat().st_size
+    assert size > 3 << 20
+    first = backup(s3_repo(bucket), host.location.data_root)
+    append(host, sid, msg("later", text="one more line at the end"))
+    second = backup(s3_repo(bucket), host.location.data_root)
+
+    repo = s3_repo(bucket)
+    before = next(f for f in repo.manifest(first.snapshot_id).files if f.path == relative)
+    after = next(f for f in repo.manifest(second.snapshot_id).files if f.path == relative)
+    assert after.size > before.size and len(after.chunks) == len(before.chunks) == 4
+    assert [c for c in after.chunks if c not in before.chunks] == [after.chunks[3]]  # only the old partial one
+    # That chunk (about half a MiB) and the database pages the message changed: a fraction of the first run.
+    assert second.bytes_uploaded < first.bytes_uploaded // 4
 
 
 def test_keep_prunes_old_snapshots_and_unused_chunks(host, tmp_path):
@@ -208,21 +232,25 @@ def _s3_args(location: s3.S3Location) -> list[str]:
     return ["--endpoint", str(location.endpoint), "--bucket", location.bucket, "--prefix", location.prefix]
 
 
-def _env(passphrase: str) -> dict[str, str]:
+def _env(passphrase: str, credentials: s3.S3Credentials = CREDENTIALS) -> dict[str, str]:
     return {
         **os.environ,
         "PIDESKTOP_BACKUP_PASSPHRASE": passphrase,
-        s3.ENV_ACCESS_KEY: CREDENTIALS.access_key,
-        s3.ENV_SECRET_KEY: CREDENTIALS.secret_key,
+        s3.ENV_ACCESS_KEY: credentials.access_key,
+        s3.ENV_SECRET_KEY: credentials.secret_key,
     }
 
 
 def _cli(
-    args: list[str], passphrase: str = PASSPHRASE, data_dir: Path | None = None
+    args: list[str],
+    passphrase: str = PASSPHRASE,
+    data_dir: Path | None = None,
+    credentials: s3.S3Credentials = CREDENTIALS,
 ) -> subprocess.CompletedProcess[str]:
     where = ["--data-dir", str(data_dir)] if data_dir else []
     command = [sys.executable, "-m", "pidesktop", "data", *where, *args]
-    return subprocess.run(command, env=_env(passphrase), capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    env = _env(passphrase, credentials)
+    return subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 _KILLER = """
@@ -296,3 +324,84 @@ def test_cli_a_missing_bucket_exits_non_zero_with_one_sentence(host, s3_server, 
         assert len(lines) == 1 and "'no-such-bucket' does not exist" in lines[0], result.stderr
     result = _cli(["restore", "s3", *_s3_args(missing), str(tmp_path / "restored")])
     assert result.returncode == 1 and "does not exist" in result.stderr and not (tmp_path / "restored").exists()
+
+
+def test_cli_refused_keys_exit_non_zero_with_one_sentence(host, s3_checking_keys, tmp_path):
+    filled_root(host)
+    location, good = s3_checking_keys.location, s3_checking_keys.credentials
+    made = _cli(["backup", "s3", *_s3_args(location)], data_dir=host.location.data_root, credentials=good)
+    assert made.returncode == 0, made.stderr
+    wrong = s3.S3Credentials(good.access_key, "not-the-secret")
+    target = tmp_path / "restored"
+    for args in (["backup", "s3", *_s3_args(location)], ["snapshots", "s3", *_s3_args(location)]):
+        result = _cli(args, data_dir=host.location.data_root, credentials=wrong)
+        assert result.returncode == 1, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "refused the access key or secret" in lines[0], result.stderr
+    result = _cli(["restore", "s3", *_s3_args(location), str(target)], credentials=wrong)
+    assert result.returncode == 1 and "refused the access key or secret" in result.stderr and not target.exists()
+    restored = _cli(["restore", "s3", *_s3_args(location), str(target)], credentials=good)
+    assert restored.returncode == 0 and verify(target).ok
+
+
+def test_saved_keys_go_only_when_asked_and_come_back_readable(host, tmp_path):
+    filled_root(host)
+    provider = {"id": "acme", "name": "Acme", "baseUrl": "https://api.acme.test/v1"}
+    host.call("providers.upsert", {"provider": provider, "apiKey": "sk-secret-123"})
+    repo = open_repository(FolderStore(tmp_path / "backups"), PASSPHRASE, create=True)
+    plain = backup(repo, host.location.data_root)
+    assert not [f.path for f in repo.manifest(plain.snapshot_id).files if f.path.startswith("secrets/")]
+    with_keys = backup(repo, host.location.data_root, include_secrets=True)
+    assert [f.path for f in repo.manifest(with_keys.snapshot_id).files if f.path.startswith("secrets/")]
+
+    for snapshot, key in ((plain.snapshot_id, None), (with_keys.snapshot_id, "sk-secret-123")):
+        target = tmp_path / f"restored-{snapshot}"
+        restore(repo, target, snapshot)
+        restored = InProcessHost(paths.resolve(data_dir=target))
+        try:
+            assert restored.call("providers.credentials", {"providerId": "acme"})["apiKey"] == key
+        finally:
+            restored.stop()
+
+
+def _on_a_terminal(args: list[str], answers: list[str]) -> tuple[int, str]:
+    """Run ``pidesktop data ARGS`` with a terminal as its input and no passphrase variable; type each answer
+    once its prompt is shown (turning the echo off discards anything typed earlier)."""
+    import pty
+
+    env = {k: v for k, v in _env(PASSPHRASE).items() if k != "PIDESKTOP_BACKUP_PASSPHRASE"}
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "pidesktop", "data", *args]
+    proc = subprocess.Popen(
+        command, env=env, stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    said = b""
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        for asked, answer in enumerate(answers):
+            while said.count(b": ") <= asked and proc.poll() is None:
+                said += os.read(proc.stderr.fileno(), 1)  # blocks until the prompt's next byte
+            os.write(leader, f"{answer}\n".encode())
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+        os.close(follower)
+    return proc.returncode, (said + err + out).decode()
+
+
+def test_on_a_terminal_the_passphrase_is_asked_for(host, tmp_path):
+    filled_root(host)
+    store = tmp_path / "backups"
+    backup_args = ["--data-dir", str(host.location.data_root), "backup", "folder", str(store)]
+    code, said = _on_a_terminal(backup_args, [""])
+    assert code == 2 and "passphrase is empty" in said  # nothing typed: refused, nothing made
+    assert not (store / "backup.json").exists()
+    code, said = _on_a_terminal(backup_args, [PASSPHRASE, PASSPHRASE])  # a new backup asks twice
+    assert code == 0 and "Same passphrase again" in said and "snapshot " in said, said
+    code, said = _on_a_terminal(["snapshots", "folder", str(store)], [PASSPHRASE])
+    assert code == 0 and len([line for line in said.splitlines() if " files " in line]) == 1, said
+    code, said = _on_a_terminal(["snapshots", "folder", str(store)], ["not it"])
+    assert code == 2 and "passphrase is wrong" in said

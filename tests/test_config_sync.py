@@ -153,24 +153,48 @@ def test_provider_keys_travel_only_when_asked(machines, s3_server: S3Server):
         )
 
 
-def test_an_automation_is_armed_on_one_machine_at_a_time(machines, bucket):
+def test_an_automation_is_armed_on_one_machine_at_a_time_and_each_says_which(machines, bucket):
     a, b = machines("a"), machines("b")
-    for machine in (a, b):
-        machine.call("sync.configure", connection(bucket))
+    a.call("sync.configure", connection(bucket, machineName="Desk"))
+    assert b.call("sync.configure", connection(bucket, machineName="Laptop"))["machineName"] == "Laptop"
     task = a.call(
         "tasks.create", {"name": "News", "prompt": "Summarise", "schedule": {"kind": "daily", "at": "09:00"}}
     )["task"]
     a.call("sync.run")
     b.call("sync.run")
-    on_b = next(t for t in b.call("tasks.list")["tasks"] if t["id"] == task["id"])
-    assert on_b["name"] == "News" and on_b["enabled"] is False  # armed on a, so switched off here
+
+    def on(machine: Machine) -> dict:
+        return next(t for t in machine.call("tasks.list")["tasks"] if t["id"] == task["id"])
+
+    assert on(b)["name"] == "News" and on(b)["enabled"] is False  # armed on a, so switched off here
+    assert on(b)["armedElsewhere"] == "Desk" and on(a)["armedElsewhere"] is None
 
     b.now = NOW + 5000
-    b.call("tasks.update", {"taskId": task["id"], "enabled": True})
+    b.call("tasks.update", {"taskId": task["id"], "enabled": True})  # taken over here
+    assert on(b)["armedElsewhere"] is None
     b.call("sync.run")
     a.call("sync.run")
-    enabled = {m: next(t for t in m.call("tasks.list")["tasks"] if t["id"] == task["id"])["enabled"] for m in (a, b)}
-    assert enabled == {a: False, b: True}
+    assert {m: on(m)["enabled"] for m in (a, b)} == {a: False, b: True}
+    assert on(a)["armedElsewhere"] == "Laptop" and on(b)["armedElsewhere"] is None
+    # Switched off on a by the sync, not by the person: a's next syncs leave it armed on b, and so does
+    # saving it in a's editor (which sends the switch as it stands, off).
+    a.now = NOW + 6000
+    assert "automation/" + task["id"] not in a.call("sync.run")["pushed"]
+    a.call("tasks.update", {"taskId": task["id"], "name": "Morning news", "enabled": False})
+    a.call("sync.run")
+    b.call("sync.run")
+    assert (on(b)["name"], on(b)["enabled"]) == ("Morning news", True) and on(a)["armedElsewhere"] == "Laptop"
+
+    # Switched off where it runs: the other computer no longer names it, and nothing runs it.
+    b.now = NOW + 9000
+    b.call("tasks.update", {"taskId": task["id"], "enabled": False})
+    b.call("sync.run")
+    a.call("sync.run")
+    assert [(on(m)["enabled"], on(m)["armedElsewhere"]) for m in (a, b)] == [(False, None), (False, None)]
+    b.call("tasks.delete", {"taskId": task["id"]})
+    b.call("sync.run")
+    a.call("sync.run")
+    assert a.call("tasks.list")["tasks"] == [] and kv.get(a.host.ctx.conn, "configSyncS3", "armedElsewhere") is None
 
 
 def test_changes_made_offline_wait_in_pending_and_go_with_the_next_sync(machines, bucket):
@@ -267,8 +291,13 @@ def test_a_bucket_that_refuses_writes_changes_nothing_here(machines, bucket):
     assert test.data["reason"] == s3.WRITES_REFUSED
 
 
-def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server):
+def test_test_connection_says_what_is_wrong(machines, s3_server: S3Server, s3_checking_keys):
     a = machines("a")
+    checked, good = s3_checking_keys.location, s3_checking_keys.credentials
+    keys = {"accessKey": good.access_key, "secretKey": good.secret_key}
+    assert a.call("sync.test", connection(checked, **keys))["ok"] is True
+    refused = a.error("sync.test", connection(checked, **{**keys, "secretKey": "not-the-secret"}))
+    assert refused.data["reason"] == s3.CREDENTIALS_REFUSED and "access key or secret" in refused.message
     missing = a.error("sync.test", connection(s3_server.location("no-such-bucket")))
     assert missing.data["reason"] == s3.BUCKET_MISSING and "does not exist" in missing.message
     offline = a.error("sync.test", connection(s3.S3Location("b", f"http://127.0.0.1:{_free_port()}")))

@@ -68,3 +68,13 @@ def test_error_codes_map_to_sentences() -> None:
     assert err("NoSuchBucket").code == s3.BUCKET_MISSING
     assert err("404", "HeadBucket").code == s3.BUCKET_MISSING
     assert "clock" in str(err("RequestTimeTooSkewed"))
+
+
+def test_a_server_that_checks_keys_refuses_a_wrong_one_in_words(s3_checking_keys) -> None:
+    location, good = s3_checking_keys.location, s3_checking_keys.credentials
+    s3.check(s3.connect(location, good), location)
+    for wrong in (s3.S3Credentials("AKIAUNKNOWNKEY000000", good.secret_key), s3.S3Credentials(good.access_key, "x")):
+        with pytest.raises(s3.S3Problem) as err:
+            s3.check(s3.connect(location, wrong), location)
+        assert err.value.code == s3.CREDENTIALS_REFUSED
+        assert "refused the access key or secret: check both" in str(err.value)

@@ -6,6 +6,7 @@ from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.settings.settings_dialog import SettingsDialog
 from tests.support.s3_server import CREDENTIALS, S3Server
 from tests.support.waits import spin_until
+from tests.test_config_sync import Machine, connection
 
 
 def fill(page, location, passphrase="a long passphrase"):
@@ -18,7 +19,9 @@ def fill(page, location, passphrase="a long passphrase"):
     page.passphrase.setText(passphrase)
 
 
-def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s3_server: S3Server, bucket, shots):
+def test_the_sync_page_tests_saves_and_syncs(
+    qloop, host_client, keep_running, s3_server: S3Server, bucket, shots, tmp_path
+):
     dialog = SettingsDialog.ask(host_client, themes.LIGHT)
     dialog.resize(900, 640)
     dialog.open()
@@ -34,11 +37,14 @@ def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s
         assert "does not exist" in page.message.text()
 
         fill(page, bucket)
+        page.machine_name.setText("Laptop")
         page.test_button.click()
         spin_until(qloop, lambda: "accepts data" in page.message.text())
         page.save_button.click()
         spin_until(qloop, lambda: page.sync_button.isEnabled())
         assert page.passphrase.text() == "" and page.secret_key.text() == ""
+        assert host_client.call_blocking("sync.status")["machineName"] == "Laptop"
+        assert page.machine_name.text() == "Laptop"
         host_client.call_blocking("settings.set", {"patch": {"theme": "dark"}})
         page.sync_button.click()
         spin_until(qloop, lambda: page.message.text().startswith("Synced:"))
@@ -61,6 +67,22 @@ def test_the_sync_page_tests_saves_and_syncs(qloop, host_client, keep_running, s
         spin_until(qloop, lambda: "revision 3" in page.state.text())
         assert "Version 1 restored" in page.message.text()
         assert host_client.call_blocking("settings.get")["settings"]["theme"] == "dark"
+
+        # Another computer changes the same setting: the page lists the conflict and which change it kept.
+        desk = Machine(tmp_path / "desk")
+        try:
+            desk.call("sync.configure", connection(bucket, passphrase="a long passphrase"))
+            desk.call("sync.run")
+            desk.call("settings.set", {"patch": {"theme": "system"}})
+            desk.call("sync.run")
+        finally:
+            desk.close()
+        host_client.call_blocking("settings.set", {"patch": {"theme": "light"}})
+        page.sync_button.click()
+        spin_until(qloop, lambda: "Changed on two computers" in page.state.text())
+        assert "setting/theme; the newer change was kept" in page.state.text()
+        assert host_client.call_blocking("settings.get")["settings"]["theme"] == "light"  # this one is newer
+        dialog.grab().save(str(shots / "settings-sync-conflict.png"))
     finally:
         if shiboken6.isValid(dialog):
             dialog.close()

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pidesktop.storage.sync_merge import Entry, from_json, merge, stamp_changes, to_json
+from tests.support.fuzz_budget import fuzz_settings
 
 keys = st.sampled_from(["a", "b", "c", "d"])
 entries = st.builds(Entry, st.one_of(st.integers(0, 3), st.text(max_size=2)), st.integers(0, 10))
@@ -14,12 +15,14 @@ def values(snapshot):
     return {k: e.value for k, e in snapshot.items()}
 
 
+@fuzz_settings(200)
 @given(snapshots, snapshots)
 def test_an_unchanged_side_takes_the_other(base, other):
     assert values(merge(base, base, other)[0]) == values(other)
     assert values(merge(base, other, base)[0]) == values(other)
 
 
+@fuzz_settings(200)
 @given(snapshots, snapshots, snapshots)
 def test_every_merged_key_comes_from_a_side_and_conflicts_are_both_changed(base, local, remote):
     merged, conflicts = merge(base, local, remote)
@@ -30,6 +33,7 @@ def test_every_merged_key_comes_from_a_side_and_conflicts_are_both_changed(base,
         assert values(base).get(conflict.key) not in (values(local).get(conflict.key), values(remote).get(conflict.key))
 
 
+@fuzz_settings(100)
 @given(snapshots)
 def test_round_trip(snapshot):
     assert from_json(to_json(snapshot)) == snapshot

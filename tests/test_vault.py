@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pidesktop.storage import vault
+from tests.support.fuzz_budget import fuzz_settings
 
 CHEAP = 2**10  # scrypt cost for tests; the stored parameters carry whatever cost was used
 
@@ -52,7 +53,7 @@ def test_unreadable_params_are_damaged_data() -> None:
         vault.VaultParams.from_json({"kdf": "scrypt", "salt": "zz", "n": 1, "r": 1, "p": 1})
 
 
-@settings(max_examples=30, deadline=None)
+@fuzz_settings(30)
 @given(data=st.binary(max_size=4096), aad=st.binary(max_size=64))
 def test_seal_open_any_bytes(data: bytes, aad: bytes) -> None:
     assert _KEY.open(_KEY.seal(data, aad), aad) == data

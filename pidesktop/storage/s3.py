@@ -164,7 +164,10 @@ def check(client: S3Client, location: S3Location, write: bool = True) -> None:
     try:
         client.head_bucket(Bucket=location.bucket)
     except Exception as exc:
-        raise explain(exc, location) from exc
+        problem = explain(exc, location)
+        if problem.code == CREDENTIALS_REFUSED:
+            problem = _why_refused(client, location, problem)
+        raise problem from exc
     if not write:
         return
     probe = location.key(f".pidesktop-write-test-{os.getpid()}")
@@ -176,3 +179,13 @@ def check(client: S3Client, location: S3Location, write: bool = True) -> None:
         client.delete_object(Bucket=location.bucket, Key=probe)
     except Exception as exc:
         raise explain(exc, location, writing=True) from exc
+
+
+def _why_refused(client: S3Client, location: S3Location, problem: S3Problem) -> S3Problem:
+    """A refused HEAD has no body to say why: ask again with a GET, whose error names the cause (an unknown
+    access key, a wrong secret, or a key without rights on the bucket)."""
+    try:
+        client.list_objects_v2(Bucket=location.bucket, MaxKeys=1)
+    except Exception as exc:
+        return explain(exc, location)
+    return problem

@@ -34,7 +34,7 @@ from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.formats.index.sql_rows import one_row
 from pidesktop.host import kv
-from pidesktop.host.automations import schedule_rules
+from pidesktop.host.automations import armed, schedule_rules
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.params import Params, invalid
@@ -166,6 +166,8 @@ def task_to_wire(conn: apsw.Connection, row: tuple[Any, ...], zone: dt.tzinfo) -
         "updatedAt": updated,
         "running": bool(last_run and last_run["status"] == "running"),
         "lastRun": last_run,
+        # Switched off here because settings sync says it runs on that computer (None: not so, or unknown).
+        "armedElsewhere": None if enabled else armed.name_of(conn, task_id),
     }
 
 
@@ -380,6 +382,8 @@ def tasks_update(ctx: HostContext, p: Params) -> dict[str, Any]:
                 task_id,
             ),
         )
+        if enabled != bool(row[4]):  # switched on here (taken over) or off: no longer armed on another computer
+            armed.remember(ctx.conn, task_id, None, "", now)
     _changed(ctx, task_id, "updated")
     return {"task": task(ctx.conn, task_id)}
 
@@ -399,6 +403,7 @@ def tasks_delete(ctx: HostContext, p: Params) -> dict[str, Any]:
             "DELETE FROM kv WHERE ns = ? AND key IN (SELECT id FROM task_runs WHERE task_id = ?)", (RUN_NS, task_id)
         )
         ctx.conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (task_id,))  # its runs cascade; chats stay
+        armed.remember(ctx.conn, task_id, None, "", ctx.clock())
     _changed(ctx, task_id, "deleted")
     if had_chats:  # its runs' chats are ordinary chats now: back in the list
         ctx.emit(topics.SESSION_LIST_CHANGED, {})

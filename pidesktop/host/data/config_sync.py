@@ -19,6 +19,7 @@ runs, not when the host starts.
 from __future__ import annotations
 
 import logging
+import platform
 import secrets as random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,7 @@ log = logging.getLogger("pidesktop.host.sync")
 
 OWNER = "configSync"
 SYNC_KIND = "sync"
+MACHINE_NAME_MAX = 60  # this computer's name, as other computers show it beside an automation armed here
 PUBLISH_ATTEMPTS = 5  # fetch-merge-publish rounds when other machines publish the same revision first
 # What makes a connection: changing any of these (or the mode) starts a fresh state id.
 _CONNECTION_FIELDS = ("endpoint", "region", "bucket", "prefix", "syncKeys")
@@ -133,6 +135,7 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
     """
     post = _needs_post(ctx)
     connection, credentials, passphrase = _read_connection(p)
+    name = p.text("machineName", required=False, default="", strip=True, max_chars=MACHINE_NAME_MAX)
     credentials = credentials or _stored_credentials(ctx)
     stored = secret_store.get(ctx, VAULT_REF)
     location = _location(connection)
@@ -154,13 +157,13 @@ def sync_configure(ctx: HostContext, p: Params) -> dict[str, Any]:
         except vault.VaultError as exc:
             raise HostError(ErrorCode.STORAGE_UNAVAILABLE, str(exc), {"reason": "damaged"}) from None
         assert credentials is not None  # connect() refused missing credentials
-        return on_host_thread(post, lambda: _save_connection(ctx, connection, credentials, key))
+        return on_host_thread(post, lambda: _save_connection(ctx, connection, credentials, key, name))
 
     return jobs_of(ctx).start(SYNC_KIND, work)
 
 
 def _save_connection(
-    ctx: HostContext, connection: dict[str, Any], credentials: s3.S3Credentials, key: vault.VaultKey
+    ctx: HostContext, connection: dict[str, Any], credentials: s3.S3Credentials, key: vault.VaultKey, name: str
 ) -> dict[str, Any]:
     """Keep the checked connection, its key pair and the vault key (host thread); the ``sync.status`` result."""
     before = _config(ctx)
@@ -173,6 +176,7 @@ def _save_connection(
         **connection,
         "stateId": random.token_hex(16) if fresh else before["stateId"],
         "machineId": before.get("machineId") or random.token_hex(8),
+        "machineName": name or before.get("machineName") or platform.node() or "another computer",
     }
     with ctx.conn:
         kv.put(ctx.conn, NS, KEY, config, ctx.clock())
@@ -203,6 +207,7 @@ def _status(ctx: HostContext) -> dict[str, Any]:
         "syncKeys": bool(config.get("syncKeys")),
         "stateId": config.get("stateId"),
         "machineId": config.get("machineId"),
+        "machineName": config.get("machineName", ""),
         "hasCredentials": secret_store.exists(ctx, ACCESS_REF) and secret_store.exists(ctx, SECRET_REF),
         "lastRun": config.get("lastRun"),
         "dailyBackup": daily_backup.state(ctx),
@@ -296,7 +301,8 @@ def sync_run(ctx: HostContext, p: Params) -> dict[str, Any]:
     state = _local_state(ctx, config, key)
     _, base = state.base()
     now = ctx.clock()
-    local = stamp_changes(base, sync_items.gather(ctx, machine, bool(config.get("syncKeys"))), state.pending(), now)
+    here = sync_items.gather(ctx, machine, bool(config.get("syncKeys")), str(config.get("machineName") or ""))
+    local = stamp_changes(base, here, state.pending(), now)
     pending = {k: e for k, e in local.items() if k not in base or base[k] != e}
     pending.update({k: Entry(None, now) for k in base if k not in local})
     state.save_pending(pending)  # survives an offline run or a kill from here on
@@ -351,7 +357,7 @@ def _finish(
     """Write the merge here and make it the new base (host thread). A key changed here while the job talked
     to S3 keeps the newer change: it is not overwritten, and the next sync sends it."""
     revision, merged, conflicts = exchanged
-    current = sync_items.gather(ctx, machine, bool(config.get("syncKeys")))
+    current = sync_items.gather(ctx, machine, bool(config.get("syncKeys")), str(config.get("machineName") or ""))
     meanwhile = {
         k
         for k in set(current) | set(local)

@@ -12,8 +12,10 @@ Every synced thing is one key in a flat snapshot, so the merge works per key:
   tables, without their secret references;
 - ``provider-key/<id>``: a provider's API key, only when "sync keys too" is on;
 - ``automation/<id>``: a scheduled task. ``armedOn`` names the one machine it
-  runs on: arming it here takes it over, and every other machine keeps it
-  switched off, so an automation never runs twice.
+  runs on (``armedOnName``: that computer's name from Settings > Sync): arming it
+  here takes it over, and every other machine keeps it switched off and says
+  which computer it runs on (``host/automations/armed.py``), so an automation
+  never runs twice.
 
 Rows a plugin declared (``owner_plugin_id``) belong to that plugin's machine and
 are left out. Local-only bookkeeping (times of the last run, sessions) stays.
@@ -28,6 +30,7 @@ import orjson
 
 from pidesktop.formats.index.sql_rows import all_rows
 from pidesktop.host import kv
+from pidesktop.host.automations import armed
 from pidesktop.host.context import HostContext
 from pidesktop.host.settings import secrets
 from pidesktop.host.settings.providers import DEFAULT_KEY, ORDER_KEY, secret_ref_for
@@ -68,8 +71,8 @@ _MODEL_FIELDS = (
 _TASK_FIELDS = ("title", "prompt", "cadence", "config_json", "created_at")
 
 
-def gather(ctx: HostContext, machine: str, sync_keys: bool) -> dict[str, Any]:
-    """Every synced value of this data root, by key."""
+def gather(ctx: HostContext, machine: str, sync_keys: bool, machine_name: str = "") -> dict[str, Any]:
+    """Every synced value of this data root, by key; ``machine_name`` names this computer on the tasks armed here."""
     conn = ctx.conn
     values: dict[str, Any] = {}
     stored = kv.get(conn, "app", "settings", {})
@@ -99,9 +102,16 @@ def gather(ctx: HostContext, machine: str, sync_keys: bool) -> dict[str, Any]:
     for row in all_rows(conn.execute(query)):
         values[f"model/{row[0]}/{row[1]}"] = dict(zip(_MODEL_FIELDS, row[2:], strict=True))
     columns = ", ".join(_TASK_FIELDS)
+    elsewhere = armed.all_entries(conn)
     for row in all_rows(conn.execute(f"SELECT id, enabled, {columns} FROM scheduled_tasks")):
         task = dict(zip(_TASK_FIELDS, row[2:], strict=True))
-        task["armedOn"] = machine if row[1] else None
+        other = elsewhere.get(str(row[0]))
+        if row[1]:
+            task["armedOn"], task["armedOnName"] = machine, machine_name
+        elif other is not None:  # switched off here because it runs there: still armed there
+            task["armedOn"], task["armedOnName"] = other["machine"], other["name"]
+        else:
+            task["armedOn"], task["armedOnName"] = None, None
         values[f"automation/{row[0]}"] = task
     return values
 
@@ -166,13 +176,15 @@ def _set(
         )
     elif kind == "automation":
         row = [value.get(field) for field in _TASK_FIELDS]
-        armed = 1 if value.get("armedOn") == machine else 0
+        armed_here = value.get("armedOn") == machine
+        elsewhere = None if armed_here or not value.get("armedOn") else str(value["armedOn"])
+        armed.remember(conn, rest, elsewhere, str(value.get("armedOnName") or ""), now)
         sets = ", ".join(f"{field} = excluded.{field}" for field in _TASK_FIELDS)
         conn.execute(
             f"INSERT INTO scheduled_tasks(id, enabled, {', '.join(_TASK_FIELDS)}, updated_at) "
             f"VALUES (?, ?, {', '.join('?' * len(row))}, ?) ON CONFLICT(id) DO UPDATE SET enabled = excluded.enabled, "
             f"{sets}, updated_at = excluded.updated_at",
-            (rest, armed, *row, now),
+            (rest, int(armed_here), *row, now),
         )
 
 
@@ -192,6 +204,7 @@ def _delete(conn: apsw.Connection, key: str, now: int, keys: list[tuple[str, str
         conn.execute("DELETE FROM models WHERE provider_id = ? AND model_id = ?", (provider_id, model_id))
     elif kind == "automation":
         conn.execute("DELETE FROM scheduled_tasks WHERE id = ?", (rest,))
+        armed.remember(conn, rest, None, "", now)
 
 
 def _set_setting(conn: apsw.Connection, name: str, value: Any, now: int) -> None:

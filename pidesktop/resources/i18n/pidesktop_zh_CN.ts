@@ -187,6 +187,18 @@ Hover and click + for a new chat in this project; right-click for more.</source>
 <context>
     <name>AutomationsDialog</name>
     <message>
+        <source>Runs on %1</source>
+        <translation>在 %1 上运行</translation>
+    </message>
+    <message>
+        <source>another computer</source>
+        <translation>另一台电脑</translation>
+    </message>
+    <message>
+        <source>Turned on on %1 (Settings &gt; Sync keeps automations the same on your computers). An automation runs on one computer at a time: turning it on here moves it to this one.</source>
+        <translation>已在 %1 上开启（设置 &gt; 同步让各台电脑的自动化保持一致）。自动化同一时间只在一台电脑上运行：在这里开启会把它移到这台电脑。</translation>
+    </message>
+    <message>
         <source>Automations</source>
         <translation>自动化任务</translation>
     </message>
@@ -3970,6 +3982,14 @@ This cannot be undone.</source>
 </context>
 <context>
     <name>SyncPage</name>
+    <message>
+        <source>This computer</source>
+        <translation>这台电脑</translation>
+    </message>
+    <message>
+        <source>Your other computers show this name beside an automation that runs on this one.</source>
+        <translation>你的其他电脑会在于这台电脑上运行的自动化旁显示这个名称。</translation>
+    </message>
     <message>
         <source>Sync</source>
         <translation>同步</translation>

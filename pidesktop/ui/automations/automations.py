@@ -202,6 +202,17 @@ class AutomationsDialog(QDialog):
             item = QTreeWidgetItem([task["name"], self._next_text(task), self._result_text(task.get("lastRun"))])
             item.setData(0, Qt.ItemDataRole.UserRole, task["id"])
             item.setToolTip(0, task["name"])
+            if not task["enabled"] and task.get("armedElsewhere") is not None:
+                item.setToolTip(
+                    1,
+                    arg(
+                        self.tr(
+                            "Turned on on %1 (Settings > Sync keeps automations the same on your computers). "
+                            "An automation runs on one computer at a time: turning it on here moves it to this one."
+                        ),
+                        self._computer(task["armedElsewhere"]),
+                    ),
+                )
             if not task["enabled"]:
                 item.setForeground(0, QColor(self.theme.muted))
             self.list.addTopLevelItem(item)
@@ -224,7 +235,12 @@ class AutomationsDialog(QDialog):
     def task(self, task_id: str) -> dict | None:
         return next((t for t in self.tasks if t["id"] == task_id), None)
 
+    def _computer(self, name: str) -> str:
+        return name or self.tr("another computer")
+
     def _next_text(self, task: dict) -> str:
+        if not task["enabled"] and task.get("armedElsewhere") is not None:
+            return arg(self.tr("Runs on %1"), self._computer(task["armedElsewhere"]))
         if not task["enabled"]:
             return self.tr("Off")
         if task["nextRunAt"] is None:

@@ -8,6 +8,7 @@ sentence, under the buttons.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,12 @@ class SyncPage(QWidget):
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
         self.sync_keys = QCheckBox(self.tr("Sync API keys too"))
+        self.machine_name = QLineEdit()
+        self.machine_name.setMaxLength(60)
+        self.machine_name.setPlaceholderText(platform.node())
+        self.machine_name.setToolTip(
+            self.tr("Your other computers show this name beside an automation that runs on this one.")
+        )
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         form.addRow(self.tr("Endpoint"), self.endpoint)
@@ -68,6 +75,7 @@ class SyncPage(QWidget):
         form.addRow(self.tr("Access key"), self.access_key)
         form.addRow(self.tr("Secret key"), self.secret_key)
         form.addRow(self.tr("Passphrase"), self.passphrase)
+        form.addRow(self.tr("This computer"), self.machine_name)
         form.addRow("", self.sync_keys)
         self.test_button = QPushButton(self.tr("Test connection"))
         self.test_button.clicked.connect(self.test_connection)
@@ -142,6 +150,8 @@ class SyncPage(QWidget):
             params["secretKey"] = self.secret_key.text()
         if self.passphrase.text():
             params["passphrase"] = self.passphrase.text()
+        if self.machine_name.text().strip():
+            params["machineName"] = self.machine_name.text().strip()
         return params
 
     async def load(self) -> None:
@@ -162,6 +172,7 @@ class SyncPage(QWidget):
         self.bucket.setText(status.get("bucket", ""))
         self.prefix.setText(status.get("prefix", ""))
         self.sync_keys.setChecked(bool(status.get("syncKeys")))
+        self.machine_name.setText(status.get("machineName", ""))
         if status.get("hasCredentials"):
             self.access_key.setPlaceholderText(self.tr("saved"))
             self.secret_key.setPlaceholderText(self.tr("saved"))
