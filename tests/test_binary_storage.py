@@ -15,12 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostError
 from pidesktop.formats.transcript.binary_storage import json_escape
 from pidesktop.formats.transcript.records import decode_record
 from tests.support.fuzz_budget import fuzz_settings
 from tests.support.host_helpers import append, new_session, transcript_path
-from tests.support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost, run_with_client
+from tests.support.sse_server import fixture_bytes
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 
@@ -245,3 +247,25 @@ def test_the_host_refuses_a_chat_with_a_bad_reference_instead_of_showing_it_empt
     finally:
         host.stop()
     assert path.read_bytes() == before
+
+
+def test_the_model_is_sent_the_decoded_tool_result_of_an_encoded_chat(location, sse_server):
+    """Continuing a chat Pi Desktop stored in the envelope: the model sees the tool's picture and text."""
+    sid, _record, path = stored_tool_chat(location)
+    sse_server.stream([fixture_bytes("plain-text")])
+    host = InProcessHost(location)
+    try:
+
+        async def turn(client):
+            choice = ProviderChoice(base_url=sse_server.base_url, model="gpt-test", api_key="sk-test-key")
+            return await TurnRunner(client, override=choice, offline_delay=0).send(sid, "What did it show?")
+
+        assert run_with_client(host, turn)["status"] == "completed"
+    finally:
+        host.stop()
+    sent = sse_server.requests[-1].json["messages"]
+    request = orjson.dumps(sent).decode()
+    assert "binaryStorage" not in request
+    tool_messages = [m for m in sent if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and "the screen" in orjson.dumps(tool_messages[0]).decode()
+    assert PNG in request  # the picture itself, not the envelope's empty placeholder
