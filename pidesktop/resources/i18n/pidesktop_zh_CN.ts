@@ -191,8 +191,8 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>自动化任务</translation>
     </message>
     <message>
-        <source>Prompts that run on a schedule, each in a new chat, with the result in the inbox. They run while pidesktop is open; runs missed while it was closed run once at the next start.</source>
-        <translation>定时运行的提示词，每次都在新对话中运行，结果会放进收件箱。它们在 pidesktop 打开时运行；关闭期间错过的运行会在下次启动时补运行一次。</translation>
+        <source>Prompts that run on a schedule, each run in a new chat or the same one, with the result in the inbox. They run while pidesktop is open; runs missed while it was closed run once at the next start.</source>
+        <translation>定时运行的提示词，每次在新对话或同一个对话中运行，结果会放进收件箱。它们在 pidesktop 打开时运行；关闭期间错过的运行会在下次启动时补运行一次。</translation>
     </message>
     <message>
         <source>Name</source>
