@@ -23,6 +23,8 @@ from tests.support.fuzz_budget import fuzz_settings
 from tests.support.host_helpers import append, new_session, transcript_path
 from tests.support.hosts import InProcessHost, run_with_client
 from tests.support.sse_server import fixture_bytes
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 
@@ -269,3 +271,32 @@ def test_the_model_is_sent_the_decoded_tool_result_of_an_encoded_chat(location, 
     tool_messages = [m for m in sent if m["role"] == "tool"]
     assert len(tool_messages) == 1 and "the screen" in orjson.dumps(tool_messages[0]).decode()
     assert PNG in request  # the picture itself, not the envelope's empty placeholder
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda env: env.__setitem__("version", 2),  # a newer codec: SCHEMA_INCOMPATIBLE
+        lambda env: env["paths"][0].__setitem__("text", 7),  # a bad reference: STORAGE_UNAVAILABLE
+    ],
+    ids=["unknown-version", "bad-reference"],
+)
+def test_the_window_says_one_chat_cannot_be_shown_and_the_others_still_open(
+    change, qtbot, qloop, location, loop_hosts, shots
+):
+    good, record, _ = stored_tool_chat(location)
+    bad, _record, path = stored_tool_chat(location, change)
+    before = path.read_bytes()
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    win.sidebar.select(bad)
+    spin_until(qloop, lambda: win.host_error is not None)
+    assert win.host_error.data["reason"] in ("unknownVersion", "badReference")
+    line = win.notice.label.text()
+    assert "tool pictures" in line and "This chat" in line
+    assert not win.banner.isVisible()  # the data folder is fine: only this chat is refused
+    assert win.sidebar.new_chat_button.isEnabled() and win.new_chat_action.isEnabled()
+    win.grab().save(str(shots / "binary-storage-refused.png"))
+    win.sidebar.select(good)
+    spin_until(qloop, lambda: win.transcript_model.row_of(record["id"]) >= 0)
+    assert path.read_bytes() == before
+    win.close()
