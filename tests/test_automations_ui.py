@@ -59,7 +59,6 @@ def test_the_editor_checks_as_you_type_and_keeps_what_was_typed(qtbot, shots):
             "workspacePath": None,
             "sessionMode": "perRun",
             "mode": "plan",
-            "permissionMode": None,
             "enabled": True,
         }
     ]
@@ -96,37 +95,6 @@ def test_the_editor_sets_interval_thinking_folder_and_chat_reuse(qtbot, shots):
     fields = saved[-1]
     assert fields["schedule"] == {"kind": "interval", "intervalMinutes": 45}
     assert (fields["thinkingLevel"], fields["workspacePath"], fields["sessionMode"]) == ("high", "/srv/site2", "reuse")
-
-
-def test_the_permissions_chosen_in_the_editor_reach_the_task_and_its_run_chat(qtbot, qloop, host_client, shots):
-    runner = TurnRunner(host_client, offline_delay=0.0, interactive=False)
-    scheduler = Scheduler(host_client, runner)
-    dialog = AutomationsDialog.ask(host_client, themes.LIGHT, scheduler.run_now)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qloop.run_until_complete(dialog.loading)
-    editor = dialog.editor
-    assert editor.permissions.currentData() is None  # a new task: scheduled runs ask
-    editor.name.setText("Tidy the notes")
-    editor.prompt.setPlainText("Fix the typos in notes.md")
-    editor.permissions.setCurrentIndex(editor.permissions.findData("accept-edits"))
-    assert editor.permissions.currentText() == "Allow file edits"
-    dialog.grab().save(str(shots / "automations-editor-permissions.png"))
-    editor.save()
-    spin_until(qloop, lambda: len(dialog.tasks) == 1)
-    assert dialog.tasks[0]["permissionMode"] == "accept-edits"
-
-    dialog.run_now()
-    spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1 and dialog.runs[0]["status"] == "completed")
-    qloop.run_until_complete(scheduler.wait_idle())
-    chat = qloop.run_until_complete(host_client.call("session.get", {"sessionId": dialog.runs[0]["sessionId"]}))
-    assert chat["session"]["permissionMode"] == "accept-edits"
-
-    editor.load(dialog.tasks[0])  # shown again as stored, then put back to the default
-    assert editor.permissions.currentData() == "accept-edits"
-    editor.permissions.setCurrentIndex(editor.permissions.findData(None))
-    editor.save()
-    spin_until(qloop, lambda: dialog.tasks[0].get("permissionMode") is None)
 
 
 def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, shots, keep_running):

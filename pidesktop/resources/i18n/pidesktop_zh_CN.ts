@@ -4138,18 +4138,6 @@ This cannot be undone.</source>
         <translation>每次运行继续同一个对话</translation>
     </message>
     <message>
-        <source>Permissions</source>
-        <translation>权限</translation>
-    </message>
-    <message>
-        <source>Default (scheduled runs ask)</source>
-        <translation>默认（定时运行时询问）</translation>
-    </message>
-    <message>
-        <source>A scheduled run has nobody to ask, so a change it would ask about is not made. Run now follows Settings &gt; General &gt; Agent permissions.</source>
-        <translation>定时运行时没有人可以询问，因此需要询问的更改不会执行。“立即运行”遵循“设置 &gt; 通用 &gt; 智能体权限”。</translation>
-    </message>
-    <message>
         <source>Mon</source>
         <translation>周一</translation>
     </message>

@@ -1,5 +1,4 @@
-"""The editor of one automation: name, prompt, schedule, model, thinking, project or folder, chat, mode,
-permissions, on/off.
+"""The editor of one automation: name, prompt, schedule, model, thinking, project or folder, chat, mode, on/off.
 
 Input is checked as it is typed (a time that is not HH:MM, no weekday, an
 empty name or prompt) and again by the host; either way the message stands
@@ -31,7 +30,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pidesktop.ui.chat import permission_modes
 from pidesktop.ui.kit.plain_errors import sentence
 
 KINDS = (
@@ -80,7 +78,6 @@ _FIELD_LABELS = {
     "thinkingLevel": "model",
     "workspacePath": "project",
     "sessionMode": "chat",
-    "permissionMode": "permissions",
 }
 
 
@@ -137,21 +134,6 @@ class TaskEditor(QWidget):
         self.mode = QComboBox()
         for key, label in MODES:
             self.mode.addItem(self.tr(label), key)
-        self.permissions = QComboBox()  # the task's permissionMode; None: ask on schedule, Settings for Run now
-        self.permissions.addItem(self.tr("Default (scheduled runs ask)"), None)
-        self.permissions.setItemData(
-            0,
-            self.tr(
-                "A scheduled run has nobody to ask, so a change it would ask about is not made. "
-                "Run now follows Settings > General > Agent permissions."
-            ),
-            Qt.ItemDataRole.ToolTipRole,
-        )
-        for mode, _label, _tip in permission_modes.MODES:
-            self.permissions.addItem(permission_modes.label(mode), mode)
-            self.permissions.setItemData(
-                self.permissions.count() - 1, permission_modes.tip(mode), Qt.ItemDataRole.ToolTipRole
-            )
         self.mode_hint = QLabel(
             self.tr(
                 "Plan and Goal wait for you to approve, so a scheduled run in these modes "
@@ -182,7 +164,6 @@ class TaskEditor(QWidget):
         form.addRow(self.tr("Chat"), self._with_error("chat", self.session_mode))
         form.addRow(self.tr("Mode"), self._with_error("mode", self.mode))
         form.addRow("", self.mode_hint)  # wraps: a row of its own, so the form measures it
-        form.addRow(self.tr("Permissions"), self._with_error("permissions", self.permissions))
         form.addRow("", self.enabled)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -270,7 +251,6 @@ class TaskEditor(QWidget):
         self.folder.setVisible(self.project.currentData() is None)
         self._select(self.session_mode, task.get("sessionMode", "perRun"))
         self._select(self.mode, task.get("mode", "agent"))
-        self._select(self.permissions, task.get("permissionMode"))
         self.enabled.setChecked(task.get("enabled", True))
 
     @staticmethod
@@ -386,7 +366,6 @@ class TaskEditor(QWidget):
             "workspacePath": (self.folder.text().strip() or None) if self.project.currentData() is None else None,
             "sessionMode": self.session_mode.currentData(),
             "mode": self.mode.currentData(),
-            "permissionMode": self.permissions.currentData(),
             "enabled": self.enabled.isChecked(),
         }
 
