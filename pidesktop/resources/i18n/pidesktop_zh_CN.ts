@@ -2402,14 +2402,6 @@ This cannot be undone.</source>
         <translation>数据文件夹拒绝了这次更改。请检查它的权限；详情中写明了文件。</translation>
     </message>
     <message>
-        <source>This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; nothing was changed.</source>
-        <translation>无法显示此对话：它的工具图片由更新的版本保存。请更新 pidesktop 后再打开；没有任何内容被更改。</translation>
-    </message>
-    <message>
-        <source>This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; nothing was changed.</source>
-        <translation>无法显示此对话：它的工具图片以损坏的形式保存。请从备份中恢复；没有任何内容被更改。</translation>
-    </message>
-    <message>
         <source>Your data folder can’t be reached right now. Check that its disk is attached, then try again.</source>
         <translation>目前无法访问数据文件夹。请确认所在磁盘已连接，然后重试。</translation>
     </message>
@@ -2428,6 +2420,14 @@ This cannot be undone.</source>
     <message>
         <source>Your data was written by a different version of pidesktop, which this one can’t open.</source>
         <translation>你的数据由另一个版本的 pidesktop 写入，当前版本无法打开。</translation>
+    </message>
+    <message>
+        <source>This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; nothing was changed.</source>
+        <translation>无法显示此对话：它的工具图片由更新的版本保存。请更新 pidesktop 后再打开；没有任何内容被更改。</translation>
+    </message>
+    <message>
+        <source>This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; nothing was changed.</source>
+        <translation>无法显示此对话：它的工具图片以损坏的形式保存。请从备份中恢复；没有任何内容被更改。</translation>
     </message>
     <message>
         <source>This part of the app is not available in this version.</source>

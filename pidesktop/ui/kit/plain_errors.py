@@ -117,25 +117,6 @@ _PI_READ_ONLY = QT_TRANSLATE_NOOP(
 _DATA_FOLDER_REFUSED = QT_TRANSLATE_NOOP(
     "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
 )
-# One chat whose tool pictures (Pi Desktop's binaryStorage envelope) cannot be decoded is refused by itself
-# (``data.reason``): the rest of the data folder is fine, so this is no reason to block the window.
-_CHAT_PICTURES = {
-    "unknownVersion": QT_TRANSLATE_NOOP(
-        "PlainErrors",
-        "This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; "
-        "nothing was changed.",
-    ),
-    "badReference": QT_TRANSLATE_NOOP(
-        "PlainErrors",
-        "This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; "
-        "nothing was changed.",
-    ),
-}
-
-
-def chat_refusal(error: HostError) -> bool:
-    """``error`` refuses one chat's file, not the data folder (the window stays usable)."""
-    return isinstance(error.data, dict) and error.data.get("reason") in _CHAT_PICTURES
 
 
 # A provider call's failure. Its message is written for people by agent.errors and names the server and what
@@ -167,13 +148,34 @@ def sentence_for_code(code: str | None, fallback: str = "") -> str:
 
 def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
-    if error.code == ErrorCode.NOT_READY and error.message:
-        return error.message  # the runtime's own sentence names the provider and what it lacks
     if chat_refusal(error):
         return _tr(str(_CHAT_PICTURES[error.data["reason"]]))
+    if error.code == ErrorCode.NOT_READY and error.message:
+        return error.message  # the runtime's own sentence names the provider and what it lacks
     if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict):
         if error.data.get("native"):
             return _tr(str(_PI_READ_ONLY))
         if error.data.get("reason"):
             return _tr(str(_DATA_FOLDER_REFUSED))
     return sentence_for_code(error.code, error.message)
+
+
+# One chat whose tool pictures (Pi Desktop's binaryStorage envelope) cannot be decoded is refused by itself
+# (``data.reason``): the rest of the data folder is fine, so this is no reason to block the window.
+_CHAT_PICTURES = {
+    "unknownVersion": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; "
+        "nothing was changed.",
+    ),
+    "badReference": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; "
+        "nothing was changed.",
+    ),
+}
+
+
+def chat_refusal(error: HostError) -> bool:
+    """``error`` refuses one chat's file, not the data folder (the window stays usable)."""
+    return isinstance(error.data, dict) and error.data.get("reason") in _CHAT_PICTURES
