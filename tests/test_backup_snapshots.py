@@ -135,6 +135,26 @@ def test_keep_prunes_old_snapshots_and_unused_chunks(host, tmp_path):
     assert payload_files(target) == payload_files(host.location.data_root)
 
 
+def test_crash_reports_logs_and_scratch_are_never_in_a_backup(host, tmp_path):
+    """Crash reports stay on this computer (spec 004 section 2: never uploaded), like logs and scratch."""
+    filled_root(host)
+    root = host.location.data_root
+    (root / "crash-dumps").mkdir(exist_ok=True)
+    (root / "crash-dumps" / "host-1.txt").write_text("Fatal Python error: Segmentation fault\n")
+    (root / "crash-dumps.json").write_text('{"lastReportedMtime": 1}')
+    for folder in ("logs/host", "scratch/some-chat"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "kept-here.txt").write_text("local only")
+    repo = open_repository(FolderStore(tmp_path / "backups"), PASSPHRASE, create=True)
+    backup(repo, root)
+    target = tmp_path / "restored"
+    manifest = restore(repo, target)
+    tops = {entry.path.split("/")[0] for entry in manifest.files}
+    assert "sessions" in tops and "attachments" in tops
+    assert not tops & {"crash-dumps", "crash-dumps.json", "logs", "scratch"}
+    assert not (target / "crash-dumps").exists() and not (target / "crash-dumps.json").exists()
+
+
 def test_wrong_passphrase_is_refused_and_changes_nothing(host, bucket, tmp_path):
     filled_root(host)
     backup(s3_repo(bucket), host.location.data_root)

@@ -15,12 +15,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from pidesktop.bus import HostError
 from pidesktop.formats.transcript.binary_storage import json_escape
 from pidesktop.formats.transcript.records import decode_record
 from tests.support.fuzz_budget import fuzz_settings
 from tests.support.host_helpers import append, new_session, transcript_path
-from tests.support.hosts import InProcessHost
+from tests.support.hosts import InProcessHost, run_with_client
+from tests.support.sse_server import fixture_bytes
+from tests.support.waits import spin_until
+from tests.support.windows import started_window
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 
@@ -245,3 +249,54 @@ def test_the_host_refuses_a_chat_with_a_bad_reference_instead_of_showing_it_empt
     finally:
         host.stop()
     assert path.read_bytes() == before
+
+
+def test_the_model_is_sent_the_decoded_tool_result_of_an_encoded_chat(location, sse_server):
+    """Continuing a chat Pi Desktop stored in the envelope: the model sees the tool's picture and text."""
+    sid, _record, path = stored_tool_chat(location)
+    sse_server.stream([fixture_bytes("plain-text")])
+    host = InProcessHost(location)
+    try:
+
+        async def turn(client):
+            choice = ProviderChoice(base_url=sse_server.base_url, model="gpt-test", api_key="sk-test-key")
+            return await TurnRunner(client, override=choice, offline_delay=0).send(sid, "What did it show?")
+
+        assert run_with_client(host, turn)["status"] == "completed"
+    finally:
+        host.stop()
+    sent = sse_server.requests[-1].json["messages"]
+    request = orjson.dumps(sent).decode()
+    assert "binaryStorage" not in request
+    tool_messages = [m for m in sent if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and "the screen" in orjson.dumps(tool_messages[0]).decode()
+    assert PNG in request  # the picture itself, not the envelope's empty placeholder
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda env: env.__setitem__("version", 2),  # a newer codec: SCHEMA_INCOMPATIBLE
+        lambda env: env["paths"][0].__setitem__("text", 7),  # a bad reference: STORAGE_UNAVAILABLE
+    ],
+    ids=["unknown-version", "bad-reference"],
+)
+def test_the_window_says_one_chat_cannot_be_shown_and_the_others_still_open(
+    change, qtbot, qloop, location, loop_hosts, shots
+):
+    good, record, _ = stored_tool_chat(location)
+    bad, _record, path = stored_tool_chat(location, change)
+    before = path.read_bytes()
+    win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
+    win.sidebar.select(bad)
+    spin_until(qloop, lambda: win.host_error is not None)
+    assert win.host_error.data["reason"] in ("unknownVersion", "badReference")
+    line = win.notice.label.text()
+    assert "tool pictures" in line and "This chat" in line
+    assert not win.banner.isVisible()  # the data folder is fine: only this chat is refused
+    assert win.sidebar.new_chat_button.isEnabled() and win.new_chat_action.isEnabled()
+    win.grab().save(str(shots / "binary-storage-refused.png"))
+    win.sidebar.select(good)
+    spin_until(qloop, lambda: win.transcript_model.row_of(record["id"]) >= 0)
+    assert path.read_bytes() == before
+    win.close()

@@ -121,3 +121,38 @@ def test_at_start_rows_that_break_a_missing_unique_index_refuse_and_change_nothi
     assert info.value.code == "SCHEMA_INCOMPATIBLE"
     assert info.value.data["where"] == "idx_session_todo_one_in_progress"
     assert "idx_session_todo_one_in_progress" not in indexes(db)
+
+
+def bytes_of(path):
+    return {p.name: p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name)}
+
+
+def test_a_missing_column_is_still_refused(db):
+    build(db, 26)
+    run(db, "ALTER TABLE projects DROP COLUMN worktree_setup_command")
+    with pytest.raises(HostError) as info:
+        migrations.migrate(db)
+    assert info.value.code == "SCHEMA_INCOMPATIBLE"
+    assert "projects lacks column worktree_setup_command" in info.value.message
+    assert info.value.data["where"] == "projects.worktree_setup_command"
+    assert migrations.probe(db)[0] == 26
+
+
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        ("DROP TABLE session_todo", "session_todo"),
+        ("ALTER TABLE projects DROP COLUMN worktree_setup_command", "projects.worktree_setup_command"),
+    ],
+)
+def test_at_start_a_missing_table_or_column_refuses_and_changes_nothing(db, damage, where):
+    open_database(db).close()
+    run(db, damage, "DROP INDEX idx_sessions_project")  # a missing index alone would be put back
+    before = bytes_of(db)
+    with pytest.raises(HostError) as info:
+        open_database(db)
+    assert info.value.code == "SCHEMA_INCOMPATIBLE"
+    assert info.value.data["where"] == where
+    assert "Nothing was changed" in info.value.message
+    assert bytes_of(db) == before
+    assert "idx_sessions_project" not in indexes(db)

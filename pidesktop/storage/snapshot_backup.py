@@ -3,7 +3,8 @@
 The database is copied first through SQLite's online backup (one consistent read,
 safe beside a running host); the transcripts are read after it, so they hold at least
 every line the copied index names (extra lines at a tail are indexed again at the next
-start). Caches, logs and the writer lock are left out; ``secrets/`` only when asked.
+start). Caches, logs, scratch, crash reports (``crash-dumps/`` and its marker: spec 004
+section 2, never uploaded) and the writer lock are left out; ``secrets/`` only when asked.
 Chunks go up in parallel; the manifest goes last, so a backup stopped half way leaves
 the earlier snapshots as they were and its uploaded chunks for the next run to reuse.
 """
@@ -35,7 +36,17 @@ from pidesktop.storage.snapshot_format import (
 )
 from pidesktop.storage.sqlite_ro import open_readonly, user_version
 
-LEFT_OUT = {"host.lock", "cache", "logs", "scratch", f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal"}
+LEFT_OUT = {
+    "host.lock",
+    "cache",
+    "logs",
+    "scratch",
+    "crash-dumps",
+    "crash-dumps.json",
+    f"{DB_NAME}-wal",
+    f"{DB_NAME}-shm",
+    f"{DB_NAME}-journal",
+}
 SECRETS = "secrets"
 PARALLEL = 16  # uploads in flight; S3 rewards many at once
 _READ_AHEAD = PARALLEL + 4  # chunks read but not yet stored: bounds memory to about 80 MiB

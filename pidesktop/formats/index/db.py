@@ -3,8 +3,11 @@
 The version is read first without writing anything (``migrations.needs_migration``):
 a newer database, or one this build cannot read, is refused and left
 byte-identical; an older one is migrated (``migrations.migrate``: backup,
-one transaction) before the host serves anything. At every start a missing
-v27 index is created and an unknown one dropped (``schema_indexes``).
+one transaction) before the host serves anything. At every start a v27
+database that lacks a table, view, trigger or column of the v27 DDL is refused
+(the migration's final check), and a missing v27 index is created and an
+unknown one dropped (``schema_indexes``): indexes are derived, never a reason
+to refuse.
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from pidesktop.durable import FILE_MODE
 from pidesktop.formats.index import migrations
 from pidesktop.formats.index.migrations import MigrationReport
 from pidesktop.formats.index.schema import SCHEMA_VERSION, create_fresh
-from pidesktop.formats.index.schema_indexes import BrokenIndexData, index_drift, reconcile_indexes
+from pidesktop.formats.index.schema_indexes import (
+    BrokenIndexData,
+    index_drift,
+    missing_structure,
+    reconcile_indexes,
+)
 from pidesktop.formats.index.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.formats.index.db")
@@ -80,12 +88,27 @@ def open_migrated(
                 {"schemaVersion": found},
             )
         if not fresh:
+            _check_structure(conn, path)
             _repair_indexes(conn, path)
     except BaseException:
         conn.close()
         raise
     os.chmod(path, FILE_MODE)
     return conn, report
+
+
+def _check_structure(conn: apsw.Connection, path: Path) -> None:
+    """Every start: a v27 database lacking a table or column of v27 is refused, as a migration's check does."""
+    problem = missing_structure(conn)
+    if problem is None:
+        return
+    reason, where = problem
+    log.error("%s cannot be opened: %s", path, reason)
+    raise HostError(
+        ErrorCode.SCHEMA_INCOMPATIBLE,
+        f"{path.name} cannot be opened: {reason}. Nothing was changed.",
+        {"schemaVersion": SCHEMA_VERSION, "reason": reason, "where": where},
+    )
 
 
 def _repair_indexes(conn: apsw.Connection, path: Path) -> None:

@@ -70,7 +70,7 @@ from pidesktop.durable import FILE_MODE, fsync_dir
 from pidesktop.formats.index import migration_steps
 from pidesktop.formats.index.migration_steps import Step
 from pidesktop.formats.index.schema import SCHEMA_VERSION, create_fresh, ddl
-from pidesktop.formats.index.schema_indexes import reconcile_indexes
+from pidesktop.formats.index.schema_indexes import missing_structure, reconcile_indexes
 from pidesktop.formats.index.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.formats.index.migrations")
@@ -345,17 +345,11 @@ class CheckFailed(Exception):
 
 def _check_result(conn: apsw.Connection, violations_before: int) -> None:
     reconcile_indexes(conn)  # derived: created or dropped, never a reason to refuse
-    expected = _v27_shape()
-    actual = _shape(conn)
-    missing_objects = sorted(expected["objects"] - actual["objects"], key=lambda o: (o[0] != "table", o))
-    if missing_objects:
-        kind, name = missing_objects[0]
-        raise CheckFailed(f"after the steps the {kind} {name} of schema v{SCHEMA_VERSION} is missing", where=name)
-    for table, columns in sorted(expected["columns"].items()):
-        missing = sorted(columns - actual["columns"].get(table, frozenset()))
-        if missing:
-            raise CheckFailed(f"after the steps table {table} lacks column {missing[0]}", where=f"{table}.{missing[0]}")
-    extra = sorted(actual["objects"] - expected["objects"])
+    problem = missing_structure(conn)  # the check every start of a v27 database makes too (db.py)
+    if problem is not None:
+        reason, where = problem
+        raise CheckFailed(f"after the steps {reason}", where=where)
+    extra = sorted(_shape(conn)["objects"] - _v27_shape()["objects"])
     if extra:
         log.warning("after the migration, objects the v%s DDL does not have remain: %s", SCHEMA_VERSION, extra)
     violations = _foreign_key_violations(conn)

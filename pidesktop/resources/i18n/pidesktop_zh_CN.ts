@@ -203,8 +203,8 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>自动化任务</translation>
     </message>
     <message>
-        <source>Prompts that run on a schedule, each in a new chat, with the result in the inbox. They run while pidesktop is open; runs missed while it was closed run once at the next start.</source>
-        <translation>定时运行的提示词，每次都在新对话中运行，结果会放进收件箱。它们在 pidesktop 打开时运行；关闭期间错过的运行会在下次启动时补运行一次。</translation>
+        <source>Prompts that run on a schedule, each run in a new chat or the same one, with the result in the inbox. They run while pidesktop is open; runs missed while it was closed run once at the next start.</source>
+        <translation>定时运行的提示词，每次在新对话或同一个对话中运行，结果会放进收件箱。它们在 pidesktop 打开时运行；关闭期间错过的运行会在下次启动时补运行一次。</translation>
     </message>
     <message>
         <source>Name</source>
@@ -2472,6 +2472,14 @@ This cannot be undone.</source>
     <message>
         <source>Your data was written by a different version of pidesktop, which this one can’t open.</source>
         <translation>你的数据由另一个版本的 pidesktop 写入，当前版本无法打开。</translation>
+    </message>
+    <message>
+        <source>This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; nothing was changed.</source>
+        <translation>无法显示此对话：它的工具图片由更新的版本保存。请更新 pidesktop 后再打开；没有任何内容被更改。</translation>
+    </message>
+    <message>
+        <source>This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; nothing was changed.</source>
+        <translation>无法显示此对话：它的工具图片以损坏的形式保存。请从备份中恢复；没有任何内容被更改。</translation>
     </message>
     <message>
         <source>This part of the app is not available in this version.</source>

@@ -77,7 +77,7 @@ class AutomationsDialog(QDialog):
         title.setObjectName("pageTitle")
         hint = QLabel(
             self.tr(
-                "Prompts that run on a schedule, each in a new chat, with the result in the inbox. "
+                "Prompts that run on a schedule, each run in a new chat or the same one, with the result in the inbox. "
                 "They run while pidesktop is open; runs missed while it was closed run once at "
                 "the next start."
             )

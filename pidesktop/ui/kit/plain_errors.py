@@ -166,6 +166,8 @@ def sentence_for_code(code: str | None, fallback: str = "") -> str:
 
 def sentence(error: HostError) -> str:
     """One sentence for the status line, the inbox, a dialog."""
+    if chat_refusal(error):
+        return _tr(str(_CHAT_PICTURES[error.data["reason"]]))
     if error.code == ErrorCode.NOT_READY and error.message:
         return error.message  # the runtime's own sentence names the provider and what it lacks
     if error.code == ErrorCode.STORAGE_UNAVAILABLE and isinstance(error.data, dict):
@@ -178,3 +180,24 @@ def sentence(error: HostError) -> str:
         if error.data.get("reason"):
             return _tr(str(_DATA_FOLDER_REFUSED))
     return sentence_for_code(error.code, error.message)
+
+
+# One chat whose tool pictures (Pi Desktop's binaryStorage envelope) cannot be decoded is refused by itself
+# (``data.reason``): the rest of the data folder is fine, so this is no reason to block the window.
+_CHAT_PICTURES = {
+    "unknownVersion": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "This chat can’t be shown: a newer version stored its tool pictures. Update pidesktop to open it; "
+        "nothing was changed.",
+    ),
+    "badReference": QT_TRANSLATE_NOOP(
+        "PlainErrors",
+        "This chat can’t be shown: its tool pictures are stored in a damaged form. Restore it from a backup; "
+        "nothing was changed.",
+    ),
+}
+
+
+def chat_refusal(error: HostError) -> bool:
+    """``error`` refuses one chat's file, not the data folder (the window stays usable)."""
+    return isinstance(error.data, dict) and error.data.get("reason") in _CHAT_PICTURES

@@ -712,7 +712,9 @@ class MainWindow(QMainWindow):
         self.host_error = error
         self.error_log.add(error)
         log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
-        if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE):
+        if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE) and not (
+            plain_errors.chat_refusal(error)  # one chat's file: the others still open
+        ):
             # the host's own words name the file that failed: worth showing in this one place
             self.conversation.show_blocking_error(
                 self.tr("Your data can’t be opened."), plain_errors.sentence(error), error.message
