@@ -193,7 +193,8 @@ def test_every_wrapped_text_is_in_the_catalogue(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "(0 new and" in done.stdout, (
         "texts wrapped for translation are missing from the catalogue: run `pyside6-lupdate -no-obsolete "
-        f"-locations none $(find pidesktop/ui -name '*.py') -ts {TS.relative_to(REPO)}` and translate them\n{done.stdout}"
+        f"-locations none $(find pidesktop/ui -name '*.py') -ts {TS.relative_to(REPO)}` and translate them\n"
+        f"{done.stdout}"
     )
 
 
