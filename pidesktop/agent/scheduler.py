@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
 
 log = logging.getLogger("pidesktop.agent.scheduler")
 
@@ -174,7 +174,7 @@ class Scheduler:
 
     # -- the loop -------------------------------------------------------------------------------
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "tasks.changed" and payload.get("reason") in ("created", "updated"):
+        if topic == topics.TASKS_CHANGED and payload.get("reason") in ("created", "updated"):
             self._wake.set()  # a new or moved slot may come sooner than the current sleep
 
     async def _loop(self) -> None:

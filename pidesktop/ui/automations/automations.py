@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.ui.automations.automations_editor import TaskEditor
 from pidesktop.ui.chat.model_choices import model_choices
 from pidesktop.ui.kit import theme as themes
@@ -416,7 +416,7 @@ class AutomationsDialog(QDialog):
         self.notice.show()
 
     def _on_event(self, topic: str, payload: dict) -> None:
-        if topic == "tasks.changed":
+        if topic == topics.TASKS_CHANGED:
             spawn(self.refresh(), name="automations-refresh")
 
 

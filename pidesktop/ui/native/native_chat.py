@@ -30,7 +30,7 @@ from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QMessageBox, QPushButton, QToolButton
 
 from pidesktop.agent.native_continue import continue_session
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
 from pidesktop.ui.chat.chat_controller import joined
 from pidesktop.ui.kit import plain_errors
 from pidesktop.ui.kit.ops import host_op, task_op
@@ -225,9 +225,9 @@ class NativeChat(QObject):
 
     # -- events --------------------------------------------------------------------------
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "session.listChanged":
+        if topic == topics.SESSION_LIST_CHANGED:
             self._list_timer.start()
-        elif topic == "session.changed" and is_native_id(payload.get("sessionId")) and "session" not in payload:
+        elif topic == topics.SESSION_CHANGED and is_native_id(payload.get("sessionId")) and "session" not in payload:
             self._changed.add(payload["sessionId"])
             self._changed_timer.start()
 
