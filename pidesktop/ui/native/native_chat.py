@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import time
 import uuid
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QMessageBox, Q
 
 from pidesktop.agent.native_continue import continue_session
 from pidesktop.bus import ErrorCode, HostError, topics
+from pidesktop.clock import now_ms
 from pidesktop.ui.chat.chat_controller import joined
 from pidesktop.ui.kit import plain_errors
 from pidesktop.ui.kit.ops import host_op, task_op
@@ -116,7 +116,7 @@ class BranchSwitcher(QToolButton):
             old.deleteLater()
         group = self._group = QActionGroup(menu)
         group.setExclusive(True)
-        now = int(time.time() * 1000)
+        now = now_ms()
         number = 0
         for position, branch in enumerate(self.branches, 1):
             action = menu.addAction(self._label(branch, now))
