@@ -279,3 +279,14 @@ def test_the_list_shows_whole_names_in_the_dark_theme(qtbot, qloop, host_client,
         dialog.grab().save(str(shots / "automations-list-dark.png"))
     finally:
         themes.apply(QApplication.instance(), themes.LIGHT)
+
+
+def test_a_run_cut_off_by_a_quit_says_so_in_the_history(qtbot, qloop, host_client):
+    dialog = AutomationsDialog.ask(host_client, themes.LIGHT, lambda task_id: None)
+    qtbot.addWidget(dialog)
+    qloop.run_until_complete(dialog.loading)
+    run = {"status": "aborted", "errorCode": "interrupted", "late": False}
+    assert dialog.status_text(run) == "Stopped: pidesktop quit while it ran."
+    assert dialog.status_text({"status": "aborted", "errorCode": None}) == "Stopped"
+    failed = {"status": "error", "errorCode": "rate_limited"}
+    assert dialog.status_text(failed).startswith("Failed: ") and "rate_limited" not in dialog.status_text(failed)
