@@ -281,12 +281,26 @@ def test_the_list_shows_whole_names_in_the_dark_theme(qtbot, qloop, host_client,
         themes.apply(QApplication.instance(), themes.LIGHT)
 
 
-def test_a_run_cut_off_by_a_quit_says_so_in_the_history(qtbot, qloop, host_client):
-    dialog = AutomationsDialog.ask(host_client, themes.LIGHT, lambda task_id: None)
+def test_a_run_cut_off_by_a_quit_says_so_in_the_history(qtbot, qloop, loop_hosts, location, shots):
+    from pidesktop.clock import now_ms
+    from tests.support.hosts import InProcessHost
+
+    before = InProcessHost(location)
+    task = before.call(
+        "tasks.create", {"name": "Morning news", "prompt": "Summarise", "schedule": {"kind": "daily", "at": "09:00"}}
+    )["task"]
+    before.call("tasks.startRun", {"taskId": task["id"], "manual": True, "now": now_ms()})
+    before.stop()  # pidesktop quits while the run is running; the next start's boot pass ends it
+    dialog = AutomationsDialog.ask(loop_hosts.start(), themes.LIGHT, lambda task_id: None)
     qtbot.addWidget(dialog)
+    dialog.resize(900, 560)
+    dialog.show()
     qloop.run_until_complete(dialog.loading)
-    run = {"status": "aborted", "errorCode": "interrupted", "late": False}
-    assert dialog.status_text(run) == "Stopped: pidesktop quit while it ran."
+    dialog.list.setCurrentItem(dialog.list.topLevelItem(0))
+    spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1)
+    assert dialog.list.topLevelItem(0).text(2) == "Stopped"
+    assert dialog.history.topLevelItem(0).text(1) == "Stopped: pidesktop quit while it ran."
+    dialog.grab().save(str(shots / "automations-interrupted-run.png"))
     assert dialog.status_text({"status": "aborted", "errorCode": None}) == "Stopped"
     failed = {"status": "error", "errorCode": "rate_limited"}
     assert dialog.status_text(failed).startswith("Failed: ") and "rate_limited" not in dialog.status_text(failed)
