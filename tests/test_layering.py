@@ -430,3 +430,15 @@ def test_the_table_check_sees_a_missing_and_a_stale_entry():
     )
     assert documented_imports(section) == {"host": {"storage", "bus.errors"}, "commands": None}
     assert documented_layers(section) == [{"host"}, {"storage", "formats"}]
+
+
+def test_every_module_has_its_place_in_the_layers():
+    """The contract states the whole order: each module of the project is inside one of its layers, but for the
+    two package ``__init__`` files that only name what is below (``pidesktop``'s version, the bus's exports)."""
+    names = set().union(*contract_layers())
+    unplaced = {
+        module
+        for module in import_graph("pidesktop")
+        if not any(module == f"pidesktop.{name}" or module.startswith(f"pidesktop.{name}.") for name in names)
+    }
+    assert unplaced == {"pidesktop", "pidesktop.bus"}
