@@ -17,11 +17,11 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
-import time
 from pathlib import Path
 
 import orjson
 
+from pidesktop.clock import now_ms
 from pidesktop.durable import FILE_MODE
 
 WRITER_LOCK = "host.lock"  # the writer lock's file name in a data root
@@ -52,7 +52,7 @@ class FileLock:
             holder = _describe_holder(fd)
             os.close(fd)
             raise LockHeld(self.path, holder) from None
-        record = {"pid": os.getpid(), "role": self.role, "argv": sys.argv[:3], "since": int(time.time() * 1000)}
+        record = {"pid": os.getpid(), "role": self.role, "argv": sys.argv[:3], "since": now_ms()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, orjson.dumps(record), 0)
         self._fd = fd

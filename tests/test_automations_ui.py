@@ -319,3 +319,28 @@ def test_an_automation_armed_on_another_computer_says_which(
     assert (item.text(0), item.text(1)) == ("News", "Runs on Desk")
     assert "Turned on on Desk" in item.toolTip(1) and "moves it to this one" in item.toolTip(1)
     dialog.grab().save(str(shots / "automations-armed-elsewhere.png"))
+
+
+def test_a_run_cut_off_by_a_quit_says_so_in_the_history(qtbot, qloop, loop_hosts, location, shots):
+    from pidesktop.clock import now_ms
+    from tests.support.hosts import InProcessHost
+
+    before = InProcessHost(location)
+    task = before.call(
+        "tasks.create", {"name": "Morning news", "prompt": "Summarise", "schedule": {"kind": "daily", "at": "09:00"}}
+    )["task"]
+    before.call("tasks.startRun", {"taskId": task["id"], "manual": True, "now": now_ms()})
+    before.stop()  # pidesktop quits while the run is running; the next start's boot pass ends it
+    dialog = AutomationsDialog.ask(loop_hosts.start(), themes.LIGHT, lambda task_id: None)
+    qtbot.addWidget(dialog)
+    dialog.resize(900, 560)
+    dialog.show()
+    qloop.run_until_complete(dialog.loading)
+    dialog.list.setCurrentItem(dialog.list.topLevelItem(0))
+    spin_until(qloop, lambda: dialog.history.topLevelItemCount() == 1)
+    assert dialog.list.topLevelItem(0).text(2) == "Stopped"
+    assert dialog.history.topLevelItem(0).text(1) == "Stopped: pidesktop quit while it ran."
+    dialog.grab().save(str(shots / "automations-interrupted-run.png"))
+    assert dialog.status_text({"status": "aborted", "errorCode": None}) == "Stopped"
+    failed = {"status": "error", "errorCode": "rate_limited"}
+    assert dialog.status_text(failed).startswith("Failed: ") and "rate_limited" not in dialog.status_text(failed)

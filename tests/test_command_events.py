@@ -148,3 +148,37 @@ def test_the_events_a_command_emits_while_it_runs_are_declared(tmp_path):
         host.close()
     assert sorted(undeclared) == []
     assert len(seen) >= 5, seen  # the check saw events of many kinds
+
+
+def test_event_names_are_the_constants_of_the_bus_not_strings():
+    """Outside ``bus/topics.py`` an event name is written ``topics.X``; a string equal to one is allowed only as
+    the name of a command that happens to share it (``data.dailyBackup``, called or registered)."""
+    import ast
+
+    offences = []
+    for path in sorted((REPO / "pidesktop").rglob("*.py")):
+        if path == REPO / "pidesktop" / "bus" / "topics.py" or "workflows" in path.parts:
+            continue  # the Workflows store is a product of its own with its own vocabulary
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named_commands = {
+            id(node.args[0])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and node.args
+            and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in ("command", "call")
+        }
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        offences += [
+            f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and node.value in topics.ALL
+            and id(node) not in named_commands | docstrings
+        ]
+    assert offences == [], "write these as topics constants:\n" + "\n".join(offences)

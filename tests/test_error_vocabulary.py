@@ -6,6 +6,7 @@ produces, or a sentence for a code that is not a member fails here.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from tests.support.repo import REPO
 
 PACKAGE = REPO / "pidesktop"
 # Where the codes are declared and where their sentences are: naming a code there is not producing it.
-VOCABULARY = {PACKAGE / "bus" / "errors.py", PACKAGE / "ui" / "plain_errors.py"}
+VOCABULARY = {PACKAGE / "bus" / "errors.py", PACKAGE / "ui" / "kit" / "plain_errors.py"}
 ERROR_TYPES = {"HostError", "ProviderError"}
 
 
@@ -68,6 +69,7 @@ def test_every_error_is_made_with_a_code_of_the_vocabulary():
 
 
 def test_every_code_is_produced_somewhere():
+    assert all(path.is_file() for path in VOCABULARY), "a vocabulary file moved: naming a code there would count"
     used = {name for path, tree in _sources() if path not in VOCABULARY for _, name in _code_names(tree)}
     assert set(ErrorCode.__members__) - used == set(), "codes nothing produces or reads: remove them"
 
@@ -124,3 +126,41 @@ def test_a_send_that_cannot_go_reads_as_the_runtime_wrote_it_where_there_is_a_me
     refused = HostError(ErrorCode.NOT_READY, "Dead port has no model chosen: pick one in Settings > Providers.")
     assert sentence(refused) == refused.message
     assert sentence_for_code("not_ready") == SENTENCES[ErrorCode.NOT_READY]  # the inbox has only the code
+
+
+def literal_codes(tree: ast.Module) -> list[tuple[int, str]]:
+    """Codes written as text where one is reported or stored: ``{"code": "x"}``, ``{"errorCode": "x"}``,
+    and SQL that sets ``error_code = 'x'``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            found += [
+                (node.lineno, value.value)
+                for key, value in zip(node.keys, node.values)
+                if isinstance(key, ast.Constant)
+                and key.value in ("code", "errorCode")
+                and isinstance(value, ast.Constant)
+                and isinstance(value.value, str)
+            ]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [(node.lineno, code) for code in re.findall(r"error_code\s*=\s*'([^']*)'", node.value)]
+    return found
+
+
+def test_no_code_is_reported_or_stored_as_bare_text():
+    offences = [
+        f"{path.relative_to(REPO)}:{line}: {code!r}"
+        for path, tree in _sources()
+        if "workflows" not in path.parts  # the Workflows store: a product of its own, with its own codes
+        for line, code in literal_codes(tree)
+    ]
+    assert offences == [], "report or store an ErrorCode member instead:\n" + "\n".join(offences)
+
+
+def test_the_literal_finder_sees_a_reported_and_a_stored_code():
+    tree = ast.parse(
+        'x = {"code": "no_answer", "message": "m"}\n'
+        "conn.execute(\"UPDATE t SET status = 'aborted', error_code = 'interrupted' WHERE 1\")\n"
+        'y = {"code": ErrorCode.NO_ANSWER}\n'
+    )
+    assert literal_codes(tree) == [(1, "no_answer"), (2, "interrupted")]

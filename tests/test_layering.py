@@ -1,6 +1,7 @@
 """The layer rule: ui and agent reach the host only through the bus; the host never draws."""
 
 import ast
+import re
 import subprocess
 from pathlib import Path
 
@@ -332,3 +333,112 @@ def test_the_folder_check_sees_two_packages_in_a_circle(tmp_path):
     graph = import_graph("pidesktop.ui", root)
     assert find_cycles(graph) == []
     assert find_cycles(package_graph(graph, root)) == [["pidesktop.ui._probe_a", "pidesktop.ui._probe_b"]]
+
+
+# -- docs/architecture.md mirrors the layers contract and the code -------------------------------------
+def contract_layers() -> list[set[str]]:
+    """The import-linter ``layers`` contract, top down, each layer as the set of its names below ``pidesktop.``."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    return [{part.strip().removeprefix("pidesktop.") for part in layer.split("|")} for layer in contract["layers"]]
+
+
+def architecture_section() -> str:
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    return text[text.index("## Packages") : text.index("## The bus")]
+
+
+def documented_layers(section: str) -> list[set[str]]:
+    """The numbered list: backticked names, ``|`` between two of one layer, anything else between two layers."""
+    listing = re.search(r"^1\. .*?(?=\n\n)", section, re.M | re.S)
+    assert listing, "the numbered list of layers is missing"
+    pieces = re.split(r"`([^`]+)`", listing.group(0))
+    layers: list[set[str]] = []
+    for gap, name in zip(pieces[0::2], pieces[1::2]):
+        if layers and "|" in gap:
+            layers[-1].add(name)
+        else:
+            layers.append({name})
+    return layers
+
+
+def documented_imports(section: str) -> dict[str, set[str]]:
+    """Row -> the project packages its "may import" cell names in backticks (``everything below``: None)."""
+    names = set().union(*contract_layers()) | {"bus"}
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and re.fullmatch(r"`[a-z_.]+`", cells[0]):
+            rows[cells[0].strip("`")] = (
+                None if "everything below" in cells[2] else set(re.findall(r"`([^`]+)`", cells[2])) & names
+            )
+    return rows
+
+
+def actual_imports() -> dict[str, set[str]]:
+    """Top-level package -> the project packages (bus parts by name) its modules import, outside itself."""
+
+    def unit(module: str) -> str | None:
+        parts = module.split(".")[1:]
+        if not parts:
+            return None  # ``pidesktop`` itself: the version
+        return ".".join(parts[:2]) if parts[0] == "bus" and len(parts) > 1 else parts[0]
+
+    found: dict[str, set[str]] = {}
+    for module, targets in import_graph("pidesktop").items():
+        source = unit(module)
+        for target in map(unit, targets):
+            if source and target and target.split(".")[0] != source.split(".")[0]:
+                found.setdefault(source.split(".")[0], set()).add(target)
+    return found
+
+
+def test_the_documented_layers_are_the_contract():
+    assert documented_layers(architecture_section()) == contract_layers()
+
+
+def test_the_may_import_table_says_what_each_package_imports_and_only_what_lies_below_it():
+    layers = contract_layers()
+
+    def depth(name: str) -> list[int]:
+        return [i for i, layer in enumerate(layers) for entry in layer if entry == name or entry.startswith(name + ".")]
+
+    table = documented_imports(architecture_section())
+    assert set(table) >= {"commands", "app", "ui", "agent", "bus", "workflows", "host", "storage", "formats"}
+    actual = actual_imports()
+    for package, listed in table.items():
+        below = max(depth(package))
+        imported = actual.get(package, set())
+        assert all(min(depth(name)) > below for name in imported), f"{package} imports a layer above it"
+        if listed is None:
+            continue
+        listed = {name for name in listed if name.split(".")[0] != package}  # the bus's row names its own parts
+        uncovered = {t for t in imported if t not in listed and t.split(".")[0] not in listed}
+        stale = {n for n in listed if not any(t == n or t.startswith(n + ".") for t in imported)}
+        assert (uncovered, stale) == (set(), set()), f"docs/architecture.md's row for {package}"
+        assert all(min(depth(name)) > below for name in listed), f"{package}'s row names a layer above it"
+
+
+def test_the_table_check_sees_a_missing_and_a_stale_entry():
+    """Guard the guard: a row is read from its backticks, and ``everything below`` is no list."""
+    section = (
+        "| `host` | all | `storage`, `bus.errors` (codes), the `data.*` jobs; apsw |\n"
+        "| `commands` | cli | everything below |\n"
+        "1. `host`, then `storage` | `formats`\n\n"
+    )
+    assert documented_imports(section) == {"host": {"storage", "bus.errors"}, "commands": None}
+    assert documented_layers(section) == [{"host"}, {"storage", "formats"}]
+
+
+def test_every_module_has_its_place_in_the_layers():
+    """The contract states the whole order: each module of the project is inside one of its layers, but for the
+    two package ``__init__`` files that only name what is below (``pidesktop``'s version, the bus's exports)."""
+    names = set().union(*contract_layers())
+    unplaced = {
+        module
+        for module in import_graph("pidesktop")
+        if not any(module == f"pidesktop.{name}" or module.startswith(f"pidesktop.{name}.") for name in names)
+    }
+    assert unplaced == {"pidesktop", "pidesktop.bus"}

@@ -22,12 +22,18 @@ USER = {"role": "user", "text": "hello"}
 
 
 @pytest.fixture
-def two_hosts(isolated_home, tmp_path):
-    """Two real hosts, each with its own data folder, both reading the same pi session folder."""
+def pi_sessions(isolated_home):
+    """pi's session folder holding the fixture sessions, as no pi wrote them lately."""
     pi = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions"
     shutil.copytree(FIXTURES / "pi-native" / "sessions", pi)  # file times kept: no pi wrote them lately
     for path in pi.rglob("*.jsonl"):
         path.chmod(0o644)
+    return pi
+
+
+@pytest.fixture
+def two_hosts(pi_sessions, tmp_path):
+    """Two real hosts, each with its own data folder, both reading the same pi session folder."""
     hosts = [InProcessHost(paths.resolve(data_dir=tmp_path / name)) for name in ("one", "two")]
     yield hosts
     for host in hosts:
@@ -59,7 +65,25 @@ def test_one_hosts_own_write_to_a_pi_file_is_a_live_writer_for_the_other(two_hos
 def test_each_host_context_starts_with_state_of_its_own():
     first, second = (HostContext(conn=None, data_root=Path("/nonexistent"), emit=lambda *_: None) for _ in range(2))  # type: ignore[arg-type]
     assert first.native_own_writes is not second.native_own_writes
-    assert first.native_catalog is None and first.data_jobs is None
+    assert first.native_catalog is None and first.data_jobs is None and first.native_text is None
+
+
+def test_each_host_searches_pi_text_it_read_itself(pi_sessions, tmp_path):
+    """Ctrl+K's memory of pi session text is the host's own: the second host's search reads the files again."""
+    from pidesktop.host.core import Host
+    from pidesktop.host.native import text_search
+
+    hosts = [Host.open(paths.resolve(data_dir=tmp_path / name), emit=lambda *_: None) for name in ("one", "two")]
+    try:
+        for host in hosts:
+            host.dispatch("search.sessions", {"query": "hello"})
+        first, second = (text_search.cache_of(host.ctx) for host in hosts)
+        assert first is not second
+        assert first.files and second.files.keys() == first.files.keys()
+        assert not any(first.files[path] is second.files[path] for path in first.files)
+    finally:
+        for host in hosts:
+            host.close()
 
 
 def test_a_server_refusing_tools_mutes_them_for_its_runner_only(host, sse_server):

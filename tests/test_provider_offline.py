@@ -152,3 +152,25 @@ def test_the_offline_demo_thinks_only_when_thinking_is_on():
 
     assert ThinkingDelta not in asyncio.run(kinds("off")) and TextDelta in asyncio.run(kinds("off"))
     assert ThinkingDelta in asyncio.run(kinds("medium"))
+
+
+def test_the_agent_types_every_provider_it_is_handed_by_the_protocol():
+    """A parameter or field named ``provider`` in the agent runtime is a ``ChatProvider``, never ``Any``."""
+    import ast
+
+    from tests.support.repo import REPO
+
+    untyped = []
+    for path in sorted((REPO / "pidesktop" / "agent").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                named = [(a.arg, a.annotation) for a in node.args.args + node.args.kwonlyargs]
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                named.append((node.target.id, node.annotation))
+            untyped += [
+                f"{path.relative_to(REPO)}:{node.lineno} {name}: {ast.unparse(note) if note else '(none)'}"
+                for name, note in named
+                if name == "provider" and (note is None or "ChatProvider" not in ast.unparse(note))
+            ]
+    assert untyped == []

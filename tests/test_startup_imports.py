@@ -15,6 +15,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 # The host's modules: imported on the host thread, which starts after the first paint (beside the build).
 HOST = ["pidesktop.host.core", "pidesktop.host.handlers", "pidesktop.host.boot"]
 # Imported after the first frame is painted: asyncio and the event loop, the window's own widgets, the host
@@ -129,3 +131,41 @@ def test_the_first_paint_waits_only_for_what_it_draws_and_the_rest_follows(tmp_p
     assert "pidesktop.ui.sidebar.sidebar" in seen["built"]["modules"]
     assert [name for name in WARMED_UP if name not in seen["later"]] == []
     assert "pidesktop.host.core" in seen["later"]  # the host opened meanwhile, on its own thread
+
+
+WINDOWLESS_PROBE = textwrap.dedent("""
+    import atexit, json, pathlib, sys
+    from pidesktop.commands import cli
+
+    out = pathlib.Path(sys.argv.pop(1))  # a file: the stdio host's stdout carries protocol lines only
+    atexit.register(lambda: out.write_text(json.dumps(sorted(
+        m for m in sys.modules if m.split(".")[0] in ("PySide6", "qasync") or m.startswith("pidesktop.ui")
+    ))))
+    sys.exit(cli.main(sys.argv[1:]))
+""")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["host", "--stdio"],
+        ["export", "no-such-chat", "--format", "json"],
+        ["data", "repair"],
+        ["automations", "run-due"],
+    ],
+    ids=["stdio", "export", "data-repair", "automations"],
+)
+def test_a_command_without_a_window_loads_no_qt(tmp_path, command):
+    """Window-less starts print their progress through storage/progress.py, not a module of the window."""
+    script = tmp_path / "probe.py"
+    script.write_text(WINDOWLESS_PROBE)
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "loaded.json"), "--data-dir", str(tmp_path / "data"), *command],
+        capture_output=True,
+        text=True,
+        input="",
+        env={**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")},
+        timeout=120,
+    )
+    assert (tmp_path / "loaded.json").is_file(), result.stderr[-2000:]
+    assert json.loads((tmp_path / "loaded.json").read_text()) == [], result.stderr[-2000:]

@@ -168,17 +168,26 @@ def test_a_pinned_root_is_outside_the_missing_root_flow(tmp_path, monkeypatch):
         ["import", "claude-code", "{empty}"],
         ["automations", "run-due"],
         ["chat", "--session", "{a}", "hello"],
+        ["data", "repair"],
+        ["--screenshot", "{shot}", "--session", "{a}"],
     ],
-    ids=["export", "import", "automations", "chat"],
+    ids=["export", "import", "automations", "chat", "data-repair", "window"],
 )
-def test_every_window_less_command_finishes_a_pending_move_before_its_host_opens(tmp_path, command):
+def test_every_entry_point_finishes_a_pending_move_before_its_host_opens(tmp_path, command):
+    """The stdio host has its own test above; the window without a screen runs the same recovery on stderr."""
     seeded = seed(paths.resolve(), tmp_path / "external")
     dest = tmp_path / "dest"
     crashed_move(seeded, dest)
     (tmp_path / "empty").mkdir()
-    args = [part.format(a=seeded.a, empty=tmp_path / "empty") for part in command]
+    shot = tmp_path / "window.png"
+    args = [part.format(a=seeded.a, empty=tmp_path / "empty", shot=shot) for part in command]
     run = subprocess.run(
-        [sys.executable, "-m", "pidesktop", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "pidesktop", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
     assert "resuming the data folder move" in run.stderr, run.stderr
     assert journal.read() is None
@@ -187,3 +196,7 @@ def test_every_window_less_command_finishes_a_pending_move_before_its_host_opens
     assert (dest / "data" / "sessions" / f"{seeded.a}.jsonl").read_bytes() != b"half a fi"
     if command[0] == "export":
         assert run.returncode == 0 and orjson.loads(run.stdout)["session"]["id"] == seeded.a
+    if command[0] == "data":
+        assert run.returncode == 0 and run.stdout.startswith("ok: the database is sound"), run.stdout + run.stderr
+    if command[0] == "--screenshot":
+        assert run.returncode == 0 and shot.stat().st_size > 0, run.stderr

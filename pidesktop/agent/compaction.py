@@ -27,6 +27,7 @@ import orjson
 from pidesktop.agent import context as budget
 from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import TextDelta
+from pidesktop.agent.provider import ChatProvider
 from pidesktop.bus.errors import ErrorCode
 
 PURPOSE = "compaction"  # meta.purpose of the instruction, so the offline demo knows what is asked
@@ -175,7 +176,7 @@ def _short(value: Any, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-async def summarise(provider: Any, messages: list[dict[str, Any]], cancel: asyncio.Event | None) -> str:
+async def summarise(provider: ChatProvider, messages: list[dict[str, Any]], cancel: asyncio.Event | None) -> str:
     """Ask the model for the summary; ``ProviderError(compaction_failed)`` or ``CompactionAborted``."""
     pieces: list[str] = []
     try:

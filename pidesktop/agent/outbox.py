@@ -52,7 +52,7 @@ from typing import Any
 
 import orjson
 
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.durable import atomic_write
 from pidesktop.paths import ensure_private_dir
 
@@ -328,9 +328,9 @@ class Outbox:
             self._unsubscribe = subscribe(self._on_event)
 
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
+        if topic == topics.SESSION_CHANGED and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
-        elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
+        elif topic == topics.SESSION_CHANGED and payload.get("reason") == "restored" and payload.get("sessionId"):
             self._forgotten.discard(str(payload["sessionId"]))  # back from the trash: its appends are queued again
 
     # -- delivery -------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from pidesktop.agent.outbox import Outbox
 from pidesktop.agent.prompt_blocks import prompt_blocks, queued_prompt
 from pidesktop.agent.request_plan import Prepared, ProviderChoice, RequestPlanner
 from pidesktop.agent.turn import ActiveTurn, Turn, is_deleted_error
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 
 if TYPE_CHECKING:
     from pidesktop.agent.mcp.pool import McpPool
@@ -162,11 +162,11 @@ class TurnRunner:
         self._deleted.add(session_id)
 
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "session.changed" and payload.get("reason") == "deleted" and payload.get("sessionId"):
+        if topic == topics.SESSION_CHANGED and payload.get("reason") == "deleted" and payload.get("sessionId"):
             self.forget_session(str(payload["sessionId"]))
-        elif topic == "session.changed" and payload.get("reason") == "restored" and payload.get("sessionId"):
+        elif topic == topics.SESSION_CHANGED and payload.get("reason") == "restored" and payload.get("sessionId"):
             self._deleted.discard(str(payload["sessionId"]))  # back from the trash: it can be written again
-        elif topic in ("models.changed", "providers.changed"):
+        elif topic in (topics.MODELS_CHANGED, topics.PROVIDERS_CHANGED):
             self.contexts.usage.clear()  # a model's context window may have changed: measured again when asked
 
     async def send(

@@ -25,11 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
+from pidesktop.clock import now_ms
 
 log = logging.getLogger("pidesktop.agent.scheduler")
 
@@ -37,13 +37,9 @@ POLL_SECONDS = 60.0  # the longest sleep: a changed clock or a woken laptop is n
 RunListener = Callable[[str, dict[str, Any], dict[str, Any]], None]  # (phase "started" | "finished", task, run)
 
 
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 class Scheduler:
     def __init__(
-        self, client: Any, runner: Any, *, clock: Callable[[], int] = wall_clock_ms, poll_seconds: float = POLL_SECONDS
+        self, client: Any, runner: Any, *, clock: Callable[[], int] = now_ms, poll_seconds: float = POLL_SECONDS
     ):
         self.client = client
         self.runner = runner
@@ -174,7 +170,7 @@ class Scheduler:
 
     # -- the loop -------------------------------------------------------------------------------
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "tasks.changed" and payload.get("reason") in ("created", "updated"):
+        if topic == topics.TASKS_CHANGED and payload.get("reason") in ("created", "updated"):
             self._wake.set()  # a new or moved slot may come sooner than the current sleep
 
     async def _loop(self) -> None:

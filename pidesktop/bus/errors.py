@@ -46,6 +46,12 @@ class ErrorCode(StrEnum):
     COMPACTION_FAILED = "compaction_failed"
     CONTEXT_TOO_LARGE = "context_too_large"
     OUTBOX_FULL = "outbox_full"
+    NO_ANSWER = "no_answer"  # a Plan/Goal proposal nobody answered before a window-less run ended (pidesktop chat)
+    # a scheduled run cut off: pidesktop quit while it ran (stored by the host's boot pass in task_runs)
+    INTERRUPTED = "interrupted"
+    # why a Plan/Goal proposal expired (stored in plan_approvals): a newer one took its place, or its deadline passed
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
 
 
 # JSON-RPC 2.0 numeric codes: the reserved ones where the meaning matches,

@@ -169,11 +169,14 @@ def _schema_line(report: dict[str, Any]) -> str:
 def _repair(args: argparse.Namespace) -> int:
     from pidesktop.bus.errors import HostError
     from pidesktop.host.core import check_and_repair
+    from pidesktop.storage import recovery
 
     try:
-        report = check_and_repair(_location(args), emit=IndexProgressLines("pidesktop data repair"))
-    except HostError as exc:
-        print(f"pidesktop data repair: {exc.message}", file=sys.stderr)
+        # The repair opens the database as a host does, so a pending move finishes first, as for every host.
+        location = recovery.location_for_host(args.data_data_dir or getattr(args, "data_dir", None))
+        report = check_and_repair(location, emit=IndexProgressLines("pidesktop data repair"))
+    except (HostError, recovery.RecoveryError) as exc:
+        print(f"pidesktop data repair: {exc.message if isinstance(exc, HostError) else exc}", file=sys.stderr)
         return REFUSED
     if report is None:
         print("ok: the database is sound; nothing was changed")

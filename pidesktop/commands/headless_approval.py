@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pidesktop.agent import plan_flow
+from pidesktop.bus.errors import ErrorCode
 
 PROMPT = "Approve with 'a', or reject with 'r' and what to change (r TEXT): "
 
@@ -32,7 +33,7 @@ async def answer_proposals(runner: Any, result: dict, before_turn: Callable[[], 
                 **result,
                 "status": "error",
                 "error": {
-                    "code": "no_answer",
+                    "code": ErrorCode.NO_ANSWER,
                     "message": f"No answer was given, so the {kind} was not "
                     f"carried out. A proposal cannot be answered after "
                     f"the run that made it ends: open the chat in the "

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from pidesktop.bus import HostError
+from pidesktop.bus import HostError, topics
 
 if TYPE_CHECKING:
     from pidesktop.bus import HostClient
@@ -76,7 +76,7 @@ def _run(client: HostClient, source: str, chosen: list[str]) -> int:
     lock = threading.Lock()
 
     def on_event(topic: str, payload: dict) -> None:  # on the host's threads: no loop here
-        if topic != "data.finished":
+        if topic != topics.DATA_FINISHED:
             return
         with lock:
             if job["id"] is None:

@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any
 
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
 
 PROG = "pidesktop sync"
 
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     arrived = threading.Event()
 
     def on_event(topic: str, payload: dict[str, Any]) -> None:
-        if topic == "data.finished" and payload.get("kind") == "sync":
+        if topic == topics.DATA_FINISHED and payload.get("kind") == "sync":
             finished[str(payload.get("job"))] = payload
             arrived.set()
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # their modules import this one; the fields are filled by the
     from pidesktop.host.data.commands import Jobs
     from pidesktop.host.native.catalog import Catalog
     from pidesktop.host.native.index import FileKey
+    from pidesktop.host.native.text_search import TextCache
 
 
 # How the host tells its clients something happened: (event name, payload).
@@ -50,6 +51,8 @@ class HostContext:
     native_catalog: Catalog | None = None
     # path -> key of the pi session file state this host wrote last: its own recent write is no live pi
     native_own_writes: dict[str, FileKey | None] = field(default_factory=dict)
+    # the user and assistant text of the pi session files Ctrl+K searched (``native.text_search.cache_of``)
+    native_text: TextCache | None = None
     # the data.* jobs (``data_commands.jobs_of`` makes them on first use; stopped when the host closes)
     data_jobs: Jobs | None = None
     # review-changes/<chat> folders made since their parent was last flushed (``sessions.review_files``)

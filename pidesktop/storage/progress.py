@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from pidesktop.bus import topics
+
 Progress = Callable[[str, int, int, int, int, str], None]
 
 
@@ -50,7 +52,6 @@ class StderrProgress:
         print(line, file=self.stream, flush=True)
 
 
-INDEX_TOPIC = "index.progress"  # the host's event (docs/rpc.md)
 INDEX_PHASES = {"restore": "restoring chats from their files", "reindex": "indexing a chat again from its file"}
 
 
@@ -68,7 +69,7 @@ class IndexProgressLines:
         self._lock = threading.Lock()
 
     def __call__(self, topic: str, payload: dict[str, object]) -> None:
-        if topic != INDEX_TOPIC:
+        if topic != topics.INDEX_PROGRESS:
             return
         now = time.monotonic()
         first, last = payload.get("bytesDone") == 0, payload.get("done") is True

@@ -598,7 +598,7 @@ def settle_interrupted(conn: apsw.Connection, now: int) -> int:
     """At boot: a run still ``running`` was cut off by a quit or crash; it ends ``aborted`` so the task
     can run again. Runs inside the caller's transaction."""
     conn.execute(
-        "UPDATE task_runs SET status = 'aborted', error_code = 'interrupted', ended_at = ? WHERE status = 'running'",
-        (now,),
+        "UPDATE task_runs SET status = 'aborted', error_code = ?, ended_at = ? WHERE status = 'running'",
+        (ErrorCode.INTERRUPTED.value, now),
     )
     return conn.changes()

@@ -122,11 +122,9 @@ def current_branch_text(data: bytes) -> list[tuple[str, str, str, str]]:
 
 
 def cache_of(ctx: HostContext) -> TextCache:
-    cache = getattr(ctx, "_native_text", None)
-    if cache is None:
-        cache = TextCache()
-        ctx._native_text = cache  # type: ignore[attr-defined]
-    return cache
+    if ctx.native_text is None:
+        ctx.native_text = TextCache()
+    return ctx.native_text
 
 
 def search(ctx: HostContext, query: str) -> tuple[list[NativeHit], bool]:

@@ -42,6 +42,8 @@ import orjson
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.clock import now_ms
+from pidesktop.durable import FILE_MODE
 from pidesktop.formats.transcript.records import rfc3339
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import pi_format
@@ -64,7 +66,7 @@ def conflict(sentence: str, reason: str) -> HostError:
 
 
 def now_iso() -> tuple[str, int]:
-    ms = time.time_ns() // 1_000_000
+    ms = now_ms()
     return rfc3339(ms), ms
 
 
@@ -189,7 +191,7 @@ def publish(folder: str, child_id: str, final: str, content: bytes) -> None:
     identity: tuple[int, int] | None = None
     linked = False
     try:
-        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
         try:
             st = os.fstat(fd)
             identity = (st.st_dev, st.st_ino)
@@ -289,7 +291,7 @@ def lease(key: FileKey) -> Iterator[None]:
     folder = lease_folder()
     os.makedirs(folder, mode=0o700, exist_ok=True)
     path = os.path.join(folder, f"{key.dev:x}-{key.ino:x}.lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

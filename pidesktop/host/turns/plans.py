@@ -209,9 +209,9 @@ def plan_submit(ctx: HostContext, p: Params) -> dict[str, Any]:
         with conn:
             if pending is not None:  # the person answered in the chat instead: the newer proposal replaces it
                 conn.execute(
-                    "UPDATE plan_approvals SET status = 'expired', error_code = 'superseded', "
+                    "UPDATE plan_approvals SET status = 'expired', error_code = ?, "
                     "resolved_at = ?, updated_at = ? WHERE request_id = ? AND status = 'pending'",
-                    (now, now, pending[0]),
+                    (ErrorCode.SUPERSEDED.value, now, now, pending[0]),
                 )
             conn.execute(
                 "INSERT INTO plan_approvals(request_id, session_id, turn_id, tool_call_id, kind, plan_json, title, "
@@ -424,9 +424,9 @@ def expire_due(ctx: HostContext) -> None:
         ]
         for request_id in due:
             conn.execute(
-                "UPDATE plan_approvals SET status = 'expired', error_code = 'expired', resolved_at = ?, "
+                "UPDATE plan_approvals SET status = 'expired', error_code = ?, resolved_at = ?, "
                 "updated_at = ? WHERE request_id = ? AND status = 'pending'",
-                (now, now, request_id),
+                (ErrorCode.EXPIRED.value, now, now, request_id),
             )
     for request_id in due:
         changed(ctx, load(ctx, request_id))

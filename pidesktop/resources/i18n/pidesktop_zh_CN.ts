@@ -291,8 +291,8 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation> （延迟）</translation>
     </message>
     <message>
-        <source>Stopped: pidesktop quit while it ran.</source>
-        <translation>已停止：运行期间 pidesktop 退出了。</translation>
+        <source>Stopped: </source>
+        <translation>已停止：</translation>
     </message>
     <message>
         <source>Failed: </source>
@@ -2448,6 +2448,22 @@ This cannot be undone.</source>
     <message>
         <source>The disk of your data folder is full, so pidesktop can’t start. Free some space, then start it again.</source>
         <translation>数据文件夹所在的磁盘已满，pidesktop 无法启动。请释放一些空间后再启动。</translation>
+    </message>
+    <message>
+        <source>No answer was given, so the proposal was not carried out. Open the chat and choose Ask again.</source>
+        <translation>没有给出答复，因此该提议未被执行。请打开对话并选择“再问一次”。</translation>
+    </message>
+    <message>
+        <source>pidesktop quit while it ran.</source>
+        <translation>运行期间 pidesktop 退出了。</translation>
+    </message>
+    <message>
+        <source>A newer proposal took the place of this one.</source>
+        <translation>一个更新的提议取代了这一个。</translation>
+    </message>
+    <message>
+        <source>Nobody answered this proposal within a day, so it can no longer be approved.</source>
+        <translation>一天内没有人答复这个提议，因此它已无法再被批准。</translation>
     </message>
     <message>
         <source>Your data folder refused the change. Check its permissions; Details names the file.</source>

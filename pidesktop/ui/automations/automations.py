@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.ui.automations.automations_editor import TaskEditor
 from pidesktop.ui.chat.model_choices import model_choices
 from pidesktop.ui.kit import theme as themes
@@ -255,11 +255,14 @@ class AutomationsDialog(QDialog):
         ) or self.tr("Failed")
         return text + (self.tr(" (late)") if run.get("late") else "")
 
-    def _failure_text(self, run: dict) -> str:
+    def status_text(self, run: dict) -> str:
+        """A run's outcome in the history: what went wrong as a sentence, or how it ended."""
         code = run.get("errorCode")
-        if code == "interrupted":
-            return self.tr("Stopped: pidesktop quit while it ran.")
-        return self.tr("Failed: ") + sentence_for_code(code)
+        if code == ErrorCode.INTERRUPTED:  # stored as aborted by the next start's boot pass
+            return self.tr("Stopped: ") + sentence_for_code(code)
+        if run["status"] == "error":
+            return self.tr("Failed: ") + sentence_for_code(code)
+        return self._result_text(run)
 
     async def load_runs(self, task_id: str) -> None:
         result = await host_op(
@@ -274,7 +277,7 @@ class AutomationsDialog(QDialog):
         self.runs = result["runs"]
         self.history.clear()
         for run in self.runs:
-            status = self._failure_text(run) if run["status"] == "error" else self._result_text(run)
+            status = self.status_text(run)
             openable = bool(run["sessionId"]) and not run.get("chatInTrash")
             chat = self.tr("Open chat") if openable else self.tr("In the Trash") if run["sessionId"] else ""
             item = QTreeWidgetItem([when(run["startedAt"]), status, chat or self.tr("Chat deleted")])
@@ -432,7 +435,7 @@ class AutomationsDialog(QDialog):
         self.notice.show()
 
     def _on_event(self, topic: str, payload: dict) -> None:
-        if topic == "tasks.changed":
+        if topic == topics.TASKS_CHANGED:
             spawn(self.refresh(), name="automations-refresh")
 
 

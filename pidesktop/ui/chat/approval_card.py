@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.agent import plan_flow
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, topics
 from pidesktop.ui.chat.markdown import to_html
 from pidesktop.ui.kit.ops import host_op, task_op
 from pidesktop.ui.kit.theme import Theme
@@ -159,7 +159,7 @@ class ApprovalCard(QFrame):
             self.set_approval(newest)
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "plan.changed" and payload.get("sessionId") == self.session_id:
+        if topic == topics.PLAN_CHANGED and payload.get("sessionId") == self.session_id:
             self.set_approval(payload.get("approval"))
 
     def set_approval(self, approval: dict | None) -> None:

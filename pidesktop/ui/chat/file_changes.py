@@ -10,7 +10,6 @@ Every button is reachable with Tab; Esc closes the window.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pidesktop.clock import now_ms
 from pidesktop.ui.chat.reviews import Reviews
 from pidesktop.ui.kit import dialog_style
 from pidesktop.ui.kit.tasks import spawn
@@ -202,7 +202,7 @@ def _when(value: object) -> str:
         value = moment.toMSecsSinceEpoch() if moment.isValid() else None
     if not isinstance(value, int) or isinstance(value, bool):
         return ""
-    return relative(value, int(time.time() * 1000))
+    return relative(value, now_ms())
 
 
 def _why_not(snapshot: dict | None) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError, topics
 from pidesktop.ui.kit.session_rows import is_native_id
 from pidesktop.ui.kit.tasks import spawn
 
@@ -132,5 +132,5 @@ class GrantsChip(QToolButton):
         self.reset_action = again
 
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "permissions.changed" and payload.get("sessionId") == self.session_id:
+        if topic == topics.PERMISSIONS_CHANGED and payload.get("sessionId") == self.session_id:
             self._show(payload)

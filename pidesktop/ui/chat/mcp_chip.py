@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError, topics
 from pidesktop.ui.kit.tasks import spawn
 
 MAX_NAMES = 3
@@ -97,5 +97,5 @@ class McpChip(QToolButton):
         spawn(run(), name="mcp-project-switch")
 
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "mcp.changed" and payload.get("reason") != "state":
+        if topic == topics.MCP_CHANGED and payload.get("reason") != "state":
             spawn(self.refresh(), name="mcp-chip")

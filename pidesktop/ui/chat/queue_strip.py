@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, topics
 from pidesktop.ui.kit.ops import host_op
 
 
@@ -56,7 +56,7 @@ class QueueStrip(QFrame):
             self.set_entries(entries)
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "queue.changed" and payload.get("sessionId") == self.session_id:
+        if topic == topics.QUEUE_CHANGED and payload.get("sessionId") == self.session_id:
             self.set_entries(payload.get("entries", []))
 
     def set_running(self, running: bool) -> None:

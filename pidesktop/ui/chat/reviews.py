@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.ui.kit import native_guard
 from pidesktop.ui.kit.ops import host_op
 from pidesktop.ui.kit.tasks import spawn
@@ -72,7 +72,7 @@ class Reviews(QObject):
 
     def handle_event(self, topic: str, payload: dict) -> None:
         """``review.changed`` (a change kept or reverted, here or from another window): ask again."""
-        if topic == "review.changed" and payload.get("sessionId") == self.session_id:
+        if topic == topics.REVIEW_CHANGED and payload.get("sessionId") == self.session_id:
             spawn(self.refresh(self.session_id), name="reviews-refresh")
 
     async def revert(self, session_id: str, snapshot_id: str) -> bool:

@@ -15,7 +15,7 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, topics
 from pidesktop.ui.kit.ops import host_op
 from pidesktop.ui.kit.theme import Theme
 
@@ -82,7 +82,7 @@ class TodoPanel(QFrame):
 
     def handle_event(self, topic: str, payload: dict) -> None:
         if (
-            topic == "session.changed"
+            topic == topics.SESSION_CHANGED
             and payload.get("reason") == "todo"
             and payload.get("sessionId") == self.session_id
         ):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.ui.kit.plain_errors import sentence
 from pidesktop.ui.kit.tasks import spawn
 
-PROGRESS = "data.progress"
-FINISHED = "data.finished"
+PROGRESS = topics.DATA_PROGRESS
+FINISHED = topics.DATA_FINISHED
 
 
 async def run_job(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QPushButton, QVBoxLayout, QWidget
 
-from pidesktop.bus import HostClient
+from pidesktop.bus import HostClient, topics
 from pidesktop.ui.kit.ops import host_op
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.kit.theme import Theme
@@ -50,7 +50,7 @@ class PendingApprovals(QFrame):
             self._rebuild()
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "plan.changed" or (topic == "session.changed" and payload.get("reason") == "deleted"):
+        if topic == topics.PLAN_CHANGED or (topic == topics.SESSION_CHANGED and payload.get("reason") == "deleted"):
             spawn(self.refresh(), name="pending-approvals")
 
     def set_current(self, session_id: str | None) -> None:

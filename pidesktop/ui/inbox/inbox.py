@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError, topics
 from pidesktop.clock import now_ms
 from pidesktop.ui.kit.dialog_style import style_message_box
 from pidesktop.ui.kit.ops import task_op
@@ -174,15 +174,15 @@ class InboxModel(PagedListModel):
     # -- host events -------------------------------------------------------------
     def handle_event(self, topic: str, payload: dict) -> None:
         """Feed every host event here; the model picks the inbox ones."""
-        if topic == "notification.created":
+        if topic == topics.NOTIFICATION_CREATED:
             for replaced in payload.get("replaces") or []:  # the chat's older unread rows: one row per chat
                 self._remove(replaced)
             self._insert_newest(payload["notification"])
             self._set_unread(payload.get("unreadCount", self.unread_count))
-        elif topic == "session.changed" and (payload.get("trashed") or payload.get("reason") == "restored"):
+        elif topic == topics.SESSION_CHANGED and (payload.get("trashed") or payload.get("reason") == "restored"):
             # a chat went to the Trash or came back: the host lists its rows only while it is out of the Trash
             spawn(self._background(self.load()), name="inbox-reload")
-        elif topic == "notification.changed":
+        elif topic == topics.NOTIFICATION_CHANGED:
             if "notification" in payload:
                 # one row read: patch it rather than reset the view under the pointer
                 self._replace(payload["notification"])

@@ -107,6 +107,14 @@ _MARKED: dict[ErrorCode, object] = {
         "PlainErrors",
         "Too many replies were waiting to be saved, so this one is kept aside. It appears when pidesktop starts again.",
     ),
+    ErrorCode.NO_ANSWER: QT_TRANSLATE_NOOP(
+        "PlainErrors", "No answer was given, so the proposal was not carried out. Open the chat and choose Ask again."
+    ),
+    ErrorCode.INTERRUPTED: QT_TRANSLATE_NOOP("PlainErrors", "pidesktop quit while it ran."),
+    ErrorCode.SUPERSEDED: QT_TRANSLATE_NOOP("PlainErrors", "A newer proposal took the place of this one."),
+    ErrorCode.EXPIRED: QT_TRANSLATE_NOOP(
+        "PlainErrors", "Nobody answered this proposal within a day, so it can no longer be approved."
+    ),
 }
 SENTENCES: dict[str, str] = {code: str(text) for code, text in _MARKED.items()}
 # PERMISSION_DENIED says where the refusal came from in its data: a pi session (pi's own file), or the

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import time
 import uuid
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,8 @@ from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QMessageBox, QPushButton, QToolButton
 
 from pidesktop.agent.native_continue import continue_session
-from pidesktop.bus import ErrorCode, HostError
+from pidesktop.bus import ErrorCode, HostError, topics
+from pidesktop.clock import now_ms
 from pidesktop.ui.chat.chat_controller import joined
 from pidesktop.ui.kit import plain_errors
 from pidesktop.ui.kit.ops import host_op, task_op
@@ -116,7 +116,7 @@ class BranchSwitcher(QToolButton):
             old.deleteLater()
         group = self._group = QActionGroup(menu)
         group.setExclusive(True)
-        now = int(time.time() * 1000)
+        now = now_ms()
         number = 0
         for position, branch in enumerate(self.branches, 1):
             action = menu.addAction(self._label(branch, now))
@@ -225,9 +225,9 @@ class NativeChat(QObject):
 
     # -- events --------------------------------------------------------------------------
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "session.listChanged":
+        if topic == topics.SESSION_LIST_CHANGED:
             self._list_timer.start()
-        elif topic == "session.changed" and is_native_id(payload.get("sessionId")) and "session" not in payload:
+        elif topic == topics.SESSION_CHANGED and is_native_id(payload.get("sessionId")) and "session" not in payload:
             self._changed.add(payload["sessionId"])
             self._changed_timer.start()
 

@@ -11,7 +11,6 @@ reports the choice as ``chosen(sessionId, messageId)``.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Coroutine
 
 from PySide6.QtCore import (
@@ -45,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.clock import now_ms
 from pidesktop.ui.kit.i18n import arg
 from pidesktop.ui.kit.ops import task_op
 from pidesktop.ui.kit.paged_model import PagedListModel
@@ -300,7 +300,7 @@ class SearchDelegate(QStyledItemDelegate):
         # Title line: title (its matches marked too) on the left, relative time on the right.
         y = inner.top()
         painter.setFont(small)
-        when = relative(int(row.get("updatedAt") or 0), int(time.time() * 1000))
+        when = relative(int(row.get("updatedAt") or 0), now_ms())
         time_width = painter.fontMetrics().horizontalAdvance(when)
         line = QRect(inner.left(), y, inner.width(), TITLE_LINE)
         painter.setPen(QColor(t.muted))

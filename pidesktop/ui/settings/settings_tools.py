@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pidesktop.bus import HostClient, HostError
+from pidesktop.bus import HostClient, HostError, topics
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.settings.mcp_server_dialog import McpServerDialog
 
@@ -169,7 +169,7 @@ class ToolsPage(QWidget):
         self._rebuild()
 
     def _on_event(self, topic: str, payload: dict[str, Any]) -> None:
-        if topic == "mcp.changed":
+        if topic == topics.MCP_CHANGED:
             spawn(self.load(), name="tools-page-reload")
 
     def _rebuild(self) -> None:

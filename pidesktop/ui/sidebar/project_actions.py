@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
+from pidesktop.bus import topics
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.dialog_style import style_message_box
 from pidesktop.ui.kit.ops import host_op, task_op
@@ -29,7 +30,7 @@ from pidesktop.ui.sidebar.project_memory import Note, NotesEditor
 if TYPE_CHECKING:
     from pidesktop.ui.window.main_window import MainWindow
 
-REFRESH_TOPICS = ("projects.changed", "workspace.changed")
+REFRESH_TOPICS = (topics.PROJECTS_CHANGED, topics.WORKSPACE_CHANGED)
 
 
 def folder_name(path: str) -> str:
@@ -106,12 +107,12 @@ class ProjectActions(QObject):
             picker.show_project(self.projects.get(session.get("projectId")))
 
     def handle_event(self, topic: str, payload: dict) -> None:
-        if topic == "workspace.changed" and payload.get("currentProjectId") in (None, *self.projects):
+        if topic == topics.WORKSPACE_CHANGED and payload.get("currentProjectId") in (None, *self.projects):
             # Opening a chat in another project made it the current one: only that is news. (Reading every
             # project again relaid out the whole sidebar, ~18 ms at 10,000 chats, on each such switch.)
             self.current_id = payload.get("currentProjectId")
             return
-        project_id = (payload.get("session") or {}).get("projectId") if topic == "session.changed" else None
+        project_id = (payload.get("session") or {}).get("projectId") if topic == topics.SESSION_CHANGED else None
         if topic in REFRESH_TOPICS or (project_id is not None and project_id not in self.projects):
             spawn(self.refresh(), name="projects-refresh")  # a chat made elsewhere in a new project
 

@@ -389,20 +389,20 @@ class MainWindow(QMainWindow):
         self.queue_strip.handle_event(topic, payload)
         self.plans.handle_event(topic, payload)
         self.file_changes.reviews.handle_event(topic, payload)
-        if topic == "notification.created":
+        if topic == topics.NOTIFICATION_CREATED:
             self.tray.announce(payload["notification"])
-        if topic == "data.dailyBackup" and not payload.get("ok"):
+        if topic == topics.DATA_DAILY_BACKUP and not payload.get("ok"):
             self._tell_backup_failed(payload)
-        if topic == "data.repaired":  # Settings > Data > Repair rebuilt the database or brought chats back
+        if topic == topics.DATA_REPAIRED:  # Settings > Data > Repair rebuilt the database or brought chats back
             from pidesktop.ui.kit.tasks import spawn as start
 
             start(self.refresh_sessions(), name="repaired-list")
         if topic == topics.INDEX_PROGRESS:
             self._index_progress_window().handle_event(topic, payload)
-        if topic in ("providers.changed", "models.changed"):
+        if topic in (topics.PROVIDERS_CHANGED, topics.MODELS_CHANGED):
             spawn(self.refresh_model_chip(), name="model-chip")
             QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
-        if topic != "session.changed":
+        if topic != topics.SESSION_CHANGED:
             return
         session_id = payload["sessionId"]
         reason = payload.get("reason")
