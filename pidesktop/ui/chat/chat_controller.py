@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
+from shiboken6 import isValid
 
 from pidesktop.agent import context as budget
 from pidesktop.bus import HostError
@@ -107,6 +108,8 @@ class ChatController(QObject):
 
     def save_drafts(self) -> None:
         self._save_drafts_soon.stop()
+        if not isValid(self.window.composer.edit):  # its widgets already gone (a close after Qt deleted them)
+            return  # the file keeps what the last change wrote; reading the box now would read freed memory
         self.saved_drafts.save(self.unsent_texts())
 
     # -- chats ---------------------------------------------------------------------
