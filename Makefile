@@ -31,8 +31,10 @@ run: $(STAMP)
 	@$(VENV)/bin/pidesktop || { status=$$?; [ $$status -eq 2 ] || exit $$status; }
 
 # One worker per core, a test file per worker at a time (its fixtures and its Xvfb stay together).
+# A worker that crashes (a segfault is a bug) ends the run with its test named, instead of a replacement
+# worker that xdist's file scheduling can leave waiting for ever.
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --max-worker-restart 0
 
 # Lint, formatting, types (ui/ against tools/mypy-baseline.txt) and the import layers; no display needed.
 # Every check runs and reports; the target fails when any of them failed.
