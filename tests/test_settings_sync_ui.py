@@ -80,7 +80,7 @@ def test_the_sync_page_tests_saves_and_syncs(
         host_client.call_blocking("settings.set", {"patch": {"theme": "light"}})
         page.sync_button.click()
         spin_until(qloop, lambda: "Changed on two computers" in page.state.text())
-        assert "setting/theme; the newer change was kept" in page.state.text()
+        assert "Changed on two computers: the setting “Theme”; the newer change was kept." in page.state.text()
         assert host_client.call_blocking("settings.get")["settings"]["theme"] == "light"  # this one is newer
         dialog.grab().save(str(shots / "settings-sync-conflict.png"))
     finally:

@@ -1233,6 +1233,29 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>HeaderBar</name>
+    <message>
+        <source>The model that answers in this chat (Settings &gt; Providers)</source>
+        <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
+    </message>
+    <message>
+        <source>Compact now</source>
+        <translation>立即压缩</translation>
+    </message>
+    <message>
+        <source>Summarise the earlier messages so the conversation fits the model&apos;s context again</source>
+        <translation>汇总较早的消息，让对话重新放得进模型的上下文</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every message; when it nears the limit, earlier messages are summarised. Click to compact now.</source>
+        <translation>此对话的上下文：约 %1，模型上限 %2 个 token（%3%），每条消息都会发送这些内容；接近上限时，较早的消息会被汇总。点击立即压缩。</translation>
+    </message>
+    <message>
+        <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
+        <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
+    </message>
+</context>
+<context>
     <name>ImportDialog</name>
     <message>
         <source>Import chats</source>
@@ -3164,21 +3187,6 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
-    <name>ReplyEditDialog</name>
-    <message>
-        <source>Edit reply</source>
-        <translation>编辑回复</translation>
-    </message>
-    <message>
-        <source>Your edited reply goes into a copy of this chat, which opens when you save. This chat stays as it is.</source>
-        <translation>编辑后的回复会保存到此对话的副本中，保存后将打开该副本。此对话保持不变。</translation>
-    </message>
-    <message>
-        <source>Save as new chat</source>
-        <translation>另存为新对话</translation>
-    </message>
-</context>
-<context>
     <name>RepairDialog</name>
     <message>
         <source>Repair data</source>
@@ -3285,6 +3293,21 @@ This cannot be undone.</source>
     <message>
         <source>Hide details</source>
         <translation>隐藏详情</translation>
+    </message>
+</context>
+<context>
+    <name>ReplyEditDialog</name>
+    <message>
+        <source>Edit reply</source>
+        <translation>编辑回复</translation>
+    </message>
+    <message>
+        <source>Your edited reply goes into a copy of this chat, which opens when you save. This chat stays as it is.</source>
+        <translation>编辑后的回复会保存到此对话的副本中，保存后将打开该副本。此对话保持不变。</translation>
+    </message>
+    <message>
+        <source>Save as new chat</source>
+        <translation>另存为新对话</translation>
     </message>
 </context>
 <context>
@@ -4002,6 +4025,105 @@ This cannot be undone.</source>
 (chats and files in %2, window settings in %3)</source>
         <translation>你的数据将放入 %1
 （对话和文件在 %2，窗口设置在 %3）</translation>
+    </message>
+</context>
+<context>
+    <name>SyncConflicts</name>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Show thinking</source>
+        <translation>显示思考过程</translation>
+    </message>
+    <message>
+        <source>Transcript</source>
+        <translation>对话记录</translation>
+    </message>
+    <message>
+        <source>Large paste threshold</source>
+        <translation>长文本粘贴阈值</translation>
+    </message>
+    <message>
+        <source>Agent permissions</source>
+        <translation>智能体权限</translation>
+    </message>
+    <message>
+        <source>Commands may use the network</source>
+        <translation>命令可以使用网络</translation>
+    </message>
+    <message>
+        <source>Keep the tool log</source>
+        <translation>工具日志保留时长</translation>
+    </message>
+    <message>
+        <source>Network proxy</source>
+        <translation>网络代理</translation>
+    </message>
+    <message>
+        <source>Compact the context at</source>
+        <translation>上下文压缩阈值</translation>
+    </message>
+    <message>
+        <source>the price of the model %1</source>
+        <translation>模型 %1 的价格</translation>
+    </message>
+    <message>
+        <source>the memory of the project %1</source>
+        <translation>项目 %1 的记忆</translation>
+    </message>
+    <message>
+        <source>the project group %1</source>
+        <translation>项目组 %1</translation>
+    </message>
+    <message>
+        <source>the memory of the project group %1</source>
+        <translation>项目组 %1 的记忆</translation>
+    </message>
+    <message>
+        <source>the instructions of the project group %1</source>
+        <translation>项目组 %1 的指令</translation>
+    </message>
+    <message>
+        <source>the MCP server %1</source>
+        <translation>MCP 服务器 %1</translation>
+    </message>
+    <message>
+        <source>the setting %1</source>
+        <translation>设置 %1</translation>
+    </message>
+    <message>
+        <source>the provider %1</source>
+        <translation>服务商 %1</translation>
+    </message>
+    <message>
+        <source>the API key of the provider %1</source>
+        <translation>服务商 %1 的 API 密钥</translation>
+    </message>
+    <message>
+        <source>the model %1 of %2</source>
+        <translation>%2 的模型 %1</translation>
+    </message>
+    <message>
+        <source>the automation %1</source>
+        <translation>自动化任务 %1</translation>
+    </message>
+    <message>
+        <source>an automation</source>
+        <translation>一个自动化任务</translation>
+    </message>
+    <message>
+        <source>the provider order or default model</source>
+        <translation>服务商顺序或默认模型</translation>
+    </message>
+    <message>
+        <source>a synced item (%1)</source>
+        <translation>一个同步项（%1）</translation>
     </message>
 </context>
 <context>
@@ -4800,6 +4922,17 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>Workbench</name>
+    <message>
+        <source>Start a conversation</source>
+        <translation>开始对话</translation>
+    </message>
+    <message>
+        <source>Type below, or press Ctrl+N for a new chat.</source>
+        <translation>在下方输入，或按 Ctrl+N 新建对话。</translation>
+    </message>
+</context>
+<context>
     <name>WorkflowsDialog</name>
     <message>
         <source>Workflows</source>
@@ -4907,40 +5040,6 @@ This cannot be undone.</source>
     <message>
         <source>Into %1 at %2</source>
         <translation>存入 %2 上的 %1</translation>
-    </message>
-</context>
-<context>
-    <name>HeaderBar</name>
-    <message>
-        <source>The model that answers in this chat (Settings &gt; Providers)</source>
-        <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
-    </message>
-    <message>
-        <source>Compact now</source>
-        <translation>立即压缩</translation>
-    </message>
-    <message>
-        <source>Summarise the earlier messages so the conversation fits the model&apos;s context again</source>
-        <translation>汇总较早的消息，让对话重新放得进模型的上下文</translation>
-    </message>
-    <message>
-        <source>This chat’s context: about %1 of the model’s %2 tokens (%3%), sent with every message; when it nears the limit, earlier messages are summarised. Click to compact now.</source>
-        <translation>此对话的上下文：约 %1，模型上限 %2 个 token（%3%），每条消息都会发送这些内容；接近上限时，较早的消息会被汇总。点击立即压缩。</translation>
-    </message>
-    <message>
-        <source>This chat’s context: about %1 tokens are sent with every message. Click to compact now.</source>
-        <translation>此对话的上下文：每条消息约发送 %1 个 token。点击立即压缩。</translation>
-    </message>
-</context>
-<context>
-    <name>Workbench</name>
-    <message>
-        <source>Start a conversation</source>
-        <translation>开始对话</translation>
-    </message>
-    <message>
-        <source>Type below, or press Ctrl+N for a new chat.</source>
-        <translation>在下方输入，或按 Ctrl+N 新建对话。</translation>
     </message>
 </context>
 </TS>

@@ -30,6 +30,7 @@ from pidesktop.sizes import human_size
 from pidesktop.ui.data.host_jobs import run_job
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.ops import host_op, task_op
+from pidesktop.ui.settings.sync_conflicts import conflict_subject
 
 
 class SyncPage(QWidget):
@@ -184,7 +185,8 @@ class SyncPage(QWidget):
         if status.get("pending"):
             lines.append(i18n.arg(self.tr("%1 change(s) wait for the next sync."), len(status["pending"])))
         for conflict in (last or {}).get("conflicts", []):
-            lines.append(i18n.arg(self.tr("Changed on two computers: %1; the newer change was kept."), conflict["key"]))
+            subject = conflict_subject(conflict)
+            lines.append(i18n.arg(self.tr("Changed on two computers: %1; the newer change was kept."), subject))
         self.state.setText("\n".join(lines))
 
     def show_daily_backup(self, daily: dict[str, Any]) -> None:
