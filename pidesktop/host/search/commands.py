@@ -152,11 +152,31 @@ def matching_snippet(text: str, query: str, needle: str) -> dict[str, Any] | Non
     """``snippet`` when ``text`` contains ``needle`` (``query`` lowercased) as it is or lowercased, else None;
     the text is lowercased once for both."""
     lowered = text.lower()
-    if needle not in lowered and needle not in text:
+    first = lowered.find(needle)
+    if first < 0 and needle not in text:
         return None
-    if len(lowered) == len(text):
-        return _snippet_in(text, query, lowered, range(len(text)))
+    if first >= 0 and len(lowered) == len(text):
+        return _snippet_one_to_one(text, len(query), lowered, needle, first)
     return snippet(text, query)
+
+
+def _snippet_one_to_one(text: str, query_chars: int, lowered: str, needle: str, first: int) -> dict[str, Any]:
+    """``_snippet_in`` for text whose lowercase has one character per character (the origin of each is
+    itself) and its first match at ``first``: the same snippet without an origin looked up per match and
+    without finding the first match again."""
+    begin = first - SNIPPET_BEFORE if first > SNIPPET_BEFORE else 0
+    end = min(len(text), first + query_chars + SNIPPET_AFTER)
+    prefix = "…" if begin > 0 else ""
+    shift = len(prefix) - begin
+    width = len(needle)
+    last_start = end + width - 1  # a match starting before ``end`` is marked, cut at ``end``
+    highlights = []
+    position = first
+    while position >= 0:
+        stop = position + width
+        highlights.append([position + shift, (stop if stop < end else end) + shift])
+        position = lowered.find(needle, stop, last_start)
+    return {"text": prefix + text[begin:end] + ("…" if end < len(text) else ""), "highlights": highlights}
 
 
 def _snippet_in(text: str, query: str, lowered: str, origin: Sequence[int]) -> dict[str, Any]:
