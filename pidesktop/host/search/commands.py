@@ -42,6 +42,7 @@ QUERY_MAX = 500
 COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
 PAGE_CHUNK = 200  # search.query reads message text for this many ordered candidates at a time
 SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
+PROBE = SPARSE_LIMIT // 5  # this many candidates read with their rows before the rest are counted first
 ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
@@ -252,17 +253,34 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
     hits: dict[str, list[tuple[int, int]]] = {}
     if uses_fts(query):
         # One statement: the candidates as the index yields them, each joined to its row by row id; a
-        # candidate of another role still counts towards the cap.
+        # candidate of another role still counts towards the cap. Past ``PROBE`` of them the rest are
+        # counted from the index alone first: a phrase past the cap is walked instead, and reading its
+        # candidates' rows (most of the cost at 100k messages) would be for nothing.
+        phrase = fts_phrase(query)
         limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
-        candidates = all_rows(
-            conn.execute(
-                f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
-                f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
-                (fts_phrase(query),),
-            )
+        joined = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
+            f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
+            (phrase,),
         )
-        if cap is not None and len(candidates) > cap:
-            return None
+        if cap is None:
+            candidates = all_rows(joined)
+        else:
+            candidates = list(islice(joined, PROBE))
+            if len(candidates) == PROBE:
+                counted = one_row(
+                    conn.execute(
+                        "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? "
+                        f"LIMIT {int(cap) + 1})",
+                        (phrase,),
+                    )
+                )[0]
+                if counted > cap:
+                    joined.close()
+                    return None
+                candidates += all_rows(joined)
+            if len(candidates) > cap:  # a cap below the probe: the statement's limit stopped it
+                return None
         for sid, seq, mid, spoken in candidates:
             if spoken:
                 found = hits.get(sid)
