@@ -268,18 +268,21 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
         else:
             candidates = list(islice(joined, PROBE))
             if len(candidates) == PROBE:
-                counted = one_row(
+                # The index yields row ids in order: only those after the probe's are counted. Were they
+                # not in order, the count would fall short and the rows be read; the check below still
+                # walks a phrase past the cap.
+                later = one_row(
                     conn.execute(
-                        "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? "
-                        f"LIMIT {int(cap) + 1})",
-                        (phrase,),
+                        "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? "
+                        f"LIMIT {int(cap) + 1 - PROBE})",
+                        (phrase, max(mid for _sid, _seq, mid, _spoken in candidates)),
                     )
                 )[0]
-                if counted > cap:
+                if PROBE + later > cap:
                     joined.close()
                     return None
                 candidates += all_rows(joined)
-            if len(candidates) > cap:  # a cap below the probe: the statement's limit stopped it
+            if len(candidates) > cap:  # past the cap all the same (or a cap below the probe)
                 return None
         for sid, seq, mid, spoken in candidates:
             if spoken:
