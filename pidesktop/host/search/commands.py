@@ -21,6 +21,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 import apsw
@@ -275,7 +276,7 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
                     conn.execute(
                         "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? "
                         f"LIMIT {int(cap) + 1 - PROBE})",
-                        (phrase, max(mid for _sid, _seq, mid, _spoken in candidates)),
+                        (phrase, max(candidates, key=itemgetter(2))[2]),
                     )
                 )[0]
                 if PROBE + later > cap:
