@@ -13,7 +13,9 @@ only for the three snippets of each chat on the page, and a chat's matches
 are counted up to ``COUNT_CAP`` ("1,000+"). When the phrase is so common that
 the candidates pass ``SPARSE_LIMIT``, the chats are walked newest first and
 each one is asked for its own matches until the page is full, so the first
-page costs what its chats hold, not what the whole history holds.
+page costs what its chats hold, not what the whole history holds. Past
+``PROBE`` candidates the rest are counted in the index before their rows are
+read, so a phrase past the switch does not read thousands of rows to learn it.
 """
 
 from __future__ import annotations
