@@ -1,10 +1,10 @@
 """search.sessions / search.query: literal text, Unicode case, CJK, counts, snippets, paging."""
 
 import apsw
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pidesktop.host.search.commands import snippet, uses_fts
+from pidesktop.host.search.commands import matching_snippet, snippet, uses_fts
 
 
 def seed(host, title, texts, project=None):
@@ -115,6 +115,24 @@ def test_snippet_highlights_mark_the_query(text, query):
         assert result["text"][a:b].lower() == query.lower() or query.lower() in result["text"][a:b].lower()
     if query.lower() in text.lower() and len(text.lower()) == len(text) and len(query.lower()) == len(query):
         assert result["highlights"], (text, query)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("abAB aé\u0130\u212a…"), max_size=400),
+    st.text(alphabet=st.sampled_from("abAB a\u0130\u212a"), min_size=1, max_size=4),
+)
+@example("ab" + "c" * 99 + "AB" + "c" * 10, "ab")  # the second match starts inside the snippet, ends outside
+@example("c" * 50 + "ab" + "c" * 99 + "ab" + "c" * 10, "aB")  # the same after a cut start
+def test_the_page_snippet_is_the_snippet_of_any_matching_text(text, query):
+    """The search page's snippet (a shortcut for text whose lowercase keeps its length) is ``snippet`` exactly,
+    with repeated and overlapping matches, matches cut at the end, and text that lowercases longer."""
+    needle = query.lower()
+    found = matching_snippet(text, query, needle)
+    if needle in text.lower() or needle in text:
+        assert found == snippet(text, query)
+    else:
+        assert found is None
 
 
 def test_fts_routing():

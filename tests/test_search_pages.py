@@ -91,7 +91,7 @@ def test_walked_pages_list_what_the_exact_listing_lists(host, chats, monkeypatch
     exact = pages(host, "needle", 3)
     assert all(page["totalSessionsExact"] for page in exact)
     assert exact[0]["totalSessions"] == 8
-    monkeypatch.setattr(search, "SPARSE_LIMIT", 2)  # 23 candidates: walk the chats instead
+    monkeypatch.setattr(search, "SPARSE_LIMIT", 2)  # 18 candidates: walk the chats instead
     walked = pages(host, "needle", 3)
     assert listing(walked) == listing(exact)
     titled = [r for page in walked for r in page["results"] if r["titleMatch"]]
@@ -99,6 +99,20 @@ def test_walked_pages_list_what_the_exact_listing_lists(host, chats, monkeypatch
     # Not counted past the page while walking; exact once the walk reached the end.
     assert not walked[0]["totalSessionsExact"] and walked[0]["totalSessions"] == 3
     assert walked[-1]["totalSessionsExact"] and walked[-1]["totalSessions"] == 8
+
+
+@pytest.mark.parametrize("probe", [1, 2, 17, 18, 19, 1000])
+def test_the_walk_is_chosen_past_the_limit_whatever_the_probe(host, chats, monkeypatch, probe):
+    """Candidates past the probe are counted in the index before their rows are read: the same 18 candidates
+    are walked with a limit under 18 and listed exactly from 18 up, read in one go or probed first."""
+    exact = listing(pages(host, "needle", 3))
+    monkeypatch.setattr(search, "PROBE", probe)
+    for sparse_limit, walks in ((2, True), (17, True), (18, False), (10_000, False)):
+        monkeypatch.setattr(search, "SPARSE_LIMIT", sparse_limit)
+        replies = pages(host, "needle", 3)
+        assert listing(replies) == exact, (probe, sparse_limit)
+        assert replies[0]["totalSessionsExact"] is not walks, (probe, sparse_limit)
+        assert replies[0]["totalSessions"] == (3 if walks else 8), (probe, sparse_limit)
 
 
 def test_paging_across_the_count_cap_keeps_every_chat_once(host, chats, monkeypatch):

@@ -38,13 +38,29 @@ def _folder_key(path: str) -> tuple[int, int] | None:
     return (found.st_dev, found.st_ino)
 
 
+# The settings files' paths for the last environment and project paths: they depend on nothing else, and
+# working them out (the home folder, joins) cost as much as the stats of the signature itself.
+_settings_paths: tuple[tuple[object, ...], tuple[str, ...]] | None = None
+
+
+def _settings_files(environment: tuple[str | None, str | None], project_paths: Sequence[str]) -> tuple[str, ...]:
+    global _settings_paths
+    key = (environment, tuple(project_paths))
+    kept = _settings_paths
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    files = tuple(discovery.settings_files(project_paths))
+    _settings_paths = (key, files)
+    return files
+
+
 def _signature(project_paths: Sequence[str], resolved: Sequence[str]) -> tuple[Signature, bool]:
     """The signature, and whether it can be trusted (no settings file changed within the mtime tick)."""
-    files = tuple(_file_key(path) for path in discovery.settings_files(project_paths))
+    environment = (os.environ.get(discovery.ENV_AGENT_DIR), os.environ.get("HOME"))
+    files = tuple(_file_key(path) for path in _settings_files(environment, project_paths))
     folders = tuple(_folder_key(path) for path in resolved)
     settled_before = time.time_ns() - discovery.SETTLE_NS
     settled = all(key is None or key[3] < settled_before for key in files)
-    environment = (os.environ.get(discovery.ENV_AGENT_DIR), os.environ.get("HOME"))
     return (environment, tuple(project_paths), files, tuple(resolved), folders), settled
 
 

@@ -13,7 +13,9 @@ only for the three snippets of each chat on the page, and a chat's matches
 are counted up to ``COUNT_CAP`` ("1,000+"). When the phrase is so common that
 the candidates pass ``SPARSE_LIMIT``, the chats are walked newest first and
 each one is asked for its own matches until the page is full, so the first
-page costs what its chats hold, not what the whole history holds.
+page costs what its chats hold, not what the whole history holds. Past
+``PROBE`` candidates the rest are counted in the index before their rows are
+read, so a phrase past the switch does not read thousands of rows to learn it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 import apsw
@@ -42,6 +45,7 @@ QUERY_MAX = 500
 COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
 PAGE_CHUNK = 200  # search.query reads message text for this many ordered candidates at a time
 SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
+PROBE = SPARSE_LIMIT // 5  # this many candidates read with their rows before the rest are counted first
 ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
@@ -152,11 +156,31 @@ def matching_snippet(text: str, query: str, needle: str) -> dict[str, Any] | Non
     """``snippet`` when ``text`` contains ``needle`` (``query`` lowercased) as it is or lowercased, else None;
     the text is lowercased once for both."""
     lowered = text.lower()
-    if needle not in lowered and needle not in text:
+    first = lowered.find(needle)
+    if first < 0 and needle not in text:
         return None
-    if len(lowered) == len(text):
-        return _snippet_in(text, query, lowered, range(len(text)))
+    if first >= 0 and len(lowered) == len(text):
+        return _snippet_one_to_one(text, len(query), lowered, needle, first)
     return snippet(text, query)
+
+
+def _snippet_one_to_one(text: str, query_chars: int, lowered: str, needle: str, first: int) -> dict[str, Any]:
+    """``_snippet_in`` for text whose lowercase has one character per character (the origin of each is
+    itself) and its first match at ``first``: the same snippet without an origin looked up per match and
+    without finding the first match again."""
+    begin = first - SNIPPET_BEFORE if first > SNIPPET_BEFORE else 0
+    end = min(len(text), first + query_chars + SNIPPET_AFTER)
+    prefix = "…" if begin > 0 else ""
+    shift = len(prefix) - begin
+    width = len(needle)
+    last_start = end + width - 1  # a match starting before ``end`` is marked, cut at ``end``
+    highlights = []
+    position = first
+    while position >= 0:
+        stop = position + width
+        highlights.append([position + shift, (stop if stop < end else end) + shift])
+        position = lowered.find(needle, stop, last_start)
+    return {"text": prefix + text[begin:end] + ("…" if end < len(text) else ""), "highlights": highlights}
 
 
 def _snippet_in(text: str, query: str, lowered: str, origin: Sequence[int]) -> dict[str, Any]:
@@ -232,17 +256,37 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
     hits: dict[str, list[tuple[int, int]]] = {}
     if uses_fts(query):
         # One statement: the candidates as the index yields them, each joined to its row by row id; a
-        # candidate of another role still counts towards the cap.
+        # candidate of another role still counts towards the cap. Past ``PROBE`` of them the rest are
+        # counted from the index alone first: a phrase past the cap is walked instead, and reading its
+        # candidates' rows (most of the cost at 100k messages) would be for nothing.
+        phrase = fts_phrase(query)
         limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
-        candidates = all_rows(
-            conn.execute(
-                f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
-                f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
-                (fts_phrase(query),),
-            )
+        joined = conn.execute(
+            f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
+            f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
+            (phrase,),
         )
-        if cap is not None and len(candidates) > cap:
-            return None
+        if cap is None:
+            candidates = all_rows(joined)
+        else:
+            candidates = list(islice(joined, PROBE))
+            if len(candidates) == PROBE:
+                # The index yields row ids in order: only those after the probe's are counted. Were they
+                # not in order, the count would fall short and the rows be read; the check below still
+                # walks a phrase past the cap.
+                later = one_row(
+                    conn.execute(
+                        "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? "
+                        f"LIMIT {int(cap) + 1 - PROBE})",
+                        (phrase, max(candidates, key=itemgetter(2))[2]),
+                    )
+                )[0]
+                if PROBE + later > cap:
+                    joined.close()
+                    return None
+                candidates += all_rows(joined)
+            if len(candidates) > cap:  # past the cap all the same (or a cap below the probe)
+                return None
         for sid, seq, mid, spoken in candidates:
             if spoken:
                 found = hits.get(sid)
