@@ -163,11 +163,13 @@ def test_the_sidebar_shows_the_newest_chats_before_the_build_and_the_built_windo
     shown = {win._early_sidebar[0].session(s["id"])["title"] for s in early}
     assert shown == {"Early chat 0", "Early chat 1", "Early chat 2"}
     assert sidebar.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # clicks wait for the build
+    assert sidebar.tree.actions() and not any(a.isEnabled() for a in sidebar.tree.actions())  # F2, Delete too
     client = loop_hosts.start()
     made = qloop.run_until_complete(client.call("session.create", {"title": "Made while the window was built"}))
     win.build(client, TurnRunner(client, offline_delay=0.0))
     assert win.sidebar is sidebar and sidebar.parent() is win.splitter  # the same widget, kept
     assert not sidebar.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+    assert all(a.isEnabled() for a in sidebar.tree.actions())
     qloop.run_until_complete(win.start())
     assert win.model.session(made["session"]["id"]) is not None  # the host's list replaced the early rows
     assert all(win.model.session(s["id"]) is not None for s in early)

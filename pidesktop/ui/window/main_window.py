@@ -97,7 +97,8 @@ class MainWindow(QMainWindow):
     def show_chats_early(self, sessions: list[dict]) -> None:
         """The sidebar with these chats (the newest, start-up reads them while the host opens), in the first
         frame's column before the rest of the window is built. The built window keeps it and the host's list
-        replaces its rows; clicks on it wait for the built window (a row clicked earlier would open nothing)."""
+        replaces its rows; clicks on it and its shortcuts wait for the built window (a row clicked earlier would open
+        nothing)."""
         if self.built or self.first_frame is None or self.first_frame.sidebar_part is None:
             return
         from PySide6.QtCore import Qt
@@ -108,6 +109,8 @@ class MainWindow(QMainWindow):
         model = SessionTreeModel(self.prefs, self)
         sidebar = Sidebar(model, self.theme)
         sidebar.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        for action in sidebar.tree.actions():  # its shortcuts (F2, Delete...) wait too, as the early box's keys do
+            action.setEnabled(False)
         model.reset(sessions)
         self._early_sidebar = (model, sidebar)
         self.first_frame.show_sidebar(sidebar)
@@ -161,6 +164,8 @@ class MainWindow(QMainWindow):
             self.model, self.sidebar = self._early_sidebar
             self._early_sidebar = None
             self.sidebar.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, False)
+            for action in self.sidebar.tree.actions():
+                action.setEnabled(True)
         else:
             self.model = SessionTreeModel(self.prefs, self)
             self.sidebar = Sidebar(self.model, self.theme)
