@@ -2,8 +2,10 @@
 
 Phased start-up: resolve the data root and take the installation lock, show
 the window's first frame (``ui.first_frame``: its layout in the theme's
-colours, painted before the rest of the UI is even imported), then import and
-build the widgets while the host thread imports its modules and opens the
+colours, painted before the rest of the UI is even imported), then the
+composer's text box in it and the sidebar with the newest chats (read from the
+database read-only, ``storage.newest_chats``), then import and build the rest
+of the widgets while the host thread imports its modules and opens the
 database, then ask the host for data. What the window needs later (providers,
 markdown, the dialogs) is imported after the session list is in
 (``ui.warm_up``).
@@ -121,6 +123,15 @@ def _run(
     # box at once (Enter, Esc and shortcuts wait for the built window, see ui/startup/early_prompt.py).
     let_input_in = app.processEvents
     let_input_in()
+    from pidesktop.ui.kit import i18n
+
+    # Widgets read their texts when built, before the host's settings arrive: the language comes from the
+    # copy of the setting the window keeps in its preferences (the system's language until there is one).
+    i18n.install(app, prefs.data["window"].get("language"))
+    themes.apply(app, theme)
+    if screenshot is None:
+        _show_chats_early(window, location)
+        let_input_in()
 
     import asyncio
 
@@ -128,14 +139,9 @@ def _run(
 
     let_input_in()
     from pidesktop.bus import HostClient, HostThread
-    from pidesktop.ui.kit import i18n
     from pidesktop.ui.kit.resources import app_icon
 
     app.setWindowIcon(app_icon())
-    # Widgets read their texts when built, before the host's settings arrive: the language comes from the
-    # copy of the setting the window keeps in its preferences (the system's language until there is one).
-    i18n.install(app, prefs.data["window"].get("language"))
-    themes.apply(app, theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     host = HostThread(_host_opener(location, "pidesktop GUI"))
@@ -252,6 +258,20 @@ async def _started_unless_closed(start, done) -> bool:
     with contextlib.suppress(asyncio.CancelledError):
         await starting
     return False
+
+
+def _show_chats_early(window, location: paths.StorageLocation) -> None:
+    """The sidebar with the newest chats, before the rest of the window and before the host has opened: read
+    from the database read-only (the host's boot pass and its imports take longer than the window's build);
+    the host's own list replaces them when it answers. Nothing when they cannot be read at once."""
+    if window.first_frame is None or window.first_frame.sidebar_part is None:
+        return  # the sidebar is hidden
+    from pidesktop.storage.newest_chats import newest_chats
+    from pidesktop.ui.window.main_window import FIRST_PAGE
+
+    sessions = newest_chats(location, FIRST_PAGE)
+    if sessions:
+        window.show_chats_early(sessions)
 
 
 def _paint_first_frame(window) -> None:

@@ -8,11 +8,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from pidesktop.agent.runner import TurnRunner
+from pidesktop.storage.newest_chats import newest_chats
 from pidesktop.ui.chat.chat_controller import ChatController
 from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.prefs import Preferences
 from pidesktop.ui.startup.first_frame import COMPOSER_BOTTOM, SIDEBAR_WIDTH, FirstFrame
-from pidesktop.ui.window.main_window import MainWindow
+from pidesktop.ui.window.main_window import FIRST_PAGE, MainWindow
+from tests.support.hosts import InProcessHost
 
 
 def _pixel(widget, x: int, y: int) -> str:
@@ -139,3 +141,44 @@ def test_a_shortcut_typed_early_is_the_built_window_s(qtbot, qloop, host_client)
     win.build(host_client, TurnRunner(host_client, offline_delay=0.0))
     assert not win.sidebar.isVisibleTo(win)  # the shortcut did what it does in the built window
     assert win.composer.edit.toPlainText() == "hi!"
+
+
+def test_the_sidebar_shows_the_newest_chats_before_the_build_and_the_built_window_keeps_it(
+    qtbot, qloop, loop_hosts, location
+):
+    seeding = InProcessHost(location)
+    for i in range(3):
+        seeding.call("session.create", {"title": f"Early chat {i}"})
+    seeding.stop()
+    win = MainWindow(None, themes.LIGHT)
+    qtbot.addWidget(win)
+    win.resize(1100, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    early = newest_chats(location, FIRST_PAGE)
+    win.show_chats_early(early)
+    sidebar = win._early_sidebar[1]
+    assert not win.built and sidebar.isVisible() and sidebar.window() is win  # in the frame's column
+    assert sidebar.width() <= SIDEBAR_WIDTH and sidebar.x() == 0
+    shown = {win._early_sidebar[0].session(s["id"])["title"] for s in early}
+    assert shown == {"Early chat 0", "Early chat 1", "Early chat 2"}
+    assert sidebar.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # clicks wait for the build
+    assert sidebar.tree.actions() and not any(a.isEnabled() for a in sidebar.tree.actions())  # F2, Delete too
+    client = loop_hosts.start()
+    made = qloop.run_until_complete(client.call("session.create", {"title": "Made while the window was built"}))
+    win.build(client, TurnRunner(client, offline_delay=0.0))
+    assert win.sidebar is sidebar and sidebar.parent() is win.splitter  # the same widget, kept
+    assert not sidebar.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+    assert all(a.isEnabled() for a in sidebar.tree.actions())
+    qloop.run_until_complete(win.start())
+    assert win.model.session(made["session"]["id"]) is not None  # the host's list replaced the early rows
+    assert all(win.model.session(s["id"]) is not None for s in early)
+
+
+def test_a_hidden_sidebar_is_not_built_early(qtbot):
+    prefs = Preferences(None)
+    prefs.data["window"] = {"sidebarHidden": 1}
+    win = MainWindow(None, themes.LIGHT, prefs=prefs)
+    qtbot.addWidget(win)
+    win.show_chats_early([{"id": "x", "title": "t", "updatedAt": 1}])
+    assert win._early_sidebar is None

@@ -28,12 +28,12 @@ from typing import Any
 
 import apsw
 
+from pidesktop.formats.index.session_summary import LISTED, SCHEDULED
 from pidesktop.formats.index.sql_rows import all_rows, one_row
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import text_search as native_text
 from pidesktop.host.params import Params, decimal, invalid
-from pidesktop.host.sessions.commands import LISTED, SCHEDULED
 
 # With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
 WITH_RUNS = "s.deleted_at IS NULL"

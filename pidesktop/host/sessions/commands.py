@@ -17,6 +17,7 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
+from pidesktop.formats.index.session_summary import NEWEST_FIRST, SCHEDULED, SUMMARY_SQL, to_summary
 from pidesktop.host import kv
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -53,22 +54,6 @@ TOMBSTONE_DAYS = 30
 SESSION_FILES = (".jsonl", ".jsonl.layout", ".revisions.jsonl", ".inflight.json")
 SESSION_DIRS = ("scratch", "visualizations", "review-changes")
 
-# An automation's run chat (spec 004, 4.11): owned by its run while the run row exists, derived on every read
-# and never stored; such chats stay out of the session list and session search (``LISTED``). A task deleted,
-# or a run pruned, gives its chat back to them.
-SCHEDULED = "s.id IN (SELECT session_id FROM task_runs WHERE session_id IS NOT NULL)"
-LISTED = f"s.deleted_at IS NULL AND NOT {SCHEDULED}"
-
-_SUMMARY_SQL = f"""
-SELECT s.id, s.title, s.title_source, s.project_id, p.path, s.provider_id, s.model_id, s.mode,
-       s.thinking_level, s.permission_mode, s.fast_mode, s.pinned, s.last_seq, s.source,
-       s.deleted_at, s.created_at, s.updated_at, t.id, t.status, t.error_code, {SCHEDULED}
-FROM sessions s
-LEFT JOIN projects p ON p.id = s.project_id
-LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE session_id = s.id
-                             ORDER BY started_at DESC LIMIT 1)
-"""
-
 
 def is_placeholder(title: str) -> bool:
     return title.strip().lower() in PLACEHOLDER_TITLES
@@ -85,66 +70,15 @@ def session_id_param(p: Params) -> str:
 
 
 def summary(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
-    row = conn.execute(_SUMMARY_SQL + " WHERE s.id = ?", (session_id,)).fetchone()
+    row = conn.execute(SUMMARY_SQL + " WHERE s.id = ?", (session_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
-    return _to_summary(row)
+    return to_summary(row)
 
 
 def require(conn: apsw.Connection, session_id: str) -> None:
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
-
-
-def _to_summary(row: tuple[Any, ...]) -> dict[str, Any]:
-    (
-        sid,
-        title,
-        title_source,
-        project_id,
-        project_path,
-        provider_id,
-        model_id,
-        mode,
-        thinking,
-        permission,
-        fast,
-        pinned,
-        last_seq,
-        source,
-        deleted_at,
-        created,
-        updated,
-        turn_id,
-        turn_status,
-        turn_error,
-        scheduled,
-    ) = row
-    result = {
-        "id": sid,
-        "title": title,
-        "titleSource": title_source,
-        "projectId": project_id,
-        "projectPath": project_path,
-        "providerId": provider_id,
-        "modelId": model_id,
-        "mode": mode,
-        "thinkingLevel": thinking,
-        "permissionMode": permission,
-        "fastMode": bool(fast),
-        "pinned": bool(pinned),
-        "messageCount": last_seq,
-        "source": source,
-        "deletedAt": deleted_at,
-        "createdAt": created,
-        "updatedAt": updated,
-        "origin": "desktop",
-        "readOnly": False,
-        "scheduledRun": bool(scheduled),
-    }
-    if turn_id is not None:
-        result["lastTurn"] = {"id": turn_id, "status": turn_status, "errorCode": turn_error}
-    return result
 
 
 def validate_title(method: str, raw: str) -> str:
@@ -249,11 +183,11 @@ def session_list(ctx: HostContext, p: Params) -> dict[str, Any]:
         updated_at, after_id = _parse_cursor(cursor)
         where.append("(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))")
         args += [updated_at, updated_at, after_id]
-    sql = _SUMMARY_SQL
+    sql = SUMMARY_SQL
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
-    rows = [_to_summary(r) for r in ctx.conn.execute(sql, (*args, limit + 1)).fetchall()]
+    sql += NEWEST_FIRST + " LIMIT ?"
+    rows = [to_summary(r) for r in ctx.conn.execute(sql, (*args, limit + 1)).fetchall()]
     if p.boolean("native", default=True):  # pi's own sessions, in the same order and pages
         rows = sorted(
             rows + native_reading.list_rows(ctx, project_id, _parse_cursor(cursor) if cursor else None),

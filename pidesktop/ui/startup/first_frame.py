@@ -10,14 +10,16 @@ build its ``Qt`` namespace (``QPainter.fillRect``, a ``QBrush`` or a ``QPen``
 from Python would: about 20 ms), so the window is on screen about as soon as
 an empty one would be. Once it is painted, the composer's text box goes into
 its place with the focus (``take_typing``, ``early_prompt``): typing is taken
-from then on, while the rest of the window is built.
+from then on, while the rest of the window is built. Then the sidebar, built
+ahead of the rest with the newest chats read from the database, goes into its
+column (``show_sidebar``, ``MainWindow.show_chats_early``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
 from pidesktop.ui.kit.theme import Theme
 
@@ -51,8 +53,9 @@ class FirstFrame(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        if sidebar_width:
-            row.addWidget(_part("frameSidebar", width=sidebar_width))
+        self.sidebar_part = _part("frameSidebar", width=sidebar_width) if sidebar_width else None
+        if self.sidebar_part is not None:
+            row.addWidget(self.sidebar_part)
         column = QVBoxLayout()
         column.setContentsMargins(0, 0, 0, COMPOSER_BOTTOM)
         column.setSpacing(0)
@@ -81,6 +84,16 @@ class FirstFrame(QFrame):
         self.prompt.edit.show()  # now, not when the layout would (a hidden widget cannot take the focus)
         self.prompt.edit.setFocus()
         return self.prompt
+
+    def show_sidebar(self, sidebar: QWidget) -> None:
+        """The sidebar, built before the rest of the window with the newest chats in it, in its column (the
+        built window moves it into its splitter)."""
+        if self.sidebar_part is None:
+            return
+        box = QVBoxLayout(self.sidebar_part)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(sidebar)
+        sidebar.show()
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)

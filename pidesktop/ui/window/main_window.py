@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from pidesktop.bus import HostClient
     from pidesktop.ui.search.search_dialog import SearchDialog
     from pidesktop.ui.settings.settings_dialog import SettingsDialog
+    from pidesktop.ui.sidebar.session_model import SessionTreeModel
+    from pidesktop.ui.sidebar.sidebar import Sidebar
     from pidesktop.ui.startup.index_progress_window import IndexProgressWindow
 
 log = logging.getLogger("pidesktop.ui")
@@ -76,6 +78,7 @@ class MainWindow(QMainWindow):
         self.prefs = prefs or Preferences(None)
         self.built = False
         self._close_when_built = False
+        self._early_sidebar: tuple[SessionTreeModel, Sidebar] | None = None  # see show_chats_early
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
         state = self.prefs.data["window"]
@@ -90,6 +93,27 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.first_frame)
         if client is not None:
             self.build(client, runner)
+
+    def show_chats_early(self, sessions: list[dict]) -> None:
+        """The sidebar with these chats (the newest, start-up reads them while the host opens), in the first
+        frame's column before the rest of the window is built. The built window keeps it and the host's list
+        replaces its rows; clicks on it and its shortcuts wait for the built window (a row clicked earlier would open
+        nothing)."""
+        if self.built or self.first_frame is None or self.first_frame.sidebar_part is None:
+            return
+        from PySide6.QtCore import Qt
+
+        from pidesktop.ui.sidebar.session_model import SessionTreeModel
+        from pidesktop.ui.sidebar.sidebar import Sidebar
+
+        model = SessionTreeModel(self.prefs, self)
+        sidebar = Sidebar(model, self.theme)
+        sidebar.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        for action in sidebar.tree.actions():  # its shortcuts (F2, Delete...) wait too, as the early box's keys do
+            action.setEnabled(False)
+        model.reset(sessions)
+        self._early_sidebar = (model, sidebar)
+        self.first_frame.show_sidebar(sidebar)
 
     def _saved_splitter(self) -> list[int] | None:
         """The sidebar's and the conversation's widths as the window last closed, if they were kept whole."""
@@ -136,8 +160,15 @@ class MainWindow(QMainWindow):
 
         self.transcript_model = TranscriptModel(client, self)
         self.transcript_model.failed.connect(self.report_error)
-        self.model = SessionTreeModel(self.prefs, self)
-        self.sidebar = Sidebar(self.model, self.theme)
+        if self._early_sidebar is not None:  # shown with the newest chats while the rest was built
+            self.model, self.sidebar = self._early_sidebar
+            self._early_sidebar = None
+            self.sidebar.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, False)
+            for action in self.sidebar.tree.actions():
+                action.setEnabled(True)
+        else:
+            self.model = SessionTreeModel(self.prefs, self)
+            self.sidebar = Sidebar(self.model, self.theme)
         self.sidebar.sessionActivated.connect(self._open_session)
         self.sidebar.tree.clicked.connect(self._session_clicked)
         self.sidebar.tree.activated.connect(self._session_clicked)
