@@ -37,8 +37,9 @@ NAMESPACE_LABELS = {
 }
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(CONTEXT, text)
+def _tr(text: object) -> str:
+    """``QT_TRANSLATE_NOOP`` marks a text for the catalogue (typed ``object``); this translates it."""
+    return QCoreApplication.translate(CONTEXT, str(text))
 
 
 def _quoted(name: str) -> str:
