@@ -1,4 +1,4 @@
-"""Ids a client sends have a length limit everywhere; a clock stepped back never makes a turn end first;
+"""Ids a client sends have a length limit everywhere; a turn lasts the time that passed, whatever the wall clock does;
 `pidesktop export` keeps exit 1 for a chat that cannot be read."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ class ClockHost:
         self.host = Host.open(location, emit=lambda topic, payload: None)
         self.now = NOW
         self.host.ctx.clock = lambda: self.now
+        self.seconds = 100.0  # the monotonic clock: moves only when a test says time passed
+        self.host.ctx.monotonic = lambda: self.seconds
 
     def call(self, method, params=None):
         return self.host.dispatch(method, params or {})
@@ -68,14 +70,30 @@ def test_ids_of_ten_kilobytes_are_refused_naming_the_field(h, method, params, fi
     assert "256" in error.message
 
 
-def test_a_turn_never_ends_before_it_starts_when_the_clock_steps_back(h):
+@pytest.mark.parametrize("step", [-60_000, 3_600_000], ids=["back a minute", "forward an hour"])
+def test_a_turn_lasts_the_time_that_passed_whatever_the_wall_clock_does(h, step):
     sid = chat(h)
     turn = h.call("session.startTurn", {"sessionId": sid})["turn"]
-    h.now -= 60_000  # the wall clock stepped back a minute during the turn
+    h.now += step  # the wall clock stepped during the turn
+    h.seconds += 2.5  # while 2.5 s really passed
     ended = h.call(
         "session.endTurn", {"sessionId": sid, "turnId": turn["id"], "status": "completed", "createNotification": False}
     )["turn"]
-    assert ended["endedAt"] >= ended["startedAt"] == NOW
+    assert ended["startedAt"] == NOW
+    assert ended["endedAt"] == NOW + 2_500
+    stored = h.host.ctx.conn.execute("SELECT ended_at FROM turns WHERE id = ?", (turn["id"],)).fetchone()
+    assert stored == (NOW + 2_500,)
+
+
+def test_a_turn_started_before_a_restart_ends_at_the_wall_clock_never_before_it_began(h):
+    sid = chat(h)
+    turn = h.call("session.startTurn", {"sessionId": sid})["turn"]
+    h.host.ctx.turn_clocks.clear()  # as after a restart: this host did not see the turn start
+    h.now -= 60_000
+    ended = h.call(
+        "session.endTurn", {"sessionId": sid, "turnId": turn["id"], "status": "completed", "createNotification": False}
+    )["turn"]
+    assert ended["endedAt"] == ended["startedAt"] == NOW
 
 
 def test_export_while_the_app_holds_the_data_folder_exits_2_not_1(tmp_path):

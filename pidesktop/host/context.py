@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,10 @@ class HostContext:
     data_root: Path
     emit: Emit
     clock: Callable[[], int] = field(default=now_ms)
+    # seconds that only move forward: a turn's length is measured on it, whatever the wall clock does meanwhile
+    monotonic: Callable[[], float] = field(default=time.monotonic)
+    # turns started by this host: id -> (wall-clock start in ms, monotonic start), until they end
+    turn_clocks: dict[str, tuple[int, float]] = field(default_factory=dict)
     # replies a quit or crash cut off, found by this start's boot pass (told once, in app.handshake)
     interrupted_replies: list[dict[str, Any]] = field(default_factory=list)
     # chats this start's boot pass rebuilt from their transcripts, and what could not be (told once)

@@ -59,6 +59,7 @@ def start_turn(ctx: HostContext, p: Params) -> dict[str, Any]:
         )
         if provider_id and model_id:
             model_cache.remember_use(ctx.conn, provider_id, model_id, ctx.clock())
+    ctx.turn_clocks[turn_id] = (started, ctx.monotonic())
     turn = load(ctx.conn, session_id, turn_id)
     ctx.emit(topics.TURN_CHANGED, {"sessionId": session_id, "turn": turn})
     ctx.emit(
@@ -93,21 +94,20 @@ def settle(
     conn = ctx.conn
     now = ctx.clock()
     ending = load(conn, session_id, turn_id)
+    ended = _end_time(ctx, turn_id, ending["startedAt"], now)
     if ending["status"] == "running":  # file first: the row as it will stand, in the chat's transcript
-        _keep_ended(ctx, ending, status, error_code, _merge_usage(ending["usage"], usage), now)
+        _keep_ended(ctx, ending, status, error_code, _merge_usage(ending["usage"], usage), ended)
     with conn:
         turn = load(conn, session_id, turn_id)
         changed = turn["status"] == "running"
         if changed:
             merged = _merge_usage(turn["usage"], usage)
             conn.execute(
-                # max(): with the wall clock stepped back meanwhile, a turn still never ends before it starts
-                "UPDATE turns SET status = ?, ended_at = max(?, started_at), error_code = ?, input_tokens = ?, "
-                "output_tokens = ?, "
+                "UPDATE turns SET status = ?, ended_at = ?, error_code = ?, input_tokens = ?, output_tokens = ?, "
                 "usage_json = ? WHERE id = ?",
                 (
                     status,
-                    now,
+                    ended,
                     error_code if status != "completed" else None,
                     _total(merged, "inputTokens"),
                     _total(merged, "outputTokens"),
@@ -116,6 +116,7 @@ def settle(
                 ),
             )
             turn = load(conn, session_id, turn_id)
+            ctx.turn_clocks.pop(turn_id, None)
         notification = None
         if notify and changed:  # once, when the turn ends (a superseded row never comes back on a repeat)
             notification = notifications.insert_for_turn(
@@ -141,7 +142,12 @@ def settle(
 
 
 def _keep_ended(
-    ctx: HostContext, turn: dict[str, Any], status: str, error_code: str | None, usage: dict[str, Any] | None, now: int
+    ctx: HostContext,
+    turn: dict[str, Any],
+    status: str,
+    error_code: str | None,
+    usage: dict[str, Any] | None,
+    ended: int,
 ) -> None:
     """The ``session_row`` line of a turn about to end with these values (the same ones ``settle`` stores)."""
     session_rows.record(
@@ -159,9 +165,19 @@ def _keep_ended(
             "output_tokens": _total(usage, "outputTokens"),
             "usage_json": orjson.dumps(usage).decode() if usage else None,
             "started_at": turn["startedAt"],
-            "ended_at": max(now, turn["startedAt"]),
+            "ended_at": ended,
         },
     )
+
+
+def _end_time(ctx: HostContext, turn_id: str, started_at: int, now: int) -> int:
+    """When a turn ends: its start plus the time that really passed (a monotonic clock), so a wall clock stepped
+    back or forward during the turn changes neither its order nor its length. A turn this host did not start
+    (before a restart) ends at the wall clock's time, never before it started."""
+    started = ctx.turn_clocks.get(turn_id)
+    if started is None or started[0] != started_at:
+        return max(now, started_at)
+    return started_at + max(0, round((ctx.monotonic() - started[1]) * 1000))
 
 
 def _drop_indexed_checkpoint(ctx: HostContext, session_id: str) -> None:
