@@ -21,11 +21,14 @@ from pidesktop import paths
 from pidesktop.bus import HostClient
 from tests.support.clock import TickingClock
 from tests.support.event_loop import QasyncTestLoop
+from tests.support.fuzz_budget import load_suite_profile
 from tests.support.hosts import InProcessHost, LoopHosts, StdioHost
 from tests.support.windows import started_window
 
 # Fixtures that live beside their helpers: the Workflows state (clock, path, store, flow) and the
 # loopback HTTP server of the provider tests (sse_server).
+load_suite_profile()  # property tests are timed by nothing but their examples, and repeat in CI as here
+
 pytest_plugins = [
     "tests.support.workflows_support",
     "tests.support.sse_server",

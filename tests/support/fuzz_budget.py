@@ -34,3 +34,17 @@ def fuzz_settings(examples: int, **extra) -> settings:
         ],
         **extra,
     )
+
+
+def load_suite_profile() -> None:
+    """Every property test of the suite, also those without ``fuzz_settings``: no deadline and no too-slow
+    check (a loaded CI machine is slow, not wrong), the same examples on every run, no example database."""
+    settings.register_profile(
+        "suite",
+        deadline=None,
+        derandomize=True,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
+    settings.load_profile("suite")
