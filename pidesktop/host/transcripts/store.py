@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from pidesktop.formats.transcript.records import (
     parse_line,
     session_header,
 )
-from pidesktop.host.transcripts import cut, info, layout_cache
+from pidesktop.host.transcripts import collector, cut, info, layout_cache
 from pidesktop.host.transcripts.files import (
     ReadCounter,
     append_durably,
@@ -651,6 +652,20 @@ def _decoded_messages(
     data = read_at(fd, start, size, counter)
     if len(data) != size:
         raise StaleLayout
+    with collector.paused():
+        return _decode_lines(data, start, offsets, lengths, wanted, first, batch_ids, source)
+
+
+def _decode_lines(
+    data: bytes,
+    start: int,
+    offsets: array[int],
+    lengths: array[int],
+    wanted: range | list[int],
+    first: int,
+    batch_ids: list[str | None],
+    source: str,
+) -> list[tuple[int, dict[str, Any]]]:
     view = memoryview(data)
     loads, startswith = orjson.loads, data.startswith
     envelope = binary_storage.ENVELOPE_KEY
