@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pidesktop.agent import export
 from pidesktop.bus import ErrorCode, HostClient, HostError
 from pidesktop.formats import chat_export
+from pidesktop.host.sessions import export_file
 from tests.support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
@@ -350,3 +351,33 @@ def test_a_chat_with_nothing_to_clean_is_written_as_paging_gives_it(host, tmp_pa
     path = tmp_path / f"plain.{fmt}"
     assert host.call("session.export", {"sessionId": sid, "format": fmt, "path": str(path)})["messages"] == 5
     assert without_times(path.read_text(encoding="utf-8")) == without_times(run_export(host, sid, fmt))
+
+
+ROOTS = st.sampled_from(["/data/root", "/data/root\n\n## You", "--", "\n\n---", "·", "C:\\d", None])
+PARAGRAPHS = st.lists(st.sampled_from(["/data/root", "\n", "#", "-", "·", "a", "C:\\d", " "]), max_size=12).map("".join)
+MESSAGES = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["m1", "m2"]),
+        "role": st.sampled_from(["user", "assistant", "tool", "odd"]),
+        "blocks": st.lists(
+            st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking"]), "text": PARAGRAPHS})
+            | st.fixed_dictionaries({"type": st.just("tool_call"), "name": PARAGRAPHS, "result": PARAGRAPHS}),
+            max_size=3,
+        ),
+    },
+    optional={"model": PARAGRAPHS, "createdAt": st.sampled_from(["2026-12-01T17:52:27.652Z", "/data/root"])},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(MESSAGES, max_size=4), ROOTS, st.booleans())
+def test_markdown_cleaned_a_paragraph_at_a_time_is_the_message_cleaned_whole(batch, root, summarised):
+    """The host's Markdown export encodes and cleans each paragraph alone; the bytes are those of each whole
+    message cleaned as agent.export cleans it, whatever the data folder's path holds."""
+    cleaner = chat_export.Cleaner(root)
+    summaries = {"m1": [{"id": "c1", "summary": "/data/root\n\nsaid"}]} if summarised else {}
+    expected = []
+    for message in batch:
+        expected.append(cleaner.text(chat_export.message_markdown(message)))
+        expected += [cleaner.text(chat_export.compaction_markdown(r)) for r in summaries.get(message["id"], ())]
+    assert export_file._markdown_messages(batch, summaries, cleaner) == "".join(expected).encode()

@@ -125,8 +125,18 @@ def markdown_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+MESSAGE_END = "\n\n---\n\n"
+
+
 def message_markdown(message: dict[str, Any]) -> str:
     """One message: a heading, then its blocks in order."""
+    return "\n\n".join(message_parts(message)) + MESSAGE_END
+
+
+def message_parts(message: dict[str, Any]) -> list[str]:
+    """:func:`message_markdown`'s paragraphs (the heading, each block's, the status line), to be joined by
+    blank lines: the heading's "·" need not make the whole message a text that encodes character by
+    character."""
     role = message.get("role") or "message"
     heading = ROLE_HEADINGS.get(role, role.capitalize())
     meta = message.get("meta") or {}
@@ -160,7 +170,7 @@ def message_markdown(message: dict[str, Any]) -> str:
             f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
             f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*"
         )
-    return "\n\n".join(parts) + "\n\n---\n\n"
+    return parts
 
 
 def demote_headings(text: str) -> str:

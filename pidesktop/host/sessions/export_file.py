@@ -24,12 +24,14 @@ import orjson
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.formats.chat_export import (
     FORMATS,
+    MESSAGE_END,
     Cleaner,
     compaction_markdown,
     json_head,
     json_tail,
     markdown_head,
     message_markdown,
+    message_parts,
     stored,
 )
 from pidesktop.host.commands import command
@@ -38,9 +40,14 @@ from pidesktop.host.native import reading as native_reading
 from pidesktop.host.params import Params, invalid
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions.messages import live_compactions, session_get
-from pidesktop.host.transcripts import TranscriptChanged
+from pidesktop.host.transcripts import TranscriptChanged, collector
 
+# Bytes of lines an export reads, formats and writes at a time. Small enough that a batch's records stay
+# in the processor's caches while they are formatted: 4 MiB batches took 1.9x a bare parse to read,
+# 64-256 KiB ones 1.3x (10,000 messages).
+EXPORT_BLOCK = 128 << 10
 NATIVE_PAGE = 1000  # a pi session is read a window at a time, as session.get serves it
+_MESSAGE_END = MESSAGE_END.encode()
 _WRITER_START = b'{"type":"message",'  # how the transcript writer starts a message line's JSON
 
 
@@ -130,7 +137,7 @@ def _chat(ctx: HostContext, session_id: str) -> _Chat:
 
 
 def _streamed(ctx: HostContext, session_id: str) -> Iterator[list[dict[str, Any]]]:
-    for batch in ctx.transcripts.stream_messages(session_id):
+    for batch in ctx.transcripts.stream_messages(session_id, EXPORT_BLOCK):
         yield [record for _position, record in batch]
 
 
@@ -160,7 +167,8 @@ def _write(chat: _Chat, fmt: str, cleaner: Cleaner, out: BinaryIO) -> int:
         for batch in chat.batches:
             if batch:
                 out.write(b"," if count else b"")
-                out.write(_json_messages(batch, cleaner))
+                with collector.paused():  # the batch's records are all alive until it is written
+                    out.write(_json_messages(batch, cleaner))
                 count += len(batch)
         out.write(json_tail(chat.compactions, cleaner).encode())
         return count
@@ -169,16 +177,32 @@ def _write(chat: _Chat, fmt: str, cleaner: Cleaner, out: BinaryIO) -> int:
         summaries.setdefault(record.get("throughMessageId"), []).append(record)
     out.write(markdown_head(chat.session, chat.total, cleaner).encode())
     for batch in chat.batches:
-        parts = []
-        for message in batch:
-            # Encoded one message at a time: a heading's "·" would make a whole batch's text one that encodes
-            # character by character (twice the time), where an ASCII message's text is copied as it is.
-            parts.append(cleaner.text(message_markdown(message)).encode())
-            for record in summaries.get(message.get("id"), ()):
-                parts.append(cleaner.text(compaction_markdown(record)).encode())
-        out.write(b"".join(parts))
+        with collector.paused():  # the batch's records are all alive until it is written
+            out.write(_markdown_messages(batch, summaries, cleaner))
         count += len(batch)
     return count
+
+
+def _markdown_messages(
+    batch: list[dict[str, Any]], summaries: dict[Any, list[dict[str, Any]]], cleaner: Cleaner
+) -> bytes:
+    parts = []
+    clean = cleaner.text
+    # Each paragraph cleaned alone is the message cleaned whole unless the data folder's path could span a
+    # paragraph's end (it holds a line end) or lie in the closing rule: then the message is cleaned whole.
+    whole = any("\n" in root or root in MESSAGE_END for root in cleaner.roots)
+    for message in batch:
+        # Encoded a paragraph at a time: a heading's "·" would make the whole text one that encodes
+        # character by character, where an ASCII paragraph is copied as it is.
+        if whole:
+            parts.append(clean(message_markdown(message)).encode())
+        else:
+            parts.append(b"\n\n".join([clean(part).encode() for part in message_parts(message)]))
+            parts.append(_MESSAGE_END)
+        if summaries:
+            for record in summaries.get(message.get("id"), ()):
+                parts.append(clean(compaction_markdown(record)).encode())
+    return b"".join(parts)
 
 
 def _json_messages(batch: list[dict[str, Any]], cleaner: Cleaner) -> bytes:
