@@ -41,10 +41,9 @@ def _secret_key_pattern(key: str) -> bytes:
     return b"".join(b"(?:k|\xe2\x84\xaa)" if c == "k" else re.escape(c.encode()) for c in key)
 
 
-# A key whose lowercase is a secret key, as compact JSON writes it: ``"apiKey":``, in any case.
-_SECRET_KEY_IN_JSON = re.compile(
-    b"|".join(b'"%s":' % _secret_key_pattern(key) for key in sorted(SECRET_KEYS)), re.IGNORECASE
-)
+# A key whose lowercase is a secret key, as compact JSON writes it: ``"apiKey":``, in any case. Searched in
+# the text's ASCII lowercase (what IGNORECASE matches in bytes, found by a case-sensitive pattern sooner).
+_SECRET_KEY_IN_JSON = re.compile(b'"(?:%s)":' % b"|".join(_secret_key_pattern(key) for key in sorted(SECRET_KEYS)))
 
 
 class Cleaner:
@@ -75,7 +74,9 @@ class Cleaner:
     def finds_in_json(self, text: bytes) -> bool:
         """Whether the compact JSON ``text`` (one value, or several joined) may hold a secret key or the data
         folder: False only when :meth:`value` would change nothing in it."""
-        return any(root in text for root in self._written_roots) or _SECRET_KEY_IN_JSON.search(text) is not None
+        return any(root in text for root in self._written_roots) or (
+            _SECRET_KEY_IN_JSON.search(text.lower()) is not None
+        )
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -25,6 +25,7 @@ from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.formats.chat_export import (
     FORMATS,
     MESSAGE_END,
+    READ_KEYS,
     Cleaner,
     compaction_markdown,
     json_head,
@@ -32,7 +33,6 @@ from pidesktop.formats.chat_export import (
     markdown_head,
     message_markdown,
     message_parts,
-    stored,
 )
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -48,7 +48,7 @@ from pidesktop.host.transcripts import TranscriptChanged, collector
 EXPORT_BLOCK = 128 << 10
 NATIVE_PAGE = 1000  # a pi session is read a window at a time, as session.get serves it
 _MESSAGE_END = MESSAGE_END.encode()
-_WRITER_START = b'{"type":"message",'  # how the transcript writer starts a message line's JSON
+_NOT_STORED = ("type", *READ_KEYS)  # a stored message's keys that are not exported
 
 
 class _Chat:
@@ -207,22 +207,15 @@ def _markdown_messages(
 
 def _json_messages(batch: list[dict[str, Any]], cleaner: Cleaner) -> bytes:
     """The batch's stored messages as ``session.get`` shows them (no ``type``, no read positions), cleaned,
-    as JSON joined by commas. Most batches hold nothing to clean: one look over the joined text tells."""
-    joined = b",".join([_stored_json(record) for record in batch])
+    as JSON joined by commas. Most batches hold nothing to clean: one look over the joined text tells.
+
+    The batch's records are the export's own (parsed from the file, or a page built for it) and lose those
+    keys in place: the rest keep their order, so each is written as ``stored`` would copy it, and the
+    whole batch is one ``dumps``."""
+    for record in batch:
+        for key in _NOT_STORED:
+            record.pop(key, None)
+    joined = orjson.dumps(batch)[1:-1]  # a list's JSON is its items' joined by commas, in brackets
     if not cleaner.finds_in_json(joined):
         return joined
-    return b",".join([cleaner.json_bytes(_stored(record)) for record in batch])
-
-
-def _stored_json(record: dict[str, Any]) -> bytes:
-    """``orjson.dumps(_stored(record))``. A line as the writer made it has ``type`` first: its JSON less
-    that key is the JSON of the message without it, so the message is not copied first."""
-    if next(iter(record), None) == "type" and "seq" not in record and "index" not in record:
-        text = orjson.dumps(record)
-        if text.startswith(_WRITER_START):
-            return b"{" + text[len(_WRITER_START) :]
-    return orjson.dumps(_stored(record))
-
-
-def _stored(record: dict[str, Any]) -> dict[str, Any]:
-    return stored({k: v for k, v in record.items() if k != "type"})
+    return b",".join([cleaner.json_bytes(record) for record in batch])
