@@ -324,6 +324,34 @@ class TranscriptStore:
         if header is None and layout.prefix_len:
             log.warning("%s does not start with a session header", name)
 
+        total = layout.total
+        hidden = layout.hidden_between(0, total)
+        wanted = [p for p in range(total) if p not in hidden] if hidden else range(total)
+        try:
+            with collector.paused():  # every record stays alive: nothing for the collector to free
+                messages = _decode_lines(
+                    view.obj,  # type: ignore[arg-type]  # read_whole's bytes
+                    0,
+                    layout.message_offsets,
+                    layout.message_lengths,
+                    wanted,
+                    0,
+                    layout.message_ids.between(0, total),
+                    name,
+                )
+        except StaleLayout:  # never for the layout of these very bytes; the lines as they are, line by line
+            messages = self._decoded_one_by_one(view, layout, name)
+        compactions = []
+        for offset, length, record_id in zip(
+            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
+        ):
+            record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
+            if record is not None:
+                compactions.append(record)
+        return Transcript(header, messages, compactions, layout.total)
+
+    @staticmethod
+    def _decoded_one_by_one(view: memoryview, layout: Layout, name: str) -> list[tuple[int, dict[str, Any]]]:
         messages = []
         offsets, lengths, ids = layout.message_offsets, layout.message_lengths, layout.message_ids
         for position in range(layout.total):
@@ -333,14 +361,7 @@ class TranscriptStore:
             record = decode_record(view[offset : offset + lengths[position]], MESSAGE, ids[position], name, offset)
             if record is not None:
                 messages.append((position, record))
-        compactions = []
-        for offset, length, record_id in zip(
-            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
-        ):
-            record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
-            if record is not None:
-                compactions.append(record)
-        return Transcript(header, messages, compactions, layout.total)
+        return messages
 
     def stream_messages(self, session_id: str, block: int = STREAM_BLOCK) -> Iterator[list[tuple[int, dict[str, Any]]]]:
         """What :meth:`read_all` gives as ``messages``, a batch of about ``block`` bytes of lines at a time.
