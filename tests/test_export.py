@@ -381,3 +381,28 @@ def test_markdown_cleaned_a_paragraph_at_a_time_is_the_message_cleaned_whole(bat
         expected.append(cleaner.text(chat_export.message_markdown(message)))
         expected += [cleaner.text(chat_export.compaction_markdown(r)) for r in summaries.get(message["id"], ())]
     assert export_file._markdown_messages(batch, summaries, cleaner) == "".join(expected).encode()
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_exporting_a_long_chat_builds_no_id_index(tmp_path, fmt):
+    """An export reads the chat's count and checkpoints from its newest line: the id index of every line
+    (130 MB at a million lines, kept with the layout) is never built for it."""
+    from pidesktop.formats.index import db
+    from pidesktop.host.context import HostContext
+    from pidesktop.host.params import Params
+    from pidesktop.host.sessions import commands as sessions
+
+    root = tmp_path / "data"
+    (root / "sessions").mkdir(parents=True)
+    conn = db.open_database(root / "pi.sqlite")
+    try:
+        ctx = HostContext(conn, root, lambda name, payload: None)
+        ctx.transcripts.create("long", "2026-07-26T09:00:00.000Z")
+        line = {"type": "message", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}
+        ctx.transcripts.rewrite("long", [dict(line, id=f"m{i}") for i in range(1500)])
+        assert sessions.restore_orphan(ctx, "long", 0) == 1500
+        params = {"sessionId": "long", "format": fmt, "path": str(tmp_path / f"long.{fmt}")}
+        assert export_file.session_export(ctx, Params("session.export", params))["messages"] == 1500
+        assert ctx.transcripts.layout("long")._last_positions is None
+    finally:
+        conn.close()

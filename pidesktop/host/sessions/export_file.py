@@ -131,7 +131,9 @@ def _refused(target: Path, exc: OSError) -> HostError:
 
 def _chat(ctx: HostContext, session_id: str) -> _Chat:
     session = sessions.summary(ctx.conn, session_id)
-    head = ctx.transcripts.window(session_id, start=0, limit=1)  # the count and the checkpoints, as a page has them
+    # The count and the checkpoints, as a page has them; from the newest line, where no id index is built
+    # to find which lines a later one hides (one from the oldest built it: 130 MB at a million lines).
+    head = ctx.transcripts.window(session_id, limit=1)
     compactions = live_compactions(ctx, session_id, head.compactions)
     return _Chat(session, head.total, compactions, _streamed(ctx, session_id) if head.total else iter(()))
 
