@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pidesktop.agent import export
 from pidesktop.bus import ErrorCode, HostClient, HostError
 from pidesktop.formats import chat_export
+from pidesktop.host.sessions import export_file
 from tests.support.repo import REPO
 
 CODE = "```python\nprint('hi')\n```"
@@ -350,3 +351,58 @@ def test_a_chat_with_nothing_to_clean_is_written_as_paging_gives_it(host, tmp_pa
     path = tmp_path / f"plain.{fmt}"
     assert host.call("session.export", {"sessionId": sid, "format": fmt, "path": str(path)})["messages"] == 5
     assert without_times(path.read_text(encoding="utf-8")) == without_times(run_export(host, sid, fmt))
+
+
+ROOTS = st.sampled_from(["/data/root", "/data/root\n\n## You", "--", "\n\n---", "·", "C:\\d", None])
+PARAGRAPHS = st.lists(st.sampled_from(["/data/root", "\n", "#", "-", "·", "a", "C:\\d", " "]), max_size=12).map("".join)
+MESSAGES = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["m1", "m2"]),
+        "role": st.sampled_from(["user", "assistant", "tool", "odd"]),
+        "blocks": st.lists(
+            st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking"]), "text": PARAGRAPHS})
+            | st.fixed_dictionaries({"type": st.just("tool_call"), "name": PARAGRAPHS, "result": PARAGRAPHS}),
+            max_size=3,
+        ),
+    },
+    optional={"model": PARAGRAPHS, "createdAt": st.sampled_from(["2026-12-01T17:52:27.652Z", "/data/root"])},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(MESSAGES, max_size=4), ROOTS, st.booleans())
+def test_markdown_cleaned_a_paragraph_at_a_time_is_the_message_cleaned_whole(batch, root, summarised):
+    """The host's Markdown export encodes and cleans each paragraph alone; the bytes are those of each whole
+    message cleaned as agent.export cleans it, whatever the data folder's path holds."""
+    cleaner = chat_export.Cleaner(root)
+    summaries = {"m1": [{"id": "c1", "summary": "/data/root\n\nsaid"}]} if summarised else {}
+    expected = []
+    for message in batch:
+        expected.append(cleaner.text(chat_export.message_markdown(message)))
+        expected += [cleaner.text(chat_export.compaction_markdown(r)) for r in summaries.get(message["id"], ())]
+    assert export_file._markdown_messages(batch, summaries, cleaner) == "".join(expected).encode()
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_exporting_a_long_chat_builds_no_id_index(tmp_path, fmt):
+    """An export reads the chat's count and checkpoints from its newest line: the id index of every line
+    (130 MB at a million lines, kept with the layout) is never built for it."""
+    from pidesktop.formats.index import db
+    from pidesktop.host.context import HostContext
+    from pidesktop.host.params import Params
+    from pidesktop.host.sessions import commands as sessions
+
+    root = tmp_path / "data"
+    (root / "sessions").mkdir(parents=True)
+    conn = db.open_database(root / "pi.sqlite")
+    try:
+        ctx = HostContext(conn, root, lambda name, payload: None)
+        ctx.transcripts.create("long", "2026-07-26T09:00:00.000Z")
+        line = {"type": "message", "role": "user", "blocks": [{"type": "text", "text": "hello"}]}
+        ctx.transcripts.rewrite("long", [dict(line, id=f"m{i}") for i in range(1500)])
+        assert sessions.restore_orphan(ctx, "long", 0) == 1500
+        params = {"sessionId": "long", "format": fmt, "path": str(tmp_path / f"long.{fmt}")}
+        assert export_file.session_export(ctx, Params("session.export", params))["messages"] == 1500
+        assert ctx.transcripts.layout("long")._last_positions is None
+    finally:
+        conn.close()

@@ -22,7 +22,8 @@ store that already holds a layout when the file grows under it:
   ``transcripts.windows`` give (positions, records, hidden duplicates left
   out), the same total, flags and compactions;
 - ``find`` gives the oracle's record for an id, ``message_count`` its total,
-  and the store's own ``read_all`` equals the oracle.
+  and the store's own ``read_all`` equals the oracle, as does its
+  ``stream_messages`` with batches of any size.
 """
 
 from __future__ import annotations
@@ -255,6 +256,11 @@ def run_operations(store: TranscriptStore, full, ops) -> None:
         full.total,
     )
     store.read_records(SID)
+    # A streamed read is the same messages a batch at a time, whatever the batch's size (one line a batch,
+    # a few, or all of them).
+    for block in (1, 64, 1 << 22):
+        streamed = [item for batch in store.stream_messages(SID, block=block) for item in batch]
+        assert streamed == full.messages
 
 
 # -- caches next to the transcript -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pidesktop.formats.transcript.records import encode_record
-from pidesktop.host.transcripts import InvalidRecord, MessageNotFound, TranscriptStore, Window
+from pidesktop.host.transcripts import InvalidRecord, MessageNotFound, TranscriptChanged, TranscriptStore, Window
 
 SID = "s1"
 CREATED = "2026-07-26T09:00:00.000Z"
@@ -577,3 +577,29 @@ def test_delete_removes_the_transcript_and_its_layout_cache(ten):
     assert not ten.exists(SID) and not ten.layout_path(SID).exists()
     assert ten.window(SID).total == 0
     ten.delete(SID)  # deleting twice is fine
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        (b'"id":"m3"', b'"id":"m9"'),  # another id where the layout has m3
+        (b'"message","id":"m3"', b'"massage","id":"m3"'),  # another kind of line
+        (b'"}]}\n{"type":"message","id":"m4"', b'"}]} {"type":"message","id":"m4"'),  # a line end gone
+    ],
+)
+def test_a_streamed_read_stops_when_a_line_no_longer_matches_the_layout(ten, edit):
+    """Lines edited in place (same size, same inode) after the layout was taken: the streamed read raises
+    TranscriptChanged rather than give another history, then reads the file as it now is."""
+    before = [item for batch in ten.stream_messages(SID) for item in batch]
+    assert [record["id"] for _, record in before] == [f"m{i}" for i in range(10)]
+    data = ten.path(SID).read_bytes()
+    old, new = edit
+    assert len(old) == len(new) and data.count(old) == 1
+    with open(ten.path(SID), "r+b") as out:
+        out.seek(data.index(old))
+        out.write(new)
+    with pytest.raises(TranscriptChanged):
+        list(ten.stream_messages(SID))
+    after = [item for batch in ten.stream_messages(SID) for item in batch]
+    assert after == ten.read_all(SID).messages
+    assert after != before

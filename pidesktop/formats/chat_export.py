@@ -41,10 +41,9 @@ def _secret_key_pattern(key: str) -> bytes:
     return b"".join(b"(?:k|\xe2\x84\xaa)" if c == "k" else re.escape(c.encode()) for c in key)
 
 
-# A key whose lowercase is a secret key, as compact JSON writes it: ``"apiKey":``, in any case.
-_SECRET_KEY_IN_JSON = re.compile(
-    b"|".join(b'"%s":' % _secret_key_pattern(key) for key in sorted(SECRET_KEYS)), re.IGNORECASE
-)
+# A key whose lowercase is a secret key, as compact JSON writes it: ``"apiKey":``, in any case. Searched in
+# the text's ASCII lowercase (what IGNORECASE matches in bytes, found by a case-sensitive pattern sooner).
+_SECRET_KEY_IN_JSON = re.compile(b'"(?:%s)":' % b"|".join(_secret_key_pattern(key) for key in sorted(SECRET_KEYS)))
 
 
 class Cleaner:
@@ -75,7 +74,9 @@ class Cleaner:
     def finds_in_json(self, text: bytes) -> bool:
         """Whether the compact JSON ``text`` (one value, or several joined) may hold a secret key or the data
         folder: False only when :meth:`value` would change nothing in it."""
-        return any(root in text for root in self._written_roots) or _SECRET_KEY_IN_JSON.search(text) is not None
+        return any(root in text for root in self._written_roots) or (
+            _SECRET_KEY_IN_JSON.search(text.lower()) is not None
+        )
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -125,8 +126,18 @@ def markdown_head(session: dict[str, Any], total: int, cleaner: Cleaner) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+MESSAGE_END = "\n\n---\n\n"
+
+
 def message_markdown(message: dict[str, Any]) -> str:
     """One message: a heading, then its blocks in order."""
+    return "\n\n".join(message_parts(message)) + MESSAGE_END
+
+
+def message_parts(message: dict[str, Any]) -> list[str]:
+    """:func:`message_markdown`'s paragraphs (the heading, each block's, the status line), to be joined by
+    blank lines: the heading's "·" need not make the whole message a text that encodes character by
+    character."""
     role = message.get("role") or "message"
     heading = ROLE_HEADINGS.get(role, role.capitalize())
     meta = message.get("meta") or {}
@@ -160,7 +171,7 @@ def message_markdown(message: dict[str, Any]) -> str:
             f"*(The reply {'was stopped' if status == 'aborted' else 'failed'}"
             f"{': ' + _one_line(error).rstrip('.') if error else ''}.)*"
         )
-    return "\n\n".join(parts) + "\n\n---\n\n"
+    return parts
 
 
 def demote_headings(text: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,15 @@ from typing import Any
 
 import orjson
 
-from pidesktop.formats.transcript.lines import COMPACTION, MESSAGE, SESSION, WRITER_LINE_START, scan_top_level
+from pidesktop.formats.transcript import binary_storage
+from pidesktop.formats.transcript.lines import (
+    COMPACTION,
+    MESSAGE,
+    SESSION,
+    WRITER_LINE_START,
+    is_classified_as,
+    scan_top_level,
+)
 from pidesktop.formats.transcript.records import (
     InvalidRecord,
     decode_record,
@@ -29,7 +38,7 @@ from pidesktop.formats.transcript.records import (
     parse_line,
     session_header,
 )
-from pidesktop.host.transcripts import cut, info, layout_cache
+from pidesktop.host.transcripts import collector, cut, info, layout_cache
 from pidesktop.host.transcripts.files import (
     ReadCounter,
     append_durably,
@@ -315,6 +324,34 @@ class TranscriptStore:
         if header is None and layout.prefix_len:
             log.warning("%s does not start with a session header", name)
 
+        total = layout.total
+        hidden = layout.hidden_between(0, total)
+        wanted = [p for p in range(total) if p not in hidden] if hidden else range(total)
+        try:
+            with collector.paused():  # every record stays alive: nothing for the collector to free
+                messages = _decode_lines(
+                    view.obj,  # type: ignore[arg-type]  # read_whole's bytes
+                    0,
+                    layout.message_offsets,
+                    layout.message_lengths,
+                    wanted,
+                    0,
+                    layout.message_ids.between(0, total),
+                    name,
+                )
+        except StaleLayout:  # never for the layout of these very bytes; the lines as they are, line by line
+            messages = self._decoded_one_by_one(view, layout, name)
+        compactions = []
+        for offset, length, record_id in zip(
+            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
+        ):
+            record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
+            if record is not None:
+                compactions.append(record)
+        return Transcript(header, messages, compactions, layout.total)
+
+    @staticmethod
+    def _decoded_one_by_one(view: memoryview, layout: Layout, name: str) -> list[tuple[int, dict[str, Any]]]:
         messages = []
         offsets, lengths, ids = layout.message_offsets, layout.message_lengths, layout.message_ids
         for position in range(layout.total):
@@ -324,14 +361,7 @@ class TranscriptStore:
             record = decode_record(view[offset : offset + lengths[position]], MESSAGE, ids[position], name, offset)
             if record is not None:
                 messages.append((position, record))
-        compactions = []
-        for offset, length, record_id in zip(
-            layout.compaction_offsets, layout.compaction_lengths, layout.compaction_ids
-        ):
-            record = decode_record(view[offset : offset + length], COMPACTION, record_id, name, offset)
-            if record is not None:
-                compactions.append(record)
-        return Transcript(header, messages, compactions, layout.total)
+        return messages
 
     def stream_messages(self, session_id: str, block: int = STREAM_BLOCK) -> Iterator[list[tuple[int, dict[str, Any]]]]:
         """What :meth:`read_all` gives as ``messages``, a batch of about ``block`` bytes of lines at a time.
@@ -346,7 +376,7 @@ class TranscriptStore:
         fd = os.open(path, os.O_RDONLY)
         try:
             layout = self._current_layout(session_id, fd, os.fstat(fd))
-            lengths, offsets, ids = layout.message_lengths, layout.message_offsets, layout.message_ids
+            lengths, ids = layout.message_lengths, layout.message_ids
             total = layout.total
             # One pass over the ids, compared by hash while it runs: not the id index is_hidden() would build
             # and the layout keep (about 130 MB at a million lines).
@@ -358,18 +388,13 @@ class TranscriptStore:
                 while end < total and size + lengths[end] <= block:
                     size += lengths[end]
                     end += 1
-                wanted = [p for p in range(position, end) if p not in hidden]
+                wanted = [p for p in range(position, end) if p not in hidden] if hidden else range(position, end)
+                batch_ids = ids.between(position, end)  # one slicing pass, not a lookup per line
                 try:
-                    lines = self._read_messages(fd, layout, wanted)
+                    batch = _decoded_messages(fd, layout, wanted, position, batch_ids, name, self._reads)
                 except StaleLayout:
                     self._drop_stale(session_id, path)
                     raise TranscriptChanged(f"{path} changed while being read") from None
-                batch = []
-                batch_ids = ids.between(position, end)  # one slicing pass, not a lookup per line
-                for p, line in zip(wanted, lines):
-                    record = decode_record(line, MESSAGE, batch_ids[p - position], name, offsets[p])
-                    if record is not None:
-                        batch.append((p, record))
                 yield batch
                 position = end
         finally:
@@ -611,6 +636,98 @@ class TranscriptStore:
         if scan_top_level(first_line).type != SESSION:
             return None
         return decode_record(first_line, SESSION, None, self.path(session_id).name, 0)
+
+
+def _decoded_messages(
+    fd: int,
+    layout: Layout,
+    wanted: range | list[int],
+    first: int,
+    batch_ids: list[str | None],
+    source: str,
+    counter: ReadCounter,
+) -> list[tuple[int, dict[str, Any]]]:
+    """The message records at ``wanted`` (positions from ``first``, whose ids are ``batch_ids``), each line
+    checked against the layout as :func:`read_lines` checks it and decoded as :func:`decode_record` decodes
+    it: what ``decode_record(read_lines(...))`` gives, a batch at a time.
+
+    A line in the writer's shape (``{"type":"message","id":"<its id>"`` and a record with nothing to
+    decode or warn about) is checked and kept inline, with no call per line: on a whole read these
+    steps were more than the parse itself. Any other line takes the general path, with the same answer.
+    """
+    if not wanted:
+        return []
+    offsets, lengths = layout.message_offsets, layout.message_lengths
+    low, high = wanted[0], wanted[-1]
+    lead = 1 if offsets[low] > 0 else 0
+    start = offsets[low] - lead
+    size = offsets[high] + lengths[high] - start
+    if size > 2 * sum(lengths[p] for p in wanted) + STREAM_BLOCK:  # much else between them: read by runs
+        lines = read_lines(fd, offsets, lengths, layout.message_ids, MESSAGE, wanted, counter)
+        out = []
+        for p, line in zip(wanted, lines):
+            record = decode_record(line, MESSAGE, batch_ids[p - first], source, offsets[p])
+            if record is not None:
+                out.append((p, record))
+        return out
+    data = read_at(fd, start, size, counter)
+    if len(data) != size:
+        raise StaleLayout
+    with collector.paused():
+        return _decode_lines(data, start, offsets, lengths, wanted, first, batch_ids, source)
+
+
+def _decode_lines(
+    data: bytes,
+    start: int,
+    offsets: array[int],
+    lengths: array[int],
+    wanted: range | list[int],
+    first: int,
+    batch_ids: list[str | None],
+    source: str,
+) -> list[tuple[int, dict[str, Any]]]:
+    view = memoryview(data)
+    loads, startswith = orjson.loads, data.startswith
+    envelope = binary_storage.ENVELOPE_KEY
+    batch: list[tuple[int, dict[str, Any]]] = []
+    append = batch.append
+    for p in wanted:
+        begin = offsets[p] - start
+        end = begin + lengths[p]
+        record_id = batch_ids[p - first]
+        if data[end - 1] != _NEWLINE or (begin and data[begin - 1] != _NEWLINE):
+            raise StaleLayout
+        if (
+            record_id is None
+            or not startswith(_MESSAGE_START + record_id.encode("utf-8", "surrogatepass") + b'"', begin, end - 1)
+            or '"' in record_id
+            or "\\" in record_id
+        ) and not is_classified_as(data, begin, end - 1, MESSAGE, record_id):
+            raise StaleLayout
+        try:
+            record = loads(view[begin:end])
+        except orjson.JSONDecodeError:
+            record = None
+        if (
+            record_id is not None
+            and type(record) is dict
+            and record.get("type") == MESSAGE
+            and record.get("id") == record_id
+            and type(record.get("role")) is str
+            and type(record.get("blocks")) is list
+            and envelope not in record
+        ):
+            append((p, record))
+        else:  # anything odd: the general decoding, its warnings and its envelope included
+            decoded = decode_record(data[begin:end], MESSAGE, record_id, source, offsets[p])
+            if decoded is not None:
+                append((p, decoded))
+    return batch
+
+
+_MESSAGE_START = b'{"type":"message","id":"'
+_NEWLINE = 0x0A
 
 
 def _encode_body_record(record: dict[str, Any]) -> bytes:
