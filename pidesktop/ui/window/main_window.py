@@ -26,8 +26,6 @@ from pidesktop.ui.kit.resources import APP_NAME
 from pidesktop.ui.startup.first_frame import SIDEBAR_WIDTH, FirstFrame
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
     from pidesktop.agent.scheduler import Scheduler
     from pidesktop.bus import HostClient
     from pidesktop.ui.search.search_dialog import SearchDialog
@@ -35,6 +33,7 @@ if TYPE_CHECKING:
     from pidesktop.ui.sidebar.session_model import SessionTreeModel
     from pidesktop.ui.sidebar.sidebar import Sidebar
     from pidesktop.ui.startup.index_progress_window import IndexProgressWindow
+    from pidesktop.ui.window.workbench import Workbench
 
 log = logging.getLogger("pidesktop.ui")
 
@@ -221,7 +220,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.close)  # after the layout, so the splitter's sizes kept are the real ones
 
     # -- building ------------------------------------------------------------
-    def _build_conversation(self) -> QWidget:
+    def _build_conversation(self) -> Workbench:
         from pidesktop.ui.window.workbench import Workbench
 
         area = Workbench(self.client, self.runner, self.theme, self.transcript_model, self.report_error)
