@@ -96,7 +96,7 @@ def test_a_long_paste_becomes_a_text_attachment_and_a_short_one_stays_text(chat,
 
 def test_the_paste_threshold_follows_the_setting(chat, qloop):
     chat.client.call_blocking("settings.set", {"patch": {"largePasteThreshold": 1234}})
-    qloop.run_until_complete(chat.apply_settings(chat.client.call_blocking("settings.get", {})["settings"]))
+    qloop.run_until_complete(chat.dialogs.apply_settings(chat.client.call_blocking("settings.get", {})["settings"]))
     assert chat.composer.edit.paste_threshold == 1234
 
 
@@ -120,9 +120,9 @@ def test_a_folder_dropped_is_refused_with_its_name_and_leaves_no_chip(chat, qloo
     folder = tmp_path / "photos"
     folder.mkdir()
     chat.composer.edit.insertFromMimeData(files(folder))
-    spin_until(qloop, lambda: not chat.composer.tray.chips and chat.host_error is not None)
-    assert chat.host_error.code == "INVALID_PARAMS"
-    assert "photos" in chat.host_error.message
+    spin_until(qloop, lambda: not chat.composer.tray.chips and chat.notices.host_error is not None)
+    assert chat.notices.host_error.code == "INVALID_PARAMS"
+    assert "photos" in chat.notices.host_error.message
     assert "photos" in chat.notice.label.text()
 
 
@@ -222,7 +222,7 @@ def test_a_reply_says_when_its_pictures_were_sent_by_name_only(chat, qloop):
             },
         },
     )
-    qloop.run_until_complete(chat.open_transcript(sid))
+    qloop.run_until_complete(chat.chat_view.open_transcript(sid))
     spin_until(qloop, lambda: chat.transcript_model.row_of("r1") >= 0)
     rendered = chat.transcript.delegate.rendered(chat.transcript_model.index(chat.transcript_model.row_of("r1")))
     assert any("sent by name only" in part.doc.toPlainText() for part in rendered.parts)

@@ -213,7 +213,7 @@ def test_a_failed_daily_backup_is_told_in_words_with_details(qloop, chat, host_c
     spin_until(qloop, lambda: "daily backup" in chat.notice.label.text())
     assert chat.notice.label.text().startswith("The daily backup to S3 failed: ")
     assert "refused" in chat.notice.label.text() and not chat.banner.isVisible()
-    assert "writes_refused" in chat.error_log.text() or "credentials_refused" in chat.error_log.text()
+    assert "writes_refused" in chat.notices.error_log.text() or "credentials_refused" in chat.notices.error_log.text()
     chat.grab().save(str(shots / "daily-backup-failed.png"))
 
 

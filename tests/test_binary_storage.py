@@ -289,8 +289,8 @@ def test_the_window_says_one_chat_cannot_be_shown_and_the_others_still_open(
     before = path.read_bytes()
     win = started_window(qtbot, qloop, loop_hosts.start(), size=None)
     win.sidebar.select(bad)
-    spin_until(qloop, lambda: win.host_error is not None)
-    assert win.host_error.data["reason"] in ("unknownVersion", "badReference")
+    spin_until(qloop, lambda: win.notices.host_error is not None)
+    assert win.notices.host_error.data["reason"] in ("unknownVersion", "badReference")
     line = win.notice.label.text()
     assert "tool pictures" in line and "This chat" in line
     assert not win.banner.isVisible()  # the data folder is fine: only this chat is refused

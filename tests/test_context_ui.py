@@ -270,17 +270,17 @@ def test_the_transcript_shows_usage_under_stored_replies_and_cost_once_priced(qt
 # -- the context meter -------------------------------------------------------------------------
 def test_the_meter_shows_the_context_and_turns_amber_near_the_limit(chat, qloop):
     meter = chat.context_meter
-    chat.show_context_usage({"tokens": 12_300, "window": 32_000})
+    chat.chat_view.show_context_usage({"tokens": 12_300, "window": 32_000})
     assert meter.isVisible() and meter.text() == "12.3k / 32k"
     assert meter.property("level") == "normal"
     assert "32k" in meter.toolTip() and "38%" in meter.toolTip()
-    chat.show_context_usage({"tokens": 26_000, "window": 32_000})
+    chat.chat_view.show_context_usage({"tokens": 26_000, "window": 32_000})
     assert meter.property("level") == "high"
     themes.apply(qtbot_app(), themes.LIGHT)  # the amber comes from the application stylesheet
     image = meter.grab().toImage()
     amber = QColor(themes.LIGHT.warning)
     assert any(_near(QColor(image.pixel(x, y)), amber) for x in range(image.width()) for y in range(image.height()))
-    chat.show_context_usage({"tokens": None, "window": 32_000})
+    chat.chat_view.show_context_usage({"tokens": None, "window": 32_000})
     assert not meter.isVisible()
     assert chat.compact_action in meter.menu().actions()
 
@@ -452,11 +452,11 @@ def test_screenshots(theme, qtbot, qloop, location, loop_hosts, shots, keep_runn
     )
     win = open_window(qtbot, qloop, client, theme=theme)
     themes.apply(qtbot_app(), theme)
-    win.set_theme(theme)
+    win.dialogs.set_theme(theme)
     win.sidebar.select(sid)
     model = win.transcript_model
     spin_until(qloop, lambda: "divider" in kinds(model))
-    win.show_context_usage({"tokens": 27_400, "window": 32_000})
+    win.chat_view.show_context_usage({"tokens": 27_400, "window": 32_000})
     position = kinds(model).index("divider")
     win.transcript.toggle(summary_key(model.rows[position]))
     win.transcript.scrollTo(model.index(position), win.transcript.ScrollHint.PositionAtCenter)

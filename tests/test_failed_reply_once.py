@@ -20,4 +20,4 @@ def test_a_connection_failure_is_reported_once_under_the_reply(chat, qloop):
     [note] = [part for part in rendered.parts if part.kind == "error"]
     assert "Could not connect to http://127.0.0.1" in note.doc.toPlainText()  # the provider failure in words
     assert chat.notice.message() == ""  # not a second time
-    assert chat.error_log.entries()[-1].code == "connection_failed"  # still behind Details and in the log
+    assert chat.notices.error_log.entries()[-1].code == "connection_failed"  # still behind Details and in the log

@@ -163,7 +163,7 @@ def test_screenshots(qtbot, qloop, host_client, edited, shots, theme_name, keep_
     theme = themes.LIGHT if theme_name == "light" else themes.DARK
     win = started_window(qtbot, qloop, host_client, theme=theme, size=(1100, 720))
     themes.apply(QApplication.instance(), theme)
-    win.set_theme(theme)
+    win.dialogs.set_theme(theme)
     win.sidebar.select(sid)
     spin_until(qloop, lambda: win.transcript_model.row_of("a1") >= 0 and win.file_changes.button.isVisible())
     win.transcript.toggle("tool:a1:0")

@@ -68,7 +68,7 @@ def test_mcp_tools_are_named_by_their_server(qtbot, qloop, host_client, granted,
     theme = themes.LIGHT if theme_name == "light" else themes.DARK
     win = started_window(qtbot, qloop, host_client, theme=theme, size=(900, 640))
     themes.apply(QApplication.instance(), theme)
-    win.set_theme(theme)
+    win.dialogs.set_theme(theme)
     chip = win.composer.grants_chip
     win.sidebar.select(sid)
     spin_until(qloop, lambda: chip.text() == "Edits and MCP tools allowed for this chat")

@@ -59,7 +59,7 @@ def make_window(qtbot, qloop, host):
 
 def texts(window: MainWindow, qloop) -> dict:
     """What a person reads in the window, the inbox and the settings dialog."""
-    window.open_settings()
+    window.dialogs.open_settings()
     dialog = window.settings_dialog
     qloop.run_until_complete(dialog.loading)
     shown = {
@@ -241,7 +241,7 @@ def test_without_lrelease_it_stays_english(monkeypatch, tmp_path, language):
 def test_the_window_keeps_the_language_for_the_next_start(make_window, tmp_path, qloop):
     prefs = Preferences(tmp_path / "ui")
     window = make_window(prefs)
-    qloop.run_until_complete(window.apply_settings({"language": "zh_CN", "theme": "light"}))
+    qloop.run_until_complete(window.dialogs.apply_settings({"language": "zh_CN", "theme": "light"}))
     window.close()  # saving the geometry keeps the language
     stored = orjson.loads((tmp_path / "ui" / "preferences.json").read_bytes())
     assert stored["window"]["language"] == "zh_CN"
@@ -253,7 +253,7 @@ def test_settings_say_a_new_language_needs_a_restart(monkeypatch, language, make
     monkeypatch.setattr(i18n.QLocale, "system", staticmethod(lambda: i18n.QLocale("en_US")))
     assert language("system") == "en"
     window = make_window()
-    window.open_settings()
+    window.dialogs.open_settings()
     dialog = window.settings_dialog
     qloop.run_until_complete(dialog.loading)
     general = dialog.general

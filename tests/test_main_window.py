@@ -168,8 +168,8 @@ def test_screenshot_command_renders_and_quits_cleanly(tmp_path):
 def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloop):
     assert window.notice.isHidden()  # no empty strip waiting for errors
     window.chats.rename("no-such-session", "New name")
-    spin_until(qloop, lambda: window.host_error is not None)
-    assert window.host_error.code == "NOT_FOUND"
+    spin_until(qloop, lambda: window.notices.host_error is not None)
+    assert window.notices.host_error.code == "NOT_FOUND"
     line = window.notice.label.text()
     assert "NOT_FOUND" not in line and "no-such-session" not in line  # a sentence, not the code
     assert "no longer there" in line
@@ -178,7 +178,7 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
         HostError("INVALID_PARAMS", "attachments.import: field 'path' is a folder.", {"path": "/tmp/photos"})
     )
     qtbot.mouseClick(window.notice.details_button, Qt.MouseButton.LeftButton)
-    dialog = window.error_dialog
+    dialog = window.notices.error_dialog
     assert dialog is not None and dialog.isVisible()
     text = dialog.text.toPlainText()
     # newest first, each with its code and message, the host's data included
@@ -186,7 +186,7 @@ def test_a_host_error_is_one_sentence_with_details_behind_it(window, qtbot, qloo
     assert "'path' is a folder" in text and '"path": "/tmp/photos"' in text
     assert window.notice.isHidden()  # seen: the line goes until the next error
     dialog.close()
-    qtbot.waitUntil(lambda: window.error_dialog is None)  # closed is gone: each Details makes a new one
+    qtbot.waitUntil(lambda: window.notices.error_dialog is None)  # closed is gone: each Details makes a new one
 
 
 def test_error_details_and_question_boxes_use_the_app_look(qtbot, theme, shot):

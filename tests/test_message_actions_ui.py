@@ -143,7 +143,7 @@ def test_a_long_message_is_capped_with_show_full(chat, qloop, monkeypatch):
             "message": {"id": "long-1", "role": "assistant", "blocks": [{"type": "text", "text": long_text}]},
         },
     )
-    qloop.run_until_complete(chat.open_transcript(sid))
+    qloop.run_until_complete(chat.chat_view.open_transcript(sid))
     row = chat.transcript_model.rows[chat.transcript_model.row_of("long-1")]
     assert row["message"]["blocks"][0]["truncated"] and len(row["message"]["blocks"][0]["text"]) == 200
     index = chat.transcript_model.index(chat.transcript_model.row_of("long-1"))

@@ -104,7 +104,7 @@ def test_a_pi_session_reads_read_only_with_notes_labels_and_disabled_actions(win
     assert actions["regenerate"] is False and actions["delete"] is False and actions["fork"] is True
     # leaving for the app's own kind of chat turns everything back on
     window.chats.new_chat()
-    window._show_session({"id": "x", "title": "t", "origin": "desktop", "messageCount": 0})
+    window.chat_view.show_session({"id": "x", "title": "t", "origin": "desktop", "messageCount": 0})
     assert not window.native.banner.isVisible() and not window.composer.mode_picker.isHidden()
     assert "pi session" not in window.composer.edit.placeholderText()
     assert row["id"] not in window.native.picks
@@ -150,7 +150,7 @@ def test_sending_on_another_branch_gives_the_prompt_back(window, qloop):
 
 
 def test_screenshots(window, qloop, shots, theme):
-    window.set_theme(theme)
+    window.dialogs.set_theme(theme)
     for title in ("Refactor the parser", "Trip to Lisbon"):  # the app's own chats, above the pi groups
         window.client.call_blocking("session.create", {"title": title})
     spin_until(qloop, lambda: window.model.session_count() == 12)
@@ -542,7 +542,7 @@ def test_fork_on_another_branch_copies_the_branch_on_screen(window, qloop, agent
     spin_until(qloop, lambda: window.current_session_id not in (None, parent["id"]))
     spin_until(qloop, lambda: transcript_shows_page(window))
     copied = [r["message"]["id"] for r in window.transcript_model.rows if r["kind"] == "message"]
-    assert copied == shown and window.host_error is None
+    assert copied == shown and window.notices.host_error is None
     assert (agent_dir / "sessions" / BRANCHING).read_bytes() == before
 
 
@@ -611,7 +611,7 @@ def test_reading_pi_sessions_sends_nothing_the_host_would_refuse(window, qloop):
     for name in (FIVE_TURNS, BRANCHING, RPC_EXTRAS):
         shown = open_native(qloop, window, name)["id"]
         spin_until(qloop, lambda shown=shown: window.permission_card.session_id == shown and spy.in_flight == 0)
-    assert window.host_error is None and not window.file_changes.button.isVisible()
+    assert window.notices.host_error is None and not window.file_changes.button.isVisible()
     assert "session.get" in spy.naming_pi_sessions()
     assert set(spy.naming_pi_sessions()) <= native_guard.MAY_SEND
 
@@ -624,7 +624,7 @@ def test_a_write_naming_a_pi_session_is_refused_in_the_window_without_being_sent
     params = {"sessionId": row["id"], "title": "Renamed"}
     assert qloop.run_until_complete(host_op(window.client, "session.update", params, parent=window)) is None
     assert "session.update" not in spy.naming_pi_sessions()
-    assert window.host_error.code == "PERMISSION_DENIED" and window.host_error.data["native"] is True
+    assert window.notices.host_error.code == "PERMISSION_DENIED" and window.notices.host_error.data["native"] is True
     assert (
         window.notice.label.text()
         == "This is a pi session, so it can’t be changed here. Fork it or continue it in pidesktop."

@@ -71,7 +71,7 @@ def test_a_chats_own_mode_is_stored_and_its_default_names_the_setting(qtbot, qlo
     win.sidebar.select(second)
     spin_until(qloop, lambda: win.current_session_id == second and chip.currentData() == "inherit")
     host_client.call_blocking("settings.set", {"patch": {"permissionMode": "accept-edits"}})
-    qloop.run_until_complete(win.apply_settings(stored(host_client)))
+    qloop.run_until_complete(win.dialogs.apply_settings(stored(host_client)))
     assert chip.currentText() == "Default: Allow edits"
     win.sidebar.select(first)
     spin_until(qloop, lambda: win.current_session_id == first and chip.currentText() == "Allow all")

@@ -201,7 +201,7 @@ def test_a_chat_opened_late_does_not_put_its_plan_under_the_chat_on_screen(chat,
     other = open_plan_chat(chat, qloop, mode="agent")
     assert not chat.plans.card.isVisible()
     # the first chat's open finishing after the switch (a slow read) must not show its card here
-    qloop.run_until_complete(chat.open_transcript(planned))
+    qloop.run_until_complete(chat.chat_view.open_transcript(planned))
     assert chat.current_session_id == other
     assert chat.plans.card.session_id == other and not chat.plans.card.isVisible()
 

@@ -38,7 +38,7 @@ def test_a_hit_in_the_middle_of_a_long_chat_is_scrolled_into_view(chat, qloop):
         message = {"id": f"m{i}", "role": role, "blocks": [{"type": "text", "text": f"line {i}"}]}
         chat.client.call_blocking("session.appendMessage", {"sessionId": sid, "message": message})
     spin_until(qloop, lambda: chat.model.session(sid) is not None)
-    chat._open_search_hit(sid, "m40")
+    chat.dialogs.open_search_hit(sid, "m40")
     model = chat.transcript_model
     spin_until(qloop, lambda: model.session_id == sid and model.highlight_id == "m40" and model.row_of("m40") >= 0)
     spin_until(qloop, lambda: in_view(chat, "m40"))
@@ -48,7 +48,7 @@ def test_a_hit_far_into_a_task_run_opens_the_task_expanded_with_the_hit_in_view(
     sid = seed_task_run(chat, qloop, 60)
     model, view = chat.transcript_model, chat.transcript
     spin_until(qloop, lambda: chat.model.session(sid) is not None)
-    chat._open_search_hit(sid, "n50")  # what choosing the hit in the search dialog does
+    chat.dialogs.open_search_hit(sid, "n50")  # what choosing the hit in the search dialog does
     spin_until(qloop, lambda: model.session_id == sid and model.highlight_id == "n50" and model.row_of("n50") >= 0)
     assert model.navigation_parent["id"] == "t1"
     assert model.row_of("t1") >= 0  # 25 rows before the hit would not have reached it: the page reached back
@@ -63,7 +63,7 @@ def test_a_hit_far_into_a_task_run_opens_the_task_expanded_with_the_hit_in_view(
 def test_an_ordinary_hit_leaves_task_runs_folded(chat, qloop):
     sid = seed_task_run(chat, qloop, 3)
     spin_until(qloop, lambda: chat.model.session(sid) is not None)
-    chat._open_search_hit(sid, "a2")
+    chat.dialogs.open_search_hit(sid, "a2")
     model = chat.transcript_model
     spin_until(qloop, lambda: model.session_id == sid and model.highlight_id == "a2" and model.row_of("a2") >= 0)
     assert chat.transcript_model.navigation_parent is None

@@ -66,7 +66,7 @@ def test_a_prompt_sent_on_a_full_disk_says_so_and_stays_in_the_composer(keep_run
         spin_until(qloop, lambda: win.notice.isVisible() and "full" in win.notice.label.text())
         shot(win, "full-disk-send")
         assert win.notice.label.text() == "Your disk is full: free some space; nothing you wrote is lost."
-        assert win.host_error.code == "STORAGE_FULL"
+        assert win.notices.host_error.code == "STORAGE_FULL"
         assert win.composer.edit.toPlainText() == prompt
         assert client.call_blocking("session.get", {"sessionId": sid})["messages"] == before
         filler.unlink()

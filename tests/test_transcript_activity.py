@@ -153,7 +153,7 @@ def kinds(window, key):
 
 def open_chat(chat, qloop):
     sid = seed(chat.client)
-    qloop.run_until_complete(chat.open_transcript(sid))
+    qloop.run_until_complete(chat.chat_view.open_transcript(sid))
     spin_until(qloop, lambda: chat.transcript_model.row_of("u2") >= 0)
     return sid
 
@@ -193,7 +193,7 @@ def test_subagent_rows_whose_task_is_not_loaded_are_shown_nested(chat, qloop):
             },
         },
     )
-    qloop.run_until_complete(chat.open_transcript(sid))
+    qloop.run_until_complete(chat.chat_view.open_transcript(sid))
     spin_until(qloop, lambda: chat.transcript_model.row_of("o1") >= 0)
     assert height(chat, "o1") > 0
     index = chat.transcript_model.index(0)
@@ -204,7 +204,7 @@ def test_the_display_mode_setting_regroups_the_open_chat(chat, qloop):
     open_chat(chat, qloop)
     chat.client.call_blocking("settings.set", {"patch": {"transcriptDisplayMode": "flat"}})
     settings = chat.client.call_blocking("settings.get", {})["settings"]
-    qloop.run_until_complete(chat.apply_settings(settings))
+    qloop.run_until_complete(chat.dialogs.apply_settings(settings))
     assert kinds(chat, "a1") == ["text", "tool", "tool", "tool", "tool", "tool", "text"]
-    qloop.run_until_complete(chat.apply_settings({**settings, "transcriptDisplayMode": "command-first"}))
+    qloop.run_until_complete(chat.dialogs.apply_settings({**settings, "transcriptDisplayMode": "command-first"}))
     assert kinds(chat, "a1") == ["text", "group", "tool", "group", "text"]

@@ -58,7 +58,7 @@ def test_switching_chats_ends_edit_mode_and_keeps_the_typed_text_with_its_chat(t
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
     run(qloop, lambda: len(stored_messages(win, b)) == 4 and not win.runner.is_running(b))
     assert texts(stored_messages(win, b))[2] == "a follow-up for B"  # sent normally, to B
-    assert win.host_error is None
+    assert win.notices.host_error is None
     assert texts(stored_messages(win, a))[0] == "question in A"  # A untouched
 
     open_chat(win, qloop, a)
@@ -82,7 +82,7 @@ def test_esc_and_cancel_end_an_edit_and_give_back_the_earlier_draft(two_chats, q
 
 
 def test_esc_closes_the_inbox_before_anything_else(chat, qtbot, qloop):
-    chat.toggle_inbox()
+    chat.dialogs.toggle_inbox()
     run(qloop, lambda: chat.inbox.isVisible())
     chat.stop_action.trigger()  # Esc anywhere in the window
     run(qloop, lambda: not chat.inbox.isVisible())
@@ -110,8 +110,8 @@ def test_a_prompt_that_cannot_be_sent_stays_in_the_composer_with_the_reason(two_
     win.client.call_blocking("session.truncateFrom", {"sessionId": a, "messageId": prompt["id"]})  # elsewhere
     win.composer.edit.setPlainText("this must not vanish")
     qtbot.keyClick(win.composer.edit, Qt.Key.Key_Return)
-    run(qloop, lambda: win.host_error is not None)
-    assert win.host_error.code == "NOT_FOUND"
+    run(qloop, lambda: win.notices.host_error is not None)
+    assert win.notices.host_error.code == "NOT_FOUND"
     assert win.composer.edit.toPlainText() == "this must not vanish"
     assert "Not sent" in win.composer.status_label.text()
     assert "NOT_FOUND" not in win.composer.status_label.text() + win.notice.label.text()

@@ -919,6 +919,13 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>Dialogs</name>
+    <message>
+        <source>Offline demo (no AI)</source>
+        <translation>离线演示（无 AI）</translation>
+    </message>
+</context>
+<context>
     <name>ErrorDetailsDialog</name>
     <message>
         <source>Error details</source>
@@ -1537,72 +1544,8 @@ Size: %2</source>
         <translation>关闭收件箱、停止编辑或停止回复</translation>
     </message>
     <message>
-        <source>The daily backup to S3 failed.</source>
-        <translation>每日 S3 备份失败。</translation>
-    </message>
-    <message>
-        <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
-        <translation>“%1”中的回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.</source>
-        <translation>
-            <numerusform>%n 条回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>A chat was rebuilt from its file, with its title, project and settings.</source>
-        <translation>已从聊天文件重建 1 个聊天，包括标题、项目和设置。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n chats were rebuilt from their files, with their titles, projects and settings.</source>
-        <translation>
-            <numerusform>已从聊天文件重建 %n 个聊天，包括标题、项目和设置。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Your database was damaged and has been rebuilt; the damaged copy is kept as %1.</source>
-        <translation>数据库已损坏并已重建；损坏的副本保存为 %1。</translation>
-    </message>
-    <message>
-        <source>app settings</source>
-        <translation>应用设置</translation>
-    </message>
-    <message>
-        <source>providers</source>
-        <translation>服务商</translation>
-    </message>
-    <message>
-        <source>models</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <source>projects</source>
-        <translation>项目</translation>
-    </message>
-    <message>
-        <source>project memory</source>
-        <translation>项目记忆</translation>
-    </message>
-    <message>
-        <source>automations</source>
-        <translation>自动化任务</translation>
-    </message>
-    <message>
-        <source>These could not be recovered: %1. Set them again if you had changed them.</source>
-        <translation>以下内容无法恢复：%1。如果你曾修改过，请重新设置。</translation>
-    </message>
-    <message>
         <source>New chat (Ctrl+N)</source>
         <translation>新对话（Ctrl+N）</translation>
-    </message>
-    <message>
-        <source>Offline demo (no AI)</source>
-        <translation>离线演示（无 AI）</translation>
-    </message>
-    <message>
-        <source>Your data can’t be opened.</source>
-        <translation>无法打开你的数据。</translation>
     </message>
 </context>
 <context>
@@ -2240,6 +2183,73 @@ A copy imported from pi: the pi session itself is the row tagged “pi”.</sour
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <source>Your data can’t be opened.</source>
+        <translation>无法打开你的数据。</translation>
+    </message>
+    <message>
+        <source>The daily backup to S3 failed.</source>
+        <translation>每日 S3 备份失败。</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got.</source>
+        <translation>“%1”中的回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.</source>
+        <translation>
+            <numerusform>%n 条回复在 pidesktop 上次退出或崩溃时被中断。已保留中断前的内容。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A chat was rebuilt from its file, with its title, project and settings.</source>
+        <translation>已从聊天文件重建 1 个聊天，包括标题、项目和设置。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chats were rebuilt from their files, with their titles, projects and settings.</source>
+        <translation>
+            <numerusform>已从聊天文件重建 %n 个聊天，包括标题、项目和设置。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your database was damaged and has been rebuilt; the damaged copy is kept as %1.</source>
+        <translation>数据库已损坏并已重建；损坏的副本保存为 %1。</translation>
+    </message>
+    <message>
+        <source>app settings</source>
+        <translation>应用设置</translation>
+    </message>
+    <message>
+        <source>providers</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>project memory</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>automations</source>
+        <translation>自动化任务</translation>
+    </message>
+    <message>
+        <source>These could not be recovered: %1. Set them again if you had changed them.</source>
+        <translation>以下内容无法恢复：%1。如果你曾修改过，请重新设置。</translation>
     </message>
 </context>
 <context>

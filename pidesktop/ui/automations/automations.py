@@ -464,7 +464,7 @@ def open_automations(window: QWidget) -> AutomationsDialog:
     dialog = AutomationsDialog.ask(window.client, window.theme, scheduler.run_now if scheduler else None, window)
 
     def open_chat(session_id: str) -> None:
-        window.open_chat(session_id)  # a run's chat has no sidebar row
+        window.chat_view.open_chat(session_id)  # a run's chat has no sidebar row
         window.raise_()
         window.activateWindow()
 

@@ -122,7 +122,7 @@ class ChatController(QObject):
         else:
             w.sidebar.select_none()
             self.switch_to(None)
-            w.show_no_session()
+            w.chat_view.show_no_session()
         w.composer.focus_prompt()
 
     async def create_session(self) -> str | None:
@@ -142,7 +142,7 @@ class ChatController(QObject):
             self.carry_new_chat_draft_to = session_id
         self.window.sidebar.select(session_id)  # the row is there: the event came before the reply
         if self.window.current_session_id != session_id:  # its row was already current, or not laid out yet
-            self.window.open_summary(self.window.model.session(session_id) or result["session"])
+            self.window.chat_view.open_summary(self.window.model.session(session_id) or result["session"])
         return session_id
 
     def rename(self, session_id: str, title: str) -> None:
@@ -194,7 +194,7 @@ class ChatController(QObject):
         w.composer.show_status("")
         if result is not None:
             w.show_note(self.tr("Earlier messages summarised"))
-            await w.open_transcript(session_id)
+            await w.chat_view.open_transcript(session_id)
 
     def change_session(self, params: dict) -> None:
         """A model, thinking level or mode picked in the composer: stored on the chat for its next turns."""
@@ -280,7 +280,7 @@ class ChatController(QObject):
             w.composer.give_back(text, attachments, self.tr("Not sent: the chat could not be created."))
             return
         if w.transcript_model.session_id != session_id:
-            await w.open_transcript(session_id)
+            await w.chat_view.open_transcript(session_id)
         if editing is not None:
             self.end_edit(restore=False)
             w.composer.put_draft(*editing.before)
@@ -302,7 +302,7 @@ class ChatController(QObject):
             w.composer.focus_prompt()
         if result and result.get("error"):  # stored, but the provider failed: the reply says so, once
             error = result["error"]
-            w.record_error(
+            w.notices.record_error(
                 HostError(
                     error["code"], error["message"], {k: v for k, v in error.items() if k not in ("code", "message")}
                 )
@@ -532,7 +532,7 @@ class ChatController(QObject):
         if phase == "idle" and session_id in self._reload_when_idle:
             self._reload_when_idle.discard(session_id)
             if session_id == w.current_session_id:  # history changed while the reply ran (edit, revisions)
-                spawn(w.open_transcript(session_id), name="transcript-reload")
+                spawn(w.chat_view.open_transcript(session_id), name="transcript-reload")
         if phase == "withdrawn" and message is not None:
             self._take_back(session_id, message)
         if session_id != w.current_session_id:
@@ -556,7 +556,7 @@ class ChatController(QObject):
         elif phase == "idle":
             w.composer.set_running(False)
             w.queue_strip.set_running(False)
-            w.refresh_context_meter(session_id)
+            w.chat_view.refresh_context_meter(session_id)
 
     def _take_back(self, session_id: str, draft: dict) -> None:
         """Stop took back prompts no reply answered: into that chat's composer, before anything typed since."""
@@ -574,7 +574,7 @@ class ChatController(QObject):
         if self.runner is not None and self.runner.is_running(session_id):
             self._reload_when_idle.add(session_id)
         else:
-            spawn(self.window.open_transcript(session_id), name="transcript-reload")
+            spawn(self.window.chat_view.open_transcript(session_id), name="transcript-reload")
 
     def stop_reply(self) -> None:
         if self.window.native.stop(self.window.current_session_id):

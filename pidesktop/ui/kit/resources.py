@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtGui import QIcon
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+APP_NAME = "pidesktop"  # the window's title, and after a chat's title while one is shown
 
 
 def app_icon() -> QIcon:

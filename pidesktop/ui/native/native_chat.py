@@ -255,7 +255,7 @@ class NativeChat(QObject):
             w.model.upsert(newest["session"])  # it moves up its group; the sidebar keeps it selected
         if not shown or session_id in self.continuing or model.session_id != session_id:
             return
-        w._show_session(newest["session"])  # its title (pi's session name) and, once it has any, its messages
+        w.chat_view.show_session(newest["session"])  # its title (pi's session name) and, once it has any, its messages
         self.switcher.set_branches(newest.get("branches") or [], newest.get("leafId"))
         await task_op(lambda: self.follow(session_id), parent=w, name="native-follow")
 
@@ -335,7 +335,7 @@ class NativeChat(QObject):
         cancel = self.continuing[session_id] = asyncio.Event()
         composer.set_running(True)
         if model.session_id != session_id:
-            await w.open_transcript(session_id)
+            await w.chat_view.open_transcript(session_id)
 
         def shows() -> bool:
             return w.current_session_id == session_id and model.session_id == session_id

@@ -166,7 +166,7 @@ class ProjectActions(QObject):
         else:
             w.sidebar.select_none()
             w.chats.switch_to(None)
-            w.show_no_session()
+            w.chat_view.show_no_session()
             w.chats.pending_changes["projectPath"] = project["path"]
             w.project_picker.show_project(project)
         w.composer.focus_prompt()

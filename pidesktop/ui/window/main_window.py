@@ -1,11 +1,14 @@
 """The main window: the shell around sidebar | conversation.
 
-It builds the widgets, routes host events to the views, opens the inbox,
-search and settings, and keeps the window's preferences. What a person does
-to chats lives in ``chat_controller``; the tray in ``tray``; the model
-picker's choices in ``model_choices``. Views change in response to host
-events (``session.changed``), so a change made elsewhere (another view, the
-stdio host of a test) shows up the same way. Nothing here touches disk.
+It builds the widgets and the actions, routes host events to the views, runs
+the start (the session list, the first settings) and the close, and keeps the
+window's preferences. Showing a chat lives in ``chat_view``; what went wrong
+and the notices in ``notices``; the inbox, search, settings and automations
+openers and the settings applied in ``dialogs``; what a person does to chats
+in ``chat_controller``; the conversation column in ``workbench``; the tray in
+``tray``. Views change in response to host events (``session.changed``), so a
+change made elsewhere (another view, the stdio host of a test) shows up the
+same way. Nothing here touches disk.
 """
 
 from __future__ import annotations
@@ -13,20 +16,16 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtWidgets import QMainWindow
 
-from pidesktop.bus import ErrorCode, HostError, topics
+from pidesktop.bus import HostError, topics
 from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.prefs import Preferences
-from pidesktop.ui.kit.session_rows import display_title, is_native_id
+from pidesktop.ui.kit.resources import APP_NAME
 from pidesktop.ui.startup.first_frame import SIDEBAR_WIDTH, FirstFrame
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QModelIndex
-    from PySide6.QtWidgets import QWidget
-
     from pidesktop.agent.scheduler import Scheduler
     from pidesktop.bus import HostClient
     from pidesktop.ui.search.search_dialog import SearchDialog
@@ -34,10 +33,10 @@ if TYPE_CHECKING:
     from pidesktop.ui.sidebar.session_model import SessionTreeModel
     from pidesktop.ui.sidebar.sidebar import Sidebar
     from pidesktop.ui.startup.index_progress_window import IndexProgressWindow
+    from pidesktop.ui.window.workbench import Workbench
 
 log = logging.getLogger("pidesktop.ui")
 
-APP_NAME = "pidesktop"
 PAGE_SIZE = 100
 FIRST_PAGE = 100
 # The next page of the session list is asked for this long after one went in: the window relays out and
@@ -62,6 +61,9 @@ BUILD_MODULES = (
     "pidesktop.ui.sidebar.import_actions",
     "pidesktop.ui.sidebar.project_actions",
     "pidesktop.ui.window.quit_question",
+    "pidesktop.ui.window.chat_view",
+    "pidesktop.ui.window.notices",
+    "pidesktop.ui.window.dialogs",
 )
 
 
@@ -136,13 +138,15 @@ class MainWindow(QMainWindow):
         from pidesktop.ui.chat.file_changes import FileChanges
         from pidesktop.ui.chat.transcript_model import TranscriptModel
         from pidesktop.ui.inbox.tray import TrayNotifier
-        from pidesktop.ui.kit.error_details import ErrorDetailsDialog, ErrorLog
         from pidesktop.ui.kit.resources import app_icon
         from pidesktop.ui.native.native_chat import NativeChat
         from pidesktop.ui.sidebar import import_actions
         from pidesktop.ui.sidebar.project_actions import ProjectActions
         from pidesktop.ui.sidebar.session_model import SessionTreeModel
         from pidesktop.ui.sidebar.sidebar import Sidebar
+        from pidesktop.ui.window.chat_view import ChatView
+        from pidesktop.ui.window.dialogs import Dialogs
+        from pidesktop.ui.window.notices import Notices
         from pidesktop.ui.window.quit_question import QuitQuestion
 
         self.client = client
@@ -153,9 +157,9 @@ class MainWindow(QMainWindow):
         self.settings_dialog: SettingsDialog | None = None
         self.scheduler: Scheduler | None = None  # the app's automation scheduler (pidesktop.app); Run now needs it
         self.current_session_id: str | None = None
-        self.host_error: HostError | None = None
-        self.error_log = ErrorLog()
-        self.error_dialog: ErrorDetailsDialog | None = None
+        self.notices = Notices(self)  # what went wrong: the notice line, the error log behind Details
+        self.chat_view = ChatView(self)  # which chat is shown, and showing it
+        self.dialogs = Dialogs(self)  # the inbox, search, settings and automations; the settings applied
         self.setWindowIcon(app_icon())
 
         self.transcript_model = TranscriptModel(client, self)
@@ -169,16 +173,16 @@ class MainWindow(QMainWindow):
         else:
             self.model = SessionTreeModel(self.prefs, self)
             self.sidebar = Sidebar(self.model, self.theme)
-        self.sidebar.sessionActivated.connect(self._open_session)
-        self.sidebar.tree.clicked.connect(self._session_clicked)
-        self.sidebar.tree.activated.connect(self._session_clicked)
+        self.sidebar.sessionActivated.connect(self.chat_view.open_session)
+        self.sidebar.tree.clicked.connect(self.chat_view.session_clicked)
+        self.sidebar.tree.activated.connect(self.chat_view.session_clicked)
         self.conversation = self._build_conversation()
         self.chats = ChatController(self)
         self.file_changes = FileChanges(self)  # review snapshots, Revert and the "Files changed" window
         self.header_layout.insertWidget(1, self.file_changes.button)
         self.projects = ProjectActions(self)  # projects and groups: the sidebar's headers, the picker, Ctrl+N
         self.native = NativeChat(self)  # pi sessions: read-only banner, branches, live following, Continue
-        self.tray = TrayNotifier(self, self.open_chat)
+        self.tray = TrayNotifier(self, self.chat_view.open_chat)
         self.quit_question = QuitQuestion(self)  # closing while a reply is written asks first
         self.model.renameRequested.connect(self.chats.rename)
         self.sidebar.newChatRequested.connect(self.projects.new_chat)
@@ -187,7 +191,7 @@ class MainWindow(QMainWindow):
         self.sidebar.deleteRequested.connect(self.chats.confirm_delete)
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
-        self.sidebar.automationsRequested.connect(self.open_automations)
+        self.sidebar.automationsRequested.connect(self.dialogs.open_automations)
         self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -216,7 +220,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.close)  # after the layout, so the splitter's sizes kept are the real ones
 
     # -- building ------------------------------------------------------------
-    def _build_conversation(self) -> QWidget:
+    def _build_conversation(self) -> Workbench:
         from pidesktop.ui.window.workbench import Workbench
 
         area = Workbench(self.client, self.runner, self.theme, self.transcript_model, self.report_error)
@@ -235,13 +239,14 @@ class MainWindow(QMainWindow):
         self.composer, self.queue_strip, self.notice = area.composer, area.queue_strip, area.notice
         self.plans, self.permission_card, self.inbox = area.plans, area.permission_card, area.inbox
         header.compactRequested.connect(lambda: self.chats.compact(self.current_session_id))
-        self.bell.clicked.connect(self.toggle_inbox)
+        dialogs = self.dialogs
+        self.bell.clicked.connect(dialogs.toggle_inbox)
         self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
-        self.notice.detailsRequested.connect(self.open_error_details)
-        self.inbox.openSession.connect(self._open_from_inbox)
-        self.plans.pending.openSession.connect(self._open_from_inbox)
-        self.plans.pending.countChanged.connect(lambda _count: self._unread_changed(self.inbox.model.unread_count))
-        self.inbox.model.unreadChanged.connect(self._unread_changed)
+        self.notice.detailsRequested.connect(self.notices.open_error_details)
+        self.inbox.openSession.connect(dialogs.open_from_inbox)
+        self.plans.pending.openSession.connect(dialogs.open_from_inbox)
+        self.plans.pending.countChanged.connect(lambda _count: dialogs.unread_changed(self.inbox.model.unread_count))
+        self.inbox.model.unreadChanged.connect(dialogs.unread_changed)
         return area
 
     def _connect_composer(self) -> None:
@@ -310,16 +315,16 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         self.search_action = QAction(self.tr("Search chats"), self)
         self.search_action.setShortcut(QKeySequence("Ctrl+K"))
-        self.search_action.triggered.connect(self.open_search)
+        self.search_action.triggered.connect(self.dialogs.open_search)
         self.inbox_action = QAction(self.tr("Inbox"), self)
         self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
-        self.inbox_action.triggered.connect(self.toggle_inbox)
+        self.inbox_action.triggered.connect(self.dialogs.toggle_inbox)
         self.automations_action = QAction(self.tr("Automations…"), self)
         self.automations_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
-        self.automations_action.triggered.connect(self.open_automations)
+        self.automations_action.triggered.connect(self.dialogs.open_automations)
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.settings_action.triggered.connect(self.open_settings)
+        self.settings_action.triggered.connect(self.dialogs.open_settings)
         self.stop_action = QAction(self.tr("Close the inbox, stop editing, or stop the reply"), self)
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         self.stop_action.triggered.connect(self.escape)
@@ -344,15 +349,15 @@ class MainWindow(QMainWindow):
 
         async def load() -> None:
             hello = await self.client.call("app.handshake", {"protocolVersion": 1})
-            self._tell_interrupted(hello.get("interruptedReplies") or [])
-            self._tell_rebuilt(hello.get("rebuilt"))
+            self.notices.tell_interrupted(hello.get("interruptedReplies") or [])
+            self.notices.tell_rebuilt(hello.get("rebuilt"))
             await self.load_sessions()
             self._reopen_last_chat()
             await self.projects.refresh()
-            await self.apply_settings((await self.client.call("settings.get", {}))["settings"])
+            await self.dialogs.apply_settings((await self.client.call("settings.get", {}))["settings"])
             await self.inbox.refresh()
             await self.plans.refresh()
-            await self.refresh_model_chip()
+            await self.dialogs.refresh_model_chip()
 
         await task_op(load, parent=self, name="start")
         self.composer.focus_prompt()
@@ -373,7 +378,7 @@ class MainWindow(QMainWindow):
         gc_pauses.freeze("window")  # start-up's modules: no full collector pass walks them during the load
         page = await self.client.call("session.list", {"limit": FIRST_PAGE})
         self.model.reset(page["sessions"])
-        self._refresh_empty_state()
+        self.chat_view.refresh_empty_state()
         cursor = page["nextCursor"]
         while cursor:
             page = await self.client.call("session.list", {"limit": PAGE_SIZE, "cursor": cursor})
@@ -394,7 +399,7 @@ class MainWindow(QMainWindow):
         if not self.model.merge(sessions):
             await self.load_sessions()
             return
-        self._refresh_empty_state()
+        self.chat_view.refresh_empty_state()
 
     # -- events and view state --------------------------------------------------
     def _index_progress_window(self) -> IndexProgressWindow:
@@ -423,7 +428,7 @@ class MainWindow(QMainWindow):
         if topic == topics.NOTIFICATION_CREATED:
             self.tray.announce(payload["notification"])
         if topic == topics.DATA_DAILY_BACKUP and not payload.get("ok"):
-            self._tell_backup_failed(payload)
+            self.notices.tell_backup_failed(payload)
         if topic == topics.DATA_REPAIRED:  # Settings > Data > Repair rebuilt the database or brought chats back
             from pidesktop.ui.kit.tasks import spawn as start
 
@@ -431,34 +436,28 @@ class MainWindow(QMainWindow):
         if topic == topics.INDEX_PROGRESS:
             self._index_progress_window().handle_event(topic, payload)
         if topic in (topics.PROVIDERS_CHANGED, topics.MODELS_CHANGED):
-            spawn(self.refresh_model_chip(), name="model-chip")
-            QTimer.singleShot(0, self.refresh_context_meter)  # a new context window: after the runner forgot the old
+            spawn(self.dialogs.refresh_model_chip(), name="model-chip")
+            # a new context window: measured after the runner forgot the old
+            QTimer.singleShot(0, self.chat_view.refresh_context_meter)
         if topic != topics.SESSION_CHANGED:
             return
         session_id = payload["sessionId"]
         reason = payload.get("reason")
         if reason == "deleted":
-            self._forget(session_id)
+            self.chat_view.forget(session_id)
             return
         if "session" in payload:
             self.model.upsert(payload["session"])
         if session_id != self.current_session_id:
             return
         if "session" in payload:
-            self._show_session(payload["session"])
+            self.chat_view.show_session(payload["session"])
         if self.transcript_model.session_id != session_id:
             return
         if reason == "message":
-            spawn(self._show_new_message(payload["messageId"]), name="transcript-tail")
+            spawn(self.chat_view.show_new_message(payload["messageId"]), name="transcript-tail")
         elif reason in ("history", "revision", "compaction"):
             self.chats.history_changed(session_id)  # a compaction: its divider goes in where it belongs
-
-    async def _show_new_message(self, message_id: str) -> None:
-        model = self.transcript_model
-        if model.row_of(message_id) >= 0 and not model.rows[model.row_of(message_id)]["live"]:
-            await model.refresh_message(message_id)
-        elif not model.has_more_after:
-            await model.load_newer("tail")
 
     def escape(self) -> None:
         """Esc: close the inbox if it is open, else end an edit, else stop the reply."""
@@ -470,371 +469,21 @@ class MainWindow(QMainWindow):
         else:
             self.chats.stop_reply()
 
-    # -- inbox, search, settings -------------------------------------------------------
-    def toggle_inbox(self) -> None:
-        if self.inbox.isVisible():
-            self.inbox.dismiss()
-        else:
-            self.inbox.slide_in()
-
-    def _open_from_inbox(self, session_id: str) -> None:
-        self.open_chat(session_id)
-        self.inbox.dismiss()
-
-    def _unread_changed(self, count: int) -> None:
-        self.bell.set_count(count + self.plans.pending.count)  # proposals waiting elsewhere count too
-        self.sidebar.delegate.unread = {row["sessionId"] for row in self.inbox.model.rows if row["readAt"] is None}
-        self.sidebar.tree.viewport().update()
-        self._mark_read(self.current_session_id)  # a reply finished in the chat being read
-
-    # The dialogs are imported when first opened (or by the warm-up after the first paint), not before it.
-    def open_search(self) -> None:
-        if self.search_dialog is None:
-            from pidesktop.ui.search.search_dialog import SearchDialog
-
-            self.search_dialog = SearchDialog.ask(self.client, self.theme, self)
-            self.search_dialog.chosen.connect(self._open_search_hit)
-        self.search_dialog.open()
-
-    def _open_search_hit(self, session_id: str, message_id: str) -> None:
-        self.open_chat(session_id, around=message_id or None)  # an automation's run chat has no sidebar row
-        self.composer.focus_prompt()
-
-    def open_settings(self) -> None:
-        from pidesktop.ui.kit.tasks import spawn
-
-        if self.settings_dialog is not None:
-            self.settings_dialog.raise_()
-            return
-        from pidesktop.ui.settings.settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog.ask(self.client, self.theme, self)
-        dialog.destroyed.connect(lambda: setattr(self, "settings_dialog", None))
-        dialog.settingsChanged.connect(lambda settings: spawn(self.apply_settings(settings), name="apply-settings"))
-        dialog.providersChanged.connect(lambda: spawn(self.refresh_model_chip(), name="model-chip"))
-        self.settings_dialog = dialog
-        dialog.open()
-
-    def open_automations(self):
-        """The Automations dialog (one at a time)."""
-        from pidesktop.ui.automations.automations import open_automations
-
-        return open_automations(self)
-
-    async def apply_settings(self, settings: dict) -> None:
-        """Theme and display settings take effect at once; the language at the next start."""
-        self.settings = settings
-        self._remember_language(settings.get("language"))
-        theme = themes.pick(self.forced_theme or settings.get("theme"))
-        if theme != self.theme:
-            self.set_theme(theme)
-        self.transcript.set_show_thinking(bool(settings.get("showThinking", True)))
-        self.transcript.set_display_mode(settings.get("transcriptDisplayMode"))
-        self.composer.set_default_permission(settings.get("permissionMode"))
-        threshold = settings.get("largePasteThreshold")
-        if isinstance(threshold, int) and threshold > 0:
-            self.composer.edit.paste_threshold = threshold
-
-    def set_theme(self, theme: themes.Theme) -> None:
-        from PySide6.QtWidgets import QApplication
-
-        self.theme = theme
-        app = QApplication.instance()
-        if app is not None:
-            themes.apply(app, theme)
-        self.sidebar.set_theme(theme)
-        self.conversation.set_theme(theme)
-        if self.search_dialog is not None:
-            self.search_dialog.set_theme(theme)
-        if self.settings_dialog is not None:
-            self.settings_dialog.apply_theme(theme)
-
-    async def refresh_model_chip(self) -> None:
-        from pidesktop.ui.chat.model_choices import chip_text, model_choices
-        from pidesktop.ui.chat.usage_format import price_table
-        from pidesktop.ui.kit.ops import host_op
-
-        listed = await host_op(self.client, "providers.list", parent=self, failure=lambda _e: None)
-        if listed is None:
-            return
-        self.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
-        models = await host_op(self.client, "models.list", parent=self, failure=lambda _e: None)
-        rows = (models or {}).get("models", [])
-        recent = await host_op(self.client, "models.recent", parent=self, failure=lambda _e: None)
-        self.composer.set_models(model_choices(listed, rows, (recent or {}).get("models")), self.model_chip.text())
-        self.transcript.set_prices(price_table(rows))  # the cost under each reply, where the price is known
-
-    def open_chat(self, session_id: str, around: str | None = None) -> None:
-        """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
-        list leaves out: the Automations page, search, the inbox and the tray open it). ``around``: the
-        message to show (a search hit)."""
-        from pidesktop.ui.kit.ops import task_op
-        from pidesktop.ui.kit.tasks import spawn
-
-        if self.model.session(session_id) is not None:
-            self.sidebar.select(session_id)
-            if around:
-                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
-            return
-
-        async def fetch() -> dict:
-            return (await self.client.call("session.get", {"sessionId": session_id, "messageLimit": 1}))["session"]
-
-        def show(session: dict) -> None:
-            self.sidebar.select_none()  # no row of the list is the chat shown
-            self.open_summary(session)
-            if around:
-                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
-
-        task_op(fetch, parent=self, name="open-chat", success=show).run()
-
-    def _open_session(self, session_id: str) -> None:
-        session = self.model.session(session_id)
-        if session is not None:
-            self.open_summary(session)
-
-    def open_summary(self, session: dict) -> None:
-        from pidesktop.ui.kit.tasks import spawn
-
-        session_id = session["id"]
-        changed = self.current_session_id != session_id
-        if changed:
-            self.chats.switch_to(session_id)
-            self._show_running(session_id)  # Stop belongs to the chat shown, even while its transcript loads
-            self.file_changes.show_session(session_id)
-        self._show_session(session)
-        if changed:
-            spawn(self.open_transcript(session_id), name="open-transcript")
-        self._mark_read(session_id)
-
-    def _session_clicked(self, index: QModelIndex) -> None:
-        """A chat picked with the mouse or Enter: the cursor goes to the composer (arrow keys stay in the list)."""
-        if self.model.session_at(index) is not None:
-            self.composer.focus_prompt()
-
-    def show_no_session(self) -> None:
-        from pidesktop.ui.kit.tasks import spawn
-
-        self.header_title.setText("")
-        self.file_changes.show_session(None)
-        self.setWindowTitle(APP_NAME)
-        self.projects.no_session_shown()
-        self.context_meter.hide()
-        spawn(self.plans.show_session(None), name="plan-area")
-        self.permission_card.show_session(None)
-        self.transcript_model.clear()
-        self.pages.setCurrentWidget(self.empty_page)
-
-    def _show_session(self, session: dict) -> None:
-
-        self.composer.set_thinking(session.get("thinkingLevel", "off"))
-        self.composer.set_mode(session.get("mode", "agent"))
-        self.composer.set_permission(session.get("permissionMode"))
-        self.composer.show_model(session.get("providerId"), session.get("modelId"))
-        if self.composer.mcp_chip is not None:
-            self.composer.mcp_chip.show_for(session)
-        if self.composer.grants_chip is not None:
-            self.composer.grants_chip.show_for(session)
-        self.header_title.setText(display_title(session))
-        self.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
-        self.projects.session_shown(session)
-        self.native.show(session)
-        # a chat nobody has written in yet looks like the first start
-        self.pages.setCurrentWidget(self.session_page if session.get("messageCount") else self.empty_page)
-
-    async def open_transcript(self, session_id: str, around: str | None = None) -> None:
-        from pidesktop.ui.kit.ops import task_op
-
-        async def open_it() -> bool:
-            await self.transcript_model.open(session_id, around)
-            return True
-
-        if not await task_op(open_it, parent=self, name="open-transcript"):
-            return
-        if session_id != self.current_session_id:  # another chat was picked meanwhile: it shows its own
-            return
-        self._show_running(session_id)
-        self.refresh_context_meter(session_id)
-        await self.queue_strip.show_session(None if is_native_id(session_id) else session_id)  # pi has no queue
-        if session_id != self.current_session_id:
-            return
-        self.permission_card.show_session(session_id)
-        await self.plans.show_session(None if is_native_id(session_id) else session_id)
-
-    def _show_running(self, session_id: str) -> None:
-        """The composer offers Stop, and the queue strip waits, while ``session_id`` has a reply being written."""
-        running = (
-            self.runner is not None and self.runner.is_running(session_id)
-        ) or session_id in self.native.continuing  # a pi session's answer being written
-        self.composer.set_running(running)
-        self.queue_strip.set_running(running)
-
-    def refresh_context_meter(self, session_id: str | None = None) -> None:
-        """Ask the runner how full the chat's context is; the header's meter shows it."""
-        import asyncio
-
-        from pidesktop.ui.kit.ops import task_op
-
-        session_id = session_id or self.current_session_id
-        usage = getattr(self.runner, "context_usage", None)
-        if session_id is None or usage is None:
-            self.context_meter.hide()
-            return
-
-        async def measure() -> dict:
-            result = usage(session_id)
-            return await result if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future) else result
-
-        def show(result: dict) -> None:
-            if session_id == self.current_session_id:
-                self.show_context_usage(result)
-
-        def unknown(error: HostError) -> None:
-            log.info("context usage of %s unknown: %s", session_id, error)
-            if session_id == self.current_session_id:
-                self.context_meter.hide()
-
-        task_op(measure, parent=self, name="context-usage", success=show, failure=unknown).run()
-
-    def show_context_usage(self, usage: dict | None) -> None:
-        """``{"tokens", "window"}``: "12.3k / 32k" in the header, amber from 80 %."""
-        self.conversation.header.show_context_usage(usage)
-
-    def _mark_read(self, session_id: str | None) -> None:
-        """Reading a chat (shown, window active) reads its notifications."""
-        from pidesktop.ui.kit.ops import host_op
-
-        if session_id is None or not self.isActiveWindow() or session_id not in self.sidebar.delegate.unread:
-            return
-        host_op(self.client, "notifications.markAllRead", {"sessionId": session_id}, parent=self).run()
-
     def changeEvent(self, event) -> None:
         from PySide6.QtCore import QEvent
 
         if self.built and event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
-            self._mark_read(self.current_session_id)
+            self.chat_view.mark_read(self.current_session_id)
         super().changeEvent(event)
 
-    def _forget(self, session_id: str) -> None:
-        self.model.remove(session_id)
-        self.prefs.forget_session(session_id)
-        self.chats.drafts.pop(session_id, None)
-        if self.current_session_id == session_id:
-            self.chats.switch_to(None)
-            self.show_no_session()
-            self.sidebar.select_none()
-        self.chats.parked_edits.pop(session_id, None)  # after the switch, which parks an edit in progress
-        self._refresh_empty_state()
-
-    def _refresh_empty_state(self) -> None:
-        if self.current_session_id is None:
-            self.pages.setCurrentWidget(self.empty_page)
-
-    # -- what went wrong ----------------------------------------------------------------
+    # -- what went wrong: the notices say it; ops.report finds the window's report_error ------
     def report_error(self, error: HostError, sentence: str = "") -> None:
-        """Where every operation's failure goes (``ops.report``): one sentence, the rest behind Details.
-
-        ``sentence`` says it better than the code can (a view that knows which file or field it was)."""
-        if not shiboken6.isValid(self.notice):  # a late answer after the window closed: only the log hears it
-            log.info("error after the window closed: %s: %s", error.code, error.message)
-            return
-        from pidesktop.ui.kit import plain_errors
-
-        self.host_error = error
-        self.error_log.add(error)
-        log.warning("error shown: %s: %s %s", error.code, error.message, error.data or "")
-        if error.code in (ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SCHEMA_INCOMPATIBLE) and not (
-            plain_errors.chat_refusal(error)  # one chat's file: the others still open
-        ):
-            # the host's own words name the file that failed: worth showing in this one place
-            self.conversation.show_blocking_error(
-                self.tr("Your data can’t be opened."), plain_errors.sentence(error), error.message
-            )
-            self.new_chat_action.setEnabled(False)
-            self.sidebar.new_chat_button.setEnabled(False)
-        self.notice.show_error(sentence or plain_errors.sentence(error))
-
-    def _tell_backup_failed(self, outcome: dict) -> None:
-        """The daily backup to S3 failed while the app ran: the sentence on the notice line, the rest behind
-        Details (not the data banner: the data here is fine)."""
-        sentence = str(outcome.get("sentence") or self.tr("The daily backup to S3 failed."))
-        self.record_error(HostError(str(outcome.get("code") or ErrorCode.STORAGE_UNAVAILABLE), sentence, outcome))
-        self.notice.show_error(sentence)
-
-    def record_error(self, error: HostError) -> None:
-        """A failure already shown where it happened (a failed reply says why under itself): kept for the log
-        and for Details, not said a second time on the notice line."""
-        self.error_log.add(error)
-        log.warning("error recorded: %s: %s %s", error.code, error.message, error.data or "")
-
-    def _tell_interrupted(self, replies: list[dict]) -> None:
-        """Replies a quit or crash cut off (the boot pass kept them as far as they got): say so once."""
-        if not replies:
-            return
-        if len(replies) == 1:
-            title = replies[0].get("sessionTitle") or self.tr("New chat")
-            text = self.tr(
-                "The reply in “%1” was cut off when pidesktop last quit or crashed. It is kept as far as it got."
-            ).replace("%1", title)
-        else:
-            text = self.tr(
-                "%n replies were cut off when pidesktop last quit or crashed. They are kept as far as they got.",
-                "",
-                len(replies),
-            )
-        self.show_note(text, 30_000)
-
-    def _tell_rebuilt(self, rebuilt: dict | None) -> None:
-        """Chats the host rebuilt from their files at this start (a lost or damaged index): say so once."""
-        if not rebuilt:
-            return
-        count = int(rebuilt.get("sessions") or 0)
-        if count == 1:
-            text = self.tr("A chat was rebuilt from its file, with its title, project and settings.")
-        else:
-            text = self.tr(
-                "%n chats were rebuilt from their files, with their titles, projects and settings.", "", count
-            )
-        from pathlib import PurePath
-
-        from pidesktop.ui.kit import i18n
-
-        repaired = rebuilt.get("repaired") or {}
-        if repaired.get("damagedFile"):  # a damaged database, set aside: where it is, before what came back
-            kept = PurePath(str(repaired["damagedFile"])).name
-            text = (
-                i18n.arg(
-                    self.tr("Your database was damaged and has been rebuilt; the damaged copy is kept as %1."), kept
-                )
-                + " "
-                + text
-            )
-        words = {
-            "settings": self.tr("app settings"),
-            "providers": self.tr("providers"),
-            "models": self.tr("models"),
-            "projects": self.tr("projects"),
-            "projectMemory": self.tr("project memory"),
-            "scheduled_tasks": self.tr("automations"),
-        }
-        lost = [words.get(str(name), str(name)) for name in rebuilt.get("notRecovered") or []]
-        if lost:
-            text += " " + i18n.arg(
-                self.tr("These could not be recovered: %1. Set them again if you had changed them."), ", ".join(lost)
-            )
-        self.show_note(text, 30_000)
+        self.notices.report_error(error, sentence)
 
     def show_note(self, text: str, ms: int | None = None) -> None:
-        self.notice.show_note(text, *([] if ms is None else [ms]))
+        self.notices.show_note(text, ms)
 
-    def open_error_details(self) -> None:
-        from pidesktop.ui.kit.error_details import ErrorDetailsDialog
-
-        self.notice.clear()
-        self.error_dialog = dialog = ErrorDetailsDialog(self.error_log, self)
-        dialog.destroyed.connect(lambda: setattr(self, "error_dialog", None) if self.error_dialog is dialog else None)
-        dialog.open()
-
+    # -- the window's state --------------------------------------------------------
     def _restore_window_state(self) -> None:
         """The splitter and the sidebar as they were (the geometry was restored with the first frame)."""
         state = self.prefs.data["window"]
@@ -854,13 +503,6 @@ class MainWindow(QMainWindow):
             **({"lastSession": self.current_session_id} if self.current_session_id else {}),
             **({"language": language} if isinstance(language, str) else {}),
         }
-        self.prefs.save()
-
-    def _remember_language(self, language) -> None:
-        """Keep the language setting where start-up can read it before the host answers."""
-        if not isinstance(language, str) or self.prefs.data["window"].get("language") == language:
-            return
-        self.prefs.data["window"]["language"] = language
         self.prefs.save()
 
     # -- files dropped anywhere on the window go to the composer ---------------------
