@@ -182,3 +182,16 @@ def test_a_hidden_sidebar_is_not_built_early(qtbot):
     qtbot.addWidget(win)
     win.show_chats_early([{"id": "x", "title": "t", "updatedAt": 1}])
     assert win._early_sidebar is None
+
+
+def test_a_first_start_opens_within_the_screen_with_room_for_the_title_bar(qtbot, tmp_path):
+    """The design's 1280x800 does not fit a 1366x768 laptop (or this 800x800 offscreen screen) once the window
+    manager adds its title bar: the composer would sit below the screen's edge."""
+    from pidesktop.ui.window.main_window import DEFAULT_SIZE, FRAME_ALLOWANCE
+
+    win = MainWindow(None, themes.LIGHT, prefs=Preferences(tmp_path / "ui"))
+    qtbot.addWidget(win)
+    free = win.screen().availableGeometry()
+    assert free.height() < DEFAULT_SIZE[1] + FRAME_ALLOWANCE  # the case this test is about
+    assert win.height() + FRAME_ALLOWANCE <= free.height()
+    assert win.width() <= min(DEFAULT_SIZE[0], free.width())

@@ -67,6 +67,22 @@ BUILD_MODULES = (
 )
 
 
+DEFAULT_SIZE = (1280, 800)
+FRAME_ALLOWANCE = 64  # the window manager's title bar and borders, and a panel, are not in a widget's size
+
+
+def _first_size(window: QMainWindow) -> tuple[int, int]:
+    """The size a first start opens at: the design's 1280x800, shrunk to fit the screen's free area with its
+    frame (on a 1280x800 screen the title bar would push the composer off the bottom)."""
+    screen = window.screen()
+    if screen is None:
+        return DEFAULT_SIZE
+    free = screen.availableGeometry()
+    width = min(DEFAULT_SIZE[0], free.width() - FRAME_ALLOWANCE // 4)
+    height = min(DEFAULT_SIZE[1], free.height() - FRAME_ALLOWANCE)
+    return (max(width, 640), max(height, 480))
+
+
 class MainWindow(QMainWindow):
     ready = Signal()  # sessions listed (or the host's failure shown)
 
@@ -82,7 +98,7 @@ class MainWindow(QMainWindow):
         self._close_when_built = False
         self._early_sidebar: tuple[SessionTreeModel, Sidebar] | None = None  # see show_chats_early
         self.setWindowTitle(APP_NAME)
-        self.resize(1280, 800)
+        self.resize(*_first_size(self))
         state = self.prefs.data["window"]
         geometry = state.get("geometry")
         if isinstance(geometry, str):
