@@ -85,9 +85,8 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
     tmp_path,
     sse_server,
     theme_name,
+    shots,
 ):
-    shots = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
     project = tmp_path / "proj"
     project.mkdir()
     target = project / "greet.py"
@@ -157,9 +156,7 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
         app.close()
 
 
-def test_a_kill_9_while_a_card_waits_leaves_no_file_and_the_turn_interrupted(display, tmp_path, sse_server):
-    shots = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
+def test_a_kill_9_while_a_card_waits_leaves_no_file_and_the_turn_interrupted(display, tmp_path, sse_server, shots):
     project = tmp_path / "proj"
     project.mkdir()
     target = project / "greet.py"
