@@ -237,13 +237,19 @@ def test_a_server_that_exited_between_turns_is_started_again_for_the_next(host, 
         Script(chunks=[text_body("Second.")]),
     )
 
+    killed = []
+
     async def kill_between_turns(runner, sid):
+        if killed:  # called again for the second prompt: that turn runs with the server it starts
+            return
         while not (runner.is_running(sid) or starts(started)):
             await asyncio.sleep(0.01)
         while runner.is_running(sid):
             await asyncio.sleep(0.01)
-        if len(starts(started)) == 1:  # after the first turn only
-            os.kill(starts(started)[0], signal.SIGKILL)
+        # after the first turn only (before, the second call could find the second turn not yet running
+        # and kill the first server again, which was already gone)
+        os.kill(starts(started)[0], signal.SIGKILL)
+        killed.append(True)
 
     _, results, got, _ = drive(host, sse_server, prompts=("one", "two"), during=kill_between_turns)
     assert [r["status"] for r in results] == ["completed", "completed"]
