@@ -343,7 +343,10 @@ def test_a_task_s_permission_mode_goes_to_its_run_s_chat(host):
     task = create(host)
     assert task["permissionMode"] is None
     automatic = host.call("tasks.startRun", {"taskId": task["id"], "now": task["nextRunAt"]})
-    by_hand = lambda: host.call("tasks.startRun", {"taskId": task["id"], "manual": True})  # noqa: E731
+
+    def by_hand():
+        return host.call("tasks.startRun", {"taskId": task["id"], "manual": True})
+
     assert automatic["session"]["permissionMode"] == "ask"  # no mode of its own: an automatic run asks
     host.call("tasks.finishRun", {"runId": automatic["run"]["id"], "status": "completed"})
     manual = by_hand()

@@ -32,7 +32,7 @@ def press_until(key, done, modifier=Qt.KeyboardModifier.NoModifier):
     assert done(), f"{key} pressed {MAX_KEYS} times without getting there"
 
 
-def test_the_tool_rows_revert_by_keyboard(qtbot, qloop, host_client, edited, shots):  # noqa: F811
+def test_the_tool_rows_revert_by_keyboard(qtbot, qloop, host_client, edited, shots):  # noqa: F811 - edited is the imported fixture
     _sid, target = edited
     win = open_chat(qtbot, qloop, host_client, edited[0])
     view = win.transcript
@@ -58,7 +58,7 @@ def test_the_tool_rows_revert_by_keyboard(qtbot, qloop, host_client, edited, sho
     win.close()
 
 
-def test_the_files_changed_windows_revert_by_keyboard(qtbot, qloop, host_client, edited, keep_running):  # noqa: F811
+def test_the_files_changed_windows_revert_by_keyboard(qtbot, qloop, host_client, edited, keep_running):  # noqa: F811 - edited is the imported fixture
     sid, target = edited
     win = open_chat(qtbot, qloop, host_client, sid)
     win.activateWindow()
