@@ -1,8 +1,6 @@
 """Paging through a long chat in the window: the message on top stays where the reader saw it,
 whether rows went in above it, or rows went out at the far end (at most MAX_ROWS stay loaded)."""
 
-import asyncio
-
 from pidesktop.ui.chat import transcript_model
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
@@ -62,7 +60,7 @@ def test_a_streamed_reply_grows_at_the_end_and_stays_in_view(qtbot, qloop, locat
     bar = view.verticalScrollBar()
     spin_until(qloop, lambda: bar.value() == bar.maximum())
     text = ""
-    for step in range(12):  # each update lands in its own 50 ms slot: every one is laid out
+    for _ in range(12):  # each update is laid out before the next one comes
         text += "a growing reply with more words in every update " * 3
         model.set_live(
             {
@@ -72,10 +70,12 @@ def test_a_streamed_reply_grows_at_the_end_and_stays_in_view(qtbot, qloop, locat
                 "meta": {"status": "streaming"},
             }
         )
-        qloop.run_until_complete(asyncio.sleep(0.07))
-        last = model.index(model.rowCount() - 1)
-        height = view.visualRect(last).height()
-        assert height == view.delegate.rendered(last).height.__round__(), step  # laid out for its text
-        assert bar.value() == bar.maximum(), step  # and the newest line in view
+
+        def laid_out_and_in_view() -> bool:
+            last = model.index(model.rowCount() - 1)
+            laid_out = view.visualRect(last).height() == round(view.delegate.rendered(last).height)  # for its text
+            return laid_out and bar.value() == bar.maximum()  # and the newest line in view
+
+        spin_until(qloop, laid_out_and_in_view)  # each update is laid out before the next (no fixed pause)
     assert model.rows[-1]["live"] and model.rowCount() == 31
     win.close()
