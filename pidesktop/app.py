@@ -220,6 +220,7 @@ def _run(
                 exit_code = 0 if window.grab().save(screenshot) else 1
                 return  # the loop stops when main() returns
             await done.wait()
+            log.info("quitting: stopping the scheduler, MCP servers and the reply outbox")
             if warming is not None and not warming.done():
                 warming.cancel()  # a quit right after the start: the imports left do not matter any more
             await scheduler.stop()  # a run in progress is stopped (its reply kept) and its run row closed

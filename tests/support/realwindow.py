@@ -306,7 +306,22 @@ class App:
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError(f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}") from None
+            # Where it is stuck: SIGABRT makes faulthandler (PYTHONFAULTHANDLER=1) print every thread's stack on
+            # stderr; the app's own log says how far its start and its quit got.
+            os.kill(self.process.pid, signal.SIGABRT)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            raise AssertionError(
+                f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}\nits log:\n{self.log_messages()}"
+            ) from None
+
+    def log_messages(self) -> str:
+        lines = []
+        for log in sorted((self.data / "logs").rglob("*.ndjson")):
+            lines += log.read_text(errors="replace").splitlines()
+        return "\n".join(sorted(lines))  # each line starts with its time stamp
 
     def close(self) -> None:
         _stop(self.process, group=True)

@@ -537,6 +537,7 @@ class MainWindow(QMainWindow):
         return self._close_when_built
 
     def closeEvent(self, event) -> None:
+        log.info("window close asked%s", "" if self.built else " before it was built")  # a quit's trail in the log
         if not self.built:  # closed while the window is being built: once it is
             self._close_when_built = True
             event.ignore()
