@@ -40,6 +40,20 @@ pytest_plugins = [
 
 
 @pytest.fixture(autouse=True)
+def light_theme_again(request):
+    """A test that switched the application to the dark theme (a window applying its setting, a dialog's
+    theme choice) leaves it light again: the next test in this worker paints, and counts pixels, in light."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is not None and app.property("pidesktopTheme") not in (None, "light"):
+        from pidesktop.ui.kit import theme as themes
+
+        themes.apply(app, themes.LIGHT)
+
+
+@pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))

@@ -77,6 +77,7 @@ def sidebar(qtbot, tmp_path):
     model.reset([dict(row) for row in ROWS])
     bar.resize(280, 520)
     bar.show()
+    qtbot.waitExposed(bar)  # laid out at its size: a grab before that reads rows the view has not placed yet
     return bar
 
 
@@ -121,6 +122,7 @@ def test_a_native_row_paints_a_pi_badge(sidebar):
 
     def muted_pixels(session_id: str) -> int:
         rect = sidebar.tree.visualRect(sidebar.model.index_of(session_id))
+        assert sidebar.tree.viewport().rect().contains(rect), (session_id, rect)  # a row on screen, not off it
         image = sidebar.tree.viewport().grab(rect).toImage()
         return sum(
             1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).lightness() < 200
