@@ -112,7 +112,8 @@ def test_the_files_changed_window_lists_opens_and_reverts(qtbot, qloop, host_cli
     QTest.keyClick(revert, Qt.Key.Key_Space)  # keyboard reachable
     spin_until(qloop, lambda: target.read_bytes() == BEFORE)
     spin_until(qloop, lambda: not panel.buttons[path][1].isEnabled())
-    assert "back as it was" in panel.note.text()
+    # the host's review.changed can redraw the rows before the revert's own reply is handled: wait for its note
+    spin_until(qloop, lambda: "back as it was" in panel.note.text())
     texts = [label.text() for label in panel.rows.findChildren(type(panel.heading))]
     assert any(text.startswith("reverted") for text in texts), texts
     panel.close()
