@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from pidesktop.ui.kit.i18n import arg
+
 CONTEXT = "SyncConflicts"
 
 # The labels Settings > General shows for each app setting.
@@ -63,27 +65,19 @@ def conflict_subject(conflict: dict) -> str:
     kind, _, rest = key.partition("/")
     if kind == "setting" and rest:
         label = SETTING_LABELS.get(rest)
-        return _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the setting %1")).replace(
-            "%1", _quoted(_tr(label) if label else rest)
-        )
+        return arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "the setting %1")), _quoted(_tr(label) if label else rest))
     if kind == "provider" and rest:
-        return _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the provider %1")).replace(
-            "%1", _quoted(_name(conflict, "name", rest))
-        )
+        return arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "the provider %1")), _quoted(_name(conflict, "name", rest)))
     if kind == "provider-key" and rest:
-        return _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the API key of the provider %1")).replace("%1", _quoted(rest))
+        return arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "the API key of the provider %1")), _quoted(rest))
     if kind == "model" and "/" in rest:
         provider, _, model = rest.partition("/")
         model = _name(conflict, "display_name", model)
-        return (
-            _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the model %1 of %2"))
-            .replace("%1", _quoted(model))
-            .replace("%2", _quoted(provider))
-        )
+        return arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "the model %1 of %2")), _quoted(model), _quoted(provider))
     if kind == "automation" and rest:
         title = _name(conflict, "title", "")
         return (
-            _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the automation %1")).replace("%1", _quoted(title))
+            arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "the automation %1")), _quoted(title))
             if title
             else _tr(QT_TRANSLATE_NOOP("SyncConflicts", "an automation"))
         )
@@ -91,7 +85,7 @@ def conflict_subject(conflict: dict) -> str:
         namespace, _, name = rest.partition("/")
         phrase = NAMESPACE_LABELS.get(namespace)
         if phrase:
-            return _tr(phrase).replace("%1", _quoted(name))
+            return arg(_tr(phrase), _quoted(name))
         if namespace == "app":
             return _tr(QT_TRANSLATE_NOOP("SyncConflicts", "the provider order or default model"))
-    return _tr(QT_TRANSLATE_NOOP("SyncConflicts", "a synced item (%1)")).replace("%1", key)
+    return arg(_tr(QT_TRANSLATE_NOOP("SyncConflicts", "a synced item (%1)")), key)
