@@ -157,6 +157,20 @@ class XDisplay:
         )
         return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
 
+    def report(self) -> str:
+        """What a failure needs to know of the display: whether Xvfb and openbox still run, which window is
+        active, and what openbox wrote."""
+        lines = []
+        for name, process in zip(("Xvfb", "openbox"), self.processes):
+            state = "running" if process.poll() is None else f"exited ({process.returncode})"
+            lines.append(f"{name} (process {process.pid}): {state}")
+        if self.processes and self.processes[0].poll() is None:
+            lines.append(f"active window: {self.active_window() or 'none'}")
+        wm_log = self.workdir / "openbox.log"
+        if wm_log.exists():
+            lines.append(f"openbox.log: {wm_log.read_text(errors='replace').strip() or '(empty)'}")
+        return "\n".join(lines)
+
     def close(self) -> None:
         for process in reversed(self.processes):
             _stop(process)
@@ -314,7 +328,8 @@ class App:
             except subprocess.TimeoutExpired:
                 pass
             raise AssertionError(
-                f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}\nits log:\n{self.log_messages()}"
+                f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}\nits log:\n{self.log_messages()}\n"
+                f"the display:\n{self.display.report()}"
             ) from None
 
     def log_messages(self) -> str:
