@@ -3,7 +3,9 @@
 A benchmark is any ``bench/*.py`` with a ``main()`` run under ``if __name__ == "__main__"``,
 so a new one is picked up without being listed here. ``--quick`` runs each with its small
 sizes (the whole run in under two minutes); a bench that does not take ``--quick`` is
-skipped then, and named. Names narrow the run::
+skipped then, and named. A bench fails when it cannot measure (an exception, a
+scenario that did nothing); a target it misses is printed beside its figure
+(MISSED, OVER, NO), not a failure. Names narrow the run::
 
     python bench/run.py [--quick] [transcripts peers ...]
 """
