@@ -249,6 +249,6 @@ def test_closing_the_window_from_the_title_bar_exits_0(display, app, tmp_path):
     app.focus()
     time.sleep(0.5)
     display.key("alt+F4")  # openbox closes the active window, as its title bar's close button does
-    status = app.wait(30)
+    status = app.wait(30, again=lambda: display.key("alt+F4"))
     assert "Traceback" not in app.stderr, app.stderr
     assert status == 0, app.stderr

@@ -10,12 +10,14 @@ deadline; ``close()`` kills whatever is still running.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -316,21 +318,33 @@ class App:
         self.display.xdotool("windowactivate", "--sync", self.window, check=False)
         wait_for(lambda: self.display.active_window() == self.window, 10, "the main window to be active")
 
-    def wait(self, timeout: float = 30) -> int:
+    def wait(self, timeout: float = 30, again: Callable[[], None] | None = None) -> int:
+        """The app's exit status within ``timeout`` s. When it is still running: ``again`` (the same request
+        made a second time), to tell a request that never arrived from an app that cannot quit, then its
+        stacks, its log and the display's state, in the failure."""
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
+            pass
+        display = self.display.report()  # as it was when the first request had not worked
+        second = ""
+        if again is not None:
+            windows = self.display.visible_windows(self.process.pid)
+            again()
+            try:
+                second = f"asked a second time (its windows then: {windows}), it exited ({self.process.wait(10)})\n"
+            except subprocess.TimeoutExpired:
+                second = f"asked a second time (its windows then: {windows}), it still ran 10 s later\n"
+        if self.process.poll() is None:
             # Where it is stuck: SIGABRT makes faulthandler (PYTHONFAULTHANDLER=1) print every thread's stack on
             # stderr; the app's own log says how far its start and its quit got.
             os.kill(self.process.pid, signal.SIGABRT)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
-            raise AssertionError(
-                f"pidesktop did not exit within {timeout:g} s:\n{self.stderr}\nits log:\n{self.log_messages()}\n"
-                f"the display:\n{self.display.report()}"
-            ) from None
+        raise AssertionError(
+            f"pidesktop did not exit within {timeout:g} s:\n{second}{self.stderr}\n"
+            f"its log:\n{self.log_messages()}\nthe display:\n{display}"
+        )
 
     def log_messages(self) -> str:
         lines = []
