@@ -46,19 +46,21 @@ def _first_paint() -> None:
     print(FIRST_PAINT, file=sys.stderr, flush=True)  # for -X importtime: what came before
 
 
-def _watch_the_sidebar(tree, label: str) -> None:
-    """Print ``label`` when the sidebar's list first paints with chats in it (a filter on its viewport only)."""
-    from PySide6.QtCore import QEvent, QObject
+def _watch_the_sidebar(label: str) -> None:
+    """Print ``label`` when the sidebar first paints a chat's row: a hook on its row painter's class, not a filter
+    on the list's viewport (asking a view for its viewport from Python makes PySide build the types of every
+    widget class, 5-15 ms the app itself does not pay there)."""
+    from pidesktop.ui.sidebar.sidebar import SessionDelegate
 
-    class Watch(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint and tree.model().rowCount() > 0:
-                print(f"{label} {time.time()!r}", flush=True)
-                obj.removeEventFilter(self)
-            return False
+    paint = SessionDelegate.paint
 
-    tree._bench_watch = Watch()
-    tree.viewport().installEventFilter(tree._bench_watch)
+    def painted(self, painter, option, index):
+        if not getattr(SessionDelegate, "seen", False):
+            SessionDelegate.seen = True
+            print(f"{label} {time.time()!r}", flush=True)
+        paint(self, painter, option, index)
+
+    SessionDelegate.paint = painted
 
 
 def _watch_the_built_window(app, window, close_at_end: bool) -> None:
@@ -103,10 +105,13 @@ def _type_and_watch(box) -> None:
     shows it: the window takes typing.
 
     The letter goes to the window's widget with the focus (offscreen no window is ever made active) when the app
-    next looks at its events, as a key pressed now would; QTest types it without the bench building the ``Qt``
-    namespace's types (a QKeyEvent made from Python needs them: 20-40 ms the app itself does not pay then)."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
-    from PySide6.QtTest import QTest
+    next looks at its events, as a key pressed now would. It arrives as an input method's commit (what an input
+    method or an on-screen keyboard sends for a letter): any key event made from Python (QKeyEvent, QTest) needs
+    a ``Qt.KeyboardModifier``, and the first use of any ``Qt`` enum makes PySide build the whole namespace's
+    types, 13-20 ms (182 enum types with QTest) that a key pressed on a keyboard does not cost the app."""
+    from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+    from PySide6.QtGui import QInputMethodEvent
+    from PySide6.QtWidgets import QWidget
 
     class Watch(QObject):
         def eventFilter(self, obj, event):
@@ -120,10 +125,16 @@ def _type_and_watch(box) -> None:
         if focus is not box:
             print(f"the text box has no focus: {focus!r}", file=sys.stderr, flush=True)
             return
-        QTest.keyClicks(focus, "x")
+        letter = QInputMethodEvent("", [])
+        letter.setCommitString("x")
+        QCoreApplication.sendEvent(focus, letter)
 
     box._bench_watch = Watch()
-    box.viewport().installEventFilter(box._bench_watch)
+    # The viewport found by its name: ``box.viewport()`` (or ``children()``) from Python makes PySide work out the
+    # Python type of a pointer it has not seen, building the types of every widget (or QObject) class on the way
+    # (80-180 enum types, 6-18 ms), which the app itself does not pay there.
+    viewport = box.findChild(QWidget, "qt_scrollarea_viewport")
+    viewport.installEventFilter(box._bench_watch)
     QTimer.singleShot(0, type_a_letter)
 
 
@@ -174,9 +185,9 @@ def child_app(root: str, close_at_end: bool) -> None:
         return prompt
 
     def chats_shown(self, sessions):
+        if self.first_frame is not None and self.first_frame.sidebar_part is not None:
+            _watch_the_sidebar("sidebar")
         show_chats_early(self, sessions)
-        if self._early_sidebar is not None:
-            _watch_the_sidebar(self._early_sidebar[1].tree, "sidebar")
 
     FirstFrame.paintEvent, MainWindow.build, FirstFrame.take_typing = frame_painted, built, typing_taken
     MainWindow.show_chats_early = chats_shown
