@@ -31,23 +31,16 @@ import os
 import sys
 
 from pidesktop import __version__
-from pidesktop.commands import automations_cli, import_cli, mcp_cli, sync_cli
-from pidesktop.commands import data_cli as storage_cli
+
+# The words that name a command; any other start opens the window.
+COMMANDS = frozenset({"host", "chat", "export", "data", "automations", "import", "mcp", "sync"})
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pidesktop", description="A local-first desktop chat app.")
-    parser.add_argument("--version", action="store_true", help="print the version and the data schema version")
-    parser.add_argument("--data-dir", help="use this data folder (same as PI_DESKTOP_DATA_DIR)")
-    parser.add_argument("--screenshot", metavar="PATH", help="render the main window offscreen to PATH and exit")
-    parser.add_argument("--session", metavar="ID", help="with --screenshot: open this session")
-    parser.add_argument("--theme", choices=("light", "dark"), help="force a theme")
-    parser.add_argument(
-        "--relocate-data",
-        nargs=2,
-        metavar=("OLD", "NEW"),
-        help="rewrite the paths in the copied data folder NEW from OLD to NEW, then exit",
-    )
+    from pidesktop.commands import automations_cli, import_cli, mcp_cli, sync_cli
+    from pidesktop.commands import data_cli as storage_cli
+
+    parser = _window_parser()
     sub = parser.add_subparsers(dest="command")
     host = sub.add_parser("host", help="run the host without a window")
     host.add_argument("--stdio", action="store_true", required=True, help="JSON-RPC 2.0 on stdin/stdout")
@@ -93,15 +86,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv, server_command = mcp_cli.split_command(sys.argv[1:] if argv is None else argv)
+def _window_parser() -> argparse.ArgumentParser:
+    """The options of the window's own start (and ``--version``), without the commands."""
+    parser = argparse.ArgumentParser(prog="pidesktop", description="A local-first desktop chat app.")
+    parser.add_argument("--version", action="store_true", help="print the version and the data schema version")
+    parser.add_argument("--data-dir", help="use this data folder (same as PI_DESKTOP_DATA_DIR)")
+    parser.add_argument("--screenshot", metavar="PATH", help="render the main window offscreen to PATH and exit")
+    parser.add_argument("--session", metavar="ID", help="with --screenshot: open this session")
+    parser.add_argument("--theme", choices=("light", "dark"), help="force a theme")
+    parser.add_argument(
+        "--relocate-data",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="rewrite the paths in the copied data folder NEW from OLD to NEW, then exit",
+    )
+    return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line read. A start of the window (no command named, no help asked for) is read by the
+    window's options alone, so the commands' modules are not imported before its first paint; anything else,
+    and anything those options do not take, by the whole parser (its errors name the commands)."""
+    if not (COMMANDS.intersection(argv) or {"-h", "--help", "--"}.intersection(argv)):
+        args, rest = _window_parser().parse_known_args(argv)
+        if not rest:
+            args.command, args.mcp_command = None, []
+            return args
+    from pidesktop.commands import mcp_cli
+
+    argv, server_command = mcp_cli.split_command(argv)
     args = build_parser().parse_args(argv)
+    args.mcp_command = server_command
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(list(sys.argv[1:] if argv is None else argv))
     if args.version:
         print(version_line())
         return 0
-    args.mcp_command = server_command
     if args.relocate_data:
+        from pidesktop.commands import data_cli as storage_cli
+
         return storage_cli.relocate_data(*args.relocate_data)
+    if args.command is None:
+        return _run_window(args)
+    from pidesktop.commands import automations_cli, import_cli, mcp_cli, sync_cli
+    from pidesktop.commands import data_cli as storage_cli
+
     if args.command == "data":
         return storage_cli.run(args)
     if args.command == "automations":
@@ -136,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         from pidesktop.commands.export_command import run_export
 
         return run_export(args.export_session, args.export_format, args.output, args.export_data_dir or args.data_dir)
+    raise AssertionError(f"no command {args.command!r}")  # argparse refuses any other
+
+
+def _run_window(args: argparse.Namespace) -> int:
     if args.screenshot:
         # The picture is rendered offscreen, also on a machine without a display.
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
