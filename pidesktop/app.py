@@ -306,9 +306,14 @@ def _host_opener(location: paths.StorageLocation, role: str):
 def _database_needs_update(location: paths.StorageLocation) -> bool:
     """Whether the database is older or newer than this pidesktop (or cannot be read to say).
 
-    The usual answer, "current", comes from its version number alone, without
-    the start-up windows' module; any other goes on to ``storage.schema_update``.
+    The usual answer, "current", comes from its version number alone, read without waiting (nor the migration
+    engine's modules imported before the first paint); anything else, and a database that cannot be read at once,
+    goes on to ``storage.schema`` (which then names what is wrong).
     """
+    from pidesktop.storage import current_schema
+
+    if current_schema.is_current(location):
+        return False
     from pidesktop.storage import schema
 
     try:

@@ -320,7 +320,7 @@ def test_a_claude_session_brings_its_subagent_files_and_they_count_in_its_conten
 def test_a_chat_left_by_an_import_cut_off_before_its_transaction_is_adopted_not_imported_twice(location, claude_dir):
     import apsw
 
-    from pidesktop.formats.index.db import DB_NAME
+    from pidesktop.formats.index.schema import DB_NAME
 
     first = InProcessHost(location)
     run(first, "claude-code", claude_dir)

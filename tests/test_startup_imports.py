@@ -42,6 +42,13 @@ NOT_BEFORE_THE_FIRST_PAINT = [
     "pidesktop.ui.startup.prepare",
     "pidesktop.ui.startup.migration_window",
     "pidesktop.ui.data.storage_wizard",
+    # the commands' own modules (the window's start reads only its options) and the migration engine (a
+    # current database is known by its version number)
+    "pidesktop.commands.data_cli",
+    "pidesktop.commands.automations_cli",
+    "pidesktop.commands.mcp_cli",
+    "pidesktop.formats.index.migrations",
+    "pidesktop.formats.index.db",
 ]
 # Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.
 WARMED_UP = [

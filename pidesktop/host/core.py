@@ -15,7 +15,8 @@ import apsw
 
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.clock import now_ms
-from pidesktop.formats.index.db import DB_NAME, open_migrated
+from pidesktop.formats.index.db import open_migrated
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.host import boot, commands, storage_errors
 from pidesktop.host import handlers as _handlers  # noqa: F401 - registers every command
 from pidesktop.host import state_snapshot as snapshot

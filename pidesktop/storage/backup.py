@@ -19,7 +19,7 @@ from pathlib import Path
 import apsw
 
 from pidesktop.durable import FILE_MODE
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.paths import fsync_dir
 from pidesktop.storage.errors import Failed, Refused
 from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, table_counts, user_version

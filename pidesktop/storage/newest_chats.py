@@ -17,8 +17,7 @@ from typing import Any
 import apsw
 
 from pidesktop import paths
-from pidesktop.formats.index.db import DB_NAME
-from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.formats.index.schema import DB_NAME, SCHEMA_VERSION
 from pidesktop.formats.index.session_summary import LISTED, NEWEST_FIRST, SUMMARY_SQL, to_summary
 from pidesktop.storage.sqlite_ro import open_readonly, user_version
 

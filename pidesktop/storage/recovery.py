@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pidesktop import paths
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.storage import cache_request, journal
 from pidesktop.storage.errors import (
     RecoveryError as RecoveryError,  # raised here; callers catch it as recovery.RecoveryError

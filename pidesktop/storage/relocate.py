@@ -39,7 +39,7 @@ import apsw
 import orjson
 
 from pidesktop.durable import FILE_MODE
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.storage.errors import Cancelled, Failed
 from pidesktop.storage.fsutil import sync_filesystem
 from pidesktop.storage.jsonsplice import splice

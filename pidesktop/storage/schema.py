@@ -18,8 +18,8 @@ from typing import Any
 from pidesktop import paths
 from pidesktop.bus.errors import HostError
 from pidesktop.formats.index import migrations
-from pidesktop.formats.index.db import DB_NAME, open_database
-from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.formats.index.db import open_database
+from pidesktop.formats.index.schema import DB_NAME, SCHEMA_VERSION
 from pidesktop.locks import WRITER_LOCK, FileLock, LockHeld
 from pidesktop.storage.errors import StorageJobError
 from pidesktop.storage.progress import Progress

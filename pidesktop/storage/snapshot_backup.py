@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pidesktop.clock import now_ms
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.storage.backup import copy_database
 from pidesktop.storage.errors import Refused
 from pidesktop.storage.snapshot_format import (

@@ -14,8 +14,7 @@ import apsw
 
 from pidesktop import paths
 from pidesktop.formats.index import migrations
-from pidesktop.formats.index.db import DB_NAME
-from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.formats.index.schema import DB_NAME, SCHEMA_VERSION
 from pidesktop.locks import WRITER_LOCK
 from pidesktop.storage import inventory, journal, old_roots
 from pidesktop.storage.errors import StorageJobError

@@ -18,7 +18,7 @@ import orjson
 
 from pidesktop.bus.errors import HostError
 from pidesktop.formats import secret_files as secret_store
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.storage import vault
 from pidesktop.storage.errors import Failed
 from pidesktop.storage.sqlite_ro import open_readonly

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.storage.errors import Failed
 from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, table_counts
 

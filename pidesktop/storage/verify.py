@@ -24,8 +24,7 @@ from pathlib import Path
 import apsw
 import orjson
 
-from pidesktop.formats.index.db import DB_NAME
-from pidesktop.formats.index.schema import SCHEMA_VERSION
+from pidesktop.formats.index.schema import DB_NAME, SCHEMA_VERSION
 from pidesktop.formats.transcript.lines import MESSAGE, scan_top_level
 from pidesktop.formats.transcript.records import is_valid_message, parse_line
 from pidesktop.storage.sqlite_ro import integrity_problems, open_readonly, user_version

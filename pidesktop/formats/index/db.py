@@ -33,7 +33,6 @@ from pidesktop.formats.index.sql_rows import one_row
 
 log = logging.getLogger("pidesktop.formats.index.db")
 
-DB_NAME = "pi.sqlite"
 
 # Spec 004, section 3, in order. auto_vacuum is set only at creation.
 PRAGMAS = (

@@ -21,7 +21,7 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.formats.index.db import DB_NAME
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.host import boot
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext, Post

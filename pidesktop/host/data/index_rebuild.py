@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pidesktop.formats.index.db import DB_NAME, open_migrated
+from pidesktop.formats.index.db import open_migrated
+from pidesktop.formats.index.schema import DB_NAME
 from pidesktop.host import boot
 from pidesktop.host.context import Emit, HostContext
 from pidesktop.host.data import repair

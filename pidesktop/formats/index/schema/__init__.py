@@ -1,13 +1,14 @@
-"""The v27 DDL, shipped as a SQL file next to this module."""
-
-from importlib import resources
+"""The v27 DDL, shipped as a SQL file next to this module, and the database's file name and version."""
 
 import apsw
 
+DB_NAME = "pi.sqlite"
 SCHEMA_VERSION = 27
 
 
 def ddl() -> str:
+    from importlib import resources  # when a database is made or migrated, not at every start
+
     return resources.files(__package__).joinpath("v27.sql").read_text(encoding="utf-8")
 
 
