@@ -21,7 +21,11 @@ Both run as a start after the first one does: with their bytecode cached (a
 cache folder of this run's own, filled by a first run of each that is not
 counted, whatever ``PYTHONDONTWRITEBYTECODE`` says), so the figures are
 imports and work, not compiling sources; and the app with the preferences its
-first run kept when it quit (window geometry, theme).
+first run kept when it quit (window geometry, theme). Each is measured twice:
+with the data folder warm in the OS page cache, and cold (its files dropped
+from the page cache before each start with ``POSIX_FADV_DONTNEED``, which
+needs no root; the program's own files stay cached, as after any earlier
+start).
 
     python bench/startup.py [--sessions 10000] [--runs 5] [--quick]
 """
@@ -268,6 +272,60 @@ def slowest_imports(root: Path, env: dict, top: int = 12) -> list[tuple[float, s
     return sorted(rows, reverse=True)[:top]
 
 
+def measure(root: Path, env: dict, runs: int, verbose: bool, cold: bool) -> tuple[list[dict], list[dict]]:
+    """``runs`` starts of the app and of the bare window, in turn; with ``cold``, the data folder's files are
+    dropped from the OS page cache before each app start (the bare window reads no data folder)."""
+    app, bare = [], []
+    for _ in range(runs):
+        bare.append(run_child([__file__, "--child", "bare"], env))
+        if cold:
+            drop_from_page_cache(root)
+        app.append(run_child([__file__, "--child", "app", str(root)], env))
+        if verbose:
+            print(
+                f"  run {len(app)}{' (cold)' if cold else ''}: bare {bare[-1]['window'] * 1e3:.0f} ms, app "
+                + ", ".join(
+                    f"{key} {app[-1][key] * 1e3:.0f} ms"
+                    for key in ("window", "typing", "built", "sidebar", "listed")
+                    if key in app[-1]
+                )
+            )
+    return app, bare
+
+
+def drop_from_page_cache(root: Path) -> None:
+    """Every file under ``root`` written out and dropped from the page cache (``POSIX_FADV_DONTNEED``), so the
+    next start reads it from the disk: a data folder gone cold, without root's ``drop_caches``."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def report(label: str, app: list[dict], bare: list[dict]) -> None:
+    def med(rows, key):
+        return statistics.median(r[key] for r in rows if key in r) * 1e3
+
+    baseline = med(bare, "window")
+    print(f"  {label}:")
+    print(f"  bare QMainWindow (PySide6 import, QApplication, show)   {baseline:8.0f} ms")
+    for key, name in (
+        ("window", "first paint (the first frame)"),
+        ("typing", "takes typing (a letter typed shows in the box)"),
+        ("built", "window built (its widgets painted)"),
+        ("sidebar", "sidebar painted with chats"),
+        ("listed", "sidebar painted with the host's list"),
+    ):
+        figure = med(app, key)
+        target = TARGETS.get(key)
+        verdict = f", target <= {target}x {'OK' if figure <= target * baseline else 'MISSED'}" if target else ""
+        print(f"  pidesktop {name:47} {figure:8.0f} ms  ({figure / baseline:.2f}x{verdict})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=10_000)
@@ -287,38 +345,15 @@ def main() -> int:
         # the counted runs start as every start after the first does (its preferences kept: geometry, theme).
         run_child([__file__, "--child", "app", str(root), "close"], env)
         run_child([__file__, "--child", "bare"], env)
-        app, bare = [], []
-        for _ in range(args.runs):
-            bare.append(run_child([__file__, "--child", "bare"], env))
-            app.append(run_child([__file__, "--child", "app", str(root)], env))
-            if args.verbose:
-                print(
-                    f"  run {len(app)}: bare {bare[-1]['window'] * 1e3:.0f} ms, app "
-                    + ", ".join(
-                        f"{key} {app[-1][key] * 1e3:.0f} ms"
-                        for key in ("window", "typing", "built", "sidebar", "listed")
-                        if key in app[-1]
-                    )
-                )
+        warm = measure(root, env, args.runs, args.verbose, cold=False)
+        cold = measure(root, env, args.runs, args.verbose, cold=True)
         imports = slowest_imports(root, env)
 
-    def med(rows, key):
-        return statistics.median(r[key] for r in rows if key in r) * 1e3
-
-    baseline = med(bare, "window")
     print(f"start-up, {args.sessions:,} chats, medians of {args.runs} fresh processes each; {machine.load()}")
-    print(f"  bare QMainWindow (PySide6 import, QApplication, show)   {baseline:8.0f} ms")
-    for key, label in (
-        ("window", "first paint (the first frame)"),
-        ("typing", "takes typing (a letter typed shows in the box)"),
-        ("built", "window built (its widgets painted)"),
-        ("sidebar", "sidebar painted with chats"),
-        ("listed", "sidebar painted with the host's list"),
-    ):
-        figure = med(app, key)
-        target = TARGETS.get(key)
-        verdict = f", target <= {target}x {'OK' if figure <= target * baseline else 'MISSED'}" if target else ""
-        print(f"  pidesktop {label:47} {figure:8.0f} ms  ({figure / baseline:.2f}x{verdict})")
+    report("data folder warm", *warm)
+    report("data folder cold (its files dropped from the page cache before each start)", *cold)
+    app = warm[0] + cold[0]
+    bare = warm[1] + cold[1]
     print(
         f"  modules imported at the first paint: {statistics.median(r['modules'] for r in app):.0f} "
         f"(bare window: {statistics.median(r['modules'] for r in bare):.0f})"
