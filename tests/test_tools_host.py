@@ -189,6 +189,24 @@ def test_grep_without_ripgrep_walks_in_python(host, project, monkeypatch):
     assert run(host, sid, "grep", {"pattern": "hello"})["result"] == "README.md:2:hello world"
 
 
+def test_grep_leaves_out_hidden_files_and_folders_with_or_without_ripgrep(host, project, monkeypatch):
+    (project / ".env").write_text("needle=1\n")
+    (project / ".cache").mkdir()
+    (project / ".cache" / "x.txt").write_text("needle\n")
+    (project / "seen.txt").write_text("needle\n")
+    sid = new_session(host, projectPath=str(project))
+
+    def hits(**extra):
+        return run(host, sid, "grep", {"pattern": "needle", **extra})["result"]
+
+    if shutil.which("rg"):
+        assert hits() == "seen.txt:1:needle"  # ripgrep itself
+        assert hits(path=".env") == ".env:1:needle=1"  # a hidden file named is searched
+    monkeypatch.setenv("PATH", "/nonexistent")  # the built-in walk
+    assert hits() == "seen.txt:1:needle"
+    assert hits(path=".env") == ".env:1:needle=1"
+
+
 def test_grep_and_find_leave_out_what_gitignore_ignores_with_or_without_ripgrep(host, project, monkeypatch):
     (project / ".git").mkdir()  # a repository: its .gitignore files count, as they do for ripgrep
     (project / ".gitignore").write_text("# built files\nbuild/\n*.log\n!keep.log\n/top.txt\n")

@@ -235,12 +235,15 @@ def _ripgrep(rg: str, root: Path, query: GrepQuery) -> list[str]:
 def _python_grep(root: Path, query: GrepQuery) -> list[str]:
     flags = re.IGNORECASE if query.ignore_case else 0
     regex = re.compile(re.escape(query.pattern) if query.literal else query.pattern, flags)
-    files = _walk(root) if root.is_dir() else [root]
-    base = root if root.is_dir() else root.parent
+    walked = root.is_dir()
+    files = _walk(root) if walked else [root]
+    base = root if walked else root.parent
     matcher = _glob_matcher(query.glob) if query.glob else None
     hits: list[str] = []
     for file in files:
         rel = file.relative_to(base).as_posix()
+        if walked and any(part.startswith(".") for part in rel.split("/")):
+            continue  # hidden files and folders, which ripgrep leaves out too (a file asked for by name is read)
         if matcher is not None and not matcher(rel):
             continue
         try:
