@@ -74,11 +74,19 @@ class XDisplay:
         if not number:
             raise AssertionError(f"Xvfb did not report a display number (see {self.workdir / 'xvfb.log'})")
         self.display = f":{number}"
+        # The first key xdotool sends comes from the server's XTEST keyboard, and the switch to that device
+        # changes the keyboard map: a window manager running then reloads its key bindings, ungrabbing and
+        # grabbing them again, and a key arriving in between (Alt+F4) goes to the focused window instead.
+        # Sent before openbox starts, that switch is over before it grabs anything.
+        self.run("xdotool", "key", "shift")
+        wm_log = open(self.workdir / "openbox.log", "wb")
         wm = subprocess.Popen(
-            ["openbox", "--sm-disable"],
+            # --debug: what it did with keys and focus, for a failure's report (line by line, so a report
+            # made while it runs has it all)
+            [*_line_buffered(), "openbox", "--sm-disable", "--debug", "--debug-focus"],
             env=self.env(),
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.workdir / "openbox.log", "wb"),
+            stdout=wm_log,
+            stderr=subprocess.STDOUT,
         )
         self.processes.append(wm)
         wait_for(self._window_manager_is_up, 15, "openbox to manage the display")
@@ -169,8 +177,9 @@ class XDisplay:
         if self.processes and self.processes[0].poll() is None:
             lines.append(f"active window: {self.active_window() or 'none'}")
         wm_log = self.workdir / "openbox.log"
-        if wm_log.exists():
-            lines.append(f"openbox.log: {wm_log.read_text(errors='replace').strip() or '(empty)'}")
+        if wm_log.exists():  # openbox runs with --debug: its last lines say what it did with keys and focus
+            tail = wm_log.read_text(errors="replace").strip().splitlines()[-40:]
+            lines.append("openbox.log, its last lines:\n" + ("\n".join(tail) or "(empty)"))
         return "\n".join(lines)
 
     def close(self) -> None:
@@ -354,6 +363,10 @@ class App:
 
     def close(self) -> None:
         _stop(self.process, group=True)
+
+
+def _line_buffered() -> list[str]:
+    return ["stdbuf", "-oL", "-eL"] if shutil.which("stdbuf") else []
 
 
 def _read_line(fd: int, timeout: float) -> str:
