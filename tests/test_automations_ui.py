@@ -127,8 +127,11 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     editor.at.setText("07:30")
     editor.permission.setCurrentIndex(editor.permission.findData("accept-edits"))
     editor.save()
-    spin_until(qloop, lambda: len(dialog.tasks) == 1 and dialog.list.topLevelItemCount() == 1)
+    # saving selects the new automation once its own refresh is done; the tasks.changed event's refresh,
+    # which lists it without choosing it, may come first
+    spin_until(qloop, lambda: len(dialog.tasks) == 1 and dialog.current_task_id() is not None)
     task = dialog.tasks[0]
+    assert dialog.list.topLevelItemCount() == 1
     assert (task["name"], task["schedule"]) == ("Morning digest", {"kind": "daily", "at": "07:30"})
     assert task["permissionMode"] == "accept-edits"
     assert dialog.current_task_id() == task["id"] and dialog.run_button.isEnabled()
