@@ -127,12 +127,14 @@ class Harness:
     def _append(self, record: dict) -> None:
         store = self.pick_store()
         self._before_append()
-        position = store.append(SID, record)
+        appended = store.append_line(SID, record)
         self.model.apply(record["type"], record)
         if record["type"] == "message":
-            assert position == len(self.model.lines) - 1
+            assert appended.position == len(self.model.lines) - 1
         else:
-            assert position is None
+            assert appended.position is None
+        data = store.path(SID).read_bytes()  # the span is the new line, at the file's end
+        assert appended.end == len(data) and orjson.loads(data[appended.start : appended.end])["id"] == record["id"]
 
     def _before_append(self):
         """What an append does to a torn last line: cuts it off, or mends it when only its newline is missing.

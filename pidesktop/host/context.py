@@ -71,4 +71,4 @@ class HostContext:
 
     @property
     def sessions_dir(self) -> Path:
-        return self.data_root / "sessions"
+        return self.transcripts.sessions_dir  # the same folder, built once: an append asks for it several times

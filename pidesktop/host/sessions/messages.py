@@ -148,10 +148,7 @@ def append(
         message = revisions.stamp_edited_prompt(ctx, session_id, message)
         index_sync.catch_up(ctx, session_id, now)  # lines an earlier failed commit left unindexed come first
         review_files.make_durable(ctx, session_id, message)  # a snapshot the line names is on disk before the line
-        layout = ctx.transcripts.layout(session_id)
-        start = None if layout is None else layout.prefix_len
-        ctx.transcripts.append(session_id, {"type": "message", **message})
-        length = ctx.transcripts.length(session_id)
+        appended = ctx.transcripts.append_line(session_id, {"type": "message", **message})
         try:
             with conn:
                 seq = message_index.insert(
@@ -159,24 +156,21 @@ def append(
                 )
                 # a tool call's audit row (and a changed file's artifacts row) goes with its result
                 touched = audit_rows.record_blocks(conn, session_id, message).artifacts
-                if length is not None:
-                    index_sync.record_length(conn, session_id, length, now)
+                index_sync.record_length(conn, session_id, appended.end, now)
                 if message["role"] == "user":
                     sessions.apply_fallback_title(conn, session_id, message)
                 if queue_entry_id is not None:
                     dequeued = queue.consume(conn, session_id, queue_entry_id)
         except Exception:
-            _take_back(ctx, session_id, start)  # an error reply means "not stored"
+            _take_back(ctx, session_id, appended.start)  # an error reply means "not stored"
             raise
     inflight.remove_if_message(ctx, session_id, message["id"])
     reply = {"message": {"id": message["id"], "seq": seq}, **remapped, "dequeued": dequeued}
     return {**reply, "artifactsChanged": touched > 0}
 
 
-def _take_back(ctx: HostContext, session_id: str, start: int | None) -> None:
+def _take_back(ctx: HostContext, session_id: str, start: int) -> None:
     """Remove the line an append wrote when its index commit failed (a full disk, most often)."""
-    if start is None:
-        return
     try:
         ctx.transcripts.take_back(session_id, start)
     except OSError:  # the line stays; the next append or start indexes it (index_sync)

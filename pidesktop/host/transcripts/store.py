@@ -70,6 +70,7 @@ SAVE_AFTER_BYTES = 4 << 20
 DIR_MODE = 0o700  # like every folder of the data root
 COPY_BLOCK = 1 << 20  # bytes a rewrite that only cuts lines out copies at a time
 STREAM_BLOCK = 4 << 20  # bytes of message lines a streamed read holds at a time (a longer line alone)
+PATHS_KEPT = 4096  # transcript paths remembered (a chat id's path is built once while it is in use)
 
 
 class TranscriptChanged(OSError):
@@ -84,6 +85,15 @@ class Transcript:
     total: int = 0  # message lines, hidden duplicates included
 
 
+@dataclass(frozen=True)
+class Appended:
+    """Where an appended line landed: its message position (None for other kinds) and its bytes."""
+
+    position: int | None
+    start: int  # the file's length before the line
+    end: int  # and after it
+
+
 @dataclass
 class _Remembered:
     layout: Layout
@@ -96,11 +106,17 @@ class TranscriptStore:
         self.sessions_dir = Path(sessions_dir)
         self._layouts: dict[str, _Remembered] = {}
         self._reads = ReadCounter()
+        self._paths: dict[str, Path] = {}  # an append asks for its file's path several times
 
     # -- names ---------------------------------------------------------------
 
     def path(self, session_id: str) -> Path:
-        return self.sessions_dir / self.file_name(session_id)
+        path = self._paths.get(session_id)
+        if path is None:
+            if len(self._paths) >= PATHS_KEPT:
+                self._paths.clear()
+            path = self._paths[session_id] = self.sessions_dir / self.file_name(session_id)
+        return path
 
     @staticmethod
     def file_name(session_id: str) -> str:
@@ -144,6 +160,10 @@ class TranscriptStore:
         An incomplete last line (left by a crash mid-append) is cut off first,
         so the new record does not merge into it.
         """
+        return self.append_line(session_id, record).position
+
+    def append_line(self, session_id: str, record: dict[str, Any]) -> Appended:
+        """``append``, saying where the line landed (the bytes a failed index commit takes back)."""
         line = _encode_body_record(record)
         kind, record_id = scan_top_level(line, 0, len(line) - 1)
         path = self.path(session_id)
@@ -166,10 +186,11 @@ class TranscriptStore:
                 raise
         finally:
             os.close(fd)
-        layout.add(kind, layout.prefix_len, len(line), record_id)
+        start = layout.prefix_len
+        layout.add(kind, start, len(line), record_id)
         layout.prefix_len += len(line)
         self._save_if_lagging(session_id)
-        return layout.total - 1 if kind == MESSAGE else None
+        return Appended(layout.total - 1 if kind == MESSAGE else None, start, layout.prefix_len)
 
     def mend_unterminated_tail(self, session_id: str) -> bool:
         """Give a last line that is a complete record but lacks its ``\\n`` (a cut file) its newline.
