@@ -17,7 +17,7 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.formats.index.session_summary import NEWEST_FIRST, SCHEDULED, SUMMARY_SQL, to_summary
+from pidesktop.formats.index.session_summary import NEWEST_FIRST, ONE_SUMMARY_SQL, SCHEDULED, SUMMARY_SQL, to_summary
 from pidesktop.host import kv
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -70,7 +70,7 @@ def session_id_param(p: Params) -> str:
 
 
 def summary(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
-    row = conn.execute(SUMMARY_SQL + " WHERE s.id = ?", (session_id,)).fetchone()
+    row = conn.execute(ONE_SUMMARY_SQL, (session_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
     return to_summary(row)
