@@ -113,8 +113,7 @@ def user_bubble(before: Shot, after: Shot) -> tuple[int, int]:
 def hover_actions(display: XDisplay, point: tuple[int, int], name: Path) -> list[tuple[int, int, int, int]]:
     """Hover ``point`` and return the boxes of the action buttons that appear under the message."""
     display.xdotool("mousemove", "0", "0")
-    time.sleep(0.3)
-    still = display.screenshot(name.with_name(f"{name.name}-still.png"))
+    still = display.settled_screenshot(name.with_name(f"{name.name}-still.png"))
     display.xdotool("mousemove", str(point[0]), str(point[1]))
 
     def buttons(shot: Shot):
@@ -152,8 +151,7 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
     display.type(FIRST)
     display.key("Return")
     first_chat = wait_for_reply(app, FIRST)
-    time.sleep(0.5)
-    answered_shot = display.screenshot(shots / "02-first-reply.png")
+    answered_shot = display.settled_screenshot(shots / "02-first-reply.png")
 
     # The inbox opens over the right of the window and Esc closes it.
     panel = (
@@ -187,14 +185,12 @@ def test_a_first_session_by_keyboard_and_mouse_then_quit(display, app, tmp_path)
 
     # Ctrl+N: a new chat whose composer takes the typing at once.
     display.key("ctrl+n")
-    time.sleep(0.7)
-    empty_chat = display.screenshot(shots / "06-new-chat.png")
+    empty_chat = display.settled_screenshot(shots / "06-new-chat.png")
     display.type(SECOND)
     display.key("Return")
     second_chat = wait_for_reply(app, SECOND)
     assert second_chat != first_chat
-    time.sleep(0.5)
-    second_shot = display.screenshot(shots / "07-second-reply.png")
+    second_shot = display.settled_screenshot(shots / "07-second-reply.png")
 
     # Edit and resend: hover the prompt, click Edit, replace the text, Enter.
     bubble = user_bubble(empty_chat, second_shot)

@@ -138,13 +138,12 @@ def test_edit_stop_regenerate_switch_and_the_sidebar_keys(display, server, tmp_p
     app = started(display, root)
     try:
         data = app.data
-        empty = display.screenshot(shots / "01-empty.png")
+        empty = display.settled_screenshot(shots / "01-empty.png")
         display.type("A short")
         display.key("Return")
         chat = wait_for(lambda: chat_with(data, "A short"), 30, "the first prompt on disk")
         wait_for(lambda: finished_reply(data, chat, "Short answer."), 30, "the first reply on disk")
-        time.sleep(0.5)
-        answered = display.screenshot(shots / "02-answered.png")
+        answered = display.settled_screenshot(shots / "02-answered.png")
         bubble = user_bubble(empty, answered)
 
         # Item 10: Regenerate with the mouse, then type at once: the words land in the composer and go out.
@@ -187,8 +186,7 @@ def test_edit_stop_regenerate_switch_and_the_sidebar_keys(display, server, tmp_p
         time.sleep(0.5)
         copy = hover_actions(display, bubble, shots / "07-pager-after-stop")[-4]  # Copy Edit Fork Delete
         display.xdotool("mousemove", "0", "0")
-        time.sleep(0.3)
-        still = display.screenshot(shots / "08-pager-always-shown.png")
+        still = display.settled_screenshot(shots / "08-pager-always-shown.png")
         pager = (copy[0] - 110, copy[1] - 3, copy[0] - 8, copy[3] + 3)  # "‹ 3 / 3 ›" left of the actions
         assert ink(still, pager) > 20, "no revision pager in front of the prompt's actions"
         # Qt takes a move back to where the pointer last was in the window for no move: go elsewhere first
@@ -217,10 +215,9 @@ def test_edit_stop_regenerate_switch_and_the_sidebar_keys(display, server, tmp_p
         wait_for(lambda: prompts(transcripts(data)[chat]) == ["C edited"], 30, "the edit to replace the prompt")
         wait_for(lambda: finished_reply(data, chat, "Plain answer."), 30, "the edited prompt's reply")
         assert prompts(transcripts(data)[other]) == ["Other chat"]
-        time.sleep(0.5)
 
         # Item 9: click a chat in the sidebar, F2 renames it; click one, Delete asks to delete it.
-        shot = display.screenshot(shots / "11-sidebar.png")
+        shot = display.settled_screenshot(shots / "11-sidebar.png")
         geometry = display.geometry(app.window)
         rows = sidebar_rows(shot, geometry)
         assert len(rows) == 2, rows  # a row per chat, newest first (the grey "Chats" header is too light)

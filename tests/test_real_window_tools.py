@@ -53,7 +53,7 @@ def open_by_search(display, app, window: str, shots: Path, prefix: str) -> Shot:
     """Open the seeded chat with Ctrl+K and its title, Enter; the screenshot once its title shows.
 
     The search answers as you type: until its hit is listed, Enter opens nothing, so that is tried again."""
-    empty = display.screenshot(shots / f"{prefix}-00-start.png")
+    empty = display.settled_screenshot(shots / f"{prefix}-00-start.png")
     header = (int(empty.width * 0.22), 0, int(empty.width * 0.6), int(empty.height * 0.1))  # the title's place
 
     def attempt() -> bool:
@@ -114,8 +114,8 @@ def test_an_agent_chat_edits_a_file_the_row_shows_the_diff_and_revert_restores_i
         display.key("Return")
         wait_for(lambda: target.read_text() == AFTER, 45, "the model's edit of greet.py")
         wait_for(lambda: len(sse_server.requests) >= 2, 45, "the model to be asked again with the result")
-        time.sleep(1.0)  # the reply's last message reaches the transcript
-        replied = display.screenshot(shots / f"tools-{theme_name}-02-replied.png")
+        time.sleep(1.0)  # the reply's last message reaches the transcript (asked for above, not yet on disk)
+        replied = display.settled_screenshot(shots / f"tools-{theme_name}-02-replied.png")
 
         # The tool row is the topmost new line on the left of the transcript, under the prompt's bubble.
         column = (x + int(width * 0.25), y + int(height * 0.12), x + int(width * 0.6), y + int(height * 0.75))

@@ -25,6 +25,7 @@ from tests.support.repo import REPO
 from tests.support.waits import wait_for
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "import", "convert")
+CARET_PIXELS = 80  # a text caret blinking between two screenshots (2 px by up to 40), and nothing else
 SCREEN = (1280, 800)
 
 T = TypeVar("T")
@@ -121,6 +122,20 @@ class XDisplay:
         self.run("import", "-window", "root", str(path), timeout=30)
         ppm = subprocess.run(["convert", str(path), "ppm:-"], capture_output=True, timeout=30, check=True).stdout
         return Shot.from_ppm(ppm, path)
+
+    def settled_screenshot(self, path: Path, timeout: float = 20) -> Shot:
+        """A screenshot once the screen has stopped changing: two in a row alike, but for a caret's blink.
+
+        For a shot others are compared with: after a fixed sleep, a loaded machine can still be painting."""
+        last = self.screenshot(path)
+
+        def still() -> Shot | None:
+            nonlocal last
+            shot, before = self.screenshot(path), last
+            last = shot
+            return shot if len(shot.changed(before, (0, 0, shot.width, shot.height))) <= CARET_PIXELS else None
+
+        return wait_for(still, timeout, f"the screen to settle for {path.name}", every=0.05)
 
     def xcb_problem(self) -> str | None:
         """Why Qt's xcb platform cannot open a window on this display, or None."""
