@@ -65,15 +65,14 @@ def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_se
     try:
         window = app.wait_for_window()
         app.focus()
-        time.sleep(1.0)
+        display.settled_screenshot(shots / "00-started.png")
         display.key("ctrl+comma")
         [settings] = wait_for(
             lambda: [w for w in display.visible_windows(app.process.pid) if w != window], 10, "the Settings window"
         )
-        time.sleep(0.5)
+        display.settled_screenshot(shots / "01-settings.png")  # laid out: the click lands on its Tools row
         click(display, settings, TOOLS_ROW)
-        time.sleep(0.5)
-        display.screenshot(shots / "01-tools-empty.png")
+        display.settled_screenshot(shots / "01-tools-empty.png")
         height = display.geometry(settings)[3]
         click(display, settings, (ADD_BUTTON_X, height - ADD_BUTTON_ABOVE_BOTTOM))
         [dialog] = wait_for(
@@ -89,8 +88,7 @@ def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_se
         display.screenshot(shots / "02-add-dialog.png")
         display.key("Return")
         wait_for(lambda: dialog not in display.visible_windows(app.process.pid), 10, "the dialog to close")
-        time.sleep(0.5)
-        display.screenshot(shots / "03-tools-added.png")
+        display.settled_screenshot(shots / "03-tools-added.png")
         display.key("Escape")
         wait_for(lambda: display.visible_windows(app.process.pid) == [window], 10, "the Settings window to close")
         app.focus()
