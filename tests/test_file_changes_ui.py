@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from pidesktop.ui.kit.tasks import spawn
 from tests.support.waits import spin_until
 from tests.support.windows import started_window
 
@@ -117,6 +118,22 @@ def test_the_files_changed_window_lists_opens_and_reverts(qtbot, qloop, host_cli
     texts = [label.text() for label in panel.rows.findChildren(type(panel.heading))]
     assert any(text.startswith("reverted") for text in texts), texts
     panel.close()
+    win.close()
+
+
+def test_closing_the_window_while_its_revert_runs_leaves_no_error(qtbot, qloop, host_client, edited, keep_running):
+    """The panel is deleted on close; the revert's reply and the review.changed it brings come after."""
+    sid, target = edited
+    win = open_chat(qtbot, qloop, host_client, sid)
+    spin_until(qloop, lambda: win.file_changes.button.isVisible())
+    panel = win.file_changes.open_panel()
+    spin_until(qloop, lambda: panel.buttons)
+    task = spawn(panel.revert(str(target.resolve())), name="files-revert")
+    panel.close()
+    spin_until(qloop, lambda: win.file_changes.panel is None)  # deleted, with the revert still running
+    spin_until(qloop, task.done)
+    assert task.result() is True and target.read_bytes() == BEFORE
+    spin_until(qloop, lambda: win.file_changes.reviews.snapshots[0]["reverted"])  # review.changed came after
     win.close()
 
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from pidesktop.clock import now_ms
 from pidesktop.ui.chat.reviews import Reviews
@@ -97,7 +98,11 @@ class FilesPanel(QDialog):
         layout.addWidget(self.note)
         layout.addLayout(bottom)
         self.buttons: dict[str, tuple[QPushButton, QPushButton]] = {}  # path -> (Open, Revert)
-        reviews.changed.connect(lambda _sid: self.show_files())
+        # A method, not a lambda: Qt drops the connection when the panel is deleted (the Reviews outlive it)
+        reviews.changed.connect(self._reviews_changed)
+        self.show_files()
+
+    def _reviews_changed(self, _session_id: str) -> None:
         self.show_files()
 
     def show_files(self) -> None:
@@ -176,6 +181,8 @@ class FilesPanel(QDialog):
         if snapshot is None or session_id is None:
             return False
         done = await self.reviews.revert(session_id, snapshot["snapshotId"])
+        if not isValid(self.note):  # the panel was closed and deleted while the host reverted
+            return done
         shown = _shown(path, self.project_path())
         self._say(self.tr("%1 is back as it was before its latest change.").replace("%1", shown) if done else "")
         return done
