@@ -54,13 +54,11 @@ def append_in_step(ctx: HostContext, session_id: str, line: dict[str, Any]) -> N
     finds nothing to reconcile for it: one ``stat``, no read of the file.
     """
     before = ctx.transcripts.length(session_id)
-    ctx.transcripts.append(session_id, line)
+    appended = ctx.transcripts.append_line(session_id, line)
     if before is None or kv.get(ctx.conn, INDEXED_LENGTH_NS, session_id) != {"bytes": before}:
         return
-    after = ctx.transcripts.length(session_id)
-    if after is not None:
-        with ctx.conn:
-            kv.put(ctx.conn, INDEXED_LENGTH_NS, session_id, {"bytes": after}, ctx.clock())
+    with ctx.conn:
+        kv.put(ctx.conn, INDEXED_LENGTH_NS, session_id, {"bytes": appended.end}, ctx.clock())
 
 
 def current(conn: apsw.Connection, table: str, key: str) -> dict[str, Any] | None:
