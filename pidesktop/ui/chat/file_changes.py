@@ -181,7 +181,7 @@ class FilesPanel(QDialog):
         if snapshot is None or session_id is None:
             return False
         done = await self.reviews.revert(session_id, snapshot["snapshotId"])
-        if not isValid(self.note):  # the panel was closed and deleted while the host reverted
+        if not isValid(self):  # the panel was closed and deleted while the host reverted
             return done
         shown = _shown(path, self.project_path())
         self._say(self.tr("%1 is back as it was before its latest change.").replace("%1", shown) if done else "")
