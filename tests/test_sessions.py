@@ -222,3 +222,20 @@ def test_every_chat_goes_to_the_trash_first_and_comes_back_whole(host):
     host.call("session.delete", {"sessionId": sid})
     assert host.call("session.delete", {"sessionId": sid}) == {"deleted": True}  # again, from the trash: for good
     assert not transcript.exists() and host.call("session.listTrash")["total"] == 0
+
+
+def test_one_chat_s_summary_is_its_row_in_the_list(ticking_host):
+    """``session.get`` (and every ``session.changed``) reads one chat in two statements; the list in one join.
+    Both must give the same summary: project path, newest turn by start, and none for a chat without."""
+    host = ticking_host
+    bare = make(host)
+    placed = make(host, title="Placed", projectPath="/work/site")
+    for n, status in enumerate(("completed", "error", "aborted")):
+        host.call("session.startTurn", {"sessionId": placed["id"], "turnId": f"t{n}"})
+        end = {"sessionId": placed["id"], "turnId": f"t{n}", "status": status, "createNotification": False}
+        host.call("session.endTurn", {**end, **({"errorCode": "rate_limited"} if status == "error" else {})})
+    listed = {s["id"]: s for s in host.call("session.list", {"native": False})["sessions"]}
+    for chat in (bare, placed):
+        assert host.call("session.get", {"sessionId": chat["id"], "messageLimit": 1})["session"] == listed[chat["id"]]
+    assert listed[placed["id"]]["projectPath"] == "/work/site" and "lastTurn" not in listed[bare["id"]]
+    assert listed[placed["id"]]["lastTurn"] == {"id": "t2", "status": "aborted", "errorCode": None}

@@ -28,10 +28,25 @@ LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE session_id = s.id
                              ORDER BY started_at DESC LIMIT 1)
 """
 SUMMARY_SQL = _SUMMARY.format(scheduled=SCHEDULED)  # for lists of chats
-ONE_SUMMARY_SQL = _SUMMARY.format(scheduled=SCHEDULED_ONE) + " WHERE s.id = ?"  # for one chat, by id
+
+# One chat, by id, in two plain statements: the joined form took ~23 us a chat against ~7 for these two,
+# and every appended message announces its chat's summary. ``one_summary_row`` puts them together.
+ONE_SUMMARY_SQL = f"""
+SELECT s.id, s.title, s.title_source, s.project_id, (SELECT path FROM projects WHERE id = s.project_id),
+       s.provider_id, s.model_id, s.mode, s.thinking_level, s.permission_mode, s.fast_mode, s.pinned,
+       s.last_seq, s.source, s.deleted_at, s.created_at, s.updated_at, {SCHEDULED_ONE}
+FROM sessions s WHERE s.id = ?
+"""
+LAST_TURN_SQL = "SELECT id, status, error_code FROM turns WHERE session_id = ? ORDER BY started_at DESC LIMIT 1"
+_NO_TURN = (None, None, None)
 
 # The list's order, newest first (its cursor is the last row's ``updatedAt:id``).
 NEWEST_FIRST = " ORDER BY s.updated_at DESC, s.id DESC"
+
+
+def one_summary_row(chat: tuple[Any, ...], last_turn: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """``ONE_SUMMARY_SQL``'s row and ``LAST_TURN_SQL``'s as one row of ``SUMMARY_SQL``."""
+    return (*chat[:-1], *(last_turn or _NO_TURN), chat[-1])
 
 
 def to_summary(row: tuple[Any, ...]) -> dict[str, Any]:

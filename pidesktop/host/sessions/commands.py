@@ -17,7 +17,15 @@ import apsw
 
 from pidesktop.bus import topics
 from pidesktop.bus.errors import ErrorCode, HostError
-from pidesktop.formats.index.session_summary import NEWEST_FIRST, ONE_SUMMARY_SQL, SCHEDULED, SUMMARY_SQL, to_summary
+from pidesktop.formats.index.session_summary import (
+    LAST_TURN_SQL,
+    NEWEST_FIRST,
+    ONE_SUMMARY_SQL,
+    SCHEDULED,
+    SUMMARY_SQL,
+    one_summary_row,
+    to_summary,
+)
 from pidesktop.host import kv
 from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
@@ -73,7 +81,7 @@ def summary(conn: apsw.Connection, session_id: str) -> dict[str, Any]:
     row = conn.execute(ONE_SUMMARY_SQL, (session_id,)).fetchone()
     if row is None:
         raise HostError(ErrorCode.NOT_FOUND, f"There is no session with id {session_id!r}.")
-    return to_summary(row)
+    return to_summary(one_summary_row(row, conn.execute(LAST_TURN_SQL, (session_id,)).fetchone()))
 
 
 def require(conn: apsw.Connection, session_id: str) -> None:

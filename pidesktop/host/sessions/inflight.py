@@ -8,6 +8,7 @@ message id removes it; boot promotes a leftover whose final row never landed.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,8 +22,11 @@ log = logging.getLogger("pidesktop.host.sessions.inflight")
 SCHEMA = 1
 
 
+SUFFIX = ".inflight.json"
+
+
 def path(ctx: HostContext, session_id: str) -> Path:
-    return ctx.sessions_dir / f"{session_id}.inflight.json"
+    return ctx.sessions_dir / f"{session_id}{SUFFIX}"
 
 
 def read(ctx: HostContext, session_id: str) -> dict[str, Any] | None:
@@ -56,6 +60,8 @@ def remove(ctx: HostContext, session_id: str) -> None:
 
 def remove_if_message(ctx: HostContext, session_id: str, message_id: str) -> bool:
     """Drop the checkpoint when it holds ``message_id`` (its final row has landed)."""
+    if not os.path.exists(os.path.join(ctx.sessions_dir, f"{session_id}{SUFFIX}")):
+        return False  # nearly every append: one stat, not a Path and a failed open
     current = read(ctx, session_id)
     if current is not None and current["message"]["id"] == message_id:
         remove(ctx, session_id)
