@@ -228,9 +228,9 @@ def promote_checkpoints(ctx: HostContext, now: int) -> int:
     source (spec 004, section 4.14 and the acceptance list).
     """
     promoted = 0
-    for name in names_ending(ctx.sessions_dir, ".inflight.json"):
+    for name in names_ending(ctx.sessions_dir, inflight.SUFFIX):
         path = ctx.sessions_dir / name
-        session_id = name[: -len(".inflight.json")]
+        session_id = name[: -len(inflight.SUFFIX)]
         checkpoint = inflight.read(ctx, session_id)
         exists = ctx.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if checkpoint is None or not exists:

@@ -18,26 +18,28 @@ LISTED = f"s.deleted_at IS NULL AND NOT {SCHEDULED}"
 # execution, a third of a one-chat summary's time; both read every task_runs row, which has no session index.
 SCHEDULED_ONE = "EXISTS (SELECT 1 FROM task_runs r WHERE r.session_id = s.id)"
 
-_SUMMARY = """
-SELECT s.id, s.title, s.title_source, s.project_id, p.path, s.provider_id, s.model_id, s.mode,
+# The chat's own columns, in ``to_summary``'s order up to its last turn; ``{path}`` is its project's path.
+_CHAT_COLUMNS = """s.id, s.title, s.title_source, s.project_id, {path}, s.provider_id, s.model_id, s.mode,
        s.thinking_level, s.permission_mode, s.fast_mode, s.pinned, s.last_seq, s.source,
-       s.deleted_at, s.created_at, s.updated_at, t.id, t.status, t.error_code, {scheduled}
+       s.deleted_at, s.created_at, s.updated_at"""
+# A chat's newest turn: ``{columns}`` of it for the chat ``{chat}``.
+_NEWEST_TURN = "SELECT {columns} FROM turns WHERE session_id = {chat} ORDER BY started_at DESC LIMIT 1"
+
+_SUMMARY = f"""
+SELECT {_CHAT_COLUMNS.format(path="p.path")}, t.id, t.status, t.error_code, {{scheduled}}
 FROM sessions s
 LEFT JOIN projects p ON p.id = s.project_id
-LEFT JOIN turns t ON t.id = (SELECT id FROM turns WHERE session_id = s.id
-                             ORDER BY started_at DESC LIMIT 1)
+LEFT JOIN turns t ON t.id = ({_NEWEST_TURN.format(columns="id", chat="s.id")})
 """
 SUMMARY_SQL = _SUMMARY.format(scheduled=SCHEDULED)  # for lists of chats
 
 # One chat, by id, in two plain statements: the joined form took ~23 us a chat against ~7 for these two,
 # and every appended message announces its chat's summary. ``one_summary_row`` puts them together.
 ONE_SUMMARY_SQL = f"""
-SELECT s.id, s.title, s.title_source, s.project_id, (SELECT path FROM projects WHERE id = s.project_id),
-       s.provider_id, s.model_id, s.mode, s.thinking_level, s.permission_mode, s.fast_mode, s.pinned,
-       s.last_seq, s.source, s.deleted_at, s.created_at, s.updated_at, {SCHEDULED_ONE}
+SELECT {_CHAT_COLUMNS.format(path="(SELECT path FROM projects WHERE id = s.project_id)")}, {SCHEDULED_ONE}
 FROM sessions s WHERE s.id = ?
 """
-LAST_TURN_SQL = "SELECT id, status, error_code FROM turns WHERE session_id = ? ORDER BY started_at DESC LIMIT 1"
+LAST_TURN_SQL = _NEWEST_TURN.format(columns="id, status, error_code", chat="?")
 _NO_TURN = (None, None, None)
 
 # The list's order, newest first (its cursor is the last row's ``updatedAt:id``).

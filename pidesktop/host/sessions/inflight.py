@@ -20,9 +20,7 @@ from pidesktop.host.context import HostContext
 log = logging.getLogger("pidesktop.host.sessions.inflight")
 
 SCHEMA = 1
-
-
-SUFFIX = ".inflight.json"
+SUFFIX = ".inflight.json"  # sessions/<id> + SUFFIX
 
 
 def path(ctx: HostContext, session_id: str) -> Path:
