@@ -81,7 +81,8 @@ class GeneralPage(QWidget):
         self.sandbox_label.setObjectName("muted" if sandbox and sandbox[0] else "formError")
         self.sandbox_label.setWordWrap(True)
         self.sandbox_label.setMaximumWidth(2 * FIELD_WIDTH)
-        self.sandbox_label.setVisible(sandbox is not None)
+        if sandbox is None:  # hide() only: showing a widget before it is in a layout flashes it as a window
+            self.sandbox_label.hide()
         if sandbox is not None and not sandbox[0]:
             self.network_check.setEnabled(False)  # the network switch is the sandbox's: unconfined, it has none
             self.network_check.setToolTip(self.tr("Only commands in the sandbox can be kept off the network"))
