@@ -34,6 +34,7 @@ from pidesktop.host.commands import command
 from pidesktop.host.context import HostContext
 from pidesktop.host.native import text_search as native_text
 from pidesktop.host.params import Params, decimal, invalid
+from pidesktop.host.search import chat_page
 
 # With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
 WITH_RUNS = "s.deleted_at IS NULL"
@@ -107,8 +108,8 @@ def _scoped(conn: apsw.Connection, query: str, session_ids: list[str] | None) ->
 def matching_messages(
     conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
 ) -> tuple[list[tuple[Any, ...]], int]:
-    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first, and how
-    many messages match in all.
+    """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first (in one
+    chat: in its own order, the last first), and how many messages match in all.
 
     The order is decided on the rows' ids and times alone, in the same pass
     that counts them (on the FTS path as the index finds them: no text is
@@ -116,7 +117,8 @@ def matching_messages(
     be returned, so the first ``limit`` cost what they hold, not what every
     hit holds."""
     source, args = _scoped(conn, query, session_ids)
-    ordered = conn.execute(f"SELECT m.mid, count(*) OVER () {source} ORDER BY m.created_at DESC, m.seq DESC", args)
+    order = "m.seq DESC" if session_ids is not None and len(session_ids) == 1 else "m.created_at DESC, m.seq DESC"
+    ordered = conn.execute(f"SELECT m.mid, count(*) OVER () {source} ORDER BY {order}", args)
     needle = query.lower()
     chunk = max(16, min(limit or PAGE_CHUNK, PAGE_CHUNK))
     verified: list[tuple[Any, ...]] = []
@@ -522,8 +524,12 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
     assert limit is not None  # it has a default
-    scope = [session_id] if session_id else None
-    rows, total = matching_messages(ctx.conn, query, scope, limit)
+    if session_id and uses_fts(query):  # one chat: its newest matches, walked from the index's end
+        rows, total = chat_page.newest_matches(
+            ctx.conn, fts_phrase(query), query.lower(), session_id, limit, COUNT_CAP
+        )
+    else:
+        rows, total = matching_messages(ctx.conn, query, [session_id] if session_id else None, limit)
     results = [
         {
             "sessionId": sid,
@@ -535,4 +541,4 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
         }
         for sid, mid, role, seq, text, created in rows
     ]
-    return {"results": results, "total": total}
+    return {"results": results, "total": min(total, COUNT_CAP), "totalCapped": total > COUNT_CAP}
