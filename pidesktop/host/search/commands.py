@@ -46,7 +46,10 @@ QUERY_MAX = 500
 COUNT_CAP = 1000  # a chat's matches are counted up to this many; more reads "1,000+"
 PAGE_CHUNK = 200  # search.query reads message text for this many ordered candidates at a time
 SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of placing every hit
-PROBE = SPARSE_LIMIT // 5  # this many candidates read with their rows before the rest are counted first
+# This many candidates are read with their rows before the rest are counted in the index first. Small: a
+# phrase past the switch then reads few rows for nothing (each a page of the table, which pushes others out
+# of the page cache), and a rarer one pays only for counting its candidates twice in the index.
+PROBE = SPARSE_LIMIT // 50
 ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
