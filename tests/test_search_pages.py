@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from pidesktop.formats.transcript.records import encode_record, session_header
 from pidesktop.host.search import commands as search
+from pidesktop.host.search import walked_page
 from tests.support.hosts import InProcessHost
 from tests.test_search import seed
 
@@ -186,3 +187,42 @@ def test_walked_and_exact_pages_agree_for_any_layout(host, monkeypatch, layout, 
     walked = pages(host, needle, limit)
     assert listing(walked) == listing(exact)
     assert walked[-1]["totalSessions"] == exact[-1]["totalSessions"] == len(listing(exact))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    writes=st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=1, max_size=60),
+    cap=st.integers(1, 12),
+    gap=st.sampled_from([0, 1, 5, 2000]),
+    limit=st.integers(1, 4),
+)
+def test_chats_written_in_turn_are_walked_as_they_are_listed(host, writes, cap, gap, limit):
+    """Chats written in turn have row id ranges that overlap: a chat asked with others in one query over
+    their joined ranges gets its own matches only, whether it is small enough for that or asked alone."""
+    example = next(EXAMPLES)
+    chats = [host.call("session.create", {"title": f"turns {example}.{n}"})["session"]["id"] for n in range(5)]
+    word = f"kiwi{example}x"
+    for index, (chat, hit) in enumerate(writes):
+        host.call(
+            "session.appendMessage",
+            {
+                "sessionId": chats[chat],
+                "message": {
+                    "id": f"{chats[chat]}-{index}",
+                    "role": "user",
+                    "blocks": [{"type": "text", "text": f"a {word} here" if hit else "plain"}],
+                },
+            },
+        )
+    saved = search.COUNT_CAP, search.SPARSE_LIMIT, walked_page.GAP
+    try:
+        search.COUNT_CAP, walked_page.GAP = cap, gap
+        exact = pages(host, word, limit)
+        search.SPARSE_LIMIT = 0  # every phrase is walked
+        walked = pages(host, word, limit)
+    finally:
+        search.COUNT_CAP, search.SPARSE_LIMIT, walked_page.GAP = saved
+    assert listing(walked) == listing(exact)
+    counts = {r["sessionId"]: r["matchCount"] for page in exact for r in page["results"]}
+    expected = {chats[c]: sum(1 for w, hit in writes if w == c and hit) for c in range(5)}
+    assert counts == {sid: min(n, cap) for sid, n in expected.items() if n}

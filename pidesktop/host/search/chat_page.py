@@ -20,9 +20,9 @@ from typing import Any
 import apsw
 
 from pidesktop.formats.index.sql_rows import one_row
+from pidesktop.host.search.roles import SPOKEN
 
 CHUNK = 64  # candidates read from the index between two looks at the bound
-ROLES = "m.role IN ('user', 'assistant')"
 
 
 def newest_matches(
@@ -37,7 +37,7 @@ def newest_matches(
         return [], 0
     walk = conn.execute(
         "SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
-        f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC",
+        f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {SPOKEN} ORDER BY f.rowid DESC",
         (phrase, low, high, session_id),
     )
     page: list[tuple[Any, ...]] = []

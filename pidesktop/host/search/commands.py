@@ -35,6 +35,8 @@ from pidesktop.host.context import HostContext
 from pidesktop.host.native import text_search as native_text
 from pidesktop.host.params import Params, decimal, invalid
 from pidesktop.host.search import chat_page
+from pidesktop.host.search.roles import SPOKEN
+from pidesktop.host.search.walked_page import walked_page
 
 # With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
 WITH_RUNS = "s.deleted_at IS NULL"
@@ -50,7 +52,6 @@ SPARSE_LIMIT = 5000  # more FTS candidates than this: walk the chats instead of 
 # phrase past the switch then reads few rows for nothing (each a page of the table, which pushes others out
 # of the page cache), and a rarer one pays only for counting its candidates twice in the index.
 PROBE = SPARSE_LIMIT // 50
-ROLES = "m.role IN ('user', 'assistant')"
 NON_ASCII = "*[^\x01-\x7f]*"  # GLOB: text with a character whose lowercase may be ASCII ("K" Kelvin -> "k")
 
 
@@ -77,13 +78,12 @@ def fts_phrase(query: str) -> str:
 
 def _source(query: str) -> tuple[str, tuple[str, ...]]:
     """FROM/WHERE selecting the messages that contain ``query`` (user and assistant text only)."""
-    roles = "m.role IN ('user', 'assistant')"
     if uses_fts(query):
         return (
-            f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {roles}",
+            f"FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? AND {SPOKEN}",
             (fts_phrase(query),),
         )
-    return (f"FROM messages m WHERE m.text IS NOT NULL AND {roles} AND pi_contains(m.text, ?)", (query.lower(),))
+    return (f"FROM messages m WHERE m.text IS NOT NULL AND {SPOKEN} AND pi_contains(m.text, ?)", (query.lower(),))
 
 
 def _scoped(conn: apsw.Connection, query: str, session_ids: list[str] | None) -> tuple[str, tuple[Any, ...]]:
@@ -267,7 +267,7 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
         phrase = fts_phrase(query)
         limit = "" if cap is None else f" LIMIT {int(cap) + 1}"
         joined = conn.execute(
-            f"SELECT m.session_id, m.seq, m.mid, {ROLES} FROM (SELECT rowid AS hit FROM messages_fts "
+            f"SELECT m.session_id, m.seq, m.mid, {SPOKEN} FROM (SELECT rowid AS hit FROM messages_fts "
             f"WHERE messages_fts MATCH ?{limit}) JOIN messages m ON m.mid = hit",
             (phrase,),
         )
@@ -301,27 +301,13 @@ def _all_hits(conn: apsw.Connection, query: str, cap: int | None) -> dict[str, l
                     found.append((seq, mid))
         return hits
     rows = conn.execute(
-        f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {ROLES} "
+        f"SELECT m.session_id, m.seq, m.mid FROM messages m WHERE m.text IS NOT NULL AND {SPOKEN} "
         "AND pi_contains(m.text, ?)",
         (query.lower(),),
     )
     for sid, seq, mid in rows:
         hits.setdefault(sid, []).append((seq, mid))
     return hits
-
-
-def _chat_hits(conn: apsw.Connection, phrase: str, session_id: str) -> list[tuple[int, int]]:
-    """Up to ``COUNT_CAP + 1`` matches of one chat, newest first: the FTS query narrowed to its row ids."""
-    low, high = one_row(conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)))
-    if low is None:
-        return []
-    return all_rows(
-        conn.execute(
-            f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
-            f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {ROLES} ORDER BY f.rowid DESC LIMIT ?",
-            (phrase, low, high, session_id, COUNT_CAP + 1),
-        )
-    )
 
 
 def _snippets(
@@ -394,35 +380,6 @@ def _exact_page(
     return ordered[:limit], len(ordered) > limit, total
 
 
-def _walked_page(
-    conn: apsw.Connection,
-    rows: str,
-    phrase: str,
-    named: dict[str, Any],
-    after: tuple[int, str] | None,
-    limit: int,
-    page_hits: dict[str, Any],
-) -> tuple[list[tuple[Any, ...]], bool] | None:
-    """The page after ``after``, asking the chats newest first for their own matches.
-
-    For a phrase in a large share of all messages most chats match, so the
-    page fills after about ``limit`` chats. None when ``2 * limit`` chats were
-    asked without filling it: the matches are not that dense after all.
-    """
-    page: list[tuple[Any, ...]] = []
-    window = " AND (s.updated_at, s.id) < (?, ?)" if after else ""
-    for asked, row in enumerate(conn.execute(f"{rows}{window} ORDER BY s.updated_at DESC, s.id DESC", after or ())):
-        if len(page) == limit:
-            return page, True  # another chat exists; the next page finds out whether it matches
-        if asked == 2 * limit:
-            return None
-        found = _chat_hits(conn, phrase, row[0])
-        if found or row[0] in named:
-            page.append(row)
-            page_hits[row[0]] = found
-    return page, False
-
-
 def _native_results(
     ctx: HostContext, query: str, after: tuple[int, str] | None
 ) -> tuple[int, list[dict[str, Any]], bool]:
@@ -472,7 +429,7 @@ def search_sessions(ctx: HostContext, p: Params) -> dict[str, Any]:
     walked: tuple[list[tuple[Any, ...]], bool] | None = None
     page_hits: dict[str, list[tuple[int, int]]] = {}
     if hits is None:  # a phrase in a large share of all messages
-        walked = _walked_page(conn, rows, fts_phrase(query), named, after, limit, page_hits)
+        walked = walked_page(conn, rows, fts_phrase(query), named, after, limit, page_hits, COUNT_CAP)
         if walked is None:
             hits = _all_hits(conn, query, None)
     if walked is not None:
@@ -528,9 +485,7 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = p.text("sessionId", required=False)
     assert limit is not None  # it has a default
     if session_id and uses_fts(query):  # one chat: its newest matches, walked from the index's end
-        rows, total = chat_page.newest_matches(
-            ctx.conn, fts_phrase(query), query.lower(), session_id, limit, COUNT_CAP
-        )
+        rows, total = chat_page.newest_matches(ctx.conn, fts_phrase(query), query.lower(), session_id, limit, COUNT_CAP)
     else:
         rows, total = matching_messages(ctx.conn, query, [session_id] if session_id else None, limit)
     results = [
