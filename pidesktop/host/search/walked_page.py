@@ -12,6 +12,7 @@ alone, stopping at the cap.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
@@ -75,7 +76,7 @@ def chats_hits(conn: apsw.Connection, phrase: str, session_ids: list[str], cap: 
             (apsw.carray(tuple(session_ids)),),
         )
     )
-    hits: dict[str, Hits] = {}
+    hits: defaultdict[str, Hits] = defaultdict(list)
     small: list[tuple[int, int, str]] = []
     for sid, low, high in ranges:
         if high - low + 1 <= cap + 1:  # fewer rows than the cap: all its matches are wanted
@@ -88,11 +89,7 @@ def chats_hits(conn: apsw.Connection, phrase: str, session_ids: list[str], cap: 
             f"WHERE messages_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND m.session_id IN carray(?) AND {SPOKEN}",
             (phrase, low, high, apsw.carray(tuple(sids))),
         ):
-            found = hits.get(sid)
-            if found is None:
-                hits[sid] = [(seq, mid)]
-            else:
-                found.append((seq, mid))
+            hits[sid].append((seq, mid))
     return hits
 
 
