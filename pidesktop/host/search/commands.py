@@ -12,10 +12,12 @@ FTS index gives the candidate messages (row ids only, no text), text is read
 only for the three snippets of each chat on the page, and a chat's matches
 are counted up to ``COUNT_CAP`` ("1,000+"). When the phrase is so common that
 the candidates pass ``SPARSE_LIMIT``, the chats are walked newest first and
-each one is asked for its own matches until the page is full, so the first
-page costs what its chats hold, not what the whole history holds. Past
-``PROBE`` candidates the rest are counted in the index before their rows are
-read, so a phrase past the switch does not read thousands of rows to learn it.
+asked for their own matches until the page is full (``walked_page.py``), so
+the first page costs what its chats hold, not what the whole history holds.
+Past ``PROBE`` candidates the rest are counted in the index before their rows
+are read, so a phrase past the switch does not read thousands of rows to
+learn it. ``search.query`` in one chat reads the index backwards from the
+chat's end (``chat_page.py``).
 """
 
 from __future__ import annotations
@@ -86,30 +88,18 @@ def _source(query: str) -> tuple[str, tuple[str, ...]]:
     return (f"FROM messages m WHERE m.text IS NOT NULL AND {SPOKEN} AND pi_contains(m.text, ?)", (query.lower(),))
 
 
-def _scoped(conn: apsw.Connection, query: str, session_ids: list[str] | None) -> tuple[str, tuple[Any, ...]]:
-    """``_source`` narrowed to ``session_ids`` (when given) and to chats not deleted.
-
-    One chat's rows are a range of row ids on the FTS path too, so the index
-    is asked for that range only, not for every chat's hits."""
+def _scoped(query: str, session_id: str | None) -> tuple[str, tuple[Any, ...]]:
+    """``_source`` narrowed to ``session_id`` (when given) and to chats not deleted."""
     source, text_args = _source(query)
     args: tuple[Any, ...] = text_args
-    if session_ids is not None:
-        source += f" AND m.session_id IN ({','.join('?' * len(session_ids))})"
-        args = (*args, *session_ids)
-        if uses_fts(query):
-            low, high = one_row(
-                conn.execute(
-                    f"SELECT min(mid), max(mid) FROM messages WHERE session_id IN ({','.join('?' * len(session_ids))})",
-                    session_ids,
-                )
-            )
-            source += " AND f.rowid BETWEEN ? AND ?"
-            args = (*args, low if low is not None else 0, high if high is not None else -1)
+    if session_id is not None:
+        source += " AND m.session_id = ?"
+        args = (*args, session_id)
     return source + " AND m.session_id IN (SELECT id FROM sessions WHERE deleted_at IS NULL)", args
 
 
 def matching_messages(
-    conn: apsw.Connection, query: str, session_ids: list[str] | None = None, limit: int | None = None
+    conn: apsw.Connection, query: str, session_id: str | None = None, limit: int | None = None
 ) -> tuple[list[tuple[Any, ...]], int]:
     """``(session_id, message_id, role, seq, text, created_at)`` of verified matches, newest first (in one
     chat: in its own order, the last first), and how many messages match in all.
@@ -119,8 +109,8 @@ def matching_messages(
     read to count); text is read a chunk at a time for the matches about to
     be returned, so the first ``limit`` cost what they hold, not what every
     hit holds."""
-    source, args = _scoped(conn, query, session_ids)
-    order = "m.seq DESC" if session_ids is not None and len(session_ids) == 1 else "m.created_at DESC, m.seq DESC"
+    source, args = _scoped(query, session_id)
+    order = "m.created_at DESC, m.seq DESC" if session_id is None else "m.seq DESC"
     ordered = conn.execute(f"SELECT m.mid, count(*) OVER () {source} ORDER BY {order}", args)
     needle = query.lower()
     chunk = max(16, min(limit or PAGE_CHUNK, PAGE_CHUNK))
@@ -484,10 +474,10 @@ def search_query(ctx: HostContext, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", required=False, default=50, minimum=1, maximum=500)
     session_id = p.text("sessionId", required=False)
     assert limit is not None  # it has a default
-    if session_id and uses_fts(query):  # one chat: its newest matches, walked from the index's end
+    if session_id and uses_fts(query):  # one chat: its newest matches, walked from the index's end (chat_page.py)
         rows, total = chat_page.newest_matches(ctx.conn, fts_phrase(query), query.lower(), session_id, limit, COUNT_CAP)
     else:
-        rows, total = matching_messages(ctx.conn, query, [session_id] if session_id else None, limit)
+        rows, total = matching_messages(ctx.conn, query, session_id, limit)
     results = [
         {
             "sessionId": sid,

@@ -79,7 +79,7 @@ def chats_hits(conn: apsw.Connection, phrase: str, session_ids: list[str], cap: 
     hits: defaultdict[str, Hits] = defaultdict(list)
     small: list[tuple[int, int, str]] = []
     for sid, low, high in ranges:
-        if high - low + 1 <= cap + 1:  # fewer rows than the cap: all its matches are wanted
+        if high - low + 1 <= cap + 1:  # its range holds no more rows than are counted: all its matches are wanted
             small.append((low, high, sid))
         else:
             hits[sid] = _one_chat(conn, phrase, sid, low, high, cap)
@@ -93,7 +93,7 @@ def chats_hits(conn: apsw.Connection, phrase: str, session_ids: list[str], cap: 
     return hits
 
 
-def _spans(ranges: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, list[str]]]:
+def _spans(ranges: list[tuple[int, int, str]]) -> list[tuple[int, int, list[str]]]:
     """Row id ranges (sorted by their start) joined where they overlap or lie within ``GAP`` of each other."""
     spans: list[tuple[int, int, list[str]]] = []
     for low, high, sid in ranges:
@@ -103,7 +103,7 @@ def _spans(ranges: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, list[
             spans[-1] = (start, max(end, high), sids)
         else:
             spans.append((low, high, [sid]))
-    return iter(spans)
+    return spans
 
 
 def _one_chat(conn: apsw.Connection, phrase: str, session_id: str, low: int, high: int, cap: int) -> Hits:
