@@ -37,8 +37,11 @@ def tool_results(data) -> list[str]:
     return results
 
 
-def click(display: XDisplay, window: str, point: tuple[int, int]) -> None:
-    display.xdotool("mousemove", "--window", window, str(point[0]), str(point[1]))
+def click(display: XDisplay, app: App, window: str, point: tuple[int, int]) -> None:
+    try:
+        display.xdotool("mousemove", "--window", window, str(point[0]), str(point[1]))
+    except AssertionError as exc:  # the window went away: say which the app shows instead
+        raise AssertionError(f"{exc}\nthe app's windows now: {display.windows_named(app.process.pid)}") from None
     display.xdotool("click", "1")
 
 
@@ -71,10 +74,10 @@ def test_add_a_server_in_settings_and_use_it_in_a_chat(display, tmp_path, sse_se
             lambda: [w for w in display.visible_windows(app.process.pid) if w != window], 10, "the Settings window"
         )
         display.settled_screenshot(shots / "01-settings.png")  # laid out: the click lands on its Tools row
-        click(display, settings, TOOLS_ROW)
+        click(display, app, settings, TOOLS_ROW)
         display.settled_screenshot(shots / "01-tools-empty.png")
         height = display.geometry(settings)[3]
-        click(display, settings, (ADD_BUTTON_X, height - ADD_BUTTON_ABOVE_BOTTOM))
+        click(display, app, settings, (ADD_BUTTON_X, height - ADD_BUTTON_ABOVE_BOTTOM))
         [dialog] = wait_for(
             lambda: [w for w in display.visible_windows(app.process.pid) if w not in (window, settings)],
             10,

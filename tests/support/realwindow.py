@@ -175,6 +175,10 @@ class XDisplay:
     def visible_windows(self, pid: int) -> list[str]:
         return self.xdotool("search", "--onlyvisible", "--pid", str(pid), check=False).split()
 
+    def windows_named(self, pid: int) -> str:
+        """The process's visible windows as "id 'name'", for a failure's report."""
+        return ", ".join(f"{window} {self.window_name(window)!r}" for window in self.visible_windows(pid)) or "none"
+
     def geometry(self, window: str) -> tuple[int, int, int, int]:
         """x, y, width, height of ``window`` on the screen."""
         values = dict(
