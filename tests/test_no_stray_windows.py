@@ -56,7 +56,10 @@ def test_the_window_and_each_dialog_it_opens_show_no_bare_widget(qtbot, qloop, h
         for page in ("General", "Providers", "Tools", "Usage", "Data", "Sync"):
             dialog.show_page(page)
             QApplication.processEvents()
+        adding = dialog.tools.edit(None)  # Tools > Add…
+        QApplication.processEvents()
         assert shown_windows.strays() == []
+        adding.reject()
         dialog.close()
         win.search_action.trigger()
         spin_until(qloop, lambda: win.search_dialog is not None and win.search_dialog.isVisible())
@@ -66,7 +69,7 @@ def test_the_window_and_each_dialog_it_opens_show_no_bare_widget(qtbot, qloop, h
         qloop.run_until_complete(automations.loading)
         assert shown_windows.strays() == []
         automations.close()
-        assert {"Settings", "Search chats", "Automations"} <= set(shown_windows.titles())
+        assert {"Settings", "Add MCP server", "Search chats", "Automations"} <= set(shown_windows.titles())
     finally:
         for widget in QApplication.topLevelWidgets():
             if widget is not win and widget.isVisible():
