@@ -8,7 +8,9 @@ indexed anew), so the walk does not rely on it: after each chunk it asks the
 yet, and a candidate is placed only once it is above that bound. The page is
 done when ``limit`` verified matches are placed; the count goes on along the
 same walk up to a cap, so a page of a word in most messages costs what the
-page holds, not what every match holds.
+page holds, not what every match holds. Where the bound does not come down
+(rows written far out of order), the rest of the candidates are read at once
+and sorted, as a whole read would.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from typing import Any
 
 import apsw
 
-from pidesktop.formats.index.sql_rows import one_row
+from pidesktop.formats.index.sql_rows import all_rows, one_row
 from pidesktop.host.search.roles import SPOKEN
 
 CHUNK = 64  # candidates read from the index between two looks at the bound
+# Past this many candidates more than the page, the bound has not come down (rows written far out of the chat's
+# order): each look would walk more of the seq index, so the rest are read at once and sorted instead.
+STRAY_CANDIDATES = 4 * CHUNK
 
 
 def newest_matches(
@@ -45,10 +50,14 @@ def newest_matches(
     counted = 0
     try:
         while len(page) < limit:
-            chunk = list(islice(walk, CHUNK))
+            if counted > STRAY_CANDIDATES + limit:
+                chunk = all_rows(walk)  # rows far out of order: read the rest and sort them, as a whole read does
+                bound = -1
+            else:
+                chunk = list(islice(walk, CHUNK))
+                bound = -1 if len(chunk) < CHUNK else _highest_seq_below(conn, session_id, chunk[-1][1])
             counted += len(chunk)
             waiting += chunk
-            bound = -1 if len(chunk) < CHUNK else _highest_seq_below(conn, session_id, chunk[-1][1])
             placed = sorted((c for c in waiting if c[0] > bound), reverse=True)
             waiting = [c for c in waiting if c[0] <= bound]
             _verify_in_order(conn, placed, needle, limit, page)
