@@ -28,6 +28,12 @@ CHUNK = 64  # candidates read from the index between two looks at the bound
 # Past this many candidates more than the page, the bound has not come down (rows written far out of the chat's
 # order): each look would walk more of the seq index, so the rest are read at once and sorted instead.
 STRAY_CANDIDATES = 4 * CHUNK
+# (seq, mid) of one chat's candidates for a phrase, newest row first: the index asked for the chat's range of row
+# ids only (phrase, lowest and highest row id, chat).
+CHAT_MATCHES = (
+    "SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
+    f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {SPOKEN} ORDER BY f.rowid DESC"
+)
 
 
 def newest_matches(
@@ -40,11 +46,7 @@ def newest_matches(
     low, high = one_row(conn.execute("SELECT min(mid), max(mid) FROM messages WHERE session_id = ?", (session_id,)))
     if listed is None or low is None:
         return [], 0
-    walk = conn.execute(
-        "SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
-        f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {SPOKEN} ORDER BY f.rowid DESC",
-        (phrase, low, high, session_id),
-    )
+    walk = conn.execute(CHAT_MATCHES, (phrase, low, high, session_id))
     page: list[tuple[Any, ...]] = []
     waiting: list[tuple[int, int]] = []  # (seq, mid) read, not yet known to be above every row not read
     counted = 0

@@ -20,6 +20,7 @@ from typing import Any
 import apsw
 
 from pidesktop.formats.index.sql_rows import all_rows
+from pidesktop.host.search.chat_page import CHAT_MATCHES
 from pidesktop.host.search.roles import SPOKEN
 
 GAP = 2000  # row ids between two small chats' ranges still read in one query (cheaper than a query's setup)
@@ -108,10 +109,4 @@ def _spans(ranges: list[tuple[int, int, str]]) -> list[tuple[int, int, list[str]
 
 def _one_chat(conn: apsw.Connection, phrase: str, session_id: str, low: int, high: int, cap: int) -> Hits:
     """Up to ``cap + 1`` matches of one chat, newest first: the FTS query narrowed to its row ids."""
-    return all_rows(
-        conn.execute(
-            f"SELECT m.seq, m.mid FROM messages_fts f JOIN messages m ON m.mid = f.rowid WHERE messages_fts MATCH ? "
-            f"AND f.rowid BETWEEN ? AND ? AND m.session_id = ? AND {SPOKEN} ORDER BY f.rowid DESC LIMIT ?",
-            (phrase, low, high, session_id, cap + 1),
-        )
-    )
+    return all_rows(conn.execute(f"{CHAT_MATCHES} LIMIT ?", (phrase, low, high, session_id, cap + 1)))
