@@ -21,6 +21,7 @@ import importlib
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from pidesktop import crash_dumps, logs, paths
@@ -116,9 +117,11 @@ def _run(
     if screenshot is not None:
         window.resize(1280, 800)  # the documented size, whatever the saved geometry says
     window.show()
-    _paint_first_frame(window)
+    painted_at = _paint_first_frame(window)
     if screenshot is None:
         window.first_frame.take_typing()
+    if painted_at is not None:  # logged once typing is taken: the log's first file and imports come after both
+        log.info("first frame painted", extra={"fields": {"paintedAt": painted_at}})  # bench/installed.py
     # From here on, input is let in between the steps of the start: letters typed appear in the frame's text
     # box at once (Enter, Esc and shortcuts wait for the built window, see ui/startup/early_prompt.py).
     let_input_in = app.processEvents
@@ -275,21 +278,24 @@ def _show_chats_early(window, location: paths.StorageLocation) -> None:
         window.show_chats_early(sessions)
 
 
-def _paint_first_frame(window) -> None:
+def _paint_first_frame(window) -> float | None:
     """Wait until the shown window has painted its first frame (at most 300 ms: a window manager that
-    never exposes it does not hold the start). Keys and clicks wait in the queue for the built window."""
+    never exposes it does not hold the start); when it did, the time it did (``time.time()``). Keys and
+    clicks wait in the queue for the built window."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     waiting = QEventLoop()
+    seen: list[float] = []
 
     def painted() -> None:
-        log.info("first frame painted")  # its time stamp is when the window first showed (bench/installed.py)
+        seen.append(time.time())
         waiting.quit()
 
     window.first_frame.painted = painted
     QTimer.singleShot(300, waiting.quit)
     waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     window.first_frame.painted = None
+    return seen[0] if seen else None
 
 
 def _host_opener(location: paths.StorageLocation, role: str):
@@ -373,10 +379,14 @@ def _interactive_screen() -> bool:
 
 # The exit status of a start Qt refused (instead of its abort): the reason is on stderr already.
 QT_FAILED = 2
+# Said by the offscreen platform (tests, screenshots, benches) each time a window is shown or resized; it
+# names nothing wrong with the app, and logging it made the first paint wait for the log file.
+OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints()"
 
 
 def _route_qt_messages_to_the_log() -> None:
-    """Qt's own messages go to logs/app; its critical and fatal ones reach stderr too, with their reasons.
+    """Qt's own messages go to logs/app (but ``OFFSCREEN_NOISE``); its critical and fatal ones reach stderr too,
+    with their reasons.
 
     A fatal message is the last thing Qt says before it aborts the process, so
     it is printed at once, after the platform messages (``qt.qpa.*``) that led
@@ -396,6 +406,8 @@ def _route_qt_messages_to_the_log() -> None:
     platform_lines: list[str] = []  # what the platform plugin said so far: the reason behind a fatal message
 
     def handle(kind, context, message: str) -> None:
+        if message == OFFSCREEN_NOISE:
+            return
         level = levels.get(kind, logging.WARNING)
         category = getattr(context, "category", None) or ""
         if category.startswith("qt.qpa") and level >= logging.INFO:

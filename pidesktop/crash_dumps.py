@@ -25,8 +25,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from pidesktop import small_json
 from pidesktop.paths import ensure_private_dir
 
 FOLDER, MARKER = "crash-dumps", "crash-dumps.json"
@@ -93,8 +92,8 @@ def dumps(data_root: Path) -> list[dict[str, Any]]:
 
 def last_reported(data_root: Path) -> float:
     try:
-        value = orjson.loads((data_root / MARKER).read_bytes()).get("lastReportedMtime")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+        value = small_json.loads((data_root / MARKER).read_bytes()).get("lastReportedMtime")
+    except (OSError, small_json.DecodeError, AttributeError):
         return 0.0
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
@@ -104,7 +103,7 @@ def mark_reported(data_root: Path, mtime: float) -> None:
     target = data_root / MARKER
     temporary = target.with_name(target.name + ".tmp")
     try:
-        temporary.write_bytes(orjson.dumps({"lastReportedMtime": mtime}))
+        temporary.write_bytes(small_json.dumps({"lastReportedMtime": mtime}))
         os.replace(temporary, target)
     except OSError as exc:
         log.warning("could not write %s: %s", MARKER, exc)

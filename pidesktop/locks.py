@@ -19,8 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-import orjson
-
+from pidesktop import small_json
 from pidesktop.clock import now_ms
 from pidesktop.durable import FILE_MODE
 
@@ -54,7 +53,7 @@ class FileLock:
             raise LockHeld(self.path, holder) from None
         record = {"pid": os.getpid(), "role": self.role, "argv": sys.argv[:3], "since": now_ms()}
         os.ftruncate(fd, 0)
-        os.pwrite(fd, orjson.dumps(record), 0)
+        os.pwrite(fd, small_json.dumps(record), 0)
         self._fd = fd
         return self
 
@@ -75,7 +74,7 @@ class FileLock:
 
 def _describe_holder(fd: int) -> str:
     try:
-        info = orjson.loads(os.pread(fd, 4096, 0))
+        info = small_json.loads(os.pread(fd, 4096, 0))
         return f"{info.get('role', 'another process')} (pid {info.get('pid', '?')})"
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+    except (OSError, small_json.DecodeError, AttributeError):
         return "another process"

@@ -21,17 +21,20 @@ lines.
 
 from __future__ import annotations
 
+import json
 import logging
-import logging.handlers
 import os
 import re
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import orjson
-
+from pidesktop import small_json
 from pidesktop.paths import ensure_private_dir
+
+if TYPE_CHECKING:
+    import logging.handlers
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -81,7 +84,8 @@ class NdjsonFormatter(logging.Formatter):
             entry.update(fields)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return orjson.dumps(entry, default=str).decode()
+        # The standard json (small_json says why): a start logs before anything else on its thread needs orjson.
+        return json.dumps(entry, default=str, ensure_ascii=False, separators=(",", ":"))
 
 
 def configure(data_root: Path, side: str, level: int = logging.INFO) -> logging.Handler:
@@ -116,6 +120,10 @@ class CategoryFiles(logging.Handler):
         self._open_lock = threading.Lock()
 
     def file_for(self, name: str) -> logging.handlers.RotatingFileHandler:
+        # Imported with the first file: logging.handlers brings socket, pickle and queue (about 3 ms) that a
+        # start which logs nothing before its first paint need not wait for.
+        import logging.handlers
+
         key = route(name)
         with self._open_lock:
             found = self._files.get(key)
@@ -161,6 +169,6 @@ def _move_previous(folder: Path) -> None:
         except OSError as exc:  # they stay where they are, readable as before
             log.warning("could not move the earlier logs of %s: %s", side, exc)
     try:
-        marker.write_bytes(orjson.dumps({"layout": LAYOUT_VERSION}))
+        marker.write_bytes(small_json.dumps({"layout": LAYOUT_VERSION}))
     except OSError as exc:
         log.warning("could not write %s: %s", marker, exc)

@@ -19,9 +19,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import platformdirs
 
+from pidesktop import small_json
 from pidesktop.durable import atomic_write, fsync_dir  # noqa: F401 - fsync_dir is part of this module's API
 
 ENV_DATA_DIR = "PI_DESKTOP_DATA_DIR"
@@ -94,7 +94,7 @@ def write_pointer(selected_root: Path) -> None:
     """Atomically point the installation at ``selected_root`` (flushed first)."""
     anchor = anchor_dir()
     ensure_private_dir(anchor)
-    atomic_write(anchor / POINTER_FILE, orjson.dumps({"version": 1, "root": str(selected_root)}))
+    atomic_write(anchor / POINTER_FILE, small_json.dumps({"version": 1, "root": str(selected_root)}))
 
 
 def prepare_data_root(location: StorageLocation) -> Path:
@@ -120,11 +120,11 @@ def _absolute(raw: str) -> Path:
 
 def _read_pointer(pointer: Path) -> Path:
     try:
-        value = orjson.loads(pointer.read_bytes())
+        value = small_json.loads(pointer.read_bytes())
         root = value["root"]
         if not isinstance(root, str) or not root.strip():
             raise ValueError("root is empty")
-    except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise StorageLocationError(
             f"The storage location file {pointer} is damaged ({exc}). "
             f"Fix or remove it to go back to the default location."

@@ -49,6 +49,11 @@ NOT_BEFORE_THE_FIRST_PAINT = [
     "pidesktop.commands.mcp_cli",
     "pidesktop.formats.index.migrations",
     "pidesktop.formats.index.db",
+    # orjson (with datetime, uuid, platform) and the log files' handlers (with socket, pickle, queue): the
+    # small files of the start are read with the standard json, and nothing is logged before the paint
+    "orjson",
+    "uuid",
+    "logging.handlers",
 ]
 # Loaded by the warm-up, so the first click on a menu or the first message does not wait for an import.
 WARMED_UP = [

@@ -16,9 +16,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from pidesktop import paths
+from pidesktop import paths, small_json
 from pidesktop.clock import now_ms
 from pidesktop.durable import atomic_write
 from pidesktop.storage import cache
@@ -38,7 +36,7 @@ def request(location: paths.StorageLocation) -> None:
     paths.ensure_private_dir(paths.anchor_dir())
     atomic_write(
         _anchor_file(REQUEST_FILE),
-        orjson.dumps({"version": 1, "dataRoot": str(location.data_root), "requestedAt": now_ms()}),
+        small_json.dumps({"version": 1, "dataRoot": str(location.data_root), "requestedAt": now_ms()}),
     )
 
 
@@ -73,14 +71,14 @@ def run_if_requested(location: paths.StorageLocation) -> dict[str, Any] | None:
         "failures": list(report.failures),
         "finishedAt": now_ms(),
     }
-    atomic_write(_anchor_file(REPORT_FILE), orjson.dumps(summary))
+    atomic_write(_anchor_file(REPORT_FILE), small_json.dumps(summary))
     log.info("cleaned caches at start-up", extra={"fields": {k: v for k, v in summary.items() if k != "failures"}})
     return summary
 
 
 def _read(name: str) -> dict[str, Any] | None:
     try:
-        value = orjson.loads(_anchor_file(name).read_bytes())
-    except (FileNotFoundError, orjson.JSONDecodeError, OSError):
+        value = small_json.loads(_anchor_file(name).read_bytes())
+    except (FileNotFoundError, small_json.DecodeError, OSError):
         return None
     return value if isinstance(value, dict) else None

@@ -12,8 +12,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
-
+from pidesktop import small_json
 from pidesktop.durable import FILE_MODE, write_all
 from pidesktop.paths import ensure_private_dir, fsync_dir
 
@@ -53,7 +52,7 @@ def write_json_atomic(path: Path, value: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
-        write_all(fd, orjson.dumps(value, option=orjson.OPT_INDENT_2))
+        write_all(fd, small_json.dumps(value, indent=True))
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -67,7 +66,7 @@ def read_json(path: Path) -> Any:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
-    return orjson.loads(data)
+    return small_json.loads(data)
 
 
 def remove_entry(path: Path) -> None:

@@ -20,8 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from pidesktop import paths
 from pidesktop.clock import now_ms
 from pidesktop.storage.errors import RecoveryError
@@ -89,7 +87,7 @@ def read() -> PendingMove | None:
             started_at=int(raw["startedAt"]),
             updated_at=int(raw["updatedAt"]),
         )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise RecoveryError(
             f"The maintenance journal {where} is damaged ({exc}). The active data folder was not "
             f"changed; inspect the file, then remove it to start normally."

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import orjson
+from pidesktop import small_json
 
 log = logging.getLogger("pidesktop.ui.kit.prefs")
 
@@ -114,10 +114,10 @@ class Preferences:
         if self.path is None:
             return normalise(None)
         try:
-            return normalise(orjson.loads(self.path.read_bytes()))
+            return normalise(small_json.loads(self.path.read_bytes()))
         except FileNotFoundError:
             return normalise(None)
-        except (OSError, orjson.JSONDecodeError) as exc:
+        except (OSError, small_json.DecodeError) as exc:
             log.warning("ignoring unreadable preferences %s: %s", self.path, exc)
             return normalise(None)
 
@@ -169,7 +169,7 @@ class Preferences:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_bytes(orjson.dumps(self.data, option=orjson.OPT_INDENT_2))
+            tmp.write_bytes(small_json.dumps(self.data, indent=True))
             os.replace(tmp, self.path)
         except OSError as exc:  # presentation state only: never block the user on it
             log.warning("could not save preferences to %s: %s", self.path, exc)
