@@ -130,8 +130,10 @@ class CategoryFiles(logging.Handler):
             if found is None:
                 ensure_private_dir(self.folder / key[0])
                 path = self.folder / key[0] / f"{key[1]}.ndjson"
+                # A file name that is not UTF-8 reaches a message as lone surrogates, which UTF-8 cannot hold:
+                # written as their JSON escape (\udcff) instead of losing the line to a traceback on stderr.
                 found = logging.handlers.RotatingFileHandler(
-                    path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+                    path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", errors="backslashreplace"
                 )
                 found.setFormatter(self.formatter)
                 self._files[key] = found

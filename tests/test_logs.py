@@ -1,5 +1,6 @@
 """pidesktop.logs: logs/<component>/<category>.ndjson by logger name, earlier per-process files moved once."""
 
+import json
 import logging
 
 import orjson
@@ -56,6 +57,17 @@ def test_records_land_in_their_category_files_with_the_process_named(tmp_path, p
     ]
     entry = orjson.loads((root / "host" / "boot.ndjson").read_bytes().splitlines()[-1])
     assert entry["msg"] == "boot pass done" and entry["process"] == "app" and entry["level"] == "info"
+
+
+def test_a_message_naming_a_file_that_is_not_utf8_is_written_not_lost(tmp_path, pidesktop_logger, capfd):
+    logs.configure(tmp_path, "app")
+    name = (b"/data/caf\xe9.txt").decode("utf-8", "surrogateescape")  # as os.listdir gives it
+    logging.getLogger("pidesktop.app").warning("cannot open %s", name)
+    logging.getLogger("pidesktop.app").info("next")
+    lines = (tmp_path / "logs" / "app" / "app.ndjson").read_bytes().splitlines()
+    assert [orjson.loads(line)["msg"] for line in lines[1:]] == ["next"]
+    assert json.loads(lines[0])["msg"] == f"cannot open {name}"  # the same text, its lone surrogate escaped
+    assert capfd.readouterr().err == ""
 
 
 def test_configuring_a_data_root_again_replaces_its_handler_and_keeps_the_others(tmp_path, pidesktop_logger):
