@@ -11,6 +11,7 @@ wrote: compact UTF-8, or indented by two spaces.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 # What ``loads`` raises for bytes that are not JSON: ``json.JSONDecodeError``, or ``UnicodeDecodeError`` for
@@ -23,10 +24,31 @@ def loads(data: bytes | str) -> Any:
 
 
 def dumps(value: Any, *, indent: bool = False) -> bytes:
-    """``value`` as UTF-8 JSON; ``TypeError`` for what JSON cannot hold (a lone surrogate included), as orjson."""
+    """``value`` as UTF-8 JSON, NaN and infinities as null; ``TypeError`` for what JSON cannot hold (a lone
+    surrogate included), as orjson."""
     try:
-        if indent:
-            return json.dumps(value, ensure_ascii=False, indent=2).encode()
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    except (UnicodeEncodeError, ValueError) as exc:  # a lone surrogate; a circular reference
-        raise TypeError(str(exc)) from exc
+        return _dumps(value, indent)
+    except ValueError:  # NaN or an infinity (json would write "NaN", which JSON readers refuse), or worse
+        try:
+            return _dumps(_finite(value), indent)
+        except ValueError as exc:  # a lone surrogate (UnicodeEncodeError), a cycle
+            raise TypeError(str(exc)) from exc
+
+
+def _dumps(value: Any, indent: bool) -> bytes:
+    if indent:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=2).encode()
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def _finite(value: Any, depth: int = 0) -> Any:
+    """``value`` with NaN and infinities as None, as orjson writes them; a cycle ends 1,000 levels down."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if depth > 1000:
+        raise ValueError("Circular reference detected")
+    if isinstance(value, dict):
+        return {key: _finite(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item, depth + 1) for item in value]
+    return value

@@ -37,6 +37,12 @@ def test_each_reads_what_the_other_wrote(value):
     assert orjson.loads(small_json.dumps(value, indent=True)) == value
 
 
+@given(nested(scalars | st.floats()))
+def test_nan_and_infinities_are_null_as_orjson_writes_them(value):
+    assert orjson.loads(small_json.dumps(value)) == orjson.loads(orjson.dumps(value))
+    assert orjson.loads(small_json.dumps(value, indent=True)) == orjson.loads(orjson.dumps(value))
+
+
 @pytest.mark.parametrize(
     "damaged", [b"", b"{", b'{"root": "/x"', b"\xff\xfe{}", b'{"a": "\xc3"}', b"nul\x00l", b"[1,]"]
 )
