@@ -36,6 +36,16 @@ def test_workspace_is_the_project_folder_or_the_chats_scratch(host, project):
     assert os.path.isdir(scratch["workspace"])
 
 
+def test_a_workspace_asked_for_without_create_names_the_scratch_folder_and_makes_nothing(host):
+    lone = new_session(host)
+    asked = host.call("tools.workspace", {"sessionId": lone, "create": False})
+    assert asked["scratch"] is True and not os.path.exists(asked["workspace"])
+    made = host.call("tools.workspace", {"sessionId": lone})
+    assert made["workspace"] == asked["workspace"] and os.path.isdir(made["workspace"])
+    with pytest.raises(HostError, match="create"):
+        host.call("tools.workspace", {"sessionId": lone, "create": "no"})
+
+
 def test_permission_mode_follows_the_settings_default_unless_the_chat_sets_one(host, project):
     sid = new_session(host, projectPath=str(project))
     host.call("settings.set", {"patch": {"permissionMode": "accept-edits"}})

@@ -19,7 +19,7 @@ from pidesktop.agent import context as budget
 from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.events import Usage
 from pidesktop.agent.prompt_blocks import prompt_blocks
-from pidesktop.agent.request_plan import FIRST_PAGE, Prepared, RequestPlanner
+from pidesktop.agent.request_plan import Prepared, RequestPlanner
 from pidesktop.bus import ErrorCode, HostClient
 
 Notify = Callable[[str, str, dict[str, Any] | None], None]  # (session id, phase, message snapshot)
@@ -134,11 +134,8 @@ class ContextKeeper:
         known = self.usage.get(session_id)
         if known is not None:
             return dict(known)
-        page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
-        provider_id, model_id = await self._planner.model_of(page["session"])
-        window = await self._planner.window(provider_id, model_id)
-        prepared = await self._planner.read(session_id, page, None, provider_id, model_id or "", window, None)
-        usage = {"tokens": self.estimate(session_id, prepared), "window": window}
+        prepared = await self._planner.sized(session_id)
+        usage = {"tokens": self.estimate(session_id, prepared), "window": prepared.window}
         self.usage[session_id] = usage
         return dict(usage)
 

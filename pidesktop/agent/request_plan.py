@@ -125,10 +125,8 @@ class RequestPlanner:
         summary request can carry. Older messages are never read. The caller
         closes ``provider``.
         """
-        call = self.client.call
-        page = await call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
-        session = page["session"]
-        provider, provider_id, model_id = await self.provider_for(session)
+        page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
+        provider, provider_id, model_id = await self.provider_for(page["session"])
         try:
             row = await self.model_row(provider_id, model_id)
             window = budget.window_for(model_id, row, self.context_window)
@@ -138,16 +136,33 @@ class RequestPlanner:
                     setattr(provider, name, value)
             compact_at = await self.compact_at()
             prepared = await self.read(session_id, page, provider, provider_id, model_id, window, compact_at)
-            prepared.notes = await project_notes.read(self.client, session)
-            prepared.system_prompt = settings.system_prompt
-            try:
-                prepared.workspace = await call("tools.workspace", {"sessionId": session_id})
-            except HostError as exc:  # the chat answers without workspace tools rather than not at all
-                log.warning("no workspace for session %s: %s", session_id, exc)
+            await self._surround(prepared, session_id, settings.system_prompt, create=True)
             return prepared
         except BaseException:
             await provider.aclose()
             raise
+
+    async def sized(self, session_id: str) -> Prepared:
+        """The next request as ``prepare`` builds it, without a provider and without creating anything: what
+        the context meter measures when a chat is opened."""
+        page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
+        provider_id, model_id = await self.model_of(page["session"])
+        row = await self.model_row(provider_id, model_id)
+        window = budget.window_for(model_id, row, self.context_window)
+        settings = model_settings.read(row, await self.provider_config(provider_id), model_id)
+        prepared = await self.read(session_id, page, None, provider_id, model_id or "", window, None)
+        await self._surround(prepared, session_id, settings.system_prompt, create=False)
+        return prepared
+
+    async def _surround(self, prepared: Prepared, session_id: str, system_prompt: str, *, create: bool) -> None:
+        """What goes around the chat's messages: the project notes, the system prompt and the workspace note
+        (``create``: the chat's scratch folder is made if it is its workspace)."""
+        prepared.notes = await project_notes.read(self.client, prepared.session)
+        prepared.system_prompt = system_prompt
+        try:
+            prepared.workspace = await self.client.call("tools.workspace", {"sessionId": session_id, "create": create})
+        except HostError as exc:  # the chat answers without workspace tools rather than not at all
+            (log.warning if create else log.info)("no workspace for session %s: %s", session_id, exc)
 
     async def read(
         self,

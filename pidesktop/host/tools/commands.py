@@ -59,7 +59,8 @@ def effective_permission_mode(ctx: HostContext, session_id: str) -> tuple[str, s
 def tools_workspace(ctx: HostContext, p: Params) -> dict[str, Any]:
     session_id = sessions.session_id_param(p)
     sessions.require(ctx.conn, session_id)
-    ws = workspace.of(ctx, session_id)
+    # ``create: false``: the folder as it will be, for a size estimate made when a chat is only looked at
+    ws = workspace.of(ctx, session_id, create=p.boolean("create", default=True))
     mode, stored = effective_permission_mode(ctx, session_id)
     settings = app_settings.read(ctx)
     return {

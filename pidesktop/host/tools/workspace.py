@@ -33,11 +33,11 @@ def scratch_dir(ctx: HostContext, session_id: str) -> Path:
     return ctx.data_root / "scratch" / session_id
 
 
-def of(ctx: HostContext, session_id: str) -> Workspace:
-    """The chat's workspace, created when it is the scratch folder (a project folder is never created)."""
+def of(ctx: HostContext, session_id: str, create: bool = True) -> Workspace:
+    """The chat's workspace, created (with ``create``) when it is the scratch folder; a project folder never is."""
     folder = workspace_of(ctx, session_id)
     scratch = folder == scratch_dir(ctx, session_id)
-    if scratch:
+    if scratch and create:
         folder.mkdir(parents=True, exist_ok=True)
     return Workspace(Path(os.path.realpath(folder)), scratch)
 
