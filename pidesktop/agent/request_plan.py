@@ -17,6 +17,7 @@ from pidesktop.agent import context as budget
 from pidesktop.agent.offline import OfflineDemoProvider
 from pidesktop.agent.provider import ChatProvider
 from pidesktop.bus import ErrorCode, HostClient, HostError
+from pidesktop.bus.native_sessions import names_a_pi_session
 
 log = logging.getLogger("pidesktop.agent.runner")
 
@@ -159,6 +160,8 @@ class RequestPlanner:
         (``create``: the chat's scratch folder is made if it is its workspace)."""
         prepared.notes = await project_notes.read(self.client, prepared.session)
         prepared.system_prompt = system_prompt
+        if names_a_pi_session(session_id):  # pi's own file: no workspace of ours, and the host refuses to name one
+            return
         try:
             prepared.workspace = await self.client.call("tools.workspace", {"sessionId": session_id, "create": create})
         except HostError as exc:  # the chat answers without workspace tools rather than not at all

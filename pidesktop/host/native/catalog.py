@@ -23,6 +23,7 @@ from typing import Any
 
 import apsw
 
+from pidesktop.bus import native_sessions
 from pidesktop.bus.errors import ErrorCode, HostError
 from pidesktop.host.native import discovery
 from pidesktop.host.native.index import FileIndex
@@ -31,13 +32,12 @@ from pidesktop.host.projects.commands import normalise_path
 
 log = logging.getLogger("pidesktop.host.native")
 
-PREFIX = "native-pi:"
+PREFIX = native_sessions.ID_PREFIX
 OPEN_KEPT = 16  # files whose full index stays in memory after they were read (the rest keep their row only)
 ORIGIN = "native-pi"
 
 
-def is_native(session_id: object) -> bool:
-    return isinstance(session_id, str) and session_id.startswith(PREFIX)
+is_native = native_sessions.names_a_pi_session
 
 
 def native_id(real_path: str) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-NATIVE_PREFIX = "native-pi:"  # the ids the host gives pi's own session files
+from pidesktop.bus.native_sessions import names_a_pi_session
+
 UNTITLED = str(QT_TRANSLATE_NOOP("SessionTreeModel", "New chat"))
 
 
@@ -24,8 +25,7 @@ def is_blank(session: dict) -> bool:
     )
 
 
-def is_native_id(session_id: str | None) -> bool:
-    return isinstance(session_id, str) and session_id.startswith(NATIVE_PREFIX)
+is_native_id = names_a_pi_session
 
 
 def is_native(session: dict | None) -> bool:
