@@ -173,6 +173,7 @@ class AutomationsDialog(QDialog):
     def apply_theme(self, theme: themes.Theme) -> None:
         self.theme = theme
         self.setStyleSheet(stylesheet(theme))
+        themes.outline_toggles(self, theme)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self) -> None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,26 @@ def apply(app: QApplication, theme: Theme) -> None:
     app.setPalette(palette)
     app.setStyleSheet(stylesheet(theme))
     app.setProperty("pidesktopTheme", theme.name)
+
+
+def current() -> Theme:
+    """The theme last applied to the application (``apply``)."""
+    app = QApplication.instance()
+    return DARK if app is not None and app.property("pidesktopTheme") == "dark" else LIGHT
+
+
+def outline_toggles(root: QWidget, theme: Theme) -> None:
+    """Fusion outlines a check box or a radio button with a darker shade of the window colour, invisible on a
+    dark one: those under ``root`` get the muted text colour as theirs there, so the darker shade shows.
+    (An application palette for their class would do it once, but PySide does not pass the class name on.)"""
+    from PySide6.QtWidgets import QCheckBox, QRadioButton  # not before the first frame, which has neither
+
+    outline = QColor(theme.muted if theme.name == "dark" else theme.background)
+    for kind in (QCheckBox, QRadioButton):
+        for box in root.findChildren(kind):
+            palette = box.palette()
+            palette.setColor(QPalette.ColorRole.Window, outline)
+            box.setPalette(palette)
 
 
 def stylesheet(t: Theme) -> str:

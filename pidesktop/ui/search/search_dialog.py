@@ -50,7 +50,7 @@ from pidesktop.ui.kit.ops import task_op
 from pidesktop.ui.kit.paged_model import PagedListModel
 from pidesktop.ui.kit.painting import paint_row_card
 from pidesktop.ui.kit.tasks import spawn
-from pidesktop.ui.kit.theme import Theme
+from pidesktop.ui.kit.theme import Theme, outline_toggles
 from pidesktop.ui.kit.timefmt import relative
 
 PAGE = 20
@@ -509,6 +509,7 @@ class SearchDialog(QDialog):
         self.theme = theme
         self.delegate.theme = theme
         self.setStyleSheet(_stylesheet(theme))
+        outline_toggles(self, theme)
         self.list.viewport().update()
 
     def move_selection(self, steps: int) -> None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from pidesktop.bus import HostClient, HostError
 from pidesktop.ui.kit.tasks import spawn
+from pidesktop.ui.kit.theme import current, outline_toggles
 
 MAX_TIMEOUT_S = 3600
 
@@ -94,6 +95,7 @@ class McpServerDialog(QDialog):
                 self.pairs.setPlainText("\n".join(f"{key}=" for key in server.get("envKeys", [])))
         self.stdio.toggled.connect(self._kind_changed)
         self._kind_changed()
+        outline_toggles(self, current())
 
     def _kind_changed(self) -> None:
         stdio = self.stdio.isChecked()

@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -170,9 +168,4 @@ class SettingsDialog(QDialog):
         """Restyle for ``theme``; the owner calls it after applying a new theme to the application."""
         self.theme = theme
         self.setStyleSheet(settings_stylesheet(theme))
-        # Fusion outlines a check box with a darker shade of the window colour: invisible on a dark one.
-        outline = QColor(theme.muted if theme.name == "dark" else theme.background)
-        for box in self.findChildren(QCheckBox):
-            palette = box.palette()
-            palette.setColor(QPalette.ColorRole.Window, outline)
-            box.setPalette(palette)
+        themes.outline_toggles(self, theme)
