@@ -101,12 +101,6 @@ def apply(app: QApplication, theme: Theme) -> None:
     app.setProperty("pidesktopTheme", theme.name)
 
 
-def current() -> Theme:
-    """The theme last applied to the application (``apply``)."""
-    app = QApplication.instance()
-    return DARK if app is not None and app.property("pidesktopTheme") == "dark" else LIGHT
-
-
 def outline_toggles(root: QWidget, theme: Theme) -> None:
     """Fusion outlines a check box or a radio button with a darker shade of the window colour, invisible on a
     dark one: those under ``root`` get the muted text colour as theirs there, so the darker shade shows.

@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.kit.dialog_style import current_theme
 from pidesktop.ui.kit.tasks import spawn
-from pidesktop.ui.kit.theme import current, outline_toggles
+from pidesktop.ui.kit.theme import outline_toggles
 
 MAX_TIMEOUT_S = 3600
 
@@ -95,7 +96,7 @@ class McpServerDialog(QDialog):
                 self.pairs.setPlainText("\n".join(f"{key}=" for key in server.get("envKeys", [])))
         self.stdio.toggled.connect(self._kind_changed)
         self._kind_changed()
-        outline_toggles(self, current())
+        outline_toggles(self, current_theme(parent))
 
     def _kind_changed(self) -> None:
         stdio = self.stdio.isChecked()
