@@ -15,7 +15,6 @@ and sorted, as a whole read would.
 
 from __future__ import annotations
 
-from array import array
 from itertools import islice
 from typing import Any
 
@@ -23,6 +22,7 @@ import apsw
 
 from pidesktop.formats.index.sql_rows import all_rows, one_row
 from pidesktop.host.search.roles import SPOKEN
+from pidesktop.host.search.verified_rows import verified_rows
 
 CHUNK = 64  # candidates read from the index between two looks at the bound
 # Past this many candidates more than the page, the bound has not come down (rows written far out of the chat's
@@ -90,14 +90,4 @@ def _verify_in_order(
     while start < len(placed) and len(page) < limit:
         batch = placed[start : start + limit - len(page)]
         start += len(batch)
-        rows = {
-            row[0]: row[1:]
-            for row in conn.execute(
-                "SELECT mid, session_id, id, role, seq, text, created_at FROM messages WHERE mid IN carray(?)",
-                (apsw.carray(array("q", (mid for _seq, mid in batch))),),
-            )
-        }
-        for _seq, mid in batch:
-            row = rows.get(mid)
-            if row is not None and row[4] is not None and (needle in row[4] or needle in row[4].lower()):
-                page.append(row)
+        page += verified_rows(conn, (mid for _seq, mid in batch), needle, None)

@@ -38,6 +38,7 @@ from pidesktop.host.native import text_search as native_text
 from pidesktop.host.params import Params, decimal, invalid
 from pidesktop.host.search import chat_page
 from pidesktop.host.search.roles import SPOKEN
+from pidesktop.host.search.verified_rows import verified_rows
 from pidesktop.host.search.walked_page import walked_page
 
 # With the automation-runs filter: the listed chats and the chats automation runs made (never deleted ones).
@@ -122,20 +123,8 @@ def matching_messages(
             if not candidates:
                 break
             total = candidates[0][1]
-            mids = array("q", (mid for mid, _total in candidates))
-            rows = {
-                row[0]: row[1:]
-                for row in conn.execute(
-                    "SELECT mid, session_id, id, role, seq, text, created_at FROM messages WHERE mid IN carray(?)",
-                    (apsw.carray(mids),),
-                )
-            }
-            for mid in mids:
-                row = rows.get(mid)
-                if row is not None and row[4] is not None and (needle in row[4] or needle in row[4].lower()):
-                    verified.append(row)
-                    if limit is not None and len(verified) >= limit:
-                        break
+            room = None if limit is None else limit - len(verified)
+            verified += verified_rows(conn, (mid for mid, _total in candidates), needle, room)
     finally:
         ordered.close()
     return verified, (len(verified) if limit is None or len(verified) < limit else max(total, len(verified)))
