@@ -129,9 +129,7 @@ class RequestPlanner:
         page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
         provider, provider_id, model_id = await self.provider_for(page["session"])
         try:
-            row = await self.model_row(provider_id, model_id)
-            window = budget.window_for(model_id, row, self.context_window)
-            settings = model_settings.read(row, await self.provider_config(provider_id), model_id)
+            window, settings = await self._model(provider_id, model_id)
             for name, value in (("max_tokens", settings.max_output_tokens), ("temperature", settings.temperature)):
                 if hasattr(provider, name):  # the demo takes none of them
                     setattr(provider, name, value)
@@ -148,12 +146,16 @@ class RequestPlanner:
         the context meter measures when a chat is opened."""
         page = await self.client.call("session.get", {"sessionId": session_id, "messageLimit": FIRST_PAGE})
         provider_id, model_id = await self.model_of(page["session"])
-        row = await self.model_row(provider_id, model_id)
-        window = budget.window_for(model_id, row, self.context_window)
-        settings = model_settings.read(row, await self.provider_config(provider_id), model_id)
+        window, settings = await self._model(provider_id, model_id)
         prepared = await self.read(session_id, page, None, provider_id, model_id or "", window, None)
         await self._surround(prepared, session_id, settings.system_prompt, create=False)
         return prepared
+
+    async def _model(self, provider_id: str, model_id: str | None) -> tuple[int, model_settings.ModelSettings]:
+        """The model's context window and its own settings (Settings > Providers)."""
+        row = await self.model_row(provider_id, model_id)
+        window = budget.window_for(model_id, row, self.context_window)
+        return window, model_settings.read(row, await self.provider_config(provider_id), model_id)
 
     async def _surround(self, prepared: Prepared, session_id: str, system_prompt: str, *, create: bool) -> None:
         """What goes around the chat's messages: the project notes, the system prompt and the workspace note
