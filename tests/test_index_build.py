@@ -6,6 +6,7 @@ short file spans many of them.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import orjson
@@ -18,6 +19,7 @@ from pidesktop.host import boot
 from pidesktop.host.context import HostContext
 from pidesktop.host.sessions import commands as sessions
 from pidesktop.host.sessions import index_build, message_index
+from pidesktop.host.transcripts.store import TranscriptChanged
 from tests.support.cli import run_cli
 
 COLUMNS = "id, turn_id, seq, role, tool_name, is_error, text, created_at"
@@ -131,6 +133,42 @@ def test_progress_goes_up_to_the_last_message_line(ctx):
     assert [done for done, _ in told] == sorted({done for done, _ in told})  # strictly rising
     size = ctx.transcripts.path("s1").stat().st_size
     assert told[-1] == (size, size)  # bytes: the file ends with a message line
+
+
+def test_a_transcript_changed_under_a_build_stops_it_and_leaves_no_reader_behind(ctx):
+    with ctx.conn:
+        ctx.conn.execute("INSERT INTO sessions(id, title, created_at, updated_at) VALUES ('s1', '', 0, 0)")
+    write(ctx, "s1", a_chat())
+    path = ctx.transcripts.path("s1")
+
+    def rewrite_the_end(done: int, total: int) -> None:
+        # Same length, other ids: the lines no longer match the layout the build reads them by.
+        data = path.read_bytes()
+        path.write_bytes(data[: total // 2] + data[total // 2 :].replace(b'"id":"a', b'"id":"b'))
+
+    with pytest.raises(TranscriptChanged):
+        index_build.build(ctx, "s1", 1_000, progress=rewrite_the_end, block=300)
+    assert [t for t in threading.enumerate() if t.name == "pidesktop-read-ahead"] == []
+    assert ctx.conn.execute("SELECT count(*) FROM messages WHERE session_id = 's1'").fetchone()[0] > 0
+
+
+def test_a_build_checkpoints_less_often_only_while_it_runs(ctx):
+    with ctx.conn:
+        ctx.conn.execute("INSERT INTO sessions(id, title, created_at, updated_at) VALUES ('s1', '', 0, 0)")
+    write(ctx, "s1", a_chat())
+    usual = ctx.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    during: list[int] = []
+
+    def look(done: int, total: int) -> None:
+        during.append(ctx.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+        if len(during) == 2:
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        index_build.build(ctx, "s1", 1_000, progress=look, block=300)
+    assert during == [index_build.BUILD_CHECKPOINT_PAGES] * 2 and usual < index_build.BUILD_CHECKPOINT_PAGES
+    assert ctx.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == usual
+    assert [t for t in threading.enumerate() if t.name == "pidesktop-read-ahead"] == []
 
 
 def test_a_restored_chat_is_named_after_its_info_lines_and_dated_by_its_newest_message(ctx):
