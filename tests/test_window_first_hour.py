@@ -189,3 +189,16 @@ def test_a_model_list_loaded_after_the_window_shows_is_not_clipped(chat, qloop):
     picker = composer.model_picker
     assert picker.currentText() == label
     assert picker.width() >= picker.fontMetrics().horizontalAdvance(label)
+
+
+def test_the_model_chip_shows_only_once_it_names_a_model(qtbot, qloop, host_client):
+    from pidesktop.ui.kit import theme as themes
+    from pidesktop.ui.window.main_window import MainWindow
+
+    win = MainWindow(host_client, themes.LIGHT)
+    qtbot.addWidget(win)
+    win.show()
+    assert not win.model_chip.isVisible()  # the host has not answered yet: no blank pill
+    run(qloop, win.start())
+    assert win.model_chip.isVisible() and win.model_chip.text() == "Offline demo (no AI)"
+    win.close()

@@ -128,6 +128,7 @@ class Dialogs(QObject):
         if listed is None:
             return
         w.model_chip.setText(chip_text(listed, self.tr("Offline demo (no AI)")))
+        w.model_chip.setVisible(bool(w.model_chip.text()))
         models = await host_op(w.client, "models.list", parent=w, failure=lambda _e: None)
         rows = (models or {}).get("models", [])
         recent = await host_op(w.client, "models.recent", parent=w, failure=lambda _e: None)

@@ -31,6 +31,7 @@ class HeaderBar(QWidget):
         self.model_chip = QLabel("")
         self.model_chip.setObjectName("chip")
         self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
+        self.model_chip.hide()  # until the host names the model: empty, it is a blank pill (a long restore at start)
         # How full the chat's context is; its menu compacts the chat.
         self.context_meter = QToolButton()
         self.context_meter.setObjectName("contextMeter")
