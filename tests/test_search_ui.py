@@ -96,7 +96,7 @@ def test_enter_on_a_result_chooses_it_and_closes(chats, dialog, qtbot, qloop):
     assert expected.startswith(chats["kyoto"])
     with qtbot.waitSignal(dialog.chosen) as chosen:
         qtbot.keyClick(dialog.field, Qt.Key.Key_Return)
-    assert chosen.args == [chats["kyoto"], expected]
+    assert chosen.args == [chats["kyoto"], expected, "temple"]
     assert not dialog.isVisible()
 
 
@@ -107,7 +107,7 @@ def test_a_title_only_match_is_chosen_without_a_message(chats, dialog, qtbot, ql
     assert title_highlights("Groceries", "grocer") == [[0, 6]]
     with qtbot.waitSignal(dialog.chosen) as chosen:
         qtbot.keyClick(dialog.field, Qt.Key.Key_Return)
-    assert chosen.args == [chats["groceries"], ""]
+    assert chosen.args == [chats["groceries"], "", "grocer"]
 
 
 def test_enter_right_after_typing_opens_the_first_result_for_the_typed_text(chats, dialog, qtbot, qloop):
@@ -117,7 +117,7 @@ def test_enter_right_after_typing_opens_the_first_result_for_the_typed_text(chat
     with qtbot.waitSignal(dialog.chosen, timeout=5000) as chosen:
         qtbot.keyClick(dialog.field, Qt.Key.Key_Return)  # the list still shows "temple"
         spin_until(qloop, lambda: not dialog.isVisible())
-    assert chosen.args == [chats["groceries"], f"{chats['groceries']}-m0"]
+    assert chosen.args == [chats["groceries"], f"{chats['groceries']}-m0", "milk"]
 
 
 def test_no_matches_shows_the_empty_state(chats, dialog, qtbot, qloop):

@@ -838,6 +838,22 @@ def _rule(painter: QPainter, part: Part, x: float, y: float, theme: Theme) -> No
     painter.restore()
 
 
+def match_top(rendered: RenderedRow, text: str) -> float | None:
+    """How far below the row's top the first line showing ``text`` (case-blind) begins; None when no text
+    of the row shows it (it may sit in a folded thought or tool output)."""
+    for part in rendered.parts:
+        if part.kind not in ("text", "bubble"):
+            continue
+        found = part.doc.find(text)
+        if found.isNull():
+            continue
+        block = found.block()
+        line = block.layout().lineForTextPosition(found.selectionStart() - block.position())
+        top = part.doc.documentLayout().blockBoundingRect(block).top() + (line.y() if line.isValid() else 0.0)
+        return part.y + part.pad + top
+    return None
+
+
 class LayoutCache:
     """Rendered rows by (key, width, theme, expanded); bounded, least recently used out first."""
 

@@ -90,6 +90,7 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_after = False
         self.loading: set[str] = set()  # one request in flight per direction
         self.highlight_id: str | None = None
+        self.highlight_text = ""  # the words a search hit was found by: the view scrolls to them
         self.navigation_parent: dict | None = None  # the Task row a hit inside a subagent's run belongs to
         # A pi session's reads: every window of it carries these (``leafId``: the branch shown), and
         # what the host says of its tree (``branches``, ``leafId``) is kept from the newest window.
@@ -154,13 +155,16 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_before = self.has_more_after = False
         self.loading.clear()
         self.highlight_id = None
+        self.highlight_text = ""
         self.navigation_parent = None
         self.read_params, self.read_only, self.branches, self.leaf_id = {}, False, [], None
         self._forget_tool_output()
         self.endResetModel()
 
-    async def open(self, session_id: str, around: str | None = None, read_params: dict | None = None) -> None:
-        """Load the newest page, or the page centred on ``around`` (a search hit).
+    async def open(
+        self, session_id: str, around: str | None = None, read_params: dict | None = None, find: str = ""
+    ) -> None:
+        """Load the newest page, or the page centred on ``around`` (a search hit, found by the words ``find``).
 
         ``read_params`` (a pi session's ``leafId``) hold for this chat's later pages; without them,
         reopening the same chat keeps its branch and another chat starts from none."""
@@ -202,6 +206,7 @@ class TranscriptModel(QAbstractListModel):
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
+        self.highlight_text = find if around else ""
         self.navigation_parent = parent
         self._take_window(window)
         self.rows = rows[first:]

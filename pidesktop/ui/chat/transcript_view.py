@@ -36,7 +36,15 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.ui.chat import activity, markdown, tool_rows
-from pidesktop.ui.chat.message_layout import LayoutCache, Nesting, Part, RenderedRow, layout_row, paint_row
+from pidesktop.ui.chat.message_layout import (
+    LayoutCache,
+    Nesting,
+    Part,
+    RenderedRow,
+    layout_row,
+    match_top,
+    paint_row,
+)
 from pidesktop.ui.chat.thumbnails import Thumbnails
 from pidesktop.ui.chat.transcript_keys import KeyboardFocus
 from pidesktop.ui.chat.transcript_model import TranscriptModel
@@ -467,7 +475,10 @@ class TranscriptView(QListView):
         if self._programmatic:
             return
         model: TranscriptModel = self.model()
-        if value <= LOAD_OLDER_WITHIN and model.has_more_before and "older" not in model.loading:
+        # An empty view is at its top only because a page is being put in (a search hit's, after the reset):
+        # older rows asked for now would go in above it with nothing to keep the reader's place by.
+        reached_top = value <= LOAD_OLDER_WITHIN and model.rowCount() > 0
+        if reached_top and model.has_more_before and "older" not in model.loading:
             self._anchor = self._top_anchor()
             model.load_in_background(model.load_older(), "transcript-load-older")
             self.nearTop.emit()
@@ -585,11 +596,21 @@ class TranscriptView(QListView):
         self._programmatic = True
         try:
             self.doItemsLayout()
-            self.scrollTo(model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
+            index = model.index(row)
+            self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+            top = self.match_top(index)
+            if top is not None:  # the words themselves at the middle: a long reply's middle may not show them
+                bar = self.verticalScrollBar()
+                bar.setValue(bar.value() + self.visualRect(index).top() + round(top) - self.viewport().height() // 2)
         finally:
             self._programmatic = False
         self._follow_tail = False
         self._place_jump_button()
+
+    def match_top(self, index: QModelIndex) -> float | None:
+        """How far below the row's top the search hit's words first show, when a search opened it."""
+        text = cast(TranscriptModel, self.model()).highlight_text
+        return match_top(self.delegate.rendered(index), text) if text else None
 
     def _fade_highlight(self, level: float) -> None:
         self.highlight_level = float(level)

@@ -5,7 +5,7 @@ to the newest query (the "Automation runs" filter adds the chats automations
 made, which no list shows); further pages load when the list reaches its end.
 ``SearchDelegate`` paints one result per session with up to three snippets,
 their matches in bold on a soft accent. ``SearchDialog`` debounces typing and
-reports the choice as ``chosen(sessionId, messageId)``.
+reports the choice as ``chosen(sessionId, messageId, query)``.
 """
 
 from __future__ import annotations
@@ -409,7 +409,7 @@ class SearchField(QLineEdit):
 
 
 class SearchDialog(QDialog):
-    chosen = Signal(str, str)  # sessionId, messageId ("" for a match on the title or project only)
+    chosen = Signal(str, str, str)  # sessionId, messageId ("" for a match on the title or project only), query
 
     def __init__(self, client: HostClient, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -537,7 +537,7 @@ class SearchDialog(QDialog):
         row = self.model.row_at(index)
         if row is None:
             return
-        self.chosen.emit(row["sessionId"], first_message_id(row))
+        self.chosen.emit(row["sessionId"], first_message_id(row), self.model.query)
         self.accept()
 
     def show_error(self, error: HostError) -> None:

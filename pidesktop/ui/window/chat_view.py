@@ -30,10 +30,10 @@ class ChatView(QObject):
         super().__init__(window)
         self.window = window
 
-    def open_chat(self, session_id: str, around: str | None = None) -> None:
+    def open_chat(self, session_id: str, around: str | None = None, find: str = "") -> None:
         """Show a chat: its sidebar row when it has one, else by itself (an automation's run chat, which the
         list leaves out: the Automations page, search, the inbox and the tray open it). ``around``: the
-        message to show (a search hit)."""
+        message to show (a search hit), ``find``: the words it was found by, scrolled to."""
         from pidesktop.ui.kit.ops import task_op
         from pidesktop.ui.kit.tasks import spawn
 
@@ -41,7 +41,7 @@ class ChatView(QObject):
         if w.model.session(session_id) is not None:
             w.sidebar.select(session_id)
             if around:
-                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
+                spawn(self.open_transcript(session_id, around=around, find=find), name="open-search-hit")
             return
 
         async def fetch() -> dict:
@@ -51,7 +51,7 @@ class ChatView(QObject):
             w.sidebar.select_none()  # no row of the list is the chat shown
             self.open_summary(session)
             if around:
-                spawn(self.open_transcript(session_id, around=around), name="open-search-hit")
+                spawn(self.open_transcript(session_id, around=around, find=find), name="open-search-hit")
 
         task_op(fetch, parent=w, name="open-chat", success=show).run()
 
@@ -112,13 +112,13 @@ class ChatView(QObject):
         # a chat nobody has written in yet looks like the first start
         w.pages.setCurrentWidget(w.session_page if session.get("messageCount") else w.empty_page)
 
-    async def open_transcript(self, session_id: str, around: str | None = None) -> None:
+    async def open_transcript(self, session_id: str, around: str | None = None, find: str = "") -> None:
         from pidesktop.ui.kit.ops import task_op
 
         w = self.window
 
         async def open_it() -> bool:
-            await w.transcript_model.open(session_id, around)
+            await w.transcript_model.open(session_id, around, find=find)
             return True
 
         if not await task_op(open_it, parent=w, name="open-transcript"):

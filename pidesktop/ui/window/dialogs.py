@@ -52,9 +52,10 @@ class Dialogs(QObject):
             w.search_dialog.chosen.connect(self.open_search_hit)
         w.search_dialog.open()
 
-    def open_search_hit(self, session_id: str, message_id: str) -> None:
+    def open_search_hit(self, session_id: str, message_id: str, query: str = "") -> None:
         w = self.window
-        w.chat_view.open_chat(session_id, around=message_id or None)  # an automation's run chat has no sidebar row
+        # An automation's run chat has no sidebar row: open_chat shows it all the same.
+        w.chat_view.open_chat(session_id, around=message_id or None, find=query)
         w.composer.focus_prompt()
 
     def open_settings(self) -> None:
