@@ -4,6 +4,8 @@ window, and in the chat that was already open."""
 import asyncio
 import random
 
+from PySide6.QtCore import QRect
+
 from tests.support.waits import spin_until
 
 WORDS = "build parse layout thinking message index error value cache query window session token offset".split()
@@ -64,3 +66,19 @@ def test_a_hit_in_the_chat_already_open_is_scrolled_to(chat, qloop):
     assert model.row_of("m91") < 0  # not on the newest page
     open_hit(chat, qloop, sid, "m91", "persimmon orchard")
     assert model.has_more_before
+
+
+def test_the_words_stay_marked_after_the_row_s_highlight_fades(chat, qloop):
+    sid = seed(chat, qloop, 40, "m27", "persimmon orchard")
+    open_hit(chat, qloop, sid, "m27", "persimmon orchard")
+    view, model = chat.transcript, chat.transcript_model
+    spin_until(qloop, lambda: model.highlight_id is None, timeout=10)  # the row's highlight has faded
+    index = model.index(model.row_of("m27"))
+    line = view.visualRect(index).top() + round(view.match_top(index))
+    band = QRect(0, line, view.viewport().width(), 12)
+    marked = view.viewport().grab(band).toImage()
+    model.found_id = None  # what the same row looks like unmarked
+    unmarked = view.viewport().grab(band).toImage()
+    assert marked != unmarked
+    model.found_id = "m27"
+    assert view.viewport().grab(band).toImage() == marked

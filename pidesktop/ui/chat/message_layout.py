@@ -28,6 +28,7 @@ from PySide6.QtGui import (
     QImage,
     QPainter,
     QPainterPath,
+    QTextCharFormat,
     QTextDocument,
 )
 
@@ -66,6 +67,7 @@ REPLY_ACTIONS = (
 # A pi session is read-only here (docs/rpc.md, "Native pi sessions"): these would be refused.
 READ_ONLY_OFF = frozenset({"edit", "regenerate", "delete"})
 NOTE_PREVIEW = 280  # characters of a folded context note
+FOUND_IN = ("text", "bubble")  # the parts whose text search finds (never thinking or tool output)
 
 
 @dataclass
@@ -761,8 +763,10 @@ def paint_row(
     hover_action: str | None = None,
     font: QFont | None = None,
     visible: QRectF | None = None,
+    marked: str = "",
 ) -> None:
-    """``highlighted``: how strongly the row is marked as a search hit, 1 (full) fading to 0 (not at all).
+    """``highlighted``: how strongly the row is marked as a search hit, 1 (full) fading to 0 (not at all);
+    ``marked``: the words the hit was found by, marked wherever its text shows them.
 
     ``visible``: the part of the painter that shows (the view's viewport); only the text there is drawn,
     so a row taller than the view (a long output, a long reply) costs what shows. The painter's own
@@ -794,6 +798,8 @@ def paint_row(
         context = QAbstractTextDocumentLayout.PaintContext()
         if shown is not None:  # only the blocks in view: a long diff or output costs what shows
             context.clip = shown.translated(-(x + part.pad), -(y + part.pad))
+        if marked and part.kind in FOUND_IN:
+            context.selections = _found_marks(part.doc, marked, theme)
         part.doc.documentLayout().draw(painter, context)
         painter.restore()
     if rendered.actions and font is not None:
@@ -838,11 +844,27 @@ def _rule(painter: QPainter, part: Part, x: float, y: float, theme: Theme) -> No
     painter.restore()
 
 
+def _found_marks(doc: QTextDocument, text: str, theme: Theme) -> list[QAbstractTextDocumentLayout.Selection]:
+    """Every case-blind match of ``text`` in ``doc``, on the soft accent the search dialog marks them with."""
+    look = QTextCharFormat()
+    mark = QColor(theme.accent)
+    mark.setAlpha(72)
+    look.setBackground(mark)
+    marks = []
+    found = doc.find(text)
+    while not found.isNull():
+        selection = QAbstractTextDocumentLayout.Selection()
+        selection.cursor, selection.format = found, look
+        marks.append(selection)
+        found = doc.find(text, found)
+    return marks
+
+
 def match_top(rendered: RenderedRow, text: str) -> float | None:
     """How far below the row's top the first line showing ``text`` (case-blind) begins; None when no text
     of the row shows it (it may sit in a folded thought or tool output)."""
     for part in rendered.parts:
-        if part.kind not in ("text", "bubble"):
+        if part.kind not in FOUND_IN:
             continue
         found = part.doc.find(text)
         if found.isNull():

@@ -90,7 +90,10 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_after = False
         self.loading: set[str] = set()  # one request in flight per direction
         self.highlight_id: str | None = None
-        self.highlight_text = ""  # the words a search hit was found by: the view scrolls to them
+        # A search hit's message and the words it was found by: the view scrolls to them and marks them
+        # while the chat stays open (the row's own highlight fades).
+        self.found_id: str | None = None
+        self.found_text = ""
         self.navigation_parent: dict | None = None  # the Task row a hit inside a subagent's run belongs to
         # A pi session's reads: every window of it carries these (``leafId``: the branch shown), and
         # what the host says of its tree (``branches``, ``leafId``) is kept from the newest window.
@@ -155,7 +158,7 @@ class TranscriptModel(QAbstractListModel):
         self.has_more_before = self.has_more_after = False
         self.loading.clear()
         self.highlight_id = None
-        self.highlight_text = ""
+        self.found_id, self.found_text = None, ""
         self.navigation_parent = None
         self.read_params, self.read_only, self.branches, self.leaf_id = {}, False, [], None
         self._forget_tool_output()
@@ -206,7 +209,7 @@ class TranscriptModel(QAbstractListModel):
         self.beginResetModel()
         self.session_id = session_id
         self.highlight_id = around
-        self.highlight_text = find if around else ""
+        self.found_id, self.found_text = (around, find) if around and find else (None, "")
         self.navigation_parent = parent
         self._take_window(window)
         self.rows = rows[first:]

@@ -189,7 +189,9 @@ class TranscriptDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         rendered = self.rendered(index)
         row = self.view.model().row_at(index)
-        highlighted = self.view.highlight_level if row["key"] == self.view.model().highlight_id else 0.0
+        model = cast(TranscriptModel, self.view.model())
+        highlighted = self.view.highlight_level if row["key"] == model.highlight_id else 0.0
+        marked = model.found_text if row["key"] == model.found_id else ""
         focus = self.view.keys.rect_in_row(row["key"], rendered)  # the keyboard's target, when in this row
         hovered = row["key"] == self.view.hover_key or focus is not None
         hover_action = self.view.hover_action if row["key"] == self.view.hover_key else None
@@ -206,6 +208,7 @@ class TranscriptDelegate(QStyledItemDelegate):
             hover_action,
             self.view.font(),
             QRectF(self.view.viewport().rect()),
+            marked,
         )
         if focus is not None:
             paint_focus(painter, focus.translated(option.rect.left(), option.rect.top()), self.theme)
@@ -609,8 +612,11 @@ class TranscriptView(QListView):
 
     def match_top(self, index: QModelIndex) -> float | None:
         """How far below the row's top the search hit's words first show, when a search opened it."""
-        text = cast(TranscriptModel, self.model()).highlight_text
-        return match_top(self.delegate.rendered(index), text) if text else None
+        model = cast(TranscriptModel, self.model())
+        row = model.row_at(index)
+        if not model.found_text or row is None or row["key"] != model.found_id:
+            return None
+        return match_top(self.delegate.rendered(index), model.found_text)
 
     def _fade_highlight(self, level: float) -> None:
         self.highlight_level = float(level)
