@@ -369,6 +369,16 @@ def test_a_failed_compaction_goes_to_the_notice_line(chat, qtbot, qloop):
     assert chat.compact_action.isEnabled() and chat.sidebar.compact_action.isEnabled()
 
 
+def test_compacting_a_short_chat_says_so_in_a_note_not_an_error(chat, qtbot, qloop):
+    sid = chat_with_turns(chat, qtbot, qloop, count=1)
+    chat.sidebar.select(sid)
+    chat.sidebar.compact_action.trigger()
+    spin_until(qloop, lambda: chat.notice.isVisible())
+    assert chat.notice.property("kind") == "note" and not chat.notice.details_button.isVisible()
+    assert chat.notice.message() == "Nothing to compact yet: this chat is still short enough to keep whole."
+    assert chat.notices.error_log.entries() == []
+
+
 @NEEDS_COMPACT
 def test_typing_slash_compact_compacts_and_shows_the_divider(chat, qtbot, qloop):
     sid = chat_with_turns(chat, qtbot, qloop)

@@ -504,6 +504,10 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>正在汇总较早的消息…</translation>
     </message>
     <message>
+        <source>Nothing to compact yet: this chat is still short enough to keep whole.</source>
+        <translation>暂时无需压缩：这个对话还很短，可以完整保留。</translation>
+    </message>
+    <message>
         <source>Earlier messages summarised</source>
         <translation>较早的消息已汇总为摘要</translation>
     </message>

@@ -24,7 +24,7 @@ from pidesktop.ui.chat import too_long
 from pidesktop.ui.chat.reply_edit_dialog import ReplyEditDialog
 from pidesktop.ui.chat.saved_drafts import SavedDrafts
 from pidesktop.ui.kit.dialog_style import style_message_box
-from pidesktop.ui.kit.ops import host_op, task_op
+from pidesktop.ui.kit.ops import host_op, report, task_op
 from pidesktop.ui.kit.session_rows import display_title, is_blank, is_native_id
 from pidesktop.ui.kit.tasks import spawn
 
@@ -188,7 +188,16 @@ class ChatController(QObject):
         busy = (w.compact_action, w.sidebar.compact_action)
         if session_id == w.current_session_id:
             w.composer.show_status(self.tr("Summarising earlier messages…"))
-        result = await task_op(lambda: self.runner.compact(session_id), parent=w, name="compact", busy=busy)
+
+        def refused(error: HostError) -> None:
+            if isinstance(error.data, dict) and error.data.get("nothingToCompact"):  # not a failure: said plainly
+                w.show_note(self.tr("Nothing to compact yet: this chat is still short enough to keep whole."))
+            else:
+                report(w, error)
+
+        result = await task_op(
+            lambda: self.runner.compact(session_id), parent=w, name="compact", busy=busy, failure=refused
+        )
         if session_id != w.current_session_id:
             return
         w.composer.show_status("")
