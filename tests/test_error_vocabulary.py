@@ -96,6 +96,15 @@ def test_a_refusal_reads_as_where_it_came_from(qapp, data, start):
     assert sentence(HostError(ErrorCode.PERMISSION_DENIED, "refused", data)).startswith(start)
 
 
+def test_a_chat_whose_reply_runs_reads_as_waiting_for_it_not_as_a_change_elsewhere(qapp):
+    from pidesktop.agent.runner import reply_running
+    from pidesktop.ui.kit.plain_errors import SENTENCES, sentence
+
+    said = sentence(reply_running())
+    assert said.startswith("A reply is still running in this chat") and said != SENTENCES[ErrorCode.CONFLICT]
+    assert sentence(HostError(ErrorCode.CONFLICT, "busy", {})) == SENTENCES[ErrorCode.CONFLICT]
+
+
 @pytest.mark.parametrize(
     ("cause", "start"),
     [

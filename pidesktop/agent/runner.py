@@ -246,7 +246,7 @@ class TurnRunner:
     async def regenerate(self, session_id: str, reply_id: str) -> dict[str, Any]:
         """Answer the prompt before ``reply_id`` again; the old reply stays as a revision."""
         if self.is_running(session_id):
-            raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
+            raise reply_running()
         active = ActiveTurn(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active  # from now on a prompt sent in this chat waits for the new reply
         try:
@@ -304,7 +304,7 @@ class TurnRunner:
         stored then.
         """
         if self.is_running(session_id):
-            raise HostError(ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.")
+            raise reply_running()
         active = ActiveTurn(turn_id=str(uuid.uuid4()))
         self._active[session_id] = active
         active.task = asyncio.current_task()
@@ -392,3 +392,11 @@ class TurnRunner:
                 listener(session_id, phase, message)
             except Exception:
                 log.exception("turn listener failed")
+
+
+def reply_running() -> HostError:
+    """What regenerating or compacting a chat whose reply still runs is refused with (``replyRunning``: the
+    window says so in the person's language)."""
+    return HostError(
+        ErrorCode.CONFLICT, "Wait for the running reply to finish (or stop it) first.", {"replyRunning": True}
+    )

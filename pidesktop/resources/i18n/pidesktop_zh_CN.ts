@@ -2475,6 +2475,10 @@ This cannot be undone.</source>
         <translation>等待保存的回复太多，这条回复已被暂存，会在 pidesktop 再次启动时出现。</translation>
     </message>
     <message>
+        <source>A reply is still running in this chat. Wait for it to finish, or stop it, then try again.</source>
+        <translation>这个对话中仍有回复正在进行。请等它结束或将其停止，然后再试。</translation>
+    </message>
+    <message>
         <source>Your data folder is on a read-only disk, so pidesktop can’t save anything. Make it writable, or start pidesktop with --data-dir set to another folder.</source>
         <translation>数据文件夹位于只读磁盘上，pidesktop 无法保存任何内容。请让它可写，或用 --data-dir 指定另一个文件夹启动 pidesktop。</translation>
     </message>

@@ -125,6 +125,10 @@ _PI_READ_ONLY = QT_TRANSLATE_NOOP(
 _DATA_FOLDER_REFUSED = QT_TRANSLATE_NOOP(
     "PlainErrors", "Your data folder refused the change. Check its permissions; Details names the file."
 )
+# CONFLICT because this chat's reply still runs (regenerate, compact now): not a change made elsewhere.
+_REPLY_RUNNING = QT_TRANSLATE_NOOP(
+    "PlainErrors", "A reply is still running in this chat. Wait for it to finish, or stop it, then try again."
+)
 # STORAGE_UNAVAILABLE for a data folder the host could not open says why in ``data.cause`` (host/storage_errors.py):
 # each cause has its own advice, where the general sentence would ask for a disk that is attached already.
 _DATA_FOLDER_UNUSABLE = {
@@ -182,6 +186,8 @@ def sentence(error: HostError) -> str:
         unusable = _DATA_FOLDER_UNUSABLE.get(str(error.data.get("cause")))
         if unusable is not None:
             return _tr(str(unusable))
+    if error.code == ErrorCode.CONFLICT and isinstance(error.data, dict) and error.data.get("replyRunning"):
+        return _tr(str(_REPLY_RUNNING))
     if error.code == ErrorCode.PERMISSION_DENIED and isinstance(error.data, dict):
         if error.data.get("native"):
             return _tr(str(_PI_READ_ONLY))
