@@ -265,3 +265,9 @@ def test_settings_say_a_new_language_needs_a_restart(monkeypatch, language, make
     general.language_combo.setCurrentIndex(general.language_combo.findData("en"))
     spin_until(qloop, lambda: not general.language_note.isVisible())
     dialog.close()
+
+
+def test_a_count_of_one_reads_in_the_singular():
+    assert i18n.counted(1, "1 chat", "%1 chats") == "1 chat"
+    assert i18n.counted(0, "1 chat", "%1 chats") == "0 chats"
+    assert i18n.counted(12, "1 chat", "%1 chats") == "12 chats"

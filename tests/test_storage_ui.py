@@ -244,6 +244,21 @@ def test_a_missing_default_root_offers_fresh_or_existing(qtbot, default_location
 
 
 # -- maintenance: every tool works through the host --------------------------------------------------
+def test_verify_counts_one_chat_and_one_message_in_the_singular(qtbot, qloop, loop_hosts, location, theme):
+    host = InProcessHost(location)
+    try:
+        sid = host.call("session.create", {"title": "Only one"})["session"]["id"]
+        message = {"id": "only-u", "role": "user", "blocks": [text_of("hello")]}
+        host.call("session.appendMessage", {"sessionId": sid, "message": message})
+    finally:
+        host.stop()
+    dialog = maintenance.VerifyDialog(loop_hosts.start(), theme)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    spin_until(qloop, lambda: dialog.report.isVisible())
+    assert dialog.report.text() == "No problems found. 1 chat, 1 message checked."
+
+
 def test_verify_reports_a_healthy_root_and_a_planted_problem(qtbot, qloop, loop_hosts, location, theme, shot):
     ids = populate(location)
     dialog = maintenance.VerifyDialog(loop_hosts.start(), theme)

@@ -407,11 +407,13 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <source>(no messages)</source>
         <translation>（无消息）</translation>
     </message>
-    <message numerus="yes">
-        <source>%n messages</source>
-        <translation>
-            <numerusform>%n 条消息</numerusform>
-        </translation>
+    <message>
+        <source>1 message</source>
+        <translation>1 条消息</translation>
+    </message>
+    <message>
+        <source>%1 messages</source>
+        <translation>%1 条消息</translation>
     </message>
     <message>
         <source>current</source>
@@ -445,6 +447,18 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>有一次清理在等待：它会在 pidesktop 下次启动时运行。</translation>
     </message>
     <message>
+        <source>The last cleanup freed %1 (%2).</source>
+        <translation>上次清理释放了 %1（%2）。</translation>
+    </message>
+    <message>
+        <source>1 file</source>
+        <translation>1 个文件</translation>
+    </message>
+    <message>
+        <source>%1 files</source>
+        <translation>%1 个文件</translation>
+    </message>
+    <message>
         <source>Restart pidesktop, empty the cache folders and free %1?</source>
         <translation>要重启 pidesktop、清空缓存文件夹并释放 %1 吗？</translation>
     </message>
@@ -455,10 +469,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
     <message>
         <source>Restart and clean…</source>
         <translation>重启并清理…</translation>
-    </message>
-    <message>
-        <source>The last cleanup freed %1 (%2 files).</source>
-        <translation>上次清理释放了 %1（%2 个文件）。</translation>
     </message>
     <message>
         <source>Some entries could not be removed:</source>
@@ -2319,6 +2329,10 @@ This cannot be undone.</source>
         <translation>永久删除</translation>
     </message>
     <message>
+        <source>Deleted 1 folder.</source>
+        <translation>已删除 1 个文件夹。</translation>
+    </message>
+    <message>
         <source>Deleted %1 folders.</source>
         <translation>已删除 %1 个文件夹。</translation>
     </message>
@@ -3406,8 +3420,24 @@ This cannot be undone.</source>
         <translation>总计：%1，共 %2 个文件。</translation>
     </message>
     <message>
-        <source>%1 chats, %2 messages.</source>
-        <translation>%1 个对话，%2 条消息。</translation>
+        <source>%1, %2.</source>
+        <translation>%1，%2。</translation>
+    </message>
+    <message>
+        <source>1 chat</source>
+        <translation>1 个对话</translation>
+    </message>
+    <message>
+        <source>%1 chats</source>
+        <translation>%1 个对话</translation>
+    </message>
+    <message>
+        <source>1 message</source>
+        <translation>1 条消息</translation>
+    </message>
+    <message>
+        <source>%1 messages</source>
+        <translation>%1 条消息</translation>
     </message>
     <message>
         <source>Not enough room: %1 is free there, the move needs %2. Go back and choose another place.</source>
@@ -4806,6 +4836,10 @@ This cannot be undone.</source>
         <translation>清空回收站</translation>
     </message>
     <message>
+        <source>Delete the chat in the trash for good? This cannot be undone.</source>
+        <translation>要永久删除回收站中的这个对话吗？此操作无法撤销。</translation>
+    </message>
+    <message>
         <source>Delete all %1 chats in the trash for good? This cannot be undone.</source>
         <translation>要永久删除回收站中的全部 %1 个对话吗？此操作无法撤销。</translation>
     </message>
@@ -4923,8 +4957,24 @@ This cannot be undone.</source>
         <translation>再次校验</translation>
     </message>
     <message>
-        <source>%1 chats, %2 messages checked.</source>
-        <translation>已检查 %1 个对话、%2 条消息。</translation>
+        <source>%1, %2 checked.</source>
+        <translation>已检查 %1、%2。</translation>
+    </message>
+    <message>
+        <source>1 chat</source>
+        <translation>1 个对话</translation>
+    </message>
+    <message>
+        <source>%1 chats</source>
+        <translation>%1 个对话</translation>
+    </message>
+    <message>
+        <source>1 message</source>
+        <translation>1 条消息</translation>
+    </message>
+    <message>
+        <source>%1 messages</source>
+        <translation>%1 条消息</translation>
     </message>
     <message>
         <source>No problems found.</source>

@@ -239,7 +239,11 @@ class VerifyDialog(ToolDialog):
 
     def _show(self, found: dict) -> None:
         self.result = found
-        counts = i18n.arg(self.tr("%1 chats, %2 messages checked."), found["sessions"], found["messages"])
+        counts = i18n.arg(
+            self.tr("%1, %2 checked."),
+            i18n.counted(found["sessions"], self.tr("1 chat"), self.tr("%1 chats")),
+            i18n.counted(found["messages"], self.tr("1 message"), self.tr("%1 messages")),
+        )
         if found["ok"]:
             self.show_report(self.tr("No problems found.") + " " + counts, "ok")
         else:
@@ -360,9 +364,9 @@ class CacheDialog(ToolDialog):
             self.show_report(self.tr("A cleanup is waiting: it runs the next time pidesktop starts."), "info")
         elif last is not None:
             text = i18n.arg(
-                self.tr("The last cleanup freed %1 (%2 files)."),
+                self.tr("The last cleanup freed %1 (%2)."),
                 human_size(last.get("freedBytes", 0)),
-                last.get("removedFiles", 0),
+                i18n.counted(last.get("removedFiles", 0), self.tr("1 file"), self.tr("%1 files")),
             )
             if last.get("failures"):
                 text += "\n" + self.tr("Some entries could not be removed:") + "\n" + "\n".join(last["failures"][:8])
@@ -531,7 +535,12 @@ class OldCopiesDialog(ToolDialog):
         await self.refresh()
         if found["ok"]:
             self.show_report(
-                i18n.arg(self.tr("Deleted %1 folders."), len(found["deleted"]) + len(found["alreadyGone"])), "ok"
+                i18n.counted(
+                    len(found["deleted"]) + len(found["alreadyGone"]),
+                    self.tr("Deleted 1 folder."),
+                    self.tr("Deleted %1 folders."),
+                ),
+                "ok",
             )
         else:
             self.delete_button.setText(self.tr("Retry…"))

@@ -388,7 +388,11 @@ class ReviewPage(QWizardPage):
             self.total.setText(
                 self.total.text()
                 + " "
-                + i18n.arg(self.tr("%1 chats, %2 messages."), counts.get("sessions", 0), counts.get("messages", 0))
+                + i18n.arg(
+                    self.tr("%1, %2."),
+                    i18n.counted(counts.get("sessions", 0), self.tr("1 chat"), self.tr("%1 chats")),
+                    i18n.counted(counts.get("messages", 0), self.tr("1 message"), self.tr("%1 messages")),
+                )
             )
         needed = self.total_bytes + move.SPACE_MARGIN
         if free < needed:

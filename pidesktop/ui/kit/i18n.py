@@ -47,6 +47,12 @@ def arg(text: str, *values) -> str:
     )
 
 
+def counted(count: int, one: str, many: str) -> str:
+    """``one`` ("1 chat") for a count of one, else ``many`` ("%1 chats") filled in: English plurals without a
+    catalogue of their own (Qt's ``%n`` needs one for the source language); both texts come translated."""
+    return one if count == 1 else arg(many, count)
+
+
 def catalogue(language: str, suffix: str = ".qm") -> Path:
     return FOLDER / f"{CATALOGUE}_{language}{suffix}"
 

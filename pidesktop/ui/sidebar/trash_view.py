@@ -117,7 +117,11 @@ class TrashDialog(ToolDialog):
         confirm(
             self,
             self.tr("Empty trash"),
-            i18n.arg(self.tr("Delete all %1 chats in the trash for good? This cannot be undone."), len(self.sessions)),
+            i18n.counted(
+                len(self.sessions),
+                self.tr("Delete the chat in the trash for good? This cannot be undone."),
+                self.tr("Delete all %1 chats in the trash for good? This cannot be undone."),
+            ),
             self.tr("Empty trash"),
             self.empty,
         )
