@@ -141,7 +141,8 @@ class BranchSwitcher(QToolButton):
         preview = " ".join(str(branch.get("preview") or self.tr("(no messages)")).split())
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
-        count = branch.get("messageCount") if isinstance(branch.get("messageCount"), int) else 0
+        listed = branch.get("messageCount")
+        count = listed if isinstance(listed, int) else 0
         facts = [i18n.counted(count, self.tr("1 message"), self.tr("%1 messages"))]
         if isinstance(branch.get("updatedAt"), int):
             facts.append(relative(branch["updatedAt"], now))
