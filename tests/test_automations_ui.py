@@ -112,6 +112,7 @@ def test_the_page_creates_runs_and_opens_a_run_chat(qtbot, qloop, host_client, s
     qloop.run_until_complete(dialog.loading)
     assert dialog.list_stack.currentWidget() is dialog.empty
     assert dialog.run_button.isEnabled() and dialog.run_button.text().replace("&", "") == "Save and run now"
+    assert not dialog.delete_button.isEnabled()  # nothing to delete yet
     dialog.grab().save(str(shots / "automations-empty.png"))
 
     editor = dialog.editor

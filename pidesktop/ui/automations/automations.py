@@ -97,6 +97,7 @@ class AutomationsDialog(QDialog):
         self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("danger")
         self.delete_button.clicked.connect(self.confirm_delete)
+        self.delete_button.setEnabled(False)  # until an automation is picked: with none, it would do nothing
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 12, 0)

@@ -208,6 +208,7 @@ QPushButton:disabled {{ color: {t.muted}; }}
 QPushButton#primary {{ background: {t.accent}; color: {on_accent}; border-color: {t.accent}; font-weight: 600; }}
 QPushButton#primary:disabled {{ background: {t.hover}; color: {t.muted}; border-color: {t.border}; }}
 QPushButton#danger {{ color: {t.danger}; }}
+QPushButton#danger:disabled {{ color: {t.muted}; }}
 QListWidget#providerList {{
     background: {t.background}; border: 1px solid {t.border}; border-radius: 8px; padding: 4px; outline: 0;
 }}
