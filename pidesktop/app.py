@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -232,6 +233,9 @@ def _run(
             await outbox.aclose()
             window.close()  # already closed by Ctrl+Q; still open when a restart asked to quit
 
+        # A logout, a shutdown or ``kill`` sends SIGTERM: the same ordered shutdown as Ctrl+Q, not an abrupt
+        # end that leaves the host's lock and the window's state behind.
+        loop.add_signal_handler(signal.SIGTERM, window.quit_unattended)
         with loop:
             loop.run_until_complete(main())
     finally:

@@ -21,6 +21,8 @@ import pytest
 from tests.support.repo import REPO
 
 DRIVER = textwrap.dedent("""
+    import os
+    import signal
     import sys
     from PySide6.QtCore import QTimer
     from pidesktop.commands import cli
@@ -61,6 +63,8 @@ DRIVER = textwrap.dedent("""
             window.close()  # the title bar's close button
         elif how == "relaunch":
             relaunch.relaunch_pidesktop()  # the data-move wizard's "Restart and move"
+        elif how == "sigterm":
+            os.kill(os.getpid(), signal.SIGTERM)  # a logout, a shutdown, `kill`
 
     started = main_window.MainWindow.start
 
@@ -93,7 +97,7 @@ def quit_app(tmp_path: Path, how: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("how", ["quit-action", "close", "relaunch"])
+@pytest.mark.parametrize("how", ["quit-action", "close", "relaunch", "sigterm"])
 def test_quitting_runs_the_whole_shutdown_and_exits_0(tmp_path, how):
     result = quit_app(tmp_path, how)
     assert "Traceback" not in result.stderr, result.stderr

@@ -76,3 +76,17 @@ def test_cancel_keeps_the_window_and_the_reply_going(chat, qtbot, qloop):
         assert chat.isVisible()  # the reply went on to its end and the window stayed
 
     qloop.run_until_complete(scenario())
+
+
+def test_the_system_asking_to_quit_mid_reply_stops_it_keeps_it_and_asks_nothing(chat, qtbot, qloop):
+    async def scenario():
+        sid = await writing(chat)
+        chat.close()  # the question is up when the system asks too (a logout while it waits for an answer)
+        await wait_until(lambda: chat.quit_question.box)
+        chat.quit_unattended()
+        await wait_until(lambda: not chat.isVisible())
+        assert chat.quit_question.box is None and not chat.runner.running_sessions()
+        reply = last_reply(chat, sid)
+        assert reply["role"] == "assistant" and reply["meta"]["status"] == "aborted"
+
+    qloop.run_until_complete(scenario())

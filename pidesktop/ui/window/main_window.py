@@ -536,6 +536,15 @@ class MainWindow(QMainWindow):
         """Closed before it was built (the close waits for the build, or start-up skips the build)."""
         return self._close_when_built
 
+    def quit_unattended(self) -> None:
+        """The system asks pidesktop to quit (SIGTERM: a logout, a shutdown, ``kill``): as Ctrl+Q, without a
+        question nobody is there to answer; a reply being written is stopped and kept as far as it got."""
+        log.info("the system asked pidesktop to quit")
+        if self.built and self.quit_question.running():
+            self.quit_question.stop_and_quit()
+        else:
+            self.close()
+
     def closeEvent(self, event) -> None:
         log.info("window close asked%s", "" if self.built else " before it was built")  # a quit's trail in the log
         if not self.built:  # closed while the window is being built: once it is

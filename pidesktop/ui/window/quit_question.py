@@ -3,7 +3,8 @@
 Quitting mid-reply used to cut the reply off wherever it was. Now the window
 asks; "Wait, then quit" closes it once every reply has finished, "Stop and
 quit" stops them (each is stored as far as it got, marked stopped) and closes
-once they are stored. Either way nothing is left half-written.
+once they are stored. Either way nothing is left half-written. When the system
+asks the app to quit (SIGTERM), nobody is there to answer: it stops and quits.
 """
 
 from __future__ import annotations
@@ -71,6 +72,13 @@ class QuitQuestion(QObject):
         box.finished.connect(finished)
         self.box = box
         box.open()
+
+    def stop_and_quit(self) -> None:
+        """Quit with nobody to answer (the system asked: a logout, a shutdown): replies being written are
+        stopped, kept as far as they got, and the window closes once they are stored."""
+        if self.box is not None:
+            self.box.close()
+        self._leave(STOP)
 
     def _leave(self, how: str) -> None:
         self.leaving = how
