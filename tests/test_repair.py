@@ -6,6 +6,7 @@ database overwritten with garbage, after a clean close and after a SIGKILL.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,20 @@ def test_a_damaged_sessions_page_is_set_aside_and_everything_comes_back(stdio_ho
     assert h.close() == 0
     h = stdio_host()  # told once; the repaired database opens as it is
     assert "rebuilt" not in h.call("app.handshake", {"protocolVersion": 1})
+    assert h.close() == 0
+
+
+def test_sigterm_closes_the_host_as_the_end_of_stdin_does(stdio_host, data_root, tmp_path):
+    h, sids = seeded(stdio_host, tmp_path)
+    assert (data_root / "pi.sqlite.open").exists()
+    h.proc.send_signal(signal.SIGTERM)
+    assert h.proc.wait(30) == 0
+    assert b"Traceback" not in h.proc.stderr.read()
+    h.kill()  # closes its pipes
+    assert not (data_root / "pi.sqlite.open").exists()  # a clean close: the next start checks nothing
+    h = stdio_host()
+    assert "rebuilt" not in h.call("app.handshake", {"protocolVersion": 1})
+    assert len(h.call("session.list", {})["sessions"]) == len(sids)
     assert h.close() == 0
 
 

@@ -4,13 +4,15 @@ The same host thread and dispatcher as the GUI. Replies are written by the
 host thread as each command finishes; events go out as ``event``
 notifications. Bad input gets an error reply and the host keeps serving. End
 of stdin is an orderly shutdown: queued commands are drained, the database is
-closed, exit code 0. Nothing but protocol lines ever reaches stdout.
+closed, exit code 0. SIGTERM is the same shutdown (a second one ends the
+process at once). Nothing but protocol lines ever reaches stdout.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 from typing import Any, BinaryIO
@@ -130,9 +132,25 @@ def unavailable_opener(reason: str, cause: str | None = None) -> Opener:
     return refuse
 
 
+class Terminated(Exception):
+    """SIGTERM arrived: stop reading stdin and shut down as at its end."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the shutdown ends it at once
+    log.info("SIGTERM: shutting down as at the end of stdin")
+    raise Terminated
+
+
 def run(opener: Opener) -> int:
     """Serve on this process's stdin/stdout, keeping stdout for protocol lines only."""
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything else printed, even by C code, goes to stderr
     sys.stdout = sys.stderr
-    return StdioServer(opener, sys.stdin.buffer, protocol_out).serve()
+    # Raised in the main thread, which reads stdin: the read stops and serve() stops the host thread (queued
+    # commands drained, the database closed), so the next start need not check the database first.
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return StdioServer(opener, sys.stdin.buffer, protocol_out).serve()
+    except Terminated:
+        return 0
