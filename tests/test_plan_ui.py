@@ -33,7 +33,7 @@ def test_a_proposed_plan_is_approved_from_the_card_and_its_checklist_folds_away(
     ask(chat, qtbot, qloop, "Move the blog to a new host")
     card = chat.plans.card
     spin_until(qloop, lambda: card.isVisible() and card.approval and card.approval["status"] == "pending")
-    assert card.title.text() == "Plan waiting for your approval: Plan: Move the blog to a new host"
+    assert card.title.text() == "Plan waiting for your approval: Move the blog to a new host"  # not "Plan: Plan:"
     assert card.approve_button.isVisible() and card.reject_button.isVisible() and card.feedback.isVisible()
     assert card.approve_button.text() == "Approve and allow edits" and card.approve_ask_button.isVisible()
     assert "Read what is there now" in card.body.toPlainText()  # the Markdown, rendered

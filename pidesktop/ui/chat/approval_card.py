@@ -234,6 +234,9 @@ class ApprovalCard(QFrame):
             ("plan", "interrupted"): self.tr("Plan not answered"),
             ("goal", "interrupted"): self.tr("Goal not answered"),
         }.get((kind, status), self.tr("Plan"))
+        named, colon, rest = title.partition(":")
+        if colon and named.strip().lower() in ("plan", "goal") and rest.strip():
+            title = rest.strip()  # "# Plan: Move the blog" after "Plan waiting for your approval" says it twice
         return f"{heading}: {title}" if title else heading
 
     def _state_text(self, approval: dict) -> str:
