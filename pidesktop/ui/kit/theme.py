@@ -99,6 +99,9 @@ def apply(app: QApplication, theme: Theme) -> None:
     app.setPalette(palette)
     app.setStyleSheet(stylesheet(theme))
     app.setProperty("pidesktopTheme", theme.name)
+    from pidesktop.ui.kit import focus_ring  # the keyboard's place, in every window
+
+    focus_ring.install(app, theme.accent, theme.background)
 
 
 def outline_toggles(root: QWidget, theme: Theme) -> None:
@@ -127,7 +130,7 @@ QTreeView#sessionTree::item {{ padding: 0px; border-radius: 8px; }}
 QTreeView#sessionTree::branch {{ background: transparent; image: none; border: none; }}
 QPushButton#newChat {{
     background: {t.background}; color: {t.text}; border: 1px solid {t.border};
-    border-radius: 8px; padding: 8px 12px; text-align: left; font-weight: 600;
+    border-radius: 8px; padding: 8px 12px; text-align: left; font-weight: 600; outline: none;
 }}
 QPushButton#newChat:hover {{ background: {t.hover}; }}
 QLabel#headerTitle {{ font-size: 15px; font-weight: 600; }}
