@@ -34,7 +34,7 @@ def test_held_prompts_are_listed_and_can_be_reordered_promoted_and_removed(qtbot
     qloop.run_until_complete(strip.show_session(sid))
     assert not strip.isHidden()
     assert labels(strip) == ["first", "second", "third"]
-    assert strip.title.text() == "3 prompt(s) waiting" and not strip.resume_button.isHidden()
+    assert strip.title.text() == "3 prompts waiting" and not strip.resume_button.isHidden()
     button(strip._rows[2], "↑").click()
     spin_until(qloop, lambda: labels(strip) == ["first", "third", "second"])
     button(strip._rows[2], "Send now").click()
@@ -43,6 +43,9 @@ def test_held_prompts_are_listed_and_can_be_reordered_promoted_and_removed(qtbot
     spin_until(qloop, lambda: labels(strip) == ["second", "third"])
     stored = client.call_blocking("session.queueList", {"sessionId": sid})["entries"]
     assert [e["content"] for e in stored] == ["second", "third"]
+    button(strip._rows[1], "✕").click()
+    spin_until(qloop, lambda: labels(strip) == ["second"])
+    assert strip.title.text() == "1 prompt waiting"  # not "1 prompt(s)"
 
 
 def test_resume_sends_the_held_prompts_one_turn_at_a_time(qtbot, qloop, location, loop_hosts):

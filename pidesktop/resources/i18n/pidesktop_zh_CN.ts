@@ -3027,11 +3027,13 @@ This cannot be undone.</source>
         <source>Send the next waiting prompt</source>
         <translation>发送下一条等待中的消息</translation>
     </message>
-    <message numerus="yes">
-        <source>%n prompt(s) waiting</source>
-        <translation>
-            <numerusform>%n 条消息等待发送</numerusform>
-        </translation>
+    <message>
+        <source>1 prompt waiting</source>
+        <translation>1 条消息等待发送</translation>
+    </message>
+    <message>
+        <source>%1 prompts waiting</source>
+        <translation>%1 条消息等待发送</translation>
     </message>
     <message>
         <source>not sent</source>

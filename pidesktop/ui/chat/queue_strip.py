@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from pidesktop.bus import HostClient, topics
+from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.ops import host_op
 
 
@@ -77,7 +78,7 @@ class QueueStrip(QFrame):
 
     def _refresh_header(self) -> None:
         count = len(self.entries)
-        self.title.setText(self.tr("%n prompt(s) waiting", "", count))
+        self.title.setText(i18n.counted(count, self.tr("1 prompt waiting"), self.tr("%1 prompts waiting")))
         self.resume_button.setVisible(bool(count) and not self.running)
 
     def _row(self, entry: dict, position: int) -> QWidget:
