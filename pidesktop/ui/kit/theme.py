@@ -123,6 +123,7 @@ def stylesheet(t: Theme) -> str:
     # nearly invisible on the dark theme, and every other button of the app is text only.
     return f"""
 QDialogButtonBox {{ dialogbuttonbox-buttons-have-icons: 0; }}
+QPushButton:focus, QCheckBox:focus, QRadioButton:focus {{ outline: none; }}
 QMainWindow, QWidget#conversation {{ background: {t.background}; color: {t.text}; }}
 QWidget#sidebar {{ background: {t.sidebar}; border-right: 1px solid {t.border}; }}
 QTreeView#sessionTree {{ background: {t.sidebar}; border: none; outline: 0; }}
@@ -130,7 +131,7 @@ QTreeView#sessionTree::item {{ padding: 0px; border-radius: 8px; }}
 QTreeView#sessionTree::branch {{ background: transparent; image: none; border: none; }}
 QPushButton#newChat {{
     background: {t.background}; color: {t.text}; border: 1px solid {t.border};
-    border-radius: 8px; padding: 8px 12px; text-align: left; font-weight: 600; outline: none;
+    border-radius: 8px; padding: 8px 12px; text-align: left; font-weight: 600;
 }}
 QPushButton#newChat:hover {{ background: {t.hover}; }}
 QLabel#headerTitle {{ font-size: 15px; font-weight: 600; }}
