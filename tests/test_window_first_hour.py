@@ -202,3 +202,25 @@ def test_the_model_chip_shows_only_once_it_names_a_model(qtbot, qloop, host_clie
     run(qloop, win.start())
     assert win.model_chip.isVisible() and win.model_chip.text() == "Offline demo (no AI)"
     win.close()
+
+
+def test_the_empty_page_shows_the_choices_the_next_chat_gets_not_the_last_chat_s(chat, qtbot, qloop):
+    run(qloop, chat.chats.send_prompt("a first chat"))
+    first = chat.current_session_id
+    run(qloop, lambda: not chat.runner.is_running(first))
+    chat.composer.permission_picker.activated.emit(chat.composer.permission_picker.findData("accept-edits"))
+    chat.composer.mode_picker.activated.emit(chat.composer.mode_picker.findData("plan"))
+    run(qloop, lambda: (s := chat.model.session(first)) and s.get("mode") == "plan")
+    chat.chats.new_chat()
+    composer = chat.composer
+    assert composer.mode_picker.currentData() == "agent"  # what a chat made now gets
+    assert composer.permission_picker.currentData() == "inherit"
+    composer.mode_picker.activated.emit(composer.mode_picker.findData("goal"))  # picked here: kept for the send
+    chat.sidebar.select(first)
+    run(qloop, lambda: chat.current_session_id == first)
+    assert composer.mode_picker.currentData() == "plan"
+    chat.chats.new_chat()
+    assert composer.mode_picker.currentData() == "goal"
+    run(qloop, chat.chats.send_prompt("a second chat"))
+    second = chat.current_session_id
+    assert second != first and chat.model.session(second)["mode"] == "goal"

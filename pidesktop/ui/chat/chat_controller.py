@@ -205,6 +205,21 @@ class ChatController(QObject):
             w.show_note(self.tr("Earlier messages summarised"))
             await w.chat_view.open_transcript(session_id)
 
+    def show_pending_choices(self) -> None:
+        """The empty page's chips show what the next chat will be made with: what was picked there, else the
+        defaults. Not the chat shown before: its Plan mode or its "Allow edits" would be shown and not applied."""
+        w = self.window
+        pending = self.pending_changes
+        w.composer.set_thinking(pending.get("thinkingLevel") or "off")
+        w.composer.set_mode(pending.get("mode") or "agent")
+        w.composer.set_permission(pending.get("permissionMode"))
+        w.composer.show_model(pending.get("providerId"), pending.get("modelId"))
+        project = w.projects.by_path(pending.get("projectPath"))
+        if w.composer.mcp_chip is not None:
+            w.composer.mcp_chip.show_for({"projectId": project["id"]} if project else None)
+        if w.composer.grants_chip is not None:
+            w.composer.grants_chip.show_for(None)
+
     def change_session(self, params: dict) -> None:
         """A model, thinking level or mode picked in the composer: stored on the chat for its next turns."""
         session_id = self.window.current_session_id

@@ -93,6 +93,7 @@ class ChatView(QObject):
         spawn(w.plans.show_session(None), name="plan-area")
         w.permission_card.show_session(None)
         w.transcript_model.clear()
+        w.chats.show_pending_choices()
         w.pages.setCurrentWidget(w.empty_page)
 
     def show_session(self, session: dict) -> None:
