@@ -20,7 +20,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -235,6 +234,8 @@ def _run(
 
         # A logout, a shutdown or ``kill`` sends SIGTERM: the same ordered shutdown as Ctrl+Q, not an abrupt
         # end that leaves the host's lock and the window's state behind.
+        import signal  # here, not before the first paint
+
         loop.add_signal_handler(signal.SIGTERM, window.quit_unattended)
         with loop:
             loop.run_until_complete(main())
