@@ -30,6 +30,7 @@ class StdioServer:
         self._stdin = stdin
         self._stdout = stdout
         self._write_lock = threading.Lock()
+        self.reading = True  # stdin is read: SIGTERM stops the read (``run``)
         self._thread = HostThread(opener, name="pidesktop-host-stdio")
         self._thread.subscribe(self._on_event)
 
@@ -40,6 +41,7 @@ class StdioServer:
                 if raw.strip():
                     self._handle_line(raw)
         finally:
+            self.reading = False  # a SIGTERM from here on finds the shutdown under way and leaves it alone
             self._thread.stop()
         return 0
 
@@ -136,21 +138,23 @@ class Terminated(Exception):
     """SIGTERM arrived: stop reading stdin and shut down as at its end."""
 
 
-def _terminate(_signum: int, _frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the shutdown ends it at once
-    log.info("SIGTERM: shutting down as at the end of stdin")
-    raise Terminated
-
-
 def run(opener: Opener) -> int:
     """Serve on this process's stdin/stdout, keeping stdout for protocol lines only."""
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything else printed, even by C code, goes to stderr
     sys.stdout = sys.stderr
-    # Raised in the main thread, which reads stdin: the read stops and serve() stops the host thread (queued
-    # commands drained, the database closed), so the next start need not check the database first.
-    signal.signal(signal.SIGTERM, _terminate)
+    server = StdioServer(opener, sys.stdin.buffer, protocol_out)
+
+    def terminate(_signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        log.info("SIGTERM: shutting down as at the end of stdin")
+        if server.reading:
+            # Raised in the main thread, which reads stdin: the read stops and serve() stops the host thread
+            # (queued commands drained, the database closed), so the next start need not check the database.
+            raise Terminated
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
-        return StdioServer(opener, sys.stdin.buffer, protocol_out).serve()
+        return server.serve()
     except Terminated:
         return 0
