@@ -56,7 +56,7 @@ def test_the_sync_page_tests_saves_and_syncs(
         spin_until(qloop, lambda: "revision 2" in page.state.text())
         page.versions_button.click()
         spin_until(qloop, lambda: page.versions.count() == 2)
-        assert page.versions.itemText(0).startswith("Version 2")
+        assert page.versions.itemText(0).startswith("Version 2") and page.versions.itemText(0).endswith(" 1 change")
         assert page.daily.isEnabled() and not page.daily.isChecked()
         page.daily.click()
         spin_until(qloop, lambda: host_client.call_blocking("sync.status")["dailyBackup"]["enabled"])

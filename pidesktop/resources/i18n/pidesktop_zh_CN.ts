@@ -4275,8 +4275,24 @@ This cannot be undone.</source>
         <translation>已同步到第 %1 版。</translation>
     </message>
     <message>
-        <source>%1 change(s) wait for the next sync.</source>
+        <source>1 change waits for the next sync.</source>
+        <translation>1 项更改等待下次同步。</translation>
+    </message>
+    <message>
+        <source>%1 changes wait for the next sync.</source>
         <translation>%1 项更改等待下次同步。</translation>
+    </message>
+    <message>
+        <source>1 change</source>
+        <translation>1 项更改</translation>
+    </message>
+    <message>
+        <source>%1 changes</source>
+        <translation>%1 项更改</translation>
+    </message>
+    <message>
+        <source>Version %1 · %2 · %3</source>
+        <translation>第 %1 版 · %2 · %3</translation>
     </message>
     <message>
         <source>Changed on two computers: %1; the newer change was kept.</source>
@@ -4301,10 +4317,6 @@ This cannot be undone.</source>
     <message>
         <source>Synced: %1 sent, %2 received.</source>
         <translation>已同步：发送 %1 项，接收 %2 项。</translation>
-    </message>
-    <message>
-        <source>Version %1 · %2 · %3 change(s)</source>
-        <translation>第 %1 版 · %2 · %3 项更改</translation>
     </message>
     <message>
         <source>There are no versions in the bucket yet: press Sync now.</source>

@@ -183,7 +183,13 @@ class SyncPage(QWidget):
         last = status.get("lastRun")
         lines = [i18n.arg(self.tr("Synced up to revision %1."), status.get("revision", 0))]
         if status.get("pending"):
-            lines.append(i18n.arg(self.tr("%1 change(s) wait for the next sync."), len(status["pending"])))
+            lines.append(
+                i18n.counted(
+                    len(status["pending"]),
+                    self.tr("1 change waits for the next sync."),
+                    self.tr("%1 changes wait for the next sync."),
+                )
+            )
         for conflict in (last or {}).get("conflicts", []):
             subject = conflict_subject(conflict)
             lines.append(i18n.arg(self.tr("Changed on two computers: %1; the newer change was kept."), subject))
@@ -269,7 +275,8 @@ class SyncPage(QWidget):
             self.versions.clear()
             for entry in status.get("history", []):
                 when = QDateTime.fromMSecsSinceEpoch(int(entry["at"])).toString("yyyy-MM-dd HH:mm")
-                text = i18n.arg(self.tr("Version %1 · %2 · %3 change(s)"), entry["revision"], when, len(entry["keys"]))
+                changes = i18n.counted(len(entry["keys"]), self.tr("1 change"), self.tr("%1 changes"))
+                text = i18n.arg(self.tr("Version %1 · %2 · %3"), entry["revision"], when, changes)
                 self.versions.addItem(text, entry["revision"])
             self.versions.setVisible(self.versions.count() > 0)
             self.restore_button.setVisible(self.versions.count() > 1)
