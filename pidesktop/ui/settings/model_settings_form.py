@@ -49,6 +49,11 @@ class ModelSettingsForm(QObject):
         self.prompt_edit.setFixedHeight(72)
         self.title = QLabel()
         self.title.setObjectName("muted")
+        # Wrapped, and never wider than the page: unwrapped it held the form wider than the dialog's own size,
+        # and the scroll area (no horizontal bar) cut every field and note at the right. A long model id is
+        # one word: it may be clipped, the fields are not.
+        self.title.setWordWrap(True)
+        self.title.setMinimumWidth(1)
 
     def rows(self) -> list[tuple[str, QWidget]]:
         """(caption, field) in order; an empty caption is a note under the field above."""
