@@ -96,6 +96,8 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(
 ):
     relaunched = []
     monkeypatch.setattr(StorageWizard, "relaunch", staticmethod(lambda: relaunched.append(True)))
+    default_location.ui_root.mkdir(parents=True, exist_ok=True)
+    (default_location.ui_root / "drafts.json").write_text('{"version": 1, "drafts": {}}')  # window state moves too
     wizard = StorageWizard(default_location, loop_hosts.start(default_location), theme)
     wizard.open()
     next_button = wizard.button(QWizard.WizardButton.NextButton)
@@ -133,6 +135,12 @@ def test_the_wizard_checks_reviews_and_schedules_the_move(
     assert "Chat database" in rows and "Transcripts" in rows
     assert all(size != "0 B" for size in rows.values())
     assert review.total_bytes > 0 and "2 chats, 4 messages" in review.total.text()
+    files = {
+        review.table.topLevelItem(i).text(0): review.table.topLevelItem(i).text(1)
+        for i in range(review.table.topLevelItemCount())
+    }
+    assert "Window state" in files and all(count.isdigit() and int(count) > 0 for count in files.values()), files
+    assert f"in {sum(int(count) for count in files.values())} files." in review.total.text()
     assert "free at the new place" in review.space.text()
     assert next_button.isEnabled()
     shot(wizard, f"move-wizard-review-{theme.name}")

@@ -37,7 +37,7 @@ COUNTED = (
 
 def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]:
     """The report; ``scan=False`` leaves out the walk of both folders (``categories``, ``dataBytes``,
-    ``uiBytes`` are then absent), which is the only part whose cost grows with the number of files."""
+    ``uiBytes``, ``uiFiles`` are then absent), which is the only part whose cost grows with the number of files."""
     root = location.data_root
     report: dict[str, Any] = {
         "dataRoot": str(root),
@@ -55,7 +55,12 @@ def status(location: paths.StorageLocation, scan: bool = True) -> dict[str, Any]
         data_tree = inventory.scan(root, exclude_top=frozenset({WRITER_LOCK}))
         ui_tree = inventory.scan(location.ui_root)
         report.update(
-            {"categories": inventory.by_category(data_tree), "dataBytes": data_tree.bytes, "uiBytes": ui_tree.bytes}
+            {
+                "categories": inventory.by_category(data_tree),
+                "dataBytes": data_tree.bytes,
+                "uiBytes": ui_tree.bytes,
+                "uiFiles": ui_tree.files,
+            }
         )
     report.update(_database(root / DB_NAME))
     report["schemaBackups"] = schema_backups(root)

@@ -361,7 +361,7 @@ class ReviewPage(QWizardPage):
             self._failed(error_text(exc, READABLE))
             return
         categories = dict(report["categories"])
-        ui_files = 0
+        ui_files = int(report.get("uiFiles") or 0)
         rows = []
         for name, slot in categories.items():
             rows.append(
@@ -381,7 +381,7 @@ class ReviewPage(QWizardPage):
             _right(item, 1, 2)
             self.table.addTopLevelItem(item)
         self.total_bytes = report["dataBytes"] + report["uiBytes"]
-        files = sum(slot["files"] for slot in categories.values())
+        files = sum(slot["files"] for slot in categories.values()) + ui_files
         self.total.setText(i18n.arg(self.tr("In all: %1 in %2 files."), human_size(self.total_bytes), files))
         counts = report.get("counts") or {}
         if counts:
