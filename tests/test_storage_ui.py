@@ -529,6 +529,6 @@ def test_the_first_start_after_a_move_says_where_the_data_lives_once(qtbot, mova
     assert window.error is None
     moved = paths.resolve()
     assert moved.data_root == destination / "data"
-    assert completed_move_notice(moved) == f"Your data now lives in {destination / 'data'}."
+    assert completed_move_notice(moved) == f"Your data now lives in {destination}."  # the folder chosen
     assert completed_move_notice(moved) is None  # once
     assert completed_move_notice(paths.resolve()) is None

@@ -108,7 +108,8 @@ def completed_move_notice(location: paths.StorageLocation, now: int | None = Non
         marker.write_text(entry.id + "\n", encoding="utf-8")
     except OSError as exc:  # said again at the next start; better than never
         log.warning("could not note the move confirmation in %s: %s", marker, exc)
-    return i18n.arg(QCoreApplication.translate("StorageWizard", "Your data now lives in %1."), location.data_root)
+    # The folder the person chose, as the wizard named it ("Your data goes into …"), not the data folder in it.
+    return i18n.arg(QCoreApplication.translate("StorageWizard", "Your data now lives in %1."), entry.moved_to)
 
 
 class StorageWizard(QWizard):
