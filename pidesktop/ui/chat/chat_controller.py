@@ -209,16 +209,8 @@ class ChatController(QObject):
         """The empty page's chips show what the next chat will be made with: what was picked there, else the
         defaults. Not the chat shown before: its Plan mode or its "Allow edits" would be shown and not applied."""
         w = self.window
-        pending = self.pending_changes
-        w.composer.set_thinking(pending.get("thinkingLevel") or "off")
-        w.composer.set_mode(pending.get("mode") or "agent")
-        w.composer.set_permission(pending.get("permissionMode"))
-        w.composer.show_model(pending.get("providerId"), pending.get("modelId"))
-        project = w.projects.by_path(pending.get("projectPath"))
-        if w.composer.mcp_chip is not None:
-            w.composer.mcp_chip.show_for({"projectId": project["id"]} if project else None)
-        if w.composer.grants_chip is not None:
-            w.composer.grants_chip.show_for(None)
+        project = w.projects.by_path(self.pending_changes.get("projectPath"))
+        w.chat_view.show_choices({**self.pending_changes, "projectId": project["id"] if project else None})
 
     def change_session(self, params: dict) -> None:
         """A model, thinking level or mode picked in the composer: stored on the chat for its next turns."""

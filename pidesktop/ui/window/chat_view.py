@@ -96,16 +96,21 @@ class ChatView(QObject):
         w.chats.show_pending_choices()
         w.pages.setCurrentWidget(w.empty_page)
 
+    def show_choices(self, chat: dict) -> None:
+        """The composer's chips as ``chat`` has them: the chat shown, or what the next prompt's chat will get."""
+        w = self.window
+        w.composer.set_thinking(chat.get("thinkingLevel") or "off")
+        w.composer.set_mode(chat.get("mode") or "agent")
+        w.composer.set_permission(chat.get("permissionMode"))
+        w.composer.show_model(chat.get("providerId"), chat.get("modelId"))
+        if w.composer.mcp_chip is not None:
+            w.composer.mcp_chip.show_for(chat)
+        if w.composer.grants_chip is not None:
+            w.composer.grants_chip.show_for(chat)
+
     def show_session(self, session: dict) -> None:
         w = self.window
-        w.composer.set_thinking(session.get("thinkingLevel", "off"))
-        w.composer.set_mode(session.get("mode", "agent"))
-        w.composer.set_permission(session.get("permissionMode"))
-        w.composer.show_model(session.get("providerId"), session.get("modelId"))
-        if w.composer.mcp_chip is not None:
-            w.composer.mcp_chip.show_for(session)
-        if w.composer.grants_chip is not None:
-            w.composer.grants_chip.show_for(session)
+        self.show_choices(session)
         w.header_title.setText(display_title(session))
         w.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
         w.projects.session_shown(session)
