@@ -408,14 +408,6 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>（无消息）</translation>
     </message>
     <message>
-        <source>1 message</source>
-        <translation>1 条消息</translation>
-    </message>
-    <message>
-        <source>%1 messages</source>
-        <translation>%1 条消息</translation>
-    </message>
-    <message>
         <source>current</source>
         <translation>当前</translation>
     </message>
@@ -784,6 +776,29 @@ The current folder is kept as a backup; remove it later with Settings &gt; Data 
 Size: %2</source>
         <translation>原位置：%1
 大小：%2</translation>
+    </message>
+</context>
+<context>
+    <name>Counts</name>
+    <message>
+        <source>1 chat</source>
+        <translation>1 个对话</translation>
+    </message>
+    <message>
+        <source>%1 chats</source>
+        <translation>%1 个对话</translation>
+    </message>
+    <message>
+        <source>1 message</source>
+        <translation>1 条消息</translation>
+    </message>
+    <message>
+        <source>%1 messages</source>
+        <translation>%1 条消息</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
     </message>
 </context>
 <context>
@@ -3422,24 +3437,8 @@ This cannot be undone.</source>
         <translation>总计：%1，共 %2 个文件。</translation>
     </message>
     <message>
-        <source>%1, %2.</source>
-        <translation>%1，%2。</translation>
-    </message>
-    <message>
-        <source>1 chat</source>
-        <translation>1 个对话</translation>
-    </message>
-    <message>
-        <source>%1 chats</source>
-        <translation>%1 个对话</translation>
-    </message>
-    <message>
-        <source>1 message</source>
-        <translation>1 条消息</translation>
-    </message>
-    <message>
-        <source>%1 messages</source>
-        <translation>%1 条消息</translation>
+        <source>%1.</source>
+        <translation>%1。</translation>
     </message>
     <message>
         <source>Not enough room: %1 is free there, the move needs %2. Go back and choose another place.</source>
@@ -4971,24 +4970,8 @@ This cannot be undone.</source>
         <translation>再次校验</translation>
     </message>
     <message>
-        <source>%1, %2 checked.</source>
-        <translation>已检查 %1、%2。</translation>
-    </message>
-    <message>
-        <source>1 chat</source>
-        <translation>1 个对话</translation>
-    </message>
-    <message>
-        <source>%1 chats</source>
-        <translation>%1 个对话</translation>
-    </message>
-    <message>
-        <source>1 message</source>
-        <translation>1 条消息</translation>
-    </message>
-    <message>
-        <source>%1 messages</source>
-        <translation>%1 条消息</translation>
+        <source>%1 checked.</source>
+        <translation>已检查 %1。</translation>
     </message>
     <message>
         <source>No problems found.</source>

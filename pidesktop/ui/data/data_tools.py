@@ -48,6 +48,7 @@ from pidesktop.ui.data.host_jobs import job_error_text, run_job
 from pidesktop.ui.data.relaunch import relaunch_pidesktop
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.counts import chats_and_messages
 from pidesktop.ui.kit.dialog_style import (
     confirm,
     current_theme,
@@ -239,11 +240,7 @@ class VerifyDialog(ToolDialog):
 
     def _show(self, found: dict) -> None:
         self.result = found
-        counts = i18n.arg(
-            self.tr("%1, %2 checked."),
-            i18n.counted(found["sessions"], self.tr("1 chat"), self.tr("%1 chats")),
-            i18n.counted(found["messages"], self.tr("1 message"), self.tr("%1 messages")),
-        )
+        counts = i18n.arg(self.tr("%1 checked."), chats_and_messages(found["sessions"], found["messages"]))
         if found["ok"]:
             self.show_report(self.tr("No problems found.") + " " + counts, "ok")
         else:

@@ -33,6 +33,7 @@ from pidesktop.ui.data.host_jobs import job_error_text, run_job
 from pidesktop.ui.data.relaunch import relaunch_pidesktop
 from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit import theme as themes
+from pidesktop.ui.kit.counts import chats_and_messages
 from pidesktop.ui.kit.dialog_style import current_theme, error_text, path_row, set_severity, stylesheet
 from pidesktop.ui.kit.dialog_style import right as _right
 from pidesktop.ui.kit.dialog_style import tree as _tree
@@ -389,11 +390,7 @@ class ReviewPage(QWizardPage):
             self.total.setText(
                 self.total.text()
                 + " "
-                + i18n.arg(
-                    self.tr("%1, %2."),
-                    i18n.counted(counts.get("sessions", 0), self.tr("1 chat"), self.tr("%1 chats")),
-                    i18n.counted(counts.get("messages", 0), self.tr("1 message"), self.tr("%1 messages")),
-                )
+                + i18n.arg(self.tr("%1."), chats_and_messages(counts.get("sessions", 0), counts.get("messages", 0)))
             )
         needed = self.total_bytes + move.SPACE_MARGIN
         if free < needed:

@@ -32,7 +32,7 @@ from pidesktop.agent.native_continue import continue_session
 from pidesktop.bus import ErrorCode, HostError, topics
 from pidesktop.clock import now_ms
 from pidesktop.ui.chat.chat_controller import joined
-from pidesktop.ui.kit import i18n, plain_errors
+from pidesktop.ui.kit import counts, plain_errors
 from pidesktop.ui.kit.ops import host_op, task_op
 from pidesktop.ui.kit.session_rows import is_native, is_native_id
 from pidesktop.ui.kit.tasks import spawn
@@ -143,7 +143,7 @@ class BranchSwitcher(QToolButton):
             preview = preview[: PREVIEW_CHARS - 1] + "…"
         listed = branch.get("messageCount")
         count = listed if isinstance(listed, int) else 0
-        facts = [i18n.counted(count, self.tr("1 message"), self.tr("%1 messages"))]
+        facts = [counts.messages(count)]
         if isinstance(branch.get("updatedAt"), int):
             facts.append(relative(branch["updatedAt"], now))
         if branch.get("current"):
