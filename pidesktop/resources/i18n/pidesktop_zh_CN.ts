@@ -3712,14 +3712,6 @@ This cannot be undone.</source>
         <source>%1 of %2 chats</source>
         <translation>已显示 %1 个，共 %2 个对话</translation>
     </message>
-    <message>
-        <source>1 chat</source>
-        <translation>1 个对话</translation>
-    </message>
-    <message>
-        <source>%1 chats</source>
-        <translation>%1 个对话</translation>
-    </message>
 </context>
 <context>
     <name>SearchModel</name>

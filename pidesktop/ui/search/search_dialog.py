@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from pidesktop.bus import HostClient, HostError
 from pidesktop.clock import now_ms
+from pidesktop.ui.kit import counts
 from pidesktop.ui.kit.i18n import arg
 from pidesktop.ui.kit.ops import task_op
 from pidesktop.ui.kit.paged_model import PagedListModel
@@ -599,10 +600,8 @@ class SearchDialog(QDialog):
             self.status_label.setText(self.tr("%1+ chats").replace("%1", f"{model.total:,}"))
         elif model.total > len(model.rows):
             self.status_label.setText(arg(self.tr("%1 of %2 chats"), len(model.rows), model.total))
-        elif model.total == 1:
-            self.status_label.setText(self.tr("1 chat"))
         else:
-            self.status_label.setText(self.tr("%1 chats").replace("%1", str(model.total)))
+            self.status_label.setText(counts.chats(model.total))
 
 
 def _soft(color: str) -> QColor:
