@@ -125,6 +125,21 @@ def test_ask_mode_asks_and_the_answer_decides(host, sse_server, project):
     assert denied["payload"]["tool"] == "edit" and denied["payload"]["reason"] == "Keep the README as it is"
 
 
+def test_a_call_s_time_leaves_out_the_wait_for_the_person_s_answer(host, sse_server, project):
+    script(sse_server, ("write", {"path": "a.txt", "content": "one\n"}))
+    thinking = 1.5  # the person reads the card this long before allowing it
+
+    async def asker(request):
+        await asyncio.sleep(thinking)
+        return Answer(Decision.ALLOW_ONCE)
+
+    _, result, got = drive(host, sse_server, project, mode="ask", asker=asker)
+    assert result["status"] == "completed"
+    [write] = calls_of(got)
+    assert write["status"] == "ok" and (project / "a.txt").read_text() == "one\n"
+    assert 0 <= write["durationMs"] < thinking * 1000 / 2  # the write itself, not the card's wait
+
+
 def test_allow_for_this_chat_stops_asking_for_that_tool(host, sse_server, project):
     script(sse_server, *[("write", {"path": f"f{n}.txt", "content": str(n)}) for n in range(3)])
     asked = []

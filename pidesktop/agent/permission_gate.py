@@ -13,6 +13,7 @@ the host made (``tools.deny``), which is written with the call's result.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ class PermissionGate:
         self.asker = asker
         self._notify = notify
         self.workspace = workspace
+        self.waited = 0.0  # seconds spent waiting for the person's answers: not the calls' own time
 
     async def grants(self) -> dict[str, Any]:
         """The chat's "Allow for this chat" answers, as the host keeps them: ``{tools, unconfined}``."""
@@ -112,9 +114,11 @@ class PermissionGate:
             return None
         pending = {"requestId": request.request_id, "callId": request.call_id}
         self._notify(self.session_id, "permission", {**pending, "pending": True})
+        asked = time.monotonic()
         try:
             return await unless_stopped(self.asker(request), self.cancel)
         finally:
+            self.waited += time.monotonic() - asked
             self._notify(self.session_id, "permission", {**pending, "pending": False})
 
     async def _remember(self, tool: str, answer: Answer, card: Card) -> None:

@@ -141,7 +141,7 @@ class ToolLoop:
         for call in calls:
             if self.cancel.is_set():
                 return False
-            started = time.monotonic()
+            started, waited = time.monotonic(), self._waited()
             running = tools.run(self.client, self.session_id, self.turn_id, call, self.names, self.workspace, self.mcp)
             try:
                 # bash stops its own command on Stop, so its result can say so
@@ -154,7 +154,8 @@ class ToolLoop:
                 call["callId"],
                 outcome.result,
                 ok=outcome.ok,
-                duration_ms=round((time.monotonic() - started) * 1000),
+                # the call's own time: a permission card waiting for the person is not part of it
+                duration_ms=round((time.monotonic() - started - (self._waited() - waited)) * 1000),
                 details=outcome.details,
                 attachments=outcome.attachments,
                 denied=outcome.denied,
@@ -184,6 +185,11 @@ class ToolLoop:
                 f"turn was stopped. Send a message to let it go on, or ask it to finish.",
             )
         return True
+
+    def _waited(self) -> float:
+        """Seconds this turn's calls have waited for the person's answers so far."""
+        gates = [calls.gate for calls in (self.workspace, self.mcp) if calls is not None]
+        return sum(gate.waited for gate in gates)
 
     async def next_round(
         self, builder: ReplyBuilder, model_id: str, provider_id: str, context: list[dict[str, Any]]
