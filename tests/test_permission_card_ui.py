@@ -86,6 +86,39 @@ def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, pr
     assert "Keep it short" in tool_message["content"]
 
 
+def test_esc_denies_the_call_and_the_reply_goes_on(window, qtbot, qloop, sse_server, project):
+    sid = open_project_chat(window, qloop, project)
+    edit_then_answer(sse_server)
+    ask(window, qtbot, "Make the greeting friendlier")
+    card = window.permission_card
+    spin_until(qloop, lambda: card.isVisible())
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)  # the prompt keeps the focus while the card waits
+    spin_until(qloop, lambda: not window.runner.is_running(sid))
+    assert not card.isVisible()
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello"\n'
+    # Denied, not stopped: the model was told and answered.
+    assert len(sse_server.requests) == 2
+    [edit] = [
+        b
+        for m in window.client.call_blocking("session.get", {"sessionId": sid})["messages"]
+        for b in m["blocks"]
+        if b["type"] == "tool_call"
+    ]
+    assert edit["status"] == "denied"
+
+
+def test_enter_in_the_card_allows_once(window, qtbot, qloop, sse_server, project):
+    sid = open_project_chat(window, qloop, project)
+    edit_then_answer(sse_server)
+    ask(window, qtbot, "Make the greeting friendlier")
+    card = window.permission_card
+    spin_until(qloop, lambda: card.isVisible())
+    card.detail.setFocus()
+    qtbot.keyClick(card.detail, Qt.Key.Key_Return)
+    spin_until(qloop, lambda: not window.runner.is_running(sid))
+    assert project.joinpath("hello.py").read_text() == 'def greet():\n    return "Hello, world"\n'
+
+
 def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):
     sid = open_project_chat(window, qloop, project)
     edit_then_answer(sse_server)

@@ -1569,8 +1569,8 @@ Size: %2</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <source>Close the inbox, stop editing, or stop the reply</source>
-        <translation>关闭收件箱、停止编辑或停止回复</translation>
+        <source>Close the inbox, stop editing, deny the tool call waiting, or stop the reply</source>
+        <translation>关闭收件箱、结束编辑、拒绝等待中的工具调用，或停止回复</translation>
     </message>
     <message>
         <source>New chat (Ctrl+N)</source>
@@ -2386,12 +2386,20 @@ This cannot be undone.</source>
         <translation>拒绝</translation>
     </message>
     <message>
+        <source>Don&apos;t do it; the model reads your reason, if you wrote one (Esc)</source>
+        <translation>不执行；如果你写了理由，模型会读到 (Esc)</translation>
+    </message>
+    <message>
         <source>Allow for this chat</source>
         <translation>在此对话中允许</translation>
     </message>
     <message>
         <source>Allow once</source>
         <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Do it this time and ask again next time (Enter, here in the card)</source>
+        <translation>这次执行，下次再问（在此卡片中按 Enter）</translation>
     </message>
     <message>
         <source>Run this command?</source>

@@ -70,11 +70,13 @@ class PermissionCard(QFrame):
         self.reason.setPlaceholderText(self.tr("Why not? (optional, sent to the model with Deny)"))
         self.reason.returnPressed.connect(lambda: self._answer(Decision.DENY))
         self.deny_button = QPushButton(self.tr("Deny"))
+        self.deny_button.setToolTip(self.tr("Don't do it; the model reads your reason, if you wrote one (Esc)"))
         self.deny_button.clicked.connect(lambda: self._answer(Decision.DENY))
         self.allow_chat_button = QPushButton(self.tr("Allow for this chat"))
         self.allow_chat_button.clicked.connect(lambda: self._answer(Decision.ALLOW_FOR_CHAT))
         self.allow_once_button = QPushButton(self.tr("Allow once"))
         self.allow_once_button.setObjectName("primary")
+        self.allow_once_button.setToolTip(self.tr("Do it this time and ask again next time (Enter, here in the card)"))
         self.allow_once_button.clicked.connect(lambda: self._answer(Decision.ALLOW_ONCE))
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
@@ -207,6 +209,26 @@ class PermissionCard(QFrame):
         return f'<pre style="margin:0">{"<br>".join(rows)}</pre>'
 
     # -- answering ----------------------------------------------------------------------
+    def deny_shown(self) -> bool:
+        """Esc in the window: deny the request on screen (with the reason typed, if any); False if none waits."""
+        if self.isHidden() or self._shown() is None:
+            return False
+        self._answer(Decision.DENY)
+        return True
+
+    def keyPressEvent(self, event) -> None:
+        # Enter on a focused button presses that button; anywhere else in the card it allows once.
+        # (The reason field takes its own Enter: Deny with the reason.)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            focused = self.focusWidget()
+            if isinstance(focused, QPushButton) and self.isAncestorOf(focused):
+                focused.click()
+            else:
+                self._answer(Decision.ALLOW_ONCE)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def _answer(self, decision: Decision) -> None:
         shown = self._shown()
         if shown is None or shown.answer.done():

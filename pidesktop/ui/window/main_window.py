@@ -341,7 +341,9 @@ class MainWindow(QMainWindow):
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.dialogs.open_settings)
-        self.stop_action = QAction(self.tr("Close the inbox, stop editing, or stop the reply"), self)
+        self.stop_action = QAction(
+            self.tr("Close the inbox, stop editing, deny the tool call waiting, or stop the reply"), self
+        )
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         self.stop_action.triggered.connect(self.escape)
         self.new_chat_action.setToolTip(self.tr("New chat (Ctrl+N)"))
@@ -476,12 +478,15 @@ class MainWindow(QMainWindow):
             self.chats.history_changed(session_id)  # a compaction: its divider goes in where it belongs
 
     def escape(self) -> None:
-        """Esc: close the inbox if it is open, else end an edit, else stop the reply."""
+        """Esc: close the inbox if it is open, else end an edit, else deny the tool call waiting on the
+        permission card (the reply goes on, the model told no), else stop the reply."""
         if self.inbox.isVisible():
             self.inbox.dismiss()
             self.composer.focus_prompt()
         elif self.chats.editing is not None:
             self.chats.end_edit()
+        elif self.permission_card.deny_shown():
+            self.composer.focus_prompt()
         else:
             self.chats.stop_reply()
 
