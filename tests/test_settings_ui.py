@@ -230,6 +230,19 @@ def test_use_as_default_for_a_provider_and_for_the_offline_demo(qtbot, qloop, cl
     assert changed
 
 
+def test_the_page_opens_on_the_provider_new_chats_use(qtbot, qloop, client, open_settings):
+    page = providers_page(open_settings())
+    assert page.selected_id == OFFLINE_ID  # nothing added yet: the offline demo is the default
+    provider_id = add_provider(qtbot, qloop, page, "ollama")
+    page.model_combo.setEditText("llama3.2")
+    click(qtbot, page.default_button)
+    spin_until(qloop, lambda: providers_list(client)["defaultProviderId"] == provider_id)
+    again = providers_page(open_settings())
+    assert again.selected_id == provider_id
+    assert row_ids(again)[again.provider_list.currentRow()] == provider_id
+    assert again.editor.currentWidget() is not again.offline_panel and again.name_edit.text() == "Ollama"
+
+
 def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):
     sse_server.serve(
         "/v1/models",

@@ -276,6 +276,8 @@ class ProvidersPage(QWidget):
     # a failure is shown on this page, in a sentence, with the host's own words in the tooltip.
     async def load(self) -> None:
         await host_op(self.client, "providers.list", parent=self, success=self._listed, failure=self._failed)
+        if self.selected_id == OFFLINE_ID and self.default_provider_id:
+            self.selected_id = self.default_provider_id  # the page opens on the provider new chats use
         self._rebuild_list()
         self._show_selected()
 
