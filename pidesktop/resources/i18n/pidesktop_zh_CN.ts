@@ -1271,8 +1271,8 @@ Size: %2</source>
 <context>
     <name>HeaderBar</name>
     <message>
-        <source>The model that answers in this chat (Settings &gt; Providers)</source>
-        <translation>在此对话中回答的模型（设置 &gt; 提供商）</translation>
+        <source>The model new chats use. Click to add a provider or change the default (Settings &gt; Providers)</source>
+        <translation>新对话使用的模型。点击可添加服务商或更改默认（设置 &gt; 服务商）</translation>
     </message>
     <message>
         <source>Compact now</source>
@@ -3722,6 +3722,17 @@ This cannot be undone.</source>
     </message>
 </context>
 <context>
+    <name>SearchEntry</name>
+    <message>
+        <source>Search chats   Ctrl+K</source>
+        <translation>搜索对话   Ctrl+K</translation>
+    </message>
+    <message>
+        <source>Search every chat&apos;s title and messages (Ctrl+K)</source>
+        <translation>搜索所有对话的标题和消息 (Ctrl+K)</translation>
+    </message>
+</context>
+<context>
     <name>SearchModel</name>
     <message>
         <source>matches its name</source>
@@ -3870,6 +3881,14 @@ This cannot be undone.</source>
     <message>
         <source>Prompts that run on a schedule (Ctrl+Shift+A)</source>
         <translation>定时运行的提示词（Ctrl+Shift+A）</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Providers, tools, data and the look of the app (Ctrl+,)</source>
+        <translation>服务商、工具、数据和应用外观 (Ctrl+,)</translation>
     </message>
     <message>
         <source>Unpin project</source>

@@ -31,6 +31,7 @@ from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.session_rows import display_title, is_native
 from pidesktop.ui.kit.timefmt import relative
 from pidesktop.ui.sidebar import native_rows, project_rows
+from pidesktop.ui.sidebar.search_entry import SearchEntry
 from pidesktop.ui.sidebar.session_model import SessionTreeModel
 
 # One height for every row: with uniform heights Qt asks for a size once, not
@@ -202,6 +203,8 @@ class Sidebar(QWidget):
     forkRequested = Signal(str)
     compactRequested = Signal(str)  # summarise the chat's earlier messages now
     automationsRequested = Signal()  # open the Automations window
+    settingsRequested = Signal()  # open Settings
+    searchRequested = Signal(str)  # open the search window, with the text typed in the sidebar's field
     exportRequested = Signal(str)
     newChatInProjectRequested = Signal(str)  # a project header's "+": its path
     projectMenuRequested = Signal(object, str)  # (menu, path): the project actions add theirs
@@ -219,6 +222,8 @@ class Sidebar(QWidget):
         self.new_chat_button.setToolTip(self.tr("New chat (Ctrl+N)"))
         self.new_chat_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_chat_button.clicked.connect(self.newChatRequested)
+        self.search_entry = SearchEntry()
+        self.search_entry.searchRequested.connect(self.searchRequested)
 
         self.tree = _SessionTree()
         self.tree.setObjectName("sessionTree")
@@ -297,6 +302,10 @@ class Sidebar(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 12, 0, 0)
         layout.setSpacing(8)
+        search_row = QHBoxLayout()
+        search_row.setContentsMargins(12, 0, 12, 0)
+        search_row.addWidget(self.search_entry)
+        layout.addLayout(search_row)
         button_row = QHBoxLayout()
         button_row.setContentsMargins(12, 0, 12, 0)
         button_row.setSpacing(8)
@@ -310,10 +319,17 @@ class Sidebar(QWidget):
         self.automations_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.automations_button.setFlat(True)
         self.automations_button.clicked.connect(self.automationsRequested)
+        self.settings_button = QPushButton(self.tr("Settings"))
+        self.settings_button.setObjectName("sidebarFooter")
+        self.settings_button.setToolTip(self.tr("Providers, tools, data and the look of the app (Ctrl+,)"))
+        self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.settings_button.setFlat(True)
+        self.settings_button.clicked.connect(self.settingsRequested)
         footer = QHBoxLayout()
         footer.setContentsMargins(12, 0, 12, 10)
         footer.addWidget(self.automations_button)
         footer.addStretch(1)
+        footer.addWidget(self.settings_button)
         layout.addLayout(footer)
 
     def set_theme(self, theme: themes.Theme) -> None:

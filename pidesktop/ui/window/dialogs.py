@@ -43,13 +43,15 @@ class Dialogs(QObject):
         w.chat_view.mark_read(w.current_session_id)  # a reply finished in the chat being read
 
     # -- search, settings, automations ------------------------------------------------
-    def open_search(self) -> None:
+    def open_search(self, typed: str = "") -> None:
+        """The search window; ``typed``: what was typed in the sidebar's field, for the window's field to go on with."""
         w = self.window
         if w.search_dialog is None:
             from pidesktop.ui.search.search_dialog import SearchDialog
 
             w.search_dialog = SearchDialog.ask(w.client, w.theme, w)
             w.search_dialog.chosen.connect(self.open_search_hit)
+        w.search_dialog.start_with(typed)
         w.search_dialog.open()
 
     def open_search_hit(self, session_id: str, message_id: str, query: str = "") -> None:
@@ -58,11 +60,14 @@ class Dialogs(QObject):
         w.chat_view.open_chat(session_id, around=message_id or None, find=query)
         w.composer.focus_prompt()
 
-    def open_settings(self) -> None:
+    def open_settings(self, page: str = "") -> None:
+        """Settings, one at a time; ``page``: the page to show (``SettingsDialog.show_page``'s names)."""
         from pidesktop.ui.kit.tasks import spawn
 
         w = self.window
         if w.settings_dialog is not None:
+            if page:
+                w.settings_dialog.show_page(page)
             w.settings_dialog.raise_()
             return
         from pidesktop.ui.settings.settings_dialog import SettingsDialog
@@ -72,6 +77,8 @@ class Dialogs(QObject):
         dialog.settingsChanged.connect(lambda settings: spawn(self.apply_settings(settings), name="apply-settings"))
         dialog.providersChanged.connect(lambda: spawn(self.refresh_model_chip(), name="model-chip"))
         w.settings_dialog = dialog
+        if page:
+            dialog.show_page(page)
         dialog.open()
 
     def open_automations(self):

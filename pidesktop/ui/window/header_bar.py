@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 
 from pidesktop.ui.chat.usage_format import meter_text, near_limit, short_tokens
 from pidesktop.ui.inbox.inbox import BellButton
@@ -28,9 +28,12 @@ class HeaderBar(QWidget):
         self.title = ElidingLabel("")  # a long title ends in "…", never squeezing the sidebar
         self.title.setObjectName("headerTitle")
         self.project_picker = ProjectPicker()  # which project this chat belongs to
-        self.model_chip = QLabel("")
-        self.model_chip.setObjectName("chip")
-        self.model_chip.setToolTip(self.tr("The model that answers in this chat (Settings > Providers)"))
+        self.model_chip = QToolButton()
+        self.model_chip.setObjectName("modelChip")
+        self.model_chip.setToolTip(
+            self.tr("The model new chats use. Click to add a provider or change the default (Settings > Providers)")
+        )
+        self.model_chip.setCursor(Qt.CursorShape.PointingHandCursor)
         self.model_chip.hide()  # until the host names the model: empty, it is a blank pill (a long restore at start)
         # How full the chat's context is; its menu compacts the chat.
         self.context_meter = QToolButton()

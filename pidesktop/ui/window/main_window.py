@@ -208,6 +208,8 @@ class MainWindow(QMainWindow):
         self.sidebar.forkRequested.connect(self.chats.fork)
         self.sidebar.compactRequested.connect(self.chats.compact)
         self.sidebar.automationsRequested.connect(self.dialogs.open_automations)
+        self.sidebar.settingsRequested.connect(self.dialogs.open_settings)
+        self.sidebar.searchRequested.connect(self.dialogs.open_search)
         self._connect_composer()
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -257,6 +259,7 @@ class MainWindow(QMainWindow):
         header.compactRequested.connect(lambda: self.chats.compact(self.current_session_id))
         dialogs = self.dialogs
         self.bell.clicked.connect(dialogs.toggle_inbox)
+        self.model_chip.clicked.connect(lambda: dialogs.open_settings("Providers"))
         self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
         self.notice.detailsRequested.connect(self.notices.open_error_details)
         self.inbox.openSession.connect(dialogs.open_from_inbox)
@@ -331,7 +334,7 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         self.search_action = QAction(self.tr("Search chats"), self)
         self.search_action.setShortcut(QKeySequence("Ctrl+K"))
-        self.search_action.triggered.connect(self.dialogs.open_search)
+        self.search_action.triggered.connect(lambda: self.dialogs.open_search())
         self.inbox_action = QAction(self.tr("Inbox"), self)
         self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         self.inbox_action.triggered.connect(self.dialogs.toggle_inbox)
@@ -340,7 +343,7 @@ class MainWindow(QMainWindow):
         self.automations_action.triggered.connect(self.dialogs.open_automations)
         self.settings_action = QAction(self.tr("Settings…"), self)
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.settings_action.triggered.connect(self.dialogs.open_settings)
+        self.settings_action.triggered.connect(lambda: self.dialogs.open_settings())
         self.stop_action = QAction(
             self.tr("Close the inbox, stop editing, deny the tool call waiting, or stop the reply"), self
         )
