@@ -58,6 +58,39 @@ def code_blocks(markdown: str) -> list[str]:
     return [token.content.rstrip("\n") for token in _md().parse(markdown) if token.type in ("fence", "code_block")]
 
 
+# A block without a language is coloured only when Pygments' guess is one of these: for prose, logs and
+# command output it guesses at random ("Tera Term macro", "scdoc", "GDScript") and colours words as code.
+TRUSTED_GUESSES = frozenset(
+    {
+        "Bash",
+        "Bash Session",
+        "C",
+        "C++",
+        "CSS",
+        "Diff",
+        "Docker",
+        "Go",
+        "HTML",
+        "INI",
+        "Java",
+        "JavaScript",
+        "JSON",
+        "Makefile",
+        "PHP",
+        "Python",
+        "Python console session",
+        "Python Traceback",
+        "Ruby",
+        "Rust",
+        "SQL",
+        "TOML",
+        "TypeScript",
+        "XML",
+        "YAML",
+    }
+)
+
+
 @lru_cache(maxsize=512)
 def _highlight(code: str, language: str, style: str) -> str:
     from pygments import highlight
@@ -68,6 +101,8 @@ def _highlight(code: str, language: str, style: str) -> str:
     try:
         lexer = get_lexer_by_name(language) if language else guess_lexer(code)
     except ClassNotFound:
+        return html.escape(code)
+    if not language and lexer.name not in TRUSTED_GUESSES:
         return html.escape(code)
     formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
     return highlight(code, lexer, formatter).rstrip("\n")
