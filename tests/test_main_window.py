@@ -31,6 +31,38 @@ def host_sessions(window):
     return window.client.call_blocking("session.list")["sessions"]
 
 
+def test_a_click_on_the_header_s_title_renames_the_chat(window, qtbot, qloop):
+    title = window.header_title
+    qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
+    assert not title.editing()  # the empty page has no chat to rename
+    qloop.run_until_complete(window.chats.create_session())
+    spin_until(qloop, lambda: title.text() == "New chat")
+    qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
+    assert title.editing() and title.field.hasFocus() and title.field.selectedText() == "New chat"
+    qtbot.keyClicks(title.field, "Lisbon  weekend ")
+    qtbot.keyClick(title.field, Qt.Key.Key_Return)
+    assert not title.editing() and title.text() == "Lisbon weekend"
+    spin_until(qloop, lambda: host_sessions(window)[0]["title"] == "Lisbon weekend")
+
+    # Esc puts the title back and leaves the chat as it was
+    qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(title.field, "Something else")
+    title.setText("Lisbon weekend")  # a host event while typing: what is typed stays
+    assert title.editing() and title.field.text() == "Something else"
+    qtbot.keyClick(title.field, Qt.Key.Key_Escape)
+    assert not title.editing() and title.text() == "Lisbon weekend"
+
+    # leaving the field keeps what was typed; an empty title changes nothing
+    qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(title.field, "Porto")
+    window.composer.focus_prompt()
+    spin_until(qloop, lambda: host_sessions(window)[0]["title"] == "Porto")
+    qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(title.field, Qt.Key.Key_Delete)
+    qtbot.keyClick(title.field, Qt.Key.Key_Return)
+    assert title.text() == "Porto"
+
+
 def test_empty_window_invites_a_first_chat(window):
     assert window.pages.currentWidget() is window.empty_page
     assert window.model.rowCount() == 0

@@ -1292,6 +1292,13 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>HeaderTitle</name>
+    <message>
+        <source>Click to rename this chat</source>
+        <translation>点击重命名此对话</translation>
+    </message>
+</context>
+<context>
     <name>ImportDialog</name>
     <message>
         <source>Import chats</source>

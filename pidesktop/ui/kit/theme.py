@@ -135,6 +135,7 @@ QPushButton#newChat {{
 }}
 QPushButton#newChat:hover {{ background: {t.hover}; }}
 QLabel#headerTitle {{ font-size: 15px; font-weight: 600; }}
+QLineEdit#headerTitleEdit {{ font-size: 15px; font-weight: 600; padding: 2px 6px; }}
 QWidget#header {{ border-bottom: 1px solid {t.border}; }}
 QLabel#emptyTitle {{ font-size: 22px; font-weight: 600; color: {t.text}; }}
 QLabel#emptyHint {{ color: {t.muted}; font-size: 14px; }}

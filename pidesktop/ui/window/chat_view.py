@@ -86,6 +86,7 @@ class ChatView(QObject):
 
         w = self.window
         w.header_title.setText("")
+        w.header_title.set_editable(False)
         w.file_changes.show_session(None)
         w.setWindowTitle(APP_NAME)
         w.projects.no_session_shown()
@@ -112,6 +113,7 @@ class ChatView(QObject):
         w = self.window
         self.show_choices(session)
         w.header_title.setText(display_title(session))
+        w.header_title.set_editable(not is_native_id(session["id"]))  # pi's own sessions are read in place
         w.setWindowTitle(f"{display_title(session)} — {APP_NAME}")  # the task bar names the chat too
         w.projects.session_shown(session)
         w.native.show(session)

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 from pidesktop.ui.chat.usage_format import meter_text, near_limit, short_tokens
 from pidesktop.ui.inbox.inbox import BellButton
 from pidesktop.ui.kit import theme as themes
-from pidesktop.ui.kit.eliding_label import ElidingLabel
 from pidesktop.ui.sidebar.project_picker import ProjectPicker
+from pidesktop.ui.window.header_title import HeaderTitle
 
 
 class HeaderBar(QWidget):
@@ -25,8 +25,7 @@ class HeaderBar(QWidget):
         self.setObjectName("header")
         layout = self.row = QHBoxLayout(self)
         layout.setContentsMargins(24, 12, 24, 12)
-        self.title = ElidingLabel("")  # a long title ends in "…", never squeezing the sidebar
-        self.title.setObjectName("headerTitle")
+        self.title = HeaderTitle()  # a long title ends in "…", never squeezing the sidebar; a click renames
         self.project_picker = ProjectPicker()  # which project this chat belongs to
         self.model_chip = QToolButton()
         self.model_chip.setObjectName("modelChip")

@@ -257,6 +257,7 @@ class MainWindow(QMainWindow):
         self.composer, self.queue_strip, self.notice = area.composer, area.queue_strip, area.notice
         self.plans, self.permission_card, self.inbox = area.plans, area.permission_card, area.inbox
         header.compactRequested.connect(lambda: self.chats.compact(self.current_session_id))
+        header.title.renameRequested.connect(self._rename_shown)
         dialogs = self.dialogs
         self.bell.clicked.connect(dialogs.toggle_inbox)
         self.model_chip.clicked.connect(lambda: dialogs.open_settings("Providers"))
@@ -479,6 +480,10 @@ class MainWindow(QMainWindow):
             spawn(self.chat_view.show_new_message(payload["messageId"]), name="transcript-tail")
         elif reason in ("history", "revision", "compaction"):
             self.chats.history_changed(session_id)  # a compaction: its divider goes in where it belongs
+
+    def _rename_shown(self, title: str) -> None:
+        if self.current_session_id is not None:
+            self.chats.rename(self.current_session_id, title)
 
     def escape(self) -> None:
         """Esc: close the inbox if it is open, else end an edit, else deny the tool call waiting on the
