@@ -269,7 +269,7 @@ class FileChanges:
         return session.get("projectPath") if session else None
 
     def _changed(self, session_id: str) -> None:
-        if session_id != self.window.current_session_id:
+        if (session_id or None) != self.window.current_session_id:  # "": no chat shown (a new chat's page)
             return
         self.window.transcript.set_reviews(self.reviews.snapshots)
         count = len(self.reviews.artifacts)

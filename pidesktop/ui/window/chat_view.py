@@ -93,6 +93,8 @@ class ChatView(QObject):
         w.context_meter.hide()
         spawn(w.plans.show_session(None), name="plan-area")
         w.permission_card.show_session(None)
+        w.composer.set_running(False)  # a reply running in the chat shown before is not this page's to stop
+        w.queue_strip.set_running(False)
         w.transcript_model.clear()
         w.chats.show_pending_choices()
         w.pages.setCurrentWidget(w.empty_page)
