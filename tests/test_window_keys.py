@@ -140,3 +140,22 @@ def test_a_prompt_sent_right_after_regenerate_waits_for_the_new_reply(two_chats,
     messages = stored(win, sid)
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     assert messages[1]["id"] != reply["id"] and messages[2]["blocks"][0]["text"] == "typed at once"
+
+
+def test_a_chat_opened_from_the_inbox_takes_the_keys_typed_next(chat, qtbot, qloop):
+    call = chat.client.call_blocking
+    sid = call("session.create", {"title": "Deploy the site"})["session"]["id"]
+    call("session.startTurn", {"sessionId": sid, "turnId": "t1"})
+    call("session.endTurn", {"sessionId": sid, "turnId": "t1", "status": "completed", "createNotification": True})
+    chat.activateWindow()
+    qtbot.waitUntil(chat.isActiveWindow)
+    chat.dialogs.toggle_inbox()
+    spin_until(qloop, lambda: chat.inbox.model.rowCount() == 1)
+    assert QApplication.focusWidget() is chat.inbox.list
+    rect = chat.inbox.list.visualRect(chat.inbox.model.index(0))
+    qtbot.mouseClick(chat.inbox.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    spin_until(qloop, lambda: chat.current_session_id == sid and not chat.inbox.isVisible())
+    assert QApplication.focusWidget() is chat.composer.edit
+    qtbot.keyClicks(QApplication.focusWidget(), "next step")
+    assert chat.composer.edit.toPlainText() == "next step" and chat.search_dialog is None
+

@@ -420,7 +420,6 @@ class SearchDialog(QDialog):
         self.setWindowTitle(self.tr("Search chats"))
         self.resize(640, 520)
         self._choose_first = False  # Enter came before the results for the typed text
-        self._typed = ""  # typed in the sidebar's field before this window opened: the field goes on with it
         self.model = SearchModel(client, self)
         self.model.searched.connect(self._searched)
         self.model.failed.connect(self.show_error)
@@ -514,11 +513,6 @@ class SearchDialog(QDialog):
         outline_toggles(self, theme)
         self.list.viewport().update()
 
-    def start_with(self, typed: str) -> None:
-        """Open with ``typed`` in the field, the cursor after it (the next keys go on from there);
-        with "" the last search is kept, selected, as before."""
-        self._typed = typed
-
     def move_selection(self, steps: int) -> None:
         count = self.model.rowCount()
         if not count:
@@ -563,15 +557,6 @@ class SearchDialog(QDialog):
         # Opening again keeps the last search; typing replaces it.
         self.field.selectAll()
         self.field.setFocus()
-
-    def setVisible(self, visible: bool) -> None:
-        super().setVisible(visible)
-        # Text typed in the sidebar goes on unselected: placed after QDialog has given the field its focus
-        # as if by Tab, which selects all of its text.
-        if visible and self._typed:
-            self.field.setText(self._typed)
-            self.field.end(False)
-            self._typed = ""
 
     # -- helpers -------------------------------------------------------------------
     def _text_changed(self, _text: str) -> None:

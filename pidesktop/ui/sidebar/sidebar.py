@@ -204,7 +204,7 @@ class Sidebar(QWidget):
     compactRequested = Signal(str)  # summarise the chat's earlier messages now
     automationsRequested = Signal()  # open the Automations window
     settingsRequested = Signal()  # open Settings
-    searchRequested = Signal(str)  # open the search window, with the text typed in the sidebar's field
+    searchRequested = Signal()  # the search field on top was clicked: open the search window
     exportRequested = Signal(str)
     newChatInProjectRequested = Signal(str)  # a project header's "+": its path
     projectMenuRequested = Signal(object, str)  # (menu, path): the project actions add theirs

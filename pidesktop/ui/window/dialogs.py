@@ -43,15 +43,13 @@ class Dialogs(QObject):
         w.chat_view.mark_read(w.current_session_id)  # a reply finished in the chat being read
 
     # -- search, settings, automations ------------------------------------------------
-    def open_search(self, typed: str = "") -> None:
-        """The search window; ``typed``: what was typed in the sidebar's field, for the window's field to go on with."""
+    def open_search(self) -> None:
         w = self.window
         if w.search_dialog is None:
             from pidesktop.ui.search.search_dialog import SearchDialog
 
             w.search_dialog = SearchDialog.ask(w.client, w.theme, w)
             w.search_dialog.chosen.connect(self.open_search_hit)
-        w.search_dialog.start_with(typed)
         w.search_dialog.open()
 
     def open_search_hit(self, session_id: str, message_id: str, query: str = "") -> None:

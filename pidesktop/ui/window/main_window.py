@@ -264,6 +264,9 @@ class MainWindow(QMainWindow):
         self.transcript.codeCopied.connect(lambda: self.show_note(self.tr("Code copied to the clipboard")))
         self.notice.detailsRequested.connect(self.notices.open_error_details)
         self.inbox.openSession.connect(dialogs.open_from_inbox)
+        # Closed (a row opened, Esc, ×, the bell): the keyboard goes back to the composer, not to whichever
+        # widget comes first in the focus chain (the sidebar's search field would take the next key).
+        self.inbox.closeRequested.connect(self.composer.focus_prompt)
         self.plans.pending.openSession.connect(dialogs.open_from_inbox)
         self.plans.pending.countChanged.connect(lambda _count: dialogs.unread_changed(self.inbox.model.unread_count))
         self.inbox.model.unreadChanged.connect(dialogs.unread_changed)
@@ -335,7 +338,7 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         self.search_action = QAction(self.tr("Search chats"), self)
         self.search_action.setShortcut(QKeySequence("Ctrl+K"))
-        self.search_action.triggered.connect(lambda: self.dialogs.open_search())
+        self.search_action.triggered.connect(self.dialogs.open_search)
         self.inbox_action = QAction(self.tr("Inbox"), self)
         self.inbox_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         self.inbox_action.triggered.connect(self.dialogs.toggle_inbox)
