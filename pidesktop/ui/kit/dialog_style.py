@@ -125,6 +125,7 @@ def confirm(parent: QWidget, title: str, text: str, action: str, on_yes: Callabl
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
     box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
+    style_message_box(box)
     box.open()
     return box
 
@@ -135,7 +136,11 @@ def style_message_box(box: QMessageBox, theme: themes.Theme | None = None) -> QM
     for button in box.buttons():
         if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
             button.setObjectName("danger")
-    box.setStyleSheet(stylesheet(theme) + f"QMessageBox QLabel {{ color: {theme.text}; }}")
+    # Qt sizes the box to its first line: a sentence of detail then wrapped to a column of one or two words.
+    box.setStyleSheet(
+        stylesheet(theme) + f"QMessageBox QLabel {{ color: {theme.text}; }}"
+        "QLabel#qt_msgbox_informativelabel { min-width: 340px; }"
+    )
     return box
 
 
