@@ -94,21 +94,28 @@ def test_the_trash_restores_deletes_for_good_and_empties(qtbot, qloop, host_clie
 
     dialog.list.topLevelItem(0).setSelected(True)
     first = dialog.list.topLevelItem(0).data(0, Qt.ItemDataRole.UserRole)
+    first_title = dialog.list.topLevelItem(0).text(0)
     dialog.restore_button.click()
     spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 1)
     assert [s["id"] for s in call("session.list")["sessions"]] == [first]
+    assert dialog.report.text() == f"“{first_title}” is back in the sidebar."
 
     answers = []
 
     def yes(box):
-        answers.append(box)
+        answers.append(box.text())
         next(b for b in box.buttons() if b.text() in ("Delete for good", "Empty trash")).click()
 
     monkeypatch.setattr(QMessageBox, "open", yes)
     dialog.list.topLevelItem(0).setSelected(True)
+    last_title = dialog.list.topLevelItem(0).text(0)
     dialog.purge_button.click()
     spin_until(qloop, lambda: dialog.list.topLevelItemCount() == 0)
     assert len(answers) == 1 and call("session.listTrash")["total"] == 0
+    assert answers[0] == (
+        f"Delete “{last_title}” for good? This cannot be undone. "
+        "An imported chat comes back if you import it again from its source."
+    )
     assert dialog.report.text() == "The trash is empty." and not dialog.empty_button.isEnabled()
 
     call("session.delete", {"sessionId": first})

@@ -4863,12 +4863,28 @@ This cannot be undone.</source>
         <translation>回收站是空的。</translation>
     </message>
     <message>
-        <source>Delete for good</source>
-        <translation>永久删除</translation>
+        <source>“%1” is back in the sidebar.</source>
+        <translation>“%1”已回到侧边栏。</translation>
     </message>
     <message>
-        <source>Delete %1 chats for good? This cannot be undone; importing again brings them back from their source if it is still there.</source>
-        <translation>要永久删除 %1 个对话吗？此操作无法撤销；如果来源仍在，再次导入即可将它们找回。</translation>
+        <source>%1 chats are back in the sidebar.</source>
+        <translation>%1 个对话已回到侧边栏。</translation>
+    </message>
+    <message>
+        <source>Delete “%1” for good? This cannot be undone.</source>
+        <translation>要永久删除“%1”吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete %1 chats for good? This cannot be undone.</source>
+        <translation>要永久删除 %1 个对话吗？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>An imported chat comes back if you import it again from its source.</source>
+        <translation>导入的对话可以从其来源再次导入找回。</translation>
+    </message>
+    <message>
+        <source>Delete for good</source>
+        <translation>永久删除</translation>
     </message>
     <message>
         <source>Empty trash</source>

@@ -1,6 +1,6 @@
-"""Trash: imported chats that were deleted wait here until they are restored or removed for good.
+"""Trash: deleted chats wait here until they are restored or removed for good.
 
-Deleting an imported chat only moves it here (``session.delete`` sets its
+Deleting a chat only moves it here (``session.delete`` sets its
 ``deleted_at``); this dialog lists them (``session.listTrash``), restores
 one (``session.restore``), removes one for good (``session.purge``, after a
 question) or empties the trash (``session.emptyTrash``). The sidebar
@@ -38,6 +38,7 @@ class TrashDialog(ToolDialog):
             client,
         )
         self.sessions: list[dict] = []
+        self._done = ""  # what the last action did, said once the list is read again
         self.list = _tree([self.tr("Chat"), self.tr("From"), self.tr("Deleted")])
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -78,7 +79,10 @@ class TrashDialog(ToolDialog):
             item.setData(0, ID_ROLE, session["id"])
             item.setToolTip(0, display_title(session))
             self.list.addTopLevelItem(item)
-        if not self.sessions:
+        done, self._done = self._done, ""
+        if done:
+            self.show_report(done, "ok")
+        elif not self.sessions:
             self.show_report(self.tr("The trash is empty."), "ok")
         else:
             self.report.hide()
@@ -93,25 +97,38 @@ class TrashDialog(ToolDialog):
         self.purge_button.setEnabled(chosen)
         self.empty_button.setEnabled(bool(self.sessions))
 
+    def _titles(self, ids: list[str]) -> list[str]:
+        return [display_title(s) for s in self.sessions if s["id"] in ids]
+
     def restore(self) -> None:
-        self._each("session.restore", self.selected_ids())
+        ids = self.selected_ids()
+        titles = self._titles(ids)
+        done = (
+            i18n.arg(self.tr("“%1” is back in the sidebar."), titles[0])
+            if len(titles) == 1
+            else i18n.arg(self.tr("%1 chats are back in the sidebar."), len(ids))
+        )
+        self._each("session.restore", ids, done)
 
     def ask_purge(self) -> None:
         ids = self.selected_ids()
-        if ids:
-            confirm(
-                self,
-                self.tr("Delete for good"),
-                i18n.arg(
-                    self.tr(
-                        "Delete %1 chats for good? This cannot be undone; importing again brings "
-                        "them back from their source if it is still there."
-                    ),
-                    len(ids),
-                ),
-                self.tr("Delete for good"),
-                lambda: self._each("session.purge", ids),
-            )
+        if not ids:
+            return
+        titles = self._titles(ids)
+        question = (
+            i18n.arg(self.tr("Delete “%1” for good? This cannot be undone."), titles[0])
+            if len(titles) == 1
+            else i18n.arg(self.tr("Delete %1 chats for good? This cannot be undone."), len(ids))
+        )
+        if any(s.get("source") for s in self.sessions if s["id"] in ids):
+            question += " " + self.tr("An imported chat comes back if you import it again from its source.")
+        confirm(
+            self,
+            self.tr("Delete for good"),
+            question,
+            self.tr("Delete for good"),
+            lambda: self._each("session.purge", ids),
+        )
 
     def ask_empty(self) -> None:
         confirm(
@@ -140,10 +157,11 @@ class TrashDialog(ToolDialog):
             "trash-empty",
         )
 
-    def _each(self, method: str, ids: list[str]) -> None:
+    def _each(self, method: str, ids: list[str], done: str = "") -> None:
         async def call() -> None:
             for session_id in ids:
                 await self.client.call(method, {"sessionId": session_id})
+            self._done = done
 
         self.start(
             task_op(
