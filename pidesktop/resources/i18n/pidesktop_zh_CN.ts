@@ -4981,8 +4981,16 @@ This cannot be undone.</source>
         <translation>无法读取用量：%1</translation>
     </message>
     <message>
-        <source>Last %1 days: %2 replies, %3 tokens in, %4 out · %5</source>
-        <translation>最近 %1 天：%2 条回复，输入 %3 个 token，输出 %4 · %5</translation>
+        <source>Last %1 days: %2, %3 tokens in, %4 out · cost %5</source>
+        <translation>最近 %1 天：%2，输入 %3 个 token，输出 %4 · 费用 %5</translation>
+    </message>
+    <message>
+        <source>1 reply</source>
+        <translation>1 条回复</translation>
+    </message>
+    <message>
+        <source>%1 replies</source>
+        <translation>%1 条回复</translation>
     </message>
     <message>
         <source>unknown</source>

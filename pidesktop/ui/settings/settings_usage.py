@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from pidesktop.bus import HostClient, HostError
 from pidesktop.ui.chat.usage_format import format_cost, short_tokens
+from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.ops import host_op
 
 DAYS = 30
@@ -111,10 +112,11 @@ class UsagePage(QWidget):
         self.error.hide()
         currency = summary.get("currency") or "USD"
         totals = summary.get("totals") or {}
+        turns = int(totals.get("turns", 0))
         self.totals.setText(
-            self.tr("Last %1 days: %2 replies, %3 tokens in, %4 out · %5")
+            self.tr("Last %1 days: %2, %3 tokens in, %4 out · cost %5")
             .replace("%1", str(len(summary.get("days") or []) or DAYS))
-            .replace("%2", str(totals.get("turns", 0)))
+            .replace("%2", i18n.counted(turns, self.tr("1 reply"), self.tr("%1 replies")))
             .replace("%3", short_tokens(totals.get("inputTokens", 0)))
             .replace("%4", short_tokens(totals.get("outputTokens", 0)))
             .replace("%5", self.cost_text(totals, currency))
