@@ -33,8 +33,17 @@ def click(qtbot, button):
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
+def row_text(page, row):
+    """A row as a person reads it: the server's name, then its state."""
+    return page.list.itemWidget(page.list.item(row)).text()
+
+
+def row_dot(page, row):
+    return page.list.itemWidget(page.list.item(row)).dot.property("state")
+
+
 def names(page):
-    return [page.list.item(row).text().split("\n")[0] for row in range(page.list.count())]
+    return [row_text(page, row).split("\n")[0] for row in range(page.list.count())]
 
 
 def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloop, host_client, page, shots):
@@ -50,14 +59,15 @@ def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloo
     dialog.name.setText("tester")
     dialog.save_button.click()
     spin_until(qloop, lambda: names(page) == ["tester"])
-    assert "Starts when a chat needs it" in page.list.item(0).text()
+    assert "Starts when a chat needs it" in row_text(page, 0)
     [stored] = host_client.call_blocking("mcp.list")["servers"]
     assert stored["args"] == [str(SERVER), "stdio"] and stored["envKeys"] == ["TOKEN"]
 
     pool = McpPool(host_client)  # a chat's turn starting it: the page follows mcp.changed
     try:
         qloop.run_until_complete(pool.offer(None))
-        spin_until(qloop, lambda: "Ready · 8 tools" in page.list.item(0).text())
+        spin_until(qloop, lambda: "Ready · 8 tools" in row_text(page, 0))
+        assert row_dot(page, 0) == "ready"
         switches = {box.text().split()[0]: box for box in page.tools_box.findChildren(type(page.enabled))}
         assert set(switches) >= {"echo", "add", "die"} and "(read-only)" in switches["echo"].text()
         page.grab().save(str(shots / "settings-tools.png"))
@@ -77,7 +87,7 @@ def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloo
     assert launch["env"] == {"TOKEN": "tok-123"}  # the empty value kept the stored one
 
     page.enabled.click()
-    spin_until(qloop, lambda: "Off" in page.list.item(0).text())
+    spin_until(qloop, lambda: "Off" in row_text(page, 0))
     qloop.run_until_complete(page.remove("tester"))
     assert names(page) == [] and page.empty.isVisible()
 

@@ -214,12 +214,16 @@ QPushButton#primary {{ background: {t.accent}; color: {on_accent}; border-color:
 QPushButton#primary:disabled {{ background: {t.hover}; color: {t.muted}; border-color: {t.border}; }}
 QPushButton#danger {{ color: {t.danger}; }}
 QPushButton#danger:disabled {{ color: {t.muted}; }}
-QListWidget#providerList {{
+QListWidget#providerList, QListWidget#mcpServerList {{
     background: {t.background}; border: 1px solid {t.border}; border-radius: 8px; padding: 4px; outline: 0;
 }}
-QListWidget#providerList::item {{ border-radius: 6px; }}
-QListWidget#providerList::item:hover {{ background: {t.hover}; }}
-QListWidget#providerList::item:selected {{ background: {t.selected}; }}
+QListWidget#providerList::item, QListWidget#mcpServerList::item {{ border-radius: 6px; }}
+QListWidget#providerList::item:hover, QListWidget#mcpServerList::item:hover {{ background: {t.hover}; }}
+QListWidget#providerList::item:selected, QListWidget#mcpServerList::item:selected {{ background: {t.selected}; }}
+QLabel#serverDot {{ color: {t.muted}; font-size: 10px; }}
+QLabel#serverDot[state="ready"] {{ color: {"#3FB950" if t.name == "dark" else "#1A7F37"}; }}
+QLabel#serverDot[state="starting"] {{ color: {t.warning}; }}
+QLabel#serverDot[state="failed"] {{ color: {t.danger}; }}
 QTableWidget#usageTable {{
     background: {t.background}; color: {t.text}; border: 1px solid {t.border}; border-radius: 8px; outline: 0;
 }}

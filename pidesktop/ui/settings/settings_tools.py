@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError, topics
+from pidesktop.ui.kit.eliding_label import ElidingLabel
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.settings.mcp_server_dialog import McpServerDialog
 
@@ -177,11 +178,13 @@ class ToolsPage(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for server in self.servers:
-            item = QListWidgetItem(f"{server['name']}\n{self.state_line(server)}")
+            item = QListWidgetItem()
             item.setSizeHint(QSize(0, ROW_HEIGHT))
             item.setData(Qt.ItemDataRole.UserRole, server["name"])
             item.setToolTip(self.state_line(server))
             self.list.addItem(item)
+            state = (server.get("state") or {}).get("state") or "stopped"
+            self.list.setItemWidget(item, ServerRow(server["name"], self.state_line(server), state))
         names = [s["name"] for s in self.servers]
         row = names.index(keep) if keep in names else (0 if names else -1)
         self.list.setCurrentRow(row)
@@ -336,3 +339,31 @@ class ToolsPage(QWidget):
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
         self.notice.setVisible(bool(text))
+
+
+class ServerRow(QWidget):
+    """One row of the list: the server's name, and its state after a dot (grey stopped or off, amber
+    starting, green ready, red failed), as UX.md's Tools page has them."""
+
+    def __init__(self, name: str, state_line: str, state: str):
+        super().__init__()
+        self.name_label = ElidingLabel(name)
+        self.name_label.setObjectName("rowTitle")
+        self.dot = QLabel("●")
+        self.dot.setObjectName("serverDot")
+        self.dot.setProperty("state", state)
+        self.state_label = ElidingLabel(state_line)
+        self.state_label.setObjectName("muted")
+        state_row = QHBoxLayout()
+        state_row.setContentsMargins(0, 0, 0, 0)
+        state_row.setSpacing(4)
+        state_row.addWidget(self.dot)
+        state_row.addWidget(self.state_label, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(0)
+        layout.addWidget(self.name_label)
+        layout.addLayout(state_row)
+
+    def text(self) -> str:
+        return f"{self.name_label.text()}\n{self.state_label.text()}"
