@@ -54,3 +54,27 @@ def test_the_transcript_labels_a_crash_apart_from_a_stop(qapp):
     assert "Interrupted — pidesktop quit or crashed while this reply was being written." in row_text(crashed, False)
     assert "Stopped — the reply above is partial." in row_text(stopped, False)
     assert "Interrupted" not in row_text(stopped, False)
+
+
+def test_a_tool_row_says_how_long_a_call_ran_and_denied_for_one_that_never_ran(qapp):
+    def call(status):
+        return {
+            "id": "a3",
+            "role": "assistant",
+            "blocks": [
+                {
+                    "type": "tool_call",
+                    "callId": "c1",
+                    "name": "write",
+                    "args": {"path": "todo.md", "content": "x"},
+                    "status": status,
+                    "result": "…",
+                    "durationMs": 1200,
+                }
+            ],
+            "meta": {"status": "completed"},
+        }
+
+    assert "write todo.md ✓ · 1.2 s" in row_text(call("ok"), False)
+    denied = row_text(call("denied"), False)
+    assert "write todo.md ⊘ denied" in denied and " s" not in denied.split("⊘")[1]

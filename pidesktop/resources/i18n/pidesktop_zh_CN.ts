@@ -1752,6 +1752,10 @@ Size: %2</source>
         <translation>撤销更改</translation>
     </message>
     <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
         <source>Done</source>
         <translation>完成</translation>
     </message>

@@ -698,6 +698,8 @@ def _tool_html(block: dict, theme: Theme, open_: bool) -> str:
     summary = _clip(own, 60) if own is not None else _summary(args)
     duration = block.get("durationMs")
     took = f" · {_duration(duration / 1000)}" if isinstance(duration, (int, float)) else ""
+    if status == "denied":  # it never ran: no time, and the word itself (UX.md's "denied" mark)
+        took = " " + html.escape(QCoreApplication.translate("MessageLayout", "denied"), quote=False)
     arrow = "▾" if open_ else "▸"
     head = (
         f'<span style="color:{theme.muted};">{arrow}</span> <b>{name}</b> '
