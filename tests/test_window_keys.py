@@ -158,4 +158,3 @@ def test_a_chat_opened_from_the_inbox_takes_the_keys_typed_next(chat, qtbot, qlo
     assert QApplication.focusWidget() is chat.composer.edit
     qtbot.keyClicks(QApplication.focusWidget(), "next step")
     assert chat.composer.edit.toPlainText() == "next step" and chat.search_dialog is None
-
