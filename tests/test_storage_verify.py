@@ -147,5 +147,13 @@ def test_status_reports_sizes_schema_counts_and_who_is_using_it(tmp_path, stdio_
     assert "pidesktop host --stdio" in busy["inUseBy"]
     host.close()
     text = run_cli("data", "--data-dir", str(data_root), "status")
-    assert "schema        v27" in text.stdout and "attachments" in text.stdout
+    rows = {line.split()[0]: line for line in text.stdout.splitlines()}
+    # one column of labels, wide enough for the longest; the counts by a person's names for them
+    starts = {
+        label: rows[label].index(rows[label].split()[1], len(label)) for label in ("chats", "schema", "notifications")
+    }
+    assert len(set(starts.values())) == 1 and rows["transcripts"].startswith("transcripts ")
+    assert rows["chats"].split()[1] == "2" and rows["messages"].split()[1] == "6"
+    assert rows["schema"].split()[1] == "v27" and "attachments" in rows and "sessions" not in rows
+    assert rows["transcripts"].endswith(" files") and rows["total"].split()[-3] == "free"
     assert os.environ.get(paths.ENV_DATA_DIR) is None

@@ -128,28 +128,49 @@ def _location(args: argparse.Namespace) -> paths.StorageLocation:
     return paths.resolve(data_dir=args.data_data_dir or getattr(args, "data_dir", None))
 
 
+# The counts by the names a person knows them by (``--json`` keeps the report's own keys).
+COUNT_WORDS = {"sessions": "chats", "turns": "replies", "scheduledTasks": "automations"}
+STATUS_LABELS = (
+    "data folder",
+    "front end",
+    "schema",
+    "total",
+    "in use by",
+    "pending move",
+    "kept backup",
+    "schema backup",
+)
+
+
 def _status(args: argparse.Namespace) -> int:
     from pidesktop.storage.status import status
 
     report = status(_location(args))
     if args.json:
         return _print_json(report)
-    print(f"data folder   {report['dataRoot']}  ({report['resolvedBy']})")
-    print(f"front end     {report['uiRoot']}")
-    print(f"schema        {_schema_line(report)}")
-    for name, value in report["counts"].items():
-        print(f"{name:<13} {value}")
+    counts = {COUNT_WORDS.get(name, name): value for name, value in report["counts"].items()}
+    width = 1 + max(len(label) for label in [*STATUS_LABELS, *counts, *report["categories"]])
+
+    def row(label: str, text: object) -> None:
+        print(f"{label:<{width}}{text}")
+
+    row("data folder", f"{report['dataRoot']}  ({report['resolvedBy']})")
+    row("front end", report["uiRoot"])
+    row("schema", _schema_line(report))
+    for label, value in counts.items():
+        row(label, value)
     for name, size in report["categories"].items():
-        print(f"{name:<13} {human_size(size['bytes']):>10}  {size['files']} files")
-    print(f"{'total':<13} {human_size(report['dataBytes']):>10}   free {human_size(report['freeBytes'])}")
+        files = "1 file" if size["files"] == 1 else f"{size['files']} files"
+        row(name, f"{human_size(size['bytes']):>10}  {files}")
+    row("total", f"{human_size(report['dataBytes']):>10}  free {human_size(report['freeBytes'])}")
     if report.get("inUseBy"):
-        print(f"in use by     {report['inUseBy']}")
+        row("in use by", report["inUseBy"])
     if report.get("pendingMove"):
-        print(f"pending move  to {report['pendingMove']['destination']}")
+        row("pending move", f"to {report['pendingMove']['destination']}")
     for kept in report.get("keptBackups") or []:
-        print(f"kept backup   {kept['id']}  {', '.join(kept['paths'])}")
+        row("kept backup", f"{kept['id']}  {', '.join(kept['paths'])}")
     for copy in report.get("schemaBackups") or []:
-        print(f"schema backup {human_size(copy['bytes']):>10}  {copy['path']}  (v{copy['version']})")
+        row("schema backup", f"{human_size(copy['bytes']):>10}  {copy['path']}  (v{copy['version']})")
     return OK
 
 
