@@ -78,3 +78,15 @@ def test_a_tool_row_says_how_long_a_call_ran_and_denied_for_one_that_never_ran(q
     assert "write todo.md ✓ · 1.2 s" in row_text(call("ok"), False)
     denied = row_text(call("denied"), False)
     assert "write todo.md ⊘ denied" in denied and " s" not in denied.split("⊘")[1]
+
+
+def test_an_approved_plan_s_prompt_is_rendered_and_a_typed_prompt_is_shown_as_typed(qapp):
+    text = "I approved the plan below. Carry it out now, step by step.\n\n## Steps\n\n1. Read `calc.py`\n2. Add **subtract**"
+
+    def user(meta):
+        return {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": text}], "meta": meta}
+
+    approved = row_text(user({"approvedProposal": {"approvalId": "a1", "kind": "plan"}}), False)
+    assert "## Steps" not in approved and "**" not in approved and "`" not in approved and "Steps" in approved
+    typed = row_text(user({}), False)
+    assert "## Steps" in typed and "**subtract**" in typed

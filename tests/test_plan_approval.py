@@ -121,6 +121,9 @@ def test_a_submitted_plan_is_stored_byte_for_byte_then_approved_and_carried_out(
     assert submit_block["name"] == "SubmitPlan" and submit_block["result"]["approvalId"] == pending["id"]
     assert [m["role"] for m in got["messages"]] == ["user", "assistant", "user", "assistant", "assistant"]
     assert got["messages"][-1]["blocks"] == [{"type": "text", "text": "All done."}]
+    # the execution prompt says whose words it is: the window renders it, unlike a typed prompt
+    assert got["messages"][2]["meta"]["approvedProposal"] == {"approvalId": pending["id"], "kind": "plan"}
+    assert "approvedProposal" not in (got["messages"][0].get("meta") or {})
     assert todo["revision"] == 1 and [i["status"] for i in todo["items"]] == ["completed", "in_progress"]
 
 

@@ -57,7 +57,10 @@ async def execute(runner: TurnRunner, approval: dict[str, Any]) -> dict[str, Any
     await _report(runner, approval["id"], "running")
     try:
         result = await runner.send(
-            approval["sessionId"], tools.execution_prompt(approval["kind"], approval["markdown"])
+            approval["sessionId"],
+            tools.execution_prompt(approval["kind"], approval["markdown"]),
+            # the prompt is the app's words and the approved Markdown: the transcript renders it, unlike typed text
+            meta={"approvedProposal": {"approvalId": approval["id"], "kind": approval["kind"]}},
         )
     except BaseException as exc:
         code = exc.code if isinstance(exc, HostError) else type(exc).__name__

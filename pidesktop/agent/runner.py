@@ -177,6 +177,7 @@ class TurnRunner:
         attachments: list[dict[str, Any]] | None = None,
         revision_root_id: str | None = None,
         interactive: bool | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run a turn for ``text`` and ``attachments``, or queue them if a turn is running in that chat.
 
@@ -186,6 +187,7 @@ class TurnRunner:
         (``meta.revisionRootId``), so the pager shows every variant.
         ``interactive=False`` makes this one turn unattended (an automation run
         through the window's runner, so the window sees it running and can stop it).
+        ``meta`` goes into the stored prompt's ``meta`` (a queued prompt keeps only its text).
         """
         if text.strip() == compaction.COMMAND and not attachments:
             record = await self.compact(session_id)
@@ -207,8 +209,8 @@ class TurnRunner:
             return {"queued": result["entry"]}
         await self.check_session(session_id)  # nothing is stored for a prompt that cannot go out
         user: dict[str, Any] = {"id": str(uuid.uuid4()), "role": "user", "blocks": blocks}
-        if revision_root_id:
-            user["meta"] = {"revisionRootId": revision_root_id}
+        if meta or revision_root_id:
+            user["meta"] = {**(meta or {}), **({"revisionRootId": revision_root_id} if revision_root_id else {})}
         return await self._turn(session_id, user, ActiveTurn(turn_id=str(uuid.uuid4()), interactive=interactive))
 
     async def check_ready(self, choice: dict[str, Any]) -> None:

@@ -350,7 +350,9 @@ def _user(
     blocks = message.get("blocks", [])
     text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     attachments = [b for b in blocks if b.get("type") == "attachment"]
-    html_text = markdown.prompt_to_html(text, theme) if text else ""
+    # An approved plan's prompt is the app's sentence and the plan's Markdown, not typed text: rendered.
+    approved = isinstance((message.get("meta") or {}).get("approvedProposal"), dict)
+    html_text = (markdown.to_html(text, theme) if approved else markdown.prompt_to_html(text, theme)) if text else ""
     resources: dict[str, QImage] = {}
     if attachments:
         html_text += _attachments_html(attachments, theme, images or {}, resources)
