@@ -81,7 +81,10 @@ def test_a_tool_row_says_how_long_a_call_ran_and_denied_for_one_that_never_ran(q
 
 
 def test_an_approved_plan_s_prompt_is_rendered_and_a_typed_prompt_is_shown_as_typed(qapp):
-    text = "I approved the plan below. Carry it out now, step by step.\n\n## Steps\n\n1. Read `calc.py`\n2. Add **subtract**"
+    text = (
+        "I approved the plan below. Carry it out now, step by step.\n\n"
+        "## Steps\n\n1. Read `calc.py`\n2. Add **subtract**"
+    )
 
     def user(meta):
         return {"id": "u1", "role": "user", "blocks": [{"type": "text", "text": text}], "meta": meta}
