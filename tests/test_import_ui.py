@@ -34,6 +34,13 @@ def tools_at_home(monkeypatch):
     return home
 
 
+def darkest_text(tree, item) -> int:
+    """The lightness of the darkest pixel of a row's first column: its text's colour on a light theme."""
+    shot = tree.viewport().grab(tree.visualItemRect(item)).toImage()
+    width = tree.columnWidth(0)
+    return min(shot.pixelColor(x, y).lightness() for x in range(min(width, shot.width())) for y in range(shot.height()))
+
+
 def test_the_dialog_finds_the_default_folders_imports_and_shows_a_summary_with_details(
     qtbot, qloop, host_client, tools_at_home, shots
 ):
@@ -47,6 +54,8 @@ def test_the_dialog_finds_the_default_folders_imports_and_shows_a_summary_with_d
     assert dialog.items["codex"].text(1) == "1 session, 1 new or changed"
     assert dialog.checked() == ["claude-code", "codex"]
     assert dialog.items["pi"].text(1) == "Nothing in ~/.pi/agent/sessions"
+    # a source with nothing to import is greyed, as it cannot be ticked
+    assert darkest_text(dialog.list, dialog.items["pi"]) > darkest_text(dialog.list, dialog.items["codex"]) + 40
     dialog.grab().save(str(shots / "import-found.png"))
 
     dialog.import_button.click()

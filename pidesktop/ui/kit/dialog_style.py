@@ -104,6 +104,7 @@ QTreeWidget {{
 }}
 QTreeWidget::item {{ padding: 4px 2px; }}
 QTreeWidget::item:selected {{ background: {t.selected}; color: {t.text}; }}
+QTreeWidget::item:disabled {{ color: {t.muted}; }}
 QHeaderView::section {{
     background: {t.background}; color: {t.muted}; border: none; border-bottom: 1px solid {t.border};
     padding: 4px 6px; font-weight: 600;
