@@ -427,8 +427,9 @@ def restore_orphan(ctx: HostContext, session_id: str, now: int, progress: index_
     """
     header = ctx.transcripts.header(session_id) or {}
     created = message_index.created_ms(header, now)
-    info = session_info.read_file(ctx.transcripts.path(session_id))
-    rows = info_lines.fold_rows_file(ctx.transcripts.path(session_id))  # turns and plan approvals
+    # what the session_info lines say, and the turns and plan approvals of its session_row lines: one pass
+    state, rows = info_lines.fold_file(ctx.transcripts.path(session_id))
+    info = session_info.without_time(state)
     with ctx.conn:
         ctx.conn.execute(
             "INSERT INTO sessions(id, title, title_source, created_at, updated_at) VALUES (?, '', 'default', ?, ?)",

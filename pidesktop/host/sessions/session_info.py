@@ -15,7 +15,6 @@ do not show); the rebuild folds them in file order, the last value winning.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 import apsw
@@ -66,12 +65,12 @@ def project_path(conn: apsw.Connection, project_id: int | None) -> str | None:
 
 def read(data: bytes) -> dict[str, Any]:
     """The folded state of a transcript's ``session_info`` lines (the last value of each field)."""
-    return {k: v for k, v in info_lines.fold(data).items() if k != "at"}
+    return without_time(info_lines.fold(data))
 
 
-def read_file(path: Path) -> dict[str, Any]:
-    """:func:`read` of a transcript file, streamed."""
-    return {k: v for k, v in info_lines.fold_file(path).items() if k != "at"}
+def without_time(state: dict[str, Any]) -> dict[str, Any]:
+    """A folded state's fields, without the time of its last line (``at``)."""
+    return {k: v for k, v in state.items() if k != "at"}
 
 
 def apply(conn: apsw.Connection, session_id: str, state: dict[str, Any], now: int) -> list[str]:

@@ -83,7 +83,7 @@ def record_current(ctx: HostContext, session_id: str, table: str, key: str) -> N
 
 
 def restore(conn: apsw.Connection, session_id: str, rows: dict[tuple[str, str], dict[str, Any]], now: int) -> int:
-    """Insert the rows a transcript's ``session_row`` lines hold (``info.fold_rows_file``), in the caller's
+    """Insert the rows a transcript's ``session_row`` lines hold (``info.fold_file``), in the caller's
     transaction; rows inserted.
 
     A row that was mid-way is settled as a restart settles it; a row that does

@@ -25,13 +25,45 @@ def fold(data: bytes) -> dict[str, Any]:
     return state
 
 
-def fold_file(path: Path) -> dict[str, Any]:
-    """:func:`fold` of a transcript file, read a line at a time (never the whole file in memory)."""
+def fold_file(path: Path, block: int = 8 << 20) -> tuple[dict[str, Any], dict[tuple[str, str], dict[str, Any]]]:
+    """:func:`fold` and :func:`fold_rows` of a transcript file in one pass, ``block`` bytes at a time.
+
+    Only the lines that start with ``{"type":"session_`` are split out and parsed: a restore's look
+    through a 200 MB transcript costs about a bare read of it, not a Python step per line.
+    """
     state: dict[str, Any] = {}
-    with open(path, "rb") as lines:
-        for line in lines:
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    carry = b""
+    with open(path, "rb") as source:
+        while chunk := source.read(block):
+            data = carry + chunk
+            end = data.rfind(b"\n") + 1  # what follows the last newline waits for the next block
+            carry = data[end:]
+            _fold_marked(state, rows, data, end)
+    if carry:
+        _fold_marked(state, rows, carry, len(carry))
+    return state, rows
+
+
+def _fold_marked(state: dict[str, Any], rows: dict[tuple[str, str], dict[str, Any]], data: bytes, end: int) -> None:
+    """Fold the ``session_info`` and ``session_row`` lines that start in ``data[:end]``, in order."""
+    at = 0 if data.startswith(MARK) else _next_mark(data, 0, end)
+    while at >= 0:
+        stop = data.find(b"\n", at, end)
+        line = data[at : end if stop < 0 else stop]
+        if line.startswith(LINE_START):
             _fold_line(state, line)
-    return state
+        else:
+            _fold_row(rows, line)
+        if stop < 0:
+            return
+        at = _next_mark(data, stop, end)
+
+
+def _next_mark(data: bytes, start: int, end: int) -> int:
+    """Where the next line that starts with ``MARK`` begins, from the newline at or after ``start``; -1 if none."""
+    found = data.find(b"\n" + MARK, start, end)
+    return found + 1 if found >= 0 else -1
 
 
 def _fold_line(state: dict[str, Any], line: bytes) -> None:
@@ -54,6 +86,7 @@ def folded_line(state: dict[str, Any]) -> dict[str, Any] | None:
 # ``{"type":"session_row","table":"turns","key":"<id>","row":{<column>: value},"at":...}``.
 ROW = "session_row"
 ROW_LINE_START = b'{"type":"session_row"'
+MARK = b'{"type":"session_'  # how both kinds of line start
 
 
 def fold_rows(data: bytes) -> dict[tuple[str, str], dict[str, Any]]:
@@ -61,27 +94,25 @@ def fold_rows(data: bytes) -> dict[tuple[str, str], dict[str, Any]]:
     return _fold_rows(data.split(b"\n"))
 
 
-def fold_rows_file(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """:func:`fold_rows` of a transcript file, read a line at a time (never the whole file in memory)."""
-    with open(path, "rb") as lines:
-        return _fold_rows(lines)
-
-
 def _fold_rows(lines: Iterable[bytes]) -> dict[tuple[str, str], dict[str, Any]]:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for line in lines:
-        if not line.startswith(ROW_LINE_START):
-            continue
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(entry, dict) or entry.get("type") != ROW:
-            continue
-        table, key, row = entry.get("table"), entry.get("key"), entry.get("row")
-        if isinstance(table, str) and isinstance(key, str) and isinstance(row, dict):
-            rows.setdefault((table, key), {}).update(row)
+        _fold_row(rows, line)
     return rows
+
+
+def _fold_row(rows: dict[tuple[str, str], dict[str, Any]], line: bytes) -> None:
+    if not line.startswith(ROW_LINE_START):
+        return
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    if not isinstance(entry, dict) or entry.get("type") != ROW:
+        return
+    table, key, row = entry.get("table"), entry.get("key"), entry.get("row")
+    if isinstance(table, str) and isinstance(key, str) and isinstance(row, dict):
+        rows.setdefault((table, key), {}).update(row)
 
 
 def folded_row_lines(data: bytes) -> list[dict[str, Any]]:
