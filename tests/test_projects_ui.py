@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import shiboken6
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMenu, QMessageBox
 
@@ -27,6 +28,11 @@ def send(chat, qloop, text):
     qloop.run_until_complete(chat.chats.send_prompt(text, []))
     spin_until(qloop, lambda: chat.current_session_id and not chat.runner.is_running(chat.current_session_id))
     return chat.current_session_id
+
+
+def closed(dialog) -> bool:
+    """Gone from the screen (deleted on close, or only hidden)."""
+    return not shiboken6.isValid(dialog) or not dialog.isVisible()
 
 
 def add_project(chat, qloop, folder):
@@ -189,6 +195,45 @@ def test_the_memory_editor_counts_utf8_bytes_and_explains_a_disabled_save(chat, 
     spin_until(
         qloop, lambda: call(chat, "projects.memoryGet", {"projectId": project["id"]})["text"] == "章" * (LIMIT // 3)
     )
+
+
+def test_closing_the_memory_editor_with_typed_text_asks_before_it_is_lost(chat, qloop, tmp_path, qtbot):
+    folder = tmp_path / "novel"
+    folder.mkdir()
+    project = add_project(chat, qloop, folder)
+
+    def stored():
+        return call(chat, "projects.memoryGet", {"projectId": project["id"]})["text"]
+
+    editor = chat.projects.edit_memory(project)
+    spin_until(qloop, lambda: editor.save_button.isEnabled())
+    qtbot.keyClick(editor.fields[0].edit, Qt.Key.Key_Escape)  # nothing typed: it just closes
+    spin_until(qloop, lambda: closed(editor))
+
+    editor = chat.projects.edit_memory(project)
+    spin_until(qloop, lambda: editor.save_button.isEnabled())
+    qtbot.keyClicks(editor.fields[0].edit, "Use pytest.")
+    qtbot.keyClick(editor.fields[0].edit, Qt.Key.Key_Escape)
+    question = spin_until(qloop, lambda: editor.question)
+    assert question.text() == "Save your changes to “Project memory: novel”?"
+    assert editor.isVisible() and editor.fields[0].edit.toPlainText() == "Use pytest."
+    qtbot.keyClick(question, Qt.Key.Key_Escape)  # Keep editing
+    spin_until(qloop, lambda: editor.question is None)
+    assert editor.isVisible() and editor.fields[0].edit.toPlainText() == "Use pytest."
+
+    editor.reject()  # Cancel, or the window's ×
+    question = spin_until(qloop, lambda: editor.question)
+    next(b for b in question.buttons() if b.text() == "Save").click()
+    spin_until(qloop, lambda: stored() == "Use pytest." and closed(editor))
+
+    editor = chat.projects.edit_memory(project)
+    spin_until(qloop, lambda: editor.fields[0].edit.toPlainText() == "Use pytest.")
+    editor.fields[0].edit.setPlainText("Something else")
+    editor.reject()
+    question = spin_until(qloop, lambda: editor.question)
+    next(b for b in question.buttons() if b.text() == "Discard").click()
+    spin_until(qloop, lambda: closed(editor))
+    assert stored() == "Use pytest."
 
 
 def test_export_from_the_window_writes_the_file(chat, qloop, tmp_path):

@@ -955,6 +955,33 @@ Size: %2</source>
     </message>
 </context>
 <context>
+    <name>DiscardQuestion</name>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>Save %1?</source>
+        <translation>保存%1吗？</translation>
+    </message>
+    <message>
+        <source>If you discard them, what you typed is lost.</source>
+        <translation>如果放弃，你输入的内容将会丢失。</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <source>Keep editing</source>
+        <translation>继续编辑</translation>
+    </message>
+</context>
+<context>
     <name>ErrorDetailsDialog</name>
     <message>
         <source>Error details</source>
@@ -2205,6 +2232,10 @@ A copy imported from pi: the pi session itself is the row tagged “pi”.</sour
 </context>
 <context>
     <name>NotesEditor</name>
+    <message>
+        <source>your changes to “%1”</source>
+        <translation>对“%1”的更改</translation>
+    </message>
     <message>
         <source>“%1” is %2 bytes, more than the %3 bytes (32 KiB) it can hold, so it can’t be saved. Shorten it; the counter turns grey when it fits.</source>
         <translation>“%1”有 %2 字节，超过了可容纳的 %3 字节（32 KiB），因此无法保存。请缩短内容；长度合适时计数器会变为灰色。</translation>

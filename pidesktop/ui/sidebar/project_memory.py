@@ -4,7 +4,8 @@ Plain text or Markdown, given to the model with every message of a chat in
 the project as the person's own notes. Each note holds at most 32 KiB of UTF-8;
 a counter under it counts bytes (a Chinese character is three), and over the
 cap Save is disabled and a sentence under the box says why. What was typed is
-never thrown away: a failed save keeps the dialog open with the text in it.
+never thrown away: a failed save keeps the dialog open with the text in it, and closing it with changes
+not saved asks first (Save, Discard, Keep editing).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from pidesktop.bus import HostClient, HostError
-from pidesktop.ui.kit import i18n, plain_errors
+from pidesktop.ui.kit import discard_question, i18n, plain_errors
 from pidesktop.ui.kit.dialog_style import current_theme, set_severity, stylesheet
 from pidesktop.ui.kit.ops import Op, host_op
 
@@ -119,6 +120,8 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
         self._loaded = False
+        self._stored: list[str] = []  # each note as the host gave it: what a close compares with
+        self.question = None  # the Save / Discard / Keep editing box while it is open
         self._check()
 
     async def load(self) -> bool:
@@ -129,9 +132,25 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
             if result is None:
                 return False
             field.edit.setPlainText(result["text"])
+            self._stored.append(result["text"])
         self._loaded = True
         self._check()
         return True
+
+    def changed(self) -> bool:
+        """Text typed that is not stored yet."""
+        return self._loaded and [field.edit.toPlainText() for field in self.fields] != self._stored
+
+    def reject(self) -> None:
+        """Esc, Cancel or the window's ×: with changes not saved, ask before they are lost."""
+        if not self.changed():
+            super().reject()
+            return
+        if self.question is None:
+            self.question = discard_question.ask(
+                self, self.tr("your changes to “%1”").replace("%1", self.windowTitle()), self.save, super().reject
+            )
+            self.question.destroyed.connect(lambda: setattr(self, "question", None))
 
     def _check(self) -> None:
         over = [field for field in self.fields if field.over()]

@@ -1,0 +1,47 @@
+"""Closing a window that holds typed text not yet saved asks first: Save, Discard, or Keep editing.
+
+A dialog routes its ``reject`` (Esc, Cancel, the window's ×) through :func:`ask` while it has
+unsaved changes, so text a person typed is never thrown away without a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from pidesktop.ui.kit import i18n
+from pidesktop.ui.kit.dialog_style import style_message_box
+
+
+def ask(parent: QWidget, what: str, save: Callable[[], object], discard: Callable[[], object]) -> QMessageBox:
+    """Ask whether to save ``what`` ("your changes to the project memory"); the box is window-modal and
+    opened with ``open()``. Keep editing (the default, and Esc) leaves everything as it is."""
+    translate = QCoreApplication.translate
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        translate("DiscardQuestion", "Unsaved changes"),
+        i18n.arg(translate("DiscardQuestion", "Save %1?"), what),
+        QMessageBox.StandardButton.NoButton,
+        parent,
+    )
+    box.setObjectName("discardQuestion")
+    box.setInformativeText(translate("DiscardQuestion", "If you discard them, what you typed is lost."))
+    save_button = box.addButton(translate("DiscardQuestion", "Save"), QMessageBox.ButtonRole.AcceptRole)
+    discard_button = box.addButton(translate("DiscardQuestion", "Discard"), QMessageBox.ButtonRole.DestructiveRole)
+    keep_button = box.addButton(translate("DiscardQuestion", "Keep editing"), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep_button)
+    box.setEscapeButton(keep_button)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    style_message_box(box)
+
+    def answered(button) -> None:
+        if button is save_button:
+            save()
+        elif button is discard_button:
+            discard()
+
+    box.buttonClicked.connect(answered)
+    box.open()
+    return box
