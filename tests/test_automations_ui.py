@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from shiboken6 import isValid
 
 from pidesktop.agent.runner import TurnRunner
 from pidesktop.agent.scheduler import Scheduler
@@ -257,6 +258,56 @@ def test_run_now_saves_a_new_automation_first_and_says_why_it_cannot_run(qtbot, 
     qtbot.addWidget(without)
     qloop.run_until_complete(without.loading)
     assert not without.run_button.isEnabled() and "window is open" in without.run_button.toolTip()
+
+
+def test_text_typed_in_the_form_is_never_lost_without_a_question(qtbot, qloop, host_client, keep_running):
+    def opened():
+        dialog = AutomationsDialog.ask(host_client, themes.LIGHT, None)  # deleted when it closes
+        dialog.show()
+        qloop.run_until_complete(dialog.loading)
+        return dialog
+
+    def answer(dialog, text):
+        question = spin_until(qloop, lambda: dialog.question)
+        next(b for b in question.buttons() if b.text() == text).click()
+        spin_until(qloop, lambda: not isValid(dialog) or dialog.question is None)
+
+    dialog = opened()
+    editor = dialog.editor
+    qtbot.keyClicks(editor.name, "Weekly pears")
+    editor.prompt.setPlainText("Summarise the pear market")
+    dialog.reject()  # Esc or the window's x
+    assert spin_until(qloop, lambda: dialog.question).text() == "Save your new automation?"
+    answer(dialog, "Keep editing")
+    assert dialog.isVisible() and editor.name.text() == "Weekly pears"
+    dialog.reject()
+    answer(dialog, "Save")  # stored, then closed
+    spin_until(qloop, lambda: not isValid(dialog) or not dialog.isVisible())
+    [task] = host_client.call_blocking("tasks.list")["tasks"]
+    assert (task["name"], task["prompt"]) == ("Weekly pears", "Summarise the pear market")
+
+    dialog = opened()
+    editor = dialog.editor
+    dialog.list.setCurrentItem(dialog.list.topLevelItem(0))
+    editor.prompt.setPlainText("Summarise the apple market")
+    dialog.new_button.click()  # another automation while this one's text is not saved: asked first
+    assert spin_until(qloop, lambda: dialog.question).text() == "Save your changes to “Weekly pears”?"
+    answer(dialog, "Keep editing")
+    assert editor.prompt.toPlainText() == "Summarise the apple market" and dialog.current_task_id() == task["id"]
+    dialog.new_button.click()
+    answer(dialog, "Discard")
+    assert editor.task is None and editor.name.text() == "" and not editor.unsaved()
+    assert host_client.call_blocking("tasks.list")["tasks"][0]["prompt"] == "Summarise the pear market"
+
+    qtbot.keyClicks(editor.name, "Second")  # a new one half typed, then the first picked in the list
+    dialog.list.setCurrentItem(dialog.list.topLevelItem(0))
+    answer(dialog, "Keep editing")
+    assert dialog.current_task_id() is None and editor.name.text() == "Second"
+    dialog.list.setCurrentItem(dialog.list.topLevelItem(0))
+    answer(dialog, "Discard")
+    assert dialog.current_task_id() == task["id"] and editor.name.text() == "Weekly pears"
+    dialog.reject()  # nothing typed since: closes at once
+    assert not isValid(dialog) or (dialog.question is None and not dialog.isVisible())
 
 
 def test_run_times_read_in_iso_order_whatever_the_locale():

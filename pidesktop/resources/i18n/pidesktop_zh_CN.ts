@@ -311,6 +311,14 @@ Hover and click + for a new chat in this project; right-click for more.</source>
         <translation>对话已删除</translation>
     </message>
     <message>
+        <source>your changes to “%1”</source>
+        <translation>对“%1”的更改</translation>
+    </message>
+    <message>
+        <source>your new automation</source>
+        <translation>新的自动化任务</translation>
+    </message>
+    <message>
         <source>Edit automation</source>
         <translation>编辑自动化任务</translation>
     </message>

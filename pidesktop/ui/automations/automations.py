@@ -30,6 +30,7 @@ from shiboken6 import isValid
 from pidesktop.bus import ErrorCode, HostClient, HostError, topics
 from pidesktop.ui.automations.automations_editor import TaskEditor
 from pidesktop.ui.chat.model_choices import model_choices
+from pidesktop.ui.kit import discard_question
 from pidesktop.ui.kit import theme as themes
 from pidesktop.ui.kit.dialog_style import confirm, stylesheet, tree
 from pidesktop.ui.kit.i18n import arg
@@ -88,12 +89,13 @@ class AutomationsDialog(QDialog):
         self.list.setSelectionMode(self.list.SelectionMode.SingleSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name reads from its start ("Quick te…" hid it)
-        self.list.currentItemChanged.connect(lambda *_: self._selected())
+        self.question = None  # the Save / Discard / Keep editing box while it is open
+        self.list.currentItemChanged.connect(self._picked)
         self.empty = QLabel(self.tr("No automations yet. Fill in the form to create the first one."))
         self.empty.setObjectName("muted")
         self.empty.setWordWrap(True)
         self.new_button = QPushButton(self.tr("New automation"))
-        self.new_button.clicked.connect(self.new_task)
+        self.new_button.clicked.connect(lambda: self._leave_form(self.new_task))
         self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("danger")
         self.delete_button.clicked.connect(self.confirm_delete)
@@ -194,7 +196,7 @@ class AutomationsDialog(QDialog):
 
     async def refresh(self) -> None:
         result = await host_op(self.client, "tasks.list", parent=self, failure=self.report_error)
-        if result is None:
+        if result is None or not isValid(self):
             return
         current = self.current_task_id()
         self.tasks = result["tasks"]
@@ -274,8 +276,8 @@ class AutomationsDialog(QDialog):
             parent=self,
             failure=lambda error: None if error.code == ErrorCode.NOT_FOUND else self.report_error(error),
         )
-        if result is None or task_id != self.current_task_id():
-            return
+        if result is None or not isValid(self) or task_id != self.current_task_id():
+            return  # (closed meanwhile: a save closes it while the runs of what it saved are asked for)
         self.runs = result["runs"]
         self.history.clear()
         for run in self.runs:
@@ -293,7 +295,56 @@ class AutomationsDialog(QDialog):
             self.history.addTopLevelItem(item)
         self.history_stack.setCurrentWidget(self.history if self.runs else self.no_runs)
 
+    # -- text typed in the form is never lost ----------------------------------------------------
+    def reject(self) -> None:
+        """Esc or the window's x: with text typed in the form and not saved, ask first."""
+        self._leave_form(lambda: QDialog.reject(self))
+
+    def _leave_form(self, go: Callable[[], object], stay: Callable[[], object] | None = None) -> None:
+        """Run ``go`` (close, show another automation or a new one) once the form's typed text is saved or
+        let go; ``stay`` when the person keeps editing."""
+        if not self.editor.unsaved():
+            go()
+            return
+        if self.question is not None:
+            return
+        name = self.editor.name.text().strip()
+        editing = self.editor.task is not None and name
+        what = arg(self.tr("your changes to “%1”"), name) if editing else self.tr("your new automation")
+
+        def save() -> None:
+            fields = self.editor.values()
+            if fields is None:  # the form says what is wrong; the text stays
+                if stay is not None:
+                    stay()
+                return
+            self.save(fields, then=lambda _task: go())
+
+        def discard() -> None:
+            self.editor.mark_saved()  # the typed text is let go: what follows may replace it
+            go()
+
+        self.question = discard_question.ask(self, what, save, discard, stay)
+        self.question.destroyed.connect(lambda: setattr(self, "question", None))
+
     # -- the list -----------------------------------------------------------------------------
+    def _picked(self, current: QTreeWidgetItem | None, previous: QTreeWidgetItem | None) -> None:
+        """Another automation picked in the list: the form shows it, once what was typed is saved or let go."""
+        if current is None or not self.editor.unsaved():
+            self._selected()
+            return
+        picked = current.data(0, Qt.ItemDataRole.UserRole)
+
+        def back() -> None:  # kept editing: the list shows the automation the form holds again
+            self.list.blockSignals(True)
+            self.list.setCurrentItem(previous)
+            if previous is None:
+                self.list.clearSelection()
+            self.list.blockSignals(False)
+
+        back()
+        self._leave_form(lambda: self._select_id(picked), back)
+
     def _selected(self) -> None:
         task_id = self.current_task_id()
         task = self.task(task_id) if task_id else None
@@ -344,6 +395,7 @@ class AutomationsDialog(QDialog):
         async def saved(result: dict) -> None:
             self.notice.hide()
             self.editor.task = result["task"]
+            self.editor.mark_saved()
             await self.refresh()
             self._select_id(result["task"]["id"])
             if then is not None:

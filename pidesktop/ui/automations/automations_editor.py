@@ -91,7 +91,6 @@ _FIELD_LABELS = {
 
 class TaskEditor(QWidget):
     saveRequested = Signal(dict)  # valid fields, ready for tasks.create / tasks.update
-    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -282,6 +281,18 @@ class TaskEditor(QWidget):
         self._select(self.permission, task.get("permissionMode"))
         self.permission_hint.setVisible(self.permission.currentData() != "auto")
         self.enabled.setChecked(task.get("enabled", True))
+        self.mark_saved()
+
+    def _typed(self) -> tuple[str, ...]:
+        return (self.name.text(), self.prompt.toPlainText(), self.at.text(), self.folder.text())
+
+    def mark_saved(self) -> None:
+        """What is in the fields now is stored (or was just loaded)."""
+        self._stored_text = self._typed()
+
+    def unsaved(self) -> bool:
+        """Text typed in the form and not saved: the name, the prompt, the time or the folder."""
+        return self._typed() != self._stored_text
 
     @staticmethod
     def _select(combo: QComboBox, data) -> None:

@@ -15,9 +15,15 @@ from pidesktop.ui.kit import i18n
 from pidesktop.ui.kit.dialog_style import style_message_box
 
 
-def ask(parent: QWidget, what: str, save: Callable[[], object], discard: Callable[[], object]) -> QMessageBox:
+def ask(
+    parent: QWidget,
+    what: str,
+    save: Callable[[], object],
+    discard: Callable[[], object],
+    keep: Callable[[], object] | None = None,
+) -> QMessageBox:
     """Ask whether to save ``what`` ("your changes to the project memory"); the box is window-modal and
-    opened with ``open()``. Keep editing (the default, and Esc) leaves everything as it is."""
+    opened with ``open()``. Keep editing (the default, and Esc) leaves the text as it is (and runs ``keep``)."""
     translate = QCoreApplication.translate
     box = QMessageBox(
         QMessageBox.Icon.Question,
@@ -41,6 +47,8 @@ def ask(parent: QWidget, what: str, save: Callable[[], object], discard: Callabl
             save()
         elif button is discard_button:
             discard()
+        elif keep is not None:
+            keep()
 
     box.buttonClicked.connect(answered)
     box.open()
