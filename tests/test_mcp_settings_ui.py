@@ -92,6 +92,25 @@ def test_add_a_server_see_it_start_switch_a_tool_off_edit_and_remove(qtbot, qloo
     assert names(page) == [] and page.empty.isVisible()
 
 
+def test_closing_the_server_dialog_with_typed_text_asks_first(qtbot, qloop, host_client, page):
+    dialog = page.edit(None)
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Escape)  # nothing typed: it just closes
+    assert not dialog.isVisible()
+    dialog = page.edit(None)
+    qtbot.keyClicks(dialog.name, "files")
+    dialog.command.setText(f"{sys.executable} {SERVER} stdio")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Escape)
+    question = spin_until(qloop, lambda: dialog.question)
+    assert question.text() == "Save this MCP server?" and dialog.isVisible()
+    next(b for b in question.buttons() if b.text() == "Keep editing").click()
+    spin_until(qloop, lambda: dialog.question is None)
+    assert dialog.isVisible() and dialog.name.text() == "files"
+    dialog.reject()
+    next(b for b in spin_until(qloop, lambda: dialog.question).buttons() if b.text() == "Save").click()
+    spin_until(qloop, lambda: names(page) == ["files"])
+    assert not dialog.isVisible()
+
+
 def test_import_a_claude_desktop_file(qtbot, qloop, host_client, page, tmp_path):
     config = tmp_path / "claude_desktop_config.json"
     servers = {"files": {"command": "npx", "args": ["-y", "srv"]}, "old": {"type": "sse", "url": "https://x/sse"}}

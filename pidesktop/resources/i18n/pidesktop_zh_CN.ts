@@ -1704,6 +1704,14 @@ Size: %2</source>
         <translation>超时</translation>
     </message>
     <message>
+        <source>this MCP server</source>
+        <translation>这个 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>your changes to this MCP server</source>
+        <translation>对这个 MCP 服务器的更改</translation>
+    </message>
+    <message>
         <source>Environment</source>
         <translation>环境变量</translation>
     </message>

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.kit import discard_question
 from pidesktop.ui.kit.dialog_style import current_theme
 from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.kit.theme import outline_toggles
@@ -97,6 +98,23 @@ class McpServerDialog(QDialog):
         self.stdio.toggled.connect(self._kind_changed)
         self._kind_changed()
         outline_toggles(self, current_theme(parent))
+        self.question = None  # the Save / Discard / Keep editing box while it is open
+        self._opened_with = self._typed()
+
+    def _typed(self) -> tuple[str, ...]:
+        return (self.name.text(), self.command.text(), self.url.text(), self.pairs.toPlainText())
+
+    def reject(self) -> None:
+        """Esc, Cancel or the window's x: with text typed and not saved, ask before it is lost."""
+        if self._typed() == self._opened_with:
+            super().reject()
+            return
+        if self.question is None:
+            what = self.tr("this MCP server") if self.server is None else self.tr("your changes to this MCP server")
+            self.question = discard_question.ask(
+                self, what, lambda: spawn(self.save(), name="mcp-save"), super().reject
+            )
+            self.question.destroyed.connect(lambda: setattr(self, "question", None))
 
     def _kind_changed(self) -> None:
         stdio = self.stdio.isChecked()
