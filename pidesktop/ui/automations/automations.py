@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QDateTime, Qt, Signal
+from PySide6.QtCore import QDateTime, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -89,7 +90,7 @@ class AutomationsDialog(QDialog):
         self.list.setSelectionMode(self.list.SelectionMode.SingleSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name reads from its start ("Quick te…" hid it)
-        self.question = None  # the Save / Discard / Keep editing box while it is open
+        self.question: QMessageBox | None = None  # the Save / Discard / Keep editing box while it is open
         self.list.currentItemChanged.connect(self._picked)
         self.empty = QLabel(self.tr("No automations yet. Fill in the form to create the first one."))
         self.empty.setObjectName("muted")
@@ -306,8 +307,6 @@ class AutomationsDialog(QDialog):
         if not self.editor.unsaved():
             go()
             return
-        if self.question is not None:
-            return
         name = self.editor.name.text().strip()
         editing = self.editor.task is not None and name
         what = arg(self.tr("your changes to “%1”"), name) if editing else self.tr("your new automation")
@@ -324,8 +323,7 @@ class AutomationsDialog(QDialog):
             self.editor.mark_saved()  # the typed text is let go: what follows may replace it
             go()
 
-        self.question = discard_question.ask(self, what, save, discard, stay)
-        self.question.destroyed.connect(lambda: setattr(self, "question", None))
+        discard_question.ask_once(self, what, save, discard, stay)
 
     # -- the list -----------------------------------------------------------------------------
     def _picked(self, current: QTreeWidgetItem | None, previous: QTreeWidgetItem | None) -> None:
@@ -337,8 +335,10 @@ class AutomationsDialog(QDialog):
 
         def back() -> None:  # kept editing: the list shows the automation the form holds again
             self.list.blockSignals(True)
-            self.list.setCurrentItem(previous)
-            if previous is None:
+            if previous is not None:
+                self.list.setCurrentItem(previous)
+            else:  # a new automation was being typed: no row is current
+                self.list.setCurrentIndex(QModelIndex())
                 self.list.clearSelection()
             self.list.blockSignals(False)
 

@@ -53,3 +53,21 @@ def ask(
     box.buttonClicked.connect(answered)
     box.open()
     return box
+
+
+def ask_once(
+    owner: QWidget,
+    what: str,
+    save: Callable[[], object],
+    discard: Callable[[], object],
+    keep: Callable[[], object] | None = None,
+) -> QMessageBox:
+    """:func:`ask`, one box at a time for ``owner``: the open one is kept in ``owner.question`` (None once
+    it is answered), and asking again while it is open gives it back."""
+    open_box = getattr(owner, "question", None)
+    if open_box is not None:
+        return open_box
+    box = ask(owner, what, save, discard, keep)
+    owner.question = box  # type: ignore[attr-defined]
+    box.destroyed.connect(lambda: setattr(owner, "question", None))
+    return box

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QRadioButton,
     QSpinBox,
@@ -98,7 +99,7 @@ class McpServerDialog(QDialog):
         self.stdio.toggled.connect(self._kind_changed)
         self._kind_changed()
         outline_toggles(self, current_theme(parent))
-        self.question = None  # the Save / Discard / Keep editing box while it is open
+        self.question: QMessageBox | None = None  # the Save / Discard / Keep editing box while it is open
         self._opened_with = self._typed()
 
     def _typed(self) -> tuple[str, ...]:
@@ -109,12 +110,8 @@ class McpServerDialog(QDialog):
         if self._typed() == self._opened_with:
             super().reject()
             return
-        if self.question is None:
-            what = self.tr("this MCP server") if self.server is None else self.tr("your changes to this MCP server")
-            self.question = discard_question.ask(
-                self, what, lambda: spawn(self.save(), name="mcp-save"), super().reject
-            )
-            self.question.destroyed.connect(lambda: setattr(self, "question", None))
+        what = self.tr("this MCP server") if self.server is None else self.tr("your changes to this MCP server")
+        discard_question.ask_once(self, what, lambda: spawn(self.save(), name="mcp-save"), super().reject)
 
     def _kind_changed(self) -> None:
         stdio = self.stdio.isChecked()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget
 
 from pidesktop.bus import HostClient, HostError
 from pidesktop.ui.kit import discard_question, i18n, plain_errors
@@ -121,7 +121,7 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         layout.addWidget(self.buttons)
         self._loaded = False
         self._stored: list[str] = []  # each note as the host gave it: what a close compares with
-        self.question = None  # the Save / Discard / Keep editing box while it is open
+        self.question: QMessageBox | None = None  # the Save / Discard / Keep editing box while it is open
         self._check()
 
     async def load(self) -> bool:
@@ -146,11 +146,8 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         if not self.changed():
             super().reject()
             return
-        if self.question is None:
-            self.question = discard_question.ask(
-                self, self.tr("your changes to “%1”").replace("%1", self.windowTitle()), self.save, super().reject
-            )
-            self.question.destroyed.connect(lambda: setattr(self, "question", None))
+        what = self.tr("your changes to “%1”").replace("%1", self.windowTitle())
+        discard_question.ask_once(self, what, self.save, super().reject)
 
     def _check(self) -> None:
         over = [field for field in self.fields if field.over()]
