@@ -162,6 +162,17 @@ def chat(keep_running, qtbot, qloop, host_client):
 
 
 @pytest.fixture
+def scripted_window(qtbot, qloop, host_client, sse_server):
+    """A started main window whose runner asks the loopback server the test scripts (``sse_server``)."""
+    from pidesktop.agent.runner import ProviderChoice, TurnRunner
+
+    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"))
+    win = started_window(qtbot, qloop, host_client, runner=runner)
+    yield win
+    win.close()
+
+
+@pytest.fixture
 def shots(tmp_path) -> Path:
     """Where a test saves its screenshots: inside its tmp_path, or $PIDESKTOP_SHOTS to keep them."""
     folder = Path(os.environ.get("PIDESKTOP_SHOTS") or tmp_path / "shots")

@@ -2,25 +2,15 @@
 its Files changed button, not the Stop of its running reply. A real window, a real host, and a loopback
 server scripted to write a file and then answer slowly."""
 
-import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from tests.support.sse_server import Script
 from tests.support.waits import spin_until
-from tests.support.windows import started_window
 from tests.test_plan_approval import text_body, tool_call_body
 
 
-@pytest.fixture
-def window(qtbot, qloop, host_client, sse_server):
-    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"))
-    win = started_window(qtbot, qloop, host_client, runner=runner)
-    yield win
-    win.close()
-
-
-def test_ctrl_n_while_a_chat_writes_shows_a_clean_page(window, qtbot, qloop, sse_server, tmp_path):
+def test_ctrl_n_while_a_chat_writes_shows_a_clean_page(scripted_window, qtbot, qloop, sse_server, tmp_path):
+    window = scripted_window
     project = tmp_path / "garden"
     project.mkdir()
     sid = window.client.call_blocking("session.create", {"projectPath": str(project)})["session"]["id"]

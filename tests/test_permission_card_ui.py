@@ -4,10 +4,8 @@ and the person's answer decides (a real window, a real host, a loopback server s
 import pytest
 from PySide6.QtCore import Qt
 
-from pidesktop.agent.runner import ProviderChoice, TurnRunner
 from tests.support.sse_server import Script
 from tests.support.waits import spin_until
-from tests.support.windows import started_window
 from tests.test_plan_approval import text_body, tool_call_body
 
 
@@ -25,11 +23,8 @@ def project(tmp_path):
 
 
 @pytest.fixture
-def window(qtbot, qloop, host_client, sse_server):
-    runner = TurnRunner(host_client, override=ProviderChoice(base_url=sse_server.base_url, model="m"))
-    win = started_window(qtbot, qloop, host_client, runner=runner)
-    yield win
-    win.close()
+def window(scripted_window):
+    return scripted_window
 
 
 def open_project_chat(win, qloop, project, permission_mode="ask"):
@@ -50,12 +45,18 @@ def edit_then_answer(server):
     )
 
 
-def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_server, project, shots):
+def card_waiting(window, qtbot, qloop, sse_server, project):
+    """An Agent chat in the project asked to make its greeting friendlier: the edit's card waits."""
     sid = open_project_chat(window, qloop, project)
     edit_then_answer(sse_server)
     ask(window, qtbot, "Make the greeting friendlier")
     card = window.permission_card
     spin_until(qloop, lambda: card.isVisible())
+    return sid, card
+
+
+def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_server, project, shots):
+    sid, card = card_waiting(window, qtbot, qloop, sse_server, project)
     assert card.title.text() == "Allow this change? Edit hello.py"
     assert (
         '-    return "Hello"' in card.detail.toPlainText() and '+    return "Hello, world"' in card.detail.toPlainText()
@@ -73,11 +74,7 @@ def test_an_edit_waits_on_the_card_with_its_diff(window, qtbot, qloop, sse_serve
 
 
 def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, project):
-    sid = open_project_chat(window, qloop, project)
-    edit_then_answer(sse_server)
-    ask(window, qtbot, "Make the greeting friendlier")
-    card = window.permission_card
-    spin_until(qloop, lambda: card.isVisible())
+    sid, card = card_waiting(window, qtbot, qloop, sse_server, project)
     qtbot.keyClicks(card.reason, "Keep it short")
     qtbot.keyClick(card.reason, Qt.Key.Key_Return)
     spin_until(qloop, lambda: not window.runner.is_running(sid))
@@ -87,11 +84,7 @@ def test_deny_with_a_reason_tells_the_model(window, qtbot, qloop, sse_server, pr
 
 
 def test_esc_denies_the_call_and_the_reply_goes_on(window, qtbot, qloop, sse_server, project):
-    sid = open_project_chat(window, qloop, project)
-    edit_then_answer(sse_server)
-    ask(window, qtbot, "Make the greeting friendlier")
-    card = window.permission_card
-    spin_until(qloop, lambda: card.isVisible())
+    sid, card = card_waiting(window, qtbot, qloop, sse_server, project)
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)  # the prompt keeps the focus while the card waits
     spin_until(qloop, lambda: not window.runner.is_running(sid))
     assert not card.isVisible()
@@ -108,11 +101,7 @@ def test_esc_denies_the_call_and_the_reply_goes_on(window, qtbot, qloop, sse_ser
 
 
 def test_enter_in_the_card_allows_once(window, qtbot, qloop, sse_server, project):
-    sid = open_project_chat(window, qloop, project)
-    edit_then_answer(sse_server)
-    ask(window, qtbot, "Make the greeting friendlier")
-    card = window.permission_card
-    spin_until(qloop, lambda: card.isVisible())
+    sid, card = card_waiting(window, qtbot, qloop, sse_server, project)
     card.detail.setFocus()
     qtbot.keyClick(card.detail, Qt.Key.Key_Return)
     spin_until(qloop, lambda: not window.runner.is_running(sid))
@@ -120,11 +109,7 @@ def test_enter_in_the_card_allows_once(window, qtbot, qloop, sse_server, project
 
 
 def test_stop_withdraws_the_card(window, qtbot, qloop, sse_server, project):
-    sid = open_project_chat(window, qloop, project)
-    edit_then_answer(sse_server)
-    ask(window, qtbot, "Make the greeting friendlier")
-    card = window.permission_card
-    spin_until(qloop, lambda: card.isVisible())
+    sid, card = card_waiting(window, qtbot, qloop, sse_server, project)
     window.runner.stop(sid)
     spin_until(qloop, lambda: not window.runner.is_running(sid))
     assert not card.isVisible() and card.pending_count() == 0
