@@ -1,6 +1,7 @@
 """The Settings dialog against a real host: General, Providers (with a real model server) and Data."""
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
@@ -241,6 +242,60 @@ def test_the_page_opens_on_the_provider_new_chats_use(qtbot, qloop, client, open
     assert again.selected_id == provider_id
     assert row_ids(again)[again.provider_list.currentRow()] == provider_id
     assert again.editor.currentWidget() is not again.offline_panel and again.name_edit.text() == "Ollama"
+
+
+def closed(dialog) -> bool:
+    return not shiboken6.isValid(dialog) or not dialog.isVisible()  # deleted on close, or hidden
+
+
+def answer(qloop, page, text):
+    question = spin_until(qloop, lambda: page.question)
+    next(b for b in question.buttons() if b.text() == text).click()
+    spin_until(qloop, lambda: page.question is None)
+
+
+def test_what_was_typed_for_a_provider_is_saved_or_let_go_never_just_lost(qtbot, qloop, client, open_settings):
+    dialog = open_settings()
+    page = providers_page(dialog)
+    click(qtbot, page.add_button)
+    page.preset_combo.setCurrentIndex(page.preset_combo.findData("ollama"))
+    dialog.reject()  # a preset picked, nothing typed: it just closes
+    assert page.question is None and closed(dialog)
+
+    dialog = open_settings()
+    page = providers_page(dialog)
+    click(qtbot, page.add_button)
+    qtbot.keyClicks(page.key_edit, KEY)
+    dialog.reject()  # Close, Esc or the window's x
+    assert spin_until(qloop, lambda: page.question).text() == "Save the new provider?"
+    answer(qloop, page, "Keep editing")
+    assert dialog.isVisible() and page.key_edit.text() == KEY
+    dialog.reject()
+    answer(qloop, page, "Discard")
+    assert closed(dialog) and providers_list(client)["providers"] == []
+
+    dialog = open_settings()
+    page = providers_page(dialog)
+    provider_id = add_provider(qtbot, qloop, page, "ollama")
+    page.name_edit.setText("Ollama at home")
+    select(page, OFFLINE_ID)  # another row while the name is not saved: asked first
+    assert spin_until(qloop, lambda: page.question).text() == "Save your changes to the provider “Ollama at home”?"
+    answer(qloop, page, "Keep editing")
+    assert page.selected_id == provider_id and row_ids(page)[page.provider_list.currentRow()] == provider_id
+    assert page.name_edit.text() == "Ollama at home"
+    select(page, OFFLINE_ID)
+    answer(qloop, page, "Save")
+    spin_until(qloop, lambda: page.selected_id == OFFLINE_ID)
+    assert providers_list(client)["providers"][0]["name"] == "Ollama at home"
+    assert page.editor.currentWidget() is page.offline_panel
+
+    select(page, provider_id)
+    page.model_combo.setEditText("llama3.2")
+    page._show_model_settings()
+    page.model_form.prompt_edit.setPlainText("Answer in French.")
+    click(qtbot, page.add_button)  # a new provider while a system prompt is typed: asked too
+    answer(qloop, page, "Discard")
+    assert page.selected_id is None and not page.unsaved()
 
 
 def test_refresh_models_from_a_real_server(qtbot, qloop, client, open_settings, sse_server):

@@ -973,8 +973,8 @@ Size: %2</source>
         <translation>保存%1吗？</translation>
     </message>
     <message>
-        <source>If you discard them, what you typed is lost.</source>
-        <translation>如果放弃，你输入的内容将会丢失。</translation>
+        <source>Discard throws away what you typed.</source>
+        <translation>放弃会丢掉你输入的内容。</translation>
     </message>
     <message>
         <source>Save</source>
@@ -2992,6 +2992,14 @@ This cannot be undone.</source>
     <message>
         <source>Delete</source>
         <translation>删除</translation>
+    </message>
+    <message>
+        <source>the new provider</source>
+        <translation>新的服务商</translation>
+    </message>
+    <message>
+        <source>your changes to the provider “%1”</source>
+        <translation>对服务商“%1”的更改</translation>
     </message>
     <message>
         <source>Built in · no network</source>

@@ -33,7 +33,7 @@ def ask(
         parent,
     )
     box.setObjectName("discardQuestion")
-    box.setInformativeText(translate("DiscardQuestion", "If you discard them, what you typed is lost."))
+    box.setInformativeText(translate("DiscardQuestion", "Discard throws away what you typed."))
     save_button = box.addButton(translate("DiscardQuestion", "Save"), QMessageBox.ButtonRole.AcceptRole)
     discard_button = box.addButton(translate("DiscardQuestion", "Discard"), QMessageBox.ButtonRole.DestructiveRole)
     keep_button = box.addButton(translate("DiscardQuestion", "Keep editing"), QMessageBox.ButtonRole.RejectRole)

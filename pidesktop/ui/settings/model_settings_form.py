@@ -26,6 +26,7 @@ class ModelSettingsForm(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.model_id = ""
+        self.shown_prompt = ""  # the system prompt as the fields were filled: typed text differs from it
         self.window_spin = QSpinBox()
         self.window_spin.setRange(0, TOKENS_MAX)
         self.window_spin.setSingleStep(1000)
@@ -76,6 +77,7 @@ class ModelSettingsForm(QObject):
         self.output_spin.setValue(settings.max_output_tokens or 0)
         self.temperature_spin.setValue(NO_TEMPERATURE if settings.temperature is None else settings.temperature)
         self.prompt_edit.setPlainText(settings.system_prompt)
+        self.shown_prompt = settings.system_prompt
         self.title.setText(
             self.tr("Settings for %1, stored with Save:").replace("%1", model_id)
             if model_id
@@ -83,6 +85,10 @@ class ModelSettingsForm(QObject):
         )
         for _caption, field in self.rows()[1:]:
             field.setEnabled(bool(model_id))
+
+    def prompt_typed(self) -> bool:
+        """The system prompt holds text other than what was shown for the model."""
+        return self.prompt_edit.toPlainText() != self.shown_prompt
 
     def temperature(self) -> float | None:
         value = self.temperature_spin.value()

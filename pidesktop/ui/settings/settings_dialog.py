@@ -160,6 +160,14 @@ class SettingsDialog(QDialog):
         if hello is not None:
             self.about.setText(self.about_line(hello["schemaVersion"]))
 
+    def reject(self) -> None:
+        """Close, Esc or the window's x: a provider's typed text is saved or let go first, not lost."""
+        if self.providers.unsaved():
+            self.show_page("Providers")
+            self.providers.leave_form(lambda: QDialog.reject(self))
+            return
+        super().reject()
+
     def show_page(self, name: str) -> None:
         """Switch to ``"General"``, ``"Providers"``, ``"Tools"``, ``"Usage"``, ``"Data"`` or ``"Sync"``."""
         self.nav.setCurrentRow(PAGES.index(name))

@@ -39,10 +39,12 @@ from pidesktop.agent.errors import ProviderError
 from pidesktop.agent.model_refresh import refresh_models
 from pidesktop.agent.presets import PRESETS
 from pidesktop.bus import HostClient, HostError
+from pidesktop.ui.kit import discard_question
 from pidesktop.ui.kit.eliding_label import ElidingLabel
 from pidesktop.ui.kit.i18n import arg
 from pidesktop.ui.kit.ops import host_op, task_op
 from pidesktop.ui.kit.plain_errors import PROVIDER_CALL, sentence
+from pidesktop.ui.kit.tasks import spawn
 from pidesktop.ui.settings.model_settings_form import ModelSettingsForm
 from pidesktop.ui.settings.settings_general import ChoiceBox
 
@@ -88,12 +90,13 @@ class ProvidersPage(QWidget):
         self.default_model_id: str | None = OFFLINE_MODEL
         self.selected_id: str | None = OFFLINE_ID  # None while a new provider is being drafted
         self.confirm_box: QMessageBox | None = None
+        self.question: QMessageBox | None = None  # Save / Discard / Keep editing, while it is open
         self.running: asyncio.Task | None = None  # the last operation a button started (tests wait for it)
 
         title = QLabel(self.tr("Providers"))
         title.setObjectName("pageTitle")
         self.add_button = QPushButton(self.tr("Add provider"))
-        self.add_button.clicked.connect(self.start_draft)
+        self.add_button.clicked.connect(lambda: self.leave_form(self.start_draft))
         header = QHBoxLayout()
         header.addWidget(title, 1)
         header.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignVCenter)
@@ -624,8 +627,64 @@ class ProvidersPage(QWidget):
         item = self.provider_list.item(row)
         if item is None:
             return
-        self.selected_id = item.data(Qt.ItemDataRole.UserRole)
-        self._show_selected()
+        picked = item.data(Qt.ItemDataRole.UserRole)
+        if picked == self.selected_id:
+            return
+
+        def show() -> None:
+            self.selected_id = picked
+            self._rebuild_list()  # the picked row current (a save in between rebuilt the list)
+            self._show_selected()
+
+        self.leave_form(show, stay=self._select_row_shown)
+
+    def _select_row_shown(self) -> None:
+        """Kept editing: the list points at the provider the form holds again (none while drafting)."""
+        self.provider_list.blockSignals(True)
+        ids = [self.provider_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.provider_list.count())]
+        self.provider_list.setCurrentRow(ids.index(self.selected_id) if self.selected_id in ids else -1)
+        self.provider_list.blockSignals(False)
+
+    # -- typed text is never lost -----------------------------------------------------------------
+    def unsaved(self) -> bool:
+        """The form holds text a person typed and did not save: a key, a changed name or URL, a new provider's
+        own name or URL, or the model's system prompt."""
+        if self.selected_id == OFFLINE_ID:
+            return False
+        provider = self._selected_provider()
+        if provider is None:
+            preset = PRESETS.get(self.preset_combo.currentData())
+            shown = (preset.name, preset.base_url) if preset else ("", "")
+        else:
+            shown = (provider["name"], provider["baseUrl"])
+        typed = (self.name_edit.text(), self.url_edit.text())
+        return bool(self.key_edit.text()) or typed != shown or self.model_form.prompt_typed()
+
+    def leave_form(self, go, stay=None) -> None:
+        """Run ``go`` (show another provider, a new one, or close) once what was typed is saved or let go;
+        ``stay`` when the person keeps editing."""
+        if not self.unsaved():
+            go()
+            return
+        name = self.name_edit.text().strip()
+        drafting = self.selected_id is None
+        what = (
+            self.tr("the new provider")
+            if drafting or not name
+            else self.tr("your changes to the provider “%1”").replace("%1", name)
+        )
+
+        async def save_then_go() -> None:
+            op = self.save()
+            self.running = asyncio.ensure_future(op.run_async())
+            await self.running
+            if not self.unsaved():  # stored (a refusal keeps the form, and says why)
+                go()
+            elif stay is not None:
+                stay()
+
+        # Discard: what follows (another provider, a new one, closing) fills the form again or drops it.
+        discard_question.ask_once(self, what, lambda: spawn(save_then_go(), name="provider-save"), go, stay)
 
     def _rebuild_list(self) -> None:
         self.provider_list.blockSignals(True)
