@@ -14,6 +14,7 @@ stored key, only that one exists. A refusal marks the field the host names in
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, Signal
 from PySide6.QtWidgets import (
@@ -660,7 +661,7 @@ class ProvidersPage(QWidget):
         typed = (self.name_edit.text(), self.url_edit.text())
         return bool(self.key_edit.text()) or typed != shown or self.model_form.prompt_typed()
 
-    def leave_form(self, go, stay=None) -> None:
+    def leave_form(self, go: Callable[[], object], stay: Callable[[], object] | None = None) -> None:
         """Run ``go`` (show another provider, a new one, or close) once what was typed is saved or let go;
         ``stay`` when the person keeps editing."""
         if not self.unsaved():
