@@ -39,6 +39,7 @@ def test_a_click_on_the_header_s_title_renames_the_chat(window, qtbot, qloop):
     spin_until(qloop, lambda: title.text() == "New chat")
     qtbot.mouseClick(title, Qt.MouseButton.LeftButton)
     assert title.editing() and title.field.hasFocus() and title.field.selectedText() == "New chat"
+    assert title.field.maxLength() == 80  # what session.rename takes: a longer title would be refused
     qtbot.keyClicks(title.field, "Lisbon  weekend ")
     qtbot.keyClick(title.field, Qt.Key.Key_Return)
     assert not title.editing() and title.text() == "Lisbon weekend"

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLineEdit, QSizePolicy, QStackedWidget, QWidget
 
 from pidesktop.ui.kit.eliding_label import ElidingLabel
 
-TITLE_MAX = 200  # what the host keeps of a title
+TITLE_MAX = 80  # what session.rename takes (spec 004: 1 to 80 code points after trimming)
 
 
 class _TitleField(QLineEdit):
