@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         self.notice.detailsRequested.connect(self.notices.open_error_details)
         self.inbox.openSession.connect(dialogs.open_from_inbox)
         # Closed (a row opened, Esc, ×, the bell): the keyboard goes back to the composer, not to whichever
-        # widget comes first in the focus chain (the sidebar's search field would take the next key).
+        # widget comes first in the focus chain.
         self.inbox.closeRequested.connect(self.composer.focus_prompt)
         self.plans.pending.openSession.connect(dialogs.open_from_inbox)
         self.plans.pending.countChanged.connect(lambda _count: dialogs.unread_changed(self.inbox.model.unread_count))
