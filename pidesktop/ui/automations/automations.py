@@ -323,7 +323,7 @@ class AutomationsDialog(QDialog):
             self.editor.mark_saved()  # the typed text is let go: what follows may replace it
             go()
 
-        discard_question.ask_once(self, what, save, discard, stay)
+        discard_question.ask(self, what, save, discard, stay)
 
     # -- the list -----------------------------------------------------------------------------
     def _picked(self, current: QTreeWidgetItem | None, previous: QTreeWidgetItem | None) -> None:

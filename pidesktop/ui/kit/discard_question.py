@@ -16,21 +16,26 @@ from pidesktop.ui.kit.dialog_style import style_message_box
 
 
 def ask(
-    parent: QWidget,
+    owner: QWidget,
     what: str,
     save: Callable[[], object],
     discard: Callable[[], object],
     keep: Callable[[], object] | None = None,
 ) -> QMessageBox:
-    """Ask whether to save ``what`` ("your changes to the project memory"); the box is window-modal and
-    opened with ``open()``. Keep editing (the default, and Esc) leaves the text as it is (and runs ``keep``)."""
+    """Ask ``owner``'s person whether to save ``what`` ("your changes to the project memory"); the box is
+    window-modal and opened with ``open()``. Keep editing (the default, and Esc) leaves the text as it is (and
+    runs ``keep``). One box at a time: the open one is kept in ``owner.question`` (None once it is answered),
+    and asking again while it is open gives it back."""
+    open_box = getattr(owner, "question", None)
+    if open_box is not None:
+        return open_box
     translate = QCoreApplication.translate
     box = QMessageBox(
         QMessageBox.Icon.Question,
         translate("DiscardQuestion", "Unsaved changes"),
         i18n.arg(translate("DiscardQuestion", "Save %1?"), what),
         QMessageBox.StandardButton.NoButton,
-        parent,
+        owner,
     )
     box.setObjectName("discardQuestion")
     box.setInformativeText(translate("DiscardQuestion", "Discard throws away what you typed."))
@@ -51,23 +56,7 @@ def ask(
             keep()
 
     box.buttonClicked.connect(answered)
-    box.open()
-    return box
-
-
-def ask_once(
-    owner: QWidget,
-    what: str,
-    save: Callable[[], object],
-    discard: Callable[[], object],
-    keep: Callable[[], object] | None = None,
-) -> QMessageBox:
-    """:func:`ask`, one box at a time for ``owner``: the open one is kept in ``owner.question`` (None once
-    it is answered), and asking again while it is open gives it back."""
-    open_box = getattr(owner, "question", None)
-    if open_box is not None:
-        return open_box
-    box = ask(owner, what, save, discard, keep)
     owner.question = box  # type: ignore[attr-defined]
     box.destroyed.connect(lambda: setattr(owner, "question", None))
+    box.open()
     return box

@@ -163,16 +163,12 @@ QComboBox#thinkingPicker {{
 QComboBox#thinkingPicker:hover {{ color: {t.text}; background: {t.hover}; }}
 QComboBox#thinkingPicker::drop-down {{ border: none; width: 0px; }}
 QLabel#chip {{ color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; }}
-QToolButton#modelChip {{
-    color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
-}}
-QToolButton#modelChip:hover {{ color: {t.text}; background: {t.hover}; }}
 QLineEdit#sidebarSearch {{ background: {t.background}; color: {t.text}; padding: 7px 10px; }}
 QLineEdit#sidebarSearch:hover {{ background: {t.hover}; }}
-QToolButton#contextMeter {{
+QToolButton#contextMeter, QToolButton#modelChip {{
     color: {t.muted}; border: 1px solid {t.border}; border-radius: 10px; padding: 2px 10px; background: transparent;
 }}
-QToolButton#contextMeter:hover {{ color: {t.text}; background: {t.hover}; }}
+QToolButton#contextMeter:hover, QToolButton#modelChip:hover {{ color: {t.text}; background: {t.hover}; }}
 QToolButton#contextMeter[level="high"] {{ color: {t.warning}; border-color: {t.warning}; }}
 QToolButton#contextMeter::menu-indicator {{ image: none; width: 0; }}
 QToolButton#filesChangedButton {{

@@ -111,7 +111,7 @@ class McpServerDialog(QDialog):
             super().reject()
             return
         what = self.tr("this MCP server") if self.server is None else self.tr("your changes to this MCP server")
-        discard_question.ask_once(self, what, lambda: spawn(self.save(), name="mcp-save"), super().reject)
+        discard_question.ask(self, what, lambda: spawn(self.save(), name="mcp-save"), super().reject)
 
     def _kind_changed(self) -> None:
         stdio = self.stdio.isChecked()

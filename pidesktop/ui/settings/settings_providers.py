@@ -685,7 +685,7 @@ class ProvidersPage(QWidget):
                 stay()
 
         # Discard: what follows (another provider, a new one, closing) fills the form again or drops it.
-        discard_question.ask_once(self, what, lambda: spawn(save_then_go(), name="provider-save"), go, stay)
+        discard_question.ask(self, what, lambda: spawn(save_then_go(), name="provider-save"), go, stay)
 
     def _rebuild_list(self) -> None:
         self.provider_list.blockSignals(True)

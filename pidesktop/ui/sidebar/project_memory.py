@@ -137,17 +137,17 @@ QPlainTextEdit {{ border: 1px solid {theme.border}; border-radius: 8px; padding:
         self._check()
         return True
 
-    def changed(self) -> bool:
+    def unsaved(self) -> bool:
         """Text typed that is not stored yet."""
         return self._loaded and [field.edit.toPlainText() for field in self.fields] != self._stored
 
     def reject(self) -> None:
         """Esc, Cancel or the window's ×: with changes not saved, ask before they are lost."""
-        if not self.changed():
+        if not self.unsaved():
             super().reject()
             return
         what = self.tr("your changes to “%1”").replace("%1", self.windowTitle())
-        discard_question.ask_once(self, what, self.save, super().reject)
+        discard_question.ask(self, what, self.save, super().reject)
 
     def _check(self) -> None:
         over = [field for field in self.fields if field.over()]

@@ -97,28 +97,24 @@ class TrashDialog(ToolDialog):
         self.purge_button.setEnabled(chosen)
         self.empty_button.setEnabled(bool(self.sessions))
 
-    def _titles(self, ids: list[str]) -> list[str]:
-        return [display_title(s) for s in self.sessions if s["id"] in ids]
+    def _naming(self, ids: list[str], one: str, many: str) -> str:
+        """``one`` with the chat's title when ``ids`` is one chat, else ``many`` with how many there are."""
+        titles = [display_title(s) for s in self.sessions if s["id"] in ids]
+        return i18n.arg(one, titles[0]) if len(titles) == 1 else i18n.arg(many, len(ids))
 
     def restore(self) -> None:
         ids = self.selected_ids()
-        titles = self._titles(ids)
-        done = (
-            i18n.arg(self.tr("“%1” is back in the sidebar."), titles[0])
-            if len(titles) == 1
-            else i18n.arg(self.tr("%1 chats are back in the sidebar."), len(ids))
-        )
+        done = self._naming(ids, self.tr("“%1” is back in the sidebar."), self.tr("%1 chats are back in the sidebar."))
         self._each("session.restore", ids, done)
 
     def ask_purge(self) -> None:
         ids = self.selected_ids()
         if not ids:
             return
-        titles = self._titles(ids)
-        question = (
-            i18n.arg(self.tr("Delete “%1” for good? This cannot be undone."), titles[0])
-            if len(titles) == 1
-            else i18n.arg(self.tr("Delete %1 chats for good? This cannot be undone."), len(ids))
+        question = self._naming(
+            ids,
+            self.tr("Delete “%1” for good? This cannot be undone."),
+            self.tr("Delete %1 chats for good? This cannot be undone."),
         )
         if any(s.get("source") for s in self.sessions if s["id"] in ids):
             question += " " + self.tr("An imported chat comes back if you import it again from its source.")
